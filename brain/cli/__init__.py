@@ -1,0 +1,25 @@
+"""The `brain` command: a thin layer over the library. One module per command group."""
+
+from __future__ import annotations
+
+import typer
+
+from brain.cli import episodes, graph, notes, patterns, vault_commands
+from brain.cli.common import BrainGroup
+
+app = typer.Typer(
+    cls=BrainGroup,
+    help="Markdown notes as working memory for AI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+vault_commands.register(app)
+app.add_typer(notes.app, name="note")
+app.add_typer(episodes.app, name="episode")
+app.add_typer(patterns.app, name="pattern")
+app.add_typer(graph.app, name="graph")
+
+
+def main() -> None:
+    app()

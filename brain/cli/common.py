@@ -1,0 +1,77 @@
+"""What every command shares: the vault option, JSON output, and the one place errors are translated."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from brain.errors import BrainError
+from brain.memory.corpus import Corpus
+from brain.vault import Vault
+
+VaultOption = Annotated[
+    Path | None,
+    typer.Option("--vault", help="Vault folder (default: $BRAIN_VAULT, then the current folder upwards).", show_default=False),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+
+class BrainGroup(TyperGroup):
+    """Translates library errors once, for every command below it.
+
+    A BrainError becomes one line on stderr and exit code 1; usage errors keep exit code 2.
+    """
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrainError as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(1) from None
+
+
+def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
+    found = Vault.find(vault)
+    return found, Corpus(found)
+
+
+def plain(value: Any) -> Any:
+    """Dataclasses, tuples and paths as JSON-ready values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [plain(item) for item in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(plain(value), indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def warn(message: str) -> None:
+    typer.echo(f"warning: {message}", err=True)
+
+
+def read_input(file: str | None) -> str:
+    """Text from a file path, or from stdin for '-'."""
+    if file is None:
+        return ""
+    if file == "-":
+        return sys.stdin.read()
+    path = Path(file)
+    if not path.is_file():
+        raise BrainError(f"input file '{file}' does not exist")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BrainError(f"input file '{file}' is not UTF-8 text") from None

@@ -1,0 +1,147 @@
+"""`brain episode`: store episodes and read them back."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
+from brain.errors import InvalidInput
+from brain.memory import episodes as service
+from brain.notes.model import Decision, Episode
+
+app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
+
+EpisodeArgument = Annotated[str, typer.Argument(help="Episode title, id, file stem or path.")]
+
+
+@app.command()
+def store(
+    file: Annotated[str | None, typer.Option("--file", "-f", help="ai-agents episode JSON file, or - for stdin.")] = None,
+    session: Annotated[str | None, typer.Option(help="Session id, e.g. 2026-03-02-session-01.")] = None,
+    task: Annotated[str | None, typer.Option(help="What the session set out to do.")] = None,
+    outcome: Annotated[str | None, typer.Option(help="success, partial or failure.")] = None,
+    date: Annotated[str | None, typer.Option(help="When it happened (ISO timestamp).")] = None,
+    lesson: Annotated[list[str] | None, typer.Option("--lesson", help="A lesson learned; repeat for more.")] = None,
+    duration: Annotated[float | None, typer.Option(help="Duration in minutes.")] = None,
+    vault: VaultOption = None,
+) -> None:
+    """Write an episode note from ai-agents-shaped JSON and/or flags (flags win)."""
+    data: dict = {}
+    if file is not None:
+        text = read_input(file)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InvalidInput(f"{file} is not JSON ({error.msg} at line {error.lineno}); give an ai-agents episode file") from None
+        if not isinstance(data, dict):
+            raise InvalidInput(f"{file} holds a JSON {type(data).__name__}, not an episode object")
+    flags = {"session": session, "task": task, "outcome": outcome, "timestamp": date}
+    data.update({key: value for key, value in flags.items() if value is not None})
+    if lesson:
+        data["lessons"] = list(data.get("lessons") or []) + list(lesson)
+    if duration is not None:
+        data["duration_minutes"] = duration
+    if not data:
+        raise InvalidInput("give --file with an episode, or at least --session, --task and --outcome")
+    vault_, corpus = open_vault(vault)
+    episode, warnings = service.episode_from_data(data)
+    for message in warnings:
+        warn(message)
+    stored = service.store_episode(vault_, corpus, episode)
+    verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
+    typer.echo(f"{verb} {stored.path}")
+
+
+def _summary(episode: Episode) -> dict:
+    return {
+        "title": episode.title,
+        "path": episode.path,
+        "date": episode.date,
+        "outcome": episode.outcome,
+        "task": episode.task,
+        "decisions": len(episode.decisions),
+        "events": len(episode.events),
+    }
+
+
+@app.command("list")
+def list_(
+    outcome: Annotated[str | None, typer.Option(help="Only success, partial or failure.")] = None,
+    task: Annotated[str | None, typer.Option(help="Only episodes whose task contains this text.")] = None,
+    since: Annotated[str | None, typer.Option(help="Only on or after this date/time.")] = None,
+    until: Annotated[str | None, typer.Option(help="Only on or before this date/time.")] = None,
+    limit: Annotated[int, typer.Option(help=f"At most this many (1-{service.MAX_LIMIT}).")] = service.DEFAULT_LIMIT,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List episodes, newest first."""
+    _, corpus = open_vault(vault)
+    found = service.list_episodes(corpus, outcome=outcome, task=task, since=since, until=until, limit=limit)
+    if as_json:
+        emit_json([_summary(episode) for episode in found])
+        return
+    if not found:
+        typer.echo("no episodes match")
+    for episode in found:
+        typer.echo(f"{(episode.date or '')[:10]:10}  {episode.outcome or '?':8} {episode.title}  {episode.task or ''}")
+
+
+@app.command()
+def show(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOption = False) -> None:
+    """Show an episode: task, outcome, metrics, decisions, events and lessons."""
+    _, corpus = open_vault(vault)
+    episode = service.get_episode(corpus, name)
+    if as_json:
+        emit_json(episode)
+        return
+    typer.echo(f"{episode.title}  [{episode.outcome}]  {episode.date or ''}")
+    typer.echo(f"task: {episode.task or ''}")
+    if episode.metrics:
+        typer.echo("metrics: " + ", ".join(f"{key}={value}" for key, value in episode.metrics.items()))
+    if episode.decisions:
+        typer.echo("decisions:")
+        for decision in episode.decisions:
+            typer.echo(f"  {_decision_line(decision)}")
+    if episode.events:
+        typer.echo("events:")
+        for event in episode.events:
+            ident = f"{event.id} ({event.type}) " if event.id else ""
+            typer.echo(f"  [{event.timestamp or ''}] {ident}{event.text}")
+    if episode.lessons:
+        typer.echo("lessons:")
+        for item in episode.lessons:
+            typer.echo(f"  - {item}")
+    for problem in episode.problems:
+        warn(problem)
+
+
+def _decision_line(decision: Decision) -> str:
+    line = f"{decision.id} [{decision.type or '?'}] {decision.title or decision.chosen or ''}"
+    if decision.chosen and decision.chosen != decision.title:
+        line += f" -> {decision.chosen}"
+    if decision.outcome:
+        line += f" ({decision.outcome})"
+    return line
+
+
+@app.command()
+def decisions(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOption = False) -> None:
+    """An episode's decisions in time order, with what each chose, why, and what it led to."""
+    _, corpus = open_vault(vault)
+    sequence = service.decision_sequence(corpus, name)
+    if as_json:
+        emit_json(sequence)
+        return
+    if not sequence:
+        typer.echo("this episode records no decisions")
+    for decision in sequence:
+        typer.echo(f"{decision.timestamp or '(no time)'}  {_decision_line(decision)}")
+        if decision.options:
+            typer.echo(f"    options: {' | '.join(decision.options)}")
+        if decision.rationale:
+            typer.echo(f"    why: {decision.rationale}")
+        if decision.effects:
+            typer.echo(f"    effects: {', '.join(decision.effects)}")

@@ -1,0 +1,129 @@
+"""`brain pattern`: learn patterns, list them, find antipatterns and causal paths."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
+from brain.memory import causal
+from brain.memory import patterns as service
+from brain.notes.model import Pattern
+
+app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
+
+OutcomeOption = Annotated[str, typer.Option(help="How this occurrence went: success, partial or failure.")]
+EpisodeOption = Annotated[str | None, typer.Option(help="The episode this occurrence comes from.")]
+
+
+def _report(update: service.PatternUpdate) -> None:
+    for message in update.warnings:
+        warn(message)
+    pattern = update.pattern
+    verb = "created" if update.created else "updated"
+    typer.echo(f"{verb} {update.path}: success_rate {pattern.success_rate:.2f} over {pattern.occurrences} occurrences")
+
+
+@app.command()
+def add(
+    name: Annotated[str, typer.Argument(help="Pattern name or title (PATTERN-... is added to a plain name).")],
+    outcome: OutcomeOption = "success",
+    trigger: Annotated[str | None, typer.Option(help="When the pattern applies (needed for a new pattern).")] = None,
+    action: Annotated[str | None, typer.Option(help="What to do (needed for a new pattern).")] = None,
+    episode: EpisodeOption = None,
+    vault: VaultOption = None,
+) -> None:
+    """Create a pattern, or record one more occurrence of an existing one."""
+    vault_, corpus = open_vault(vault)
+    _report(service.add_pattern(vault_, corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode))
+
+
+@app.command()
+def evidence(
+    name: Annotated[str, typer.Argument(help="An existing pattern.")],
+    outcome: OutcomeOption,
+    episode: EpisodeOption = None,
+    vault: VaultOption = None,
+) -> None:
+    """Record evidence for an existing pattern: running average, occurrences + 1, evidence line."""
+    vault_, corpus = open_vault(vault)
+    corpus.resolver().resolve(name)  # an unknown name is an error here, never a new pattern
+    _report(service.add_pattern(vault_, corpus, name, outcome=outcome, episode=episode))
+
+
+def _row(pattern: Pattern) -> dict:
+    return {
+        "title": pattern.title,
+        "path": pattern.path,
+        "success_rate": pattern.success_rate,
+        "occurrences": pattern.occurrences,
+        "trigger": pattern.trigger,
+        "last_validated": pattern.last_validated,
+    }
+
+
+def _print(patterns: list[Pattern], as_json: bool, empty: str) -> None:
+    if as_json:
+        emit_json([_row(pattern) for pattern in patterns])
+        return
+    if not patterns:
+        typer.echo(empty)
+    for pattern in patterns:
+        rate = "  ?" if pattern.success_rate is None else f"{pattern.success_rate:4.0%}"
+        typer.echo(f"{rate} x{pattern.occurrences or 0:<4} {pattern.title}  {pattern.trigger or ''}")
+
+
+@app.command("list")
+def list_(
+    min_success_rate: Annotated[float, typer.Option(help="Only patterns at or above this rate (0-1).")] = 0.0,
+    min_occurrences: Annotated[int, typer.Option(help="Only patterns seen at least this often.")] = 0,
+    trigger: Annotated[str | None, typer.Option(help="Only patterns whose trigger contains this text.")] = None,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List patterns, most successful first."""
+    _, corpus = open_vault(vault)
+    found = service.list_patterns(corpus, min_success_rate=min_success_rate, min_occurrences=min_occurrences, trigger=trigger)
+    _print(found, as_json, "no patterns match")
+
+
+@app.command()
+def antipatterns(
+    max_success_rate: Annotated[float, typer.Option(help="At most this success rate.")] = service.DEFAULT_MAX_SUCCESS_RATE,
+    min_occurrences: Annotated[int, typer.Option(help="Seen at least this often.")] = service.DEFAULT_MIN_OCCURRENCES,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Patterns that keep failing, worst first."""
+    _, corpus = open_vault(vault)
+    found = service.antipatterns(corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences)
+    _print(found, as_json, "no antipatterns")
+
+
+@app.command()
+def path(
+    source: Annotated[str, typer.Argument(metavar="FROM", help="Start note (title, stem or permalink).")],
+    target: Annotated[str, typer.Argument(metavar="TO", help="End note.")],
+    max_depth: Annotated[int, typer.Option(help=f"Most hops to follow (1-{causal.MAX_DEPTH}).")] = causal.DEFAULT_DEPTH,
+    weighted: Annotated[bool, typer.Option(help="Most reliable path (edge weights, success rates) instead of fewest hops.")] = False,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find the causal path from one note to another."""
+    _, corpus = open_vault(vault)
+    found = causal.find_path(corpus, source, target, max_depth=max_depth, weighted=weighted)
+    if as_json:
+        emit_json({"found": found is not None, "path": found})
+        return
+    if found is None:
+        hint = " (there is one the other way round)" if causal.reverse_path_exists(corpus, source, target, max_depth) else ""
+        typer.echo(f"no causal path from '{source}' to '{target}' within {max_depth} hops{hint}")
+        raise typer.Exit(1)
+    typer.echo(found.titles[0])
+    for hop, title in zip(found.hops, found.titles[1:]):
+        detail = ", ".join(
+            part for part in (f"weight {hop.weight:g}" if hop.weight is not None else "", f"evidence {hop.evidence}" if hop.evidence is not None else "") if part
+        )
+        typer.echo(f"  --{hop.type}{f' ({detail})' if detail else ''}--> {title}")
+    typer.echo(f"{len(found.hops)} hops, reliability {found.reliability:.2f}")

@@ -1,0 +1,41 @@
+"""Top-level commands about the vault itself: init, doctor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.memory.health import check_notes
+from brain.vault import init_vault
+
+
+def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (created if missing).")] = Path(".")) -> None:
+    """Create a vault, or add the folders, templates and config an existing folder lacks."""
+    vault, created = init_vault(path)
+    if created:
+        typer.echo(f"vault ready at {vault.root}; created: {', '.join(created)}")
+    else:
+        typer.echo(f"vault at {vault.root} already has everything; nothing changed")
+
+
+def doctor(vault: VaultOption = None, as_json: JsonOption = False) -> None:
+    """List malformed notes, broken and ambiguous links and causal cycles, each with its fix."""
+    _, corpus = open_vault(vault)
+    findings = check_notes(corpus)
+    if as_json:
+        emit_json(findings)
+        return
+    if not findings:
+        typer.echo(f"no problems found in {len(corpus.notes())} notes")
+        return
+    for finding in findings:
+        typer.echo(f"{finding.kind:15} {finding.path}: {finding.message}\n{'':15} fix: {finding.fix}")
+    typer.echo(f"{len(findings)} findings in {len(corpus.notes())} notes")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(init)
+    app.command()(doctor)

@@ -1,0 +1,43 @@
+"""One hierarchy for every error brain reports to a user.
+
+The library raises these; each front end (CLI, MCP) translates them once. A message
+says what is wrong and, where it can, what to do about it.
+"""
+
+
+class BrainError(Exception):
+    """Base of every error brain raises on purpose."""
+
+
+class VaultNotFound(BrainError):
+    """No vault at the given place, or none found upwards from the current folder."""
+
+
+class NoteNotFound(BrainError):
+    """A name matched no note."""
+
+
+class AmbiguousName(BrainError):
+    """A name matched several notes."""
+
+    def __init__(self, name: str, candidates: list[str]):
+        self.name = name
+        self.candidates = candidates
+        shown = ", ".join(candidates[:8]) + (" ..." if len(candidates) > 8 else "")
+        super().__init__(f"'{name}' matches {len(candidates)} notes ({shown}); use a path to pick one")
+
+
+class UnsafePath(BrainError):
+    """A title or path would escape the vault or use a reserved name."""
+
+
+class WriteConflict(BrainError):
+    """The file changed on disk after brain read it; the write was refused."""
+
+
+class NoteExists(BrainError):
+    """A new note would overwrite an existing file."""
+
+
+class InvalidInput(BrainError):
+    """An argument or a document does not have the shape brain needs."""

@@ -1,0 +1,1 @@
+"""Services over the notes: episodes, patterns, the causal graph, and the notes themselves."""

@@ -1,0 +1,53 @@
+"""What `brain doctor` reports: unreadable notes, broken and ambiguous links, causal cycles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from brain.memory.causal import find_cycles
+from brain.memory.corpus import Corpus
+from brain.notes.episode import episode_from_note
+from brain.notes.model import Note
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # malformed | broken-link | ambiguous-link | cycle | stale-index | skipped
+    path: str
+    message: str
+    fix: str
+
+
+def local_ids(note: Note) -> set[str]:
+    """Ids an episode defines for itself (decisions, events), which its links may point to."""
+    if note.type != "episode":
+        return set()
+    episode = episode_from_note(note)
+    ids = {decision.id for decision in episode.decisions} | {event.id for event in episode.events if event.id}
+    return {item.lower() for item in ids}
+
+
+def check_notes(corpus: Corpus) -> list[Finding]:
+    findings: list[Finding] = []
+    resolver = corpus.resolver()
+    for note in corpus.notes():
+        path = note.path or ""
+        for problem in note.problems:
+            findings.append(Finding("malformed", path, problem, "fix the note in an editor; brain reads the rest of it"))
+        own = local_ids(note)
+        for target in dict.fromkeys(link.target for link in note.links):
+            if target.lower() in own:
+                continue
+            found = resolver.candidates(target)
+            if not found:
+                findings.append(Finding("broken-link", path, f"[[{target}]] matches no note", "create the note or correct the link"))
+            elif len(found) > 1:
+                findings.append(
+                    Finding("ambiguous-link", path, f"[[{target}]] matches {', '.join(found)}", "link by path, e.g. [[folder/Title]]")
+                )
+    for cycle in find_cycles(corpus):
+        titles = [resolver.titles.get(node, node.removeprefix("missing:")) for node in cycle]
+        findings.append(
+            Finding("cycle", cycle[0], "causal cycle: " + " -> ".join(titles + titles[:1]), "fine if intended; paths and chains stop at repeats")
+        )
+    return findings

@@ -1,0 +1,168 @@
+"""Any note: read, write, edit, move, delete. Typed services build on the same vault calls."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import PurePosixPath
+from typing import Any
+
+from brain.errors import InvalidInput
+from brain.memory.corpus import Corpus
+from brain.notes import frontmatter_yaml
+from brain.notes.edit import append_to_section, replace_section, set_frontmatter
+from brain.notes.model import Note
+from brain.vault import TYPE_FOLDERS, Vault
+
+DEFAULT_FOLDER = "notes"
+EDIT_OPERATIONS = ("append", "prepend", "replace_section", "find_replace", "set_frontmatter")
+
+
+@dataclass(frozen=True)
+class Written:
+    path: str
+    title: str
+    created: bool
+
+
+def read_note(corpus: Corpus, name: str) -> Note:
+    return corpus.get(name)
+
+
+def _folder(folder: str | None, note_type: str | None) -> str:
+    chosen = folder if folder is not None else TYPE_FOLDERS.get(note_type or "", DEFAULT_FOLDER)
+    return chosen.strip().strip("/")
+
+
+def write_note(
+    vault: Vault,
+    corpus: Corpus,
+    title: str,
+    body: str,
+    *,
+    folder: str | None = None,
+    note_type: str | None = None,
+    tags: tuple[str, ...] = (),
+    fields: dict[str, Any] | None = None,
+    overwrite: bool = False,
+) -> Written:
+    """Create a note (or, with `overwrite`, replace the body of the note with that title)."""
+    title = title.strip()
+    if not title:
+        raise InvalidInput("a note needs a title")
+    fields = dict(fields or {})
+    reserved = {"title", "type", "tags", "permalink"} & set(fields)
+    if reserved:
+        raise InvalidInput(f"set {', '.join(sorted(reserved))} with their own options, not as fields")
+    folder_path = _folder(folder, note_type)
+    relative = str(PurePosixPath(folder_path) / vault.filename_for(title)) if folder_path else vault.filename_for(title)
+    vault.safe_path(relative)  # refuse a hostile folder before anything else
+    existing = corpus.resolver().try_resolve(relative) or (relative if vault.safe_path(relative).exists() else None)
+    if existing is not None:
+        if not overwrite:
+            raise InvalidInput(f"'{existing}' already exists; use overwrite to replace its body, or edit it")
+        current = vault.read(existing)
+        head = current.note.text.splitlines(keepends=True)[: current.note.body_start]
+        text = "".join(head) + _body(body)
+        updates = {**fields, **({"type": note_type} if note_type else {}), **({"tags": list(tags)} if tags else {})}
+        text = set_frontmatter(text, updates) if updates else text
+        vault.write(existing, text, expected=current.stamp)
+        return Written(existing, title, created=False)
+    fm: dict[str, Any] = {"title": title}
+    if note_type:
+        fm["type"] = note_type
+    fm["tags"] = list(tags)
+    fm["permalink"] = relative.removesuffix(".md").lower().replace(" ", "-")
+    fm["created"] = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    fm.update(fields)
+    vault.write(relative, f"---\n{frontmatter_yaml.dump(fm)}---\n\n{_body(body)}", create=True)
+    return Written(relative, title, created=True)
+
+
+def _body(body: str) -> str:
+    return body.strip("\n") + "\n" if body.strip() else ""
+
+
+def edit_note(
+    vault: Vault,
+    corpus: Corpus,
+    name: str,
+    operation: str,
+    *,
+    content: str = "",
+    section: str | None = None,
+    find: str | None = None,
+    expected_count: int | None = None,
+    frontmatter: dict[str, Any] | None = None,
+) -> Written:
+    """Change one part of a note; everything else stays byte for byte."""
+    if operation not in EDIT_OPERATIONS:
+        raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")
+    path = corpus.resolver().resolve(name)
+    current = vault.read(path)
+    note = current.note
+    text = note.text
+    if operation == "append":
+        text = _append(text, content, section)
+    elif operation == "prepend":
+        lines = text.splitlines(keepends=True)
+        head, rest = "".join(lines[: note.body_start]), "".join(lines[note.body_start :])
+        text = head + content.rstrip("\n") + "\n" + (("\n" + rest) if rest.strip() else "")
+    elif operation == "replace_section":
+        if not section:
+            raise InvalidInput("replace_section needs the section heading to replace")
+        text = replace_section(text, section, content)
+    elif operation == "find_replace":
+        if not find:
+            raise InvalidInput("find_replace needs the text to find")
+        count = text.count(find)
+        if count == 0:
+            raise InvalidInput(f"'{find}' does not occur in {path}; nothing was changed")
+        if expected_count is not None and count != expected_count:
+            raise InvalidInput(f"'{find}' occurs {count} times in {path}, not {expected_count}; nothing was changed")
+        text = text.replace(find, content)
+    elif operation == "set_frontmatter":
+        if not frontmatter:
+            raise InvalidInput("set_frontmatter needs at least one key to set")
+        text = set_frontmatter(text, frontmatter)
+    if text != note.text:
+        vault.write(path, text, expected=current.stamp)
+    return Written(path, note.title, created=False)
+
+
+def _append(text: str, content: str, section: str | None) -> str:
+    if section:
+        return append_to_section(text, section, content)
+    return text.rstrip("\n") + "\n\n" + content.strip("\n") + "\n" if text.strip() else content.strip("\n") + "\n"
+
+
+def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Written:
+    """Move a note to a folder (keeping its file name) or to a path ending in .md."""
+    source = corpus.resolver().resolve(name)
+    destination = destination.strip()
+    if not destination:
+        raise InvalidInput("give a destination folder or path")
+    target = destination if destination.lower().endswith(".md") else f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
+    vault.move(source, target)
+    return Written(target, corpus.resolver().titles.get(source, ""), created=False)
+
+
+def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
+    source = corpus.resolver().resolve(name)
+    title = corpus.resolver().titles.get(source, "")
+    vault.delete(source)
+    return Written(source, title, created=False)
+
+
+def parse_fields(pairs: list[str]) -> dict[str, Any]:
+    """`key=value` pairs; the value is read as YAML so numbers, booleans and lists keep their type."""
+    fields: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not re.match(r"^[A-Za-z_][\w-]*$", key.strip()):
+            raise InvalidInput(f"'{pair}' is not key=value (a key is letters, digits, '_' or '-')")
+        loaded, problem = frontmatter_yaml.load(f"v: {value}" if value.strip() else "v: ''")
+        fields[key.strip()] = value if problem else loaded.get("v")
+    return fields
+

@@ -1,0 +1,24 @@
+"""Instants from the many ISO-8601 spellings found in real data."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timezone
+
+from brain.errors import InvalidInput
+
+_LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def parse_instant(value: str, what: str, *, end_of_day: bool = False) -> datetime:
+    """A timezone-aware datetime; a value without a zone is taken as UTC, a bare date as its start (or end)."""
+    text = str(value).strip()
+    try:
+        if len(text) == 10:
+            day = datetime.fromisoformat(text).date()
+            return datetime.combine(day, time.max if end_of_day else time.min, tzinfo=timezone.utc)
+        # Python reads at most six fractional digits; real data has seven.
+        parsed = datetime.fromisoformat(_LONG_FRACTION.sub(r"\1", text).replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"{what} '{value}' is not an ISO date or timestamp (e.g. 2026-01-21 or 2026-01-21T10:30:00Z)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)

@@ -1,0 +1,1 @@
+"""Pure note handling: strings in, objects out. No IO here."""

@@ -1,0 +1,266 @@
+"""The vault on disk: find it, list its notes, read them, write them atomically and safely.
+
+This is the only module that touches note files. Paths given to it are vault-relative POSIX
+strings; none may escape the vault, name a reserved device, or go through a symlink that
+points outside.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from brain.errors import InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
+from brain.notes.model import Note
+from brain.notes.parse import parse_note
+
+BRAIN_DIR = ".brain"
+TYPE_FOLDERS = {
+    "episode": "episodes",
+    "pattern": "patterns",
+    "causal": "causal",
+    "context": "contexts",
+    "fact": "facts",
+    "run": "runs",
+    "tip": "tips",
+}
+# Folders that are not notes: brain's own state, editors' and tools' state, templates.
+SKIPPED_DIRS = {BRAIN_DIR, ".git", ".obsidian", ".trash", ".venv", "node_modules", "templates"}
+MAX_NOTE_BYTES = 5 * 1024 * 1024
+_WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
+_UNSAFE_FILENAME_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*#^\[\]]')
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a file was when brain read it; a write checks the file still matches."""
+
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    note: Note
+    stamp: Stamp
+
+
+class Vault:
+    def __init__(self, root: Path):
+        self.root = Path(root).resolve()
+
+    # ------------------------------------------------------------ finding
+
+    @classmethod
+    def find(cls, explicit: str | os.PathLike | None = None, cwd: Path | None = None) -> Vault:
+        """The vault from `explicit`, else $BRAIN_VAULT, else the first folder upwards holding `.brain/`."""
+        chosen = explicit or os.environ.get("BRAIN_VAULT")
+        if chosen:
+            root = Path(chosen).expanduser()
+            if not root.is_dir():
+                raise VaultNotFound(f"vault folder '{root}' does not exist; create it with 'brain init {root}'")
+            return cls(root)
+        here = (cwd or Path.cwd()).resolve()
+        for folder in (here, *here.parents):
+            if (folder / BRAIN_DIR).is_dir():
+                return cls(folder)
+        raise VaultNotFound(
+            f"no vault found in '{here}' or above it; run 'brain init PATH', pass --vault, or set BRAIN_VAULT"
+        )
+
+    @property
+    def brain_dir(self) -> Path:
+        return self.root / BRAIN_DIR
+
+    @property
+    def index_dir(self) -> Path:
+        return self.brain_dir / "index"
+
+    # ------------------------------------------------------------ paths
+
+    def safe_path(self, relative: str) -> Path:
+        """The absolute path for a vault-relative path, refusing anything that leaves the vault."""
+        if not isinstance(relative, str) or not relative.strip():
+            raise UnsafePath("empty path; give a path inside the vault such as 'notes/My Note.md'")
+        if "\x00" in relative:
+            raise UnsafePath("path contains a NUL byte")
+        posix = PurePosixPath(relative.replace("\\", "/"))
+        if posix.is_absolute() or re.match(r"^[A-Za-z]:", relative):
+            raise UnsafePath(f"'{relative}' is absolute; give a path relative to the vault root")
+        for part in posix.parts:
+            if part in ("..", "."):
+                raise UnsafePath(f"'{relative}' uses '{part}'; paths must stay inside the vault")
+            if _WINDOWS_RESERVED.match(part):
+                raise UnsafePath(f"'{part}' is a reserved file name on Windows; choose another name")
+        if posix.parts and posix.parts[0] == BRAIN_DIR:
+            raise UnsafePath(f"'{relative}' is inside {BRAIN_DIR}/, which holds brain's own state, not notes")
+        path = self.root.joinpath(*posix.parts)
+        resolved = path.resolve()
+        if resolved != self.root and self.root not in resolved.parents:
+            raise UnsafePath(f"'{relative}' leads outside the vault (through a symlink?)")
+        return path
+
+    def relative(self, path: Path) -> str:
+        return path.resolve().relative_to(self.root).as_posix()
+
+    @staticmethod
+    def filename_for(title: str) -> str:
+        """A safe file name for a title: characters that paths or wikilinks cannot hold become '-'."""
+        name = _UNSAFE_FILENAME_CHARS.sub("-", title).strip().strip(".").strip()
+        name = re.sub(r"\s+", " ", name)
+        while len(name.encode("utf-8")) > 180:
+            name = name[:-1]
+        name = name.rstrip(" .")
+        if not name or _WINDOWS_RESERVED.match(name):
+            raise InvalidInput(f"title '{title}' does not make a usable file name; choose another title")
+        return name + ".md"
+
+    # ------------------------------------------------------------ listing and reading
+
+    def iter_files(self) -> Iterator[str]:
+        """Vault-relative paths of every note file, skipping brain's state and symlinks that leave the vault."""
+        for folder, dirs, files in os.walk(self.root, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+            base = Path(folder)
+            for name in sorted(files):
+                if not name.lower().endswith(".md") or name.startswith("."):
+                    continue
+                path = base / name
+                if path.is_symlink():
+                    target = path.resolve()
+                    if self.root not in target.parents:
+                        continue
+                yield path.relative_to(self.root).as_posix()
+
+    def stat(self, relative: str) -> os.stat_result:
+        return self.safe_path(relative).stat()
+
+    def read_bytes(self, relative: str) -> bytes:
+        path = self.safe_path(relative)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise NoteNotFound(f"no file '{relative}' in the vault") from None
+        except IsADirectoryError:
+            raise InvalidInput(f"'{relative}' is a folder, not a note") from None
+
+    def read(self, relative: str) -> NoteFile:
+        """Read and parse one note. Undecodable bytes are replaced and reported, never fatal."""
+        path = self.safe_path(relative)
+        data = self.read_bytes(relative)
+        info = path.stat()
+        stamp = Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
+        return NoteFile(parse_bytes(data, relative), stamp)
+
+    # ------------------------------------------------------------ writing
+
+    def write(self, relative: str, text: str, *, expected: Stamp | None = None, create: bool = False) -> Stamp:
+        """Write a note atomically (temp file + rename in the same folder).
+
+        `create=True` refuses to overwrite an existing file. `expected` refuses the write when
+        the file on disk is no longer what brain read.
+        """
+        path = self.safe_path(relative)
+        if not relative.lower().endswith(".md"):
+            raise UnsafePath(f"'{relative}' is not a .md file; notes are markdown files")
+        if create and path.exists():
+            raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another title")
+        if expected is not None:
+            self._check_unchanged(relative, path, expected)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = text.encode("utf-8")
+        descriptor, temp_name = tempfile.mkstemp(prefix=".brain-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if expected is not None:
+                self._check_unchanged(relative, path, expected)
+            if create and path.exists():
+                raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another title")
+            os.replace(temp_name, path)
+        except BaseException:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+        info = path.stat()
+        return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
+
+    def _check_unchanged(self, relative: str, path: Path, expected: Stamp) -> None:
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
+        if hashlib.sha256(current).hexdigest() != expected.sha256:
+            raise WriteConflict(
+                f"'{relative}' changed on disk after brain read it; nothing was written. Re-run the command to apply it to the new version"
+            )
+
+    def delete(self, relative: str) -> None:
+        path = self.safe_path(relative)
+        if not path.is_file():
+            raise NoteNotFound(f"no file '{relative}' in the vault")
+        path.unlink()
+
+    def move(self, source: str, target: str) -> None:
+        old, new = self.safe_path(source), self.safe_path(target)
+        if not old.is_file():
+            raise NoteNotFound(f"no file '{source}' in the vault")
+        if new.exists():
+            raise NoteExists(f"'{target}' already exists; choose another destination")
+        new.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(old, new)
+
+
+def parse_bytes(data: bytes, relative: str | None = None) -> Note:
+    """Decode as UTF-8 (replacing what is not) and parse; size and encoding problems are reported."""
+    problems = []
+    if len(data) > MAX_NOTE_BYTES:
+        problems.append(f"file is {len(data) // 1024} KiB, over the {MAX_NOTE_BYTES // 1024 // 1024} MiB limit; only its start was read")
+        data = data[:MAX_NOTE_BYTES]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        problems.append(f"not valid UTF-8 (byte {error.start}); undecodable bytes were replaced")
+        text = data.decode("utf-8", "replace")
+    note = parse_note(text, relative)
+    if problems:
+        note = replace(note, problems=tuple(problems) + note.problems)
+    return note
+
+
+def init_vault(root: Path) -> tuple[Vault, list[str]]:
+    """Create a vault, or add what an existing folder lacks; nothing that exists is changed."""
+    from importlib import resources
+
+    from brain.config import DEFAULT_CONFIG
+
+    root = Path(root).expanduser()
+    if root.exists() and not root.is_dir():
+        raise InvalidInput(f"'{root}' is a file, not a folder; choose a folder for the vault")
+    root.mkdir(parents=True, exist_ok=True)
+    vault = Vault(root)
+    created: list[str] = []
+    for folder in (*TYPE_FOLDERS.values(), "templates", f"{BRAIN_DIR}/index", f"{BRAIN_DIR}/journal"):
+        path = vault.root / folder
+        if not path.exists():
+            path.mkdir(parents=True)
+            created.append(folder + "/")
+    config = vault.brain_dir / "config.toml"
+    if not config.exists():
+        config.write_text(DEFAULT_CONFIG, encoding="utf-8")
+        created.append(f"{BRAIN_DIR}/config.toml")
+    for template in sorted((resources.files("brain") / "templates").iterdir(), key=lambda t: t.name):
+        if not template.name.endswith(".md"):
+            continue
+        target = vault.root / "templates" / template.name
+        if not target.exists():
+            target.write_text(template.read_text(encoding="utf-8"), encoding="utf-8")
+            created.append(f"templates/{template.name}")
+    return vault, created
