@@ -11,7 +11,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
@@ -51,9 +51,24 @@ class NoteFile:
     stamp: Stamp
 
 
+ChangeListener = Callable[[str, str, "str | None"], None]
+
+
 class Vault:
     def __init__(self, root: Path):
         self.root = Path(root).resolve()
+        self._listeners: list[ChangeListener] = []
+
+    def on_change(self, listener: ChangeListener) -> None:
+        """Call `listener(kind, path, old_path)` after every write ("write"), delete and move made through brain.
+
+        This is how indexes learn of brain's own writes at once, without vault.py knowing them.
+        """
+        self._listeners.append(listener)
+
+    def _notify(self, kind: str, path: str, old_path: str | None = None) -> None:
+        for listener in self._listeners:
+            listener(kind, path, old_path)
 
     # ------------------------------------------------------------ finding
 
@@ -190,6 +205,7 @@ class Vault:
             Path(temp_name).unlink(missing_ok=True)
             raise
         info = path.stat()
+        self._notify("write", self.relative(path))
         return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
 
     def _check_unchanged(self, relative: str, path: Path, expected: Stamp) -> None:
@@ -206,7 +222,9 @@ class Vault:
         path = self.safe_path(relative)
         if not path.is_file():
             raise NoteNotFound(f"no file '{relative}' in the vault")
+        deleted = self.relative(path)
         path.unlink()
+        self._notify("delete", deleted)
 
     def move(self, source: str, target: str) -> None:
         old, new = self.safe_path(source), self.safe_path(target)
@@ -215,7 +233,9 @@ class Vault:
         if new.exists():
             raise NoteExists(f"'{target}' already exists; choose another destination")
         new.parent.mkdir(parents=True, exist_ok=True)
+        moved_from = self.relative(old)
         os.replace(old, new)
+        self._notify("move", self.relative(new), moved_from)
 
 
 def parse_bytes(data: bytes, relative: str | None = None) -> Note:
