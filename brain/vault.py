@@ -33,7 +33,7 @@ TYPE_FOLDERS = {
 SKIPPED_DIRS = {BRAIN_DIR, ".git", ".obsidian", ".trash", ".venv", "node_modules", "templates"}
 MAX_NOTE_BYTES = 5 * 1024 * 1024
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
-_UNSAFE_FILENAME_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*#^\[\]]')
+_UNSAFE_FILENAME_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*#^\[\]]+')
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from brain.cli import episodes, graph, notes, patterns, vault_commands
+from brain.cli import context, mcp_command
 from brain.cli.common import BrainGroup
 
 app = typer.Typer(
@@ -13,12 +14,15 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 vault_commands.register(app)
 app.add_typer(notes.app, name="note")
 app.add_typer(episodes.app, name="episode")
 app.add_typer(patterns.app, name="pattern")
 app.add_typer(graph.app, name="graph")
+app.add_typer(context.app, name="context")
+mcp_command.register(app)
 
 
 def main() -> None:

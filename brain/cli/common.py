@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +21,12 @@ VaultOption = Annotated[
     typer.Option("--vault", help="Vault folder (default: $BRAIN_VAULT, then the current folder upwards).", show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+
+class Outcome(str, Enum):
+    success = "success"
+    partial = "partial"
+    failure = "failure"
 
 
 class BrainGroup(TyperGroup):

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
+from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
 from brain.memory import episodes as service
 from brain.notes.model import Decision, Episode
@@ -22,7 +22,7 @@ def store(
     file: Annotated[str | None, typer.Option("--file", "-f", help="ai-agents episode JSON file, or - for stdin.")] = None,
     session: Annotated[str | None, typer.Option(help="Session id, e.g. 2026-03-02-session-01.")] = None,
     task: Annotated[str | None, typer.Option(help="What the session set out to do.")] = None,
-    outcome: Annotated[str | None, typer.Option(help="success, partial or failure.")] = None,
+    outcome: Annotated[Outcome | None, typer.Option(help="How the session went.")] = None,
     date: Annotated[str | None, typer.Option(help="When it happened (ISO timestamp).")] = None,
     lesson: Annotated[list[str] | None, typer.Option("--lesson", help="A lesson learned; repeat for more.")] = None,
     duration: Annotated[float | None, typer.Option(help="Duration in minutes.")] = None,
@@ -38,7 +38,7 @@ def store(
             raise InvalidInput(f"{file} is not JSON ({error.msg} at line {error.lineno}); give an ai-agents episode file") from None
         if not isinstance(data, dict):
             raise InvalidInput(f"{file} holds a JSON {type(data).__name__}, not an episode object")
-    flags = {"session": session, "task": task, "outcome": outcome, "timestamp": date}
+    flags = {"session": session, "task": task, "outcome": outcome.value if outcome else None, "timestamp": date}
     data.update({key: value for key, value in flags.items() if value is not None})
     if lesson:
         data["lessons"] = list(data.get("lessons") or []) + list(lesson)
@@ -69,17 +69,17 @@ def _summary(episode: Episode) -> dict:
 
 @app.command("list")
 def list_(
-    outcome: Annotated[str | None, typer.Option(help="Only success, partial or failure.")] = None,
+    outcome: Annotated[Outcome | None, typer.Option(help="Only episodes with this outcome.")] = None,
     task: Annotated[str | None, typer.Option(help="Only episodes whose task contains this text.")] = None,
     since: Annotated[str | None, typer.Option(help="Only on or after this date/time.")] = None,
     until: Annotated[str | None, typer.Option(help="Only on or before this date/time.")] = None,
-    limit: Annotated[int, typer.Option(help=f"At most this many (1-{service.MAX_LIMIT}).")] = service.DEFAULT_LIMIT,
+    limit: Annotated[int, typer.Option(min=1, max=service.MAX_LIMIT, help="At most this many.")] = service.DEFAULT_LIMIT,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List episodes, newest first."""
     _, corpus = open_vault(vault)
-    found = service.list_episodes(corpus, outcome=outcome, task=task, since=since, until=until, limit=limit)
+    found = service.list_episodes(corpus, outcome=outcome.value if outcome else None, task=task, since=since, until=until, limit=limit)
     if as_json:
         emit_json([_summary(episode) for episode in found])
         return

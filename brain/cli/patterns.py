@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
+from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, warn
 from brain.memory import causal
 from brain.memory import patterns as service
 from brain.notes.model import Pattern
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
 
-OutcomeOption = Annotated[str, typer.Option(help="How this occurrence went: success, partial or failure.")]
+OutcomeOption = Annotated[Outcome, typer.Option(help="How this occurrence went.")]
 EpisodeOption = Annotated[str | None, typer.Option(help="The episode this occurrence comes from.")]
 
 
@@ -28,7 +28,7 @@ def _report(update: service.PatternUpdate) -> None:
 @app.command()
 def add(
     name: Annotated[str, typer.Argument(help="Pattern name or title (PATTERN-... is added to a plain name).")],
-    outcome: OutcomeOption = "success",
+    outcome: OutcomeOption = Outcome.success,
     trigger: Annotated[str | None, typer.Option(help="When the pattern applies (needed for a new pattern).")] = None,
     action: Annotated[str | None, typer.Option(help="What to do (needed for a new pattern).")] = None,
     episode: EpisodeOption = None,
@@ -36,7 +36,7 @@ def add(
 ) -> None:
     """Create a pattern, or record one more occurrence of an existing one."""
     vault_, corpus = open_vault(vault)
-    _report(service.add_pattern(vault_, corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode))
+    _report(service.add_pattern(vault_, corpus, name, outcome=outcome.value, trigger=trigger, action=action, episode=episode))
 
 
 @app.command()
@@ -48,8 +48,7 @@ def evidence(
 ) -> None:
     """Record evidence for an existing pattern: running average, occurrences + 1, evidence line."""
     vault_, corpus = open_vault(vault)
-    corpus.resolver().resolve(name)  # an unknown name is an error here, never a new pattern
-    _report(service.add_pattern(vault_, corpus, name, outcome=outcome, episode=episode))
+    _report(service.record_pattern_evidence(vault_, corpus, name, outcome=outcome.value, episode=episode))
 
 
 def _row(pattern: Pattern) -> dict:
@@ -76,8 +75,8 @@ def _print(patterns: list[Pattern], as_json: bool, empty: str) -> None:
 
 @app.command("list")
 def list_(
-    min_success_rate: Annotated[float, typer.Option(help="Only patterns at or above this rate (0-1).")] = 0.0,
-    min_occurrences: Annotated[int, typer.Option(help="Only patterns seen at least this often.")] = 0,
+    min_success_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="Only patterns at or above this rate.")] = 0.0,
+    min_occurrences: Annotated[int, typer.Option(min=0, help="Only patterns seen at least this often.")] = 0,
     trigger: Annotated[str | None, typer.Option(help="Only patterns whose trigger contains this text.")] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
@@ -90,8 +89,8 @@ def list_(
 
 @app.command()
 def antipatterns(
-    max_success_rate: Annotated[float, typer.Option(help="At most this success rate.")] = service.DEFAULT_MAX_SUCCESS_RATE,
-    min_occurrences: Annotated[int, typer.Option(help="Seen at least this often.")] = service.DEFAULT_MIN_OCCURRENCES,
+    max_success_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="At most this success rate.")] = service.DEFAULT_MAX_SUCCESS_RATE,
+    min_occurrences: Annotated[int, typer.Option(min=0, help="Seen at least this often.")] = service.DEFAULT_MIN_OCCURRENCES,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -105,7 +104,7 @@ def antipatterns(
 def path(
     source: Annotated[str, typer.Argument(metavar="FROM", help="Start note (title, stem or permalink).")],
     target: Annotated[str, typer.Argument(metavar="TO", help="End note.")],
-    max_depth: Annotated[int, typer.Option(help=f"Most hops to follow (1-{causal.MAX_DEPTH}).")] = causal.DEFAULT_DEPTH,
+    max_depth: Annotated[int, typer.Option(min=1, max=causal.MAX_DEPTH, help="Most hops to follow.")] = causal.DEFAULT_DEPTH,
     weighted: Annotated[bool, typer.Option(help="Most reliable path (edge weights, success rates) instead of fewest hops.")] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,

@@ -11,7 +11,7 @@ from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.memory.timeutil import parse_instant
 from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.episode import decision_title, episode_from_note, render_decision, render_episode, render_event
+from brain.notes.episode import decision_title, episode_from_note, managed_sections, render_episode
 from brain.notes.model import OUTCOMES, Decision, Episode, Event
 from brain.vault import TYPE_FOLDERS, Vault
 
@@ -177,12 +177,10 @@ def update_episode_text(text: str, episode: Episode, extra_frontmatter: dict[str
     updates = {key: value for key, value in values.items() if value is not None}
     updates.update(extra_frontmatter or {})
     text = set_frontmatter(text, updates, remove=tuple(key for key, value in values.items() if value is None))
-    decisions = "\n\n".join(render_decision(decision) for decision in episode.decisions)
-    text = replace_section(text, "Decisions", decisions, after=("Observations", "Context"))
-    events = "\n".join(render_event(number, event) for number, event in enumerate(episode.events, 1))
-    text = replace_section(text, "Events Timeline", events, after=("Decisions",))
-    lessons = "\n".join("- " + lesson.replace("\n", "\n  ") for lesson in episode.lessons)
-    return replace_section(text, "Lessons Learned", lessons, after=("Events Timeline",))
+    anchors = {"Decisions": ("Observations", "Context"), "Events Timeline": ("Decisions",), "Lessons Learned": ("Events Timeline",)}
+    for heading, content in managed_sections(episode).items():
+        text = replace_section(text, heading, content, after=anchors[heading])
+    return text
 
 
 def list_episodes(

@@ -8,6 +8,7 @@ from brain.memory.causal import find_cycles
 from brain.memory.corpus import Corpus
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
+from brain.notes.pattern import pattern_from_note
 
 
 @dataclass(frozen=True)
@@ -27,12 +28,21 @@ def local_ids(note: Note) -> set[str]:
     return {item.lower() for item in ids}
 
 
+def typed_problems(note: Note) -> tuple[str, ...]:
+    """Parse problems plus what the note's type finds wrong (an outcome or success rate out of range)."""
+    if note.type == "episode":
+        return episode_from_note(note).problems
+    if note.type == "pattern":
+        return pattern_from_note(note).problems
+    return note.problems
+
+
 def check_notes(corpus: Corpus) -> list[Finding]:
     findings: list[Finding] = []
     resolver = corpus.resolver()
     for note in corpus.notes():
         path = note.path or ""
-        for problem in note.problems:
+        for problem in typed_problems(note):
             findings.append(Finding("malformed", path, problem, "fix the note in an editor; brain reads the rest of it"))
         own = local_ids(note)
         for target in dict.fromkeys(link.target for link in note.links):

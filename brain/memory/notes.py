@@ -32,7 +32,7 @@ def read_note(corpus: Corpus, name: str) -> Note:
 
 def _folder(folder: str | None, note_type: str | None) -> str:
     chosen = folder if folder is not None else TYPE_FOLDERS.get(note_type or "", DEFAULT_FOLDER)
-    return chosen.strip().strip("/")
+    return chosen.strip().rstrip("/")
 
 
 def write_note(

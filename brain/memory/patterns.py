@@ -67,8 +67,7 @@ def add_pattern(
         episode_title = corpus.resolver().titles[found[0]] if len(found) == 1 else episode.strip().strip("[]")
         if not found:
             warnings.append(f"episode '{episode}' is not a note in this vault yet; linked anyway")
-    resolver = corpus.resolver()
-    existing = resolver.try_resolve(name) or resolver.try_resolve(pattern_title(name))
+    existing = find_pattern(corpus, name)
     if existing is None:
         if not trigger or not action:
             raise InvalidInput(f"'{name}' is a new pattern: give --trigger and --action to create it")
@@ -94,6 +93,19 @@ def add_pattern(
         text = set_frontmatter(text, {"trigger": trigger})
     vault.write(existing, text, expected=current.stamp)
     return PatternUpdate(existing, pattern_from_note(vault.read(existing).note), False, tuple(warnings))
+
+
+def find_pattern(corpus: Corpus, name: str) -> str | None:
+    """The path of the pattern a name (title, stem, permalink, or plain name) refers to, if any."""
+    resolver = corpus.resolver()
+    return resolver.try_resolve(name) or resolver.try_resolve(pattern_title(name))
+
+
+def record_pattern_evidence(vault: Vault, corpus: Corpus, name: str, *, outcome: str, episode: str | None = None) -> PatternUpdate:
+    """One more occurrence of an existing pattern; an unknown name is an error, never a new pattern."""
+    if find_pattern(corpus, name) is None:
+        corpus.resolver().resolve(name)  # raises NoteNotFound (or AmbiguousName) with suggestions
+    return add_pattern(vault, corpus, name, outcome=outcome, episode=episode)
 
 
 def all_patterns(corpus: Corpus) -> list[Pattern]:

@@ -92,12 +92,13 @@ def replace_section(text: str, heading: str, content: str, *, level: int = 2, af
     """Replace the content under `## heading` (the heading itself stays).
 
     A missing section is created after the first of `after` that exists, else at the end.
-    `content` is the text under the heading; a blank line is kept before the next heading.
+    `content` is the text under the heading (leading blank lines kept); a blank line is kept
+    before the next heading.
     """
     eol = _newline(text)
     note = parse_note(text)
     lines = text.splitlines(keepends=True)
-    body = _eol(content.strip("\n") + "\n", eol) if content.strip() else ""
+    body = _eol(content.rstrip("\n") + "\n", eol) if content.strip() else ""
     section = note.section(heading, level)
     if section is not None:
         next_heading = section.end < len(lines)

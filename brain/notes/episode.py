@@ -24,7 +24,7 @@ DECISION_TYPES = ("design", "implementation", "test", "recovery", "routing")
 EVENT_TYPES = ("tool_call", "error", "milestone", "handoff", "commit", "test")
 
 _DECISION_HEADING = re.compile(r"^(\S+?):\s*(.*)$")
-_FIELD = re.compile(r"^[-*][ \t]+\*\*([^*]+?)\*\*:?[ \t]?(?::[ \t]?)?(.*)$")
+_FIELD = re.compile(r"^[-*][ \t]+\*\*([^*]+?)\*\*:?(?:[ \t](.*))?$")
 _NESTED_ITEM = re.compile(r"^[ \t]{2,}[-*][ \t]+(.*)$")
 _EVENT = re.compile(r"^[ \t]*(\d+)[.)][ \t]+(?:\[([^\]\n]*)\][ \t]+)?(.*)$")
 _EVENT_ID = re.compile(r"^([A-Za-z]{0,3}\d[\w.-]*)(?:[ \t]+\(([^()\n]*)\))?:[ \t]+(.*)$")
@@ -99,7 +99,7 @@ def _decision(decision_id: str, title: str, content: str) -> Decision:
         field = _FIELD.match(line)
         if field:
             current = field.group(1).strip().rstrip(":").strip()
-            fields[current] = field.group(2)
+            fields[current] = field.group(2) or ""
             nested[current] = []
             order.append(current)
             continue
@@ -245,6 +245,18 @@ def decision_title(chosen: str | None, fallback: str) -> str:
     return text if len(text) <= 72 else text[:69].rstrip() + "..."
 
 
+def managed_sections(episode: Episode) -> dict[str, str]:
+    """The sections brain writes from episode data, as heading -> content (ending in a newline or empty)."""
+    decisions = "\n\n".join(render_decision(decision) for decision in episode.decisions)
+    events = "\n".join(render_event(number, event) for number, event in enumerate(episode.events, 1))
+    lessons = "\n".join(f"- {_continued(lesson, '  ')}" for lesson in episode.lessons)
+    return {
+        "Decisions": f"\n{decisions}\n" if decisions else "",
+        "Events Timeline": f"{events}\n" if events else "",
+        "Lessons Learned": f"{lessons}\n" if lessons else "",
+    }
+
+
 def render_episode(episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> str:
     """Markdown for a new episode note, in the ADR-018 layout."""
     fm: dict[str, Any] = {
@@ -277,12 +289,8 @@ def render_episode(episode: Episode, extra_frontmatter: dict[str, Any] | None = 
             context = f" ({obs.context})" if obs.context else ""
             lines.append(f"- [{category}] {obs.text}{tags}{context}")
         parts.append("## Observations\n" + "\n".join(lines) + "\n")
-    decisions = "\n\n".join(render_decision(decision) for decision in episode.decisions)
-    parts.append("## Decisions\n" + (f"\n{decisions}\n" if decisions else ""))
-    events = "\n".join(render_event(number, event) for number, event in enumerate(episode.events, 1))
-    parts.append("## Events Timeline\n" + (events + "\n" if events else ""))
-    lessons = "\n".join(f"- {_continued(lesson, '  ')}" for lesson in episode.lessons)
-    parts.append("## Lessons Learned\n" + (lessons + "\n" if lessons else ""))
+    for heading, content in managed_sections(episode).items():
+        parts.append(f"## {heading}\n{content}")
     relations = "\n".join(
         f"- {rel.type} [[{rel.target}]]" + (f" ({rel.context})" if rel.context else "") for rel in episode.relations
     )

@@ -1,0 +1,1 @@
+"""Derived indexes: catalog, vectors, embedders, search, sync, watch."""

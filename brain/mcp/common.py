@@ -1,0 +1,95 @@
+"""What every tool group shares: the server's state, tool registration, results and the one error translation."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+
+from brain.errors import BrainError
+from brain.memory.corpus import Corpus
+from brain.vault import Vault
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class ServerState:
+    """One vault and one corpus per server, so unchanged notes are parsed once for all calls.
+
+    The corpus re-stats files on every call, so edits made in an editor are seen at once.
+    Tool calls run on worker threads; the lock keeps them from using the corpus at the same time.
+    """
+
+    vault: Vault
+    corpus: Corpus
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def brain_tool(
+    server: MCPServer,
+    state: ServerState,
+    *,
+    title: str,
+    read_only: bool,
+    destructive: bool = False,
+    idempotent: bool = False,
+) -> Callable[[F], F]:
+    """Register a function as a tool. Library errors become tool errors here, for every tool, once.
+
+    A `BrainError` is raised again as the SDK's `ToolError`: the client gets `isError` and the
+    message (what was wrong); the server keeps serving. Anything else is a bug, which the SDK
+    reports as a generic tool error and logs with its traceback.
+    """
+
+    def decorator(fn: F) -> F:
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            with state.lock:
+                try:
+                    return fn(*args, **kwargs)
+                except BrainError as error:
+                    raise ToolError(str(error)) from None
+
+        annotations = ToolAnnotations(
+            title=title,
+            read_only_hint=read_only,
+            destructive_hint=destructive if not read_only else None,
+            idempotent_hint=idempotent if not read_only else None,
+            open_world_hint=False,
+        )
+        server.add_tool(guarded, title=title, annotations=annotations)
+        return fn
+
+    return decorator
+
+
+def plain(value: Any) -> Any:
+    """Dataclasses, tuples, paths and dates as JSON-ready values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [plain(item) for item in value]
+    if isinstance(value, Path):
+        return str(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def result(text: str, data: dict[str, Any]) -> CallToolResult:
+    """Concise text for the model plus the same facts as structured content for programs."""
+    structured = plain(data)
+    json.dumps(structured)  # fail here, not in the transport, if something is not JSON
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)

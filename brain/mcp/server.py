@@ -1,0 +1,153 @@
+"""The MCP server: tool groups chosen by a profile, over stdio or streamable HTTP.
+
+A tool group is a module with a `GROUP` name and `register(server, state)`. Adding a group is
+one new module and one entry in `_GROUP_MODULES`; `--tools core,episodic` picks groups.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from brain import __version__
+from brain.errors import InvalidInput
+from brain.mcp import tools_episodic, tools_notes
+from brain.mcp.common import ServerState
+from brain.memory.corpus import Corpus
+from brain.vault import Vault
+
+_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic)
+GROUPS: dict[str, ModuleType] = {module.GROUP: module for module in _GROUP_MODULES}
+TOKEN_ENV = "BRAIN_MCP_TOKEN"
+DEFAULT_PORT = 8765
+MCP_PATH = "/mcp"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+INSTRUCTIONS = """\
+brain is a folder of markdown notes used as working memory: notes, episodes (what happened in a
+work session and what was decided), patterns (ways of working with success rates) and causal
+links between them. Start a task with search or build_context to learn what is known, and
+get_antipatterns to learn what to avoid; record what you learn with write_note / edit_note,
+store_episode at the end of a session, and add_pattern when a way of working proved itself or failed.
+Notes are named by title, file stem, permalink or vault-relative path."""
+
+
+def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Group names from 'core,episodic' (None or 'all' means every group), in registry order."""
+    if spec is None:
+        return tuple(GROUPS)
+    names = [part.strip() for part in (spec.split(",") if isinstance(spec, str) else spec) if part.strip()]
+    if not names or names == ["all"]:
+        return tuple(GROUPS)
+    unknown = [name for name in names if name not in GROUPS]
+    if unknown:
+        raise InvalidInput(f"unknown tool group(s) {', '.join(unknown)}; choose from {', '.join(GROUPS)} (or 'all')")
+    return tuple(name for name in GROUPS if name in names)
+
+
+def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None = None) -> MCPServer:
+    """An MCP server for one vault exposing the chosen tool groups (default: all)."""
+    vault = vault if isinstance(vault, Vault) else Vault.find(vault)
+    state = ServerState(vault=vault, corpus=Corpus(vault))
+    _attach_index(vault)
+    server = MCPServer(
+        "brain",
+        title="brain vault memory",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+    )
+    for name in parse_groups(groups):
+        GROUPS[name].register(server, state)
+    return server
+
+
+def _attach_index(vault: Vault) -> None:
+    """Keep the search index current with writes made through this server.
+
+    The index package owns how it learns of writes (a `Vault.on_change` listener); this is the
+    one place the server asks it to, when the package offers it.
+    """
+    try:
+        from brain.index import sync
+    except ImportError:
+        return
+    attach = getattr(sync, "attach", None)
+    if callable(attach):
+        attach(vault)
+
+
+# ---------------------------------------------------------------- transports
+
+
+def run_stdio(server: MCPServer) -> None:
+    server.run("stdio")
+
+
+def http_app(server: MCPServer, *, host: str, port: int, token: str | None, allowed_hosts: Iterable[str] = ()) -> ASGIApp:
+    """The streamable HTTP app at /mcp, with DNS-rebinding protection and, given a token, bearer auth."""
+    names = list(dict.fromkeys([*LOOPBACK_HOSTS, _bracket(host), *(_bracket(name) for name in allowed_hosts)]))
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:{port}" for name in names],
+        allowed_origins=[f"{scheme}://{name}:{port}" for name in names for scheme in ("http", "https")],
+    )
+    app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=host)
+    return BearerTokenMiddleware(app, token) if token else app
+
+
+def run_http(
+    server: MCPServer, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: str | None = None, allowed_hosts: Iterable[str] = ()
+) -> None:
+    import uvicorn
+
+    app = http_app(server, host=host, port=port, token=token, allowed_hosts=allowed_hosts)
+    auth = "bearer token required" if token else f"no token (set {TOKEN_ENV} to require one)"
+    print(f"brain mcp: serving on http://{_bracket(host)}:{port}{MCP_PATH} ({auth})", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _bracket(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+class BearerTokenMiddleware:
+    """Refuses HTTP requests without `Authorization: Bearer <token>` (401); lifespan events pass through.
+
+    A static shared secret, not OAuth: the SDK's auth hooks expect an OAuth authorization
+    server to advertise, which a local token does not have.
+    """
+
+    def __init__(self, app: ASGIApp, token: str):
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+        if hmac.compare_digest(given, self.expected):
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps({"error": "unauthorized", "error_description": "missing or wrong bearer token"}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="brain"'),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,228 @@
+"""Episodic and causal memory tools, named as in ADR-018: episodes, decisions, patterns, causal paths."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from brain.mcp.common import ServerState, brain_tool, result
+from brain.memory import causal
+from brain.memory import episodes as episode_service
+from brain.memory import patterns as pattern_service
+from brain.notes.model import Decision, Episode, Pattern
+
+GROUP = "episodic"
+
+Outcome = Literal["success", "partial", "failure"]
+EpisodeName = Annotated[str, Field(description="Episode title (EPISODE-...), ai-agents id, session id, file stem or path.")]
+DECISION_KEYS = "id (d001), timestamp, type (design|implementation|test|recovery|routing), context, options (list), chosen, rationale, outcome, effects (list of decision/event ids)"
+EVENT_KEYS = "id (e001), timestamp, type, content, caused_by (list of ids), leads_to (list of ids)"
+
+
+def _episode_row(episode: Episode) -> dict[str, Any]:
+    return {
+        "title": episode.title,
+        "path": episode.path,
+        "date": episode.date,
+        "outcome": episode.outcome,
+        "task": episode.task,
+        "decisions": len(episode.decisions),
+        "events": len(episode.events),
+    }
+
+
+def _pattern_row(pattern: Pattern) -> dict[str, Any]:
+    return {
+        "title": pattern.title,
+        "path": pattern.path,
+        "success_rate": pattern.success_rate,
+        "occurrences": pattern.occurrences,
+        "trigger": pattern.trigger,
+        "last_validated": pattern.last_validated,
+    }
+
+
+def _pattern_line(pattern: Pattern) -> str:
+    rate = "?" if pattern.success_rate is None else f"{pattern.success_rate:.0%}"
+    return f"- {pattern.title} ({rate} over {pattern.occurrences or 0}) - {pattern.path}: {pattern.trigger or ''}".rstrip(": ")
+
+
+def _decision_text(decision: Decision) -> str:
+    line = f"{decision.id} [{decision.type or '?'}] {decision.timestamp or '(no time)'}: {decision.title}"
+    if decision.chosen and decision.chosen != decision.title:
+        line += f" -> {decision.chosen}"
+    if decision.outcome:
+        line += f" ({decision.outcome})"
+    details = [
+        f"options: {' | '.join(decision.options)}" if decision.options else "",
+        f"why: {decision.rationale}" if decision.rationale else "",
+        f"effects: {', '.join(decision.effects)}" if decision.effects else "",
+    ]
+    return "\n".join([line] + [f"    {detail}" for detail in details if detail])
+
+
+def register(server: MCPServer, state: ServerState) -> None:
+    vault, corpus = state.vault, state.corpus
+
+    @brain_tool(server, state, title="Store an episode", read_only=False, idempotent=True)
+    def store_episode(
+        task: Annotated[str, Field(description="What the session set out to do, in one line.")],
+        outcome: Annotated[Outcome, Field(description="How the session went.")],
+        session: Annotated[
+            str | None, Field(description="Session id, e.g. '2026-03-02-session-01' (needed unless episode_id is given).")
+        ] = None,
+        episode_id: Annotated[str | None, Field(description="ai-agents episode id, e.g. 'episode-2026-03-02-session-01'.")] = None,
+        timestamp: Annotated[str | None, Field(description="When the session happened, ISO 8601 (e.g. 2026-03-02T09:00:00Z).")] = None,
+        decisions: Annotated[
+            list[dict[str, Any]] | None, Field(description=f"Decisions made, in order. Each an object with: {DECISION_KEYS}.")
+        ] = None,
+        events: Annotated[list[dict[str, Any]] | None, Field(description=f"Events in time order. Each an object with: {EVENT_KEYS}.")] = None,
+        lessons: Annotated[list[str] | None, Field(description="Lessons learned, one sentence each.")] = None,
+        metrics: Annotated[
+            dict[str, Any] | None, Field(description="Counts such as tool_calls, errors, recoveries, commits, files_changed.")
+        ] = None,
+        duration_minutes: Annotated[float | None, Field(ge=0, description="How long the session took.")] = None,
+    ) -> CallToolResult:
+        """Record what happened in a work session as an episode note: task, outcome, decisions, events, lessons.
+
+        Use it at the end of a session (or after a notable failure) so later sessions can learn
+        from it. Storing the same session again updates the episode's decisions, events, lessons
+        and metrics and keeps any prose a person added. Returns the episode's path and any
+        warnings about data that was read leniently.
+        """
+        data: dict[str, Any] = {"task": task, "outcome": outcome}
+        optional = {
+            "session": session,
+            "id": episode_id,
+            "timestamp": timestamp,
+            "decisions": decisions,
+            "events": events,
+            "lessons": lessons,
+            "metrics": metrics,
+            "duration_minutes": duration_minutes,
+        }
+        data.update({key: value for key, value in optional.items() if value is not None})
+        episode, warnings = episode_service.episode_from_data(data)
+        stored = episode_service.store_episode(vault, corpus, episode)
+        verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
+        text = "\n".join([f"{verb} {stored.path}", *(f"warning: {message}" for message in warnings)])
+        return result(text, {"path": stored.path, "title": stored.title, "status": verb, "warnings": warnings})
+
+    @brain_tool(server, state, title="Find episodes", read_only=True)
+    def query_episodes(
+        outcome: Annotated[Outcome | None, Field(description="Only episodes with this outcome.")] = None,
+        task: Annotated[str | None, Field(description="Only episodes whose task or title contains this text.")] = None,
+        since: Annotated[str | None, Field(description="Only episodes on or after this date (ISO, e.g. 2026-03-01).")] = None,
+        until: Annotated[str | None, Field(description="Only episodes on or before this date.")] = None,
+        limit: Annotated[int, Field(ge=1, le=episode_service.MAX_LIMIT, description="Most episodes to return.")] = (
+            episode_service.DEFAULT_LIMIT
+        ),
+    ) -> CallToolResult:
+        """List past episodes (work sessions), newest first, filtered by outcome, task text and dates.
+
+        Use it before starting similar work ("have we failed at this before?") or to review recent
+        sessions. Returns one line per episode: date, outcome, title, task and number of decisions.
+        Read one in full with read_note, or its decisions with get_decision_sequence.
+        """
+        found = episode_service.list_episodes(corpus, outcome=outcome, task=task, since=since, until=until, limit=limit)
+        lines = [f"{len(found)} episodes"] + [
+            f"- {(e.date or '')[:10]} {e.outcome or '?'} {e.title}: {e.task or ''} ({len(e.decisions)} decisions)" for e in found
+        ]
+        return result("\n".join(lines), {"episodes": [_episode_row(episode) for episode in found]})
+
+    @brain_tool(server, state, title="Get an episode's decisions", read_only=True)
+    def get_decision_sequence(episode: EpisodeName) -> CallToolResult:
+        """The decisions of one episode in time order: what was chosen among which options, why, and what it led to.
+
+        Use it to understand how a past session reasoned, or to reuse a decision that worked.
+        Returns one block per decision (id, type, time, chosen, options, rationale, outcome, effects).
+        """
+        sequence = episode_service.decision_sequence(corpus, episode)
+        text = "\n".join(_decision_text(decision) for decision in sequence) or "this episode records no decisions"
+        return result(text, {"episode": episode, "decisions": sequence})
+
+    @brain_tool(server, state, title="Record a pattern", read_only=False)
+    def add_pattern(
+        name: Annotated[str, Field(description="Pattern name or title; 'PATTERN-' is prefixed to a plain name (e.g. 'retry with backoff').")],
+        outcome: Annotated[Outcome, Field(description="How this occurrence of the pattern went.")] = "success",
+        trigger: Annotated[str | None, Field(description="When the pattern applies (required to create a new pattern).")] = None,
+        action: Annotated[str | None, Field(description="What to do when it applies (required to create a new pattern).")] = None,
+        episode: Annotated[str | None, Field(description="The episode this occurrence comes from, recorded as evidence.")] = None,
+    ) -> CallToolResult:
+        """Create a pattern, or record one more occurrence of an existing one with its outcome.
+
+        Use it when a way of working proved itself (or failed) in a session. The pattern's
+        success_rate becomes the running average of outcomes (success 1, partial 0.5, failure 0)
+        and occurrences grows by one; the episode is listed as evidence. Returns the new rate.
+        """
+        update = pattern_service.add_pattern(vault, corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode)
+        pattern = update.pattern
+        verb = "created" if update.created else "updated"
+        text = f"{verb} {update.path}: success_rate {pattern.success_rate:.2f} over {pattern.occurrences} occurrences"
+        text = "\n".join([text, *(f"warning: {message}" for message in update.warnings)])
+        return result(text, {**_pattern_row(pattern), "path": update.path, "created": update.created, "warnings": update.warnings})
+
+    @brain_tool(server, state, title="Find patterns", read_only=True)
+    def query_patterns(
+        min_success_rate: Annotated[float, Field(ge=0, le=1, description="Only patterns at or above this success rate.")] = 0.0,
+        min_occurrences: Annotated[int, Field(ge=0, description="Only patterns seen at least this often.")] = 0,
+        trigger: Annotated[str | None, Field(description="Only patterns whose trigger or title contains this text.")] = None,
+        limit: Annotated[int, Field(ge=1, le=100, description="Most patterns to return.")] = 20,
+    ) -> CallToolResult:
+        """List learned patterns, most successful first, with success rate, occurrences and trigger.
+
+        Use it before acting, to find a proven way to handle the situation at hand (filter by
+        trigger text). Returns one line per pattern; read one in full with read_note.
+        """
+        found = pattern_service.list_patterns(corpus, min_success_rate=min_success_rate, min_occurrences=min_occurrences, trigger=trigger)
+        shown = found[:limit]
+        more = f" (showing {len(shown)})" if len(found) > len(shown) else ""
+        lines = [f"{len(found)} patterns{more}"] + [_pattern_line(pattern) for pattern in shown]
+        return result("\n".join(lines), {"total": len(found), "patterns": [_pattern_row(pattern) for pattern in shown]})
+
+    @brain_tool(server, state, title="Find a causal path", read_only=True)
+    def get_causal_path(
+        source: Annotated[str, Field(description="Start note (title, stem, permalink or path).")],
+        target: Annotated[str, Field(description="End note.")],
+        max_depth: Annotated[int, Field(ge=1, le=causal.MAX_DEPTH, description="Most hops to follow.")] = causal.DEFAULT_DEPTH,
+        weighted: Annotated[
+            bool, Field(description="Most reliable path (edge weights and success rates) instead of the fewest hops.")
+        ] = False,
+    ) -> CallToolResult:
+        """Find how one note leads to another through causal edges (causes, enables, prevents, correlates, caused_by).
+
+        Use it to answer "how does X lead to Y?" or "why did this happen?". Returns the chain of
+        notes with each hop's relation type and weight and the path's overall reliability, or
+        says there is no path (and whether one exists the other way round).
+        """
+        found = causal.find_path(corpus, source, target, max_depth=max_depth, weighted=weighted)
+        if found is None:
+            reverse = causal.reverse_path_exists(corpus, source, target, max_depth)
+            hint = " (there is one the other way round)" if reverse else ""
+            text = f"no causal path from '{source}' to '{target}' within {max_depth} hops{hint}"
+            return result(text, {"found": False, "reverse_exists": reverse})
+        lines = [found.titles[0]]
+        for hop, title in zip(found.hops, found.titles[1:]):
+            weight = f" {hop.weight:g}" if hop.weight is not None else ""
+            lines.append(f"  --{hop.type}{weight}--> {title}")
+        lines.append(f"{len(found.hops)} hops, reliability {found.reliability:.2f}")
+        return result("\n".join(lines), {"found": True, "path": found})
+
+    @brain_tool(server, state, title="Find antipatterns", read_only=True)
+    def get_antipatterns(
+        max_success_rate: Annotated[float, Field(ge=0, le=1, description="At most this success rate.")] = (
+            pattern_service.DEFAULT_MAX_SUCCESS_RATE
+        ),
+        min_occurrences: Annotated[int, Field(ge=0, description="Seen at least this often.")] = pattern_service.DEFAULT_MIN_OCCURRENCES,
+    ) -> CallToolResult:
+        """List patterns that keep failing (low success rate over enough occurrences), worst first.
+
+        Use it at the start of a task, to learn what not to do. Returns one line per antipattern
+        with its success rate, occurrences and trigger.
+        """
+        found = pattern_service.antipatterns(corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences)
+        lines = [f"{len(found)} antipatterns"] + [_pattern_line(pattern) for pattern in found]
+        return result("\n".join(lines), {"antipatterns": [_pattern_row(pattern) for pattern in found]})

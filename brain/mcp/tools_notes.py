@@ -1,0 +1,205 @@
+"""Core tools: read, write and edit any note, search the vault, build a context around a note."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from brain.mcp.common import ServerState, brain_tool, result
+from brain.memory import context_builder
+from brain.memory import notes as service
+
+GROUP = "core"
+
+NoteName = Annotated[
+    str,
+    Field(description="The note's title, file stem, permalink or vault-relative path (e.g. 'ADR-001' or 'decisions/ADR-001.md')."),
+]
+Operation = Literal["append", "prepend", "replace_section", "find_replace", "set_frontmatter"]
+SearchMode = Literal["hybrid", "text", "vector"]
+
+
+def register(server: MCPServer, state: ServerState) -> None:
+    vault, corpus = state.vault, state.corpus
+
+    @brain_tool(server, state, title="Write a note", read_only=False, destructive=False)
+    def write_note(
+        title: Annotated[str, Field(description="Title of the new note; its file name is made from it.")],
+        content: Annotated[str, Field(description="Markdown body of the note (no frontmatter; use the other arguments for that).")] = "",
+        folder: Annotated[
+            str | None, Field(description="Folder inside the vault. Default: the type's folder (episodes/, patterns/, ...) or notes/.")
+        ] = None,
+        note_type: Annotated[str | None, Field(description="Frontmatter `type`: note, episode, pattern, context, fact, run, tip.")] = None,
+        tags: Annotated[list[str] | None, Field(description="Tags for the frontmatter.")] = None,
+        fields: Annotated[
+            dict[str, Any] | None, Field(description="Further frontmatter keys and values (not title, type, tags or permalink).")
+        ] = None,
+        overwrite: Annotated[
+            bool, Field(description="If a note with this title exists, replace its body (frontmatter is kept and merged).")
+        ] = False,
+    ) -> CallToolResult:
+        """Create a markdown note in the vault (or, with overwrite, replace the body of an existing one).
+
+        Use it to save knowledge worth keeping: a decision, a finding, a summary. Link other notes
+        with [[Title]] and add typed links under a '## Relations' section ('- relates_to [[Other]]').
+        To change part of an existing note, use edit_note instead. Returns the note's path.
+        """
+        written = service.write_note(
+            vault, corpus, title, content, folder=folder, note_type=note_type, tags=tuple(tags or ()), fields=fields, overwrite=overwrite
+        )
+        verb = "created" if written.created else "replaced the body of"
+        return result(f"{verb} {written.path}", {"path": written.path, "title": written.title, "created": written.created})
+
+    @brain_tool(server, state, title="Read a note", read_only=True)
+    def read_note(name: NoteName) -> CallToolResult:
+        """Read one note: its full markdown text, frontmatter included.
+
+        Use it when you know which note you want (from search, build_context or a [[link]]).
+        Returns the file as it is on disk; structured content adds its parsed frontmatter,
+        outgoing links, relations and causal relations.
+        """
+        note = service.read_note(corpus, name)
+        data = {
+            "path": note.path,
+            "title": note.title,
+            "type": note.type,
+            "tags": note.tags,
+            "frontmatter": note.frontmatter,
+            "body": note.body,
+            "links": sorted({link.target for link in note.links}),
+            "relations": [{"type": r.type, "target": r.target} for r in note.relations],
+            "causal_relations": [{"type": r.type, "target": r.target, "weight": r.weight} for r in note.causal_relations],
+            "problems": note.problems,
+        }
+        return result(f"path: {note.path}\n\n{note.text}", data)
+
+    @brain_tool(server, state, title="Edit a note", read_only=False, destructive=True)
+    def edit_note(
+        name: NoteName,
+        operation: Annotated[
+            Operation,
+            Field(
+                description="append: add content at the end (of `section` if given). prepend: add content at the start of the body. "
+                "replace_section: replace the content under the `section` heading (created if missing). "
+                "find_replace: replace the text `find` with `content`. set_frontmatter: merge `frontmatter` keys into the frontmatter."
+            ),
+        ],
+        content: Annotated[str, Field(description="The text to add, the new section content, or the replacement for `find`.")] = "",
+        section: Annotated[
+            str | None, Field(description="Heading text of a level-2 section, without '## ' (for append and replace_section).")
+        ] = None,
+        find: Annotated[str | None, Field(description="Exact text to find (find_replace).")] = None,
+        expected_count: Annotated[
+            int | None, Field(description="find_replace only: refuse unless `find` occurs exactly this many times.")
+        ] = None,
+        frontmatter: Annotated[
+            dict[str, Any] | None, Field(description="Keys and values to set in the frontmatter (set_frontmatter); other keys stay as they are.")
+        ] = None,
+    ) -> CallToolResult:
+        """Change one part of an existing note; everything else stays byte for byte.
+
+        Use it to add an observation, rewrite one section, fix a sentence or update frontmatter
+        keys such as status. If the note changed on disk since it was read, nothing is written
+        and an error says so. Returns the path of the edited note.
+        """
+        written = service.edit_note(
+            vault,
+            corpus,
+            name,
+            operation,
+            content=content,
+            section=section,
+            find=find,
+            expected_count=expected_count,
+            frontmatter=frontmatter,
+        )
+        return result(f"edited {written.path} ({operation})", {"path": written.path, "title": written.title, "operation": operation})
+
+    @brain_tool(server, state, title="Search the vault", read_only=True)
+    def search(
+        query: Annotated[str, Field(description="What to look for, in words (a question or keywords).")],
+        mode: Annotated[
+            SearchMode, Field(description="hybrid (default: keywords and meaning), text (exact words, BM25) or vector (meaning only).")
+        ] = "hybrid",
+        limit: Annotated[int, Field(ge=1, le=50, description="Most hits to return.")] = 10,
+        types: Annotated[list[str] | None, Field(description="Only notes of these types (episode, pattern, note, ...).")] = None,
+        folders: Annotated[list[str] | None, Field(description="Only notes under these folders (e.g. 'decisions').")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only notes with all of these tags.")] = None,
+        fields: Annotated[
+            dict[str, str] | None, Field(description="Only notes whose frontmatter has these values (e.g. {'outcome': 'failure'}).")
+        ] = None,
+        since: Annotated[str | None, Field(description="Only notes dated on or after this ISO date.")] = None,
+        until: Annotated[str | None, Field(description="Only notes dated on or before this ISO date.")] = None,
+    ) -> CallToolResult:
+        """Search every note in the vault and return the best matches, best first.
+
+        Use it to find what the vault knows about a topic before answering or deciding. Each hit
+        has the note's path, title, type, the matching section and a snippet; read a hit in full
+        with read_note or gather its neighbourhood with build_context.
+        """
+        from brain.index.search import SearchFilters
+        from brain.index.search import search as run_search
+
+        filters = SearchFilters(
+            types=tuple(types or ()),
+            folders=tuple(folders or ()),
+            tags=tuple(tags or ()),
+            fields=tuple(sorted((fields or {}).items())),
+            since=since,
+            until=until,
+        )
+        hits = run_search(vault, query, mode=mode, limit=limit, filters=filters)
+        lines = [f"{len(hits)} hits for '{query}' ({mode})"]
+        for number, hit in enumerate(hits, 1):
+            where = f" #{hit.section}" if hit.section else ""
+            snippet = " ".join(hit.snippet.split())
+            lines.append(f"{number}. {hit.title} ({hit.type}) - {hit.path}{where} [score {hit.score:.3f}]\n   {snippet}")
+        return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits})
+
+    @brain_tool(server, state, title="Build a context around a note", read_only=True)
+    def build_context(
+        name: NoteName,
+        depth: Annotated[
+            int, Field(ge=0, le=context_builder.MAX_DEPTH, description="How many hops of links, relations and causal edges to follow.")
+        ] = context_builder.DEFAULT_DEPTH,
+        budget: Annotated[
+            int,
+            Field(
+                ge=context_builder.MIN_BUDGET,
+                le=context_builder.MAX_BUDGET,
+                description="Most tokens the returned context may use (about 4 characters a token).",
+            ),
+        ] = context_builder.DEFAULT_BUDGET,
+    ) -> CallToolResult:
+        """Gather what the vault knows around one note, compactly, within a token budget.
+
+        Use it at the start of a task or before a decision: from the note it follows wikilinks,
+        relations, causal edges and backlinks to `depth` hops and returns summaries (type, key
+        frontmatter, the telling sections) nearest first, until `budget` tokens are used. Notes
+        that did not fit are listed by path so you can read_note them if needed.
+        """
+        built = context_builder.build_context(corpus, name, depth=depth, budget=budget)
+        data = {
+            "start": built.start,
+            "depth": built.depth,
+            "budget_tokens": built.budget_tokens,
+            "used_tokens": built.used_tokens,
+            "notes": [
+                {
+                    "path": item.path,
+                    "title": item.title,
+                    "type": item.type,
+                    "distance": item.distance,
+                    "via": item.via,
+                    "from": item.from_path,
+                    "truncated": item.truncated,
+                }
+                for item in built.items
+            ],
+            "omitted": built.omitted,
+            "missing": built.missing,
+        }
+        return result(built.text, data)

@@ -1,0 +1,492 @@
+"""The MCP server driven as a client drives it: `brain mcp` as a subprocess, the SDK's stdio client.
+
+Every tool is called on its happy path and with one bad input; a bad input must give a tool
+error naming what was wrong, change nothing on disk, and leave the server serving.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from typer.testing import CliRunner
+
+from brain.cli import app
+from brain.vault import init_vault
+
+DATA = Path(__file__).parent / "data"
+CORE_TOOLS = {"write_note", "read_note", "edit_note", "search", "build_context"}
+EPISODIC_TOOLS = {
+    "store_episode",
+    "query_episodes",
+    "get_decision_sequence",
+    "add_pattern",
+    "query_patterns",
+    "get_causal_path",
+    "get_antipatterns",
+}
+
+ADR_NOTE = """\
+---
+title: ADR-007 Memory First Architecture
+type: note
+tags: [adr, memory]
+status: accepted
+---
+
+# ADR-007 Memory First Architecture
+
+## Context
+Agents forget between sessions; memory must be consulted before work starts.
+
+## Decision
+Query memory first, then act. See [[Memory Routing Strategy]].
+
+## Relations
+- part_of [[Memory Routing Strategy]]
+"""
+STRATEGY_NOTE = """\
+---
+title: Memory Routing Strategy
+tags: [memory]
+---
+
+# Memory Routing Strategy
+
+Route memory queries to the fastest source first. The routing pattern is
+[[PATTERN-serena-first-routing]].
+"""
+CONTINUOUS = """\
+---
+title: PATTERN-continuous-context
+type: pattern
+trigger: Long session with many tool calls
+success_rate: 0.7
+occurrences: 4
+---
+
+# PATTERN-continuous-context
+
+## Trigger
+Long session with many tool calls
+
+## Action
+Keep a running summary note.
+
+## Causal Relationships
+- causes [[Better decisions]] (weight: 0.8)
+"""
+BETTER = """\
+---
+title: Better decisions
+type: causal
+---
+
+# Better decisions
+
+Outcome: decisions informed by earlier sessions.
+"""
+FORGETFUL = """\
+---
+title: ANTIPATTERN-forgetful-first
+type: pattern
+trigger: Memory query needed during session
+success_rate: 0.2
+occurrences: 3
+---
+
+# ANTIPATTERN-forgetful-first
+
+## Trigger
+Memory query needed during session
+
+## Action
+Query Forgetful keyword search first.
+"""
+
+
+def make_vault(root: Path) -> Path:
+    """A vault made as `brain init` makes one, plus a few notes written as plain files."""
+    vault, _ = init_vault(root)
+    files = {
+        "decisions/ADR-007 Memory First Architecture.md": ADR_NOTE,
+        "notes/Memory Routing Strategy.md": STRATEGY_NOTE,
+        "patterns/PATTERN-continuous-context.md": CONTINUOUS,
+        "causal/Better decisions.md": BETTER,
+        "patterns/ANTIPATTERN-forgetful-first.md": FORGETFUL,
+    }
+    for relative, text in files.items():
+        path = vault.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    shutil.copy(DATA / "EPISODE-2026-01-21-session-42.md", vault.root / "episodes")
+    shutil.copy(DATA / "PATTERN-serena-first-routing.md", vault.root / "patterns")
+    return vault.root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the vault except the disposable index."""
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and ".brain/index" not in path.relative_to(root).as_posix()
+    }
+
+
+def server_command(root: Path, *extra: str) -> StdioServerParameters:
+    # The SDK passes only a safe minimum (PATH, HOME, ...); add what Python and the embedder may need.
+    keep = ("PYTHON", "HF_", "XDG_", "BRAIN_EMBEDDING")
+    env = {key: value for key, value in os.environ.items() if key.startswith(keep)}
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "brain", "mcp", "--vault", str(root), *extra], env=env, cwd=str(root)
+    )
+
+
+def with_session(root: Path, body: Callable[[ClientSession], Awaitable[Any]], *extra: str) -> Any:
+    """Spawn `brain mcp` on the vault, open a client session, run `body(session)`, shut down."""
+
+    async def main() -> Any:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(server_command(root, *extra), errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    with anyio.fail_after(60):
+                        return await body(session)
+
+    return anyio.run(main)
+
+
+def text_of(result) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def cli(root: Path, *args: str) -> str:
+    outcome = CliRunner().invoke(app, [*args, "--vault", str(root)])
+    assert outcome.exit_code == 0, outcome.output
+    return outcome.output
+
+
+async def call_ok(session: ClientSession, tool: str, arguments: dict[str, Any]):
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, f"{tool} failed: {text_of(result)}"
+    assert result.structured_content is not None
+    return result
+
+
+async def call_bad(session: ClientSession, tool: str, arguments: dict[str, Any], *expected: str):
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error, f"{tool} with {arguments} should have failed: {text_of(result)}"
+    message = text_of(result)
+    for part in expected:
+        assert part in message, f"{part!r} not in {message!r}"
+    return message
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_vault(tmp_path / "vault")
+
+
+# ---------------------------------------------------------------- listing and schemas
+
+
+def test_lists_every_tool_with_typed_described_arguments(root: Path) -> None:
+    async def body(session: ClientSession):
+        return (await session.list_tools()).tools
+
+    tools = {tool.name: tool for tool in with_session(root, body)}
+    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 60, tool.name
+        assert tool.annotations is not None and tool.annotations.title
+        schema = tool.input_schema
+        assert schema["type"] == "object"
+        for name, prop in schema["properties"].items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+            assert "type" in prop or "anyOf" in prop, f"{tool.name}.{name} has no type"
+
+    def required(name: str) -> set[str]:
+        return set(tools[name].input_schema.get("required", []))
+
+    assert required("write_note") == {"title"}
+    assert required("read_note") == {"name"}
+    assert required("edit_note") == {"name", "operation"}
+    assert required("search") == {"query"}
+    assert required("build_context") == {"name"}
+    assert required("store_episode") == {"task", "outcome"}
+    assert required("get_decision_sequence") == {"episode"}
+    assert required("add_pattern") == {"name"}
+    assert required("get_causal_path") == {"source", "target"}
+    assert required("query_episodes") == required("query_patterns") == required("get_antipatterns") == set()
+
+    props = {name: tool.input_schema["properties"] for name, tool in tools.items()}
+    assert props["edit_note"]["operation"]["enum"] == ["append", "prepend", "replace_section", "find_replace", "set_frontmatter"]
+    assert props["store_episode"]["outcome"]["enum"] == ["success", "partial", "failure"]
+    assert props["search"]["mode"]["enum"] == ["hybrid", "text", "vector"]
+    assert props["build_context"]["budget"]["type"] == "integer"
+    assert props["build_context"]["depth"]["maximum"] == 5
+    assert props["store_episode"]["decisions"]["anyOf"][0]["type"] == "array"
+    assert props["query_patterns"]["min_success_rate"]["maximum"] == 1
+    assert tools["read_note"].annotations.read_only_hint is True
+    assert tools["edit_note"].annotations.destructive_hint is True
+
+
+def test_tools_profile_limits_the_groups(root: Path) -> None:
+    async def body(session: ClientSession):
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+    assert with_session(root, body, "--tools", "episodic") == EPISODIC_TOOLS
+    assert with_session(root, body, "--tools", "core") == CORE_TOOLS
+
+    refused = subprocess.run(
+        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,facts"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1
+    assert "unknown tool group(s) facts" in refused.stderr and "core, episodic" in refused.stderr
+
+
+# ---------------------------------------------------------------- notes
+
+
+def test_note_tools_happy_paths_and_visible_to_the_cli(root: Path) -> None:
+    async def body(session: ClientSession):
+        written = await call_ok(
+            session,
+            "write_note",
+            {"title": "Cache decision", "content": "## Context\nWe need a cache.\n", "tags": ["cache"], "fields": {"status": "draft"}},
+        )
+        assert written.structured_content == {"path": "notes/Cache decision.md", "title": "Cache decision", "created": True}
+        # visible to the CLI at once: it is a file on disk
+        assert "We need a cache." in cli(root, "note", "read", "Cache decision")
+
+        read = await call_ok(session, "read_note", {"name": "Cache decision"})
+        assert "We need a cache." in text_of(read)
+        assert read.structured_content["frontmatter"]["status"] == "draft"
+        assert read.structured_content["tags"] == ["cache"]
+
+        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "append", "section": "Context", "content": "- [fact] Reads dominate"})
+        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "prepend", "content": "Summary: add a cache."})
+        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "replace_section", "section": "Decision", "content": "Use Redis."})
+        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "find_replace", "find": "Redis", "content": "Valkey", "expected_count": 1})
+        edited = await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "set_frontmatter", "frontmatter": {"status": "accepted"}})
+        assert edited.structured_content["path"] == "notes/Cache decision.md"
+
+        context = await call_ok(session, "build_context", {"name": "ADR-007 Memory First Architecture", "depth": 2, "budget": 800})
+        return context
+
+    context = with_session(root, body)
+    text = (root / "notes" / "Cache decision.md").read_text(encoding="utf-8")
+    assert "status: accepted" in text and "status: draft" not in text
+    assert "Summary: add a cache." in text
+    assert "- [fact] Reads dominate" in text
+    assert "## Decision\nUse Valkey." in text.replace("\r\n", "\n")
+    data = context.structured_content
+    paths = [note["path"] for note in data["notes"]]
+    assert paths[0] == "decisions/ADR-007 Memory First Architecture.md"
+    assert "notes/Memory Routing Strategy.md" in paths
+    assert "patterns/PATTERN-serena-first-routing.md" in paths  # two hops, and a causal edge back
+    assert data["used_tokens"] <= 800
+    assert "Memory Routing Strategy" in text_of(context)
+
+
+def test_edits_made_in_an_editor_are_seen_by_the_next_call(root: Path) -> None:
+    note = root / "notes" / "Memory Routing Strategy.md"
+
+    async def body(session: ClientSession):
+        before = text_of(await call_ok(session, "read_note", {"name": "Memory Routing Strategy"}))
+        note.write_text(note.read_text(encoding="utf-8") + "\nEdited in Obsidian: prefer local search.\n", encoding="utf-8")
+        after = text_of(await call_ok(session, "read_note", {"name": "Memory Routing Strategy"}))
+        (root / "notes" / "Fresh idea.md").write_text("# Fresh idea\n\nWritten by hand.\n", encoding="utf-8")
+        fresh = text_of(await call_ok(session, "read_note", {"name": "Fresh idea"}))
+        return before, after, fresh
+
+    before, after, fresh = with_session(root, body)
+    assert "Edited in Obsidian" not in before
+    assert "Edited in Obsidian: prefer local search." in after
+    assert "Written by hand." in fresh
+
+
+def test_note_tools_bad_inputs_are_tool_errors_and_change_nothing(root: Path) -> None:
+    (root / "notes" / "Taken.md").write_text("---\ntitle: Taken\n---\n\nFirst.\n", encoding="utf-8")
+    before = snapshot(root)
+
+    async def body(session: ClientSession):
+        await call_bad(session, "read_note", {"name": "No Such Note"}, "no note named 'No Such Note'")
+        await call_bad(session, "write_note", {"title": "Escape", "folder": "../outside"}, "'..'", "inside the vault")
+        await call_bad(session, "write_note", {"title": "Taken"}, "already exists")
+        await call_bad(session, "edit_note", {"name": "Taken", "operation": "find_replace", "find": "absent text", "content": "x"}, "does not occur")
+        await call_bad(session, "edit_note", {"name": "Taken", "operation": "rewrite"}, "operation")
+        await call_bad(session, "build_context", {"name": "Nowhere"}, "no note named 'Nowhere'")
+        await call_bad(session, "build_context", {"name": "Taken", "budget": 5}, "budget")
+        # the server is still serving after all of that
+        return text_of(await call_ok(session, "read_note", {"name": "Taken"}))
+
+    assert "First." in with_session(root, body)
+    assert snapshot(root) == before
+    assert not (root.parent / "outside").exists()
+
+
+# ---------------------------------------------------------------- episodic and causal memory
+
+EPISODE = {
+    "task": "Add a cache in front of the catalog",
+    "outcome": "partial",
+    "session": "2026-02-03-session-07",
+    "timestamp": "2026-02-03T10:00:00Z",
+    "decisions": [
+        {
+            "id": "d001",
+            "timestamp": "2026-02-03T10:05:00Z",
+            "type": "design",
+            "context": "Reads dominate",
+            "options": ["Redis", "in-process LRU"],
+            "chosen": "in-process LRU",
+            "rationale": "no new service",
+            "outcome": "success",
+            "effects": ["d002"],
+        },
+        {"id": "d002", "timestamp": "2026-02-03T10:02:00Z", "type": "test", "chosen": "Load test first", "outcome": "partial"},
+    ],
+    "events": [{"id": "e001", "timestamp": "2026-02-03T10:01:00Z", "type": "milestone", "content": "Profiled reads"}],
+    "lessons": ["Measure before caching"],
+    "metrics": {"tool_calls": 12, "errors": 1},
+    "duration_minutes": 40,
+}
+
+
+def test_episodic_tools_happy_paths(root: Path) -> None:
+    async def body(session: ClientSession):
+        stored = await call_ok(session, "store_episode", EPISODE)
+        assert stored.structured_content["status"] == "created"
+        path = stored.structured_content["path"]
+        assert path == "episodes/EPISODE-2026-02-03-session-07.md"
+        assert "EPISODE-2026-02-03-session-07" in cli(root, "episode", "list")
+        again = await call_ok(session, "store_episode", EPISODE)
+        assert again.structured_content["status"] == "unchanged"
+
+        found = await call_ok(session, "query_episodes", {"outcome": "partial"})
+        assert [row["title"] for row in found.structured_content["episodes"]] == ["EPISODE-2026-02-03-session-07"]
+        recent = await call_ok(session, "query_episodes", {"since": "2026-01-01", "limit": 5})
+        assert len(recent.structured_content["episodes"]) == 2
+
+        sequence = await call_ok(session, "get_decision_sequence", {"episode": "EPISODE-2026-02-03-session-07"})
+        assert [d["id"] for d in sequence.structured_content["decisions"]] == ["d002", "d001"]  # time order
+        assert "why: no new service" in text_of(sequence)
+
+        created = await call_ok(
+            session,
+            "add_pattern",
+            {"name": "measure before caching", "outcome": "success", "trigger": "Slow reads", "action": "Profile first", "episode": "EPISODE-2026-02-03-session-07"},
+        )
+        assert created.structured_content["created"] is True
+        assert created.structured_content["path"] == "patterns/PATTERN-measure-before-caching.md"
+        updated = await call_ok(session, "add_pattern", {"name": "PATTERN-measure-before-caching", "outcome": "failure"})
+        assert updated.structured_content["occurrences"] == 2
+        assert updated.structured_content["success_rate"] == pytest.approx(0.5)
+
+        patterns = await call_ok(session, "query_patterns", {"min_success_rate": 0.5, "trigger": "memory"})
+        assert [row["title"] for row in patterns.structured_content["patterns"]] == ["PATTERN-serena-first-routing"]
+
+        path_found = await call_ok(session, "get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Better decisions"})
+        assert path_found.structured_content["found"] is True
+        assert path_found.structured_content["path"]["titles"] == ["PATTERN-serena-first-routing", "PATTERN-continuous-context", "Better decisions"]
+        assert "--enables-->" in text_of(path_found)
+        no_path = await call_ok(session, "get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"})
+        assert no_path.structured_content == {"found": False, "reverse_exists": True}
+
+        anti = await call_ok(session, "get_antipatterns", {})
+        assert [row["title"] for row in anti.structured_content["antipatterns"]] == ["ANTIPATTERN-forgetful-first"]
+        return text_of(anti)
+
+    assert "ANTIPATTERN-forgetful-first (20% over 3)" in with_session(root, body)
+    text = (root / "patterns" / "PATTERN-measure-before-caching.md").read_text(encoding="utf-8")
+    assert "[[EPISODE-2026-02-03-session-07]] - success" in text
+    assert "occurrences: 2" in text
+
+
+def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(root: Path) -> None:
+    before = snapshot(root)
+
+    async def body(session: ClientSession):
+        await call_bad(session, "store_episode", {**EPISODE, "outcome": "great"}, "outcome", "'success', 'partial' or 'failure'")
+        malformed = {key: value for key, value in EPISODE.items() if key != "session"}
+        await call_bad(session, "store_episode", malformed, "needs an 'id' or a 'session'")
+        await call_bad(session, "query_episodes", {"since": "last tuesday"}, "since")
+        await call_bad(session, "get_decision_sequence", {"episode": "Memory Routing Strategy"}, "not an episode")
+        await call_bad(session, "add_pattern", {"name": "brand new pattern", "outcome": "success"}, "give --trigger and --action")
+        await call_bad(session, "query_patterns", {"min_success_rate": 1.5}, "min_success_rate")
+        await call_bad(session, "get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Nothing Here"}, "no note named 'Nothing Here'")
+        await call_bad(session, "get_antipatterns", {"min_occurrences": -1}, "min_occurrences")
+        return text_of(await call_ok(session, "get_antipatterns", {}))
+
+    assert "ANTIPATTERN-forgetful-first" in with_session(root, body)
+    assert snapshot(root) == before
+
+
+# ---------------------------------------------------------------- search
+
+
+def _index_available() -> bool:
+    try:
+        import brain.index.search  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_index = pytest.mark.skipif(not _index_available(), reason="brain.index.search is not built yet")
+
+
+@needs_index
+def test_search_finds_notes_written_through_mcp_at_once(root: Path) -> None:
+    async def body(session: ClientSession):
+        first = await call_ok(session, "search", {"query": "routing", "mode": "text"})
+        await call_ok(session, "write_note", {"title": "Zebra striping", "content": "Quokka tables need zebra striping for readability."})
+        fresh = await call_ok(session, "search", {"query": "quokka", "mode": "text", "limit": 5})
+        filtered = await call_ok(session, "search", {"query": "memory", "mode": "text", "types": ["pattern"]})
+        hybrid = await call_ok(session, "search", {"query": "which memory source to query first"})
+        return first, fresh, filtered, hybrid
+
+    first, fresh, filtered, hybrid = with_session(root, body)
+    assert first.structured_content["hits"], text_of(first)
+    assert [hit["path"] for hit in fresh.structured_content["hits"]][:1] == ["notes/Zebra striping.md"]
+    assert "Zebra striping" in text_of(fresh)
+    assert {hit["type"] for hit in filtered.structured_content["hits"]} <= {"pattern"}
+    assert hybrid.structured_content["mode"] == "hybrid" and hybrid.structured_content["hits"]
+
+
+@needs_index
+def test_search_bad_input_is_a_tool_error(root: Path) -> None:
+    before = {path: data for path, data in snapshot(root).items() if path.endswith(".md")}
+
+    async def body(session: ClientSession):
+        await call_bad(session, "search", {"query": "memory", "mode": "fuzzy"}, "mode")
+        await call_bad(session, "search", {"query": "memory", "limit": 0}, "limit")
+        return await call_ok(session, "search", {"query": "memory", "mode": "text"})
+
+    with_session(root, body)
+    assert {path: data for path, data in snapshot(root).items() if path.endswith(".md")} == before
+
+
+def test_results_are_json_structured(root: Path) -> None:
+    async def body(session: ClientSession):
+        return await call_ok(session, "read_note", {"name": "EPISODE-2026-01-21-session-42"})
+
+    result = with_session(root, body)
+    data = result.structured_content
+    assert data["type"] == "episode"
+    assert data["frontmatter"]["metrics"]["tool_calls"] == 23
+    assert "ADR-018 Episodic Memory Architecture" in data["links"]
+    json.dumps(data)

@@ -1,0 +1,110 @@
+"""`brain init` and `brain note ...` through the CLI, including hostile input."""
+
+import json
+
+from typer.testing import CliRunner
+
+from brain.cli import app
+
+from conftest import write
+
+
+def snapshot(vault):
+    return {p.relative_to(vault.root).as_posix(): p.read_bytes() for p in vault.root.rglob("*") if p.is_file()}
+
+
+def test_init_creates_and_reports(tmp_path):
+    result = CliRunner().invoke(app, ["init", str(tmp_path / "v")])
+    assert result.exit_code == 0 and "created: episodes/" in result.output
+    again = CliRunner().invoke(app, ["init", str(tmp_path / "v")])
+    assert "nothing changed" in again.output
+    (tmp_path / "file").write_text("x")
+    bad = CliRunner().invoke(app, ["init", str(tmp_path / "file")])
+    assert bad.exit_code == 1 and "is a file" in bad.output
+
+
+def test_write_then_read_from_stdin_and_file(brain, vault, tmp_path):
+    result = brain("note", "write", "Ledger Overview", "--folder", "decisions", "--tag", "ledger", "--field", "owner=sam", "--field", "priority=2", input=None)
+    assert result.exit_code == 0 and "created decisions/Ledger Overview.md" in result.output
+    body = tmp_path / "body.md"
+    body.write_text("The ledger service.\n\n## Relations\n- part_of [[Platform]]\n")
+    result = brain("note", "write", "Service Map", "-f", str(body))
+    assert "created notes/Service Map.md" in result.output
+    read = json.loads(brain("note", "read", "Service Map", "--json").output)
+    assert read["relations"] == [{"type": "part_of", "target": "Platform", "context": None, "line": 10}]
+    meta = json.loads(brain("note", "read", "decisions/Ledger Overview.md", "--json").output)["frontmatter"]
+    assert meta["owner"] == "sam" and meta["priority"] == 2 and meta["tags"] == ["ledger"]
+    stdin = brain("note", "write", "From Stdin", "-f", "-", input="piped body\n")
+    assert stdin.exit_code == 0
+    assert brain("note", "read", "From Stdin").output.endswith("piped body\n")
+
+
+def test_write_refuses_to_clobber_and_overwrite_keeps_frontmatter(brain, vault):
+    brain("note", "write", "Keep", "-f", "-", "--field", "owner=sam", input="one\n")
+    again = brain("note", "write", "Keep", "-f", "-", input="two\n")
+    assert again.exit_code == 1 and "already exists" in again.output
+    replaced = brain("note", "write", "Keep", "-f", "-", "--overwrite", input="three\n")
+    assert replaced.exit_code == 0
+    text = (vault.root / "notes/Keep.md").read_text()
+    assert text.endswith("\nthree\n") and "owner: sam" in text and "one" not in text
+
+
+def test_hostile_titles_and_folders_stay_inside(brain, vault):
+    before = snapshot(vault)
+    escape = brain("note", "write", "x", "--folder", "../../outside", input="")
+    assert escape.exit_code == 1 and "inside the vault" in escape.output
+    absolute = brain("note", "write", "x", "--folder", "/tmp", input="")
+    assert absolute.exit_code == 1 and "absolute" in absolute.output
+    reserved = brain("note", "write", "CON")
+    assert reserved.exit_code == 1
+    bad_field = brain("note", "write", "y", "--field", "no equals sign")
+    assert bad_field.exit_code == 1 and "key=value" in bad_field.output
+    assert snapshot(vault) == before
+    sneaky = brain("note", "write", "../../etc/passwd")
+    assert sneaky.exit_code == 0
+    assert (vault.root / "notes/-..-etc-passwd.md").is_file()
+
+
+def test_edit_operations_change_only_their_part(brain, vault):
+    write(vault, "notes/E.md", "---\ntitle: E\nkeep: me # comment\n---\nintro\n\n## Log\n- first\n\n## Other\nuntouched\n")
+    assert brain("note", "edit", "E", "--append", "- second", "--section", "Log").exit_code == 0
+    assert brain("note", "edit", "E", "--set", "status=done").exit_code == 0
+    assert brain("note", "edit", "E", "--find", "intro", "--replace", "Intro.").exit_code == 0
+    text = (vault.root / "notes/E.md").read_text()
+    assert text == "---\ntitle: E\nkeep: me # comment\nstatus: done\n---\nIntro.\n\n## Log\n- first\n- second\n\n## Other\nuntouched\n"
+    missing = brain("note", "edit", "E", "--find", "absent", "--replace", "x")
+    assert missing.exit_code == 1 and "does not occur" in missing.output
+    both = brain("note", "edit", "E", "--append", "a", "--prepend", "b")
+    assert both.exit_code == 1 and "exactly one" in both.output
+    assert (vault.root / "notes/E.md").read_text() == text
+
+
+def test_move_and_delete(brain, vault):
+    write(vault, "notes/M.md", "# M\n")
+    assert "moved to archive/M.md" in brain("note", "move", "M", "archive").output
+    assert (vault.root / "archive/M.md").is_file()
+    assert brain("note", "move", "M", "../out").exit_code == 1
+    assert "deleted archive/M.md" in brain("note", "delete", "M").output
+    assert brain("note", "read", "M").exit_code == 1
+
+
+def test_malformed_binary_and_empty_notes_never_break_commands(brain, vault):
+    write(vault, "notes/broken.md", "---\ntitle: [oops\n---\n# Broken\n")
+    (vault.root / "notes/binary.md").write_bytes(b"\x00\xff\xfe" * 100)
+    (vault.root / "notes/empty.md").write_bytes(b"")
+    write(vault, "episodes/bad-episode.md", "---\ntype: episode\noutcome: great\n---\n## Decisions\n### d001: a\n### d001: b\n")
+    for command in (["episode", "list"], ["pattern", "list"], ["pattern", "antipatterns"], ["graph", "export"], ["doctor"]):
+        result = brain(*command)
+        assert result.exit_code == 0, (command, result.output)
+    doctor = brain("doctor").output
+    assert "malformed frontmatter" in doctor and "not valid UTF-8" in doctor
+    assert "outcome 'great'" in doctor and "d001" in doctor
+    assert brain("note", "read", "empty").exit_code == 0
+
+
+def test_no_vault_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("BRAIN_VAULT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["episode", "list"])
+    assert result.exit_code == 1
+    assert "no vault found" in result.output and "brain init" in result.output

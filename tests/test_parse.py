@@ -1,0 +1,155 @@
+"""The note grammar, its edge cases, and the rule that parsing never fails."""
+
+from brain.notes.episode import episode_from_note
+from brain.notes.parse import parse_note, parse_wikilink
+from brain.vault import parse_bytes
+
+
+def test_wikilink_forms():
+    assert parse_wikilink("Title").target == "Title"
+    link = parse_wikilink("folder/Title#Heading|alias")
+    assert (link.target, link.heading, link.alias) == ("folder/Title", "Heading", "alias")
+
+
+def test_observation_grammar_and_what_is_not_an_observation():
+    text = """# N
+
+- [idea] Cache the token #auth #perf (seen in staging)
+- [ ] an open task
+- [x] a done task
+- [[A Link]] to somewhere
+- [a markdown link](https://example.com)
+- [2026-01-21] a timestamp
+> - [quote] inside a blockquote
+```
+- [code] inside a fence
+```
+"""
+    note = parse_note(text)
+    assert [(o.category, o.text, o.tags, o.context) for o in note.observations] == [
+        ("idea", "Cache the token", ("auth", "perf"), "seen in staging")
+    ]
+
+
+def test_causal_relations_with_weight_evidence_and_bad_type():
+    text = """## Causal Relationships
+- causes [[B]] (weight: 0.8, evidence: 3)
+- enables [[C|see C]]
+- prevents [[D]] (weight: 0.25)
+- correlates [[E]] (loosely)
+- blames [[F]]
+"""
+    note = parse_note(text)
+    assert [(c.type, c.target, c.weight, c.evidence, c.context) for c in note.causal_relations] == [
+        ("causes", "B", 0.8, 3, None),
+        ("enables", "C", None, None, None),
+        ("prevents", "D", 0.25, None, None),
+        ("correlates", "E", None, None, "loosely"),
+    ]
+    assert any("'blames' is not a causal relation type" in p for p in note.problems)
+
+
+def test_heading_inside_code_fence_is_not_a_section():
+    note = parse_note("## Context\nreal\n```\n## Decisions\n```\n## Relations\n- part_of [[X]]\n")
+    assert [s.heading for s in note.sections] == ["Context", "Relations"]
+    assert note.section_text("Context") == "real\n```\n## Decisions\n```\n"
+    assert [(r.type, r.target) for r in note.relations] == [("part_of", "X")]
+
+
+def test_malformed_frontmatter_is_reported_and_body_still_read():
+    note = parse_note("---\ntitle: [unclosed\ntype: episode\n---\n# Heading\n- [fact] still read\n", "x/Broken.md")
+    assert note.frontmatter == {}
+    assert any("malformed frontmatter" in p for p in note.problems)
+    assert note.title == "Heading"
+    assert note.observations[0].text == "still read"
+
+
+def test_frontmatter_that_is_not_a_mapping_and_unclosed_frontmatter():
+    assert "not a mapping" in parse_note("---\n- a\n- b\n---\nbody\n").problems[0]
+    unclosed = parse_note("---\ntitle: x\nno end\n")
+    assert "never closed" in unclosed.problems[0]
+
+
+def test_timestamps_stay_exact_strings():
+    note = parse_note("---\ndate: 2026-01-23T14:23:52.2927538-08:00\nday: 2026-01-23\n---\n")
+    assert note.frontmatter["date"] == "2026-01-23T14:23:52.2927538-08:00"
+    assert note.frontmatter["day"] == "2026-01-23"
+
+
+def test_empty_binary_and_non_utf8_files_never_fail():
+    assert parse_bytes(b"", "empty.md").title == "empty"
+    binary = parse_bytes(bytes(range(256)) * 4, "bin.md")
+    assert any("UTF-8" in p for p in binary.problems)
+    latin = parse_bytes("---\ntitle: Caf\xe9\n---\n".encode("latin-1"), "latin.md")
+    assert any("not valid UTF-8" in p for p in latin.problems)
+    assert latin.title.startswith("Caf")
+
+
+def test_crlf_notes_parse_like_lf():
+    text = "---\r\ntitle: T\r\ntype: pattern\r\n---\r\n## Causal Relationships\r\n- causes [[B]] (weight: 0.5)\r\n"
+    note = parse_note(text)
+    assert note.title == "T" and note.type == "pattern"
+    assert [(c.type, c.target, c.weight) for c in note.causal_relations] == [("causes", "B", 0.5)]
+
+
+def test_duplicate_decision_ids_are_kept_and_reported():
+    text = """---
+type: episode
+---
+## Decisions
+
+### d001: First
+- **Chosen**: A
+
+### d001: Second
+- **Chosen**: B
+"""
+    episode = episode_from_note(parse_note(text))
+    assert [d.chosen for d in episode.decisions] == ["A", "B"]
+    assert any("d001" in p and "more than once" in p for p in episode.problems)
+
+
+def test_decision_options_as_nested_list_and_multiline_values():
+    text = """---
+type: episode
+---
+## Decisions
+
+### d001: Retry policy
+- **Options**:
+  - Retry with backoff, then fail
+  - Fail fast
+- **Rationale**: first line
+  second line
+- **Reviewer**: Sam
+"""
+    decision = episode_from_note(parse_note(text)).decisions[0]
+    assert decision.options == ("Retry with backoff, then fail", "Fail fast")
+    assert decision.rationale == "first line\nsecond line"
+    assert decision.extra == (("Reviewer", "Sam"),)
+
+
+def test_event_lines_with_ids_types_and_links():
+    text = """---
+type: episode
+---
+## Events Timeline
+1. [2026-03-02T09:00:00Z] e001 (milestone): Session started
+2. [2026-03-02T09:40:00Z] e002 (error): Token refresh failed (in staging) (caused_by: [[d001]], [[e001]]; leads_to: [[e003]])
+3. [2026-03-02T10:00:00Z] Deploy finished
+4. [2026-03-02T10:05:00Z] e004 (commit): Fix (_source_session: 2026-03-01-session-9)
+"""
+    events = episode_from_note(parse_note(text)).events
+    assert [(e.id, e.type, e.text, e.caused_by, e.leads_to) for e in events] == [
+        ("e001", "milestone", "Session started", (), ()),
+        ("e002", "error", "Token refresh failed (in staging)", ("d001", "e001"), ("e003",)),
+        (None, None, "Deploy finished", (), ()),
+        ("e004", "commit", "Fix", (), ()),
+    ]
+    assert events[3].extra == (("_source_session", "2026-03-01-session-9"),)
+
+
+def test_caused_by_frontmatter_is_a_link_and_title_falls_back():
+    note = parse_note("---\ncaused_by: \"[[Research]]\"\n---\nno heading\n", "contexts/decision-1.md")
+    assert [link.target for link in note.links] == ["Research"]
+    assert note.title == "decision-1"

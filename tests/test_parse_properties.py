@@ -1,0 +1,141 @@
+"""Property tests: the parser never raises, generated notes round-trip, edits touch only their part."""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brain.notes import frontmatter_yaml
+from brain.notes.edit import replace_section, set_frontmatter
+from brain.notes.episode import episode_from_note, render_episode
+from brain.notes.model import Decision, Episode, Event
+from brain.notes.parse import parse_note
+
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+markdown_fragments = st.sampled_from(
+    [
+        "---\n", "title: x\n", "type: episode\n", "## Decisions\n", "### d001: T\n", "- **Chosen**: a\n",
+        "- **Options**:\n", "  - one, two\n", "## Events Timeline\n", "1. [2026-01-01T00:00:00Z] e001 (error): boom\n",
+        "## Causal Relationships\n", "- causes [[X]] (weight: 0.5, evidence: 2)\n", "- [cat] obs #t (ctx)\n",
+        "```\n", "# H\n", "[[", "]]", "\r\n", "\x00", "\ufeff", ": ", "- ", "\n", "{{", "|", "#",
+    ]
+)
+
+
+@FAST
+@given(st.text())
+def test_parser_never_raises_on_any_text(text):
+    note = parse_note(text, "any.md")
+    assert note.text == text
+
+
+@FAST
+@given(st.lists(st.one_of(markdown_fragments, st.text(max_size=12)), max_size=40).map("".join))
+def test_parser_never_raises_on_markdown_like_text(text):
+    note = parse_note(text, "x.md")
+    episode_from_note(note)
+    assert note.text == text
+
+
+# Values the episode format holds exactly: single-line text without edge whitespace.
+line = st.text(alphabet=string.ascii_letters + string.digits + " .,:;!?'\"()-_/#@%&*+=<>", min_size=1, max_size=40).map(
+    str.strip
+).filter(bool)
+timestamps = st.sampled_from(["2026-01-21T10:30:00Z", "2026-01-23T14:23:52.2927538-08:00", "2026-07-07T00:00:00+00:00"])
+ids = st.integers(min_value=1, max_value=999)
+
+
+@st.composite
+def decisions(draw):
+    number = draw(ids)
+    options = draw(st.none() | st.lists(line, max_size=4).map(tuple))
+    return Decision(
+        id=f"d{number:03d}",
+        title=draw(line).replace("#", ""),
+        timestamp=draw(st.none() | timestamps),
+        type=draw(st.none() | st.sampled_from(["design", "implementation", "test", "recovery", "routing"])),
+        context=draw(st.none() | line),
+        options=options,
+        chosen=draw(st.none() | line),
+        rationale=draw(st.none() | line | st.just("")),
+        outcome=draw(st.none() | st.sampled_from(["success", "partial", "failure"])),
+        effects=draw(st.none() | st.lists(st.sampled_from(["d002", "e001", "e003"]), max_size=3).map(tuple)),
+    )
+
+
+@st.composite
+def events(draw):
+    return Event(
+        text=draw(line),
+        timestamp=draw(timestamps),
+        id=f"e{draw(ids):03d}",
+        type=draw(st.sampled_from(["tool_call", "error", "milestone", "handoff", "commit", "test"])),
+        caused_by=draw(st.lists(st.sampled_from(["d001", "e002"]), max_size=2).map(tuple)),
+        leads_to=draw(st.lists(st.sampled_from(["e004"]), max_size=1).map(tuple)),
+    )
+
+
+@st.composite
+def episodes(draw):
+    unique_decisions = {d.id: d for d in draw(st.lists(decisions(), max_size=4))}
+    return Episode(
+        title="EPISODE-2026-01-21-session-1",
+        outcome=draw(st.sampled_from(["success", "partial", "failure"])),
+        task=draw(line),
+        session="2026-01-21-session-1",
+        date=draw(timestamps),
+        metrics=draw(st.dictionaries(st.sampled_from(["tool_calls", "errors", "commits"]), st.integers(0, 99) | st.none())),
+        decisions=tuple(unique_decisions.values()),
+        events=tuple(draw(st.lists(events(), max_size=5))),
+        lessons=tuple(draw(st.lists(line, max_size=3))),
+        tags=("episodic",),
+    )
+
+
+@FAST
+@given(episodes())
+def test_generated_episodes_round_trip(episode):
+    text = render_episode(episode)
+    parsed = episode_from_note(parse_note(text, "episodes/e.md"))
+    assert parsed.problems == ()
+    assert parsed.decisions == episode.decisions
+    assert parsed.events == episode.events
+    assert parsed.lessons == episode.lessons
+    assert (parsed.outcome, parsed.task, parsed.date, parsed.metrics) == (episode.outcome, episode.task, episode.date, episode.metrics)
+
+
+keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=10)
+yaml_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
+    max_leaves=6,
+)
+
+
+@FAST
+@given(st.dictionaries(keys, yaml_values, min_size=1, max_size=6), keys, yaml_values, st.text(max_size=60))
+def test_set_frontmatter_changes_only_that_key(existing, key, value, body):
+    text = "---\n" + frontmatter_yaml.dump(existing) + "# a user comment\n---\n" + body
+    updated = set_frontmatter(text, {key: value})
+    before, after = parse_note(text), parse_note(updated)
+    assert after.frontmatter[key] == value
+    assert {k: v for k, v in after.frontmatter.items() if k != key} == {k: v for k, v in before.frontmatter.items() if k != key}
+    assert "\n# a user comment\n" in updated
+    assert updated.endswith("---\n" + body)
+    assert [k for k in after.frontmatter if k in existing] == list(existing)  # key order kept
+    unchanged = {k: v for k, v in existing.items() if k != key}
+    for k, v in unchanged.items():  # every other key keeps its exact text
+        assert frontmatter_yaml.dump_key(k, v) in updated
+
+
+@FAST
+@given(st.text(alphabet=string.ascii_letters + " \n.", max_size=80), st.text(alphabet=string.ascii_letters + " .", min_size=1, max_size=40))
+def test_replace_section_keeps_other_sections_byte_for_byte(prose, new):
+    text = f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\nold\n\n## Mine\nuser text\n"
+    updated = replace_section(text, "Decisions", new)
+    assert updated.startswith(f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\n")
+    assert updated.endswith("## Mine\nuser text\n")
+    assert parse_note(updated).section_text("Decisions").strip() == new.strip()

@@ -1,0 +1,106 @@
+"""The vault on disk: finding it, safe paths, atomic and conflict-checked writes, init."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
+from brain.vault import Vault, init_vault
+
+from conftest import write
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["../outside.md", "notes/../../outside.md", "/etc/passwd", "C:\\Windows\\x.md", "CON.md", "notes/nul.txt.md", ".brain/config.md", "", "a\x00b.md"],
+)
+def test_paths_cannot_escape_or_use_reserved_names(vault, hostile):
+    with pytest.raises(UnsafePath):
+        vault.safe_path(hostile)
+
+
+def test_symlink_out_of_the_vault_is_refused_and_not_listed(vault, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# secret\n")
+    os.symlink(outside, vault.root / "linked")
+    os.symlink(outside / "secret.md", vault.root / "alias.md")
+    with pytest.raises(UnsafePath):
+        vault.safe_path("linked/secret.md")
+    assert "linked/secret.md" not in list(vault.iter_files())
+    assert "alias.md" not in list(vault.iter_files())
+
+
+def test_titles_become_safe_file_names():
+    assert Vault.filename_for("../../etc/passwd") == "-..-etc-passwd.md"
+    assert Vault.filename_for('What: a "title"?') == "What- a -title-.md"
+    with pytest.raises(InvalidInput):
+        Vault.filename_for("CON")
+    with pytest.raises(InvalidInput):
+        Vault.filename_for("...")
+
+
+def test_write_is_atomic_and_refuses_to_clobber(vault):
+    stamp = vault.write("notes/a.md", "one\n", create=True)
+    with pytest.raises(NoteExists):
+        vault.write("notes/a.md", "two\n", create=True)
+    assert (vault.root / "notes/a.md").read_text() == "one\n"
+    assert stamp.size == 4
+    assert not [p for p in (vault.root / "notes").iterdir() if p.name.startswith(".brain-")]
+
+
+def test_write_refused_when_file_changed_since_read(vault):
+    vault.write("notes/a.md", "original\n", create=True)
+    read = vault.read("notes/a.md")
+    (vault.root / "notes/a.md").write_text("edited in an editor\n")
+    with pytest.raises(WriteConflict, match="changed on disk"):
+        vault.write("notes/a.md", "from brain\n", expected=read.stamp)
+    assert (vault.root / "notes/a.md").read_text() == "edited in an editor\n"
+    assert not [p for p in (vault.root / "notes").iterdir() if p.name.startswith(".brain-")]
+
+
+def test_listeners_hear_of_writes_moves_and_deletes(vault):
+    heard = []
+    vault.on_change(lambda kind, path, old: heard.append((kind, path, old)))
+    vault.write("notes/a.md", "x\n", create=True)
+    vault.move("notes/a.md", "archive/a.md")
+    vault.delete("archive/a.md")
+    assert heard == [("write", "notes/a.md", None), ("move", "archive/a.md", "notes/a.md"), ("delete", "archive/a.md", None)]
+
+
+def test_find_vault_from_option_env_and_upwards(vault, monkeypatch, tmp_path):
+    deep = vault.root / "episodes" / "deeper"
+    deep.mkdir()
+    monkeypatch.delenv("BRAIN_VAULT", raising=False)
+    assert Vault.find(cwd=deep).root == vault.root
+    monkeypatch.setenv("BRAIN_VAULT", str(vault.root))
+    assert Vault.find(cwd=tmp_path).root == vault.root
+    assert Vault.find(str(vault.root)).root == vault.root
+    monkeypatch.delenv("BRAIN_VAULT")
+    with pytest.raises(VaultNotFound, match="brain init"):
+        Vault.find(cwd=tmp_path)
+    with pytest.raises(VaultNotFound, match="does not exist"):
+        Vault.find(str(tmp_path / "missing"))
+
+
+def test_init_adds_what_is_missing_and_changes_nothing_else(tmp_path: Path):
+    root = tmp_path / "existing"
+    write(Vault(root.mkdir() or root), "episodes/mine.md", "# mine\n")
+    write(Vault(root), "templates/episode.md", "my own template\n")
+    vault, created = init_vault(root)
+    assert (root / "episodes/mine.md").read_text() == "# mine\n"
+    assert (root / "templates/episode.md").read_text() == "my own template\n"
+    assert "templates/episode.md" not in created and "templates/pattern.md" in created
+    for folder in ("episodes", "patterns", "causal", "contexts", "facts", "runs", "tips", "templates"):
+        assert (root / folder).is_dir()
+    assert (root / ".brain/config.toml").is_file()
+    snapshot = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    _, again = init_vault(root)
+    assert again == []
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == snapshot
+
+
+def test_templates_are_not_notes(vault):
+    assert not [path for path in vault.iter_files() if path.startswith("templates/")]
+    assert (vault.root / "templates/episode.md").is_file()
