@@ -1,0 +1,34 @@
+"""The README documents every command, and CI runs exactly the README's test command."""
+
+import re
+
+import typer.main
+
+from brain.cli import app
+
+from conftest import REPO
+
+
+def command_paths(command, prefix=("brain",)):
+    subcommands = getattr(command, "commands", None)
+    if not subcommands:
+        yield " ".join(prefix)
+        return
+    for name, sub in subcommands.items():
+        yield from command_paths(sub, (*prefix, name))
+
+
+def test_every_command_is_in_the_readme():
+    readme = (REPO / "README.md").read_text()
+    paths = sorted(command_paths(typer.main.get_command(app)))
+    assert "brain episode store" in paths and "brain pattern path" in paths
+    missing = [path for path in paths if f"`{path}" not in readme]
+    assert missing == [], f"commands missing from README.md: {missing}"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"<!-- test-command -->\n```bash\n(.+?)\n```\n<!-- /test-command -->", readme, re.S)
+    assert block, "README.md must hold the test command between <!-- test-command --> markers"
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "test-command" in ci  # .ci/run extracts and runs that very block
