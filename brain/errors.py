@@ -41,3 +41,11 @@ class NoteExists(BrainError):
 
 class InvalidInput(BrainError):
     """An argument or a document does not have the shape brain needs."""
+
+
+class IndexMismatch(BrainError):
+    """The index was written by another embedder or a newer brain; `brain reindex` rebuilds it."""
+
+
+class IndexBusy(BrainError):
+    """Another brain process held the index lock for too long."""

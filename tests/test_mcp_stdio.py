@@ -11,13 +11,16 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import CallToolResult, Tool
 from typer.testing import CliRunner
 
 from brain.cli import app
@@ -151,21 +154,55 @@ def server_command(root: Path, *extra: str) -> StdioServerParameters:
     )
 
 
-def with_session(root: Path, body: Callable[[ClientSession], Awaitable[Any]], *extra: str) -> Any:
-    """Spawn `brain mcp` on the vault, open a client session, run `body(session)`, shut down."""
-
-    async def main() -> Any:
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(server_command(root, *extra), errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    with anyio.fail_after(60):
-                        return await body(session)
-
-    return anyio.run(main)
+@asynccontextmanager
+async def stdio_session(root: Path, *extra: str) -> AsyncIterator[ClientSession]:
+    """Spawn `brain mcp` on the vault and open an initialized client session to it."""
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(server_command(root, *extra), errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
 
 
-def text_of(result) -> str:
+class McpClient:
+    """A live client session driven from synchronous tests (the session runs in a portal thread)."""
+
+    def __init__(self, portal: BlockingPortal, session: ClientSession, root: Path):
+        self.portal, self.session, self.root = portal, session, root
+
+    def list_tools(self) -> dict[str, Tool]:
+        return {tool.name: tool for tool in self.portal.call(self.session.list_tools).tools}
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        async def call() -> CallToolResult:
+            with anyio.fail_after(60):
+                return await self.session.call_tool(tool, arguments)
+
+        return self.portal.call(call)
+
+    def ok(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        result = self.call(tool, arguments)
+        assert not result.is_error, f"{tool} failed: {text_of(result)}"
+        assert result.structured_content is not None
+        return result
+
+    def bad(self, tool: str, arguments: dict[str, Any], *expected: str) -> str:
+        result = self.call(tool, arguments)
+        message = text_of(result)
+        assert result.is_error, f"{tool} with {arguments} should have failed: {message}"
+        for part in expected:
+            assert part in message, f"{part!r} not in {message!r}"
+        return message
+
+
+@contextmanager
+def connect(root: Path, *extra: str) -> Iterator[McpClient]:
+    with start_blocking_portal() as portal:
+        with portal.wrap_async_context_manager(stdio_session(root, *extra)) as session:
+            yield McpClient(portal, session, root)
+
+
+def text_of(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
 
@@ -175,35 +212,18 @@ def cli(root: Path, *args: str) -> str:
     return outcome.output
 
 
-async def call_ok(session: ClientSession, tool: str, arguments: dict[str, Any]):
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, f"{tool} failed: {text_of(result)}"
-    assert result.structured_content is not None
-    return result
-
-
-async def call_bad(session: ClientSession, tool: str, arguments: dict[str, Any], *expected: str):
-    result = await session.call_tool(tool, arguments)
-    assert result.is_error, f"{tool} with {arguments} should have failed: {text_of(result)}"
-    message = text_of(result)
-    for part in expected:
-        assert part in message, f"{part!r} not in {message!r}"
-    return message
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return make_vault(tmp_path / "vault")
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+    """One server for the whole module, as a real client keeps one session: tests use their own notes."""
+    with connect(make_vault(tmp_path_factory.mktemp("mcp") / "vault")) as connected:
+        yield connected
 
 
 # ---------------------------------------------------------------- listing and schemas
 
 
-def test_lists_every_tool_with_typed_described_arguments(root: Path) -> None:
-    async def body(session: ClientSession):
-        return (await session.list_tools()).tools
-
-    tools = {tool.name: tool for tool in with_session(root, body)}
+def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> None:
+    tools = client.list_tools()
     assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name
@@ -240,12 +260,10 @@ def test_lists_every_tool_with_typed_described_arguments(root: Path) -> None:
     assert tools["edit_note"].annotations.destructive_hint is True
 
 
-def test_tools_profile_limits_the_groups(root: Path) -> None:
-    async def body(session: ClientSession):
-        return {tool.name for tool in (await session.list_tools()).tools}
-
-    assert with_session(root, body, "--tools", "episodic") == EPISODIC_TOOLS
-    assert with_session(root, body, "--tools", "core") == CORE_TOOLS
+def test_tools_profile_limits_the_groups(tmp_path: Path) -> None:
+    root = make_vault(tmp_path / "vault")
+    with connect(root, "--tools", "episodic") as episodic_only:
+        assert set(episodic_only.list_tools()) == EPISODIC_TOOLS
 
     refused = subprocess.run(
         [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,facts"],
@@ -260,82 +278,74 @@ def test_tools_profile_limits_the_groups(root: Path) -> None:
 # ---------------------------------------------------------------- notes
 
 
-def test_note_tools_happy_paths_and_visible_to_the_cli(root: Path) -> None:
-    async def body(session: ClientSession):
-        written = await call_ok(
-            session,
-            "write_note",
-            {"title": "Cache decision", "content": "## Context\nWe need a cache.\n", "tags": ["cache"], "fields": {"status": "draft"}},
-        )
-        assert written.structured_content == {"path": "notes/Cache decision.md", "title": "Cache decision", "created": True}
-        # visible to the CLI at once: it is a file on disk
-        assert "We need a cache." in cli(root, "note", "read", "Cache decision")
+def test_note_tools_happy_paths_and_visible_to_the_cli(client: McpClient) -> None:
+    root = client.root
+    written = client.ok(
+        "write_note",
+        {"title": "Cache decision", "content": "## Context\nWe need a cache.\n", "tags": ["cache"], "fields": {"status": "draft"}},
+    )
+    assert written.structured_content == {"path": "notes/Cache decision.md", "title": "Cache decision", "created": True}
+    assert "We need a cache." in cli(root, "note", "read", "Cache decision")  # a file on disk: the CLI sees it at once
 
-        read = await call_ok(session, "read_note", {"name": "Cache decision"})
-        assert "We need a cache." in text_of(read)
-        assert read.structured_content["frontmatter"]["status"] == "draft"
-        assert read.structured_content["tags"] == ["cache"]
+    read = client.ok("read_note", {"name": "Cache decision"})
+    assert "We need a cache." in text_of(read)
+    assert read.structured_content["frontmatter"]["status"] == "draft"
+    assert read.structured_content["tags"] == ["cache"]
 
-        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "append", "section": "Context", "content": "- [fact] Reads dominate"})
-        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "prepend", "content": "Summary: add a cache."})
-        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "replace_section", "section": "Decision", "content": "Use Redis."})
-        await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "find_replace", "find": "Redis", "content": "Valkey", "expected_count": 1})
-        edited = await call_ok(session, "edit_note", {"name": "Cache decision", "operation": "set_frontmatter", "frontmatter": {"status": "accepted"}})
-        assert edited.structured_content["path"] == "notes/Cache decision.md"
-
-        context = await call_ok(session, "build_context", {"name": "ADR-007 Memory First Architecture", "depth": 2, "budget": 800})
-        return context
-
-    context = with_session(root, body)
+    client.ok("edit_note", {"name": "Cache decision", "operation": "append", "section": "Context", "content": "- [fact] Reads dominate"})
+    client.ok("edit_note", {"name": "Cache decision", "operation": "prepend", "content": "Summary: add a cache."})
+    client.ok("edit_note", {"name": "Cache decision", "operation": "replace_section", "section": "Decision", "content": "Use Redis."})
+    client.ok("edit_note", {"name": "Cache decision", "operation": "find_replace", "find": "Redis", "content": "Valkey", "expected_count": 1})
+    edited = client.ok("edit_note", {"name": "Cache decision", "operation": "set_frontmatter", "frontmatter": {"status": "accepted"}})
+    assert edited.structured_content["path"] == "notes/Cache decision.md"
     text = (root / "notes" / "Cache decision.md").read_text(encoding="utf-8")
     assert "status: accepted" in text and "status: draft" not in text
     assert "Summary: add a cache." in text
     assert "- [fact] Reads dominate" in text
-    assert "## Decision\nUse Valkey." in text.replace("\r\n", "\n")
+    assert "## Decision\nUse Valkey." in text
+
+    context = client.ok("build_context", {"name": "ADR-007 Memory First Architecture", "depth": 2, "budget": 800})
     data = context.structured_content
     paths = [note["path"] for note in data["notes"]]
     assert paths[0] == "decisions/ADR-007 Memory First Architecture.md"
     assert "notes/Memory Routing Strategy.md" in paths
-    assert "patterns/PATTERN-serena-first-routing.md" in paths  # two hops, and a causal edge back
+    assert "patterns/PATTERN-serena-first-routing.md" in paths  # two hops away, and a causal edge back
     assert data["used_tokens"] <= 800
     assert "Memory Routing Strategy" in text_of(context)
 
 
-def test_edits_made_in_an_editor_are_seen_by_the_next_call(root: Path) -> None:
-    note = root / "notes" / "Memory Routing Strategy.md"
-
-    async def body(session: ClientSession):
-        before = text_of(await call_ok(session, "read_note", {"name": "Memory Routing Strategy"}))
-        note.write_text(note.read_text(encoding="utf-8") + "\nEdited in Obsidian: prefer local search.\n", encoding="utf-8")
-        after = text_of(await call_ok(session, "read_note", {"name": "Memory Routing Strategy"}))
-        (root / "notes" / "Fresh idea.md").write_text("# Fresh idea\n\nWritten by hand.\n", encoding="utf-8")
-        fresh = text_of(await call_ok(session, "read_note", {"name": "Fresh idea"}))
-        return before, after, fresh
-
-    before, after, fresh = with_session(root, body)
-    assert "Edited in Obsidian" not in before
-    assert "Edited in Obsidian: prefer local search." in after
-    assert "Written by hand." in fresh
+def test_edits_made_in_an_editor_are_seen_by_the_next_call(client: McpClient) -> None:
+    note = client.root / "notes" / "Editor note.md"
+    note.write_text("# Editor note\n\nFirst draft.\n", encoding="utf-8")
+    assert "First draft." in text_of(client.ok("read_note", {"name": "Editor note"}))
+    note.write_text("# Editor note\n\nEdited in Obsidian: prefer local search.\n", encoding="utf-8")
+    assert "Edited in Obsidian: prefer local search." in text_of(client.ok("read_note", {"name": "Editor note"}))
+    context = client.ok("build_context", {"name": "Editor note", "depth": 0})
+    assert "Edited in Obsidian" in text_of(context)
 
 
-def test_note_tools_bad_inputs_are_tool_errors_and_change_nothing(root: Path) -> None:
+def test_note_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpClient) -> None:
+    root = client.root
     (root / "notes" / "Taken.md").write_text("---\ntitle: Taken\n---\n\nFirst.\n", encoding="utf-8")
     before = snapshot(root)
-
-    async def body(session: ClientSession):
-        await call_bad(session, "read_note", {"name": "No Such Note"}, "no note named 'No Such Note'")
-        await call_bad(session, "write_note", {"title": "Escape", "folder": "../outside"}, "'..'", "inside the vault")
-        await call_bad(session, "write_note", {"title": "Taken"}, "already exists")
-        await call_bad(session, "edit_note", {"name": "Taken", "operation": "find_replace", "find": "absent text", "content": "x"}, "does not occur")
-        await call_bad(session, "edit_note", {"name": "Taken", "operation": "rewrite"}, "operation")
-        await call_bad(session, "build_context", {"name": "Nowhere"}, "no note named 'Nowhere'")
-        await call_bad(session, "build_context", {"name": "Taken", "budget": 5}, "budget")
-        # the server is still serving after all of that
-        return text_of(await call_ok(session, "read_note", {"name": "Taken"}))
-
-    assert "First." in with_session(root, body)
+    client.bad("read_note", {"name": "No Such Note"}, "no note named 'No Such Note'")
+    client.bad("write_note", {"title": "Escape", "folder": "../outside"}, "'..'", "inside the vault")
+    client.bad("write_note", {"title": "Taken"}, "already exists")
+    client.bad("edit_note", {"name": "Taken", "operation": "find_replace", "find": "absent text", "content": "x"}, "does not occur")
+    client.bad("edit_note", {"name": "Taken", "operation": "rewrite"}, "operation")
+    client.bad("build_context", {"name": "Nowhere"}, "no note named 'Nowhere'")
+    client.bad("build_context", {"name": "Taken", "budget": 5}, "budget")
+    assert "First." in text_of(client.ok("read_note", {"name": "Taken"}))  # still serving
     assert snapshot(root) == before
     assert not (root.parent / "outside").exists()
+
+
+def test_results_are_json_structured(client: McpClient) -> None:
+    data = client.ok("read_note", {"name": "EPISODE-2026-01-21-session-42"}).structured_content
+    assert data["type"] == "episode"
+    assert data["frontmatter"]["metrics"]["tool_calls"] == 23
+    assert "ADR-018 Episodic Memory Architecture" in data["links"]
+    json.dumps(data)
 
 
 # ---------------------------------------------------------------- episodic and causal memory
@@ -366,73 +376,69 @@ EPISODE = {
 }
 
 
-def test_episodic_tools_happy_paths(root: Path) -> None:
-    async def body(session: ClientSession):
-        stored = await call_ok(session, "store_episode", EPISODE)
-        assert stored.structured_content["status"] == "created"
-        path = stored.structured_content["path"]
-        assert path == "episodes/EPISODE-2026-02-03-session-07.md"
-        assert "EPISODE-2026-02-03-session-07" in cli(root, "episode", "list")
-        again = await call_ok(session, "store_episode", EPISODE)
-        assert again.structured_content["status"] == "unchanged"
+def test_episodic_tools_happy_paths(client: McpClient) -> None:
+    root = client.root
+    stored = client.ok("store_episode", EPISODE)
+    assert stored.structured_content["status"] == "created"
+    assert stored.structured_content["path"] == "episodes/EPISODE-2026-02-03-session-07.md"
+    assert "EPISODE-2026-02-03-session-07" in cli(root, "episode", "list")
+    assert client.ok("store_episode", EPISODE).structured_content["status"] == "unchanged"
 
-        found = await call_ok(session, "query_episodes", {"outcome": "partial"})
-        assert [row["title"] for row in found.structured_content["episodes"]] == ["EPISODE-2026-02-03-session-07"]
-        recent = await call_ok(session, "query_episodes", {"since": "2026-01-01", "limit": 5})
-        assert len(recent.structured_content["episodes"]) == 2
+    found = client.ok("query_episodes", {"outcome": "partial"})
+    assert [row["title"] for row in found.structured_content["episodes"]] == ["EPISODE-2026-02-03-session-07"]
+    recent = client.ok("query_episodes", {"since": "2026-01-01", "limit": 5})
+    assert len(recent.structured_content["episodes"]) == 2
 
-        sequence = await call_ok(session, "get_decision_sequence", {"episode": "EPISODE-2026-02-03-session-07"})
-        assert [d["id"] for d in sequence.structured_content["decisions"]] == ["d002", "d001"]  # time order
-        assert "why: no new service" in text_of(sequence)
+    sequence = client.ok("get_decision_sequence", {"episode": "EPISODE-2026-02-03-session-07"})
+    assert [d["id"] for d in sequence.structured_content["decisions"]] == ["d002", "d001"]  # time order
+    assert "why: no new service" in text_of(sequence)
 
-        created = await call_ok(
-            session,
-            "add_pattern",
-            {"name": "measure before caching", "outcome": "success", "trigger": "Slow reads", "action": "Profile first", "episode": "EPISODE-2026-02-03-session-07"},
-        )
-        assert created.structured_content["created"] is True
-        assert created.structured_content["path"] == "patterns/PATTERN-measure-before-caching.md"
-        updated = await call_ok(session, "add_pattern", {"name": "PATTERN-measure-before-caching", "outcome": "failure"})
-        assert updated.structured_content["occurrences"] == 2
-        assert updated.structured_content["success_rate"] == pytest.approx(0.5)
-
-        patterns = await call_ok(session, "query_patterns", {"min_success_rate": 0.5, "trigger": "memory"})
-        assert [row["title"] for row in patterns.structured_content["patterns"]] == ["PATTERN-serena-first-routing"]
-
-        path_found = await call_ok(session, "get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Better decisions"})
-        assert path_found.structured_content["found"] is True
-        assert path_found.structured_content["path"]["titles"] == ["PATTERN-serena-first-routing", "PATTERN-continuous-context", "Better decisions"]
-        assert "--enables-->" in text_of(path_found)
-        no_path = await call_ok(session, "get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"})
-        assert no_path.structured_content == {"found": False, "reverse_exists": True}
-
-        anti = await call_ok(session, "get_antipatterns", {})
-        assert [row["title"] for row in anti.structured_content["antipatterns"]] == ["ANTIPATTERN-forgetful-first"]
-        return text_of(anti)
-
-    assert "ANTIPATTERN-forgetful-first (20% over 3)" in with_session(root, body)
+    created = client.ok(
+        "add_pattern",
+        {
+            "name": "measure before caching",
+            "outcome": "success",
+            "trigger": "Slow reads",
+            "action": "Profile first",
+            "episode": "EPISODE-2026-02-03-session-07",
+        },
+    )
+    assert created.structured_content["created"] is True
+    assert created.structured_content["path"] == "patterns/PATTERN-measure-before-caching.md"
+    updated = client.ok("add_pattern", {"name": "PATTERN-measure-before-caching", "outcome": "failure"})
+    assert updated.structured_content["occurrences"] == 2
+    assert updated.structured_content["success_rate"] == pytest.approx(0.5)
     text = (root / "patterns" / "PATTERN-measure-before-caching.md").read_text(encoding="utf-8")
-    assert "[[EPISODE-2026-02-03-session-07]] - success" in text
-    assert "occurrences: 2" in text
+    assert "[[EPISODE-2026-02-03-session-07]] - success" in text and "occurrences: 2" in text
+
+    patterns = client.ok("query_patterns", {"min_success_rate": 0.5, "trigger": "memory"})
+    assert [row["title"] for row in patterns.structured_content["patterns"]] == ["PATTERN-serena-first-routing"]
+
+    path = client.ok("get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Better decisions"})
+    assert path.structured_content["found"] is True
+    assert path.structured_content["path"]["titles"] == ["PATTERN-serena-first-routing", "PATTERN-continuous-context", "Better decisions"]
+    assert "--enables-->" in text_of(path)
+    no_path = client.ok("get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"})
+    assert no_path.structured_content == {"found": False, "reverse_exists": True}
+
+    anti = client.ok("get_antipatterns", {})
+    assert [row["title"] for row in anti.structured_content["antipatterns"]] == ["ANTIPATTERN-forgetful-first"]
+    assert "ANTIPATTERN-forgetful-first (20% over 3)" in text_of(anti)
 
 
-def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(root: Path) -> None:
-    before = snapshot(root)
-
-    async def body(session: ClientSession):
-        await call_bad(session, "store_episode", {**EPISODE, "outcome": "great"}, "outcome", "'success', 'partial' or 'failure'")
-        malformed = {key: value for key, value in EPISODE.items() if key != "session"}
-        await call_bad(session, "store_episode", malformed, "needs an 'id' or a 'session'")
-        await call_bad(session, "query_episodes", {"since": "last tuesday"}, "since")
-        await call_bad(session, "get_decision_sequence", {"episode": "Memory Routing Strategy"}, "not an episode")
-        await call_bad(session, "add_pattern", {"name": "brand new pattern", "outcome": "success"}, "give --trigger and --action")
-        await call_bad(session, "query_patterns", {"min_success_rate": 1.5}, "min_success_rate")
-        await call_bad(session, "get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Nothing Here"}, "no note named 'Nothing Here'")
-        await call_bad(session, "get_antipatterns", {"min_occurrences": -1}, "min_occurrences")
-        return text_of(await call_ok(session, "get_antipatterns", {}))
-
-    assert "ANTIPATTERN-forgetful-first" in with_session(root, body)
-    assert snapshot(root) == before
+def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpClient) -> None:
+    before = snapshot(client.root)
+    client.bad("store_episode", {**EPISODE, "outcome": "great"}, "outcome", "'success', 'partial' or 'failure'")
+    malformed = {key: value for key, value in EPISODE.items() if key != "session"}
+    client.bad("store_episode", malformed, "needs an 'id' or a 'session'")
+    client.bad("query_episodes", {"since": "last tuesday"}, "since")
+    client.bad("get_decision_sequence", {"episode": "Memory Routing Strategy"}, "not an episode")
+    client.bad("add_pattern", {"name": "brand new pattern", "outcome": "success"}, "give --trigger and --action")
+    client.bad("query_patterns", {"min_success_rate": 1.5}, "min_success_rate")
+    client.bad("get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Nothing Here"}, "no note named 'Nothing Here'")
+    client.bad("get_antipatterns", {"min_occurrences": -1}, "min_occurrences")
+    assert "ANTIPATTERN-forgetful-first" in text_of(client.ok("get_antipatterns", {}))
+    assert snapshot(client.root) == before
 
 
 # ---------------------------------------------------------------- search
@@ -450,43 +456,23 @@ needs_index = pytest.mark.skipif(not _index_available(), reason="brain.index.sea
 
 
 @needs_index
-def test_search_finds_notes_written_through_mcp_at_once(root: Path) -> None:
-    async def body(session: ClientSession):
-        first = await call_ok(session, "search", {"query": "routing", "mode": "text"})
-        await call_ok(session, "write_note", {"title": "Zebra striping", "content": "Quokka tables need zebra striping for readability."})
-        fresh = await call_ok(session, "search", {"query": "quokka", "mode": "text", "limit": 5})
-        filtered = await call_ok(session, "search", {"query": "memory", "mode": "text", "types": ["pattern"]})
-        hybrid = await call_ok(session, "search", {"query": "which memory source to query first"})
-        return first, fresh, filtered, hybrid
-
-    first, fresh, filtered, hybrid = with_session(root, body)
+def test_search_finds_notes_written_through_mcp_at_once(client: McpClient) -> None:
+    first = client.ok("search", {"query": "routing", "mode": "text"})
     assert first.structured_content["hits"], text_of(first)
+    client.ok("write_note", {"title": "Zebra striping", "content": "Quokka tables need zebra striping for readability."})
+    fresh = client.ok("search", {"query": "quokka", "mode": "text", "limit": 5})
     assert [hit["path"] for hit in fresh.structured_content["hits"]][:1] == ["notes/Zebra striping.md"]
     assert "Zebra striping" in text_of(fresh)
-    assert {hit["type"] for hit in filtered.structured_content["hits"]} <= {"pattern"}
+    filtered = client.ok("search", {"query": "memory", "mode": "text", "types": ["pattern"]})
+    assert filtered.structured_content["hits"] and {hit["type"] for hit in filtered.structured_content["hits"]} == {"pattern"}
+    hybrid = client.ok("search", {"query": "which memory source to query first"})
     assert hybrid.structured_content["mode"] == "hybrid" and hybrid.structured_content["hits"]
 
 
 @needs_index
-def test_search_bad_input_is_a_tool_error(root: Path) -> None:
-    before = {path: data for path, data in snapshot(root).items() if path.endswith(".md")}
-
-    async def body(session: ClientSession):
-        await call_bad(session, "search", {"query": "memory", "mode": "fuzzy"}, "mode")
-        await call_bad(session, "search", {"query": "memory", "limit": 0}, "limit")
-        return await call_ok(session, "search", {"query": "memory", "mode": "text"})
-
-    with_session(root, body)
-    assert {path: data for path, data in snapshot(root).items() if path.endswith(".md")} == before
-
-
-def test_results_are_json_structured(root: Path) -> None:
-    async def body(session: ClientSession):
-        return await call_ok(session, "read_note", {"name": "EPISODE-2026-01-21-session-42"})
-
-    result = with_session(root, body)
-    data = result.structured_content
-    assert data["type"] == "episode"
-    assert data["frontmatter"]["metrics"]["tool_calls"] == 23
-    assert "ADR-018 Episodic Memory Architecture" in data["links"]
-    json.dumps(data)
+def test_search_bad_input_is_a_tool_error(client: McpClient) -> None:
+    before = {path: data for path, data in snapshot(client.root).items() if path.endswith(".md")}
+    client.bad("search", {"query": "memory", "mode": "fuzzy"}, "mode")
+    client.bad("search", {"query": "memory", "limit": 0}, "limit")
+    client.ok("search", {"query": "memory", "mode": "text"})
+    assert {path: data for path, data in snapshot(client.root).items() if path.endswith(".md")} == before

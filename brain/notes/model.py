@@ -11,7 +11,6 @@ from typing import Any
 
 CAUSAL_TYPES = ("causes", "enables", "prevents", "correlates")
 OUTCOMES = ("success", "partial", "failure")
-NOTE_TYPES = ("note", "episode", "pattern", "context", "fact", "run", "tip", "causal")
 
 
 @dataclass(frozen=True)

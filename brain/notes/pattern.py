@@ -8,7 +8,7 @@ from typing import Any
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import CausalRelation, EvidenceEpisode, Note, Pattern
-from brain.notes.parse import WIKILINK, parse_wikilink
+from brain.notes.parse import parse_wikilink
 
 OUTCOME_SCORE = {"success": 1.0, "partial": 0.5, "failure": 0.0}
 SECTION_ORDER = (
@@ -155,6 +155,3 @@ def record_evidence(text: str, pattern: Pattern, *, outcome: str, episode: str |
         )
     return text
 
-
-def links_in(text: str) -> list[str]:
-    return [parse_wikilink(m.group(1)).target for m in WIKILINK.finditer(text)]
