@@ -295,7 +295,8 @@ def test_note_tools_happy_paths_and_visible_to_the_cli(client: McpClient) -> Non
     client.ok("edit_note", {"name": "Cache decision", "operation": "append", "section": "Context", "content": "- [fact] Reads dominate"})
     client.ok("edit_note", {"name": "Cache decision", "operation": "prepend", "content": "Summary: add a cache."})
     client.ok("edit_note", {"name": "Cache decision", "operation": "replace_section", "section": "Decision", "content": "Use Redis."})
-    client.ok("edit_note", {"name": "Cache decision", "operation": "find_replace", "find": "Redis", "content": "Valkey", "expected_count": 1})
+    replace = {"operation": "find_replace", "find": "Redis", "content": "Valkey", "expected_count": 1}
+    client.ok("edit_note", {"name": "Cache decision", **replace})
     edited = client.ok("edit_note", {"name": "Cache decision", "operation": "set_frontmatter", "frontmatter": {"status": "accepted"}})
     assert edited.structured_content["path"] == "notes/Cache decision.md"
     text = (root / "notes" / "Cache decision.md").read_text(encoding="utf-8")
@@ -444,18 +445,6 @@ def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: Mc
 # ---------------------------------------------------------------- search
 
 
-def _index_available() -> bool:
-    try:
-        import brain.index.search  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_index = pytest.mark.skipif(not _index_available(), reason="brain.index.search is not built yet")
-
-
-@needs_index
 def test_search_finds_notes_written_through_mcp_at_once(client: McpClient) -> None:
     first = client.ok("search", {"query": "routing", "mode": "text"})
     assert first.structured_content["hits"], text_of(first)
@@ -463,16 +452,19 @@ def test_search_finds_notes_written_through_mcp_at_once(client: McpClient) -> No
     fresh = client.ok("search", {"query": "quokka", "mode": "text", "limit": 5})
     assert [hit["path"] for hit in fresh.structured_content["hits"]][:1] == ["notes/Zebra striping.md"]
     assert "Zebra striping" in text_of(fresh)
+    (client.root / "notes" / "Typed in an editor.md").write_text("# Typed in an editor\n\nWombat sightings.\n", encoding="utf-8")
+    edited = client.ok("search", {"query": "wombat", "mode": "text"})
+    assert [hit["path"] for hit in edited.structured_content["hits"]] == ["notes/Typed in an editor.md"]
     filtered = client.ok("search", {"query": "memory", "mode": "text", "types": ["pattern"]})
     assert filtered.structured_content["hits"] and {hit["type"] for hit in filtered.structured_content["hits"]} == {"pattern"}
     hybrid = client.ok("search", {"query": "which memory source to query first"})
     assert hybrid.structured_content["mode"] == "hybrid" and hybrid.structured_content["hits"]
 
 
-@needs_index
 def test_search_bad_input_is_a_tool_error(client: McpClient) -> None:
     before = {path: data for path, data in snapshot(client.root).items() if path.endswith(".md")}
     client.bad("search", {"query": "memory", "mode": "fuzzy"}, "mode")
     client.bad("search", {"query": "memory", "limit": 0}, "limit")
+    client.bad("search", {"query": "   "}, "the search query is empty")
     client.ok("search", {"query": "memory", "mode": "text"})
     assert {path: data for path, data in snapshot(client.root).items() if path.endswith(".md")} == before

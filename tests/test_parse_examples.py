@@ -1,7 +1,7 @@
 """The two example notes of the ADR-018 seed parse to exactly what they say."""
 
 from brain.notes.episode import episode_from_note
-from brain.notes.model import CausalRelation, Decision, EvidenceEpisode, Observation, Relation
+from brain.notes.model import Decision, EvidenceEpisode
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from enum import Enum
@@ -14,6 +13,7 @@ from typer.core import TyperGroup
 
 from brain.errors import BrainError
 from brain.memory.corpus import Corpus
+from brain.memory.views import plain
 from brain.vault import Vault
 
 VaultOption = Annotated[
@@ -44,21 +44,11 @@ class BrainGroup(TyperGroup):
 
 
 def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
+    from brain.index.sync import attach
+
     found = Vault.find(vault)
+    attach(found)  # brain's own writes update the index at once (when the vault has one)
     return found, Corpus(found)
-
-
-def plain(value: Any) -> Any:
-    """Dataclasses, tuples and paths as JSON-ready values."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [plain(item) for item in value]
-    if isinstance(value, Path):
-        return str(value)
-    return value
 
 
 def emit_json(value: Any) -> None:

@@ -10,7 +10,8 @@ import typer
 from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
 from brain.memory import episodes as service
-from brain.notes.model import Decision, Episode
+from brain.memory.views import episode_summary
+from brain.notes.model import Decision
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
 
@@ -55,18 +56,6 @@ def store(
     typer.echo(f"{verb} {stored.path}")
 
 
-def _summary(episode: Episode) -> dict:
-    return {
-        "title": episode.title,
-        "path": episode.path,
-        "date": episode.date,
-        "outcome": episode.outcome,
-        "task": episode.task,
-        "decisions": len(episode.decisions),
-        "events": len(episode.events),
-    }
-
-
 @app.command("list")
 def list_(
     outcome: Annotated[Outcome | None, typer.Option(help="Only episodes with this outcome.")] = None,
@@ -81,7 +70,7 @@ def list_(
     _, corpus = open_vault(vault)
     found = service.list_episodes(corpus, outcome=outcome.value if outcome else None, task=task, since=since, until=until, limit=limit)
     if as_json:
-        emit_json([_summary(episode) for episode in found])
+        emit_json([episode_summary(episode) for episode in found])
         return
     if not found:
         typer.echo("no episodes match")

@@ -9,6 +9,7 @@ import typer
 from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, warn
 from brain.memory import causal
 from brain.memory import patterns as service
+from brain.memory.views import pattern_summary
 from brain.notes.model import Pattern
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
@@ -51,20 +52,9 @@ def evidence(
     _report(service.record_pattern_evidence(vault_, corpus, name, outcome=outcome.value, episode=episode))
 
 
-def _row(pattern: Pattern) -> dict:
-    return {
-        "title": pattern.title,
-        "path": pattern.path,
-        "success_rate": pattern.success_rate,
-        "occurrences": pattern.occurrences,
-        "trigger": pattern.trigger,
-        "last_validated": pattern.last_validated,
-    }
-
-
 def _print(patterns: list[Pattern], as_json: bool, empty: str) -> None:
     if as_json:
-        emit_json([_row(pattern) for pattern in patterns])
+        emit_json([pattern_summary(pattern) for pattern in patterns])
         return
     if not patterns:
         typer.echo(empty)

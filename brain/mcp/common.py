@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -16,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from brain.errors import BrainError
+from brain.memory.views import plain
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
@@ -71,21 +70,6 @@ def brain_tool(
         return fn
 
     return decorator
-
-
-def plain(value: Any) -> Any:
-    """Dataclasses, tuples, paths and dates as JSON-ready values."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [plain(item) for item in value]
-    if isinstance(value, Path):
-        return str(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
 
 
 def result(text: str, data: dict[str, Any]) -> CallToolResult:

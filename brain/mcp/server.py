@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import sqlite3
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,7 +19,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
-from brain.errors import InvalidInput
+from brain.errors import BrainError, InvalidInput
+from brain.index.sync import attach
 from brain.mcp import tools_episodic, tools_notes
 from brain.mcp.common import ServerState
 from brain.memory.corpus import Corpus
@@ -71,18 +73,16 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
 
 
 def _attach_index(vault: Vault) -> None:
-    """Keep the search index current with writes made through this server.
+    """Keep the search index current with writes made through this server, at once.
 
-    The index package owns how it learns of writes (a `Vault.on_change` listener); this is the
-    one place the server asks it to, when the package offers it.
+    The index package owns how (a `Vault.on_change` listener); this is the one place the server
+    asks for it. An index that cannot be opened now (busy, built by another embedder) must not
+    stop the server: notes are still served, and search reports the problem itself.
     """
     try:
-        from brain.index import sync
-    except ImportError:
-        return
-    attach = getattr(sync, "attach", None)
-    if callable(attach):
         attach(vault)
+    except (BrainError, OSError, sqlite3.Error) as error:
+        print(f"brain mcp: warning: search index not attached ({error})", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------- transports

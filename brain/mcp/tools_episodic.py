@@ -12,37 +12,18 @@ from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import causal
 from brain.memory import episodes as episode_service
 from brain.memory import patterns as pattern_service
-from brain.notes.model import Decision, Episode, Pattern
+from brain.memory.views import episode_summary, pattern_summary
+from brain.notes.model import Decision, Pattern
 
 GROUP = "episodic"
 
 Outcome = Literal["success", "partial", "failure"]
 EpisodeName = Annotated[str, Field(description="Episode title (EPISODE-...), ai-agents id, session id, file stem or path.")]
-DECISION_KEYS = "id (d001), timestamp, type (design|implementation|test|recovery|routing), context, options (list), chosen, rationale, outcome, effects (list of decision/event ids)"
+DECISION_KEYS = (
+    "id (d001), timestamp, type (design|implementation|test|recovery|routing), context, options (list), "
+    "chosen, rationale, outcome, effects (list of decision/event ids)"
+)
 EVENT_KEYS = "id (e001), timestamp, type, content, caused_by (list of ids), leads_to (list of ids)"
-
-
-def _episode_row(episode: Episode) -> dict[str, Any]:
-    return {
-        "title": episode.title,
-        "path": episode.path,
-        "date": episode.date,
-        "outcome": episode.outcome,
-        "task": episode.task,
-        "decisions": len(episode.decisions),
-        "events": len(episode.events),
-    }
-
-
-def _pattern_row(pattern: Pattern) -> dict[str, Any]:
-    return {
-        "title": pattern.title,
-        "path": pattern.path,
-        "success_rate": pattern.success_rate,
-        "occurrences": pattern.occurrences,
-        "trigger": pattern.trigger,
-        "last_validated": pattern.last_validated,
-    }
 
 
 def _pattern_line(pattern: Pattern) -> str:
@@ -79,7 +60,9 @@ def register(server: MCPServer, state: ServerState) -> None:
         decisions: Annotated[
             list[dict[str, Any]] | None, Field(description=f"Decisions made, in order. Each an object with: {DECISION_KEYS}.")
         ] = None,
-        events: Annotated[list[dict[str, Any]] | None, Field(description=f"Events in time order. Each an object with: {EVENT_KEYS}.")] = None,
+        events: Annotated[
+            list[dict[str, Any]] | None, Field(description=f"Events in time order. Each an object with: {EVENT_KEYS}.")
+        ] = None,
         lessons: Annotated[list[str] | None, Field(description="Lessons learned, one sentence each.")] = None,
         metrics: Annotated[
             dict[str, Any] | None, Field(description="Counts such as tool_calls, errors, recoveries, commits, files_changed.")
@@ -131,7 +114,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         lines = [f"{len(found)} episodes"] + [
             f"- {(e.date or '')[:10]} {e.outcome or '?'} {e.title}: {e.task or ''} ({len(e.decisions)} decisions)" for e in found
         ]
-        return result("\n".join(lines), {"episodes": [_episode_row(episode) for episode in found]})
+        return result("\n".join(lines), {"episodes": [episode_summary(episode) for episode in found]})
 
     @brain_tool(server, state, title="Get an episode's decisions", read_only=True)
     def get_decision_sequence(episode: EpisodeName) -> CallToolResult:
@@ -146,7 +129,9 @@ def register(server: MCPServer, state: ServerState) -> None:
 
     @brain_tool(server, state, title="Record a pattern", read_only=False)
     def add_pattern(
-        name: Annotated[str, Field(description="Pattern name or title; 'PATTERN-' is prefixed to a plain name (e.g. 'retry with backoff').")],
+        name: Annotated[
+            str, Field(description="Pattern name or title; 'PATTERN-' is prefixed to a plain name (e.g. 'retry with backoff').")
+        ],
         outcome: Annotated[Outcome, Field(description="How this occurrence of the pattern went.")] = "success",
         trigger: Annotated[str | None, Field(description="When the pattern applies (required to create a new pattern).")] = None,
         action: Annotated[str | None, Field(description="What to do when it applies (required to create a new pattern).")] = None,
@@ -163,7 +148,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         verb = "created" if update.created else "updated"
         text = f"{verb} {update.path}: success_rate {pattern.success_rate:.2f} over {pattern.occurrences} occurrences"
         text = "\n".join([text, *(f"warning: {message}" for message in update.warnings)])
-        return result(text, {**_pattern_row(pattern), "path": update.path, "created": update.created, "warnings": update.warnings})
+        return result(text, {**pattern_summary(pattern), "path": update.path, "created": update.created, "warnings": update.warnings})
 
     @brain_tool(server, state, title="Find patterns", read_only=True)
     def query_patterns(
@@ -181,7 +166,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         shown = found[:limit]
         more = f" (showing {len(shown)})" if len(found) > len(shown) else ""
         lines = [f"{len(found)} patterns{more}"] + [_pattern_line(pattern) for pattern in shown]
-        return result("\n".join(lines), {"total": len(found), "patterns": [_pattern_row(pattern) for pattern in shown]})
+        return result("\n".join(lines), {"total": len(found), "patterns": [pattern_summary(pattern) for pattern in shown]})
 
     @brain_tool(server, state, title="Find a causal path", read_only=True)
     def get_causal_path(
@@ -205,7 +190,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             text = f"no causal path from '{source}' to '{target}' within {max_depth} hops{hint}"
             return result(text, {"found": False, "reverse_exists": reverse})
         lines = [found.titles[0]]
-        for hop, title in zip(found.hops, found.titles[1:]):
+        for hop, title in zip(found.hops, found.titles[1:], strict=True):
             weight = f" {hop.weight:g}" if hop.weight is not None else ""
             lines.append(f"  --{hop.type}{weight}--> {title}")
         lines.append(f"{len(found.hops)} hops, reliability {found.reliability:.2f}")
@@ -225,4 +210,4 @@ def register(server: MCPServer, state: ServerState) -> None:
         """
         found = pattern_service.antipatterns(corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences)
         lines = [f"{len(found)} antipatterns"] + [_pattern_line(pattern) for pattern in found]
-        return result("\n".join(lines), {"antipatterns": [_pattern_row(pattern) for pattern in found]})
+        return result("\n".join(lines), {"antipatterns": [pattern_summary(pattern) for pattern in found]})

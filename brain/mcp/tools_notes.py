@@ -8,6 +8,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from brain.index import search as index_search
 from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import context_builder
 from brain.memory import notes as service
@@ -96,7 +97,8 @@ def register(server: MCPServer, state: ServerState) -> None:
             int | None, Field(description="find_replace only: refuse unless `find` occurs exactly this many times.")
         ] = None,
         frontmatter: Annotated[
-            dict[str, Any] | None, Field(description="Keys and values to set in the frontmatter (set_frontmatter); other keys stay as they are.")
+            dict[str, Any] | None,
+            Field(description="Keys and values to set in the frontmatter (set_frontmatter); other keys stay as they are."),
         ] = None,
     ) -> CallToolResult:
         """Change one part of an existing note; everything else stays byte for byte.
@@ -140,10 +142,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         has the note's path, title, type, the matching section and a snippet; read a hit in full
         with read_note or gather its neighbourhood with build_context.
         """
-        from brain.index.search import SearchFilters
-        from brain.index.search import search as run_search
-
-        filters = SearchFilters(
+        filters = index_search.SearchFilters(
             types=tuple(types or ()),
             folders=tuple(folders or ()),
             tags=tuple(tags or ()),
@@ -151,7 +150,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             since=since,
             until=until,
         )
-        hits = run_search(vault, query, mode=mode, limit=limit, filters=filters)
+        hits = index_search.search(vault, query, mode=mode, limit=limit, filters=filters)
         lines = [f"{len(hits)} hits for '{query}' ({mode})"]
         for number, hit in enumerate(hits, 1):
             where = f" #{hit.section}" if hit.section else ""

@@ -1,0 +1,112 @@
+"""`brain mcp --http` driven over streamable HTTP by the SDK's client, with the bearer token enforced."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from test_mcp_stdio import CORE_TOOLS, EPISODIC_TOOLS, cli, make_vault, snapshot, text_of
+
+TOKEN = "test-token-5f2c"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}},
+}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    root = make_vault(tmp_path / "vault")
+    port = free_port()
+    env = {**os.environ, "BRAIN_MCP_TOKEN": TOKEN}
+    env.pop("BRAIN_VAULT", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--http", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.stderr.read().decode()
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "server did not start listening"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp", root
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+
+
+def test_bearer_token_and_host_checks(http_server: tuple[str, Path]) -> None:
+    url, _ = http_server
+    missing = httpx2.post(url, json=INITIALIZE, headers=HEADERS)
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"].startswith("Bearer")
+    wrong = httpx2.post(url, json=INITIALIZE, headers={**HEADERS, "Authorization": "Bearer not-the-token"})
+    assert wrong.status_code == 401
+    # DNS-rebinding protection: a right token from a page on another host name is still refused
+    rebound = httpx2.post(url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example:80"})
+    assert rebound.status_code == 421
+    foreign = httpx2.post(
+        url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"}
+    )
+    assert foreign.status_code == 403
+    allowed = httpx2.post(url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}"})
+    assert allowed.status_code == 200
+
+
+def test_tools_over_streamable_http(http_server: tuple[str, Path]) -> None:
+    url, root = http_server
+
+    async def main():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30, read=60)) as http:
+            async with streamable_http_client(url, http_client=http) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    with anyio.fail_after(60):
+                        tools = {tool.name for tool in (await session.list_tools()).tools}
+                        written = await session.call_tool("write_note", {"title": "Over HTTP", "content": "Sent over the wire."})
+                        read_back = await session.call_tool("read_note", {"name": "Over HTTP"})
+                        before = snapshot(root)
+                        missing = await session.call_tool("read_note", {"name": "Not There"})
+                        unchanged = snapshot(root) == before
+                        anti = await session.call_tool("get_antipatterns", {})
+                        return tools, written, read_back, missing, unchanged, anti
+
+    tools, written, read_back, missing, unchanged, anti = anyio.run(main)
+    assert tools == CORE_TOOLS | EPISODIC_TOOLS
+    assert not written.is_error and written.structured_content["path"] == "notes/Over HTTP.md"
+    assert "Sent over the wire." in text_of(read_back)
+    assert "Sent over the wire." in cli(root, "note", "read", "Over HTTP")
+    assert missing.is_error and "no note named 'Not There'" in text_of(missing)
+    assert unchanged
+    assert not anti.is_error and anti.structured_content["antipatterns"][0]["title"] == "ANTIPATTERN-forgetful-first"
