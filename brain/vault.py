@@ -175,11 +175,15 @@ class Vault:
 
     # ------------------------------------------------------------ writing
 
-    def write(self, relative: str, text: str, *, expected: Stamp | None = None, create: bool = False) -> Stamp:
+    def write(
+        self, relative: str, text: str, *, expected: Stamp | None = None, create: bool = False, sync: bool = True
+    ) -> Stamp:
         """Write a note atomically (temp file + rename in the same folder).
 
         `create=True` refuses to overwrite an existing file. `expected` refuses the write when
-        the file on disk is no longer what brain read.
+        the file on disk is no longer what brain read. `sync=False` skips the fsync, for a
+        batch of writes that is made durable once at its end (`os.sync()`): an import of
+        thousands of notes would otherwise spend most of its time waiting on the disk.
         """
         path = self.safe_path(relative)
         if not relative.lower().endswith(".md"):
@@ -195,7 +199,8 @@ class Vault:
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(data)
                 handle.flush()
-                os.fsync(handle.fileno())
+                if sync:
+                    os.fsync(handle.fileno())
             if expected is not None:
                 self._check_unchanged(relative, path, expected)
             if create and path.exists():

@@ -259,6 +259,12 @@ def managed_sections(episode: Episode) -> dict[str, str]:
 
 def render_episode(episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> str:
     """Markdown for a new episode note, in the ADR-018 layout."""
+    fm = episode_frontmatter(episode, extra_frontmatter)
+    return f"---\n{frontmatter_yaml.dump(fm)}---\n\n" + render_episode_body(episode)
+
+
+def episode_frontmatter(episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The frontmatter `render_episode` writes, as a mapping (for writers with their own YAML dumper)."""
     fm: dict[str, Any] = {
         "title": episode.title,
         "type": "episode",
@@ -278,8 +284,12 @@ def render_episode(episode: Episode, extra_frontmatter: dict[str, Any] | None = 
     if episode.metrics:
         fm["metrics"] = dict(episode.metrics)
     fm.update(extra_frontmatter or {})
+    return fm
 
-    parts = [f"---\n{frontmatter_yaml.dump(fm)}---\n", f"# {episode.title}\n"]
+
+def render_episode_body(episode: Episode) -> str:
+    """The markdown under the frontmatter of a new episode note."""
+    parts = [f"# {episode.title}\n"]
     parts.append("## Context\n" + (episode.context.strip("\n") + "\n" if episode.context else ""))
     if episode.observations:
         lines = []

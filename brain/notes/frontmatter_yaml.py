@@ -84,10 +84,32 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_LINE_BREAKERS = ("\x85", "\u2028", "\u2029")
+
+
+def _has_line_breaker(value: Any) -> bool:
+    if isinstance(value, str):
+        return any(char in value for char in _LINE_BREAKERS)
+    if isinstance(value, dict):
+        return any(_has_line_breaker(key) or _has_line_breaker(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_line_breaker(item) for item in value)
+    return False
+
+
 def dump_key(key: str, value: Any) -> str:
-    """YAML text for one top-level key, ending in a newline, strings quoted when needed."""
+    """YAML text for one top-level key, ending in a newline, strings quoted when needed.
+
+    Non-ASCII text is written as it is, except where a value holds a Unicode line breaker
+    (NEL, U+2028, U+2029): PyYAML would write it raw and read it back as a line break, so
+    such a key is written with escapes instead.
+    """
     return yaml.safe_dump(
-        {key: value}, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
+        {key: value},
+        sort_keys=False,
+        allow_unicode=not _has_line_breaker({key: value}),
+        default_flow_style=False,
+        width=1_000_000,
     )
 
 

@@ -37,8 +37,9 @@ _NUMBER_KEY = re.compile(r"^(weight|evidence)\s*[:=]\s*([-+]?\d*\.?\d+)$", re.IG
 
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    # Only block structure matters here; inline parsing would cost most of the time.
-    return MarkdownIt("zero").enable(["heading", "lheading", "fence", "code"])
+    # Only block structure matters here; inline parsing would cost most of the time (the
+    # "inline" core rule would tokenize every paragraph; a heading's text is read without it).
+    return MarkdownIt("zero").enable(["heading", "lheading", "fence", "code"]).disable("inline")
 
 
 def parse_wikilink(inner: str) -> WikiLink:

@@ -1,0 +1,119 @@
+"""`brain import`: bring another tool's memory into the vault."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from brain.cli.common import VaultOption, warn
+from brain.importers.ai_agents import ImportResult, import_ai_agents
+from brain.importers.ai_agents_verify import verify_ai_agents
+from brain.vault import Vault
+
+app = typer.Typer(help="Import memory from other tools into the vault.", no_args_is_help=True)
+
+
+@contextmanager
+def progress_bars() -> Iterator[Any]:
+    """A progress callback drawing one bar per phase on a terminal; None (silence) when piped."""
+    if not (sys.stdout.isatty() and sys.stderr.isatty()):
+        yield None
+        return
+    bars: dict[str, Any] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        bar = bars.get(phase)
+        if bar is None:
+            bar = bars[phase] = typer.progressbar(length=total, label=f"{phase:8}", file=sys.stderr, show_pos=True)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        for bar in bars.values():
+            bar.__exit__(None, None, None)
+
+
+@app.command("ai-agents")
+def ai_agents(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A folder holding episode-*.json and/or causal-graph.json (searched recursively), or one such file.",
+            show_default=False,
+        ),
+    ],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the notes that would be created or updated; write nothing.")] = False,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Then compute the causal graph from the notes, compare it (and the episodes) with the JSON, and print every difference.",
+        ),
+    ] = False,
+    vault: VaultOption = None,
+) -> None:
+    """Import ai-agents episodes and causal graph as episode, pattern and causal notes.
+
+    Re-importing the same files changes nothing; a newer version updates the notes and keeps
+    what a person wrote in them. Exit code 1 when a file was skipped or --verify found a difference.
+    """
+    # Not open_vault: its index listener would update the catalog once per note written (50 s for
+    # the 2,542 notes of the v2 data); the written notes are indexed in one batch below (about 4 s).
+    vault_ = Vault.find(vault)
+    with progress_bars() as progress:
+        result = import_ai_agents(vault_, path, dry_run=dry_run, progress=progress)
+    if not dry_run:
+        _index([planned.path for planned in result.writes], vault_)
+    for message in result.warnings:
+        warn(message)
+    for skipped in result.skipped:
+        typer.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
+    if dry_run:
+        for planned in result.writes:
+            typer.echo(f"would {planned.action} {planned.path}")
+    typer.echo(_summary(result))
+    failed = bool(result.skipped)
+    if verify:
+        found = verify_ai_agents(vault_, result.sources)
+        for line in found:
+            typer.echo(f"difference: {line}")
+        checked = f"{result.counts['episodes']} episode(s), {result.counts['graphs']} graph(s)"
+        typer.echo(f"verify: {len(found)} difference(s) in {checked}" if found else f"verify: no differences in {checked}")
+        failed = failed or bool(found)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _index(paths: list[str], vault: Vault) -> None:
+    """Bring the vault's index (when it has one) up to date with the written notes, in one batch."""
+    from brain.index.catalog import CATALOG_FILE
+    from brain.index.engine import open_index
+    from brain.index.sync import update_paths
+
+    if not paths or not (vault.index_dir / CATALOG_FILE).is_file():
+        return
+    try:
+        update_paths(open_index(vault), paths, embed=False)
+    except Exception as error:  # noqa: BLE001 - the notes are written; the next scan catches up
+        warn(f"the index was not updated ({error}); run 'brain index'")
+
+
+def _summary(result: ImportResult) -> str:
+    counts = result.counts
+    created = sum(1 for planned in result.writes if planned.action == "create")
+    updated = len(result.writes) - created
+    what = f"{counts['episodes']} episode(s) and {counts['graphs']} graph(s)"
+    if counts["graphs"]:
+        what += f" ({counts['nodes']} nodes, {counts['edges']} edges, {counts['patterns']} patterns)"
+    skipped = f"; {len(result.skipped)} file(s) skipped" if result.skipped else ""
+    if result.dry_run:
+        changes = f"{created} new note(s), {updated} updated, {result.unchanged} unchanged"
+        return f"dry run, nothing written: {what} would give {changes}{skipped}"
+    return f"imported {what}: {created} note(s) created, {updated} updated, {result.unchanged} unchanged{skipped}"
