@@ -105,7 +105,7 @@ def _from_explicit(path: Path, looked: list[str]) -> ModelFiles | None:
         folder = path / "onnx" if _pick_onnx(path) is None and (path / "onnx").is_dir() else path
         model = _pick_onnx(folder)
     else:
-        looked.append(f"{path}: does not exist")
+        looked.append(f"{path}: " + ("not a folder or an .onnx file" if path.exists() else "does not exist"))
         return None
     tokenizer = next((p for p in (folder / "tokenizer.json", path / "tokenizer.json") if p.is_file()), None)
     if model is None or tokenizer is None:
