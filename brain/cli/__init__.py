@@ -23,6 +23,9 @@ app.add_typer(patterns.app, name="pattern")
 app.add_typer(graph.app, name="graph")
 app.add_typer(context.app, name="context")
 mcp_command.register(app)
+from brain.cli import imports; app.add_typer(imports.app, name="import")  # noqa: E402,E702
+from brain.cli import exports; app.add_typer(exports.app, name="export")  # noqa: E402,E702
+from brain.cli import index_commands; index_commands.register(app)  # noqa: E402,E702
 
 
 def main() -> None:

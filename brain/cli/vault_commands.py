@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
-from brain.memory.health import check_notes
+from brain.memory.health import check_index, check_notes
 from brain.vault import init_vault
 
 
@@ -22,9 +22,10 @@ def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (create
 
 
 def doctor(vault: VaultOption = None, as_json: JsonOption = False) -> None:
-    """List malformed notes, broken and ambiguous links and causal cycles, each with its fix."""
-    _, corpus = open_vault(vault)
-    findings = check_notes(corpus)
+    """List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix."""
+    vault_, corpus = open_vault(vault)
+    index_findings = check_index(vault_)  # before reading the notes, which brings the catalog up to date
+    findings = check_notes(corpus) + index_findings
     if as_json:
         emit_json(findings)
         return

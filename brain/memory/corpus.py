@@ -1,21 +1,31 @@
 """All the notes of a vault, parsed once, and name resolution over them.
 
-`Corpus` is what the services read. It re-parses a file only when its size or mtime changed,
-so a long-lived process (the MCP server, the watcher) pays for unchanged notes once.
+`Corpus` is what the services read. When the vault has an index (`brain index` made
+`.brain/index/catalog.sqlite3`), notes come from the catalog: each call re-stats the files
+(the catalog re-parses only what changed) and loads just the rows that changed since the last
+call, so no file is re-read or re-parsed for a read. While `brain watch` runs on the vault the
+stat scan is skipped too: the watcher keeps the catalog current, and a call costs one SQLite
+read. A vault without an index is read the old way (stat every file, re-parse what changed,
+in memory), and reading never creates an index.
 """
 
 from __future__ import annotations
 
 import difflib
+import logging
 import os
+import sqlite3
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import PurePosixPath
 
 from brain.errors import AmbiguousName, NoteNotFound
 from brain.notes.model import Note
 from brain.notes.parse import parse_wikilink
 from brain.vault import Vault, parse_bytes
+
+log = logging.getLogger(__name__)
 
 
 def _clean_name(name: str) -> str:
@@ -88,14 +98,81 @@ class Resolver:
 class Corpus:
     def __init__(self, vault: Vault):
         self.vault = vault
-        self._cache: dict[str, tuple[tuple[int, int], Note]] = {}
-        self._signature: tuple | None = None
+        self._cache: dict[str, tuple[tuple[int, int] | int, Note]] = {}  # path -> (stat or catalog gen, note)
+        self._signature: object = None
+        self._generation: int | None = None
+        self._list: list[Note] | None = None
         self._resolver: Resolver | None = None
         self.derived: dict[str, object] = {}  # caches built from the notes (e.g. the causal graph)
+        self._frozen = 0
+        self._looked_while_frozen = False
+
+    @contextmanager
+    def frozen(self) -> Iterator[Corpus]:
+        """One consistent view for one read operation: inside, the files are looked at once, at
+        the first call, however often the services ask (a causal path asks three times). Meant
+        for reads: a note written inside the block is seen after it."""
+        self._frozen += 1
+        if self._frozen == 1:
+            self._looked_while_frozen = False
+        try:
+            yield self
+        finally:
+            self._frozen -= 1
 
     def notes(self) -> list[Note]:
-        """Every note in the vault, re-reading only files whose size or mtime changed."""
-        seen: dict[str, tuple[tuple[int, int], Note]] = {}
+        """Every note in the vault as it is on disk now (see the module doc for how that stays cheap)."""
+        if not (self._frozen and self._looked_while_frozen and self._list is not None):
+            index = self._index()
+            if index is None or not self._from_catalog(index):
+                self._from_files()
+            self._looked_while_frozen = bool(self._frozen)
+        if self._list is None:
+            self._list = [entry[1] for _, entry in sorted(self._cache.items())]
+        return list(self._list)  # the caller's to change
+
+    def _index(self):
+        if not (self.vault.index_dir / "catalog.sqlite3").is_file():
+            return None
+        from brain.index.engine import open_index  # the index package is optional for a plain read
+
+        try:
+            return open_index(self.vault)
+        except (sqlite3.Error, OSError) as error:
+            log.warning("index unusable (%s); reading the notes from their files", error)
+            return None
+
+    def _from_catalog(self, index) -> bool:
+        from brain.index.sync import scan
+
+        try:
+            if not index.watcher_alive():
+                scan(index)
+            generation = index.catalog.generation()
+            if generation == self._generation and self._signature == "catalog":
+                return True
+            versions = index.catalog.note_versions()
+            if self._signature != "catalog":
+                self._cache = {}
+            stale = [path for path, gen in versions.items() if self._cache.get(path, ((), None))[0] != gen]
+            gone = [path for path in self._cache if path not in versions]
+            if stale or gone:
+                loaded = index.catalog.load(None if len(stale) > len(versions) // 2 else stale)
+                for path in gone:
+                    del self._cache[path]
+                for path, note in loaded.items():
+                    if path in versions:
+                        self._cache[path] = (versions[path], note)
+                self._changed()
+            self._generation, self._signature = generation, "catalog"
+            return True
+        except (sqlite3.Error, OSError) as error:
+            log.warning("index unusable (%s); reading the notes from their files", error)
+            return False
+
+    def _from_files(self) -> None:
+        """Stat every file, re-parse those whose size or mtime changed."""
+        seen: dict[str, tuple[tuple[int, int] | int, Note]] = {}
         for relative in self.vault.iter_files():
             try:
                 info = os.stat(self.vault.root / relative)
@@ -112,12 +189,16 @@ class Corpus:
                 continue
             seen[relative] = (key, parse_bytes(data, relative))
         signature = tuple(sorted((path, entry[0]) for path, entry in seen.items()))
+        self._cache = seen
         if signature != self._signature:
             self._signature = signature
-            self._resolver = None
-            self.derived.clear()
-        self._cache = seen
-        return [entry[1] for _, entry in sorted(seen.items())]
+            self._generation = None
+            self._changed()
+
+    def _changed(self) -> None:
+        self._list = None
+        self._resolver = None
+        self.derived.clear()
 
     def of_type(self, note_type: str) -> list[Note]:
         return [note for note in self.notes() if note.type == note_type]

@@ -9,11 +9,12 @@ from brain.memory.corpus import Corpus
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
+from brain.vault import Vault
 
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # malformed | broken-link | ambiguous-link | cycle | stale-index | skipped
+    kind: str  # malformed | broken-link | ambiguous-link | cycle | skipped | stale-index
     path: str
     message: str
     fix: str
@@ -60,4 +61,40 @@ def check_notes(corpus: Corpus) -> list[Finding]:
         findings.append(
             Finding("cycle", cycle[0], "causal cycle: " + " -> ".join(titles + titles[:1]), "fine if intended; paths and chains stop at repeats")
         )
+    return findings
+
+
+_SKIP_FIXES = (
+    ("symlink", "move the note into the vault, or replace the link with a copy"),
+    ("binary", "remove the file, or rename it so it does not end in .md"),
+    ("cannot be read", "fix the file's permissions, then run `brain index`"),
+)
+
+
+def check_index(vault: Vault) -> list[Finding]:
+    """Files left out of the index, and an index that lags behind the files or the embedder."""
+    from brain.index.status import index_status  # the index package loads only for doctor
+
+    status = index_status(vault, with_embedder=False)
+    findings = []
+    for path, reason in sorted(status.skipped.items()):
+        fix = next((fix for key, fix in _SKIP_FIXES if key in reason), "check the file, then run `brain index`")
+        findings.append(Finding("skipped", path, reason, fix))
+    if not status.indexed:
+        return findings
+    where = ".brain/index"
+    if status.changed_files:
+        findings.append(Finding("stale-index", where, f"{status.changed_files} note files changed since the last index",
+                                "run `brain index`, or keep `brain watch` running"))
+    if status.vectors_embedder and status.pending_vectors:
+        findings.append(Finding("stale-index", where, f"{status.pending_vectors} notes wait for their vectors",
+                                "run `brain index`"))
+    if status.vectors_embedder:
+        from brain.index.engine import open_index
+
+        embedder = open_index(vault).embedder
+        if embedder.id != status.vectors_embedder:
+            findings.append(Finding("stale-index", where,
+                                    f"vectors were made by '{status.vectors_embedder}' but the embedder is '{embedder.id}'",
+                                    "run `brain reindex`"))
     return findings

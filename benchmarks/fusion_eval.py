@@ -1,0 +1,77 @@
+"""Measure text, vector and fused search on vault-example's labelled queries, with the real model.
+
+    python benchmarks/fusion_eval.py            # prints a table, writes benchmarks/results/fusion.json
+
+Metrics per query set: hit@1, hit@5 (a relevant note in the top k), MRR@10.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from labelled_queries import KEYWORDS, PARAPHRASE  # noqa: E402
+
+from brain.index import search as search_module  # noqa: E402
+from brain.index.engine import open_index  # noqa: E402
+from brain.index.sync import index_vault  # noqa: E402
+from brain.vault import Vault  # noqa: E402
+
+VARIANTS = [("text", "text", None, None), ("vector", "vector", None, None), ("rrf", "hybrid", "rrf", None)]
+VARIANTS += [(f"weighted {w:.1f}", "hybrid", "weighted", w) for w in (0.3, 0.4, 0.5, 0.6, 0.7)]
+
+
+def prepared_vault(source: Path) -> Vault:
+    target = Path(tempfile.mkdtemp(prefix="brain-fusion-")) / "vault"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".brain"))
+    (target / ".brain").mkdir()
+    return Vault(target)
+
+
+def evaluate(index, queries: dict[str, list[str]], mode: str, fusion: str | None, weight: float | None) -> dict:
+    hit1 = hit5 = mrr = 0.0
+    misses = []
+    for query, relevant in queries.items():
+        kwargs = {"fusion": fusion} if fusion else {}
+        if weight is not None:
+            kwargs["text_weight"] = weight
+        paths = [hit.path for hit in search_module.run(index, query, mode=mode, limit=10, **kwargs)]
+        rank = next((i for i, path in enumerate(paths, start=1) if path in relevant), None)
+        hit1 += rank == 1
+        hit5 += rank is not None and rank <= 5
+        mrr += 1.0 / rank if rank else 0.0
+        if rank is None or rank > 5:
+            misses.append(query)
+    n = len(queries)
+    return {"hit@1": round(hit1 / n, 3), "hit@5": round(hit5 / n, 3), "mrr@10": round(mrr / n, 3), "missed@5": misses}
+
+
+def main() -> int:
+    vault = prepared_vault(HERE.parent / "vault-example")
+    index = open_index(vault)
+    index_vault(vault, index=index)
+    print(f"embedder {index.embedder.id}; {len(PARAPHRASE)} paraphrase + {len(KEYWORDS)} keyword queries")
+    results = {}
+    print(f"{'variant':14} {'set':10} {'hit@1':>6} {'hit@5':>6} {'mrr@10':>7}")
+    for name, mode, fusion, weight in VARIANTS:
+        results[name] = {}
+        for set_name, queries in (("paraphrase", PARAPHRASE), ("keywords", KEYWORDS), ("all", {**PARAPHRASE, **KEYWORDS})):
+            scores = evaluate(index, queries, mode, fusion, weight)
+            results[name][set_name] = scores
+            print(f"{name:14} {set_name:10} {scores['hit@1']:6.3f} {scores['hit@5']:6.3f} {scores['mrr@10']:7.3f}")
+    out = HERE / "results" / "fusion.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"embedder": index.embedder.id, "results": results}, indent=2) + "\n")
+    shutil.rmtree(vault.root.parent, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

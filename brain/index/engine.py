@@ -1,0 +1,157 @@
+"""One vault's indexes in one process: catalog, embedder, vector store, and the index lock.
+
+`open_index(vault)` returns the same `Index` for a vault for the life of the process, so the
+model is loaded once and the catalog connection and Chroma client stay warm. The embedder and
+the Chroma location come from `.brain/config.toml`, `$BRAIN_CHROMA_URL`, or the arguments.
+
+Locks: every write to the catalog or the vectors happens inside `Index.locked()`, a lock file
+(`.brain/index/index.lock`, via filelock) plus a thread lock, so two `brain index` processes,
+the watcher and the MCP server never write at once. SQLite's WAL lets readers go on meanwhile.
+`watch.lock` is held by a running watcher; while it is held, readers trust the catalog instead
+of re-statting the vault (see `watcher_alive`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from filelock import FileLock, Timeout
+
+from brain.config import load_config
+from brain.errors import IndexBusy
+from brain.index.catalog import Catalog
+from brain.index.vectors import VectorStore
+from brain.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.embedders import Embedder
+
+ENV_CHROMA_URL = "BRAIN_CHROMA_URL"
+LOCK_TIMEOUT = 600.0
+log = logging.getLogger(__name__)
+
+_indexes: dict[Path, Index] = {}
+_registry_lock = threading.Lock()
+_warned: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
+
+
+class Index:
+    def __init__(self, vault: Vault, *, embedder: Embedder | None = None, chroma_url: str | None = None):
+        self.vault = vault
+        self.dir = vault.index_dir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        config = load_config(vault.brain_dir)
+        self.config = config
+        self.chroma_url = chroma_url or os.environ.get(ENV_CHROMA_URL) or config.chroma_url
+        self._embedder = embedder
+        self._vectors: VectorStore | None = None
+        self._spans: tuple | None = None
+        self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
+        self._thread_lock = threading.RLock()
+        with self.locked():  # creating the schema is a write
+            self.catalog = Catalog.for_index_dir(self.dir)
+
+    # ------------------------------------------------------------ parts
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from brain.index.embedders import load_embedder  # numpy, onnxruntime: only when needed
+
+            self._embedder = load_embedder(self.config.embedder, self.config.model_path, warn=warn_once)
+        return self._embedder
+
+    @property
+    def vectors(self) -> VectorStore:
+        if self._vectors is None:
+            embedder = self.embedder
+            self._vectors = VectorStore(self.catalog, self.vault.root, embedder.id, embedder.dim, self.chroma_url)
+        return self._vectors
+
+    @property
+    def spans(self):
+        """The token counter chunking uses: the embedder's own tokenizer (see chunking.spans_for)."""
+        embedder = self.embedder
+        if self._spans is None or self._spans[0] is not embedder:
+            from brain.index.chunking import spans_for
+
+            self._spans = (embedder, spans_for(embedder))
+        return self._spans[1]
+
+    def reset_vectors(self) -> None:
+        """Forget this process's vector store client (after a reindex dropped the collections)."""
+        if self._vectors is not None:
+            self._vectors._reopen()
+        self._vectors = None
+
+    def has_vectors(self) -> bool:
+        return self.catalog.get_meta("embedder") is not None
+
+    # ------------------------------------------------------------ locks
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        with self._thread_lock:
+            try:
+                self._file_lock.acquire()
+            except Timeout:
+                raise IndexBusy(
+                    f"another brain process has held {self.dir / 'index.lock'} for over {LOCK_TIMEOUT:.0f} s; "
+                    "if none is running, delete that file"
+                ) from None
+            try:
+                yield
+            finally:
+                self._file_lock.release()
+
+    def watcher_alive(self) -> bool:
+        """True while some process runs `brain watch` on this vault (it holds watch.lock)."""
+        probe = FileLock(str(self.dir / "watch.lock"), timeout=0, thread_local=False)
+        try:
+            probe.acquire()
+        except Timeout:
+            return True
+        probe.release()
+        return False
+
+    def close(self) -> None:
+        if self._vectors is not None:
+            self._vectors._reopen()  # stops this process's embedded Chroma for the vault
+        self.catalog.close()
+
+
+def open_index(vault: Vault, *, embedder: Embedder | None = None, chroma_url: str | None = None) -> Index:
+    """The process's Index for this vault; an explicit embedder or Chroma URL replaces the cached one's."""
+    with _registry_lock:
+        found = _indexes.get(vault.root)
+        if found is not None:
+            if embedder is not None and found._embedder is not embedder:
+                found._embedder, found._vectors = embedder, None
+            if chroma_url is not None and chroma_url != found.chroma_url:
+                found.chroma_url, found._vectors = chroma_url, None
+            if found.dir.is_dir() and (found.dir / "catalog.sqlite3").exists():
+                return found
+            found.close()  # the index folder was deleted: start again
+        created = Index(vault, embedder=embedder, chroma_url=chroma_url)
+        _indexes[vault.root] = created
+        return created
+
+
+def forget(vault_root: Path) -> None:
+    """Close and drop the cached Index of a vault (tests, reindex from scratch)."""
+    with _registry_lock:
+        found = _indexes.pop(Path(vault_root).resolve(), None)
+    if found is not None:
+        found.close()

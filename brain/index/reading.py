@@ -1,0 +1,39 @@
+"""Read, hash and parse note files. Kept apart from sync.py so process-pool workers import little."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from brain.index.catalog import Row, is_binary
+from brain.vault import parse_bytes
+
+
+@dataclass(frozen=True)
+class Read:
+    path: str
+    mtime_ns: int = 0
+    size: int = 0
+    sha256: str = ""
+    row: Row | None = None  # parsed, unless only the hash was wanted
+    error: str | None = None
+
+
+def read_one(root: str, relative: str, known_sha256: str | None = None) -> Read:
+    """Read and hash a file; parse it unless its hash is `known_sha256` (bytes unchanged)."""
+    try:
+        with open(os.path.join(root, relative), "rb") as handle:
+            info = os.fstat(handle.fileno())  # the stat that goes with these bytes
+            data = handle.read()
+    except OSError as error:
+        return Read(relative, error=f"cannot be read: {error.strerror or error}")
+    digest = hashlib.sha256(data).hexdigest()
+    row = None
+    if digest != known_sha256:
+        row = Row.of(relative, info.st_mtime_ns, info.st_size, digest, parse_bytes(data, relative), not is_binary(data))
+    return Read(relative, info.st_mtime_ns, info.st_size, digest, row)
+
+
+def read_many(root: str, paths: list[str], known: dict[str, str]) -> list[Read]:
+    return [read_one(root, path, known.get(path)) for path in paths]

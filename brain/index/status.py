@@ -1,0 +1,72 @@
+"""What `brain status` and `brain doctor` report about the indexes. Reading only: nothing is updated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from brain.index.catalog import CATALOG_FILE
+from brain.index.engine import open_index, warn_once
+from brain.index.sync import walk
+from brain.vault import Vault
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    vault: str
+    indexed: bool  # an index exists
+    notes: int  # note files in the vault now
+    by_type: dict[str, int] = field(default_factory=dict)  # cataloged notes per type
+    updated_at: str | None = None
+    changed_files: int = 0  # files added, changed or removed since the last scan
+    pending_vectors: int = 0  # cataloged notes whose vectors are missing or stale
+    chunks: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+    embedder: str | None = None
+    embedder_source: str | None = None
+    vectors_embedder: str | None = None  # the embedder that wrote the vectors
+    vector_store: str | None = None
+    watcher: bool = False
+
+    @property
+    def fresh(self) -> bool:
+        return self.indexed and self.changed_files == 0 and self.pending_vectors == 0
+
+
+def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: bool = True) -> IndexStatus:
+    files, left_out = walk(vault.root)
+    if not (vault.index_dir / CATALOG_FILE).is_file():
+        embedder = None
+        if with_embedder:  # which embedder an index would use, without creating one
+            from brain.config import load_config
+            from brain.index.embedders import load_embedder
+
+            config = load_config(vault.brain_dir)
+            embedder = load_embedder(config.embedder, config.model_path, warn=warn_once)
+        return IndexStatus(str(vault.root), False, len(files), skipped=left_out,
+                           embedder=embedder.id if embedder else None, embedder_source=embedder.source if embedder else None)
+    index = open_index(vault, chroma_url=chroma_url)
+    catalog = index.catalog
+    stamps = catalog.stamps()
+    changed = sum(1 for p, (m, s) in files.items() if p not in stamps or (stamps[p].mtime_ns, stamps[p].size) != (m, s))
+    changed += sum(1 for p in stamps if p not in files)
+    updated = catalog.get_meta("updated_at")
+    when = datetime.fromtimestamp(float(updated), tz=timezone.utc).isoformat(timespec="seconds") if updated else None
+    written = catalog.get_meta("embedder")
+    embedder = index.embedder if with_embedder else None
+    return IndexStatus(
+        vault=str(vault.root),
+        indexed=True,
+        notes=len(files),
+        by_type=catalog.counts_by_type(),
+        updated_at=when,
+        changed_files=changed,
+        pending_vectors=len(catalog.pending_vectors()),
+        chunks=catalog.chunk_count(),
+        skipped={**catalog.skipped(), **left_out},
+        embedder=embedder.id if embedder else None,
+        embedder_source=embedder.source if embedder else None,
+        vectors_embedder=written,
+        vector_store=index.vectors.location if embedder else None,
+        watcher=index.watcher_alive(),
+    )

@@ -1,0 +1,286 @@
+"""Chunk vectors in Chroma: embedded `PersistentClient` under `.brain/index/chroma`, or a server.
+
+One collection per vault and embedder. Each record is one chunk, id `<note id>:<chunk id>`,
+with metadata note_id, path, type, folder, section and embedder. The collection's metadata
+names the embedder too, and the catalog remembers which embedder wrote the vault's vectors:
+a query or a write with another embedder is refused with `IndexMismatch`, never mixed.
+
+Chroma's embedded store keeps its vector index in memory per process. Writes from another
+process land on disk but not in this process's copy, so every write bumps the catalog's
+`vectors_generation`, and a process that sees a generation it did not write reopens its
+client before it reads or writes (cheap when nothing changed: one SQLite read). Writes are
+made under the index lock, so only one process writes at a time and always from fresh state.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+import hashlib
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from brain.errors import IndexMismatch, InvalidInput
+from brain.index.catalog import Catalog
+
+GENERATION_KEY = "vectors_generation"
+RECENT_LIMIT = 2000
+EMBEDDER_KEY = "embedder"
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    note_id: int
+    chunk_id: str
+    similarity: float
+
+
+def collection_name(vault_root: Path, embedder_id: str) -> str:
+    """Stable, Chroma-valid (3-512 chars of [a-zA-Z0-9._-]) and distinct per vault and embedder."""
+    slug = re.sub(r"[^a-zA-Z0-9]+", "-", Path(vault_root).name).strip("-")[:40] or "vault"
+    digest = hashlib.sha256(str(Path(vault_root).resolve()).encode()).hexdigest()[:10]
+    model = re.sub(r"[^a-zA-Z0-9]+", "-", embedder_id).strip("-")[:60]
+    return f"brain-{slug}-{digest}-{model}"
+
+
+def parse_url(url: str) -> tuple[str, int, bool]:
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise InvalidInput(f"chroma url '{url}' is not an http(s) URL such as http://127.0.0.1:8000")
+    return parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 8000), parsed.scheme == "https"
+
+
+def _serialized(method):
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class VectorStore:
+    def __init__(self, catalog: Catalog, vault_root: Path, embedder_id: str, dim: int, chroma_url: str | None = None):
+        self.catalog = catalog
+        self.embedder_id = embedder_id
+        self.dim = dim
+        self.chroma_url = chroma_url
+        self.path = catalog.path.parent / "chroma"
+        self.name = collection_name(vault_root, embedder_id)
+        self._client: Any = None
+        self._collection: Any = None
+        self._seen_generation: str | None = None
+        # One thread at a time per store: a client is created, reopened and used under this lock
+        # (two threads creating Chroma's shared client for one path at once break it).
+        self._lock = threading.RLock()
+        # Records this process wrote since its client was opened. chromadb 1.5's embedded store was
+        # seen to leave a fresh upsert out of this process's approximate index (a fresh process
+        # finds it), so queries also rank these exactly and merge them in.
+        self._recent: dict[str, int] = {}
+
+    @property
+    def location(self) -> str:
+        return f"{self.chroma_url} (Chroma server)" if self.chroma_url else f"{self.path} (embedded Chroma)"
+
+    # ------------------------------------------------------------ client and collection
+
+    def _connect(self) -> Any:
+        import chromadb
+        from chromadb.config import Settings
+
+        settings = Settings(anonymized_telemetry=False, allow_reset=False)
+        if self.chroma_url:
+            host, port, ssl = parse_url(self.chroma_url)
+            return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+        self.path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(self.path), settings=settings)
+
+    @_serialized
+    def _reopen(self) -> None:
+        """Drop this process's copy of the embedded store so the next use loads it from disk."""
+        self._collection = None
+        self._recent = {}
+        if self._client is not None and not self.chroma_url:
+            from chromadb.api.shared_system_client import SharedSystemClient
+
+            # chromadb caches one System per path for the whole process; stop just ours.
+            system = SharedSystemClient._identifier_to_system.pop(str(self.path), None)
+            SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
+            if system is not None:
+                system.stop()
+        self._client = None
+
+    def _check_fresh(self) -> None:
+        generation = self.catalog.get_meta(GENERATION_KEY)
+        if self._client is not None and generation != self._seen_generation:
+            self._reopen()
+        self._seen_generation = generation
+
+    def check_embedder(self) -> None:
+        """Refuse to use vectors written by another embedder."""
+        written = self.catalog.get_meta(EMBEDDER_KEY)
+        if written is not None and written != self.embedder_id:
+            raise IndexMismatch(
+                f"the vectors of this vault were made by embedder '{written}', but the embedder in use is "
+                f"'{self.embedder_id}'; run `brain reindex` to rebuild them (or switch the embedder back)"
+            )
+
+    @_serialized
+    def collection(self, create: bool = True) -> Any:
+        self.check_embedder()
+        self._check_fresh()
+        if self._collection is None:
+            if self._client is None:
+                self._client = self._connect()
+            if create:
+                self._collection = self._client.get_or_create_collection(
+                    self.name,
+                    metadata={"embedder": self.embedder_id, "dim": self.dim},
+                    configuration={"hnsw": {"space": "cosine"}},
+                    embedding_function=None,  # brain embeds; Chroma's own function must never run (or download)
+                )
+            else:
+                try:
+                    self._collection = self._client.get_collection(self.name, embedding_function=None)
+                except Exception:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
+                    return None
+            found = (self._collection.metadata or {}).get("embedder")
+            if found not in (None, self.embedder_id):
+                raise IndexMismatch(
+                    f"collection '{self.name}' holds vectors of embedder '{found}', not '{self.embedder_id}'; run `brain reindex`"
+                )
+        return self._collection
+
+    def written(self) -> None:
+        """Inside the catalog's write(): record that this process changed the vectors."""
+        current = int(self.catalog.get_meta(GENERATION_KEY, "0") or 0) + 1
+        self.catalog.set_meta(GENERATION_KEY, str(current))
+        self.catalog.set_meta(EMBEDDER_KEY, self.embedder_id)
+        self._seen_generation = str(current)
+
+    # ------------------------------------------------------------ writing (under the index lock)
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the store for a sequence of writes: a query in another thread of this process
+        that lands between an upsert and the next update was seen to leave Chroma's in-process
+        index without the upserted vectors (chromadb 1.5), so queries wait for the whole batch."""
+        with self._lock:
+            yield
+
+    @_serialized
+    def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[dict]) -> None:
+        if ids:
+            self.collection().upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
+            if not self.chroma_url:
+                self._recent.update((record, int(meta["note_id"])) for record, meta in zip(ids, metadatas))
+                if len(self._recent) > RECENT_LIMIT:
+                    self._reopen()  # a fresh load holds them all
+
+    @_serialized
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict]) -> None:
+        if ids:
+            self.collection().update(ids=list(ids), metadatas=list(metadatas))
+
+    @_serialized
+    def delete(self, ids: Sequence[str]) -> None:
+        for record in ids:
+            self._recent.pop(record, None)
+        collection = self.collection(create=False) if ids else None
+        if collection is not None:
+            for start in range(0, len(ids), 5000):
+                collection.delete(ids=list(ids[start : start + 5000]))
+
+    @_serialized
+    def drop(self) -> None:
+        """Delete this vault's collection (reindex); missing is fine."""
+        self._check_fresh()
+        if self._client is None:
+            self._client = self._connect()
+        try:
+            self._client.delete_collection(self.name)
+        except Exception:  # noqa: BLE001 - absent collection
+            pass
+        self._collection = None
+
+    # ------------------------------------------------------------ reading
+
+    @_serialized
+    def count(self) -> int:
+        collection = self.collection(create=False)
+        return collection.count() if collection is not None else 0
+
+    @_serialized
+    def exact(self, vector: Sequence[float], keys: Sequence[tuple[int, str]], n: int) -> list[VectorHit]:
+        """Exact nearest chunks among the given (note id, chunk id) keys: for filtered searches,
+        where an approximate index would drop some allowed chunks."""
+        collection = self.collection(create=False)
+        if collection is None or not keys:
+            return []
+        found = collection.get(ids=[record_id(note, chunk) for note, chunk in keys], include=["embeddings"])
+        if not found["ids"]:
+            return []
+        similarities = _cosine(vector, found["embeddings"])
+        order = similarities.argsort()[::-1][:n]
+        hits = []
+        for position in order:
+            note, chunk = found["ids"][position].split(":", 1)
+            hits.append(VectorHit(int(note), chunk, float(similarities[position])))
+        return hits
+
+    @_serialized
+    def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
+        """The `n` chunks nearest to `vector`, restricted to `note_ids` when given (before ranking)."""
+        collection = self.collection(create=False)
+        if collection is None or n <= 0:
+            return []
+        where: dict | None = None
+        if note_ids is not None:
+            if not note_ids:
+                return []
+            where = {"note_id": {"$in": list(note_ids)}} if len(note_ids) > 1 else {"note_id": note_ids[0]}
+        result = collection.query(query_embeddings=[list(vector)], n_results=n, where=where, include=["distances", "metadatas"])
+        hits = {}
+        for record, distance, metadata in zip(result["ids"][0], result["distances"][0], result["metadatas"][0]):
+            hits[record] = VectorHit(int(metadata["note_id"]), record.split(":", 1)[1], 1.0 - float(distance))
+        allowed = None if note_ids is None else set(note_ids)
+        recent = [tuple(r.split(":", 1)) for r, note in self._recent.items() if allowed is None or note in allowed]
+        for hit in self.exact(vector, [(int(note), chunk) for note, chunk in recent], n) if recent else []:
+            hits[record_id(hit.note_id, hit.chunk_id)] = hit
+        return sorted(hits.values(), key=lambda hit: -hit.similarity)[:n]
+
+
+def _cosine(vector: Sequence[float], matrix: Any) -> Any:
+    import numpy as np
+
+    query = np.asarray(vector, dtype=np.float32)
+    rows = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
+    return rows @ query / np.clip(norms, 1e-12, None)
+
+
+def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | None) -> int:
+    """Delete every collection of this vault, whatever embedder wrote it (reindex). Returns how many."""
+    store = VectorStore.__new__(VectorStore)
+    store.chroma_url, store.path, store._client, store._collection = chroma_url, Path(index_dir) / "chroma", None, None
+    if not chroma_url and not store.path.exists():
+        return 0
+    client = store._connect()
+    prefix = collection_name(vault_root, "x")[:-1]
+    dropped = 0
+    for collection in client.list_collections():
+        name = collection if isinstance(collection, str) else collection.name
+        if name.startswith(prefix):
+            client.delete_collection(name)
+            dropped += 1
+    return dropped
+
+
+def record_id(note_id: int, chunk_id: str) -> str:
+    return f"{note_id}:{chunk_id}"

@@ -1,0 +1,212 @@
+"""`brain watch`: keep the indexes current while notes change in any editor.
+
+A watchdog observer collects the paths that file events touch; after `debounce` seconds
+without new events (or `max_delay` after the first one) the batch is handed to
+`sync.update_paths`, which stats each path and updates the catalog and vectors. Because a
+batch is re-checked against the disk, the kind of event does not matter: editors' temp and
+swap files are ignored by name, save-by-rename (write `x.tmp`, rename onto `x.md`) is just a
+change of `x.md`, and a rename within one batch keeps the note's identity (same hash). Folder
+events and failed batches trigger a full scan. No error stops the watcher: it is reported to
+`on_batch` and the next batch goes on.
+
+While running, the watcher holds `.brain/index/watch.lock`; readers in other processes see it
+and trust the catalog instead of re-statting the vault.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from filelock import FileLock
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from brain.index.engine import Index, open_index
+from brain.index.sync import index_vault, qualifies, scan, update_paths
+from brain.vault import Vault
+
+DEBOUNCE = 0.3
+MAX_DELAY = 2.0
+_TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", ".tmp", ".temp", ".part", ".crdownload", ".bak", ".orig")
+log = logging.getLogger(__name__)
+
+
+def ignored(relative: str) -> bool:
+    """Editors' and tools' scratch files, brain's own state, and anything that is not a note."""
+    name = PurePosixPath(relative).name
+    if name == "4913" or name.startswith((".#", "#", ".~", "~$")) or name.lower().endswith(_TEMP_SUFFIXES):
+        return True  # vim's write test, emacs locks and autosaves, office locks, backups, temp files
+    return not qualifies(relative)
+
+
+@dataclass
+class Batch:
+    paths: int = 0
+    changes: int = 0
+    full_scan: bool = False
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: Watcher):
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed", "closed_no_write"):
+            return
+        self.watcher._event(event)
+
+
+class Watcher:
+    def __init__(self, vault: Vault, *, index: Index | None = None, embed: bool = True, debounce: float = DEBOUNCE,
+                 max_delay: float = MAX_DELAY, on_batch: Callable[[Batch], None] | None = None):
+        self.vault = vault
+        self.index = index or open_index(vault)
+        self.embed = embed
+        self.debounce, self.max_delay = debounce, max_delay
+        self.on_batch = on_batch
+        self._pending: set[str] = set()
+        self._full = False
+        self._first = self._last = 0.0
+        self._busy = False
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._observer = Observer()
+        self._thread = threading.Thread(target=self._loop, name="brain-watch", daemon=True)
+        self._lock = FileLock(str(self.index.dir / "watch.lock"), timeout=0, thread_local=False)
+        self.batches = 0
+
+    # ------------------------------------------------------------ life cycle
+
+    def start(self) -> Watcher:
+        self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
+        self._observer.start()  # first, so nothing that changes during the catch-up is missed
+        index_vault(self.vault, embed=self.embed, index=self.index)
+        self._lock.acquire()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        self._observer.stop()
+        self._observer.join(timeout=5)
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)
+        if self._lock.is_locked:
+            self._lock.release()
+
+    def __enter__(self) -> Watcher:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait(self) -> None:
+        """Block until stopped (Ctrl-C in the CLI)."""
+        while not self._stop.is_set():
+            self._stop.wait(0.5)
+
+    def wait_idle(self, timeout: float = 30.0, quiet: float = 0.5) -> bool:
+        """True once no event waits, no batch runs, and no event came for `quiet` seconds
+        (events reach the observer a little after the change; tests and benchmarks)."""
+        started = time.monotonic()
+        deadline = started + timeout
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                calm = now - max(self._last, started) >= quiet
+                if not (self._pending or self._full or self._busy) and calm:
+                    return True
+                if now >= deadline:
+                    return False
+                self._cond.wait(min(deadline - now, 0.05))
+
+    # ------------------------------------------------------------ events
+
+    def _relative(self, path: str | bytes) -> str | None:
+        text = path.decode() if isinstance(path, bytes) else path
+        root = str(self.vault.root)
+        if not text.startswith(root + "/"):
+            return None
+        return text[len(root) + 1 :]
+
+    def _event(self, event: FileSystemEvent) -> None:
+        paths = [event.src_path, *([event.dest_path] if getattr(event, "dest_path", "") else [])]
+        relative = [r for r in (self._relative(p) for p in paths) if r is not None]
+        if any(r.split("/", 1)[0].startswith(".") for r in relative) and all(
+            r.split("/", 1)[0].startswith(".") for r in relative
+        ):
+            return  # .brain/, .git/, .obsidian/: never notes
+        with self._cond:
+            now = time.monotonic()
+            if event.is_directory:
+                if event.event_type in ("moved", "deleted", "created"):
+                    self._full = True
+            else:
+                wanted = [r for r in relative if not ignored(r)]
+                if not wanted:
+                    return
+                self._pending.update(wanted)
+            if not self._first:
+                self._first = now
+            self._last = now
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------ batches
+
+    def _take(self) -> tuple[set[str], bool] | None:
+        with self._cond:
+            while not self._stop.is_set():
+                if self._pending or self._full:
+                    now = time.monotonic()
+                    quiet = now - self._last >= self.debounce
+                    overdue = now - self._first >= self.max_delay
+                    if quiet or overdue:
+                        paths, full = self._pending, self._full
+                        self._pending, self._full, self._first, self._busy = set(), False, 0.0, True
+                        return paths, full
+                    self._cond.wait(max(min(self.debounce - (now - self._last), self.max_delay - (now - self._first)), 0.01))
+                else:
+                    self._cond.wait(0.5)
+            return None
+
+    def _loop(self) -> None:
+        while True:
+            taken = self._take()
+            if taken is None:
+                return
+            paths, full = taken
+            batch = Batch(paths=len(paths), full_scan=full)
+            started = time.perf_counter()
+            try:
+                result = scan(self.index) if full else update_paths(self.index, paths, embed=False)
+                batch.changes = result.changes
+                if self.embed:
+                    from brain.index.sync import embed_pending
+
+                    embed_pending(self.index)
+            except Exception as error:  # noqa: BLE001 - a watcher must survive anything one batch does
+                batch.errors.append(f"{type(error).__name__}: {error}")
+                log.warning("watch batch failed (%s); a full scan follows", error, exc_info=True)
+                with self._cond:
+                    self._full = True  # try again from the disk's state
+                    self._first = self._first or time.monotonic()
+                    self._last = time.monotonic() + 1.0  # back off a little
+            batch.seconds = time.perf_counter() - started
+            self.batches += 1
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+            if self.on_batch:
+                try:
+                    self.on_batch(batch)
+                except Exception:  # noqa: BLE001
+                    log.exception("on_batch callback failed")

@@ -1,0 +1,130 @@
+"""`brain index`, `reindex`, `status`, `search`, `watch` and `doctor` through the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from brain.cli import app
+from brain.index.engine import forget, open_index
+
+from test_catalog import lexical_vault, note_text, put
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def vault(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "episodes/e1.md", note_text("E1", "## Context\nThe deploy failed because the cache expired at once.", type="episode", outcome="failure", tags="[ops]"))
+    put(vault, "episodes/e2.md", note_text("E2", "## Context\nA calm deploy with a canary.", type="episode", outcome="success"))
+    put(vault, "patterns/p.md", note_text("PATTERN-jitter", "## Action\nAdd jitter to cache expiry.", type="pattern"))
+    yield vault
+    forget(vault.root)
+
+
+@pytest.fixture
+def brain(vault):
+    runner = CliRunner()
+
+    def run(*args: str):
+        return runner.invoke(app, [*args, "--vault", str(vault.root)])
+
+    return run
+
+
+def test_index_then_nothing_to_do(brain):
+    first = brain("index")
+    assert first.exit_code == 0, first.output
+    assert first.output.startswith("3 notes: 3 added, 0 changed, 0 moved, 0 removed (3 parsed in ")
+    assert "vectors: 3 chunks embedded, 0 unchanged, 0 deleted (lexical-hash-v1:384)" in first.output
+    again = brain("index")
+    assert "0 added, 0 changed, 0 moved, 0 removed (0 parsed" in again.output and "0 chunks embedded" in again.output
+    assert "\r" not in first.output and "█" not in first.output and "#" not in first.output  # no progress bar when piped
+    no_embed = brain("reindex", "--no-embed")
+    assert no_embed.exit_code == 0 and "3 added" in no_embed.output and "embeddings skipped" in no_embed.output
+
+
+def test_status_counts_freshness_and_embedder(brain, vault):
+    before = brain("status")
+    assert "index     none yet; run `brain index`" in before.output
+    brain("index")
+    data = json.loads(brain("status", "--json").output)
+    assert data["by_type"] == {"episode": 2, "pattern": 1} and data["fresh"] is True
+    assert data["embedder"] == "lexical-hash-v1:384" and "fallback" in data["embedder_source"]
+    put(vault, "episodes/e2.md", note_text("E2", "changed", type="episode"))
+    text = brain("status").output
+    assert "notes     2 episode, 1 pattern" in text and "1 files changed" in text and "run `brain index`" in text
+    assert "embedder  lexical-hash-v1:384" in text and "model     lexical fallback" in text
+
+
+def test_search_text_json_and_filters(brain):
+    brain("index")
+    result = brain("search", "cache expiry jitter", "--limit", "2")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(" 1. PATTERN-jitter  [pattern]  patterns/p.md  score ")
+    assert lines[1] == "    § Action" and "jitter" in lines[2]
+    hits = json.loads(brain("search", "deploy", "--json", "--type", "episode", "--field", "outcome=failure").output)
+    assert [hit["path"] for hit in hits] == ["episodes/e1.md"]
+    assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score"}
+    assert json.loads(brain("search", "deploy", "--json", "--tag", "ops", "--mode", "text").output)[0]["path"] == "episodes/e1.md"
+    in_folder = json.loads(brain("search", "deploy", "--json", "--folder", "patterns").output)
+    assert in_folder and all(hit["path"].startswith("patterns/") for hit in in_folder)
+    assert brain("search", "zzzqqq", "--mode", "text").output == "no notes match\n"
+    bad = brain("search", "x", "--field", "novalue")
+    assert bad.exit_code == 1 and "key=value" in bad.output
+    assert "is not one of" in brain("search", "x", "--mode", "fuzzy").output
+    url = brain("search", "x", "--chroma-url", "ftp://nowhere")
+    assert url.exit_code == 1 and "http(s) URL" in url.output
+
+
+def test_cli_writes_update_the_index_at_once(brain, vault):
+    brain("index")
+    assert brain("note", "write", "Fresh Note", "--folder", "notes").exit_code == 0
+    assert "notes/Fresh Note.md" in open_index(vault).catalog.stamps()
+
+
+def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("x")
+    (vault.root / "episodes/link.md").symlink_to(outside)
+    brain("index")
+    put(vault, "episodes/e3.md", note_text("E3", "new"))
+    result = brain("doctor")
+    assert "skipped         episodes/link.md: symlink leads outside the vault" in result.output
+    assert "stale-index     .brain/index: 1 note files changed since the last index" in result.output
+    assert "fix: run `brain index`" in result.output
+    findings = json.loads(brain("doctor", "--json").output)
+    assert {f["kind"] for f in findings} >= {"skipped"}
+
+
+def test_watch_runs_until_interrupted(vault):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen([sys.executable, "-m", "brain", "watch", "--vault", str(vault.root)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        index = open_index(vault)
+        deadline = time.monotonic() + 60
+        while not index.watcher_alive():
+            assert process.poll() is None and time.monotonic() < deadline, process.stderr.read() if process.poll() is not None else "slow start"
+            time.sleep(0.1)
+        put(vault, "episodes/live.md", note_text("Live", "watched words arrive"))
+        deadline = time.monotonic() + 30
+        while "episodes/live.md" not in index.catalog.stamps():
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "watching" in err and "updated 1 notes" in err
+    assert not index.watcher_alive()

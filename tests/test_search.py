@@ -1,0 +1,150 @@
+"""Search: words, meaning, fusion, filters before ranking, freshness, errors.
+
+Plumbing tests use the lexical embedder and run twice in the suite: here on the embedded store,
+and in test_chroma_server.py against a real `chroma run` server (the `chroma_url` fixture).
+Tests about meaning use the real all-MiniLM-L6-v2 model on a copy of vault-example/.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from brain.errors import InvalidInput
+from brain.index.engine import forget, open_index
+from brain.index.search import SearchFilters, run, search
+from brain.index.sync import index_vault
+from brain.vault import Vault
+
+from test_catalog import lexical_vault, note_text, put
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "vault-example"
+PKCE_NOTES = {  # notes about OAuth2 with PKCE for the mobile app
+    "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md",
+    "patterns/PATTERN-pkce-for-public-clients.md",
+    "episodes/EPISODE-2026-03-03-session-02.md",
+    "contexts/Mobile login requirements conversation.md",
+    "contexts/Decision adopt authorization code with PKCE.md",
+    "contexts/Research OAuth2 flows for native clients.md",
+}
+
+
+@pytest.fixture
+def chroma_url() -> str | None:
+    return None  # the embedded store; test_chroma_server.py overrides this with a server
+
+
+@pytest.fixture
+def vault(tmp_path, chroma_url):
+    vault = lexical_vault(tmp_path / "vault")
+    open_index(vault, chroma_url=chroma_url)
+    yield vault
+    forget(vault.root)
+
+
+# ---------------------------------------------------------------- plumbing (lexical embedder)
+
+
+def test_words_find_the_note_section_and_snippet(vault):
+    put(vault, "animals/quokka.md", note_text("Quokka", "## Diet\nLeaves and grass.\n\n## Habitat\nThe quokka lives on Rottnest Island, off Perth."))
+    put(vault, "animals/other.md", note_text("Wombat", "## Habitat\nBurrows in forests."))
+    for mode in ("text", "hybrid", "vector"):
+        hits = search(vault, "Rottnest island quokka", mode=mode, limit=5)
+        assert hits[0].path == "animals/quokka.md" and hits[0].title == "Quokka" and hits[0].type == "note", mode
+        assert hits[0].section == "Habitat" and "Rottnest" in hits[0].snippet and hits[0].score > 0, mode
+
+
+def test_filters_apply_before_ranking(vault):
+    for n in range(40):
+        put(vault, f"ops/deploy-{n}.md", note_text(f"Deploy {n}", "deploy rollback canary deploy rollback canary release", type="episode", outcome="success", date="2026-03-01"))
+    put(vault, "tips/rare.md", note_text("Rare", "one mention of rollback among many other words about gardening and tomatoes",
+                                        type="tip", outcome="failure", tags="[rare, garden]", date="2020-01-05"))
+    for mode in ("text", "vector", "hybrid"):
+        assert "tips/rare.md" not in [h.path for h in search(vault, "deploy rollback canary", mode=mode, limit=5)], mode
+        for filters in (SearchFilters(types=("tip",)), SearchFilters(folders=("tips",)), SearchFilters(tags=("rare",)),
+                        SearchFilters(fields=(("outcome", "failure"),)), SearchFilters(until="2020-12-31"),
+                        SearchFilters(tags=("garden", "rare"), since="2020-01-01", until="2020-01")):
+            hits = search(vault, "deploy rollback canary", mode=mode, limit=5, filters=filters)
+            assert [h.path for h in hits] == ["tips/rare.md"], (mode, filters)
+        hits = search(vault, "deploy rollback canary", mode=mode, limit=50, filters=SearchFilters(types=("episode",), since="2026-03-01"))
+        assert len(hits) == 40 and all(h.type == "episode" for h in hits)
+        assert search(vault, "deploy", mode=mode, filters=SearchFilters(tags=("rare", "missing"))) == []
+
+
+def test_search_sees_edits_without_an_explicit_index(vault):
+    put(vault, "n/a.md", note_text("A", "apples"))
+    assert [h.path for h in search(vault, "apples")] == ["n/a.md"]
+    put(vault, "n/a.md", note_text("A", "bananas now"))
+    put(vault, "n/b.md", note_text("B", "apples again"))
+    assert [h.path for h in search(vault, "bananas", mode="text")] == ["n/a.md"]
+    assert [h.path for h in search(vault, "apples", mode="vector", limit=1)] == ["n/b.md"]
+    (vault.root / "n/b.md").unlink()
+    assert "n/b.md" not in [h.path for h in search(vault, "apples", limit=5)]
+
+
+def test_bad_arguments_are_clear_errors(vault):
+    put(vault, "n/a.md", note_text("A", "apples"))
+    with pytest.raises(InvalidInput, match="mode"):
+        search(vault, "x", mode="fuzzy")
+    with pytest.raises(InvalidInput, match="limit"):
+        search(vault, "x", limit=0)
+    with pytest.raises(InvalidInput, match="empty"):
+        search(vault, "  ")
+    with pytest.raises(InvalidInput, match="YYYY-MM-DD"):
+        search(vault, "x", filters=SearchFilters(since="last week"))
+    assert search(vault, "!!! ???", mode="text") == []
+
+
+# ---------------------------------------------------------------- meaning (the real model)
+
+
+@pytest.fixture(scope="session")
+def example(tmp_path_factory) -> Vault:
+    """vault-example/, indexed once with the real model for every test about meaning."""
+    root = tmp_path_factory.mktemp("example") / "vault"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".brain"))
+    (root / ".brain").mkdir()
+    vault = Vault(root)
+    index = open_index(vault)
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    index_vault(vault)
+    yield vault
+    forget(vault.root)
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def test_a_query_sharing_no_words_finds_the_note_by_meaning(example):
+    top = [hit.path for hit in search(example, "phone app sign-in security", limit=2)]
+    assert set(top) <= PKCE_NOTES, top
+    query = "smartphone sign-in safety"
+    adr = "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"
+    assert not (words(query) - {"in"}) & words((example.root / adr).read_text())  # no shared word but "in"
+    hits = search(example, query, limit=2)
+    assert adr in [hit.path for hit in hits]
+    assert adr not in [h.path for h in search(example, query, mode="text", limit=10)]  # words alone cannot find it
+
+
+def test_hybrid_is_never_worse_than_its_better_half(example):
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from labelled_queries import KEYWORDS, PARAPHRASE
+
+    index = open_index(example)
+
+    def mrr(queries, mode):
+        total = 0.0
+        for query, relevant in queries.items():
+            paths = [hit.path for hit in run(index, query, mode=mode, limit=10)]
+            total += next((1.0 / rank for rank, path in enumerate(paths, start=1) if path in relevant), 0.0)
+        return total / len(queries)
+
+    for queries in (PARAPHRASE, KEYWORDS):
+        scores = {mode: mrr(queries, mode) for mode in ("text", "vector", "hybrid")}
+        assert scores["hybrid"] >= max(scores["text"], scores["vector"]), scores

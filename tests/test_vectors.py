@@ -1,0 +1,78 @@
+"""The vector store: only new chunks are embedded, embedders never mix, reindex starts clean."""
+
+from __future__ import annotations
+
+import pytest
+
+from brain.errors import IndexMismatch
+from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.engine import forget, open_index
+from brain.index.search import search
+from brain.index.sync import index_vault, reindex_vault
+from brain.index.vectors import collection_name
+
+from test_catalog import lexical_vault, note_text, put
+
+
+class Counting(LexicalFallbackEmbedder):
+    """The lexical embedder, counting what it is asked to embed."""
+
+    def __init__(self, dim: int = 384):
+        super().__init__(dim)
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts += list(texts)
+        return super().embed(texts)
+
+
+@pytest.fixture
+def vault(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    yield vault
+    forget(vault.root)
+
+
+def test_only_changed_chunks_are_embedded(vault):
+    embedder = Counting()
+    open_index(vault, embedder=embedder)
+    put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part\n## Three\nthird part"))
+    put(vault, "notes/b.md", note_text("B", "## One\nother note"))
+    first = index_vault(vault)
+    assert first.embed.embedded == len(embedder.texts) == 4  # a: One, Two, Three; b: One
+    embedder.texts.clear()
+    assert index_vault(vault).embed.embedded == 0 and embedder.texts == []
+    put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part, edited\n## Three\nthird part"))
+    report = index_vault(vault)
+    assert report.embed.embedded == 1 and report.embed.kept == 2 and report.embed.deleted == 1
+    assert len(embedder.texts) == 1 and "edited" in embedder.texts[0]
+
+
+def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
+    put(vault, "notes/a.md", note_text("A", "alpha words"))
+    open_index(vault, embedder=LexicalFallbackEmbedder())
+    index_vault(vault)
+    open_index(vault, embedder=LexicalFallbackEmbedder(dim=128))  # another id: lexical-hash-v1:128
+    with pytest.raises(IndexMismatch, match="brain reindex"):
+        search(vault, "alpha", mode="vector")
+    with pytest.raises(IndexMismatch, match="brain reindex"):
+        index_vault(vault)
+    assert [hit.path for hit in search(vault, "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
+    report = reindex_vault(vault)
+    assert report.embed.embedded == 1
+    assert [hit.path for hit in search(vault, "alpha", mode="vector")] == ["notes/a.md"]
+    names = [c if isinstance(c, str) else c.name for c in open_index(vault).vectors._client.list_collections()]
+    assert names == [collection_name(vault.root, "lexical-hash-v1:128")]  # the old embedder's collection is gone
+
+
+def test_reindex_rebuilds_from_the_notes_alone(vault):
+    put(vault, "notes/a.md", note_text("A", "alpha"))
+    put(vault, "notes/b.md", note_text("B", "beta"))
+    index_vault(vault)
+    index = open_index(vault)
+    count = index.vectors.count()
+    report = reindex_vault(vault)
+    assert len(report.scan.added) == 2 and index.vectors.count() == count
+    no_embed = reindex_vault(vault, embed=False)
+    assert no_embed.embed is None and open_index(vault).vectors.count() == 0
+    assert len(open_index(vault).catalog.pending_vectors()) == 2
