@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -72,3 +74,26 @@ def read_input(file: str | None) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise BrainError(f"input file '{file}' is not UTF-8 text") from None
+
+
+@contextmanager
+def progress_bars(labels: dict[str, str] | None = None) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A callback `(stage, done, total)` drawing one bar per stage on a terminal; None (silence) when piped."""
+    if not (sys.stdout.isatty() and sys.stderr.isatty()):
+        yield None
+        return
+    bars: dict[str, Any] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            label = (labels or {}).get(stage, stage)
+            bar = bars[stage] = typer.progressbar(length=total, label=f"{label:8}", file=sys.stderr, show_pos=True)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        for bar in bars.values():
+            bar.__exit__(None, None, None)

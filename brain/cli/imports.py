@@ -2,42 +2,17 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from brain.cli.common import VaultOption, warn
+from brain.cli.common import VaultOption, progress_bars, warn
 from brain.importers.ai_agents import ImportResult, import_ai_agents
 from brain.importers.ai_agents_verify import verify_ai_agents
 from brain.vault import Vault
 
 app = typer.Typer(help="Import memory from other tools into the vault.", no_args_is_help=True)
-
-
-@contextmanager
-def progress_bars() -> Iterator[Any]:
-    """A progress callback drawing one bar per phase on a terminal; None (silence) when piped."""
-    if not (sys.stdout.isatty() and sys.stderr.isatty()):
-        yield None
-        return
-    bars: dict[str, Any] = {}
-
-    def update(phase: str, done: int, total: int) -> None:
-        bar = bars.get(phase)
-        if bar is None:
-            bar = bars[phase] = typer.progressbar(length=total, label=f"{phase:8}", file=sys.stderr, show_pos=True)
-            bar.__enter__()
-        bar.update(done - bar.pos)
-
-    try:
-        yield update
-    finally:
-        for bar in bars.values():
-            bar.__exit__(None, None, None)
 
 
 @app.command("ai-agents")

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
 from brain.errors import InvalidInput
 
 ChromaOption = Annotated[
@@ -19,36 +16,13 @@ ChromaOption = Annotated[
 NoEmbedOption = Annotated[bool, typer.Option("--no-embed", help="Update the catalog and full-text index only; skip embeddings.")]
 
 
-@contextmanager
-def _progress() -> Iterator[Any]:
-    """A progress callback drawing one bar per stage on a terminal; silent when piped."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    bars: dict[str, Any] = {}
-
-    def update(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            label = {"notes": "notes ", "embedding": "chunks"}.get(stage, stage)
-            bar = bars[stage] = typer.progressbar(length=total, label=label, file=sys.stderr, show_pos=True)
-            bar.__enter__()
-        bar.update(done - bar.pos)
-
-    try:
-        yield update
-    finally:
-        for bar in bars.values():
-            bar.__exit__(None, None, None)
-
-
 def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
     from brain.index.engine import open_index
     from brain.index.sync import index_vault, reindex_vault
 
     vault_, _ = open_vault(vault)
     index = open_index(vault_, chroma_url=chroma_url)
-    with _progress() as progress:
+    with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
         run = reindex_vault if rebuild else index_vault
         report = run(vault_, embed=not no_embed, progress=progress, index=index)
     scan = report.scan

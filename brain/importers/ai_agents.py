@@ -19,7 +19,8 @@ from typing import Any
 from brain.errors import InvalidInput, WriteConflict
 from brain.importers.ai_agents_checks import check_graph
 from brain.importers.ai_agents_common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, same
-from brain.importers.ai_agents_episodes import episode_import, is_episode, managed_frontmatter
+from brain.importers.ai_agents_episodes import episode_import, is_episode
+from brain.notes.episode import managed_frontmatter
 from brain.importers.ai_agents_graph import (
     NoteParts,
     graph_note_text,

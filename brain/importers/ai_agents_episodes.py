@@ -26,7 +26,7 @@ from brain.importers import ai_agents_yaml
 from brain.importers.ai_agents_checks import check_episode
 from brain.importers.ai_agents_common import META_KEY, inert, same
 from brain.memory.episodes import episode_from_data
-from brain.notes.episode import episode_from_note, episode_frontmatter, render_episode_body
+from brain.notes.episode import episode_from_note, episode_frontmatter, managed_frontmatter, render_episode_body
 from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note
 from brain.notes.parse import parse_note
 
@@ -73,19 +73,6 @@ def episode_import(raw: dict[str, Any]) -> EpisodeImport:
     if meta and not same(raw, episode_json({**frontmatter, META_KEY: meta}, body)):
         warnings.append("the note does not give back this episode exactly; export will differ (please report)")
     return EpisodeImport(episode, meta, text, tuple(warnings))
-
-
-def managed_frontmatter(episode: Episode) -> dict[str, Any]:
-    """The managed keys as `render_episode` and `update_episode_text` write them (None: key absent)."""
-    return {
-        "episode_id": episode.episode_id,
-        "session": episode.session,
-        "date": episode.date,
-        "outcome": episode.outcome,
-        "task": episode.task,
-        "duration_minutes": episode.duration_minutes,
-        "metrics": dict(episode.metrics) if episode.metrics else None,
-    }
 
 
 def _readable(raw: dict[str, Any], warnings: list[str]) -> dict[str, Any]:

@@ -11,16 +11,13 @@ from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.memory.timeutil import parse_instant
 from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.episode import decision_title, episode_from_note, managed_sections, render_episode
+from brain.notes.episode import decision_title, episode_from_note, managed_frontmatter, managed_sections, render_episode
 from brain.notes.model import OUTCOMES, Decision, Episode, Event
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}")
-# Sections and keys that brain owns in an episode note; everything else is the user's.
-MANAGED_SECTIONS = ("Decisions", "Events Timeline", "Lessons Learned")
-MANAGED_KEYS = ("episode_id", "session", "date", "outcome", "task", "duration_minutes", "metrics")
 
 
 @dataclass(frozen=True)
@@ -165,15 +162,7 @@ def store_episode(
 
 def update_episode_text(text: str, episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> str:
     """Splice an episode's managed parts into an existing note's text."""
-    values = {
-        "episode_id": episode.episode_id,
-        "session": episode.session,
-        "date": episode.date,
-        "outcome": episode.outcome,
-        "task": episode.task,
-        "duration_minutes": episode.duration_minutes,
-        "metrics": dict(episode.metrics) if episode.metrics else None,
-    }
+    values = managed_frontmatter(episode)
     updates = {key: value for key, value in values.items() if value is not None}
     updates.update(extra_frontmatter or {})
     text = set_frontmatter(text, updates, remove=tuple(key for key, value in values.items() if value is None))

@@ -245,6 +245,19 @@ def decision_title(chosen: str | None, fallback: str) -> str:
     return text if len(text) <= 72 else text[:69].rstrip() + "..."
 
 
+def managed_frontmatter(episode: Episode) -> dict[str, Any]:
+    """The frontmatter keys brain owns in an episode note (None: the key is absent)."""
+    return {
+        "episode_id": episode.episode_id,
+        "session": episode.session,
+        "date": episode.date,
+        "outcome": episode.outcome,
+        "task": episode.task,
+        "duration_minutes": episode.duration_minutes,
+        "metrics": dict(episode.metrics) if episode.metrics else None,
+    }
+
+
 def managed_sections(episode: Episode) -> dict[str, str]:
     """The sections brain writes from episode data, as heading -> content (ending in a newline or empty)."""
     decisions = "\n\n".join(render_decision(decision) for decision in episode.decisions)
