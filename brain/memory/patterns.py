@@ -109,7 +109,12 @@ def record_pattern_evidence(vault: Vault, corpus: Corpus, name: str, *, outcome:
 
 
 def all_patterns(corpus: Corpus) -> list[Pattern]:
-    return [pattern_from_note(note) for note in corpus.of_type("pattern")]
+    """Every pattern, parsed once and cached with the corpus until a note changes."""
+    notes = corpus.of_type("pattern")  # brings the corpus up to date, which clears its caches on a change
+    cached = corpus.derived.get("patterns")
+    if cached is None:
+        cached = corpus.derived["patterns"] = [pattern_from_note(note) for note in notes]
+    return list(cached)
 
 
 def list_patterns(
