@@ -102,3 +102,14 @@ def test_add_pattern_refuses_a_non_pattern_note(vault):
 
     with pytest.raises(InvalidInput, match="not a pattern"):
         add_pattern(vault, Corpus(vault), "PATTERN-fake", outcome="success")
+
+
+def test_one_corpus_sees_a_pattern_edited_meanwhile(vault):
+    from brain.memory.patterns import antipatterns
+
+    write(vault, "patterns/B.md", pattern_note("ANTIPATTERN-b", 0.1, 4))
+    corpus = Corpus(vault)
+    assert [p.title for p in antipatterns(corpus)] == ["ANTIPATTERN-b"]
+    path = vault.root / "patterns/B.md"
+    path.write_text(pattern_note("ANTIPATTERN-b", 0.9, 4) + "\nedited in an editor\n")
+    assert antipatterns(corpus) == []
