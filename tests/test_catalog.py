@@ -268,3 +268,16 @@ def test_two_indexers_and_writers_in_parallel_end_equal_to_a_fresh_reindex(lvaul
     reindex_vault(lvault)
     assert state(lvault) == after
     assert scan(open_index(lvault)).changes == 0
+
+
+def test_an_older_schema_is_migrated_step_by_step(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    Catalog(path).close()
+    db = sqlite3.connect(path)
+    db.execute("DROP INDEX notes_filter")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    catalog = Catalog(path)
+    assert catalog.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert catalog.db.execute("SELECT name FROM sqlite_master WHERE name = 'notes_filter'").fetchone()

@@ -31,7 +31,7 @@ from brain.index import codec
 from brain.notes.model import Note
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _DATE_KEYS = ("date", "created", "valid_from", "last_validated")
 _NOT_META = {"title", "type", "tags", "permalink"}
@@ -133,7 +133,12 @@ def _script(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
-MIGRATIONS = {1: _v1}
+def _v2(db: sqlite3.Connection) -> None:
+    """A covering index for search filters, so allowed notes are found without reading note rows."""
+    db.execute("CREATE INDEX IF NOT EXISTS notes_filter ON notes(type, date, folder, searchable, id)")
+
+
+MIGRATIONS = {1: _v1, 2: _v2}
 
 
 def note_date(note: Note, mtime_ns: int) -> str:
@@ -189,7 +194,14 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=60000")
         self._migrate()
+        # A second connection for reads that must not wait behind another thread's query or
+        # write on the first (WAL lets them run side by side): searches, freshness checks.
+        self._reader = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
+        self._reader.execute("PRAGMA busy_timeout=60000")
+        self._reader_lock = threading.Lock()
         self._stamps: dict[str, Stamp] | None = None
+        self._df: dict[str, int] = {}
+        self._df_generation: str | None = None
         self._stamps_generation = -1
 
     @classmethod
@@ -199,6 +211,8 @@ class Catalog:
     def close(self) -> None:
         with self._lock:
             self.db.close()
+        with self._reader_lock:
+            self._reader.close()
 
     def _migrate(self) -> None:
         with self._lock:
@@ -243,6 +257,12 @@ class Catalog:
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         with self._lock:
             row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def peek_meta(self, key: str, default: str | None = None) -> str | None:
+        """`get_meta` for readers outside any write: never waits for another thread's statement."""
+        with self._reader_lock:
+            row = self._reader.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
 
     def set_meta(self, key: str, value: str | None) -> None:
@@ -295,15 +315,40 @@ class Catalog:
             rows = self.db.execute(f"SELECT n.id FROM notes n WHERE n.searchable = 1 AND {where}", params).fetchall()
         return [row[0] for row in rows]
 
-    def bm25(self, expression: str, where: str, params: list[Any], weights: tuple[float, ...], depth: int) -> list[tuple[int, float]]:
-        """(note id, BM25 score, higher is better) for an FTS5 match expression, filtered before ranking."""
+    def document_frequency(self, word: str) -> int:
+        """How many notes a (quoted) word matches; cached until the catalog changes."""
+        generation = self.peek_meta("generation")
+        if self._df_generation != generation:
+            self._df, self._df_generation = {}, generation
+        found = self._df.get(word)
+        if found is None:
+            with self._reader_lock:
+                found = self._reader.execute("SELECT COUNT(*) FROM fts WHERE fts MATCH ?", (f'"{word}"',)).fetchone()[0]
+            self._df[word] = found
+        return found
+
+    def searchable_count(self) -> int:
+        with self._reader_lock:
+            return self._reader.execute("SELECT COUNT(*) FROM fts").fetchone()[0]
+
+    def bm25(self, expression: str, weights: tuple[float, ...], depth: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """(note id, BM25 score, higher is better) for an FTS5 match expression, best first.
+
+        With `allowed`, every match is ranked and the best allowed ones kept (filters before
+        ranking); a `rowid IN (...)` constraint inside the FTS query is far slower in SQLite.
+        """
         columns = ", ".join(str(weight) for weight in weights)
-        sql = (
-            f"SELECT n.id, -bm25(fts, {columns}) AS score FROM fts JOIN notes n ON n.id = fts.rowid "
-            f"WHERE fts MATCH ? {'AND ' + where if where else ''} ORDER BY score DESC LIMIT ?"
-        )
-        with self._lock:
-            return [(row[0], float(row[1])) for row in self.db.execute(sql, [expression, *params, depth])]
+        sql = f"SELECT rowid, -bm25(fts, {columns}) AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC"
+        with self._reader_lock:
+            if allowed is None:
+                return [(row[0], float(row[1])) for row in self._reader.execute(sql + " LIMIT ?", (expression, depth))]
+            found = []
+            for note_id, score in self._reader.execute(sql, (expression,)):
+                if note_id in allowed:
+                    found.append((note_id, float(score)))
+                    if len(found) >= depth:
+                        break
+            return found
 
     def counts_by_type(self) -> dict[str, int]:
         with self._lock:

@@ -57,11 +57,12 @@ class OnnxMiniLMEmbedder:
     """
 
     def __init__(self, model_path: str | Path, tokenizer_path: str | Path, max_tokens: int = 256,
-                 batch_size: int = 32, *, quantization: str = "custom", source: str = "") -> None:
+                 batch_size: int = 32, *, quantization: str = "custom", source: str = "",
+                 max_batch_tokens: int = 2048) -> None:
         import onnxruntime as ort  # imported here so `import brain` stays fast
         from tokenizers import Tokenizer
 
-        self.max_tokens, self.batch_size = max_tokens, batch_size
+        self.max_tokens, self.batch_size, self.max_batch_tokens = max_tokens, batch_size, max_batch_tokens
         self.id = f"{MODEL_NAME}:{quantization}-onnx"
         self.source = source or f"{model_path} + {tokenizer_path}"
 
@@ -129,8 +130,7 @@ class OnnxMiniLMEmbedder:
         """
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = []
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
+        for idx in self._groups(order, encodings, pad_to):
             width = pad_to or max(len(encodings[i].ids) for i in idx)
             ids = np.full((len(idx), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
@@ -140,6 +140,22 @@ class OnnxMiniLMEmbedder:
                 mask[row, :len(seq)] = 1
             out.append((np.asarray(idx), ids, mask))
         return out
+
+    def _groups(self, order: list[int], encodings: Sequence[Encoding], pad_to: int | None) -> list[list[int]]:
+        """Consecutive runs of `order` of at most batch_size rows and max_batch_tokens padded
+        tokens: 32 rows of 256 tokens made onnxruntime's arena grow to ~1 GB and ran slower
+        than 8 rows (measured: 406 MB and 15 texts/s against 1026 MB and 11 texts/s)."""
+        groups: list[list[int]] = []
+        current: list[int] = []
+        for i in order:  # ascending length: the newest member is the widest
+            width = pad_to or len(encodings[i].ids)
+            if current and (len(current) >= self.batch_size or (len(current) + 1) * width > self.max_batch_tokens):
+                groups.append(current)
+                current = []
+            current.append(i)
+        if current:
+            groups.append(current)
+        return groups
 
     def run_batch(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """The model on one padded batch: session, mean pooling, L2. Shape (n, dim)."""

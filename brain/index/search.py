@@ -1,15 +1,17 @@
 """Hybrid search: BM25 from the catalog's FTS5 table and dense similarity from Chroma, fused.
 
-Filters (type, folder, tags, frontmatter fields, dates) are applied before ranking: inside the
-SQL of the BM25 query; for the dense query, the allowed notes' chunks are ranked exactly when
-they are few (at most EXACT_CHUNKS), else Chroma's index is queried with a `where` on their
-note ids. Either way a note that would rank low without the filter is still found with it.
+Filters (type, folder, tags, frontmatter fields, dates) are applied before ranking: the allowed
+notes come from SQL; BM25 ranks every match and keeps the best allowed ones; the dense side ranks
+exactly the allowed notes' chunks (fetched by id when few, else from an in-memory copy of the
+vectors). So a note that would rank low without the filter is still found with it.
 
 A note's dense score is its best chunk's cosine similarity. Fusion was chosen by measurement
 (benchmarks/fusion_eval.py, 32 labelled queries on vault-example, all-MiniLM-L6-v2 int8):
-reciprocal rank fusion, `sum 1 / (60 + rank)` over the two lists, scored MRR@10 0.904 against
-0.823 for BM25 alone, 0.854 for dense alone and 0.872-0.885 for weighted sums of max-scaled
-scores (text weight 0.3-0.7); it beat both halves on the paraphrase and the keyword queries.
+reciprocal rank fusion, `sum 1 / (60 + rank)` over the two lists, scored MRR@10 0.898 against
+0.823 for BM25 alone, 0.866 for dense alone and 0.888-0.897 for weighted sums of max-scaled
+scores (text weight 0.3-0.7); it beat both halves on the paraphrase and the keyword queries
+(tests/test_search.py keeps it so). In hybrid mode, words found in more than half the notes are
+left out of the BM25 query (their IDF is ~0), see `informative_words`.
 
 Freshness: `search()` first calls `sync.ensure_fresh`: nothing while `brain watch` runs on the
 vault; otherwise a stat scan of the vault (re-parsing only changed files) and, for the dense
@@ -18,7 +20,9 @@ modes, embedding the chunks of notes that changed.
 
 from __future__ import annotations
 
+import functools
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +34,7 @@ MODES = ("hybrid", "text", "vector")
 FUSIONS = ("weighted", "rrf")
 TEXT_WEIGHT = 0.4  # for fusion="weighted" only
 RRF_K = 60
+MAX_TERMS = 6
 EXACT_NOTES, EXACT_CHUNKS = 400, 400  # filtered dense search is exact (no approximate index) up to this size
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
 SNIPPET_CHARS = 200
@@ -86,10 +91,16 @@ def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filt
     _check(query, mode, limit)
     where, params = filter_sql(filters or SearchFilters())
     depth = max(limit * 3, 30)
-    text = text_ranking(index, query, where, params, depth) if mode != "vector" else []
+    allowed = allowed_ids(index, where, params) if where else None
+    text: list[tuple[int, float]] = []
     dense: list[tuple[int, float, str]] = []
-    if mode != "text":
-        allowed = allowed_ids(index, where, params) if where else None
+    if mode == "hybrid":  # SQLite and the model both release the GIL: run the two halves at once
+        pending = _pool().submit(text_ranking, index, query, allowed, depth, strict=True)
+        dense = dense_ranking(index, query, allowed, depth)
+        text = pending.result()
+    elif mode == "text":
+        text = text_ranking(index, query, allowed, depth)
+    else:
         dense = dense_ranking(index, query, allowed, depth)
     if mode == "text":
         ranked = [(note_id, score) for note_id, score in text]
@@ -151,19 +162,44 @@ def allowed_ids(index: Index, where: str, params: list[Any]) -> list[int]:
 # ---------------------------------------------------------------- the two rankings
 
 
-def match_expression(query: str) -> str | None:
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
-    kept = [word for word in words if word not in STOPWORDS] or words
-    if not kept:
-        return None
-    return " OR ".join(f'"{word}"' for word in kept)
+def informative_words(index: Index, query: str, *, strict: bool = False) -> list[str]:
+    """The query's words that can move a BM25 score, rarest first, at most MAX_TERMS.
+
+    FTS5's BM25 gives a word found in more than half the notes an IDF of ~0 (1e-6), so it adds
+    nothing to any score but still costs its whole posting list; dropping such words and capping
+    the count keeps the ranking and bounds the time. When every word is that common, `strict`
+    (hybrid search) returns none: the dense half ranks alone rather than fused with noise; text
+    mode keeps them all. A filtered search keeps every word: its notes may match only common ones.
+    """
+    words = [w for w in dict.fromkeys(w.lower() for w in _WORD.findall(query)) if w not in STOPWORDS] or [
+        w.lower() for w in _WORD.findall(query)
+    ]
+    if len(words) <= 2 and not strict:
+        return words
+    total = max(index.catalog.searchable_count(), 1)
+    frequencies = {word: index.catalog.document_frequency(word) for word in words}
+    ranked = sorted((w for w in words if frequencies[w] > 0), key=lambda w: frequencies[w])
+    useful = [w for w in ranked if frequencies[w] <= total / 2][:MAX_TERMS]
+    return useful if useful or strict else words
 
 
-def text_ranking(index: Index, query: str, where: str, params: list[Any], depth: int) -> list[tuple[int, float]]:
-    expression = match_expression(query)
+def text_ranking(index: Index, query: str, allowed: list[int] | None, depth: int, *, strict: bool = False) -> list[tuple[int, float]]:
+    if allowed is not None and not allowed:
+        return []
+    if allowed is not None:
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
+        words = [w for w in words if w not in STOPWORDS] or words
+    else:
+        words = informative_words(index, query, strict=strict)
+    expression = " OR ".join(f'"{word}"' for word in words) if words else None
     if expression is None:
         return []
-    return index.catalog.bm25(expression, where, params, BM25_WEIGHTS, depth)
+    return index.catalog.bm25(expression, BM25_WEIGHTS, depth, None if allowed is None else set(allowed))
+
+
+@functools.lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="brain-search")
 
 
 def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: int) -> list[tuple[int, float, str]]:
@@ -174,8 +210,10 @@ def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: in
     keys = index.catalog.chunk_keys(allowed) if allowed is not None and len(allowed) <= EXACT_NOTES else None
     if keys is not None and len(keys) <= EXACT_CHUNKS:
         hits = index.vectors.exact(vector, keys, depth * 3)  # exact: a filter must never lose an allowed note
+    elif allowed is not None:
+        hits = index.vectors.filtered(vector, allowed, depth * 3)  # exact too, from an in-memory copy
     else:
-        hits = index.vectors.query(vector, depth * 3, allowed)
+        hits = index.vectors.query(vector, depth * 3)
     best: dict[int, tuple[float, str]] = {}
     for hit in hits:
         if hit.note_id not in best or hit.similarity > best[hit.note_id][0]:

@@ -21,7 +21,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path, PurePosixPath
@@ -278,29 +278,46 @@ def embed_pending(index: Index, *, progress: Progress | None = None) -> EmbedRes
         max_tokens = getattr(embedder, "max_tokens", 256)
         queue: list[tuple[int, str, dict, list]] = []  # (note id, sha, metadata, chunks)
         waiting = 0
-        for number, (note_id, path) in enumerate(pending, start=1):
-            row = catalog.note_row(note_id)
-            note = catalog.load([path]).get(path)
-            if row is None or note is None:
-                continue
-            _, note_type, folder, sha, _ = row
-            chunks = chunk_note(note, embedder.id, spans, max_tokens=max_tokens)
-            meta = {"note_id": note_id, "path": path, "type": note_type, "folder": folder, "embedder": embedder.id}
-            queue.append((note_id, sha, meta, chunks))
-            waiting += len(chunks)
-            if waiting >= EMBED_BATCH or number == len(pending):
-                _flush(index, queue, result)
-                queue, waiting = [], 0
-                if progress:
-                    progress("embedding", number, len(pending))
-        if queue:
-            _flush(index, queue, result)
+        # The model runs here while the previous batch is written (Chroma, catalog) on a thread.
+        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brain-embed-writer")
+        writing: Future | None = None
+
+        def flush() -> None:
+            nonlocal writing
+            prepared = _embed(index, queue)
+            if writing is not None:
+                writing.result()  # in order, and errors surface here
+            writing = writer.submit(_store, index, queue, prepared, result)
+
+        try:
+            for number, (note_id, path) in enumerate(pending, start=1):
+                row = catalog.note_row(note_id)
+                note = catalog.load([path]).get(path)
+                if row is None or note is None:
+                    continue
+                _, note_type, folder, sha, _ = row
+                chunks = chunk_note(note, embedder.id, spans, max_tokens=max_tokens)
+                meta = {"note_id": note_id, "path": path, "type": note_type, "folder": folder, "embedder": embedder.id}
+                queue.append((note_id, sha, meta, chunks))
+                waiting += len(chunks)
+                if waiting >= EMBED_BATCH or number == len(pending):
+                    flush()
+                    queue, waiting = [], 0
+                    if progress:
+                        progress("embedding", number, len(pending))
+            if queue:
+                flush()
+            if writing is not None:
+                writing.result()
+        finally:
+            writer.shutdown(wait=True)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _flush(index: Index, queue: list, result: EmbedResult) -> None:
-    catalog, store, embedder = index.catalog, index.vectors, index.embedder
+def _embed(index: Index, queue: list) -> tuple:
+    """Which chunks are new, kept or gone, and the new ones' vectors (the model runs here)."""
+    catalog, embedder = index.catalog, index.embedder
     new_ids, new_texts, new_meta, kept_ids, kept_meta, gone = [], [], [], [], [], []
     for note_id, _, meta, chunks in queue:
         existing = catalog.chunk_rows(note_id)
@@ -318,8 +335,15 @@ def _flush(index: Index, queue: list, result: EmbedResult) -> None:
     vectors = None
     if new_texts:
         vectors = embedder.embed_array(new_texts) if hasattr(embedder, "embed_array") else embedder.embed(new_texts)
+    return new_ids, vectors, new_meta, kept_ids, kept_meta, gone
+
+
+def _store(index: Index, queue: list, prepared: tuple, result: EmbedResult) -> None:
+    """Write one batch: vectors to Chroma, then the chunks that now stand for each note."""
+    catalog, store = index.catalog, index.vectors
+    new_ids, vectors, new_meta, kept_ids, kept_meta, gone = prepared
     with store.writing():
-        if new_texts:
+        if new_ids:
             store.upsert(new_ids, vectors, new_meta)
         store.update_metadata(kept_ids, kept_meta)
         store.delete(gone)
@@ -328,7 +352,7 @@ def _flush(index: Index, queue: list, result: EmbedResult) -> None:
             catalog.set_chunks(note_id, [(c.id, c.ord, c.section, c.start, c.end) for c in chunks], sha)
         store.written()
     result.notes += len(queue)
-    result.embedded += len(new_texts)
+    result.embedded += len(new_ids)
     result.kept += len(kept_ids)
     result.deleted += len(gone)
 

@@ -83,6 +83,7 @@ class VectorStore:
         # seen to leave a fresh upsert out of this process's approximate index (a fresh process
         # finds it), so queries also rank these exactly and merge them in.
         self._recent: dict[str, int] = {}
+        self._matrix: tuple[list[str], Any, Any] | None = None  # (record ids, note ids, vectors) for filtered search
 
     @property
     def location(self) -> str:
@@ -106,6 +107,7 @@ class VectorStore:
         """Drop this process's copy of the embedded store so the next use loads it from disk."""
         self._collection = None
         self._recent = {}
+        self._matrix = None
         if self._client is not None and not self.chroma_url:
             from chromadb.api.shared_system_client import SharedSystemClient
 
@@ -117,14 +119,14 @@ class VectorStore:
         self._client = None
 
     def _check_fresh(self) -> None:
-        generation = self.catalog.get_meta(GENERATION_KEY)
+        generation = self.catalog.peek_meta(GENERATION_KEY)
         if self._client is not None and generation != self._seen_generation:
             self._reopen()
         self._seen_generation = generation
 
     def check_embedder(self) -> None:
         """Refuse to use vectors written by another embedder."""
-        written = self.catalog.get_meta(EMBEDDER_KEY)
+        written = self.catalog.peek_meta(EMBEDDER_KEY)
         if written is not None and written != self.embedder_id:
             raise IndexMismatch(
                 f"the vectors of this vault were made by embedder '{written}', but the embedder in use is "
@@ -178,6 +180,7 @@ class VectorStore:
     def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[dict]) -> None:
         if ids:
             self.collection().upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
+            self._matrix = None
             if not self.chroma_url:
                 self._recent.update((record, int(meta["note_id"])) for record, meta in zip(ids, metadatas))
                 if len(self._recent) > RECENT_LIMIT:
@@ -192,6 +195,8 @@ class VectorStore:
     def delete(self, ids: Sequence[str]) -> None:
         for record in ids:
             self._recent.pop(record, None)
+        if ids:
+            self._matrix = None
         collection = self.collection(create=False) if ids else None
         if collection is not None:
             for start in range(0, len(ids), 5000):
@@ -233,6 +238,39 @@ class VectorStore:
             note, chunk = found["ids"][position].split(":", 1)
             hits.append(VectorHit(int(note), chunk, float(similarities[position])))
         return hits
+
+    @_serialized
+    def filtered(self, vector: Sequence[float], note_ids: Sequence[int], n: int) -> list[VectorHit]:
+        """Exact nearest chunks of the given notes, from an in-memory copy of all vectors.
+
+        Chroma answers a `where` over thousands of note ids in 50-150 ms at 50k chunks; this copy
+        (1.5 KB per chunk, loaded once and dropped on any write) answers in a few milliseconds.
+        """
+        import numpy as np
+
+        collection = self.collection(create=False)
+        if collection is None or not note_ids:
+            return []
+        if self._matrix is None:
+            records: list[str] = []
+            parts = []
+            total = collection.count()
+            for offset in range(0, total, 5000):
+                page = collection.get(include=["embeddings"], limit=5000, offset=offset)
+                records += page["ids"]
+                parts.append(np.asarray(page["embeddings"], dtype=np.float32))
+            matrix = np.vstack(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+            matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+            notes = np.fromiter((int(record.split(":", 1)[0]) for record in records), dtype=np.int64, count=len(records))
+            self._matrix = (records, notes, matrix)
+        records, notes, matrix = self._matrix
+        rows = np.flatnonzero(np.isin(notes, np.asarray(list(note_ids), dtype=np.int64)))
+        if not len(rows):
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        similarities = matrix[rows] @ (query / max(float(np.linalg.norm(query)), 1e-12))
+        best = np.argsort(-similarities)[:n]
+        return [VectorHit(int(notes[rows[i]]), records[rows[i]].split(":", 1)[1], float(similarities[i])) for i in best]
 
     @_serialized
     def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
