@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from generate_vault import ACTIONS, AREAS, PROBLEMS, SIZES, SUBJECTS, generate  # noqa: E402
+from generate_vault import ACTIONS, PROBLEMS, SIZES, SUBJECTS, generate  # noqa: E402
 
 from brain.index.embedders import LexicalFallbackEmbedder, load_embedder  # noqa: E402
 from brain.index.engine import forget, open_index  # noqa: E402
@@ -291,25 +291,6 @@ def row_causal(size: str) -> dict:
     result["without_watcher_one_scan_per_call"] = measure(frozen=True)
     with Watcher(vault, embed=False):
         result["with_watcher"] = watched = measure()
-        # What caching the parsed patterns in corpus.derived (proposed for memory/patterns.py) would give:
-        import brain.memory.patterns as patterns_module
-
-        original = patterns_module.all_patterns
-
-        def cached(corpus_):
-            found = corpus_.derived.get("bench_patterns")
-            if found is None:
-                corpus_.notes()
-                found = corpus_.derived["bench_patterns"] = original(corpus_)
-            else:
-                corpus_.notes()  # still checks freshness, which clears derived on a change
-            return found
-
-        patterns_module.all_patterns = cached
-        try:
-            result["with_watcher_and_cached_patterns"] = measure()
-        finally:
-            patterns_module.all_patterns = original
     forget(root)
     result["ok"] = max(watched["path_p95_ms"], watched["antipatterns_p95_ms"]) <= 100
     return result
