@@ -10,7 +10,7 @@ import typer
 from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
 from brain.memory import episodes as service
-from brain.memory.views import episode_summary
+from brain.memory.views import decision_headline, episode_summary
 from brain.notes.model import Decision
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
@@ -108,12 +108,7 @@ def show(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOption =
 
 
 def _decision_line(decision: Decision) -> str:
-    line = f"{decision.id} [{decision.type or '?'}] {decision.title or decision.chosen or ''}"
-    if decision.chosen and decision.chosen != decision.title:
-        line += f" -> {decision.chosen}"
-    if decision.outcome:
-        line += f" ({decision.outcome})"
-    return line
+    return f"{decision.id} [{decision.type or '?'}] {decision_headline(decision)}"
 
 
 @app.command()

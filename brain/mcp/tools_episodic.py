@@ -12,7 +12,7 @@ from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import causal
 from brain.memory import episodes as episode_service
 from brain.memory import patterns as pattern_service
-from brain.memory.views import episode_summary, pattern_summary
+from brain.memory.views import decision_headline, episode_summary, pattern_summary
 from brain.notes.model import Decision, Pattern
 
 GROUP = "episodic"
@@ -32,11 +32,7 @@ def _pattern_line(pattern: Pattern) -> str:
 
 
 def _decision_text(decision: Decision) -> str:
-    line = f"{decision.id} [{decision.type or '?'}] {decision.timestamp or '(no time)'}: {decision.title}"
-    if decision.chosen and decision.chosen != decision.title:
-        line += f" -> {decision.chosen}"
-    if decision.outcome:
-        line += f" ({decision.outcome})"
+    line = f"{decision.id} [{decision.type or '?'}] {decision.timestamp or '(no time)'}: {decision_headline(decision)}"
     details = [
         f"options: {' | '.join(decision.options)}" if decision.options else "",
         f"why: {decision.rationale}" if decision.rationale else "",

@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from brain.notes.model import Episode, Pattern
+from brain.notes.model import Decision, Episode, Pattern
 
 
 def plain(value: Any) -> Any:
@@ -47,3 +47,11 @@ def pattern_summary(pattern: Pattern) -> dict[str, Any]:
         "trigger": pattern.trigger,
         "last_validated": pattern.last_validated,
     }
+
+
+def decision_headline(decision: Decision) -> str:
+    """`Title -> chosen (outcome)`: what a decision was about, what it chose and how it went."""
+    base = decision.title or decision.chosen or ""
+    if decision.chosen and decision.chosen != base:
+        base += f" -> {decision.chosen}"
+    return base + (f" ({decision.outcome})" if decision.outcome else "")
