@@ -37,7 +37,7 @@ def brain(vault: Vault):
     runner = CliRunner()
 
     def run(*args: str, input: str | None = None):
-        return runner.invoke(app, [*args, "--vault", str(vault.root)] if _takes_vault(args) else list(args), input=input)
+        return runner.invoke(app, [*args, "--vault", str(vault.root)] if _takes_vault(args) else list(args), input=input, catch_exceptions=False)
 
     return run
 

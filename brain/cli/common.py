@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 
 from brain.errors import BrainError
 from brain.memory.corpus import Corpus
-from brain.memory.views import plain
+from brain.views.plain import plain
 from brain.vault import Vault
 
 VaultOption = Annotated[

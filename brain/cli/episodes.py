@@ -10,7 +10,7 @@ import typer
 from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
 from brain.memory import episodes as service
-from brain.memory.views import decision_headline, episode_summary
+from brain.views.episodic import decision_headline, episode_summary
 from brain.notes.model import Decision
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)

@@ -9,7 +9,7 @@ import typer
 from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, warn
 from brain.memory import causal
 from brain.memory import patterns as service
-from brain.memory.views import pattern_summary
+from brain.views.episodic import pattern_summary
 from brain.notes.model import Pattern
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)

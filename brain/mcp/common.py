@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from brain.errors import BrainError
-from brain.memory.views import plain
+from brain.views.plain import plain
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 

@@ -12,7 +12,7 @@ from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import causal
 from brain.memory import episodes as episode_service
 from brain.memory import patterns as pattern_service
-from brain.memory.views import decision_headline, episode_summary, pattern_summary
+from brain.views.episodic import decision_headline, episode_summary, pattern_summary
 from brain.notes.model import Decision, Pattern
 
 GROUP = "episodic"
