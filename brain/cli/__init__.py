@@ -30,3 +30,5 @@ from brain.cli import index_commands; index_commands.register(app)  # noqa: E402
 
 def main() -> None:
     app()
+from brain.cli import tips; app.add_typer(tips.app, name="tip")  # noqa: E402,E702
+from brain.cli import session; app.add_typer(session.app, name="session")  # noqa: E402,E702
