@@ -195,7 +195,7 @@ def build_episode(
         elif open_errors and _FIX_WORDS.search(item.text):
             recoveries += 1
             open_errors = 0
-        for sha in _shas(item.text):
+        for sha in _shas(item.text.lower()):
             if sha in commits and sha not in claimed:
                 claimed.add(sha)
                 add("commit", f"Commit: {sha}", (milestone,), item.timestamp)
@@ -392,11 +392,16 @@ def _json_gates_complete(data: dict, items: list[WorkItem]) -> bool:
     compliance = data.get("protocolCompliance")
     end = compliance.get("sessionEnd") if isinstance(compliance, dict) else None
     gates = {name: gate for name, gate in end.items() if isinstance(gate, dict)} if isinstance(end, dict) else {}
-    if gates and all(gate.get("Complete") is None for gate in gates.values()):
+    if gates and all(_gate(gate, "complete") is None for gate in gates.values()):
         return bool(items) and not _failing(items)
     musts = [gate for gate in gates.values() if str(gate.get("level", "")).upper() == "MUST"]
-    checklist = gates.get("checklistComplete", {}).get("Complete", True) is not False
-    return bool(musts) and checklist and all(gate.get("Complete") is True for gate in musts)
+    checklist = _gate(gates.get("checklistComplete", {}), "complete") is not False
+    return bool(musts) and checklist and all(_gate(gate, "complete") is True for gate in musts)
+
+
+def _gate(gate: dict, key: str):
+    """A gate field whichever case the log spelled it in (`Complete` and `complete` both occur)."""
+    return gate.get(key.capitalize(), gate.get(key))
 
 
 def _failing(items: list[WorkItem]) -> bool:
@@ -414,11 +419,13 @@ def _json_commits(data: dict, items: list[WorkItem], starting: str) -> list[str]
     texts = [item.text for item in items]
     compliance = data.get("protocolCompliance")
     end = compliance.get("sessionEnd") if isinstance(compliance, dict) else None
-    committed = end.get("changesCommitted") if isinstance(end, dict) else None
-    if isinstance(committed, dict):
-        texts.append(str(committed.get("Evidence") or ""))
-    texts.append(str(data.get("endingCommit") or ""))
+    for gate in end.values() if isinstance(end, dict) else ():
+        if isinstance(gate, dict):
+            texts.append(str(_gate(gate, "evidence") or ""))
     found: list[str] = []
+    ending = str(data.get("endingCommit") or "").strip().lower()
+    if re.fullmatch(r"[0-9a-f]{7,40}", ending) and ending != starting:  # a structured field: even all digits is a SHA
+        found.append(ending)
     for text in texts:
         for sha in _shas(text.lower()):
             if sha != starting and not (starting and (sha.startswith(starting) or starting.startswith(sha))) and sha not in found:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from brain.vault import Vault
 _EMBEDDERS: dict[tuple[str, str | None], Embedder] = {}
 _CACHES: dict[tuple[str, str], TextVectors] = {}
 _LOCK = threading.Lock()
+_PLACEHOLDER = re.compile(r"<\w+>")
 
 
 def vault_embedder(vault: Vault) -> Embedder:
@@ -72,6 +74,7 @@ class TextVectors:
         """One row per text (float32, L2-normalised)."""
         if not self._loaded:
             self._load()
+        texts = [_PLACEHOLDER.sub(" ", text) for text in texts]  # "<n>", "<path>": generalized entities carry no meaning
         keys = [_digest(text) for text in texts]
         missing = list(dict.fromkeys((key, text) for key, text in zip(keys, texts) if key not in self._rows))
         if missing:
