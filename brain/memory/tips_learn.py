@@ -10,8 +10,8 @@
    failed approach as what to avoid); optimization: it succeeded with waste (a step repeated,
    retries, or a rejected first attempt); strategy: a clean success.
 4. Attribute. For a failure: immediate cause (the error or failed outcome itself), proximate
-   cause (the decision or event it is `caused_by`, or whose Effects name it), root cause (the
-   earliest ancestor along `caused_by` within the episode).
+   cause (the nearest decision up its `caused_by` / `leads_to` / Effects chain, else the event
+   just before it), root cause (the first cause recorded at the top of that chain).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from brain.notes.model import Decision, Episode, Event
 
 MAX_RUN_MILESTONES = 3
 _GENERALIZE = (
-    (re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"), "<email>"),
+    (re.compile(r"[^\s@<>()\[\]]+@[^\s@<>()\[\]]+\.[^\s@<>()\[\]]+"), "<email>"),
     (re.compile(r"https?://\S+"), "<url>"),
     (re.compile(r"`[^`\n]+`"), "<code>"),
     (re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+"), "<path>"),
@@ -199,13 +199,18 @@ def attribute(seg: Segment, episode: Episode) -> Attribution | None:
             parents[effect].append(decision.id)
     start = error.id if error is not None else failed.id
     immediate = error.text if error is not None else f"{failed.chosen or failed.title} ended in {failed.outcome}"
-    proximate_id = next(iter(parents.get(start or "", ())), None)
+    chain, seen = [], {start}
+    node = next(iter(parents.get(start or "", ())), None)
+    while node and node not in seen:  # up the caused_by chain to the first cause recorded
+        chain.append(node)
+        seen.add(node)
+        node = next(iter(parents.get(node, ())), None)
+    decision_ids = {d.id for d in episode.decisions}
+    # proximate: the nearest decision that enabled the failure (else the event just before it)
+    proximate_id = next((n for n in chain if n in decision_ids), chain[0] if chain else None)
     if proximate_id is None and error is not None and seg.decisions:
         proximate_id = seg.decisions[0].id
-    root_id, seen = proximate_id, {start}
-    while root_id and parents.get(root_id) and root_id not in seen:
-        seen.add(root_id)
-        root_id = parents[root_id][0]
+    root_id = chain[-1] if chain else None
     return Attribution(
         immediate=generalize(immediate),
         proximate=generalize(nodes[proximate_id]) if proximate_id in nodes else None,
