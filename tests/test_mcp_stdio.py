@@ -28,6 +28,7 @@ from brain.vault import init_vault
 
 DATA = Path(__file__).parent / "data"
 CORE_TOOLS = {"write_note", "read_note", "edit_note", "search", "build_context"}
+LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}
 EPISODIC_TOOLS = {
     "store_episode",
     "query_episodes",
@@ -224,7 +225,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
 
 def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> None:
     tools = client.list_tools()
-    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS
+    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | LEARNING_TOOLS
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name
         assert tool.annotations is not None and tool.annotations.title

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
+
 from brain.errors import InvalidInput
 from brain.index.embedders import Embedder
 from brain.memory import patterns as pattern_service
@@ -29,7 +31,7 @@ from brain.vault import Vault
 
 DEFAULT_BUDGET = 1500
 DEFAULT_DAYS = 7
-PATTERN_THRESHOLD = DEFAULT_THRESHOLD
+PATTERN_THRESHOLD = 0.45  # a pattern's name and trigger together; a little looser than tips, as context not instruction
 MAX_PATTERNS = 5
 
 
@@ -82,13 +84,22 @@ def _relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> 
     if not candidates:
         return []
     vectors = text_vectors(corpus.vault, embedder)
-    scores = cosine(vectors.matrix([task])[0], vectors.matrix([p.trigger or "" for p in candidates]))
+    query = vectors.matrix([task])[0]
+    by_trigger = cosine(query, vectors.matrix([p.trigger or "" for p in candidates]))
+    by_name = cosine(query, vectors.matrix([_name_words(p.title) + ": " + (p.trigger or "") for p in candidates]))
+    by_action = cosine(query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates]))
+    scores = np.maximum(np.maximum(by_trigger, by_name), by_action)
     ranked = sorted(zip(scores.tolist(), candidates), key=lambda pair: -pair[0])
     return [
         f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger}"
         for score, p in ranked[:MAX_PATTERNS]
         if score >= PATTERN_THRESHOLD
     ]
+
+
+def _name_words(title: str) -> str:
+    """'PATTERN-jittered-ttl-and-request-coalescing' -> 'jittered ttl and request coalescing'."""
+    return re.sub(r"^(ANTI)?PATTERN-", "", title).replace("-", " ")
 
 
 def _tip_lines(found: Guidelines) -> list[str]:
