@@ -1,7 +1,7 @@
 """Tips from an episode by rules, no language model: segment, generalize, classify, attribute.
 
-1. Segment. Each decision anchors a subtask: the decision and the events it caused (its Effects
-   and, transitively, their `leads_to` / `caused_by` descendants). Events no decision claims
+1. Segment. Each decision anchors a subtask: the decision and the events it caused (its Effects,
+   and what those caused in turn, except a later milestone, which is the next step). Events no decision claims
    are cut into runs of work: a run ends after a commit or a passing test, or after three
    milestones; an error keeps the run open until a passing test or a fix.
 2. Generalize. Entity names are stripped from descriptions: emails, URLs, paths, commit SHAs,
@@ -128,14 +128,18 @@ def segment(episode: Episode) -> list[Segment]:
     segments: list[Segment] = []
     for decision in episode.decisions:
         seg = Segment(decisions=[decision])
-        queue = list(decision.effects or ()) + list(children.get(decision.id, ()))
+        direct = list(dict.fromkeys(list(decision.effects or ()) + list(children.get(decision.id, ()))))
+        queue = [(ref, True) for ref in direct]
         while queue:
-            ref = queue.pop(0)
-            if ref in claimed or ref not in by_id or any(ref == d.id for d in episode.decisions):
+            ref, is_direct = queue.pop(0)
+            event = by_id.get(ref)
+            # the walk follows what the step caused (errors, tests, commits, tool calls), not the
+            # next step of the session: a milestone is the decision's only when it names it
+            if event is None or ref in claimed or (event.type == "milestone" and not is_direct):
                 continue
             claimed.add(ref)
-            seg.events.append(by_id[ref])
-            queue += [child for child in children.get(ref, ()) if not any(child == d.id for d in episode.decisions)]
+            seg.events.append(event)
+            queue += [(child, False) for child in children.get(ref, ())]
         seg.events.sort(key=events.index)
         segments.append(seg)
     run = Segment()
@@ -249,10 +253,12 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     good = [d for d in seg.decisions if not _failed(d)]
     bad = [d for d in seg.decisions if _failed(d)]
     subtask = first_clause(seg.decisions[0].title if seg.decisions and seg.decisions[0].title else _lead(seg))
+    if len(subtask.split()) < 3 and episode.task and not seg.decisions:  # a step called "Reproduce": say of what
+        subtask = f"{subtask}: {first_clause(episode.task, 70)}"
     trigger = generalize(seg.decisions[0].context, 140) if seg.decisions and seg.decisions[0].context else first_clause(_lead(seg), 140)
     steps = [generalize(d.chosen or d.title, 140) for d in good]
     steps += [generalize(e.text, 140) for e in seg.events if e.type in ("milestone", "tool_call", "test", "handoff")]
-    steps = list(dict.fromkeys(s for s in steps if s))[:6]
+    steps = _distinct(steps)[:6]
     task = generalize(episode.task or "", 160)
     avoid_parts: list[str] = []
     if category == "recovery":
@@ -289,7 +295,7 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         tip = f"{subtask}: go straight to {_lower(steps[-1]) if steps else 'the step that worked'} without repeating attempts"
     else:
         evidence = "success" if episode.outcome in ("success", None) else "both"
-        doing = [step for step in steps if step != subtask][:2]
+        doing = [step for step in steps if not _same(step, subtask)][:2]
         tip = f"{subtask}: {'; then '.join(doing)}" if doing else subtask
     priority = "high" if category == "recovery" else "medium" if steps else "low"
     return Draft(
@@ -308,6 +314,21 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         span=seg.span(),
         attribution=cause,
     )
+
+
+def _same(a: str, b: str) -> bool:
+    """One text is the other, or starts like it (a cut-down title of the same step)."""
+    a, b = a.rstrip(". "), b.rstrip(". ")
+    short = min(len(a), len(b), 60)
+    return a[:short].lower() == b[:short].lower()
+
+
+def _distinct(texts: list[str]) -> list[str]:
+    kept: list[str] = []
+    for text in texts:
+        if text and not any(_same(text, other) for other in kept):
+            kept.append(text)
+    return kept
 
 
 def _lower(text: str) -> str:
