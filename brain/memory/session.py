@@ -84,7 +84,7 @@ def _relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> 
     if not candidates:
         return []
     vectors = text_vectors(corpus.vault, embedder)
-    query = vectors.matrix([task])[0]
+    query = vectors.query(task)
     by_trigger = cosine(query, vectors.matrix([p.trigger or "" for p in candidates]))
     by_name = cosine(query, vectors.matrix([_name_words(p.title) + ": " + (p.trigger or "") for p in candidates]))
     by_action = cosine(query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates]))

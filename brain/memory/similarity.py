@@ -86,6 +86,10 @@ class TextVectors:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([self._rows[key] for key in keys]).astype(np.float32, copy=False)
 
+    def query(self, text: str) -> np.ndarray:
+        """The vector of a one-off text (a task): embedded every time, never cached on disk."""
+        return np.asarray(self.embedder.embed([_PLACEHOLDER.sub(" ", text)])[0], dtype=np.float32)
+
     def _save(self) -> None:
         if self.path is None or not self.path.parent.is_dir():
             return

@@ -204,23 +204,17 @@ def get_tip(corpus: Corpus, name: str) -> Tip:
 # ---------------------------------------------------------------- guidelines
 
 
-def _tip_matrix(corpus: Corpus, tips: list[Tip], embedder: Embedder | None) -> tuple[np.ndarray, np.ndarray]:
-    """(subtask vectors, trigger vectors) of the active tips, cached with the corpus."""
+def tip_matrix(corpus: Corpus, embedder: Embedder | None) -> tuple[list[Tip], np.ndarray, np.ndarray]:
+    """The active tips with their subtask and trigger vectors, cached with the corpus until a note changes."""
     vectors = text_vectors(corpus.vault, embedder)
+    tips = active_tips(corpus)  # brings the corpus up to date (a change clears `derived`)
     key = ("tip-matrix", vectors.embedder.id)
     cached = corpus.derived.get(key)  # type: ignore[call-overload]
-    if cached is None or cached[0] is not tips_identity(corpus):
+    if cached is None:
         subtasks = vectors.matrix([tip.subtask or tip.tip for tip in tips])
         triggers = vectors.matrix([tip.trigger or tip.subtask or tip.tip for tip in tips])
-        cached = (tips_identity(corpus), subtasks, triggers)
-        corpus.derived[key] = cached  # type: ignore[index]
-    return cached[1], cached[2]
-
-
-def tips_identity(corpus: Corpus) -> object:
-    """An object that changes exactly when the corpus's tips are re-read."""
-    all_tips(corpus)
-    return corpus.derived["tips"]
+        cached = corpus.derived[key] = (tips, subtasks, triggers)  # type: ignore[index]
+    return cached
 
 
 def guidelines(
@@ -239,14 +233,10 @@ def guidelines(
         raise InvalidInput(f"top-k must be between 1 and {MAX_TOP_K}, got {top_k}")
     if not -1.0 <= threshold <= 1.0:
         raise InvalidInput(f"threshold must be between -1 and 1, got {threshold}")
-    tips = active_tips(corpus)
-    if not tips:
+    active, subtasks, triggers = tip_matrix(corpus, embedder)
+    if not active:
         return Guidelines(task, threshold, (), ())
-    tips_identity(corpus)
-    ordered = corpus.derived["tips"]
-    active = [tip for tip in ordered if tip.merged_into is None]
-    subtasks, triggers = _tip_matrix(corpus, active, embedder)
-    query = text_vectors(corpus.vault, embedder).matrix([task])[0]
+    query = text_vectors(corpus.vault, embedder).query(task)
     similarity = np.maximum(cosine(query, subtasks), cosine(query, triggers))
     core: list[Guideline] = []
     matches: list[tuple[float, Guideline]] = []

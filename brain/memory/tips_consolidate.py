@@ -1,9 +1,11 @@
 """Consolidation: merge tips that say the same thing, losing no source.
 
 Similarity alone is not enough (unrelated notes can score above 0.85 with their nearest
-neighbour while real rewrites score 0.78 to 0.87), so similarity of trigger and subtask only
-makes *candidates*; a candidate is merged only when it also has the same category and its
-steps agree (similarity of the steps, taken together, at least STEPS_AGREE).
+neighbour while real rewrites score 0.78 to 0.87), so similarity of trigger and subtask (the
+mean of the two, with the vectors guidelines already use) only makes *candidates*; a candidate
+is merged only when it also has the same category and its steps agree: the words of the two
+tips' steps overlap by at least STEPS_AGREE (Jaccard). Steps are concrete actions, so a rewrite
+keeps their words while a different procedure for the same situation does not.
 
 A merge writes a new tip holding every source: support adds up, evidence combines (success +
 failure = both), helped/hurt add up, avoid lines are kept, and the representative (the tip
@@ -21,14 +23,14 @@ import numpy as np
 
 from brain.index.embedders import Embedder
 from brain.memory.corpus import Corpus
-from brain.memory.similarity import text_vectors
-from brain.memory.tips import active_tips
+from brain.memory.tips import tip_matrix
+from brain.memory.tips_learn import words
 from brain.notes.edit import set_frontmatter
 from brain.notes.tip import Tip, combine_evidence, render_tip
 from brain.vault import TYPE_FOLDERS, Vault
 
 CANDIDATE_SIMILARITY = 0.8
-STEPS_AGREE = 0.85
+STEPS_AGREE = 0.5
 _EVIDENCE_RANK = {"success": 0, "both": 1, "failure": 2}
 _BLOCK = 1024
 
@@ -51,24 +53,26 @@ class ConsolidationPlan:
     dry_run: bool
 
 
-def _describe(tip: Tip) -> str:
-    return f"{tip.trigger} | {tip.subtask}"
+def _step_words(tip: Tip) -> frozenset[str]:
+    return frozenset(words(" ".join(tip.steps) or tip.tip))
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
 
 
 def consolidate(vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None) -> ConsolidationPlan:
-    tips = active_tips(corpus)
+    tips, subtasks, triggers = tip_matrix(corpus, embedder)
     if len(tips) < 2:
         return ConsolidationPlan(0, 0, (), dry_run)
-    vectors = text_vectors(vault, embedder)
-    described = vectors.matrix([_describe(tip) for tip in tips])
-    steps = vectors.matrix([" ; ".join(tip.steps) or tip.tip for tip in tips])
+    steps = [_step_words(tip) for tip in tips]
     order = sorted(range(len(tips)), key=lambda i: (_EVIDENCE_RANK.get(tips[i].evidence, 3), -tips[i].support, tips[i].title))
     rank = {index: position for position, index in enumerate(order)}
     categories = np.array([tip.category for tip in tips])
     partners: dict[int, list[int]] = {}
     candidates = rejected = 0
     for start in range(0, len(tips), _BLOCK):
-        block = described[start : start + _BLOCK] @ described.T
+        block = (subtasks[start : start + _BLOCK] @ subtasks.T + triggers[start : start + _BLOCK] @ triggers.T) / 2
         for offset, row in enumerate(block):
             i = start + offset
             near = np.nonzero(row >= CANDIDATE_SIMILARITY)[0]
@@ -76,7 +80,8 @@ def consolidate(vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder
             if near.size == 0:
                 continue
             candidates += int(near.size)
-            agree = near[(categories[near] == categories[i]) & ((steps[near] @ steps[i]) >= STEPS_AGREE)]
+            same = near[categories[near] == categories[i]]
+            agree = np.array([j for j in same.tolist() if _jaccard(steps[i], steps[j]) >= STEPS_AGREE], dtype=int)
             rejected += int(near.size - agree.size)
             for j in agree.tolist():
                 partners.setdefault(i, []).append(j)
