@@ -238,18 +238,23 @@ def guidelines(
         return Guidelines(task, threshold, (), ())
     query = text_vectors(corpus.vault, embedder).query(task)
     similarity = np.maximum(cosine(query, subtasks), cosine(query, triggers))
+    core_mask = np.array([bool(core_support) and t.support >= core_support and t.hurt <= t.helped for t in active]) if core_support else None
     core: list[Guideline] = []
-    matches: list[tuple[float, Guideline]] = []
-    for index, tip in enumerate(active):
-        sim = float(similarity[index])
-        score = sim + feedback_adjustment(tip) + (SUCCESS_BONUS if tip.evidence == "success" else 0.0)
-        if core_support and tip.support >= core_support and tip.hurt <= tip.helped:
-            core.append(Guideline(tip, "core", round(sim, 4), round(score, 4)))
-        elif sim >= threshold:
-            matches.append((score, Guideline(tip, "match", round(sim, 4), round(score, 4))))
+    if core_mask is not None:
+        for index in np.nonzero(core_mask)[0].tolist():
+            core.append(_guideline(active[index], "core", float(similarity[index])))
+    candidates = similarity >= threshold
+    if core_mask is not None:
+        candidates &= ~core_mask
+    matches = [_guideline(active[index], "match", float(similarity[index])) for index in np.nonzero(candidates)[0].tolist()]
     core.sort(key=lambda g: (-g.tip.support, -g.score, g.tip.title))
-    matches.sort(key=lambda pair: (-pair[0], pair[1].tip.title))
-    return Guidelines(task, threshold, tuple(core), tuple(g for _, g in matches[:top_k]))
+    matches.sort(key=lambda g: (-g.score, g.tip.title))
+    return Guidelines(task, threshold, tuple(core), tuple(matches[:top_k]))
+
+
+def _guideline(tip: Tip, reason: str, similarity: float) -> Guideline:
+    score = similarity + feedback_adjustment(tip) + (SUCCESS_BONUS if tip.evidence == "success" else 0.0)
+    return Guideline(tip, reason, round(similarity, 4), round(score, 4))
 
 
 def feedback_adjustment(tip: Tip) -> float:
