@@ -9,7 +9,8 @@ same `Episode`. The rules (also in the README, "Extraction rules"):
 - outcome: success when every session-end MUST gate is complete (markdown: no unchecked MUST
   row and no work item left "In Progress" or "Blocked"); failure when a gate is open and a work
   item reports counted failures ("3 failed") with no later passing verification; else partial.
-- events: one milestone per work-log entry, linked in order (caused_by / leads_to); a test event
+- events: one milestone per work-log entry (a bare label such as "Fix" gets the first sentence of
+  what the entry says was done), linked in order (caused_by / leads_to); a test event
   for a counted pass ("120 passed"), an error event for a counted failure; one commit event per
   commit the session made (ending commit and every SHA named by a work item), caused by the
   work item that names it.
@@ -189,7 +190,7 @@ def build_episode(
             open_errors += 1
         elif passed:
             add("test", _sentence_with(item.text, passed.group(0)), (milestone,), item.timestamp)
-            if open_errors or failed:
+            if open_errors:
                 recoveries += 1
                 open_errors = 0
         elif open_errors and _FIX_WORDS.search(item.text):
@@ -376,6 +377,9 @@ def _work_item(entry: Any) -> WorkItem | None:
     if not title:
         return None
     text = " ".join(strings[key] for key in _TEXT_KEYS if key in strings)
+    detail = next((strings[key] for key in _TEXT_KEYS if key in strings and strings[key] != title), "")
+    if len(title.split()) <= 3 and detail:  # a bare label ("Fix") says little: add what was done
+        title = f"{title}: {_SENTENCE.split(detail, maxsplit=1)[0].strip()}"
     files = entry.get("files") if isinstance(entry.get("files"), list) else []
     when = entry.get("timestamp") or entry.get("time")
     when = str(when) if isinstance(when, str) and _DATE.match(when) else None

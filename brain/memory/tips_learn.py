@@ -255,7 +255,12 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     subtask = first_clause(seg.decisions[0].title if seg.decisions and seg.decisions[0].title else _lead(seg))
     if len(subtask.split()) < 3 and episode.task and not seg.decisions:  # a step called "Reproduce": say of what
         subtask = f"{subtask}: {first_clause(episode.task, 70)}"
-    trigger = generalize(seg.decisions[0].context, 140) if seg.decisions and seg.decisions[0].context else first_clause(_lead(seg), 140)
+    if seg.decisions and seg.decisions[0].context:
+        trigger = generalize(seg.decisions[0].context, 140)
+    elif cause is not None:  # a run of work that hit an error: the error is when this applies
+        trigger = first_clause(cause.immediate, 140)
+    else:  # a run of work in a session: it applies to the same kind of task
+        trigger = generalize(episode.task or _lead(seg), 140)
     steps = [generalize(d.chosen or d.title, 140) for d in good]
     steps += [generalize(e.text, 140) for e in seg.events if e.type in ("milestone", "tool_call", "test", "handoff")]
     steps = _distinct(steps)[:6]
@@ -318,9 +323,9 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
 
 def _same(a: str, b: str) -> bool:
     """One text is the other, or starts like it (a cut-down title of the same step)."""
-    a, b = a.rstrip(". "), b.rstrip(". ")
+    a, b = " ".join(re.findall(r"\w+", a.lower())), " ".join(re.findall(r"\w+", b.lower()))
     short = min(len(a), len(b), 60)
-    return a[:short].lower() == b[:short].lower()
+    return a[:short] == b[:short]
 
 
 def _distinct(texts: list[str]) -> list[str]:
