@@ -61,11 +61,15 @@ def guideline_lines(found: Guidelines) -> list[str]:
         tip = guideline.tip
         label = "core" if guideline.reason == "core" else f"{guideline.similarity:.2f}"
         lines.append(f"[{label}] {tip.title} ({tip.category}, support {tip.support}, {tip.evidence})")
-        lines.append(f"  {tip.tip}")
-        lines += [f"  {number}. {step}" for number, step in enumerate(tip.steps[:5], 1)]
+        lines.append(f"  {_one_line(tip.tip)}")
+        lines += [f"  {number}. {_one_line(step)}" for number, step in enumerate(tip.steps[:5], 1)]
         if tip.avoid:
-            lines.append(f"  avoid: {tip.avoid}")
+            lines.append(f"  avoid: {_one_line(tip.avoid)}")
     return lines
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def learn_json(result: LearnResult) -> dict[str, Any]:
