@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from brain.memory.causal import find_cycles
+from brain.memory.chains import causal_findings
+from brain.memory.contexts import causes_named
 from brain.memory.corpus import Corpus
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
@@ -14,7 +16,7 @@ from brain.vault import Vault
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # malformed | broken-link | ambiguous-link | cycle | skipped | stale-index
+    kind: str  # malformed | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index
     path: str
     message: str
     fix: str
@@ -45,7 +47,7 @@ def check_notes(corpus: Corpus) -> list[Finding]:
         path = note.path or ""
         for problem in typed_problems(note):
             findings.append(Finding("malformed", path, problem, "fix the note in an editor; brain reads the rest of it"))
-        own = local_ids(note)
+        own = local_ids(note) | {name.lower() for name in causes_named(note)}  # causes: reported below, once
         for target in dict.fromkeys(link.target for link in note.links):
             if target.lower() in own:
                 continue
@@ -61,6 +63,7 @@ def check_notes(corpus: Corpus) -> list[Finding]:
         findings.append(
             Finding("cycle", cycle[0], "causal cycle: " + " -> ".join(titles + titles[:1]), "fine if intended; paths and chains stop at repeats")
         )
+    findings += [Finding(*finding) for finding in causal_findings(corpus)]
     return findings
 
 
