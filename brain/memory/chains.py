@@ -168,13 +168,13 @@ def caused_by_graph(corpus: Corpus) -> CausedByGraph:
 
 
 def ancestor_names(corpus: Corpus, paths: list[str]) -> set[str]:
-    """Lower-cased names of the missing notes that these notes' ancestries name (for save's loop check)."""
+    """Names (as written) of the missing notes that these notes' ancestries name (for save's loop check)."""
     parents = caused_by_graph(corpus).parents
     seen, queue, names = set(paths), deque(paths), set()
     while queue:
         node = queue.popleft()
         if node.startswith(MISSING):
-            names.add(node.removeprefix(MISSING).lower())
+            names.add(node.removeprefix(MISSING))
             continue
         for parent in parents.get(node, ()):
             if parent not in seen:

@@ -194,7 +194,8 @@ def save_context(
     action_type = check_action_type(action_type)
     resolver = corpus.resolver()
     chosen_title = _free_title(resolver, vault, (title or "").strip() or _title_from(content))
-    names = {chosen_title.lower(), vault.filename_for(chosen_title).removesuffix(".md").lower()}
+    stem = vault.filename_for(chosen_title).removesuffix(".md")
+    names = {name.lower() for name in (chosen_title, stem, f"{TYPE_FOLDERS['context']}/{stem}")}  # what a link to it may say
     causes: list[str] = []
     for name in caused_by:
         if not name or not str(name).strip():
@@ -204,12 +205,10 @@ def save_context(
         path = resolver.resolve(name)
         if path not in causes:
             causes.append(path)
-    loop = ancestor_names(corpus, causes) & names
+    loop = sorted(name for name in ancestor_names(corpus, causes) if name.lower() in names)
     if loop:
-        raise InvalidInput(
-            f"caused_by would make '{chosen_title}' its own ancestor: a cause of "
-            f"{', '.join(resolver.titles.get(path, path) for path in causes)} already names '{sorted(loop)[0]}'"
-        )
+        causing = ", ".join(resolver.titles.get(path, path) for path in causes)
+        raise InvalidInput(f"caused_by would make '{chosen_title}' its own ancestor: {causing} (or a note before it) names '{loop[0]}' as its cause")
     fields: dict[str, object] = {"project": project, "action_type": action_type}
     links = [_link(resolver, path) for path in causes]
     if links:

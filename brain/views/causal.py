@@ -5,8 +5,11 @@ JSON is `plain()` of the library objects; these functions only make the text peo
 
 from __future__ import annotations
 
+import yaml
+
 from brain.memory.chains import Chain, CausalityStats, ChainStep, Reasoning
 from brain.memory.contexts import ContextEntry, SavedContext
+from brain.notes.parse import link_targets
 
 
 def saved_text(saved: SavedContext) -> str:
@@ -97,8 +100,8 @@ def reasoning_lines(answer: Reasoning) -> list[str]:
         if step.broken:
             lines.append(f"- broken: [[{step.title}]] is not a note")
             continue
-        why = f": {step.rationale}" if step.rationale else ""
-        lines.append(f"- {_kind(step)} {step.title} ({step.path}){why}")
+        said = step.rationale or step.summary  # its rationale, else what it is about: both from the note
+        lines.append(f"- {_kind(step)} {step.title} ({step.path})" + (f": {said}" if said else ""))
     titles = {step.node: step.title for step in answer.chain.steps}
     for cycle in answer.chain.cycles:
         lines.append("- cycle: " + " -> ".join(titles[node] for node in cycle + cycle[:1]))
@@ -114,9 +117,16 @@ def reasoning_lines(answer: Reasoning) -> list[str]:
         lines += ["", "Facts cited:"]
         for fact in answer.facts:
             state = f"valid {fact.valid_from or '?'} to {fact.valid_until}" if fact.valid_until else f"valid from {fact.valid_from or '?'}"
-            superseded = f", superseded by {fact.superseded_by}" if fact.superseded_by else ""
-            lines.append(f"- {fact.title} ({fact.path}): {fact.subject} = {fact.value} ({state}{superseded})  [{fact.via}]")
+            superseded = f", superseded by {', '.join(link_targets(fact.superseded_by))}" if fact.superseded_by else ""
+            lines.append(f"- {fact.title} ({fact.path}): {fact.subject} = {_value(fact.value)} ({state}{superseded})  [{fact.via}]")
     return lines
+
+
+def _value(value: object) -> str:
+    """A fact's value as its note writes it (YAML flow style), not as Python prints it."""
+    if isinstance(value, (dict, list)):
+        return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True, width=10_000).strip()
+    return str(value)
 
 
 def stats_lines(stats: CausalityStats) -> list[str]:
