@@ -438,7 +438,7 @@ def _stats(corpus: Corpus, graph: CausedByGraph, project: str | None) -> Causali
     )
     ends = [path for path in named if not graph.children.get(path)]
     lengths = [shape.length.get(path, 1) for path in ends]
-    longest_end = max(named, key=lambda path: (shape.length.get(path, 1), path), default=None)
+    longest_end = min(named, key=lambda path: (-shape.length.get(path, 1), path), default=None)  # ties: first by path
     return CausalityStats(
         project=project,
         notes=len(scope),
