@@ -209,7 +209,9 @@ def save_context(
     if loop:
         causing = ", ".join(resolver.titles.get(path, path) for path in causes)
         raise InvalidInput(f"caused_by would make '{chosen_title}' its own ancestor: {causing} (or a note before it) names '{loop[0]}' as its cause")
-    fields: dict[str, object] = {"project": project, "action_type": action_type}
+    # milliseconds: an agent saves several contexts a second, and load lists them newest first
+    now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    fields: dict[str, object] = {"created": now, "project": project, "action_type": action_type}
     links = [_link(resolver, path) for path in causes]
     if links:
         fields["caused_by"] = links[0] if len(links) == 1 else links
