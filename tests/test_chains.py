@@ -198,7 +198,7 @@ Caused by (root first):
 - decision Decision (contexts/Decision.md): PKCE protects public clients
 - episode EPISODE-2026-03-03-session-02 (episodes/EPISODE-2026-03-03-session-02.md): Move login to PKCE
 
-Decisions behind it:
+Decisions behind it (nearest first):
 - EPISODE-2026-03-03-session-02 d001: Proof Method -> S256 only (success)  [on the chain]
     why: plain offers no protection
 

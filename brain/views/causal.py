@@ -106,7 +106,7 @@ def reasoning_lines(answer: Reasoning) -> list[str]:
     for cycle in answer.chain.cycles:
         lines.append("- cycle: " + " -> ".join(titles[node] for node in cycle + cycle[:1]))
     if answer.decisions:
-        lines += ["", "Decisions behind it:"]
+        lines += ["", "Decisions behind it (nearest first):"]
         for decision in answer.decisions:
             chosen = f" -> {decision.chosen}" if decision.chosen and decision.chosen != decision.title else ""
             outcome = f" ({decision.outcome})" if decision.outcome else ""
