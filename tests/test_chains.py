@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from brain.index.sync import index_vault
 from brain.memory.chains import build_chain, caused_by_graph, causality_stats
 from brain.memory.corpus import Corpus
+from brain.vault import init_vault
 
 from conftest import write
 
@@ -290,3 +294,33 @@ def test_chains_come_from_the_catalog_and_follow_edits(chain_vault):
     assert (before.roots, before.with_caused_by, before.linked) == (1, 6, 7)
     assert (after.roots, after.with_caused_by, after.linked) == (1, 5, 6)  # Research is the root now; Question is linked to nothing
     assert caused_by_graph(corpus) is not graph
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), size=st.integers(min_value=1, max_value=9))
+def test_any_graph_gives_every_ancestor_once_causes_first(tmp_path_factory, data, size):
+    """Random caused_by links, cycles and missing names included: the chain is the exact ancestry,
+    each step once, every cause printed before what it caused, depth the fewest hops, cycles named."""
+    vault, _ = init_vault(tmp_path_factory.mktemp("graph") / "vault")
+    names = [f"n{number}" for number in range(size)]
+    parents = {name: data.draw(st.lists(st.sampled_from(names + ["ghost"]), max_size=3, unique=True)) for name in names}
+    for name, causes in parents.items():
+        context(vault, name, "decision", "2026-01-01T00:00:00Z", name, causes)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(names)
+    graph.add_edges_from((cause, name) for name, causes in parents.items() for cause in causes)
+    start = data.draw(st.sampled_from(names))
+    chain = build_chain(Corpus(vault), start, max_depth=50)
+    titles = [step.title for step in chain.steps]
+    assert sorted(titles) == sorted(nx.ancestors(graph, start) | {start})
+    place = {step.node: index for index, step in enumerate(chain.steps)}
+    for step in chain.steps:
+        assert step.depth == nx.shortest_path_length(graph, step.title, start)
+        for cause in step.caused_by:
+            assert place[cause] < place[step.node] and chain.steps[place[cause]].level < step.level
+    reachable = graph.subgraph(nx.ancestors(graph, start) | {start})
+    assert bool(chain.cycles) == (not nx.is_directed_acyclic_graph(reachable))
+    for cycle in chain.cycles:
+        loop = [node.removeprefix("contexts/").removesuffix(".md") for node in cycle]
+        assert all(reachable.has_edge(a, b) for a, b in zip(loop, loop[1:] + loop[:1]))
+    assert any(step.broken for step in chain.steps) == ("ghost" in reachable)
