@@ -145,13 +145,16 @@ def caused_by_graph(corpus: Corpus) -> CausedByGraph:
     parents: dict[str, tuple[str, ...]] = {}
     children: dict[str, list[str]] = {}
     broken: list[BrokenCause] = []
+    resolved: dict[str, list[str]] = {}  # a cause is usually named by several notes: resolve it once
     for path, note in by_path.items():
         named = causes_named(note)
         if not named:
             continue
         causes: list[str] = []
         for name in named:
-            found = resolver.candidates(name)
+            found = resolved.get(name)
+            if found is None:
+                found = resolved[name] = resolver.candidates(name)
             if len(found) == 1:
                 cause = found[0]
             else:
@@ -383,26 +386,48 @@ def _shape(corpus: Corpus, graph: CausedByGraph) -> _Shape:
     cached = corpus.derived.get("caused_by_shape")
     if isinstance(cached, _Shape):
         return cached
+    parents = {child: [cause for cause in causes if cause in graph.notes] for child, causes in graph.parents.items()}
+    children = {cause: kids for cause, kids in graph.children.items() if cause in graph.notes}
+    linked = set(parents) | set(children)
+    # Kahn's order over the whole vault: linear, and all there is to do when nothing loops
+    waiting = {node: len(parents.get(node, ())) for node in linked}
+    queue = deque(node for node, count in waiting.items() if count == 0)
+    length: dict[str, int] = {}
+    while queue:
+        node = queue.popleft()
+        length[node] = 1 + max((length[cause] for cause in parents.get(node, ())), default=0)
+        for child in children.get(node, ()):
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                queue.append(child)
+    left = linked - length.keys()  # the notes on cycles and those they led to
+    cycles = _cycle_lengths(left, parents, length) if left else ()
+    shape = _Shape(length, cycles)
+    corpus.derived["caused_by_shape"] = shape
+    return shape
+
+
+def _cycle_lengths(left: set[str], parents: dict[str, list[str]], length: dict[str, int]) -> tuple[tuple[str, ...], ...]:
+    """Chain lengths through cycles (a cycle counts each of its notes once) and the cycles, cause first."""
     links = nx.DiGraph()
-    links.add_edges_from((parent, child) for child, causes in graph.parents.items() for parent in causes if parent in graph.notes)
+    links.add_nodes_from(left)
+    links.add_edges_from((cause, node) for node in left for cause in parents.get(node, ()) if cause in left)
     components = list(nx.strongly_connected_components(links))
     condensed = nx.condensation(links, components)
-    length: dict[str, int] = {}
     run: dict[int, int] = {}
     for block in nx.topological_sort(condensed):
         members = condensed.nodes[block]["members"]
-        run[block] = len(members) + max((run[before] for before in condensed.predecessors(block)), default=0)
+        before = [length[cause] for member in members for cause in parents.get(member, ()) if cause in length]
+        before += [run[earlier] for earlier in condensed.predecessors(block)]
+        run[block] = len(members) + max(before, default=0)
         for member in members:
             length[member] = run[block]
     cycles = []
     for members in components:
-        if len(members) > 1 or links.has_edge(next(iter(members)), next(iter(members))):
-            first = min(members)
-            loop = [edge[0] for edge in nx.find_cycle(links.subgraph(members), source=first)]
-            cycles.append(tuple(loop))
-    shape = _Shape(length, tuple(sorted(cycles)))
-    corpus.derived["caused_by_shape"] = shape
-    return shape
+        first = min(members)
+        if len(members) > 1 or links.has_edge(first, first):
+            cycles.append(tuple(edge[0] for edge in nx.find_cycle(links.subgraph(members), source=first)))
+    return tuple(sorted(cycles))
 
 
 def causality_stats(corpus: Corpus, project: str | None = None) -> CausalityStats:

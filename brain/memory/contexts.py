@@ -19,7 +19,7 @@ from brain.memory.corpus import Corpus, Resolver
 from brain.memory.notes import write_note
 from brain.memory.timeutil import parse_instant
 from brain.notes.model import Note
-from brain.notes.parse import link_targets
+from brain.notes.parse import link_targets, parse_wikilink
 from brain.vault import TYPE_FOLDERS, Vault
 
 ACTION_TYPES = ("conversation", "decision", "file_edit", "tool_use", "research")
@@ -71,7 +71,12 @@ def note_time(note: Note) -> str | None:
 
 def causes_named(note: Note) -> tuple[str, ...]:
     """The names in a note's `caused_by`, as written (one link, a list, or a bare name)."""
-    return tuple(link_targets(note.frontmatter.get("caused_by")))
+    value = note.frontmatter.get("caused_by")
+    if value is None:
+        return ()
+    if isinstance(value, str) and value.startswith("[[") and value.endswith("]]") and value.count("[[") == 1 and value[2:-2].strip():
+        return (parse_wikilink(value[2:-2]).target,)  # the common case, without the link scanner
+    return tuple(link_targets(value))
 
 
 def note_summary(note: Note, limit: int = SUMMARY_CHARS) -> str:
