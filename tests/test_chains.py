@@ -324,3 +324,11 @@ def test_any_graph_gives_every_ancestor_once_causes_first(tmp_path_factory, data
         loop = [node.removeprefix("contexts/").removesuffix(".md") for node in cycle]
         assert all(reachable.has_edge(a, b) for a, b in zip(loop, loop[1:] + loop[:1]))
     assert any(step.broken for step in chain.steps) == ("ghost" in reachable)
+
+
+def test_a_root_is_a_chain_of_one(brain, chain_vault):
+    assert brain("causal", "chain", "Question").output == (
+        "Causal chain of Question: 1 note, root causes first\n\n"
+        "1. conversation (2026-03-01T10:00:00Z) Question  [depth 0]\n   User asks how to log in.\n\nroot causes: Question\n"
+    )
+    assert brain("causal", "chain", "Run", "--forward").output.startswith("What Run led to: 1 note, in order\n")

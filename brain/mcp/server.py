@@ -39,6 +39,8 @@ work session and what was decided), patterns (ways of working with success rates
 links between them. Start a task with search or build_context to learn what is known, and
 get_antipatterns to learn what to avoid; record what you learn with write_note / edit_note,
 store_episode at the end of a session, and add_pattern when a way of working proved itself or failed.
+Save what you did with save_context (naming what caused it in caused_by); ask build_causal_chain or
+reconstruct_reasoning why a note exists before reversing a decision.
 Notes are named by title, file stem, permalink or vault-relative path."""
 
 

@@ -32,6 +32,9 @@ def context_lines(project: str, entries: list[ContextEntry], known_projects: lis
     return lines
 
 
+MAX_INDENT = 20  # levels; deeper steps keep this indentation (their depth is printed) so lines stay readable
+
+
 def _kind(step: ChainStep) -> str:
     return step.action_type or step.type
 
@@ -43,14 +46,15 @@ def chain_lines(chain: Chain) -> list[str]:
     note with several parents reads as the DAG it is."""
     titles = {step.node: step.title for step in chain.steps}
     number = {step.node: index for index, step in enumerate(chain.steps, 1)}
+    count = f"{len(chain.steps)} note{'s' if len(chain.steps) != 1 else ''}"
     if chain.direction == "backward":
-        head = f"Causal chain of {chain.title}: {len(chain.steps)} notes, root causes first"
+        head = f"Causal chain of {chain.title}: {count}, root causes first"
     else:
-        head = f"What {chain.title} led to: {len(chain.steps)} notes, in order"
+        head = f"What {chain.title} led to: {count}, in order"
     lines = [head, ""]
     previous: str | None = None
     for index, step in enumerate(chain.steps, 1):
-        pad = "  " * step.level
+        pad = "  " * min(step.level, MAX_INDENT)
         inner = pad + " " * (len(str(index)) + 2)
         if step.broken:
             lines.append(f"{pad}{index}. broken: [[{step.title}]] is not a note (depth {step.depth})")
