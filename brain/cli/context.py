@@ -41,9 +41,9 @@ def build(
 @app.command()
 def save(
     content: Annotated[str | None, typer.Argument(help="The context's text (or use --file).")] = None,
-    project: Annotated[str, typer.Option(help="Project the context belongs to.", show_default=False)] = "",
-    action_type: Annotated[str, typer.Option(help=f"What kind of work produced it: {', '.join(contexts.ACTION_TYPES)}.", show_default=False)] = "",
-    caused_by: Annotated[list[str] | None, typer.Option("--caused-by", help="A note that caused it (any type); repeat for several.")] = None,
+    project: Annotated[str, typer.Option(metavar="PROJECT", help="Project the context belongs to.", show_default=False)] = "",
+    action_type: Annotated[str, typer.Option(metavar="TYPE", help=f"What kind of work produced it: {', '.join(contexts.ACTION_TYPES)}.", show_default=False)] = "",
+    caused_by: Annotated[list[str] | None, typer.Option("--caused-by", metavar="NOTE", help="A note that caused it (any type); repeat for several.")] = None,
     rationale: Annotated[str | None, typer.Option(help="Why this context exists.")] = None,
     title: Annotated[str | None, typer.Option(help="Title (default: the first line of the content).")] = None,
     file: Annotated[str | None, typer.Option("--file", "-f", help="Read the content from this file, or - for stdin.")] = None,
