@@ -74,9 +74,19 @@ def causes_named(note: Note) -> tuple[str, ...]:
     value = note.frontmatter.get("caused_by")
     if value is None:
         return ()
+    items = value if isinstance(value, list) else [value]
+    names: list[str] = []
+    for item in items:
+        plain = _single_link(item)
+        names += [plain] if plain is not None else link_targets(item)
+    return tuple(names)
+
+
+def _single_link(value: object) -> str | None:
+    """The target of a value that is exactly one `[[link]]`: the common case, without the link scanner."""
     if isinstance(value, str) and value.startswith("[[") and value.endswith("]]") and value.count("[[") == 1 and value[2:-2].strip():
-        return (parse_wikilink(value[2:-2]).target,)  # the common case, without the link scanner
-    return tuple(link_targets(value))
+        return parse_wikilink(value[2:-2]).target
+    return None
 
 
 def note_summary(note: Note, limit: int = SUMMARY_CHARS) -> str:
