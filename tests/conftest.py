@@ -15,6 +15,7 @@ DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
 ADR_EPISODE = DATA / "EPISODE-2026-01-21-session-42.md"
 ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
+AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
 
 
 @pytest.fixture

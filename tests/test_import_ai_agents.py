@@ -24,7 +24,7 @@ from brain.notes.frontmatter_yaml import load
 from brain.notes.parse import parse_note
 from brain.vault import Vault, init_vault
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ai-agents"
+from conftest import AI_AGENTS as FIXTURES
 GENERATIONS = ("v1", "transitional", "v2")
 RUNNER = CliRunner()
 
