@@ -24,13 +24,14 @@ import functools
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from brain.errors import InvalidInput
 from brain.index.engine import Index, open_index
 from brain.vault import Vault
 
 MODES = ("hybrid", "text", "vector")
+SearchMode = Literal[MODES]
 FUSIONS = ("weighted", "rrf")
 TEXT_WEIGHT = 0.4  # for fusion="weighted" only
 RRF_K = 60
