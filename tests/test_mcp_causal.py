@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_mcp_stdio import cli, connect, snapshot, text_of
+from mcp_harness import CAUSAL_TOOLS, cli, connect, snapshot, text_of
 
 from brain.memory.contexts import ACTION_TYPES
 from brain.vault import init_vault
@@ -20,7 +20,7 @@ def test_causal_tools_through_a_client_session(tmp_path: Path) -> None:
     )
     with connect(root, "--tools", "causal") as client:
         tools = client.list_tools()
-        assert set(tools) == {"save_context", "load_context", "build_causal_chain", "reconstruct_reasoning", "get_causality_stats"}
+        assert set(tools) == CAUSAL_TOOLS
         assert tools["save_context"].input_schema["properties"]["action_type"]["enum"] == list(ACTION_TYPES)
         assert set(tools["save_context"].input_schema["required"]) == {"project", "content", "action_type"}
         assert tools["build_causal_chain"].input_schema["properties"]["max_depth"]["default"] == 20

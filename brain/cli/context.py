@@ -11,6 +11,7 @@ from brain.errors import InvalidInput
 from brain.memory import context_builder as service
 from brain.memory import contexts
 from brain.views.causal import context_lines, saved_text
+from brain.views.notes import context_json
 
 app = typer.Typer(help="Compact contexts built from the vault for agents.", no_args_is_help=True)
 
@@ -31,7 +32,7 @@ def build(
     _, corpus = open_vault(vault)
     built = service.build_context(corpus, name, depth=depth, budget=budget)
     if as_json:
-        emit_json(built)
+        emit_json(context_json(built))
         return
     typer.echo(built.text, nl=False)
 

@@ -18,7 +18,7 @@ import networkx as nx
 
 from brain.errors import InvalidInput
 from brain.memory.contexts import ACTION_TYPES, causes_named, note_summary, note_time, text_field
-from brain.memory.corpus import Corpus
+from brain.memory.corpus import Corpus, Resolver
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
 
@@ -39,6 +39,7 @@ class BrokenCause:
 
 @dataclass(frozen=True)
 class CausedByGraph:
+    resolver: Resolver  # names of the same notes, so one read of the vault serves a whole call
     notes: dict[str, Note]
     parents: dict[str, tuple[str, ...]]  # note path -> its causes (paths, or missing:Name)
     children: dict[str, tuple[str, ...]]  # note path or missing:Name -> the notes naming it as cause
@@ -165,7 +166,7 @@ def caused_by_graph(corpus: Corpus) -> CausedByGraph:
                 causes.append(cause)
                 children.setdefault(cause, []).append(path)
         parents[path] = tuple(causes)
-    built = CausedByGraph(by_path, parents, {node: tuple(sorted(kids)) for node, kids in children.items()}, tuple(broken))
+    built = CausedByGraph(resolver, by_path, parents, {node: tuple(sorted(kids)) for node, kids in children.items()}, tuple(broken))
     corpus.derived["caused_by_graph"] = built
     return built
 
@@ -189,20 +190,26 @@ def ancestor_names(corpus: Corpus, paths: list[str]) -> set[str]:
 # ---------------------------------------------------------------- chain
 
 
-def build_chain(corpus: Corpus, name: str, *, forward: bool = False, max_depth: int = DEFAULT_DEPTH) -> Chain:
-    """The whole ancestry of a note, root causes first (or with `forward`, everything it led to)."""
+def _check_depth(max_depth: int) -> None:
     if not 1 <= max_depth <= MAX_DEPTH:
         raise InvalidInput(f"max depth must be between 1 and {MAX_DEPTH}, got {max_depth}")
-    with corpus.frozen():
-        graph = caused_by_graph(corpus)
-        start = corpus.resolver().resolve(name)
-        memo = corpus.derived.setdefault("causal_chains", {})
-        key = (start, forward, max_depth)
-        if key not in memo:
-            if len(memo) >= _CHAIN_CACHE_SIZE:
-                memo.clear()
-            memo[key] = _chain(graph, start, forward, max_depth)
-        return memo[key]
+
+
+def build_chain(corpus: Corpus, name: str, *, forward: bool = False, max_depth: int = DEFAULT_DEPTH) -> Chain:
+    """The whole ancestry of a note, root causes first (or with `forward`, everything it led to)."""
+    _check_depth(max_depth)
+    graph = caused_by_graph(corpus)  # the one look at the vault for this call
+    return _cached_chain(corpus, graph, graph.resolver.resolve(name), forward, max_depth)
+
+
+def _cached_chain(corpus: Corpus, graph: CausedByGraph, start: str, forward: bool, max_depth: int) -> Chain:
+    memo = corpus.derived.setdefault("causal_chains", {})  # cleared with the graph when a note changes
+    key = (start, forward, max_depth)
+    if key not in memo:
+        if len(memo) >= _CHAIN_CACHE_SIZE:
+            memo.clear()
+        memo[key] = _chain(graph, start, forward, max_depth)
+    return memo[key]
 
 
 def _chain(graph: CausedByGraph, start: str, forward: bool, max_depth: int) -> Chain:
@@ -309,45 +316,43 @@ def reconstruct_reasoning(corpus: Corpus, name: str, *, max_depth: int = DEFAULT
     """Why a note exists: its own action type, rationale and summary, the chain of causes behind it,
     and the evidence those notes hold: the decisions of episodes on the chain or linked from it,
     and the facts they cite. Every value is copied from a note."""
-    with corpus.frozen():
-        chain = build_chain(corpus, name, max_depth=max_depth)
-        graph = caused_by_graph(corpus)
-        resolver = corpus.resolver()
-        note = graph.notes[chain.start]
-        episodes: dict[str, str] = {}
-        facts: dict[str, str] = {}
-        on_chain = [step for step in reversed(chain.steps) if step.path]  # the note itself first, then its causes
-        for step in on_chain:
-            kind = graph.notes[step.node].type
+    _check_depth(max_depth)
+    graph = caused_by_graph(corpus)
+    resolver = graph.resolver
+    chain = _cached_chain(corpus, graph, resolver.resolve(name), False, max_depth)
+    note = graph.notes[chain.start]
+    episodes: dict[str, str] = {}
+    facts: dict[str, str] = {}
+    on_chain = [step for step in reversed(chain.steps) if step.path]  # the note itself first, then its causes
+    for step in on_chain:
+        kind = graph.notes[step.node].type
+        if kind == "episode":
+            episodes.setdefault(step.node, "on the chain")
+        elif kind == "fact":
+            facts.setdefault(step.node, "on the chain")
+    for step in on_chain:
+        for link in graph.notes[step.node].links:
+            target = resolver.try_resolve(link.target)
+            if target is None or target == step.node or target not in graph.notes:
+                continue
+            kind = graph.notes[target].type
             if kind == "episode":
-                episodes.setdefault(step.node, "on the chain")
+                episodes.setdefault(target, f"linked from {step.title}")
             elif kind == "fact":
-                facts.setdefault(step.node, "on the chain")
-        for step in on_chain:
-            for link in graph.notes[step.node].links:
-                target = resolver.try_resolve(link.target)
-                if target is None or target == step.node or target not in graph.notes:
-                    continue
-                kind = graph.notes[target].type
-                if kind == "episode":
-                    episodes.setdefault(target, f"linked from {step.title}")
-                elif kind == "fact":
-                    facts.setdefault(target, f"cited by {step.title}")
-        decisions = tuple(
-            _decisions(graph.notes[path], via) for path, via in episodes.items()
-        )
-        return Reasoning(
-            path=chain.start,
-            title=note.title,
-            type=note.type,
-            action_type=text_field(note, "action_type"),
-            time=note_time(note),
-            rationale=text_field(note, "rationale"),
-            summary=note_summary(note),
-            chain=chain,
-            decisions=tuple(item for group in decisions for item in group),
-            facts=tuple(_fact(graph.notes[path], via) for path, via in facts.items()),
-        )
+                facts.setdefault(target, f"cited by {step.title}")
+    decisions = [item for path, via in episodes.items() for item in _decisions(graph.notes[path], via)]
+    return Reasoning(
+        path=chain.start,
+        title=note.title,
+        type=note.type,
+        action_type=text_field(note, "action_type"),
+        time=note_time(note),
+        rationale=text_field(note, "rationale"),
+        summary=note_summary(note),
+        chain=chain,
+        decisions=tuple(decisions),
+        facts=tuple(_fact(graph.notes[path], via) for path, via in facts.items()),
+    )
 
 
 def _decisions(note: Note, via: str) -> list[DecisionEvidence]:
@@ -432,13 +437,12 @@ def _cycle_lengths(left: set[str], parents: dict[str, list[str]], length: dict[s
 
 def causality_stats(corpus: Corpus, project: str | None = None) -> CausalityStats:
     """Exact figures over every note (or every note of one project), cached until a note changes."""
-    with corpus.frozen():
-        graph = caused_by_graph(corpus)
-        memo = corpus.derived.setdefault("causality_stats", {})
-        key = project.strip().lower() if project and project.strip() else None
-        if key not in memo:
-            memo[key] = _stats(corpus, graph, key)
-        return memo[key]
+    graph = caused_by_graph(corpus)
+    memo = corpus.derived.setdefault("causality_stats", {})
+    key = project.strip().lower() if project and project.strip() else None
+    if key not in memo:
+        memo[key] = _stats(corpus, graph, key)
+    return memo[key]
 
 
 def _stats(corpus: Corpus, graph: CausedByGraph, project: str | None) -> CausalityStats:
