@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
@@ -51,24 +53,48 @@ class NoteFile:
     stamp: Stamp
 
 
-ChangeListener = Callable[[str, str, "str | None"], None]
+ChangeListener = Callable[[tuple[str, ...]], None]
 
 
 class Vault:
     def __init__(self, root: Path):
         self.root = Path(root).resolve()
         self._listeners: list[ChangeListener] = []
+        self._held: list[str] | None = None  # paths changed inside batched_changes()
 
     def on_change(self, listener: ChangeListener) -> None:
-        """Call `listener(kind, path, old_path)` after every write ("write"), delete and move made through brain.
+        """Call `listener(paths)` with the vault-relative paths each write, delete or move made
+        through brain changed (a move gives both paths).
 
         This is how indexes learn of brain's own writes at once, without vault.py knowing them.
         """
         self._listeners.append(listener)
 
-    def _notify(self, kind: str, path: str, old_path: str | None = None) -> None:
+    @contextmanager
+    def batched_changes(self) -> Iterator[None]:
+        """Hold change notices until the block ends, then send them as one (an import writes
+        thousands of notes; the index takes them in one update, not one each)."""
+        if self._held is not None:  # already batching: the outer block sends
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            paths, self._held = tuple(dict.fromkeys(self._held)), None
+            if paths:
+                self._send(paths)
+
+    def _notify(self, *paths: str | None) -> None:
+        changed = tuple(path for path in paths if path)
+        if self._held is not None:
+            self._held.extend(changed)
+        else:
+            self._send(changed)
+
+    def _send(self, paths: tuple[str, ...]) -> None:
         for listener in self._listeners:
-            listener(kind, path, old_path)
+            listener(paths)
 
     # ------------------------------------------------------------ finding
 
@@ -139,19 +165,8 @@ class Vault:
     # ------------------------------------------------------------ listing and reading
 
     def iter_files(self) -> Iterator[str]:
-        """Vault-relative paths of every note file, skipping brain's state and symlinks that leave the vault."""
-        for folder, dirs, files in os.walk(self.root, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-            base = Path(folder)
-            for name in sorted(files):
-                if not name.lower().endswith(".md") or name.startswith("."):
-                    continue
-                path = base / name
-                if path.is_symlink():
-                    target = path.resolve()
-                    if self.root not in target.parents:
-                        continue
-                yield path.relative_to(self.root).as_posix()
+        """Vault-relative paths of every note file, in order (the rule: `is_note_path`, see `note_files`)."""
+        yield from sorted(note_files(self.root)[0])
 
     def stat(self, relative: str) -> os.stat_result:
         return self.safe_path(relative).stat()
@@ -210,7 +225,7 @@ class Vault:
             Path(temp_name).unlink(missing_ok=True)
             raise
         info = path.stat()
-        self._notify("write", self.relative(path))
+        self._notify(self.relative(path))
         return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
 
     def _check_unchanged(self, relative: str, path: Path, expected: Stamp) -> None:
@@ -229,7 +244,7 @@ class Vault:
             raise NoteNotFound(f"no file '{relative}' in the vault")
         deleted = self.relative(path)
         path.unlink()
-        self._notify("delete", deleted)
+        self._notify(deleted)
 
     def move(self, source: str, target: str) -> None:
         old, new = self.safe_path(source), self.safe_path(target)
@@ -240,7 +255,63 @@ class Vault:
         new.parent.mkdir(parents=True, exist_ok=True)
         moved_from = self.relative(old)
         os.replace(old, new)
-        self._notify("move", self.relative(new), moved_from)
+        self._notify(self.relative(new), moved_from)
+
+
+# ---------------------------------------------------------------- which files are notes
+
+
+def _is_note_name(name: str) -> bool:
+    return name.lower().endswith(".md") and not name.startswith(".")
+
+
+def is_note_path(relative: str) -> bool:
+    """The one rule for note files: a `.md` file, not hidden, in no hidden or skipped folder
+    (brain's state, editors' and tools' folders, templates). Symlinks are judged by `note_files`."""
+    parts = PurePosixPath(relative).parts
+    if not parts or not _is_note_name(parts[-1]):
+        return False
+    return not any(part in SKIPPED_DIRS or part.startswith(".") for part in parts[:-1])
+
+
+def note_files(root: Path) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+    """(path -> (mtime_ns, size)) of every note file under `root`, and the note-like files left
+    out with why (a symlink leading outside the vault, a file that cannot be stat'ed).
+
+    `is_note_path`'s rule, walked with os.scandir so a 10k-note vault stats in ~0.1 s.
+    """
+    found: dict[str, tuple[int, int]] = {}
+    left_out: dict[str, str] = {}
+    root_text = str(root)
+    stack = [(root_text, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if name not in SKIPPED_DIRS and not name.startswith("."):
+                        stack.append((entry.path, f"{prefix}{name}/"))
+                    continue
+                if not _is_note_name(name):
+                    continue
+                relative = prefix + name
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if not target.startswith(root_text + os.sep):
+                        left_out[relative] = "symlink leads outside the vault; not followed"
+                        continue
+                info = entry.stat()
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                found[relative] = (info.st_mtime_ns, info.st_size)
+            except OSError as error:
+                left_out[prefix + name] = f"cannot be read: {error.strerror or error}"
+    return found, left_out
 
 
 def parse_bytes(data: bytes, relative: str | None = None) -> Note:

@@ -62,11 +62,23 @@ def test_write_refused_when_file_changed_since_read(vault):
 
 def test_listeners_hear_of_writes_moves_and_deletes(vault):
     heard = []
-    vault.on_change(lambda kind, path, old: heard.append((kind, path, old)))
+    vault.on_change(heard.append)
     vault.write("notes/a.md", "x\n", create=True)
     vault.move("notes/a.md", "archive/a.md")
     vault.delete("archive/a.md")
-    assert heard == [("write", "notes/a.md", None), ("move", "archive/a.md", "notes/a.md"), ("delete", "archive/a.md", None)]
+    assert heard == [("notes/a.md",), ("archive/a.md", "notes/a.md"), ("archive/a.md",)]
+
+
+def test_batched_changes_reach_listeners_once_at_the_end(vault):
+    heard = []
+    vault.on_change(heard.append)
+    with vault.batched_changes():
+        vault.write("notes/a.md", "x\n", create=True)
+        with vault.batched_changes():  # nested: still one notice, from the outer block
+            vault.write("notes/b.md", "y\n", create=True)
+        vault.write("notes/a.md", "z\n")
+        assert heard == []
+    assert heard == [("notes/a.md", "notes/b.md")]
 
 
 def test_find_vault_from_option_env_and_upwards(vault, monkeypatch, tmp_path):

@@ -38,12 +38,12 @@ def test_only_changed_chunks_are_embedded(vault):
     open_index(vault, embedder=embedder)
     put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part\n## Three\nthird part"))
     put(vault, "notes/b.md", note_text("B", "## One\nother note"))
-    first = index_vault(vault)
+    first = index_vault(open_index(vault))
     assert first.embed.embedded == len(embedder.texts) == 4  # a: One, Two, Three; b: One
     embedder.texts.clear()
-    assert index_vault(vault).embed.embedded == 0 and embedder.texts == []
+    assert index_vault(open_index(vault)).embed.embedded == 0 and embedder.texts == []
     put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part, edited\n## Three\nthird part"))
-    report = index_vault(vault)
+    report = index_vault(open_index(vault))
     assert report.embed.embedded == 1 and report.embed.kept == 2 and report.embed.deleted == 1
     assert len(embedder.texts) == 1 and "edited" in embedder.texts[0]
 
@@ -51,16 +51,16 @@ def test_only_changed_chunks_are_embedded(vault):
 def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
     put(vault, "notes/a.md", note_text("A", "alpha words"))
     open_index(vault, embedder=LexicalFallbackEmbedder())
-    index_vault(vault)
+    index_vault(open_index(vault))
     open_index(vault, embedder=LexicalFallbackEmbedder(dim=128))  # another id: lexical-hash-v1:128
     with pytest.raises(IndexMismatch, match="brain reindex"):
-        search(vault, "alpha", mode="vector")
+        search(open_index(vault), "alpha", mode="vector")
     with pytest.raises(IndexMismatch, match="brain reindex"):
-        index_vault(vault)
-    assert [hit.path for hit in search(vault, "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
-    report = reindex_vault(vault)
+        index_vault(open_index(vault))
+    assert [hit.path for hit in search(open_index(vault), "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
+    report = reindex_vault(open_index(vault))
     assert report.embed.embedded == 1
-    assert [hit.path for hit in search(vault, "alpha", mode="vector")] == ["notes/a.md"]
+    assert [hit.path for hit in search(open_index(vault), "alpha", mode="vector")] == ["notes/a.md"]
     names = [c if isinstance(c, str) else c.name for c in open_index(vault).vectors._client.list_collections()]
     assert names == [collection_name(vault.root, "lexical-hash-v1:128")]  # the old embedder's collection is gone
 
@@ -68,11 +68,11 @@ def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
 def test_reindex_rebuilds_from_the_notes_alone(vault):
     put(vault, "notes/a.md", note_text("A", "alpha"))
     put(vault, "notes/b.md", note_text("B", "beta"))
-    index_vault(vault)
+    index_vault(open_index(vault))
     index = open_index(vault)
     count = index.vectors.count()
-    report = reindex_vault(vault)
+    report = reindex_vault(open_index(vault))
     assert len(report.scan.added) == 2 and index.vectors.count() == count
-    no_embed = reindex_vault(vault, embed=False)
+    no_embed = reindex_vault(open_index(vault), embed=False)
     assert no_embed.embed is None and open_index(vault).vectors.count() == 0
     assert len(open_index(vault).catalog.pending_vectors()) == 2

@@ -1,4 +1,4 @@
-"""Read, hash and parse note files. Kept apart from sync.py so process-pool workers import little."""
+"""Read, hash and parse note files. Kept apart from scan.py so process-pool workers import little."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from brain.index.catalog import Row, is_binary
+from brain.index.rows import Row, is_binary
 from brain.vault import parse_bytes
 
 
