@@ -20,14 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.errors import IndexMismatch
-from brain.index import codec, reading
+from brain.index import codec, reading, schema
 from brain.index.catalog import SCHEMA_VERSION, Catalog
 from brain.index.engine import forget, open_index
 from brain.index.scan import scan
 from brain.index.sync import index_vault, reindex_vault
 from brain.memory.corpus import Corpus
 from brain.notes.parse import parse_note
-from brain.vault import Vault, init_vault, parse_bytes
+from brain.vault import Skip, SkipKind, Vault, init_vault, parse_bytes
 
 from conftest import lexical_vault, note_text, put, state
 
@@ -126,14 +126,32 @@ def test_bad_files_are_skipped_or_flagged_never_fatal(lvault, tmp_path):
     report = index_vault(open_index(lvault))
     index = open_index(lvault)
     skipped = index.catalog.skipped()
-    assert "symlink" in skipped["notes/link.md"] and "binary" in skipped["notes/binary.md"]
-    assert skipped["notes/loop-a.md"] == skipped["notes/loop-b.md"] == "cannot be read: Too many levels of symbolic links"
+    assert skipped["notes/link.md"] == Skip(SkipKind.OUTSIDE_SYMLINK, "symlink leads outside the vault; not followed")
+    assert skipped["notes/binary.md"] == Skip(SkipKind.BINARY, "binary file (NUL bytes); kept out of search")
+    loop = Skip(SkipKind.UNREADABLE, "cannot be read: Too many levels of symbolic links")
+    assert skipped["notes/loop-a.md"] == skipped["notes/loop-b.md"] == loop
+    assert report.scan.skipped["notes/loop-a.md"] == loop and report.scan.skipped["notes/link.md"].kind is SkipKind.OUTSIDE_SYMLINK
     assert "notes/fine.md" in index.catalog.stamps() and "notes/latin1.md" in index.catalog.stamps()
     assert report.embed is not None
     paths = {meta["path"] for meta in index.vectors.collection().get(include=["metadatas"])["metadatas"]}
     assert "notes/binary.md" not in paths and "notes/link.md" not in paths
     binary = next(note for note in Corpus(lvault).notes() if note.path == "notes/binary.md")
     assert any("UTF-8" in problem for problem in binary.problems)  # still a note, for doctor
+
+
+def test_skipped_files_of_a_version_2_catalog_get_their_kind(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    db = sqlite3.connect(path)
+    schema.MIGRATIONS[1](db)
+    schema.MIGRATIONS[2](db)
+    db.execute("PRAGMA user_version=2")
+    reasons = {"a.md": "symlink leads outside the vault; not followed", "b.md": "binary file (NUL bytes); kept out of search",
+               "c.md": "cannot be read: Permission denied"}
+    db.executemany("INSERT INTO skipped(path, reason) VALUES(?, ?)", list(reasons.items()))
+    db.commit()
+    db.close()
+    kinds = {p: skip.kind for p, skip in Catalog(path).skipped().items()}
+    assert kinds == {"a.md": SkipKind.OUTSIDE_SYMLINK, "b.md": SkipKind.BINARY, "c.md": SkipKind.UNREADABLE}
 
 
 def test_newer_schema_is_refused_with_a_reindex_hint(tmp_path):
@@ -236,7 +254,8 @@ def test_an_older_schema_is_migrated_step_by_step(tmp_path):
     path = tmp_path / "catalog.sqlite3"
     Catalog(path).close()
     db = sqlite3.connect(path)
-    db.execute("DROP INDEX notes_filter")
+    db.execute("DROP INDEX notes_filter")  # undo steps 2 and 3
+    db.execute("ALTER TABLE skipped DROP COLUMN kind")
     db.execute("PRAGMA user_version=1")
     db.commit()
     db.close()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from brain.errors import IndexMismatch
@@ -11,7 +15,7 @@ from brain.index.search import search
 from brain.index.sync import index_vault, reindex_vault
 from brain.index.vectors import collection_name
 
-from conftest import lexical_vault, note_text, put
+from conftest import REPO, lexical_vault, note_text, put
 
 
 class Counting(LexicalFallbackEmbedder):
@@ -76,3 +80,16 @@ def test_reindex_rebuilds_from_the_notes_alone(vault):
     no_embed = reindex_vault(open_index(vault), embed=False)
     assert no_embed.embed is None and open_index(vault).vectors.count() == 0
     assert len(open_index(vault).catalog.pending_vectors()) == 2
+
+
+def test_a_reindex_in_another_process_is_seen_by_this_one(vault):
+    put(vault, "notes/a.md", note_text("A", "alpha words"))
+    index = open_index(vault)
+    index_vault(index)
+    assert [hit.path for hit in search(index, "alpha", mode="vector")] == ["notes/a.md"]
+    put(vault, "notes/b.md", note_text("B", "beta words"))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run([sys.executable, "-m", "brain", "reindex", "--vault", str(vault.root)], env=env, check=True, capture_output=True)
+    # this process's embedded Chroma client is closed and opened again on the new collection
+    assert [hit.path for hit in search(index, "beta", mode="vector", limit=1)] == ["notes/b.md"]
+    assert index.vectors.collection().count() == 2

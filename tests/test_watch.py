@@ -13,6 +13,7 @@ from brain.index.search import search
 from brain.index.sync import reindex_vault
 from brain.index.watch import Watcher, ignored
 from brain.memory.corpus import Corpus
+from brain.vault import SkipKind
 
 from conftest import lexical_vault, note_text, put, state
 
@@ -96,7 +97,7 @@ def test_a_bad_file_does_not_stop_the_watcher(vault, watcher):
     put(vault, "notes/after.md", note_text("After", "still watching lychee"))
     settle(watcher)
     assert paths(vault, "lychee") == ["notes/after.md"] and paths(vault, "papaya") == ["notes/broken.md"]
-    assert "binary" in open_index(vault).catalog.skipped()["notes/binary.md"]
+    assert open_index(vault).catalog.skipped()["notes/binary.md"].kind is SkipKind.BINARY
 
 
 def test_readers_trust_the_catalog_while_the_watcher_runs(vault, watcher):

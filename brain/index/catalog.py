@@ -26,6 +26,7 @@ from brain.index import codec
 from brain.index.rows import Row, Stamp, folder_of
 from brain.index.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
 from brain.notes.model import Note
+from brain.vault import Skip, SkipKind
 
 __all__ = ["CATALOG_FILE", "SCHEMA_VERSION", "Catalog", "Row", "Stamp"]  # schema and rows live beside it
 
@@ -123,9 +124,10 @@ class Catalog:
                 self._stamps_generation = generation
             return self._stamps
 
-    def skipped(self) -> dict[str, str]:
+    def skipped(self) -> dict[str, Skip]:
         with self._lock:
-            return dict(self.db.execute("SELECT path, reason FROM skipped").fetchall())
+            rows = self.db.execute("SELECT path, kind, reason FROM skipped").fetchall()
+        return {path: Skip(SkipKind(kind), reason) for path, kind, reason in rows}
 
     def note_versions(self) -> dict[str, int]:
         """path -> the generation its row last changed in."""
@@ -226,7 +228,7 @@ class Catalog:
                 (note_id, row.title, " ".join(row.tags), row.meta, row.body),
             )
         else:
-            self.db.execute("INSERT OR REPLACE INTO skipped(path, reason) VALUES(?, ?)", (row.path, row.binary_reason))
+            self.skip(row.path, row.skip or Skip(SkipKind.BINARY, "not searchable"))
             self.db.execute("INSERT OR IGNORE INTO gone(note_id) VALUES(?)", (note_id,))
         return note_id
 
@@ -245,8 +247,8 @@ class Catalog:
         self.db.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
         self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
 
-    def skip(self, path: str, reason: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO skipped(path, reason) VALUES(?, ?)", (path, reason))
+    def skip(self, path: str, skip: Skip) -> None:
+        self.db.execute("INSERT OR REPLACE INTO skipped(path, kind, reason) VALUES(?, ?, ?)", (path, skip.kind.value, skip.reason))
 
     def unskip(self, paths: list[str]) -> None:
         self.db.executemany("DELETE FROM skipped WHERE path = ?", [(path,) for path in paths])

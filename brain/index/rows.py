@@ -15,6 +15,7 @@ from typing import Any
 
 from brain.index import codec
 from brain.notes.model import Note
+from brain.vault import Skip, SkipKind
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _DATE_KEYS = ("date", "created", "valid_from", "last_validated")
@@ -54,7 +55,7 @@ class Row:
     meta: str  # frontmatter text for full-text search
     tags: tuple[str, ...]
     links: tuple[tuple[str, str | None, str], ...]  # (target, heading, kind)
-    binary_reason: str = ""
+    skip: Skip | None = None  # set for a file kept out of search (binary)
 
     @classmethod
     def of(cls, path: str, mtime_ns: int, size: int, sha256: str, note: Note, searchable: bool = True) -> Row:
@@ -63,7 +64,7 @@ class Row:
         links += [(r.target, None, f"causal:{r.type}") for r in note.causal_relations]
         return cls(path, mtime_ns, size, sha256, searchable, note.type, note.title, note_date(note, mtime_ns),
                    codec.encode_frontmatter(note.frontmatter), codec.encode(note), note.text, note.body, meta_text(note),
-                   tuple(note_tags(note)), tuple(links), "" if searchable else _binary_reason(note))
+                   tuple(note_tags(note)), tuple(links), None if searchable else _binary(note))
 
 
 def note_date(note: Note, mtime_ns: int) -> str:
@@ -103,8 +104,8 @@ def folder_of(path: str) -> str:
     return "" if parent == "." else parent
 
 
-def _binary_reason(note: Note) -> str:
-    return "binary file (NUL bytes); kept out of search" if "\x00" in note.text else "not searchable"
+def _binary(note: Note) -> Skip:
+    return Skip(SkipKind.BINARY, "binary file (NUL bytes); kept out of search" if "\x00" in note.text else "not searchable")
 
 
 def is_binary(data: bytes) -> bool:

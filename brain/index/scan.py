@@ -23,7 +23,7 @@ from pathlib import Path
 from brain.index.engine import Index
 from brain.index.reading import Read, read_many
 from brain.index.rows import Stamp
-from brain.vault import is_note_path, note_files
+from brain.vault import Skip, note_files
 
 Progress = Callable[[str, int, int], None]
 POOL_THRESHOLD = 400  # files to parse before a process pool pays for its start-up
@@ -38,34 +38,12 @@ class ScanResult:
     removed: list[str] = field(default_factory=list)
     touched: int = 0  # stat changed, bytes did not
     parsed: int = 0
-    skipped: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, Skip] = field(default_factory=dict)
     seconds: float = 0.0
 
     @property
     def changes(self) -> int:
         return len(self.added) + len(self.changed) + len(self.moved) + len(self.removed)
-
-
-# ---------------------------------------------------------------- finding files
-
-
-def _stat_paths(root: Path, paths: Iterable[str]) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
-    found: dict[str, tuple[int, int]] = {}
-    left_out: dict[str, str] = {}
-    for relative in paths:
-        if not is_note_path(relative):
-            continue
-        full = root / relative
-        try:
-            if full.is_symlink() and root not in full.resolve().parents:
-                left_out[relative] = "symlink leads outside the vault; not followed"
-                continue
-            info = full.stat()
-        except OSError:
-            continue  # gone: the caller treats it as removed
-        if full.is_file():
-            found[relative] = (info.st_mtime_ns, info.st_size)
-    return found, left_out
 
 
 # ---------------------------------------------------------------- reading and parsing
@@ -104,7 +82,7 @@ def scan(index: Index, *, paths: Iterable[str] | None = None, progress: Progress
     started = time.perf_counter()
     root = index.vault.root
     wanted = None if paths is None else sorted(set(paths))
-    current, left_out = note_files(root) if wanted is None else _stat_paths(root, wanted)
+    current, left_out = note_files(root, wanted)
 
     def differences(stamps: dict[str, Stamp]) -> tuple[list[str], list[str]]:
         known = stamps if wanted is None else {p: stamps[p] for p in wanted if p in stamps}
@@ -149,8 +127,8 @@ def scan(index: Index, *, paths: Iterable[str] | None = None, progress: Progress
 
 def _apply(catalog, read: Read, stamps: dict[str, Stamp], vanished: dict[str, Stamp], removed: set[str], result: ScanResult) -> None:
     known = stamps.get(read.path)
-    if read.error is not None:
-        catalog.skip(read.path, read.error)
+    if read.skip is not None:
+        catalog.skip(read.path, read.skip)
         if known is not None:
             catalog.remove(known.id)
             result.removed.append(read.path)

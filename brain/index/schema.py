@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -71,7 +71,17 @@ def _v2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS notes_filter ON notes(type, date, folder, searchable, id)")
 
 
-MIGRATIONS = {1: _v1, 2: _v2}
+def _v3(db: sqlite3.Connection) -> None:
+    """Skipped files carry the kind of their reason (doctor's fixes go by kind, not by the text).
+    Existing rows are classified once, from the texts brain wrote before."""
+    db.execute("ALTER TABLE skipped ADD COLUMN kind TEXT NOT NULL DEFAULT 'unreadable'")
+    db.execute(
+        "UPDATE skipped SET kind = CASE WHEN reason LIKE 'symlink%' THEN 'outside-symlink' "
+        "WHEN reason LIKE 'binary%' OR reason = 'not searchable' THEN 'binary' ELSE 'unreadable' END"
+    )
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from brain.index.engine import existing_index, open_index, warn_once
-from brain.vault import Vault, note_files
+from brain.vault import Skip, Vault, note_files
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class IndexStatus:
     changed_files: int = 0  # files added, changed or removed since the last scan
     pending_vectors: int = 0  # cataloged notes whose vectors are missing or stale
     chunks: int = 0
-    skipped: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, Skip] = field(default_factory=dict)
     embedder: str | None = None
     embedder_source: str | None = None
     vectors_embedder: str | None = None  # the embedder that wrote the vectors
