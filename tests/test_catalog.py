@@ -27,7 +27,7 @@ from brain.index.scan import scan
 from brain.index.sync import index_vault, reindex_vault
 from brain.memory.corpus import Corpus
 from brain.notes.parse import parse_note
-from brain.vault import Skip, SkipKind, Vault, init_vault, parse_bytes
+from brain.vault import Skip, SkipKind, parse_bytes
 
 from conftest import lexical_vault, note_text, put, state
 

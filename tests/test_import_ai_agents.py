@@ -11,8 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from brain.importers.ai_agents import import_ai_agents
 from brain.importers.ai_agents_export import export_ai_agents
