@@ -1,0 +1,444 @@
+"""Recorded runs: record a snapshot as a note, list and show runs, recall them by query, explain them.
+
+Tenant isolation is the rule every function here keeps: a run is looked up, listed, counted,
+recalled and explained only within the tenant asked for, and a run of another tenant answers
+exactly as a run that does not exist. Recall without a tenant is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from typing import Any
+
+from brain.errors import InvalidInput, NoteExists, NoteNotFound
+from brain.memory.corpus import Corpus
+from brain.memory.timeutil import parse_instant
+from brain.notes.edit import replace_section, set_frontmatter
+from brain.notes.run import (
+    DEFAULT_PROJECTION,
+    PREVIEW_LIMIT,
+    PROJECTIONS,
+    RUNS_FOLDER,
+    Run,
+    RunLabels,
+    RunScope,
+    TruncatedPreview,
+    managed_frontmatter,
+    managed_sections,
+    project,
+    render_run,
+    run_from_note,
+)
+from brain.vault import Vault
+
+DEFAULT_TOP_K = 1
+DEFAULT_THRESHOLD = 0.5
+MAX_TOP_K = 50
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 1000
+_TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_TTL = re.compile(r"^(\d+)\s*([mhdw])$")
+_TTL_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+STOPWORDS = frozenset("a an and are as at be by did do does for from how i in is it its of on or so that the this to was were what when where which who why with you".split())
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    path: str
+    title: str
+    created: bool
+    truncated: tuple[TruncatedPreview, ...]
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    run: str
+    path: str
+    similarity: float
+    created: str
+    query: str
+    projection: str
+    text: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Recall:
+    query: str
+    tenant: str
+    projection: str
+    threshold: float
+    top_k: int
+    hits: tuple[RecallHit, ...]
+    compared: int  # runs of this tenant compared with the query
+    best_below: float | None  # best similarity that missed the threshold, when nothing reached it
+
+
+@dataclass(frozen=True)
+class Explanation:
+    run: str
+    tenant: str
+    query: str
+    answer: str
+    question: str | None
+    decisions: tuple[dict[str, Any], ...]  # the decisions the answer is about
+    others: tuple[dict[str, Any], ...]  # the rest, for context
+    tool_calls: tuple[dict[str, Any], ...]
+    matched: bool  # False: the question named no decision, so all are given
+
+
+# ---------------------------------------------------------------- input checks
+
+
+def check_tenant(tenant: Any) -> str:
+    """A tenant names a folder under runs/, so it may hold only characters that cannot escape it."""
+    if not isinstance(tenant, str) or not tenant.strip():
+        raise InvalidInput("a tenant is required (--tenant); runs are kept and recalled per tenant")
+    if not _TENANT.match(tenant) or ".." in tenant:
+        raise InvalidInput(
+            f"tenant {tenant!r} may hold only letters, digits, '.', '_' and '-' (at most 64, no '..'); it names a folder under runs/"
+        )
+    return tenant
+
+
+def check_projection(projection: str) -> str:
+    if projection not in PROJECTIONS:
+        raise InvalidInput(f"projection '{projection}' is not one of {', '.join(PROJECTIONS)}")
+    return projection
+
+
+def _reject_constant(name: str) -> Any:
+    raise InvalidInput(f"the snapshot holds {name}, which is not JSON; give finite numbers")
+
+
+def parse_json(text: str, source: str) -> Any:
+    """Strict JSON (NaN and Infinity refused), with a one-line error naming the source."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise InvalidInput(f"{source} is not JSON ({error.msg} at line {error.lineno}); give a SnapshotEntry object") from None
+
+
+def snapshot_from_data(data: Any) -> tuple[dict[str, Any], tuple[TruncatedPreview, ...]]:
+    """The seed's SnapshotEntry checked, with resultPreviews cut to PREVIEW_LIMIT characters.
+
+    Every key is kept as given (unknown ones too). Required: `query` (text) and `finalContent`
+    (text, or null for a run still in flight).
+    """
+    if not isinstance(data, dict):
+        raise InvalidInput(f"a snapshot must be a JSON object, got {type(data).__name__}")
+    _check_finite(data, "snapshot")
+    if not isinstance(data.get("query"), str) or not data["query"].strip():
+        raise InvalidInput("the snapshot has no 'query' (the text the agent was asked); it is required")
+    if "finalContent" not in data:
+        raise InvalidInput("the snapshot has no 'finalContent' (the agent's answer; null for a run still in flight)")
+    if data["finalContent"] is not None and not isinstance(data["finalContent"], str):
+        raise InvalidInput(f"'finalContent' must be text or null, got {type(data['finalContent']).__name__}")
+    for key in ("decisions", "toolCalls"):
+        if key in data and not isinstance(data[key], list):
+            raise InvalidInput(f"'{key}' must be a list, got {type(data[key]).__name__}")
+    for number, decision in enumerate(data.get("decisions") or []):
+        if not isinstance(decision, dict):
+            raise InvalidInput(f"decisions[{number}] must be an object with stageId, chosen, rule, evidence")
+        if not isinstance(decision.get("stageId"), str) or not decision["stageId"]:
+            raise InvalidInput(f"decisions[{number}] has no 'stageId'")
+        evidence = decision.get("evidence")
+        if evidence is not None and not isinstance(evidence, dict):
+            raise InvalidInput(
+                f"decisions[{number}].evidence must be a JSON object of the values the rule used "
+                f"(e.g. {{\"creditScore\": 580}}), got {type(evidence).__name__}"
+            )
+    snapshot = json.loads(json.dumps(data))  # a private copy
+    truncated = []
+    for number, call in enumerate(snapshot.get("toolCalls") or []):
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            raise InvalidInput(f"toolCalls[{number}] must be an object with a 'name'")
+        preview = call.get("resultPreview")
+        if isinstance(preview, str) and len(preview) > PREVIEW_LIMIT:
+            call["resultPreview"] = preview[:PREVIEW_LIMIT]
+            truncated.append(TruncatedPreview(number, len(preview)))
+    return snapshot, tuple(truncated)
+
+
+def _check_finite(value: Any, where: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInput(f"{where} is {value}, which is not JSON; give a finite number")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_finite(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            _check_finite(item, f"{where}[{number}]")
+
+
+def expiry(ttl: str | None, now: datetime) -> str | None:
+    """`30d`, `12h`, `90m`, `2w` from now, or an ISO date/time; None for no expiry."""
+    if ttl is None or not str(ttl).strip():
+        return None
+    found = _TTL.match(str(ttl).strip())
+    if found:
+        when = now + timedelta(**{_TTL_UNITS[found.group(2)]: int(found.group(1))})
+    else:
+        try:
+            when = parse_instant(str(ttl), "ttl")
+        except InvalidInput:
+            raise InvalidInput(f"ttl '{ttl}' is not a duration (30d, 12h, 90m, 2w) or an ISO date") from None
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def expired(run: Run, now: datetime | None = None) -> bool:
+    if not run.expires:
+        return False
+    try:
+        return parse_instant(run.expires, "expires") <= (now or datetime.now(timezone.utc))
+    except InvalidInput:
+        return False
+
+
+# ---------------------------------------------------------------- record
+
+
+def run_title(query: str, tenant: str, created: str) -> str:
+    words = re.findall(r"[a-z0-9]+", query.lower())[:6]
+    digest = hashlib.sha256(f"{tenant}\n{created}\n{query}".encode()).hexdigest()[:6]
+    return f"RUN-{created[:10]}-{'-'.join(words) or 'run'}-{digest}"
+
+
+def record_run(
+    vault: Vault,
+    corpus: Corpus,
+    data: Any,
+    *,
+    tenant: str,
+    principal: str | None = None,
+    conversation: str | None = None,
+    labels: RunLabels = RunLabels(),
+    ttl: str | None = None,
+    run_id: str | None = None,
+    now: datetime | None = None,
+) -> RecordedRun:
+    """Write a run note from a SnapshotEntry (all checks first: bad input writes nothing).
+
+    With `run_id` naming a run of the same tenant that is still in flight, that note is updated
+    (prose a person added is kept); any other existing id is refused.
+    """
+    from brain.memory.run_vectors import Indexed, run_vectors
+
+    tenant = check_tenant(tenant)
+    snapshot, truncated = snapshot_from_data(data)
+    if labels.score is not None and not (isinstance(labels.score, (int, float)) and math.isfinite(labels.score)):
+        raise InvalidInput("score must be a finite number")
+    now = now or datetime.now(timezone.utc)
+    created = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    expires = expiry(ttl, now)
+    title = run_id.strip() if run_id and run_id.strip() else run_title(snapshot["query"], tenant, created)
+    path = f"{RUNS_FOLDER}/{tenant}/{vault.filename_for(title)}"
+    vectors = run_vectors(vault)
+    run = Run(title, RunScope(tenant, principal or None, conversation or None), snapshot, created, labels,
+              vectors.embedder_id, expires, truncated)
+    existing = corpus.resolver().try_resolve(title) if run_id else None
+    if existing is None and vault.safe_path(path).exists():
+        existing = path
+    if existing is None:
+        vault.write(path, render_run(run), create=True)
+        stored = RecordedRun(path, title, True, truncated)
+    else:
+        current = vault.read(existing)
+        old = run_from_note(current.note)
+        if current.note.type != "run" or old.scope.tenant != tenant or not old.in_flight:
+            raise NoteExists(f"run id '{title}' is taken by a finished run; record under another id")
+        run = replace(run, created=old.created or created)
+        text = set_frontmatter(current.note.text, {k: v for k, v in managed_frontmatter(run).items() if v is not None},
+                               remove=tuple(k for k, v in managed_frontmatter(run).items() if v is None))
+        for heading, content in managed_sections(run).items():
+            text = replace_section(text, heading, content)
+        vault.write(existing, text, expected=current.stamp)
+        stored = RecordedRun(existing, title, False, truncated)
+    vectors.sync_one(Indexed(stored.path, tenant, snapshot["query"]))
+    return stored
+
+
+# ---------------------------------------------------------------- read
+
+
+def all_runs(corpus: Corpus) -> list[Run]:
+    return list(_parsed_runs(corpus)[1])
+
+
+def _parsed_runs(corpus: Corpus) -> tuple[object, tuple[Run, ...]]:
+    """Every run note, parsed once per corpus change (cached in `corpus.derived`, which is
+    cleared on any change), with a token that stands for that state of the notes."""
+    notes = corpus.of_type("run")
+    cached = corpus.derived.get("runs")
+    if cached is None:
+        cached = corpus.derived["runs"] = (object(), tuple(run_from_note(note) for note in notes))
+    return cached  # type: ignore[return-value]
+
+
+def tenant_runs(corpus: Corpus, tenant: str, *, include_expired: bool = False) -> list[Run]:
+    tenant = check_tenant(tenant)
+    now = datetime.now(timezone.utc)
+    return [run for run in all_runs(corpus) if run.scope.tenant == tenant and (include_expired or not expired(run, now))]
+
+
+def get_run(corpus: Corpus, name: str, tenant: str | None = None) -> Run:
+    """A run by title, file stem or path; with a tenant, only among that tenant's runs.
+
+    A run of another tenant is reported exactly as a missing one (no hint that it exists).
+    """
+    key = name.strip().removesuffix(".md").lower()
+    runs = all_runs(corpus) if tenant is None else tenant_runs(corpus, tenant, include_expired=True)
+    found = [run for run in runs if key in (run.title.lower(), (run.path or "").lower().removesuffix(".md"),
+                                            (run.path or "").rsplit("/", 1)[-1].lower().removesuffix(".md"))]
+    if len(found) == 1:
+        return found[0]
+    scope = f" for tenant '{tenant}'" if tenant is not None else ""
+    if not found:
+        raise NoteNotFound(f"no run named '{name}'{scope}; `brain run list --tenant T` lists them")
+    raise InvalidInput(f"'{name}' names {len(found)} runs{scope}; give its path")
+
+
+def list_runs(corpus: Corpus, tenant: str, *, limit: int = DEFAULT_LIMIT) -> list[Run]:
+    """A tenant's runs, newest first (expired ones left out)."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+    runs = tenant_runs(corpus, tenant)
+    runs.sort(key=lambda run: (run.created, run.title), reverse=True)
+    return runs[:limit]
+
+
+def run_record(run: Run) -> dict[str, Any]:
+    """What `show --json` gives back: the snapshot exactly as recorded, plus identity and labels."""
+    identity = {"tenant": run.scope.tenant}
+    identity.update({k: v for k, v in (("principal", run.scope.principal), ("conversationId", run.scope.conversation)) if v})
+    labels = {k: v for k, v in (("accepted", run.labels.accepted), ("overridden", run.labels.overridden),
+                                ("escalated", run.labels.escalated), ("score", run.labels.score)) if v is not None}
+    return {
+        "id": run.title,
+        "path": run.path,
+        "created": run.created,
+        "identity": identity,
+        "outcome": labels,
+        "embedder": run.embedder,
+        "expires": run.expires,
+        "in_flight": run.in_flight,
+        "truncated_previews": [{"call": t.call, "chars": t.chars} for t in run.truncated],
+        "problems": list(run.problems),
+        "snapshot": run.snapshot,
+    }
+
+
+# ---------------------------------------------------------------- recall
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    from tokenizers import Tokenizer
+
+    from brain.index.model_files import resolve_default_model
+
+    files = resolve_default_model()
+    if files is None:
+        return None
+    tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of the embedding model's WordPiece tokenizer (words and punctuation when it is missing)."""
+    tokenizer = _tokenizer()
+    if tokenizer is None:
+        return len(re.findall(r"\w+|[^\w\s]", text))
+    return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def recall_runs(
+    vault: Vault,
+    corpus: Corpus,
+    query: str,
+    *,
+    tenant: str | None,
+    top_k: int = DEFAULT_TOP_K,
+    threshold: float = DEFAULT_THRESHOLD,
+    projection: str = DEFAULT_PROJECTION,
+) -> Recall:
+    """The tenant's finished runs whose query is most like `query`, at or above `threshold` only."""
+    from brain.memory.run_vectors import Indexed, run_vectors
+
+    if tenant is None or (isinstance(tenant, str) and not tenant.strip()):
+        raise InvalidInput("recall needs a tenant (--tenant); runs are never recalled across tenants")
+    tenant = check_tenant(tenant)
+    check_projection(projection)
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("the recall query is empty; give the question to match past runs against")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidInput(f"top-k must be between 1 and {MAX_TOP_K}, got {top_k}")
+    if not 0.0 <= threshold <= 1.0:
+        raise InvalidInput(f"threshold must be between 0 and 1, got {threshold}")
+    vectors = run_vectors(vault)
+    token, runs = _parsed_runs(corpus)
+    if not vectors.synced(token):
+        vectors.sync([Indexed(run.path, run.scope.tenant, run.query) for run in runs if run.path and run.query and _tenant_ok(run)], token)
+    now = datetime.now(timezone.utc)
+    candidates = {run.path: run for run in runs if run.scope.tenant == tenant and not run.in_flight and not expired(run, now)}
+    ranked = vectors.rank(tenant, query, set(candidates))
+    hits = []
+    for path, similarity in ranked[:top_k]:
+        if similarity < threshold:
+            break
+        run = candidates[path]
+        text = project(run.snapshot, projection)
+        hits.append(RecallHit(run.title, path, round(similarity, 4), run.created, run.query, projection, text, count_tokens(text)))
+    best_below = round(ranked[0][1], 4) if ranked and not hits else None
+    return Recall(query, tenant, projection, threshold, top_k, tuple(hits), len(candidates), best_below)
+
+
+def _tenant_ok(run: Run) -> bool:
+    return bool(_TENANT.match(run.scope.tenant)) and ".." not in run.scope.tenant
+
+
+# ---------------------------------------------------------------- explain
+
+
+def words_of(value: Any) -> set[str]:
+    """Lowercase words of any JSON value, camelCase and kebab-case split, keys included."""
+    if isinstance(value, dict):
+        return set().union(*(words_of(k) | words_of(v) for k, v in value.items())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(words_of(item) for item in value)) if value else set()
+    text = _CAMEL.sub(" ", value if isinstance(value, str) else json.dumps(value))
+    return {word.lower() for word in _WORD.findall(text)} - STOPWORDS
+
+
+def explain_run(corpus: Corpus, name: str, question: str | None = None, *, tenant: str | None = None) -> Explanation:
+    """Why the run chose what it chose, from its own decisions and tool calls only.
+
+    With a question, the decisions it is about (by stage id, chosen value or words) come first;
+    a run with no final answer yet (in flight) is refused.
+    """
+    run = get_run(corpus, name, tenant)
+    if run.in_flight:
+        raise InvalidInput(f"run '{run.title}' is still in flight (no final answer recorded); explain it once it has finished")
+    decisions = run.decisions
+    chosen, others, matched = decisions, [], bool(question and question.strip())
+    if matched:
+        asked = words_of(question)
+        picked = [d for d in decisions if asked & (words_of(d.get("stageId")) | words_of(d.get("chosen")) | words_of(d.get("rule"))
+                                                  | words_of(d.get("evidence")))]
+        matched = bool(picked)
+        if picked:
+            chosen, others = picked, [d for d in decisions if d not in picked]
+    evidence_words = words_of([d.get("evidence") for d in chosen]) | (words_of(question) if question else set())
+    calls = [c for c in run.tool_calls if not matched or evidence_words & (words_of(c.get("args")) | words_of(c.get("resultPreview")))]
+    return Explanation(run.title, run.scope.tenant, run.query, run.snapshot.get("finalContent") or "", question, tuple(chosen),
+                       tuple(others), tuple(calls or run.tool_calls), matched)
