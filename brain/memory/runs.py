@@ -206,6 +206,57 @@ def expired(run: Run, now: datetime | None = None) -> bool:
 # ---------------------------------------------------------------- record
 
 
+@dataclass(frozen=True)
+class Recording:
+    """What a snapshot file gives: the snapshot, and (in the wrapped form) identity, labels, ttl and id."""
+
+    snapshot: Any
+    tenant: str | None = None
+    principal: str | None = None
+    conversation: str | None = None
+    labels: RunLabels = RunLabels()
+    ttl: str | None = None
+    run_id: str | None = None
+
+
+def recording_from_data(data: Any) -> Recording:
+    """A bare SnapshotEntry, or `{"snapshot": {...}, "identity": {tenant, principal, conversationId},
+    "outcome": {accepted, overridden, escalated, score}, "ttl": "30d", "id": "..."}`."""
+    if not isinstance(data, dict):
+        raise InvalidInput(f"a snapshot must be a JSON object, got {type(data).__name__}")
+    if "snapshot" not in data:
+        return Recording(data)
+    identity = data.get("identity") or {}
+    outcome = data.get("outcome") or {}
+    if not isinstance(identity, dict) or not isinstance(outcome, dict):
+        raise InvalidInput("'identity' and 'outcome' must be JSON objects")
+    return Recording(
+        data["snapshot"],
+        tenant=identity.get("tenant"),
+        principal=_optional_text(identity.get("principal"), "identity.principal"),
+        conversation=_optional_text(identity.get("conversationId"), "identity.conversationId"),
+        labels=labels_from(outcome.get("accepted"), outcome.get("overridden"), outcome.get("escalated"), outcome.get("score")),
+        ttl=_optional_text(data.get("ttl"), "ttl"),
+        run_id=_optional_text(data.get("id"), "id"),
+    )
+
+
+def _optional_text(value: Any, name: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise InvalidInput(f"'{name}' must be text, got {type(value).__name__}")
+    return value
+
+
+def labels_from(accepted: Any = None, overridden: Any = None, escalated: Any = None, score: Any = None) -> RunLabels:
+    for name, value in (("accepted", accepted), ("overridden", overridden), ("escalated", escalated)):
+        if value is not None and not isinstance(value, bool):
+            raise InvalidInput(f"outcome label '{name}' must be true or false, got {value!r}")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)):
+        raise InvalidInput(f"eval score must be a finite number, got {score!r}")
+    return RunLabels(accepted, overridden, escalated, None if score is None else float(score))
+
+
+
 def run_title(query: str, tenant: str, created: str) -> str:
     words = re.findall(r"[a-z0-9]+", query.lower())[:6]
     digest = hashlib.sha256(f"{tenant}\n{created}\n{query}".encode()).hexdigest()[:6]
@@ -234,8 +285,7 @@ def record_run(
 
     tenant = check_tenant(tenant)
     snapshot, truncated = snapshot_from_data(data)
-    if labels.score is not None and not (isinstance(labels.score, (int, float)) and math.isfinite(labels.score)):
-        raise InvalidInput("score must be a finite number")
+    labels_from(labels.accepted, labels.overridden, labels.escalated, labels.score)
     now = now or datetime.now(timezone.utc)
     created = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     expires = expiry(ttl, now)
