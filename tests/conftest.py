@@ -51,3 +51,13 @@ def write(vault: Vault, relative: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    """all-MiniLM-L6-v2, loaded once for every test of the session that is about meaning."""
+    from brain.index.embedders import load_embedder
+
+    embedder = load_embedder("default", warn=lambda message: pytest.fail(message))
+    assert embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    return embedder

@@ -135,7 +135,7 @@ def snapshot_from_data(data: Any) -> tuple[dict[str, Any], tuple[TruncatedPrevie
     """
     if not isinstance(data, dict):
         raise InvalidInput(f"a snapshot must be a JSON object, got {type(data).__name__}")
-    _check_finite(data, "snapshot")
+    _check_values(data, "snapshot")
     if not isinstance(data.get("query"), str) or not data["query"].strip():
         raise InvalidInput("the snapshot has no 'query' (the text the agent was asked); it is required")
     if "finalContent" not in data:
@@ -168,15 +168,26 @@ def snapshot_from_data(data: Any) -> tuple[dict[str, Any], tuple[TruncatedPrevie
     return snapshot, tuple(truncated)
 
 
-def _check_finite(value: Any, where: str) -> None:
+def _check_values(value: Any, where: str) -> None:
+    """Only what JSON and a UTF-8 file can hold: finite numbers, text without lone surrogates."""
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidInput(f"{where} is {value}, which is not JSON; give a finite number")
-    if isinstance(value, dict):
+    if isinstance(value, str):
+        _check_text(value, where)
+    elif isinstance(value, dict):
         for key, item in value.items():
-            _check_finite(item, f"{where}.{key}")
+            _check_text(str(key), where)
+            _check_values(item, f"{where}.{key}")
     elif isinstance(value, list):
         for number, item in enumerate(value):
-            _check_finite(item, f"{where}[{number}]")
+            _check_values(item, f"{where}[{number}]")
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{where} holds an unpaired UTF-16 surrogate, which is not text; fix the JSON's \\u escapes") from None
 
 
 def expiry(ttl: str | None, now: datetime) -> str | None:
@@ -244,6 +255,8 @@ def recording_from_data(data: Any) -> Recording:
 def _optional_text(value: Any, name: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise InvalidInput(f"'{name}' must be text, got {type(value).__name__}")
+    if value is not None:
+        _check_text(value, name)
     return value
 
 
@@ -285,6 +298,7 @@ def record_run(
 
     tenant = check_tenant(tenant)
     snapshot, truncated = snapshot_from_data(data)
+    principal, conversation = _optional_text(principal, "principal"), _optional_text(conversation, "conversation")
     labels_from(labels.accepted, labels.overridden, labels.escalated, labels.score)
     now = now or datetime.now(timezone.utc)
     created = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -28,8 +28,11 @@ PREVIEW_LIMIT = 500
 SNAPSHOT_HEADING = "Snapshot"
 READABLE_HEADINGS = ("Query", "Answer", "Decisions", "Tool Calls", "Narrative")
 GOOD_SCORE = 0.5  # an eval score at or above this counts as a good run when no other label decides
+_LINE_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _FENCE = re.compile(r"^```json[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
-_STRUCTURE = re.compile(r"^(\s{0,3})(#|```|~~~|---|===)", re.MULTILINE)
+# A line that markdown would read as a heading, fence or rule (also inside a list item or a quote).
+_STRUCTURE = re.compile(r"^([ \t>*+-]*(?:\d+[.)][ \t]*)?)(#|```|~~~|---|===|___)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -213,7 +216,7 @@ def managed_sections(run: Run) -> dict[str, str]:
         f"tokens out {value_text(usage['output'])}" if "output" in usage else "",
     ]
     facts_line = ", ".join(fact for fact in facts if fact)
-    block = json.dumps(snapshot, ensure_ascii=False, indent=2)
+    block = snapshot_json(snapshot)
     sections[SNAPSHOT_HEADING] = (
         (f"{facts_line}.\n\n" if facts_line else "")
         + "The run exactly as recorded; the sections above are generated from it.\n\n"
@@ -222,15 +225,25 @@ def managed_sections(run: Run) -> dict[str, str]:
     return sections
 
 
+def snapshot_json(snapshot: dict[str, Any]) -> str:
+    """Indented JSON whose lines are the file's lines: characters Python or an editor would take
+    for a line break (U+2028, U+2029, NEL) are escaped, as JSON allows, instead of written raw."""
+    text = json.dumps(snapshot, ensure_ascii=False, indent=2)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+
+
 def _prose(text: str | None) -> str:
-    """Free text as note content; a line that would start a heading, fence or frontmatter is escaped."""
+    """Free text as note content, for reading only: odd line breaks become newlines, control
+    characters are dropped, and a line that would start a heading, fence or rule is escaped."""
     if not text:
         return ""
-    return _STRUCTURE.sub(lambda m: m.group(1) + "\\" + m.group(2), text.rstrip("\n")) + "\n"
+    text = _LINE_BREAKS.sub("\n", text)
+    text = _CONTROL.sub("", text).rstrip("\n")
+    return _STRUCTURE.sub(lambda m: m.group(1) + "\\" + m.group(2), text) + "\n" if text else ""
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    return _CONTROL.sub("", " ".join(text.split())).replace("|", "\\|")
 
 
 def _decisions_table(decisions: list[dict[str, Any]]) -> str:
@@ -313,10 +326,11 @@ def _flag(value: Any) -> bool | None:
 
 
 def _snapshot_block(note: Note, problems: list[str]) -> dict[str, Any] | None:
-    section = note.section(SNAPSHOT_HEADING)
-    if section is None:
+    """The JSON of the last `## Snapshot` section (brain writes it last, after all free text)."""
+    sections = [s for s in note.sections if s.level == 2 and s.heading.strip().lower() == SNAPSHOT_HEADING.lower()]
+    if not sections:
         return None
-    found = _FENCE.search(section.content)
+    found = _FENCE.search(sections[-1].content)
     if found is None:
         problems.append("the Snapshot section holds no ```json block")
         return None
