@@ -37,6 +37,7 @@ EPISODIC_TOOLS = {
     "get_causal_path",
     "get_antipatterns",
 }
+RUN_TOOLS = {"record_run", "recall_runs", "explain_run"}
 
 ADR_NOTE = """\
 ---
@@ -224,7 +225,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
 
 def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> None:
     tools = client.list_tools()
-    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS
+    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name
         assert tool.annotations is not None and tool.annotations.title

@@ -42,6 +42,7 @@ class ExportSummary:
     expired: int
     filtered: int  # left out by --tenant, --since or --min-score
     unpaired: int = 0  # dpo: labelled runs that had no counterpart on the same query
+    bad: int = 0  # sft: runs labelled bad, which are no example to imitate
 
 
 def export_runs(
@@ -83,14 +84,17 @@ def export_runs(
             counts["unlabelled"] += 1
         else:
             usable.append(run)
-    unpaired = 0
+    unpaired = bad = 0
+    if format == "sft":
+        bad = sum(1 for run in usable if not run.labels.verdict())
+        usable = [run for run in usable if run.labels.verdict()]
     if format in ("dpo", "dpo-openai"):
         pairs, unpaired = preference_pairs(usable)
         lines = (_pair_line(format, chosen, rejected, system) for chosen, rejected in pairs)
     else:
         lines = (_single_line(format, run, system) for run in usable)
     written, sources = _write(out, lines)
-    return ExportSummary(format, str(out), written, len(sources), unpaired=unpaired, **counts)
+    return ExportSummary(format, str(out), written, len(sources), unpaired=unpaired, bad=bad, **counts)
 
 
 def _after(run: Run, start: datetime) -> bool:

@@ -145,7 +145,8 @@ def explain_dict(found: Explanation) -> dict[str, Any]:
 def export_lines(summary: ExportSummary) -> list[str]:
     left = [f"{summary.unlabelled} without a label"]
     left += [f"{count} {what}" for count, what in ((summary.in_flight, "in flight"), (summary.expired, "expired"),
-                                                   (summary.filtered, "filtered out"), (summary.unpaired, "without a counterpart to pair"))
+                                                   (summary.filtered, "filtered out"), (summary.unpaired, "without a counterpart to pair"),
+                                                   (summary.bad, "labelled bad"))
              if count]
     return [f"wrote {summary.lines} {summary.format} lines from {summary.runs} runs to {summary.path}",
             "left out: " + ", ".join(left)]
