@@ -134,7 +134,7 @@ def test_the_note_reads_well_and_is_generated_from_the_snapshot(lexical: Vault, 
         "query: Should we approve loan #42? Credit: 580. Income: 95k. Amount: 50k.",
         "answer: Application #42: REJECTED. Credit (580) below floor (600). Suggest manual review.",
     ]
-    assert shown[5] == "  classify-risk -> rejected (Marginal credit) [creditScore=580, threshold=600]"
+    assert shown[5] == "  classify-risk → rejected (Marginal credit): creditScore=580, threshold=600"
 
 
 def test_a_person_can_label_a_run_later_in_its_frontmatter(lexical: Vault, brain) -> None:

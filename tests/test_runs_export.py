@@ -179,8 +179,8 @@ def test_kto_and_process_labels(labelled, brain, tmp_path: Path) -> None:
     brain("run", "export", "--format", "process", str(tmp_path / "process.jsonl"), "--tenant", "lending")
     process = {line["source_run_id"]: line for line in read_lines(tmp_path / "process.jsonl", "process")}
     assert process[titles["good"]]["completions"] == [
-        "classify-risk -> rejected (Marginal credit) [creditScore=580, threshold=600]",
-        "pick-reason -> credit-too-low (Credit below floor) [creditScore=580, incomeAboveFloor=true]",
+        "classify-risk → rejected (Marginal credit): creditScore=580, threshold=600",
+        "pick-reason → credit-too-low (Credit below floor): creditScore=580, incomeAboveFloor=true",
     ]
     assert process[titles["good"]]["labels"] == [True, True] and process[titles["override"]]["labels"] == [False, False]
     assert titles["retail"] not in process

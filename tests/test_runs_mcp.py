@@ -42,8 +42,8 @@ def test_record_recall_and_explain_within_a_tenant(client: McpClient) -> None:
     assert text_of(recorded) == f"recorded runs/lending/{run_id}.md"
     found = client.ok("recall_runs", {"query": QUESTION, "tenant": "lending"})
     (hit,) = found.structured_content["hits"]
-    assert hit["id"] == run_id and hit["similarity"] == 1.0 and hit["tokens"] == 49
-    assert text_of(found).splitlines()[2] == "classify-risk -> rejected (Marginal credit) [creditScore=580, threshold=600]"
+    assert hit["id"] == run_id and hit["similarity"] == 1.0 and hit["tokens"] == 45
+    assert text_of(found).splitlines()[2] == "classify-risk → rejected (Marginal credit): creditScore=580, threshold=600"
     explained = client.ok("explain_run", {"run": run_id, "tenant": "lending", "question": "why rejected?"})
     assert '- Stage classify-risk chose "rejected" by the rule "Marginal credit", on the evidence creditScore=580, threshold=600.' in text_of(
         explained).splitlines()

@@ -74,8 +74,8 @@ def test_each_projection_is_compact_with_its_token_count(minilm: Vault) -> None:
         assert hit.tokens == runs.count_tokens(hit.text) > 0
         texts[projection] = hit
     assert texts["decisions"].text == (
-        "classify-risk -> rejected (Marginal credit) [creditScore=580, threshold=600]\n"
-        "pick-reason -> credit-too-low (Credit below floor) [creditScore=580, incomeAboveFloor=true]"
+        "classify-risk → rejected (Marginal credit): creditScore=580, threshold=600\n"
+        "pick-reason → credit-too-low (Credit below floor): creditScore=580, incomeAboveFloor=true"
     )
     assert texts["commits"].text == 'classify-risk: chose "rejected"\npick-reason: chose "credit-too-low"'
     assert texts["narrative"].text == APPLICATION["narrative"]
@@ -89,10 +89,10 @@ def test_the_cli_recalls_for_the_same_tenant_and_never_across(minilm: Vault, bra
     name = next((minilm.root / "runs" / "lending").glob("*.md")).stem
     hit = brain("run", "recall", QUESTION, "--tenant", "lending").output.splitlines()
     assert hit == [
-        f"# {name} (similarity 0.60, decisions, 49 tokens)",
+        f"# {name} (similarity 0.60, decisions, 45 tokens)",
         "query: Should we approve application #42? Credit: 580. Income: 95k. Amount: 50k.",
-        "classify-risk -> rejected (Marginal credit) [creditScore=580, threshold=600]",
-        "pick-reason -> credit-too-low (Credit below floor) [creditScore=580, incomeAboveFloor=true]",
+        "classify-risk → rejected (Marginal credit): creditScore=580, threshold=600",
+        "pick-reason → credit-too-low (Credit below floor): creditScore=580, incomeAboveFloor=true",
     ]
     other = brain("run", "recall", QUESTION, "--tenant", "retail")
     assert other.output == "no run of tenant 'retail' matches at or above 0.50; nothing recalled\n"
@@ -118,7 +118,7 @@ def test_explain_cites_stage_ids_rules_and_evidence(minilm: Vault, brain) -> Non
         "It answered: Application #42: REJECTED. Credit (580) below floor (600). Suggest manual review.",
         "Question: why was it rejected?",
         '- Stage classify-risk chose "rejected" by the rule "Marginal credit", on the evidence creditScore=580, threshold=600.',
-        "Other decisions: pick-reason -> credit-too-low (Credit below floor) [creditScore=580, incomeAboveFloor=true]",
+        "Other decisions: pick-reason → credit-too-low (Credit below floor): creditScore=580, incomeAboveFloor=true",
         '- Tool lookupCreditBureau(applicationId="42") returned: { "score": 580, "bureau": "experian" }',
     ]
     by_stage = json.loads(brain("run", "explain", "RUN-app-42", "what did pick-reason choose?", "--json").output)

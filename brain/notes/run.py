@@ -128,12 +128,12 @@ def evidence_text(evidence: Any) -> str:
 
 
 def decision_line(decision: dict[str, Any]) -> str:
-    """`stage -> chosen (rule) [evidence]`: one decision, compact."""
-    line = f"{decision.get('stageId', '?')} -> {_scalar(decision.get('chosen'))}"
+    """`stage → chosen (rule): evidence`: one decision, compact (it is what DECISIONS puts in a prompt)."""
+    line = f"{decision.get('stageId', '?')} → {_scalar(decision.get('chosen'))}"
     if decision.get("rule") is not None:
         line += f" ({_scalar(decision.get('rule'))})"
     evidence = evidence_text(decision.get("evidence"))
-    return line + (f" [{evidence}]" if evidence else "")
+    return line + (f": {evidence}" if evidence else "")
 
 
 def _scalar(value: Any) -> str:
