@@ -57,9 +57,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def snapshot(rng: random.Random, number: int) -> dict:
-    subject = rng.choice(SUBJECTS)
-    query = rng.choice(ASKS).format(s=subject, n=rng.randint(1, 400), c=rng.randint(1000, 9999))
+def snapshot(rng: random.Random, number: int, query: str) -> dict:
+    subject = next((s for s in SUBJECTS if s in query), SUBJECTS[0])
     decisions = []
     for stage in rng.sample(STAGES, rng.randint(2, 4)):
         evidence = {rng.choice(["score", "threshold", "amount", "limit", "ageDays", "matches"]): rng.randint(0, 1000)
@@ -96,7 +95,10 @@ def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
     vault, _ = init_vault(root)
     rng = random.Random(7)
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    generated = [snapshot(rng, n) for n in range(count)]
+    # About three runs per query within a tenant, so preference pairs exist (as retries and reviews make them).
+    pools = [[rng.choice(ASKS).format(s=rng.choice(SUBJECTS), n=rng.randint(1, 400), c=rng.randint(1000, 9999))
+              for _ in range(max(1, count // (TENANTS * 3)))] for _ in range(TENANTS)]
+    generated = [snapshot(rng, n, rng.choice(pools[n % TENANTS])) for n in range(count)]
     started = time.perf_counter()
     for number in range(count - RECORDED):
         tenant = f"tenant-{number % TENANTS:02d}"
@@ -180,8 +182,9 @@ def main() -> None:
     result["ok"] = {
         "recall_p95_le_30ms_with_watcher": result["recall_with_watcher"]["p95_ms"] <= 30,
         "recall_p95_le_30ms_without_watcher": result["recall_without_watcher"]["p95_ms"] <= 30,
-        "decisions_le_15pct_of_full": result["decisions_over_full_tokens"]["seed_loan_run"]["ratio"] <= 0.15
-        and result["decisions_over_full_tokens"]["generated_runs"]["max"] <= 0.15,
+        "decisions_le_15pct_of_full_seed_run": result["decisions_over_full_tokens"]["seed_loan_run"]["ratio"] <= 0.15,
+        "decisions_le_15pct_of_full_generated_mean": result["decisions_over_full_tokens"]["generated_runs"]["mean"] <= 0.15,
+        "decisions_le_15pct_of_full_generated_every_run": result["decisions_over_full_tokens"]["generated_runs"]["max"] <= 0.15,
         "export_le_20s": all(e["seconds"] <= 20 for e in exports.values()),
     }
     forget(vault.root)

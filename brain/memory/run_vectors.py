@@ -15,8 +15,10 @@ run `brain reindex`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +71,11 @@ class RunVectors:
         if hasattr(embedder, "embed_array"):
             return np.asarray(embedder.embed_array(texts), dtype=np.float32)
         return np.asarray(embedder.embed(texts), dtype=np.float32)
+
+    def embed_later(self, query: str) -> Future:
+        """The query's vector, computed on a worker thread while the caller reads the notes
+        (the model releases the GIL, so the two overlap as they do in search)."""
+        return _pool().submit(lambda: self.embed([query])[0])
 
     # ------------------------------------------------------------ keeping the records in step with the notes
 
@@ -148,7 +155,7 @@ class RunVectors:
 
     # ------------------------------------------------------------ ranking
 
-    def rank(self, tenant: str, query: str, allowed: set[str]) -> list[tuple[str, float]]:
+    def rank(self, tenant: str, vector: np.ndarray, allowed: set[str]) -> list[tuple[str, float]]:
         """(run path, cosine similarity) of this tenant's runs, best first; only paths in `allowed`."""
         with self._lock:
             self._load_known()
@@ -156,7 +163,6 @@ class RunVectors:
             paths, matrix = self._tenant_matrix(tenant)
         if not paths:
             return []
-        vector = self.embed([query])[0]
         vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         similarities = matrix @ vector
         order = np.argsort(-similarities)
@@ -173,6 +179,11 @@ class RunVectors:
             matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
             cached = self._matrices[key] = (paths, matrix)
         return cached
+
+
+@functools.lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="brain-recall")
 
 
 _stores: dict[Path, RunVectors] = {}

@@ -450,12 +450,13 @@ def recall_runs(
     if not 0.0 <= threshold <= 1.0:
         raise InvalidInput(f"threshold must be between 0 and 1, got {threshold}")
     vectors = run_vectors(vault)
+    vector = vectors.embed_later(query)
     token, runs = _parsed_runs(corpus)
     if not vectors.synced(token):
         vectors.sync([Indexed(run.path, run.scope.tenant, run.query) for run in runs if run.path and run.query and _tenant_ok(run)], token)
     now = datetime.now(timezone.utc)
     candidates = {run.path: run for run in runs if run.scope.tenant == tenant and not run.in_flight and not expired(run, now)}
-    ranked = vectors.rank(tenant, query, set(candidates))
+    ranked = vectors.rank(tenant, vector.result(), set(candidates))
     hits = []
     for path, similarity in ranked[:top_k]:
         if similarity < threshold:
