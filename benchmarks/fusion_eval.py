@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # the labelled query set lives beside the test that keeps fusion honest
 sys.path.insert(0, str(HERE.parent))
 
 from labelled_queries import KEYWORDS, PARAPHRASE  # noqa: E402

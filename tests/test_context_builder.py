@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from brain.cli import app
 from brain.errors import InvalidInput, NoteNotFound
 from brain.memory.context_builder import CHARS_PER_TOKEN, build_context
 from brain.memory.corpus import Corpus
 from brain.vault import init_vault
+
+from conftest import run_brain
 
 NOTES = {
     "notes/Hub.md": "---\ntitle: Hub\ntags: [start]\nstatus: active\n---\n\n# Hub\n\nThe hub links to [[Linked]] and [[Not Written Yet]].\n\n"
@@ -113,13 +113,12 @@ def test_bad_input_is_refused(corpus: Corpus) -> None:
 
 def test_cli_context_build(corpus: Corpus) -> None:
     root = str(corpus.vault.root)
-    runner = CliRunner()
-    text = runner.invoke(app, ["context", "build", "Hub", "--depth", "1", "--vault", root])
+    text = run_brain("context", "build", "Hub", "--depth", "1", "--vault", root)
     assert text.exit_code == 0, text.output
     assert text.output.startswith("Context for Hub (notes/Hub.md)")
-    as_json = runner.invoke(app, ["context", "build", "Hub", "--budget", "300", "--json", "--vault", root])
+    as_json = run_brain("context", "build", "Hub", "--budget", "300", "--json", "--vault", root)
     data = json.loads(as_json.stdout)
     assert data["start"] == "notes/Hub.md" and data["budget_tokens"] == 300
     assert data["items"][0]["title"] == "Hub"
-    refused = runner.invoke(app, ["context", "build", "Hub", "--depth", "9", "--vault", root])
+    refused = run_brain("context", "build", "Hub", "--depth", "9", "--vault", root)
     assert refused.exit_code == 1 and "depth must be between 0 and 5" in refused.output

@@ -16,8 +16,12 @@ def pattern_note(title: str, rate: float, occurrences: int, trigger: str = "t") 
     return f"---\ntitle: {title}\ntype: pattern\ntrigger: {trigger}\nsuccess_rate: {rate}\noccurrences: {occurrences}\n---\n# {title}\n"
 
 
-def test_running_average_formula():
-    assert running_average(0.85, 13, 0.0) == pytest.approx((0.85 * 12 + 0) / 13)
+def test_running_average_is_the_mean_of_every_outcome():
+    rate = 0.0
+    for n, outcome in enumerate([1.0, 0.0, 0.5, 1.0, 1.0], start=1):
+        rate = running_average(rate, n, outcome)
+    assert rate == pytest.approx(0.7)  # 3.5 / 5
+    assert running_average(0.85, 13, 0.0) == pytest.approx(0.784615, abs=1e-6)  # the ADR's pattern after one failure
 
 
 def test_add_creates_then_updates_with_running_average(brain, vault):

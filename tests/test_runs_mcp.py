@@ -11,11 +11,10 @@ import pytest
 from brain.vault import init_vault
 
 from conftest import DATA
-from test_mcp_stdio import McpClient, connect, snapshot, text_of
+from mcp_harness import RUN_TOOLS, McpClient, connect, snapshot, text_of
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
 QUESTION = "Should we approve application #42? Credit: 580. Income: 95k. Amount: 50k."
-RUN_TOOLS = {"record_run", "recall_runs", "explain_run"}
 
 
 @pytest.fixture(scope="module")
