@@ -156,7 +156,8 @@ def test_a_person_can_label_a_run_later_in_its_frontmatter(lexical: Vault, brain
         (LOAN, ("--tenant", "a/b"), "error: tenant 'a/b' may hold only letters"),
         (LOAN, (), "error: a tenant is required (--tenant)"),
         (LOAN, ("--tenant", "t", "--ttl", "soon"), "error: ttl 'soon' is not a duration"),
-        (LOAN, ("--tenant", "t", "--score", "nan"), "error: eval score must be a finite number"),
+        (LOAN, ("--tenant", "t", "--score", "nan"), "error: eval score must be a number between 0 and 1"),
+        (LOAN, ("--tenant", "t", "--score", "7"), "error: eval score must be a number between 0 and 1, got 7.0"),
     ],
 )
 def test_bad_snapshots_get_one_line_errors_and_write_nothing(lexical: Vault, brain, data, args, message) -> None:
@@ -221,8 +222,10 @@ def test_a_run_in_flight_is_completed_by_recording_its_id_again(lexical: Vault, 
     assert record(brain, LOAN, "--tenant", "lending", "--id", "RUN-app-42").output == "updated runs/lending/RUN-app-42.md\n"
     assert json.loads(brain("run", "show", "RUN-app-42", "--json").output)["snapshot"] == LOAN
     assert "## Notes\nChecked by Ana.\n" in path.read_text(encoding="utf-8")
+    assert record(brain, LOAN, "--tenant", "retail", "--id", "RUN-app-42").output == "recorded runs/retail/RUN-app-42.md\n"
+    assert json.loads(brain("run", "show", "RUN-app-42", "--tenant", "retail", "--json").output)["identity"] == {"tenant": "retail"}
     again = record(brain, LOAN, "--tenant", "lending", "--id", "RUN-app-42")
-    assert again.exit_code == 1 and again.stderr == "error: run id 'RUN-app-42' is taken by a finished run; record under another id\n"
+    assert again.exit_code == 1 and again.stderr == "error: run id 'RUN-app-42' is taken by a finished run of this tenant; record under another id\n"
 
 
 def test_a_run_kept_in_frontmatter_by_the_older_layout_is_read(lexical: Vault, brain) -> None:

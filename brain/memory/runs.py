@@ -264,8 +264,8 @@ def labels_from(accepted: Any = None, overridden: Any = None, escalated: Any = N
     for name, value in (("accepted", accepted), ("overridden", overridden), ("escalated", escalated)):
         if value is not None and not isinstance(value, bool):
             raise InvalidInput(f"outcome label '{name}' must be true or false, got {value!r}")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)):
-        raise InvalidInput(f"eval score must be a finite number, got {score!r}")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0):
+        raise InvalidInput(f"eval score must be a number between 0 and 1, got {score!r}")
     return RunLabels(accepted, overridden, escalated, None if score is None else float(score))
 
 
@@ -308,9 +308,7 @@ def record_run(
     vectors = run_vectors(vault)
     run = Run(title, RunScope(tenant, principal or None, conversation or None), snapshot, created, labels,
               vectors.embedder_id, expires, truncated)
-    existing = corpus.resolver().try_resolve(title) if run_id else None
-    if existing is None and vault.safe_path(path).exists():
-        existing = path
+    existing = path if vault.safe_path(path).exists() else None  # ids are per tenant: runs/<tenant>/<id>.md
     if existing is None:
         vault.write(path, render_run(run), create=True)
         stored = RecordedRun(path, title, True, truncated)
@@ -318,7 +316,7 @@ def record_run(
         current = vault.read(existing)
         old = run_from_note(current.note)
         if current.note.type != "run" or old.scope.tenant != tenant or not old.in_flight:
-            raise NoteExists(f"run id '{title}' is taken by a finished run; record under another id")
+            raise NoteExists(f"run id '{title}' is taken by a finished run of this tenant; record under another id")
         run = replace(run, created=old.created or created)
         text = set_frontmatter(current.note.text, {k: v for k, v in managed_frontmatter(run).items() if v is not None},
                                remove=tuple(k for k, v in managed_frontmatter(run).items() if v is None))
