@@ -19,6 +19,7 @@ import functools
 import hashlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ class RunVectors:
         self._matrices: dict[tuple[str, str], tuple[list[str], np.ndarray]] = {}
         self._generation: str | None = None
         self._synced_token: object = None
+        self._embedders: tuple[int, str, dict[str, set[str]]] | None = None  # (records, current, tenant -> other embedders)
         self._lock = threading.RLock()
 
     @property
@@ -82,7 +84,7 @@ class RunVectors:
     def _load_known(self) -> dict[str, tuple[str, str, str]]:
         generation = self.index.catalog.peek_meta(GENERATION_KEY)
         if generation != self._generation:  # a reindex (maybe in another process) dropped or rewrote vectors
-            self._known, self._generation, self._synced_token = None, generation, None
+            self._known, self._generation, self._synced_token, self._embedders = None, generation, None, None
             self._matrices.clear()
         if self._known is None:
             found = self._collection().get(include=["metadatas"])
@@ -95,7 +97,15 @@ class RunVectors:
     def check_embedder(self, tenant: str | None = None) -> None:
         """Refuse when vectors of runs (of this tenant, when given) were made by another embedder."""
         current = self.embedder_id
-        others = sorted({e for t, _, e in self._load_known().values() if e != current and (tenant is None or t == tenant)})
+        known = self._load_known()
+        if self._embedders is None or self._embedders[0] != len(known) or self._embedders[1] != current:
+            foreign: dict[str, set[str]] = {}
+            for tenant_of, _, embedder in known.values():
+                if embedder != current:
+                    foreign.setdefault(tenant_of, set()).add(embedder)
+            self._embedders = (len(known), current, foreign)
+        foreign = self._embedders[2]
+        others = sorted(set().union(*foreign.values()) if tenant is None else foreign.get(tenant, set()))
         if others:
             raise IndexMismatch(
                 f"the query vectors of recorded runs were made by embedder '{others[0]}', but the embedder in use is "
@@ -132,6 +142,7 @@ class RunVectors:
                     collection.delete(ids=gone)
                     for path in gone:
                         del known[path]
+                    self._embedders = None
                 for start in range(0, len(missing), BATCH):
                     self._upsert(collection, missing[start : start + BATCH])
             self._matrices.clear()
@@ -152,10 +163,11 @@ class RunVectors:
         metas = [{"tenant": r.tenant, "embedder": current, "query_key": query_key(r.query)} for r in batch]
         collection.upsert(ids=[r.path for r in batch], embeddings=vectors, metadatas=metas)
         self._known.update((r.path, (r.tenant, m["query_key"], current)) for r, m in zip(batch, metas))
+        self._embedders = None
 
     # ------------------------------------------------------------ ranking
 
-    def rank(self, tenant: str, vector: np.ndarray, allowed: set[str]) -> list[tuple[str, float]]:
+    def rank(self, tenant: str, vector: np.ndarray, allowed: Collection[str]) -> list[tuple[str, float]]:
         """(run path, cosine similarity) of this tenant's runs, best first; only paths in `allowed`."""
         with self._lock:
             self._load_known()

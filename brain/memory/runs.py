@@ -331,17 +331,29 @@ def record_run(
 # ---------------------------------------------------------------- read
 
 
+@dataclass(frozen=True)
+class _Parsed:
+    token: object  # stands for this state of the notes
+    runs: tuple[Run, ...]
+    finished: dict[str, tuple[Run, ...]]  # tenant -> its runs that have a final answer
+
+
 def all_runs(corpus: Corpus) -> list[Run]:
-    return list(_parsed_runs(corpus)[1])
+    return list(_parsed_runs(corpus).runs)
 
 
-def _parsed_runs(corpus: Corpus) -> tuple[object, tuple[Run, ...]]:
-    """Every run note, parsed once per corpus change (cached in `corpus.derived`, which is
-    cleared on any change), with a token that stands for that state of the notes."""
-    notes = corpus.of_type("run")
+def _parsed_runs(corpus: Corpus) -> _Parsed:
+    """Every run note, parsed once per corpus change (cached in `corpus.derived`, which the
+    corpus clears on any change), grouped by tenant."""
+    notes = corpus.notes()  # brings the corpus up to date first
     cached = corpus.derived.get("runs")
     if cached is None:
-        cached = corpus.derived["runs"] = (object(), tuple(run_from_note(note) for note in notes))
+        parsed = tuple(run_from_note(note) for note in notes if note.type == "run")
+        finished: dict[str, list[Run]] = {}
+        for run in parsed:
+            if not run.in_flight:
+                finished.setdefault(run.scope.tenant, []).append(run)
+        cached = corpus.derived["runs"] = _Parsed(object(), parsed, {t: tuple(r) for t, r in finished.items()})
     return cached  # type: ignore[return-value]
 
 
@@ -449,12 +461,12 @@ def recall_runs(
         raise InvalidInput(f"threshold must be between 0 and 1, got {threshold}")
     vectors = run_vectors(vault)
     vector = vectors.embed_later(query)
-    token, runs = _parsed_runs(corpus)
-    if not vectors.synced(token):
-        vectors.sync([Indexed(run.path, run.scope.tenant, run.query) for run in runs if run.path and run.query and _tenant_ok(run)], token)
+    parsed = _parsed_runs(corpus)
+    if not vectors.synced(parsed.token):
+        vectors.sync([Indexed(r.path, r.scope.tenant, r.query) for r in parsed.runs if r.path and r.query and _tenant_ok(r)], parsed.token)
     now = datetime.now(timezone.utc)
-    candidates = {run.path: run for run in runs if run.scope.tenant == tenant and not run.in_flight and not expired(run, now)}
-    ranked = vectors.rank(tenant, vector.result(), set(candidates))
+    candidates = {run.path: run for run in parsed.finished.get(tenant, ()) if not expired(run, now)}
+    ranked = vectors.rank(tenant, vector.result(), candidates.keys())
     hits = []
     for path, similarity in ranked[:top_k]:
         if similarity < threshold:
