@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.memory import runs
+from brain.memory import run_input, runs
 from brain.memory.corpus import Corpus
 from brain.notes.parse import parse_note
 from brain.notes.run import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note
@@ -80,7 +80,7 @@ snapshots = st.fixed_dictionaries(
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(snapshots)
 def test_a_snapshot_comes_back_from_its_note_with_every_value_and_type(data: dict) -> None:
-    snapshot, truncated = runs.snapshot_from_data(data)
+    snapshot, truncated = run_input.snapshot_from_data(data)
     run = Run("RUN-x", RunScope("acme", "ana", "c-1"), snapshot, "2026-03-01T10:00:00Z", RunLabels(accepted=True, score=0.75), "e", None, truncated)
     back = run_from_note(parse_note(render_run(run), "runs/acme/RUN-x.md"))
     assert back.problems == ()

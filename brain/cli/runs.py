@@ -9,7 +9,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.errors import InvalidInput
-from brain.memory import run_export, runs as service
+from brain.memory import run_export, run_input, runs as service
 from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
 from brain.views import runs as view
 
@@ -40,9 +40,9 @@ def record(
     vault: VaultOption = None,
 ) -> None:
     """Record a run from the seed's SnapshotEntry JSON as a note in runs/<tenant>/."""
-    data = service.parse_json(read_input(file), "stdin" if file == "-" else file)
-    given = service.recording_from_data(data)
-    labels = service.labels_from(
+    data = run_input.parse_json(read_input(file), "stdin" if file == "-" else file)
+    given = run_input.recording_from_data(data)
+    labels = run_input.labels_from(
         accepted if accepted is not None else given.labels.accepted,
         True if overridden else given.labels.overridden,
         True if escalated else given.labels.escalated,

@@ -12,7 +12,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.mcp.common import ServerState, brain_tool, result
-from brain.memory import runs as service
+from brain.memory import run_input, runs as service
 from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
 from brain.views import runs as view
 
@@ -49,7 +49,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         rejected?") and its record can become training data. Tool result previews longer than
         500 characters are truncated. Returns the run's id and path.
         """
-        labels = service.labels_from(accepted, overridden, escalated, score)
+        labels = run_input.labels_from(accepted, overridden, escalated, score)
         stored = service.record_run(vault, corpus, snapshot, tenant=tenant, principal=principal, conversation=conversation_id,
                                     labels=labels, ttl=ttl, run_id=run_id)
         return result("\n".join(view.recorded_lines(stored)), view.recorded_dict(stored))

@@ -23,7 +23,8 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
-from brain.memory.runs import all_runs, check_tenant, expired
+from brain.memory.run_input import check_tenant, expired
+from brain.memory.runs import all_runs
 from brain.memory.timeutil import parse_instant
 from brain.notes.run import Run, decision_line
 
