@@ -96,6 +96,17 @@ def test_episode_summary_lists_decisions_and_skips_local_ids(tmp_path: Path) -> 
     assert "ADR-018 Episodic Memory Architecture" in built.missing
 
 
+def test_an_untitled_decision_shows_what_it_chose(tmp_path: Path) -> None:
+    vault, _ = init_vault(tmp_path / "vault")
+    (vault.root / "episodes" / "EPISODE-x.md").write_text(
+        "---\ntitle: EPISODE-x\ntype: episode\noutcome: success\n---\n\n## Decisions\n\n### d001:\n- **Chosen**: Retry once\n"
+        "- **Outcome**: success\n",
+        encoding="utf-8",
+    )
+    built = build_context(Corpus(vault), "EPISODE-x", depth=0, budget=1000)
+    assert "- decision d001: Retry once (success)" in built.text and "->" not in built.text
+
+
 def test_sees_edits_made_on_disk(corpus: Corpus) -> None:
     assert "Program" in [item.title for item in build_context(corpus, "Far", depth=3).items]
     (corpus.vault.root / "notes" / "Linked.md").write_text("# Linked\n\nNo links any more, longer text now.\n", encoding="utf-8")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_brain
 from mcp_harness import CORE_TOOLS, EPISODIC_TOOLS, RUN_TOOLS, McpClient, cli, connect, make_vault, snapshot, text_of
 
 
@@ -112,7 +113,7 @@ def test_note_tools_happy_paths_and_visible_to_the_cli(client: McpClient) -> Non
 
     context = client.ok("build_context", {"name": "ADR-007 Memory First Architecture", "depth": 2, "budget": 800})
     data = context.structured_content
-    paths = [note["path"] for note in data["notes"]]
+    paths = [note["path"] for note in data["items"]]
     assert paths[0] == "decisions/ADR-007 Memory First Architecture.md"
     assert "notes/Memory Routing Strategy.md" in paths
     assert "patterns/PATTERN-serena-first-routing.md" in paths  # two hops away, and a causal edge back
@@ -144,6 +145,25 @@ def test_note_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpCli
     assert "First." in text_of(client.ok("read_note", {"name": "Taken"}))  # still serving
     assert snapshot(root) == before
     assert not (root.parent / "outside").exists()
+
+
+def test_the_cli_and_the_tools_render_alike(client: McpClient) -> None:
+    root = client.root
+    adr = "ADR-007 Memory First Architecture"
+    assert json.loads(cli(root, "note", "read", adr, "--json")) == client.ok("read_note", {"name": adr}).structured_content
+    context = client.ok("build_context", {"name": adr, "depth": 1})
+    assert json.loads(cli(root, "context", "build", adr, "--depth", "1", "--json")) == context.structured_content
+    assert text_of(context) == cli(root, "context", "build", adr, "--depth", "1")
+    episode = "EPISODE-2026-01-21-session-42"
+    assert text_of(client.ok("get_decision_sequence", {"episode": episode})) + "\n" == cli(root, "episode", "decisions", episode)
+    path = {"source": "PATTERN-serena-first-routing", "target": "Better decisions"}
+    assert text_of(client.ok("get_causal_path", path)) + "\n" == cli(root, "pattern", "path", *path.values())
+    reverse = run_brain("pattern", "path", "Better decisions", "PATTERN-serena-first-routing", "--vault", str(root))
+    assert text_of(client.ok("get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"})) + "\n" == reverse.output
+    anti = text_of(client.ok("get_antipatterns", {})).splitlines()
+    assert anti[0] == "1 antipatterns" and anti[1:] == cli(root, "pattern", "antipatterns").splitlines()
+    found = text_of(client.ok("query_episodes", {"outcome": "success"})).splitlines()
+    assert found[1:] == cli(root, "episode", "list", "--outcome", "success").splitlines()
 
 
 def test_results_are_json_structured(client: McpClient) -> None:
@@ -229,7 +249,7 @@ def test_episodic_tools_happy_paths(client: McpClient) -> None:
 
     anti = client.ok("get_antipatterns", {})
     assert [row["title"] for row in anti.structured_content["antipatterns"]] == ["ANTIPATTERN-forgetful-first"]
-    assert "ANTIPATTERN-forgetful-first (20% over 3)" in text_of(anti)
+    assert text_of(anti) == "1 antipatterns\n 20% x3    ANTIPATTERN-forgetful-first  Memory query needed during session"
 
 
 def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpClient) -> None:

@@ -63,9 +63,11 @@ def test_hostile_titles_and_folders_stay_inside(brain, vault):
 
 def test_edit_operations_change_only_their_part(brain, vault):
     write(vault, "notes/E.md", "---\ntitle: E\nkeep: me # comment\n---\nintro\n\n## Log\n- first\n\n## Other\nuntouched\n")
-    for edit in (["--append", "- second", "--section", "Log"], ["--set", "status=done"], ["--find", "intro", "--replace", "Intro."]):
+    edits = {"append": ["--append", "- second", "--section", "Log"], "set_frontmatter": ["--set", "status=done"],
+             "find_replace": ["--find", "intro", "--replace", "Intro."]}
+    for operation, edit in edits.items():
         result = brain("note", "edit", "E", *edit)
-        assert (result.exit_code, result.output) == (0, "edited notes/E.md\n"), edit
+        assert (result.exit_code, result.output) == (0, f"edited notes/E.md ({operation})\n"), edit
     text = (vault.root / "notes/E.md").read_text()
     assert text == "---\ntitle: E\nkeep: me # comment\nstatus: done\n---\nIntro.\n\n## Log\n- first\n- second\n\n## Other\nuntouched\n"
     missing = brain("note", "edit", "E", "--find", "absent", "--replace", "x")

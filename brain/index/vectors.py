@@ -217,17 +217,6 @@ class VectorStore:
                 collection.delete(ids=list(ids[start : start + 5000]))
 
     @_serialized
-    def drop(self) -> None:
-        """Delete this vault's collection (reindex); missing is fine."""
-        self._check_fresh()
-        if self._client is None:
-            self._client = self._connect()
-        try:
-            self._client.delete_collection(self.name)
-        except Exception:  # noqa: BLE001 - absent collection
-            pass
-        self._collection = None
-
     # ------------------------------------------------------------ reading
 
     @_serialized
@@ -287,22 +276,16 @@ class VectorStore:
         return [VectorHit(int(notes[rows[i]]), records[rows[i]].split(":", 1)[1], float(similarities[i])) for i in best]
 
     @_serialized
-    def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
-        """The `n` chunks nearest to `vector`, restricted to `note_ids` when given (before ranking)."""
+    def query(self, vector: Sequence[float], n: int) -> list[VectorHit]:
+        """The `n` chunks nearest to `vector` (filtered searches use `filtered`)."""
         collection = self.collection(create=False)
         if collection is None or n <= 0:
             return []
-        where: dict | None = None
-        if note_ids is not None:
-            if not note_ids:
-                return []
-            where = {"note_id": {"$in": list(note_ids)}} if len(note_ids) > 1 else {"note_id": note_ids[0]}
-        result = collection.query(query_embeddings=[list(vector)], n_results=n, where=where, include=["distances", "metadatas"])
+        result = collection.query(query_embeddings=[list(vector)], n_results=n, include=["distances", "metadatas"])
         hits = {}
         for record, distance, metadata in zip(result["ids"][0], result["distances"][0], result["metadatas"][0]):
             hits[record] = VectorHit(int(metadata["note_id"]), record.split(":", 1)[1], 1.0 - float(distance))
-        allowed = None if note_ids is None else set(note_ids)
-        recent = [tuple(r.split(":", 1)) for r, note in self._recent.items() if allowed is None or note in allowed]
+        recent = [tuple(r.split(":", 1)) for r in self._recent]
         for hit in self.exact(vector, [(int(note), chunk) for note, chunk in recent], n) if recent else []:
             hits[record_id(hit.note_id, hit.chunk_id)] = hit
         return sorted(hits.values(), key=lambda hit: -hit.similarity)[:n]
