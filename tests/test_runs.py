@@ -234,3 +234,20 @@ def test_a_run_kept_in_frontmatter_by_the_older_layout_is_read(lexical: Vault, b
     assert shown["identity"]["tenant"] == "ledger"
     assert shown["snapshot"]["decisions"][2]["evidence"]["handler_p99_ms"] == 12000
     assert shown["snapshot"]["toolCalls"][0]["name"] == "search" and shown["snapshot"]["finalContent"].startswith("On 2026-03-10")
+
+
+def test_expired_runs_are_not_recalled_or_listed_but_can_be_shown(lexical: Vault, brain) -> None:
+    record(brain, LOAN, "--tenant", "lending", "--id", "RUN-old", "--ttl", "2020-01-01")
+    record(brain, LOAN, "--tenant", "lending", "--id", "RUN-new", "--ttl", "2w")
+    found = json.loads(brain("run", "recall", LOAN["query"], "--tenant", "lending", "--top-k", "5", "--json").output)
+    assert [hit["id"] for hit in found["hits"]] == ["RUN-new"] and found["hits"][0]["similarity"] == 1.0
+    assert [row["id"] for row in json.loads(brain("run", "list", "--tenant", "lending", "--json").output)] == ["RUN-new"]
+    assert brain("run", "show", "RUN-old").output.splitlines()[4] == "expires: 2020-01-01T00:00:00Z"
+
+
+def test_doctor_reports_a_run_whose_snapshot_cannot_be_read(lexical: Vault, brain) -> None:
+    record(brain, LOAN, "--tenant", "lending", "--id", "RUN-broken")
+    path = lexical.root / "runs" / "lending" / "RUN-broken.md"
+    path.write_text(path.read_text(encoding="utf-8").replace('"iterations": 1,', '"iterations": 1,,'), encoding="utf-8")
+    report = brain("doctor").output
+    assert "runs/lending/RUN-broken.md" in report and "the Snapshot JSON does not parse (Expecting property name" in report

@@ -288,6 +288,8 @@ def run_from_note(note: Note) -> Run:
         principal=_text(scope_data.get("principal")),
         conversation=_text(scope_data.get("conversation")),
     )
+    if not scope.tenant:
+        problems.append("no scope.tenant in the frontmatter: the run belongs to no tenant and is never recalled")
     snapshot = _snapshot_block(note, problems)
     if snapshot is None:
         snapshot = _legacy_snapshot(note)
