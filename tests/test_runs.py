@@ -88,6 +88,19 @@ def test_a_snapshot_comes_back_from_its_note_with_every_value_and_type(data: dic
     assert back.scope == run.scope and back.labels == run.labels and back.in_flight == (data["finalContent"] is None)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=snapshots, number=st.integers(0, 10**9))
+def test_record_and_read_back_through_the_vault_and_its_index(lexical: Vault, data: dict, number: int) -> None:
+    """The whole way: checks, note file, catalog (JSON frontmatter, parsed sections), corpus, show."""
+    corpus = Corpus(lexical)
+    stored = runs.record_run(lexical, corpus, data, tenant="acme", run_id=f"RUN-{number}-{len(data['query'])}",
+                             labels=RunLabels(escalated=True, score=0.25))
+    shown = runs.run_record(runs.get_run(corpus, stored.path, "acme"))
+    assert json.dumps(shown["snapshot"], sort_keys=True) == json.dumps(data, sort_keys=True)
+    assert shown["outcome"] == {"escalated": True, "score": 0.25} and shown["problems"] == []
+    (lexical.root / stored.path).unlink()
+
+
 def test_long_previews_are_cut_to_500_characters_and_the_note_says_so(lexical: Vault, brain) -> None:
     data = json.loads(json.dumps(LOAN))
     data["toolCalls"][0]["resultPreview"] = "x" * 1234
