@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput
 from brain.memory import run_export, run_input, runs as service
 from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
@@ -39,7 +39,7 @@ def record(
     run_id: Annotated[str | None, typer.Option("--id", help="Run id; re-recording the id of a run in flight completes it.")] = None,
     vault: VaultOption = None,
 ) -> None:
-    """Record a run from the seed's SnapshotEntry JSON as a note in runs/<tenant>/."""
+    """Record an agent run from its SnapshotEntry JSON as a note in runs/<tenant>/."""
     data = run_input.parse_json(read_input(file), "stdin" if file == "-" else file)
     given = run_input.recording_from_data(data)
     labels = run_input.labels_from(
@@ -97,7 +97,9 @@ def recall(
     if tenant is None:
         raise InvalidInput("recall needs --tenant; runs are never recalled across tenants")
     vault_, corpus = open_vault(vault)
-    found = service.recall_runs(vault_, corpus, query, tenant=tenant, top_k=top_k, threshold=threshold, projection=projection)
+    with progress_bars({"runs": "run queries"}) as progress:  # only when many runs wait for their vectors
+        found = service.recall_runs(vault_, corpus, query, tenant=tenant, top_k=top_k, threshold=threshold, projection=projection,
+                                    progress=progress)
     if as_json:
         emit_json(view.recall_dict(found))
         return

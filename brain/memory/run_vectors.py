@@ -19,7 +19,7 @@ import functools
 import hashlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,7 +118,7 @@ class RunVectors:
             self._load_known()
             return token is not None and token is self._synced_token
 
-    def sync(self, runs: list[Indexed], token: object = None) -> None:
+    def sync(self, runs: list[Indexed], token: object = None, progress: Callable[[str, int, int], None] | None = None) -> None:
         """Embed the runs whose query has no vector yet (or a stale one); drop records of runs gone.
 
         `token` stands for the state of the notes: the same token again (and no reindex meanwhile)
@@ -145,6 +145,8 @@ class RunVectors:
                     self._embedders = None
                 for start in range(0, len(missing), BATCH):
                     self._upsert(collection, missing[start : start + BATCH])
+                    if progress:
+                        progress("runs", min(start + BATCH, len(missing)), len(missing))
             self._matrices.clear()
 
     def sync_one(self, run: Indexed) -> None:

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -276,8 +277,12 @@ def recall_runs(
     top_k: int = DEFAULT_TOP_K,
     threshold: float = DEFAULT_THRESHOLD,
     projection: str = DEFAULT_PROJECTION,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Recall:
-    """The tenant's finished runs whose query is most like `query`, at or above `threshold` only."""
+    """The tenant's finished runs whose query is most like `query`, at or above `threshold` only.
+
+    Run queries not embedded yet (runs written by hand or by another process, or all of them
+    after `brain reindex`) are embedded first; `progress(stage, done, total)` follows that."""
     from brain.memory.run_vectors import Indexed, run_vectors
 
     if tenant is None or (isinstance(tenant, str) and not tenant.strip()):
@@ -295,7 +300,7 @@ def recall_runs(
     parsed = _parsed_runs(corpus)
     if not vectors.synced(parsed.token):
         indexed = [Indexed(r.path, r.scope.tenant, r.query) for r in parsed.runs if r.path and r.query and tenant_is_safe(r.scope.tenant)]
-        vectors.sync(indexed, parsed.token)
+        vectors.sync(indexed, parsed.token, progress)
     now = datetime.now(timezone.utc)
     candidates = {run.path: run for run in parsed.finished.get(tenant, ()) if not expired(run, now)}
     ranked = vectors.rank(tenant, vector.result(), candidates.keys())
