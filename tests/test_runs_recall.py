@@ -148,7 +148,8 @@ def test_runs_written_elsewhere_are_recalled_and_deleted_ones_are_not(minilm: Va
     (minilm.root / stored.path).unlink()  # as if another program wrote it: a plain file copy under another name
     copy = minilm.root / "runs" / "lending" / "RUN-copied.md"
     copy.write_text(text.replace(f"title: {stored.title}", "title: RUN-copied"), encoding="utf-8")
-    (hit,) = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending").hits
-    assert hit.run == "RUN-copied"
+    steps: list[tuple[str, int, int]] = []
+    (hit,) = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", progress=lambda *step: steps.append(step)).hits
+    assert hit.run == "RUN-copied" and steps == [("runs", 1, 1)]  # the copy's query was embedded by this recall
     copy.unlink()
     assert runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", threshold=0.0).hits == ()
