@@ -18,8 +18,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Collection
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -128,42 +128,40 @@ class RunVectors:
             known = self._load_known()
             if token is not None and token is self._synced_token:
                 return
-            self._synced_token = token
             self.check_embedder()
             current = self.embedder_id
             wanted = {run.path: run for run in runs}
             missing = [run for run in runs if known.get(run.path) != (run.tenant, query_key(run.query), current)]
             gone = [path for path in known if path not in wanted]
-            if not missing and not gone:
-                return
-            with self.index.locked():
-                collection = self._collection()
-                if gone:
-                    collection.delete(ids=gone)
-                    for path in gone:
-                        del known[path]
-                    self._embedders = None
-                for start in range(0, len(missing), BATCH):
-                    self._upsert(collection, missing[start : start + BATCH])
-                    if progress:
-                        progress("runs", min(start + BATCH, len(missing)), len(missing))
+            if gone:
+                with self.index.locked():
+                    self._collection().delete(ids=gone)
+                for path in gone:
+                    del known[path]
+            for start in range(0, len(missing), BATCH):
+                self._store(missing[start : start + BATCH])  # the model runs outside the index lock
+                if progress:
+                    progress("runs", min(start + BATCH, len(missing)), len(missing))
+            self._embedders = None
             self._matrices.clear()
+            self._synced_token = token  # only once every run is in step
 
     def sync_one(self, run: Indexed) -> None:
         """Embed one run's query now (a run just recorded through brain)."""
         with self._lock:
             self._load_known()
             self.check_embedder()
-            with self.index.locked():
-                self._upsert(self._collection(), [run])
+            self._store([run])
             self._matrices.pop((run.tenant, self.embedder_id), None)
 
-    def _upsert(self, collection: Any, batch: list[Indexed]) -> None:
+    def _store(self, batch: list[Indexed]) -> None:
+        """Embed a batch of queries, then write them under the index lock."""
         assert self._known is not None
         current = self.embedder_id
         vectors = self.embed([run.query for run in batch])
         metas = [{"tenant": r.tenant, "embedder": current, "query_key": query_key(r.query)} for r in batch]
-        collection.upsert(ids=[r.path for r in batch], embeddings=vectors, metadatas=metas)
+        with self.index.locked():
+            self._collection().upsert(ids=[r.path for r in batch], embeddings=vectors, metadatas=metas)
         self._known.update((r.path, (r.tenant, m["query_key"], current)) for r, m in zip(batch, metas))
         self._embedders = None
 

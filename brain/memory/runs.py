@@ -138,6 +138,7 @@ def record_run(
     title = run_id.strip() if run_id and run_id.strip() else run_title(snapshot["query"], tenant, created)
     path = f"{RUNS_FOLDER}/{tenant}/{vault.filename_for(title)}"
     vectors = run_vectors(vault)
+    vectors.check_embedder()  # before writing: a run whose query cannot be embedded alongside the others is not recorded
     run = Run(title, RunScope(tenant, principal or None, conversation or None), snapshot, created, labels,
               vectors.embedder_id, expires, truncated)
     existing = path if vault.safe_path(path).exists() else None  # ids are per tenant: runs/<tenant>/<id>.md
