@@ -31,6 +31,7 @@ EPISODIC_TOOLS = {
     "get_causal_path",
     "get_antipatterns",
 }
+RUN_TOOLS = {"record_run", "recall_runs", "explain_run"}
 
 ADR_NOTE = """\
 ---

@@ -155,6 +155,20 @@ class VectorStore:
                 )
         return self._collection
 
+    @_serialized
+    def other_collection(self, name: str) -> Any:
+        """Another collection on this store's Chroma client (e.g. the query vectors of recorded runs).
+
+        Fetched again on each call: the client is replaced when another process changed the store.
+        Named with `collection_name(vault_root, ...)`, it is dropped by `brain reindex` with the rest.
+        """
+        self._check_fresh()
+        if self._client is None:
+            self._client = self._connect()
+        return self._client.get_or_create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        )
+
     def written(self) -> None:
         """Inside the catalog's write(): record that this process changed the vectors."""
         current = int(self.catalog.get_meta(GENERATION_KEY, "0") or 0) + 1

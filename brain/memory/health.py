@@ -9,6 +9,7 @@ from brain.memory.corpus import Corpus
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
+from brain.notes.run import run_from_note
 from brain.vault import SkipKind, Vault
 
 
@@ -35,6 +36,8 @@ def typed_problems(note: Note) -> tuple[str, ...]:
         return episode_from_note(note).problems
     if note.type == "pattern":
         return pattern_from_note(note).problems
+    if note.type == "run":
+        return note.problems + run_from_note(note).problems
     return note.problems
 
 
