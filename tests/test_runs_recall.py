@@ -138,7 +138,7 @@ def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, re
     with pytest.raises(IndexMismatch, match=r"run `brain reindex`"):
         runs.record_run(vault, corpus, APPLICATION, tenant="lending", run_id="RUN-refused")
     assert not (vault.root / "runs" / "lending" / "RUN-refused.md").exists()
-    reindex_vault(vault, index=open_index(vault, embedder=real_embedder))
+    reindex_vault(open_index(vault, embedder=real_embedder))
     (hit,) = runs.recall_runs(vault, Corpus(vault), QUESTION, tenant="lending").hits
     assert hit.run == recorded.title
     forget(vault.root)
