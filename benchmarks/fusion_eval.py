@@ -76,7 +76,7 @@ def evaluate(index, queries: dict[str, list[str]], mode: str, weight: float | No
 def main() -> int:
     vault = prepared_vault(HERE.parent / "vault-example")
     index = open_index(vault)
-    index_vault(vault, index=index)
+    index_vault(index)
     print(f"embedder {index.embedder.id}; {len(PARAPHRASE)} paraphrase + {len(KEYWORDS)} keyword queries")
     results = {}
     print(f"{'variant':14} {'set':10} {'hit@1':>6} {'hit@5':>6} {'mrr@10':>7}")

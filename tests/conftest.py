@@ -137,3 +137,13 @@ def chroma_server(tmp_path_factory) -> str:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    """all-MiniLM-L6-v2, loaded once for every test of the session that is about meaning."""
+    from brain.index.embedders import load_embedder
+
+    embedder = load_embedder("default", warn=lambda message: pytest.fail(message))
+    assert embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    return embedder

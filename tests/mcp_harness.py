@@ -31,6 +31,7 @@ EPISODIC_TOOLS = {
     "get_causal_path",
     "get_antipatterns",
 }
+RUN_TOOLS = {"record_run", "recall_runs", "explain_run"}
 CAUSAL_TOOLS = {"save_context", "load_context", "build_causal_chain", "reconstruct_reasoning", "get_causality_stats"}
 
 ADR_NOTE = """\

@@ -31,7 +31,7 @@ def vault(tmp_path, chroma_server):
 def test_vectors_live_on_the_server(vault, chroma_server):
     (vault.root / "notes").mkdir(exist_ok=True)
     (vault.root / "notes/a.md").write_text("---\ntitle: A\n---\nserver side words\n")
-    report = index_vault(vault)
+    report = index_vault(open_index(vault))
     assert report.embed.embedded == 1
     index = open_index(vault)
     assert index.vectors.location.startswith(chroma_server) and not (vault.index_dir / "chroma").exists()
@@ -50,7 +50,7 @@ def test_meaning_on_the_server_with_the_real_model(tmp_path, chroma_server):
     vault = Vault(root)
     index = open_index(vault, chroma_url=chroma_server)
     assert index.embedder.id == "all-MiniLM-L6-v2:int8-onnx"
-    index_vault(vault)
-    hits = search(vault, "smartphone sign-in safety", limit=2)
+    index_vault(open_index(vault))
+    hits = search(open_index(vault), "smartphone sign-in safety", limit=2)
     assert hits[0].path == "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"
     forget(vault.root)

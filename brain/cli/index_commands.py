@@ -25,7 +25,7 @@ def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None
     index = open_index(vault_, chroma_url=chroma_url)
     with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
         run = reindex_vault if rebuild else index_vault
-        report = run(vault_, embed=not no_embed, progress=progress, index=index)
+        report = run(index, embed=not no_embed, progress=progress)
     scan = report.scan
     parts = [f"{len(scan.added)} added", f"{len(scan.changed)} changed", f"{len(scan.moved)} moved", f"{len(scan.removed)} removed"]
     line = f"{report.notes} notes: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
@@ -90,7 +90,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
         if batch.changes or batch.errors:
             typer.echo(f"updated {batch.changes} notes" + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""), err=True)
 
-    with Watcher(vault_, index=index, embed=not no_embed, on_batch=report) as watcher:
+    with Watcher(index, embed=not no_embed, on_batch=report) as watcher:
         typer.echo(f"watching {vault_.root} (Ctrl-C to stop)", err=True)
         try:
             watcher.wait()
@@ -126,8 +126,7 @@ def search(
         fields.append((key.strip(), value.strip()))
     filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
     vault_, _ = open_vault(vault)
-    open_index(vault_, chroma_url=chroma_url)
-    hits = run_search(vault_, query, mode=mode, limit=limit, filters=filters)
+    hits = run_search(open_index(vault_, chroma_url=chroma_url), query, mode=mode, limit=limit, filters=filters)
     if as_json:
         emit_json(hits)
         return

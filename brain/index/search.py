@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from brain.errors import InvalidInput
-from brain.index.engine import Index, open_index
-from brain.vault import Vault
+from brain.index.engine import Index
+from brain.index.sync import ensure_fresh
 
 MODES = ("hybrid", "text", "vector")
 SearchMode = Literal[MODES]
@@ -65,12 +65,9 @@ class SearchHit:
     score: float
 
 
-def search(vault: Vault, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None) -> list[SearchHit]:
+def search(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None) -> list[SearchHit]:
     """Notes matching `query` by meaning and by words, best first (see the module doc)."""
-    from brain.index.sync import ensure_fresh
-
     _check(query, mode, limit)
-    index = open_index(vault)
     ensure_fresh(index, vectors=mode != "text")
     return run(index, query, mode=mode, limit=limit, filters=filters)
 

@@ -108,14 +108,10 @@ class VectorStore:
         self._collection = None
         self._recent = {}
         self._matrix = None
-        if self._client is not None and not self.chroma_url:
-            from chromadb.api.shared_system_client import SharedSystemClient
-
-            # chromadb caches one System per path for the whole process; stop just ours.
-            system = SharedSystemClient._identifier_to_system.pop(str(self.path), None)
-            SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
-            if system is not None:
-                system.stop()
+        if self._client is not None:
+            # chromadb shares one System per path in a process; closing our client (its only
+            # user) stops it, so the next client reads the store from disk again.
+            self._client.close()
         self._client = None
 
     def _check_fresh(self) -> None:
@@ -158,6 +154,20 @@ class VectorStore:
                     f"collection '{self.name}' holds vectors of embedder '{found}', not '{self.embedder_id}'; run `brain reindex`"
                 )
         return self._collection
+
+    @_serialized
+    def other_collection(self, name: str) -> Any:
+        """Another collection on this store's Chroma client (e.g. the query vectors of recorded runs).
+
+        Fetched again on each call: the client is replaced when another process changed the store.
+        Named with `collection_name(vault_root, ...)`, it is dropped by `brain reindex` with the rest.
+        """
+        self._check_fresh()
+        if self._client is None:
+            self._client = self._connect()
+        return self._client.get_or_create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        )
 
     def written(self) -> None:
         """Inside the catalog's write(): record that this process changed the vectors."""
@@ -295,11 +305,14 @@ def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | 
     client = store._connect()
     prefix = collection_name(vault_root, "x")[:-1]
     dropped = 0
-    for collection in client.list_collections():
-        name = collection if isinstance(collection, str) else collection.name
-        if name.startswith(prefix):
-            client.delete_collection(name)
-            dropped += 1
+    try:
+        for collection in client.list_collections():
+            name = collection if isinstance(collection, str) else collection.name
+            if name.startswith(prefix):
+                client.delete_collection(name)
+                dropped += 1
+    finally:
+        client.close()
     return dropped
 
 

@@ -9,6 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.index import search as index_search
+from brain.index.engine import open_index
 from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import context_builder
 from brain.memory import notes as service
@@ -137,7 +138,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             since=since,
             until=until,
         )
-        hits = index_search.search(vault, query, mode=mode, limit=limit, filters=filters)
+        hits = index_search.search(open_index(vault), query, mode=mode, limit=limit, filters=filters)
         lines = [f"{len(hits)} hits for '{query}' ({mode})", *search_lines(hits)]
         return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits})
 

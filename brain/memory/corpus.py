@@ -115,18 +115,16 @@ class Corpus:
         return list(self._list)  # the caller's to change
 
     def _index(self):
-        if not (self.vault.index_dir / "catalog.sqlite3").is_file():
-            return None
-        from brain.index.engine import open_index  # the index package is optional for a plain read
+        from brain.index.engine import existing_index  # the index package is optional for a plain read
 
         try:
-            return open_index(self.vault)
+            return existing_index(self.vault)
         except (sqlite3.Error, OSError) as error:
             log.warning("index unusable (%s); reading the notes from their files", error)
             return None
 
     def _from_catalog(self, index) -> bool:
-        from brain.index.sync import scan
+        from brain.index.scan import scan
 
         try:
             if not index.watcher_alive():
