@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from generate_vault import sentence  # noqa: E402
 from run import CACHE, RESULTS, lexical_config, machine, percentile  # noqa: E402
 
-from brain.index.engine import forget  # noqa: E402
+from brain.index.engine import forget, open_index  # noqa: E402
 from brain.index.sync import index_vault  # noqa: E402
 from brain.index.watch import Watcher  # noqa: E402
 from brain.memory.chains import build_chain, causality_stats, reconstruct_reasoning  # noqa: E402
@@ -142,7 +142,6 @@ def measure(vault: Vault, rng: random.Random, count: int) -> dict:
 
 
 def vault_has_watcher(vault: Vault) -> bool:
-    from brain.index.engine import open_index
 
     return open_index(vault).watcher_alive()
 
@@ -156,13 +155,13 @@ def main() -> int:
     lexical_config(root)
     vault = Vault(root)
     started = time.perf_counter()
-    index_vault(vault, embed=False)
+    index_vault(open_index(vault), embed=False)
     result = {"vault": {**shape, "index_s": round(time.perf_counter() - started, 1)}}
     print("without a watcher ...", flush=True)
     result["without_watcher"] = measure(vault, random.Random(3), args.contexts)
     print(json.dumps(result["without_watcher"]), flush=True)
     print("with a watcher ...", flush=True)
-    with Watcher(vault, embed=False):
+    with Watcher(open_index(vault), embed=False):
         result["with_watcher"] = measure(vault, random.Random(3), args.contexts)
     print(json.dumps(result["with_watcher"]), flush=True)
     forget(root)

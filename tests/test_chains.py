@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from brain.index.engine import open_index
 from brain.index.sync import index_vault
 from brain.memory.chains import build_chain, caused_by_graph, causality_stats
 from brain.memory.corpus import Corpus
@@ -280,7 +281,7 @@ def test_graph_export_includes_caused_by_edges(brain, chain_vault):
 
 
 def test_chains_come_from_the_catalog_and_follow_edits(chain_vault):
-    index_vault(chain_vault, embed=False)
+    index_vault(open_index(chain_vault), embed=False)
     corpus = Corpus(chain_vault)
     assert [step.title for step in build_chain(corpus, "Run").steps][0] == "Question"
     graph = caused_by_graph(corpus)
