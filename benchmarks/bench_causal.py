@@ -142,7 +142,6 @@ def measure(vault: Vault, rng: random.Random, count: int) -> dict:
 
 
 def vault_has_watcher(vault: Vault) -> bool:
-
     return open_index(vault).watcher_alive()
 
 
