@@ -21,6 +21,7 @@ from brain.vault import init_vault
 from conftest import run_brain
 
 DATA = Path(__file__).parent / "data"
+LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}
 CORE_TOOLS = {"write_note", "read_note", "edit_note", "search", "build_context"}
 EPISODIC_TOOLS = {
     "store_episode",

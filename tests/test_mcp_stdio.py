@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_brain
-from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, RUN_TOOLS, McpClient, cli, connect, make_vault, snapshot, text_of
+from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, LEARNING_TOOLS, RUN_TOOLS, McpClient, cli, connect, make_vault, snapshot, text_of
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
 
 def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> None:
     tools = client.list_tools()
-    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS | CAUSAL_TOOLS
+    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS | CAUSAL_TOOLS | LEARNING_TOOLS
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name
         assert tool.annotations is not None and tool.annotations.title

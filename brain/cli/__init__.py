@@ -32,3 +32,5 @@ from brain.cli import causal; app.add_typer(causal.app, name="causal")  # noqa: 
 
 def main() -> None:
     app()
+from brain.cli import tips; app.add_typer(tips.app, name="tip")  # noqa: E402,E702
+from brain.cli import session; app.add_typer(session.app, name="session")  # noqa: E402,E702

@@ -75,3 +75,23 @@ def load(
         emit_json(entries)
         return
     typer.echo("\n".join(context_lines(project, entries, contexts.projects(corpus) if not entries else [])))
+
+
+@app.command()
+def bootstrap(
+    task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
+    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1500,
+    days: Annotated[int, typer.Option(min=0, help="Recent failures: episodes of the last this many days.")] = 7,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Start of a session: recent failures, antipattern warnings, relevant patterns and tips, within a budget."""
+    from brain.memory.session import bootstrap as build_bootstrap
+    from brain.views.session import bootstrap_json
+
+    _, corpus = open_vault(vault)
+    context = build_bootstrap(corpus, task, budget=budget, days=days)
+    if as_json:
+        emit_json(bootstrap_json(context))
+        return
+    typer.echo(context.text, nl=False)

@@ -101,3 +101,25 @@ def decisions(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOpt
         typer.echo("this episode records no decisions")
     for decision in sequence:
         typer.echo("\n".join(decision_lines(decision)))
+
+
+@app.command()
+def extract(
+    session_log: Annotated[str, typer.Argument(help="A session log (JSON or the older markdown), or a folder of them.")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written, write nothing.")] = False,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Turn session logs into episode notes by brain's extraction rules (see the README)."""
+    from brain.memory.extract import extract_into_vault
+    from brain.views.tips import extracted_json, extracted_line
+
+    vault_, corpus = open_vault(vault)
+    results = extract_into_vault(vault_, corpus, session_log, dry_run=dry_run)
+    if as_json:
+        emit_json([extracted_json(item, path, verb) for item, path, verb in results])
+        return
+    for item, path, verb in results:
+        for message in item.warnings:
+            warn(message)
+        typer.echo(extracted_line(item, path, verb))
