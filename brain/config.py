@@ -30,6 +30,9 @@ class Config:
     chroma_url: str | None = None
     antipattern_max_success_rate: float = 0.3  # `brain pattern antipatterns` and get_antipatterns, unless given
     antipattern_min_occurrences: int = 2
+    learning_model_url: str | None = None  # [learning]: a chat endpoint `brain tip learn --model` may ask
+    learning_model: str | None = None
+    learning_api_key_env: str | None = None  # the name of the environment variable holding its key
 
 
 def load_config(brain_dir: Path) -> Config:
@@ -42,6 +45,7 @@ def load_config(brain_dir: Path) -> Config:
         raise InvalidInput(f"{path} is not valid TOML ({error}); fix it or delete it to use the defaults") from None
     index = data.get("index", {}) if isinstance(data.get("index"), dict) else {}
     anti = data.get("antipatterns", {}) if isinstance(data.get("antipatterns"), dict) else {}
+    learning = data.get("learning", {}) if isinstance(data.get("learning"), dict) else {}
     try:
         return Config(
             embedder=str(index.get("embedder", "default")),
@@ -49,6 +53,9 @@ def load_config(brain_dir: Path) -> Config:
             chroma_url=index.get("chroma_url") or None,
             antipattern_max_success_rate=float(anti.get("max_success_rate", 0.3)),
             antipattern_min_occurrences=int(anti.get("min_occurrences", 2)),
+            learning_model_url=str(learning["model_url"]) if learning.get("model_url") else None,
+            learning_model=str(learning["model"]) if learning.get("model") else None,
+            learning_api_key_env=str(learning["api_key_env"]) if learning.get("api_key_env") else None,
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None

@@ -147,3 +147,9 @@ def real_embedder():
     embedder = load_embedder("default", warn=lambda message: pytest.fail(message))
     assert embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
     return embedder
+
+
+@pytest.fixture(scope="session")
+def embedder(real_embedder):
+    """The same real model, under the name the learning tests use."""
+    return real_embedder
