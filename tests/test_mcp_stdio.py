@@ -28,6 +28,7 @@ from brain.vault import init_vault
 
 DATA = Path(__file__).parent / "data"
 CORE_TOOLS = {"write_note", "read_note", "edit_note", "search", "build_context"}
+FACT_TOOLS = {"record_fact", "supersede_fact", "invalidate_fact", "recall_facts"}
 EPISODIC_TOOLS = {
     "store_episode",
     "query_episodes",
@@ -224,7 +225,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
 
 def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> None:
     tools = client.list_tools()
-    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS
+    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | FACT_TOOLS
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name
         assert tool.annotations is not None and tool.annotations.title
@@ -266,13 +267,13 @@ def test_tools_profile_limits_the_groups(tmp_path: Path) -> None:
         assert set(episodic_only.list_tools()) == EPISODIC_TOOLS
 
     refused = subprocess.run(
-        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,facts"],
+        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,bogus"],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert refused.returncode == 1
-    assert "unknown tool group(s) facts" in refused.stderr and "core, episodic" in refused.stderr
+    assert "unknown tool group(s) bogus" in refused.stderr and "core, episodic, facts" in refused.stderr
 
 
 # ---------------------------------------------------------------- notes

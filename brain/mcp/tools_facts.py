@@ -10,7 +10,7 @@ from pydantic import Field
 
 from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import facts as service
-from brain.notes.fact import TIME_EXAMPLE, TIERS
+from brain.notes.fact import TIERS, TIME_EXAMPLE, format_time
 from brain.views import facts as view
 
 GROUP = "facts"
@@ -18,7 +18,7 @@ CALLER = "mcp"
 
 Tier = Literal[TIERS]  # type: ignore[valid-type]
 FactName = Annotated[str, Field(description="The fact's id (FACT-...), file stem or path, as recall_facts returns it.")]
-Value = Annotated[Any, Field(description="The value: any JSON value (text, number, list, object).")]
+Value = Annotated[dict[str, Any] | list[Any] | str | int | float | bool, Field(description="The value: any JSON value (object, list, text, number, boolean).")]
 Time = f"ISO 8601 with a zone, e.g. {TIME_EXAMPLE}"
 
 
@@ -74,7 +74,7 @@ def register(server: MCPServer, state: ServerState) -> None:
     ) -> CallToolResult:
         """Close a fact that no longer holds and has no replacement. It stays for audit; nothing is deleted."""
         closed = service.invalidate_fact(vault, corpus, fact, reason=reason, at=at, caller=CALLER)
-        return result(f"invalidated {closed.path}: valid until {closed.fact.valid_until.isoformat()}", view.written_dict(closed))
+        return result(f"invalidated {closed.path}: valid until {format_time(closed.fact.valid_until)}", view.written_dict(closed))
 
     @brain_tool(server, state, title="Recall facts", read_only=False, idempotent=False)
     def recall_facts(

@@ -66,13 +66,24 @@ def similarity(vault: Vault, query: str, texts: dict[str, str]) -> tuple[dict[st
     return {path: len(wanted & words(text)) / len(wanted) for path, text in texts.items()}, WORDS_SOURCE
 
 
-def purge(vault: Vault, paths: Sequence[str]) -> Purged:
-    """Forget deleted notes in every derived store, leaving no copy of their text behind.
+def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
+    """The catalog ids of these notes (taken before they are deleted, to purge what they left)."""
+    index = _index(vault)
+    if index is None:
+        return {}
+    stamps = index.catalog.stamps()
+    return {path: stamps[path].id for path in paths if path in stamps}
 
-    The catalog rows (note, links, tags, full text) go with `secure_delete` on, so SQLite zeroes
-    the freed space; the full-text index is then merged ('optimize'), which drops the deleted
-    notes' words from its segments; the WAL is checkpointed and truncated so no old page stays
-    in it. Their vectors are deleted from Chroma (every orphaned chunk, as `brain index` would).
+
+def purge(vault: Vault, paths: Sequence[str], ids: dict[str, int]) -> Purged:
+    """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
+    no copy of their text behind.
+
+    The catalog rows (note, links, tags, full text) go with `secure_delete` on; the full-text
+    index is merged ('optimize'), which drops the deleted notes' words from its segments; VACUUM
+    then rewrites the file without free pages (rows another process removed without
+    `secure_delete` included), and the WAL is checkpointed and truncated so no old page stays in
+    it. Their vectors are deleted from Chroma (every orphaned chunk, as `brain index` would).
     """
     index = _index(vault)
     if index is None or not paths:
@@ -81,11 +92,11 @@ def purge(vault: Vault, paths: Sequence[str]) -> Purged:
     from brain.index.vectors import record_id
 
     catalog = index.catalog
-    stamps = catalog.stamps()
-    known = {stamps[path].id for path in paths if path in stamps}
+    wanted = set(ids.values())
     catalog.db.execute("PRAGMA secure_delete = ON")
     try:
-        result = scan(index, paths=list(paths))
+        scan(index, paths=list(paths))
+        remaining = set(catalog.stamps()[path].id for path in paths if path in catalog.stamps())
         vectors = 0
         with index.locked():
             if index.has_vectors():
@@ -96,10 +107,11 @@ def purge(vault: Vault, paths: Sequence[str]) -> Purged:
                 with catalog.write():
                     catalog.clear_gone()
                     store.written()
-                vectors = sum(1 for note, _ in orphans if note in known)
+                vectors = sum(1 for note, _ in orphans if note in wanted)
             with catalog.write() as db:
                 db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+            catalog.db.execute("VACUUM")
             catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         catalog.db.execute("PRAGMA secure_delete = OFF")
-    return Purged(len(result.removed), vectors, True)
+    return Purged(len(wanted - remaining), vectors, True)

@@ -109,6 +109,9 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
         return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
     # Files go through a Vault without listeners: the index is purged once, in one batch, below.
     files = Vault(vault.root)
+    titles = {item.fact.title for item in plan.due}
+    neighbours = _neighbours(corpus, titles)
+    ids = fact_index.note_ids(vault, [item.fact.path or "" for item in plan.due] + [fact.path or "" for fact in neighbours])
     gone: list[tuple[SweepItem, str]] = []  # (item, sha256 of the file)
     for number, item in enumerate(plan.due, start=1):
         path = item.fact.path or ""
@@ -121,27 +124,31 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
         if progress:
             progress("facts", number, len(plan.due))
     titles = {item.fact.title for item, _ in gone}
-    neighbours = _unlink_neighbours(files, corpus, titles)
+    relinked = _unlink(files, neighbours, titles)
     receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
-    purged = fact_index.purge(vault, [item.fact.path or "" for item, _ in gone] + neighbours)
+    deleted = [item.fact.path or "" for item, _ in gone]
+    purged = fact_index.purge(vault, deleted + relinked, {path: ids[path] for path in deleted if path in ids})
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     stores = {
         "files": len(gone),
         "catalog_rows": purged.catalog_rows,
         "vector_records": purged.vector_records,
         "journal_values": journal_values,
-        "neighbours_relinked": len(neighbours),
+        "neighbours_relinked": len(relinked),
     }
-    receipt = _write_receipt(vault, receipt_id, plan, gone, neighbours, stores, purged.indexed)
+    receipt = _write_receipt(vault, receipt_id, plan, gone, relinked, stores, purged.indexed)
     return SweepReport(False, plan.now, tuple(item for item, _ in gone), plan.held, receipt, stores)
 
 
-def _unlink_neighbours(files: Vault, corpus: Corpus, titles: set[str]) -> list[str]:
-    """Facts that link a swept fact (supersedes / superseded_by) keep its name as plain text, not a link."""
+def _neighbours(corpus: Corpus, titles: set[str]) -> list[Fact]:
+    """Facts that stay but link a fact about to be swept (supersedes / superseded_by)."""
+    return [fact for fact in all_facts(corpus) if fact.title not in titles and {fact.supersedes, fact.superseded_by} & titles]
+
+
+def _unlink(files: Vault, neighbours: list[Fact], titles: set[str]) -> list[str]:
+    """Neighbours keep a swept fact's name as plain text (`FACT-x (purged)`), not a link to nothing."""
     changed = []
-    for fact in all_facts(corpus):
-        if fact.title in titles or not ({fact.supersedes, fact.superseded_by} & titles):
-            continue
+    for fact in neighbours:
         try:
             current = files.read(fact.path or "")
         except NoteNotFound:
