@@ -103,13 +103,20 @@ def parse_value(text: str) -> Any:
     if text is None or not str(text).strip():
         raise InvalidInput("the fact value is empty; give YAML or JSON such as '{seconds: 900}' or '\"dark\"'")
     try:
-        value = yaml.load(text, Loader=frontmatter_yaml._NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else "parse error"
-        raise InvalidInput(f"the fact value is not valid YAML or JSON ({first}); quote plain text, e.g. '\"dark\"'") from None
+        value = json.loads(text)  # JSON first: YAML reads an escaped surrogate pair as two broken characters
+    except ValueError:
+        value = _yaml_value(text)
     value = frontmatter_yaml._plain(value)
     canonical_json(value)  # refuses NaN, infinities and other non-data
     return value
+
+
+def _yaml_value(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=frontmatter_yaml._NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else "parse error"
+        raise InvalidInput(f"the fact value is not valid YAML or JSON ({first}); quote plain text, e.g. '\"dark\"'") from None
 
 
 def parse_time(value: Any, what: str) -> datetime:
