@@ -119,7 +119,7 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
             data = files.read_bytes(path)
         except NoteNotFound:
             continue  # deleted meanwhile
-        files.delete(path)
+        files.delete(path)  # made durable with the rewrites below, by one os.sync()
         gone.append((item, hashlib.sha256(data).hexdigest()))
         if progress:
             progress("facts", number, len(plan.due))
@@ -157,8 +157,9 @@ def _unlink(files: Vault, neighbours: list[Fact], titles: set[str]) -> list[str]
         for title in titles:
             text = text.replace(f"[[{title}]]", f"{title} (purged)")
         if text != current.note.text:
-            files.write(fact.path or "", text, expected=current.stamp)
+            files.write(fact.path or "", text, expected=current.stamp, sync=False)
             changed.append(fact.path or "")
+    os.sync()  # one flush for the whole batch (a sweep may relink thousands of notes)
     return changed
 
 
