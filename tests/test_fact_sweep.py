@@ -114,7 +114,7 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
     configure(vault)
     corpus = Corpus(vault)
     old, new = chain(vault, corpus, "api-token", [{"token": SECRET}, {"token": "rotated"}], days=0)
-    index_vault(vault)  # catalog, full text and (lexical) vectors for both facts
+    index_vault(open_index(vault))  # catalog, full text and (lexical) vectors for both facts
     index = open_index(vault)
     old_id = index.catalog.stamps()[f"facts/{old}.md"].id
     assert index.vectors.collection().get(where={"note_id": old_id})["ids"]  # it is in Chroma now

@@ -260,11 +260,12 @@ def test_recency_and_authority_rank_without_a_query(vault: Vault, corpus: Corpus
 
 
 def test_similarity_uses_the_index_model_when_the_vault_has_one(vault: Vault, corpus: Corpus) -> None:
+    from brain.index.engine import open_index
     from brain.index.sync import index_vault
 
     service.record_fact(vault, "preference", "ui-theme", "dark colour scheme for the interface", namespace="u", now=at(0), valid_from=at(0))
     service.record_fact(vault, "preference", "home-city", "lives in Lisbon, Portugal", namespace="u", now=at(0), valid_from=at(0))
-    index_vault(vault)
+    index_vault(open_index(vault))
     found = service.recall_facts(vault, corpus, "what colours should the screens use", namespaces=["u"], now=at(1))
     assert found.similarity.startswith("vectors (")
     assert [hit.fact.subject for hit in found.hits] == ["ui-theme", "home-city"]

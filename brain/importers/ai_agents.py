@@ -307,16 +307,17 @@ class _Workspace:
             self.texts[path] = updated
 
     def write(self, writes: tuple[PlannedWrite, ...], report: Progress) -> None:
-        for number, planned in enumerate(writes, 1):
-            text = self.texts[planned.path]
-            if planned.action == "create":
-                self.vault.write(planned.path, text, create=True, sync=False)
-            else:
-                current = self.vault.read(planned.path)
-                if current.note.text != self.existing[planned.path].text:
-                    raise WriteConflict(f"'{planned.path}' changed on disk during the import; it was not written. Run the import again")
-                self.vault.write(planned.path, text, expected=current.stamp, sync=False)
-            report("writing", number, len(writes))
+        with self.vault.batched_changes():  # an index learns of every written note in one update
+            for number, planned in enumerate(writes, 1):
+                text = self.texts[planned.path]
+                if planned.action == "create":
+                    self.vault.write(planned.path, text, create=True, sync=False)
+                else:
+                    current = self.vault.read(planned.path)
+                    if current.note.text != self.existing[planned.path].text:
+                        raise WriteConflict(f"'{planned.path}' changed on disk during the import; it was not written. Run the import again")
+                    self.vault.write(planned.path, text, expected=current.stamp, sync=False)
+                report("writing", number, len(writes))
         if writes and hasattr(os, "sync"):
             os.sync()  # one flush for the whole batch instead of one fsync per note
 

@@ -150,7 +150,9 @@ def store_episode(
     if existing is None and vault.safe_path(path).exists():
         existing = path
     if existing is None:
-        vault.write(path, render_episode(episode, extra_frontmatter), create=True)
+        # written as an update would write it, so storing the same episode again changes nothing
+        text = update_episode_text(render_episode(episode, extra_frontmatter), episode, extra_frontmatter)
+        vault.write(path, text, create=True)
         return StoredEpisode(path, episode.title, created=True, changed=True)
     current = vault.read(existing)
     text = update_episode_text(current.note.text, episode, extra_frontmatter)

@@ -21,10 +21,10 @@ A bad value (an unknown class, a wrong type, an unknown key) is one error naming
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from brain.config import load_config
 from brain.errors import InvalidInput
 from brain.notes.fact import COMPLIANCE_CLASSES, DEFAULT_TIER, TIERS
 from brain.vault import Vault
@@ -95,7 +95,11 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
 
 
 def load_settings(vault: Vault) -> FactSettings:
-    raw = load_config(vault.brain_dir).raw
+    path = vault.brain_dir / "config.toml"
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"{path} is not valid TOML ({error}); fix it or delete it to use the defaults") from None
     facts = _table(raw, "facts", "facts")
     retention = _table(raw, "retention", "retention")
     _unknown(facts, _FACTS_KEYS, "facts")

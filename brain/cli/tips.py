@@ -1,0 +1,122 @@
+"""`brain tip`: learn tips from episodes, list them, guidelines for a task, consolidate, feedback."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
+from brain.memory import tips as service
+from brain.memory import tips_consolidate
+from brain.notes.tip import CATEGORIES, EVIDENCE
+from brain.views import tips as views
+
+app = typer.Typer(help="Tips learned from past work: strategy, recovery and optimization.", no_args_is_help=True)
+
+Category = Enum("Category", {name: name for name in CATEGORIES}, type=str)  # type: ignore[misc]
+Evidence = Enum("Evidence", {name: name for name in EVIDENCE}, type=str)  # type: ignore[misc]
+
+
+@app.command()
+def learn(
+    episodes: Annotated[list[str], typer.Argument(help="Episodes to learn from (title, id, stem or path).")],
+    model: Annotated[bool, typer.Option("--model", help="Use the model endpoint configured in .brain/config.toml for segmentation and wording.")] = False,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Segment episodes into subtasks and write one tip note per subtask (by rules, or with --model)."""
+    vault_, corpus = open_vault(vault)
+    drafter = None
+    if model:
+        from brain.memory.tips_model import endpoint_drafter
+
+        drafter = endpoint_drafter(vault_)
+    results = service.learn(vault_, corpus, episodes, drafter=drafter)
+    if as_json:
+        emit_json([views.learn_json(result) for result in results])
+        return
+    for result in results:
+        for message in result.warnings:
+            warn(message)
+        for line in views.learn_lines(result):
+            typer.echo(line)
+
+
+@app.command("list")
+def list_(
+    category: Annotated[Category | None, typer.Option(help="Only tips of this category.")] = None,
+    min_support: Annotated[int, typer.Option(min=0, help="Only tips seen in at least this many episodes.")] = 0,
+    evidence: Annotated[Evidence | None, typer.Option(help="Only tips learned from this kind of work.")] = None,
+    include_merged: Annotated[bool, typer.Option("--include-merged", help="Also list tips merged into others.")] = False,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List tips, highest support first."""
+    _, corpus = open_vault(vault)
+    found = service.list_tips(
+        corpus,
+        category=category.value if category else None,
+        min_support=min_support,
+        evidence=evidence.value if evidence else None,
+        include_merged=include_merged,
+    )
+    if as_json:
+        emit_json([views.tip_summary(tip) for tip in found])
+        return
+    if not found:
+        typer.echo("no tips match")
+    for tip in found:
+        typer.echo(views.tip_line(tip))
+
+
+@app.command()
+def guidelines(
+    task: Annotated[str, typer.Argument(help="The task about to start, in a sentence.")],
+    top_k: Annotated[int, typer.Option("--top-k", min=1, max=service.MAX_TOP_K, help="At most this many matching tips.")] = service.DEFAULT_TOP_K,
+    threshold: Annotated[float, typer.Option(help="Least similarity of task to a tip's subtask or trigger.")] = service.DEFAULT_THRESHOLD,
+    core_support: Annotated[int, typer.Option(min=0, help="Tips with this much support are always included (0: none).")] = service.DEFAULT_CORE_SUPPORT,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The tips to follow for a task: the always-on core plus the closest matches above the threshold."""
+    _, corpus = open_vault(vault)
+    found = service.guidelines(corpus, task, top_k=top_k, threshold=threshold, core_support=core_support)
+    if as_json:
+        emit_json(views.guidelines_json(found))
+        return
+    for line in views.guideline_lines(found):
+        typer.echo(line)
+
+
+@app.command()
+def consolidate(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the merges without writing.")] = False,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Merge tips that say the same thing (similar trigger and subtask, same category, same steps)."""
+    vault_, corpus = open_vault(vault)
+    plan = tips_consolidate.consolidate(vault_, corpus, dry_run=dry_run)
+    if as_json:
+        emit_json(views.plan_json(plan))
+        return
+    for line in views.plan_lines(plan):
+        typer.echo(line)
+
+
+@app.command()
+def feedback(
+    tip: Annotated[str, typer.Argument(help="The tip (title, stem or path).")],
+    helped: Annotated[bool, typer.Option("--helped", help="The tip helped.")] = False,
+    hurt: Annotated[bool, typer.Option("--hurt", help="The tip hurt.")] = False,
+    episode: Annotated[str | None, typer.Option(help="The episode it was used in.")] = None,
+    vault: VaultOption = None,
+) -> None:
+    """Count whether a tip that was handed out helped; guidelines prefer tips that helped."""
+    if helped == hurt:
+        raise typer.BadParameter("give exactly one of --helped or --hurt")
+    vault_, corpus = open_vault(vault)
+    updated = service.record_feedback(vault_, corpus, tip, helped=helped, episode=episode)
+    typer.echo(f"{updated.title}: helped {updated.helped}, hurt {updated.hurt}")

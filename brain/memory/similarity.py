@@ -1,0 +1,122 @@
+"""Text similarity with the vault's embedder, for guidelines, consolidation and bootstrap.
+
+The embedder is the one the vault's config names (`brain/index/embedders.py`), loaded once per
+process. Vectors of short texts (tip subtasks, triggers, steps) are cached by content hash in
+memory and in `.brain/index/text-vectors-<embedder>.npz` (derived and disposable like the rest
+of the index), so a vault's tips are embedded once, not on every call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from brain.config import load_config
+from brain.index.embedders import Embedder, load_embedder
+from brain.vault import Vault
+
+_EMBEDDERS: dict[tuple[str, str | None], Embedder] = {}
+_CACHES: dict[tuple[str, str], TextVectors] = {}
+_LOCK = threading.Lock()
+_PLACEHOLDER = re.compile(r"<\w+>")
+
+
+def vault_embedder(vault: Vault) -> Embedder:
+    """The embedder the vault's config names, loaded once per process."""
+    config = load_config(vault.brain_dir)
+    key = (config.embedder, config.model_path)
+    with _LOCK:
+        if key not in _EMBEDDERS:
+            from brain.index.engine import warn_once
+
+            try:
+                _EMBEDDERS[key] = load_embedder(config.embedder, config.model_path, warn=warn_once)
+            except ValueError as error:
+                from brain.errors import InvalidInput
+
+                raise InvalidInput(f"{vault.brain_dir / 'config.toml'}: {error}") from None
+        return _EMBEDDERS[key]
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+class TextVectors:
+    """Unit vectors of texts, embedded once and kept by content hash."""
+
+    def __init__(self, embedder: Embedder, path: Path | None):
+        self.embedder = embedder
+        self.path = path
+        self._rows: dict[str, np.ndarray] = {}
+        self._loaded = False
+
+    def _load(self) -> None:
+        self._loaded = True
+        if self.path is None or not self.path.is_file():
+            return
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                keys, matrix = data["keys"], data["vectors"]
+        except (OSError, ValueError, KeyError):
+            return  # a damaged cache is rebuilt, never an error
+        if matrix.ndim == 2 and matrix.shape[1] == self.embedder.dim:
+            self._rows.update(zip((str(k) for k in keys), matrix))
+
+    def matrix(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text (float32, L2-normalised)."""
+        if not self._loaded:
+            self._load()
+        texts = [_PLACEHOLDER.sub(" ", text) for text in texts]  # "<n>", "<path>": generalized entities carry no meaning
+        keys = [_digest(text) for text in texts]
+        missing = list(dict.fromkeys((key, text) for key, text in zip(keys, texts) if key not in self._rows))
+        if missing:
+            vectors = np.asarray(self.embedder.embed([text for _, text in missing]), dtype=np.float32)
+            for (key, _), vector in zip(missing, vectors):
+                self._rows[key] = vector
+            self._save()
+        if not keys:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([self._rows[key] for key in keys]).astype(np.float32, copy=False)
+
+    def query(self, text: str) -> np.ndarray:
+        """The vector of a one-off text (a task): embedded every time, never cached on disk."""
+        return np.asarray(self.embedder.embed([_PLACEHOLDER.sub(" ", text)])[0], dtype=np.float32)
+
+    def _save(self) -> None:
+        if self.path is None or not self.path.parent.is_dir():
+            return
+        keys = np.array(list(self._rows), dtype="U24")
+        matrix = np.stack(list(self._rows.values())).astype(np.float32)
+        handle, temp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz.tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                np.savez(out, keys=keys, vectors=matrix)
+            os.replace(temp, self.path)
+        except OSError:
+            Path(temp).unlink(missing_ok=True)
+
+
+def text_vectors(vault: Vault, embedder: Embedder | None = None) -> TextVectors:
+    """The vector cache of a vault for an embedder (the vault's own by default), one per process."""
+    embedder = embedder or vault_embedder(vault)
+    key = (str(vault.root), embedder.id)
+    with _LOCK:
+        if key not in _CACHES:
+            name = "text-vectors-" + hashlib.blake2b(embedder.id.encode(), digest_size=6).hexdigest() + ".npz"
+            _CACHES[key] = TextVectors(embedder, vault.index_dir / name)
+        return _CACHES[key]
+
+
+def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """Similarity of one unit vector to each row of a matrix of unit vectors."""
+    if matrix.size == 0:
+        return np.zeros(0, dtype=np.float32)
+    return matrix @ query

@@ -1,0 +1,170 @@
+"""Tips: read a tip note, and render a new one. Pure: strings in, objects out.
+
+A tip (`type: tip`) is procedural guidance learned from episodes: frontmatter `category`
+(strategy | recovery | optimization), `trigger`, `subtask`, `task_category`, `priority`,
+`support`, `evidence` (success | failure | both), `source_episodes` (`"[[EPISODE-x]] (e002-e005)"`,
+the span being the steps it came from), `helped` / `hurt`, and for a merged tip `replaces`
+(the tips it merged; each of those carries `merged_into`). Sections `## Tip`, `## Purpose`,
+`## Steps` (numbered), `## Avoid`, `## Applies When`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from brain.notes import frontmatter_yaml
+from brain.notes.model import Note
+from brain.notes.parse import find_wikilinks
+
+CATEGORIES = ("strategy", "recovery", "optimization")
+EVIDENCE = ("success", "failure", "both")
+PRIORITIES = ("high", "medium", "low")
+SECTIONS = ("Tip", "Purpose", "Steps", "Avoid", "Applies When")
+_STEP = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+(.*)$")
+_SPAN = re.compile(r"\(([^()]*)\)\s*$")
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """An episode a tip came from, and the step span inside it (e.g. 'e002-e005')."""
+
+    episode: str
+    span: str | None = None
+
+    def render(self) -> str:
+        return f"[[{self.episode}]]" + (f" ({self.span})" if self.span else "")
+
+
+@dataclass(frozen=True)
+class Tip:
+    title: str
+    category: str
+    tip: str
+    trigger: str = ""
+    subtask: str = ""
+    task_category: str = ""
+    priority: str = "medium"
+    support: int = 1
+    evidence: str = "success"
+    source_episodes: tuple[SourceRef, ...] = ()
+    helped: int = 0
+    hurt: int = 0
+    purpose: str = ""
+    steps: tuple[str, ...] = ()
+    avoid: str = ""
+    applies_when: str = ""
+    replaces: tuple[str, ...] = ()
+    merged_into: str | None = None
+    tags: tuple[str, ...] = ()
+    created: str | None = None
+    path: str | None = None
+    problems: tuple[str, ...] = ()
+
+
+def combine_evidence(values: list[str]) -> str:
+    kinds = set(values)
+    if "both" in kinds or {"success", "failure"} <= kinds:
+        return "both"
+    return "failure" if kinds == {"failure"} else "success"
+
+
+def parse_source(text: str) -> SourceRef:
+    links = find_wikilinks(text)
+    target = links[0].target if links else text.strip().strip("[]")
+    span = _SPAN.search(text)
+    return SourceRef(target, span.group(1).strip() if span else None)
+
+
+def _int(value: Any, problems: list[str], key: str) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        problems.append(f"{key} '{value}' is not a number; read as 0")
+        return 0
+    try:
+        return int(value)
+    except ValueError:
+        problems.append(f"{key} '{value}' is not a number; read as 0")
+        return 0
+
+
+def _links(value: Any) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    return tuple(parse_source(str(item)).episode for item in items if str(item).strip())
+
+
+def tip_from_note(note: Note) -> Tip:
+    fm = note.frontmatter
+    problems = list(note.problems)
+    category = str(fm.get("category") or "")
+    if category not in CATEGORIES:
+        problems.append(f"category '{category}' is not one of {', '.join(CATEGORIES)}")
+    raw_sources = fm.get("source_episodes")
+    sources = raw_sources if isinstance(raw_sources, list) else [raw_sources] if isinstance(raw_sources, str) else []
+    steps = tuple(m.group(1).strip() for m in map(_STEP.match, note.section_text("Steps").splitlines()) if m)
+    merged = _links(fm.get("merged_into"))
+    return Tip(
+        title=note.title,
+        category=category,
+        tip=note.section_text("Tip").strip(),
+        trigger=str(fm.get("trigger") or ""),
+        subtask=str(fm.get("subtask") or ""),
+        task_category=str(fm.get("task_category") or ""),
+        priority=str(fm.get("priority") or "medium"),
+        support=max(_int(fm.get("support", 1), problems, "support"), 0),
+        evidence=str(fm.get("evidence") or "success"),
+        source_episodes=tuple(parse_source(str(item)) for item in sources if str(item).strip()),
+        helped=_int(fm.get("helped"), problems, "helped"),
+        hurt=_int(fm.get("hurt"), problems, "hurt"),
+        purpose=note.section_text("Purpose").strip(),
+        steps=steps,
+        avoid=note.section_text("Avoid").strip(),
+        applies_when=note.section_text("Applies When").strip(),
+        replaces=_links(fm.get("replaces")),
+        merged_into=merged[0] if merged else None,
+        tags=note.tags,
+        created=str(fm["created"]) if fm.get("created") else None,
+        path=note.path,
+        problems=tuple(problems),
+    )
+
+
+def tip_frontmatter(tip: Tip) -> dict[str, Any]:
+    fm: dict[str, Any] = {
+        "title": tip.title,
+        "type": "tip",
+        "tags": list(tip.tags) or ["tip"],
+        "permalink": f"tips/{tip.title.lower()}",
+    }
+    if tip.created:
+        fm["created"] = tip.created
+    fm.update(
+        {
+            "category": tip.category,
+            "trigger": tip.trigger,
+            "subtask": tip.subtask,
+            "task_category": tip.task_category,
+            "priority": tip.priority,
+            "support": tip.support,
+            "evidence": tip.evidence,
+            "source_episodes": [source.render() for source in tip.source_episodes],
+            "helped": tip.helped,
+            "hurt": tip.hurt,
+        }
+    )
+    if tip.replaces:
+        fm["replaces"] = [f"[[{title}]]" for title in tip.replaces]
+    return fm
+
+
+def render_tip(tip: Tip) -> str:
+    """Markdown for a new tip note."""
+    steps = "\n".join(f"{number}. {step}" for number, step in enumerate(tip.steps, 1))
+    body = [f"# {tip.title}\n"]
+    for heading, content in zip(SECTIONS, (tip.tip, tip.purpose, steps, tip.avoid, tip.applies_when)):
+        body.append(f"## {heading}\n" + (content.strip() + "\n" if content.strip() else ""))
+    if tip.replaces:
+        body.append("## Relations\n" + "".join(f"- replaces [[{title}]]\n" for title in tip.replaces))
+    return f"---\n{frontmatter_yaml.dump(tip_frontmatter(tip))}---\n\n" + "\n".join(body)

@@ -1,0 +1,141 @@
+"""Tips, guidelines, extraction and session results as lines and JSON rows, for the CLI and MCP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brain.memory.extract import Extracted
+from brain.memory.tips import Guideline, Guidelines, LearnResult
+from brain.notes.tip import Tip
+
+
+def tip_summary(tip: Tip) -> dict[str, Any]:
+    return {
+        "title": tip.title,
+        "path": tip.path,
+        "category": tip.category,
+        "subtask": tip.subtask,
+        "trigger": tip.trigger,
+        "tip": tip.tip,
+        "priority": tip.priority,
+        "support": tip.support,
+        "evidence": tip.evidence,
+        "helped": tip.helped,
+        "hurt": tip.hurt,
+        "source_episodes": [source.render() for source in tip.source_episodes],
+        "merged_into": tip.merged_into,
+    }
+
+
+def tip_line(tip: Tip) -> str:
+    return f"{tip.category:12} support {tip.support:<3} {tip.evidence:8} {tip.title}  {tip.subtask}"
+
+
+def guideline_row(guideline: Guideline) -> dict[str, Any]:
+    row = tip_summary(guideline.tip)
+    row.update(
+        reason=guideline.reason,
+        similarity=guideline.similarity,
+        score=guideline.score,
+        steps=list(guideline.tip.steps),
+        avoid=guideline.tip.avoid,
+    )
+    return row
+
+
+def guidelines_json(found: Guidelines) -> dict[str, Any]:
+    return {
+        "task": found.task,
+        "threshold": found.threshold,
+        "core": [guideline_row(g) for g in found.core],
+        "matches": [guideline_row(g) for g in found.matches],
+    }
+
+
+def guideline_lines(found: Guidelines) -> list[str]:
+    """Each tip as an instruction an agent can follow: the tip, its steps, what to avoid."""
+    if not found.all:
+        return [f"no tips above similarity {found.threshold} for this task"]
+    lines: list[str] = []
+    for guideline in found.all:
+        tip = guideline.tip
+        label = "core" if guideline.reason == "core" else f"{guideline.similarity:.2f}"
+        lines.append(f"[{label}] {tip.title} ({tip.category}, support {tip.support}, {tip.evidence})")
+        lines.append(f"  {tip.tip}")
+        lines += [f"  {number}. {step}" for number, step in enumerate(tip.steps[:5], 1)]
+        if tip.avoid:
+            lines.append(f"  avoid: {tip.avoid}")
+    return lines
+
+
+def learn_json(result: LearnResult) -> dict[str, Any]:
+    return {
+        "episode": result.episode,
+        "created": list(result.created),
+        "unchanged": list(result.unchanged),
+        "tips": [
+            {"category": d.category, "subtask": d.subtask, "span": d.span, "evidence": d.evidence, "tip": d.tip}
+            for d in result.drafts
+        ],
+        "warnings": list(result.warnings),
+    }
+
+
+def learn_lines(result: LearnResult) -> list[str]:
+    lines = [f"{result.episode}: {len(result.created)} new tips, {len(result.unchanged)} already learned"]
+    lines += [f"  created {path}" for path in result.created]
+    return lines
+
+
+def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, Any]:
+    episode = item.episode
+    return {
+        "source": item.source,
+        "format": item.format,
+        "title": episode.title,
+        "path": path,
+        "status": verb,
+        "outcome": episode.outcome,
+        "task": episode.task,
+        "decisions": len(episode.decisions),
+        "events": len(episode.events),
+        "lessons": len(episode.lessons),
+        "metrics": episode.metrics,
+        "warnings": list(item.warnings),
+    }
+
+
+def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
+    episode = item.episode
+    return (
+        f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
+        f"{len(episode.events)} events, {len(episode.lessons)} lessons"
+    )
+
+
+def plan_json(plan) -> dict[str, Any]:
+    """A consolidation plan (brain.memory.tips_consolidate.ConsolidationPlan)."""
+    return {
+        "dry_run": plan.dry_run,
+        "candidates": plan.candidates,
+        "rejected": plan.rejected,
+        "merges": [
+            {
+                "title": m.title,
+                "path": m.path,
+                "representative": m.representative,
+                "members": list(m.members),
+                "support": m.support,
+                "evidence": m.evidence,
+            }
+            for m in plan.merges
+        ],
+    }
+
+
+def plan_lines(plan) -> list[str]:
+    verb = "would merge" if plan.dry_run else "merged"
+    lines = [f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category or steps differ), {len(plan.merges)} merges"]
+    for merge in plan.merges:
+        lines.append(f"{verb} {merge.representative} + {', '.join(merge.members)} -> {merge.title} (support {merge.support}, {merge.evidence})")
+    return lines

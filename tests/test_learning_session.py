@@ -1,0 +1,214 @@
+"""Session protocol (bootstrap, session end), the model path (endpoint and MCP sampling) and the learning MCP tools."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+from anyio.from_thread import start_blocking_portal
+from mcp import ClientSession, stdio_client
+from mcp.types import CreateMessageResult, TextContent
+from typer.testing import CliRunner
+
+from brain.cli import app
+from brain.memory import tips as tip_service
+from brain.memory.corpus import Corpus
+from brain.memory.episodes import get_episode
+from brain.memory.session import bootstrap
+from brain.memory.tips_model import endpoint_drafter
+from brain.notes.parse import parse_note
+from brain.vault import Vault
+from test_mcp_stdio import McpClient, server_command, text_of
+from test_tips import embedder  # noqa: F401  (the session's one real embedder)
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
+LOGS = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
+STAMPEDE = "EPISODE-2026-03-25-session-14"
+SCRIPTED = [
+    {
+        "ids": ["d001", "e004", "e005"],
+        "subtask": "Mitigate a cache stampede",
+        "trigger": "Database load arrives in waves after a cache flush",
+        "tip": "Randomise TTLs instead of setting one TTL on every key",
+        "steps": ["Confirm the wave period", "Randomise remaining TTLs"],
+        "avoid": "One shared TTL for all keys",
+    }
+]
+
+
+@pytest.fixture
+def example(tmp_path) -> Vault:
+    root = tmp_path / "vault"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".brain"))
+    (root / ".brain" / "index").mkdir(parents=True)
+    return Vault(root)
+
+
+def cli(vault: Vault, *args: str):
+    return CliRunner().invoke(app, [*args, "--vault", str(vault.root)], catch_exceptions=False)
+
+
+# ---------------------------------------------------------------- bootstrap
+
+
+def test_bootstrap_packs_failures_antipatterns_patterns_and_tips(example, embedder):  # noqa: F811
+    corpus = Corpus(example)
+    now = datetime(2026, 3, 28, tzinfo=timezone.utc)
+    task = "Many cache keys expire at the same time and the database load spikes after a cache flush"
+    context = bootstrap(corpus, task, now=now, embedder=embedder)
+    assert context.sections["Recent failures"][0].startswith(f"- {STAMPEDE} (2026-03-25): Respond to balance API latency")
+    assert any("ANTIPATTERN-synchronized-cache-expiry" in line for line in context.sections["Antipattern warnings"])
+    assert any("PATTERN-jittered-ttl-and-request-coalescing" in line for line in context.sections["Patterns for this task"])
+    assert any("TIP-recover-from-cache-stampede" in line for line in context.sections["Tips"])
+    assert context.text.startswith(f"# Context for: {task}\n\n## Recent failures\n")
+    assert context.tokens <= context.budget
+    small = bootstrap(corpus, task, budget=100, now=now, embedder=embedder)
+    assert small.tokens <= 100 and small.omitted > 0
+    later = bootstrap(corpus, task, now=datetime(2026, 4, 30, tzinfo=timezone.utc), embedder=embedder)
+    assert "Recent failures" not in later.sections  # older than 7 days
+
+
+def test_cli_bootstrap_and_bad_budget(example):
+    out = cli(example, "context", "bootstrap", "Flaky integration tests in CI", "--days", "100000", "--json")
+    data = json.loads(out.output)
+    assert data["tokens"] <= 1500 and "Tips" in data["sections"]
+    bad = cli(example, "context", "bootstrap", "x", "--budget", "5")
+    assert bad.exit_code == 1 and bad.stderr == "error: budget must be between 100 and 100000 tokens, got 5\n"
+
+
+# ---------------------------------------------------------------- session end
+
+
+def test_session_end_extracts_records_evidence_and_learns(example, tmp_path):
+    log = json.loads((LOGS / "2026-06-27-session-2599-fix-issue-2759-neutralize-ambient.json").read_text(encoding="utf-8"))
+    log["workLog"].append({"step": "Follow-up", "detail": "Applied PATTERN-hermetic-test-fixtures to the hook tests."})
+    path = tmp_path / "2026-06-27-session-2599.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    before = parse_note((example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")).frontmatter
+    out = cli(example, "session", "end", str(path), "--pattern", "PATTERN-lock-timeout-on-migrations")
+    assert out.exit_code == 0
+    lines = out.output.splitlines()
+    assert lines[0] == "episode episodes/EPISODE-2026-06-27-session-2599.md [success]"
+    assert set(lines[1:3]) == {"evidence recorded on PATTERN-lock-timeout-on-migrations", "evidence recorded on PATTERN-hermetic-test-fixtures"}
+    assert lines[-1] == "no new antipatterns"
+    after = parse_note((example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")).frontmatter
+    assert after["occurrences"] == before["occurrences"] + 1
+    assert "[[EPISODE-2026-06-27-session-2599]] - success" in (example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")
+    assert any(t.source_episodes[0].episode == "EPISODE-2026-06-27-session-2599" for t in tip_service.list_tips(Corpus(example)))
+
+
+def test_session_end_reports_a_new_antipattern(example, tmp_path):
+    log = json.loads((LOGS / "2026-06-04-session-2334.json").read_text(encoding="utf-8"))
+    log["protocolCompliance"]["sessionEnd"]["validationPassed"]["complete"] = False
+    path = tmp_path / "2026-06-04-session-2334.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    cli(example, "pattern", "add", "PATTERN-rush-the-merge", "--outcome", "failure", "--trigger", "t", "--action", "a")
+    out = cli(example, "session", "end", str(path), "--pattern", "PATTERN-rush-the-merge", "--json")
+    data = json.loads(out.output)
+    # one failure and now a partial session: success rate 0.25 over 2, an antipattern from now on
+    assert data["outcome"] == "partial" and data["patterns_updated"] == ["PATTERN-rush-the-merge"]
+    assert data["new_antipatterns"] == ["PATTERN-rush-the-merge"]
+
+
+def test_session_end_bad_input_writes_nothing(example, tmp_path):
+    before = sorted(p.name for p in (example.root / "episodes").iterdir())
+    out = cli(example, "session", "end", str(tmp_path / "missing.json"))
+    assert out.exit_code == 1 and out.stderr.startswith("error: session log '") and out.stderr.count("\n") == 1
+    out = cli(example, "session", "end", str(LOGS / "2026-06-04-session-2334.json"), "--pattern", "PATTERN-nope")
+    assert out.exit_code == 1 and out.stderr.startswith("error: no note named 'PATTERN-nope'")
+    assert sorted(p.name for p in (example.root / "episodes").iterdir()) == before
+
+
+# ---------------------------------------------------------------- the model path: an endpoint
+
+
+@contextmanager
+def chat_endpoint(replies: list[str]) -> Iterator[tuple[str, list[dict]]]:
+    """A real OpenAI-compatible chat endpoint on loopback that answers with scripted replies."""
+    received: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            body = json.dumps({"choices": [{"message": {"role": "assistant", "content": replies.pop(0)}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1/chat/completions", received
+    finally:
+        server.shutdown()
+
+
+def test_model_endpoint_segments_and_words_and_falls_back(example):
+    with chat_endpoint([json.dumps(SCRIPTED), "I think you should be careful."]) as (url, received):
+        config = example.brain_dir / "config.toml"
+        config.write_text(f'[learning]\nmodel_url = "{url}"\nmodel = "scripted"\n', encoding="utf-8")
+        out = cli(example, "tip", "learn", STAMPEDE, "--model", "--json")
+        data = json.loads(out.output)[0]
+        assert [t["subtask"] for t in data["tips"]] == ["Mitigate a cache stampede"]
+        assert data["tips"][0]["category"] == "recovery"  # the rules classify the model's segment
+        assert "Steps:\nd001 decision [failure]" in received[0]["messages"][1]["content"]
+        out = cli(example, "tip", "learn", "EPISODE-2026-03-27-session-15", "--model")
+        assert "warning: model not used for EPISODE-2026-03-27-session-15 (the reply is not JSON" in out.stderr
+        assert out.stdout.startswith("EPISODE-2026-03-27-session-15: 5 new tips")  # learned by rules instead
+    missing = Vault(example.root)
+    (missing.brain_dir / "config.toml").write_text("", encoding="utf-8")
+    with pytest.raises(Exception, match=r"--model needs \[learning\] model_url and model"):
+        endpoint_drafter(missing)
+
+
+# ---------------------------------------------------------------- MCP: tools and sampling
+
+
+@asynccontextmanager
+async def sampling_session(root: Path, replies: list[str]) -> AsyncIterator[ClientSession]:
+    async def sample(context, params) -> CreateMessageResult:
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=replies.pop(0)), model="scripted")
+
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(server_command(root), errlog=errlog) as (read, write):
+            async with ClientSession(read, write, sampling_callback=sample) as session:
+                await session.initialize()
+                yield session
+
+
+def test_mcp_learning_tools_with_a_scripted_client_model(example):
+    with start_blocking_portal() as portal:
+        with portal.wrap_async_context_manager(sampling_session(example.root, [json.dumps(SCRIPTED)])) as session:
+            client = McpClient(portal, session, example.root)
+            learned = client.ok("save_trajectory", {"episode": STAMPEDE, "use_model": True}).structured_content
+            assert [t["subtask"] for t in learned["tips"]] == ["Mitigate a cache stampede"]
+            steps = [
+                {"thought": "Find the failing job", "action": "List CI runs for the branch", "result": "3 runs, last failed"},
+                {"thought": "Read the log", "action": "Open the failed job log", "result": "error: timeout after 600 s"},
+                {"thought": "Raise the timeout", "action": "Set the job timeout to 20 minutes and re-run", "result": "passed"},
+            ]
+            raw = client.ok("save_trajectory", {"steps": steps, "task": "Fix a CI job that times out", "session": "2026-04-02-ci"}).structured_content
+            assert raw["episode"] == "EPISODE-2026-04-02-ci" and raw["created"]
+            assert get_episode(Corpus(example), "EPISODE-2026-04-02-ci").outcome == "success"
+            guide = client.ok("get_guidelines", {"task": "Database load comes in waves after a cache flush"})
+            assert "TIP-recover-from-cache-stampede" in text_of(guide)
+            boot = client.ok("bootstrap_context", {"task": "Database load comes in waves after a cache flush", "days": 100000})
+            assert text_of(boot).startswith("# Context for: Database load comes in waves")
+            client.bad("save_trajectory", {"steps": [{"thought": "no action"}], "task": "t"}, "step 1 needs an 'action'")
+            client.bad("save_trajectory", {}, "give either an episode or the steps of a trajectory")
+            client.bad("get_guidelines", {"task": "  "}, "give the task to find guidelines for")
+            client.bad("save_trajectory", {"episode": "EPISODE-nope"}, "no note named 'EPISODE-nope'")
