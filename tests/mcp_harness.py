@@ -22,6 +22,7 @@ from conftest import run_brain
 
 DATA = Path(__file__).parent / "data"
 LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}
+FACT_TOOLS = {"record_fact", "supersede_fact", "invalidate_fact", "recall_facts"}
 CORE_TOOLS = {"write_note", "read_note", "edit_note", "search", "build_context"}
 EPISODIC_TOOLS = {
     "store_episode",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_brain
-from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, LEARNING_TOOLS, RUN_TOOLS, McpClient, cli, connect, make_vault, snapshot, text_of
+from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, FACT_TOOLS, LEARNING_TOOLS, RUN_TOOLS, McpClient, cli, connect, make_vault, snapshot, text_of
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
 
 def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> None:
     tools = client.list_tools()
-    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS | CAUSAL_TOOLS | LEARNING_TOOLS
+    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS | CAUSAL_TOOLS | LEARNING_TOOLS | FACT_TOOLS
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name
         assert tool.annotations is not None and tool.annotations.title
@@ -72,13 +72,13 @@ def test_tools_profile_limits_the_groups(tmp_path: Path) -> None:
         assert set(episodic_only.list_tools()) == EPISODIC_TOOLS
 
     refused = subprocess.run(
-        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,facts"],
+        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,bogus"],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert refused.returncode == 1
-    assert "unknown tool group(s) facts" in refused.stderr and "core, episodic" in refused.stderr
+    assert "unknown tool group(s) bogus" in refused.stderr and "core, episodic" in refused.stderr
 
 
 # ---------------------------------------------------------------- notes

@@ -21,12 +21,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
-from brain.mcp import tools_causal, tools_episodic, tools_learning, tools_notes, tools_runs
+from brain.mcp import tools_causal, tools_episodic, tools_facts, tools_learning, tools_notes, tools_runs
 from brain.mcp.common import ServerState
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
-_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic, tools_runs, tools_causal, tools_learning)
+_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic, tools_runs, tools_causal, tools_learning, tools_facts)
 GROUPS: dict[str, ModuleType] = {module.GROUP: module for module in _GROUP_MODULES}
 TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765
@@ -39,6 +39,8 @@ work session and what was decided), patterns (ways of working with success rates
 links between them. Start a task with search or build_context to learn what is known, and
 get_antipatterns to learn what to avoid; record what you learn with write_note / edit_note,
 store_episode at the end of a session, and add_pattern when a way of working proved itself or failed.
+Facts (preferences, settings, policies) are immutable: record_fact, then supersede_fact to change one;
+recall_facts returns the facts valid now (or at a past time) in the namespaces you name.
 Save what you did with save_context (naming what caused it in caused_by); ask build_causal_chain or
 reconstruct_reasoning why a note exists before reversing a decision.
 Notes are named by title, file stem, permalink or vault-relative path."""

@@ -9,6 +9,7 @@ from brain.memory.chains import causal_findings
 from brain.memory.contexts import causes_named
 from brain.memory.corpus import Corpus
 from brain.notes.episode import episode_from_note
+from brain.notes.fact import fact_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
 from brain.notes.run import run_from_note
@@ -17,7 +18,7 @@ from brain.vault import SkipKind, Vault
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # malformed | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index
+    kind: str  # malformed | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index | tampered-fact | unhashed-fact | journal
     path: str
     message: str
     fix: str
@@ -38,6 +39,8 @@ def typed_problems(note: Note) -> tuple[str, ...]:
         return episode_from_note(note).problems
     if note.type == "pattern":
         return pattern_from_note(note).problems
+    if note.type == "fact":
+        return fact_from_note(note).problems
     if note.type == "run":
         return note.problems + run_from_note(note).problems
     return note.problems
@@ -103,3 +106,30 @@ def check_index(vault: Vault) -> list[Finding]:
                                     f"vectors were made by '{status.vectors_embedder}' but the embedder is '{embedder.id}'",
                                     "run `brain reindex`"))
     return findings
+
+
+def check_facts(corpus: Corpus) -> list[Finding]:
+    """Facts whose value was edited by hand (it no longer matches its hash), or that carry no hash."""
+    from brain.memory.facts import all_facts
+
+    findings = []
+    for fact in all_facts(corpus):
+        if fact.tampered:
+            findings.append(Finding("tampered-fact", fact.path or "", f"the value of {fact.title} was edited in place (it no longer matches value_hash)",
+                                    "restore the value, then record the change with `brain fact supersede`"))
+        elif fact.value_hash is None:
+            findings.append(Finding("unhashed-fact", fact.path or "", f"{fact.title} has no value_hash, so an edit to its value cannot be detected",
+                                    f"add `value_hash: {fact.actual_hash}` to its frontmatter if the value is right"))
+    return findings
+
+
+def check_journal(vault: Vault) -> list[Finding]:
+    """The recall journal's hash chain: a gap, an edit or a reordering is reported by line."""
+    from brain.memory.fact_journal import journal_path, verify
+
+    check = verify(vault)
+    where = journal_path(vault).relative_to(vault.root).as_posix()
+    return [
+        Finding("journal", f"{where}:{problem.line}", problem.message, "the journal was changed outside brain; restore it from a backup")
+        for problem in check.problems
+    ]

@@ -12,7 +12,9 @@ from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import append_to_section, replace_section, set_frontmatter
+from brain.notes.fact import changed_immutable_keys
 from brain.notes.model import Note
+from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_FOLDER = "notes"
@@ -68,6 +70,7 @@ def write_note(
         text = "".join(head) + _body(body)
         updates = {**fields, **({"type": note_type} if note_type else {}), **({"tags": list(tags)} if tags else {})}
         text = set_frontmatter(text, updates) if updates else text
+        _keep_fact_immutable(current.note, text)
         vault.write(existing, text, expected=current.stamp)
         return Written(existing, title, created=False)
     fm: dict[str, Any] = {"title": title}
@@ -128,8 +131,19 @@ def edit_note(
             raise InvalidInput("set_frontmatter needs at least one key to set")
         text = set_frontmatter(text, frontmatter)
     if text != note.text:
+        _keep_fact_immutable(note, text)
         vault.write(path, text, expected=current.stamp)
     return Written(path, note.title, created=False)
+
+
+def _keep_fact_immutable(before: Note, text: str) -> None:
+    """brain never changes a fact's value (or what identifies it) in place: that is a supersession."""
+    changed = changed_immutable_keys(before, parse_note(text, before.path))
+    if changed:
+        raise InvalidInput(
+            f"{before.path} is a fact; brain does not change its {', '.join(changed)} in place. "
+            "Use `brain fact supersede` (MCP supersede_fact) to record a new value"
+        )
 
 
 def _append(text: str, content: str, section: str | None) -> str:
@@ -151,6 +165,11 @@ def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Writ
 
 def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
     source = corpus.resolver().resolve(name)
+    if corpus.get(source).type == "fact":
+        raise InvalidInput(
+            f"{source} is a fact; facts are hard-deleted only by the retention sweeper (`brain fact sweep`). "
+            "Use `brain fact invalidate` to close it"
+        )
     title = corpus.resolver().titles.get(source, "")
     vault.delete(source)
     return Written(source, title, created=False)
