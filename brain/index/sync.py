@@ -365,6 +365,8 @@ def index_vault(vault: Vault, *, embed: bool = True, progress: Progress | None =
     index = index or open_index(vault)
     scanned = scan(index, progress=progress)
     embedded = embed_pending(index, progress=progress) if embed else None
+    if embedded is not None and (embedded.embedded or embedded.deleted or not index.vectors.snapshot_path.exists()):
+        index.vectors.matrix()  # leaves a current snapshot: the next one-shot search loads one file
     return IndexReport(scanned, embedded, sum(index.catalog.counts_by_type().values()), index.embedder.id if embed else None)
 
 
