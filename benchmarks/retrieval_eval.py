@@ -112,9 +112,23 @@ def example_vault() -> Vault:
 def modes() -> list[tuple[str, dict]]:
     """(label, keyword arguments of search.run) for every mode this checkout supports."""
     found = [("text", {"mode": "text"}), ("vector", {"mode": "vector"}), ("hybrid", {"mode": "hybrid"})]
-    if "rerank" in search_module.run.__code__.co_varnames:
+    if reranker_available():
         found.append(("hybrid+rerank", {"mode": "hybrid", "rerank": True}))
     return found
+
+
+def reranker_available() -> bool:
+    """Whether this checkout has a reranker and a model for it ($BRAIN_RERANKER_MODEL); says why not."""
+    try:
+        from brain.index.rerank import resolve_reranker
+    except ImportError:
+        return False
+    try:
+        resolve_reranker(None)
+    except Exception as error:  # noqa: BLE001 - reported, the other modes still run
+        print(f"hybrid+rerank skipped: {error}")
+        return False
+    return True
 
 
 def number_of(path: str) -> int:

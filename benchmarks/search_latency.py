@@ -25,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from retrieval_eval import reranker_available  # noqa: E402
 from run import RealQueries, fresh_vault, lexical_config, percentile, queries  # noqa: E402
 
 from brain.index import search as search_module  # noqa: E402
@@ -60,7 +61,7 @@ def measure(size: str, count: int) -> dict:
     index = open_index(vault, embedder=RealQueries(real, lexical))
     items = queries(count)
     modes = [("text", {"mode": "text"}), ("vector", {"mode": "vector"}), ("hybrid", {"mode": "hybrid"})]
-    if "rerank" in search_module.run.__code__.co_varnames:
+    if reranker_available():
         modes.append(("hybrid+rerank", {"mode": "hybrid", "rerank": True}))
     result["fresh"] = {}
     for label, kwargs in modes:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brain.cli.common import VaultOption, progress_bars, warn
-from brain.importers.ai_agents import ImportResult, import_ai_agents
-from brain.importers.ai_agents_verify import verify_ai_agents
 from brain.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.importers.ai_agents import ImportResult
 
 app = typer.Typer(help="Import memory from other tools into the vault.", no_args_is_help=True)
 
@@ -39,6 +40,9 @@ def ai_agents(
     Re-importing the same files changes nothing; a newer version updates the notes and keeps
     what a person wrote in them. Exit code 1 when a file was skipped or --verify found a difference.
     """
+    from brain.importers.ai_agents import import_ai_agents  # only this command needs the importer
+    from brain.importers.ai_agents_verify import verify_ai_agents
+
     # Not open_vault: its index listener would update the catalog once per note written (50 s for
     # the 2,542 notes of the v2 data); the written notes are indexed in one batch below (about 4 s).
     vault_ = Vault.find(vault)

@@ -210,3 +210,32 @@ class Watcher:
                     self.on_batch(batch)
                 except Exception:  # noqa: BLE001
                     log.exception("on_batch callback failed")
+
+
+def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
+    """Keep this vault's index current from file events for the life of this process (the MCP
+    server does this), so its reads trust the catalog instead of statting every file. Nothing
+    when the vault has no index yet or another process already watches it. The catch-up index
+    run happens on a background thread: the caller never waits for it."""
+    from filelock import Timeout
+
+    from brain.index.catalog import CATALOG_FILE
+
+    if not (vault.index_dir / CATALOG_FILE).is_file():
+        return None
+    index = open_index(vault)
+    if index.watcher_alive():
+        return None
+    watcher = Watcher(vault, index=index, embed=embed)
+
+    def start() -> None:
+        try:
+            watcher.start()
+        except Timeout:  # another process started watching meanwhile: it keeps the index current
+            watcher._observer.stop()
+        except Exception as error:  # noqa: BLE001 - reads fall back to stat scans; the server goes on
+            watcher._observer.stop()
+            log.warning("not following file events for %s: %s", vault.root, error)
+
+    threading.Thread(target=start, name="brain-follow", daemon=True).start()
+    return watcher

@@ -135,6 +135,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         ] = None,
         since: Annotated[str | None, Field(description="Only notes dated on or after this ISO date.")] = None,
         until: Annotated[str | None, Field(description="Only notes dated on or before this ISO date.")] = None,
+        rerank: Annotated[bool, Field(description="Re-order the top hits with the cross-encoder reranker (needs reranker_model in the vault's config).")] = False,
     ) -> CallToolResult:
         """Search every note in the vault and return the best matches, best first.
 
@@ -150,13 +151,16 @@ def register(server: MCPServer, state: ServerState) -> None:
             since=since,
             until=until,
         )
-        hits = index_search.search(vault, query, mode=mode, limit=limit, filters=filters)
+        report = index_search.search_report(vault, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
+        hits = report.hits
         lines = [f"{len(hits)} hits for '{query}' ({mode})"]
+        if report.pending:
+            lines.append(f"({report.pending} changed notes are not in vector search yet; `brain index` or the watcher embeds them)")
         for number, hit in enumerate(hits, 1):
             where = f" #{hit.section}" if hit.section else ""
             snippet = " ".join(hit.snippet.split())
             lines.append(f"{number}. {hit.title} ({hit.type}) - {hit.path}{where} [score {hit.score:.3f}]\n   {snippet}")
-        return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits})
+        return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 
     @brain_tool(server, state, title="Build a context around a note", read_only=True)
     def build_context(
