@@ -1,0 +1,125 @@
+"""What a search does before it ranks: bounded embedding, the vectors snapshot, following file events.
+
+Lexical embedder throughout (these are about plumbing, not meaning).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from brain.cli import app
+from brain.index import search as search_module
+from brain.index.engine import forget, open_index
+from brain.index.search import search, search_report
+from brain.index.sync import index_vault
+from brain.index.watch import follow
+
+from test_catalog import lexical_vault, note_text, put
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def vault(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    yield vault
+    forget(vault.root)
+
+
+def test_a_search_after_a_large_change_answers_with_what_is_indexed(vault):
+    put(vault, "n/small.md", note_text("Small", "apples and pears"))
+    index_vault(vault)
+    big = "\n".join(f"line {i} about apples orchards harvest" for i in range(2000))  # ~80 KB: too much to embed in a search
+    put(vault, "n/big.md", note_text("Big", big))
+    started = time.perf_counter()
+    report = search_report(vault, "apples", mode="vector")
+    assert time.perf_counter() - started < 5
+    assert report.pending == 1  # the big note waits for `brain index`
+    assert [hit.path for hit in report.hits] == ["n/small.md"]
+    assert [hit.path for hit in search(vault, "orchards harvest", mode="text")] == ["n/big.md"]  # the catalog has it
+    result = CliRunner().invoke(app, ["search", "apples", "--mode", "vector", "--vault", str(vault.root)], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "1 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them" in result.output
+    index_vault(vault)
+    after = search_report(vault, "orchards harvest", mode="vector")
+    assert after.pending == 0 and after.hits[0].path == "n/big.md"
+
+
+def test_a_small_change_is_embedded_by_the_search_itself(vault):
+    put(vault, "n/a.md", note_text("A", "apples"))
+    index_vault(vault)
+    put(vault, "n/b.md", note_text("B", "bananas"))
+    report = search_report(vault, "bananas", mode="vector", limit=1)
+    assert report.pending == 0 and [hit.path for hit in report.hits] == ["n/b.md"]
+
+
+def test_a_one_shot_search_reads_the_snapshot_without_importing_chromadb(vault):
+    put(vault, "n/a.md", note_text("A", "apples grow on trees"))
+    put(vault, "n/b.md", note_text("B", "bananas are yellow"))
+    index_vault(vault)
+    assert open_index(vault).vectors.snapshot_path.is_file()
+    forget(vault.root)
+    script = (
+        "import sys, json; from brain.vault import Vault; from brain.index.search import search; "
+        f"hits = search(Vault({str(vault.root)!r}), 'yellow bananas', mode='vector', limit=1); "
+        "print(json.dumps([[h.path for h in hits], 'chromadb' in sys.modules]))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert json.loads(done.stdout) == [["n/b.md"], False]
+
+
+def test_a_stale_snapshot_is_rebuilt_from_chroma(vault):
+    put(vault, "n/a.md", note_text("A", "apples grow on trees"))
+    index_vault(vault)
+    index = open_index(vault)
+    snapshot = index.vectors.snapshot_path
+    stale = snapshot.read_bytes()
+    put(vault, "n/b.md", note_text("B", "bananas are yellow"))
+    index_vault(vault)
+    snapshot.write_bytes(stale)  # as if another process wrote vectors after this snapshot
+    forget(vault.root)
+    assert [hit.path for hit in search(vault, "yellow bananas", mode="vector", limit=1)] == ["n/b.md"]
+
+
+def test_rerank_without_a_model_is_a_one_line_error(vault, monkeypatch):
+    monkeypatch.delenv("BRAIN_RERANKER_MODEL", raising=False)
+    put(vault, "n/a.md", note_text("A", "apples"))
+    result = CliRunner().invoke(app, ["search", "apples", "--rerank", "--vault", str(vault.root)], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "error: no reranker model is configured: set reranker_model under [search] in .brain/config.toml or "
+        "$BRAIN_RERANKER_MODEL to a folder with an ONNX cross-encoder and its tokenizer.json, or search without --rerank"
+    ]
+
+
+def test_a_long_lived_process_follows_file_events_and_skips_the_stat_scan(vault, monkeypatch):
+    put(vault, "n/a.md", note_text("A", "apples"))
+    index_vault(vault)
+    watcher = follow(vault)
+    assert watcher is not None
+    index = open_index(vault)
+    deadline = time.monotonic() + 20
+    while not index.watcher_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert index.watcher_alive() and follow(vault) is None  # one follower per vault
+        scans = []
+        from brain.index import sync
+
+        real_scan = sync.scan
+        monkeypatch.setattr(sync, "scan", lambda *a, **k: scans.append(k) or real_scan(*a, **k))
+        put(vault, "n/b.md", note_text("B", "bananas from the editor"))
+        assert watcher.wait_idle(timeout=20)
+        assert [hit.path for hit in search(vault, "bananas", mode="text")] == ["n/b.md"]
+        assert all(call.get("paths") is not None for call in scans)  # only the watcher's per-path updates
+    finally:
+        watcher.stop()
