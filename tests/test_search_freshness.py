@@ -16,7 +16,6 @@ import pytest
 from typer.testing import CliRunner
 
 from brain.cli import app
-from brain.index import search as search_module
 from brain.index.engine import forget, open_index
 from brain.index.search import search, search_report
 from brain.index.sync import index_vault
