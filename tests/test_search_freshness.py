@@ -122,3 +122,19 @@ def test_a_long_lived_process_follows_file_events_and_skips_the_stat_scan(vault,
         assert all(call.get("paths") is not None for call in scans)  # only the watcher's per-path updates
     finally:
         watcher.stop()
+
+
+def test_a_model_that_is_not_a_cross_encoder_is_refused(vault, tmp_path, monkeypatch):
+    from brain.index.model_files import resolve
+
+    files = resolve().files
+    assert files is not None, "the real model must be installed for this test"
+    folder = tmp_path / "not-a-reranker"
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to(files.model_path)  # a sentence embedder: token states, not a score
+    (folder / "tokenizer.json").symlink_to(files.tokenizer_path)
+    monkeypatch.setenv("BRAIN_RERANKER_MODEL", str(folder))
+    put(vault, "n/a.md", note_text("A", "apples"))
+    result = CliRunner().invoke(app, ["search", "apples", "--rerank", "--vault", str(vault.root)], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: reranker model '{folder / 'model.onnx'}' is not a cross-encoder: its first output has shape [")

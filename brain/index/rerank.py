@@ -78,6 +78,10 @@ class CrossEncoder:
         options.log_severity_level = 3
         self.session = ort.InferenceSession(str(files.model_path), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in self.session.get_inputs()}
+        shape = self.session.get_outputs()[0].shape
+        if len(shape) != 2 or "input_ids" not in self._inputs:
+            raise InvalidInput(f"reranker model '{files.model_path}' is not a cross-encoder: its first output has shape "
+                               f"{list(shape)}, not one score per (query, passage) pair")
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         import numpy as np
