@@ -76,14 +76,50 @@ def measure(size: str, count: int) -> dict:
     return result
 
 
+def measure_mcp(size: str, count: int) -> dict:
+    """MCP `search` round trips against `brain mcp` on the same vault, no other brain process
+    running: the server follows file events itself, so no call stats the vault. The server
+    embeds queries with the vault's configured embedder (the lexical one here), so the real
+    model's query cost (`query_embedding_only` above) comes on top."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    root = fresh_vault(size, "latency-mcp")
+    lexical_config(root)
+    index_vault(Vault(root))
+    forget(root)
+    items = queries(count)
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "brain", "mcp", "--vault", str(root)], env=env)
+    times: list[float] = []
+
+    async def session_run() -> None:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await anyio.sleep(3)  # the server's catch-up scan and watcher start
+                for number, query in enumerate(items[:10] + items):
+                    started = time.perf_counter()
+                    await session.call_tool("search", {"query": query, "limit": 10})
+                    if number >= 10:
+                        times.append((time.perf_counter() - started) * 1000)
+
+    anyio.run(session_run)
+    return {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1), "calls": len(times)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="search latency per mode")
     parser.add_argument("--size", choices=("1k", "10k"), default="1k")
     parser.add_argument("--label", default="current")
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--mcp", action="store_true", help="also time MCP search round trips (a `brain mcp` subprocess)")
     args = parser.parse_args()
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     result = measure(args.size, args.queries)
+    if args.mcp:
+        result["mcp_search_hybrid_lexical_queries"] = measure_mcp(args.size, args.queries)
+        print(args.size, "mcp", result["mcp_search_hybrid_lexical_queries"], flush=True)
     result["machine"] = {"cpus": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()],
                          "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                          "note": "2-core machine shared with other engineers' jobs: latency is noisy"}
