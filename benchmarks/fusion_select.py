@@ -23,6 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives beside the test that keeps fusion honest
 
 import retrieval_eval as ev  # noqa: E402
 

@@ -32,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives beside the test that keeps fusion honest
 
 from brain.index import search as search_module  # noqa: E402
 from brain.index.engine import open_index  # noqa: E402

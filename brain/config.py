@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import InvalidInput
@@ -28,9 +28,10 @@ class Config:
     embedder: str = "default"
     model_path: str | None = None
     chroma_url: str | None = None
-    antipattern_max_success_rate: float = 0.3
+    antipattern_max_success_rate: float = 0.3  # `brain pattern antipatterns` and get_antipatterns, unless given
     antipattern_min_occurrences: int = 2
-    raw: dict = field(default_factory=dict)
+    rerank: bool = False  # [search] rerank: `brain search` reranks unless --no-rerank
+    reranker_model: str | None = None  # [search] reranker_model: a cross-encoder folder or .onnx file
 
 
 def load_config(brain_dir: Path) -> Config:
@@ -43,6 +44,9 @@ def load_config(brain_dir: Path) -> Config:
         raise InvalidInput(f"{path} is not valid TOML ({error}); fix it or delete it to use the defaults") from None
     index = data.get("index", {}) if isinstance(data.get("index"), dict) else {}
     anti = data.get("antipatterns", {}) if isinstance(data.get("antipatterns"), dict) else {}
+    searching = data.get("search", {}) if isinstance(data.get("search"), dict) else {}
+    if not isinstance(searching.get("rerank", False), bool):
+        raise InvalidInput(f"{path}: [search] rerank must be true or false")
     try:
         return Config(
             embedder=str(index.get("embedder", "default")),
@@ -50,7 +54,8 @@ def load_config(brain_dir: Path) -> Config:
             chroma_url=index.get("chroma_url") or None,
             antipattern_max_success_rate=float(anti.get("max_success_rate", 0.3)),
             antipattern_min_occurrences=int(anti.get("min_occurrences", 2)),
-            raw=data,
+            rerank=searching.get("rerank", False),
+            reranker_model=searching.get("reranker_model") or None,
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None

@@ -28,49 +28,10 @@ from brain.memory.corpus import Corpus
 from brain.notes.parse import parse_note
 from brain.vault import Vault, init_vault, parse_bytes
 
+from conftest import lexical_vault, note_text, put, state
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
-
-
-# ---------------------------------------------------------------- helpers shared by the index tests
-
-
-def lexical_vault(root: Path) -> Vault:
-    vault, _ = init_vault(root)
-    config = vault.brain_dir / "config.toml"
-    config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "lexical"'))
-    return vault
-
-
-def put(vault: Vault, relative: str, text: str) -> Path:
-    path = vault.root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def note_text(title: str, body: str, **fields: str) -> str:
-    extra = "".join(f"{key}: {value}\n" for key, value in fields.items())
-    return f"---\ntitle: {title}\n{extra}---\n# {title}\n\n{body}\n"
-
-
-def state(vault: Vault) -> dict:
-    """What the indexes hold, by path (ids differ between runs): rows, FTS, chunks, vectors."""
-    index = open_index(vault)
-    db = index.catalog.db
-    rows = db.execute("SELECT id, path, sha256, type, title, parsed, searchable FROM notes").fetchall()
-    by_id = {row[0]: row[1] for row in rows}
-    fts = db.execute("SELECT rowid, title, body FROM fts").fetchall()
-    chunks = db.execute("SELECT note_id, id FROM chunks").fetchall()
-    vectors = index.vectors.collection(create=False)
-    records = vectors.get(include=["metadatas"]) if vectors is not None else {"ids": [], "metadatas": []}
-    return {
-        "notes": sorted(row[1:] for row in rows),
-        "fts": sorted((by_id.get(rowid), title, body) for rowid, title, body in fts),
-        "chunks": sorted((by_id.get(n), c) for n, c in chunks),
-        "vectors": sorted((meta["path"], rid.split(":", 1)[1]) for rid, meta in zip(records["ids"], records["metadatas"])),
-        "pending": index.catalog.pending_vectors(),
-    }
 
 
 @pytest.fixture
@@ -159,14 +120,13 @@ def test_bad_files_are_skipped_or_flagged_never_fatal(lvault, tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("secret")
     (lvault.root / "notes/link.md").symlink_to(outside)
-    put(lvault, "notes/unreadable.md", "x")
-    os.chmod(lvault.root / "notes/unreadable.md", 0)
+    (lvault.root / "notes/loop-a.md").symlink_to(lvault.root / "notes/loop-b.md")  # unreadable even for root
+    (lvault.root / "notes/loop-b.md").symlink_to(lvault.root / "notes/loop-a.md")
     report = index_vault(lvault)
     index = open_index(lvault)
     skipped = index.catalog.skipped()
     assert "symlink" in skipped["notes/link.md"] and "binary" in skipped["notes/binary.md"]
-    if os.geteuid() != 0:  # root reads anything
-        assert "cannot be read" in skipped["notes/unreadable.md"]
+    assert skipped["notes/loop-a.md"] == skipped["notes/loop-b.md"] == "cannot be read: Too many levels of symbolic links"
     assert "notes/fine.md" in index.catalog.stamps() and "notes/latin1.md" in index.catalog.stamps()
     assert report.embed is not None
     paths = {meta["path"] for meta in index.vectors.collection().get(include=["metadatas"])["metadatas"]}

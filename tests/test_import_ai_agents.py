@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from brain.cli import app
 from brain.importers import ai_agents_yaml
 from brain.importers.ai_agents import import_ai_agents
 from brain.importers.ai_agents_export import export_ai_agents
@@ -24,9 +22,9 @@ from brain.notes.frontmatter_yaml import load
 from brain.notes.parse import parse_note
 from brain.vault import Vault, init_vault
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ai-agents"
+from conftest import AI_AGENTS as FIXTURES
+from conftest import run_brain
 GENERATIONS = ("v1", "transitional", "v2")
-RUNNER = CliRunner()
 
 
 def canonical(value) -> str:
@@ -38,8 +36,7 @@ def without_updated(graph: dict) -> dict:
     return {key: value for key, value in graph.items() if key != "updated"}
 
 
-def brain(*args: str):
-    return RUNNER.invoke(app, list(args))
+brain = run_brain
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, bytes]]:

@@ -11,12 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from brain.cli import app
 from brain.index.engine import forget, open_index
 
-from test_catalog import lexical_vault, note_text, put
+from conftest import lexical_vault, note_text, put, run_brain
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,10 +31,8 @@ def vault(tmp_path):
 
 @pytest.fixture
 def brain(vault):
-    runner = CliRunner()
-
     def run(*args: str):
-        return runner.invoke(app, [*args, "--vault", str(vault.root)])
+        return run_brain(*args, "--vault", str(vault.root))
 
     return run
 

@@ -15,7 +15,8 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from test_mcp_stdio import CORE_TOOLS, EPISODIC_TOOLS, cli, make_vault, snapshot, text_of
+
+from mcp_harness import CORE_TOOLS, EPISODIC_TOOLS, cli, make_vault, snapshot, text_of
 
 TOKEN = "test-token-5f2c"
 INITIALIZE = {

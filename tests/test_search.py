@@ -1,7 +1,7 @@
 """Search: words, meaning, fusion, filters before ranking, freshness, errors.
 
-Plumbing tests use the lexical embedder and run twice in the suite: here on the embedded store,
-and in test_chroma_server.py against a real `chroma run` server (the `chroma_url` fixture).
+Plumbing tests use the lexical embedder and run twice: on the embedded store and against a real
+`chroma run` server (the `chroma_url` fixture).
 Tests about meaning use the real all-MiniLM-L6-v2 model on a copy of vault-example/.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,8 @@ from brain.index.search import SearchFilters, run, search
 from brain.index.sync import index_vault
 from brain.vault import Vault
 
-from test_catalog import lexical_vault, note_text, put
+from conftest import lexical_vault, note_text, put
+from labelled_queries import KEYWORDS, PARAPHRASE
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
@@ -34,9 +34,9 @@ PKCE_NOTES = {  # notes about OAuth2 with PKCE for the mobile app
 }
 
 
-@pytest.fixture
-def chroma_url() -> str | None:
-    return None  # the embedded store; test_chroma_server.py overrides this with a server
+@pytest.fixture(params=["embedded", "server"])
+def chroma_url(request) -> str | None:
+    return request.getfixturevalue("chroma_server") if request.param == "server" else None
 
 
 @pytest.fixture
@@ -133,9 +133,6 @@ def test_a_query_sharing_no_words_finds_the_note_by_meaning(example):
 
 
 def test_hybrid_is_never_worse_than_its_better_half(example):
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    from labelled_queries import KEYWORDS, PARAPHRASE
-
     index = open_index(example)
 
     def mrr(queries, mode):

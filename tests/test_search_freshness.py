@@ -13,15 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from brain.cli import app
 from brain.index.engine import forget, open_index
 from brain.index.search import search, search_report
 from brain.index.sync import index_vault
 from brain.index.watch import follow
 
-from test_catalog import lexical_vault, note_text, put
+from conftest import lexical_vault, note_text, put, run_brain
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,7 +42,7 @@ def test_a_search_after_a_large_change_answers_with_what_is_indexed(vault):
     assert report.pending == 1  # the big note waits for `brain index`
     assert [hit.path for hit in report.hits] == ["n/small.md"]
     assert [hit.path for hit in search(vault, "orchards harvest", mode="text")] == ["n/big.md"]  # the catalog has it
-    result = CliRunner().invoke(app, ["search", "apples", "--mode", "vector", "--vault", str(vault.root)], catch_exceptions=False)
+    result = run_brain("search", "apples", "--mode", "vector", "--vault", str(vault.root))
     assert result.exit_code == 0
     assert "1 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them" in result.output
     index_vault(vault)
@@ -92,7 +90,7 @@ def test_a_stale_snapshot_is_rebuilt_from_chroma(vault):
 def test_rerank_without_a_model_is_a_one_line_error(vault, monkeypatch):
     monkeypatch.delenv("BRAIN_RERANKER_MODEL", raising=False)
     put(vault, "n/a.md", note_text("A", "apples"))
-    result = CliRunner().invoke(app, ["search", "apples", "--rerank", "--vault", str(vault.root)], catch_exceptions=False)
+    result = run_brain("search", "apples", "--rerank", "--vault", str(vault.root))
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
         "error: no reranker model is configured: set reranker_model under [search] in .brain/config.toml or "
@@ -135,6 +133,6 @@ def test_a_model_that_is_not_a_cross_encoder_is_refused(vault, tmp_path, monkeyp
     (folder / "tokenizer.json").symlink_to(files.tokenizer_path)
     monkeypatch.setenv("BRAIN_RERANKER_MODEL", str(folder))
     put(vault, "n/a.md", note_text("A", "apples"))
-    result = CliRunner().invoke(app, ["search", "apples", "--rerank", "--vault", str(vault.root)], catch_exceptions=False)
+    result = run_brain("search", "apples", "--rerank", "--vault", str(vault.root))
     assert result.exit_code == 1
     assert result.output.startswith(f"error: reranker model '{folder / 'model.onnx'}' is not a cross-encoder: its first output has shape [")

@@ -11,7 +11,7 @@ from brain.index.search import search
 from brain.index.sync import index_vault, reindex_vault
 from brain.index.vectors import collection_name
 
-from test_catalog import lexical_vault, note_text, put
+from conftest import lexical_vault, note_text, put
 
 
 class Counting(LexicalFallbackEmbedder):

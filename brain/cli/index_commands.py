@@ -8,6 +8,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
 from brain.errors import InvalidInput
+from brain.index.search import SearchMode
 
 ChromaOption = Annotated[
     str | None,
@@ -99,7 +100,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
 
 def search(
     query: Annotated[str, typer.Argument(help="What to look for, in words or by meaning.")],
-    mode: Annotated[str, typer.Option(help="hybrid (meaning and words), text (BM25) or vector (meaning).")] = "hybrid",
+    mode: Annotated[SearchMode, typer.Option(help="hybrid (meaning and words), text (BM25) or vector (meaning).")] = "hybrid",
     type_: Annotated[list[str] | None, typer.Option("--type", help="Only notes of this type (repeatable).")] = None,
     folder: Annotated[list[str] | None, typer.Option(help="Only notes in this folder or below it (repeatable).")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Only notes with this tag (repeatable: all must match).")] = None,
@@ -115,6 +116,7 @@ def search(
     """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score."""
     from brain.index.engine import open_index
     from brain.index.search import SearchFilters, search_report
+    from brain.views.search import search_lines
 
     fields = []
     for item in field or []:
@@ -125,9 +127,7 @@ def search(
     filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
     vault_, _ = open_vault(vault)
     index = open_index(vault_, chroma_url=chroma_url)
-    if rerank is None:
-        settings = index.config.raw.get("search")
-        rerank = bool(settings.get("rerank", False)) if isinstance(settings, dict) else False
+    rerank = index.config.rerank if rerank is None else rerank
     report = search_report(vault_, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
     hits = report.hits
     if report.pending:
@@ -135,14 +135,7 @@ def search(
     if as_json:
         emit_json(hits)
         return
-    if not hits:
-        typer.echo("no notes match")
-        return
-    for number, hit in enumerate(hits, start=1):
-        typer.echo(f"{number:2}. {hit.title}  [{hit.type}]  {hit.path}  score {hit.score:.4g}")
-        if hit.section:
-            typer.echo(f"    § {hit.section}")
-        typer.echo(f"    {hit.snippet}")
+    typer.echo("\n".join(search_lines(hits)))
 
 
 def register(app: typer.Typer) -> None:

@@ -482,10 +482,6 @@ class Catalog:
         )
         self.db.execute("UPDATE notes SET embedded_sha = ? WHERE id = ?", (sha256, note_id))
 
-    def drop_chunks(self, keys: list[tuple[int, str]]) -> None:
-        """Inside `write()`."""
-        self.db.executemany("DELETE FROM chunks WHERE note_id = ? AND id = ?", keys)
-
     def chunk_count(self) -> int:
         with self._lock:
             return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]

@@ -113,8 +113,7 @@ def _cross_encoder(files: RerankerFiles) -> CrossEncoder:
 
 
 def load_reranker(index: Index) -> CrossEncoder:
-    configured = (index.config.raw.get("search") or {}).get("reranker_model") if isinstance(index.config.raw.get("search"), dict) else None
-    return _cross_encoder(resolve_reranker(configured))
+    return _cross_encoder(resolve_reranker(index.config.reranker_model))
 
 
 def rerank_notes(index: Index, query: str, ranked: list[tuple[int, float]], best_chunk: dict[int, str]) -> list[tuple[int, float]]:

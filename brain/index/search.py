@@ -30,7 +30,7 @@ import functools
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from brain.errors import InvalidInput
 from brain.index.engine import Index, open_index
@@ -39,6 +39,7 @@ from brain.vault import Vault
 MODES = ("hybrid", "text", "vector")
 TEXT_WEIGHT = 0.5  # chosen on MuSiQue, see the module doc
 NORM_DEPTH = 30  # min-max scaling over each list's top 30 (as chosen), so `limit` cannot move it
+SearchMode = Literal[MODES]
 MAX_TERMS = 6
 RERANK_CANDIDATES = 20
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # ~0.5 s of the model at most; more waits for `brain index`

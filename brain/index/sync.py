@@ -31,7 +31,7 @@ from brain.index.chunking import chunk_note
 from brain.index.engine import Index, open_index
 from brain.index.reading import Read, read_many
 from brain.index.vectors import drop_vault_collections, record_id
-from brain.vault import BRAIN_DIR, SKIPPED_DIRS, Vault
+from brain.vault import SKIPPED_DIRS, Vault
 
 Progress = Callable[[str, int, int], None]
 POOL_THRESHOLD = 400  # files to parse before a process pool pays for its start-up
@@ -416,7 +416,3 @@ def attach(vault: Vault, *, embed: bool = False) -> None:
             log.warning("index not updated after %s of %s: %s", kind, path, error)
 
     vault.on_change(listener)
-
-
-def is_index_path(relative: str) -> bool:
-    return relative.split("/", 1)[0] == BRAIN_DIR

@@ -202,19 +202,6 @@ class VectorStore:
                 collection.delete(ids=list(ids[start : start + 5000]))
 
     @_serialized
-    def drop(self) -> None:
-        """Delete this vault's collection (reindex); missing is fine."""
-        self._check_fresh()
-        if self._client is None:
-            self._client = self._connect()
-        try:
-            self._client.delete_collection(self.name)
-        except Exception:  # noqa: BLE001 - absent collection
-            pass
-        self._collection = None
-        self._matrix = None
-        self.snapshot_path.unlink(missing_ok=True)
-
     # ------------------------------------------------------------ reading
 
     @_serialized
@@ -256,12 +243,6 @@ class VectorStore:
 
         vectors = np.vstack([np.asarray(part, dtype=np.float32) for part in parts]) if records else None
         return ChunkMatrix.from_records(records, vectors, self.dim) if records else ChunkMatrix.empty(self.dim)
-
-    def save_snapshot(self) -> None:
-        """After an index run: leave a current snapshot so the next one-shot search loads one file."""
-        with self._lock:
-            if self._matrix is not None and self._seen_generation is not None:
-                self._matrix.save(self.snapshot_path, self._seen_generation)
 
     def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
         """The `n` chunks nearest to `vector` (exact), among the chunks of `note_ids` when given."""

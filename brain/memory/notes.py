@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
@@ -17,6 +17,7 @@ from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_FOLDER = "notes"
 EDIT_OPERATIONS = ("append", "prepend", "replace_section", "find_replace", "set_frontmatter")
+EditOperation = Literal[EDIT_OPERATIONS]
 
 
 @dataclass(frozen=True)
