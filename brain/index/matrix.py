@@ -3,7 +3,7 @@
 Chroma stays the store of record (every vector is written there, and `brain reindex` rebuilds it),
 but reading goes through this copy: a matrix product over all chunks is exact (a filter never
 loses an allowed chunk, a fresh upsert is never missing from an approximate index) and takes about
-a millisecond per 10,000 chunks, where Chroma's query took 13-90 ms on this machine. It costs
+a millisecond per 5,000 chunks on one thread, where Chroma's query took 4-90 ms on this machine. It costs
 1.5 KB per chunk of memory (384 floats), ~80 MB at 10,000 notes.
 
 A snapshot of the copy is kept in `.brain/index/` next to the catalog, stamped with the catalog's
@@ -68,14 +68,16 @@ class ChunkMatrix:
             return []
         vector = np.asarray(query, dtype=np.float32)
         vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        # einsum, not `@`: a matrix-vector `@` goes to multi-threaded BLAS, whose threads wait on each
+        # other on a busy machine (2,000 rows: 18 ms against 0.1 ms with einsum's one-thread loop).
         if note_ids is None:
             rows = None
-            similarities = self.vectors @ vector
+            similarities = np.einsum("ij,j->i", self.vectors, vector)
         else:
             rows = np.flatnonzero(np.isin(self.notes, np.asarray(list(note_ids), dtype=np.int64)))
             if not len(rows):
                 return []
-            similarities = self.vectors[rows] @ vector
+            similarities = np.einsum("ij,j->i", self.vectors[rows], vector)
         count = min(n, len(similarities))
         best = np.argpartition(-similarities, count - 1)[:count]
         best = best[np.argsort(-similarities[best], kind="stable")]
