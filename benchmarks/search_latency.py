@@ -120,6 +120,9 @@ def main() -> int:
     if args.mcp:
         result["mcp_search_hybrid_lexical_queries"] = measure_mcp(args.size, args.queries)
         print(args.size, "mcp", result["mcp_search_hybrid_lexical_queries"], flush=True)
+    import resource
+
+    result["peak_rss_mb_whole_run"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     result["machine"] = {"cpus": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()],
                          "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                          "note": "2-core machine shared with other engineers' jobs: latency is noisy"}
