@@ -99,7 +99,8 @@ def freshen(index: Index, *, vectors: bool) -> int:
     dense modes, embedding what changed when it is small. Returns the notes left waiting."""
     from brain.index.sync import embed_pending, scan
 
-    if not index.watcher_alive():
+    watched = index.watcher_alive()
+    if not watched:
         scan(index)
     if not vectors:
         return 0
@@ -108,7 +109,7 @@ def freshen(index: Index, *, vectors: bool) -> int:
         return 0
     stamps = index.catalog.stamps()
     size = sum(stamps[path].size for _, path in waiting if path in stamps)
-    if len(waiting) <= SEARCH_EMBED_NOTES and size <= SEARCH_EMBED_BYTES and not index.watcher_alive():
+    if not watched and len(waiting) <= SEARCH_EMBED_NOTES and size <= SEARCH_EMBED_BYTES:
         embed_pending(index)
         return len(index.catalog.pending_vectors())
     return len(waiting)

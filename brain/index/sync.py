@@ -383,16 +383,6 @@ def reindex_vault(vault: Vault, *, embed: bool = True, progress: Progress | None
     return index_vault(vault, embed=embed, progress=progress, index=index)
 
 
-def ensure_fresh(index: Index, *, vectors: bool) -> None:
-    """Before a read: nothing while a watcher keeps the index current, else a stat scan
-    (and the embedding of what changed, when the caller needs vectors)."""
-    if index.watcher_alive():
-        return
-    scan(index)
-    if vectors:
-        embed_pending(index)
-
-
 def update_paths(index: Index, paths: Iterable[str], *, embed: bool = True) -> ScanResult:
     """Re-check just these paths (a watcher batch, a write through brain)."""
     result = scan(index, paths=paths)
