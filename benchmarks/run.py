@@ -103,32 +103,13 @@ def _children_cpu() -> float:
 
 def row_cold(size: str) -> dict:
     """Wall-clock notes/s (the target), and notes per CPU-second (what two idle cores would give
-    at most twice of). The second figure patches the frontmatter loader to libyaml's C parser
-    (the change proposed for brain/notes/frontmatter_yaml.py) to show what that would buy."""
-    import yaml
-
+    at most twice of), with the YAML loader brain uses (libyaml's, when PyYAML has it)."""
     from brain.notes import frontmatter_yaml
 
     notes, walls, cpus = _cold_runs(size, 2)
-    result = {"notes": notes, "notes_per_s": round(max(walls), 1), "runs_notes_per_s": [round(r, 1) for r in walls],
-              "notes_per_cpu_s": round(max(cpus), 1), "load_avg_1m": round(os.getloadavg()[0], 2)}
-
-    class CLoader(yaml.CSafeLoader):
-        pass
-
-    CLoader.yaml_implicit_resolvers = {
-        key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for key, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
-    }
-    original = frontmatter_yaml._BrainYAMLHandler.load
-    frontmatter_yaml._BrainYAMLHandler.load = lambda self, fm, **kw: yaml.load(fm, Loader=CLoader)  # noqa: S506
-    try:
-        _, walls_c, cpus_c = _cold_runs(size, 2)
-    finally:
-        frontmatter_yaml._BrainYAMLHandler.load = original
-    result["with_libyaml_loader"] = {"notes_per_s": round(max(walls_c), 1), "notes_per_cpu_s": round(max(cpus_c), 1)}
-    result["ok"] = max(walls) >= 1000
-    return result
+    return {"notes": notes, "notes_per_s": round(max(walls), 1), "runs_notes_per_s": [round(r, 1) for r in walls],
+            "notes_per_cpu_s": round(max(cpus), 1), "load_avg_1m": round(os.getloadavg()[0], 2),
+            "yaml_loader": frontmatter_yaml._NoTimestampLoader.__mro__[1].__name__, "ok": max(walls) >= 1000}
 
 
 def row_rescan(size: str) -> dict:

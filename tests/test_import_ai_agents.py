@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain.importers import ai_agents_yaml
 from brain.importers.ai_agents import import_ai_agents
 from brain.importers.ai_agents_export import export_ai_agents
 from brain.importers.ai_agents_verify import verify_ai_agents
@@ -378,23 +377,6 @@ def test_a_path_that_does_not_exist_is_an_error(fresh, tmp_path):
     result = brain("import", "ai-agents", str(tmp_path / "nowhere"), "--vault", str(fresh.root))
     assert result.exit_code == 1
     assert "does not exist" in result.stderr
-
-
-# ---------------------------------------------------------------- the frontmatter writer
-
-_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
-    max_leaves=8,
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.text(min_size=1), _values, max_size=4))
-def test_frontmatter_writer_reads_back_exactly(mapping):
-    loaded, problem = load(ai_agents_yaml.dump(mapping))
-    assert problem is None
-    assert canonical(loaded) == canonical(mapping)
 
 
 def test_an_indexed_vault_gets_the_imported_notes_into_its_catalog(fresh):
