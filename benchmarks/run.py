@@ -15,7 +15,7 @@ What each row measures, where it is not obvious:
   model (onnxruntime session only) on exactly those chunks in the same run.
 - search: the notes' vectors are written by the lexical embedder (same dimension, same chunk
   count as the real model would give, minutes instead of an hour); each query is embedded by
-  the real model. Latency is FTS5 + real query embedding + Chroma HNSW over all chunks + fusion.
+  the real model. Latency is FTS5 + real query embedding + an exact scan of all chunk vectors + fusion.
   Measured twice: with a watcher running (readers trust the catalog) and without (each search
   first stats the whole vault for changes).
 """

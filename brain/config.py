@@ -33,6 +33,8 @@ class Config:
     learning_model_url: str | None = None  # [learning]: a chat endpoint `brain tip learn --model` may ask
     learning_model: str | None = None
     learning_api_key_env: str | None = None  # the name of the environment variable holding its key
+    rerank: bool = False  # [search] rerank: `brain search` reranks unless --no-rerank
+    reranker_model: str | None = None  # [search] reranker_model: a cross-encoder folder or .onnx file
 
 
 def load_config(brain_dir: Path) -> Config:
@@ -46,6 +48,9 @@ def load_config(brain_dir: Path) -> Config:
     index = data.get("index", {}) if isinstance(data.get("index"), dict) else {}
     anti = data.get("antipatterns", {}) if isinstance(data.get("antipatterns"), dict) else {}
     learning = data.get("learning", {}) if isinstance(data.get("learning"), dict) else {}
+    searching = data.get("search", {}) if isinstance(data.get("search"), dict) else {}
+    if not isinstance(searching.get("rerank", False), bool):
+        raise InvalidInput(f"{path}: [search] rerank must be true or false")
     try:
         return Config(
             embedder=str(index.get("embedder", "default")),
@@ -56,6 +61,8 @@ def load_config(brain_dir: Path) -> Config:
             learning_model_url=str(learning["model_url"]) if learning.get("model_url") else None,
             learning_model=str(learning["model"]) if learning.get("model") else None,
             learning_api_key_env=str(learning["api_key_env"]) if learning.get("api_key_env") else None,
+            rerank=searching.get("rerank", False),
+            reranker_model=searching.get("reranker_model") or None,
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None

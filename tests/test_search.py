@@ -147,10 +147,7 @@ def test_hybrid_is_never_worse_than_its_better_half(example):
         assert scores["hybrid"] >= max(scores["text"], scores["vector"]), scores
 
 
-def test_large_filters_rank_exactly_from_the_in_memory_copy(vault, monkeypatch):
-    from brain.index import search as search_module
-
-    monkeypatch.setattr(search_module, "EXACT_NOTES", 0)  # force the path large filters take
+def test_filtered_dense_ranking_is_exact_and_sees_new_writes(vault):
     test_filters_apply_before_ranking(vault)
     put(vault, "tips/new.md", note_text("New", "rollback canary new tip", type="tip"))
     hits = search(open_index(vault), "rollback canary new tip", mode="vector", limit=5, filters=SearchFilters(types=("tip",)))

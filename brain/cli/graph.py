@@ -20,6 +20,8 @@ def export(
     vault: VaultOption = None,
 ) -> None:
     """Export the causal graph (notes joined by causal relationships and caused_by)."""
+    from brain.memory.causal import export_graph  # networkx: only for the commands that draw
+
     _, corpus = open_vault(vault)
     text = export_graph(corpus, fmt)
     if output is None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brain.cli.common import VaultOption, open_vault, progress_bars, warn
-from brain.importers.ai_agents import ImportResult, import_ai_agents
-from brain.importers.ai_agents_verify import verify_ai_agents
+
+if TYPE_CHECKING:
+    from brain.importers.ai_agents import ImportResult
 
 app = typer.Typer(help="Import memory from other tools into the vault.", no_args_is_help=True)
 
@@ -38,6 +39,9 @@ def ai_agents(
     Re-importing the same files changes nothing; a newer version updates the notes and keeps
     what a person wrote in them. Exit code 1 when a file was skipped or --verify found a difference.
     """
+    from brain.importers.ai_agents import import_ai_agents  # only this command needs the importer
+    from brain.importers.ai_agents_verify import verify_ai_agents
+
     vault_, _ = open_vault(vault)  # the importer batches its writes: the index takes them in one update
     with progress_bars() as progress:
         result = import_ai_agents(vault_, path, dry_run=dry_run, progress=progress)

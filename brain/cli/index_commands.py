@@ -108,14 +108,14 @@ def search(
     since: Annotated[str | None, typer.Option(help="Only notes dated on or after this day (YYYY-MM-DD).")] = None,
     until: Annotated[str | None, typer.Option(help="Only notes dated on or before this day (YYYY-MM-DD).")] = None,
     limit: Annotated[int, typer.Option(help="How many notes to show.")] = 10,
+    rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Re-order the top hits with a cross-encoder (needs reranker_model; default: rerank under [search] in config).")] = None,
     vault: VaultOption = None,
     chroma_url: ChromaOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score."""
     from brain.index.engine import open_index
-    from brain.index.search import SearchFilters
-    from brain.index.search import search as run_search
+    from brain.index.search import SearchFilters, search_report
     from brain.views.search import search_lines
 
     fields = []
@@ -126,7 +126,12 @@ def search(
         fields.append((key.strip(), value.strip()))
     filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
     vault_, _ = open_vault(vault)
-    hits = run_search(open_index(vault_, chroma_url=chroma_url), query, mode=mode, limit=limit, filters=filters)
+    index = open_index(vault_, chroma_url=chroma_url)
+    rerank = index.config.rerank if rerank is None else rerank
+    report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
+    hits = report.hits
+    if report.pending:
+        typer.echo(f"{report.pending} changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them", err=True)
     if as_json:
         emit_json(hits)
         return

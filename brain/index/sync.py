@@ -43,6 +43,8 @@ def index_vault(index: Index, *, embed: bool = True, progress: Progress | None =
     """`brain index`: bring the catalog (and, unless embed=False, the vectors) up to date."""
     scanned = scan(index, progress=progress)
     embedded = embed_pending(index, progress=progress) if embed else None
+    if embedded is not None and (embedded.embedded or embedded.deleted or not index.vectors.snapshot_path.exists()):
+        index.vectors.matrix()  # leaves a current snapshot: the next one-shot search loads one file
     return IndexReport(scanned, embedded, sum(index.catalog.counts_by_type().values()), index.embedder.id if embed else None)
 
 
@@ -56,16 +58,6 @@ def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None
         index.reset_vectors()
         drop_vault_collections(index.dir, index.vault.root, index.chroma_url)
     return index_vault(index, embed=embed, progress=progress)
-
-
-def ensure_fresh(index: Index, *, vectors: bool) -> None:
-    """Before a read: nothing while a watcher keeps the index current, else a stat scan
-    (and the embedding of what changed, when the caller needs vectors)."""
-    if index.watcher_alive():
-        return
-    scan(index)
-    if vectors:
-        embed_pending(index)
 
 
 def update_paths(index: Index, paths: Iterable[str], *, embed: bool = True) -> ScanResult:

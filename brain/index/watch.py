@@ -27,10 +27,10 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from brain.index.embedding import embed_pending
-from brain.index.engine import Index
+from brain.index.engine import Index, existing_index
 from brain.index.scan import scan
 from brain.index.sync import index_vault, update_paths
-from brain.vault import is_note_path
+from brain.vault import Vault, is_note_path
 
 DEBOUNCE = 0.3
 MAX_DELAY = 2.0
@@ -210,3 +210,28 @@ class Watcher:
                     self.on_batch(batch)
                 except Exception:  # noqa: BLE001
                     log.exception("on_batch callback failed")
+
+
+def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
+    """Keep this vault's index current from file events for the life of this process (the MCP
+    server does this), so its reads trust the catalog instead of statting every file. Nothing
+    when the vault has no index yet or another process already watches it. The catch-up index
+    run happens on a background thread: the caller never waits for it."""
+    from filelock import Timeout
+
+    index = existing_index(vault)
+    if index is None or index.watcher_alive():
+        return None
+    watcher = Watcher(index, embed=embed)
+
+    def start() -> None:
+        try:
+            watcher.start()
+        except Timeout:  # another process started watching meanwhile: it keeps the index current
+            watcher._observer.stop()
+        except Exception as error:  # noqa: BLE001 - reads fall back to stat scans; the server goes on
+            watcher._observer.stop()
+            log.warning("not following file events for %s: %s", vault.root, error)
+
+    threading.Thread(target=start, name="brain-follow", daemon=True).start()
+    return watcher

@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
+from brain.index.watch import follow
 from brain.mcp import tools_causal, tools_episodic, tools_facts, tools_learning, tools_notes, tools_runs
 from brain.mcp.common import ServerState
 from brain.memory.corpus import Corpus
@@ -85,6 +86,7 @@ def _attach_index(vault: Vault) -> None:
     """
     try:
         attach(vault)
+        follow(vault)  # file events keep the catalog current: reads skip the stat scan
     except (BrainError, OSError, sqlite3.Error) as error:
         print(f"brain mcp: warning: search index not attached ({error})", file=sys.stderr, flush=True)
 

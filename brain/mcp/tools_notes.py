@@ -123,6 +123,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         ] = None,
         since: Annotated[str | None, Field(description="Only notes dated on or after this ISO date.")] = None,
         until: Annotated[str | None, Field(description="Only notes dated on or before this ISO date.")] = None,
+        rerank: Annotated[bool, Field(description="Re-order the top hits with the cross-encoder reranker (needs reranker_model in the vault's config).")] = False,
     ) -> CallToolResult:
         """Search every note in the vault and return the best matches, best first.
 
@@ -138,9 +139,13 @@ def register(server: MCPServer, state: ServerState) -> None:
             since=since,
             until=until,
         )
-        hits = index_search.search(open_index(vault), query, mode=mode, limit=limit, filters=filters)
-        lines = [f"{len(hits)} hits for '{query}' ({mode})", *search_lines(hits)]
-        return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits})
+        report = index_search.search_report(open_index(vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank)
+        hits = report.hits
+        lines = [f"{len(hits)} hits for '{query}' ({mode})"]
+        if report.pending:
+            lines.append(f"({report.pending} changed notes are not in vector search yet; `brain index` or the watcher embeds them)")
+        lines += search_lines(hits)
+        return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 
     @brain_tool(server, state, title="Build a context around a note", read_only=True)
     def build_context(

@@ -14,13 +14,14 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-import networkx as nx
-
 from brain.errors import InvalidInput, NoteNotFound
+from brain.lazy import lazy_module
 from brain.memory.corpus import Corpus
 from brain.notes.model import Note
 from brain.notes.parse import link_targets
 from brain.notes.pattern import pattern_from_note
+
+nx = lazy_module("networkx")  # loaded at first use: most commands never build the graph
 
 DEFAULT_DEPTH = 5
 MAX_DEPTH = 10

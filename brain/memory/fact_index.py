@@ -1,6 +1,6 @@
 """Everything facts ask of the search index, in one place: similarity to a query, and purging swept notes.
 
-Only the index's public functions are used (`open_index`, `sync.ensure_fresh`, `sync.scan`,
+Only the index's public functions are used (`open_index`, `search.freshen`, `sync.scan`,
 the catalog and vector store of an `Index`), so a change in how the index is opened touches
 this module alone. A vault without an index is fine: similarity falls back to word overlap,
 and a purge has only files to remove.
@@ -48,14 +48,14 @@ def similarity(vault: Vault, query: str, texts: dict[str, str]) -> tuple[dict[st
     """
     index = _index(vault)
     if index is not None and index.has_vectors():
-        from brain.index.sync import ensure_fresh
+        from brain.index.search import freshen
 
-        ensure_fresh(index, vectors=True)
+        freshen(index, vectors=True)  # as search does: small changes embedded now, bulk left to `brain index`
         stamps = index.catalog.stamps()
         ids = {stamps[path].id: path for path in texts if path in stamps}
         vector = index.embedder.embed([query])[0]
         best: dict[str, float] = {}
-        for hit in index.vectors.filtered(vector, list(ids), 1 << 30):
+        for hit in index.vectors.query(vector, 1 << 30, list(ids)):  # every chunk of these notes
             path = ids[hit.note_id]
             if hit.similarity > best.get(path, -1.0):
                 best[path] = hit.similarity
