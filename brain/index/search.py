@@ -28,6 +28,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.index.engine import Index, open_index
+from brain.notes.lines import split_lines
 from brain.vault import Vault
 
 MODES = ("hybrid", "text", "vector")
@@ -267,7 +268,7 @@ def _lexical_section(index: Index, path: str, text: str, words: list[str]) -> tu
     if note is None:
         return None, 0, len(text)
     offsets = [0]
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         offsets.append(offsets[-1] + len(line))
     best: tuple[int, str | None, int, int] = (0, None, offsets[min(note.body_start, len(offsets) - 1)], len(text))
     for section in note.sections:

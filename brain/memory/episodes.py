@@ -152,12 +152,8 @@ def store_episode(
     if existing is None:
         vault.write(path, render_episode(episode, extra_frontmatter), create=True)
         return StoredEpisode(path, episode.title, created=True, changed=True)
-    current = vault.read(existing)
-    text = update_episode_text(current.note.text, episode, extra_frontmatter)
-    if text == current.note.text:
-        return StoredEpisode(existing, episode.title, created=False, changed=False)
-    vault.write(existing, text, expected=current.stamp)
-    return StoredEpisode(existing, episode.title, created=False, changed=True)
+    done = vault.update(existing, lambda note: update_episode_text(note.text, episode, extra_frontmatter))
+    return StoredEpisode(existing, episode.title, created=False, changed=done.written)
 
 
 def update_episode_text(text: str, episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> str:

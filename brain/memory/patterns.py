@@ -8,7 +8,7 @@ from datetime import date
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
-from brain.notes.model import OUTCOMES, Pattern
+from brain.notes.model import OUTCOMES, Note, Pattern
 from brain.notes.pattern import (
     OUTCOME_SCORE,
     evidence_line,
@@ -84,14 +84,14 @@ def add_pattern(
         )
         vault.write(path, text, create=True)
         return PatternUpdate(path, pattern_from_note(vault.read(path).note), True, tuple(warnings))
-    current = vault.read(existing)
-    if current.note.type != "pattern":
-        raise InvalidInput(f"'{name}' resolves to {existing}, a {current.note.type} note, not a pattern")
-    pattern = pattern_from_note(current.note)
-    text = record_evidence(current.note.text, pattern, outcome=outcome, episode=episode_title, today=today)
-    if trigger and not pattern.trigger:
-        text = set_frontmatter(text, {"trigger": trigger})
-    vault.write(existing, text, expected=current.stamp)
+    def with_evidence(note: Note) -> str:
+        if note.type != "pattern":
+            raise InvalidInput(f"'{name}' resolves to {existing}, a {note.type} note, not a pattern")
+        pattern = pattern_from_note(note)
+        text = record_evidence(note.text, pattern, outcome=outcome, episode=episode_title, today=today)
+        return set_frontmatter(text, {"trigger": trigger}) if trigger and not pattern.trigger else text
+
+    vault.update(existing, with_evidence)
     return PatternUpdate(existing, pattern_from_note(vault.read(existing).note), False, tuple(warnings))
 
 

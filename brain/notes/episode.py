@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from brain.notes import frontmatter_yaml
+from brain.notes.lines import line_texts
 from brain.notes.model import Decision, Episode, Event, Note
 from brain.notes.parse import find_wikilinks
 
@@ -94,7 +95,7 @@ def _decision(decision_id: str, title: str, content: str) -> Decision:
     nested: dict[str, list[str]] = {}
     order: list[str] = []
     current: str | None = None
-    for raw in content.splitlines():
+    for raw in line_texts(content):
         line = raw.rstrip("\r")
         field = _FIELD.match(line)
         if field:
@@ -147,7 +148,7 @@ def _decision(decision_id: str, title: str, content: str) -> Decision:
 
 def _events(content: str) -> list[Event]:
     events: list[Event] = []
-    for raw in content.splitlines():
+    for raw in line_texts(content):
         line = raw.rstrip("\r")
         match = _EVENT.match(line)
         if not match:
@@ -179,7 +180,7 @@ def _events(content: str) -> list[Event]:
 
 def _bullets(content: str) -> list[str]:
     items: list[str] = []
-    for raw in content.splitlines():
+    for raw in line_texts(content):
         line = raw.rstrip("\r")
         if line.startswith(("- ", "* ")):
             items.append(line[2:])

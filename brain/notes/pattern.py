@@ -7,6 +7,7 @@ from typing import Any
 
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import append_to_section, set_frontmatter
+from brain.notes.lines import line_texts
 from brain.notes.model import CausalRelation, EvidenceEpisode, Note, Pattern
 from brain.notes.parse import parse_wikilink
 
@@ -36,7 +37,7 @@ def pattern_from_note(note: Note) -> Pattern:
         problems.append(f"occurrences '{fm.get('occurrences')}' is not a whole number >= 0")
         occurrences = None
     evidence = []
-    for raw in note.section_text("Evidence Episodes").splitlines():
+    for raw in line_texts(note.section_text("Evidence Episodes")):
         match = _EVIDENCE.match(raw.strip())
         if match:
             outcome = match.group(2).lower() if match.group(2) else None
