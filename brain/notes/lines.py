@@ -40,9 +40,15 @@ def has_ending(line: str) -> bool:
 
 
 def line_ending(text: str) -> str:
-    """The file's line-ending style: that of its first line break (LF when it has none)."""
-    found = _ENDING.search(text)
-    return found.group(0) if found else "\n"
+    """The file's line-ending style: that of its first LF (CRLF or LF); CR only in a file without LF.
+
+    A lone CR is the style only when the file has no LF at all: a CR written in front of a line
+    that starts with LF would fuse with it into one CRLF line ending.
+    """
+    first_lf = text.find("\n")
+    if first_lf >= 0:
+        return "\r\n" if first_lf > 0 and text[first_lf - 1] == "\r" else "\n"
+    return "\r" if "\r" in text else "\n"
 
 
 def with_ending(text: str, eol: str) -> str:
