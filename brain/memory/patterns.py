@@ -8,6 +8,7 @@ from datetime import date
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
+from brain.notes.lines import require_one_line
 from brain.notes.model import OUTCOMES, Note, Pattern
 from brain.notes.pattern import (
     OUTCOME_SCORE,
@@ -59,6 +60,8 @@ def add_pattern(
     """Record one occurrence of a pattern: create it (occurrences 1) or update its running average."""
     if outcome not in OUTCOMES:
         raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
+    require_one_line(name, "name")
+    require_one_line(trigger, "trigger")
     today = today or date.today().isoformat()
     warnings: list[str] = []
     episode_title = None

@@ -59,3 +59,32 @@ def with_ending(text: str, eol: str) -> str:
 def has_line_break(value: str) -> bool:
     """True when `value` holds anything a reader may take as a line break (U+2028 and NEL included)."""
     return _ANY_BREAK.search(value) is not None
+
+
+def require_one_line(value: str | None, field: str) -> None:
+    """Refuse a value for a one-line field (a title, an id, a trigger) that holds a line break."""
+    if value is not None and has_line_break(str(value)):
+        from brain.errors import InvalidInput
+
+        raise InvalidInput(f"'{field}' must be one line, but {str(value)[:40]!r} holds a line break; nothing was written")
+
+
+# A line of agent text that markdown would read as structure: a heading, a setext underline, a
+# thematic break, a code fence; and a line already starting with a backslash, so that escaping
+# stays reversible.
+_STRUCTURE = re.compile(r"^([ \t]*)(#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$|(?:[-*_][ \t]*){3,}$|```|~~~|\\)")
+_ESCAPED = re.compile(r"^([ \t]*)\\(?=#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$|(?:[-*_][ \t]*){3,}$|```|~~~|\\)")
+
+
+def escape_block(text: str) -> str:
+    """Text brain writes into a section or a multi-line field, with structure-like lines escaped.
+
+    A backslash before the first character keeps `## x`, `---` or a fence as the text it was
+    (markdown shows it without the backslash), so agent input cannot add a section, turn a line
+    into a heading or open a code block over the rest of the note. `unescape_block` reverses it.
+    """
+    return "".join(_STRUCTURE.sub(r"\1\\\2", line) for line in split_lines(text))
+
+
+def unescape_block(text: str) -> str:
+    return "".join(_ESCAPED.sub(r"\1", line) for line in split_lines(text))
