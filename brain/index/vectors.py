@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from brain.errors import IndexMismatch, InvalidInput
+from brain.errors import IndexMismatch, IndexUnavailable, InvalidInput
 from brain.index.catalog import Catalog
 
 GENERATION_KEY = "vectors_generation"
@@ -98,7 +98,12 @@ class VectorStore:
         settings = Settings(anonymized_telemetry=False, allow_reset=False)
         if self.chroma_url:
             host, port, ssl = parse_url(self.chroma_url)
-            return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+            try:
+                return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+            except Exception as error:  # noqa: BLE001 - chromadb reports an unreachable server as ValueError
+                raise IndexUnavailable(
+                    f"cannot reach the Chroma server at {self.chroma_url} ({error}); start it (`chroma run`) or fix chroma_url"
+                ) from None
         self.path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(self.path), settings=settings)
 
@@ -150,8 +155,10 @@ class VectorStore:
             else:
                 try:
                     self._collection = self._client.get_collection(self.name, embedding_function=None)
-                except Exception:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
-                    return None
+                except Exception as error:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
+                    if type(error).__name__ == "NotFoundError" or "does not exist" in str(error):
+                        return None
+                    raise IndexUnavailable(f"the vectors at {self.location} cannot be read ({type(error).__name__}: {error})") from None
             found = (self._collection.metadata or {}).get("embedder")
             if found not in (None, self.embedder_id):
                 raise IndexMismatch(

@@ -22,10 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from brain.errors import IndexBusy
 from brain.index.engine import Index, open_index
 from brain.index.sync import index_vault, qualifies, scan, update_paths
 from brain.vault import Vault
@@ -85,10 +86,13 @@ class Watcher:
     # ------------------------------------------------------------ life cycle
 
     def start(self) -> Watcher:
+        try:  # first of all: a second watcher is refused before it indexes anything
+            self._lock.acquire()
+        except Timeout:
+            raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
         self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
         self._observer.start()  # first, so nothing that changes during the catch-up is missed
         index_vault(self.vault, embed=self.embed, index=self.index)
-        self._lock.acquire()
         self._thread.start()
         return self
 

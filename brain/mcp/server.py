@@ -10,7 +10,7 @@ import hmac
 import json
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -102,6 +102,22 @@ def http_app(server: MCPServer, *, host: str, port: int, token: str | None, allo
     )
     app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=host)
     return BearerTokenMiddleware(app, token) if token else app
+
+
+def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False) -> str | None:
+    """The bearer token for HTTP, refusing what would expose the vault by accident.
+
+    A set but empty (or blank) BRAIN_MCP_TOKEN is an error, never "no authentication"; a
+    non-loopback host needs a token unless `insecure` says otherwise on purpose.
+    """
+    token = environ.get(TOKEN_ENV)
+    if token is not None and not token.strip():
+        raise InvalidInput(f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token")
+    if token is None and not insecure and _bracket(host) not in LOOPBACK_HOSTS:
+        raise InvalidInput(
+            f"--host {host} is reachable from other machines: set {TOKEN_ENV} to require a bearer token, or pass --insecure to serve without one"
+        )
+    return token
 
 
 def run_http(
