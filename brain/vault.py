@@ -14,6 +14,7 @@ import secrets
 import stat
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ import filelock
 
 from brain.errors import InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
 from brain.notes.frontmatter_yaml import locate
-from brain.notes.lines import split_lines, strip_ending
+from brain.notes.lines import has_line_break, split_lines, strip_ending
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
 
@@ -120,6 +121,8 @@ class Vault:
         for part in posix.parts:
             if part in ("..", "."):
                 raise UnsafePath(f"'{relative}' uses '{part}'; paths must stay inside the vault")
+            if len(part.encode("utf-8")) > 255:
+                raise UnsafePath(f"'{part[:40]}...' is {len(part.encode('utf-8'))} bytes, over the 255-byte limit of a file or folder name")
             if _WINDOWS_RESERVED.match(part):
                 raise UnsafePath(f"'{part}' is a reserved file name on Windows; choose another name")
         if posix.parts and posix.parts[0] == BRAIN_DIR:
@@ -136,7 +139,7 @@ class Vault:
     @staticmethod
     def filename_for(title: str) -> str:
         """A safe file name for a title: characters that paths or wikilinks cannot hold become '-'."""
-        name = _UNSAFE_FILENAME_CHARS.sub("-", title).strip().strip(".").strip()
+        name = _UNSAFE_FILENAME_CHARS.sub("-", unicodedata.normalize("NFC", title)).strip().strip(".").strip()
         name = re.sub(r"\s+", " ", name)
         while len(name.encode("utf-8")) > 180:
             name = name[:-1]
@@ -243,9 +246,18 @@ class Vault:
         return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
 
     def _note_path(self, relative: str) -> Path:
+        """Where a note may be written: only a place `iter_files` lists, so brain can read it back."""
         path = self.safe_path(relative)
         if not relative.lower().endswith(".md"):
             raise UnsafePath(f"'{relative}' is not a .md file; notes are markdown files")
+        if has_line_break(relative):
+            raise UnsafePath(f"{relative!r} holds a line break; choose a one-line name")
+        parts = PurePosixPath(relative.replace("\\", "/")).parts
+        for part in parts[:-1]:
+            if part in SKIPPED_DIRS or part.startswith("."):
+                raise UnsafePath(f"'{relative}' is inside '{part}/', which brain does not read as notes; choose another folder")
+        if parts[-1].startswith("."):
+            raise UnsafePath(f"'{parts[-1]}' is a hidden file, which brain does not read as a note; choose another name")
         return path
 
     @contextmanager

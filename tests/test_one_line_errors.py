@@ -111,3 +111,23 @@ def test_a_public_host_needs_a_token_and_an_empty_token_is_refused(brain, monkey
     _one_line_error(brain("mcp", "--http", "--host", "0.0.0.0"), "0.0.0.0", "BRAIN_MCP_TOKEN", "--insecure")
     monkeypatch.setenv("BRAIN_MCP_TOKEN", "  ")
     _one_line_error(brain("mcp", "--http"), "BRAIN_MCP_TOKEN is set but empty")
+
+
+@pytest.mark.parametrize("folder", [".git", ".obsidian", "templates", "node_modules", ".hidden", "a/.secret"])
+def test_notes_cannot_be_written_or_moved_where_brain_cannot_read_them(vault, brain, folder):
+    """Item 11: a note written into .git or templates succeeded, then `note read` could not find it."""
+    _one_line_error(brain("note", "write", "Lost", "--folder", folder), folder.split("/")[-1], "does not read")
+    brain("note", "write", "Kept")
+    _one_line_error(brain("note", "move", "Kept", folder), folder.split("/")[-1], "does not read")
+    assert brain("note", "read", "Kept").exit_code == 0
+
+
+def test_long_folder_names_and_line_breaks_in_titles(vault, brain):
+    _one_line_error(brain("note", "write", "T", "--folder", "x" * 300), "255-byte")
+    _one_line_error(brain("note", "write", "two\nlines"), "'title' must be one line")
+
+
+def test_nfc_and_nfd_titles_make_one_note(vault, brain):
+    brain("note", "write", "Cafe\u0301")  # NFD
+    assert brain("note", "write", "Caf\u00e9").exit_code == 1  # NFC: the same note, not a second one
+    assert sorted(p.name for p in (vault.root / "notes").iterdir()) == ["Caf\u00e9.md"]

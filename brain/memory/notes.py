@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import PurePosixPath
@@ -12,7 +13,7 @@ from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
-from brain.notes.lines import line_ending, split_lines, with_ending
+from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
 from brain.notes.model import Note
 from brain.vault import TYPE_FOLDERS, Vault
 
@@ -48,9 +49,10 @@ def write_note(
     overwrite: bool = False,
 ) -> Written:
     """Create a note (or, with `overwrite`, replace the body of the note with that title)."""
-    title = title.strip()
+    title = unicodedata.normalize("NFC", title.strip())
     if not title:
         raise InvalidInput("a note needs a title")
+    require_one_line(title, "title")
     fields = dict(fields or {})
     reserved = {"title", "type", "tags", "permalink"} & set(fields)
     if reserved:
