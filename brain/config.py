@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -29,9 +29,8 @@ class Config:
     embedder: str = "default"
     model_path: str | None = None
     chroma_url: str | None = None
-    antipattern_max_success_rate: float = 0.3
+    antipattern_max_success_rate: float = 0.3  # `brain pattern antipatterns` and get_antipatterns, unless given
     antipattern_min_occurrences: int = 2
-    raw: dict = field(default_factory=dict)
 
 
 def load_config(brain_dir: Path) -> Config:
@@ -52,7 +51,6 @@ def load_config(brain_dir: Path) -> Config:
             chroma_url=index.get("chroma_url") or None,
             antipattern_max_success_rate=float(anti.get("max_success_rate", 0.3)),
             antipattern_min_occurrences=int(anti.get("min_occurrences", 2)),
-            raw=data,
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None

@@ -6,7 +6,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,12 +22,6 @@ VaultOption = Annotated[
     typer.Option("--vault", help="Vault folder (default: $BRAIN_VAULT, then the current folder upwards).", show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
-
-
-class Outcome(str, Enum):
-    success = "success"
-    partial = "partial"
-    failure = "failure"
 
 
 class BrainGroup(TyperGroup):

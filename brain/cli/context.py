@@ -8,6 +8,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory import context_builder as service
+from brain.views.notes import context_json
 
 app = typer.Typer(help="Compact contexts built from the vault for agents.", no_args_is_help=True)
 
@@ -28,6 +29,6 @@ def build(
     _, corpus = open_vault(vault)
     built = service.build_context(corpus, name, depth=depth, budget=budget)
     if as_json:
-        emit_json(built)
+        emit_json(context_json(built))
         return
     typer.echo(built.text, nl=False)

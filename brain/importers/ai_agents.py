@@ -313,13 +313,14 @@ class _Workspace:
         return text
 
     def write(self, writes: tuple[PlannedWrite, ...], report: Progress) -> None:
-        for number, planned in enumerate(writes, 1):
-            text = self.texts[planned.path]
-            if planned.action == "create":
-                self.vault.write(planned.path, text, create=True, sync=False)
-            else:
-                self.vault.update(planned.path, functools.partial(self._unchanged_then, planned.path, text), sync=False)
-            report("writing", number, len(writes))
+        with self.vault.batched_changes():  # an index learns of every written note in one update
+            for number, planned in enumerate(writes, 1):
+                text = self.texts[planned.path]
+                if planned.action == "create":
+                    self.vault.write(planned.path, text, create=True, sync=False)
+                else:
+                    self.vault.update(planned.path, functools.partial(self._unchanged_then, planned.path, text), sync=False)
+                report("writing", number, len(writes))
         if writes and hasattr(os, "sync"):
             os.sync()  # one flush for the whole batch instead of one fsync per note
 

@@ -22,10 +22,10 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-from brain.importers import ai_agents_yaml
 from brain.importers.ai_agents_checks import check_episode
 from brain.importers.ai_agents_common import META_KEY, same
 from brain.memory.episodes import episode_from_data
+from brain.notes import frontmatter_yaml
 from brain.notes.episode import episode_from_note, episode_frontmatter, managed_frontmatter, render_episode_body
 from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note
 from brain.notes.parse import parse_note
@@ -70,7 +70,7 @@ def episode_import(raw: dict[str, Any]) -> EpisodeImport:
     frontmatter = managed_frontmatter(episode)
     meta = _meta(raw, episode_json(frontmatter, body), warnings)
     extra = {META_KEY: meta} if meta else None
-    text = f"---\n{ai_agents_yaml.dump(episode_frontmatter(episode, extra))}---\n\n{body_text}"
+    text = f"---\n{frontmatter_yaml.dump(episode_frontmatter(episode, extra))}---\n\n{body_text}"
     if meta and not same(raw, episode_json({**frontmatter, META_KEY: meta}, body)):
         warnings.append("the note does not give back this episode exactly; export will differ (please report)")
     return EpisodeImport(episode, meta, text, tuple(warnings))

@@ -24,9 +24,9 @@ from itertools import chain
 from typing import Any
 
 from brain.errors import InvalidInput
-from brain.importers import ai_agents_yaml
 from brain.importers.ai_agents_common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, content_id, corrections, same
 from brain.memory.patterns import pattern_title
+from brain.notes import frontmatter_yaml
 from brain.notes.edit import replace_section, set_frontmatter
 from brain.notes.model import CAUSAL_TYPES, Note
 from brain.notes.parse import parse_note
@@ -305,7 +305,7 @@ def node_parts(item: Item, title: str, edges: list[Edge], titles: dict[str, str]
         "tags": ["causal", tag] if tag and tag != "causal" else ["causal"],
         "permalink": f"causal/{title.lower()}",
     }
-    text = f"---\n{ai_agents_yaml.dump({**head, **frontmatter})}---\n\n# {title}\n"
+    text = f"---\n{frontmatter_yaml.dump({**head, **frontmatter})}---\n\n# {title}\n"
     if lines:
         text += f"\n## Causal Relationships\n{lines}\n"
     return NoteParts(frontmatter, tuple(removed), (("Causal Relationships", lines),), text)
@@ -314,7 +314,7 @@ def node_parts(item: Item, title: str, edges: list[Edge], titles: dict[str, str]
 def graph_note_text(meta: dict[str, Any]) -> str:
     head = {"title": GRAPH_NOTE_TITLE, "type": "note", "tags": ["ai-agents"], GRAPH_META_KEY: meta}
     return (
-        f"---\n{ai_agents_yaml.dump(head)}---\n\n# {GRAPH_NOTE_TITLE}\n\n"
+        f"---\n{frontmatter_yaml.dump(head)}---\n\n# {GRAPH_NOTE_TITLE}\n\n"
         "What the imported causal-graph.json held besides its nodes, edges and patterns: its version and\n"
         "other top-level fields, the order of its arrays, and any item no note can stand for (an edge to an\n"
         "unknown id, a node without an id). `brain export ai-agents` reads this note. Without it, export\n"

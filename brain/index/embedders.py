@@ -11,7 +11,6 @@ import hashlib
 import logging
 import os
 import re
-import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -115,23 +114,21 @@ class OnnxMiniLMEmbedder:
                 return name, True
         raise ValueError(f"no usable output among {outputs}")
 
-    # -- the pieces, public so a benchmark can time the raw model on the same inputs --
+    # -- the pieces of embed(): tokenize, batch, run (a benchmark times run_batch alone on the same batches) --
 
     def tokenize(self, texts: Sequence[str]) -> list[Encoding]:
         return self.tokenizer.encode_batch(list(texts), add_special_tokens=True)
 
-    def batches(self, encodings: Sequence[Encoding], pad_to: int | None = None
-                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def batches(self, encodings: Sequence[Encoding]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(original indices, input_ids, attention_mask) per batch.
 
         Dynamic padding: inputs sorted by token length, each batch padded only to its
-        own longest member, so short chunks do not pay for long ones. `pad_to` instead
-        pads every row to a fixed length (the naive baseline benchmarks compare with).
+        own longest member, so short chunks do not pay for long ones.
         """
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = []
-        for idx in self._groups(order, encodings, pad_to):
-            width = pad_to or max(len(encodings[i].ids) for i in idx)
+        for idx in self._groups(order, encodings):
+            width = max(len(encodings[i].ids) for i in idx)
             ids = np.full((len(idx), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
@@ -141,14 +138,14 @@ class OnnxMiniLMEmbedder:
             out.append((np.asarray(idx), ids, mask))
         return out
 
-    def _groups(self, order: list[int], encodings: Sequence[Encoding], pad_to: int | None) -> list[list[int]]:
+    def _groups(self, order: list[int], encodings: Sequence[Encoding]) -> list[list[int]]:
         """Consecutive runs of `order` of at most batch_size rows and max_batch_tokens padded
         tokens: 32 rows of 256 tokens made onnxruntime's arena grow to ~1 GB and ran slower
         than 8 rows (measured: 406 MB and 15 texts/s against 1026 MB and 11 texts/s)."""
         groups: list[list[int]] = []
         current: list[int] = []
         for i in order:  # ascending length: the newest member is the widest
-            width = pad_to or len(encodings[i].ids)
+            width = len(encodings[i].ids)
             if current and (len(current) >= self.batch_size or (len(current) + 1) * width > self.max_batch_tokens):
                 groups.append(current)
                 current = []
@@ -176,17 +173,6 @@ class OnnxMiniLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return self.embed_array(texts).tolist() if len(texts) else []
-
-    def raw_model_throughput(self, texts: Sequence[str], pad_to: int | None = None, repeat: int = 1) -> float:
-        """Texts per second through run_batch alone (tokenising and batching untimed), on
-        the same batches embed() would use, or padded to `pad_to` tokens."""
-        prepared = self.batches(self.tokenize(texts), pad_to=pad_to)
-        start = time.perf_counter()
-        for _ in range(repeat):
-            for _, ids, mask in prepared:
-                self.run_batch(ids, mask)
-        return len(texts) * repeat / (time.perf_counter() - start)
-
 
 _WORD = re.compile(r"\w+")
 

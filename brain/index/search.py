@@ -9,7 +9,7 @@ A note's dense score is its best chunk's cosine similarity. Fusion was chosen by
 (benchmarks/fusion_eval.py, 32 labelled queries on vault-example, all-MiniLM-L6-v2 int8):
 reciprocal rank fusion, `sum 1 / (60 + rank)` over the two lists, scored MRR@10 0.898 against
 0.823 for BM25 alone, 0.866 for dense alone and 0.888-0.897 for weighted sums of max-scaled
-scores (text weight 0.3-0.7); it beat both halves on the paraphrase and the keyword queries
+scores (text weight 0.3-0.7; that variant lives in the benchmark); it beat both halves on the paraphrase and the keyword queries
 (tests/test_search.py keeps it so). In hybrid mode, words found in more than half the notes are
 left out of the BM25 query (their IDF is ~0), see `informative_words`.
 
@@ -24,16 +24,15 @@ import functools
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from brain.errors import InvalidInput
-from brain.index.engine import Index, open_index
+from brain.index.engine import Index
+from brain.index.sync import ensure_fresh
 from brain.notes.lines import split_lines
-from brain.vault import Vault
 
 MODES = ("hybrid", "text", "vector")
-FUSIONS = ("weighted", "rrf")
-TEXT_WEIGHT = 0.4  # for fusion="weighted" only
+SearchMode = Literal[MODES]
 RRF_K = 60
 MAX_TERMS = 6
 EXACT_NOTES, EXACT_CHUNKS = 400, 400  # filtered dense search is exact (no approximate index) up to this size
@@ -67,12 +66,9 @@ class SearchHit:
     score: float
 
 
-def search(vault: Vault, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None) -> list[SearchHit]:
+def search(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None) -> list[SearchHit]:
     """Notes matching `query` by meaning and by words, best first (see the module doc)."""
-    from brain.index.sync import ensure_fresh
-
     _check(query, mode, limit)
-    index = open_index(vault)
     ensure_fresh(index, vectors=mode != "text")
     return run(index, query, mode=mode, limit=limit, filters=filters)
 
@@ -86,8 +82,7 @@ def _check(query: str, mode: str, limit: int) -> None:
         raise InvalidInput("the search query is empty; give some words to look for")
 
 
-def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None,
-        fusion: str = "rrf", text_weight: float = TEXT_WEIGHT) -> list[SearchHit]:
+def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None) -> list[SearchHit]:
     """The search itself, on an index already brought up to date."""
     _check(query, mode, limit)
     where, params = filter_sql(filters or SearchFilters())
@@ -108,7 +103,7 @@ def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filt
     elif mode == "vector":
         ranked = [(note_id, score) for note_id, score, _ in dense]
     else:
-        ranked = fuse(text, [(n, s) for n, s, _ in dense], fusion=fusion, text_weight=text_weight)
+        ranked = fuse(text, [(n, s) for n, s, _ in dense])
     best_chunk = {note_id: chunk for note_id, _, chunk in dense}
     return _hits(index, query, ranked[:limit], best_chunk)
 
@@ -223,24 +218,12 @@ def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: in
     return [(note_id, score, chunk) for note_id, (score, chunk) in ranked[:depth]]
 
 
-def fuse(text: list[tuple[int, float]], dense: list[tuple[int, float]], *, fusion: str = "rrf",
-         text_weight: float = TEXT_WEIGHT) -> list[tuple[int, float]]:
-    """One ranking from two. `rrf` (the default): reciprocal rank fusion, sum of 1 / (60 + rank);
-    `weighted`: scores scaled by each list's top score, then a weighted sum (kept for the benchmark)."""
+def fuse(text: list[tuple[int, float]], dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """One ranking from two: reciprocal rank fusion, the sum of 1 / (60 + rank) over both lists."""
     scores: dict[int, float] = {}
-    if fusion == "rrf":
-        for ranking in (text, dense):
-            for rank, (note_id, _) in enumerate(ranking, start=1):
-                scores[note_id] = scores.get(note_id, 0.0) + 1.0 / (RRF_K + rank)
-    elif fusion == "weighted":
-        for ranking, weight in ((text, text_weight), (dense, 1.0 - text_weight)):
-            top = max((score for _, score in ranking), default=0.0)
-            if top <= 0:
-                continue
-            for note_id, score in ranking:
-                scores[note_id] = scores.get(note_id, 0.0) + weight * max(score, 0.0) / top
-    else:
-        raise InvalidInput(f"fusion '{fusion}' is not one of {', '.join(FUSIONS)}")
+    for ranking in (text, dense):
+        for rank, (note_id, _) in enumerate(ranking, start=1):
+            scores[note_id] = scores.get(note_id, 0.0) + 1.0 / (RRF_K + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 

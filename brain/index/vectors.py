@@ -113,14 +113,10 @@ class VectorStore:
         self._collection = None
         self._recent = {}
         self._matrix = None
-        if self._client is not None and not self.chroma_url:
-            from chromadb.api.shared_system_client import SharedSystemClient
-
-            # chromadb caches one System per path for the whole process; stop just ours.
-            system = SharedSystemClient._identifier_to_system.pop(str(self.path), None)
-            SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
-            if system is not None:
-                system.stop()
+        if self._client is not None:
+            # chromadb shares one System per path in a process; closing our client (its only
+            # user) stops it, so the next client reads the store from disk again.
+            self._client.close()
         self._client = None
 
     def _check_fresh(self) -> None:
@@ -166,6 +162,20 @@ class VectorStore:
                 )
         return self._collection
 
+    @_serialized
+    def other_collection(self, name: str) -> Any:
+        """Another collection on this store's Chroma client (e.g. the query vectors of recorded runs).
+
+        Fetched again on each call: the client is replaced when another process changed the store.
+        Named with `collection_name(vault_root, ...)`, it is dropped by `brain reindex` with the rest.
+        """
+        self._check_fresh()
+        if self._client is None:
+            self._client = self._connect()
+        return self._client.get_or_create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        )
+
     def written(self) -> None:
         """Inside the catalog's write(): record that this process changed the vectors."""
         current = int(self.catalog.get_meta(GENERATION_KEY, "0") or 0) + 1
@@ -210,17 +220,6 @@ class VectorStore:
                 collection.delete(ids=list(ids[start : start + 5000]))
 
     @_serialized
-    def drop(self) -> None:
-        """Delete this vault's collection (reindex); missing is fine."""
-        self._check_fresh()
-        if self._client is None:
-            self._client = self._connect()
-        try:
-            self._client.delete_collection(self.name)
-        except Exception:  # noqa: BLE001 - absent collection
-            pass
-        self._collection = None
-
     # ------------------------------------------------------------ reading
 
     @_serialized
@@ -280,22 +279,16 @@ class VectorStore:
         return [VectorHit(int(notes[rows[i]]), records[rows[i]].split(":", 1)[1], float(similarities[i])) for i in best]
 
     @_serialized
-    def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
-        """The `n` chunks nearest to `vector`, restricted to `note_ids` when given (before ranking)."""
+    def query(self, vector: Sequence[float], n: int) -> list[VectorHit]:
+        """The `n` chunks nearest to `vector` (filtered searches use `filtered`)."""
         collection = self.collection(create=False)
         if collection is None or n <= 0:
             return []
-        where: dict | None = None
-        if note_ids is not None:
-            if not note_ids:
-                return []
-            where = {"note_id": {"$in": list(note_ids)}} if len(note_ids) > 1 else {"note_id": note_ids[0]}
-        result = collection.query(query_embeddings=[list(vector)], n_results=n, where=where, include=["distances", "metadatas"])
+        result = collection.query(query_embeddings=[list(vector)], n_results=n, include=["distances", "metadatas"])
         hits = {}
         for record, distance, metadata in zip(result["ids"][0], result["distances"][0], result["metadatas"][0]):
             hits[record] = VectorHit(int(metadata["note_id"]), record.split(":", 1)[1], 1.0 - float(distance))
-        allowed = None if note_ids is None else set(note_ids)
-        recent = [tuple(r.split(":", 1)) for r, note in self._recent.items() if allowed is None or note in allowed]
+        recent = [tuple(r.split(":", 1)) for r in self._recent]
         for hit in self.exact(vector, [(int(note), chunk) for note, chunk in recent], n) if recent else []:
             hits[record_id(hit.note_id, hit.chunk_id)] = hit
         return sorted(hits.values(), key=lambda hit: -hit.similarity)[:n]
@@ -319,11 +312,14 @@ def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | 
     client = store._connect()
     prefix = collection_name(vault_root, "x")[:-1]
     dropped = 0
-    for collection in client.list_collections():
-        name = collection if isinstance(collection, str) else collection.name
-        if name.startswith(prefix):
-            client.delete_collection(name)
-            dropped += 1
+    try:
+        for collection in client.list_collections():
+            name = collection if isinstance(collection, str) else collection.name
+            if name.startswith(prefix):
+                client.delete_collection(name)
+                dropped += 1
+    finally:
+        client.close()
     return dropped
 
 

@@ -27,9 +27,11 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from brain.errors import IndexBusy
-from brain.index.engine import Index, open_index
-from brain.index.sync import index_vault, qualifies, scan, update_paths
-from brain.vault import Vault
+from brain.index.embedding import embed_pending
+from brain.index.engine import Index
+from brain.index.scan import scan
+from brain.index.sync import index_vault, update_paths
+from brain.vault import is_note_path
 
 DEBOUNCE = 0.3
 MAX_DELAY = 2.0
@@ -42,7 +44,7 @@ def ignored(relative: str) -> bool:
     name = PurePosixPath(relative).name
     if name == "4913" or name.startswith((".#", "#", ".~", "~$")) or name.lower().endswith(_TEMP_SUFFIXES):
         return True  # vim's write test, emacs locks and autosaves, office locks, backups, temp files
-    return not qualifies(relative)
+    return not is_note_path(relative)
 
 
 @dataclass
@@ -65,10 +67,10 @@ class _Handler(FileSystemEventHandler):
 
 
 class Watcher:
-    def __init__(self, vault: Vault, *, index: Index | None = None, embed: bool = True, debounce: float = DEBOUNCE,
+    def __init__(self, index: Index, *, embed: bool = True, debounce: float = DEBOUNCE,
                  max_delay: float = MAX_DELAY, on_batch: Callable[[Batch], None] | None = None):
-        self.vault = vault
-        self.index = index or open_index(vault)
+        self.vault = index.vault
+        self.index = index
         self.embed = embed
         self.debounce, self.max_delay = debounce, max_delay
         self.on_batch = on_batch
@@ -92,7 +94,7 @@ class Watcher:
             raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
         self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
         self._observer.start()  # first, so nothing that changes during the catch-up is missed
-        index_vault(self.vault, embed=self.embed, index=self.index)
+        index_vault(self.index, embed=self.embed)
         self._thread.start()
         return self
 
@@ -194,8 +196,6 @@ class Watcher:
                 result = scan(self.index) if full else update_paths(self.index, paths, embed=False)
                 batch.changes = result.changes
                 if self.embed:
-                    from brain.index.sync import embed_pending
-
                     embed_pending(self.index)
             except Exception as error:  # noqa: BLE001 - a watcher must survive anything one batch does
                 batch.errors.append(f"{type(error).__name__}: {error}")

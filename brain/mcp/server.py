@@ -21,12 +21,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
-from brain.mcp import tools_episodic, tools_notes
+from brain.mcp import tools_episodic, tools_notes, tools_runs
 from brain.mcp.common import ServerState
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
-_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic)
+_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic, tools_runs)
 GROUPS: dict[str, ModuleType] = {module.GROUP: module for module in _GROUP_MODULES}
 TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765

@@ -12,6 +12,7 @@ import io
 import json
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import networkx as nx
 
@@ -219,6 +220,10 @@ def find_cycles(corpus: Corpus, limit: int = 50) -> list[list[str]]:
 # ---------------------------------------------------------------- export
 
 
+GRAPH_FORMATS = ("mermaid", "graphml", "json")
+GraphFormat = Literal[GRAPH_FORMATS]
+
+
 def export_graph(corpus: Corpus, fmt: str) -> str:
     graph = causal_graph(corpus).graph
     linked = graph.subgraph([node for node in graph if graph.degree(node) > 0])
@@ -230,7 +235,7 @@ def export_graph(corpus: Corpus, fmt: str) -> str:
         return buffer.getvalue().decode("utf-8")
     if fmt == "mermaid":
         return _as_mermaid(linked)
-    raise InvalidInput(f"unknown graph format '{fmt}'; use mermaid, graphml or json")
+    raise InvalidInput(f"unknown graph format '{fmt}'; use one of {', '.join(GRAPH_FORMATS)}")
 
 
 def _as_json(graph: nx.DiGraph) -> dict:

@@ -9,7 +9,8 @@ from brain.memory.corpus import Corpus
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
-from brain.vault import Vault
+from brain.notes.run import run_from_note
+from brain.vault import SkipKind, Vault
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ def typed_problems(note: Note) -> tuple[str, ...]:
         return episode_from_note(note).problems
     if note.type == "pattern":
         return pattern_from_note(note).problems
+    if note.type == "run":
+        return note.problems + run_from_note(note).problems
     return note.problems
 
 
@@ -64,11 +67,11 @@ def check_notes(corpus: Corpus) -> list[Finding]:
     return findings
 
 
-_SKIP_FIXES = (
-    ("symlink", "move the note into the vault, or replace the link with a copy"),
-    ("binary", "remove the file, or rename it so it does not end in .md"),
-    ("cannot be read", "fix the file's permissions, then run `brain index`"),
-)
+_SKIP_FIXES = {
+    SkipKind.OUTSIDE_SYMLINK: "move the note into the vault, or replace the link with a copy",
+    SkipKind.BINARY: "remove the file, or rename it so it does not end in .md",
+    SkipKind.UNREADABLE: "fix the file (its permissions, or a link that loops), then run `brain index`",
+}
 
 
 def check_index(vault: Vault) -> list[Finding]:
@@ -77,9 +80,8 @@ def check_index(vault: Vault) -> list[Finding]:
 
     status = index_status(vault, with_embedder=False)
     findings = []
-    for path, reason in sorted(status.skipped.items()):
-        fix = next((fix for key, fix in _SKIP_FIXES if key in reason), "check the file, then run `brain index`")
-        findings.append(Finding("skipped", path, reason, fix))
+    for path, skip in sorted(status.skipped.items()):
+        findings.append(Finding("skipped", path, skip.reason, _SKIP_FIXES[skip.kind]))
     if not status.indexed:
         return findings
     where = ".brain/index"
@@ -92,7 +94,7 @@ def check_index(vault: Vault) -> list[Finding]:
     if status.vectors_embedder:
         from brain.index.engine import open_index
 
-        embedder = open_index(vault).embedder
+        embedder = open_index(vault).embedder  # the vault has an index: status.indexed
         if embedder.id != status.vectors_embedder:
             findings.append(Finding("stale-index", where,
                                     f"vectors were made by '{status.vectors_embedder}' but the embedder is '{embedder.id}'",

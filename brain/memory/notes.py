@@ -7,7 +7,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
@@ -18,6 +18,7 @@ from brain.notes.model import Note
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_FOLDER = "notes"
+EditOperation = Literal[EDIT_OPERATIONS]
 
 
 @dataclass(frozen=True)

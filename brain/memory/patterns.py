@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from brain.config import load_config
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.notes.lines import require_one_line
@@ -20,9 +21,6 @@ from brain.notes.pattern import (
 )
 from brain.notes.edit import set_frontmatter
 from brain.vault import TYPE_FOLDERS, Vault
-
-DEFAULT_MAX_SUCCESS_RATE = 0.3
-DEFAULT_MIN_OCCURRENCES = 2
 
 
 @dataclass(frozen=True)
@@ -140,10 +138,17 @@ def list_patterns(
 def antipatterns(
     corpus: Corpus,
     *,
-    max_success_rate: float = DEFAULT_MAX_SUCCESS_RATE,
-    min_occurrences: int = DEFAULT_MIN_OCCURRENCES,
+    max_success_rate: float | None = None,
+    min_occurrences: int | None = None,
 ) -> list[Pattern]:
-    """Patterns that keep failing: success rate at most the threshold over enough occurrences, worst first."""
+    """Patterns that keep failing: success rate at most the threshold over enough occurrences, worst first.
+
+    A threshold not given comes from the vault's `[antipatterns]` config (defaults 0.3 and 2).
+    """
+    if max_success_rate is None or min_occurrences is None:
+        config = load_config(corpus.vault.brain_dir)
+        max_success_rate = config.antipattern_max_success_rate if max_success_rate is None else max_success_rate
+        min_occurrences = config.antipattern_min_occurrences if min_occurrences is None else min_occurrences
     _check_rate(max_success_rate, "max success rate")
     if min_occurrences < 0:
         raise InvalidInput(f"min occurrences must be 0 or more, got {min_occurrences}")

@@ -19,7 +19,7 @@ from typing import Any
 
 from brain.notes import frontmatter_yaml
 from brain.notes.lines import escape_block, line_texts, unescape_block
-from brain.notes.model import Decision, Episode, Event, Note
+from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note
 from brain.notes.parse import find_wikilinks
 
 DECISION_FIELDS = ("Timestamp", "Type", "Context", "Options", "Chosen", "Rationale", "Outcome", "Effects")
@@ -53,7 +53,7 @@ def episode_from_note(note: Note) -> Episode:
     if fm.get("date") is not None and not _is_iso(str(fm.get("date"))):
         problems.append(f"date '{fm.get('date')}' is not an ISO date or timestamp")
     outcome = _text(fm.get("outcome"))
-    if outcome is not None and outcome not in ("success", "partial", "failure"):
+    if outcome is not None and outcome not in OUTCOMES:
         problems.append(f"outcome '{outcome}' is not success, partial or failure")
     return Episode(
         title=note.title,
@@ -263,6 +263,17 @@ def render_event(number: int, event: Event) -> str:
     parts += [f"{key}: {value}" for key, value in event.extra]
     tail = f" ({'; '.join(parts)})" if parts else ""
     return f"{head} {_continued(event.text, '   ')}{tail}"
+
+
+def decision_headline(decision: Decision) -> str:
+    """`Title -> chosen (outcome)`: what a decision was about, what it chose and how it went.
+
+    The one line every front end and the context builder show for a decision (no `X -> X`, and
+    an untitled decision shows what it chose)."""
+    base = decision.title or decision.chosen or ""
+    if decision.chosen and decision.chosen != base:
+        base += f" -> {decision.chosen}"
+    return base + (f" ({decision.outcome})" if decision.outcome else "")
 
 
 def decision_title(chosen: str | None, fallback: str) -> str:
