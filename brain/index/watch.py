@@ -92,9 +92,13 @@ class Watcher:
             self._lock.acquire()
         except Timeout:
             raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
-        self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
-        self._observer.start()  # first, so nothing that changes during the catch-up is missed
-        index_vault(self.index, embed=self.embed)
+        try:
+            self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
+            self._observer.start()  # first, so nothing that changes during the catch-up is missed
+            index_vault(self.index, embed=self.embed)
+        except BaseException:
+            self._lock.release()
+            raise
         self._thread.start()
         return self
 
