@@ -131,3 +131,25 @@ def test_nfc_and_nfd_titles_make_one_note(vault, brain):
     brain("note", "write", "Cafe\u0301")  # NFD
     assert brain("note", "write", "Caf\u00e9").exit_code == 1  # NFC: the same note, not a second one
     assert sorted(p.name for p in (vault.root / "notes").iterdir()) == ["Caf\u00e9.md"]
+
+
+def test_a_moved_vault_keeps_its_vectors(tmp_path, brain):
+    """Item 7: after `mv`, vector search returned nothing (the collection name hashed the path)."""
+    from brain.index.engine import open_index
+    from brain.index.search import search
+    from brain.index.vectors import collection_name
+    from brain.vault import Vault
+
+    from conftest import lexical_vault
+
+    first = lexical_vault(tmp_path / "before")
+    write(first, "notes/a.md", "# Alpha\n\nquartz lattice resonance\n")
+    assert brain("index", "--vault", str(first.root)).exit_code == 0
+    before = collection_name(first.root, "lexical")
+    forget(first.root)
+    moved = tmp_path / "after"
+    first.root.rename(moved)
+    hits = search(open_index(Vault(moved)), "quartz lattice resonance", mode="vector")
+    forget(moved)
+    assert [hit.path for hit in hits] == ["notes/a.md"]
+    assert collection_name(moved, "lexical") == before  # the same vectors, nothing re-embedded

@@ -18,6 +18,7 @@ import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Sequence
@@ -43,10 +44,30 @@ class VectorHit:
 
 def collection_name(vault_root: Path, embedder_id: str) -> str:
     """Stable, Chroma-valid (3-512 chars of [a-zA-Z0-9._-]) and distinct per vault and embedder."""
-    slug = re.sub(r"[^a-zA-Z0-9]+", "-", Path(vault_root).name).strip("-")[:40] or "vault"
-    digest = hashlib.sha256(str(Path(vault_root).resolve()).encode()).hexdigest()[:10]
     model = re.sub(r"[^a-zA-Z0-9]+", "-", embedder_id).strip("-")[:60]
-    return f"brain-{slug}-{digest}-{model}"
+    return f"brain-{vault_identity(Path(vault_root))}-{model}"
+
+
+def vault_identity(vault_root: Path) -> str:
+    """The vault's id, kept in `.brain/vault-id` so that it survives moving or renaming the vault.
+
+    A vault without the file gets the id its path gave before the file existed (folder name
+    and a hash of the path), so the vectors of an existing vault keep their collection.
+    """
+    path = vault_root / ".brain" / "vault-id"
+    try:
+        stored = path.read_text(encoding="utf-8").strip()
+        if re.fullmatch(r"[a-zA-Z0-9-]{1,60}", stored):
+            return stored
+    except OSError:
+        pass
+    slug = re.sub(r"[^a-zA-Z0-9]+", "-", vault_root.name).strip("-")[:40] or "vault"
+    identity = f"{slug}-{hashlib.sha256(str(vault_root.resolve()).encode()).hexdigest()[:10]}"
+    if path.parent.is_dir():
+        temp = path.with_name(f".vault-id-{os.getpid()}.tmp")
+        temp.write_text(identity + "\n", encoding="utf-8")
+        os.replace(temp, path)
+    return identity
 
 
 def parse_url(url: str) -> tuple[str, int, bool]:
