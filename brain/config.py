@@ -5,6 +5,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 from brain.errors import InvalidInput
 
@@ -38,6 +39,7 @@ class Config:
 
 
 def load_config(brain_dir: Path) -> Config:
+    """The vault's settings; a value brain cannot use is a one-line error naming the key and the choices."""
     path = brain_dir / "config.toml"
     if not path.is_file():
         return Config()
@@ -52,8 +54,8 @@ def load_config(brain_dir: Path) -> Config:
     if not isinstance(searching.get("rerank", False), bool):
         raise InvalidInput(f"{path}: [search] rerank must be true or false")
     try:
-        return Config(
-            embedder=str(index.get("embedder", "default")),
+        config = Config(
+            embedder=index.get("embedder", "default"),
             model_path=index.get("model_path") or None,
             chroma_url=index.get("chroma_url") or None,
             antipattern_max_success_rate=float(anti.get("max_success_rate", 0.3)),
@@ -66,3 +68,33 @@ def load_config(brain_dir: Path) -> Config:
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None
+    _check(config, path)
+    return config
+
+
+def _check(config: Config, path: Path) -> None:
+    from brain.index.embedders import EMBEDDER_NAMES  # the one list of embedder names
+
+    if config.embedder not in EMBEDDER_NAMES:
+        raise InvalidInput(f"{path}: embedder = {config.embedder!r} is not one of: {', '.join(EMBEDDER_NAMES)}")
+    if config.chroma_url is not None:
+        check_chroma_url(config.chroma_url, f"{path}: chroma_url")
+    if config.model_path is not None:
+        if not isinstance(config.model_path, str) or not Path(config.model_path).expanduser().exists():
+            raise InvalidInput(
+                f"{path}: model_path = {config.model_path!r} does not exist; give a folder holding model.onnx and tokenizer.json, or remove the key"
+            )
+
+
+def check_chroma_url(url: object, what: str = "chroma_url") -> None:
+    """Refuse a Chroma URL that is not http(s)://host[:port] with a port in range."""
+    example = "http://127.0.0.1:8000"
+    if not isinstance(url, str):
+        raise InvalidInput(f"{what} = {url!r} is not a URL such as {example}")
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    try:
+        port = parsed.port
+    except ValueError:
+        raise InvalidInput(f"{what} = {url!r} has a port outside 1-65535; use a URL such as {example}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or port == 0:
+        raise InvalidInput(f"{what} = {url!r} is not an http(s) URL such as {example}")

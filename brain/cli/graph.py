@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import VaultOption, open_vault
+from brain.cli.common import VaultOption, open_vault, write_output
 from brain.memory.causal import GraphFormat, export_graph
 
 app = typer.Typer(help="The causal graph as a picture or data.", no_args_is_help=True)
@@ -27,5 +27,5 @@ def export(
     if output is None:
         typer.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_output(output, text)
         typer.echo(f"wrote {output}")

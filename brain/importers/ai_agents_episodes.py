@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from brain.importers.ai_agents_checks import check_episode
-from brain.importers.ai_agents_common import META_KEY, inert, same
+from brain.importers.ai_agents_common import META_KEY, same
 from brain.memory.episodes import episode_from_data
 from brain.notes import frontmatter_yaml
 from brain.notes.episode import episode_from_note, episode_frontmatter, managed_frontmatter, render_episode_body
@@ -62,7 +62,8 @@ def episode_import(raw: dict[str, Any]) -> EpisodeImport:
     warnings += read_warnings
     outcome = raw.get("outcome")
     episode = replace(episode, outcome=outcome if isinstance(outcome, str) else None)
-    episode = _inert(replace(episode, decisions=_with_extras(episode.decisions, clean.get("decisions"))))
+    # render_episode escapes any value line markdown would read as structure (`escape_block`).
+    episode = replace(episode, decisions=_with_extras(episode.decisions, clean.get("decisions")))
     # The layout is render_episode's; its frontmatter is written by the fast exact dumper.
     body_text = render_episode_body(episode)
     body = parse_note(body_text)
@@ -116,25 +117,6 @@ def _with_extras(decisions: tuple[Decision, ...], raw: Any) -> tuple[Decision, .
             decision = replace(decision, extra=decision.extra + extra)
         out.append(decision)
     return tuple(out)
-
-
-def _inert(episode: Episode) -> Episode:
-    """The episode with no value able to open a heading or a code fence in the note's body."""
-
-    def text(value: str | None) -> str | None:
-        return inert(value) if value is not None else None
-
-    decisions = tuple(
-        replace(
-            decision,
-            **{key: text(getattr(decision, key)) for key in ("timestamp", "type", "context", "chosen", "rationale", "outcome")},
-            options=tuple(inert(option) for option in decision.options) if decision.options is not None else None,
-            extra=tuple((name, inert(value)) for name, value in decision.extra),
-        )
-        for decision in episode.decisions
-    )
-    events = tuple(replace(event, text=inert(event.text)) for event in episode.events)
-    return replace(episode, decisions=decisions, events=events, lessons=tuple(inert(lesson) for lesson in episode.lessons))
 
 
 # ---------------------------------------------------------------- note -> JSON

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from brain.errors import InvalidInput
 from brain.index.engine import Index
+from brain.notes.lines import split_lines
 
 MODES = ("hybrid", "text", "vector")
 TEXT_WEIGHT = 0.5  # chosen on MuSiQue, see the module doc
@@ -297,7 +298,7 @@ def _lexical_section(index: Index, path: str, text: str, words: list[str]) -> tu
     if note is None:
         return None, 0, len(text)
     offsets = [0]
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         offsets.append(offsets[-1] + len(line))
     best: tuple[int, str | None, int, int] = (0, None, offsets[min(note.body_start, len(offsets) - 1)], len(text))
     for section in note.sections:

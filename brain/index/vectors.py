@@ -22,6 +22,7 @@ import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from brain.errors import IndexMismatch, InvalidInput
+from brain.errors import IndexMismatch, IndexUnavailable, InvalidInput
 from brain.index.catalog import Catalog
 
 if TYPE_CHECKING:
@@ -49,10 +50,30 @@ class VectorHit:
 
 def collection_name(vault_root: Path, embedder_id: str) -> str:
     """Stable, Chroma-valid (3-512 chars of [a-zA-Z0-9._-]) and distinct per vault and embedder."""
-    slug = re.sub(r"[^a-zA-Z0-9]+", "-", Path(vault_root).name).strip("-")[:40] or "vault"
-    digest = hashlib.sha256(str(Path(vault_root).resolve()).encode()).hexdigest()[:10]
     model = re.sub(r"[^a-zA-Z0-9]+", "-", embedder_id).strip("-")[:60]
-    return f"brain-{slug}-{digest}-{model}"
+    return f"brain-{vault_identity(Path(vault_root))}-{model}"
+
+
+def vault_identity(vault_root: Path) -> str:
+    """The vault's id, kept in `.brain/vault-id` so that it survives moving or renaming the vault.
+
+    A vault without the file gets the id its path gave before the file existed (folder name
+    and a hash of the path), so the vectors of an existing vault keep their collection.
+    """
+    path = vault_root / ".brain" / "vault-id"
+    try:
+        stored = path.read_text(encoding="utf-8").strip()
+        if re.fullmatch(r"[a-zA-Z0-9-]{1,60}", stored):
+            return stored
+    except OSError:
+        pass
+    slug = re.sub(r"[^a-zA-Z0-9]+", "-", vault_root.name).strip("-")[:40] or "vault"
+    identity = f"{slug}-{hashlib.sha256(str(vault_root.resolve()).encode()).hexdigest()[:10]}"
+    if path.parent.is_dir():
+        temp = path.with_name(f".vault-id-{os.getpid()}.tmp")
+        temp.write_text(identity + "\n", encoding="utf-8")
+        os.replace(temp, path)
+    return identity
 
 
 def parse_url(url: str) -> tuple[str, int, bool]:
@@ -103,7 +124,12 @@ class VectorStore:
         settings = Settings(anonymized_telemetry=False, allow_reset=False)
         if self.chroma_url:
             host, port, ssl = parse_url(self.chroma_url)
-            return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+            try:
+                return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+            except Exception as error:  # noqa: BLE001 - chromadb reports an unreachable server as ValueError
+                raise IndexUnavailable(
+                    f"cannot reach the Chroma server at {self.chroma_url} ({error}); start it (`chroma run`) or fix chroma_url"
+                ) from None
         self.path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(self.path), settings=settings)
 
@@ -150,8 +176,10 @@ class VectorStore:
             else:
                 try:
                     self._collection = self._client.get_collection(self.name, embedding_function=None)
-                except Exception:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
-                    return None
+                except Exception as error:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
+                    if type(error).__name__ == "NotFoundError" or "does not exist" in str(error):
+                        return None
+                    raise IndexUnavailable(f"the vectors at {self.location} cannot be read ({type(error).__name__}: {error})") from None
             found = (self._collection.metadata or {}).get("embedder")
             if found not in (None, self.embedder_id):
                 raise IndexMismatch(

@@ -22,10 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from brain.errors import IndexBusy
 from brain.index.embedding import embed_pending
 from brain.index.engine import Index, existing_index
 from brain.index.scan import scan
@@ -87,10 +88,17 @@ class Watcher:
     # ------------------------------------------------------------ life cycle
 
     def start(self) -> Watcher:
-        self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
-        self._observer.start()  # first, so nothing that changes during the catch-up is missed
-        index_vault(self.index, embed=self.embed)
-        self._lock.acquire()
+        try:  # first of all: a second watcher is refused before it indexes anything
+            self._lock.acquire()
+        except Timeout:
+            raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
+        try:
+            self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
+            self._observer.start()  # first, so nothing that changes during the catch-up is missed
+            index_vault(self.index, embed=self.embed)
+        except BaseException:
+            self._lock.release()
+            raise
         self._thread.start()
         return self
 

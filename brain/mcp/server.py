@@ -10,7 +10,7 @@ import hmac
 import json
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -33,6 +33,7 @@ TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+SESSION_IDLE_SECONDS = 600.0
 
 INSTRUCTIONS = """\
 brain is a folder of markdown notes used as working memory: notes, episodes (what happened in a
@@ -106,8 +107,27 @@ def http_app(server: MCPServer, *, host: str, port: int, token: str | None, allo
         allowed_hosts=[f"{name}:{port}" for name in names],
         allowed_origins=[f"{scheme}://{name}:{port}" for name in names for scheme in ("http", "https")],
     )
-    app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=host)
+    # Idle sessions are closed and freed (2,000 abandoned sessions once held 74 MB for good).
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, transport_security=security, host=host, session_idle_timeout=SESSION_IDLE_SECONDS
+    )
     return BearerTokenMiddleware(app, token) if token else app
+
+
+def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False) -> str | None:
+    """The bearer token for HTTP, refusing what would expose the vault by accident.
+
+    A set but empty (or blank) BRAIN_MCP_TOKEN is an error, never "no authentication"; a
+    non-loopback host needs a token unless `insecure` says otherwise on purpose.
+    """
+    token = environ.get(TOKEN_ENV)
+    if token is not None and not token.strip():
+        raise InvalidInput(f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token")
+    if token is None and not insecure and _bracket(host) not in LOOPBACK_HOSTS:
+        raise InvalidInput(
+            f"--host {host} is reachable from other machines: set {TOKEN_ENV} to require a bearer token, or pass --insecure to serve without one"
+        )
+    return token
 
 
 def run_http(

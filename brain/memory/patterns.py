@@ -9,7 +9,8 @@ from datetime import date
 from brain.config import load_config
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
-from brain.notes.model import OUTCOMES, Pattern
+from brain.notes.lines import require_one_line
+from brain.notes.model import OUTCOMES, Note, Pattern
 from brain.notes.pattern import (
     OUTCOME_SCORE,
     evidence_line,
@@ -57,6 +58,8 @@ def add_pattern(
     """Record one occurrence of a pattern: create it (occurrences 1) or update its running average."""
     if outcome not in OUTCOMES:
         raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
+    require_one_line(name, "name")
+    require_one_line(trigger, "trigger")
     today = today or date.today().isoformat()
     warnings: list[str] = []
     episode_title = None
@@ -82,14 +85,14 @@ def add_pattern(
         )
         vault.write(path, text, create=True)
         return PatternUpdate(path, pattern_from_note(vault.read(path).note), True, tuple(warnings))
-    current = vault.read(existing)
-    if current.note.type != "pattern":
-        raise InvalidInput(f"'{name}' resolves to {existing}, a {current.note.type} note, not a pattern")
-    pattern = pattern_from_note(current.note)
-    text = record_evidence(current.note.text, pattern, outcome=outcome, episode=episode_title, today=today)
-    if trigger and not pattern.trigger:
-        text = set_frontmatter(text, {"trigger": trigger})
-    vault.write(existing, text, expected=current.stamp)
+    def with_evidence(note: Note) -> str:
+        if note.type != "pattern":
+            raise InvalidInput(f"'{name}' resolves to {existing}, a {note.type} note, not a pattern")
+        pattern = pattern_from_note(note)
+        text = record_evidence(note.text, pattern, outcome=outcome, episode=episode_title, today=today)
+        return set_frontmatter(text, {"trigger": trigger}) if trigger and not pattern.trigger else text
+
+    vault.update(existing, with_evidence)
     return PatternUpdate(existing, pattern_from_note(vault.read(existing).note), False, tuple(warnings))
 
 
