@@ -105,9 +105,7 @@ def test_a_long_lived_process_follows_file_events_and_skips_the_stat_scan(vault,
     watcher = follow(vault)
     assert watcher is not None
     index = open_index(vault)
-    deadline = time.monotonic() + 20
-    while not index.watcher_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert watcher.caught_up.wait(timeout=20)  # its catch-up scan of the whole vault is over
     try:
         assert index.watcher_alive() and follow(vault) is None  # one follower per vault
         scans = []

@@ -82,6 +82,7 @@ class Watcher:
         self._stop = threading.Event()
         self._observer = Observer()
         self._thread = threading.Thread(target=self._loop, name="brain-watch", daemon=True)
+        self.caught_up = threading.Event()  # set once the catch-up index run after start is done
         self._lock = FileLock(str(self.index.dir / "watch.lock"), timeout=0, thread_local=False)
         self.batches = 0
 
@@ -100,6 +101,7 @@ class Watcher:
             self._lock.release()
             raise
         self._thread.start()
+        self.caught_up.set()
         return self
 
     def stop(self) -> None:
