@@ -139,7 +139,7 @@ def main() -> None:
     result["generate_s"] = round(time.perf_counter() - started, 1)
     vault = Vault(root)
     started = time.perf_counter()
-    report = index_vault(open_index(vault))  # the config names the lexical embedder
+    report = index_vault(open_index(vault))
     result["index_s"] = round(time.perf_counter() - started, 1)
     result["indexed_notes"] = report.notes
     print(f"generated and indexed {report.notes} facts in {result['generate_s'] + result['index_s']:.0f} s", file=sys.stderr)
