@@ -15,7 +15,7 @@ What each row measures, where it is not obvious:
   model (onnxruntime session only) on exactly those chunks in the same run.
 - search: the notes' vectors are written by the lexical embedder (same dimension, same chunk
   count as the real model would give, minutes instead of an hour); each query is embedded by
-  the real model. Latency is FTS5 + real query embedding + Chroma HNSW over all chunks + fusion.
+  the real model. Latency is FTS5 + real query embedding + an exact scan of all chunk vectors + fusion.
   Measured twice: with a watcher running (readers trust the catalog) and without (each search
   first stats the whole vault for changes).
 """
@@ -89,7 +89,7 @@ def _cold_runs(size: str, count: int) -> tuple[int, list[float], list[float]]:
         vault = Vault(root)
         cpu = time.process_time() + _children_cpu()
         started = time.perf_counter()
-        report = index_vault(vault, embed=False)
+        report = index_vault(open_index(vault), embed=False)
         walls.append(report.notes / (time.perf_counter() - started))
         cpus.append(report.notes / (time.process_time() + _children_cpu() - cpu))
         forget(root)
@@ -103,41 +103,23 @@ def _children_cpu() -> float:
 
 def row_cold(size: str) -> dict:
     """Wall-clock notes/s (the target), and notes per CPU-second (what two idle cores would give
-    at most twice of). The second figure patches the frontmatter loader to libyaml's C parser
-    (the change proposed for brain/notes/frontmatter_yaml.py) to show what that would buy."""
-    import yaml
-
+    at most twice of), with the YAML loader brain uses (libyaml's, when PyYAML has it)."""
     from brain.notes import frontmatter_yaml
 
     notes, walls, cpus = _cold_runs(size, 2)
-    result = {"notes": notes, "notes_per_s": round(max(walls), 1), "runs_notes_per_s": [round(r, 1) for r in walls],
-              "notes_per_cpu_s": round(max(cpus), 1), "load_avg_1m": round(os.getloadavg()[0], 2)}
-
-    class CLoader(yaml.CSafeLoader):
-        pass
-
-    CLoader.yaml_implicit_resolvers = {
-        key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for key, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
-    }
-    original = frontmatter_yaml._BrainYAMLHandler.load
-    frontmatter_yaml._BrainYAMLHandler.load = lambda self, fm, **kw: yaml.load(fm, Loader=CLoader)  # noqa: S506
-    try:
-        _, walls_c, cpus_c = _cold_runs(size, 2)
-    finally:
-        frontmatter_yaml._BrainYAMLHandler.load = original
-    result["with_libyaml_loader"] = {"notes_per_s": round(max(walls_c), 1), "notes_per_cpu_s": round(max(cpus_c), 1)}
-    result["ok"] = max(walls) >= 1000
-    return result
+    return {"notes": notes, "notes_per_s": round(max(walls), 1), "runs_notes_per_s": [round(r, 1) for r in walls],
+            "notes_per_cpu_s": round(max(cpus), 1), "load_avg_1m": round(os.getloadavg()[0], 2),
+            "yaml_loader": frontmatter_yaml._NoTimestampLoader.__mro__[1].__name__, "ok": max(walls) >= 1000}
 
 
 def row_rescan(size: str) -> dict:
-    from brain.index.sync import index_vault, scan
+    from brain.index.scan import scan
+    from brain.index.sync import index_vault
 
     root = fresh_vault(size)
     lexical_config(root)
     vault = Vault(root)
-    index_vault(vault, embed=False)
+    index_vault(open_index(vault), embed=False)
     index = open_index(vault)
     times = []
     for _ in range(7):
@@ -167,12 +149,12 @@ def row_embed(size: str) -> dict:
         vault = Vault(root)
         index = open_index(vault)
         embedder = index.embedder
-        index_vault(vault, embed=False)
+        index_vault(open_index(vault), embed=False)
         index.vectors.collection()  # one-time set-up (Chroma client, tokenizer copy) is not throughput
         texts = [c.text for note in index.catalog.load().values() for c in chunk_note(note, embedder.id, index.spans)]
-        raw_before = embedder.raw_model_throughput(texts)  # the raw model just before and after the
-        report = index_vault(vault, embed=True)  # pipeline, so a change of machine load shows
-        raw_after = embedder.raw_model_throughput(texts)
+        raw_before = raw_model_throughput(embedder, texts)  # the raw model just before and after the
+        report = index_vault(open_index(vault), embed=True)  # pipeline, so a change of machine load shows
+        raw_after = raw_model_throughput(embedder, texts)
         pipeline = report.embed.embedded / report.embed.seconds
         raw = (raw_before + raw_after) / 2
         tokens = sum(len(e.ids) for e in embedder.tokenize(texts))
@@ -181,6 +163,16 @@ def row_embed(size: str) -> dict:
         forget(root)
     ratio = statistics.median(r["ratio"] for r in runs)
     return {"embedder": embedder.id, "runs": runs, "ratio": round(ratio, 3), "ok": ratio >= 0.9}
+
+
+def raw_model_throughput(embedder, texts: list[str]) -> float:
+    """Texts per second through the model alone (tokenizing and batching untimed), on the same
+    batches embed() makes."""
+    prepared = embedder.batches(embedder.tokenize(texts))
+    start = time.perf_counter()
+    for _, ids, mask in prepared:
+        embedder.run_batch(ids, mask)
+    return len(texts) / (time.perf_counter() - start)
 
 
 class RealQueries:
@@ -203,11 +195,11 @@ def _time_searches(vault: Vault, items: list[str], **kwargs) -> list[float]:
     from brain.index.search import search
 
     for query in items[:5]:
-        search(vault, query, **kwargs)  # warm
+        search(open_index(vault), query, **kwargs)  # warm
     times = []
     for query in items:
         started = time.perf_counter()
-        search(vault, query, **kwargs)
+        search(open_index(vault), query, **kwargs)
         times.append((time.perf_counter() - started) * 1000)
     return times
 
@@ -223,7 +215,7 @@ def row_search(size: str) -> dict:
     lexical = LexicalFallbackEmbedder()
     index = open_index(vault, embedder=lexical)
     started = time.perf_counter()
-    report = index_vault(vault)
+    report = index_vault(open_index(vault))
     build = time.perf_counter() - started
     real = load_embedder("default")
     open_index(vault, embedder=RealQueries(real, lexical))
@@ -231,7 +223,7 @@ def row_search(size: str) -> dict:
     result = {"notes": report.notes, "chunks": index.catalog.chunk_count(), "build_seconds_lexical": round(build, 1)}
     no_watch = _time_searches(vault, items)
     filtered_no_watch = _time_searches(vault, items[:40], filters=SearchFilters(types=("episode",), since="2026-03-10"))
-    with Watcher(vault, index=index, embed=False):
+    with Watcher(index, embed=False):
         watched = _time_searches(vault, items)
         filtered = _time_searches(vault, items[:40], filters=SearchFilters(types=("episode",), since="2026-03-10"))
         text_only = _time_searches(vault, items[:40], mode="text")
@@ -259,7 +251,7 @@ def row_causal(size: str) -> dict:
     root = fresh_vault(size, "causal", patterns_only=True)
     lexical_config(root)
     vault = Vault(root)
-    index_vault(vault, embed=False)
+    index_vault(open_index(vault), embed=False)
     corpus = Corpus(vault)
     started = time.perf_counter()
     graph = causal_graph(corpus).graph
@@ -268,15 +260,11 @@ def row_causal(size: str) -> dict:
     nodes = [n for n in graph if not n.startswith("missing:")]
     pairs = [(graph.nodes[a]["title"], graph.nodes[b]["title"]) for a, b in (rng.sample(nodes, 2) for _ in range(40))]
 
-    def measure(frozen: bool = False) -> dict:
+    def measure() -> dict:
         path_times, anti_times = [], []
         for source, target in pairs:
             started = time.perf_counter()
-            if frozen:
-                with corpus.frozen():
-                    find_path(corpus, source, target, max_depth=5)
-            else:
-                find_path(corpus, source, target, max_depth=5)
+            find_path(corpus, source, target, max_depth=5)
             path_times.append((time.perf_counter() - started) * 1000)
         for _ in range(20):
             started = time.perf_counter()
@@ -288,8 +276,7 @@ def row_causal(size: str) -> dict:
     measure()  # warm
     result = {"patterns": len(nodes), "edges": graph.number_of_edges(), "first_graph_build_s": round(cold_graph, 2)}
     result["without_watcher"] = measure()
-    result["without_watcher_one_scan_per_call"] = measure(frozen=True)
-    with Watcher(vault, embed=False):
+    with Watcher(open_index(vault), embed=False):
         result["with_watcher"] = watched = measure()
     forget(root)
     result["ok"] = max(watched["path_p95_ms"], watched["antipatterns_p95_ms"]) <= 100
@@ -326,7 +313,7 @@ def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
         with path.open("a", encoding="utf-8") as handle:  # an editor saving an edit
             handle.write(f"\n## Update {token}\n{topic.capitalize()}.\n")
         while True:
-            hits = search(vault, topic if mode == "vector" else token, mode=mode, limit=3)
+            hits = search(open_index(vault), topic if mode == "vector" else token, mode=mode, limit=3)
             if hits and hits[0].path == relative:
                 if mode == "vector" and hits[0].section == f"Update {token}":
                     break
@@ -349,8 +336,8 @@ def row_watch(size: str) -> dict:
     root = fresh_vault(size, "watch")
     lexical_config(root)
     vault = Vault(root)
-    index_vault(vault)
-    with Watcher(vault):
+    index_vault(open_index(vault))
+    with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 20, "text")
     result[f"{size}_vault_lexical_embedder"] = {"p50_s": round(percentile(lat, 0.5), 2), "p95_s": round(percentile(lat, 0.95), 2)}
     forget(root)
@@ -360,8 +347,8 @@ def row_watch(size: str) -> dict:
     shutil.copytree(HERE.parent / "vault-example", small, ignore=shutil.ignore_patterns(".brain"))
     (small / ".brain").mkdir()
     vault = Vault(small)
-    index_vault(vault)
-    with Watcher(vault):
+    index_vault(open_index(vault))
+    with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 15, "vector")
     result["example_vault_real_model_vector_mode"] = {"p50_s": round(percentile(lat, 0.5), 2), "p95_s": round(percentile(lat, 0.95), 2)}
     forget(small)
@@ -374,15 +361,16 @@ import json, resource, sys, shutil, random
 sys.path.insert(0, {repo!r})
 from pathlib import Path
 from brain.vault import Vault
+from brain.index.engine import open_index
 from brain.index.sync import index_vault
 root = Path({root!r})
 vault = Vault(root)
-index_vault(vault, embed=False)               # the whole catalog, process pool included
+index_vault(open_index(vault), embed=False)               # the whole catalog, process pool included
 keep = set(random.Random(1).sample(sorted(p for p in root.rglob('*.md')), {subset}))
 for path in root.rglob('*.md'):               # embed a subset with the real model (see module doc)
     if path not in keep:
         path.unlink()
-index_vault(vault)
+index_vault(open_index(vault))
 own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps({{"main_mb": round(own, 1), "largest_worker_mb": round(workers, 1)}}))

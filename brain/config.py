@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 from brain.errors import InvalidInput
 
@@ -28,12 +29,17 @@ class Config:
     embedder: str = "default"
     model_path: str | None = None
     chroma_url: str | None = None
-    antipattern_max_success_rate: float = 0.3
+    antipattern_max_success_rate: float = 0.3  # `brain pattern antipatterns` and get_antipatterns, unless given
     antipattern_min_occurrences: int = 2
-    raw: dict = field(default_factory=dict)
+    learning_model_url: str | None = None  # [learning]: a chat endpoint `brain tip learn --model` may ask
+    learning_model: str | None = None
+    learning_api_key_env: str | None = None  # the name of the environment variable holding its key
+    rerank: bool = False  # [search] rerank: `brain search` reranks unless --no-rerank
+    reranker_model: str | None = None  # [search] reranker_model: a cross-encoder folder or .onnx file
 
 
 def load_config(brain_dir: Path) -> Config:
+    """The vault's settings; a value brain cannot use is a one-line error naming the key and the choices."""
     path = brain_dir / "config.toml"
     if not path.is_file():
         return Config()
@@ -43,14 +49,52 @@ def load_config(brain_dir: Path) -> Config:
         raise InvalidInput(f"{path} is not valid TOML ({error}); fix it or delete it to use the defaults") from None
     index = data.get("index", {}) if isinstance(data.get("index"), dict) else {}
     anti = data.get("antipatterns", {}) if isinstance(data.get("antipatterns"), dict) else {}
+    learning = data.get("learning", {}) if isinstance(data.get("learning"), dict) else {}
+    searching = data.get("search", {}) if isinstance(data.get("search"), dict) else {}
+    if not isinstance(searching.get("rerank", False), bool):
+        raise InvalidInput(f"{path}: [search] rerank must be true or false")
     try:
-        return Config(
-            embedder=str(index.get("embedder", "default")),
+        config = Config(
+            embedder=index.get("embedder", "default"),
             model_path=index.get("model_path") or None,
             chroma_url=index.get("chroma_url") or None,
             antipattern_max_success_rate=float(anti.get("max_success_rate", 0.3)),
             antipattern_min_occurrences=int(anti.get("min_occurrences", 2)),
-            raw=data,
+            learning_model_url=str(learning["model_url"]) if learning.get("model_url") else None,
+            learning_model=str(learning["model"]) if learning.get("model") else None,
+            learning_api_key_env=str(learning["api_key_env"]) if learning.get("api_key_env") else None,
+            rerank=searching.get("rerank", False),
+            reranker_model=searching.get("reranker_model") or None,
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None
+    _check(config, path)
+    return config
+
+
+def _check(config: Config, path: Path) -> None:
+    from brain.index.embedders import EMBEDDER_NAMES  # the one list of embedder names
+
+    if config.embedder not in EMBEDDER_NAMES:
+        raise InvalidInput(f"{path}: embedder = {config.embedder!r} is not one of: {', '.join(EMBEDDER_NAMES)}")
+    if config.chroma_url is not None:
+        check_chroma_url(config.chroma_url, f"{path}: chroma_url")
+    if config.model_path is not None:
+        if not isinstance(config.model_path, str) or not Path(config.model_path).expanduser().exists():
+            raise InvalidInput(
+                f"{path}: model_path = {config.model_path!r} does not exist; give a folder holding model.onnx and tokenizer.json, or remove the key"
+            )
+
+
+def check_chroma_url(url: object, what: str = "chroma_url") -> None:
+    """Refuse a Chroma URL that is not http(s)://host[:port] with a port in range."""
+    example = "http://127.0.0.1:8000"
+    if not isinstance(url, str):
+        raise InvalidInput(f"{what} = {url!r} is not a URL such as {example}")
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    try:
+        port = parsed.port
+    except ValueError:
+        raise InvalidInput(f"{what} = {url!r} has a port outside 1-65535; use a URL such as {example}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or port == 0:
+        raise InvalidInput(f"{what} = {url!r} is not an http(s) URL such as {example}")

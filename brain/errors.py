@@ -49,3 +49,7 @@ class IndexMismatch(BrainError):
 
 class IndexBusy(BrainError):
     """Another brain process held the index lock for too long."""
+
+
+class IndexUnavailable(BrainError):
+    """The vector store (a Chroma server) cannot be reached or read."""

@@ -10,12 +10,22 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import secrets
+import stat
 import tempfile
-from collections.abc import Callable, Iterator
+import time
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
+import filelock
+
 from brain.errors import InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
+from brain.notes.frontmatter_yaml import locate
+from brain.notes.lines import has_line_break, split_lines, strip_ending
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
 
@@ -51,24 +61,49 @@ class NoteFile:
     stamp: Stamp
 
 
-ChangeListener = Callable[[str, str, "str | None"], None]
+ChangeListener = Callable[[tuple[str, ...]], None]
 
 
 class Vault:
     def __init__(self, root: Path):
         self.root = Path(root).resolve()
         self._listeners: list[ChangeListener] = []
+        self._lock: filelock.FileLock | None = None
+        self._held: list[str] | None = None  # paths changed inside batched_changes()
 
     def on_change(self, listener: ChangeListener) -> None:
-        """Call `listener(kind, path, old_path)` after every write ("write"), delete and move made through brain.
+        """Call `listener(paths)` with the vault-relative paths each write, delete or move made
+        through brain changed (a move gives both paths).
 
         This is how indexes learn of brain's own writes at once, without vault.py knowing them.
         """
         self._listeners.append(listener)
 
-    def _notify(self, kind: str, path: str, old_path: str | None = None) -> None:
+    @contextmanager
+    def batched_changes(self) -> Iterator[None]:
+        """Hold change notices until the block ends, then send them as one (an import writes
+        thousands of notes; the index takes them in one update, not one each)."""
+        if self._held is not None:  # already batching: the outer block sends
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            paths, self._held = tuple(dict.fromkeys(self._held)), None
+            if paths:
+                self._send(paths)
+
+    def _notify(self, *paths: str | None) -> None:
+        changed = tuple(path for path in paths if path)
+        if self._held is not None:
+            self._held.extend(changed)
+        else:
+            self._send(changed)
+
+    def _send(self, paths: tuple[str, ...]) -> None:
         for listener in self._listeners:
-            listener(kind, path, old_path)
+            listener(paths)
 
     # ------------------------------------------------------------ finding
 
@@ -111,6 +146,8 @@ class Vault:
         for part in posix.parts:
             if part in ("..", "."):
                 raise UnsafePath(f"'{relative}' uses '{part}'; paths must stay inside the vault")
+            if len(part.encode("utf-8")) > 255:
+                raise UnsafePath(f"'{part[:40]}...' is {len(part.encode('utf-8'))} bytes, over the 255-byte limit of a file or folder name")
             if _WINDOWS_RESERVED.match(part):
                 raise UnsafePath(f"'{part}' is a reserved file name on Windows; choose another name")
         if posix.parts and posix.parts[0] == BRAIN_DIR:
@@ -127,7 +164,7 @@ class Vault:
     @staticmethod
     def filename_for(title: str) -> str:
         """A safe file name for a title: characters that paths or wikilinks cannot hold become '-'."""
-        name = _UNSAFE_FILENAME_CHARS.sub("-", title).strip().strip(".").strip()
+        name = _UNSAFE_FILENAME_CHARS.sub("-", unicodedata.normalize("NFC", title)).strip().strip(".").strip()
         name = re.sub(r"\s+", " ", name)
         while len(name.encode("utf-8")) > 180:
             name = name[:-1]
@@ -139,19 +176,8 @@ class Vault:
     # ------------------------------------------------------------ listing and reading
 
     def iter_files(self) -> Iterator[str]:
-        """Vault-relative paths of every note file, skipping brain's state and symlinks that leave the vault."""
-        for folder, dirs, files in os.walk(self.root, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-            base = Path(folder)
-            for name in sorted(files):
-                if not name.lower().endswith(".md") or name.startswith("."):
-                    continue
-                path = base / name
-                if path.is_symlink():
-                    target = path.resolve()
-                    if self.root not in target.parents:
-                        continue
-                yield path.relative_to(self.root).as_posix()
+        """Vault-relative paths of every note file, in order (the rule: `is_note_path`, see `note_files`)."""
+        yield from sorted(note_files(self.root)[0])
 
     def stat(self, relative: str) -> os.stat_result:
         return self.safe_path(relative).stat()
@@ -174,73 +200,325 @@ class Vault:
         return NoteFile(parse_bytes(data, relative), stamp)
 
     # ------------------------------------------------------------ writing
+    #
+    # Every write goes through `_install`, under the vault's write lock (one lock file shared by
+    # every brain process on this vault): a read-change-write cannot interleave with another
+    # brain's, and the file is re-checked right before the rename, so a save made meanwhile by
+    # an editor is refused rather than overwritten.
+
+    def update(self, relative: str, change: Callable[[Note], str], *, sync: bool = True) -> Updated:
+        """Read a note, compute its new text with `change(note)`, and write it, all under the write lock.
+
+        Refused, with nothing written: a file over the edit limit (`InvalidInput`; an edit
+        must never write back less than the file holds), a file that is not valid UTF-8
+        (`InvalidInput`; its bytes would be replaced), a read that looks truncated (a save in
+        progress) and a file that changed before the rename (`WriteConflict`). The new text
+        keeps the file's mode.
+        """
+        path = self._note_path(relative)
+        with self._locked():
+            data, mode = self._read_whole(relative, path)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise InvalidInput(
+                    f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it, so its bytes stay as they are. "
+                    "Convert it to UTF-8 in an editor first"
+                ) from None
+            before = parse_note(text, relative)
+            after = change(before)
+            if after == text:
+                return Updated(before, False)
+            self._install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=sync)
+        self._notify(self.relative(path))  # outside the lock: indexing may take a while
+        return Updated(before, True)
 
     def write(
         self, relative: str, text: str, *, expected: Stamp | None = None, create: bool = False, sync: bool = True
     ) -> Stamp:
-        """Write a note atomically (temp file + rename in the same folder).
+        """Write a note atomically (temp file + rename in the same folder), under the write lock.
 
         `create=True` refuses to overwrite an existing file. `expected` refuses the write when
         the file on disk is no longer what brain read. `sync=False` skips the fsync, for a
         batch of writes that is made durable once at its end (`os.sync()`): an import of
         thousands of notes would otherwise spend most of its time waiting on the disk.
         """
+        path = self._note_path(relative)
+        data = text.encode("utf-8")
+        with self._locked():
+            current: bytes | None = None
+            mode = None
+            if expected is not None:
+                current, mode = self._read_whole(relative, path)
+                if hashlib.sha256(current).hexdigest() != expected.sha256:
+                    raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {_RETRY}")
+            elif not create and path.is_file():
+                mode = stat.S_IMODE(path.stat().st_mode)
+            self._install(relative, path, data, expected=current, create=create, mode=mode, sync=sync)
+        self._notify(self.relative(path))
+        info = path.stat()
+        return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
+
+    def _note_path(self, relative: str) -> Path:
+        """Where a note may be written: only a place `iter_files` lists, so brain can read it back."""
         path = self.safe_path(relative)
         if not relative.lower().endswith(".md"):
             raise UnsafePath(f"'{relative}' is not a .md file; notes are markdown files")
-        if create and path.exists():
-            raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another title")
-        if expected is not None:
-            self._check_unchanged(relative, path, expected)
+        if has_line_break(relative):
+            raise UnsafePath(f"{relative!r} holds a line break; choose a one-line name")
+        parts = PurePosixPath(relative.replace("\\", "/")).parts
+        for part in parts[:-1]:
+            if part in SKIPPED_DIRS or part.startswith("."):
+                raise UnsafePath(f"'{relative}' is inside '{part}/', which brain does not read as notes; choose another folder")
+        if parts[-1].startswith("."):
+            raise UnsafePath(f"'{parts[-1]}' is a hidden file, which brain does not read as a note; choose another name")
+        return path
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        try:
+            with self._write_lock():
+                yield
+        except filelock.Timeout:
+            raise WriteConflict(
+                f"another brain process has held this vault's write lock for {WRITE_LOCK_SECONDS:g} s; nothing was written. Try again"
+            ) from None
+
+    def _write_lock(self) -> filelock.FileLock:
+        if self._lock is None:
+            if self.brain_dir.is_dir():
+                where = self.brain_dir / "write.lock"
+            else:  # a plain folder used as a vault: keep brain's state out of it
+                digest = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+                where = Path(tempfile.gettempdir()) / f"brain-write-{digest}.lock"
+            self._lock = filelock.FileLock(where, timeout=WRITE_LOCK_SECONDS)
+        return self._lock
+
+    def _read_whole(self, relative: str, path: Path) -> tuple[bytes, int]:
+        """The whole file and its mode, from one open; retried while it looks like a save in progress.
+
+        A read is suspect when the file's size changed while it was read, when it is empty, or
+        when its frontmatter opens and never closes: that is what an editor that rewrites a file
+        in place leaves for a moment. Acting on it would replace the note with a fragment.
+        """
+        for pause in (*_SETTLE_PAUSES, None):
+            try:
+                with open(path, "rb") as handle:
+                    info = os.fstat(handle.fileno())
+                    if info.st_size > MAX_NOTE_BYTES:
+                        raise InvalidInput(
+                            f"'{relative}' is {info.st_size / 2**20:.1f} MiB, too large to edit (the limit is "
+                            f"{MAX_NOTE_BYTES // 2**20} MiB); brain reads its start only, so edit it in an editor"
+                        )
+                    data = handle.read()
+                    settled = os.fstat(handle.fileno())
+            except FileNotFoundError:
+                raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
+            except IsADirectoryError:
+                raise InvalidInput(f"'{relative}' is a folder, not a note") from None
+            changing = len(data) != settled.st_size or settled.st_mtime_ns != info.st_mtime_ns
+            if not changing and not _looks_truncated(data):
+                return data, stat.S_IMODE(info.st_mode)
+            if pause is None:
+                break
+            time.sleep(pause)
+        raise WriteConflict(
+            f"'{relative}' looks truncated ({len(data)} bytes{', empty' if not data else ', frontmatter never closed'}); "
+            "another program may be saving it. Nothing was written; try again once it is saved"
+        )
+
+    def _install(
+        self, relative: str, path: Path, data: bytes, *, expected: bytes | None, create: bool = False, mode: int | None, sync: bool
+    ) -> None:
+        """Put `data` at `path` through a temp file; called with the write lock held.
+
+        `expected` is what the file held when it was read: the file is compared with it once
+        more right before the rename. `create` links instead of renaming, which fails if a file
+        appeared meanwhile.
+        """
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = text.encode("utf-8")
-        descriptor, temp_name = tempfile.mkstemp(prefix=".brain-", suffix=".tmp", dir=path.parent)
+        temp = path.parent / f".brain-{secrets.token_hex(6)}.tmp"
+        # os.open with 0o666 lets the umask decide a new file's mode, as an editor's save would.
+        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 if sync:
                     os.fsync(handle.fileno())
-            if expected is not None:
-                self._check_unchanged(relative, path, expected)
-            if create and path.exists():
-                raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another title")
-            os.replace(temp_name, path)
+            if mode is not None:
+                os.chmod(temp, mode)
+            if create:
+                _rename_new(temp, path, relative)
+            else:
+                if expected is not None:
+                    self._recheck(relative, path, expected)
+                os.replace(temp, path)
         except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
             raise
-        info = path.stat()
-        self._notify("write", self.relative(path))
-        return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
 
-    def _check_unchanged(self, relative: str, path: Path, expected: Stamp) -> None:
+    def _recheck(self, relative: str, path: Path, expected: bytes) -> None:
         try:
             current = path.read_bytes()
         except FileNotFoundError:
+            if not expected:
+                return
             raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
-        if hashlib.sha256(current).hexdigest() != expected.sha256:
-            raise WriteConflict(
-                f"'{relative}' changed on disk after brain read it; nothing was written. Re-run the command to apply it to the new version"
-            )
+        if current != expected:
+            raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {_RETRY}")
 
     def delete(self, relative: str) -> None:
         path = self.safe_path(relative)
-        if not path.is_file():
-            raise NoteNotFound(f"no file '{relative}' in the vault")
-        deleted = self.relative(path)
-        path.unlink()
-        self._notify("delete", deleted)
+        with self._locked():
+            if not path.is_file():
+                raise NoteNotFound(f"no file '{relative}' in the vault")
+            deleted = self.relative(path)
+            path.unlink()
+        self._notify(deleted)
 
     def move(self, source: str, target: str) -> None:
-        old, new = self.safe_path(source), self.safe_path(target)
-        if not old.is_file():
-            raise NoteNotFound(f"no file '{source}' in the vault")
-        if new.exists():
-            raise NoteExists(f"'{target}' already exists; choose another destination")
-        new.parent.mkdir(parents=True, exist_ok=True)
-        moved_from = self.relative(old)
-        os.replace(old, new)
-        self._notify("move", self.relative(new), moved_from)
+        old, new = self.safe_path(source), self._note_path(target)
+        with self._locked():
+            if not old.is_file():
+                raise NoteNotFound(f"no file '{source}' in the vault")
+            new.parent.mkdir(parents=True, exist_ok=True)
+            moved_from = self.relative(old)
+            _rename_new(old, new, target)
+        self._notify(self.relative(new), moved_from)
+
+
+# ---------------------------------------------------------------- which files are notes
+
+
+class SkipKind(StrEnum):
+    """Why a note-like file is left out of the index (doctor gives each kind its fix)."""
+
+    OUTSIDE_SYMLINK = "outside-symlink"
+    UNREADABLE = "unreadable"
+    BINARY = "binary"
+
+
+@dataclass(frozen=True)
+class Skip:
+    kind: SkipKind
+    reason: str  # one line for people, e.g. "cannot be read: Permission denied"
+
+
+def _is_note_name(name: str) -> bool:
+    return name.lower().endswith(".md") and not name.startswith(".")
+
+
+def is_note_path(relative: str) -> bool:
+    """The one rule for note files: a `.md` file, not hidden, in no hidden or skipped folder
+    (brain's state, editors' and tools' folders, templates). Symlinks are judged by `note_files`."""
+    parts = PurePosixPath(relative).parts
+    if not parts or not _is_note_name(parts[-1]):
+        return False
+    return not any(part in SKIPPED_DIRS or part.startswith(".") for part in parts[:-1])
+
+
+def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str, tuple[int, int]], dict[str, Skip]]:
+    """(path -> (mtime_ns, size)) of every note file under `root` (or of those among `paths`),
+    and the note files left out with why (a symlink leading outside the vault, a file that
+    cannot be stat'ed). A path that is gone is in neither.
+
+    `is_note_path`'s rule; the whole vault is walked with os.scandir, so 10k notes stat in ~0.1 s.
+    """
+    root_text = str(root)
+    found: dict[str, tuple[int, int]] = {}
+    left_out: dict[str, Skip] = {}
+
+    def take(relative: str, path: str, is_link: bool) -> None:
+        seen = _look(root_text, path, is_link)
+        if isinstance(seen, Skip):
+            left_out[relative] = seen
+        elif seen is not None:
+            found[relative] = seen
+
+    if paths is not None:
+        for relative in paths:
+            if is_note_path(relative):
+                path = os.path.join(root_text, relative)
+                take(relative, path, os.path.islink(path))
+        return found, left_out
+    stack = [(root_text, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if name not in SKIPPED_DIRS and not name.startswith("."):
+                        stack.append((entry.path, f"{prefix}{name}/"))
+                    continue
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            if _is_note_name(name):
+                take(prefix + name, entry.path, is_link)
+    return found, left_out
+
+
+def _look(root_text: str, path: str, is_link: bool) -> tuple[int, int] | Skip | None:
+    """A note file's (mtime_ns, size), why it is left out, or None when it is no file (gone, a folder)."""
+    try:
+        if is_link and not os.path.realpath(path).startswith(root_text + os.sep):
+            return OUTSIDE_SYMLINK
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return unreadable(error)
+    return (info.st_mtime_ns, info.st_size) if stat.S_ISREG(info.st_mode) else None
+
+
+OUTSIDE_SYMLINK = Skip(SkipKind.OUTSIDE_SYMLINK, "symlink leads outside the vault; not followed")
+
+
+def unreadable(error: OSError) -> Skip:
+    return Skip(SkipKind.UNREADABLE, f"cannot be read: {error.strerror or error}")
+
+
+_RETRY = "Re-run the command to apply it to the new version"
+_SETTLE_PAUSES = (0.01, 0.03, 0.06, 0.1, 0.2)  # about 0.4 s in all for a save in progress to finish
+WRITE_LOCK_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class Updated:
+    """What `Vault.update` read (`before`), and whether it wrote anything."""
+
+    before: Note
+    written: bool
+
+
+def _looks_truncated(data: bytes) -> bool:
+    if not data.strip():
+        return True
+    lines = split_lines(data[:65536].decode("utf-8", "replace"))
+    return locate(lines) is None and strip_ending(lines[0]).lstrip("\ufeff").rstrip(" \t") == "---"
+
+
+def _rename_new(source: Path, target: Path, relative: str) -> None:
+    """Rename `source` to `target`, failing if `target` exists: a hard link never overwrites."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        if os.path.samefile(source, target):  # only the case changes, on a case-insensitive disk
+            os.replace(source, target)
+            return
+        raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another name") from None
+    except OSError:  # a file system without hard links: check, then rename (under the write lock)
+        if target.exists():
+            raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another name") from None
+        os.replace(source, target)
+        return
+    source.unlink()
 
 
 def parse_bytes(data: bytes, relative: str | None = None) -> Note:

@@ -1,20 +1,28 @@
-"""Shared fixtures: real vaults in temp folders, and the CLI through typer's CliRunner."""
+"""Shared fixtures and helpers: real vaults in temp folders, the CLI through typer's CliRunner (a crash
+is raised, never turned into exit code 1), the index helpers, and a real Chroma server."""
 
 from __future__ import annotations
 
 import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from brain.cli import app
+from brain.index.engine import open_index
 from brain.vault import Vault, init_vault
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
 ADR_EPISODE = DATA / "EPISODE-2026-01-21-session-42.md"
 ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
+AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
 
 
 @pytest.fixture
@@ -34,12 +42,16 @@ def adr_vault(vault: Vault) -> Vault:
 @pytest.fixture
 def brain(vault: Vault):
     """Run `brain ...` against the test vault; returns the click Result."""
-    runner = CliRunner()
 
     def run(*args: str, input: str | None = None):
-        return runner.invoke(app, [*args, "--vault", str(vault.root)] if _takes_vault(args) else list(args), input=input, catch_exceptions=False)
+        return run_brain(*([*args, "--vault", str(vault.root)] if _takes_vault(args) else args), input=input)
 
     return run
+
+
+def run_brain(*args: str, input: str | None = None):
+    """`brain ARGS` in-process; an exception escapes to the test instead of becoming exit code 1."""
+    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
 
 
 def _takes_vault(args: tuple[str, ...]) -> bool:
@@ -51,3 +63,93 @@ def write(vault: Vault, relative: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+put = write  # the index tests' name for it
+
+
+# ---------------------------------------------------------------- the index
+
+
+def lexical_vault(root: Path) -> Vault:
+    """A vault indexed with the deterministic lexical embedder (plumbing tests need no model)."""
+    vault, _ = init_vault(root)
+    config = vault.brain_dir / "config.toml"
+    config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "lexical"'))
+    return vault
+
+
+def note_text(title: str, body: str, **fields: str) -> str:
+    extra = "".join(f"{key}: {value}\n" for key, value in fields.items())
+    return f"---\ntitle: {title}\n{extra}---\n# {title}\n\n{body}\n"
+
+
+def state(vault: Vault) -> dict:
+    """What the indexes hold, by path (ids differ between runs): rows, FTS, chunks, vectors."""
+    index = open_index(vault)
+    db = index.catalog.db
+    rows = db.execute("SELECT id, path, sha256, type, title, parsed, searchable FROM notes").fetchall()
+    by_id = {row[0]: row[1] for row in rows}
+    fts = db.execute("SELECT rowid, title, body FROM fts").fetchall()
+    chunks = db.execute("SELECT note_id, id FROM chunks").fetchall()
+    vectors = index.vectors.collection(create=False)
+    records = vectors.get(include=["metadatas"]) if vectors is not None else {"ids": [], "metadatas": []}
+    return {
+        "notes": sorted(row[1:] for row in rows),
+        "fts": sorted((by_id.get(rowid), title, body) for rowid, title, body in fts),
+        "chunks": sorted((by_id.get(n), c) for n, c in chunks),
+        "vectors": sorted((meta["path"], rid.split(":", 1)[1]) for rid, meta in zip(records["ids"], records["metadatas"])),
+        "pending": index.catalog.pending_vectors(),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory) -> str:
+    """A real `chroma run` on 127.0.0.1 (the command ships with chromadb); yields its URL."""
+    command = shutil.which("chroma") or str(Path(sys.executable).with_name("chroma"))
+    port = free_port()
+    log = tmp_path_factory.mktemp("chroma-log") / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([command, "run", "--path", str(tmp_path_factory.mktemp("chroma-data")), "--host", "127.0.0.1",
+                                    "--port", str(port)], stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"chroma server did not start: {log.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.2)
+    yield url
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    """all-MiniLM-L6-v2, loaded once for every test of the session that is about meaning."""
+    from brain.index.embedders import load_embedder
+
+    embedder = load_embedder("default", warn=lambda message: pytest.fail(message))
+    assert embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    return embedder
+
+
+@pytest.fixture(scope="session")
+def embedder(real_embedder):
+    """The same real model, under the name the learning tests use."""
+    return real_embedder

@@ -20,57 +20,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.errors import IndexMismatch
-from brain.index import codec, reading
+from brain.index import codec, reading, schema
 from brain.index.catalog import SCHEMA_VERSION, Catalog
 from brain.index.engine import forget, open_index
-from brain.index.sync import index_vault, reindex_vault, scan
+from brain.index.scan import scan
+from brain.index.sync import index_vault, reindex_vault
 from brain.memory.corpus import Corpus
 from brain.notes.parse import parse_note
-from brain.vault import Vault, init_vault, parse_bytes
+from brain.vault import Skip, SkipKind, parse_bytes
+
+from conftest import lexical_vault, note_text, put, state
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
-
-
-# ---------------------------------------------------------------- helpers shared by the index tests
-
-
-def lexical_vault(root: Path) -> Vault:
-    vault, _ = init_vault(root)
-    config = vault.brain_dir / "config.toml"
-    config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "lexical"'))
-    return vault
-
-
-def put(vault: Vault, relative: str, text: str) -> Path:
-    path = vault.root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def note_text(title: str, body: str, **fields: str) -> str:
-    extra = "".join(f"{key}: {value}\n" for key, value in fields.items())
-    return f"---\ntitle: {title}\n{extra}---\n# {title}\n\n{body}\n"
-
-
-def state(vault: Vault) -> dict:
-    """What the indexes hold, by path (ids differ between runs): rows, FTS, chunks, vectors."""
-    index = open_index(vault)
-    db = index.catalog.db
-    rows = db.execute("SELECT id, path, sha256, type, title, parsed, searchable FROM notes").fetchall()
-    by_id = {row[0]: row[1] for row in rows}
-    fts = db.execute("SELECT rowid, title, body FROM fts").fetchall()
-    chunks = db.execute("SELECT note_id, id FROM chunks").fetchall()
-    vectors = index.vectors.collection(create=False)
-    records = vectors.get(include=["metadatas"]) if vectors is not None else {"ids": [], "metadatas": []}
-    return {
-        "notes": sorted(row[1:] for row in rows),
-        "fts": sorted((by_id.get(rowid), title, body) for rowid, title, body in fts),
-        "chunks": sorted((by_id.get(n), c) for n, c in chunks),
-        "vectors": sorted((meta["path"], rid.split(":", 1)[1]) for rid, meta in zip(records["ids"], records["metadatas"])),
-        "pending": index.catalog.pending_vectors(),
-    }
 
 
 @pytest.fixture
@@ -106,29 +68,29 @@ def test_codec_round_trips_any_text(text):
 def test_unchanged_files_are_not_reparsed_and_touches_are_not_either(lvault, monkeypatch):
     for number in range(5):
         put(lvault, f"notes/n{number}.md", note_text(f"N{number}", f"body {number}"))
-    first = index_vault(lvault, embed=False)
+    first = index_vault(open_index(lvault), embed=False)
     assert len(first.scan.added) == 5 and first.scan.parsed == 5
     calls = []
     monkeypatch.setattr(reading, "parse_bytes", lambda data, rel: calls.append(rel) or parse_bytes(data, rel))
-    again = index_vault(lvault, embed=False)
+    again = index_vault(open_index(lvault), embed=False)
     assert again.scan.changes == 0 and again.scan.parsed == 0 and calls == []
     path = lvault.root / "notes/n1.md"
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000_000))  # stat changes, bytes do not
-    touched = index_vault(lvault, embed=False)
+    touched = index_vault(open_index(lvault), embed=False)
     assert touched.scan.touched == 1 and touched.scan.parsed == 0 and calls == []
     put(lvault, "notes/n2.md", note_text("N2", "new words here"))
-    edited = index_vault(lvault, embed=False)
+    edited = index_vault(open_index(lvault), embed=False)
     assert edited.scan.changed == ["notes/n2.md"] and calls == ["notes/n2.md"]
 
 
 def test_moved_file_keeps_its_identity_and_vectors(lvault):
     put(lvault, "notes/a.md", note_text("Alpha", "## Part\nsome words about alpha\n## Other\nmore"))
-    index_vault(lvault)
+    index_vault(open_index(lvault))
     index = open_index(lvault)
     before = index.catalog.stamps()["notes/a.md"].id
     (lvault.root / "archive").mkdir()
     os.replace(lvault.root / "notes/a.md", lvault.root / "archive/a.md")
-    report = index_vault(lvault)
+    report = index_vault(open_index(lvault))
     assert report.scan.moved == [("notes/a.md", "archive/a.md")] and not report.scan.added and not report.scan.removed
     assert index.catalog.stamps()["archive/a.md"].id == before
     assert report.embed.embedded == 0 and report.embed.kept > 0  # same title, same chunks: nothing re-embedded
@@ -139,12 +101,12 @@ def test_moved_file_keeps_its_identity_and_vectors(lvault):
 def test_deleted_note_leaves_fts_and_vectors(lvault):
     put(lvault, "notes/keep.md", note_text("Keep", "ordinary words"))
     put(lvault, "notes/gone.md", note_text("Gone", "zebra quokka words"))
-    index_vault(lvault)
+    index_vault(open_index(lvault))
     index = open_index(lvault)
     assert index.catalog.db.execute("SELECT COUNT(*) FROM fts WHERE fts MATCH 'quokka'").fetchone()[0] == 1
     count = index.vectors.count()
     (lvault.root / "notes/gone.md").unlink()
-    report = index_vault(lvault)
+    report = index_vault(open_index(lvault))
     assert report.scan.removed == ["notes/gone.md"] and report.embed.deleted >= 1
     assert index.catalog.db.execute("SELECT COUNT(*) FROM fts WHERE fts MATCH 'quokka'").fetchone()[0] == 0
     assert index.vectors.count() == count - report.embed.deleted
@@ -159,20 +121,37 @@ def test_bad_files_are_skipped_or_flagged_never_fatal(lvault, tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("secret")
     (lvault.root / "notes/link.md").symlink_to(outside)
-    put(lvault, "notes/unreadable.md", "x")
-    os.chmod(lvault.root / "notes/unreadable.md", 0)
-    report = index_vault(lvault)
+    (lvault.root / "notes/loop-a.md").symlink_to(lvault.root / "notes/loop-b.md")  # unreadable even for root
+    (lvault.root / "notes/loop-b.md").symlink_to(lvault.root / "notes/loop-a.md")
+    report = index_vault(open_index(lvault))
     index = open_index(lvault)
     skipped = index.catalog.skipped()
-    assert "symlink" in skipped["notes/link.md"] and "binary" in skipped["notes/binary.md"]
-    if os.geteuid() != 0:  # root reads anything
-        assert "cannot be read" in skipped["notes/unreadable.md"]
+    assert skipped["notes/link.md"] == Skip(SkipKind.OUTSIDE_SYMLINK, "symlink leads outside the vault; not followed")
+    assert skipped["notes/binary.md"] == Skip(SkipKind.BINARY, "binary file (NUL bytes); kept out of search")
+    loop = Skip(SkipKind.UNREADABLE, "cannot be read: Too many levels of symbolic links")
+    assert skipped["notes/loop-a.md"] == skipped["notes/loop-b.md"] == loop
+    assert report.scan.skipped["notes/loop-a.md"] == loop and report.scan.skipped["notes/link.md"].kind is SkipKind.OUTSIDE_SYMLINK
     assert "notes/fine.md" in index.catalog.stamps() and "notes/latin1.md" in index.catalog.stamps()
     assert report.embed is not None
     paths = {meta["path"] for meta in index.vectors.collection().get(include=["metadatas"])["metadatas"]}
     assert "notes/binary.md" not in paths and "notes/link.md" not in paths
     binary = next(note for note in Corpus(lvault).notes() if note.path == "notes/binary.md")
     assert any("UTF-8" in problem for problem in binary.problems)  # still a note, for doctor
+
+
+def test_skipped_files_of_a_version_2_catalog_get_their_kind(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    db = sqlite3.connect(path)
+    schema.MIGRATIONS[1](db)
+    schema.MIGRATIONS[2](db)
+    db.execute("PRAGMA user_version=2")
+    reasons = {"a.md": "symlink leads outside the vault; not followed", "b.md": "binary file (NUL bytes); kept out of search",
+               "c.md": "cannot be read: Permission denied"}
+    db.executemany("INSERT INTO skipped(path, reason) VALUES(?, ?)", list(reasons.items()))
+    db.commit()
+    db.close()
+    kinds = {p: skip.kind for p, skip in Catalog(path).skipped().items()}
+    assert kinds == {"a.md": SkipKind.OUTSIDE_SYMLINK, "b.md": SkipKind.BINARY, "c.md": SkipKind.UNREADABLE}
 
 
 def test_newer_schema_is_refused_with_a_reindex_hint(tmp_path):
@@ -194,7 +173,7 @@ def test_corpus_reads_notes_from_the_catalog_without_parsing(tmp_path, monkeypat
     shutil.copytree(EXAMPLE, vault.root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".brain"))
     direct = Corpus(vault).notes()  # no index yet: read from the files, and no index is created
     assert not (vault.index_dir / "catalog.sqlite3").exists()
-    index_vault(vault, embed=False)
+    index_vault(open_index(vault), embed=False)
     import brain.memory.corpus as corpus_module
 
     calls = []
@@ -217,7 +196,7 @@ def test_corpus_sees_brain_writes_through_the_sync_hook(lvault):
     from brain.index.sync import attach
 
     put(lvault, "notes/a.md", note_text("A", "a"))
-    index_vault(lvault, embed=False)
+    index_vault(open_index(lvault), embed=False)
     attach(lvault)
     lvault.write("notes/b.md", note_text("B", "b"), create=True)
     index = open_index(lvault)
@@ -236,6 +215,7 @@ WORKER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from brain.vault import Vault
+    from brain.index.engine import open_index
     from brain.index.sync import index_vault, attach
     vault = Vault(Path(sys.argv[1]))
     role = sys.argv[2]
@@ -247,7 +227,7 @@ WORKER = textwrap.dedent(
                 vault.delete(f"seed/s{n + (5 if sys.argv[3] == 'y' else 0)}.md")
     else:
         for _ in range(4):
-            index_vault(vault)
+            index_vault(open_index(vault))
             time.sleep(0.05)
     """
 )
@@ -256,16 +236,16 @@ WORKER = textwrap.dedent(
 def test_two_indexers_and_writers_in_parallel_end_equal_to_a_fresh_reindex(lvault):
     for n in range(60):
         put(lvault, f"seed/s{n}.md", note_text(f"S{n}", f"seed text {n}\n## Part\nmore {n}"))
-    index_vault(lvault)
+    index_vault(open_index(lvault))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(lvault.root), role, tag], env=env)
              for role, tag in (("indexer", "a"), ("indexer", "b"), ("writer", "x"), ("writer", "y"))]
     for proc in procs:
         assert proc.wait(timeout=180) == 0
-    index_vault(lvault)  # the writers' last changes (a writer's hook may have run before an indexer's scan)
+    index_vault(open_index(lvault))  # the writers' last changes (a writer's hook may have run before an indexer's scan)
     after = state(lvault)
     assert len(after["notes"]) == 60 - 8 + 80 and after["pending"] == []
-    reindex_vault(lvault)
+    reindex_vault(open_index(lvault))
     assert state(lvault) == after
     assert scan(open_index(lvault)).changes == 0
 
@@ -274,7 +254,8 @@ def test_an_older_schema_is_migrated_step_by_step(tmp_path):
     path = tmp_path / "catalog.sqlite3"
     Catalog(path).close()
     db = sqlite3.connect(path)
-    db.execute("DROP INDEX notes_filter")
+    db.execute("DROP INDEX notes_filter")  # undo steps 2 and 3
+    db.execute("ALTER TABLE skipped DROP COLUMN kind")
     db.execute("PRAGMA user_version=1")
     db.commit()
     db.close()

@@ -61,7 +61,8 @@ def test_no_path_says_so_and_exits_1(brain, graph_vault):
     result = brain("pattern", "path", "Decision", "Question")
     assert result.exit_code == 1
     assert "no causal path" in result.output and "the other way round" in result.output
-    assert brain("pattern", "path", "PATTERN-a", "PATTERN-d", "--max-depth", "11").exit_code == 2
+    too_deep = brain("pattern", "path", "PATTERN-a", "PATTERN-d", "--max-depth", "11")
+    assert too_deep.exit_code == 2 and "Invalid value for '--max-depth'" in too_deep.output
 
 
 def test_unknown_and_ambiguous_names(brain, graph_vault):
@@ -104,4 +105,5 @@ def test_graph_export_formats(brain, graph_vault):
     data = json.loads(brain("graph", "export", "--format", "json").output)
     edges = {(e["source"], e["target"], e["type"]) for e in data["edges"]}
     assert ("contexts/c1.md", "contexts/c2.md", "causes") in edges
-    assert brain("graph", "export", "--format", "dot").exit_code == 1
+    dot = brain("graph", "export", "--format", "dot")
+    assert dot.exit_code == 2 and "'dot' is not one of 'mermaid', 'graphml', 'json'" in dot.output

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from brain.cli import app
 from brain.errors import InvalidInput, NoteNotFound
 from brain.memory.context_builder import CHARS_PER_TOKEN, build_context
 from brain.memory.corpus import Corpus
 from brain.vault import init_vault
+
+from conftest import run_brain
 
 NOTES = {
     "notes/Hub.md": "---\ntitle: Hub\ntags: [start]\nstatus: active\n---\n\n# Hub\n\nThe hub links to [[Linked]] and [[Not Written Yet]].\n\n"
@@ -96,6 +96,17 @@ def test_episode_summary_lists_decisions_and_skips_local_ids(tmp_path: Path) -> 
     assert "ADR-018 Episodic Memory Architecture" in built.missing
 
 
+def test_an_untitled_decision_shows_what_it_chose(tmp_path: Path) -> None:
+    vault, _ = init_vault(tmp_path / "vault")
+    (vault.root / "episodes" / "EPISODE-x.md").write_text(
+        "---\ntitle: EPISODE-x\ntype: episode\noutcome: success\n---\n\n## Decisions\n\n### d001:\n- **Chosen**: Retry once\n"
+        "- **Outcome**: success\n",
+        encoding="utf-8",
+    )
+    built = build_context(Corpus(vault), "EPISODE-x", depth=0, budget=1000)
+    assert "- decision d001: Retry once (success)" in built.text and "->" not in built.text
+
+
 def test_sees_edits_made_on_disk(corpus: Corpus) -> None:
     assert "Program" in [item.title for item in build_context(corpus, "Far", depth=3).items]
     (corpus.vault.root / "notes" / "Linked.md").write_text("# Linked\n\nNo links any more, longer text now.\n", encoding="utf-8")
@@ -113,13 +124,12 @@ def test_bad_input_is_refused(corpus: Corpus) -> None:
 
 def test_cli_context_build(corpus: Corpus) -> None:
     root = str(corpus.vault.root)
-    runner = CliRunner()
-    text = runner.invoke(app, ["context", "build", "Hub", "--depth", "1", "--vault", root])
+    text = run_brain("context", "build", "Hub", "--depth", "1", "--vault", root)
     assert text.exit_code == 0, text.output
     assert text.output.startswith("Context for Hub (notes/Hub.md)")
-    as_json = runner.invoke(app, ["context", "build", "Hub", "--budget", "300", "--json", "--vault", root])
+    as_json = run_brain("context", "build", "Hub", "--budget", "300", "--json", "--vault", root)
     data = json.loads(as_json.stdout)
     assert data["start"] == "notes/Hub.md" and data["budget_tokens"] == 300
     assert data["items"][0]["title"] == "Hub"
-    refused = runner.invoke(app, ["context", "build", "Hub", "--depth", "9", "--vault", root])
+    refused = run_brain("context", "build", "Hub", "--depth", "9", "--vault", root)
     assert refused.exit_code == 1 and "depth must be between 0 and 5" in refused.output

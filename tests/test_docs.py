@@ -1,6 +1,7 @@
 """The README documents every command, and CI runs exactly the README's test command."""
 
 import re
+import subprocess
 
 import typer.main
 
@@ -31,4 +32,8 @@ def test_ci_runs_the_readme_test_command():
     block = re.search(r"<!-- test-command -->\n```bash\n(.+?)\n```\n<!-- /test-command -->", readme, re.S)
     assert block, "README.md must hold the test command between <!-- test-command --> markers"
     ci = (REPO / ".ci" / "run").read_text()
-    assert "test-command" in ci  # .ci/run extracts and runs that very block
+    extraction = re.search(r"^command=\$\((.+)\)$", ci, re.M)
+    assert extraction, ".ci/run must take its command from README.md"
+    extracted = subprocess.run(["bash", "-c", extraction.group(1)], cwd=REPO, capture_output=True, text=True, check=True)
+    assert extracted.stdout.strip() == block.group(1)  # what CI extracts is exactly the README's block ...
+    assert 'bash -euo pipefail -c "$command"' in ci  # ... and CI runs it

@@ -1,15 +1,13 @@
 """Episodes through the CLI: store from ai-agents JSON, list with filters, show, decisions."""
 
 import json
-from pathlib import Path
 
 from brain.memory.corpus import Corpus
 from brain.memory.episodes import episode_from_data
 from brain.notes.episode import episode_from_note
 
+from conftest import AI_AGENTS as FIXTURES
 from conftest import write
-
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ai-agents"
 
 
 def episode_json(session: str, outcome: str, task: str, timestamp: str, **extra) -> str:

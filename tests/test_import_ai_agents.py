@@ -11,12 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from brain.cli import app
-from brain.importers import ai_agents_yaml
 from brain.importers.ai_agents import import_ai_agents
 from brain.importers.ai_agents_export import export_ai_agents
 from brain.importers.ai_agents_verify import verify_ai_agents
@@ -24,9 +19,9 @@ from brain.notes.frontmatter_yaml import load
 from brain.notes.parse import parse_note
 from brain.vault import Vault, init_vault
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ai-agents"
+from conftest import AI_AGENTS as FIXTURES
+from conftest import run_brain
 GENERATIONS = ("v1", "transitional", "v2")
-RUNNER = CliRunner()
 
 
 def canonical(value) -> str:
@@ -38,8 +33,7 @@ def without_updated(graph: dict) -> dict:
     return {key: value for key, value in graph.items() if key != "updated"}
 
 
-def brain(*args: str):
-    return RUNNER.invoke(app, list(args))
+brain = run_brain
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
@@ -383,26 +377,9 @@ def test_a_path_that_does_not_exist_is_an_error(fresh, tmp_path):
     assert "does not exist" in result.stderr
 
 
-# ---------------------------------------------------------------- the frontmatter writer
-
-_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
-    max_leaves=8,
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.text(min_size=1), _values, max_size=4))
-def test_frontmatter_writer_reads_back_exactly(mapping):
-    loaded, problem = load(ai_agents_yaml.dump(mapping))
-    assert problem is None
-    assert canonical(loaded) == canonical(mapping)
-
-
 def test_an_indexed_vault_gets_the_imported_notes_into_its_catalog(fresh):
     from brain.index.engine import open_index
-    from brain.index.sync import scan
+    from brain.index.scan import scan
 
     assert brain("index", "--no-embed", "--vault", str(fresh.root)).exit_code == 0
     result = brain("import", "ai-agents", str(FIXTURES / "v1"), "--vault", str(fresh.root))

@@ -11,12 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from brain.cli import app
 from brain.index.engine import forget, open_index
 
-from test_catalog import lexical_vault, note_text, put
+from conftest import lexical_vault, note_text, put, run_brain
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,10 +31,8 @@ def vault(tmp_path):
 
 @pytest.fixture
 def brain(vault):
-    runner = CliRunner()
-
     def run(*args: str):
-        return runner.invoke(app, [*args, "--vault", str(vault.root)])
+        return run_brain(*args, "--vault", str(vault.root))
 
     return run
 
@@ -101,6 +97,7 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
     put(vault, "episodes/e3.md", note_text("E3", "new"))
     result = brain("doctor")
     assert "skipped         episodes/link.md: symlink leads outside the vault" in result.output
+    assert "fix: move the note into the vault, or replace the link with a copy" in result.output  # the fix of its kind
     assert "stale-index     .brain/index: 1 note files changed since the last index" in result.output
     assert "fix: run `brain index`" in result.output
     findings = json.loads(brain("doctor", "--json").output)

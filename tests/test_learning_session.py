@@ -26,8 +26,7 @@ from brain.memory.session import bootstrap
 from brain.memory.tips_model import endpoint_drafter
 from brain.notes.parse import parse_note
 from brain.vault import Vault
-from test_mcp_stdio import McpClient, server_command, text_of
-from test_tips import embedder  # noqa: F401  (the session's one real embedder)
+from mcp_harness import McpClient, server_command, text_of
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
 LOGS = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"

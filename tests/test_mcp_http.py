@@ -15,7 +15,8 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from test_mcp_stdio import CORE_TOOLS, EPISODIC_TOOLS, LEARNING_TOOLS, cli, make_vault, snapshot, text_of
+
+from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, FACT_TOOLS, LEARNING_TOOLS, RUN_TOOLS, cli, make_vault, snapshot, text_of
 
 TOKEN = "test-token-5f2c"
 INITIALIZE = {
@@ -103,7 +104,7 @@ def test_tools_over_streamable_http(http_server: tuple[str, Path]) -> None:
                         return tools, written, read_back, missing, unchanged, anti
 
     tools, written, read_back, missing, unchanged, anti = anyio.run(main)
-    assert tools == CORE_TOOLS | EPISODIC_TOOLS | LEARNING_TOOLS
+    assert tools == CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS | CAUSAL_TOOLS | LEARNING_TOOLS | FACT_TOOLS
     assert not written.is_error and written.structured_content["path"] == "notes/Over HTTP.md"
     assert "Sent over the wire." in text_of(read_back)
     assert "Sent over the wire." in cli(root, "note", "read", "Over HTTP")

@@ -7,210 +7,15 @@ error naming what was wrong, change nothing on disk, and leave the server servin
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.types import CallToolResult, Tool
-from typer.testing import CliRunner
 
-from brain.cli import app
-from brain.vault import init_vault
-
-DATA = Path(__file__).parent / "data"
-CORE_TOOLS = {"write_note", "read_note", "edit_note", "search", "build_context"}
-LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}
-EPISODIC_TOOLS = {
-    "store_episode",
-    "query_episodes",
-    "get_decision_sequence",
-    "add_pattern",
-    "query_patterns",
-    "get_causal_path",
-    "get_antipatterns",
-}
-
-ADR_NOTE = """\
----
-title: ADR-007 Memory First Architecture
-type: note
-tags: [adr, memory]
-status: accepted
----
-
-# ADR-007 Memory First Architecture
-
-## Context
-Agents forget between sessions; memory must be consulted before work starts.
-
-## Decision
-Query memory first, then act. See [[Memory Routing Strategy]].
-
-## Relations
-- part_of [[Memory Routing Strategy]]
-"""
-STRATEGY_NOTE = """\
----
-title: Memory Routing Strategy
-tags: [memory]
----
-
-# Memory Routing Strategy
-
-Route memory queries to the fastest source first. The routing pattern is
-[[PATTERN-serena-first-routing]].
-"""
-CONTINUOUS = """\
----
-title: PATTERN-continuous-context
-type: pattern
-trigger: Long session with many tool calls
-success_rate: 0.7
-occurrences: 4
----
-
-# PATTERN-continuous-context
-
-## Trigger
-Long session with many tool calls
-
-## Action
-Keep a running summary note.
-
-## Causal Relationships
-- causes [[Better decisions]] (weight: 0.8)
-"""
-BETTER = """\
----
-title: Better decisions
-type: causal
----
-
-# Better decisions
-
-Outcome: decisions informed by earlier sessions.
-"""
-FORGETFUL = """\
----
-title: ANTIPATTERN-forgetful-first
-type: pattern
-trigger: Memory query needed during session
-success_rate: 0.2
-occurrences: 3
----
-
-# ANTIPATTERN-forgetful-first
-
-## Trigger
-Memory query needed during session
-
-## Action
-Query Forgetful keyword search first.
-"""
-
-
-def make_vault(root: Path) -> Path:
-    """A vault made as `brain init` makes one, plus a few notes written as plain files."""
-    vault, _ = init_vault(root)
-    files = {
-        "decisions/ADR-007 Memory First Architecture.md": ADR_NOTE,
-        "notes/Memory Routing Strategy.md": STRATEGY_NOTE,
-        "patterns/PATTERN-continuous-context.md": CONTINUOUS,
-        "causal/Better decisions.md": BETTER,
-        "patterns/ANTIPATTERN-forgetful-first.md": FORGETFUL,
-    }
-    for relative, text in files.items():
-        path = vault.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    shutil.copy(DATA / "EPISODE-2026-01-21-session-42.md", vault.root / "episodes")
-    shutil.copy(DATA / "PATTERN-serena-first-routing.md", vault.root / "patterns")
-    return vault.root
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file of the vault except the disposable index."""
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and ".brain/index" not in path.relative_to(root).as_posix()
-    }
-
-
-def server_command(root: Path, *extra: str) -> StdioServerParameters:
-    # The SDK passes only a safe minimum (PATH, HOME, ...); add what Python and the embedder may need.
-    keep = ("PYTHON", "HF_", "XDG_", "BRAIN_EMBEDDING")
-    env = {key: value for key, value in os.environ.items() if key.startswith(keep)}
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "brain", "mcp", "--vault", str(root), *extra], env=env, cwd=str(root)
-    )
-
-
-@asynccontextmanager
-async def stdio_session(root: Path, *extra: str) -> AsyncIterator[ClientSession]:
-    """Spawn `brain mcp` on the vault and open an initialized client session to it."""
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(server_command(root, *extra), errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
-
-
-class McpClient:
-    """A live client session driven from synchronous tests (the session runs in a portal thread)."""
-
-    def __init__(self, portal: BlockingPortal, session: ClientSession, root: Path):
-        self.portal, self.session, self.root = portal, session, root
-
-    def list_tools(self) -> dict[str, Tool]:
-        return {tool.name: tool for tool in self.portal.call(self.session.list_tools).tools}
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        async def call() -> CallToolResult:
-            with anyio.fail_after(60):
-                return await self.session.call_tool(tool, arguments)
-
-        return self.portal.call(call)
-
-    def ok(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        result = self.call(tool, arguments)
-        assert not result.is_error, f"{tool} failed: {text_of(result)}"
-        assert result.structured_content is not None
-        return result
-
-    def bad(self, tool: str, arguments: dict[str, Any], *expected: str) -> str:
-        result = self.call(tool, arguments)
-        message = text_of(result)
-        assert result.is_error, f"{tool} with {arguments} should have failed: {message}"
-        for part in expected:
-            assert part in message, f"{part!r} not in {message!r}"
-        return message
-
-
-@contextmanager
-def connect(root: Path, *extra: str) -> Iterator[McpClient]:
-    with start_blocking_portal() as portal:
-        with portal.wrap_async_context_manager(stdio_session(root, *extra)) as session:
-            yield McpClient(portal, session, root)
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")
-
-
-def cli(root: Path, *args: str) -> str:
-    outcome = CliRunner().invoke(app, [*args, "--vault", str(root)])
-    assert outcome.exit_code == 0, outcome.output
-    return outcome.output
+from conftest import run_brain
+from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, FACT_TOOLS, LEARNING_TOOLS, RUN_TOOLS, McpClient, cli, connect, make_vault, snapshot, text_of
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +30,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
 
 def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> None:
     tools = client.list_tools()
-    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | LEARNING_TOOLS
+    assert set(tools) == CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS | CAUSAL_TOOLS | LEARNING_TOOLS | FACT_TOOLS
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name
         assert tool.annotations is not None and tool.annotations.title
@@ -267,13 +72,13 @@ def test_tools_profile_limits_the_groups(tmp_path: Path) -> None:
         assert set(episodic_only.list_tools()) == EPISODIC_TOOLS
 
     refused = subprocess.run(
-        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,facts"],
+        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--tools", "core,bogus"],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert refused.returncode == 1
-    assert "unknown tool group(s) facts" in refused.stderr and "core, episodic" in refused.stderr
+    assert "unknown tool group(s) bogus" in refused.stderr and "core, episodic" in refused.stderr
 
 
 # ---------------------------------------------------------------- notes
@@ -308,7 +113,7 @@ def test_note_tools_happy_paths_and_visible_to_the_cli(client: McpClient) -> Non
 
     context = client.ok("build_context", {"name": "ADR-007 Memory First Architecture", "depth": 2, "budget": 800})
     data = context.structured_content
-    paths = [note["path"] for note in data["notes"]]
+    paths = [note["path"] for note in data["items"]]
     assert paths[0] == "decisions/ADR-007 Memory First Architecture.md"
     assert "notes/Memory Routing Strategy.md" in paths
     assert "patterns/PATTERN-serena-first-routing.md" in paths  # two hops away, and a causal edge back
@@ -340,6 +145,25 @@ def test_note_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpCli
     assert "First." in text_of(client.ok("read_note", {"name": "Taken"}))  # still serving
     assert snapshot(root) == before
     assert not (root.parent / "outside").exists()
+
+
+def test_the_cli_and_the_tools_render_alike(client: McpClient) -> None:
+    root = client.root
+    adr = "ADR-007 Memory First Architecture"
+    assert json.loads(cli(root, "note", "read", adr, "--json")) == client.ok("read_note", {"name": adr}).structured_content
+    context = client.ok("build_context", {"name": adr, "depth": 1})
+    assert json.loads(cli(root, "context", "build", adr, "--depth", "1", "--json")) == context.structured_content
+    assert text_of(context) == cli(root, "context", "build", adr, "--depth", "1")
+    episode = "EPISODE-2026-01-21-session-42"
+    assert text_of(client.ok("get_decision_sequence", {"episode": episode})) + "\n" == cli(root, "episode", "decisions", episode)
+    path = {"source": "PATTERN-serena-first-routing", "target": "Better decisions"}
+    assert text_of(client.ok("get_causal_path", path)) + "\n" == cli(root, "pattern", "path", *path.values())
+    reverse = run_brain("pattern", "path", "Better decisions", "PATTERN-serena-first-routing", "--vault", str(root))
+    assert text_of(client.ok("get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"})) + "\n" == reverse.output
+    anti = text_of(client.ok("get_antipatterns", {})).splitlines()
+    assert anti[0] == "1 antipatterns" and anti[1:] == cli(root, "pattern", "antipatterns").splitlines()
+    found = text_of(client.ok("query_episodes", {"outcome": "success"})).splitlines()
+    assert found[1:] == cli(root, "episode", "list", "--outcome", "success").splitlines()
 
 
 def test_results_are_json_structured(client: McpClient) -> None:
@@ -425,7 +249,7 @@ def test_episodic_tools_happy_paths(client: McpClient) -> None:
 
     anti = client.ok("get_antipatterns", {})
     assert [row["title"] for row in anti.structured_content["antipatterns"]] == ["ANTIPATTERN-forgetful-first"]
-    assert "ANTIPATTERN-forgetful-first (20% over 3)" in text_of(anti)
+    assert text_of(anti) == "1 antipatterns\n 20% x3    ANTIPATTERN-forgetful-first  Memory query needed during session"
 
 
 def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpClient) -> None:

@@ -2,11 +2,7 @@
 
 import json
 
-from typer.testing import CliRunner
-
-from brain.cli import app
-
-from conftest import write
+from conftest import run_brain, write
 
 
 def snapshot(vault):
@@ -14,12 +10,12 @@ def snapshot(vault):
 
 
 def test_init_creates_and_reports(tmp_path):
-    result = CliRunner().invoke(app, ["init", str(tmp_path / "v")])
+    result = run_brain("init", str(tmp_path / "v"))
     assert result.exit_code == 0 and "created: episodes/" in result.output
-    again = CliRunner().invoke(app, ["init", str(tmp_path / "v")])
+    again = run_brain("init", str(tmp_path / "v"))
     assert "nothing changed" in again.output
     (tmp_path / "file").write_text("x")
-    bad = CliRunner().invoke(app, ["init", str(tmp_path / "file")])
+    bad = run_brain("init", str(tmp_path / "file"))
     assert bad.exit_code == 1 and "is a file" in bad.output
 
 
@@ -35,7 +31,7 @@ def test_write_then_read_from_stdin_and_file(brain, vault, tmp_path):
     meta = json.loads(brain("note", "read", "decisions/Ledger Overview.md", "--json").output)["frontmatter"]
     assert meta["owner"] == "sam" and meta["priority"] == 2 and meta["tags"] == ["ledger"]
     stdin = brain("note", "write", "From Stdin", "-f", "-", input="piped body\n")
-    assert stdin.exit_code == 0
+    assert (stdin.exit_code, stdin.output) == (0, "created notes/From Stdin.md\n")
     assert brain("note", "read", "From Stdin").output.endswith("piped body\n")
 
 
@@ -44,7 +40,7 @@ def test_write_refuses_to_clobber_and_overwrite_keeps_frontmatter(brain, vault):
     again = brain("note", "write", "Keep", "-f", "-", input="two\n")
     assert again.exit_code == 1 and "already exists" in again.output
     replaced = brain("note", "write", "Keep", "-f", "-", "--overwrite", input="three\n")
-    assert replaced.exit_code == 0
+    assert (replaced.exit_code, replaced.output) == (0, "updated notes/Keep.md\n")
     text = (vault.root / "notes/Keep.md").read_text()
     assert text.endswith("\nthree\n") and "owner: sam" in text and "one" not in text
 
@@ -56,20 +52,22 @@ def test_hostile_titles_and_folders_stay_inside(brain, vault):
     absolute = brain("note", "write", "x", "--folder", "/tmp", input="")
     assert absolute.exit_code == 1 and "absolute" in absolute.output
     reserved = brain("note", "write", "CON")
-    assert reserved.exit_code == 1
+    assert (reserved.exit_code, reserved.output) == (1, "error: title 'CON' does not make a usable file name; choose another title\n")
     bad_field = brain("note", "write", "y", "--field", "no equals sign")
     assert bad_field.exit_code == 1 and "key=value" in bad_field.output
     assert snapshot(vault) == before
     sneaky = brain("note", "write", "../../etc/passwd")
-    assert sneaky.exit_code == 0
+    assert (sneaky.exit_code, sneaky.output) == (0, "created notes/-..-etc-passwd.md\n")
     assert (vault.root / "notes/-..-etc-passwd.md").is_file()
 
 
 def test_edit_operations_change_only_their_part(brain, vault):
     write(vault, "notes/E.md", "---\ntitle: E\nkeep: me # comment\n---\nintro\n\n## Log\n- first\n\n## Other\nuntouched\n")
-    assert brain("note", "edit", "E", "--append", "- second", "--section", "Log").exit_code == 0
-    assert brain("note", "edit", "E", "--set", "status=done").exit_code == 0
-    assert brain("note", "edit", "E", "--find", "intro", "--replace", "Intro.").exit_code == 0
+    edits = {"append": ["--append", "- second", "--section", "Log"], "set_frontmatter": ["--set", "status=done"],
+             "find_replace": ["--find", "intro", "--replace", "Intro."]}
+    for operation, edit in edits.items():
+        result = brain("note", "edit", "E", *edit)
+        assert (result.exit_code, result.output) == (0, f"edited notes/E.md ({operation})\n"), edit
     text = (vault.root / "notes/E.md").read_text()
     assert text == "---\ntitle: E\nkeep: me # comment\nstatus: done\n---\nIntro.\n\n## Log\n- first\n- second\n\n## Other\nuntouched\n"
     missing = brain("note", "edit", "E", "--find", "absent", "--replace", "x")
@@ -83,9 +81,12 @@ def test_move_and_delete(brain, vault):
     write(vault, "notes/M.md", "# M\n")
     assert "moved to archive/M.md" in brain("note", "move", "M", "archive").output
     assert (vault.root / "archive/M.md").is_file()
-    assert brain("note", "move", "M", "../out").exit_code == 1
+    escape = brain("note", "move", "M", "../out")
+    assert (escape.exit_code, escape.output) == (1, "error: '../out/M.md' uses '..'; paths must stay inside the vault\n")
+    assert (vault.root / "archive/M.md").is_file()
     assert "deleted archive/M.md" in brain("note", "delete", "M").output
-    assert brain("note", "read", "M").exit_code == 1
+    gone = brain("note", "read", "M")
+    assert (gone.exit_code, gone.output) == (1, "error: no note named 'M'; check the name or use its path\n")
 
 
 def test_malformed_binary_and_empty_notes_never_break_commands(brain, vault):
@@ -99,12 +100,13 @@ def test_malformed_binary_and_empty_notes_never_break_commands(brain, vault):
     doctor = brain("doctor").output
     assert "malformed frontmatter" in doctor and "not valid UTF-8" in doctor
     assert "outcome 'great'" in doctor and "d001" in doctor
-    assert brain("note", "read", "empty").exit_code == 0
+    empty = brain("note", "read", "empty")
+    assert (empty.exit_code, empty.output) == (0, "\n")
 
 
 def test_no_vault_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.delenv("BRAIN_VAULT", raising=False)
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, ["episode", "list"])
+    result = run_brain("episode", "list")
     assert result.exit_code == 1
     assert "no vault found" in result.output and "brain init" in result.output

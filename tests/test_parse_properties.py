@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import string
+import sys
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -139,3 +143,60 @@ def test_replace_section_keeps_other_sections_byte_for_byte(prose, new):
     assert updated.startswith(f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\n")
     assert updated.endswith("## Mine\nuser text\n")
     assert parse_note(updated).section_text("Decisions").strip() == new.strip()
+
+
+# ---------------------------------------------------------------- frontmatter YAML: libyaml and the pure fallback
+
+
+def _frontmatter_yaml_without_libyaml():
+    """A second copy of brain.notes.frontmatter_yaml, loaded as if PyYAML had no libyaml."""
+    saved = {name: getattr(yaml, name) for name in ("CSafeLoader", "CSafeDumper")}
+    for name in saved:
+        delattr(yaml, name)
+    try:
+        spec = importlib.util.spec_from_file_location("frontmatter_yaml_pure", frontmatter_yaml.__file__)
+        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        for name, value in saved.items():
+            setattr(yaml, name, value)
+
+
+PURE = _frontmatter_yaml_without_libyaml()
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def canonical(value) -> str:
+    """JSON text that ignores key order but tells 1 from 1.0 and true from 1."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def test_libyaml_is_used_and_the_fallback_is_pure_python():
+    assert frontmatter_yaml._NoTimestampLoader.__mro__[1] is yaml.CSafeLoader and frontmatter_yaml._SafeDumper is yaml.CSafeDumper
+    assert PURE._NoTimestampLoader.__mro__[1] is yaml.SafeLoader and PURE._SafeDumper is yaml.SafeDumper
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(min_size=1), json_values, max_size=4))
+def test_frontmatter_reads_back_exactly_with_libyaml_and_without(mapping):
+    for writer in (frontmatter_yaml, PURE):
+        text = writer.dump(mapping)
+        for reader in (frontmatter_yaml, PURE):
+            loaded, problem = reader.load(text)
+            assert problem is None and canonical(loaded) == canonical(mapping), (writer.__name__, reader.__name__, text)
+
+
+def test_both_loaders_keep_timestamps_as_typed_and_escape_line_breakers():
+    text = "date: 2026-01-21T10:30:00.2927538-08:00\nday: 2026-01-21\nrate: 0.85\nlist: [a, 1, true]\n"
+    for module in (frontmatter_yaml, PURE):
+        assert module.load(text) == (
+            {"date": "2026-01-21T10:30:00.2927538-08:00", "day": "2026-01-21", "rate": 0.85, "list": ["a", 1, True]},
+            None,
+        )
+        assert module.dump({"note": "one\u2028two", "plain": "é"}) == 'note: "one\\Ltwo"\nplain: é\n'
+        assert module.load("a: [unclosed\n")[1].startswith("malformed frontmatter: ")

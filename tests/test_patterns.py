@@ -5,7 +5,7 @@ import json
 import pytest
 
 from brain.memory.corpus import Corpus
-from brain.memory.patterns import add_pattern
+from brain.memory.patterns import add_pattern, antipatterns
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note, running_average
 
@@ -16,8 +16,12 @@ def pattern_note(title: str, rate: float, occurrences: int, trigger: str = "t") 
     return f"---\ntitle: {title}\ntype: pattern\ntrigger: {trigger}\nsuccess_rate: {rate}\noccurrences: {occurrences}\n---\n# {title}\n"
 
 
-def test_running_average_formula():
-    assert running_average(0.85, 13, 0.0) == pytest.approx((0.85 * 12 + 0) / 13)
+def test_running_average_is_the_mean_of_every_outcome():
+    rate = 0.0
+    for n, outcome in enumerate([1.0, 0.0, 0.5, 1.0, 1.0], start=1):
+        rate = running_average(rate, n, outcome)
+    assert rate == pytest.approx(0.7)  # 3.5 / 5
+    assert running_average(0.85, 13, 0.0) == pytest.approx(0.784615, abs=1e-6)  # the ADR's pattern after one failure
 
 
 def test_add_creates_then_updates_with_running_average(brain, vault):
@@ -85,6 +89,19 @@ def test_list_and_antipatterns(brain, vault):
     assert text.index("ANTIPATTERN-b") < text.index("ANTIPATTERN-c")
 
 
+def test_antipattern_thresholds_come_from_config_and_flags_override(brain, vault):
+    write(vault, "patterns/B.md", pattern_note("ANTIPATTERN-b", 0.1, 4))
+    write(vault, "patterns/E.md", pattern_note("PATTERN-e", 0.5, 3))
+    write(vault, "patterns/F.md", pattern_note("PATTERN-f", 0.2, 1))
+    assert brain("pattern", "antipatterns").output == " 10% x4    ANTIPATTERN-b  t\n"  # config as `brain init` wrote it
+    config = vault.brain_dir / "config.toml"
+    config.write_text(config.read_text().replace("max_success_rate = 0.3", "max_success_rate = 0.5").replace("min_occurrences = 2", "min_occurrences = 1"))
+    assert [p["title"] for p in json.loads(brain("pattern", "antipatterns", "--json").output)] == ["ANTIPATTERN-b", "PATTERN-f", "PATTERN-e"]
+    assert [p.title for p in antipatterns(Corpus(vault))] == ["ANTIPATTERN-b", "PATTERN-f", "PATTERN-e"]  # MCP calls this
+    flagged = json.loads(brain("pattern", "antipatterns", "--max-success-rate", "0.3", "--json").output)
+    assert [p["title"] for p in flagged] == ["ANTIPATTERN-b", "PATTERN-f"]  # the flag wins, the config's min_occurrences stays
+
+
 def test_malformed_success_rate_is_reported_not_fatal(brain, vault):
     write(vault, "patterns/bad.md", "---\ntitle: PATTERN-bad\ntype: pattern\nsuccess_rate: lots\noccurrences: 2.5\n---\n")
     result = brain("pattern", "list", "--json")
@@ -105,8 +122,6 @@ def test_add_pattern_refuses_a_non_pattern_note(vault):
 
 
 def test_one_corpus_sees_a_pattern_edited_meanwhile(vault):
-    from brain.memory.patterns import antipatterns
-
     write(vault, "patterns/B.md", pattern_note("ANTIPATTERN-b", 0.1, 4))
     corpus = Corpus(vault)
     assert [p.title for p in antipatterns(corpus)] == ["ANTIPATTERN-b"]

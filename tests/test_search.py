@@ -1,7 +1,7 @@
 """Search: words, meaning, fusion, filters before ranking, freshness, errors.
 
-Plumbing tests use the lexical embedder and run twice in the suite: here on the embedded store,
-and in test_chroma_server.py against a real `chroma run` server (the `chroma_url` fixture).
+Plumbing tests use the lexical embedder and run twice: on the embedded store and against a real
+`chroma run` server (the `chroma_url` fixture).
 Tests about meaning use the real all-MiniLM-L6-v2 model on a copy of vault-example/.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,8 @@ from brain.index.search import SearchFilters, run, search
 from brain.index.sync import index_vault
 from brain.vault import Vault
 
-from test_catalog import lexical_vault, note_text, put
+from conftest import lexical_vault, note_text, put
+from labelled_queries import KEYWORDS, PARAPHRASE
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
@@ -34,9 +34,9 @@ PKCE_NOTES = {  # notes about OAuth2 with PKCE for the mobile app
 }
 
 
-@pytest.fixture
-def chroma_url() -> str | None:
-    return None  # the embedded store; test_chroma_server.py overrides this with a server
+@pytest.fixture(params=["embedded", "server"])
+def chroma_url(request) -> str | None:
+    return request.getfixturevalue("chroma_server") if request.param == "server" else None
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_words_find_the_note_section_and_snippet(vault):
     put(vault, "animals/quokka.md", note_text("Quokka", "## Diet\nLeaves and grass.\n\n## Habitat\nThe quokka lives on Rottnest Island, off Perth."))
     put(vault, "animals/other.md", note_text("Wombat", "## Habitat\nBurrows in forests."))
     for mode in ("text", "hybrid", "vector"):
-        hits = search(vault, "Rottnest island quokka", mode=mode, limit=5)
+        hits = search(open_index(vault), "Rottnest island quokka", mode=mode, limit=5)
         assert hits[0].path == "animals/quokka.md" and hits[0].title == "Quokka" and hits[0].type == "note", mode
         assert hits[0].section == "Habitat" and "Rottnest" in hits[0].snippet and hits[0].score > 0, mode
 
@@ -65,39 +65,39 @@ def test_filters_apply_before_ranking(vault):
     put(vault, "tips/rare.md", note_text("Rare", "one mention of rollback among many other words about gardening and tomatoes",
                                         type="tip", outcome="failure", tags="[rare, garden]", date="2020-01-05"))
     for mode in ("text", "vector", "hybrid"):
-        assert "tips/rare.md" not in [h.path for h in search(vault, "deploy rollback canary", mode=mode, limit=5)], mode
+        assert "tips/rare.md" not in [h.path for h in search(open_index(vault), "deploy rollback canary", mode=mode, limit=5)], mode
         for filters in (SearchFilters(types=("tip",)), SearchFilters(folders=("tips",)), SearchFilters(tags=("rare",)),
                         SearchFilters(fields=(("outcome", "failure"),)), SearchFilters(until="2020-12-31"),
                         SearchFilters(tags=("garden", "rare"), since="2020-01-01", until="2020-01")):
-            hits = search(vault, "deploy rollback canary", mode=mode, limit=5, filters=filters)
+            hits = search(open_index(vault), "deploy rollback canary", mode=mode, limit=5, filters=filters)
             assert [h.path for h in hits] == ["tips/rare.md"], (mode, filters)
-        hits = search(vault, "deploy rollback canary", mode=mode, limit=50, filters=SearchFilters(types=("episode",), since="2026-03-01"))
+        hits = search(open_index(vault), "deploy rollback canary", mode=mode, limit=50, filters=SearchFilters(types=("episode",), since="2026-03-01"))
         assert len(hits) == 40 and all(h.type == "episode" for h in hits)
-        assert search(vault, "deploy", mode=mode, filters=SearchFilters(tags=("rare", "missing"))) == []
+        assert search(open_index(vault), "deploy", mode=mode, filters=SearchFilters(tags=("rare", "missing"))) == []
 
 
 def test_search_sees_edits_without_an_explicit_index(vault):
     put(vault, "n/a.md", note_text("A", "apples"))
-    assert [h.path for h in search(vault, "apples")] == ["n/a.md"]
+    assert [h.path for h in search(open_index(vault), "apples")] == ["n/a.md"]
     put(vault, "n/a.md", note_text("A", "bananas now"))
     put(vault, "n/b.md", note_text("B", "apples again"))
-    assert [h.path for h in search(vault, "bananas", mode="text")] == ["n/a.md"]
-    assert [h.path for h in search(vault, "apples", mode="vector", limit=1)] == ["n/b.md"]
+    assert [h.path for h in search(open_index(vault), "bananas", mode="text")] == ["n/a.md"]
+    assert [h.path for h in search(open_index(vault), "apples", mode="vector", limit=1)] == ["n/b.md"]
     (vault.root / "n/b.md").unlink()
-    assert "n/b.md" not in [h.path for h in search(vault, "apples", limit=5)]
+    assert "n/b.md" not in [h.path for h in search(open_index(vault), "apples", limit=5)]
 
 
 def test_bad_arguments_are_clear_errors(vault):
     put(vault, "n/a.md", note_text("A", "apples"))
     with pytest.raises(InvalidInput, match="mode"):
-        search(vault, "x", mode="fuzzy")
+        search(open_index(vault), "x", mode="fuzzy")
     with pytest.raises(InvalidInput, match="limit"):
-        search(vault, "x", limit=0)
+        search(open_index(vault), "x", limit=0)
     with pytest.raises(InvalidInput, match="empty"):
-        search(vault, "  ")
+        search(open_index(vault), "  ")
     with pytest.raises(InvalidInput, match="YYYY-MM-DD"):
-        search(vault, "x", filters=SearchFilters(since="last week"))
-    assert search(vault, "!!! ???", mode="text") == []
+        search(open_index(vault), "x", filters=SearchFilters(since="last week"))
+    assert search(open_index(vault), "!!! ???", mode="text") == []
 
 
 # ---------------------------------------------------------------- meaning (the real model)
@@ -112,7 +112,7 @@ def example(tmp_path_factory) -> Vault:
     vault = Vault(root)
     index = open_index(vault)
     assert index.embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
-    index_vault(vault)
+    index_vault(open_index(vault))
     yield vault
     forget(vault.root)
 
@@ -122,20 +122,17 @@ def words(text: str) -> set[str]:
 
 
 def test_a_query_sharing_no_words_finds_the_note_by_meaning(example):
-    top = [hit.path for hit in search(example, "phone app sign-in security", limit=2)]
+    top = [hit.path for hit in search(open_index(example), "phone app sign-in security", limit=2)]
     assert set(top) <= PKCE_NOTES, top
     query = "smartphone sign-in safety"
     adr = "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"
     assert not (words(query) - {"in"}) & words((example.root / adr).read_text())  # no shared word but "in"
-    hits = search(example, query, limit=2)
+    hits = search(open_index(example), query, limit=2)
     assert adr in [hit.path for hit in hits]
-    assert adr not in [h.path for h in search(example, query, mode="text", limit=10)]  # words alone cannot find it
+    assert adr not in [h.path for h in search(open_index(example), query, mode="text", limit=10)]  # words alone cannot find it
 
 
 def test_hybrid_is_never_worse_than_its_better_half(example):
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    from labelled_queries import KEYWORDS, PARAPHRASE
-
     index = open_index(example)
 
     def mrr(queries, mode):
@@ -150,11 +147,8 @@ def test_hybrid_is_never_worse_than_its_better_half(example):
         assert scores["hybrid"] >= max(scores["text"], scores["vector"]), scores
 
 
-def test_large_filters_rank_exactly_from_the_in_memory_copy(vault, monkeypatch):
-    from brain.index import search as search_module
-
-    monkeypatch.setattr(search_module, "EXACT_NOTES", 0)  # force the path large filters take
+def test_filtered_dense_ranking_is_exact_and_sees_new_writes(vault):
     test_filters_apply_before_ranking(vault)
     put(vault, "tips/new.md", note_text("New", "rollback canary new tip", type="tip"))
-    hits = search(vault, "rollback canary new tip", mode="vector", limit=5, filters=SearchFilters(types=("tip",)))
+    hits = search(open_index(vault), "rollback canary new tip", mode="vector", limit=5, filters=SearchFilters(types=("tip",)))
     assert {h.path for h in hits} == {"tips/rare.md", "tips/new.md"}  # the copy was refreshed after the write

@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 from brain.cli import app
 
 from brain.errors import InvalidInput, NoteNotFound
-from brain.index.embedders import load_embedder
 from brain.memory import tips as service
 from brain.memory.corpus import Corpus
 from brain.memory.episodes import get_episode
@@ -26,14 +25,6 @@ from brain.vault import Vault
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
 STAMPEDE = "EPISODE-2026-03-25-session-14"
-
-
-@pytest.fixture(scope="session")
-def embedder():
-    """The real model, loaded once for every test about meaning."""
-    loaded = load_embedder("default", warn=lambda message: pytest.fail(message))
-    assert loaded.id == "all-MiniLM-L6-v2:int8-onnx"
-    return loaded
 
 
 @pytest.fixture

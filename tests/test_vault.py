@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
-from brain.vault import Vault, init_vault
+from brain.vault import OUTSIDE_SYMLINK, Skip, SkipKind, Vault, init_vault, is_note_path, note_files
 
 from conftest import write
 
@@ -62,11 +62,23 @@ def test_write_refused_when_file_changed_since_read(vault):
 
 def test_listeners_hear_of_writes_moves_and_deletes(vault):
     heard = []
-    vault.on_change(lambda kind, path, old: heard.append((kind, path, old)))
+    vault.on_change(heard.append)
     vault.write("notes/a.md", "x\n", create=True)
     vault.move("notes/a.md", "archive/a.md")
     vault.delete("archive/a.md")
-    assert heard == [("write", "notes/a.md", None), ("move", "archive/a.md", "notes/a.md"), ("delete", "archive/a.md", None)]
+    assert heard == [("notes/a.md",), ("archive/a.md", "notes/a.md"), ("archive/a.md",)]
+
+
+def test_batched_changes_reach_listeners_once_at_the_end(vault):
+    heard = []
+    vault.on_change(heard.append)
+    with vault.batched_changes():
+        vault.write("notes/a.md", "x\n", create=True)
+        with vault.batched_changes():  # nested: still one notice, from the outer block
+            vault.write("notes/b.md", "y\n", create=True)
+        vault.write("notes/a.md", "z\n")
+        assert heard == []
+    assert heard == [("notes/a.md", "notes/b.md")]
 
 
 def test_find_vault_from_option_env_and_upwards(vault, monkeypatch, tmp_path):
@@ -104,3 +116,19 @@ def test_init_adds_what_is_missing_and_changes_nothing_else(tmp_path: Path):
 def test_templates_are_not_notes(vault):
     assert not [path for path in vault.iter_files() if path.startswith("templates/")]
     assert (vault.root / "templates/episode.md").is_file()
+
+
+def test_one_rule_for_note_files_whole_vault_or_listed_paths(vault, tmp_path):
+    write(vault, "notes/a.md", "a\n")
+    write(vault, ".obsidian/x.md", "editor state\n")
+    write(vault, "notes/.hidden.md", "hidden\n")
+    (tmp_path / "outside.md").write_text("secret\n")
+    (vault.root / "notes/out.md").symlink_to(tmp_path / "outside.md")
+    (vault.root / "notes/loop.md").symlink_to(vault.root / "notes/loop.md")
+    found, left_out = note_files(vault.root)
+    assert set(found) == {"notes/a.md"}  # templates/, .obsidian/, hidden files and links are no notes
+    assert left_out == {"notes/out.md": OUTSIDE_SYMLINK, "notes/loop.md": Skip(SkipKind.UNREADABLE, "cannot be read: Too many levels of symbolic links")}
+    listed = ["notes/a.md", "notes/out.md", "notes/loop.md", "notes/gone.md", ".obsidian/x.md", "notes/.hidden.md", "notes/a.txt"]
+    assert note_files(vault.root, listed) == (found, left_out)  # the same answers for listed paths; a gone path is in neither
+    assert [is_note_path(p) for p in listed] == [True, True, True, True, False, False, False]
+    assert list(vault.iter_files()) == sorted(found)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from brain.errors import IndexMismatch
@@ -11,7 +15,7 @@ from brain.index.search import search
 from brain.index.sync import index_vault, reindex_vault
 from brain.index.vectors import collection_name
 
-from test_catalog import lexical_vault, note_text, put
+from conftest import REPO, lexical_vault, note_text, put
 
 
 class Counting(LexicalFallbackEmbedder):
@@ -38,12 +42,12 @@ def test_only_changed_chunks_are_embedded(vault):
     open_index(vault, embedder=embedder)
     put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part\n## Three\nthird part"))
     put(vault, "notes/b.md", note_text("B", "## One\nother note"))
-    first = index_vault(vault)
+    first = index_vault(open_index(vault))
     assert first.embed.embedded == len(embedder.texts) == 4  # a: One, Two, Three; b: One
     embedder.texts.clear()
-    assert index_vault(vault).embed.embedded == 0 and embedder.texts == []
+    assert index_vault(open_index(vault)).embed.embedded == 0 and embedder.texts == []
     put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part, edited\n## Three\nthird part"))
-    report = index_vault(vault)
+    report = index_vault(open_index(vault))
     assert report.embed.embedded == 1 and report.embed.kept == 2 and report.embed.deleted == 1
     assert len(embedder.texts) == 1 and "edited" in embedder.texts[0]
 
@@ -51,16 +55,16 @@ def test_only_changed_chunks_are_embedded(vault):
 def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
     put(vault, "notes/a.md", note_text("A", "alpha words"))
     open_index(vault, embedder=LexicalFallbackEmbedder())
-    index_vault(vault)
+    index_vault(open_index(vault))
     open_index(vault, embedder=LexicalFallbackEmbedder(dim=128))  # another id: lexical-hash-v1:128
     with pytest.raises(IndexMismatch, match="brain reindex"):
-        search(vault, "alpha", mode="vector")
+        search(open_index(vault), "alpha", mode="vector")
     with pytest.raises(IndexMismatch, match="brain reindex"):
-        index_vault(vault)
-    assert [hit.path for hit in search(vault, "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
-    report = reindex_vault(vault)
+        index_vault(open_index(vault))
+    assert [hit.path for hit in search(open_index(vault), "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
+    report = reindex_vault(open_index(vault))
     assert report.embed.embedded == 1
-    assert [hit.path for hit in search(vault, "alpha", mode="vector")] == ["notes/a.md"]
+    assert [hit.path for hit in search(open_index(vault), "alpha", mode="vector")] == ["notes/a.md"]
     names = [c if isinstance(c, str) else c.name for c in open_index(vault).vectors._client.list_collections()]
     assert names == [collection_name(vault.root, "lexical-hash-v1:128")]  # the old embedder's collection is gone
 
@@ -68,11 +72,24 @@ def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
 def test_reindex_rebuilds_from_the_notes_alone(vault):
     put(vault, "notes/a.md", note_text("A", "alpha"))
     put(vault, "notes/b.md", note_text("B", "beta"))
-    index_vault(vault)
+    index_vault(open_index(vault))
     index = open_index(vault)
     count = index.vectors.count()
-    report = reindex_vault(vault)
+    report = reindex_vault(open_index(vault))
     assert len(report.scan.added) == 2 and index.vectors.count() == count
-    no_embed = reindex_vault(vault, embed=False)
+    no_embed = reindex_vault(open_index(vault), embed=False)
     assert no_embed.embed is None and open_index(vault).vectors.count() == 0
     assert len(open_index(vault).catalog.pending_vectors()) == 2
+
+
+def test_a_reindex_in_another_process_is_seen_by_this_one(vault):
+    put(vault, "notes/a.md", note_text("A", "alpha words"))
+    index = open_index(vault)
+    index_vault(index)
+    assert [hit.path for hit in search(index, "alpha", mode="vector")] == ["notes/a.md"]
+    put(vault, "notes/b.md", note_text("B", "beta words"))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run([sys.executable, "-m", "brain", "reindex", "--vault", str(vault.root)], env=env, check=True, capture_output=True)
+    # this process's embedded Chroma client is closed and opened again on the new collection
+    assert [hit.path for hit in search(index, "beta", mode="vector", limit=1)] == ["notes/b.md"]
+    assert index.vectors.collection().count() == 2

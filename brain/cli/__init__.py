@@ -26,6 +26,9 @@ mcp_command.register(app)
 from brain.cli import imports; app.add_typer(imports.app, name="import")  # noqa: E402,E702
 from brain.cli import exports; app.add_typer(exports.app, name="export")  # noqa: E402,E702
 from brain.cli import index_commands; index_commands.register(app)  # noqa: E402,E702
+from brain.cli import facts; app.add_typer(facts.app, name="fact")  # noqa: E402,E702
+from brain.cli import runs; app.add_typer(runs.app, name="run")  # noqa: E402,E702
+from brain.cli import causal; app.add_typer(causal.app, name="causal")  # noqa: E402,E702
 
 
 def main() -> None:

@@ -6,7 +6,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,12 +22,6 @@ VaultOption = Annotated[
     typer.Option("--vault", help="Vault folder (default: $BRAIN_VAULT, then the current folder upwards).", show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
-
-
-class Outcome(str, Enum):
-    success = "success"
-    partial = "partial"
-    failure = "failure"
 
 
 class BrainGroup(TyperGroup):
@@ -97,3 +90,15 @@ def progress_bars(labels: dict[str, str] | None = None) -> Iterator[Callable[[st
     finally:
         for bar in bars.values():
             bar.__exit__(None, None, None)
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write a command's output file; a missing folder, a folder or a refused write is one line."""
+    if path.is_dir():
+        raise BrainError(f"'{path}' is a folder; give a file name for the output")
+    if not path.parent.is_dir():
+        raise BrainError(f"folder '{path.parent}' does not exist; create it first or choose another --output")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise BrainError(f"cannot write '{path}': {error.strerror or error}") from None

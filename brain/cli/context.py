@@ -6,8 +6,12 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
+from brain.errors import InvalidInput
 from brain.memory import context_builder as service
+from brain.memory import contexts
+from brain.views.causal import context_lines, saved_text
+from brain.views.notes import context_json
 
 app = typer.Typer(help="Compact contexts built from the vault for agents.", no_args_is_help=True)
 
@@ -28,9 +32,49 @@ def build(
     _, corpus = open_vault(vault)
     built = service.build_context(corpus, name, depth=depth, budget=budget)
     if as_json:
-        emit_json(built)
+        emit_json(context_json(built))
         return
     typer.echo(built.text, nl=False)
+
+
+# ---------------------------------------------------------------- saved contexts (issue 11)
+
+@app.command()
+def save(
+    content: Annotated[str | None, typer.Argument(help="The context's text (or use --file).")] = None,
+    project: Annotated[str, typer.Option(metavar="PROJECT", help="Project the context belongs to.", show_default=False)] = "",
+    action_type: Annotated[str, typer.Option(metavar="TYPE", help=f"What kind of work produced it: {', '.join(contexts.ACTION_TYPES)}.", show_default=False)] = "",
+    caused_by: Annotated[list[str] | None, typer.Option("--caused-by", metavar="NOTE", help="A note that caused it (any type); repeat for several.")] = None,
+    rationale: Annotated[str | None, typer.Option(help="Why this context exists.")] = None,
+    title: Annotated[str | None, typer.Option(help="Title (default: the first line of the content).")] = None,
+    file: Annotated[str | None, typer.Option("--file", "-f", help="Read the content from this file, or - for stdin.")] = None,
+    vault: VaultOption = None,
+) -> None:
+    """Save a context note in contexts/ with its project, action type, cause(s) and rationale."""
+    if content is not None and file is not None:
+        raise InvalidInput("give the content as an argument or with --file, not both")
+    text = read_input(file) if file is not None else (content or "")
+    vault_, corpus = open_vault(vault)
+    saved = contexts.save_context(
+        vault_, corpus, text, project=project, action_type=action_type, caused_by=caused_by or [], rationale=rationale, title=title
+    )
+    typer.echo(saved_text(saved))
+
+
+@app.command()
+def load(
+    project: Annotated[str, typer.Argument(help="The project whose contexts to list.")],
+    limit: Annotated[int, typer.Option(min=1, max=contexts.MAX_LIMIT, help="At most this many.")] = contexts.DEFAULT_LIMIT,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A project's saved contexts, newest first."""
+    _, corpus = open_vault(vault)
+    entries = contexts.load_contexts(corpus, project, limit=limit)
+    if as_json:
+        emit_json(entries)
+        return
+    typer.echo("\n".join(context_lines(project, entries, contexts.projects(corpus) if not entries else [])))
 
 
 @app.command()

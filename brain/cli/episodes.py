@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, read_input, warn
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
 from brain.memory import episodes as service
-from brain.views.episodic import decision_headline, episode_summary
-from brain.notes.model import Decision
+from brain.notes.model import Outcome
+from brain.views.episodic import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
 
@@ -39,7 +39,7 @@ def store(
             raise InvalidInput(f"{file} is not JSON ({error.msg} at line {error.lineno}); give an ai-agents episode file") from None
         if not isinstance(data, dict):
             raise InvalidInput(f"{file} holds a JSON {type(data).__name__}, not an episode object")
-    flags = {"session": session, "task": task, "outcome": outcome.value if outcome else None, "timestamp": date}
+    flags = {"session": session, "task": task, "outcome": outcome, "timestamp": date}
     data.update({key: value for key, value in flags.items() if value is not None})
     if lesson:
         data["lessons"] = list(data.get("lessons") or []) + list(lesson)
@@ -51,9 +51,7 @@ def store(
     episode, warnings = service.episode_from_data(data)
     for message in warnings:
         warn(message)
-    stored = service.store_episode(vault_, corpus, episode)
-    verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
-    typer.echo(f"{verb} {stored.path}")
+    typer.echo(stored_episode_line(service.store_episode(vault_, corpus, episode)))
 
 
 @app.command("list")
@@ -68,14 +66,14 @@ def list_(
 ) -> None:
     """List episodes, newest first."""
     _, corpus = open_vault(vault)
-    found = service.list_episodes(corpus, outcome=outcome.value if outcome else None, task=task, since=since, until=until, limit=limit)
+    found = service.list_episodes(corpus, outcome=outcome, task=task, since=since, until=until, limit=limit)
     if as_json:
         emit_json([episode_summary(episode) for episode in found])
         return
     if not found:
         typer.echo("no episodes match")
     for episode in found:
-        typer.echo(f"{(episode.date or '')[:10]:10}  {episode.outcome or '?':8} {episode.title}  {episode.task or ''}")
+        typer.echo(episode_row(episode))
 
 
 @app.command()
@@ -86,29 +84,9 @@ def show(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOption =
     if as_json:
         emit_json(episode)
         return
-    typer.echo(f"{episode.title}  [{episode.outcome}]  {episode.date or ''}")
-    typer.echo(f"task: {episode.task or ''}")
-    if episode.metrics:
-        typer.echo("metrics: " + ", ".join(f"{key}={value}" for key, value in episode.metrics.items()))
-    if episode.decisions:
-        typer.echo("decisions:")
-        for decision in episode.decisions:
-            typer.echo(f"  {_decision_line(decision)}")
-    if episode.events:
-        typer.echo("events:")
-        for event in episode.events:
-            ident = f"{event.id} ({event.type}) " if event.id else ""
-            typer.echo(f"  [{event.timestamp or ''}] {ident}{event.text}")
-    if episode.lessons:
-        typer.echo("lessons:")
-        for item in episode.lessons:
-            typer.echo(f"  - {item}")
+    typer.echo("\n".join(episode_lines(episode)))
     for problem in episode.problems:
         warn(problem)
-
-
-def _decision_line(decision: Decision) -> str:
-    return f"{decision.id} [{decision.type or '?'}] {decision_headline(decision)}"
 
 
 @app.command()
@@ -122,13 +100,7 @@ def decisions(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOpt
     if not sequence:
         typer.echo("this episode records no decisions")
     for decision in sequence:
-        typer.echo(f"{decision.timestamp or '(no time)'}  {_decision_line(decision)}")
-        if decision.options:
-            typer.echo(f"    options: {' | '.join(decision.options)}")
-        if decision.rationale:
-            typer.echo(f"    why: {decision.rationale}")
-        if decision.effects:
-            typer.echo(f"    effects: {', '.join(decision.effects)}")
+        typer.echo("\n".join(decision_lines(decision)))
 
 
 @app.command()

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import VaultOption, progress_bars, warn
-from brain.importers.ai_agents import ImportResult, import_ai_agents
-from brain.importers.ai_agents_verify import verify_ai_agents
-from brain.vault import Vault
+from brain.cli.common import VaultOption, open_vault, progress_bars, warn
+
+if TYPE_CHECKING:
+    from brain.importers.ai_agents import ImportResult
 
 app = typer.Typer(help="Import memory from other tools into the vault.", no_args_is_help=True)
 
@@ -39,13 +39,12 @@ def ai_agents(
     Re-importing the same files changes nothing; a newer version updates the notes and keeps
     what a person wrote in them. Exit code 1 when a file was skipped or --verify found a difference.
     """
-    # Not open_vault: its index listener would update the catalog once per note written (50 s for
-    # the 2,542 notes of the v2 data); the written notes are indexed in one batch below (about 4 s).
-    vault_ = Vault.find(vault)
+    from brain.importers.ai_agents import import_ai_agents  # only this command needs the importer
+    from brain.importers.ai_agents_verify import verify_ai_agents
+
+    vault_, _ = open_vault(vault)  # the importer batches its writes: the index takes them in one update
     with progress_bars() as progress:
         result = import_ai_agents(vault_, path, dry_run=dry_run, progress=progress)
-    if not dry_run:
-        _index([planned.path for planned in result.writes], vault_)
     for message in result.warnings:
         warn(message)
     for skipped in result.skipped:
@@ -64,20 +63,6 @@ def ai_agents(
         failed = failed or bool(found)
     if failed:
         raise typer.Exit(1)
-
-
-def _index(paths: list[str], vault: Vault) -> None:
-    """Bring the vault's index (when it has one) up to date with the written notes, in one batch."""
-    from brain.index.catalog import CATALOG_FILE
-    from brain.index.engine import open_index
-    from brain.index.sync import update_paths
-
-    if not paths or not (vault.index_dir / CATALOG_FILE).is_file():
-        return
-    try:
-        update_paths(open_index(vault), paths, embed=False)
-    except Exception as error:  # noqa: BLE001 - the notes are written; the next scan catches up
-        warn(f"the index was not updated ({error}); run 'brain index'")
 
 
 def _summary(result: ImportResult) -> str:

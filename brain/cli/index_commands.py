@@ -8,6 +8,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
 from brain.errors import InvalidInput
+from brain.index.search import SearchMode
 
 ChromaOption = Annotated[
     str | None,
@@ -24,7 +25,7 @@ def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None
     index = open_index(vault_, chroma_url=chroma_url)
     with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
         run = reindex_vault if rebuild else index_vault
-        report = run(vault_, embed=not no_embed, progress=progress, index=index)
+        report = run(index, embed=not no_embed, progress=progress)
     scan = report.scan
     parts = [f"{len(scan.added)} added", f"{len(scan.changed)} changed", f"{len(scan.moved)} moved", f"{len(scan.removed)} removed"]
     line = f"{report.notes} notes: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
@@ -89,7 +90,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
         if batch.changes or batch.errors:
             typer.echo(f"updated {batch.changes} notes" + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""), err=True)
 
-    with Watcher(vault_, index=index, embed=not no_embed, on_batch=report) as watcher:
+    with Watcher(index, embed=not no_embed, on_batch=report) as watcher:
         typer.echo(f"watching {vault_.root} (Ctrl-C to stop)", err=True)
         try:
             watcher.wait()
@@ -99,7 +100,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
 
 def search(
     query: Annotated[str, typer.Argument(help="What to look for, in words or by meaning.")],
-    mode: Annotated[str, typer.Option(help="hybrid (meaning and words), text (BM25) or vector (meaning).")] = "hybrid",
+    mode: Annotated[SearchMode, typer.Option(help="hybrid (meaning and words), text (BM25) or vector (meaning).")] = "hybrid",
     type_: Annotated[list[str] | None, typer.Option("--type", help="Only notes of this type (repeatable).")] = None,
     folder: Annotated[list[str] | None, typer.Option(help="Only notes in this folder or below it (repeatable).")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Only notes with this tag (repeatable: all must match).")] = None,
@@ -107,14 +108,15 @@ def search(
     since: Annotated[str | None, typer.Option(help="Only notes dated on or after this day (YYYY-MM-DD).")] = None,
     until: Annotated[str | None, typer.Option(help="Only notes dated on or before this day (YYYY-MM-DD).")] = None,
     limit: Annotated[int, typer.Option(help="How many notes to show.")] = 10,
+    rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Re-order the top hits with a cross-encoder (needs reranker_model; default: rerank under [search] in config).")] = None,
     vault: VaultOption = None,
     chroma_url: ChromaOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score."""
     from brain.index.engine import open_index
-    from brain.index.search import SearchFilters
-    from brain.index.search import search as run_search
+    from brain.index.search import SearchFilters, search_report
+    from brain.views.search import search_lines
 
     fields = []
     for item in field or []:
@@ -124,19 +126,16 @@ def search(
         fields.append((key.strip(), value.strip()))
     filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
     vault_, _ = open_vault(vault)
-    open_index(vault_, chroma_url=chroma_url)
-    hits = run_search(vault_, query, mode=mode, limit=limit, filters=filters)
+    index = open_index(vault_, chroma_url=chroma_url)
+    rerank = index.config.rerank if rerank is None else rerank
+    report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
+    hits = report.hits
+    if report.pending:
+        typer.echo(f"{report.pending} changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them", err=True)
     if as_json:
         emit_json(hits)
         return
-    if not hits:
-        typer.echo("no notes match")
-        return
-    for number, hit in enumerate(hits, start=1):
-        typer.echo(f"{number:2}. {hit.title}  [{hit.type}]  {hit.path}  score {hit.score:.4g}")
-        if hit.section:
-            typer.echo(f"    § {hit.section}")
-        typer.echo(f"    {hit.snippet}")
+    typer.echo("\n".join(search_lines(hits)))
 
 
 def register(app: typer.Typer) -> None:

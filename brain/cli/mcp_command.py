@@ -14,7 +14,10 @@ def mcp(
     vault: VaultOption = None,
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")] = False,
     host: Annotated[str, typer.Option(help="Address to bind with --http (loopback unless you mean otherwise).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port for --http.")] = 8765,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --http.")] = 8765,
+    insecure: Annotated[
+        bool, typer.Option("--insecure", help="With --http on a non-loopback --host: serve without a token (anyone who can reach it gets the vault).")
+    ] = False,
     tools: Annotated[
         str | None, typer.Option("--tools", help="Tool groups to expose, comma-separated: core, episodic (default: all).")
     ] = None,
@@ -31,11 +34,11 @@ def mcp(
     from brain.vault import Vault
 
     found = Vault.find(vault)
+    token = mcp_server.http_token(os.environ, host=host, insecure=insecure) if http else None
     built = mcp_server.build_server(found, mcp_server.parse_groups(tools))
     if not http:
         mcp_server.run_stdio(built)
         return
-    token = os.environ.get(mcp_server.TOKEN_ENV) or None
     mcp_server.run_http(built, host=host, port=port, token=token, allowed_hosts=allow_host or ())
 
 

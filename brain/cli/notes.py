@@ -9,6 +9,7 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.errors import InvalidInput
 from brain.memory import notes as service
+from brain.views.notes import edited_line, note_json, written_line
 
 app = typer.Typer(help="Read and write any note.", no_args_is_help=True)
 
@@ -21,20 +22,7 @@ def read(name: NameArgument, vault: VaultOption = None, as_json: JsonOption = Fa
     _, corpus = open_vault(vault)
     note = service.read_note(corpus, name)
     if as_json:
-        emit_json(
-            {
-                "path": note.path,
-                "title": note.title,
-                "type": note.type,
-                "frontmatter": note.frontmatter,
-                "body": note.body,
-                "observations": note.observations,
-                "relations": note.relations,
-                "causal_relations": note.causal_relations,
-                "links": note.links,
-                "problems": note.problems,
-            }
-        )
+        emit_json(note_json(note))
     else:
         typer.echo(note.text, nl=not note.text.endswith("\n"))
 
@@ -63,7 +51,7 @@ def write(
         fields=service.parse_fields(field or []),
         overwrite=overwrite,
     )
-    typer.echo(f"{'created' if written.created else 'updated'} {written.path}")
+    typer.echo(written_line(written))
 
 
 @app.command()
@@ -106,7 +94,7 @@ def edit(
         expected_count=count,
         frontmatter=service.parse_fields(set_field or []),
     )
-    typer.echo(f"edited {written.path}")
+    typer.echo(edited_line(written, operation))
 
 
 @app.command()

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, Outcome, VaultOption, emit_json, open_vault, warn
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
 from brain.memory import causal
 from brain.memory import patterns as service
-from brain.views.episodic import pattern_summary
-from brain.notes.model import Pattern
+from brain.notes.model import Outcome, Pattern
+from brain.views.episodic import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
 
@@ -21,15 +21,13 @@ EpisodeOption = Annotated[str | None, typer.Option(help="The episode this occurr
 def _report(update: service.PatternUpdate) -> None:
     for message in update.warnings:
         warn(message)
-    pattern = update.pattern
-    verb = "created" if update.created else "updated"
-    typer.echo(f"{verb} {update.path}: success_rate {pattern.success_rate:.2f} over {pattern.occurrences} occurrences")
+    typer.echo(pattern_update_line(update))
 
 
 @app.command()
 def add(
     name: Annotated[str, typer.Argument(help="Pattern name or title (PATTERN-... is added to a plain name).")],
-    outcome: OutcomeOption = Outcome.success,
+    outcome: OutcomeOption = "success",
     trigger: Annotated[str | None, typer.Option(help="When the pattern applies (needed for a new pattern).")] = None,
     action: Annotated[str | None, typer.Option(help="What to do (needed for a new pattern).")] = None,
     episode: EpisodeOption = None,
@@ -37,7 +35,7 @@ def add(
 ) -> None:
     """Create a pattern, or record one more occurrence of an existing one."""
     vault_, corpus = open_vault(vault)
-    _report(service.add_pattern(vault_, corpus, name, outcome=outcome.value, trigger=trigger, action=action, episode=episode))
+    _report(service.add_pattern(vault_, corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode))
 
 
 @app.command()
@@ -49,7 +47,7 @@ def evidence(
 ) -> None:
     """Record evidence for an existing pattern: running average, occurrences + 1, evidence line."""
     vault_, corpus = open_vault(vault)
-    _report(service.record_pattern_evidence(vault_, corpus, name, outcome=outcome.value, episode=episode))
+    _report(service.record_pattern_evidence(vault_, corpus, name, outcome=outcome, episode=episode))
 
 
 def _print(patterns: list[Pattern], as_json: bool, empty: str) -> None:
@@ -59,8 +57,7 @@ def _print(patterns: list[Pattern], as_json: bool, empty: str) -> None:
     if not patterns:
         typer.echo(empty)
     for pattern in patterns:
-        rate = "  ?" if pattern.success_rate is None else f"{pattern.success_rate:4.0%}"
-        typer.echo(f"{rate} x{pattern.occurrences or 0:<4} {pattern.title}  {pattern.trigger or ''}")
+        typer.echo(pattern_row(pattern))
 
 
 @app.command("list")
@@ -79,8 +76,10 @@ def list_(
 
 @app.command()
 def antipatterns(
-    max_success_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="At most this success rate.")] = service.DEFAULT_MAX_SUCCESS_RATE,
-    min_occurrences: Annotated[int, typer.Option(min=0, help="Seen at least this often.")] = service.DEFAULT_MIN_OCCURRENCES,
+    max_success_rate: Annotated[
+        float | None, typer.Option(min=0.0, max=1.0, help="At most this success rate (default: [antipatterns] in config.toml, 0.3).")
+    ] = None,
+    min_occurrences: Annotated[int | None, typer.Option(min=0, help="Seen at least this often (default: config, 2).")] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -106,13 +105,6 @@ def path(
         emit_json({"found": found is not None, "path": found})
         return
     if found is None:
-        hint = " (there is one the other way round)" if causal.reverse_path_exists(corpus, source, target, max_depth) else ""
-        typer.echo(f"no causal path from '{source}' to '{target}' within {max_depth} hops{hint}")
+        typer.echo(no_path_line(source, target, max_depth, causal.reverse_path_exists(corpus, source, target, max_depth)))
         raise typer.Exit(1)
-    typer.echo(found.titles[0])
-    for hop, title in zip(found.hops, found.titles[1:]):
-        detail = ", ".join(
-            part for part in (f"weight {hop.weight:g}" if hop.weight is not None else "", f"evidence {hop.evidence}" if hop.evidence is not None else "") if part
-        )
-        typer.echo(f"  --{hop.type}{f' ({detail})' if detail else ''}--> {title}")
-    typer.echo(f"{len(found.hops)} hops, reliability {found.reliability:.2f}")
+    typer.echo("\n".join(causal_path_lines(found)))

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
-from brain.memory.health import check_index, check_notes
+from brain.memory.health import check_facts, check_index, check_journal, check_notes
 from brain.vault import init_vault
 
 
@@ -25,7 +25,7 @@ def doctor(vault: VaultOption = None, as_json: JsonOption = False) -> None:
     """List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix."""
     vault_, corpus = open_vault(vault)
     index_findings = check_index(vault_)  # before reading the notes, which brings the catalog up to date
-    findings = check_notes(corpus) + index_findings
+    findings = check_notes(corpus) + check_facts(corpus) + check_journal(vault_) + index_findings
     if as_json:
         emit_json(findings)
         return

@@ -8,6 +8,7 @@ the data changes only the keys and sections the import manages; prose a person a
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -306,17 +307,20 @@ class _Workspace:
         if updated != text:
             self.texts[path] = updated
 
+    def _unchanged_then(self, path: str, text: str, note: Note) -> str:
+        if note.text != self.existing[path].text:
+            raise WriteConflict(f"'{path}' changed on disk during the import; it was not written. Run the import again")
+        return text
+
     def write(self, writes: tuple[PlannedWrite, ...], report: Progress) -> None:
-        for number, planned in enumerate(writes, 1):
-            text = self.texts[planned.path]
-            if planned.action == "create":
-                self.vault.write(planned.path, text, create=True, sync=False)
-            else:
-                current = self.vault.read(planned.path)
-                if current.note.text != self.existing[planned.path].text:
-                    raise WriteConflict(f"'{planned.path}' changed on disk during the import; it was not written. Run the import again")
-                self.vault.write(planned.path, text, expected=current.stamp, sync=False)
-            report("writing", number, len(writes))
+        with self.vault.batched_changes():  # an index learns of every written note in one update
+            for number, planned in enumerate(writes, 1):
+                text = self.texts[planned.path]
+                if planned.action == "create":
+                    self.vault.write(planned.path, text, create=True, sync=False)
+                else:
+                    self.vault.update(planned.path, functools.partial(self._unchanged_then, planned.path, text), sync=False)
+                report("writing", number, len(writes))
         if writes and hasattr(os, "sync"):
             os.sync()  # one flush for the whole batch instead of one fsync per note
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
 # Frontmatter key holding what the JSON said that the rest of the note cannot say exactly.
@@ -65,16 +64,3 @@ def content_id(kind: str, text: str) -> str:
     """The v2 id scheme: sha256('<type>:<label>')[:12] for nodes, sha256('pattern:<name>')[:12] for patterns."""
     return hashlib.sha256(f"{kind}:{text}".encode()).hexdigest()[:12]
 
-
-# A line markdown would read as a heading, a setext underline or a code fence. Inside a value
-# written into a note's body such a line would split or swallow the note's sections.
-_BLOCK_LINE = re.compile(r"^([ \t]*)(#{1,6}(?=[ \t]|$)|`{3,}|~{3,}|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
-
-
-def inert(text: str) -> str:
-    """`text` with a backslash before every line start that markdown would read as structure.
-
-    The value shown in the note then differs from the JSON's, so the import keeps the JSON's
-    verbatim (and says so); the note stays readable and its sections stay where they are.
-    """
-    return _BLOCK_LINE.sub(lambda match: match.group(1) + "\\" + match.group(2), text)

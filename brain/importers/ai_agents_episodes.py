@@ -22,10 +22,10 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-from brain.importers import ai_agents_yaml
 from brain.importers.ai_agents_checks import check_episode
-from brain.importers.ai_agents_common import META_KEY, inert, same
+from brain.importers.ai_agents_common import META_KEY, same
 from brain.memory.episodes import episode_from_data
+from brain.notes import frontmatter_yaml
 from brain.notes.episode import episode_from_note, episode_frontmatter, managed_frontmatter, render_episode_body
 from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note
 from brain.notes.parse import parse_note
@@ -62,14 +62,15 @@ def episode_import(raw: dict[str, Any]) -> EpisodeImport:
     warnings += read_warnings
     outcome = raw.get("outcome")
     episode = replace(episode, outcome=outcome if isinstance(outcome, str) else None)
-    episode = _inert(replace(episode, decisions=_with_extras(episode.decisions, clean.get("decisions"))))
+    # render_episode escapes any value line markdown would read as structure (`escape_block`).
+    episode = replace(episode, decisions=_with_extras(episode.decisions, clean.get("decisions")))
     # The layout is render_episode's; its frontmatter is written by the fast exact dumper.
     body_text = render_episode_body(episode)
     body = parse_note(body_text)
     frontmatter = managed_frontmatter(episode)
     meta = _meta(raw, episode_json(frontmatter, body), warnings)
     extra = {META_KEY: meta} if meta else None
-    text = f"---\n{ai_agents_yaml.dump(episode_frontmatter(episode, extra))}---\n\n{body_text}"
+    text = f"---\n{frontmatter_yaml.dump(episode_frontmatter(episode, extra))}---\n\n{body_text}"
     if meta and not same(raw, episode_json({**frontmatter, META_KEY: meta}, body)):
         warnings.append("the note does not give back this episode exactly; export will differ (please report)")
     return EpisodeImport(episode, meta, text, tuple(warnings))
@@ -116,25 +117,6 @@ def _with_extras(decisions: tuple[Decision, ...], raw: Any) -> tuple[Decision, .
             decision = replace(decision, extra=decision.extra + extra)
         out.append(decision)
     return tuple(out)
-
-
-def _inert(episode: Episode) -> Episode:
-    """The episode with no value able to open a heading or a code fence in the note's body."""
-
-    def text(value: str | None) -> str | None:
-        return inert(value) if value is not None else None
-
-    decisions = tuple(
-        replace(
-            decision,
-            **{key: text(getattr(decision, key)) for key in ("timestamp", "type", "context", "chosen", "rationale", "outcome")},
-            options=tuple(inert(option) for option in decision.options) if decision.options is not None else None,
-            extra=tuple((name, inert(value)) for name, value in decision.extra),
-        )
-        for decision in episode.decisions
-    )
-    events = tuple(replace(event, text=inert(event.text)) for event in episode.events)
-    return replace(episode, decisions=decisions, events=events, lessons=tuple(inert(lesson) for lesson in episode.lessons))
 
 
 # ---------------------------------------------------------------- note -> JSON

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from brain.errors import InvalidInput
 from brain.importers.ai_agents_common import GRAPH_META_KEY, same
 from brain.importers.ai_agents_episodes import derived_id, episode_json
 from brain.importers.ai_agents_graph import ARRAYS, edge_extra, node_json, pattern_json
@@ -47,6 +48,10 @@ def export_ai_agents(vault: Vault, out: Path, *, now: str | None = None) -> Expo
     A file whose content would not change is left alone; the graph's `updated` stamp moves only
     when something else in the graph changed.
     """
+    try:
+        (out / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidInput(f"cannot export into '{out}': {error.strerror or error}; choose a folder you can write to") from None
     corpus = Corpus(vault)
     notes = corpus.notes()
     warnings: list[str] = []

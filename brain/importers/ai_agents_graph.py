@@ -24,12 +24,13 @@ from itertools import chain
 from typing import Any
 
 from brain.errors import InvalidInput
-from brain.importers import ai_agents_yaml
-from brain.importers.ai_agents_common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, content_id, corrections, inert, same
+from brain.importers.ai_agents_common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, content_id, corrections, same
 from brain.memory.patterns import pattern_title
+from brain.notes import frontmatter_yaml
 from brain.notes.edit import replace_section, set_frontmatter
 from brain.notes.model import CAUSAL_TYPES, Note
 from brain.notes.parse import parse_note
+from brain.notes.lines import escape_block, unescape_block
 from brain.notes.pattern import render_pattern
 from brain.vault import Vault
 
@@ -304,7 +305,7 @@ def node_parts(item: Item, title: str, edges: list[Edge], titles: dict[str, str]
         "tags": ["causal", tag] if tag and tag != "causal" else ["causal"],
         "permalink": f"causal/{title.lower()}",
     }
-    text = f"---\n{ai_agents_yaml.dump({**head, **frontmatter})}---\n\n# {title}\n"
+    text = f"---\n{frontmatter_yaml.dump({**head, **frontmatter})}---\n\n# {title}\n"
     if lines:
         text += f"\n## Causal Relationships\n{lines}\n"
     return NoteParts(frontmatter, tuple(removed), (("Causal Relationships", lines),), text)
@@ -313,7 +314,7 @@ def node_parts(item: Item, title: str, edges: list[Edge], titles: dict[str, str]
 def graph_note_text(meta: dict[str, Any]) -> str:
     head = {"title": GRAPH_NOTE_TITLE, "type": "note", "tags": ["ai-agents"], GRAPH_META_KEY: meta}
     return (
-        f"---\n{ai_agents_yaml.dump(head)}---\n\n# {GRAPH_NOTE_TITLE}\n\n"
+        f"---\n{frontmatter_yaml.dump(head)}---\n\n# {GRAPH_NOTE_TITLE}\n\n"
         "What the imported causal-graph.json held besides its nodes, edges and patterns: its version and\n"
         "other top-level fields, the order of its arrays, and any item no note can stand for (an edge to an\n"
         "unknown id, a node without an id). `brain export ai-agents` reads this note. Without it, export\n"
@@ -358,7 +359,7 @@ def _pattern_note(data: dict[str, Any], title: str, lines: str, meta: dict[str, 
         removed.append(META_KEY)
 
     def text(key: str) -> str:
-        return inert(data[key]) if isinstance(data.get(key), str) else ""
+        return data[key] if isinstance(data.get(key), str) else ""
 
     # render_pattern writes trigger, success_rate, occurrences and last_validated; the exact values
     # come from extra_frontmatter, which takes their places, and absent ones are removed after.
@@ -376,9 +377,9 @@ def _pattern_note(data: dict[str, Any], title: str, lines: str, meta: dict[str, 
     if lines:  # written here rather than by render_pattern, whose `:g` would round some weights
         rendered = replace_section(rendered, "Causal Relationships", lines)
     sections = (
-        ("Context", text("description").strip()),
-        ("Trigger", text("trigger").strip()),
-        ("Action", text("action").strip()),
+        ("Context", escape_block(text("description").strip())),
+        ("Trigger", escape_block(text("trigger").strip())),
+        ("Action", escape_block(text("action").strip())),
         ("Causal Relationships", lines),
     )
     return NoteParts(frontmatter, tuple(removed), sections, rendered)
@@ -408,10 +409,10 @@ def pattern_json(note: Note) -> dict[str, Any]:
     name = fm.get("name", note.title)
     out: dict[str, Any] = {"id": fm["pattern_id"] if "pattern_id" in fm else content_id("pattern", str(name))}
     out["name"] = name
-    out["description"] = note.section_text("Context").strip()
+    out["description"] = unescape_block(note.section_text("Context").strip())
     if "trigger" in fm:
         out["trigger"] = fm["trigger"]
-    out["action"] = note.section_text("Action").strip()
+    out["action"] = unescape_block(note.section_text("Action").strip())
     for key, fm_key in PATTERN_KEYS.items():
         if key not in out and fm_key in fm:
             out[key] = fm[fm_key]

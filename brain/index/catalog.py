@@ -5,178 +5,30 @@ text), `links`, `tags`, `chunks` (what the vector store holds for each note), `s
 not indexed for search, with the reason), `meta` (generation counters, the embedder of the
 vectors) and `fts`, an FTS5 table searched with `bm25()`.
 
-The database runs in WAL mode, so readers never block the one writer; writers are serialized
-by the index lock in `brain.index.sync`. Every committed change bumps `generation`, which is how
-long-lived readers (a Corpus, a search cache) learn cheaply that something changed. The schema
-carries its version in `PRAGMA user_version`: older versions are migrated step by step (the
-catalog is derived, so a step may simply rebuild), a newer one is refused with a reindex hint.
+This module is the connection and its statements (reads, writes, the search queries); the
+tables are made in `schema.py` and a note's row in `rows.py`. The database runs in WAL mode, so
+readers never block the one writer; writers are serialized by the index lock (`Index.locked`).
+Every committed change bumps `generation`, which is how long-lived readers (a Corpus, a search
+cache) learn cheaply that something changed.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from brain.errors import IndexMismatch
 from brain.index import codec
+from brain.index.rows import Row, Stamp, folder_of
+from brain.index.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
 from brain.notes.model import Note
+from brain.vault import Skip, SkipKind
 
-CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 2
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_DATE_KEYS = ("date", "created", "valid_from", "last_validated")
-_NOT_META = {"title", "type", "tags", "permalink"}
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """A file as the catalog last saw it."""
-
-    id: int
-    path: str
-    mtime_ns: int
-    size: int
-    sha256: str
-
-
-@dataclass(frozen=True)
-class Row:
-    """A note ready to store: the file facts and everything derived from its parsed form.
-
-    Made where the file is parsed (a pool worker, for a cold index), so the writer only runs SQL.
-    """
-
-    path: str
-    mtime_ns: int
-    size: int
-    sha256: str
-    searchable: bool  # False for binary files: kept for doctor, left out of FTS and vectors
-    type: str
-    title: str
-    date: str
-    frontmatter: str  # JSON
-    parsed: str  # JSON, see codec
-    text: str
-    body: str
-    meta: str  # frontmatter text for full-text search
-    tags: tuple[str, ...]
-    links: tuple[tuple[str, str | None, str], ...]  # (target, heading, kind)
-    binary_reason: str = ""
-
-    @classmethod
-    def of(cls, path: str, mtime_ns: int, size: int, sha256: str, note: Note, searchable: bool = True) -> Row:
-        links = [(link.target, link.heading, "link") for link in note.links]
-        links += [(r.target, None, f"relation:{r.type}") for r in note.relations]
-        links += [(r.target, None, f"causal:{r.type}") for r in note.causal_relations]
-        return cls(path, mtime_ns, size, sha256, searchable, note.type, note.title, note_date(note, mtime_ns),
-                   codec.encode_frontmatter(note.frontmatter), codec.encode(note), note.text, note.body, meta_text(note),
-                   tuple(note_tags(note)), tuple(links), "" if searchable else _binary_reason(note))
-
-
-def _v1(db: sqlite3.Connection) -> None:
-    for table in ("notes", "links", "tags", "chunks", "skipped", "meta", "gone", "fts"):
-        db.execute(f"DROP TABLE IF EXISTS {table}")
-    _script(
-        db,
-        """
-        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE notes(
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            path TEXT NOT NULL UNIQUE,
-            folder TEXT NOT NULL,
-            mtime_ns INTEGER NOT NULL,
-            size INTEGER NOT NULL,
-            sha256 TEXT NOT NULL,
-            type TEXT NOT NULL,
-            title TEXT NOT NULL,
-            date TEXT,
-            frontmatter TEXT NOT NULL,
-            parsed TEXT NOT NULL,
-            text TEXT NOT NULL,
-            searchable INTEGER NOT NULL,
-            gen INTEGER NOT NULL,
-            indexed_at REAL NOT NULL,
-            embedded_sha TEXT
-        );
-        CREATE INDEX notes_sha ON notes(sha256);
-        CREATE INDEX notes_type ON notes(type);
-        CREATE INDEX notes_pending ON notes(id) WHERE searchable = 1 AND (embedded_sha IS NULL OR embedded_sha != sha256);
-        CREATE TABLE gone(note_id INTEGER PRIMARY KEY);
-        CREATE TABLE links(note_id INTEGER NOT NULL, target TEXT NOT NULL, heading TEXT, kind TEXT NOT NULL);
-        CREATE INDEX links_note ON links(note_id);
-        CREATE INDEX links_target ON links(target COLLATE NOCASE);
-        CREATE TABLE tags(note_id INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY(note_id, tag)) WITHOUT ROWID;
-        CREATE INDEX tags_tag ON tags(tag);
-        CREATE TABLE chunks(
-            note_id INTEGER NOT NULL, id TEXT NOT NULL, ord INTEGER NOT NULL, section TEXT,
-            start INTEGER NOT NULL, end INTEGER NOT NULL, PRIMARY KEY(note_id, id)
-        ) WITHOUT ROWID;
-        CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
-        CREATE VIRTUAL TABLE fts USING fts5(title, tags, meta, body, tokenize='porter unicode61 remove_diacritics 2');
-        """
-    )
-
-
-def _script(db: sqlite3.Connection, script: str) -> None:
-    """Run statements one by one: executescript() would commit the migration's transaction."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-def _v2(db: sqlite3.Connection) -> None:
-    """A covering index for search filters, so allowed notes are found without reading note rows."""
-    db.execute("CREATE INDEX IF NOT EXISTS notes_filter ON notes(type, date, folder, searchable, id)")
-
-
-MIGRATIONS = {1: _v1, 2: _v2}
-
-
-def note_date(note: Note, mtime_ns: int) -> str:
-    """The date search filters use: the first ISO date among date, created, valid_from,
-    last_validated; else the file's modification day (UTC)."""
-    for key in _DATE_KEYS:
-        value = note.frontmatter.get(key)
-        if isinstance(value, str) and _DATE.match(value.strip()):
-            return value.strip()[:10]
-    return datetime.fromtimestamp(mtime_ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%d")
-
-
-def note_tags(note: Note) -> list[str]:
-    tags = [tag.lower() for tag in note.tags]
-    tags += [tag.lower() for observation in note.observations for tag in observation.tags]
-    return list(dict.fromkeys(tags))
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
-def meta_text(note: Note) -> str:
-    """Frontmatter text worth finding by words: task, trigger, subject, aliases ..."""
-    return "\n".join(s for key, value in note.frontmatter.items() if key not in _NOT_META for s in _strings(value))
-
-
-def folder_of(path: str) -> str:
-    parent = PurePosixPath(path).parent.as_posix()
-    return "" if parent == "." else parent
-
+__all__ = ["CATALOG_FILE", "SCHEMA_VERSION", "Catalog", "Row", "Stamp"]  # schema and rows live beside it
 
 _COLUMNS = "path, folder, mtime_ns, size, sha256, type, title, date, frontmatter, parsed, text, searchable, gen, indexed_at"
 _ASSIGN = ", ".join(f"{column.strip()} = ?" for column in _COLUMNS.split(","))
@@ -216,22 +68,7 @@ class Catalog:
 
     def _migrate(self) -> None:
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                version = self.db.execute("PRAGMA user_version").fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    raise IndexMismatch(
-                        f"the catalog in {self.path.parent} was written by a newer brain (schema {version}, "
-                        f"this one knows {SCHEMA_VERSION}); run `brain reindex` to rebuild it"
-                    )
-                for step in range(version + 1, SCHEMA_VERSION + 1):
-                    MIGRATIONS[step](self.db)
-                if version != SCHEMA_VERSION:
-                    self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+            migrate(self.db, self.path)
 
     # ------------------------------------------------------------ transactions and meta
 
@@ -287,9 +124,10 @@ class Catalog:
                 self._stamps_generation = generation
             return self._stamps
 
-    def skipped(self) -> dict[str, str]:
+    def skipped(self) -> dict[str, Skip]:
         with self._lock:
-            return dict(self.db.execute("SELECT path, reason FROM skipped").fetchall())
+            rows = self.db.execute("SELECT path, kind, reason FROM skipped").fetchall()
+        return {path: Skip(SkipKind(kind), reason) for path, kind, reason in rows}
 
     def note_versions(self) -> dict[str, int]:
         """path -> the generation its row last changed in."""
@@ -390,7 +228,7 @@ class Catalog:
                 (note_id, row.title, " ".join(row.tags), row.meta, row.body),
             )
         else:
-            self.db.execute("INSERT OR REPLACE INTO skipped(path, reason) VALUES(?, ?)", (row.path, row.binary_reason))
+            self.skip(row.path, row.skip or Skip(SkipKind.BINARY, "not searchable"))
             self.db.execute("INSERT OR IGNORE INTO gone(note_id) VALUES(?)", (note_id,))
         return note_id
 
@@ -409,8 +247,8 @@ class Catalog:
         self.db.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
         self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
 
-    def skip(self, path: str, reason: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO skipped(path, reason) VALUES(?, ?)", (path, reason))
+    def skip(self, path: str, skip: Skip) -> None:
+        self.db.execute("INSERT OR REPLACE INTO skipped(path, kind, reason) VALUES(?, ?, ?)", (path, skip.kind.value, skip.reason))
 
     def unskip(self, paths: list[str]) -> None:
         self.db.executemany("DELETE FROM skipped WHERE path = ?", [(path,) for path in paths])
@@ -482,10 +320,6 @@ class Catalog:
         )
         self.db.execute("UPDATE notes SET embedded_sha = ? WHERE id = ?", (sha256, note_id))
 
-    def drop_chunks(self, keys: list[tuple[int, str]]) -> None:
-        """Inside `write()`."""
-        self.db.executemany("DELETE FROM chunks WHERE note_id = ? AND id = ?", keys)
-
     def chunk_count(self) -> int:
         with self._lock:
             return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
@@ -494,15 +328,3 @@ class Catalog:
         """(path, type, folder, sha256, text) of a note."""
         with self._lock:
             return self.db.execute("SELECT path, type, folder, sha256, text FROM notes WHERE id = ?", (note_id,)).fetchone()
-
-
-def _binary_reason(note: Note) -> str:
-    return "binary file (NUL bytes); kept out of search" if "\x00" in note.text else "not searchable"
-
-
-def is_binary(data: bytes) -> bool:
-    return b"\x00" in data[:8192]
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

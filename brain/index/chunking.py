@@ -18,7 +18,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from brain.index.catalog import meta_text
+from brain.index.rows import meta_text
+from brain.notes.lines import split_lines
 from brain.notes.model import Note
 
 MAX_TOKENS = 256
@@ -70,7 +71,7 @@ def _segments(note: Note) -> list[tuple[str | None, int, int]]:
     """(heading, start char, end char) of the text before the first split heading and of each section."""
     text = note.text
     line_starts = [0]
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         line_starts.append(line_starts[-1] + len(line))
 
     def at(line: int) -> int:
@@ -105,7 +106,7 @@ def _pieces(text: str, start: int, end: int, spans: list[tuple[int, int]], budge
     # cut by token windows.
     lines: list[tuple[int, int]] = []  # (first token, last token + 1) of each line
     offset = 0
-    for line in text[start:end].splitlines(keepends=True):
+    for line in split_lines(text[start:end]):
         first = bisect.bisect_left(token_starts, offset)
         offset += len(line)
         last = bisect.bisect_left(token_starts, offset)

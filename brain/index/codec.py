@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from brain.notes.model import CausalRelation, Note, Observation, Relation, Section, WikiLink
+from brain.notes.lines import split_lines
 
 FORMAT = 1  # bump when the stored shape changes; the catalog's version follows it
 
@@ -43,7 +44,7 @@ def encode_frontmatter(frontmatter: dict[str, Any]) -> str:
 
 def decode(parsed: str, frontmatter: str, text: str, path: str | None) -> Note:
     data = json.loads(parsed)
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     body_start = data["b"]
     return Note(
         text=text,

@@ -11,7 +11,6 @@ import hashlib
 import logging
 import os
 import re
-import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -59,7 +58,6 @@ class OnnxMiniLMEmbedder:
     def __init__(self, model_path: str | Path, tokenizer_path: str | Path, max_tokens: int = 256,
                  batch_size: int = 32, *, quantization: str = "custom", source: str = "",
                  max_batch_tokens: int = 2048) -> None:
-        import onnxruntime as ort  # imported here so `import brain` stays fast
         from tokenizers import Tokenizer
 
         self.max_tokens, self.batch_size, self.max_batch_tokens = max_tokens, batch_size, max_batch_tokens
@@ -73,8 +71,27 @@ class OnnxMiniLMEmbedder:
         self.tokenizer.enable_truncation(max_length=max_tokens)
         self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
 
+        self._model_path = str(model_path)
+        self._bulk_session = None
+        # A single query runs on one thread that never spins: on this shared 2-core machine that
+        # took a query from 33 ms (two spinning threads) to 6 ms at p50, and loads faster.
+        self.query_session = self._session(threads=1, spinning=False)
+        self._inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64)
+                        for i in self.query_session.get_inputs()}
+        if "input_ids" not in self._inputs:
+            raise ValueError(f"{model_path}: model has no input_ids input ({sorted(self._inputs)})")
+        self._output, self._pooled = self._choose_output()
+        width = next(o.shape[-1] for o in self.query_session.get_outputs() if o.name == self._output)
+        if not isinstance(width, int):  # symbolic in some exports: ask the model once
+            _, ids, mask = self.batches(self.tokenize(["dimension probe"]))[0]
+            width = self.run_batch(ids, mask).shape[1]
+        self.dim: int = width
+
+    def _session(self, *, threads: int, spinning: bool):
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1  # one sequential graph; extra pools only contend
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Memory patterns pay off for fixed shapes only; with dynamic padding every batch
@@ -82,18 +99,16 @@ class OnnxMiniLMEmbedder:
         # texts at batch 32 from ~0.66 GB to ~1.05 GB.
         options.enable_mem_pattern = False
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(model_path), sess_options=options,
-                                            providers=["CPUExecutionProvider"])
-        self._inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64)
-                        for i in self.session.get_inputs()}
-        if "input_ids" not in self._inputs:
-            raise ValueError(f"{model_path}: model has no input_ids input ({sorted(self._inputs)})")
-        self._output, self._pooled = self._choose_output()
-        width = next(o.shape[-1] for o in self.session.get_outputs() if o.name == self._output)
-        if not isinstance(width, int):  # symbolic in some exports: ask the model once
-            _, ids, mask = self.batches(self.tokenize(["dimension probe"]))[0]
-            width = self.run_batch(ids, mask).shape[1]
-        self.dim: int = width
+        if not spinning:
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return ort.InferenceSession(self._model_path, sess_options=options, providers=["CPUExecutionProvider"])
+
+    @property
+    def session(self):
+        """The session for batches: every core (created at the first batch, so a search never pays for it)."""
+        if self._bulk_session is None:
+            self._bulk_session = self._session(threads=os.cpu_count() or 1, spinning=True)
+        return self._bulk_session
 
     @classmethod
     def from_files(cls, files: ModelFiles, **kwargs: int) -> OnnxMiniLMEmbedder:
@@ -103,7 +118,7 @@ class OnnxMiniLMEmbedder:
     def _choose_output(self) -> tuple[str, bool]:
         """(output name, already pooled?). Token states are preferred: a 2-D output may
         be BERT's CLS `pooler_output`, which is not the sentence embedding."""
-        outputs = {o.name: len(o.shape) for o in self.session.get_outputs()}
+        outputs = {o.name: len(o.shape) for o in self.query_session.get_outputs()}
         for name in ("last_hidden_state", "token_embeddings"):
             if outputs.get(name) == 3:
                 return name, False
@@ -115,23 +130,21 @@ class OnnxMiniLMEmbedder:
                 return name, True
         raise ValueError(f"no usable output among {outputs}")
 
-    # -- the pieces, public so a benchmark can time the raw model on the same inputs --
+    # -- the pieces of embed(): tokenize, batch, run (a benchmark times run_batch alone on the same batches) --
 
     def tokenize(self, texts: Sequence[str]) -> list[Encoding]:
         return self.tokenizer.encode_batch(list(texts), add_special_tokens=True)
 
-    def batches(self, encodings: Sequence[Encoding], pad_to: int | None = None
-                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def batches(self, encodings: Sequence[Encoding]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(original indices, input_ids, attention_mask) per batch.
 
         Dynamic padding: inputs sorted by token length, each batch padded only to its
-        own longest member, so short chunks do not pay for long ones. `pad_to` instead
-        pads every row to a fixed length (the naive baseline benchmarks compare with).
+        own longest member, so short chunks do not pay for long ones.
         """
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = []
-        for idx in self._groups(order, encodings, pad_to):
-            width = pad_to or max(len(encodings[i].ids) for i in idx)
+        for idx in self._groups(order, encodings):
+            width = max(len(encodings[i].ids) for i in idx)
             ids = np.full((len(idx), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
@@ -141,14 +154,14 @@ class OnnxMiniLMEmbedder:
             out.append((np.asarray(idx), ids, mask))
         return out
 
-    def _groups(self, order: list[int], encodings: Sequence[Encoding], pad_to: int | None) -> list[list[int]]:
+    def _groups(self, order: list[int], encodings: Sequence[Encoding]) -> list[list[int]]:
         """Consecutive runs of `order` of at most batch_size rows and max_batch_tokens padded
         tokens: 32 rows of 256 tokens made onnxruntime's arena grow to ~1 GB and ran slower
         than 8 rows (measured: 406 MB and 15 texts/s against 1026 MB and 11 texts/s)."""
         groups: list[list[int]] = []
         current: list[int] = []
         for i in order:  # ascending length: the newest member is the widest
-            width = pad_to or len(encodings[i].ids)
+            width = len(encodings[i].ids)
             if current and (len(current) >= self.batch_size or (len(current) + 1) * width > self.max_batch_tokens):
                 groups.append(current)
                 current = []
@@ -162,7 +175,8 @@ class OnnxMiniLMEmbedder:
         feeds = {"input_ids": input_ids, "attention_mask": attention_mask,
                  "token_type_ids": np.zeros_like(input_ids)}
         feeds = {k: v.astype(self._inputs[k], copy=False) for k, v in feeds.items() if k in self._inputs}
-        (out,) = self.session.run([self._output], feeds)
+        session = self.query_session if len(input_ids) == 1 else self.session
+        (out,) = session.run([self._output], feeds)
         if not self._pooled:
             weights = attention_mask[..., None].astype(np.float32)
             out = (out * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
@@ -176,17 +190,6 @@ class OnnxMiniLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return self.embed_array(texts).tolist() if len(texts) else []
-
-    def raw_model_throughput(self, texts: Sequence[str], pad_to: int | None = None, repeat: int = 1) -> float:
-        """Texts per second through run_batch alone (tokenising and batching untimed), on
-        the same batches embed() would use, or padded to `pad_to` tokens."""
-        prepared = self.batches(self.tokenize(texts), pad_to=pad_to)
-        start = time.perf_counter()
-        for _ in range(repeat):
-            for _, ids, mask in prepared:
-                self.run_batch(ids, mask)
-        return len(texts) * repeat / (time.perf_counter() - start)
-
 
 _WORD = re.compile(r"\w+")
 

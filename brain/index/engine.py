@@ -1,8 +1,12 @@
-"""One vault's indexes in one process: catalog, embedder, vector store, and the index lock.
+"""The front door to a vault's indexes: catalog, embedder, vector store, and the index lock.
 
-`open_index(vault)` returns the same `Index` for a vault for the life of the process, so the
-model is loaded once and the catalog connection and Chroma client stay warm. The embedder and
-the Chroma location come from `.brain/config.toml`, `$BRAIN_CHROMA_URL`, or the arguments.
+Front ends and services get an `Index` here and pass it on explicitly: `open_index(vault)` when
+they build or search the index (it creates one if needed), `existing_index(vault)` when they
+only use an index the vault already has (readers, brain's own writes, status); `has_index`
+answers whether there is one. The same `Index` is returned for a vault for the life of the
+process, so the model is loaded once and the catalog connection and Chroma client stay warm.
+The embedder and the Chroma location come from `.brain/config.toml`, `$BRAIN_CHROMA_URL`, or
+the arguments.
 
 Locks: every write to the catalog or the vectors happens inside `Index.locked()`, a lock file
 (`.brain/index/index.lock`, via filelock) plus a thread lock, so two `brain index` processes,
@@ -25,7 +29,7 @@ from filelock import FileLock, Timeout
 
 from brain.config import load_config
 from brain.errors import IndexBusy
-from brain.index.catalog import Catalog
+from brain.index.catalog import CATALOG_FILE, Catalog
 from brain.index.vectors import VectorStore
 from brain.vault import Vault
 
@@ -141,12 +145,22 @@ def open_index(vault: Vault, *, embedder: Embedder | None = None, chroma_url: st
                 found._embedder, found._vectors = embedder, None
             if chroma_url is not None and chroma_url != found.chroma_url:
                 found.chroma_url, found._vectors = chroma_url, None
-            if found.dir.is_dir() and (found.dir / "catalog.sqlite3").exists():
+            if has_index(vault):
                 return found
             found.close()  # the index folder was deleted: start again
         created = Index(vault, embedder=embedder, chroma_url=chroma_url)
         _indexes[vault.root] = created
         return created
+
+
+def has_index(vault: Vault) -> bool:
+    """Whether the vault has an index (its catalog). Reading or writing notes never creates one."""
+    return (vault.index_dir / CATALOG_FILE).is_file()
+
+
+def existing_index(vault: Vault) -> Index | None:
+    """The process's Index for this vault if the vault has one, else None (nothing is created)."""
+    return open_index(vault) if has_index(vault) else None
 
 
 def forget(vault_root: Path) -> None:

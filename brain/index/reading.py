@@ -1,4 +1,4 @@
-"""Read, hash and parse note files. Kept apart from sync.py so process-pool workers import little."""
+"""Read, hash and parse note files. Kept apart from scan.py so process-pool workers import little."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from brain.index.catalog import Row, is_binary
-from brain.vault import parse_bytes
+from brain.index.rows import Row, is_binary
+from brain.vault import Skip, parse_bytes, unreadable
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,7 @@ class Read:
     size: int = 0
     sha256: str = ""
     row: Row | None = None  # parsed, unless only the hash was wanted
-    error: str | None = None
+    skip: Skip | None = None  # why the file cannot be indexed
 
 
 def read_one(root: str, relative: str, known_sha256: str | None = None) -> Read:
@@ -27,7 +27,7 @@ def read_one(root: str, relative: str, known_sha256: str | None = None) -> Read:
             info = os.fstat(handle.fileno())  # the stat that goes with these bytes
             data = handle.read()
     except OSError as error:
-        return Read(relative, error=f"cannot be read: {error.strerror or error}")
+        return Read(relative, skip=unreadable(error))
     digest = hashlib.sha256(data).hexdigest()
     row = None
     if digest != known_sha256:

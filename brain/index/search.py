@@ -1,21 +1,27 @@
-"""Hybrid search: BM25 from the catalog's FTS5 table and dense similarity from Chroma, fused.
+"""Hybrid search: BM25 from the catalog's FTS5 table and dense similarity over chunk vectors, fused.
 
 Filters (type, folder, tags, frontmatter fields, dates) are applied before ranking: the allowed
 notes come from SQL; BM25 ranks every match and keeps the best allowed ones; the dense side ranks
-exactly the allowed notes' chunks (fetched by id when few, else from an in-memory copy of the
-vectors). So a note that would rank low without the filter is still found with it.
+exactly the allowed notes' chunks (an exact in-memory copy of the vectors, see index/matrix.py).
+So a note that would rank low without the filter is still found with it.
 
-A note's dense score is its best chunk's cosine similarity. Fusion was chosen by measurement
-(benchmarks/fusion_eval.py, 32 labelled queries on vault-example, all-MiniLM-L6-v2 int8):
-reciprocal rank fusion, `sum 1 / (60 + rank)` over the two lists, scored MRR@10 0.898 against
-0.823 for BM25 alone, 0.866 for dense alone and 0.888-0.897 for weighted sums of max-scaled
-scores (text weight 0.3-0.7); it beat both halves on the paraphrase and the keyword queries
-(tests/test_search.py keeps it so). In hybrid mode, words found in more than half the notes are
-left out of the BM25 query (their IDF is ~0), see `informative_words`.
+A note's dense score is its best chunk's cosine similarity (each chunk is embedded with the note's
+title and its section heading, see chunking.py). Fusion was chosen on one data set and reported on
+the others (benchmarks/fusion_select.py: 46 variants of reciprocal-rank, min-max, z-score and
+top-scaled fusion, chosen on MuSiQue): each list's scores are min-max scaled over its top
+NORM_DEPTH and summed with equal weights. Reciprocal rank fusion (k=60), the previous choice,
+fell below dense search alone on MuSiQue (recall@5 0.593 against 0.610); min-max fusion gives
+0.636 there, and on the held-out sets HotpotQA 0.800 (text 0.770, vector 0.785) and vault-example
+(hit@5 1.000 against 0.938 for each half). In hybrid mode, words found in more than half the notes
+are left out of the BM25 query (their IDF is ~0), see `informative_words`; when no word is left
+the dense half ranks alone.
 
-Freshness: `search()` first calls `sync.ensure_fresh`: nothing while `brain watch` runs on the
-vault; otherwise a stat scan of the vault (re-parsing only changed files) and, for the dense
-modes, embedding the chunks of notes that changed.
+`rerank=True` re-orders the fused top RERANK_CANDIDATES with a cross-encoder (index/rerank.py).
+
+Freshness: `search()` first brings the catalog up to date (nothing while `brain watch` runs) and
+embeds what changed only when that is small (SEARCH_EMBED_NOTES notes, SEARCH_EMBED_BYTES bytes):
+a search answers within its budget with what is indexed, and `search_report` says how many notes
+still wait for `brain index` or the watcher.
 """
 
 from __future__ import annotations
@@ -24,18 +30,19 @@ import functools
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from brain.errors import InvalidInput
-from brain.index.engine import Index, open_index
-from brain.vault import Vault
+from brain.index.engine import Index
+from brain.notes.lines import split_lines
 
 MODES = ("hybrid", "text", "vector")
-FUSIONS = ("weighted", "rrf")
-TEXT_WEIGHT = 0.4  # for fusion="weighted" only
-RRF_K = 60
+TEXT_WEIGHT = 0.5  # chosen on MuSiQue, see the module doc
+NORM_DEPTH = 30  # min-max scaling over each list's top 30 (as chosen), so `limit` cannot move it
+SearchMode = Literal[MODES]
 MAX_TERMS = 6
-EXACT_NOTES, EXACT_CHUNKS = 400, 400  # filtered dense search is exact (no approximate index) up to this size
+RERANK_CANDIDATES = 20
+SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # ~0.5 s of the model at most; more waits for `brain index`
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
 SNIPPET_CHARS = 200
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -66,14 +73,46 @@ class SearchHit:
     score: float
 
 
-def search(vault: Vault, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None) -> list[SearchHit]:
-    """Notes matching `query` by meaning and by words, best first (see the module doc)."""
-    from brain.index.sync import ensure_fresh
+@dataclass(frozen=True)
+class SearchReport:
+    hits: list[SearchHit]
+    pending: int  # notes changed since their vectors were made, not yet in dense search
 
+
+def search(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None,
+           rerank: bool = False) -> list[SearchHit]:
+    """Notes matching `query` by meaning and by words, best first (see the module doc)."""
+    return search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank).hits
+
+
+def search_report(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None,
+                  rerank: bool = False) -> SearchReport:
+    """`search`, and how many notes still wait for their vectors."""
     _check(query, mode, limit)
-    index = open_index(vault)
-    ensure_fresh(index, vectors=mode != "text")
-    return run(index, query, mode=mode, limit=limit, filters=filters)
+    pending = freshen(index, vectors=mode != "text")
+    return SearchReport(run(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank), pending)
+
+
+def freshen(index: Index, *, vectors: bool) -> int:
+    """Before a read: a stat scan (nothing while a watcher keeps the catalog current) and, for the
+    dense modes, embedding what changed when it is small. Returns the notes left waiting."""
+    from brain.index.embedding import embed_pending
+    from brain.index.scan import scan
+
+    watched = index.watcher_alive()
+    if not watched:
+        scan(index)
+    if not vectors:
+        return 0
+    waiting = index.catalog.pending_vectors()
+    if not waiting:
+        return 0
+    stamps = index.catalog.stamps()
+    size = sum(stamps[path].size for _, path in waiting if path in stamps)
+    if not watched and len(waiting) <= SEARCH_EMBED_NOTES and size <= SEARCH_EMBED_BYTES:
+        embed_pending(index)
+        return len(index.catalog.pending_vectors())
+    return len(waiting)
 
 
 def _check(query: str, mode: str, limit: int) -> None:
@@ -86,7 +125,7 @@ def _check(query: str, mode: str, limit: int) -> None:
 
 
 def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None,
-        fusion: str = "rrf", text_weight: float = TEXT_WEIGHT) -> list[SearchHit]:
+        rerank: bool = False) -> list[SearchHit]:
     """The search itself, on an index already brought up to date."""
     _check(query, mode, limit)
     where, params = filter_sql(filters or SearchFilters())
@@ -107,8 +146,12 @@ def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filt
     elif mode == "vector":
         ranked = [(note_id, score) for note_id, score, _ in dense]
     else:
-        ranked = fuse(text, [(n, s) for n, s, _ in dense], fusion=fusion, text_weight=text_weight)
+        ranked = fuse(text, [(n, s) for n, s, _ in dense])
     best_chunk = {note_id: chunk for note_id, _, chunk in dense}
+    if rerank:
+        from brain.index.rerank import rerank_notes
+
+        ranked = rerank_notes(index, query, ranked[:max(RERANK_CANDIDATES, limit)], best_chunk)
     return _hits(index, query, ranked[:limit], best_chunk)
 
 
@@ -203,43 +246,31 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: int) -> list[tuple[int, float, str]]:
-    """(note id, best chunk similarity, best chunk id), best first."""
+    """(note id, best chunk similarity, best chunk id), best first. Exact, filtered before ranking."""
     if allowed is not None and not allowed:
         return []
     vector = index.embedder.embed([query])[0]
-    keys = index.catalog.chunk_keys(allowed) if allowed is not None and len(allowed) <= EXACT_NOTES else None
-    if keys is not None and len(keys) <= EXACT_CHUNKS:
-        hits = index.vectors.exact(vector, keys, depth * 3)  # exact: a filter must never lose an allowed note
-    elif allowed is not None:
-        hits = index.vectors.filtered(vector, allowed, depth * 3)  # exact too, from an in-memory copy
-    else:
-        hits = index.vectors.query(vector, depth * 3)
     best: dict[int, tuple[float, str]] = {}
-    for hit in hits:
+    for hit in index.vectors.query(vector, depth * 3, allowed):
         if hit.note_id not in best or hit.similarity > best[hit.note_id][0]:
             best[hit.note_id] = (hit.similarity, hit.chunk_id)
     ranked = sorted(best.items(), key=lambda item: -item[1][0])
     return [(note_id, score, chunk) for note_id, (score, chunk) in ranked[:depth]]
 
 
-def fuse(text: list[tuple[int, float]], dense: list[tuple[int, float]], *, fusion: str = "rrf",
-         text_weight: float = TEXT_WEIGHT) -> list[tuple[int, float]]:
-    """One ranking from two. `rrf` (the default): reciprocal rank fusion, sum of 1 / (60 + rank);
-    `weighted`: scores scaled by each list's top score, then a weighted sum (kept for the benchmark)."""
+def fuse(text: list[tuple[int, float]], dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """One ranking from two: each list's scores min-max scaled over its top NORM_DEPTH (below that,
+    0), summed with weights TEXT_WEIGHT and 1 - TEXT_WEIGHT. A list that is empty adds nothing,
+    so a half without signal for the query leaves the other to rank alone."""
     scores: dict[int, float] = {}
-    if fusion == "rrf":
-        for ranking in (text, dense):
-            for rank, (note_id, _) in enumerate(ranking, start=1):
-                scores[note_id] = scores.get(note_id, 0.0) + 1.0 / (RRF_K + rank)
-    elif fusion == "weighted":
-        for ranking, weight in ((text, text_weight), (dense, 1.0 - text_weight)):
-            top = max((score for _, score in ranking), default=0.0)
-            if top <= 0:
-                continue
-            for note_id, score in ranking:
-                scores[note_id] = scores.get(note_id, 0.0) + weight * max(score, 0.0) / top
-    else:
-        raise InvalidInput(f"fusion '{fusion}' is not one of {', '.join(FUSIONS)}")
+    for ranking, weight in ((text, TEXT_WEIGHT), (dense, 1.0 - TEXT_WEIGHT)):
+        head = [score for _, score in ranking[:NORM_DEPTH]]
+        if not head:
+            continue
+        high, low = max(head), min(head)
+        for note_id, score in ranking:
+            scaled = (score - low) / (high - low) if high > low else 1.0
+            scores[note_id] = scores.get(note_id, 0.0) + weight * max(scaled, 0.0)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
@@ -267,7 +298,7 @@ def _lexical_section(index: Index, path: str, text: str, words: list[str]) -> tu
     if note is None:
         return None, 0, len(text)
     offsets = [0]
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         offsets.append(offsets[-1] + len(line))
     best: tuple[int, str | None, int, int] = (0, None, offsets[min(note.body_start, len(offsets) - 1)], len(text))
     for section in note.sections:

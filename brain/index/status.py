@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from brain.index.catalog import CATALOG_FILE
-from brain.index.engine import open_index, warn_once
-from brain.index.sync import walk
-from brain.vault import Vault
+from brain.index.engine import existing_index, open_index, warn_once
+from brain.vault import Skip, Vault, note_files
 
 
 @dataclass(frozen=True)
@@ -21,7 +19,7 @@ class IndexStatus:
     changed_files: int = 0  # files added, changed or removed since the last scan
     pending_vectors: int = 0  # cataloged notes whose vectors are missing or stale
     chunks: int = 0
-    skipped: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, Skip] = field(default_factory=dict)
     embedder: str | None = None
     embedder_source: str | None = None
     vectors_embedder: str | None = None  # the embedder that wrote the vectors
@@ -34,8 +32,9 @@ class IndexStatus:
 
 
 def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: bool = True) -> IndexStatus:
-    files, left_out = walk(vault.root)
-    if not (vault.index_dir / CATALOG_FILE).is_file():
+    files, left_out = note_files(vault.root)
+    index = existing_index(vault)
+    if index is None:
         embedder = None
         if with_embedder:  # which embedder an index would use, without creating one
             from brain.config import load_config
@@ -45,7 +44,8 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
             embedder = load_embedder(config.embedder, config.model_path, warn=warn_once)
         return IndexStatus(str(vault.root), False, len(files), skipped=left_out,
                            embedder=embedder.id if embedder else None, embedder_source=embedder.source if embedder else None)
-    index = open_index(vault, chroma_url=chroma_url)
+    if chroma_url is not None:
+        index = open_index(vault, chroma_url=chroma_url)
     catalog = index.catalog
     stamps = catalog.stamps()
     changed = sum(1 for p, (m, s) in files.items() if p not in stamps or (stamps[p].mtime_ns, stamps[p].size) != (m, s))

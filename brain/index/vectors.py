@@ -10,6 +10,10 @@ process land on disk but not in this process's copy, so every write bumps the ca
 `vectors_generation`, and a process that sees a generation it did not write reopens its
 client before it reads or writes (cheap when nothing changed: one SQLite read). Writes are
 made under the index lock, so only one process writes at a time and always from fresh state.
+
+Reads never query Chroma: they go to an exact in-memory copy of the vectors (`matrix.ChunkMatrix`),
+loaded from a snapshot file when it is current, else from Chroma, and kept current by this
+process's own writes.
 """
 
 from __future__ import annotations
@@ -18,19 +22,22 @@ import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from brain.errors import IndexMismatch, InvalidInput
+from brain.errors import IndexMismatch, IndexUnavailable, InvalidInput
 from brain.index.catalog import Catalog
 
+if TYPE_CHECKING:
+    from brain.index.matrix import ChunkMatrix
+
 GENERATION_KEY = "vectors_generation"
-RECENT_LIMIT = 2000
 EMBEDDER_KEY = "embedder"
 
 
@@ -43,10 +50,30 @@ class VectorHit:
 
 def collection_name(vault_root: Path, embedder_id: str) -> str:
     """Stable, Chroma-valid (3-512 chars of [a-zA-Z0-9._-]) and distinct per vault and embedder."""
-    slug = re.sub(r"[^a-zA-Z0-9]+", "-", Path(vault_root).name).strip("-")[:40] or "vault"
-    digest = hashlib.sha256(str(Path(vault_root).resolve()).encode()).hexdigest()[:10]
     model = re.sub(r"[^a-zA-Z0-9]+", "-", embedder_id).strip("-")[:60]
-    return f"brain-{slug}-{digest}-{model}"
+    return f"brain-{vault_identity(Path(vault_root))}-{model}"
+
+
+def vault_identity(vault_root: Path) -> str:
+    """The vault's id, kept in `.brain/vault-id` so that it survives moving or renaming the vault.
+
+    A vault without the file gets the id its path gave before the file existed (folder name
+    and a hash of the path), so the vectors of an existing vault keep their collection.
+    """
+    path = vault_root / ".brain" / "vault-id"
+    try:
+        stored = path.read_text(encoding="utf-8").strip()
+        if re.fullmatch(r"[a-zA-Z0-9-]{1,60}", stored):
+            return stored
+    except OSError:
+        pass
+    slug = re.sub(r"[^a-zA-Z0-9]+", "-", vault_root.name).strip("-")[:40] or "vault"
+    identity = f"{slug}-{hashlib.sha256(str(vault_root.resolve()).encode()).hexdigest()[:10]}"
+    if path.parent.is_dir():
+        temp = path.with_name(f".vault-id-{os.getpid()}.tmp")
+        temp.write_text(identity + "\n", encoding="utf-8")
+        os.replace(temp, path)
+    return identity
 
 
 def parse_url(url: str) -> tuple[str, int, bool]:
@@ -70,6 +97,8 @@ class VectorStore:
         self.catalog = catalog
         self.embedder_id = embedder_id
         self.dim = dim
+        if chroma_url:
+            parse_url(chroma_url)  # a bad URL is an error at once, not at the first write
         self.chroma_url = chroma_url
         self.path = catalog.path.parent / "chroma"
         self.name = collection_name(vault_root, embedder_id)
@@ -79,11 +108,8 @@ class VectorStore:
         # One thread at a time per store: a client is created, reopened and used under this lock
         # (two threads creating Chroma's shared client for one path at once break it).
         self._lock = threading.RLock()
-        # Records this process wrote since its client was opened. chromadb 1.5's embedded store was
-        # seen to leave a fresh upsert out of this process's approximate index (a fresh process
-        # finds it), so queries also rank these exactly and merge them in.
-        self._recent: dict[str, int] = {}
-        self._matrix: tuple[list[str], Any, Any] | None = None  # (record ids, note ids, vectors) for filtered search
+        self._matrix: ChunkMatrix | None = None  # what reads use (see the module doc)
+        self.snapshot_path = catalog.path.parent / f"vectors-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder_id).strip('-')}.npz"
 
     @property
     def location(self) -> str:
@@ -98,7 +124,12 @@ class VectorStore:
         settings = Settings(anonymized_telemetry=False, allow_reset=False)
         if self.chroma_url:
             host, port, ssl = parse_url(self.chroma_url)
-            return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+            try:
+                return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+            except Exception as error:  # noqa: BLE001 - chromadb reports an unreachable server as ValueError
+                raise IndexUnavailable(
+                    f"cannot reach the Chroma server at {self.chroma_url} ({error}); start it (`chroma run`) or fix chroma_url"
+                ) from None
         self.path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(self.path), settings=settings)
 
@@ -106,21 +137,16 @@ class VectorStore:
     def _reopen(self) -> None:
         """Drop this process's copy of the embedded store so the next use loads it from disk."""
         self._collection = None
-        self._recent = {}
         self._matrix = None
-        if self._client is not None and not self.chroma_url:
-            from chromadb.api.shared_system_client import SharedSystemClient
-
-            # chromadb caches one System per path for the whole process; stop just ours.
-            system = SharedSystemClient._identifier_to_system.pop(str(self.path), None)
-            SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
-            if system is not None:
-                system.stop()
+        if self._client is not None:
+            # chromadb shares one System per path in a process; closing our client (its only
+            # user) stops it, so the next client reads the store from disk again.
+            self._client.close()
         self._client = None
 
     def _check_fresh(self) -> None:
         generation = self.catalog.peek_meta(GENERATION_KEY)
-        if self._client is not None and generation != self._seen_generation:
+        if generation != self._seen_generation and (self._client is not None or self._matrix is not None):
             self._reopen()
         self._seen_generation = generation
 
@@ -150,14 +176,30 @@ class VectorStore:
             else:
                 try:
                     self._collection = self._client.get_collection(self.name, embedding_function=None)
-                except Exception:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
-                    return None
+                except Exception as error:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
+                    if type(error).__name__ == "NotFoundError" or "does not exist" in str(error):
+                        return None
+                    raise IndexUnavailable(f"the vectors at {self.location} cannot be read ({type(error).__name__}: {error})") from None
             found = (self._collection.metadata or {}).get("embedder")
             if found not in (None, self.embedder_id):
                 raise IndexMismatch(
                     f"collection '{self.name}' holds vectors of embedder '{found}', not '{self.embedder_id}'; run `brain reindex`"
                 )
         return self._collection
+
+    @_serialized
+    def other_collection(self, name: str) -> Any:
+        """Another collection on this store's Chroma client (e.g. the query vectors of recorded runs).
+
+        Fetched again on each call: the client is replaced when another process changed the store.
+        Named with `collection_name(vault_root, ...)`, it is dropped by `brain reindex` with the rest.
+        """
+        self._check_fresh()
+        if self._client is None:
+            self._client = self._connect()
+        return self._client.get_or_create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        )
 
     def written(self) -> None:
         """Inside the catalog's write(): record that this process changed the vectors."""
@@ -180,11 +222,8 @@ class VectorStore:
     def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[dict]) -> None:
         if ids:
             self.collection().upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
-            self._matrix = None
-            if not self.chroma_url:
-                self._recent.update((record, int(meta["note_id"])) for record, meta in zip(ids, metadatas))
-                if len(self._recent) > RECENT_LIMIT:
-                    self._reopen()  # a fresh load holds them all
+            if self._matrix is not None:
+                self._matrix = self._matrix.upsert(ids, embeddings)
 
     @_serialized
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict]) -> None:
@@ -193,27 +232,14 @@ class VectorStore:
 
     @_serialized
     def delete(self, ids: Sequence[str]) -> None:
-        for record in ids:
-            self._recent.pop(record, None)
-        if ids:
-            self._matrix = None
+        if ids and self._matrix is not None:
+            self._matrix = self._matrix.remove(ids)
         collection = self.collection(create=False) if ids else None
         if collection is not None:
             for start in range(0, len(ids), 5000):
                 collection.delete(ids=list(ids[start : start + 5000]))
 
     @_serialized
-    def drop(self) -> None:
-        """Delete this vault's collection (reindex); missing is fine."""
-        self._check_fresh()
-        if self._client is None:
-            self._client = self._connect()
-        try:
-            self._client.delete_collection(self.name)
-        except Exception:  # noqa: BLE001 - absent collection
-            pass
-        self._collection = None
-
     # ------------------------------------------------------------ reading
 
     @_serialized
@@ -222,85 +248,45 @@ class VectorStore:
         return collection.count() if collection is not None else 0
 
     @_serialized
-    def exact(self, vector: Sequence[float], keys: Sequence[tuple[int, str]], n: int) -> list[VectorHit]:
-        """Exact nearest chunks among the given (note id, chunk id) keys: for filtered searches,
-        where an approximate index would drop some allowed chunks."""
+    def matrix(self) -> ChunkMatrix:
+        """This process's exact copy of the vectors: from the snapshot file when it is current,
+        else from Chroma (and then saved as the snapshot for the next process)."""
+        from brain.index.matrix import ChunkMatrix
+
+        self.check_embedder()
+        self._check_fresh()
+        if self._matrix is None:
+            generation = self._seen_generation or "0"
+            loaded = ChunkMatrix.load(self.snapshot_path, generation, self.dim)
+            if loaded is None:
+                loaded = self._matrix_from_chroma()
+                if self.catalog.path.parent.is_dir():
+                    loaded.save(self.snapshot_path, generation)
+            self._matrix = loaded
+        return self._matrix
+
+    def _matrix_from_chroma(self) -> ChunkMatrix:
+        from brain.index.matrix import ChunkMatrix
+
         collection = self.collection(create=False)
-        if collection is None or not keys:
-            return []
-        found = collection.get(ids=[record_id(note, chunk) for note, chunk in keys], include=["embeddings"])
-        if not found["ids"]:
-            return []
-        similarities = _cosine(vector, found["embeddings"])
-        order = similarities.argsort()[::-1][:n]
-        hits = []
-        for position in order:
-            note, chunk = found["ids"][position].split(":", 1)
-            hits.append(VectorHit(int(note), chunk, float(similarities[position])))
-        return hits
-
-    @_serialized
-    def filtered(self, vector: Sequence[float], note_ids: Sequence[int], n: int) -> list[VectorHit]:
-        """Exact nearest chunks of the given notes, from an in-memory copy of all vectors.
-
-        Chroma answers a `where` over thousands of note ids in 50-150 ms at 50k chunks; this copy
-        (1.5 KB per chunk, loaded once and dropped on any write) answers in a few milliseconds.
-        """
+        if collection is None:
+            return ChunkMatrix.empty(self.dim)
+        records: list[str] = []
+        parts = []
+        for offset in range(0, collection.count(), 5000):
+            page = collection.get(include=["embeddings"], limit=5000, offset=offset)
+            records += page["ids"]
+            parts.append(page["embeddings"])
         import numpy as np
 
-        collection = self.collection(create=False)
-        if collection is None or not note_ids:
-            return []
-        if self._matrix is None:
-            records: list[str] = []
-            parts = []
-            total = collection.count()
-            for offset in range(0, total, 5000):
-                page = collection.get(include=["embeddings"], limit=5000, offset=offset)
-                records += page["ids"]
-                parts.append(np.asarray(page["embeddings"], dtype=np.float32))
-            matrix = np.vstack(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
-            matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-            notes = np.fromiter((int(record.split(":", 1)[0]) for record in records), dtype=np.int64, count=len(records))
-            self._matrix = (records, notes, matrix)
-        records, notes, matrix = self._matrix
-        rows = np.flatnonzero(np.isin(notes, np.asarray(list(note_ids), dtype=np.int64)))
-        if not len(rows):
-            return []
-        query = np.asarray(vector, dtype=np.float32)
-        similarities = matrix[rows] @ (query / max(float(np.linalg.norm(query)), 1e-12))
-        best = np.argsort(-similarities)[:n]
-        return [VectorHit(int(notes[rows[i]]), records[rows[i]].split(":", 1)[1], float(similarities[i])) for i in best]
+        vectors = np.vstack([np.asarray(part, dtype=np.float32) for part in parts]) if records else None
+        return ChunkMatrix.from_records(records, vectors, self.dim) if records else ChunkMatrix.empty(self.dim)
 
-    @_serialized
     def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
-        """The `n` chunks nearest to `vector`, restricted to `note_ids` when given (before ranking)."""
-        collection = self.collection(create=False)
-        if collection is None or n <= 0:
+        """The `n` chunks nearest to `vector` (exact), among the chunks of `note_ids` when given."""
+        if note_ids is not None and not note_ids:
             return []
-        where: dict | None = None
-        if note_ids is not None:
-            if not note_ids:
-                return []
-            where = {"note_id": {"$in": list(note_ids)}} if len(note_ids) > 1 else {"note_id": note_ids[0]}
-        result = collection.query(query_embeddings=[list(vector)], n_results=n, where=where, include=["distances", "metadatas"])
-        hits = {}
-        for record, distance, metadata in zip(result["ids"][0], result["distances"][0], result["metadatas"][0]):
-            hits[record] = VectorHit(int(metadata["note_id"]), record.split(":", 1)[1], 1.0 - float(distance))
-        allowed = None if note_ids is None else set(note_ids)
-        recent = [tuple(r.split(":", 1)) for r, note in self._recent.items() if allowed is None or note in allowed]
-        for hit in self.exact(vector, [(int(note), chunk) for note, chunk in recent], n) if recent else []:
-            hits[record_id(hit.note_id, hit.chunk_id)] = hit
-        return sorted(hits.values(), key=lambda hit: -hit.similarity)[:n]
-
-
-def _cosine(vector: Sequence[float], matrix: Any) -> Any:
-    import numpy as np
-
-    query = np.asarray(vector, dtype=np.float32)
-    rows = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
-    return rows @ query / np.clip(norms, 1e-12, None)
+        return [VectorHit(note, chunk, similarity) for note, chunk, similarity in self.matrix().nearest(vector, n, note_ids)]
 
 
 def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | None) -> int:
@@ -312,11 +298,14 @@ def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | 
     client = store._connect()
     prefix = collection_name(vault_root, "x")[:-1]
     dropped = 0
-    for collection in client.list_collections():
-        name = collection if isinstance(collection, str) else collection.name
-        if name.startswith(prefix):
-            client.delete_collection(name)
-            dropped += 1
+    try:
+        for collection in client.list_collections():
+            name = collection if isinstance(collection, str) else collection.name
+            if name.startswith(prefix):
+                client.delete_collection(name)
+                dropped += 1
+    finally:
+        client.close()
     return dropped
 
 

@@ -22,13 +22,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from brain.index.engine import Index, open_index
-from brain.index.sync import index_vault, qualifies, scan, update_paths
-from brain.vault import Vault
+from brain.errors import IndexBusy
+from brain.index.embedding import embed_pending
+from brain.index.engine import Index, existing_index
+from brain.index.scan import scan
+from brain.index.sync import index_vault, update_paths
+from brain.vault import Vault, is_note_path
 
 DEBOUNCE = 0.3
 MAX_DELAY = 2.0
@@ -41,7 +44,7 @@ def ignored(relative: str) -> bool:
     name = PurePosixPath(relative).name
     if name == "4913" or name.startswith((".#", "#", ".~", "~$")) or name.lower().endswith(_TEMP_SUFFIXES):
         return True  # vim's write test, emacs locks and autosaves, office locks, backups, temp files
-    return not qualifies(relative)
+    return not is_note_path(relative)
 
 
 @dataclass
@@ -64,10 +67,10 @@ class _Handler(FileSystemEventHandler):
 
 
 class Watcher:
-    def __init__(self, vault: Vault, *, index: Index | None = None, embed: bool = True, debounce: float = DEBOUNCE,
+    def __init__(self, index: Index, *, embed: bool = True, debounce: float = DEBOUNCE,
                  max_delay: float = MAX_DELAY, on_batch: Callable[[Batch], None] | None = None):
-        self.vault = vault
-        self.index = index or open_index(vault)
+        self.vault = index.vault
+        self.index = index
         self.embed = embed
         self.debounce, self.max_delay = debounce, max_delay
         self.on_batch = on_batch
@@ -79,17 +82,26 @@ class Watcher:
         self._stop = threading.Event()
         self._observer = Observer()
         self._thread = threading.Thread(target=self._loop, name="brain-watch", daemon=True)
+        self.caught_up = threading.Event()  # set once the catch-up index run after start is done
         self._lock = FileLock(str(self.index.dir / "watch.lock"), timeout=0, thread_local=False)
         self.batches = 0
 
     # ------------------------------------------------------------ life cycle
 
     def start(self) -> Watcher:
-        self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
-        self._observer.start()  # first, so nothing that changes during the catch-up is missed
-        index_vault(self.vault, embed=self.embed, index=self.index)
-        self._lock.acquire()
+        try:  # first of all: a second watcher is refused before it indexes anything
+            self._lock.acquire()
+        except Timeout:
+            raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
+        try:
+            self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
+            self._observer.start()  # first, so nothing that changes during the catch-up is missed
+            index_vault(self.index, embed=self.embed)
+        except BaseException:
+            self._lock.release()
+            raise
         self._thread.start()
+        self.caught_up.set()
         return self
 
     def stop(self) -> None:
@@ -190,8 +202,6 @@ class Watcher:
                 result = scan(self.index) if full else update_paths(self.index, paths, embed=False)
                 batch.changes = result.changes
                 if self.embed:
-                    from brain.index.sync import embed_pending
-
                     embed_pending(self.index)
             except Exception as error:  # noqa: BLE001 - a watcher must survive anything one batch does
                 batch.errors.append(f"{type(error).__name__}: {error}")
@@ -210,3 +220,28 @@ class Watcher:
                     self.on_batch(batch)
                 except Exception:  # noqa: BLE001
                     log.exception("on_batch callback failed")
+
+
+def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
+    """Keep this vault's index current from file events for the life of this process (the MCP
+    server does this), so its reads trust the catalog instead of statting every file. Nothing
+    when the vault has no index yet or another process already watches it. The catch-up index
+    run happens on a background thread: the caller never waits for it."""
+    from filelock import Timeout
+
+    index = existing_index(vault)
+    if index is None or index.watcher_alive():
+        return None
+    watcher = Watcher(index, embed=embed)
+
+    def start() -> None:
+        try:
+            watcher.start()
+        except Timeout:  # another process started watching meanwhile: it keeps the index current
+            watcher._observer.stop()
+        except Exception as error:  # noqa: BLE001 - reads fall back to stat scans; the server goes on
+            watcher._observer.stop()
+            log.warning("not following file events for %s: %s", vault.root, error)
+
+    threading.Thread(target=start, name="brain-follow", daemon=True).start()
+    return watcher

@@ -10,7 +10,7 @@ import hmac
 import json
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -21,17 +21,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
-from brain.mcp import tools_episodic, tools_learning, tools_notes
+from brain.index.watch import follow
+from brain.mcp import tools_causal, tools_episodic, tools_facts, tools_learning, tools_notes, tools_runs
 from brain.mcp.common import ServerState
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
-_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic, tools_learning)
+_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic, tools_runs, tools_causal, tools_learning, tools_facts)
 GROUPS: dict[str, ModuleType] = {module.GROUP: module for module in _GROUP_MODULES}
 TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+SESSION_IDLE_SECONDS = 600.0
 
 INSTRUCTIONS = """\
 brain is a folder of markdown notes used as working memory: notes, episodes (what happened in a
@@ -39,6 +41,10 @@ work session and what was decided), patterns (ways of working with success rates
 links between them. Start a task with search or build_context to learn what is known, and
 get_antipatterns to learn what to avoid; record what you learn with write_note / edit_note,
 store_episode at the end of a session, and add_pattern when a way of working proved itself or failed.
+Facts (preferences, settings, policies) are immutable: record_fact, then supersede_fact to change one;
+recall_facts returns the facts valid now (or at a past time) in the namespaces you name.
+Save what you did with save_context (naming what caused it in caused_by); ask build_causal_chain or
+reconstruct_reasoning why a note exists before reversing a decision.
 Notes are named by title, file stem, permalink or vault-relative path."""
 
 
@@ -81,6 +87,7 @@ def _attach_index(vault: Vault) -> None:
     """
     try:
         attach(vault)
+        follow(vault)  # file events keep the catalog current: reads skip the stat scan
     except (BrainError, OSError, sqlite3.Error) as error:
         print(f"brain mcp: warning: search index not attached ({error})", file=sys.stderr, flush=True)
 
@@ -100,8 +107,27 @@ def http_app(server: MCPServer, *, host: str, port: int, token: str | None, allo
         allowed_hosts=[f"{name}:{port}" for name in names],
         allowed_origins=[f"{scheme}://{name}:{port}" for name in names for scheme in ("http", "https")],
     )
-    app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=host)
+    # Idle sessions are closed and freed (2,000 abandoned sessions once held 74 MB for good).
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, transport_security=security, host=host, session_idle_timeout=SESSION_IDLE_SECONDS
+    )
     return BearerTokenMiddleware(app, token) if token else app
+
+
+def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False) -> str | None:
+    """The bearer token for HTTP, refusing what would expose the vault by accident.
+
+    A set but empty (or blank) BRAIN_MCP_TOKEN is an error, never "no authentication"; a
+    non-loopback host needs a token unless `insecure` says otherwise on purpose.
+    """
+    token = environ.get(TOKEN_ENV)
+    if token is not None and not token.strip():
+        raise InvalidInput(f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token")
+    if token is None and not insecure and _bracket(host) not in LOOPBACK_HOSTS:
+        raise InvalidInput(
+            f"--host {host} is reachable from other machines: set {TOKEN_ENV} to require a bearer token, or pass --insecure to serve without one"
+        )
+    return token
 
 
 def run_http(

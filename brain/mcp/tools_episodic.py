@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
@@ -12,33 +12,29 @@ from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import causal
 from brain.memory import episodes as episode_service
 from brain.memory import patterns as pattern_service
-from brain.views.episodic import decision_headline, episode_summary, pattern_summary
-from brain.notes.model import Decision, Pattern
+from brain.notes.episode import DECISION_TYPES
+from brain.notes.model import Outcome
+from brain.views.episodic import (
+    causal_path_lines,
+    decision_lines,
+    episode_row,
+    episode_summary,
+    no_path_line,
+    pattern_row,
+    pattern_summary,
+    pattern_update_line,
+    stored_episode_line,
+    stored_verb,
+)
 
 GROUP = "episodic"
 
-Outcome = Literal["success", "partial", "failure"]
 EpisodeName = Annotated[str, Field(description="Episode title (EPISODE-...), ai-agents id, session id, file stem or path.")]
 DECISION_KEYS = (
-    "id (d001), timestamp, type (design|implementation|test|recovery|routing), context, options (list), "
+    f"id (d001), timestamp, type ({'|'.join(DECISION_TYPES)}), context, options (list), "
     "chosen, rationale, outcome, effects (list of decision/event ids)"
 )
 EVENT_KEYS = "id (e001), timestamp, type, content, caused_by (list of ids), leads_to (list of ids)"
-
-
-def _pattern_line(pattern: Pattern) -> str:
-    rate = "?" if pattern.success_rate is None else f"{pattern.success_rate:.0%}"
-    return f"- {pattern.title} ({rate} over {pattern.occurrences or 0}) - {pattern.path}: {pattern.trigger or ''}".rstrip(": ")
-
-
-def _decision_text(decision: Decision) -> str:
-    line = f"{decision.id} [{decision.type or '?'}] {decision.timestamp or '(no time)'}: {decision_headline(decision)}"
-    details = [
-        f"options: {' | '.join(decision.options)}" if decision.options else "",
-        f"why: {decision.rationale}" if decision.rationale else "",
-        f"effects: {', '.join(decision.effects)}" if decision.effects else "",
-    ]
-    return "\n".join([line] + [f"    {detail}" for detail in details if detail])
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -86,9 +82,8 @@ def register(server: MCPServer, state: ServerState) -> None:
         data.update({key: value for key, value in optional.items() if value is not None})
         episode, warnings = episode_service.episode_from_data(data)
         stored = episode_service.store_episode(vault, corpus, episode)
-        verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
-        text = "\n".join([f"{verb} {stored.path}", *(f"warning: {message}" for message in warnings)])
-        return result(text, {"path": stored.path, "title": stored.title, "status": verb, "warnings": warnings})
+        text = "\n".join([stored_episode_line(stored), *(f"warning: {message}" for message in warnings)])
+        return result(text, {"path": stored.path, "title": stored.title, "status": stored_verb(stored), "warnings": warnings})
 
     @brain_tool(server, state, title="Find episodes", read_only=True)
     def query_episodes(
@@ -107,9 +102,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         Read one in full with read_note, or its decisions with get_decision_sequence.
         """
         found = episode_service.list_episodes(corpus, outcome=outcome, task=task, since=since, until=until, limit=limit)
-        lines = [f"{len(found)} episodes"] + [
-            f"- {(e.date or '')[:10]} {e.outcome or '?'} {e.title}: {e.task or ''} ({len(e.decisions)} decisions)" for e in found
-        ]
+        lines = [f"{len(found)} episodes", *(episode_row(episode) for episode in found)]
         return result("\n".join(lines), {"episodes": [episode_summary(episode) for episode in found]})
 
     @brain_tool(server, state, title="Get an episode's decisions", read_only=True)
@@ -120,7 +113,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         Returns one block per decision (id, type, time, chosen, options, rationale, outcome, effects).
         """
         sequence = episode_service.decision_sequence(corpus, episode)
-        text = "\n".join(_decision_text(decision) for decision in sequence) or "this episode records no decisions"
+        text = "\n".join(line for decision in sequence for line in decision_lines(decision)) or "this episode records no decisions"
         return result(text, {"episode": episode, "decisions": sequence})
 
     @brain_tool(server, state, title="Record a pattern", read_only=False)
@@ -140,11 +133,8 @@ def register(server: MCPServer, state: ServerState) -> None:
         and occurrences grows by one; the episode is listed as evidence. Returns the new rate.
         """
         update = pattern_service.add_pattern(vault, corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode)
-        pattern = update.pattern
-        verb = "created" if update.created else "updated"
-        text = f"{verb} {update.path}: success_rate {pattern.success_rate:.2f} over {pattern.occurrences} occurrences"
-        text = "\n".join([text, *(f"warning: {message}" for message in update.warnings)])
-        return result(text, {**pattern_summary(pattern), "path": update.path, "created": update.created, "warnings": update.warnings})
+        text = "\n".join([pattern_update_line(update), *(f"warning: {message}" for message in update.warnings)])
+        return result(text, {**pattern_summary(update.pattern), "path": update.path, "created": update.created, "warnings": update.warnings})
 
     @brain_tool(server, state, title="Find patterns", read_only=True)
     def query_patterns(
@@ -161,7 +151,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         found = pattern_service.list_patterns(corpus, min_success_rate=min_success_rate, min_occurrences=min_occurrences, trigger=trigger)
         shown = found[:limit]
         more = f" (showing {len(shown)})" if len(found) > len(shown) else ""
-        lines = [f"{len(found)} patterns{more}"] + [_pattern_line(pattern) for pattern in shown]
+        lines = [f"{len(found)} patterns{more}", *(pattern_row(pattern) for pattern in shown)]
         return result("\n".join(lines), {"total": len(found), "patterns": [pattern_summary(pattern) for pattern in shown]})
 
     @brain_tool(server, state, title="Find a causal path", read_only=True)
@@ -182,22 +172,15 @@ def register(server: MCPServer, state: ServerState) -> None:
         found = causal.find_path(corpus, source, target, max_depth=max_depth, weighted=weighted)
         if found is None:
             reverse = causal.reverse_path_exists(corpus, source, target, max_depth)
-            hint = " (there is one the other way round)" if reverse else ""
-            text = f"no causal path from '{source}' to '{target}' within {max_depth} hops{hint}"
-            return result(text, {"found": False, "reverse_exists": reverse})
-        lines = [found.titles[0]]
-        for hop, title in zip(found.hops, found.titles[1:], strict=True):
-            weight = f" {hop.weight:g}" if hop.weight is not None else ""
-            lines.append(f"  --{hop.type}{weight}--> {title}")
-        lines.append(f"{len(found.hops)} hops, reliability {found.reliability:.2f}")
-        return result("\n".join(lines), {"found": True, "path": found})
+            return result(no_path_line(source, target, max_depth, reverse), {"found": False, "reverse_exists": reverse})
+        return result("\n".join(causal_path_lines(found)), {"found": True, "path": found})
 
     @brain_tool(server, state, title="Find antipatterns", read_only=True)
     def get_antipatterns(
-        max_success_rate: Annotated[float, Field(ge=0, le=1, description="At most this success rate.")] = (
-            pattern_service.DEFAULT_MAX_SUCCESS_RATE
-        ),
-        min_occurrences: Annotated[int, Field(ge=0, description="Seen at least this often.")] = pattern_service.DEFAULT_MIN_OCCURRENCES,
+        max_success_rate: Annotated[
+            float | None, Field(ge=0, le=1, description="At most this success rate (default: the vault's config, 0.3).")
+        ] = None,
+        min_occurrences: Annotated[int | None, Field(ge=0, description="Seen at least this often (default: the vault's config, 2).")] = None,
     ) -> CallToolResult:
         """List patterns that keep failing (low success rate over enough occurrences), worst first.
 
@@ -205,5 +188,5 @@ def register(server: MCPServer, state: ServerState) -> None:
         with its success rate, occurrences and trigger.
         """
         found = pattern_service.antipatterns(corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences)
-        lines = [f"{len(found)} antipatterns"] + [_pattern_line(pattern) for pattern in found]
+        lines = [f"{len(found)} antipatterns", *(pattern_row(pattern) for pattern in found)]
         return result("\n".join(lines), {"antipatterns": [pattern_summary(pattern) for pattern in found]})

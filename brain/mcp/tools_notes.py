@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.index import search as index_search
+from brain.index.engine import open_index
 from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import context_builder
 from brain.memory import notes as service
+from brain.views.notes import context_json, edited_line, note_json, written_line
+from brain.views.search import search_lines
 
 GROUP = "core"
 
@@ -19,8 +22,6 @@ NoteName = Annotated[
     str,
     Field(description="The note's title, file stem, permalink or vault-relative path (e.g. 'ADR-001' or 'decisions/ADR-001.md')."),
 ]
-Operation = Literal["append", "prepend", "replace_section", "find_replace", "set_frontmatter"]
-SearchMode = Literal["hybrid", "text", "vector"]
 
 
 def register(server: MCPServer, state: ServerState) -> None:
@@ -51,8 +52,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         written = service.write_note(
             vault, corpus, title, content, folder=folder, note_type=note_type, tags=tuple(tags or ()), fields=fields, overwrite=overwrite
         )
-        verb = "created" if written.created else "replaced the body of"
-        return result(f"{verb} {written.path}", {"path": written.path, "title": written.title, "created": written.created})
+        return result(written_line(written), {"path": written.path, "title": written.title, "created": written.created})
 
     @brain_tool(server, state, title="Read a note", read_only=True)
     def read_note(name: NoteName) -> CallToolResult:
@@ -63,25 +63,13 @@ def register(server: MCPServer, state: ServerState) -> None:
         outgoing links, relations and causal relations.
         """
         note = service.read_note(corpus, name)
-        data = {
-            "path": note.path,
-            "title": note.title,
-            "type": note.type,
-            "tags": note.tags,
-            "frontmatter": note.frontmatter,
-            "body": note.body,
-            "links": sorted({link.target for link in note.links}),
-            "relations": [{"type": r.type, "target": r.target} for r in note.relations],
-            "causal_relations": [{"type": r.type, "target": r.target, "weight": r.weight} for r in note.causal_relations],
-            "problems": note.problems,
-        }
-        return result(f"path: {note.path}\n\n{note.text}", data)
+        return result(f"path: {note.path}\n\n{note.text}", note_json(note))
 
     @brain_tool(server, state, title="Edit a note", read_only=False, destructive=True)
     def edit_note(
         name: NoteName,
         operation: Annotated[
-            Operation,
+            service.EditOperation,
             Field(
                 description="append: add content at the end (of `section` if given). prepend: add content at the start of the body. "
                 "replace_section: replace the content under the `section` heading (created if missing). "
@@ -118,13 +106,13 @@ def register(server: MCPServer, state: ServerState) -> None:
             expected_count=expected_count,
             frontmatter=frontmatter,
         )
-        return result(f"edited {written.path} ({operation})", {"path": written.path, "title": written.title, "operation": operation})
+        return result(edited_line(written, operation), {"path": written.path, "title": written.title, "operation": operation})
 
     @brain_tool(server, state, title="Search the vault", read_only=True)
     def search(
         query: Annotated[str, Field(description="What to look for, in words (a question or keywords).")],
         mode: Annotated[
-            SearchMode, Field(description="hybrid (default: keywords and meaning), text (exact words, BM25) or vector (meaning only).")
+            index_search.SearchMode, Field(description="hybrid (default: keywords and meaning), text (exact words, BM25) or vector (meaning only).")
         ] = "hybrid",
         limit: Annotated[int, Field(ge=1, le=50, description="Most hits to return.")] = 10,
         types: Annotated[list[str] | None, Field(description="Only notes of these types (episode, pattern, note, ...).")] = None,
@@ -135,6 +123,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         ] = None,
         since: Annotated[str | None, Field(description="Only notes dated on or after this ISO date.")] = None,
         until: Annotated[str | None, Field(description="Only notes dated on or before this ISO date.")] = None,
+        rerank: Annotated[bool, Field(description="Re-order the top hits with the cross-encoder reranker (needs reranker_model in the vault's config).")] = False,
     ) -> CallToolResult:
         """Search every note in the vault and return the best matches, best first.
 
@@ -150,13 +139,13 @@ def register(server: MCPServer, state: ServerState) -> None:
             since=since,
             until=until,
         )
-        hits = index_search.search(vault, query, mode=mode, limit=limit, filters=filters)
+        report = index_search.search_report(open_index(vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank)
+        hits = report.hits
         lines = [f"{len(hits)} hits for '{query}' ({mode})"]
-        for number, hit in enumerate(hits, 1):
-            where = f" #{hit.section}" if hit.section else ""
-            snippet = " ".join(hit.snippet.split())
-            lines.append(f"{number}. {hit.title} ({hit.type}) - {hit.path}{where} [score {hit.score:.3f}]\n   {snippet}")
-        return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits})
+        if report.pending:
+            lines.append(f"({report.pending} changed notes are not in vector search yet; `brain index` or the watcher embeds them)")
+        lines += search_lines(hits)
+        return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 
     @brain_tool(server, state, title="Build a context around a note", read_only=True)
     def build_context(
@@ -181,24 +170,4 @@ def register(server: MCPServer, state: ServerState) -> None:
         that did not fit are listed by path so you can read_note them if needed.
         """
         built = context_builder.build_context(corpus, name, depth=depth, budget=budget)
-        data = {
-            "start": built.start,
-            "depth": built.depth,
-            "budget_tokens": built.budget_tokens,
-            "used_tokens": built.used_tokens,
-            "notes": [
-                {
-                    "path": item.path,
-                    "title": item.title,
-                    "type": item.type,
-                    "distance": item.distance,
-                    "via": item.via,
-                    "from": item.from_path,
-                    "truncated": item.truncated,
-                }
-                for item in built.items
-            ],
-            "omitted": built.omitted,
-            "missing": built.missing,
-        }
-        return result(built.text, data)
+        return result(built.text, context_json(built))

@@ -12,14 +12,16 @@ import io
 import json
 import math
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import Literal
 
 from brain.errors import InvalidInput, NoteNotFound
+from brain.lazy import lazy_module
 from brain.memory.corpus import Corpus
 from brain.notes.model import Note
 from brain.notes.parse import link_targets
 from brain.notes.pattern import pattern_from_note
+
+nx = lazy_module("networkx")  # loaded at first use: most commands never build the graph
 
 DEFAULT_DEPTH = 5
 MAX_DEPTH = 10
@@ -219,6 +221,10 @@ def find_cycles(corpus: Corpus, limit: int = 50) -> list[list[str]]:
 # ---------------------------------------------------------------- export
 
 
+GRAPH_FORMATS = ("mermaid", "graphml", "json")
+GraphFormat = Literal[GRAPH_FORMATS]
+
+
 def export_graph(corpus: Corpus, fmt: str) -> str:
     graph = causal_graph(corpus).graph
     linked = graph.subgraph([node for node in graph if graph.degree(node) > 0])
@@ -230,7 +236,7 @@ def export_graph(corpus: Corpus, fmt: str) -> str:
         return buffer.getvalue().decode("utf-8")
     if fmt == "mermaid":
         return _as_mermaid(linked)
-    raise InvalidInput(f"unknown graph format '{fmt}'; use mermaid, graphml or json")
+    raise InvalidInput(f"unknown graph format '{fmt}'; use one of {', '.join(GRAPH_FORMATS)}")
 
 
 def _as_json(graph: nx.DiGraph) -> dict:

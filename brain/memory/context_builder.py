@@ -17,7 +17,7 @@ from brain.errors import InvalidInput
 from brain.memory.causal import causal_graph
 from brain.memory.corpus import Corpus
 from brain.memory.health import local_ids
-from brain.notes.episode import episode_from_note
+from brain.notes.episode import decision_headline, episode_from_note
 from brain.notes.model import Note
 
 CHARS_PER_TOKEN = 4
@@ -235,9 +235,7 @@ def _sections(note: Note, distance: int) -> list[str]:
     if note.type == "episode":
         episode = episode_from_note(note)
         for decision in episode.decisions[:6]:
-            chosen = f" -> {decision.chosen}" if decision.chosen and decision.chosen != decision.title else ""
-            outcome = f" ({decision.outcome})" if decision.outcome else ""
-            out.append(f"- decision {decision.id}: {decision.title}{chosen}{outcome}")
+            out.append(f"- decision {decision.id}: {decision_headline(decision)}")
     for heading in _KEY_SECTIONS.get(note.type, ()):
         content = _squeeze(note.section_text(heading))
         if content:

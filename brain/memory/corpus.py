@@ -14,10 +14,10 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import posixpath
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 from brain.errors import AmbiguousName, NoteNotFound
@@ -61,7 +61,7 @@ class Resolver:
             self._paths[path.lower()] = path
             self._paths[path.lower().removesuffix(".md")] = path
             self.titles[path] = note.title
-            stem = PurePosixPath(path).stem
+            stem = posixpath.splitext(posixpath.basename(path))[0]  # PurePosixPath(path).stem, 4x faster at 10k notes
             for key in (note.title, stem, note.permalink, *_aliases(note)):
                 if key:
                     self._names[str(key).strip().lower()].add(path)
@@ -104,46 +104,27 @@ class Corpus:
         self._list: list[Note] | None = None
         self._resolver: Resolver | None = None
         self.derived: dict[str, object] = {}  # caches built from the notes (e.g. the causal graph)
-        self._frozen = 0
-        self._looked_while_frozen = False
-
-    @contextmanager
-    def frozen(self) -> Iterator[Corpus]:
-        """One consistent view for one read operation: inside, the files are looked at once, at
-        the first call, however often the services ask (a causal path asks three times). Meant
-        for reads: a note written inside the block is seen after it."""
-        self._frozen += 1
-        if self._frozen == 1:
-            self._looked_while_frozen = False
-        try:
-            yield self
-        finally:
-            self._frozen -= 1
 
     def notes(self) -> list[Note]:
         """Every note in the vault as it is on disk now (see the module doc for how that stays cheap)."""
-        if not (self._frozen and self._looked_while_frozen and self._list is not None):
-            index = self._index()
-            if index is None or not self._from_catalog(index):
-                self._from_files()
-            self._looked_while_frozen = bool(self._frozen)
+        index = self._index()
+        if index is None or not self._from_catalog(index):
+            self._from_files()
         if self._list is None:
             self._list = [entry[1] for _, entry in sorted(self._cache.items())]
         return list(self._list)  # the caller's to change
 
     def _index(self):
-        if not (self.vault.index_dir / "catalog.sqlite3").is_file():
-            return None
-        from brain.index.engine import open_index  # the index package is optional for a plain read
+        from brain.index.engine import existing_index  # the index package is optional for a plain read
 
         try:
-            return open_index(self.vault)
+            return existing_index(self.vault)
         except (sqlite3.Error, OSError) as error:
             log.warning("index unusable (%s); reading the notes from their files", error)
             return None
 
     def _from_catalog(self, index) -> bool:
-        from brain.index.sync import scan
+        from brain.index.scan import scan
 
         try:
             if not index.watcher_alive():

@@ -11,7 +11,8 @@ from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.memory.timeutil import parse_instant
 from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.episode import decision_title, episode_from_note, managed_frontmatter, managed_sections, render_episode
+from brain.notes.episode import decision_title, episode_from_note, is_minutes, managed_frontmatter, managed_sections, render_episode
+from brain.notes.lines import require_one_line
 from brain.notes.model import OUTCOMES, Decision, Episode, Event
 from brain.vault import TYPE_FOLDERS, Vault
 
@@ -52,6 +53,10 @@ def episode_from_data(data: Any) -> tuple[Episode, list[str]]:
     for key in ("task", "timestamp"):
         if key in data and data[key] is not None and not isinstance(data[key], str):
             raise InvalidInput(f"'{key}' must be a string, got {type(data[key]).__name__}")
+    for key in ("id", "session", "timestamp"):
+        require_one_line(_string(data.get(key)), key)
+    if data.get("timestamp"):
+        parse_instant(data["timestamp"], "timestamp")  # refuses 2026-13-45
     title = episode_title(_string(data.get("id")), _string(data.get("session")), _string(data.get("timestamp")))
     metrics = data.get("metrics")
     if metrics is None:
@@ -66,6 +71,8 @@ def episode_from_data(data: Any) -> tuple[Episode, list[str]]:
             warnings.append(f"lessons: {lesson!r} is not a string; kept as text")
         lessons.append(str(lesson))
     duration = data.get("duration_minutes", metrics.get("duration_minutes"))
+    if duration is not None and not is_minutes(duration):
+        raise InvalidInput(f"'duration_minutes' must be a number of minutes, 0 or more, got {duration!r}")
     episode = Episode(
         title=title,
         outcome=outcome,
@@ -107,6 +114,8 @@ def _decision(item: Any, number: int, warnings: list[str]) -> Decision:
     options = item.get("options")
     effects = item.get("effects")
     decision_id = _string(item.get("id")) or f"d{number:03d}"
+    for key in ("id", "timestamp", "type"):
+        require_one_line(_string(item.get(key)), f"decisions[{number - 1}].{key}")
     return Decision(
         id=decision_id,
         title=decision_title(_string(item.get("chosen")), _string(item.get("context")) or decision_id),
@@ -127,6 +136,8 @@ def _event(item: Any, number: int, warnings: list[str]) -> Event:
         return Event(text=item)
     if not isinstance(item, dict):
         raise InvalidInput(f"events[{number - 1}] must be an object or a string, got {type(item).__name__}")
+    for key in ("id", "timestamp", "type"):
+        require_one_line(_string(item.get(key)), f"events[{number - 1}].{key}")
     extra = tuple(
         (key, str(value)) for key, value in item.items() if key.startswith("_") and isinstance(value, (str, int, float))
     )
@@ -154,12 +165,8 @@ def store_episode(
         text = update_episode_text(render_episode(episode, extra_frontmatter), episode, extra_frontmatter)
         vault.write(path, text, create=True)
         return StoredEpisode(path, episode.title, created=True, changed=True)
-    current = vault.read(existing)
-    text = update_episode_text(current.note.text, episode, extra_frontmatter)
-    if text == current.note.text:
-        return StoredEpisode(existing, episode.title, created=False, changed=False)
-    vault.write(existing, text, expected=current.stamp)
-    return StoredEpisode(existing, episode.title, created=False, changed=True)
+    done = vault.update(existing, lambda note: update_episode_text(note.text, episode, extra_frontmatter))
+    return StoredEpisode(existing, episode.title, created=False, changed=done.written)
 
 
 def update_episode_text(text: str, episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> str:

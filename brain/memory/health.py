@@ -5,16 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from brain.memory.causal import find_cycles
+from brain.memory.chains import causal_findings
+from brain.memory.contexts import causes_named
 from brain.memory.corpus import Corpus
 from brain.notes.episode import episode_from_note
+from brain.notes.fact import fact_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
-from brain.vault import Vault
+from brain.notes.run import run_from_note
+from brain.vault import SkipKind, Vault
 
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # malformed | broken-link | ambiguous-link | cycle | skipped | stale-index
+    kind: str  # malformed | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index | tampered-fact | unhashed-fact | journal
     path: str
     message: str
     fix: str
@@ -35,6 +39,10 @@ def typed_problems(note: Note) -> tuple[str, ...]:
         return episode_from_note(note).problems
     if note.type == "pattern":
         return pattern_from_note(note).problems
+    if note.type == "fact":
+        return fact_from_note(note).problems
+    if note.type == "run":
+        return note.problems + run_from_note(note).problems
     return note.problems
 
 
@@ -45,7 +53,7 @@ def check_notes(corpus: Corpus) -> list[Finding]:
         path = note.path or ""
         for problem in typed_problems(note):
             findings.append(Finding("malformed", path, problem, "fix the note in an editor; brain reads the rest of it"))
-        own = local_ids(note)
+        own = local_ids(note) | {name.lower() for name in causes_named(note)}  # causes: reported below, once
         for target in dict.fromkeys(link.target for link in note.links):
             if target.lower() in own:
                 continue
@@ -61,14 +69,15 @@ def check_notes(corpus: Corpus) -> list[Finding]:
         findings.append(
             Finding("cycle", cycle[0], "causal cycle: " + " -> ".join(titles + titles[:1]), "fine if intended; paths and chains stop at repeats")
         )
+    findings += [Finding(*finding) for finding in causal_findings(corpus)]
     return findings
 
 
-_SKIP_FIXES = (
-    ("symlink", "move the note into the vault, or replace the link with a copy"),
-    ("binary", "remove the file, or rename it so it does not end in .md"),
-    ("cannot be read", "fix the file's permissions, then run `brain index`"),
-)
+_SKIP_FIXES = {
+    SkipKind.OUTSIDE_SYMLINK: "move the note into the vault, or replace the link with a copy",
+    SkipKind.BINARY: "remove the file, or rename it so it does not end in .md",
+    SkipKind.UNREADABLE: "fix the file (its permissions, or a link that loops), then run `brain index`",
+}
 
 
 def check_index(vault: Vault) -> list[Finding]:
@@ -77,9 +86,8 @@ def check_index(vault: Vault) -> list[Finding]:
 
     status = index_status(vault, with_embedder=False)
     findings = []
-    for path, reason in sorted(status.skipped.items()):
-        fix = next((fix for key, fix in _SKIP_FIXES if key in reason), "check the file, then run `brain index`")
-        findings.append(Finding("skipped", path, reason, fix))
+    for path, skip in sorted(status.skipped.items()):
+        findings.append(Finding("skipped", path, skip.reason, _SKIP_FIXES[skip.kind]))
     if not status.indexed:
         return findings
     where = ".brain/index"
@@ -92,9 +100,36 @@ def check_index(vault: Vault) -> list[Finding]:
     if status.vectors_embedder:
         from brain.index.engine import open_index
 
-        embedder = open_index(vault).embedder
+        embedder = open_index(vault).embedder  # the vault has an index: status.indexed
         if embedder.id != status.vectors_embedder:
             findings.append(Finding("stale-index", where,
                                     f"vectors were made by '{status.vectors_embedder}' but the embedder is '{embedder.id}'",
                                     "run `brain reindex`"))
     return findings
+
+
+def check_facts(corpus: Corpus) -> list[Finding]:
+    """Facts whose value was edited by hand (it no longer matches its hash), or that carry no hash."""
+    from brain.memory.facts import all_facts
+
+    findings = []
+    for fact in all_facts(corpus):
+        if fact.tampered:
+            findings.append(Finding("tampered-fact", fact.path or "", f"the value of {fact.title} was edited in place (it no longer matches value_hash)",
+                                    "restore the value, then record the change with `brain fact supersede`"))
+        elif fact.value_hash is None:
+            findings.append(Finding("unhashed-fact", fact.path or "", f"{fact.title} has no value_hash, so an edit to its value cannot be detected",
+                                    f"add `value_hash: {fact.actual_hash}` to its frontmatter if the value is right"))
+    return findings
+
+
+def check_journal(vault: Vault) -> list[Finding]:
+    """The recall journal's hash chain: a gap, an edit or a reordering is reported by line."""
+    from brain.memory.fact_journal import journal_path, verify
+
+    check = verify(vault)
+    where = journal_path(vault).relative_to(vault.root).as_posix()
+    return [
+        Finding("journal", f"{where}:{problem.line}", problem.message, "the journal was changed outside brain; restore it from a backup")
+        for problem in check.problems
+    ]

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.notes import frontmatter_yaml
-from brain.notes.edit import append_to_section, replace_section, set_frontmatter
+from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
+from brain.notes.fact import changed_immutable_keys
+from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
 from brain.notes.model import Note
+from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_FOLDER = "notes"
-EDIT_OPERATIONS = ("append", "prepend", "replace_section", "find_replace", "set_frontmatter")
+EditOperation = Literal[EDIT_OPERATIONS]
 
 
 @dataclass(frozen=True)
@@ -48,9 +52,10 @@ def write_note(
     overwrite: bool = False,
 ) -> Written:
     """Create a note (or, with `overwrite`, replace the body of the note with that title)."""
-    title = title.strip()
+    title = unicodedata.normalize("NFC", title.strip())
     if not title:
         raise InvalidInput("a note needs a title")
+    require_one_line(title, "title")
     fields = dict(fields or {})
     reserved = {"title", "type", "tags", "permalink"} & set(fields)
     if reserved:
@@ -62,12 +67,16 @@ def write_note(
     if existing is not None:
         if not overwrite:
             raise InvalidInput(f"'{existing}' already exists; use overwrite to replace its body, or edit it")
-        current = vault.read(existing)
-        head = current.note.text.splitlines(keepends=True)[: current.note.body_start]
-        text = "".join(head) + _body(body)
         updates = {**fields, **({"type": note_type} if note_type else {}), **({"tags": list(tags)} if tags else {})}
-        text = set_frontmatter(text, updates) if updates else text
-        vault.write(existing, text, expected=current.stamp)
+
+        def new_body(note: Note) -> str:
+            head = "".join(split_lines(note.text)[: note.body_start])
+            text = head + with_ending(_body(body), line_ending(note.text))
+            text = set_frontmatter(text, updates) if updates else text
+            _keep_fact_immutable(note, text)
+            return text
+
+        vault.update(existing, new_body)
         return Written(existing, title, created=False)
     fm: dict[str, Any] = {"title": title}
     if note_type:
@@ -100,41 +109,28 @@ def edit_note(
     if operation not in EDIT_OPERATIONS:
         raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")
     path = corpus.resolver().resolve(name)
-    current = vault.read(path)
-    note = current.note
-    text = note.text
-    if operation == "append":
-        text = _append(text, content, section)
-    elif operation == "prepend":
-        lines = text.splitlines(keepends=True)
-        head, rest = "".join(lines[: note.body_start]), "".join(lines[note.body_start :])
-        text = head + content.rstrip("\n") + "\n" + (("\n" + rest) if rest.strip() else "")
-    elif operation == "replace_section":
-        if not section:
-            raise InvalidInput("replace_section needs the section heading to replace")
-        text = replace_section(text, section, content)
-    elif operation == "find_replace":
-        if not find:
-            raise InvalidInput("find_replace needs the text to find")
-        count = text.count(find)
-        if count == 0:
-            raise InvalidInput(f"'{find}' does not occur in {path}; nothing was changed")
-        if expected_count is not None and count != expected_count:
-            raise InvalidInput(f"'{find}' occurs {count} times in {path}, not {expected_count}; nothing was changed")
-        text = text.replace(find, content)
-    elif operation == "set_frontmatter":
-        if not frontmatter:
-            raise InvalidInput("set_frontmatter needs at least one key to set")
-        text = set_frontmatter(text, frontmatter)
-    if text != note.text:
-        vault.write(path, text, expected=current.stamp)
-    return Written(path, note.title, created=False)
+
+    def edited(note: Note) -> str:
+        text = apply_edit(
+            note.text, operation, content=content, section=section, find=find,
+            expected_count=expected_count, frontmatter=frontmatter, where=path,
+        )
+        if text != note.text:
+            _keep_fact_immutable(note, text)
+        return text
+
+    done = vault.update(path, edited)
+    return Written(path, done.before.title, created=False)
 
 
-def _append(text: str, content: str, section: str | None) -> str:
-    if section:
-        return append_to_section(text, section, content)
-    return text.rstrip("\n") + "\n\n" + content.strip("\n") + "\n" if text.strip() else content.strip("\n") + "\n"
+def _keep_fact_immutable(before: Note, text: str) -> None:
+    """brain never changes a fact's value (or what identifies it) in place: that is a supersession."""
+    changed = changed_immutable_keys(before, parse_note(text, before.path))
+    if changed:
+        raise InvalidInput(
+            f"{before.path} is a fact; brain does not change its {', '.join(changed)} in place. "
+            "Use `brain fact supersede` (MCP supersede_fact) to record a new value"
+        )
 
 
 def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Written:
@@ -150,6 +146,11 @@ def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Writ
 
 def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
     source = corpus.resolver().resolve(name)
+    if corpus.get(source).type == "fact":
+        raise InvalidInput(
+            f"{source} is a fact; facts are hard-deleted only by the retention sweeper (`brain fact sweep`). "
+            "Use `brain fact invalidate` to close it"
+        )
     title = corpus.resolver().titles.get(source, "")
     vault.delete(source)
     return Written(source, title, created=False)

@@ -6,9 +6,11 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from brain.config import load_config
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
-from brain.notes.model import OUTCOMES, Pattern
+from brain.notes.lines import require_one_line
+from brain.notes.model import OUTCOMES, Note, Pattern
 from brain.notes.pattern import (
     OUTCOME_SCORE,
     evidence_line,
@@ -19,9 +21,6 @@ from brain.notes.pattern import (
 )
 from brain.notes.edit import set_frontmatter
 from brain.vault import TYPE_FOLDERS, Vault
-
-DEFAULT_MAX_SUCCESS_RATE = 0.3
-DEFAULT_MIN_OCCURRENCES = 2
 
 
 @dataclass(frozen=True)
@@ -59,6 +58,8 @@ def add_pattern(
     """Record one occurrence of a pattern: create it (occurrences 1) or update its running average."""
     if outcome not in OUTCOMES:
         raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
+    require_one_line(name, "name")
+    require_one_line(trigger, "trigger")
     today = today or date.today().isoformat()
     warnings: list[str] = []
     episode_title = None
@@ -84,14 +85,14 @@ def add_pattern(
         )
         vault.write(path, text, create=True)
         return PatternUpdate(path, pattern_from_note(vault.read(path).note), True, tuple(warnings))
-    current = vault.read(existing)
-    if current.note.type != "pattern":
-        raise InvalidInput(f"'{name}' resolves to {existing}, a {current.note.type} note, not a pattern")
-    pattern = pattern_from_note(current.note)
-    text = record_evidence(current.note.text, pattern, outcome=outcome, episode=episode_title, today=today)
-    if trigger and not pattern.trigger:
-        text = set_frontmatter(text, {"trigger": trigger})
-    vault.write(existing, text, expected=current.stamp)
+    def with_evidence(note: Note) -> str:
+        if note.type != "pattern":
+            raise InvalidInput(f"'{name}' resolves to {existing}, a {note.type} note, not a pattern")
+        pattern = pattern_from_note(note)
+        text = record_evidence(note.text, pattern, outcome=outcome, episode=episode_title, today=today)
+        return set_frontmatter(text, {"trigger": trigger}) if trigger and not pattern.trigger else text
+
+    vault.update(existing, with_evidence)
     return PatternUpdate(existing, pattern_from_note(vault.read(existing).note), False, tuple(warnings))
 
 
@@ -137,10 +138,17 @@ def list_patterns(
 def antipatterns(
     corpus: Corpus,
     *,
-    max_success_rate: float = DEFAULT_MAX_SUCCESS_RATE,
-    min_occurrences: int = DEFAULT_MIN_OCCURRENCES,
+    max_success_rate: float | None = None,
+    min_occurrences: int | None = None,
 ) -> list[Pattern]:
-    """Patterns that keep failing: success rate at most the threshold over enough occurrences, worst first."""
+    """Patterns that keep failing: success rate at most the threshold over enough occurrences, worst first.
+
+    A threshold not given comes from the vault's `[antipatterns]` config (defaults 0.3 and 2).
+    """
+    if max_success_rate is None or min_occurrences is None:
+        config = load_config(corpus.vault.brain_dir)
+        max_success_rate = config.antipattern_max_success_rate if max_success_rate is None else max_success_rate
+        min_occurrences = config.antipattern_min_occurrences if min_occurrences is None else min_occurrences
     _check_rate(max_success_rate, "max success rate")
     if min_occurrences < 0:
         raise InvalidInput(f"min occurrences must be 0 or more, got {min_occurrences}")

@@ -108,12 +108,11 @@ def model_drafter(ask: Ask) -> Callable[[Episode], list[Draft]]:
 
 def endpoint_drafter(vault: Vault) -> Callable[[Episode], list[Draft]]:
     """A drafter asking the chat endpoint configured under [learning] in .brain/config.toml."""
-    section = load_config(vault.brain_dir).raw.get("learning")
-    section = section if isinstance(section, dict) else {}
-    url, model = section.get("model_url"), section.get("model")
+    config = load_config(vault.brain_dir)
+    url, model = config.learning_model_url, config.learning_model
     if not url or not model:
         raise InvalidInput("--model needs [learning] model_url and model in .brain/config.toml")
-    key_env = section.get("api_key_env")
+    key_env = config.learning_api_key_env
     key = os.environ.get(str(key_env)) if key_env else None
 
     def ask(system: str, prompt: str) -> str:

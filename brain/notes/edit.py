@@ -1,7 +1,9 @@
 """Surgical edits on note text: change only the frontmatter keys and sections asked for.
 
 Everything else (user prose, unknown sections, unknown keys, their order, comments in the
-YAML, line endings) stays byte for byte, because edits splice text rather than re-render it.
+YAML, trailing spaces, line endings) stays byte for byte, because edits splice whole lines
+(`brain.notes.lines`, the one definition of a line) rather than re-render the note. Text an
+edit inserts takes the note's own line-ending style.
 """
 
 from __future__ import annotations
@@ -9,14 +11,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from brain.errors import InvalidInput
 from brain.notes import frontmatter_yaml
+from brain.notes.lines import has_ending, line_ending, split_lines, strip_ending, with_ending
 from brain.notes.parse import parse_note
 
+EDIT_OPERATIONS = ("append", "prepend", "replace_section", "find_replace", "set_frontmatter")
 _TOP_LEVEL_KEY = re.compile(r"^([^\s#:][^:]*?|\"[^\"]*\"|'[^']*'):(?:[ \t]|$)")
 
 
-def _newline(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+def _inserted(text: str, eol: str) -> str:
+    """Text brain inserts, as whole lines in the note's line-ending style."""
+    return with_ending(text.rstrip("\r\n") + "\n", eol)
 
 
 def set_frontmatter(text: str, updates: dict[str, Any], remove: tuple[str, ...] = ()) -> str:
@@ -25,14 +31,14 @@ def set_frontmatter(text: str, updates: dict[str, Any], remove: tuple[str, ...] 
     A key that exists is replaced where it stands; a new key is appended at the end. A note
     without frontmatter gets a block with just these keys.
     """
-    eol = _newline(text)
-    lines = text.splitlines(keepends=True)
+    eol = line_ending(text)
+    lines = split_lines(text)
     block = frontmatter_yaml.locate(lines)
     if block is None:
         added = {key: value for key, value in updates.items() if key not in remove}
         if not added:
             return text
-        return "---" + eol + _eol(frontmatter_yaml.dump(added), eol) + "---" + eol + text
+        return "---" + eol + with_ending(frontmatter_yaml.dump(added), eol) + "---" + eol + text
 
     spans = _key_spans(lines, 1, block.end)
     head, yaml_lines, tail = lines[:1], lines[1 : block.end], lines[block.end :]
@@ -42,26 +48,22 @@ def set_frontmatter(text: str, updates: dict[str, Any], remove: tuple[str, ...] 
         if key in remove:
             replaced[start - 1] = ""
         elif key in updates:
-            replaced[start - 1] = _eol(frontmatter_yaml.dump_key(key, updates[key]), eol)
+            replaced[start - 1] = with_ending(frontmatter_yaml.dump_key(key, updates[key]), eol)
         else:
             continue
-        skip.update(range(start - 1 + 1, end - 1))
+        skip.update(range(start, end - 1))
     out: list[str] = []
     for index, line in enumerate(yaml_lines):
         if index in replaced:
             out.append(replaced[index])
         elif index not in skip:
             out.append(line)
-    if out and not out[-1].endswith("\n"):
+    if out and not has_ending(out[-1]):
         out[-1] += eol
     for key, value in updates.items():
         if key not in spans and key not in remove:
-            out.append(_eol(frontmatter_yaml.dump_key(key, value), eol))
+            out.append(with_ending(frontmatter_yaml.dump_key(key, value), eol))
     return "".join(head + out + tail)
-
-
-def _eol(yaml_text: str, eol: str) -> str:
-    return yaml_text.replace("\n", eol) if eol != "\n" else yaml_text
 
 
 def _key_spans(lines: list[str], start: int, end: int) -> dict[str, tuple[int, int]]:
@@ -70,7 +72,7 @@ def _key_spans(lines: list[str], start: int, end: int) -> dict[str, tuple[int, i
     current: str | None = None
     current_start = start
     for index in range(start, end):
-        line = lines[index]
+        line = strip_ending(lines[index])
         match = _TOP_LEVEL_KEY.match(line)
         if match and not line.startswith((" ", "\t", "-")):
             if current is not None:
@@ -95,37 +97,103 @@ def replace_section(text: str, heading: str, content: str, *, level: int = 2, af
     `content` is the text under the heading (leading blank lines kept); a blank line is kept
     before the next heading.
     """
-    eol = _newline(text)
+    eol = line_ending(text)
     note = parse_note(text)
-    lines = text.splitlines(keepends=True)
-    body = _eol(content.rstrip("\n") + "\n", eol) if content.strip() else ""
+    lines = split_lines(text)
+    body = _inserted(content, eol) if content.strip() else ""
     section = note.section(heading, level)
     if section is not None:
         next_heading = section.end < len(lines)
         tail = eol if next_heading and body else ""
         new = lines[: section.start + 1] + [body + tail] + lines[section.end :]
-        if lines and not lines[section.start].endswith("\n"):
+        if not has_ending(lines[section.start]):
             new[section.start] = lines[section.start] + eol
         return "".join(new)
     block = "#" * level + " " + heading + eol + body
     anchor = next((note.section(name, level) for name in after if note.section(name, level)), None)
     if anchor is not None:
-        insert_at = anchor.end
-        prefix = "".join(lines[:insert_at])
-        if prefix and not prefix.endswith("\n"):
-            prefix += eol
-        if not prefix.endswith(eol + eol):
-            prefix += eol
-        rest = "".join(lines[insert_at:])
-        return prefix + block + (eol + rest if rest else "")
-    stripped = text.rstrip("\r\n")
-    return (stripped + eol + eol if stripped else "") + block
+        before, rest = lines[: anchor.end], "".join(lines[anchor.end :])
+        return _end_with_blank_line(before, eol) + block + (eol + rest if rest else "")
+    return _end_with_blank_line(lines, eol) + block
+
+
+def _end_with_blank_line(lines: list[str], eol: str) -> str:
+    """`lines` joined, followed by a line break and a blank line unless they end that way (nothing if empty)."""
+    if not lines:
+        return ""
+    text = "".join(lines)
+    if not has_ending(lines[-1]):
+        return text + eol + eol
+    return text + eol if lines[-1].strip() else text
 
 
 def append_to_section(text: str, heading: str, addition: str, *, level: int = 2, after: tuple[str, ...] = ()) -> str:
-    """Add lines at the end of a section's content, creating the section when missing."""
+    """Add lines after the last non-blank line of a section, creating the section when missing."""
     note = parse_note(text)
     section = note.section(heading, level)
-    existing = section.content.rstrip("\r\n") if section is not None else ""
-    combined = (existing + "\n" if existing.strip() else "") + addition.strip("\n")
-    return replace_section(text, heading, combined, level=level, after=after)
+    if section is None or not section.content.strip():
+        return replace_section(text, heading, addition.strip("\r\n"), level=level, after=after)
+    lines = split_lines(text)
+    last = section.end - 1
+    while last > section.start and not lines[last].strip():
+        last -= 1
+    before = lines[: last + 1]
+    eol = line_ending(text)
+    if not has_ending(before[-1]):
+        before[-1] += eol
+    return "".join(before) + _inserted(addition.strip("\r\n"), eol) + "".join(lines[last + 1 :])
+
+
+def append(text: str, addition: str) -> str:
+    """Add a paragraph at the end of the note; what is there stays as it is."""
+    if not text.strip():
+        return text + _inserted(addition.strip("\r\n"), line_ending(text))
+    eol = line_ending(text)
+    return _end_with_blank_line(split_lines(text), eol) + _inserted(addition.strip("\r\n"), eol)
+
+
+def prepend(text: str, addition: str) -> str:
+    """Add a paragraph at the start of the body, after the frontmatter."""
+    eol = line_ending(text)
+    lines = split_lines(text)
+    start = parse_note(text).body_start
+    head, rest = "".join(lines[:start]), "".join(lines[start:])
+    if head and not has_ending(lines[start - 1]):
+        head += eol
+    return head + _inserted(addition, eol) + ((eol + rest) if rest.strip() else rest)
+
+
+def apply_edit(
+    text: str,
+    operation: str,
+    *,
+    content: str = "",
+    section: str | None = None,
+    find: str | None = None,
+    expected_count: int | None = None,
+    frontmatter: dict[str, Any] | None = None,
+    where: str = "the note",
+) -> str:
+    """One edit operation on a note's text (see `EDIT_OPERATIONS`)."""
+    if operation == "append":
+        return append_to_section(text, section, content) if section else append(text, content)
+    if operation == "prepend":
+        return prepend(text, content)
+    if operation == "replace_section":
+        if not section:
+            raise InvalidInput("replace_section needs the section heading to replace")
+        return replace_section(text, section, content)
+    if operation == "find_replace":
+        if not find:
+            raise InvalidInput("find_replace needs the text to find")
+        count = text.count(find)
+        if count == 0:
+            raise InvalidInput(f"'{find}' does not occur in {where}; nothing was changed")
+        if expected_count is not None and count != expected_count:
+            raise InvalidInput(f"'{find}' occurs {count} times in {where}, not {expected_count}; nothing was changed")
+        return text.replace(find, with_ending(content, line_ending(text)))
+    if operation == "set_frontmatter":
+        if not frontmatter:
+            raise InvalidInput("set_frontmatter needs at least one key to set")
+        return set_frontmatter(text, frontmatter)
+    raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")

@@ -11,18 +11,22 @@ or a nested bullet list when an option holds a comma.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from brain.notes import frontmatter_yaml
-from brain.notes.model import Decision, Episode, Event, Note
+from brain.notes.lines import escape_block, line_texts, unescape_block
+from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note
 from brain.notes.parse import find_wikilinks
 
 DECISION_FIELDS = ("Timestamp", "Type", "Context", "Options", "Chosen", "Rationale", "Outcome", "Effects")
 DECISION_TYPES = ("design", "implementation", "test", "recovery", "routing")
 EVENT_TYPES = ("tool_call", "error", "milestone", "handoff", "commit", "test")
 
+_LONG_FRACTION = re.compile(r"(\.\d{6})\d+")  # Python reads six fractional digits; real data has seven
 _DECISION_HEADING = re.compile(r"^(\S+?):\s*(.*)$")
 _FIELD = re.compile(r"^[-*][ \t]+\*\*([^*]+?)\*\*:?(?:[ \t](.*))?$")
 _NESTED_ITEM = re.compile(r"^[ \t]{2,}[-*][ \t]+(.*)$")
@@ -40,9 +44,16 @@ def episode_from_note(note: Note) -> Episode:
     events = _events(note.section_text("Events Timeline"))
     lessons = _bullets(note.section_text("Lessons Learned"))
     metrics = fm.get("metrics") if isinstance(fm.get("metrics"), dict) else {}
+    if fm.get("metrics") is not None and not isinstance(fm.get("metrics"), dict):
+        problems.append(f"metrics '{fm.get('metrics')}' is not a mapping of counts (tool_calls: 3, errors: 0, ...)")
     duration = fm.get("duration_minutes", metrics.get("duration_minutes"))
+    if duration is not None and not is_minutes(duration):
+        problems.append(f"duration_minutes '{duration}' is not a number of minutes, 0 or more")
+        duration = None
+    if fm.get("date") is not None and not _is_iso(str(fm.get("date"))):
+        problems.append(f"date '{fm.get('date')}' is not an ISO date or timestamp")
     outcome = _text(fm.get("outcome"))
-    if outcome is not None and outcome not in ("success", "partial", "failure"):
+    if outcome is not None and outcome not in OUTCOMES:
         problems.append(f"outcome '{outcome}' is not success, partial or failure")
     return Episode(
         title=note.title,
@@ -53,7 +64,7 @@ def episode_from_note(note: Note) -> Episode:
         episode_id=_text(fm.get("episode_id")),
         duration_minutes=duration if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None,
         metrics=dict(metrics),
-        context=note.section_text("Context").strip("\n"),
+        context=unescape_block(note.section_text("Context").strip("\n")),
         observations=note.observations,
         decisions=tuple(decisions),
         events=tuple(events),
@@ -63,6 +74,19 @@ def episode_from_note(note: Note) -> Episode:
         path=note.path,
         problems=tuple(problems),
     )
+
+
+def is_minutes(value: Any) -> bool:
+    """A duration in minutes: a finite number, 0 or more (not a bool, not .inf or .nan)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def _is_iso(text: str) -> bool:
+    try:
+        datetime.fromisoformat(_LONG_FRACTION.sub(r"\1", text.strip()).replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
 
 
 def _text(value: Any) -> str | None:
@@ -94,7 +118,7 @@ def _decision(decision_id: str, title: str, content: str) -> Decision:
     nested: dict[str, list[str]] = {}
     order: list[str] = []
     current: str | None = None
-    for raw in content.splitlines():
+    for raw in line_texts(content):
         line = raw.rstrip("\r")
         field = _FIELD.match(line)
         if field:
@@ -109,7 +133,7 @@ def _decision(decision_id: str, title: str, content: str) -> Decision:
         if item and current.lower() == "options":
             nested[current].append(item.group(1))
         elif line.startswith("  "):
-            fields[current] += "\n" + line[2:]
+            fields[current] += "\n" + unescape_block(line[2:])
     by_name = {name.lower(): name for name in order}
 
     def get(name: str) -> str | None:
@@ -147,12 +171,12 @@ def _decision(decision_id: str, title: str, content: str) -> Decision:
 
 def _events(content: str) -> list[Event]:
     events: list[Event] = []
-    for raw in content.splitlines():
+    for raw in line_texts(content):
         line = raw.rstrip("\r")
         match = _EVENT.match(line)
         if not match:
             if events and line.startswith("   ") and line.strip():
-                events[-1] = replace(events[-1], text=events[-1].text + "\n" + line[3:])
+                events[-1] = replace(events[-1], text=events[-1].text + "\n" + unescape_block(line[3:]))
             continue
         timestamp, rest = match.group(2), match.group(3)
         caused_by: tuple[str, ...] = ()
@@ -179,12 +203,12 @@ def _events(content: str) -> list[Event]:
 
 def _bullets(content: str) -> list[str]:
     items: list[str] = []
-    for raw in content.splitlines():
+    for raw in line_texts(content):
         line = raw.rstrip("\r")
         if line.startswith(("- ", "* ")):
             items.append(line[2:])
         elif items and line.startswith("  ") and line.strip():
-            items[-1] += "\n" + line[2:]
+            items[-1] += "\n" + unescape_block(line[2:])
     return items
 
 
@@ -192,7 +216,9 @@ def _bullets(content: str) -> list[str]:
 
 
 def _continued(value: str, indent: str) -> str:
-    return value.replace("\n", "\n" + indent)
+    """A value over several lines: later lines indented, structure-like lines escaped (`escape_block`)."""
+    first, _, rest = value.partition("\n")
+    return first + "".join("\n" + indent + line for line in escape_block(rest).split("\n")) if _ else value
 
 
 def _field(name: str, value: str) -> str:
@@ -237,6 +263,17 @@ def render_event(number: int, event: Event) -> str:
     parts += [f"{key}: {value}" for key, value in event.extra]
     tail = f" ({'; '.join(parts)})" if parts else ""
     return f"{head} {_continued(event.text, '   ')}{tail}"
+
+
+def decision_headline(decision: Decision) -> str:
+    """`Title -> chosen (outcome)`: what a decision was about, what it chose and how it went.
+
+    The one line every front end and the context builder show for a decision (no `X -> X`, and
+    an untitled decision shows what it chose)."""
+    base = decision.title or decision.chosen or ""
+    if decision.chosen and decision.chosen != base:
+        base += f" -> {decision.chosen}"
+    return base + (f" ({decision.outcome})" if decision.outcome else "")
 
 
 def decision_title(chosen: str | None, fallback: str) -> str:
@@ -303,7 +340,7 @@ def episode_frontmatter(episode: Episode, extra_frontmatter: dict[str, Any] | No
 def render_episode_body(episode: Episode) -> str:
     """The markdown under the frontmatter of a new episode note."""
     parts = [f"# {episode.title}\n"]
-    parts.append("## Context\n" + (episode.context.strip("\n") + "\n" if episode.context else ""))
+    parts.append("## Context\n" + (escape_block(episode.context.strip("\n")) + "\n" if episode.context else ""))
     if episode.observations:
         lines = []
         for obs in episode.observations:

@@ -3,6 +3,11 @@
 YAML's implicit timestamps would turn `date: 2026-01-21T10:30:00.2927538-08:00` into a
 datetime and drop the seventh fractional digit, so the loader keeps them as strings:
 what the user typed is what comes back.
+
+Loading and dumping use libyaml's C parser and emitter (PyYAML's `CSafeLoader`/`CSafeDumper`,
+about 7x faster per note than the pure-Python classes, which dominated indexing and import),
+and fall back to the pure-Python classes where PyYAML was built without libyaml. Both sides
+share PyYAML's resolver and representer, so values are the same either way.
 """
 
 from __future__ import annotations
@@ -18,8 +23,24 @@ _DELIMITER = re.compile(r"^---[ \t]*\r?$")
 _CLOSING = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
 
 
-class _NoTimestampLoader(yaml.SafeLoader):
-    """SafeLoader that reads dates and timestamps as the strings they were written as."""
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C class exists only with libyaml
+_SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _NoTimestampLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """A safe loader that reads dates and timestamps as the strings they were written as.
+
+    It also notes duplicate keys (YAML keeps the last one silently), for `brain doctor`.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                if key_node.value in seen:
+                    self.duplicates = [*getattr(self, "duplicates", []), key_node.value]
+                seen.add(key_node.value)
+        return super().construct_mapping(node, deep)
 
 
 _NoTimestampLoader.yaml_implicit_resolvers = {
@@ -30,10 +51,22 @@ _NoTimestampLoader.yaml_implicit_resolvers = {
 
 class _BrainYAMLHandler(YAMLHandler):
     def load(self, fm: str, **kwargs: object) -> Any:
-        return yaml.load(fm, Loader=_NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
+        return _load(fm)[0]
+
+
+def _load(fm: str) -> tuple[Any, list[str]]:
+    """The YAML value and the keys that appeared twice in one mapping."""
+    loader = _NoTimestampLoader(fm)
+    try:
+        return loader.get_single_data(), getattr(loader, "duplicates", [])
+    finally:
+        loader.dispose()
 
 
 _HANDLER = _BrainYAMLHandler()
+# Aliases (`*name`) let a few hundred bytes stand for billions of values (a "billion laughs"
+# bomb); frontmatter that expands to more values than this is refused.
+MAX_EXPANDED_VALUES = 10_000
 
 
 @dataclass(frozen=True)
@@ -60,7 +93,7 @@ def locate(lines: list[str]) -> FrontmatterBlock | None:
 def load(yaml_text: str) -> tuple[dict[str, Any], str | None]:
     """Load YAML into a dict; on any failure return ({}, reason)."""
     try:
-        data = _HANDLER.load(yaml_text)
+        data, duplicates = _load(yaml_text)
     except yaml.YAMLError as error:
         reason = str(error).replace("\n", " ")
         return {}, f"malformed frontmatter: {reason}"
@@ -70,7 +103,39 @@ def load(yaml_text: str) -> tuple[dict[str, Any], str | None]:
         return {}, None
     if not isinstance(data, dict):
         return {}, f"frontmatter is a {type(data).__name__}, not a mapping of keys to values"
-    return {str(key): _plain(value) for key, value in data.items()}, None
+    if "*" in yaml_text and _expanded_size(data) > MAX_EXPANDED_VALUES:
+        return {}, f"frontmatter not read: its YAML aliases expand to more than {MAX_EXPANDED_VALUES:,} values (an alias bomb?)"
+    problem = f"duplicate key '{duplicates[0]}' in the frontmatter; the last one is used" if duplicates else None
+    return {str(key): _plain(value) for key, value in data.items()}, problem
+
+
+def _expanded_size(value: Any) -> int:
+    """How many values `value` stands for once every alias is expanded (a cycle counts as too many)."""
+    sizes: dict[int, int] = {}
+    too_many = MAX_EXPANDED_VALUES + 1
+
+    def size(item: Any) -> int:
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple, set)):
+            children = item
+        else:
+            return 1
+        if id(item) in sizes:
+            return sizes[id(item)]
+        sizes[id(item)] = too_many  # while it is being counted: reaching it again is a cycle
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > MAX_EXPANDED_VALUES:
+                break
+        sizes[id(item)] = total
+        return total
+
+    try:
+        return size(value)
+    except RecursionError:
+        return too_many
 
 
 def _plain(value: Any) -> Any:
@@ -104,15 +169,22 @@ def dump_key(key: str, value: Any) -> str:
     (NEL, U+2028, U+2029): PyYAML would write it raw and read it back as a line break, so
     such a key is written with escapes instead.
     """
-    return yaml.safe_dump(
-        {key: value},
-        sort_keys=False,
-        allow_unicode=not _has_line_breaker({key: value}),
-        default_flow_style=False,
-        width=1_000_000,
-    )
+    return _dump({key: value})
 
 
 def dump(data: dict[str, Any]) -> str:
     """YAML text for a whole frontmatter mapping, in the given key order."""
-    return "".join(dump_key(key, value) for key, value in data.items())
+    if not data:
+        return ""
+    return _dump(data) if not _has_line_breaker(data) else "".join(dump_key(key, value) for key, value in data.items())
+
+
+def _dump(mapping: dict[str, Any]) -> str:
+    return yaml.dump(
+        mapping,
+        Dumper=_SafeDumper,
+        sort_keys=False,
+        allow_unicode=not _has_line_breaker(mapping),
+        default_flow_style=False,
+        width=1_000_000,
+    )

@@ -7,10 +7,11 @@ edits are made on the text by `notes.edit`, which touches only what it manages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 CAUSAL_TYPES = ("causes", "enables", "prevents", "correlates")
 OUTCOMES = ("success", "partial", "failure")
+Outcome = Literal[OUTCOMES]  # the choice the CLI and MCP offer, derived from OUTCOMES
 
 
 @dataclass(frozen=True)

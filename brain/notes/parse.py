@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from markdown_it import MarkdownIt
 
 from brain.notes import frontmatter_yaml
+from brain.notes.lines import split_lines, strip_ending
 from brain.notes.model import (
     CAUSAL_TYPES,
     CausalRelation,
@@ -60,7 +61,7 @@ def parse_note(text: str, path: str | None = None) -> Note:
         text = str(text)
     if "\x00" in text:
         problems.append("file contains NUL bytes (binary?); read as text as far as possible")
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
 
     frontmatter: dict = {}
     body_start = 0
@@ -70,7 +71,7 @@ def parse_note(text: str, path: str | None = None) -> Note:
         if problem:
             problems.append(problem)
         body_start = block.end + 1
-    elif lines and lines[0].rstrip("\r\n").lstrip("\ufeff") == "---":
+    elif lines and strip_ending(lines[0]).lstrip("\ufeff") == "---":
         problems.append("frontmatter starts with '---' but is never closed; read as plain markdown")
 
     body = "".join(lines[body_start:])
@@ -83,7 +84,7 @@ def parse_note(text: str, path: str | None = None) -> Note:
     for index in range(body_start, len(lines)):
         if index in code_lines:
             continue
-        item = _LIST_ITEM.match(lines[index].rstrip("\r\n"))
+        item = _LIST_ITEM.match(strip_ending(lines[index]))
         if not item:
             continue
         content = item.group(1)

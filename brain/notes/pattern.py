@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import append_to_section, set_frontmatter
+from brain.notes.lines import escape_block, line_texts, unescape_block
 from brain.notes.model import CausalRelation, EvidenceEpisode, Note, Pattern
 from brain.notes.parse import parse_wikilink
 
@@ -36,7 +38,7 @@ def pattern_from_note(note: Note) -> Pattern:
         problems.append(f"occurrences '{fm.get('occurrences')}' is not a whole number >= 0")
         occurrences = None
     evidence = []
-    for raw in note.section_text("Evidence Episodes").splitlines():
+    for raw in line_texts(note.section_text("Evidence Episodes")):
         match = _EVIDENCE.match(raw.strip())
         if match:
             outcome = match.group(2).lower() if match.group(2) else None
@@ -49,9 +51,9 @@ def pattern_from_note(note: Note) -> Pattern:
         success_rate=success_rate,
         occurrences=occurrences,
         last_validated=str(last) if last is not None else None,
-        context=note.section_text("Context").strip(),
-        trigger_text=note.section_text("Trigger").strip(),
-        action=note.section_text("Action").strip(),
+        context=unescape_block(note.section_text("Context").strip()),
+        trigger_text=unescape_block(note.section_text("Trigger").strip()),
+        action=unescape_block(note.section_text("Action").strip()),
         observations=note.observations,
         causal_relations=note.causal_relations,
         evidence=tuple(evidence),
@@ -68,11 +70,11 @@ def _number(value: Any, kind: type) -> Any:
         return None
     try:
         number = kind(float(value)) if kind is int else kind(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(.inf)
         return None
     if kind is int and float(value) != number:
         return None
-    return number
+    return number if math.isfinite(number) else None
 
 
 def is_antipattern(pattern: Pattern, max_success_rate: float = 0.3, min_occurrences: int = 2) -> bool:
@@ -137,7 +139,8 @@ def render_pattern(
         "Causal Relationships": "\n".join(causal_line(relation) for relation in causal),
         "Evidence Episodes": "\n".join(evidence),
     }
-    body = "\n".join(f"## {name}\n" + (value.strip() + "\n" if value.strip() else "") for name, value in sections.items())
+    escaped = {name: value if name in ("Causal Relationships", "Evidence Episodes") else escape_block(value.strip()) for name, value in sections.items()}
+    body = "\n".join(f"## {name}\n" + (value.strip() + "\n" if value.strip() else "") for name, value in escaped.items())
     return f"---\n{frontmatter_yaml.dump(fm)}---\n\n# {title}\n\n{body}"
 
 

@@ -1,0 +1,179 @@
+"""Causal chains at scale: 10,000 contexts in chains up to depth 50 with branching; write JSON.
+
+    python benchmarks/bench_causal.py              # 10,000 contexts (--contexts N for another size)
+
+The vault: contexts grouped in stories; each context's first cause is one of the three notes saved
+just before it in its story, a fifth of them name a second, earlier cause (so ancestries are DAGs,
+not lists), and a story starts a new root when its longest chain would pass 50 notes. Ten causes
+name no note and one story closes a cycle, as real vaults do. Measured on the indexed vault (catalog,
+no vectors), through the library calls the CLI and MCP make:
+
+- chain: `build_chain` backward from 300 random notes (deep ones included), first call for each
+  note (the caused_by graph is warm, the chain itself is not yet cached) and again (cached);
+  forward from 100 notes; `reconstruct_reasoning` for 100 notes.
+- stats: `causality_stats` for the whole vault and for one project, warm (cached) and right after
+  an edit to one note (the edit makes the catalog reload that note, and the caused_by graph, the
+  chain lengths and the stats are rebuilt).
+
+Each is measured with a `brain watch` watcher running (readers trust the catalog) and without one
+(each call first stats every file of the vault for changes).
+Results: benchmarks/results/causal-<N>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from generate_vault import sentence  # noqa: E402
+from run import CACHE, RESULTS, lexical_config, machine, percentile  # noqa: E402
+
+from brain.index.engine import forget, open_index  # noqa: E402
+from brain.index.sync import index_vault  # noqa: E402
+from brain.index.watch import Watcher  # noqa: E402
+from brain.memory.chains import build_chain, causality_stats, reconstruct_reasoning  # noqa: E402
+from brain.memory.contexts import ACTION_TYPES  # noqa: E402
+from brain.memory.corpus import Corpus  # noqa: E402
+from brain.vault import Vault  # noqa: E402
+
+MAX_CHAIN = 50
+PROJECTS = 20
+
+
+def generate(root: Path, count: int, seed: int = 11) -> dict:
+    """Write `count` context notes; returns the shape of what was written."""
+    rng = random.Random(seed)
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "contexts").mkdir(parents=True)
+    longest: list[int] = []  # notes on the longest chain ending at each note
+    story_start = 0
+    second_parents = 0
+    for number in range(count):
+        title = f"ctx-{number:05d}"
+        recent = list(range(max(story_start, number - 3), number))
+        parents: list[int] = []
+        if recent:
+            first = rng.choice(recent)
+            if longest[first] + 1 > MAX_CHAIN:
+                story_start, recent = number, []
+            else:
+                parents.append(first)
+                earlier = [index for index in range(story_start, first) if longest[index] <= longest[first]]
+                if earlier and rng.random() < 0.2:
+                    parents.append(rng.choice(earlier))
+                    second_parents += 1
+        longest.append(1 + max((longest[index] for index in parents), default=0))
+        names = [f"ctx-{index:05d}" for index in parents]
+        if number % 1000 == 999:
+            names.append(f"never-written-{number}")  # a broken cause
+        cause = ""
+        if len(names) == 1:
+            cause = f'caused_by: "[[{names[0]}]]"\n'
+        elif names:
+            cause = "caused_by:\n" + "".join(f'  - "[[{name}]]"\n' for name in names)
+        minute = number
+        created = f"2026-01-{1 + minute // 1440 % 28:02d}T{minute // 60 % 24:02d}:{minute % 60:02d}:00Z"
+        text = (f"---\ntitle: {title}\ntype: context\nproject: project-{number * PROJECTS // count:02d}\n"
+                f"action_type: {rng.choice(ACTION_TYPES)}\ncreated: '{created}'\n{cause}rationale: {sentence(rng)}\n---\n\n"
+                f"# {title}\n\n{sentence(rng)} {sentence(rng)}\n")
+        (root / "contexts" / f"{title}.md").write_text(text, encoding="utf-8")
+    # one cycle: the first note of the vault names the second, its own effect
+    first = root / "contexts" / "ctx-00000.md"
+    first.write_text(first.read_text().replace("rationale:", 'caused_by: "[[ctx-00001]]"\nrationale:', 1), encoding="utf-8")
+    return {"contexts": count, "longest_chain_written": max(longest), "second_parents": second_parents}
+
+
+def timed(call) -> tuple[float, float]:
+    """Wall time and this thread's CPU time of a call, in ms: on a machine shared with other jobs the
+    CPU figure shows what the call costs when it gets a core (the watcher's thread is not counted)."""
+    cpu, started = time.thread_time(), time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1000, (time.thread_time() - cpu) * 1000
+
+
+def summary(values: list[tuple[float, float]]) -> dict:
+    walls, cpus = [wall for wall, _ in values], [cpu for _, cpu in values]
+    return {"p50_ms": round(percentile(walls, 0.5), 2), "p95_ms": round(percentile(walls, 0.95), 2),
+            "max_ms": round(max(walls), 2), "cpu_p95_ms": round(percentile(cpus, 0.95), 2), "n": len(values)}
+
+
+def measure(vault: Vault, rng: random.Random, count: int) -> dict:
+    corpus = Corpus(vault)
+    first_build = timed(lambda: build_chain(corpus, "ctx-00010"))  # reads the catalog, builds the caused_by graph
+    starts = [f"ctx-{rng.randrange(count):05d}" for _ in range(300)]
+    first = [timed(lambda name=name: build_chain(corpus, name)) for name in starts]
+    again = [timed(lambda name=name: build_chain(corpus, name)) for name in starts]
+    deepest = max(starts, key=lambda name: len(build_chain(corpus, name).steps))
+    forward = [timed(lambda name=name: build_chain(corpus, name, forward=True)) for name in starts[:100]]
+    why = [timed(lambda name=name: reconstruct_reasoning(corpus, name)) for name in starts[100:200]]
+    stats_after_edit, stats_warm, project_warm = [], [], []
+    edited = vault.root / "contexts" / "ctx-00005.md"
+    for round_ in range(5):
+        edited.write_text(edited.read_text() + f"\nedit {round_}\n", encoding="utf-8")
+        if vault_has_watcher(vault):
+            time.sleep(1.0)  # let the watcher bring the catalog up to date, as it would between an edit and a read
+        stats_after_edit.append(timed(lambda: causality_stats(corpus)))
+        stats_warm += [timed(lambda: causality_stats(corpus)) for _ in range(5)]
+        project_warm += [timed(lambda: causality_stats(corpus, "project-03")) for _ in range(5)]
+    stats = causality_stats(corpus)
+    return {
+        "first_graph_build_ms": round(first_build[0], 1),
+        "chain_first_call": summary(first),
+        "chain_cached": summary(again),
+        "deepest_chain_measured_steps": len(build_chain(corpus, deepest).steps),
+        "chain_forward": summary(forward),
+        "why": summary(why),
+        "stats_after_an_edit": summary(stats_after_edit),
+        "stats_warm": summary(stats_warm),
+        "stats_project_warm": summary(project_warm),
+        "stats": {"notes": stats.notes, "with_caused_by": stats.with_caused_by, "roots": stats.roots, "chains": stats.chains,
+                  "average_chain_length": stats.average_chain_length, "longest_chain": stats.longest_chain,
+                  "cycles": len(stats.cycles), "broken": len(stats.broken)},
+    }
+
+
+def vault_has_watcher(vault: Vault) -> bool:
+    return open_index(vault).watcher_alive()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="causal chain and stats benchmark")
+    parser.add_argument("--contexts", type=int, default=10_000)
+    args = parser.parse_args()
+    root = CACHE / "work" / f"causal-chains-{args.contexts}"
+    shape = generate(root, args.contexts)
+    lexical_config(root)
+    vault = Vault(root)
+    started = time.perf_counter()
+    index_vault(open_index(vault), embed=False)
+    result = {"vault": {**shape, "index_s": round(time.perf_counter() - started, 1)}}
+    print("without a watcher ...", flush=True)
+    result["without_watcher"] = measure(vault, random.Random(3), args.contexts)
+    print(json.dumps(result["without_watcher"]), flush=True)
+    print("with a watcher ...", flush=True)
+    with Watcher(open_index(vault), embed=False):
+        result["with_watcher"] = measure(vault, random.Random(3), args.contexts)
+    print(json.dumps(result["with_watcher"]), flush=True)
+    forget(root)
+    watched = result["with_watcher"]
+    result["targets"] = {"chain_p95_ms": 20, "stats_ms": 300}
+    result["ok_with_watcher"] = watched["chain_first_call"]["p95_ms"] <= 20 and watched["stats_after_an_edit"]["max_ms"] <= 300
+    result["machine"] = machine()
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"causal-{args.contexts}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""An exact in-memory copy of a vault's chunk vectors: every dense query is answered from it.
+
+Chroma stays the store of record (every vector is written there, and `brain reindex` rebuilds it),
+but reading goes through this copy: a matrix product over all chunks is exact (a filter never
+loses an allowed chunk, a fresh upsert is never missing from an approximate index) and takes about
+a millisecond per 5,000 chunks on one thread, where Chroma's query took 4-90 ms on this machine. It costs
+1.5 KB per chunk of memory (384 floats), ~80 MB at 10,000 notes.
+
+A snapshot of the copy is kept in `.brain/index/` next to the catalog, stamped with the catalog's
+vectors generation, so a one-shot `brain search` loads one file with numpy and never imports
+chromadb (0.4 s of imports alone). A process that writes vectors updates its copy in place; any
+process that finds the snapshot older than the catalog's generation rebuilds it from Chroma.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class ChunkMatrix:
+    """Row i is the unit vector of chunk (notes[i], chunks[i]); immutable: changes return a copy."""
+
+    def __init__(self, notes: np.ndarray, chunks: np.ndarray, vectors: np.ndarray):
+        self.notes = notes  # int64 note ids
+        self.chunks = chunks  # chunk ids as bytes (S32)
+        self.vectors = vectors  # float32, L2-normalised rows
+
+    @classmethod
+    def empty(cls, dim: int) -> ChunkMatrix:
+        return cls(np.zeros(0, np.int64), np.zeros(0, "S64"), np.zeros((0, dim), np.float32))
+
+    @classmethod
+    def from_records(cls, records: Sequence[str], vectors: Any, dim: int) -> ChunkMatrix:
+        """From Chroma record ids `<note id>:<chunk id>` and their vectors."""
+        if not len(records):
+            return cls.empty(dim)
+        notes, chunks = zip(*(record.split(":", 1) for record in records))
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(records), dim)
+        matrix = matrix / np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+        return cls(np.asarray(notes, dtype=np.int64), np.asarray(chunks, dtype="S64"), matrix)
+
+    def __len__(self) -> int:
+        return len(self.notes)
+
+    def _keys(self) -> np.ndarray:
+        return np.char.add(np.char.add(self.notes.astype("S20"), b":"), self.chunks)
+
+    def upsert(self, records: Sequence[str], vectors: Any) -> ChunkMatrix:
+        added = ChunkMatrix.from_records(records, vectors, self.vectors.shape[1])
+        kept = ~np.isin(self._keys(), added._keys()) if len(self) else np.zeros(0, bool)
+        return ChunkMatrix(np.concatenate([self.notes[kept], added.notes]), np.concatenate([self.chunks[kept], added.chunks]),
+                           np.vstack([self.vectors[kept], added.vectors]))
+
+    def remove(self, records: Sequence[str]) -> ChunkMatrix:
+        if not len(self) or not len(records):
+            return self
+        kept = ~np.isin(self._keys(), np.asarray([r.encode() for r in records], dtype="S90"))
+        return ChunkMatrix(self.notes[kept], self.chunks[kept], self.vectors[kept])
+
+    def nearest(self, query: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[tuple[int, str, float]]:
+        """(note id, chunk id, cosine similarity) of the `n` nearest chunks, among `note_ids` if given."""
+        if not len(self) or n <= 0:
+            return []
+        vector = np.asarray(query, dtype=np.float32)
+        vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        # einsum, not `@`: a matrix-vector `@` goes to multi-threaded BLAS, whose threads wait on each
+        # other on a busy machine (2,000 rows: 18 ms against 0.1 ms with einsum's one-thread loop).
+        if note_ids is None:
+            rows = None
+            similarities = np.einsum("ij,j->i", self.vectors, vector)
+        else:
+            rows = np.flatnonzero(np.isin(self.notes, np.asarray(list(note_ids), dtype=np.int64)))
+            if not len(rows):
+                return []
+            similarities = np.einsum("ij,j->i", self.vectors[rows], vector)
+        count = min(n, len(similarities))
+        best = np.argpartition(-similarities, count - 1)[:count]
+        best = best[np.argsort(-similarities[best], kind="stable")]
+        at = best if rows is None else rows[best]
+        return [(int(self.notes[i]), self.chunks[i].decode(), float(similarities[j])) for i, j in zip(at, best)]
+
+    # ------------------------------------------------------------ snapshot on disk
+
+    def save(self, path: Path, generation: str) -> None:
+        """Write atomically (temp file + rename): a reader sees the old snapshot or the new one."""
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with temporary.open("wb") as handle:
+            np.savez(handle, notes=self.notes, chunks=self.chunks, vectors=self.vectors, generation=np.asarray(generation))
+        os.replace(temporary, path)
+
+    @classmethod
+    def load(cls, path: Path, generation: str, dim: int) -> ChunkMatrix | None:
+        """The snapshot at `path` if it was written at `generation` with vectors of `dim`, else None."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if str(data["generation"]) != generation or data["vectors"].shape[1:] != (dim,):
+                    return None
+                return cls(data["notes"], data["chunks"], data["vectors"])
+        except (OSError, KeyError, ValueError):
+            return None

@@ -1,0 +1,104 @@
+"""The catalog's SQLite schema and its migrations, by `PRAGMA user_version`.
+
+Older versions are migrated step by step (the catalog is derived, so a step may simply
+rebuild); a newer one is refused with a reindex hint.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from brain.errors import IndexMismatch
+
+CATALOG_FILE = "catalog.sqlite3"
+SCHEMA_VERSION = 3
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    for table in ("notes", "links", "tags", "chunks", "skipped", "meta", "gone", "fts"):
+        db.execute(f"DROP TABLE IF EXISTS {table}")
+    _script(
+        db,
+        """
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE notes(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL UNIQUE,
+            folder TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            type TEXT NOT NULL,
+            title TEXT NOT NULL,
+            date TEXT,
+            frontmatter TEXT NOT NULL,
+            parsed TEXT NOT NULL,
+            text TEXT NOT NULL,
+            searchable INTEGER NOT NULL,
+            gen INTEGER NOT NULL,
+            indexed_at REAL NOT NULL,
+            embedded_sha TEXT
+        );
+        CREATE INDEX notes_sha ON notes(sha256);
+        CREATE INDEX notes_type ON notes(type);
+        CREATE INDEX notes_pending ON notes(id) WHERE searchable = 1 AND (embedded_sha IS NULL OR embedded_sha != sha256);
+        CREATE TABLE gone(note_id INTEGER PRIMARY KEY);
+        CREATE TABLE links(note_id INTEGER NOT NULL, target TEXT NOT NULL, heading TEXT, kind TEXT NOT NULL);
+        CREATE INDEX links_note ON links(note_id);
+        CREATE INDEX links_target ON links(target COLLATE NOCASE);
+        CREATE TABLE tags(note_id INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY(note_id, tag)) WITHOUT ROWID;
+        CREATE INDEX tags_tag ON tags(tag);
+        CREATE TABLE chunks(
+            note_id INTEGER NOT NULL, id TEXT NOT NULL, ord INTEGER NOT NULL, section TEXT,
+            start INTEGER NOT NULL, end INTEGER NOT NULL, PRIMARY KEY(note_id, id)
+        ) WITHOUT ROWID;
+        CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+        CREATE VIRTUAL TABLE fts USING fts5(title, tags, meta, body, tokenize='porter unicode61 remove_diacritics 2');
+        """
+    )
+
+
+def _script(db: sqlite3.Connection, script: str) -> None:
+    """Run statements one by one: executescript() would commit the migration's transaction."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _v2(db: sqlite3.Connection) -> None:
+    """A covering index for search filters, so allowed notes are found without reading note rows."""
+    db.execute("CREATE INDEX IF NOT EXISTS notes_filter ON notes(type, date, folder, searchable, id)")
+
+
+def _v3(db: sqlite3.Connection) -> None:
+    """Skipped files carry the kind of their reason (doctor's fixes go by kind, not by the text).
+    Existing rows are classified once, from the texts brain wrote before."""
+    db.execute("ALTER TABLE skipped ADD COLUMN kind TEXT NOT NULL DEFAULT 'unreadable'")
+    db.execute(
+        "UPDATE skipped SET kind = CASE WHEN reason LIKE 'symlink%' THEN 'outside-symlink' "
+        "WHEN reason LIKE 'binary%' OR reason = 'not searchable' THEN 'binary' ELSE 'unreadable' END"
+    )
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3}
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Bring the schema of the catalog at `path` to SCHEMA_VERSION, in one transaction."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise IndexMismatch(
+                f"the catalog in {path.parent} was written by a newer brain (schema {version}, "
+                f"this one knows {SCHEMA_VERSION}); run `brain reindex` to rebuild it"
+            )
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            MIGRATIONS[step](db)
+        if version != SCHEMA_VERSION:
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise

@@ -1,0 +1,208 @@
+"""The retention sweeper: the only way brain hard-deletes a fact.
+
+A fact is due when one of these has passed (the earliest wins):
+- its `legal_delete_at` (an explicit date; open or closed, retention does not matter);
+- for a closed fact (superseded or invalidated): `valid_until` plus its retention days, taken
+  from its compliance class's policy in `.brain/config.toml` when there is one (an organisation's
+  rule outranks a fact's own), else the fact's `retention_days`, else `[retention] retention_days`;
+- for an `ephemeral` fact: `recorded_at` plus `[retention] ephemeral_days`.
+A legal hold (on the fact, its namespace or its class) blocks deletion; held facts are listed.
+
+A real sweep removes each due fact everywhere: its file, its catalog and full-text rows, its
+vectors, and its value in the recall journal (the hash stays, so the chain verifies). Links to
+it in its neighbours become plain text (`FACT-x (purged)`). A receipt (what, when, which policy,
+content hashes, which stores) is written to `.brain/journal/sweeps/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from brain.errors import NoteNotFound
+from brain.memory import fact_index, fact_journal
+from brain.memory.corpus import Corpus
+from brain.memory.fact_settings import FactSettings, load_settings
+from brain.memory.facts import all_facts
+from brain.notes.fact import Fact, format_time
+from brain.vault import Vault
+
+RECEIPTS_DIR = "sweeps"
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class SweepItem:
+    fact: Fact
+    policy: str  # legal_delete_at | retention_days (class X | fact | default) | ephemeral_days
+    reason: str
+    due: datetime
+    held: str | None = None  # why it may not be deleted
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    dry_run: bool
+    now: datetime
+    due: tuple[SweepItem, ...]  # deleted (or to delete, in a dry run)
+    held: tuple[SweepItem, ...]
+    receipt: str | None = None  # vault-relative path of the audit receipt
+    stores: dict[str, int] = field(default_factory=dict)
+
+
+def _hold(fact: Fact, settings: FactSettings) -> str | None:
+    if fact.legal_hold:
+        return "legal hold on the fact"
+    if fact.namespace in settings.held_namespaces:
+        return f"legal hold on namespace {fact.namespace}"
+    policy = settings.class_policies.get(fact.compliance_class)
+    if policy is not None and policy.legal_hold:
+        return f"legal hold on class {fact.compliance_class}"
+    return None
+
+
+def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | None:
+    """Why and since when a fact may be deleted, or None while no policy makes it due."""
+    reasons: list[tuple[datetime, str, str]] = []
+    if fact.legal_delete_at is not None:
+        reasons.append((fact.legal_delete_at, "legal_delete_at", f"legal delete date {format_time(fact.legal_delete_at)}"))
+    if fact.valid_until is not None:
+        policy = settings.class_policies.get(fact.compliance_class)
+        if policy is not None and policy.retention_days is not None:
+            days, source = policy.retention_days, f"class {fact.compliance_class}"
+        elif fact.retention_days is not None:
+            days, source = fact.retention_days, "fact"
+        else:
+            days, source = settings.retention_days, "default"
+        if days is not None:
+            how = "superseded" if fact.superseded_by else "invalidated"
+            reasons.append((fact.valid_until + timedelta(days=days), f"retention_days ({source})",
+                            f"{how} {format_time(fact.valid_until)}, kept {days} days ({source})"))
+    if fact.tier == "ephemeral" and settings.ephemeral_days is not None:
+        reasons.append((fact.recorded_at + timedelta(days=settings.ephemeral_days), "ephemeral_days",
+                        f"ephemeral, recorded {format_time(fact.recorded_at)}, kept {settings.ephemeral_days} days"))
+    passed = sorted(reason for reason in reasons if reason[0] <= now)
+    if not passed:
+        return None
+    due, policy, reason = passed[0]
+    return SweepItem(fact, policy, reason, due, _hold(fact, settings))
+
+
+def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> SweepReport:
+    """What a sweep would delete now and why, and what a hold keeps; nothing changes."""
+    settings = load_settings(vault)
+    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    items = [item for item in (due_item(fact, settings, now) for fact in all_facts(corpus)) if item is not None]
+    items.sort(key=lambda item: (item.due, item.fact.title))
+    return SweepReport(True, now, tuple(i for i in items if not i.held), tuple(i for i in items if i.held))
+
+
+def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None = None, progress: Progress | None = None) -> SweepReport:
+    """Plan, and unless `dry_run`, delete every due fact from every store and write a receipt."""
+    plan = plan_sweep(vault, corpus, now=now)
+    if dry_run or not plan.due:
+        return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
+    # Files go through a Vault without listeners: the index is purged once, in one batch, below.
+    files = Vault(vault.root)
+    titles = {item.fact.title for item in plan.due}
+    neighbours = _neighbours(corpus, titles)
+    ids = fact_index.note_ids(vault, [item.fact.path or "" for item in plan.due] + [fact.path or "" for fact in neighbours])
+    gone: list[tuple[SweepItem, str]] = []  # (item, sha256 of the file)
+    for number, item in enumerate(plan.due, start=1):
+        path = item.fact.path or ""
+        try:
+            data = files.read_bytes(path)
+        except NoteNotFound:
+            continue  # deleted meanwhile
+        files.delete(path)  # made durable with the rewrites below, by one os.sync()
+        gone.append((item, hashlib.sha256(data).hexdigest()))
+        if progress:
+            progress("facts", number, len(plan.due))
+    titles = {item.fact.title for item, _ in gone}
+    relinked = _unlink(files, neighbours, titles)
+    receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
+    deleted = [item.fact.path or "" for item, _ in gone]
+    purged = fact_index.purge(vault, deleted + relinked, {path: ids[path] for path in deleted if path in ids})
+    journal_values = fact_journal.purge_values(vault, titles, receipt_id)
+    stores = {
+        "files": len(gone),
+        "catalog_rows": purged.catalog_rows,
+        "vector_records": purged.vector_records,
+        "journal_values": journal_values,
+        "neighbours_relinked": len(relinked),
+    }
+    receipt = _write_receipt(vault, receipt_id, plan, gone, relinked, stores, purged.indexed)
+    return SweepReport(False, plan.now, tuple(item for item, _ in gone), plan.held, receipt, stores)
+
+
+def _neighbours(corpus: Corpus, titles: set[str]) -> list[Fact]:
+    """Facts that stay but link a fact about to be swept (supersedes / superseded_by)."""
+    return [fact for fact in all_facts(corpus) if fact.title not in titles and {fact.supersedes, fact.superseded_by} & titles]
+
+
+def _unlink(files: Vault, neighbours: list[Fact], titles: set[str]) -> list[str]:
+    """Neighbours keep a swept fact's name as plain text (`FACT-x (purged)`), not a link to nothing."""
+    changed = []
+    for fact in neighbours:
+        try:
+            current = files.read(fact.path or "")
+        except NoteNotFound:
+            continue
+        text = current.note.text
+        for title in titles:
+            text = text.replace(f"[[{title}]]", f"{title} (purged)")
+        if text != current.note.text:
+            files.write(fact.path or "", text, expected=current.stamp, sync=False)
+            changed.append(fact.path or "")
+    os.sync()  # one flush for the whole batch (a sweep may relink thousands of notes)
+    return changed
+
+
+def _write_receipt(
+    vault: Vault, receipt_id: str, plan: SweepReport, gone: list[tuple[SweepItem, str]], neighbours: list[str],
+    stores: dict[str, int], indexed: bool,
+) -> str:
+    folder = fact_journal.journal_dir(vault) / RECEIPTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{receipt_id}.json"
+    suffix = 1
+    while path.exists():
+        suffix += 1
+        path = folder / f"{receipt_id}-{suffix}.json"
+    purged_stores = ["files", "journal"] + (["catalog", "full-text", "vectors"] if indexed else [])
+    body: dict[str, Any] = {
+        "receipt": path.stem,
+        "time": format_time(plan.now),
+        "stores_purged": purged_stores,
+        "counts": stores,
+        "facts": [
+            {
+                "id": item.fact.title,
+                "path": item.fact.path,
+                "namespace": item.fact.namespace,
+                "kind": item.fact.kind,
+                "compliance_class": item.fact.compliance_class,
+                "policy": item.policy,
+                "reason": item.reason,
+                "due": format_time(item.due),
+                "file_sha256": digest,
+                "value_hash": item.fact.actual_hash,
+            }
+            for item, digest in gone
+        ],
+        "relinked": neighbours,
+        "held": [{"id": item.fact.title, "hold": item.held} for item in plan.held],
+    }
+    temp = path.with_suffix(".tmp")
+    with open(temp, "w", encoding="utf-8") as handle:
+        json.dump(body, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, path)
+    return path.relative_to(vault.root).as_posix()

@@ -1,0 +1,168 @@
+"""The retention sweeper: policies, holds, dry runs, and a real sweep that leaves no trace of a value anywhere."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from brain.errors import InvalidInput
+from brain.index.engine import forget, open_index
+from brain.index.sync import index_vault
+from brain.memory import fact_journal, retention
+from brain.memory import facts as service
+from brain.memory.corpus import Corpus
+from brain.memory.health import check_journal
+from brain.vault import Vault
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+SECRET = "zebra-quokka-7731"  # a value that occurs nowhere else
+
+
+def at(days: float) -> datetime:
+    return T0 + timedelta(days=days)
+
+
+def configure(vault: Vault, extra: str = "") -> None:
+    (vault.brain_dir / "config.toml").write_text('[index]\nembedder = "lexical"\n' + extra, encoding="utf-8")
+
+
+def every_byte(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def chain(vault: Vault, corpus: Corpus, subject: str, values: list, *, namespace: str = "user:alice", cls: str = "pii", days: int | None = None):
+    """Record values[0] at day 0, supersede with each next value 10 days apart; returns the facts' titles."""
+    first = service.record_fact(vault, "preference", subject, values[0], namespace=namespace, compliance_class=cls,
+                                retention_days=days, valid_from=at(0), now=at(0))
+    titles = [first.fact.title]
+    for number, value in enumerate(values[1:], start=1):
+        written = service.supersede_fact(vault, corpus, titles[-1], value, reason=f"change {number}", valid_from=at(10 * number), now=at(10 * number))
+        titles.append(written.fact.title)
+    return titles
+
+
+def test_due_facts_follow_the_policies_and_holds(vault: Vault) -> None:
+    configure(vault, """
+[facts]
+compliance_classes = ["hr"]
+[retention]
+retention_days = 100
+ephemeral_days = 5
+legal_hold = ["org:ledger"]
+[retention.classes.pii]
+retention_days = 30
+[retention.classes.hr]
+legal_hold = true
+""")
+    corpus = Corpus(vault)
+    pii = chain(vault, corpus, "theme", ["dark", "light"], cls="pii", days=365)  # class (30 d) outranks the fact's 365
+    own = chain(vault, corpus, "city", ["Lisbon", "Porto"], cls="internal", days=3)
+    default = chain(vault, corpus, "lang", ["pt", "en"], cls="internal")
+    held = chain(vault, corpus, "salary", ["1", "2"], cls="hr", days=0)
+    held_ns = chain(vault, corpus, "limit", ["50", "60"], namespace="org:ledger", cls="internal", days=0)
+    ephemeral = service.record_fact(vault, "scratch", "step", "x", namespace="run:1", tier="ephemeral", now=at(0), valid_from=at(0))
+    legal = service.record_fact(vault, "profile", "email", "a@b.c", namespace="user:alice", legal_delete_at=at(2), now=at(0), valid_from=at(0))
+
+    plan = retention.plan_sweep(vault, corpus, now=at(13))  # the v1s closed at day 10
+    due = {item.fact.title: item.policy for item in plan.due}
+    assert due == {
+        own[0]: "retention_days (fact)",  # 10 + 3 <= 13
+        ephemeral.fact.title: "ephemeral_days",  # 0 + 5 <= 13
+        legal.fact.title: "legal_delete_at",  # open, but its legal date passed
+    }
+    assert {item.fact.title: item.held for item in plan.held} == {
+        held[0]: "legal hold on class hr",
+        held_ns[0]: "legal hold on namespace org:ledger",
+    }
+    later = {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(40)).due}
+    assert pii[0] in later and default[0] not in later  # 10 + 30 <= 40 < 10 + 100
+    assert default[0] in {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(110)).due}
+    assert not {pii[1], own[1], default[1]} & {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(1000)).due}
+
+
+def test_a_policy_naming_an_unknown_class_is_one_error_and_changes_nothing(vault: Vault, brain) -> None:
+    configure(vault, "[retention.classes.secret]\nretention_days = 1\n")
+    before = every_byte(vault.root)
+    result = brain("fact", "sweep", "--no-dry-run")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: .brain/config.toml: [retention.classes.secret] names an unknown compliance class; known: public, internal, "
+        "confidential, financial, pii, phi, pci (declare new ones in compliance_classes under [facts])"
+    ]
+    assert every_byte(vault.root) == before
+
+
+def test_dry_run_lists_and_changes_nothing(vault: Vault, brain) -> None:
+    configure(vault)
+    corpus = Corpus(vault)
+    old, new = chain(vault, corpus, "theme", ["dark", "light"], days=0)
+    before = every_byte(vault.root)
+    result = brain("fact", "sweep", "--dry-run")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        f"would delete {old} (user:alice): retention_days (fact): superseded 2026-01-11T00:00:00Z, kept 0 days (fact)",
+        "1 facts would delete, 0 held (dry run: nothing changed; run `brain fact sweep --no-dry-run` to delete)",
+    ]
+    assert every_byte(vault.root) == before
+
+
+def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, brain) -> None:
+    configure(vault)
+    corpus = Corpus(vault)
+    old, new = chain(vault, corpus, "api-token", [{"token": SECRET}, {"token": "rotated"}], days=0)
+    index_vault(open_index(vault))  # catalog, full text and (lexical) vectors for both facts
+    index = open_index(vault)
+    old_id = index.catalog.stamps()[f"facts/{old}.md"].id
+    assert index.vectors.collection().get(where={"note_id": old_id})["ids"]  # it is in Chroma now
+    recalled = brain("fact", "recall", "--namespace", "user:alice", "--history", "--json")
+    assert SECRET in recalled.stdout  # and in the journal
+    assert any(SECRET.encode() in data for data in every_byte(vault.root).values())
+
+    result = brain("fact", "sweep", "--no-dry-run", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [item["id"] for item in report["due"]] == [old]
+    # two chunks: the text under the title and ## Relations
+    assert report["stores"] == {"files": 1, "catalog_rows": 1, "vector_records": 2, "journal_values": 1, "neighbours_relinked": 1}
+
+    # No store holds the value: every file of the vault, the catalog (and its WAL), Chroma, the journal.
+    forget(vault.root)  # close the catalog and Chroma so every byte is on disk
+    leftovers = [path for path, data in every_byte(vault.root).items() if SECRET.encode() in data]
+    assert leftovers == []
+    db = sqlite3.connect(vault.index_dir / "catalog.sqlite3")
+    assert db.execute("SELECT COUNT(*) FROM notes WHERE path = ?", (f"facts/{old}.md",)).fetchone()[0] == 0
+    assert db.execute("SELECT COUNT(*) FROM fts WHERE fts MATCH ?", ('"zebra"',)).fetchone()[0] == 0
+    db.close()
+    assert open_index(vault).vectors.collection().get(where={"note_id": old_id})["ids"] == []
+    # The journal still verifies; the record keeps the value's hash and names the receipt.
+    assert check_journal(vault) == []
+    entry = fact_journal.records(vault)[0]["results"]
+    purged = next(result for result in entry if result["id"] == old)
+    assert purged["value"] is None and purged["purged"].startswith("SWEEP-") and purged["version"].startswith("sha256:")
+    # The successor no longer links a note that is gone, and the receipt says what went where.
+    successor = (vault.root / f"facts/{new}.md").read_text()
+    assert f"supersedes: '{old} (purged)'" in successor and f"[[{old}]]" not in successor
+    receipt = json.loads((vault.root / report["receipt"]).read_text())
+    assert receipt["stores_purged"] == ["files", "journal", "catalog", "full-text", "vectors"]
+    (gone,) = receipt["facts"]
+    assert gone["id"] == old and gone["policy"] == "retention_days (fact)" and len(gone["file_sha256"]) == 64
+    assert gone["value_hash"] == purged["version"]
+    kinds = {finding["kind"] for finding in json.loads(brain("doctor", "--json").stdout)}
+    assert kinds <= {"stale-index"}  # the relinked successor waits for new vectors; no broken link, the chain verifies
+
+
+def test_no_mcp_tool_deletes(vault: Vault) -> None:
+    from brain.mcp.server import build_server
+    from anyio import run
+
+    tools = run(build_server(vault).list_tools)
+    assert not [tool.name for tool in tools if "delete" in tool.name or "sweep" in tool.name or "purge" in tool.name]
+    with pytest.raises(InvalidInput):
+        from brain.memory.notes import delete_note
+
+        fact = service.record_fact(vault, "config", "ttl", 900, now=at(0), valid_from=at(0))
+        delete_note(vault, Corpus(vault), fact.fact.title)
