@@ -111,7 +111,7 @@ def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
     written = time.perf_counter() - started
     index = open_index(vault, embedder=embedder)
     started = time.perf_counter()
-    index_vault(vault, embed=False, index=index)
+    index_vault(index, embed=False)
     cataloged = time.perf_counter() - started
     attach(vault)
     corpus = Corpus(vault)
@@ -172,7 +172,7 @@ def main() -> None:
     queries = [(f"tenant-{rng.randrange(TENANTS):02d}", f"Why did we {rng.choice(['reject', 'approve', 'escalate'])} the "
                 f"{rng.choice(SUBJECTS)} #{rng.randint(1, 400)}?") for _ in range(200)]
     result["recall_without_watcher"] = recall_times(vault, queries, embedder)
-    with Watcher(vault, index=open_index(vault), embed=False):
+    with Watcher(open_index(vault), embed=False):
         result["recall_with_watcher"] = recall_times(vault, queries, embedder)
 
     sample = runs.all_runs(corpus)

@@ -100,10 +100,13 @@ def prepared_vault(name: str, passages: list[tuple[str, str]]) -> Vault:
 
 
 def example_vault() -> Vault:
+    """A copy of vault-example made afresh on every run (notes change; its index in .brain is kept and caught up)."""
     root = CACHE / "example"
-    if not root.is_dir():
-        shutil.copytree(REPO / "vault-example", root, ignore=shutil.ignore_patterns(".brain"))
-        (root / ".brain").mkdir()
+    for entry in root.iterdir() if root.is_dir() else ():
+        if entry.name != ".brain":
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    shutil.copytree(REPO / "vault-example", root, ignore=shutil.ignore_patterns(".brain"), dirs_exist_ok=True)
+    (root / ".brain").mkdir(exist_ok=True)
     return Vault(root)
 
 

@@ -223,3 +223,10 @@ def test_no_model_loaded_at_import() -> None:
     probe = "import sys, brain.cli, brain.index.embedders, brain.mcp.server; print(sorted(m for m in ('onnxruntime', 'tokenizers', 'chromadb') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert loaded.stdout == "[]\n"
+
+
+def test_graph_library_not_loaded_at_import() -> None:
+    # networkx costs 0.1-0.4 s and `brain search` never draws a graph; its submodules appear only once it really loads.
+    probe = "import sys, brain.cli, brain.mcp.server; print('networkx.classes' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert loaded.stdout == "False\n"

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -107,13 +108,17 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
 def test_watch_runs_until_interrupted(vault):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen([sys.executable, "-m", "brain", "watch", "--vault", str(vault.root)], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    said: list[str] = []  # stderr lines as they come ("watching" is printed once the catch-up index run is over)
+    reader = threading.Thread(target=lambda: [said.append(line) for line in process.stderr], daemon=True)
+    reader.start()
     try:
         index = open_index(vault)
         deadline = time.monotonic() + 60
-        while not index.watcher_alive():
-            assert process.poll() is None and time.monotonic() < deadline, process.stderr.read() if process.poll() is not None else "slow start"
+        while not any(line.startswith("watching") for line in said):
+            assert process.poll() is None and time.monotonic() < deadline, "".join(said) or "slow start"
             time.sleep(0.1)
+        assert index.watcher_alive()
         put(vault, "episodes/live.md", note_text("Live", "watched words arrive"))
         deadline = time.monotonic() + 30
         while "episodes/live.md" not in index.catalog.stamps():
@@ -121,7 +126,9 @@ def test_watch_runs_until_interrupted(vault):
             time.sleep(0.1)
     finally:
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=30)
+        process.wait(timeout=30)
+        reader.join(timeout=10)
+    err = "".join(said)
     assert process.returncode == 0, err
     assert "watching" in err and "updated 1 notes" in err
     assert not index.watcher_alive()

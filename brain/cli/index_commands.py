@@ -116,7 +116,7 @@ def search(
     """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score."""
     from brain.index.engine import open_index
     from brain.index.search import SearchFilters, search_report
-    from brain.views.search import search_lines
+    from brain.views.search import pending_line, search_lines
 
     fields = []
     for item in field or []:
@@ -131,7 +131,7 @@ def search(
     report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
     hits = report.hits
     if report.pending:
-        typer.echo(f"{report.pending} changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them", err=True)
+        typer.echo(pending_line(report.pending), err=True)
     if as_json:
         emit_json(hits)
         return

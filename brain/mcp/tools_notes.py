@@ -14,7 +14,7 @@ from brain.mcp.common import ServerState, brain_tool, result
 from brain.memory import context_builder
 from brain.memory import notes as service
 from brain.views.notes import context_json, edited_line, note_json, written_line
-from brain.views.search import search_lines
+from brain.views.search import pending_line, search_lines
 
 GROUP = "core"
 
@@ -143,7 +143,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         hits = report.hits
         lines = [f"{len(hits)} hits for '{query}' ({mode})"]
         if report.pending:
-            lines.append(f"({report.pending} changed notes are not in vector search yet; `brain index` or the watcher embeds them)")
+            lines.append(pending_line(report.pending))
         lines += search_lines(hits)
         return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass
 
-import networkx as nx
-
 from brain.errors import InvalidInput
+from brain.lazy import lazy_module
 from brain.memory.contexts import ACTION_TYPES, causes_named, note_summary, note_time, text_field
 from brain.memory.corpus import Corpus, Resolver
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
 
+nx = lazy_module("networkx")  # loaded at first use: `brain search` and note reads never build the graph
 DEFAULT_DEPTH = 20
 MAX_DEPTH = 1000
 MISSING = "missing:"

@@ -18,3 +18,8 @@ def search_lines(hits: list[SearchHit]) -> list[str]:
     if not hits:
         return ["no notes match"]
     return [line for number, hit in enumerate(hits, start=1) for line in hit_lines(number, hit)]
+
+
+def pending_line(pending: int) -> str:
+    """Said beside the hits when changed notes wait for vectors (search embeds only a bounded number)."""
+    return f"{pending} changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
