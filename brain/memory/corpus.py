@@ -107,12 +107,17 @@ class Corpus:
 
     def notes(self) -> list[Note]:
         """Every note in the vault as it is on disk now (see the module doc for how that stays cheap)."""
-        index = self._index()
-        if index is None or not self._from_catalog(index):
-            self._from_files()
+        self.refresh()
         if self._list is None:
             self._list = [entry[1] for _, entry in sorted(self._cache.items())]
         return list(self._list)  # the caller's to change
+
+    def refresh(self) -> None:
+        """Bring the corpus up to date with the vault (clearing `derived` on a change), without
+        copying the list of notes: for readers of a `derived` cache over many notes."""
+        index = self._index()
+        if index is None or not self._from_catalog(index):
+            self._from_files()
 
     def _index(self):
         from brain.index.engine import existing_index  # the index package is optional for a plain read

@@ -9,8 +9,10 @@ and a purge has only files to remove.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from brain.vault import Vault
 
@@ -39,12 +41,12 @@ def words(text: str) -> set[str]:
     return {word for word in _WORD.findall(text.lower()) if len(word) > 1}
 
 
-def similarity(vault: Vault, query: str, texts: dict[str, str]) -> tuple[dict[str, float], str]:
-    """Similarity (0..1) of each candidate (path -> its text) to the query, and where it came from.
+def similarity(vault: Vault, query: str, paths: Sequence[str], text_of: Callable[[int], str]) -> tuple[np.ndarray, str]:
+    """Similarity (0..1) to the query of each candidate note (`paths[i]`), and where it came from.
 
     With vectors: the cosine of the query's embedding and the note's best chunk (the index's
-    own embedder and vectors, brought up to date first as search does). Else: the share of the
-    query's words the fact holds.
+    own embedder and vectors, brought up to date first as search does), over the candidates'
+    chunks only. Else: the share of the query's words the fact holds (`text_of(i)`).
     """
     index = _index(vault)
     if index is not None and index.has_vectors():
@@ -52,18 +54,60 @@ def similarity(vault: Vault, query: str, texts: dict[str, str]) -> tuple[dict[st
 
         freshen(index, vectors=True)  # as search does: small changes embedded now, bulk left to `brain index`
         stamps = index.catalog.stamps()
-        ids = {stamps[path].id: path for path in texts if path in stamps}
-        vector = index.embedder.embed([query])[0]
-        best: dict[str, float] = {}
-        for hit in index.vectors.query(vector, 1 << 30, list(ids)):  # every chunk of these notes
-            path = ids[hit.note_id]
-            if hit.similarity > best.get(path, -1.0):
-                best[path] = hit.similarity
-        return {path: max(0.0, min(1.0, best.get(path, 0.0))) for path in texts}, f"vectors ({index.embedder.id})"
+        ids = np.fromiter((stamps[path].id if path in stamps else -1 for path in paths), dtype=np.int64, count=len(paths))
+        best = _best_chunks(index.vectors.matrix(), index.embedder.embed([query])[0], ids)
+        return np.clip(best, 0.0, 1.0), f"vectors ({index.embedder.id})"
     wanted = words(query)
     if not wanted:
-        return {path: 0.0 for path in texts}, WORDS_SOURCE
-    return {path: len(wanted & words(text)) / len(wanted) for path, text in texts.items()}, WORDS_SOURCE
+        return np.zeros(len(paths)), WORDS_SOURCE
+    return np.fromiter((len(wanted & words(text_of(i))) / len(wanted) for i in range(len(paths))), dtype=np.float64, count=len(paths)), WORDS_SOURCE
+
+
+@dataclass(frozen=True)
+class _ChunkRows:
+    """Where each note's chunks are in a ChunkMatrix: rows `order[first[id] : first[id] + count[id]]`."""
+
+    matrix: object
+    order: np.ndarray
+    first: np.ndarray
+    count: np.ndarray
+
+
+_chunk_rows: list[_ChunkRows] = []  # for the last matrix seen (a ChunkMatrix is never changed in place)
+
+
+def _rows_of(matrix) -> _ChunkRows:
+    if _chunk_rows and _chunk_rows[0].matrix is matrix:
+        return _chunk_rows[0]
+    order = np.argsort(matrix.notes, kind="stable")
+    ordered = matrix.notes[order]
+    size = int(ordered[-1]) + 1 if len(ordered) else 0
+    found = _ChunkRows(matrix, order, np.searchsorted(ordered, np.arange(size)), np.bincount(ordered, minlength=size))
+    _chunk_rows[:] = [found]
+    return found
+
+
+def _best_chunks(matrix, query: Sequence[float], ids: np.ndarray) -> np.ndarray:
+    """The best cosine of the query with each note's chunks (0 for a note without vectors), exact:
+    only the rows of these notes are multiplied, however many chunks the vault holds."""
+    best = np.zeros(len(ids))
+    rows = _rows_of(matrix)
+    known = (ids >= 0) & (ids < len(rows.count))
+    counts = np.zeros(len(ids), dtype=np.int64)
+    counts[known] = rows.count[ids[known]]
+    if not counts.sum():
+        return best
+    starts = np.zeros(len(ids), dtype=np.int64)
+    starts[known] = rows.first[ids[known]]
+    offsets = np.cumsum(counts) - counts  # where each note's chunks begin in the flat list
+    flat = np.repeat(starts - offsets, counts) + np.arange(counts.sum())
+    vector = np.asarray(query, dtype=np.float32)
+    vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
+    # einsum, not `@`: see ChunkMatrix.nearest (multi-threaded BLAS waits on a busy machine)
+    similarities = np.einsum("ij,j->i", matrix.vectors[rows.order[flat]], vector)
+    has = counts > 0
+    best[has] = np.maximum.reduceat(similarities, offsets[has])
+    return best
 
 
 def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:

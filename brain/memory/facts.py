@@ -3,8 +3,8 @@
 A fact is never edited in place: a new value is a new fact that supersedes the old one (one call
 writes the new note and closes the old one), and `invalidate` closes a fact with no successor.
 Recall reads the catalog through `Corpus`; the facts are kept as columns (numpy arrays per
-namespace) in `corpus.derived` until a note changes, so a recall over 100,000 facts is a few
-vectorised comparisons. Two times: `as_of` (valid time: what was true then) and `known_at`
+namespace, indexed by kind and subject: `fact_table`) in `corpus.derived` until a note changes,
+so a recall over 100,000 facts is a few vectorised comparisons. Two times: `as_of` (valid time: what was true then) and `known_at`
 (recorded time: what the vault knew then, each fact as it stood then). Every recall appends a
 record to the journal (`fact_journal`).
 """
@@ -23,6 +23,7 @@ from brain.errors import InvalidInput
 from brain.memory import fact_index, fact_journal
 from brain.memory.corpus import Corpus
 from brain.memory.fact_settings import FactSettings, load_settings
+from brain.memory.fact_table import NEVER, Columns, fact_table
 from brain.notes.fact import (
     TIERS,
     Fact,
@@ -47,7 +48,11 @@ WEIGHTS_WITH_QUERY = {"similarity": 0.5, "recency": 0.2, "authority": 0.2, "vali
 WEIGHTS_WITHOUT_QUERY = {"recency": 0.4, "authority": 0.4, "validity": 0.2}
 STATUSES = ("valid", "closed", "not yet valid")
 _NAMESPACE = re.compile(r"^[\w.:@/+-]+$", re.UNICODE)
-_NEVER = np.inf
+# Scores are exact (rounded parts, rounded total) for a shortlist: numpy's unrounded totals pick every
+# fact within this margin of the limit-th best (rounding moves a total by ~1e-6), and all of them
+# when there are few.
+_SHORTLIST_MARGIN = 1e-5
+_SCORE_ALL_BELOW = 64
 
 
 def default_caller(front_end: str = "cli") -> str:
@@ -62,81 +67,6 @@ def now_utc() -> datetime:
 
 
 # ---------------------------------------------------------------- the table recall reads
-
-
-@dataclass(frozen=True)
-class _Columns:
-    """One namespace's facts as arrays (times as epoch seconds; +inf for never)."""
-
-    rows: np.ndarray  # positions in FactTable.facts
-    valid_from: np.ndarray
-    valid_until: np.ndarray
-    recorded: np.ndarray
-    closed: np.ndarray  # when the closing was written (+inf: open)
-    authority: np.ndarray
-    kind: np.ndarray  # codes into kinds
-    subject: np.ndarray
-    kinds: dict[str, int]
-    subjects: dict[str, int]
-
-
-@dataclass(frozen=True)
-class FactTable:
-    facts: tuple[Fact, ...]
-    namespaces: dict[str, _Columns]
-    by_title: dict[str, Fact]
-
-
-def _epoch(instant: datetime | None) -> float:
-    return _NEVER if instant is None else instant.timestamp()
-
-
-def _closed_at(fact: Fact, by_title: dict[str, Fact]) -> datetime | None:
-    """When the closing became known: `closed_at`, else the successor's recording, else valid_until."""
-    if fact.valid_until is None:
-        return None
-    if fact.closed_at is not None:
-        return fact.closed_at
-    successor = by_title.get((fact.superseded_by or "").lower())
-    if successor is not None:
-        return max(successor.recorded_at, fact.recorded_at)
-    return max(fact.valid_until, fact.recorded_at)
-
-
-def _build(facts: list[Fact]) -> FactTable:
-    by_title = {fact.title.lower(): fact for fact in facts}
-    grouped: dict[str, list[int]] = {}
-    for position, fact in enumerate(facts):
-        grouped.setdefault(fact.namespace, []).append(position)
-    namespaces = {}
-    for namespace, positions in grouped.items():
-        members = [facts[p] for p in positions]
-        kinds: dict[str, int] = {}
-        subjects: dict[str, int] = {}
-        namespaces[namespace] = _Columns(
-            rows=np.asarray(positions, dtype=np.int64),
-            valid_from=np.fromiter((f.valid_from.timestamp() for f in members), dtype=np.float64, count=len(members)),
-            valid_until=np.fromiter((_epoch(f.valid_until) for f in members), dtype=np.float64, count=len(members)),
-            recorded=np.fromiter((f.recorded_at.timestamp() for f in members), dtype=np.float64, count=len(members)),
-            closed=np.fromiter((_epoch(_closed_at(f, by_title)) for f in members), dtype=np.float64, count=len(members)),
-            authority=np.fromiter((f.authority for f in members), dtype=np.float64, count=len(members)),
-            kind=np.fromiter((kinds.setdefault(f.kind, len(kinds)) for f in members), dtype=np.int64, count=len(members)),
-            subject=np.fromiter((subjects.setdefault(f.subject, len(subjects)) for f in members), dtype=np.int64, count=len(members)),
-            kinds=kinds,
-            subjects=subjects,
-        )
-    return FactTable(tuple(facts), namespaces, by_title)
-
-
-def fact_table(corpus: Corpus) -> FactTable:
-    """Every fact of the vault, cached with the corpus until a note changes."""
-    notes = corpus.notes()  # brings the corpus up to date, which clears its caches on a change
-    cached = corpus.derived.get("facts")
-    if isinstance(cached, FactTable):
-        return cached
-    built = _build([fact_from_note(note) for note in notes if note.type == "fact"])
-    corpus.derived["facts"] = built
-    return built
 
 
 def all_facts(corpus: Corpus) -> tuple[Fact, ...]:
@@ -366,17 +296,60 @@ class Recall:
     journal: dict[str, Any] = field(default_factory=dict)  # seq and hash of the journal record
 
 
-def _mask(columns: _Columns, kind: str | None, subject: str | None, known: float) -> np.ndarray:
-    mask = columns.recorded <= known
-    if kind is not None:
-        mask &= columns.kind == columns.kinds.get(kind, -1)
-    if subject is not None:
-        mask &= columns.subject == columns.subjects.get(subject, -1)
-    return mask
-
-
 def _fact_text(fact: Fact) -> str:
     return f"{fact.kind} {fact.subject} {canonical_json(fact.value) if not isinstance(fact.value, str) else fact.value}"
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """The facts that passed the filters, one entry each, with what their score is made of."""
+
+    positions: np.ndarray  # in FactTable.facts
+    until: np.ndarray  # valid_until as known at known_at (+inf: open)
+    validity: np.ndarray  # 1.0 when valid at as_of
+    recency: np.ndarray
+    authority: np.ndarray
+
+
+def _candidates(columns: Columns, kind: str | None, subject: str | None, at_s: float, known_s: float, history: bool) -> _Candidates:
+    """A namespace's facts of this kind and subject known at `known_s` (and valid at `at_s` unless `history`)."""
+    rows = columns.rows(kind, subject)
+
+    def take(values: np.ndarray) -> np.ndarray:
+        return values if rows is None else values[rows]
+
+    valid_from = take(columns.valid_from)
+    until = np.where(take(columns.closed) <= known_s, take(columns.valid_until), NEVER)
+    valid = (valid_from <= at_s) & (at_s < until)
+    mask = take(columns.recorded) <= known_s
+    if not history:
+        mask &= valid
+    keep = np.flatnonzero(mask)
+    age_days = np.maximum(0.0, at_s - valid_from[keep]) / 86400.0
+    return _Candidates(
+        take(columns.positions)[keep],
+        until[keep],
+        valid[keep].astype(np.float64),
+        np.power(0.5, age_days / RECENCY_HALF_LIFE_DAYS),
+        take(columns.authority)[keep],
+    )
+
+
+def _joined(parts: list[_Candidates]) -> _Candidates:
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return _Candidates(np.zeros(0, dtype=np.int64), *(np.zeros(0) for _ in range(4)))
+    return _Candidates(*(np.concatenate([getattr(p, name) for p in parts]) for name in _Candidates.__dataclass_fields__))
+
+
+def _shortlist(approx: np.ndarray, limit: int) -> np.ndarray:
+    """Every candidate that can be among the `limit` best once scores are rounded (see _SHORTLIST_MARGIN)."""
+    count = len(approx)
+    if count <= max(limit, _SCORE_ALL_BELOW):
+        return np.arange(count)
+    threshold = np.partition(approx, count - limit)[count - limit]
+    return np.flatnonzero(approx >= threshold - _SHORTLIST_MARGIN)
 
 
 def recall_facts(
@@ -398,6 +371,8 @@ def recall_facts(
 
     Only the named namespaces are searched (default: the configured default namespace); recall
     never crosses into another. `history=True` adds closed (and not yet valid) facts, marked.
+    The filters pick rows from the table's per-kind and per-subject indexes; the score parts are
+    numpy columns, and only a shortlist is scored exactly (rounded parts, as `--json` shows them).
     """
     if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
@@ -409,45 +384,37 @@ def recall_facts(
     at = _optional_time(as_of, "as of") or (known if known_at else evaluated)
     table = fact_table(corpus)
     weights = WEIGHTS_WITH_QUERY if query else WEIGHTS_WITHOUT_QUERY
-    candidates: list[tuple[Fact, float, float, float, float]] = []  # fact, until (known), validity, recency, authority
     at_s, known_s = at.timestamp(), known.timestamp()
-    for namespace in chosen:
-        columns = table.namespaces.get(namespace)
-        if columns is None:
-            continue
-        mask = _mask(columns, kind, subject, known_s)
-        until = np.where(columns.closed <= known_s, columns.valid_until, _NEVER)
-        valid = (columns.valid_from <= at_s) & (at_s < until)
-        if not history:
-            mask &= valid
-        picked = np.flatnonzero(mask)
-        age_days = np.maximum(0.0, at_s - columns.valid_from[picked]) / 86400.0
-        recency = np.power(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
-        for position, row in enumerate(picked):
-            fact = table.facts[columns.rows[row]]
-            candidates.append((fact, float(until[row]), float(valid[row]), float(recency[position]), float(columns.authority[row])))
+    found = _joined([_candidates(table.namespaces[n], kind, subject, at_s, known_s, history) for n in chosen if n in table.namespaces])
+    facts = table.facts
+    columns = {"recency": found.recency, "authority": found.authority, "validity": found.validity}
     similarity_source = None
-    similarities: dict[str, float] = {}
-    if query and candidates:
-        similarities, similarity_source = fact_index.similarity(vault, query, {c[0].path or "": _fact_text(c[0]) for c in candidates})
-    elif query:
-        similarity_source = "no facts to compare"
+    if query:
+        if len(found.positions):
+            paths = [facts[p].path or "" for p in found.positions]
+            columns["similarity"], similarity_source = fact_index.similarity(
+                vault, query, paths, lambda i: _fact_text(facts[found.positions[i]]))
+        else:
+            columns["similarity"], similarity_source = np.zeros(0), "no facts to compare"
+    approx = sum((weights[name] * columns[name] for name in weights), np.zeros(len(found.positions)))
     scored = []
-    for fact, until, validity, recency, authority in candidates:
-        parts = {"recency": round(recency, 6), "authority": round(authority, 6), "validity": validity}
+    for i in _shortlist(approx, limit):
+        parts = {"recency": round(float(found.recency[i]), 6), "authority": round(float(found.authority[i]), 6),
+                 "validity": float(found.validity[i])}
         if query:
-            parts = {"similarity": round(similarities.get(fact.path or "", 0.0), 6), **parts}
+            parts = {"similarity": round(float(columns["similarity"][i]), 6), **parts}
         total = round(sum(weights[name] * parts[name] for name in weights), 6)
-        scored.append((total, fact.recorded_at, fact, until, validity, parts))
-    scored.sort(key=lambda item: (-item[0], -item[1].timestamp(), item[2].title))
+        scored.append((total, facts[found.positions[i]], int(i), parts))
+    scored.sort(key=lambda item: (-item[0], -item[1].recorded_at.timestamp(), item[1].title, int(found.positions[item[2]])))
     hits = []
-    for total, _, fact, until, validity, parts in scored[:limit]:
-        until_time = None if until == _NEVER else datetime.fromtimestamp(until, timezone.utc)
-        status = "valid" if validity else ("not yet valid" if fact.valid_from.timestamp() > at_s else "closed")
+    for total, fact, i, parts in scored[:limit]:
+        until = float(found.until[i])
+        until_time = None if until == NEVER else datetime.fromtimestamp(until, timezone.utc)
+        status = "valid" if found.validity[i] else ("not yet valid" if fact.valid_from.timestamp() > at_s else "closed")
         hits.append(RecallHit(fact, status, until_time, total, parts))
-    found = Recall(tuple(hits), query, chosen, at, known, len(scored), similarity_source, dict(weights))
-    record = fact_journal.append(vault, journal_record(found, kind, subject, limit, history, as_of, known_at, evaluated, caller))
-    return Recall(**{**found.__dict__, "journal": {"seq": record["seq"], "hash": record["hash"]}})
+    recalled = Recall(tuple(hits), query, chosen, at, known, len(found.positions), similarity_source, dict(weights))
+    record = fact_journal.append(vault, journal_record(recalled, kind, subject, limit, history, as_of, known_at, evaluated, caller))
+    return Recall(**{**recalled.__dict__, "journal": {"seq": record["seq"], "hash": record["hash"]}})
 
 
 def journal_record(
@@ -483,15 +450,13 @@ def journal_record(
 
 
 def history(vault: Vault, corpus: Corpus, subject: str, *, namespace: str | None = None, kind: str | None = None) -> list[Fact]:
-    """The whole chain of values of a subject in one namespace, oldest first."""
+    """The whole chain of values of a subject in one namespace, oldest first (the table keeps that order)."""
     chosen = _check_namespace(namespace or load_settings(vault).default_namespace)
     table = fact_table(corpus)
     columns = table.namespaces.get(chosen)
-    if columns is None or subject not in columns.subjects:
+    if columns is None or subject not in columns.by_subject:
         raise InvalidInput(f"no facts about '{subject}' in namespace '{chosen}'; name the namespace with --namespace")
-    rows = np.flatnonzero(_mask(columns, kind, subject, _NEVER))
-    facts = [table.facts[columns.rows[row]] for row in rows]
-    return sorted(facts, key=lambda fact: (fact.valid_from, fact.recorded_at, fact.title))
+    return [table.facts[position] for position in columns.positions[columns.rows(kind, subject)]]
 
 
 @dataclass(frozen=True)
