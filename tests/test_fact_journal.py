@@ -78,3 +78,33 @@ def test_reindex_leaves_the_journal_alone(brain, vault: Vault) -> None:
     before = _journal(vault).read_bytes()
     assert brain("reindex").exit_code == 0
     assert _journal(vault).read_bytes() == before
+
+
+def test_append_chains_to_what_another_process_appended_meanwhile(vault: Vault) -> None:
+    from brain.memory import fact_journal
+
+    first = fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "results": []})
+    # Another process appends a record of its own: this process's memory of the end is now stale.
+    other = {"seq": 2, "time": "2026-01-01T00:00:01Z", "results": [], "prev": first["hash"]}
+    other["hash"] = fact_journal.chain_hash(first["hash"], other)
+    with _journal(vault).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(other) + "\n")
+    third = fact_journal.append(vault, {"time": "2026-01-01T00:00:02Z", "results": []})
+    assert (third["seq"], third["prev"]) == (3, other["hash"])
+    # The sweeper rewrites the file (a new inode): the end is read from the file again.
+    fact_journal.purge_values(vault, {"nothing"}, "SWEEP-x")
+    fourth = fact_journal.append(vault, {"time": "2026-01-01T00:00:03Z", "results": []})
+    assert (fourth["seq"], fourth["prev"]) == (4, third["hash"])
+    assert fact_journal.verify(vault).ok
+
+
+def test_threads_appending_at_once_keep_one_chain(vault: Vault) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from brain.memory import fact_journal
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda n: fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "n": n, "results": []}), range(40)))
+    check = fact_journal.verify(vault)
+    assert check.ok and check.records == 40
+    assert [record["seq"] for record in fact_journal.records(vault)] == list(range(1, 41))

@@ -17,7 +17,9 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,9 +61,33 @@ def journal_path(vault: Vault) -> Path:
     return journal_dir(vault) / JOURNAL_FILE
 
 
-def _lock(vault: Vault) -> FileLock:
-    journal_dir(vault).mkdir(parents=True, exist_ok=True)
-    return FileLock(str(journal_dir(vault) / "journal.lock"), timeout=60, thread_local=False)
+_file_locks: dict[Path, FileLock] = {}
+_threads = threading.Lock()  # the FileLock is shared by the process's threads, so they queue here first
+
+
+@contextmanager
+def _lock(vault: Vault) -> Iterator[None]:
+    folder = journal_dir(vault)
+    file_lock = _file_locks.get(folder)
+    if file_lock is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        file_lock = _file_locks.setdefault(folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False))
+    with _threads, file_lock:
+        yield
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """The end of a journal as this process last wrote it: reused while the file is unchanged."""
+
+    inode: int
+    size: int
+    mtime_ns: int
+    seq: int
+    hash: str
+
+
+_tails: dict[Path, _Tail] = {}
 
 
 def chain_hash(previous: str, record: dict[str, Any]) -> str:
@@ -91,26 +117,48 @@ def _last_line(path: Path) -> bytes | None:
             window *= 4
 
 
+def _end(path: Path) -> tuple[str, int]:
+    """The hash and seq a new record chains to: from this process's memory when the file is as it
+    left it (same inode, size and mtime: nobody appended or rewrote it since), else read from its end."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return GENESIS, 0
+    tail = _tails.get(path)
+    if tail is not None and (tail.inode, tail.size, tail.mtime_ns) == (info.st_ino, info.st_size, info.st_mtime_ns):
+        return tail.hash, tail.seq
+    last = _last_line(path)
+    if last is None:
+        return GENESIS, 0
+    try:
+        record = json.loads(last)
+        return str(record["hash"]), int(record["seq"])
+    except (ValueError, KeyError, TypeError):
+        raise InvalidInput(f"the last line of {path} is not a journal record; `brain doctor` checks the journal") from None
+
+
 def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
-    """Add a record (seq, prev and hash are set here); returns it as written."""
+    """Add a record (seq, prev and hash are set here); returns it as written.
+
+    Durability: the line goes to the file in one write(2) on an O_APPEND descriptor, under the
+    lock, without an fsync. A crash of the process loses nothing (the kernel has the bytes); a
+    power loss may lose the last records, and the chain then ends earlier and still verifies (a
+    torn last line is reported by `brain doctor`). An fsync per recall would cost more than the
+    recall itself on a busy disk; the sweeper's rewrite, which must not lose the file, does sync.
+    """
     path = journal_path(vault)
     with _lock(vault):
-        last = _last_line(path)
-        previous, seq = GENESIS, 1
-        if last is not None:
-            try:
-                tail = json.loads(last)
-                previous, seq = str(tail["hash"]), int(tail["seq"]) + 1
-            except (ValueError, KeyError, TypeError):
-                raise InvalidInput(f"the last line of {path} is not a journal record; `brain doctor` checks the journal") from None
-        written = {"seq": seq, **record, "prev": previous}
+        previous, last_seq = _end(path)
+        written = {"seq": last_seq + 1, **record, "prev": previous}
         written["hash"] = chain_hash(previous, written)
         line = (json.dumps(written, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(descriptor, line)
+            info = os.fstat(descriptor)
         finally:
             os.close(descriptor)
+        _tails[path] = _Tail(info.st_ino, info.st_size, info.st_mtime_ns, written["seq"], written["hash"])
     return written
 
 
