@@ -166,3 +166,40 @@ def test_no_mcp_tool_deletes(vault: Vault) -> None:
 
         fact = service.record_fact(vault, "config", "ttl", 900, now=at(0), valid_from=at(0))
         delete_note(vault, Corpus(vault), fact.fact.title)
+
+
+def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brain) -> None:
+    configure(vault)
+    corpus = Corpus(vault)
+    secrets = {}
+    chains = {}
+    for subject in ("alpha", "beta", "gamma"):  # v1 and v2 of each go (both closed), v3 stays
+        values = [{"token": f"{subject}-walrus-{n}-9917"} for n in (1, 2)] + [{"token": f"{subject}-kept"}]
+        chains[subject] = chain(vault, corpus, subject, values, days=0)
+        secrets.update({title: value["token"] for title, value in zip(chains[subject], values[:2])})
+    index_vault(open_index(vault))
+    assert brain("fact", "recall", "--namespace", "user:alice", "--history", "--limit", "100").exit_code == 0
+
+    result = brain("fact", "sweep", "--no-dry-run", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert sorted(item["id"] for item in report["due"]) == sorted(secrets)
+    assert report["stores"] == {"files": 6, "catalog_rows": 6, "vector_records": 12, "journal_values": 6, "neighbours_relinked": 3}
+
+    forget(vault.root)
+    for secret in secrets.values():
+        assert [path for path, data in every_byte(vault.root).items() if secret.encode() in data] == [], secret
+    db = sqlite3.connect(vault.index_dir / "catalog.sqlite3")
+    assert db.execute("SELECT COUNT(*) FROM fts WHERE fts MATCH 'walrus'").fetchone()[0] == 0
+    assert db.execute("SELECT COUNT(*) FROM notes WHERE type = 'fact'").fetchone()[0] == 3
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db.close()
+    assert check_journal(vault) == []
+    receipt = json.loads((vault.root / report["receipt"]).read_text())
+    assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
+    assert sorted(receipt["relinked"]) == sorted(f"facts/{titles[2]}.md" for titles in chains.values())
+    for v1, v2, v3 in chains.values():
+        kept = (vault.root / f"facts/{v3}.md").read_text()
+        assert f"supersedes: '{v2} (purged)'" in kept and "[[" + v2 not in kept
+    # History is what is left, in order; the catalog and the files agree.
+    assert [fact.title for fact in service.history(vault, Corpus(vault), "beta", namespace="user:alice")] == [chains["beta"][2]]

@@ -202,6 +202,36 @@ def test_default_recall_is_current_and_history_marks_closed_facts(vault: Vault, 
     assert f"{v1}  preference theme = dark  score" in text and text.splitlines()[2].endswith("[closed]")
 
 
+def test_history_lists_by_valid_time_then_recording_time_whatever_the_order_of_recording(vault: Vault, corpus: Corpus) -> None:
+    def record(value, kind: str, valid: float, recorded: float) -> str:
+        return service.record_fact(vault, kind, "budget", value, namespace="org:x", valid_from=at(valid), now=at(recorded)).fact.title
+
+    late = record(3, "limit", 20, 21)
+    backfilled = record(1, "limit", 5, 30)  # recorded last, valid first
+    same_start_second = record(2, "limit", 10, 12)
+    same_start_first = record(4, "quota", 10, 11)
+    assert [f.title for f in service.history(vault, corpus, "budget", namespace="org:x")] == [
+        backfilled, same_start_first, same_start_second, late]
+    assert [f.title for f in service.history(vault, corpus, "budget", namespace="org:x", kind="limit")] == [
+        backfilled, same_start_second, late]
+    assert service.history(vault, corpus, "budget", namespace="org:x", kind="nothing") == []
+
+
+@pytest.mark.parametrize("query", [None, "blue green"])
+def test_the_best_few_of_many_candidates_are_the_head_of_the_whole_ranking(vault: Vault, corpus: Corpus, query: str | None) -> None:
+    colours = ["blue", "green", "red", "blue green", "grey"]
+    for number in range(90):  # many equal scores: 3 authorities, 6 start days, 5 values
+        service.record_fact(vault, "preference", f"screen-{number}", colours[number % 5], namespace="u",
+                            authority=(0.4, 0.7, 0.9)[number % 3], valid_from=at(number % 6), now=at(number % 6 + 0.001 * number))
+    whole = service.recall_facts(vault, corpus, query, namespaces=["u"], limit=1000, now=at(30))
+    assert whole.matched == 90
+    for limit in (1, 3, 10, 40):
+        head = service.recall_facts(vault, corpus, query, namespaces=["u"], limit=limit, now=at(30))
+        assert [(hit.fact.title, hit.score, hit.parts) for hit in head.hits] == [
+            (hit.fact.title, hit.score, hit.parts) for hit in whole.hits[:limit]]
+        assert head.matched == 90
+
+
 # ---------------------------------------------------------------- namespaces
 
 

@@ -9,7 +9,8 @@ and a purge has only files to remove.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +111,19 @@ def _best_chunks(matrix, query: Sequence[float], ids: np.ndarray) -> np.ndarray:
     return best
 
 
+@contextmanager
+def held(vault: Vault) -> Iterator[None]:
+    """Hold the index lock (when there is an index) across a batch of file changes and their purge:
+    another process (a watcher, a reader's scan) that sees the files change waits, then finds the
+    catalog already current."""
+    index = _index(vault)
+    if index is None:
+        yield
+        return
+    with index.locked():
+        yield
+
+
 def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
     """The catalog ids of these notes (taken before they are deleted, to purge what they left)."""
     index = _index(vault)
@@ -119,30 +133,32 @@ def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
     return {path: stamps[path].id for path in paths if path in stamps}
 
 
-def purge(vault: Vault, paths: Sequence[str], ids: dict[str, int]) -> Purged:
+def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int]) -> Purged:
     """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
-    no copy of their text behind.
+    no copy of their text behind, and take in notes the deletion changed (relinked neighbours).
 
-    The catalog rows (note, links, tags, full text) go with `secure_delete` on; the full-text
-    index is merged ('optimize'), which drops the deleted notes' words from its segments; VACUUM
-    then rewrites the file without free pages (rows another process removed without
-    `secure_delete` included), and the WAL is checkpointed and truncated so no old page stays in
-    it. Their vectors are deleted from Chroma (every orphaned chunk, as `brain index` would).
+    All at once, with `secure_delete` on (freed rows and pages are overwritten): one catalog
+    transaction removes the deleted notes' rows (note, links, tags, full text), the changed notes
+    are re-read, one vector delete drops every orphaned chunk (as `brain index` would) and then
+    their chunk rows, the full-text index is merged once ('optimize', which drops the deleted
+    notes' words from its segments), the file is vacuumed once if it may hold older free space
+    (`catalog_secured`), and the WAL is checkpointed and truncated so no old page stays in it.
     """
     index = _index(vault)
-    if index is None or not paths:
+    if index is None or not (deleted or changed):
         return Purged(0, 0, index is not None)
     from brain.index.sync import scan
     from brain.index.vectors import record_id
 
     catalog = index.catalog
     wanted = set(ids.values())
-    catalog.db.execute("PRAGMA secure_delete = ON")
-    try:
-        scan(index, paths=list(paths))
-        remaining = set(catalog.stamps()[path].id for path in paths if path in catalog.stamps())
-        vectors = 0
-        with index.locked():
+    with index.locked():
+        catalog.db.execute("PRAGMA secure_delete = ON")
+        try:
+            scan(index, paths=[*deleted, *changed])  # the removals are one transaction; changed notes are parsed in batches
+            stamps = catalog.stamps()
+            remaining = {stamps[path].id for path in deleted if path in stamps}
+            vectors = 0
             if index.has_vectors():
                 orphans = catalog.orphan_chunks()
                 store = index.vectors
@@ -156,6 +172,6 @@ def purge(vault: Vault, paths: Sequence[str], ids: dict[str, int]) -> Purged:
                 db.execute("INSERT INTO fts(fts) VALUES('optimize')")
             catalog.db.execute("VACUUM")
             catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        catalog.db.execute("PRAGMA secure_delete = OFF")
+        finally:
+            catalog.db.execute("PRAGMA secure_delete = OFF")
     return Purged(len(wanted - remaining), vectors, True)

@@ -30,7 +30,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.fact_settings import FactSettings, load_settings
 from brain.memory.facts import all_facts
 from brain.notes.fact import Fact, format_time
-from brain.vault import Vault
+from brain.vault import Stamp, Vault
 
 RECEIPTS_DIR = "sweeps"
 Progress = Callable[[str, int, int], None]
@@ -103,31 +103,40 @@ def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> 
 
 
 def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None = None, progress: Progress | None = None) -> SweepReport:
-    """Plan, and unless `dry_run`, delete every due fact from every store and write a receipt."""
+    """Plan, and unless `dry_run`, delete every due fact from every store and write a receipt.
+
+    One batch whatever the count: the files go (through a Vault without change listeners), their
+    neighbours are relinked, then the index forgets them all at once (`fact_index.purge`: one
+    catalog transaction for the removed rows, one vector delete, one full-text merge), the
+    journal is rewritten once, and one receipt lists every fact. The index lock is held from the
+    first deletion to the end of the purge, so a running `brain watch` that sees the files go
+    finds the catalog already current instead of re-scanning them.
+    """
     plan = plan_sweep(vault, corpus, now=now)
     if dry_run or not plan.due:
         return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
-    # Files go through a Vault without listeners: the index is purged once, in one batch, below.
     files = Vault(vault.root)
     titles = {item.fact.title for item in plan.due}
     neighbours = _neighbours(corpus, titles)
-    ids = fact_index.note_ids(vault, [item.fact.path or "" for item in plan.due] + [fact.path or "" for fact in neighbours])
     gone: list[tuple[SweepItem, str]] = []  # (item, sha256 of the file)
-    for number, item in enumerate(plan.due, start=1):
-        path = item.fact.path or ""
-        try:
-            data = files.read_bytes(path)
-        except NoteNotFound:
-            continue  # deleted meanwhile
-        files.delete(path)  # made durable with the rewrites below, by one os.sync()
-        gone.append((item, hashlib.sha256(data).hexdigest()))
-        if progress:
-            progress("facts", number, len(plan.due))
-    titles = {item.fact.title for item, _ in gone}
-    relinked = _unlink(files, neighbours, titles)
+    with fact_index.held(vault):
+        ids = fact_index.note_ids(vault, [item.fact.path or "" for item in plan.due])
+        for number, item in enumerate(plan.due, start=1):
+            path = item.fact.path or ""
+            try:
+                data = files.read_bytes(path)
+                files.delete(path)
+            except NoteNotFound:
+                continue  # deleted meanwhile
+            gone.append((item, hashlib.sha256(data).hexdigest()))
+            if progress and (number % 100 == 0 or number == len(plan.due)):
+                progress("facts", number, len(plan.due))
+        titles = {item.fact.title for item, _ in gone}
+        relinked = _unlink(files, neighbours, titles)
+        os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
+        deleted = [item.fact.path or "" for item, _ in gone]
+        purged = fact_index.purge(vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids})
     receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
-    deleted = [item.fact.path or "" for item, _ in gone]
-    purged = fact_index.purge(vault, deleted + relinked, {path: ids[path] for path in deleted if path in ids})
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     stores = {
         "files": len(gone),
@@ -146,20 +155,26 @@ def _neighbours(corpus: Corpus, titles: set[str]) -> list[Fact]:
 
 
 def _unlink(files: Vault, neighbours: list[Fact], titles: set[str]) -> list[str]:
-    """Neighbours keep a swept fact's name as plain text (`FACT-x (purged)`), not a link to nothing."""
+    """Neighbours keep a swept fact's name as plain text (`FACT-x (purged)`), not a link to nothing.
+
+    Only the names a neighbour links are replaced, in its text as read (no parse); the write is
+    refused if the file changed since (its hash), and not synced one by one (see `sweep`).
+    """
     changed = []
     for fact in neighbours:
+        path = fact.path or ""
         try:
-            current = files.read(fact.path or "")
-        except NoteNotFound:
-            continue
-        text = current.note.text
-        for title in titles:
-            text = text.replace(f"[[{title}]]", f"{title} (purged)")
-        if text != current.note.text:
-            files.write(fact.path or "", text, expected=current.stamp, sync=False)
-            changed.append(fact.path or "")
-    os.sync()  # one flush for the whole batch (a sweep may relink thousands of notes)
+            info = files.stat(path)
+            data = files.read_bytes(path)
+            text = data.decode("utf-8")
+        except (NoteNotFound, FileNotFoundError, UnicodeDecodeError):
+            continue  # gone meanwhile, or not UTF-8: brain does not rewrite what it cannot decode
+        relinked = text
+        for title in {fact.supersedes, fact.superseded_by} & titles:
+            relinked = relinked.replace(f"[[{title}]]", f"{title} (purged)")
+        if relinked != text:
+            files.write(path, relinked, expected=Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest()), sync=False)
+            changed.append(path)
     return changed
 
 
