@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -168,15 +169,21 @@ def test_no_mcp_tool_deletes(vault: Vault) -> None:
         delete_note(vault, Corpus(vault), fact.fact.title)
 
 
-def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brain) -> None:
-    configure(vault)
-    corpus = Corpus(vault)
-    secrets = {}
-    chains = {}
-    for subject in ("alpha", "beta", "gamma"):  # v1 and v2 of each go (both closed), v3 stays
+def three_chains(vault: Vault, corpus: Corpus) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Three subjects of three values each; v1 and v2 of each are due (closed, kept 0 days), v3 stays.
+    Returns the due facts' secret values by title, and each subject's titles."""
+    secrets, chains = {}, {}
+    for subject in ("alpha", "beta", "gamma"):
         values = [{"token": f"{subject}-walrus-{n}-9917"} for n in (1, 2)] + [{"token": f"{subject}-kept"}]
         chains[subject] = chain(vault, corpus, subject, values, days=0)
         secrets.update({title: value["token"] for title, value in zip(chains[subject], values[:2])})
+    return secrets, chains
+
+
+def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brain) -> None:
+    configure(vault)
+    corpus = Corpus(vault)
+    secrets, chains = three_chains(vault, corpus)
     index_vault(open_index(vault))
     assert brain("fact", "recall", "--namespace", "user:alice", "--history", "--limit", "100").exit_code == 0
 
@@ -203,3 +210,27 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
         assert f"supersedes: '{v2} (purged)'" in kept and "[[" + v2 not in kept
     # History is what is left, in order; the catalog and the files agree.
     assert [fact.title for fact in service.history(vault, Corpus(vault), "beta", namespace="user:alice")] == [chains["beta"][2]]
+
+
+def test_a_running_watcher_finds_the_catalog_already_swept(vault: Vault) -> None:
+    from brain.index.watch import Watcher
+
+    configure(vault)
+    corpus = Corpus(vault)
+    secrets, _ = three_chains(vault, corpus)
+    index = open_index(vault)
+    index_vault(index)
+    batches = []
+
+    def pause_after_the_deletions(_: str, done: int, total: int) -> None:
+        if done == total:
+            time.sleep(1.0)  # the watcher's debounce (0.1 s) passes: its batch runs now
+
+    with Watcher(index, embed=False, debounce=0.1, on_batch=batches.append) as running:
+        report = retention.sweep(vault, corpus, dry_run=False, progress=pause_after_the_deletions)
+        assert running.wait_idle()
+    assert report.stores["files"] == 6
+    # The watcher saw the files go and the neighbours change, but the sweep held the index until
+    # the catalog was current: nothing was left for it to remove or re-read.
+    assert batches and sum(batch.paths for batch in batches) >= 6
+    assert [(batch.changes, batch.errors, batch.full_scan) for batch in batches] == [(0, [], False)] * len(batches)
