@@ -141,8 +141,9 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
     transaction removes the deleted notes' rows (note, links, tags, full text), the changed notes
     are re-read, one vector delete drops every orphaned chunk (as `brain index` would) and then
     their chunk rows, the full-text index is merged once ('optimize', which drops the deleted
-    notes' words from its segments), the file is vacuumed once if it may hold older free space
-    (`catalog_secured`), and the WAL is checkpointed and truncated so no old page stays in it.
+    notes' words from its segments), the file is vacuumed once (free space left by earlier
+    writes made without `secure_delete`, such as the row a fact had before it was closed, may
+    still hold the value), and the WAL is checkpointed and truncated so no old page stays in it.
     """
     index = _index(vault)
     if index is None or not (deleted or changed):
