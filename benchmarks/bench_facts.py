@@ -13,7 +13,7 @@ and vectors. The vectors are made by the lexical embedder (embedding 100,000 not
 model would take hours on 2 cores); the real model's time to embed one query is measured apart,
 so it can be added to the query row. Reads are timed warm, with a watcher's lock held (what
 `brain watch` does: readers trust the catalog instead of statting 100,000 files per call), and
-once without it. Results: benchmarks/results/facts.json.
+once without it. Results: benchmarks/results/facts.json (facts-N.json for another size).
 """
 
 from __future__ import annotations
@@ -208,9 +208,23 @@ def main() -> None:
     result["real_model_query_embedding_ms"] = summary(timed(lambda: model.embed([" ".join(rng.sample(WORDS, 2))]), 50))
     result["real_model"] = model.id
 
+    phases: dict[str, float] = {}  # when each stage of the sweep reported its last step
+
+    def progress(stage: str, done: int, total: int) -> None:
+        phases[stage if stage != "purge" else f"purge {done}/{total}"] = time.perf_counter()
+
     started = time.perf_counter()
-    swept = retention.sweep(vault, corpus, dry_run=False, now=now)
-    result["sweep_s"] = round(time.perf_counter() - started, 1)
+    swept = retention.sweep(vault, corpus, dry_run=False, now=now, progress=progress)
+    ended = time.perf_counter()
+    result["sweep_s"] = round(ended - started, 1)
+    marks = [("plan and delete files", "facts"), ("relink neighbours", "relink"), ("catalog (removals, relinked re-read)", "purge 1/4"),
+             ("vectors", "purge 2/4"), ("full-text optimize", "purge 3/4"), ("VACUUM and WAL truncate", "purge 4/4")]
+    result["sweep_phases_s"], previous = {}, started
+    for label, key in marks:
+        if key in phases:
+            result["sweep_phases_s"][label] = round(phases[key] - previous, 1)
+            previous = phases[key]
+    result["sweep_phases_s"]["journal and receipt"] = round(ended - previous, 1)
     result["sweep"] = {"due": due, **swept.stores}
     result["ok"] = {
         "recall": result["recall_ms"]["p95"] <= TARGETS["recall_p95_ms"],
@@ -222,7 +236,8 @@ def main() -> None:
     result["load_avg_1m"] = round(os.getloadavg()[0], 2)
     forget(root)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "facts.json").write_text(json.dumps(result, indent=2) + "\n")
+    name = "facts.json" if (args.facts, args.subjects) == (100_000, 5_000) else f"facts-{args.facts}.json"
+    (RESULTS / name).write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 
 

@@ -173,6 +173,6 @@ def sweep(
     vault_, corpus = open_vault(vault)
     if dry_run is None:
         dry_run = sys.stdin.isatty() and sys.stdout.isatty()
-    with progress_bars({"facts": "deleting"}) as progress:
+    with progress_bars({"facts": "deleting", "relink": "relinking", "purge": "purging"}) as progress:
         report = retention.sweep(vault_, corpus, dry_run=dry_run, progress=progress)
     emit_json(view.sweep_dict(report)) if as_json else _echo(view.sweep_lines(report))

@@ -18,6 +18,7 @@ import numpy as np
 from brain.vault import Vault
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+Progress = Callable[[str, int, int], None]
 WORDS_SOURCE = "word overlap (this vault has no vector index; run `brain index` for similarity by meaning)"
 
 
@@ -133,7 +134,7 @@ def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
     return {path: stamps[path].id for path in paths if path in stamps}
 
 
-def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int]) -> Purged:
+def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int], progress: Progress | None = None) -> Purged:
     """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
     no copy of their text behind, and take in notes the deletion changed (relinked neighbours).
 
@@ -153,10 +154,12 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
 
     catalog = index.catalog
     wanted = set(ids.values())
+    step = progress or (lambda stage, done, total: None)
     with index.locked():
         catalog.db.execute("PRAGMA secure_delete = ON")
         try:
             scan(index, paths=[*deleted, *changed])  # the removals are one transaction; changed notes are parsed in batches
+            step("purge", 1, 4)
             stamps = catalog.stamps()
             remaining = {stamps[path].id for path in deleted if path in stamps}
             vectors = 0
@@ -169,10 +172,13 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
                     catalog.clear_gone()
                     store.written()
                 vectors = sum(1 for note, _ in orphans if note in wanted)
+            step("purge", 2, 4)
             with catalog.write() as db:
                 db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+            step("purge", 3, 4)
             catalog.db.execute("VACUUM")
             catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            step("purge", 4, 4)
         finally:
             catalog.db.execute("PRAGMA secure_delete = OFF")
     return Purged(len(wanted - remaining), vectors, True)

@@ -132,10 +132,10 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
             if progress and (number % 100 == 0 or number == len(plan.due)):
                 progress("facts", number, len(plan.due))
         titles = {item.fact.title for item, _ in gone}
-        relinked = _unlink(files, neighbours, titles)
+        relinked = _unlink(files, neighbours, titles, progress)
         os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
         deleted = [item.fact.path or "" for item, _ in gone]
-        purged = fact_index.purge(vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids})
+        purged = fact_index.purge(vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress)
     receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     stores = {
@@ -154,14 +154,16 @@ def _neighbours(corpus: Corpus, titles: set[str]) -> list[Fact]:
     return [fact for fact in all_facts(corpus) if fact.title not in titles and {fact.supersedes, fact.superseded_by} & titles]
 
 
-def _unlink(files: Vault, neighbours: list[Fact], titles: set[str]) -> list[str]:
+def _unlink(files: Vault, neighbours: list[Fact], titles: set[str], progress: Progress | None = None) -> list[str]:
     """Neighbours keep a swept fact's name as plain text (`FACT-x (purged)`), not a link to nothing.
 
     Only the names a neighbour links are replaced, in its text as read (no parse); the write is
     refused if the file changed since (its hash), and not synced one by one (see `sweep`).
     """
     changed = []
-    for fact in neighbours:
+    for number, fact in enumerate(neighbours):
+        if progress and number % 100 == 0:
+            progress("relink", number, len(neighbours))
         path = fact.path or ""
         try:
             info = files.stat(path)
@@ -175,6 +177,8 @@ def _unlink(files: Vault, neighbours: list[Fact], titles: set[str]) -> list[str]
         if relinked != text:
             files.write(path, relinked, expected=Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest()), sync=False)
             changed.append(path)
+    if progress and neighbours:
+        progress("relink", len(neighbours), len(neighbours))
     return changed
 
 
