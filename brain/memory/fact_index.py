@@ -9,6 +9,7 @@ and a purge has only files to remove.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -121,8 +122,19 @@ def held(vault: Vault) -> Iterator[None]:
     if index is None:
         yield
         return
+    if index.has_vectors():
+        # Opening Chroma (importing chromadb, loading the store) takes seconds; it happens while
+        # the files go, which mostly waits on the disk. A failure here shows again in `purge`.
+        threading.Thread(target=_open_vectors, args=(index,), name="brain-sweep-vectors", daemon=True).start()
     with index.locked():
         yield
+
+
+def _open_vectors(index) -> None:
+    try:
+        index.vectors.collection(create=False)
+    except Exception:  # noqa: BLE001 - see held()
+        pass
 
 
 def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
