@@ -21,11 +21,12 @@ a full scan every `RESCAN_EVERY` seconds of reading, and at once if the observer
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
 import threading
 import time
-import itertools
-import os
+import warnings
 from collections import OrderedDict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
