@@ -149,11 +149,11 @@ class Corpus:
 
         try:
             ensure_fresh(index)
+            if self._signature == "catalog" and index.catalog.generation() == self._generation:
+                return True
             if self._signature != "catalog" or self._generation is None:
                 self._cache, self._resolver, self._generation = {}, None, -1
             generation, changed, count = index.catalog.changes_since(self._generation)
-            if generation == self._generation:
-                return True
             added = sum(1 for path in changed if path not in self._cache)
             if count == len(self._cache) + added:  # nothing removed: the changed rows are all there is to do
                 versions = changed
