@@ -11,6 +11,7 @@ in memory), and reading never creates an index.
 from __future__ import annotations
 
 import difflib
+import gc
 import logging
 import os
 import posixpath
@@ -27,6 +28,7 @@ from brain.vault import Vault, parse_bytes
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+FREEZE_FROM = 1000  # notes loaded at once
 
 
 def _clean_name(name: str) -> str:
@@ -172,6 +174,12 @@ class Corpus:
                         self._cache[path] = (versions[path], loaded[path])
                         reloaded.append(loaded[path])
                 self._changed(gone, reloaded)
+                if len(reloaded) >= FREEZE_FROM:
+                    # Many notes just loaded will live as long as the corpus. Moving them out of the
+                    # cyclic collector's reach spares every later full collection a walk over them
+                    # (60+ ms at 10,000 notes, at random moments after an edit). They are still
+                    # freed by reference counting when replaced.
+                    gc.freeze()
             self._generation, self._signature = generation, "catalog"
             return True
         except (sqlite3.Error, OSError) as error:
