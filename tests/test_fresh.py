@@ -17,7 +17,8 @@ from conftest import lexical_vault, note_text, put
 
 
 @pytest.fixture
-def vault(tmp_path):
+def vault(tmp_path, monkeypatch):
+    monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 0.0)  # these vaults are small: follow them anyway
     vault = lexical_vault(tmp_path / "vault")
     put(vault, "notes/first.md", note_text("First", "the first note"))
     index_vault(open_index(vault), embed=False)
@@ -53,6 +54,14 @@ def test_every_change_made_just_before_a_tracked_read_is_seen(vault):
     assert titles(corpus) == ["Second"]
     os.rename(vault.root / "notes", vault.root / "moved")  # a folder move raises no per-file events
     assert corpus.get("Second").path == "moved/second.md"
+
+
+def test_a_small_vault_is_not_followed(vault, monkeypatch):
+    monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 5.0)  # the default: a one-note vault scans in well under that
+    corpus = Corpus(vault)
+    for _ in range(3):
+        titles(corpus)
+    assert str(vault.root) not in fresh._trackers
 
 
 def test_reads_stay_right_when_the_tracker_stops(vault):
