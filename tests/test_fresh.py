@@ -123,3 +123,20 @@ def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
     check()
     assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", "Note 0", "Note 3", "Note 4", "Renamed one"]
     assert sorted(calls) == ["notes/moved.md", "notes/n1.md"]  # only the changed notes were computed again
+
+
+def test_a_following_server_sees_a_change_made_just_before_its_read(vault):
+    """The MCP server follows its vault (a watcher, which batches events after a debounce) and
+    tracks the events for its own reads, so a read right after an edit already has it."""
+    from brain.index.search import search
+    from brain.index.watch import follow
+
+    watcher = follow(vault, embed=False)
+    assert watcher is not None and watcher.caught_up.wait(30)
+    try:
+        for round_ in range(10):
+            put(vault, "notes/first.md", note_text("First", f"zebra{round_} grazing"))
+            hits = search(open_index(vault), f"zebra{round_}", mode="text")
+            assert [hit.path for hit in hits] == ["notes/first.md"]
+    finally:
+        watcher.stop()

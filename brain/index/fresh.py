@@ -162,14 +162,35 @@ _registry = threading.Lock()
 def ensure_fresh(index: Index) -> bool:
     """Bring the catalog up to date before a read (see the module doc). True when a watcher keeps
     it current, so the caller may leave further work (embedding) to that watcher."""
+    root = str(index.vault.root)
+    with _registry:
+        tracker = _trackers.get(root)
+        if tracker is not None:
+            _trackers.move_to_end(root)
+    if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
+        _apply(index, tracker)
+        return index.watcher_alive()
     if index.watcher_alive():
         return True
-    tracker = _tracker(index)
+    tracker = _maybe_track(index)
     if tracker is None:
         started = time.perf_counter()
         scan(index)
-        _scan_ms[str(index.vault.root)] = (time.perf_counter() - started) * 1000
-        return False
+        _scan_ms[root] = (time.perf_counter() - started) * 1000
+    else:
+        _apply(index, tracker)
+    return False
+
+
+def track(index: Index) -> None:
+    """Follow this vault's file events from now on (a long-lived process that knows it will read
+    often, such as the MCP server, need not wait for its second read)."""
+    with _registry:
+        if str(index.vault.root) not in _trackers:
+            _start(index)
+
+
+def _apply(index: Index, tracker: Tracker) -> None:
     paths, full = tracker.take()
     try:
         if full:
@@ -179,29 +200,30 @@ def ensure_fresh(index: Index) -> bool:
     except BaseException:
         tracker.missed()
         raise
-    return False
 
 
-def _tracker(index: Index) -> Tracker | None:
+def _maybe_track(index: Index) -> Tracker | None:
     root = str(index.vault.root)
     with _registry:
-        tracker = _trackers.get(root)
-        if tracker is not None:
-            _trackers.move_to_end(root)
-            return tracker
         _reads[root] = _reads.get(root, 0) + 1
         if _reads[root] < TRACK_FROM_READ or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS:
             return None
-        try:
-            tracker = Tracker(index)
-        except Exception as error:  # noqa: BLE001 - no events (watch limit, odd file system): stat scans it is
-            log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
-            _reads[root] = -(2**62)  # never reaches TRACK_FROM_READ again: do not retry in this process
-            return None
-        _trackers[root] = tracker
-        if len(_trackers) > MAX_TRACKED:
-            _trackers.popitem(last=False)[1].stop()
-        return tracker
+        return _start(index)
+
+
+def _start(index: Index) -> Tracker | None:
+    """A new tracker for the vault (the caller holds `_registry`), or None when events cannot be had."""
+    root = str(index.vault.root)
+    try:
+        tracker = Tracker(index)
+    except Exception as error:  # noqa: BLE001 - no events (watch limit, odd file system): stat scans it is
+        log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
+        _reads[root] = -(2**62)  # never reaches TRACK_FROM_READ again: do not retry in this process
+        return None
+    _trackers[root] = tracker
+    if len(_trackers) > MAX_TRACKED:
+        _trackers.popitem(last=False)[1].stop()
+    return tracker
 
 
 def stop_tracking() -> None:

@@ -28,7 +28,7 @@ from watchdog.observers import Observer
 from brain.errors import IndexBusy
 from brain.index.embedding import embed_pending
 from brain.index.engine import Index, existing_index
-from brain.index.fresh import event_paths
+from brain.index.fresh import event_paths, track
 from brain.index.scan import scan
 from brain.index.sync import index_vault, update_paths
 from brain.vault import Vault
@@ -200,13 +200,17 @@ class Watcher:
 
 def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
     """Keep this vault's index current from file events for the life of this process (the MCP
-    server does this), so its reads trust the catalog instead of statting every file. Nothing
-    when the vault has no index yet or another process already watches it. The catch-up index
+    server does this), so its reads never stat every file, and track the events for this
+    process's reads (fresh.track). No watcher when the vault has no index yet or another
+    process already watches it. The catch-up index
     run happens on a background thread: the caller never waits for it."""
     from filelock import Timeout
 
     index = existing_index(vault)
-    if index is None or index.watcher_alive():
+    if index is None:
+        return None
+    track(index)  # and reads re-check what changed before them at once, not after the watcher's debounce
+    if index.watcher_alive():
         return None
     watcher = Watcher(index, embed=embed)
 
