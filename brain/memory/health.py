@@ -97,6 +97,14 @@ def check_index(vault: Vault) -> list[Finding]:
     if status.vectors_embedder and status.pending_vectors:
         findings.append(Finding("stale-index", where, f"{status.pending_vectors} notes wait for their vectors",
                                 "run `brain index`"))
+    if status.vectors_missing:
+        findings.append(Finding("stale-index", where,
+                                f"the vector store lacks {status.vectors_missing} of {status.chunks} chunks "
+                                f"({status.vectors_missing_notes} notes): vector search cannot find them",
+                                "run `brain index` to embed them again"))
+    if status.vectors_extra:
+        findings.append(Finding("stale-index", where, f"the vector store holds {status.vectors_extra} chunks the catalog does not know",
+                                "run `brain index` to drop them"))
     if status.vectors_embedder:
         from brain.index.engine import open_index
 
