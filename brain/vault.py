@@ -156,6 +156,8 @@ class Vault:
         resolved = path.resolve()
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePath(f"'{relative}' leads outside the vault (through a symlink?)")
+        if self.brain_dir == resolved or self.brain_dir in resolved.parents:
+            raise UnsafePath(f"'{relative}' leads into {BRAIN_DIR}/ through a symlink; brain's own state is not a note")
         return path
 
     def relative(self, path: Path) -> str:
@@ -254,6 +256,8 @@ class Vault:
                     raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {_RETRY}")
             elif not create and path.is_file():
                 mode = stat.S_IMODE(path.stat().st_mode)
+            if current is None and mode is None:
+                _refuse_twin(path, relative)
             self._install(relative, path, data, expected=current, create=create, mode=mode, sync=sync)
         self._notify(self.relative(path))
         info = path.stat()
@@ -383,6 +387,8 @@ class Vault:
             if not old.is_file():
                 raise NoteNotFound(f"no file '{source}' in the vault")
             new.parent.mkdir(parents=True, exist_ok=True)
+            if not os.path.samefile(old.parent, new.parent) or unicodedata.normalize("NFC", old.name) != unicodedata.normalize("NFC", new.name):
+                _refuse_twin(new, target)
             moved_from = self.relative(old)
             _rename_new(old, new, target)
         self._notify(self.relative(new), moved_from)
@@ -395,6 +401,7 @@ class SkipKind(StrEnum):
     """Why a note-like file is left out of the index (doctor gives each kind its fix)."""
 
     OUTSIDE_SYMLINK = "outside-symlink"
+    SYMLINK_TO_NON_NOTE = "symlink-to-non-note"  # e.g. to .brain/config.toml: brain's state is no note
     UNREADABLE = "unreadable"
     BINARY = "binary"
 
@@ -467,8 +474,13 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
 def _look(root_text: str, path: str, is_link: bool) -> tuple[int, int] | Skip | None:
     """A note file's (mtime_ns, size), why it is left out, or None when it is no file (gone, a folder)."""
     try:
-        if is_link and not os.path.realpath(path).startswith(root_text + os.sep):
-            return OUTSIDE_SYMLINK
+        if is_link:  # only links pay for realpath: what they lead to must be a note file by the same rule
+            target = os.path.realpath(path)
+            if not target.startswith(root_text + os.sep):
+                return OUTSIDE_SYMLINK
+            inside = target[len(root_text) + 1 :].replace(os.sep, "/")
+            if not is_note_path(inside):
+                return Skip(SkipKind.SYMLINK_TO_NON_NOTE, f"symlink leads to '{inside}', which is not a note file; not followed")
         info = os.stat(path)
     except FileNotFoundError:
         return None
@@ -519,6 +531,20 @@ def _rename_new(source: Path, target: Path, relative: str) -> None:
         os.replace(source, target)
         return
     source.unlink()
+
+
+def _refuse_twin(path: Path, relative: str) -> None:
+    """Refuse to create a file whose name differs from one beside it only by Unicode normalisation
+    (`Café` typed as NFC and as NFD): two files that look like one name. Only new files pay for
+    this (one listing of their folder)."""
+    wanted = unicodedata.normalize("NFC", path.name)
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        if name != path.name and unicodedata.normalize("NFC", name) == wanted:
+            raise NoteExists(f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead")
 
 
 def parse_bytes(data: bytes, relative: str | None = None) -> Note:

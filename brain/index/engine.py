@@ -106,7 +106,8 @@ class Index:
     # ------------------------------------------------------------ locks
 
     @contextmanager
-    def locked(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        timeout = LOCK_TIMEOUT if timeout is None else timeout
         with self._thread_lock:
             try:
                 self._file_lock.acquire(timeout=timeout)

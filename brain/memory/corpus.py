@@ -16,6 +16,7 @@ import logging
 import os
 import posixpath
 import sqlite3
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import PurePosixPath
@@ -33,6 +34,12 @@ def _clean_name(name: str) -> str:
     if name.startswith("[[") and name.endswith("]]"):
         name = parse_wikilink(name[2:-2]).target
     return name
+
+
+def _key(name: str) -> str:
+    """How names are compared: case-insensitively, and in NFC, so `Café` finds a note whichever
+    way its é was typed (macOS and some editors write file names in NFD)."""
+    return unicodedata.normalize("NFC", name).lower()
 
 
 def _aliases(note: Note) -> list[str]:
@@ -54,20 +61,30 @@ class Resolver:
         self._paths: dict[str, str] = {}
         self._names: dict[str, set[str]] = defaultdict(set)
         self.titles: dict[str, str] = {}
+        # Paths whose names differ only by Unicode normalisation (`Café` typed two ways): two
+        # files on disk that look like one name. doctor reports them.
+        self.twins: list[list[str]] = []
+        forms: dict[str, list[str]] = defaultdict(list)
         for note in notes:
             if note.path is None:
                 continue
             path = note.path
-            self._paths[path.lower()] = path
-            self._paths[path.lower().removesuffix(".md")] = path
+            forms[unicodedata.normalize("NFC", path)].append(path)
+            lowered = _key(path)
+            self._paths[lowered] = path
+            self._paths[lowered.removesuffix(".md")] = path
             self.titles[path] = note.title
             stem = posixpath.splitext(posixpath.basename(path))[0]  # PurePosixPath(path).stem, 4x faster at 10k notes
             for key in (note.title, stem, note.permalink, *_aliases(note)):
                 if key:
-                    self._names[str(key).strip().lower()].add(path)
+                    self._names[_key(str(key).strip())].add(path)
+        self.twins = [sorted(paths) for paths in forms.values() if len(paths) > 1]
 
     def candidates(self, name: str) -> list[str]:
-        key = _clean_name(name).lower().replace("\\", "/")
+        cleaned = _clean_name(name)
+        if cleaned in self.titles:  # a path exactly as it is on disk
+            return [cleaned]
+        key = _key(cleaned).replace("\\", "/")
         if not key:
             return []
         if key in self._paths:
@@ -86,7 +103,7 @@ class Resolver:
             return found[0]
         if found:
             raise AmbiguousName(_clean_name(name), found)
-        close = difflib.get_close_matches(_clean_name(name).lower(), list(self._names), n=3, cutoff=0.6)
+        close = difflib.get_close_matches(_key(_clean_name(name)), list(self._names), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; check the name or use its path"
         raise NoteNotFound(f"no note named '{_clean_name(name)}'{hint}")
 

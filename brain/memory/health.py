@@ -18,7 +18,7 @@ from brain.vault import SkipKind, Vault
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # malformed | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index | tampered-fact | unhashed-fact | journal
+    kind: str  # malformed | duplicate-name | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index | tampered-fact | unhashed-fact | journal
     path: str
     message: str
     fix: str
@@ -64,6 +64,9 @@ def check_notes(corpus: Corpus) -> list[Finding]:
                 findings.append(
                     Finding("ambiguous-link", path, f"[[{target}]] matches {', '.join(found)}", "link by path, e.g. [[folder/Title]]")
                 )
+    for twins in resolver.twins:
+        findings.append(Finding("duplicate-name", twins[0], f"{' and '.join(repr(path) for path in twins)} are one name written in two Unicode forms (NFC and NFD)",
+                                "merge them into one note (read each by its exact path), then delete the other"))
     for cycle in find_cycles(corpus):
         titles = [resolver.titles.get(node, node.removeprefix("missing:")) for node in cycle]
         findings.append(
@@ -75,6 +78,7 @@ def check_notes(corpus: Corpus) -> list[Finding]:
 
 _SKIP_FIXES = {
     SkipKind.OUTSIDE_SYMLINK: "move the note into the vault, or replace the link with a copy",
+    SkipKind.SYMLINK_TO_NON_NOTE: "remove the link; brain reads only .md files outside hidden and tool folders",
     SkipKind.BINARY: "remove the file, or rename it so it does not end in .md",
     SkipKind.UNREADABLE: "fix the file (its permissions, or a link that loops), then run `brain index`",
 }
