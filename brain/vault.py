@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 import filelock
 
 from brain.errors import InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
+from brain.fileswap import exchange
 from brain.notes.frontmatter_yaml import locate
 from brain.notes.lines import has_line_break, split_lines, strip_ending
 from brain.notes.model import Note
@@ -354,13 +355,37 @@ class Vault:
                 os.chmod(temp, mode)
             if create:
                 _rename_new(temp, path, relative)
-            else:
-                if expected is not None:
-                    self._recheck(relative, path, expected)
+            elif expected is None:
                 os.replace(temp, path)
+            else:
+                self._recheck(relative, path, expected)
+                self._swap_in(relative, temp, path, expected, data)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
+
+    def _swap_in(self, relative: str, temp: Path, path: Path, expected: bytes, data: bytes) -> None:
+        """Replace the note with `temp`, noticing an editor's save made after the re-check.
+
+        The temp file and the note are exchanged atomically, so what was replaced is still there
+        under the temp name: if it is not what brain read, an editor saved in the microseconds
+        since the re-check, and it is swapped back (WriteConflict). Without an exchange call
+        (not Linux, see `fileswap`) this is the plain rename, and that window stays open.
+        """
+        if not exchange(temp, path):
+            os.replace(temp, path)
+            return
+        if temp.read_bytes() == expected:
+            temp.unlink()
+            return
+        exchange(temp, path)  # the editor's version goes back in place
+        if temp.read_bytes() != data:
+            # A third save in the same microseconds: keep it rather than guess (never lose it).
+            kept = temp.with_name(f"{path.name}.brain-conflict-{secrets.token_hex(3)}")
+            os.replace(temp, kept)
+            raise WriteConflict(f"'{relative}' was saved twice while brain wrote it; nothing of brain's was written, another version is kept in '{kept.name}'")
+        temp.unlink()
+        raise WriteConflict(f"'{relative}' changed on disk while brain wrote it; nothing was written. {_RETRY}")
 
     def _recheck(self, relative: str, path: Path, expected: bytes) -> None:
         try:
