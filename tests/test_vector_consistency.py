@@ -55,6 +55,7 @@ def test_a_deleted_vector_store_is_reported_and_embedded_again(vault):
     shutil.rmtree(vault.index_dir / "chroma")
     assert status_line(vault).startswith("index     the vector store lacks 3 of 3 chunks (2 notes); run `brain index` to repair it")
     found = json.loads(brain(vault, "status", "--json"))
+    assert not (vault.index_dir / "chroma").exists()  # status only reads: it made no empty store
     assert (found["fresh"], found["vectors_missing"], found["vectors_missing_notes"], found["vectors_extra"]) == (False, 3, 2, 0)
     assert_repaired(vault, 3, 3)
 

@@ -199,6 +199,8 @@ class VectorStore:
         self.check_embedder()
         self._check_fresh()
         if self._collection is None:
+            if not create and not self.chroma_url and not self.path.exists():
+                return None  # a reader (status) never creates the embedded store
             if self._client is None:
                 self._client = self._connect()
             if create:
@@ -238,9 +240,7 @@ class VectorStore:
             renew_vault_identity(self.vault_root)
             self.name = collection_name(self.vault_root, self.embedder_id)
             self._collection = None
-            found = self.collection(create)
-            if found is None:
-                self._collection = None
+            self.collection(create)  # the copy's own collection (None when create=False: nothing yet)
             return
         self._collection.modify(metadata={**metadata, ROOT_KEY: mine})
 
