@@ -1,11 +1,10 @@
 """All the notes of a vault, parsed once, and name resolution over them.
 
 `Corpus` is what the services read. When the vault has an index (`brain index` made
-`.brain/index/catalog.sqlite3`), notes come from the catalog: each call re-stats the files
-(the catalog re-parses only what changed) and loads just the rows that changed since the last
-call, so no file is re-read or re-parsed for a read. While `brain watch` runs on the vault the
-stat scan is skipped too: the watcher keeps the catalog current, and a call costs one SQLite
-read. A vault without an index is read the old way (stat every file, re-parse what changed,
+`.brain/index/catalog.sqlite3`), notes come from the catalog: each call first brings the catalog
+up to date with the files (`index.fresh.ensure_fresh`: nothing while a watcher runs, the paths
+file events reported in a process that reads repeatedly, else a stat scan) and then loads just
+the rows that changed since the last call, so no file is re-read or re-parsed for a read. A vault without an index is read the old way (stat every file, re-parse what changed,
 in memory), and reading never creates an index.
 """
 
@@ -141,11 +140,10 @@ class Corpus:
             return None
 
     def _from_catalog(self, index) -> bool:
-        from brain.index.scan import scan
+        from brain.index.fresh import ensure_fresh
 
         try:
-            if not index.watcher_alive():
-                scan(index)
+            ensure_fresh(index)
             generation = index.catalog.generation()
             if generation == self._generation and self._signature == "catalog":
                 return True

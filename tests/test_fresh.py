@@ -1,0 +1,79 @@
+"""Freshness before a read in a process without a watcher: a stat scan on the first read, then the
+paths file events report (index/fresh.py). Every change made before a read is in what it returns."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from brain.index import fresh
+from brain.index.engine import forget, open_index
+from brain.index.sync import index_vault
+from brain.index.watch import Watcher
+from brain.memory.corpus import Corpus
+
+from conftest import lexical_vault, note_text, put
+
+
+@pytest.fixture
+def vault(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/first.md", note_text("First", "the first note"))
+    index_vault(open_index(vault), embed=False)
+    yield vault
+    fresh.stop_tracking()
+    forget(vault.root)
+
+
+def titles(corpus: Corpus) -> list[str]:
+    return sorted(note.title for note in corpus.notes())
+
+
+def test_a_one_shot_read_starts_no_tracker_and_a_second_read_does(vault):
+    corpus = Corpus(vault)
+    assert titles(corpus) == ["First"]
+    assert str(vault.root) not in fresh._trackers
+    assert titles(corpus) == ["First"]
+    assert fresh._trackers[str(vault.root)].alive()
+
+
+def test_every_change_made_just_before_a_tracked_read_is_seen(vault):
+    corpus = Corpus(vault)
+    titles(corpus), titles(corpus)  # the second read starts the tracker
+    assert str(vault.root) in fresh._trackers
+    for round_ in range(30):  # no sleep between the write and the read: the marker orders them
+        put(vault, "notes/first.md", note_text("First", f"body {round_}"))
+        assert corpus.get("First").body.strip().endswith(f"body {round_}")
+    put(vault, "deep/new/folder/second.md", note_text("Second", "in a new folder"))
+    assert titles(corpus) == ["First", "Second"]
+    os.replace(vault.root / "deep/new/folder/second.md", vault.root / "notes/second.md")
+    assert corpus.get("Second").path == "notes/second.md"
+    (vault.root / "notes/first.md").unlink()
+    assert titles(corpus) == ["Second"]
+    os.rename(vault.root / "notes", vault.root / "moved")  # a folder move raises no per-file events
+    assert corpus.get("Second").path == "moved/second.md"
+
+
+def test_reads_stay_right_when_the_tracker_stops(vault):
+    corpus = Corpus(vault)
+    titles(corpus), titles(corpus)
+    fresh._trackers[str(vault.root)].stop()
+    put(vault, "notes/third.md", note_text("Third", "after the observer stopped"))
+    assert titles(corpus) == ["First", "Third"]  # a dead tracker means a full scan
+
+
+def test_a_tracker_takes_no_lock_so_brain_watch_can_start_beside_it(vault):
+    corpus = Corpus(vault)
+    titles(corpus), titles(corpus)
+    with Watcher(open_index(vault), embed=False) as watcher:
+        put(vault, "notes/fourth.md", note_text("Fourth", "while watched"))
+        assert watcher.wait_idle()
+        assert titles(corpus) == ["First", "Fourth"]
+
+
+def test_the_marker_files_leave_nothing_behind(vault):
+    corpus = Corpus(vault)
+    for _ in range(5):
+        titles(corpus)
+    assert not [name for name in os.listdir(open_index(vault).dir) if name.startswith("fresh-")]
