@@ -411,9 +411,12 @@ class Vault:
         with self._locked():
             if not old.is_file():
                 raise NoteNotFound(f"no file '{source}' in the vault")
-            new.parent.mkdir(parents=True, exist_ok=True)
-            if not os.path.samefile(old.parent, new.parent) or unicodedata.normalize("NFC", old.name) != unicodedata.normalize("NFC", new.name):
+            renaming_form = new.parent.exists() and os.path.samefile(old.parent, new.parent) and (
+                unicodedata.normalize("NFC", old.name) == unicodedata.normalize("NFC", new.name)
+            )  # Café in NFD renamed to NFC: the one allowed "twin"
+            if not renaming_form:
                 _refuse_twin(new, target)
+            new.parent.mkdir(parents=True, exist_ok=True)
             moved_from = self.relative(old)
             _rename_new(old, new, target)
         self._notify(self.relative(new), moved_from)
@@ -559,9 +562,12 @@ def _rename_new(source: Path, target: Path, relative: str) -> None:
 
 
 def _refuse_twin(path: Path, relative: str) -> None:
-    """Refuse to create a file whose name differs from one beside it only by Unicode normalisation
-    (`Café` typed as NFC and as NFD): two files that look like one name. Only new files pay for
-    this (one listing of their folder)."""
+    """Refuse to create a file (or folder) whose name differs from one beside it only by Unicode
+    normalisation (`Café` typed as NFC and as NFD): two names that look like one. Only new files
+    pay for this (one listing of a folder): the first part of the path that does not exist yet is
+    compared with its neighbours."""
+    while not path.parent.exists():
+        path = path.parent
     wanted = unicodedata.normalize("NFC", path.name)
     try:
         names = os.listdir(path.parent)

@@ -60,6 +60,13 @@ def test_a_write_or_move_that_would_create_a_second_form_is_refused(vault, brain
         vault.write(f"notes/{NFC}.md", "second\n", create=True)
     with pytest.raises(NoteExists, match="another Unicode form"):
         vault.write(f"notes/{NFC}.md", "second\n")
+    (vault.root / "folders" / NFD).mkdir(parents=True)  # a folder named in NFD: no second one in NFC
+    with pytest.raises(NoteExists, match=f"already exists as '{NFD}'"):
+        vault.write(f"folders/{NFC}/new.md", "x\n", create=True)
+    write(vault, "loose.md", "x\n")
+    with pytest.raises(NoteExists, match=f"already exists as '{NFD}'"):
+        vault.move("loose.md", f"folders/{NFC}/loose.md")
+    assert os.listdir(vault.root / "folders") == [NFD]
     write(vault, "other/x.md", "x\n")
     moved = brain("note", "move", "other/x.md", f"notes/{NFC}.md")
     assert moved.exit_code == 1 and "another Unicode form" in moved.stderr and len(moved.stderr.splitlines()) == 1
