@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.vectors import is_copy, vault_identity
+from brain.index.vectors import collection_name, is_copy, vault_identity
 from brain.vault import Vault
 
 from conftest import lexical_vault, note_text, put, run_brain
@@ -121,6 +121,8 @@ def test_a_copied_vault_gets_its_own_collection_and_a_moved_one_keeps_its_vector
     assert "1 chunks embedded" in brain(copy, "index")
     assert status_line(original).startswith("index     up to date")  # the original's collection is untouched
     assert open_index(original).vectors.count() == 3 and open_index(copy).vectors.count() == 4
+    runs = {open_index(vault).vectors.other_collection("runs").name for vault in (original, copy)}  # recorded runs' vectors too
+    assert runs == {collection_name(original.root, "runs"), collection_name(copy.root, "runs")} and len(runs) == 2
     forget(copy.root)
 
     forget(original.root)

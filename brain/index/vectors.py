@@ -245,17 +245,22 @@ class VectorStore:
         self._collection.modify(metadata={**metadata, ROOT_KEY: mine})
 
     @_serialized
-    def other_collection(self, name: str) -> Any:
-        """Another collection on this store's Chroma client (e.g. the query vectors of recorded runs).
+    def other_collection(self, kind: str) -> Any:
+        """Another collection of this vault on this store's Chroma client (e.g. `runs`, the query
+        vectors of recorded runs), named `collection_name(vault_root, kind)`, so `brain reindex`
+        drops it with the rest.
 
         Fetched again on each call: the client is replaced when another process changed the store.
-        Named with `collection_name(vault_root, ...)`, it is dropped by `brain reindex` with the rest.
+        On a server the vault's own collection is claimed first (see `_claim`): a copied vault
+        must not write into its original's collections.
         """
+        if self.chroma_url:
+            self.collection()
         self._check_fresh()
         if self._client is None:
             self._client = self._connect()
         return self._client.get_or_create_collection(
-            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+            collection_name(self.vault_root, kind), configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
         )
 
     def written(self) -> None:
