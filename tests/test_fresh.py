@@ -77,3 +77,40 @@ def test_the_marker_files_leave_nothing_behind(vault):
     for _ in range(5):
         titles(corpus)
     assert not [name for name in os.listdir(open_index(vault).dir) if name.startswith("fresh-")]
+
+
+def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
+    """The corpus reloads only changed rows, patches its resolver, and the catalog patches its
+    stamps after its own writes: each must end where a fresh start would."""
+    corpus = Corpus(vault)
+    calls: list[str] = []
+
+    def title_of(note):
+        calls.append(note.path)
+        return note.title
+
+    def check() -> None:
+        fresh_corpus = Corpus(vault)
+        assert [(n.path, n.title, n.body) for n in corpus.notes()] == [(n.path, n.title, n.body) for n in fresh_corpus.notes()]
+        for note in fresh_corpus.notes():
+            assert corpus.get(note.title).path == note.path
+        index = open_index(vault)
+        from brain.index.catalog import Catalog
+
+        assert index.catalog.stamps() == Catalog(index.catalog.path).stamps()
+
+    titles(corpus), titles(corpus)
+    for number in range(5):
+        put(vault, f"notes/n{number}.md", note_text(f"Note {number}", "text"))
+    check()
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", *(f"Note {n}" for n in range(5))]
+    calls.clear()
+    put(vault, "notes/n1.md", note_text("Renamed one", "new text"))  # an edit that changes the title
+    check()
+    with pytest.raises(Exception, match="no note named 'Note 1'"):
+        corpus.get("Note 1")
+    (vault.root / "notes/n2.md").unlink()  # a removal
+    os.replace(vault.root / "notes/n3.md", vault.root / "notes/moved.md")  # a move
+    check()
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", "Note 0", "Note 3", "Note 4", "Renamed one"]
+    assert sorted(calls) == ["notes/moved.md", "notes/n1.md"]  # only the changed notes were computed again

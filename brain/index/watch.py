@@ -81,7 +81,10 @@ class Watcher:
         try:  # first of all: a second watcher is refused before it indexes anything
             self._lock.acquire()
         except Timeout:
-            raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
+            raise IndexBusy(
+                f"another brain process (`brain watch` or `brain mcp`) is already watching {self.vault.root} "
+                "and keeps its index current; stop it first to watch from here"
+            ) from None
         try:
             self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
             self._observer.start()  # first, so nothing that changes during the catch-up is missed
