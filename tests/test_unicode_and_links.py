@@ -104,3 +104,20 @@ def test_a_symlink_into_brain_state_is_not_indexed_or_read(vault, brain):
     assert "fix: remove the link" in doctor
     hits = brain("search", "embedder", "--mode", "lexical", "--json").stdout
     assert "config" not in hits
+
+
+def test_a_long_lived_corpus_sees_twins_come_and_go(vault, brain):
+    """The MCP server keeps one Corpus and updates its resolver in place: twins follow the files."""
+    from brain.memory.corpus import Corpus
+
+    write(vault, f"notes/{NFC}.md", "one\n")
+    assert brain("index", "--no-embed").exit_code == 0
+    corpus = Corpus(vault)
+    resolver = corpus.resolver()
+    assert resolver.twins == []
+    write(vault, f"notes/{NFD}.md", "two\n")
+    assert corpus.resolver().twins == [[f"notes/{NFD}.md", f"notes/{NFC}.md"]]
+    (vault.root / "notes" / f"{NFC}.md").unlink()
+    assert corpus.resolver().twins == []
+    assert corpus.resolver() is resolver  # updated in place, not rebuilt
+    assert corpus.get(NFC).path == f"notes/{NFD}.md" and corpus.get(f"notes/{NFC}.md").path == f"notes/{NFD}.md"
