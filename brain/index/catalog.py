@@ -377,6 +377,19 @@ class Catalog:
         with self._lock:
             return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
 
+    def chunk_ids(self) -> list[tuple[int, str]]:
+        """(note id, chunk id) of every chunk the vector store should hold."""
+        with self._lock:
+            return self.db.execute("SELECT note_id, id FROM chunks").fetchall()
+
+    def forget_vectors(self, note_ids: list[int]) -> None:
+        """Inside `write()`: these notes' vectors are lost; their chunks wait to be embedded again."""
+        for start in range(0, len(note_ids), 500):
+            part = note_ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            self.db.execute(f"DELETE FROM chunks WHERE note_id IN ({marks})", part)
+            self.db.execute(f"UPDATE notes SET embedded_sha = NULL WHERE id IN ({marks})", part)
+
     def note_row(self, note_id: int) -> tuple[str, str, str, str, str] | None:
         """(path, type, folder, sha256, text) of a note."""
         with self._lock:

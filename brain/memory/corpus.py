@@ -16,6 +16,7 @@ import logging
 import os
 import posixpath
 import sqlite3
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -38,6 +39,12 @@ def _clean_name(name: str) -> str:
     return name
 
 
+def _key(name: str) -> str:
+    """How names are compared: case-insensitively, and in NFC, so `Café` finds a note whichever
+    way its é was typed (macOS and some editors write file names in NFD)."""
+    return unicodedata.normalize("NFC", name).lower()
+
+
 def _aliases(note: Note) -> list[str]:
     """Obsidian's `aliases`, and an episode's ai-agents id and session, as further names."""
     raw = note.frontmatter.get("aliases")
@@ -58,8 +65,15 @@ class Resolver:
         self._names: dict[str, set[str]] = defaultdict(set)
         self._keys: dict[str, tuple[str, ...]] = {}  # path -> the name keys it was filed under
         self.titles: dict[str, str] = {}
+        # path in NFC -> the paths on disk: more than one is a name written in two Unicode forms
+        # (`Café` typed as NFC and NFD), two files that look like one name. doctor reports them.
+        self._forms: dict[str, set[str]] = defaultdict(set)
         for note in notes:
             self.add(note)
+
+    @property
+    def twins(self) -> list[list[str]]:
+        return sorted(sorted(paths) for paths in self._forms.values() if len(paths) > 1)
 
     def add(self, note: Note) -> None:
         path = note.path
@@ -67,11 +81,13 @@ class Resolver:
             return
         if path in self._keys:
             self.remove(path)
-        self._paths[path.lower()] = path
-        self._paths[path.lower().removesuffix(".md")] = path
+        lowered = _key(path)
+        self._paths[lowered] = path
+        self._paths[lowered.removesuffix(".md")] = path
+        self._forms[unicodedata.normalize("NFC", path)].add(path)
         self.titles[path] = note.title
         stem = posixpath.splitext(posixpath.basename(path))[0]  # PurePosixPath(path).stem, 4x faster at 10k notes
-        keys = tuple({str(key).strip().lower() for key in (note.title, stem, note.permalink, *_aliases(note)) if key})
+        keys = tuple({_key(str(key).strip()) for key in (note.title, stem, note.permalink, *_aliases(note)) if key})
         for key in keys:
             self._names[key].add(path)
         self._keys[path] = keys
@@ -83,13 +99,25 @@ class Resolver:
                 paths.discard(path)
                 if not paths:
                     del self._names[key]
-        for key in (path.lower(), path.lower().removesuffix(".md")):
+        lowered = _key(path)
+        for key in (lowered, lowered.removesuffix(".md")):
             if self._paths.get(key) == path:
                 del self._paths[key]
+        form = unicodedata.normalize("NFC", path)
+        self._forms[form].discard(path)
+        if not self._forms[form]:
+            del self._forms[form]
+        else:  # its twin answers for the name now
+            other = min(self._forms[form])
+            self._paths.setdefault(lowered, other)
+            self._paths.setdefault(lowered.removesuffix(".md"), other)
         self.titles.pop(path, None)
 
     def candidates(self, name: str) -> list[str]:
-        key = _clean_name(name).lower().replace("\\", "/")
+        cleaned = _clean_name(name)
+        if cleaned in self.titles:  # a path exactly as it is on disk
+            return [cleaned]
+        key = _key(cleaned).replace("\\", "/")
         if not key:
             return []
         if key in self._paths:
@@ -108,7 +136,7 @@ class Resolver:
             return found[0]
         if found:
             raise AmbiguousName(_clean_name(name), found)
-        close = difflib.get_close_matches(_clean_name(name).lower(), list(self._names), n=3, cutoff=0.6)
+        close = difflib.get_close_matches(_key(_clean_name(name)), list(self._names), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; check the name or use its path"
         raise NoteNotFound(f"no note named '{_clean_name(name)}'{hint}")
 
