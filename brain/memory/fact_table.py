@@ -111,6 +111,7 @@ def fact_table(corpus: Corpus) -> FactTable:
     cached = corpus.derived.get("facts")
     if isinstance(cached, FactTable):
         return cached
-    built = build([fact_from_note(note) for note in corpus.notes() if note.type == "fact"])
+    # Each note's Fact is remembered while the note is unchanged: after an edit only it is re-read.
+    built = build([corpus.memo("fact", note, fact_from_note) for note in corpus.notes() if note.type == "fact"])
     corpus.derived["facts"] = built
     return built
