@@ -391,9 +391,9 @@ def recall_facts(
     similarity_source = None
     if query:
         if len(found.positions):
-            paths = [facts[p].path or "" for p in found.positions]
+            candidates = [facts[p] for p in found.positions.tolist()]
             columns["similarity"], similarity_source = fact_index.similarity(
-                vault, query, paths, lambda i: _fact_text(facts[found.positions[i]]))
+                vault, query, [fact.path or "" for fact in candidates], lambda i: _fact_text(candidates[i]))
         else:
             columns["similarity"], similarity_source = np.zeros(0), "no facts to compare"
     approx = sum((weights[name] * columns[name] for name in weights), np.zeros(len(found.positions)))
