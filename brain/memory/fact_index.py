@@ -1,8 +1,8 @@
 """Everything facts ask of the search index, in one place: similarity to a query, and purging swept notes.
 
 Only the index's public functions are used (`open_index`, `search.freshen`, `sync.scan`,
-the catalog and vector store of an `Index`), so a change in how the index is opened touches
-this module alone. A vault without an index is fine: similarity falls back to word overlap,
+the catalog, lock and vector store of an `Index`, and the store's exact in-memory copy
+`matrix()`), so a change in how the index is opened touches this module alone. A vault without an index is fine: similarity falls back to word overlap,
 and a purge has only files to remove.
 """
 
