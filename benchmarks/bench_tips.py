@@ -11,7 +11,7 @@
    tasks share at least two content words), and how many later episodes got no tip, for a
    range of thresholds.
 
-    python benchmarks/bench_tips.py [--tips 5000] [--queries 200]
+    python benchmarks/bench_tips.py [--tips 5000] [--queries 200] [--only extraction|usefulness|scale]
 
 The session logs are read from ../shared/fixtures/ai-agents/sessions/logs next to the
 repository; when that is missing, from the copy in tests/data (and the JSON says so).
@@ -119,11 +119,11 @@ def bench_scale(count: int, queries: int, embedder) -> dict:
         watcher = follow(vault, embed=False)
         assert watcher is not None and watcher.caught_up.wait(timeout=120)
         corpus = Corpus(vault)
-        tips_service.guidelines(corpus, "warm up", embedder=embedder)
+        tips_service.guidelines(corpus, "warm up")
         try:
-            for task in tasks:
+            for task in tasks:  # as `get_guidelines` calls it: the vault's own embedder, from its config
                 start = time.perf_counter()
-                tips_service.guidelines(corpus, task, embedder=embedder)
+                tips_service.guidelines(corpus, task)
                 latencies.append((time.perf_counter() - start) * 1000)
         finally:
             watcher.stop()
@@ -213,18 +213,28 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tips", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--only", choices=("extraction", "usefulness", "scale"), help="run one part (implies --no-write)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave results/tips.json alone")
     args = parser.parse_args(argv)
     logs, source = _logs()
     embedder = load_embedder("default")
     figures = {
-        "machine": {"platform": platform.platform(), "python": sys.version.split()[0], "cpus": os.cpu_count(), "note": "shared machine: other engineers' tests were running"},
+        "machine": {
+            "platform": platform.platform(), "python": sys.version.split()[0], "cpus": os.cpu_count(),
+            "load_average_at_start": os.getloadavg()[0], "note": "shared machine: other engineers' tests were running",
+        },
         "embedder": embedder.id,
         "logs": source,
-        "extraction": bench_extraction(logs),
-        "usefulness": bench_usefulness(logs, embedder),
-        **bench_scale(args.tips, args.queries, embedder),
     }
+    if args.only in (None, "extraction"):
+        figures["extraction"] = bench_extraction(logs)
+    if args.only in (None, "usefulness"):
+        figures["usefulness"] = bench_usefulness(logs, embedder)
+    if args.only in (None, "scale"):
+        figures |= bench_scale(args.tips, args.queries, embedder)
+    figures["machine"]["load_average_at_end"] = os.getloadavg()[0]
+    if args.only:
+        args.no_write = True
     if not args.no_write:
         RESULTS.parent.mkdir(exist_ok=True)
         RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

@@ -93,11 +93,13 @@ class Watcher:
             self._lock.acquire()
         except Timeout:
             raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
+        self.index.watched_here = True
         try:
             self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
             self._observer.start()  # first, so nothing that changes during the catch-up is missed
             index_vault(self.index, embed=self.embed)
         except BaseException:
+            self.index.watched_here = False
             self._lock.release()
             raise
         self._thread.start()
@@ -113,6 +115,7 @@ class Watcher:
         if self._thread.is_alive():
             self._thread.join(timeout=30)
         if self._lock.is_locked:
+            self.index.watched_here = False
             self._lock.release()
 
     def __enter__(self) -> Watcher:
