@@ -247,3 +247,27 @@ def test_consolidation_merges_only_what_agrees_beyond_similarity(example, embedd
     listed = [t.title for t in service.list_tips(Corpus(example))]
     assert "TIP-b-merged" in listed and "TIP-a" not in listed and "TIP-c" in listed
     assert consolidate(example, Corpus(example), embedder=embedder).merges == ()
+
+
+def test_the_tip_index_is_cached_until_a_tip_changes_and_the_core_is_capped(example, embedder):
+    corpus = Corpus(example)
+    first = service.tip_index(corpus, embedder)
+    assert service.tip_index(corpus, embedder) is first  # one embedding of the task per call, nothing rebuilt
+    for number in range(service.MAX_CORE + 2):
+        tip = Tip(title=f"TIP-core-{number:02d}", category="strategy", tip=f"Core rule {number}", subtask=f"Core rule {number}", support=5)
+        (example.root / "tips" / f"{tip.title}.md").write_text(render_tip(tip), encoding="utf-8")
+    rebuilt = service.tip_index(corpus, embedder)
+    assert rebuilt is not first and len(rebuilt.tips) == len(first.tips) + service.MAX_CORE + 2
+    found = service.guidelines(corpus, "Bake a sourdough loaf", embedder=embedder)
+    assert len(found.core) == service.MAX_CORE  # the best supported first; `tip list --min-support` has them all
+    assert [g.tip.support for g in found.core] == [5] * service.MAX_CORE
+
+
+def test_a_tip_matches_on_the_task_it_was_learned_in(example, embedder):
+    tip = Tip(
+        title="TIP-odd-wording", category="strategy", tip="Pin the toolchain first", subtask="Pin the toolchain first",
+        trigger="Builds differ between machines", applies_when="Upgrade the Rust compiler across every service repository",
+    )
+    (example.root / "tips" / f"{tip.title}.md").write_text(render_tip(tip), encoding="utf-8")
+    found = service.guidelines(Corpus(example), "Upgrade the Rust compiler in all our service repositories", core_support=0, embedder=embedder)
+    assert found.matches[0].tip.title == "TIP-odd-wording"

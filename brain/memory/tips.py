@@ -28,7 +28,12 @@ from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_TOP_K = 5
 MAX_TOP_K = 50
-DEFAULT_THRESHOLD = 0.55
+# The rule: a tip must score above what a task from an unrelated project reaches. The 15 tasks of
+# vault-example (payments, caching, auth) against the tips learned from the ai-agents fixture
+# sessions reach at most 0.39 with the default model (benchmarks/bench_tips.py, "null"); the
+# threshold is the first step of 0.05 above that. Tasks of the same project share more words, so
+# this is the least strict threshold the rule allows, not a guarantee.
+DEFAULT_THRESHOLD = 0.40
 DEFAULT_CORE_SUPPORT = 3
 MAX_CORE = 10  # the core is the best supported tips, closest to the task first; `tip list --min-support` has them all
 MATCH_TEXTS = 3  # subtask, trigger, applies when (see `match_texts`)
