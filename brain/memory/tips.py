@@ -235,11 +235,13 @@ class TipIndex:
         """The vectors of one match text of every tip (0: subtask, 1: trigger, 2: applies when)."""
         return self.vectors[self.rows[number]]
 
-    def similarity(self, query: np.ndarray) -> np.ndarray:
-        """Each tip's best similarity to the query over its match texts."""
+    def similarity(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each tip's best similarity to the query over its match texts, and over its own subtask and
+        trigger alone (which orders the tips of one source task, which share their applies-when text)."""
         if not self.tips:
-            return np.zeros(0, dtype=np.float32)
-        return cosine(query, self.vectors)[self.rows].max(axis=0)
+            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
+        by_text = cosine(query, self.vectors)[self.rows]
+        return by_text.max(axis=0), by_text[:2].max(axis=0)
 
 
 def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
@@ -293,13 +295,14 @@ def guidelines(
     index = tip_index(corpus, embedder)
     if not index.tips:
         return Guidelines(task, threshold, (), ())
-    similarity = np.round(index.similarity(text_vectors(corpus.vault, embedder).query(task)).astype(np.float64), 4)
+    best, own = index.similarity(text_vectors(corpus.vault, embedder).query(task))
+    similarity = np.round(best.astype(np.float64), 4)
     score = np.round(similarity + index.bonus, 4)
     in_core = (index.support >= core_support) & index.trusted if core_support else np.zeros(len(index.tips), dtype=bool)
     core = np.flatnonzero(in_core)
     core = core[np.lexsort((index.title_rank[core], -score[core], -index.support[core]))][:MAX_CORE]
     matches = np.flatnonzero((similarity >= threshold) & ~in_core)
-    matches = matches[np.lexsort((index.title_rank[matches], -score[matches]))][:top_k]
+    matches = matches[np.lexsort((index.title_rank[matches], -own[matches], -score[matches]))][:top_k]
 
     def made(positions: np.ndarray, reason: str) -> tuple[Guideline, ...]:
         return tuple(Guideline(index.tips[i], reason, float(similarity[i]), float(score[i])) for i in positions.tolist())

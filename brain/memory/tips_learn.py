@@ -308,7 +308,7 @@ def decision_action(d: Decision) -> str:
     """What to do, from a decision: the option chosen, said as an instruction, and what it was chosen over."""
     chosen = generalize(d.chosen or d.title, 200)
     contrasted = bool(_CONTRAST.search(chosen))
-    rejected = [generalize(o, 80) for o in d.options or () if not _same(o, d.chosen or "") and o.lower() not in (d.chosen or "").lower()]
+    rejected = [generalize(o, 80) for o in rejected_options(d)]
     verb = is_instruction(chosen)
     if verb:
         action = imperative(chosen)
@@ -319,6 +319,12 @@ def decision_action(d: Decision) -> str:
     if rejected and not contrasted:
         action += (" rather than " if verb else " over ") + " or ".join(_lower(option) for option in rejected[:2])
     return action.rstrip(". ")
+
+
+def rejected_options(d: Decision) -> list[str]:
+    """The options a decision did not take (a log's options are often both parts of its chosen sentence: none)."""
+    chosen = (d.chosen or "").lower()
+    return [o for o in d.options or () if not _same(o, d.chosen or "") and o.lower() not in chosen]
 
 
 def _why(seg: Segment) -> str:
@@ -356,7 +362,7 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         avoid_parts += [generalize(e.text) for e in seg.events if _RETRY.search(e.text)][:2] or ["repeating the same step instead of changing approach"]
     else:
         for d in good:
-            avoid_parts += [f"the rejected option: {generalize(o)}" for o in d.options or () if o != d.chosen][:2]
+            avoid_parts += [f"the rejected option: {generalize(o)}" for o in rejected_options(d)][:2]
     lessons = _related_lessons(episode, " ".join(steps + [subtask, trigger]))
     purpose_parts = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale]
     if cause:
