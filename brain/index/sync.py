@@ -24,7 +24,7 @@ from brain.index.scan import Progress, ScanResult, scan
 from brain.index.vectors import drop_vault_collections
 from brain.vault import Vault
 
-__all__ = ["IndexReport", "attach", "ensure_fresh", "index_vault", "reindex_vault", "update_paths"]
+__all__ = ["IndexReport", "attach", "index_vault", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)
 
 
