@@ -64,6 +64,7 @@ class Index:
         self._spans: tuple | None = None
         self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
         self._thread_lock = threading.RLock()
+        self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
         with self.locked():  # creating the schema is a write
             self.catalog = Catalog.for_index_dir(self.dir)
 
@@ -123,6 +124,8 @@ class Index:
 
     def watcher_alive(self) -> bool:
         """True while some process runs `brain watch` on this vault (it holds watch.lock)."""
+        if self.watched_here:  # no need to probe the lock file on every read (the MCP server follows its vault)
+            return True
         probe = FileLock(str(self.dir / "watch.lock"), timeout=0, thread_local=False)
         try:
             probe.acquire()
