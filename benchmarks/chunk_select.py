@@ -4,7 +4,7 @@
 
 Two questions (issue 15, point 4):
 - neighbours: in a short note, should a chunk's embedding text also carry some of the chunks
-  before and after it (`chunking.chunk_note(neighbours=, short_note=)`)?
+  before and after it (`with_neighbours` below, applied to `chunking.chunk_note`'s chunks)?
 - pooling: should a note's dense score be its best chunk's, or also count its next best ones?
 
 MuSiQue and HotpotQA passages are one short paragraph each: one chunk per note, so neither
@@ -65,13 +65,39 @@ CHOOSE = ("musique", "musique-long", "musique-split")
 REPORT = ("hotpotqa", "hotpotqa-long", "hotpotqa-split", "example")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
-# chunk text variants: keyword arguments of chunk_note
+# chunk text variants: keyword arguments of with_neighbours
 CHUNKINGS = {
     "title+heading": {"neighbours": 0},
     "neighbours 32, notes <= 512": {"neighbours": 32, "short_note": 512},
     "neighbours 64, notes <= 512": {"neighbours": 64, "short_note": 512},
     "neighbours 64, every note": {"neighbours": 64, "short_note": 10**9},
 }
+
+
+def with_neighbours(note, chunks: list, spans, *, neighbours: int, short_note: int = 512, max_tokens: int = 256) -> list[str]:
+    """The chunks' embedding texts; in a note of at most `short_note` content tokens (and more than
+    one chunk), each also carries up to `neighbours` tokens of the chunk before and the chunk after
+    it, as far as the model's window allows. A variant under test: brain embeds `chunk.text`."""
+    texts = [chunk.text for chunk in chunks]
+    contents = [note.text[c.start : c.end] for c in chunks]
+    if neighbours <= 0 or len(chunks) < 2 or not all(c.end > c.start for c in chunks):
+        return texts
+    prefixes = [text[: len(text) - len(content)] for text, content in zip(texts, contents)]
+    counted = spans([*prefixes, *contents])
+    prefix_tokens, tokens = counted[: len(chunks)], counted[len(chunks):]
+    if sum(len(t) for t in tokens) > short_note:
+        return texts
+    out = []
+    for number, (prefix, content) in enumerate(zip(prefixes, contents)):
+        room = max_tokens - 2 - len(prefix_tokens[number]) - len(tokens[number])
+        before = tokens[number - 1] if number else []
+        after = tokens[number + 1] if number + 1 < len(chunks) else []
+        take_before = min(neighbours, len(before), room // 2 if after else room)
+        take_after = min(neighbours, len(after), room - take_before)
+        head = contents[number - 1][before[-take_before][0] : before[-1][1]] + "\n" if take_before > 0 else ""
+        tail = "\n" + contents[number + 1][after[0][0] : after[take_after - 1][1]] if take_after > 0 else ""
+        out.append(prefix + head + content + tail)
+    return out
 
 
 def _weighted(*weights: float):
@@ -206,9 +232,13 @@ def evaluate(name: str, embed: Embeddings) -> dict:
     text = [score([n for n, _ in r], w) for r, w in zip(text_rankings, wanted)]
     out["text"] = _mean(text)
     for chunking, kwargs in CHUNKINGS.items():
-        chunks = [(ids[path], chunk) for path, note in notes.items() if path in ids
-                  for chunk in chunk_note(note, embed.model.id, index.spans, **kwargs)]
-        matrix = ChunkMatrix.from_records([f"{n}:{c.id}" for n, c in chunks], embed([c.text for _, c in chunks]), embed.model.dim)
+        chunks: list[tuple[int, str, str]] = []  # (note id, chunk id, embedding text)
+        for path, note in notes.items():
+            if path in ids:
+                found = chunk_note(note, embed.model.id, index.spans)
+                texts = with_neighbours(note, found, index.spans, **kwargs)
+                chunks += [(ids[path], chunk.id, text) for chunk, text in zip(found, texts)]
+        matrix = ChunkMatrix.from_records([f"{n}:{c}" for n, c, _ in chunks], embed([t for _, _, t in chunks]), embed.model.dim)
         hits = [matrix.nearest(v, DEPTH * 3) for v in query_vectors]
         for pooling, pool in POOLINGS.items():
             vector, hybrid = [], []

@@ -22,11 +22,14 @@ from brain.index.rows import meta_text
 from brain.notes.lines import split_lines
 from brain.notes.model import Note
 
+# The version of the texts chunks embed: bump it whenever chunk_note's output changes, so that
+# vaults embedded with the old texts are re-chunked (engine.Index) instead of silently mixed.
+# Version 1 (title, heading, content) was never written down: a vault without one has version 1.
+FIRST_CHUNKING = "1"
+CHUNKING_VERSION = "1"
 MAX_TOKENS = 256
 OVERLAP = 32
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
-NEIGHBOUR_TOKENS = 0
-SHORT_NOTE_TOKENS = 512
 
 Spans = Callable[[Sequence[str]], list[list[tuple[int, int]]]]
 _REGEX_TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -39,17 +42,7 @@ class Chunk:
     section: str | None  # heading of the section, None for the text before the first one
     start: int  # the chunk's content is note.text[start:end]
     end: int
-    text: str  # what is embedded: title, heading, content (and, in a short note, its neighbours')
-
-
-@dataclass(frozen=True)
-class _Piece:
-    heading: str | None
-    prefix: str  # title and heading
-    prefix_tokens: int
-    start: int
-    end: int
-    tokens: list[tuple[int, int]]  # the content's token spans, in note.text
+    text: str  # what is embedded: title, heading, content
 
 
 def chunk_id(text: str, embedder_id: str) -> str:
@@ -151,14 +144,9 @@ def _pieces(text: str, start: int, end: int, spans: list[tuple[int, int]], budge
     return [(start + spans[a][0], start + spans[b - 1][1]) for a, b in pieces]
 
 
-def chunk_note(note: Note, embedder_id: str, spans: Spans = regex_spans, *, max_tokens: int = MAX_TOKENS,
-               overlap: int = OVERLAP, neighbours: int = NEIGHBOUR_TOKENS, short_note: int = SHORT_NOTE_TOKENS) -> list[Chunk]:
-    """The note's chunks, in order, none longer than `max_tokens` tokens (special tokens included).
-
-    In a note of at most `short_note` tokens, each chunk's embedding text also carries up to
-    `neighbours` tokens of the chunks before and after it (within the window): a two-line
-    section of a short note says little on its own. Chunk.start/end stay the chunk's own text.
-    """
+def chunk_note(note: Note, embedder_id: str, spans: Spans = regex_spans, *,
+               max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP) -> list[Chunk]:
+    """The note's chunks, in order, none longer than `max_tokens` tokens (special tokens included)."""
     text = note.text
     about = " ".join(meta_text(note).split())[:300]  # task, trigger ...: what the note is about
     segments = [(heading, *_trim(text, a, b)) for heading, a, b in _segments(note)]
@@ -171,35 +159,21 @@ def chunk_note(note: Note, embedder_id: str, spans: Spans = regex_spans, *, max_
     prefixes = [prefix[:600] for prefix in prefixes]  # a huge title cannot eat the window
     token_spans = spans([*prefixes, *(text[a:b] for _, a, b in segments)])
     prefix_spans, content_spans = token_spans[: len(segments)], token_spans[len(segments):]
-    pieces: list[_Piece] = []
+    chunks: list[Chunk] = []
+    seen: set[str] = set()
     for (heading, a, b), prefix, prefix_tokens, tokens in zip(segments, prefixes, prefix_spans, content_spans):
         if b <= a:
             continue
         budget = max(max_tokens - SPECIAL_TOKENS - len(prefix_tokens), 16)
         if len(prefix_tokens) > max_tokens // 2:  # keep at least half the window for the content
-            prefix, prefix_tokens, budget = "", [], max_tokens - SPECIAL_TOKENS
+            prefix, budget = "", max_tokens - SPECIAL_TOKENS
         for start, end in _pieces(text, a, b, tokens, budget, overlap):
-            own = [(a + s, a + e) for s, e in tokens if a + s >= start and a + e <= end]
-            pieces.append(_Piece(heading, prefix, len(prefix_tokens), start, end, own))
-    short = neighbours > 0 and len(pieces) > 1 and sum(len(p.tokens) for p in pieces) <= short_note
-    chunks: list[Chunk] = []
-    seen: set[str] = set()
-    for number, piece in enumerate(pieces):
-        body = piece.prefix + text[piece.start : piece.end]
-        if short:
-            room = max_tokens - SPECIAL_TOKENS - piece.prefix_tokens - len(piece.tokens)
-            before = pieces[number - 1].tokens if number else []
-            after = pieces[number + 1].tokens if number + 1 < len(pieces) else []
-            take_before = min(neighbours, len(before), room // 2 if after else room)
-            take_after = min(neighbours, len(after), room - take_before)
-            head = text[before[-take_before][0] : before[-1][1]] + "\n" if take_before else ""
-            tail = "\n" + text[after[0][0] : after[take_after - 1][1]] if take_after else ""
-            body = piece.prefix + head + text[piece.start : piece.end] + tail
-        identifier = chunk_id(body, embedder_id)
-        if identifier in seen:
-            continue
-        seen.add(identifier)
-        chunks.append(Chunk(identifier, len(chunks), piece.heading, piece.start, piece.end, body))
+            body = prefix + text[start:end]
+            identifier = chunk_id(body, embedder_id)
+            if identifier in seen:
+                continue
+            seen.add(identifier)
+            chunks.append(Chunk(identifier, len(chunks), heading, start, end, body))
     if not chunks:  # nothing but a title (and frontmatter): still findable by what it is about
         body = prefixes[0].strip() or note.title or (note.path or "")
         chunks.append(Chunk(chunk_id(body, embedder_id), 0, None, 0, 0, body))

@@ -42,7 +42,6 @@ NORM_DEPTH = 30  # min-max scaling over each list's top 30 (as chosen), so `limi
 SearchMode = Literal[MODES]
 MAX_TERMS = 6
 RERANK_CANDIDATES = 20
-SECOND_CHUNK_WEIGHT = 0.0
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # ~0.5 s of the model at most; more waits for `brain index`
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
 SNIPPET_CHARS = 200
@@ -247,26 +246,16 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: int) -> list[tuple[int, float, str]]:
-    """(note id, pooled chunk similarity, best chunk id), best first. Exact, filtered before ranking."""
+    """(note id, best chunk similarity, best chunk id), best first. Exact, filtered before ranking."""
     if allowed is not None and not allowed:
         return []
     vector = index.embedder.embed([query])[0]
-    hits = [(hit.note_id, hit.chunk_id, hit.similarity) for hit in index.vectors.query(vector, depth * 3, allowed)]
-    return pool_chunks(hits)[:depth]
-
-
-def pool_chunks(hits: list[tuple[int, str, float]], second: float = SECOND_CHUNK_WEIGHT) -> list[tuple[int, float, str]]:
-    """Chunk hits (note id, chunk id, similarity; best first) pooled into one score per note: its
-    best chunk's similarity plus `second` times its second best's. Best note first."""
     best: dict[int, tuple[float, str]] = {}
-    runner_up: dict[int, float] = {}
-    for note_id, chunk, similarity in hits:
-        if note_id not in best:
-            best[note_id] = (similarity, chunk)
-        elif note_id not in runner_up:
-            runner_up[note_id] = similarity
-    scored = [(note_id, score + second * runner_up.get(note_id, 0.0), chunk) for note_id, (score, chunk) in best.items()]
-    return sorted(scored, key=lambda item: -item[1])
+    for hit in index.vectors.query(vector, depth * 3, allowed):
+        if hit.note_id not in best or hit.similarity > best[hit.note_id][0]:
+            best[hit.note_id] = (hit.similarity, hit.chunk_id)
+    ranked = sorted(best.items(), key=lambda item: -item[1][0])
+    return [(note_id, score, chunk) for note_id, (score, chunk) in ranked[:depth]]
 
 
 def fuse(text: list[tuple[int, float]], dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
