@@ -25,6 +25,16 @@ ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
 AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
 
 
+@pytest.fixture(autouse=True)
+def _no_trackers_left():
+    """A read that follows file events (index/fresh.py) keeps an observer per vault: stop them
+    after each test, as a process stops them when it exits."""
+    yield
+    from brain.index.fresh import stop_tracking
+
+    stop_tracking()
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Vault:
     created, _ = init_vault(tmp_path / "vault")

@@ -11,7 +11,8 @@ import pytest
 from brain.index.engine import forget, open_index
 from brain.index.search import search
 from brain.index.sync import reindex_vault
-from brain.index.watch import Watcher, ignored
+from brain.index.fresh import ignored
+from brain.index.watch import Watcher
 from brain.memory.corpus import Corpus
 from brain.vault import SkipKind
 

@@ -120,13 +120,14 @@ class Index:
     # ------------------------------------------------------------ locks
 
     @contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        timeout = LOCK_TIMEOUT if timeout is None else timeout
         with self._thread_lock:
             try:
-                self._file_lock.acquire()
+                self._file_lock.acquire(timeout=timeout)
             except Timeout:
                 raise IndexBusy(
-                    f"another brain process has held {self.dir / 'index.lock'} for over {LOCK_TIMEOUT:.0f} s; "
+                    f"another brain process has held {self.dir / 'index.lock'} for over {timeout:g} s; "
                     "if none is running, delete that file"
                 ) from None
             try:

@@ -94,14 +94,12 @@ def search_report(index: Index, query: str, *, mode: str = "hybrid", limit: int 
 
 
 def freshen(index: Index, *, vectors: bool) -> int:
-    """Before a read: a stat scan (nothing while a watcher keeps the catalog current) and, for the
+    """Before a read: the catalog brought up to date (`fresh.ensure_fresh`) and, for the
     dense modes, embedding what changed when it is small. Returns the notes left waiting."""
     from brain.index.embedding import embed_pending
-    from brain.index.scan import scan
+    from brain.index.fresh import ensure_fresh
 
-    watched = index.watcher_alive()
-    if not watched:
-        scan(index)
+    watched = ensure_fresh(index)
     if not vectors:
         return 0
     waiting = index.catalog.pending_vectors()

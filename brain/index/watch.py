@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from filelock import FileLock, Timeout
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -29,22 +28,14 @@ from watchdog.observers import Observer
 from brain.errors import IndexBusy
 from brain.index.embedding import embed_pending
 from brain.index.engine import Index, existing_index
+from brain.index.fresh import event_paths, track
 from brain.index.scan import scan
 from brain.index.sync import index_vault, update_paths
-from brain.vault import Vault, is_note_path
+from brain.vault import Vault
 
 DEBOUNCE = 0.3
 MAX_DELAY = 2.0
-_TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", ".tmp", ".temp", ".part", ".crdownload", ".bak", ".orig")
 log = logging.getLogger(__name__)
-
-
-def ignored(relative: str) -> bool:
-    """Editors' and tools' scratch files, brain's own state, and anything that is not a note."""
-    name = PurePosixPath(relative).name
-    if name == "4913" or name.startswith((".#", "#", ".~", "~$")) or name.lower().endswith(_TEMP_SUFFIXES):
-        return True  # vim's write test, emacs locks and autosaves, office locks, backups, temp files
-    return not is_note_path(relative)
 
 
 @dataclass
@@ -61,8 +52,6 @@ class _Handler(FileSystemEventHandler):
         self.watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed", "closed_no_write"):
-            return
         self.watcher._event(event)
 
 
@@ -92,7 +81,10 @@ class Watcher:
         try:  # first of all: a second watcher is refused before it indexes anything
             self._lock.acquire()
         except Timeout:
-            raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
+            raise IndexBusy(
+                f"another brain process (`brain watch` or `brain mcp`) is already watching {self.vault.root} "
+                "and keeps its index current; stop it first to watch from here"
+            ) from None
         try:
             self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
             self._observer.start()  # first, so nothing that changes during the catch-up is missed
@@ -143,30 +135,14 @@ class Watcher:
 
     # ------------------------------------------------------------ events
 
-    def _relative(self, path: str | bytes) -> str | None:
-        text = path.decode() if isinstance(path, bytes) else path
-        root = str(self.vault.root)
-        if not text.startswith(root + "/"):
-            return None
-        return text[len(root) + 1 :]
-
     def _event(self, event: FileSystemEvent) -> None:
-        paths = [event.src_path, *([event.dest_path] if getattr(event, "dest_path", "") else [])]
-        relative = [r for r in (self._relative(p) for p in paths) if r is not None]
-        if any(r.split("/", 1)[0].startswith(".") for r in relative) and all(
-            r.split("/", 1)[0].startswith(".") for r in relative
-        ):
-            return  # .brain/, .git/, .obsidian/: never notes
+        seen = event_paths(str(self.vault.root), event)
+        if seen is None:
+            return
         with self._cond:
             now = time.monotonic()
-            if event.is_directory:
-                if event.event_type in ("moved", "deleted", "created"):
-                    self._full = True
-            else:
-                wanted = [r for r in relative if not ignored(r)]
-                if not wanted:
-                    return
-                self._pending.update(wanted)
+            self._pending |= seen[0]
+            self._full |= seen[1]
             if not self._first:
                 self._first = now
             self._last = now
@@ -224,13 +200,17 @@ class Watcher:
 
 def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
     """Keep this vault's index current from file events for the life of this process (the MCP
-    server does this), so its reads trust the catalog instead of statting every file. Nothing
-    when the vault has no index yet or another process already watches it. The catch-up index
+    server does this), so its reads never stat every file, and track the events for this
+    process's reads (fresh.track). No watcher when the vault has no index yet or another
+    process already watches it. The catch-up index
     run happens on a background thread: the caller never waits for it."""
     from filelock import Timeout
 
     index = existing_index(vault)
-    if index is None or index.watcher_alive():
+    if index is None:
+        return None
+    track(index)  # and reads re-check what changed before them at once, not after the watcher's debounce
+    if index.watcher_alive():
         return None
     watcher = Watcher(index, embed=embed)
 

@@ -1,0 +1,236 @@
+"""Before a read: the catalog brought up to date with the files, as cheaply as is safe.
+
+Three cases, cheapest first:
+
+- A watcher (`brain watch`, or the MCP server following its vault, in this process or another)
+  holds `watch.lock` and keeps the catalog current from file events: the reader trusts it.
+- This process follows the vault's file events itself (a `Tracker`): only the paths the kernel
+  reported since the last read are re-checked. A read costs a few stats, not one per note. So
+  that a change made just before the read is never missed, the read first creates and removes a
+  marker file under `.brain/index/` and waits for its event: events arrive in order, so every
+  change made before the read has been seen by then (about a millisecond).
+- Otherwise: a stat scan of every note file (`scan.scan`), ~30 ms at 10,000 notes.
+
+A process starts a tracker at its second read of a vault whose stat scan took `TRACK_FROM_SCAN_MS`
+or more (about 2,000 notes): starting one (watchdog, a kernel watch per folder, two threads) costs
+tens of milliseconds, more than a small vault's scans, while on a large vault a script, notebook,
+server or long command stops paying ~30 ms per read. A tracker writes nothing and takes no lock (`brain watch` can still start
+beside it); it only notes which paths changed. Events can be lost (a kernel queue overflow, a
+network file system whose other clients' writes raise no event), so a tracked vault still gets
+a full scan every `RESCAN_EVERY` seconds of reading, and at once if the observer has stopped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import threading
+import time
+import warnings
+from collections import OrderedDict
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+from brain.index.engine import Index
+from brain.index.scan import scan
+from brain.vault import is_note_path
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
+
+TRACK_FROM_READ = 2  # the read of a vault (in this process) that may start following its file events
+TRACK_FROM_SCAN_MS = 5.0  # ... when its last full stat scan took this long
+MAX_TRACKED = 8  # vaults followed at once; the least recently read one stops first
+RESCAN_EVERY = 60.0  # seconds: a tracked vault is still fully re-scanned this often
+MARKER_WAIT = 2.0  # seconds to wait for the marker's event before falling back to a full scan
+_TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", ".tmp", ".temp", ".part", ".crdownload", ".bak", ".orig")
+log = logging.getLogger(__name__)
+# watchdog warns when a folder made with `mkdir -p` is watched twice (its own creation race); the
+# watch is simply replaced, so the warning says nothing a user could act on.
+warnings.filterwarnings("ignore", message="Callback with id .* already exists", category=RuntimeWarning)
+
+
+def ignored(relative: str) -> bool:
+    """Editors' and tools' scratch files, brain's own state, and anything that is not a note."""
+    name = PurePosixPath(relative).name
+    if name == "4913" or name.startswith((".#", "#", ".~", "~$")) or name.lower().endswith(_TEMP_SUFFIXES):
+        return True  # vim's write test, emacs locks and autosaves, office locks, backups, temp files
+    return not is_note_path(relative)
+
+
+def event_paths(root: str, event: FileSystemEvent) -> tuple[set[str], bool] | None:
+    """What a file event asks to re-check: (note paths, whether a full scan is needed), or None
+    when it concerns nothing that could be a note. A folder created, moved or deleted needs a full
+    scan: the files inside it raise no events of their own."""
+    if event.event_type in ("opened", "closed", "closed_no_write"):
+        return None
+    relative = []
+    for path in (event.src_path, getattr(event, "dest_path", "") or ""):
+        text = path.decode() if isinstance(path, bytes) else path
+        if text.startswith(root + "/"):
+            relative.append(text[len(root) + 1 :])
+    if not relative or all(r.split("/", 1)[0].startswith(".") for r in relative):
+        return None  # .brain/, .git/, .obsidian/: never notes
+    if event.is_directory:
+        return (set(), True) if event.event_type in ("moved", "deleted", "created") else None
+    wanted = {r for r in relative if not ignored(r)}
+    return (wanted, False) if wanted else None
+
+
+class Tracker:
+    """Follows a vault's file events and remembers which note paths changed since `take`."""
+
+    def __init__(self, index: Index):
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        tracker = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                tracker._event(event)
+
+        self.root = str(index.vault.root)
+        self._marker_prefix = os.path.join(str(index.dir), f"fresh-{os.getpid()}-{id(self)}-")
+        self._markers = itertools.count()
+        self._marker_seen: str | None = None
+        self._cond = threading.Condition()
+        self._paths: set[str] = set()
+        self._full = True  # the first take is a full scan: the baseline the events are relative to
+        self._last_full = 0.0
+        self._observer = Observer()
+        self._observer.daemon = True
+        self._observer.schedule(Handler(), self.root, recursive=True)
+        self._observer.start()  # the kernel watches exist once this returns: the baseline scan misses nothing
+
+    def _event(self, event: FileSystemEvent) -> None:
+        source = event.src_path.decode() if isinstance(event.src_path, bytes) else event.src_path
+        if source.startswith(self._marker_prefix):
+            if event.event_type == "created":
+                with self._cond:
+                    self._marker_seen = source
+                    self._cond.notify_all()
+            return
+        seen = event_paths(self.root, event)
+        if seen is not None:
+            with self._cond:
+                self._paths |= seen[0]
+                self._full |= seen[1]
+
+    def _caught_up(self) -> bool:
+        """True once every event from before this call has been handled (see the module doc)."""
+        marker = f"{self._marker_prefix}{next(self._markers)}"
+        try:
+            with open(marker, "x"):
+                pass
+            os.unlink(marker)
+        except OSError:  # a read-only .brain: no marker, so no certainty
+            return False
+        with self._cond:
+            return self._cond.wait_for(lambda: self._marker_seen == marker, MARKER_WAIT)
+
+    def take(self) -> tuple[set[str], bool]:
+        """The paths changed since the last take, and whether a full scan is due instead."""
+        caught_up = self.alive() and self._caught_up()
+        now = time.monotonic()
+        with self._cond:
+            full = self._full or not caught_up or now - self._last_full >= RESCAN_EVERY
+            paths, self._paths, self._full = self._paths, set(), False
+            if full:
+                self._last_full = now
+        return paths, full
+
+    def missed(self) -> None:
+        """The last take's changes were not applied: the next take scans everything."""
+        with self._cond:
+            self._full = True
+
+    def alive(self) -> bool:
+        return self._observer.is_alive() and all(emitter.is_alive() for emitter in self._observer.emitters)
+
+    def stop(self) -> None:
+        self._observer.stop()
+
+
+_reads: dict[str, int] = {}
+_scan_ms: dict[str, float] = {}  # how long the last full scan of each vault took
+_trackers: OrderedDict[str, Tracker] = OrderedDict()
+_registry = threading.Lock()
+
+
+def ensure_fresh(index: Index) -> bool:
+    """Bring the catalog up to date before a read (see the module doc). True when a watcher keeps
+    it current, so the caller may leave further work (embedding) to that watcher."""
+    root = str(index.vault.root)
+    with _registry:
+        tracker = _trackers.get(root)
+        if tracker is not None:
+            _trackers.move_to_end(root)
+    if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
+        _apply(index, tracker)
+        return index.watcher_alive()
+    if index.watcher_alive():
+        return True
+    tracker = _maybe_track(index)
+    if tracker is None:
+        started = time.perf_counter()
+        scan(index)
+        _scan_ms[root] = (time.perf_counter() - started) * 1000
+    else:
+        _apply(index, tracker)
+    return False
+
+
+def track(index: Index) -> None:
+    """Follow this vault's file events from now on (a long-lived process that knows it will read
+    often, such as the MCP server, need not wait for its second read)."""
+    with _registry:
+        if str(index.vault.root) not in _trackers:
+            _start(index)
+
+
+def _apply(index: Index, tracker: Tracker) -> None:
+    paths, full = tracker.take()
+    try:
+        if full:
+            scan(index)
+        elif paths:
+            scan(index, paths=paths)
+    except BaseException:
+        tracker.missed()
+        raise
+
+
+def _maybe_track(index: Index) -> Tracker | None:
+    root = str(index.vault.root)
+    with _registry:
+        _reads[root] = _reads.get(root, 0) + 1
+        if _reads[root] < TRACK_FROM_READ or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS:
+            return None
+        return _start(index)
+
+
+def _start(index: Index) -> Tracker | None:
+    """A new tracker for the vault (the caller holds `_registry`), or None when events cannot be had."""
+    root = str(index.vault.root)
+    try:
+        tracker = Tracker(index)
+    except Exception as error:  # noqa: BLE001 - no events (watch limit, odd file system): stat scans it is
+        log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
+        _reads[root] = -(2**62)  # never reaches TRACK_FROM_READ again: do not retry in this process
+        return None
+    _trackers[root] = tracker
+    if len(_trackers) > MAX_TRACKED:
+        _trackers.popitem(last=False)[1].stop()
+    return tracker
+
+
+def stop_tracking() -> None:
+    """Stop every tracker of this process (and forget its read counts)."""
+    with _registry:
+        for tracker in _trackers.values():
+            tracker.stop()
+        _trackers.clear()
+        _reads.clear()
+        _scan_ms.clear()

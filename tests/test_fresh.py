@@ -1,0 +1,142 @@
+"""Freshness before a read in a process without a watcher: a stat scan on the first read, then the
+paths file events report (index/fresh.py). Every change made before a read is in what it returns."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from brain.index import fresh
+from brain.index.engine import forget, open_index
+from brain.index.sync import index_vault
+from brain.index.watch import Watcher
+from brain.memory.corpus import Corpus
+
+from conftest import lexical_vault, note_text, put
+
+
+@pytest.fixture
+def vault(tmp_path, monkeypatch):
+    monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 0.0)  # these vaults are small: follow them anyway
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/first.md", note_text("First", "the first note"))
+    index_vault(open_index(vault), embed=False)
+    yield vault
+    fresh.stop_tracking()
+    forget(vault.root)
+
+
+def titles(corpus: Corpus) -> list[str]:
+    return sorted(note.title for note in corpus.notes())
+
+
+def test_a_one_shot_read_starts_no_tracker_and_a_second_read_does(vault):
+    corpus = Corpus(vault)
+    assert titles(corpus) == ["First"]
+    assert str(vault.root) not in fresh._trackers
+    assert titles(corpus) == ["First"]
+    assert fresh._trackers[str(vault.root)].alive()
+
+
+def test_every_change_made_just_before_a_tracked_read_is_seen(vault):
+    corpus = Corpus(vault)
+    titles(corpus), titles(corpus)  # the second read starts the tracker
+    assert str(vault.root) in fresh._trackers
+    for round_ in range(30):  # no sleep between the write and the read: the marker orders them
+        put(vault, "notes/first.md", note_text("First", f"body {round_}"))
+        assert corpus.get("First").body.strip().endswith(f"body {round_}")
+    put(vault, "deep/new/folder/second.md", note_text("Second", "in a new folder"))
+    assert titles(corpus) == ["First", "Second"]
+    os.replace(vault.root / "deep/new/folder/second.md", vault.root / "notes/second.md")
+    assert corpus.get("Second").path == "notes/second.md"
+    (vault.root / "notes/first.md").unlink()
+    assert titles(corpus) == ["Second"]
+    os.rename(vault.root / "notes", vault.root / "moved")  # a folder move raises no per-file events
+    assert corpus.get("Second").path == "moved/second.md"
+
+
+def test_a_small_vault_is_not_followed(vault, monkeypatch):
+    monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 5.0)  # the default: a one-note vault scans in well under that
+    corpus = Corpus(vault)
+    for _ in range(3):
+        titles(corpus)
+    assert str(vault.root) not in fresh._trackers
+
+
+def test_reads_stay_right_when_the_tracker_stops(vault):
+    corpus = Corpus(vault)
+    titles(corpus), titles(corpus)
+    fresh._trackers[str(vault.root)].stop()
+    put(vault, "notes/third.md", note_text("Third", "after the observer stopped"))
+    assert titles(corpus) == ["First", "Third"]  # a dead tracker means a full scan
+
+
+def test_a_tracker_takes_no_lock_so_brain_watch_can_start_beside_it(vault):
+    corpus = Corpus(vault)
+    titles(corpus), titles(corpus)
+    with Watcher(open_index(vault), embed=False) as watcher:
+        put(vault, "notes/fourth.md", note_text("Fourth", "while watched"))
+        assert watcher.wait_idle()
+        assert titles(corpus) == ["First", "Fourth"]
+
+
+def test_the_marker_files_leave_nothing_behind(vault):
+    corpus = Corpus(vault)
+    for _ in range(5):
+        titles(corpus)
+    assert not [name for name in os.listdir(open_index(vault).dir) if name.startswith("fresh-")]
+
+
+def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
+    """The corpus reloads only changed rows, patches its resolver, and the catalog patches its
+    stamps after its own writes: each must end where a fresh start would."""
+    corpus = Corpus(vault)
+    calls: list[str] = []
+
+    def title_of(note):
+        calls.append(note.path)
+        return note.title
+
+    def check() -> None:
+        fresh_corpus = Corpus(vault)
+        assert [(n.path, n.title, n.body) for n in corpus.notes()] == [(n.path, n.title, n.body) for n in fresh_corpus.notes()]
+        for note in fresh_corpus.notes():
+            assert corpus.get(note.title).path == note.path
+        index = open_index(vault)
+        from brain.index.catalog import Catalog
+
+        assert index.catalog.stamps() == Catalog(index.catalog.path).stamps()
+
+    titles(corpus), titles(corpus)
+    for number in range(5):
+        put(vault, f"notes/n{number}.md", note_text(f"Note {number}", "text"))
+    check()
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", *(f"Note {n}" for n in range(5))]
+    calls.clear()
+    put(vault, "notes/n1.md", note_text("Renamed one", "new text"))  # an edit that changes the title
+    check()
+    with pytest.raises(Exception, match="no note named 'Note 1'"):
+        corpus.get("Note 1")
+    (vault.root / "notes/n2.md").unlink()  # a removal
+    os.replace(vault.root / "notes/n3.md", vault.root / "notes/moved.md")  # a move
+    check()
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", "Note 0", "Note 3", "Note 4", "Renamed one"]
+    assert sorted(calls) == ["notes/moved.md", "notes/n1.md"]  # only the changed notes were computed again
+
+
+def test_a_following_server_sees_a_change_made_just_before_its_read(vault):
+    """The MCP server follows its vault (a watcher, which batches events after a debounce) and
+    tracks the events for its own reads, so a read right after an edit already has it."""
+    from brain.index.search import search
+    from brain.index.watch import follow
+
+    watcher = follow(vault, embed=False)
+    assert watcher is not None and watcher.caught_up.wait(30)
+    try:
+        for round_ in range(10):
+            put(vault, "notes/first.md", note_text("First", f"zebra{round_} grazing"))
+            hits = search(open_index(vault), f"zebra{round_}", mode="text")
+            assert [hit.path for hit in hits] == ["notes/first.md"]
+    finally:
+        watcher.stop()
