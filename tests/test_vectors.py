@@ -93,3 +93,48 @@ def test_a_reindex_in_another_process_is_seen_by_this_one(vault):
     # this process's embedded Chroma client is closed and opened again on the new collection
     assert [hit.path for hit in search(index, "beta", mode="vector", limit=1)] == ["notes/b.md"]
     assert index.vectors.collection().count() == 2
+
+
+
+def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
+    """When chunking.CHUNKING_VERSION moves (the texts chunks embed changed), a vault embedded with
+    the old texts is re-chunked on the next open: every note pending (a search says so), `brain
+    index` re-embeds only the chunks whose text changed, and the new version is remembered."""
+    import brain.index.chunking as chunking
+    import brain.index.embedding as embedding
+    import brain.index.engine as engine
+    import brain.index.vectors as vectors
+    from brain.index.search import search_report
+    from brain.index.vectors import CHUNKING_KEY
+
+    embedder = Counting()
+    open_index(vault, embedder=embedder)
+    put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part"))
+    put(vault, "notes/b.md", note_text("B", "## One\nother note"))
+    for note in range(2, 120):  # over search's embed-at-once budget: the rest waits for `brain index`
+        put(vault, f"notes/n{note}.md", note_text(f"N{note}", f"## One\nfiller {note}"))
+    index_vault(open_index(vault))
+    assert open_index(vault).catalog.get_meta(CHUNKING_KEY) == chunking.FIRST_CHUNKING
+    forget(vault.root)
+
+    # the next brain embeds a note's first section with a marker: only a's and b's "One" chunks change
+    def chunk_note(note, *args, **kwargs):
+        chunks = chunking.chunk_note(note, *args, **kwargs)
+        if note.path not in ("notes/a.md", "notes/b.md"):
+            return chunks
+        first = chunks[0]
+        return [type(first)(first.id + "2", first.ord, first.section, first.start, first.end, "v2 " + first.text), *chunks[1:]]
+
+    monkeypatch.setattr(embedding, "chunk_note", chunk_note)
+    for module in (engine, vectors):
+        monkeypatch.setattr(module, "CHUNKING_VERSION", "2")
+    index = open_index(vault, embedder=embedder)
+    assert len(index.catalog.pending_vectors()) == 120 and index.catalog.get_meta(CHUNKING_KEY) == "2"
+    assert search_report(index, "second part", mode="vector").pending == 120  # said, not silently mixed
+    embedder.texts.clear()
+    report = index_vault(index)
+    assert index.catalog.pending_vectors() == [] and report.embed.notes == 120
+    assert sorted(embedder.texts) == ["v2 A: One\nfirst part", "v2 B: One\nother note"]
+    assert report.embed.embedded == 2 and report.embed.deleted == 2 and report.embed.kept == 119
+    forget(vault.root)
+    assert open_index(vault, embedder=embedder).catalog.pending_vectors() == []  # the version is remembered

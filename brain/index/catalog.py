@@ -322,6 +322,10 @@ class Catalog:
                 "WHERE searchable = 1 AND (embedded_sha IS NULL OR embedded_sha != sha256) ORDER BY id"
             ).fetchall()
 
+    def mark_all_pending(self) -> None:
+        """Inside `write()`: every note's vectors are to be made again (see engine.Index)."""
+        self.db.execute("UPDATE notes SET embedded_sha = NULL WHERE embedded_sha IS NOT NULL")
+
     def chunk_rows(self, note_id: int) -> dict[str, tuple[int, str | None, int, int]]:
         with self._lock:
             rows = self.db.execute("SELECT id, ord, section, start, end FROM chunks WHERE note_id = ?", (note_id,)).fetchall()

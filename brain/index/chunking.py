@@ -22,6 +22,11 @@ from brain.index.rows import meta_text
 from brain.notes.lines import split_lines
 from brain.notes.model import Note
 
+# The version of the texts chunks embed: bump it whenever chunk_note's output changes, so that
+# vaults embedded with the old texts are re-chunked (engine.Index) instead of silently mixed.
+# Version 1 (title, heading, content) was never written down: a vault without one has version 1.
+FIRST_CHUNKING = "1"
+CHUNKING_VERSION = "1"
 MAX_TOKENS = 256
 OVERLAP = 32
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]

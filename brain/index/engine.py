@@ -30,7 +30,8 @@ from filelock import FileLock, Timeout
 from brain.config import load_config
 from brain.errors import IndexBusy
 from brain.index.catalog import CATALOG_FILE, Catalog
-from brain.index.vectors import VectorStore
+from brain.index.chunking import CHUNKING_VERSION, FIRST_CHUNKING
+from brain.index.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
 from brain.vault import Vault
 
 if TYPE_CHECKING:
@@ -64,8 +65,22 @@ class Index:
         self._spans: tuple | None = None
         self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
         self._thread_lock = threading.RLock()
+        self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
         with self.locked():  # creating the schema is a write
             self.catalog = Catalog.for_index_dir(self.dir)
+            self._renew_outdated_vectors()
+
+    def _renew_outdated_vectors(self) -> None:
+        """Vectors made from another chunking's texts (chunking.CHUNKING_VERSION) are made again:
+        every note is marked pending, so a search reports them as waiting (and embeds them at once
+        in a small vault) and `brain index` re-chunks them all, embedding only the chunks whose
+        text changed. Old and new chunk texts are never mixed without saying so."""
+        written = self.catalog.get_meta(CHUNKING_KEY, FIRST_CHUNKING)
+        if self.catalog.get_meta(EMBEDDER_KEY) is None or written == CHUNKING_VERSION:
+            return
+        with self.catalog.write():
+            self.catalog.mark_all_pending()
+            self.catalog.set_meta(CHUNKING_KEY, CHUNKING_VERSION)
 
     # ------------------------------------------------------------ parts
 
@@ -123,6 +138,8 @@ class Index:
 
     def watcher_alive(self) -> bool:
         """True while some process runs `brain watch` on this vault (it holds watch.lock)."""
+        if self.watched_here:  # no need to probe the lock file on every read (the MCP server follows its vault)
+            return True
         probe = FileLock(str(self.dir / "watch.lock"), timeout=0, thread_local=False)
         try:
             probe.acquire()

@@ -34,12 +34,14 @@ from urllib.parse import urlparse
 
 from brain.errors import IndexMismatch, IndexUnavailable, InvalidInput
 from brain.index.catalog import Catalog
+from brain.index.chunking import CHUNKING_VERSION
 
 if TYPE_CHECKING:
     from brain.index.matrix import ChunkMatrix
 
 GENERATION_KEY = "vectors_generation"
 EMBEDDER_KEY = "embedder"
+CHUNKING_KEY = "chunking"  # chunking.CHUNKING_VERSION of the texts the vectors were made from
 ROOT_KEY = "vault_root"  # collection metadata on a server: the folder of the vault that uses it
 
 
@@ -268,6 +270,7 @@ class VectorStore:
         current = int(self.catalog.get_meta(GENERATION_KEY, "0") or 0) + 1
         self.catalog.set_meta(GENERATION_KEY, str(current))
         self.catalog.set_meta(EMBEDDER_KEY, self.embedder_id)
+        self.catalog.set_meta(CHUNKING_KEY, CHUNKING_VERSION)
         self._seen_generation = str(current)
 
     # ------------------------------------------------------------ writing (under the index lock)

@@ -85,11 +85,13 @@ class Watcher:
                 f"another brain process (`brain watch` or `brain mcp`) is already watching {self.vault.root} "
                 "and keeps its index current; stop it first to watch from here"
             ) from None
+        self.index.watched_here = True
         try:
             self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
             self._observer.start()  # first, so nothing that changes during the catch-up is missed
             index_vault(self.index, embed=self.embed)
         except BaseException:
+            self.index.watched_here = False
             self._lock.release()
             raise
         self._thread.start()
@@ -105,6 +107,7 @@ class Watcher:
         if self._thread.is_alive():
             self._thread.join(timeout=30)
         if self._lock.is_locked:
+            self.index.watched_here = False
             self._lock.release()
 
     def __enter__(self) -> Watcher:
