@@ -13,9 +13,11 @@ import re
 import secrets
 import stat
 import tempfile
+import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -23,7 +25,7 @@ from pathlib import Path, PurePosixPath
 
 import filelock
 
-from brain.errors import InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
+from brain.errors import BrainError, InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
 from brain.fileswap import exchange
 from brain.notes.frontmatter_yaml import locate
 from brain.notes.lines import has_line_break, split_lines, strip_ending
@@ -406,6 +408,75 @@ class Vault:
             path.unlink()
         self._notify(deleted)
 
+    # ------------------------------------------------------------ batches (hundreds of files)
+    #
+    # One hold of the write lock per batch instead of one per file, and the files handled a few
+    # at a time on threads: removing or replacing a file mostly waits on the disk (1 to 2 ms
+    # here), and the waits overlap. The caller keeps batches to a few hundred files so that no
+    # other writer waits long, and makes the batch durable once (`os.sync()`).
+
+    def delete_many(self, relatives: Sequence[str]) -> Batch:
+        """Delete these notes; `Batch.changed` holds what each deleted file held (for a receipt)."""
+
+        def delete(relative: str) -> bytes | None:
+            path = self.safe_path(relative)
+            try:
+                data = path.read_bytes()
+                path.unlink()
+            except FileNotFoundError:
+                return None
+            return data
+
+        return self._batch(relatives, delete)
+
+    def update_many(self, changes: Mapping[str, Callable[[str], str]]) -> Batch:
+        """`update` for many notes, with its refusals (too large, not UTF-8, looks truncated,
+        changed before the rename) and no fsync: `changes[path](text)` gives a note's new text.
+        `Batch.changed` holds what each rewritten file held before."""
+
+        def rewrite(relative: str) -> bytes | None | bool:
+            path = self._note_path(relative)
+            try:
+                data, mode = self._read_whole(relative, path)
+            except WriteConflict:
+                if not path.exists():
+                    return None  # deleted meanwhile: nothing to change
+                raise
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise InvalidInput(f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it") from None
+            after = changes[relative](text)
+            if after == text:
+                return False
+            self._install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=False)
+            return data
+
+        return self._batch(list(changes), rewrite)
+
+    def _batch(self, relatives: Sequence[str], work: Callable[[str], bytes | None | bool]) -> Batch:
+        """Run `work` (bytes before: changed, None: gone, False: unchanged) on each path under the
+        write lock; the first error stops the files not started yet."""
+        stop = threading.Event()
+        errors: list[BrainError | OSError] = []
+
+        def run(relative: str) -> bytes | None | bool:
+            if stop.is_set():
+                return False
+            try:
+                return work(relative)
+            except (BrainError, OSError) as error:
+                stop.set()
+                errors.append(error)
+                return False
+
+        with self._locked(), ThreadPoolExecutor(BATCH_THREADS, thread_name_prefix="brain-vault-batch") as pool:
+            results = list(pool.map(run, relatives))
+        changed = {relative: result for relative, result in zip(relatives, results) if isinstance(result, bytes)}
+        if changed:
+            self._notify(*changed)
+        return Batch(changed, tuple(relative for relative, result in zip(relatives, results) if result is None), errors[0] if errors else None)
+
     def move(self, source: str, target: str) -> None:
         old, new = self.safe_path(source), self._note_path(target)
         with self._locked():
@@ -527,6 +598,19 @@ def unreadable(error: OSError) -> Skip:
 _RETRY = "Re-run the command to apply it to the new version"
 _SETTLE_PAUSES = (0.01, 0.03, 0.06, 0.1, 0.2)  # about 0.4 s in all for a save in progress to finish
 WRITE_LOCK_SECONDS = 10.0
+
+
+BATCH_THREADS = 8
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What `delete_many` / `update_many` did: each file changed with the bytes it held before,
+    the files found gone, and the error the batch stopped at (files not started were left alone)."""
+
+    changed: dict[str, bytes]
+    gone: tuple[str, ...] = ()
+    error: BrainError | OSError | None = None
 
 
 @dataclass(frozen=True)

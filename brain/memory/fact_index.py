@@ -20,6 +20,8 @@ from brain.vault import Vault
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 Progress = Callable[[str, int, int], None]
+PURGE_CACHE_KIB = -262144  # SQLite's page cache during a purge (256 MiB, in KiB): the transaction's pages stay in memory, not spilled to the WAL and read back
+PURGE_MMAP_BYTES = 2**31  # and the file read through memory, not one read call per page
 WORDS_SOURCE = "word overlap (this vault has no vector index; run `brain index` for similarity by meaning)"
 
 
@@ -168,7 +170,10 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
     wanted = set(ids.values())
     step = progress or (lambda stage, done, total: None)
     with index.locked():
+        cache = catalog.db.execute("PRAGMA cache_size").fetchone()[0]
         catalog.db.execute("PRAGMA secure_delete = ON")
+        catalog.db.execute(f"PRAGMA cache_size = {PURGE_CACHE_KIB}")
+        catalog.db.execute(f"PRAGMA mmap_size = {PURGE_MMAP_BYTES}")
         try:
             scan(index, paths=[*deleted, *changed])  # the removals are one transaction; changed notes are parsed in batches
             step("purge", 1, 4)
@@ -193,4 +198,6 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
             step("purge", 4, 4)
         finally:
             catalog.db.execute("PRAGMA secure_delete = OFF")
+            catalog.db.execute(f"PRAGMA cache_size = {cache}")
+            catalog.db.execute("PRAGMA mmap_size = 0")
     return Purged(len(wanted - remaining), vectors, True)

@@ -16,6 +16,7 @@ content hashes, which stores) is written to `.brain/journal/sweeps/`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -24,16 +25,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from brain.errors import NoteNotFound
+from brain.errors import BrainError, WriteConflict
 from brain.memory import fact_index, fact_journal
 from brain.memory.corpus import Corpus
 from brain.memory.fact_settings import FactSettings, load_settings
 from brain.memory.facts import all_facts
 from brain.notes.fact import Fact, format_time
-from brain.vault import Stamp, Vault
+from brain.vault import Vault
 
 RECEIPTS_DIR = "sweeps"
+BATCH = 256  # files per hold of the vault's write lock: a fraction of a second each, so other writers barely wait
 Progress = Callable[[str, int, int], None]
+Failure = BrainError | OSError | None
 
 
 @dataclass(frozen=True)
@@ -105,34 +108,29 @@ def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> 
 def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None = None, progress: Progress | None = None) -> SweepReport:
     """Plan, and unless `dry_run`, delete every due fact from every store and write a receipt.
 
-    One batch whatever the count: the files go (through a Vault without change listeners), their
-    neighbours are relinked, then the index forgets them all at once (`fact_index.purge`: one
-    catalog transaction for the removed rows, one vector delete, one full-text merge), the
-    journal is rewritten once, and one receipt lists every fact. The index lock is held from the
-    first deletion to the end of the purge, so a running `brain watch` that sees the files go
-    finds the catalog already current instead of re-scanning them.
+    One batch whatever the count: the files go and their neighbours are relinked in batches of
+    a few hundred (`Vault.delete_many` / `update_many`: one hold of the write lock each, a few
+    files at a time on threads, one sync at the end), then the index forgets them all at once
+    (`fact_index.purge`: one catalog transaction for the removed rows, one vector delete, one
+    full-text merge), the journal is rewritten once, and one receipt lists every fact. The
+    index lock is held from the first deletion to the end of the purge, so a running `brain
+    watch` that sees the files go finds the catalog already current instead of re-scanning them.
+
+    The first error (a file that cannot be removed, a neighbour changed meanwhile) stops the
+    deletions and relinks; what was deleted before it is still purged from every store and put
+    in the receipt, and then the error is raised, saying so.
     """
     plan = plan_sweep(vault, corpus, now=now)
     if dry_run or not plan.due:
         return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
-    files = Vault(vault.root)
-    titles = {item.fact.title for item in plan.due}
-    neighbours = _neighbours(corpus, titles)
-    gone: list[tuple[SweepItem, str]] = []  # (item, sha256 of the file)
+    files = Vault(vault.root)  # without change listeners: the purge below updates the index
+    neighbours = _neighbours(corpus, {item.fact.title for item in plan.due})
     with fact_index.held(vault):
         ids = fact_index.note_ids(vault, [item.fact.path or "" for item in plan.due])
-        for number, item in enumerate(plan.due, start=1):
-            path = item.fact.path or ""
-            try:
-                data = files.read_bytes(path)
-                files.delete(path)
-            except NoteNotFound:
-                continue  # deleted meanwhile
-            gone.append((item, hashlib.sha256(data).hexdigest()))
-            if progress and (number % 100 == 0 or number == len(plan.due)):
-                progress("facts", number, len(plan.due))
+        gone, error = _delete(files, plan.due, progress)
         titles = {item.fact.title for item, _ in gone}
-        relinked = _unlink(files, neighbours, titles, progress)
+        relinked, relink_error = _unlink(files, neighbours, titles, progress)
+        error = error or relink_error
         os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
         deleted = [item.fact.path or "" for item, _ in gone]
         purged = fact_index.purge(vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress)
@@ -145,8 +143,24 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
         "journal_values": journal_values,
         "neighbours_relinked": len(relinked),
     }
-    receipt = _write_receipt(vault, receipt_id, plan, gone, relinked, stores, purged.indexed)
+    receipt = _write_receipt(vault, receipt_id, plan, gone, relinked, stores, purged.indexed, error)
+    if error is not None:
+        raise _stopped(error, len(gone), receipt)
     return SweepReport(False, plan.now, tuple(item for item, _ in gone), plan.held, receipt, stores)
+
+
+def _delete(files: Vault, due: tuple[SweepItem, ...], progress: Progress | None) -> tuple[list[tuple[SweepItem, str]], Failure]:
+    """Remove the due facts' files, BATCH at a time; each gone fact with the sha256 of its file."""
+    gone: list[tuple[SweepItem, str]] = []
+    for start in range(0, len(due), BATCH):
+        part = due[start : start + BATCH]
+        done = files.delete_many([item.fact.path or "" for item in part])
+        gone += [(item, hashlib.sha256(done.changed[item.fact.path]).hexdigest()) for item in part if item.fact.path in done.changed]
+        if progress:
+            progress("facts", start + len(part), len(due))
+        if done.error is not None:
+            return gone, done.error
+    return gone, None
 
 
 def _neighbours(corpus: Corpus, titles: set[str]) -> list[Fact]:
@@ -154,37 +168,49 @@ def _neighbours(corpus: Corpus, titles: set[str]) -> list[Fact]:
     return [fact for fact in all_facts(corpus) if fact.title not in titles and {fact.supersedes, fact.superseded_by} & titles]
 
 
-def _unlink(files: Vault, neighbours: list[Fact], titles: set[str], progress: Progress | None = None) -> list[str]:
+def _unlink(files: Vault, neighbours: list[Fact], titles: set[str], progress: Progress | None = None) -> tuple[list[str], Failure]:
     """Neighbours keep a swept fact's name as plain text (`FACT-x (purged)`), not a link to nothing.
 
-    Only the names a neighbour links are replaced, in its text as read (no parse); the write is
-    refused if the file changed since (its hash), and not synced one by one (see `sweep`).
+    Only the names a neighbour links are replaced, in its text as read (no parse), through
+    `Vault.update_many` (refused if the file changed before the rename), BATCH at a time.
     """
-    changed = []
-    for number, fact in enumerate(neighbours):
-        if progress and number % 100 == 0:
-            progress("relink", number, len(neighbours))
-        path = fact.path or ""
-        try:
-            info = files.stat(path)
-            data = files.read_bytes(path)
-            text = data.decode("utf-8")
-        except (NoteNotFound, FileNotFoundError, UnicodeDecodeError):
-            continue  # gone meanwhile, or not UTF-8: brain does not rewrite what it cannot decode
-        relinked = text
-        for title in {fact.supersedes, fact.superseded_by} & titles:
-            relinked = relinked.replace(f"[[{title}]]", f"{title} (purged)")
-        if relinked != text:
-            files.write(path, relinked, expected=Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest()), sync=False)
-            changed.append(path)
-    if progress and neighbours:
-        progress("relink", len(neighbours), len(neighbours))
-    return changed
+    changes: dict[str, Callable[[str], str]] = {}
+    for fact in neighbours:
+        names = {fact.supersedes, fact.superseded_by} & titles
+        if names and fact.path:
+            changes[fact.path] = functools.partial(_plain, names=tuple(sorted(str(name) for name in names)))
+    paths = list(changes)
+    changed: list[str] = []
+    for start in range(0, len(paths), BATCH):
+        part = paths[start : start + BATCH]
+        done = files.update_many({path: changes[path] for path in part})
+        changed += [path for path in part if path in done.changed]
+        if progress:
+            progress("relink", start + len(part), len(paths))
+        if done.error is not None:
+            return changed, done.error
+    return changed, None
+
+
+def _plain(text: str, names: tuple[str, ...]) -> str:
+    for name in names:
+        text = text.replace(f"[[{name}]]", f"{name} (purged)")
+    return text
+
+
+def _stopped(error: BrainError | OSError, deleted: int, receipt: str) -> BrainError:
+    """The error a sweep stopped at, saying what it had done by then."""
+    if isinstance(error, BrainError):
+        kind, what = type(error), str(error)
+    else:
+        kind, what = WriteConflict, f"{error.strerror or error}: {error.filename}"
+    return kind(f"sweep stopped: {what}. The {deleted} facts deleted before it are purged from every store "
+                f"(receipt {receipt}); fix that and run the sweep again for the rest")
 
 
 def _write_receipt(
     vault: Vault, receipt_id: str, plan: SweepReport, gone: list[tuple[SweepItem, str]], neighbours: list[str],
-    stores: dict[str, int], indexed: bool,
+    stores: dict[str, int], indexed: bool, error: Failure = None,
 ) -> str:
     folder = fact_journal.journal_dir(vault) / RECEIPTS_DIR
     folder.mkdir(parents=True, exist_ok=True)
@@ -217,6 +243,8 @@ def _write_receipt(
         "relinked": neighbours,
         "held": [{"id": item.fact.title, "hold": item.held} for item in plan.held],
     }
+    if error is not None:
+        body["stopped_by"] = str(error)
     temp = path.with_suffix(".tmp")
     with open(temp, "w", encoding="utf-8") as handle:
         json.dump(body, handle, indent=2, ensure_ascii=False)
