@@ -234,3 +234,28 @@ def test_a_running_watcher_finds_the_catalog_already_swept(vault: Vault) -> None
     # the catalog was current: nothing was left for it to remove or re-read.
     assert batches and sum(batch.paths for batch in batches) >= 6
     assert [(batch.changes, batch.errors, batch.full_scan) for batch in batches] == [(0, [], False)] * len(batches)
+
+
+def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, brain) -> None:
+    configure(vault)
+    corpus = Corpus(vault)
+    secrets, chains = three_chains(vault, corpus)
+    stuck = f"facts/{chains['alpha'][2]}.md"  # links a due fact, but holds a byte that is not UTF-8: brain will not rewrite it
+    (vault.root / stuck).write_bytes((vault.root / stuck).read_bytes() + b"\xff\n")
+    index_vault(open_index(vault))
+
+    result = brain("fact", "sweep", "--no-dry-run")
+    assert result.exit_code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: sweep stopped: '{stuck}' is not valid UTF-8 (byte ")
+    receipt_path = next((vault.brain_dir / "journal/sweeps").glob("SWEEP-*.json"))
+    assert line.endswith(f"The 6 facts deleted before it are purged from every store (receipt {receipt_path.relative_to(vault.root).as_posix()}); "
+                         "fix that and run the sweep again for the rest")
+    receipt = json.loads(receipt_path.read_text())
+    assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
+    assert receipt["stopped_by"].startswith(f"'{stuck}' is not valid UTF-8") and stuck not in receipt["relinked"]
+    assert receipt["stores_purged"] == ["files", "journal", "catalog", "full-text", "vectors"]
+    forget(vault.root)
+    for secret in secrets.values():
+        assert [path for path, data in every_byte(vault.root).items() if secret.encode() in data] == [], secret
+    assert (vault.root / stuck).read_bytes().endswith(b"\xff\n")  # left as it was

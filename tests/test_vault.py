@@ -132,3 +132,38 @@ def test_one_rule_for_note_files_whole_vault_or_listed_paths(vault, tmp_path):
     assert note_files(vault.root, listed) == (found, left_out)  # the same answers for listed paths; a gone path is in neither
     assert [is_note_path(p) for p in listed] == [True, True, True, True, False, False, False]
     assert list(vault.iter_files()) == sorted(found)
+
+
+def test_batches_delete_and_rewrite_under_one_lock_and_stop_at_the_first_error(vault):
+    heard = []
+    vault.on_change(heard.append)
+    texts = {f"notes/n{n:02d}.md": f"---\ntitle: N{n}\n---\nsee [[old]]\n" for n in range(40)}
+    for path, text in texts.items():
+        vault.write(path, text, create=True)
+    heard.clear()
+
+    deleted = vault.delete_many(["notes/n00.md", "notes/gone.md", "notes/n01.md"])
+    assert deleted.changed == {path: texts[path].encode() for path in ("notes/n00.md", "notes/n01.md")}
+    assert (deleted.gone, deleted.error) == (("notes/gone.md",), None)
+    assert not (vault.root / "notes/n00.md").exists() and not (vault.root / "notes/n01.md").exists()
+
+    def plain(text: str) -> str:
+        return text.replace("[[old]]", "old (purged)")
+
+    rewritten = vault.update_many({**{f"notes/n{n:02d}.md": plain for n in range(2, 20)}, "notes/n20.md": lambda text: text})
+    assert rewritten.changed == {f"notes/n{n:02d}.md": texts[f"notes/n{n:02d}.md"].encode() for n in range(2, 20)}
+    assert rewritten.error is None
+    assert (vault.root / "notes/n02.md").read_text() == "---\ntitle: N2\n---\nsee old (purged)\n"
+    assert (vault.root / "notes/n20.md").read_text() == texts["notes/n20.md"]  # unchanged text: not written
+    assert heard == [("notes/n00.md", "notes/n01.md"), tuple(f"notes/n{n:02d}.md" for n in range(2, 20))]
+
+    # A file brain may not edit (not UTF-8) is refused as `update` refuses it, and the batch stops:
+    # every other file is either rewritten and reported, or left as it was.
+    (vault.root / "notes/n21.md").write_bytes(b"---\ntitle: N21\n---\n\xff [[old]]\n")
+    stopped = vault.update_many({f"notes/n{n:02d}.md": plain for n in range(21, 40)})
+    assert isinstance(stopped.error, InvalidInput) and str(stopped.error).startswith("'notes/n21.md' is not valid UTF-8")
+    assert (vault.root / "notes/n21.md").read_bytes() == b"---\ntitle: N21\n---\n\xff [[old]]\n"
+    for n in range(22, 40):
+        path = f"notes/n{n:02d}.md"
+        assert (vault.root / path).read_text() == (plain(texts[path]) if path in stopped.changed else texts[path])
+    assert not [p for p in (vault.root / "notes").iterdir() if p.name.startswith(".brain-")]
