@@ -98,9 +98,13 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | N
 
 def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> SweepReport:
     """What a sweep would delete now and why, and what a hold keeps; nothing changes."""
+    return _plan(vault, all_facts(corpus), now)
+
+
+def _plan(vault: Vault, facts: tuple[Fact, ...], now: datetime | None) -> SweepReport:
     settings = load_settings(vault)
     now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    items = [item for item in (due_item(fact, settings, now) for fact in all_facts(corpus)) if item is not None]
+    items = [item for item in (due_item(fact, settings, now) for fact in facts) if item is not None]
     items.sort(key=lambda item: (item.due, item.fact.title))
     return SweepReport(True, now, tuple(i for i in items if not i.held), tuple(i for i in items if i.held))
 
@@ -121,11 +125,12 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
     deletions and relinks; what was deleted before it is still purged from every store and put
     in the receipt, and then the error is raised, saying so.
     """
-    plan = plan_sweep(vault, corpus, now=now)
+    facts = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
+    plan = _plan(vault, facts, now)
     if dry_run or not plan.due:
         return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
     files = Vault(vault.root)  # without change listeners: the purge below updates the index
-    neighbours = _neighbours(corpus, {item.fact.title for item in plan.due})
+    neighbours = _neighbours(facts, {item.fact.title for item in plan.due})
     with fact_index.held(vault) as index:
         ids = index.note_ids([item.fact.path or "" for item in plan.due])
         gone, error = _delete(files, plan.due, progress)
@@ -165,9 +170,9 @@ def _delete(files: Vault, due: tuple[SweepItem, ...], progress: Progress | None)
     return gone, None
 
 
-def _neighbours(corpus: Corpus, titles: set[str]) -> list[Fact]:
+def _neighbours(facts: tuple[Fact, ...], titles: set[str]) -> list[Fact]:
     """Facts that stay but link a fact about to be swept (supersedes / superseded_by)."""
-    return [fact for fact in all_facts(corpus) if fact.title not in titles and {fact.supersedes, fact.superseded_by} & titles]
+    return [fact for fact in facts if fact.title not in titles and {fact.supersedes, fact.superseded_by} & titles]
 
 
 def _unlink(files: Vault, neighbours: list[Fact], titles: set[str], progress: Progress | None = None) -> tuple[list[str], Failure]:
