@@ -249,8 +249,8 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"error: sweep stopped: '{stuck}' is not valid UTF-8 (byte ")
     receipt_path = next((vault.brain_dir / "journal/sweeps").glob("SWEEP-*.json"))
-    assert line.endswith(f"The 6 facts deleted before it are purged from every store (receipt {receipt_path.relative_to(vault.root).as_posix()}); "
-                         "fix that and run the sweep again for the rest")
+    assert line.endswith(f"The 6 facts it deleted are purged from every store (receipt {receipt_path.relative_to(vault.root).as_posix()}); "
+                         "fix that and run the sweep again")
     receipt = json.loads(receipt_path.read_text())
     assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
     assert receipt["stopped_by"].startswith(f"'{stuck}' is not valid UTF-8") and stuck not in receipt["relinked"]

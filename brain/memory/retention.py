@@ -117,13 +117,13 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
     files at a time on threads, one sync at the end), then the index forgets them all at once
     (`fact_index.IndexPurge`: one catalog transaction for the removed rows, one vector delete
     that runs while the neighbours are relinked, one full-text merge), the journal is rewritten
-    once, and one receipt lists every fact. The
-    index lock is held from the first deletion to the end of the purge, so a running `brain
-    watch` that sees the files go finds the catalog already current instead of re-scanning them.
+    once, and one receipt lists every fact. The index lock is held from the first deletion to
+    the end of the purge, so a running `brain watch` that sees the files go finds the catalog
+    already current instead of re-scanning them.
 
-    The first error (a file that cannot be removed, a neighbour changed meanwhile) stops the
-    deletions and relinks; what was deleted before it is still purged from every store and put
-    in the receipt, and then the error is raised, saying so.
+    The first error (a file that cannot be removed, a neighbour that changed meanwhile or
+    cannot be decoded) stops the deletions, or the relinks; what was deleted by then is still
+    relinked, purged from every store and put in the receipt, and then the error is raised.
     """
     facts = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
     plan = _plan(vault, facts, now)
@@ -211,8 +211,8 @@ def _stopped(error: BrainError | OSError, deleted: int, receipt: str) -> BrainEr
         kind, what = type(error), str(error)
     else:
         kind, what = WriteConflict, f"{error.strerror or error}: {error.filename}"
-    return kind(f"sweep stopped: {what}. The {deleted} facts deleted before it are purged from every store "
-                f"(receipt {receipt}); fix that and run the sweep again for the rest")
+    return kind(f"sweep stopped: {what}. The {deleted} facts it deleted are purged from every store "
+                f"(receipt {receipt}); fix that and run the sweep again")
 
 
 def _write_receipt(
