@@ -16,8 +16,8 @@ What each row measures, where it is not obvious:
 - search: the notes' vectors are written by the lexical embedder (same dimension, same chunk
   count as the real model would give, minutes instead of an hour); each query is embedded by
   the real model. Latency is FTS5 + real query embedding + an exact scan of all chunk vectors + fusion.
-  Measured twice: with a watcher running (readers trust the catalog) and without (each search
-  first stats the whole vault for changes).
+  Measured twice: with a watcher running (readers trust the catalog) and without (the first
+  search stats the whole vault; later ones re-check the paths file events reported, index/fresh.py).
 """
 
 from __future__ import annotations

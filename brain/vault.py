@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 import filelock
 
 from brain.errors import InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
+from brain.fileswap import exchange
 from brain.notes.frontmatter_yaml import locate
 from brain.notes.lines import has_line_break, split_lines, strip_ending
 from brain.notes.model import Note
@@ -156,6 +157,8 @@ class Vault:
         resolved = path.resolve()
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePath(f"'{relative}' leads outside the vault (through a symlink?)")
+        if self.brain_dir == resolved or self.brain_dir in resolved.parents:
+            raise UnsafePath(f"'{relative}' leads into {BRAIN_DIR}/ through a symlink; brain's own state is not a note")
         return path
 
     def relative(self, path: Path) -> str:
@@ -254,6 +257,8 @@ class Vault:
                     raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {_RETRY}")
             elif not create and path.is_file():
                 mode = stat.S_IMODE(path.stat().st_mode)
+            if current is None and mode is None:
+                _refuse_twin(path, relative)
             self._install(relative, path, data, expected=current, create=create, mode=mode, sync=sync)
         self._notify(self.relative(path))
         info = path.stat()
@@ -350,13 +355,37 @@ class Vault:
                 os.chmod(temp, mode)
             if create:
                 _rename_new(temp, path, relative)
-            else:
-                if expected is not None:
-                    self._recheck(relative, path, expected)
+            elif expected is None:
                 os.replace(temp, path)
+            else:
+                self._recheck(relative, path, expected)
+                self._swap_in(relative, temp, path, expected, data)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
+
+    def _swap_in(self, relative: str, temp: Path, path: Path, expected: bytes, data: bytes) -> None:
+        """Replace the note with `temp`, noticing an editor's save made after the re-check.
+
+        The temp file and the note are exchanged atomically, so what was replaced is still there
+        under the temp name: if it is not what brain read, an editor saved in the microseconds
+        since the re-check, and it is swapped back (WriteConflict). Without an exchange call
+        (not Linux, see `fileswap`) this is the plain rename, and that window stays open.
+        """
+        if not exchange(temp, path):
+            os.replace(temp, path)
+            return
+        if temp.read_bytes() == expected:
+            temp.unlink()
+            return
+        exchange(temp, path)  # the editor's version goes back in place
+        if temp.read_bytes() != data:
+            # A third save in the same microseconds: keep it rather than guess (never lose it).
+            kept = temp.with_name(f"{path.name}.brain-conflict-{secrets.token_hex(3)}")
+            os.replace(temp, kept)
+            raise WriteConflict(f"'{relative}' was saved twice while brain wrote it; nothing of brain's was written, another version is kept in '{kept.name}'")
+        temp.unlink()
+        raise WriteConflict(f"'{relative}' changed on disk while brain wrote it; nothing was written. {_RETRY}")
 
     def _recheck(self, relative: str, path: Path, expected: bytes) -> None:
         try:
@@ -382,6 +411,11 @@ class Vault:
         with self._locked():
             if not old.is_file():
                 raise NoteNotFound(f"no file '{source}' in the vault")
+            renaming_form = new.parent.exists() and os.path.samefile(old.parent, new.parent) and (
+                unicodedata.normalize("NFC", old.name) == unicodedata.normalize("NFC", new.name)
+            )  # Café in NFD renamed to NFC: the one allowed "twin"
+            if not renaming_form:
+                _refuse_twin(new, target)
             new.parent.mkdir(parents=True, exist_ok=True)
             moved_from = self.relative(old)
             _rename_new(old, new, target)
@@ -395,6 +429,7 @@ class SkipKind(StrEnum):
     """Why a note-like file is left out of the index (doctor gives each kind its fix)."""
 
     OUTSIDE_SYMLINK = "outside-symlink"
+    SYMLINK_TO_NON_NOTE = "symlink-to-non-note"  # e.g. to .brain/config.toml: brain's state is no note
     UNREADABLE = "unreadable"
     BINARY = "binary"
 
@@ -467,8 +502,13 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
 def _look(root_text: str, path: str, is_link: bool) -> tuple[int, int] | Skip | None:
     """A note file's (mtime_ns, size), why it is left out, or None when it is no file (gone, a folder)."""
     try:
-        if is_link and not os.path.realpath(path).startswith(root_text + os.sep):
-            return OUTSIDE_SYMLINK
+        if is_link:  # only links pay for realpath: what they lead to must be a note file by the same rule
+            target = os.path.realpath(path)
+            if not target.startswith(root_text + os.sep):
+                return OUTSIDE_SYMLINK
+            inside = target[len(root_text) + 1 :].replace(os.sep, "/")
+            if not is_note_path(inside):
+                return Skip(SkipKind.SYMLINK_TO_NON_NOTE, f"symlink leads to '{inside}', which is not a note file; not followed")
         info = os.stat(path)
     except FileNotFoundError:
         return None
@@ -519,6 +559,23 @@ def _rename_new(source: Path, target: Path, relative: str) -> None:
         os.replace(source, target)
         return
     source.unlink()
+
+
+def _refuse_twin(path: Path, relative: str) -> None:
+    """Refuse to create a file (or folder) whose name differs from one beside it only by Unicode
+    normalisation (`Café` typed as NFC and as NFD): two names that look like one. Only new files
+    pay for this (one listing of a folder): the first part of the path that does not exist yet is
+    compared with its neighbours."""
+    while not path.parent.exists():
+        path = path.parent
+    wanted = unicodedata.normalize("NFC", path.name)
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        if name != path.name and unicodedata.normalize("NFC", name) == wanted:
+            raise NoteExists(f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead")
 
 
 def parse_bytes(data: bytes, relative: str | None = None) -> Note:

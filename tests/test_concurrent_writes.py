@@ -9,10 +9,13 @@ lock, re-check and truncated-read guard, appends were lost to each other and to 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 WRITER = r"""
 import sys, time
@@ -77,3 +80,64 @@ def test_two_writers_and_an_editor_lose_no_acknowledged_write(vault, tmp_path: P
     missing = [line for line in acknowledged if line not in lines]
     assert missing == []
     assert lines[:8] == ["---", "title: Shared", "---", "", "A note two agents and an editor share.", "", "## Log", "- start"]
+
+
+# ---------------------------------------------------------------- a save between re-check and rename
+
+
+def _save_right_after_the_recheck(monkeypatch, save) -> None:
+    """Make an editor's save land exactly in the window between brain's last re-check and its rename."""
+    from brain.vault import Vault
+
+    recheck = Vault._recheck
+
+    def recheck_then_editor_saves(self, relative, path, expected):
+        recheck(self, relative, path, expected)
+        save(path)
+
+    monkeypatch.setattr(Vault, "_recheck", recheck_then_editor_saves)
+
+
+def _by_rename(path: Path) -> None:
+    editor_temp = path.with_name(".editor-save.tmp")
+    editor_temp.write_text("# Shared\n\neditor's save by rename\n")
+    os.replace(editor_temp, path)
+
+
+def _in_place(path: Path) -> None:
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(b"# Shared\n\neditor's save in place\n")
+
+
+@pytest.mark.parametrize("save, kept", [(_by_rename, "editor's save by rename"), (_in_place, "editor's save in place")])
+def test_a_save_between_the_recheck_and_the_rename_is_detected_and_kept(vault, monkeypatch, save, kept):
+    """Item 3's last window: a save in the microseconds after the re-check was overwritten silently.
+    The note is now exchanged with brain's temp file, so what it replaced is compared and put back."""
+    from brain.errors import WriteConflict
+    from brain.memory.corpus import Corpus
+    from brain.memory.notes import edit_note
+
+    note = vault.root / "notes" / "Shared.md"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text("# Shared\n\nfirst\n")
+    _save_right_after_the_recheck(monkeypatch, save)
+    with pytest.raises(WriteConflict, match="changed on disk while brain wrote it; nothing was written"):
+        edit_note(vault, Corpus(vault), "Shared", "append", content="brain's line")
+    assert note.read_text() == f"# Shared\n\n{kept}\n"  # the editor's save, whole
+    assert sorted(p.name for p in note.parent.iterdir()) == ["Shared.md"]  # no temp file left behind
+    monkeypatch.undo()
+    edit_note(vault, Corpus(vault), "Shared", "append", content="brain's line")  # a retry goes through
+    assert note.read_text() == f"# Shared\n\n{kept}\n\nbrain's line\n"
+
+
+def test_exchange_swaps_two_files(tmp_path):
+    from brain.fileswap import exchange
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.write_text("a")
+    second.write_text("b")
+    assert exchange(first, second)  # Linux with glibc >= 2.28 on a local file system, as CI runs
+    assert (first.read_text(), second.read_text()) == ("b", "a")
+    with pytest.raises(FileNotFoundError):
+        exchange(first, tmp_path / "missing")

@@ -17,7 +17,8 @@ from conftest import lexical_vault, note_text, put
 
 
 @pytest.fixture
-def vault(tmp_path):
+def vault(tmp_path, monkeypatch):
+    monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 0.0)  # these vaults are small: follow them anyway
     vault = lexical_vault(tmp_path / "vault")
     put(vault, "notes/first.md", note_text("First", "the first note"))
     index_vault(open_index(vault), embed=False)
@@ -55,6 +56,14 @@ def test_every_change_made_just_before_a_tracked_read_is_seen(vault):
     assert corpus.get("Second").path == "moved/second.md"
 
 
+def test_a_small_vault_is_not_followed(vault, monkeypatch):
+    monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 5.0)  # the default: a one-note vault scans in well under that
+    corpus = Corpus(vault)
+    for _ in range(3):
+        titles(corpus)
+    assert str(vault.root) not in fresh._trackers
+
+
 def test_reads_stay_right_when_the_tracker_stops(vault):
     corpus = Corpus(vault)
     titles(corpus), titles(corpus)
@@ -77,3 +86,57 @@ def test_the_marker_files_leave_nothing_behind(vault):
     for _ in range(5):
         titles(corpus)
     assert not [name for name in os.listdir(open_index(vault).dir) if name.startswith("fresh-")]
+
+
+def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
+    """The corpus reloads only changed rows, patches its resolver, and the catalog patches its
+    stamps after its own writes: each must end where a fresh start would."""
+    corpus = Corpus(vault)
+    calls: list[str] = []
+
+    def title_of(note):
+        calls.append(note.path)
+        return note.title
+
+    def check() -> None:
+        fresh_corpus = Corpus(vault)
+        assert [(n.path, n.title, n.body) for n in corpus.notes()] == [(n.path, n.title, n.body) for n in fresh_corpus.notes()]
+        for note in fresh_corpus.notes():
+            assert corpus.get(note.title).path == note.path
+        index = open_index(vault)
+        from brain.index.catalog import Catalog
+
+        assert index.catalog.stamps() == Catalog(index.catalog.path).stamps()
+
+    titles(corpus), titles(corpus)
+    for number in range(5):
+        put(vault, f"notes/n{number}.md", note_text(f"Note {number}", "text"))
+    check()
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", *(f"Note {n}" for n in range(5))]
+    calls.clear()
+    put(vault, "notes/n1.md", note_text("Renamed one", "new text"))  # an edit that changes the title
+    check()
+    with pytest.raises(Exception, match="no note named 'Note 1'"):
+        corpus.get("Note 1")
+    (vault.root / "notes/n2.md").unlink()  # a removal
+    os.replace(vault.root / "notes/n3.md", vault.root / "notes/moved.md")  # a move
+    check()
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", "Note 0", "Note 3", "Note 4", "Renamed one"]
+    assert sorted(calls) == ["notes/moved.md", "notes/n1.md"]  # only the changed notes were computed again
+
+
+def test_a_following_server_sees_a_change_made_just_before_its_read(vault):
+    """The MCP server follows its vault (a watcher, which batches events after a debounce) and
+    tracks the events for its own reads, so a read right after an edit already has it."""
+    from brain.index.search import search
+    from brain.index.watch import follow
+
+    watcher = follow(vault, embed=False)
+    assert watcher is not None and watcher.caught_up.wait(30)
+    try:
+        for round_ in range(10):
+            put(vault, "notes/first.md", note_text("First", f"zebra{round_} grazing"))
+            hits = search(open_index(vault), f"zebra{round_}", mode="text")
+            assert [hit.path for hit in hits] == ["notes/first.md"]
+    finally:
+        watcher.stop()

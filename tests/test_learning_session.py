@@ -167,7 +167,7 @@ def test_model_endpoint_segments_and_words_and_falls_back(example):
         assert "Steps:\nd001 decision [failure]" in received[0]["messages"][1]["content"]
         out = cli(example, "tip", "learn", "EPISODE-2026-03-27-session-15", "--model")
         assert "warning: model not used for EPISODE-2026-03-27-session-15 (the reply is not JSON" in out.stderr
-        assert out.stdout.startswith("EPISODE-2026-03-27-session-15: 5 new tips")  # learned by rules instead
+        assert out.stdout.startswith("EPISODE-2026-03-27-session-15: 4 new tips")  # learned by rules instead
     missing = Vault(example.root)
     (missing.brain_dir / "config.toml").write_text("", encoding="utf-8")
     with pytest.raises(Exception, match=r"--model needs \[learning\] model_url and model"):
@@ -207,6 +207,11 @@ def test_mcp_learning_tools_with_a_scripted_client_model(example):
             assert "TIP-recover-from-cache-stampede" in text_of(guide)
             boot = client.ok("bootstrap_context", {"task": "Database load comes in waves after a cache flush", "days": 100000})
             assert text_of(boot).startswith("# Context for: Database load comes in waves")
+            facts = client.ok("bootstrap_context", {"task": "Shorten the mobile access token TTL", "namespaces": ["ledger-auth"]})
+            assert (
+                '## Facts valid now\n- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17): '
+                '{"clients":["ledger-ios","ledger-android"],"seconds":900} [[FACT-mobile-access-token-ttl-v2]]\n'
+            ) in text_of(facts)
             client.bad("save_trajectory", {"steps": [{"thought": "no action"}], "task": "t"}, "step 1 needs an 'action'")
             client.bad("save_trajectory", {}, "give either an episode or the steps of a trajectory")
             client.bad("get_guidelines", {"task": "  "}, "give the task to find guidelines for")

@@ -32,6 +32,8 @@ def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None
     if report.embed is not None:
         embed = report.embed
         line += f"; vectors: {embed.embedded} chunks embedded, {embed.kept} unchanged, {embed.deleted} deleted ({report.embedder})"
+        if report.lost_vectors:
+            line += f"; {report.lost_vectors} of them had been lost from the vector store"
     else:
         line += "; embeddings skipped"
     typer.echo(line)
@@ -69,6 +71,10 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
     freshness = "up to date" if found.fresh else (
         f"{found.changed_files} files changed and {found.pending_vectors} notes wait for vectors since the last index; run `brain index`"
     )
+    if found.vectors_missing or found.vectors_extra:
+        wrong = [f"lacks {found.vectors_missing} of {found.chunks} chunks ({found.vectors_missing_notes} notes)"] if found.vectors_missing else []
+        wrong += [f"holds {found.vectors_extra} chunks the catalog does not know"] if found.vectors_extra else []
+        freshness = f"the vector store {' and '.join(wrong)}; run `brain index` to repair it"
     typer.echo(f"index     {freshness} (last updated {found.updated_at or 'never'}{'; watcher running' if found.watcher else ''})")
     typer.echo(f"vectors   {found.chunks} chunks in {found.vector_store}" + (
         f"; written by {found.vectors_embedder}" if found.vectors_embedder and found.vectors_embedder != found.embedder else ""))

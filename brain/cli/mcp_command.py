@@ -25,6 +25,11 @@ def mcp(
         list[str] | None,
         typer.Option("--allow-host", help="With --http: a further Host name clients may use (DNS-rebinding check); repeat for more."),
     ] = None,
+    session_idle: Annotated[
+        float | None,
+        typer.Option("--session-idle", min=0.1, max=86400, show_default=False,
+                     help="With --http: seconds after which a session with no request in flight is closed and freed (default 600)."),
+    ] = None,
 ) -> None:
     """Serve the vault to AI agents (Claude Desktop, Claude Code, Cursor, any MCP client).
 
@@ -39,7 +44,7 @@ def mcp(
     if not http:
         mcp_server.run_stdio(built)
         return
-    mcp_server.run_http(built, host=host, port=port, token=token, allowed_hosts=allow_host or ())
+    mcp_server.run_http(built, host=host, port=port, token=token, allowed_hosts=allow_host or (), session_idle=session_idle or mcp_server.SESSION_IDLE_SECONDS)
 
 
 def register(app: typer.Typer) -> None:

@@ -55,6 +55,7 @@ class Catalog:
         self._df: dict[str, int] = {}
         self._df_generation: str | None = None
         self._stamps_generation = -1
+        self._written: set[str] | None = None  # paths the open write transaction changed (None: too many to track)
 
     @classmethod
     def for_index_dir(cls, index_dir: Path) -> Catalog:
@@ -78,6 +79,8 @@ class Catalog:
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
+                before = self.generation()
+                self._written = set()
                 yield self.db
                 self.db.execute(
                     "INSERT INTO meta(key, value) VALUES('generation', '1') "
@@ -88,8 +91,38 @@ class Catalog:
                 )
                 self.db.execute("COMMIT")
             except BaseException:
+                self._written = None
                 self.db.execute("ROLLBACK")
                 raise
+            self._restamp(before)
+
+    def _restamp(self, before: int) -> None:
+        """After our own commit: patch the cached stamps with the rows it changed, instead of
+        reloading every row at the next `stamps()` (a write of one note would cost a 10k-row read)."""
+        written, self._written = self._written, None
+        if self._stamps is None or self._stamps_generation != before or written is None or len(written) > 1000:
+            return  # someone else wrote in between, or too much changed: reload when asked
+        stamps = dict(self._stamps)  # callers may hold the old dict: never change it under them
+        paths = sorted(written)
+        for start in range(0, len(paths), 500):
+            part = paths[start : start + 500]
+            rows = self.db.execute(
+                f"SELECT id, path, mtime_ns, size, sha256 FROM notes WHERE path IN ({','.join('?' * len(part))})", part
+            ).fetchall()
+            for path in part:
+                stamps.pop(path, None)
+            stamps.update((row[1], Stamp(*row)) for row in rows)
+        if self.db.execute("SELECT COUNT(*) FROM notes").fetchone()[0] != len(stamps):
+            return  # rows changed some other way than put/touch/remove: reload when asked
+        self._stamps, self._stamps_generation = stamps, before + 1
+
+    def _wrote(self, *paths: str | None) -> None:
+        if self._written is not None:
+            self._written.update(path for path in paths if path)
+
+    def _path_of(self, note_id: int) -> str | None:
+        row = self.db.execute("SELECT path FROM notes WHERE id = ?", (note_id,)).fetchone()
+        return row[0] if row else None
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         with self._lock:
@@ -133,6 +166,20 @@ class Catalog:
         """path -> the generation its row last changed in."""
         with self._lock:
             return dict(self.db.execute("SELECT path, gen FROM notes").fetchall())
+
+    def changes_since(self, generation: int) -> tuple[int, dict[str, int], int]:
+        """(generation now, path -> gen of the rows changed after `generation`, how many notes there
+        are), from one snapshot. A reader that knows the notes as of `generation` can tell from the
+        count whether any was removed since (then it needs `note_versions`)."""
+        with self._lock:
+            self.db.execute("BEGIN")
+            try:
+                now = self.generation()
+                changed = dict(self.db.execute("SELECT path, gen FROM notes WHERE gen > ?", (generation,)).fetchall())
+                count = self.db.execute("SELECT COUNT(*) FROM notes").fetchone()[0]
+            finally:
+                self.db.execute("COMMIT")
+        return now, changed, count
 
     def load(self, paths: list[str] | None = None) -> dict[str, Note]:
         """Parsed notes from their stored form, without re-parsing (all, or the given paths)."""
@@ -214,6 +261,9 @@ class Catalog:
         if note_id is None:
             existing = self.db.execute("SELECT id FROM notes WHERE path = ?", (row.path,)).fetchone()
             note_id = existing[0] if existing else None
+        else:
+            self._wrote(self._path_of(note_id))  # a move: the old path goes
+        self._wrote(row.path)
         if note_id is None:
             note_id = self.db.execute(f"INSERT INTO notes({_COLUMNS}) VALUES({','.join('?' * 14)})", values).lastrowid
         else:
@@ -234,10 +284,12 @@ class Catalog:
 
     def touch(self, note_id: int, mtime_ns: int, size: int) -> None:
         """The file's stat changed but its bytes did not: nothing to re-parse."""
+        self._wrote(self._path_of(note_id))
         self.db.execute("UPDATE notes SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, note_id))
 
     def remove(self, note_id: int) -> None:
         """Forget a note. Its `chunks` rows stay until the vector store has dropped them."""
+        self._wrote(self._path_of(note_id))
         self._clear_derived(note_id)
         self.db.execute("DELETE FROM notes WHERE id = ?", (note_id,))
         self.db.execute("INSERT OR IGNORE INTO gone(note_id) VALUES(?)", (note_id,))
@@ -255,6 +307,7 @@ class Catalog:
 
     def clear(self) -> None:
         """Drop every note row (for reindex); meta counters survive so readers see a change."""
+        self._written = None
         for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts"):
             self.db.execute(f"DELETE FROM {table}")
         self.set_meta("embedder", None)
@@ -323,6 +376,19 @@ class Catalog:
     def chunk_count(self) -> int:
         with self._lock:
             return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def chunk_ids(self) -> list[tuple[int, str]]:
+        """(note id, chunk id) of every chunk the vector store should hold."""
+        with self._lock:
+            return self.db.execute("SELECT note_id, id FROM chunks").fetchall()
+
+    def forget_vectors(self, note_ids: list[int]) -> None:
+        """Inside `write()`: these notes' vectors are lost; their chunks wait to be embedded again."""
+        for start in range(0, len(note_ids), 500):
+            part = note_ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            self.db.execute(f"DELETE FROM chunks WHERE note_id IN ({marks})", part)
+            self.db.execute(f"UPDATE notes SET embedded_sha = NULL WHERE id IN ({marks})", part)
 
     def note_row(self, note_id: int) -> tuple[str, str, str, str, str] | None:
         """(path, type, folder, sha256, text) of a note."""

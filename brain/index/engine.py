@@ -64,6 +64,7 @@ class Index:
         self._spans: tuple | None = None
         self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
         self._thread_lock = threading.RLock()
+        self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
         with self.locked():  # creating the schema is a write
             self.catalog = Catalog.for_index_dir(self.dir)
 
@@ -106,13 +107,14 @@ class Index:
     # ------------------------------------------------------------ locks
 
     @contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        timeout = LOCK_TIMEOUT if timeout is None else timeout
         with self._thread_lock:
             try:
-                self._file_lock.acquire()
+                self._file_lock.acquire(timeout=timeout)
             except Timeout:
                 raise IndexBusy(
-                    f"another brain process has held {self.dir / 'index.lock'} for over {LOCK_TIMEOUT:.0f} s; "
+                    f"another brain process has held {self.dir / 'index.lock'} for over {timeout:g} s; "
                     "if none is running, delete that file"
                 ) from None
             try:
@@ -122,6 +124,8 @@ class Index:
 
     def watcher_alive(self) -> bool:
         """True while some process runs `brain watch` on this vault (it holds watch.lock)."""
+        if self.watched_here:  # no need to probe the lock file on every read (the MCP server follows its vault)
+            return True
         probe = FileLock(str(self.dir / "watch.lock"), timeout=0, thread_local=False)
         try:
             probe.acquire()

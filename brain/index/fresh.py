@@ -11,9 +11,10 @@ Three cases, cheapest first:
   change made before the read has been seen by then (about a millisecond).
 - Otherwise: a stat scan of every note file (`scan.scan`), ~30 ms at 10,000 notes.
 
-A process starts a tracker at its second read of a vault, so a one-shot command that reads once
-never pays for the observer, while a script, notebook or benchmark that reads repeatedly stops
-re-statting the vault. A tracker writes nothing and takes no lock (`brain watch` can still start
+A process starts a tracker at its second read of a vault whose stat scan took `TRACK_FROM_SCAN_MS`
+or more (about 2,000 notes): starting one (watchdog, a kernel watch per folder, two threads) costs
+tens of milliseconds, more than a small vault's scans, while on a large vault a script, notebook,
+server or long command stops paying ~30 ms per read. A tracker writes nothing and takes no lock (`brain watch` can still start
 beside it); it only notes which paths changed. Events can be lost (a kernel queue overflow, a
 network file system whose other clients' writes raise no event), so a tracked vault still gets
 a full scan every `RESCAN_EVERY` seconds of reading, and at once if the observer has stopped.
@@ -38,7 +39,8 @@ from brain.vault import is_note_path
 if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent
 
-TRACK_FROM_READ = 2  # the read of a vault (in this process) that starts following its file events
+TRACK_FROM_READ = 2  # the read of a vault (in this process) that may start following its file events
+TRACK_FROM_SCAN_MS = 5.0  # ... when its last full stat scan took this long
 MAX_TRACKED = 8  # vaults followed at once; the least recently read one stops first
 RESCAN_EVERY = 60.0  # seconds: a tracked vault is still fully re-scanned this often
 MARKER_WAIT = 2.0  # seconds to wait for the marker's event before falling back to a full scan
@@ -152,6 +154,7 @@ class Tracker:
 
 
 _reads: dict[str, int] = {}
+_scan_ms: dict[str, float] = {}  # how long the last full scan of each vault took
 _trackers: OrderedDict[str, Tracker] = OrderedDict()
 _registry = threading.Lock()
 
@@ -159,12 +162,35 @@ _registry = threading.Lock()
 def ensure_fresh(index: Index) -> bool:
     """Bring the catalog up to date before a read (see the module doc). True when a watcher keeps
     it current, so the caller may leave further work (embedding) to that watcher."""
+    root = str(index.vault.root)
+    with _registry:
+        tracker = _trackers.get(root)
+        if tracker is not None:
+            _trackers.move_to_end(root)
+    if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
+        _apply(index, tracker)
+        return index.watcher_alive()
     if index.watcher_alive():
         return True
-    tracker = _tracker(index)
+    tracker = _maybe_track(index)
     if tracker is None:
+        started = time.perf_counter()
         scan(index)
-        return False
+        _scan_ms[root] = (time.perf_counter() - started) * 1000
+    else:
+        _apply(index, tracker)
+    return False
+
+
+def track(index: Index) -> None:
+    """Follow this vault's file events from now on (a long-lived process that knows it will read
+    often, such as the MCP server, need not wait for its second read)."""
+    with _registry:
+        if str(index.vault.root) not in _trackers:
+            _start(index)
+
+
+def _apply(index: Index, tracker: Tracker) -> None:
     paths, full = tracker.take()
     try:
         if full:
@@ -174,29 +200,30 @@ def ensure_fresh(index: Index) -> bool:
     except BaseException:
         tracker.missed()
         raise
-    return False
 
 
-def _tracker(index: Index) -> Tracker | None:
+def _maybe_track(index: Index) -> Tracker | None:
     root = str(index.vault.root)
     with _registry:
-        tracker = _trackers.get(root)
-        if tracker is not None:
-            _trackers.move_to_end(root)
-            return tracker
         _reads[root] = _reads.get(root, 0) + 1
-        if _reads[root] < TRACK_FROM_READ:
+        if _reads[root] < TRACK_FROM_READ or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS:
             return None
-        try:
-            tracker = Tracker(index)
-        except Exception as error:  # noqa: BLE001 - no events (watch limit, odd file system): stat scans it is
-            log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
-            _reads[root] = -(2**62)  # never reaches TRACK_FROM_READ again: do not retry in this process
-            return None
-        _trackers[root] = tracker
-        if len(_trackers) > MAX_TRACKED:
-            _trackers.popitem(last=False)[1].stop()
-        return tracker
+        return _start(index)
+
+
+def _start(index: Index) -> Tracker | None:
+    """A new tracker for the vault (the caller holds `_registry`), or None when events cannot be had."""
+    root = str(index.vault.root)
+    try:
+        tracker = Tracker(index)
+    except Exception as error:  # noqa: BLE001 - no events (watch limit, odd file system): stat scans it is
+        log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
+        _reads[root] = -(2**62)  # never reaches TRACK_FROM_READ again: do not retry in this process
+        return None
+    _trackers[root] = tracker
+    if len(_trackers) > MAX_TRACKED:
+        _trackers.popitem(last=False)[1].stop()
+    return tracker
 
 
 def stop_tracking() -> None:
@@ -206,3 +233,4 @@ def stop_tracking() -> None:
             tracker.stop()
         _trackers.clear()
         _reads.clear()
+        _scan_ms.clear()

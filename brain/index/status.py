@@ -5,8 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from brain.errors import IndexBusy
+from brain.index.consistency import VectorCheck, check_vectors
 from brain.index.engine import existing_index, open_index, warn_once
 from brain.vault import Skip, Vault, note_files
+
+LOCK_WAIT = 2.0  # seconds status waits for a writer before it skips the vector check
 
 
 @dataclass(frozen=True)
@@ -25,10 +29,15 @@ class IndexStatus:
     vectors_embedder: str | None = None  # the embedder that wrote the vectors
     vector_store: str | None = None
     watcher: bool = False
+    # What the vector store lacks or holds beyond the catalog (see index/consistency.py);
+    # None when not checked (no vectors yet, another embedder's, or the index busy writing).
+    vectors_missing: int | None = None  # chunk records the catalog expects and the store lacks
+    vectors_missing_notes: int | None = None  # notes those records belong to
+    vectors_extra: int | None = None  # records no chunk of the catalog stands for
 
     @property
     def fresh(self) -> bool:
-        return self.indexed and self.changed_files == 0 and self.pending_vectors == 0
+        return self.indexed and self.changed_files == 0 and self.pending_vectors == 0 and not self.vectors_missing and not self.vectors_extra
 
 
 def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: bool = True) -> IndexStatus:
@@ -53,7 +62,8 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
     updated = catalog.get_meta("updated_at")
     when = datetime.fromtimestamp(float(updated), tz=timezone.utc).isoformat(timespec="seconds") if updated else None
     written = catalog.get_meta("embedder")
-    embedder = index.embedder if with_embedder else None
+    embedder = index.embedder if with_embedder or written else None
+    check = _vector_check(index) if embedder is not None and written == embedder.id else None
     return IndexStatus(
         vault=str(vault.root),
         indexed=True,
@@ -69,4 +79,17 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
         vectors_embedder=written,
         vector_store=index.vectors.location if embedder else None,
         watcher=index.watcher_alive(),
+        vectors_missing=check.missing if check else None,
+        vectors_missing_notes=len(check.missing_notes) if check else None,
+        vectors_extra=len(check.extra) if check else None,
     )
+
+
+def _vector_check(index) -> VectorCheck | None:
+    """The catalog/vector check, under the index lock (a write in progress changes the store
+    first); skipped when a writer holds the lock for long."""
+    try:
+        with index.locked(timeout=LOCK_WAIT):
+            return check_vectors(index)
+    except IndexBusy:
+        return None

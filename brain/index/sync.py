@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from brain.index.consistency import repair_vectors
 from brain.index.embedding import EmbedResult, embed_pending
 from brain.index.engine import Index, existing_index
 from brain.index.scan import Progress, ScanResult, scan
@@ -34,6 +35,7 @@ class IndexReport:
     embed: EmbedResult | None
     notes: int
     embedder: str | None
+    lost_vectors: int = 0  # chunk records the vector store had lost, embedded again
 
 
 # ---------------------------------------------------------------- entry points
@@ -42,10 +44,14 @@ class IndexReport:
 def index_vault(index: Index, *, embed: bool = True, progress: Progress | None = None) -> IndexReport:
     """`brain index`: bring the catalog (and, unless embed=False, the vectors) up to date."""
     scanned = scan(index, progress=progress)
+    repaired = repair_vectors(index) if embed else None  # what the store lost is embedded again below
     embedded = embed_pending(index, progress=progress) if embed else None
     if embedded is not None and (embedded.embedded or embedded.deleted or not index.vectors.snapshot_path.exists()):
         index.vectors.matrix()  # leaves a current snapshot: the next one-shot search loads one file
-    return IndexReport(scanned, embedded, sum(index.catalog.counts_by_type().values()), index.embedder.id if embed else None)
+    lost = repaired.missing if repaired else 0
+    if repaired and embedded:
+        embedded.deleted += len(repaired.extra)
+    return IndexReport(scanned, embedded, sum(index.catalog.counts_by_type().values()), index.embedder.id if embed else None, lost)
 
 
 def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None = None) -> IndexReport:

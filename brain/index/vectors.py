@@ -24,6 +24,7 @@ from contextlib import contextmanager
 import hashlib
 import os
 import re
+import secrets
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 GENERATION_KEY = "vectors_generation"
 EMBEDDER_KEY = "embedder"
+ROOT_KEY = "vault_root"  # collection metadata on a server: the folder of the vault that uses it
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,38 @@ def vault_identity(vault_root: Path) -> str:
     return identity
 
 
+def renew_vault_identity(vault_root: Path) -> str:
+    """Give the vault a new id (a copy found sharing its original's collection on a server)."""
+    slug = re.sub(r"[^a-zA-Z0-9]+", "-", vault_root.name).strip("-")[:40] or "vault"
+    identity = f"{slug}-{secrets.token_hex(5)}"
+    path = vault_root / ".brain" / "vault-id"
+    temp = path.with_name(f".vault-id-{os.getpid()}.tmp")
+    temp.write_text(identity + "\n", encoding="utf-8")
+    os.replace(temp, path)
+    return identity
+
+
+def is_copy(claimed_root: str | None, vault_root: Path) -> bool:
+    """Whether the vault at `vault_root` is a copy of the vault that claimed its collection.
+
+    A collection on a Chroma server is shared by every folder with the same `.brain/vault-id`,
+    and `cp -r` copies that file. The collection records the root of the vault that last used
+    it: another folder that still exists and still holds the same id is the original, so this
+    one is a copy. A plain move leaves no such folder (or the id there changed), so the moved
+    vault takes the collection over, vectors and all.
+    """
+    if not claimed_root:
+        return False
+    claimed = Path(claimed_root)
+    try:
+        if claimed == vault_root or os.path.samefile(claimed, vault_root):
+            return False
+        theirs = (claimed / ".brain" / "vault-id").read_text(encoding="utf-8").strip()
+    except OSError:  # the claimed folder is gone (the vault moved) or has no id
+        return False
+    return theirs == vault_identity(vault_root)
+
+
 def parse_url(url: str) -> tuple[str, int, bool]:
     parsed = urlparse(url if "://" in url else f"http://{url}")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
@@ -100,6 +134,7 @@ class VectorStore:
         if chroma_url:
             parse_url(chroma_url)  # a bad URL is an error at once, not at the first write
         self.chroma_url = chroma_url
+        self.vault_root = Path(vault_root)
         self.path = catalog.path.parent / "chroma"
         self.name = collection_name(vault_root, embedder_id)
         self._client: Any = None
@@ -164,12 +199,14 @@ class VectorStore:
         self.check_embedder()
         self._check_fresh()
         if self._collection is None:
+            if not create and not self.chroma_url and not self.path.exists():
+                return None  # a reader (status) never creates the embedded store
             if self._client is None:
                 self._client = self._connect()
             if create:
                 self._collection = self._client.get_or_create_collection(
                     self.name,
-                    metadata={"embedder": self.embedder_id, "dim": self.dim},
+                    metadata={"embedder": self.embedder_id, "dim": self.dim, ROOT_KEY: str(self.vault_root)},
                     configuration={"hnsw": {"space": "cosine"}},
                     embedding_function=None,  # brain embeds; Chroma's own function must never run (or download)
                 )
@@ -185,20 +222,45 @@ class VectorStore:
                 raise IndexMismatch(
                     f"collection '{self.name}' holds vectors of embedder '{found}', not '{self.embedder_id}'; run `brain reindex`"
                 )
+            if self.chroma_url:
+                self._claim(create)
         return self._collection
 
+    def _claim(self, create: bool) -> None:
+        """On a server, make sure the collection is this vault's, not its original's (see `is_copy`).
+
+        A copy gets a new id and an empty collection of its own: the vector check (`consistency`)
+        then finds every chunk missing and `brain index` embeds them again.
+        """
+        metadata = dict(self._collection.metadata or {})
+        mine = str(self.vault_root)
+        if metadata.get(ROOT_KEY) == mine:
+            return
+        if is_copy(metadata.get(ROOT_KEY), self.vault_root):
+            renew_vault_identity(self.vault_root)
+            self.name = collection_name(self.vault_root, self.embedder_id)
+            self._collection = None
+            self.collection(create)  # the copy's own collection (None when create=False: nothing yet)
+            return
+        self._collection.modify(metadata={**metadata, ROOT_KEY: mine})
+
     @_serialized
-    def other_collection(self, name: str) -> Any:
-        """Another collection on this store's Chroma client (e.g. the query vectors of recorded runs).
+    def other_collection(self, kind: str) -> Any:
+        """Another collection of this vault on this store's Chroma client (e.g. `runs`, the query
+        vectors of recorded runs), named `collection_name(vault_root, kind)`, so `brain reindex`
+        drops it with the rest.
 
         Fetched again on each call: the client is replaced when another process changed the store.
-        Named with `collection_name(vault_root, ...)`, it is dropped by `brain reindex` with the rest.
+        On a server the vault's own collection is claimed first (see `_claim`): a copied vault
+        must not write into its original's collections.
         """
+        if self.chroma_url:
+            self.collection()
         self._check_fresh()
         if self._client is None:
             self._client = self._connect()
         return self._client.get_or_create_collection(
-            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+            collection_name(self.vault_root, kind), configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
         )
 
     def written(self) -> None:
@@ -239,13 +301,23 @@ class VectorStore:
             for start in range(0, len(ids), 5000):
                 collection.delete(ids=list(ids[start : start + 5000]))
 
-    @_serialized
     # ------------------------------------------------------------ reading
 
     @_serialized
     def count(self) -> int:
         collection = self.collection(create=False)
         return collection.count() if collection is not None else 0
+
+    @_serialized
+    def record_ids(self) -> set[str]:
+        """The id of every record the collection holds (the vector check, when counts differ)."""
+        collection = self.collection(create=False)
+        if collection is None:
+            return set()
+        found: set[str] = set()
+        for offset in range(0, collection.count(), 5000):
+            found.update(collection.get(include=[], limit=5000, offset=offset)["ids"])
+        return found
 
     @_serialized
     def matrix(self) -> ChunkMatrix:

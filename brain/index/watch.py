@@ -28,7 +28,7 @@ from watchdog.observers import Observer
 from brain.errors import IndexBusy
 from brain.index.embedding import embed_pending
 from brain.index.engine import Index, existing_index
-from brain.index.fresh import event_paths
+from brain.index.fresh import event_paths, track
 from brain.index.scan import scan
 from brain.index.sync import index_vault, update_paths
 from brain.vault import Vault
@@ -81,12 +81,17 @@ class Watcher:
         try:  # first of all: a second watcher is refused before it indexes anything
             self._lock.acquire()
         except Timeout:
-            raise IndexBusy(f"another `brain watch` is already watching {self.vault.root}; stop it first") from None
+            raise IndexBusy(
+                f"another brain process (`brain watch` or `brain mcp`) is already watching {self.vault.root} "
+                "and keeps its index current; stop it first to watch from here"
+            ) from None
+        self.index.watched_here = True
         try:
             self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
             self._observer.start()  # first, so nothing that changes during the catch-up is missed
             index_vault(self.index, embed=self.embed)
         except BaseException:
+            self.index.watched_here = False
             self._lock.release()
             raise
         self._thread.start()
@@ -102,6 +107,7 @@ class Watcher:
         if self._thread.is_alive():
             self._thread.join(timeout=30)
         if self._lock.is_locked:
+            self.index.watched_here = False
             self._lock.release()
 
     def __enter__(self) -> Watcher:
@@ -197,13 +203,17 @@ class Watcher:
 
 def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
     """Keep this vault's index current from file events for the life of this process (the MCP
-    server does this), so its reads trust the catalog instead of statting every file. Nothing
-    when the vault has no index yet or another process already watches it. The catch-up index
+    server does this), so its reads never stat every file, and track the events for this
+    process's reads (fresh.track). No watcher when the vault has no index yet or another
+    process already watches it. The catch-up index
     run happens on a background thread: the caller never waits for it."""
     from filelock import Timeout
 
     index = existing_index(vault)
-    if index is None or index.watcher_alive():
+    if index is None:
+        return None
+    track(index)  # and reads re-check what changed before them at once, not after the watcher's debounce
+    if index.watcher_alive():
         return None
     watcher = Watcher(index, embed=embed)
 

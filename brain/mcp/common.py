@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
+from pydantic import ValidationError
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
@@ -19,6 +20,38 @@ from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class BrainServer(MCPServer):
+    """The SDK's server, with arguments of the wrong type or missing reported in one line.
+
+    The SDK turns a pydantic `ValidationError` into a tool error holding pydantic's text:
+    several lines ending in a documentation URL, naming an internal model. An agent needs the
+    argument and what is wrong with it, once.
+    """
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if type(error) is ToolError and isinstance(cause, ValidationError):
+                raise ToolError(argument_errors(name, cause)) from cause
+            raise
+
+
+def argument_errors(tool: str, error: ValidationError) -> str:
+    """One line naming each wrong argument, e.g. `read_note: argument 'name' should be a valid string (got 5)`."""
+    parts = []
+    for problem in error.errors(include_url=False):
+        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        if problem["type"] == "missing":
+            parts.append(f"argument '{where}' is required")
+            continue
+        message = problem["msg"].removeprefix("Input ").replace("\n", " ")
+        given = repr(problem.get("input"))
+        parts.append(f"argument '{where}' {message[:1].lower() + message[1:]} (got {given[:60] + '...' if len(given) > 60 else given})")
+    return f"{tool}: " + "; ".join(parts)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
 from brain.index.watch import follow
 from brain.mcp import tools_causal, tools_episodic, tools_facts, tools_learning, tools_notes, tools_runs
-from brain.mcp.common import ServerState
+from brain.mcp.common import BrainServer, ServerState
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
@@ -66,7 +66,7 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
     vault = vault if isinstance(vault, Vault) else Vault.find(vault)
     state = ServerState(vault=vault, corpus=Corpus(vault))
     _attach_index(vault)
-    server = MCPServer(
+    server = BrainServer(
         "brain",
         title="brain vault memory",
         instructions=INSTRUCTIONS,
@@ -99,7 +99,9 @@ def run_stdio(server: MCPServer) -> None:
     server.run("stdio")
 
 
-def http_app(server: MCPServer, *, host: str, port: int, token: str | None, allowed_hosts: Iterable[str] = ()) -> ASGIApp:
+def http_app(
+    server: MCPServer, *, host: str, port: int, token: str | None, allowed_hosts: Iterable[str] = (), session_idle: float = SESSION_IDLE_SECONDS
+) -> ASGIApp:
     """The streamable HTTP app at /mcp, with DNS-rebinding protection and, given a token, bearer auth."""
     names = list(dict.fromkeys([*LOOPBACK_HOSTS, _bracket(host), *(_bracket(name) for name in allowed_hosts)]))
     security = TransportSecuritySettings(
@@ -109,7 +111,7 @@ def http_app(server: MCPServer, *, host: str, port: int, token: str | None, allo
     )
     # Idle sessions are closed and freed (2,000 abandoned sessions once held 74 MB for good).
     app: ASGIApp = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=security, host=host, session_idle_timeout=SESSION_IDLE_SECONDS
+        streamable_http_path=MCP_PATH, transport_security=security, host=host, session_idle_timeout=session_idle
     )
     return BearerTokenMiddleware(app, token) if token else app
 
@@ -131,11 +133,17 @@ def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False)
 
 
 def run_http(
-    server: MCPServer, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: str | None = None, allowed_hosts: Iterable[str] = ()
+    server: MCPServer,
+    *,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    allowed_hosts: Iterable[str] = (),
+    session_idle: float = SESSION_IDLE_SECONDS,
 ) -> None:
     import uvicorn
 
-    app = http_app(server, host=host, port=port, token=token, allowed_hosts=allowed_hosts)
+    app = http_app(server, host=host, port=port, token=token, allowed_hosts=allowed_hosts, session_idle=session_idle)
     auth = "bearer token required" if token else f"no token (set {TOKEN_ENV} to require one)"
     print(f"brain mcp: serving on http://{_bracket(host)}:{port}{MCP_PATH} ({auth})", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -148,7 +148,7 @@ def caused_by_graph(corpus: Corpus) -> CausedByGraph:
     broken: list[BrokenCause] = []
     resolved: dict[str, list[str]] = {}  # a cause is usually named by several notes: resolve it once
     for path, note in by_path.items():
-        named = causes_named(note)
+        named = corpus.memo("causes_named", note, causes_named)
         if not named:
             continue
         causes: list[str] = []

@@ -18,7 +18,7 @@ from brain.vault import SkipKind, Vault
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # malformed | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index | tampered-fact | unhashed-fact | journal
+    kind: str  # malformed | duplicate-name | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index | tampered-fact | unhashed-fact | journal
     path: str
     message: str
     fix: str
@@ -64,6 +64,9 @@ def check_notes(corpus: Corpus) -> list[Finding]:
                 findings.append(
                     Finding("ambiguous-link", path, f"[[{target}]] matches {', '.join(found)}", "link by path, e.g. [[folder/Title]]")
                 )
+    for twins in resolver.twins:
+        findings.append(Finding("duplicate-name", twins[0], f"{' and '.join(repr(path) for path in twins)} are one name written in two Unicode forms (NFC and NFD)",
+                                "merge them into one note (read each by its exact path), then delete the other"))
     for cycle in find_cycles(corpus):
         titles = [resolver.titles.get(node, node.removeprefix("missing:")) for node in cycle]
         findings.append(
@@ -75,6 +78,7 @@ def check_notes(corpus: Corpus) -> list[Finding]:
 
 _SKIP_FIXES = {
     SkipKind.OUTSIDE_SYMLINK: "move the note into the vault, or replace the link with a copy",
+    SkipKind.SYMLINK_TO_NON_NOTE: "remove the link; brain reads only .md files outside hidden and tool folders",
     SkipKind.BINARY: "remove the file, or rename it so it does not end in .md",
     SkipKind.UNREADABLE: "fix the file (its permissions, or a link that loops), then run `brain index`",
 }
@@ -97,6 +101,14 @@ def check_index(vault: Vault) -> list[Finding]:
     if status.vectors_embedder and status.pending_vectors:
         findings.append(Finding("stale-index", where, f"{status.pending_vectors} notes wait for their vectors",
                                 "run `brain index`"))
+    if status.vectors_missing:
+        findings.append(Finding("stale-index", where,
+                                f"the vector store lacks {status.vectors_missing} of {status.chunks} chunks "
+                                f"({status.vectors_missing_notes} notes): vector search cannot find them",
+                                "run `brain index` to embed them again"))
+    if status.vectors_extra:
+        findings.append(Finding("stale-index", where, f"the vector store holds {status.vectors_extra} chunks the catalog does not know",
+                                "run `brain index` to drop them"))
     if status.vectors_embedder:
         from brain.index.engine import open_index
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from brain.errors import IndexMismatch
 from brain.index.engine import open_index
-from brain.index.vectors import GENERATION_KEY, collection_name
+from brain.index.vectors import GENERATION_KEY
 from brain.vault import Vault
 
 COLLECTION = "runs"
@@ -66,7 +66,7 @@ class RunVectors:
         return self.index.embedder.id
 
     def _collection(self) -> Any:
-        return self.index.vectors.other_collection(collection_name(self.vault.root, COLLECTION))
+        return self.index.vectors.other_collection(COLLECTION)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         embedder = self.index.embedder

@@ -1,8 +1,12 @@
 """The session protocol (ADR-018): a compact context to start a task with, and the end of a session.
 
 Start (`bootstrap`): recent failure episodes (7 days by default), antipattern warnings, the
-patterns whose trigger is close to the task, and the tips for the task (guidelines), packed in
-that order of priority into a token budget.
+facts valid now about the subjects the task names, the patterns whose trigger is close to the
+task, and the tips for the task (guidelines), packed in that order of priority into a token
+budget. A fact subject is named by the task when every word of it is a word of the task
+(`mobile-access-token-ttl` in "shorten the mobile access token TTL"; plural or not); the facts
+come from the facts service's recall, so they are the ones valid now, in the namespaces given
+(default: the configured one), and each recall is journaled like any other.
 
 End (`end_session`): extract the episode from the session log, record its outcome as evidence on
 the patterns it used (named with --pattern, or named in the log), learn its tips, and report the
@@ -26,13 +30,18 @@ from brain.memory.corpus import Corpus
 from brain.memory.episodes import list_episodes, store_episode
 from brain.memory.extract import extract_file
 from brain.memory.similarity import cosine, text_vectors
-from brain.memory.tips import DEFAULT_THRESHOLD, Guidelines, LearnResult, guidelines, learn_episode
+from brain.memory.tips import Guidelines, LearnResult, guidelines, learn_episode
+from brain.notes.fact import canonical_json, format_time
 from brain.vault import Vault
 
 DEFAULT_BUDGET = 1500
 DEFAULT_DAYS = 7
 PATTERN_THRESHOLD = 0.45  # a pattern's name and trigger together; a little looser than tips, as context not instruction
 MAX_PATTERNS = 5
+MAX_FACT_SUBJECTS = 5
+FACTS_PER_SUBJECT = 3
+FACT_VALUE_CHARS = 160
+_GENERIC_WORDS = frozenset("a an and the of for to in on at by with default current".split())
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,11 @@ def bootstrap(
     days: int = DEFAULT_DAYS,
     now: datetime | None = None,
     embedder: Embedder | None = None,
+    namespaces: list[str] | tuple[str, ...] | None = None,
+    caller: str | None = None,
 ) -> Bootstrap:
+    """The session's starting context. `now` is the clock for recent failures and for the facts'
+    validity; `namespaces` and `caller` go to the facts recall (and so to its journal)."""
     if not task.strip():
         raise InvalidInput("give the task the session is about to start")
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
@@ -71,10 +84,10 @@ def bootstrap(
         f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger or ''}".rstrip(": ")
         for p in pattern_service.antipatterns(corpus)
     ]
+    sections["Facts valid now"] = facts_named_in(corpus, task, namespaces=namespaces, caller=caller, now=now)
     sections["Patterns for this task"] = _relevant_patterns(corpus, task, embedder)
     found = guidelines(corpus, task, embedder=embedder)
     sections["Tips"] = _tip_lines(found)
-    sections.update(_facts(corpus, task))
     text, used, omitted = _pack(task, sections, budget)
     return Bootstrap(task, budget, text, used, {k: v for k, v in sections.items() if v}, omitted)
 
@@ -113,13 +126,62 @@ def _tip_lines(found: Guidelines) -> list[str]:
     return lines
 
 
-def _facts(corpus: Corpus, task: str) -> dict[str, list[str]]:
-    """Facts valid now about the task's subjects, when this brain has a facts service."""
-    try:
-        from brain.memory import facts  # noqa: F401  (added by the facts work; absent before it)
-    except ImportError:
-        return {}
-    return {}
+def _word_set(text: str) -> frozenset[str]:
+    """Lower-case words, a plural 's' dropped, so 'keys' names 'key'."""
+    found = (word.removesuffix("s") if len(word) > 3 and not word.endswith("ss") else word for word in re.findall(r"[a-z0-9]+", text.lower()))
+    return frozenset(found) - _GENERIC_WORDS
+
+
+def _fact_subjects(corpus: Corpus) -> dict[str, dict[str, frozenset[str]]]:
+    """namespace -> subject -> its words, for every subject with a fact; cached until a note changes."""
+    from brain.memory.facts import all_facts
+
+    corpus.notes()  # brings the corpus up to date (a change clears `derived`)
+    cached = corpus.derived.get("bootstrap_fact_subjects")
+    if isinstance(cached, dict):
+        return cached
+    subjects: dict[str, dict[str, frozenset[str]]] = {}
+    for fact in all_facts(corpus):
+        subjects.setdefault(fact.namespace, {}).setdefault(fact.subject, _word_set(fact.subject))
+    corpus.derived["bootstrap_fact_subjects"] = subjects
+    return subjects
+
+
+def facts_named_in(
+    corpus: Corpus,
+    task: str,
+    *,
+    namespaces: list[str] | tuple[str, ...] | None = None,
+    caller: str | None = None,
+    now: datetime | None = None,
+) -> list[str]:
+    """Lines for the facts valid now about the subjects the task names (see the module doc)."""
+    from brain.memory.fact_settings import load_settings
+    from brain.memory.facts import recall_facts
+
+    chosen = list(dict.fromkeys(namespaces or [load_settings(corpus.vault).default_namespace]))
+    known = _fact_subjects(corpus)
+    task_words = _word_set(task)
+    named: dict[str, int] = {}
+    for namespace in chosen:
+        for subject, subject_words in known.get(namespace, {}).items():
+            if subject_words and subject_words <= task_words:
+                named[subject] = max(named.get(subject, 0), len(subject_words))
+    lines: list[str] = []
+    for subject in sorted(named, key=lambda name: (-named[name], name))[:MAX_FACT_SUBJECTS]:
+        found = recall_facts(corpus.vault, corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now)
+        lines += [_fact_line(hit.fact) for hit in found.hits]
+    return lines
+
+
+def _fact_line(fact) -> str:
+    value = fact.value if isinstance(fact.value, str) else canonical_json(fact.value)
+    value = " ".join(value.split())
+    if len(value) > FACT_VALUE_CHARS:
+        value = value[: FACT_VALUE_CHARS - 3] + "..."
+    since = format_time(fact.valid_from)[:10]
+    marks = " [value edited by hand]" if fact.tampered else ""
+    return f"- {fact.subject} ({fact.kind}, {fact.namespace}, since {since}): {value} [[{fact.title}]]{marks}"
 
 
 def _pack(task: str, sections: dict[str, list[str]], budget: int) -> tuple[str, int, int]:

@@ -13,6 +13,7 @@ import os
 import re
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +27,7 @@ _EMBEDDERS: dict[tuple[str, str | None], Embedder] = {}
 _CACHES: dict[tuple[str, str], TextVectors] = {}
 _LOCK = threading.Lock()
 _PLACEHOLDER = re.compile(r"<\w+>")
+RECENT_QUERIES = 64
 
 
 def vault_embedder(vault: Vault) -> Embedder:
@@ -57,6 +59,8 @@ class TextVectors:
         self.path = path
         self._rows: dict[str, np.ndarray] = {}
         self._loaded = False
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # recent one-off texts
+        self._queries_lock = threading.Lock()
 
     def _load(self) -> None:
         self._loaded = True
@@ -87,8 +91,19 @@ class TextVectors:
         return np.stack([self._rows[key] for key in keys]).astype(np.float32, copy=False)
 
     def query(self, text: str) -> np.ndarray:
-        """The vector of a one-off text (a task): embedded every time, never cached on disk."""
-        return np.asarray(self.embedder.embed([_PLACEHOLDER.sub(" ", text)])[0], dtype=np.float32)
+        """The vector of a one-off text (a task), never cached on disk. The last few are kept in
+        memory: a session bootstrap compares one task with patterns and with tips."""
+        with self._queries_lock:
+            if text in self._queries:
+                self._queries.move_to_end(text)
+                return self._queries[text]
+        vector = np.asarray(self.embedder.embed([_PLACEHOLDER.sub(" ", text)])[0], dtype=np.float32)
+        vector.flags.writeable = False
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > RECENT_QUERIES:
+                self._queries.popitem(last=False)
+        return vector
 
     def _save(self) -> None:
         if self.path is None or not self.path.parent.is_dir():
@@ -119,4 +134,7 @@ def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """Similarity of one unit vector to each row of a matrix of unit vectors."""
     if matrix.size == 0:
         return np.zeros(0, dtype=np.float32)
-    return matrix @ query
+    # einsum, not `matrix @ query`: BLAS splits a matrix-vector product over threads, and on a busy
+    # machine waiting for the second thread took p95 from 0.5 ms to 9-12 ms at 5,000 rows (measured);
+    # einsum runs this product on one thread.
+    return np.einsum("ij,j->i", matrix, query)

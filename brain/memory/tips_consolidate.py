@@ -23,7 +23,7 @@ import numpy as np
 
 from brain.index.embedders import Embedder
 from brain.memory.corpus import Corpus
-from brain.memory.tips import tip_matrix
+from brain.memory.tips import tip_index
 from brain.memory.tips_learn import words
 from brain.notes.edit import set_frontmatter
 from brain.notes.tip import Tip, combine_evidence, render_tip
@@ -62,7 +62,8 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def consolidate(vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None) -> ConsolidationPlan:
-    tips, subtasks, triggers = tip_matrix(corpus, embedder)
+    index = tip_index(corpus, embedder)
+    tips, subtasks, triggers = list(index.tips), index.column(0), index.column(1)
     if len(tips) < 2:
         return ConsolidationPlan(0, 0, (), dry_run)
     steps = [_step_words(tip) for tip in tips]

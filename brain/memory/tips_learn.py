@@ -12,6 +12,12 @@
 4. Attribute. For a failure: immediate cause (the error or failed outcome itself), proximate
    cause (the nearest decision up its `caused_by` / `leads_to` / Effects chain, else the event
    just before it), root cause (the first cause recorded at the top of that chain).
+5. Word. A tip says what to do and why: a decision's chosen option as an instruction (a log's
+   "Chose X over Y" becomes "Choose X over Y"; an option that is a noun becomes "Choose X over
+   the rejected options"), then its rationale (else a lesson of the episode that shares at least
+   two content words with it). A subtask that teaches nothing is dropped: a run of logged steps
+   with no decision, error or waste makes a tip only when it was verified (a test, a check that
+   passed) or a lesson speaks of it, and a step that only restates its subtask is no tip.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from brain.memory.tips_wording import imperative, is_instruction, strip_label
 from brain.notes.model import Decision, Episode, Event
 
 MAX_RUN_MILESTONES = 3
@@ -39,6 +46,9 @@ _GENERALIZE = (
 _RETRY = re.compile(r"\b(retr(?:y|ied|ies)|again|re-?ran|re-?run|second attempt|another attempt|redo|redid|repeated)\b", re.IGNORECASE)
 _FIX = re.compile(r"\b(fix(?:ed|es)?|repair(?:ed)?|recover(?:ed)?|resolv(?:ed|es)|corrected|revert(?:ed)?|passed|green)\b", re.IGNORECASE)
 _FAILED_OUTCOME = ("failure", "failed", "fail")
+_CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
+_VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
+_GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
 _STOP = set("the a an and or of to in on for with by from at as is was were be been it its this that these those into".split())
 
 
@@ -232,11 +242,26 @@ def task_category(episode: Episode) -> str:
 
 
 def draft_tips(episode: Episode) -> list[Draft]:
-    """Every tip the rules find in an episode, one per subtask."""
+    """Every tip the rules find in an episode, one per subtask that teaches something (rule 5)."""
     drafts = []
     for seg in segment(episode):
-        drafts.append(_draft(seg, episode))
+        draft = _draft(seg, episode)
+        if _teaches(draft, seg, episode):
+            drafts.append(draft)
     return drafts
+
+
+def _teaches(draft: Draft, seg: Segment, episode: Episode) -> bool:
+    """Rule 5: a subtask makes a tip only when it says something to do. A decision does (what was
+    chosen), and so does a recovery or an optimization; a run of logged steps with no decision,
+    error or waste is a diary entry unless it was verified (a test, a check that passed) or a
+    lesson of the episode speaks of it."""
+    if not any(not _same(step, draft.subtask) for step in draft.steps) and not seg.decisions:
+        return False
+    if seg.decisions or draft.category != "strategy":
+        return True
+    verified = any(e.type == "test" or _VERIFIED.search(e.text) for e in seg.events)
+    return verified or bool(_related_lessons(episode, " ".join(e.text for e in seg.events)))
 
 
 def _lead(seg: Segment) -> str:
@@ -247,22 +272,85 @@ def _lead(seg: Segment) -> str:
     return first.text
 
 
+def _content_words(text: str) -> set[str]:
+    return {word for word in words(text) if len(word) >= 4}
+
+
+def _related_lessons(episode: Episode, text: str) -> list[str]:
+    """The episode's lessons that share at least two content words with a text."""
+    mine = _content_words(text)
+    return [lesson for lesson in episode.lessons if len(_content_words(lesson) & mine) >= 2]
+
+
+def _subtask(seg: Segment, episode: Episode) -> str:
+    """A short, general name for the subtask: a decision's title (said as an action when the log's
+    title is a sentence), else the first step of the run, with the task when that alone says little."""
+    if seg.decisions:
+        d = seg.decisions[0]
+        title = strip_label(d.title or "")
+        if not title or set(words(title)) <= _GENERIC_TITLES:  # "Decision", "Step 3": name it by what was chosen
+            title = d.chosen or d.context or d.title or ""
+        head = first_clause(title, 120)
+        second = head.split()[1:2]
+        if second and second[0][:1].islower():  # a log's sentence ("Chose raise over ..."), not a name ("Jittered Expiry")
+            head = imperative(head)
+        before_comma = head.split(", ", 1)[0]
+        return generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
+    lead = strip_label(_lead(seg))
+    sentence = re.split(r"(?<=[.!?;])\s|\s[-–]\s|\(", lead, maxsplit=1)[0].rstrip(".;:, ")
+    subtask = generalize(imperative(sentence) if len(sentence.split()) >= 3 else first_clause(_lead(seg)), 90)
+    if len(subtask.split()) < 3 and episode.task:  # a step called "Reproduce": say of what
+        subtask = f"{subtask}: {first_clause(episode.task, 70)}"
+    return subtask
+
+
+def decision_action(d: Decision) -> str:
+    """What to do, from a decision: the option chosen, said as an instruction, and what it was chosen over."""
+    chosen = generalize(d.chosen or d.title, 200)
+    contrasted = bool(_CONTRAST.search(chosen))
+    rejected = [generalize(o, 80) for o in rejected_options(d)]
+    verb = is_instruction(chosen)
+    if verb:
+        action = imperative(chosen)
+    elif rejected:
+        action = f"Choose {_lower(chosen)}"
+    else:
+        action = chosen
+    if rejected and not contrasted:
+        action += (" rather than " if verb else " over ") + " or ".join(_lower(option) for option in rejected[:2])
+    return action.rstrip(". ")
+
+
+def rejected_options(d: Decision) -> list[str]:
+    """The options a decision did not take (a log's options are often both parts of its chosen sentence: none)."""
+    chosen = (d.chosen or "").lower()
+    return [o for o in d.options or () if not _same(o, d.chosen or "") and o.lower() not in chosen]
+
+
+def _why(seg: Segment) -> str:
+    reasons = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale and not _failed(d)]
+    return f" Why: {_sentence(reasons[0])}" if reasons else ""
+
+
+def _sentence(text: str) -> str:
+    """One sentence with one full stop (a cut text's '...' included)."""
+    return text.rstrip(". ") + "."
+
+
 def _draft(seg: Segment, episode: Episode) -> Draft:
     category = classify(seg, episode)
     cause = attribute(seg, episode) if category == "recovery" else None
     good = [d for d in seg.decisions if not _failed(d)]
     bad = [d for d in seg.decisions if _failed(d)]
-    subtask = first_clause(seg.decisions[0].title if seg.decisions and seg.decisions[0].title else _lead(seg))
-    if len(subtask.split()) < 3 and episode.task and not seg.decisions:  # a step called "Reproduce": say of what
-        subtask = f"{subtask}: {first_clause(episode.task, 70)}"
+    subtask = _subtask(seg, episode)
     if seg.decisions and seg.decisions[0].context:
         trigger = generalize(seg.decisions[0].context, 140)
     elif cause is not None:  # a run of work that hit an error: the error is when this applies
         trigger = first_clause(cause.immediate, 140)
     else:  # a run of work in a session: it applies to the same kind of task
         trigger = generalize(episode.task or _lead(seg), 140)
-    steps = [generalize(d.chosen or d.title, 140) for d in good]
-    steps += [generalize(e.text, 140) for e in seg.events if e.type in ("milestone", "tool_call", "test", "handoff")]
+    steps = [decision_action(d) for d in good]
+    steps += [generalize(imperative(e.text), 140) for e in seg.events if e.type in ("milestone", "tool_call", "test", "handoff")]
     steps = _distinct(steps)[:6]
     task = generalize(episode.task or "", 160)
     avoid_parts: list[str] = []
@@ -274,8 +362,8 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         avoid_parts += [generalize(e.text) for e in seg.events if _RETRY.search(e.text)][:2] or ["repeating the same step instead of changing approach"]
     else:
         for d in good:
-            avoid_parts += [f"the rejected option: {generalize(o)}" for o in d.options or () if o != d.chosen][:2]
-    lessons = [lesson for lesson in episode.lessons if words(lesson) & words(" ".join(steps + [subtask, trigger]))]
+            avoid_parts += [f"the rejected option: {generalize(o)}" for o in rejected_options(d)][:2]
+    lessons = _related_lessons(episode, " ".join(steps + [subtask, trigger]))
     purpose_parts = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale]
     if cause:
         purpose_parts.append(
@@ -286,28 +374,35 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     purpose_parts += [generalize(lesson, 200) for lesson in lessons[:2]]
     if not purpose_parts:
         purpose_parts.append(f"Worked in a {episode.outcome or 'recorded'} session: {task}")
+    lesson = " Lesson: " + _sentence(generalize(lessons[0], 160)) if lessons else ""
     fixed = category == "recovery" and (good or any(e.type == "test" for e in seg.events) or episode.outcome == "success")
     if category == "recovery":
         evidence = "both" if fixed else "failure"
         failed_approach = generalize(bad[0].chosen or bad[0].title, 100) if bad else None
-        fix = _fix_step(seg, good)
+        fix = decision_action(good[0]) if good else _fix_step(seg)
         if fix:
-            tip = f"{subtask}: {fix}" + (f" (not: {failed_approach})" if failed_approach else "")
+            tip = _sentence(fix + (f", not {_lower(failed_approach)}" if failed_approach else "")) + (_why(seg) or lesson)
         else:
-            tip = f"{subtask}: do not {_lower(failed_approach or 'repeat the failing step')}; it led to {_lower(cause.immediate if cause else trigger)}"
+            led_to = cause.immediate if cause else trigger
+            tip = _sentence(f"Do not {_lower(failed_approach or 'repeat the failing step')}: it led to {_lower(led_to)}") + lesson
     elif category == "optimization":
         evidence = "success" if episode.outcome == "success" else "both"
-        tip = f"{subtask}: go straight to {_lower(steps[-1]) if steps else 'the step that worked'} without repeating attempts"
+        doing = decision_action(seg.decisions[0]) if seg.decisions else subtask
+        last = steps[-1] if steps and not _same(steps[-1], doing) else None
+        tip = _sentence(f"{doing}: go straight to {_lower(last)}" if last else doing) + " Do it once instead of repeating attempts." + (_why(seg) or lesson)
     else:
         evidence = "success" if episode.outcome in ("success", None) else "both"
-        doing = [step for step in steps if not _same(step, subtask)][:2]
-        tip = f"{subtask}: {'; then '.join(doing)}" if doing else subtask
+        if seg.decisions:
+            tip = _sentence(decision_action(seg.decisions[0])) + (_why(seg) or lesson)
+        else:
+            doing = [step.rstrip(". ") for step in steps if not _same(step, subtask)][:3]
+            tip = _sentence(f"{subtask}: {'; then '.join(_lower(step) for step in doing)}") + lesson
     priority = "high" if category == "recovery" else "medium" if steps else "low"
     return Draft(
         category=category,
         subtask=subtask,
         trigger=trigger,
-        tip=generalize(tip, 240),
+        tip=generalize(tip, 320),
         steps=tuple(steps),
         avoid="; ".join(dict.fromkeys(avoid_parts)),
         purpose=" ".join(purpose_parts),
@@ -337,19 +432,20 @@ def _distinct(texts: list[str]) -> list[str]:
 
 
 def _lower(text: str) -> str:
+    """First letter in lower case, unless the first word is an acronym or a name in capitals (TTL, PR)."""
+    if len(text) > 1 and text[1].isupper():
+        return text
     return text[:1].lower() + text[1:]
 
 
-def _fix_step(seg: Segment, good: list[Decision]) -> str | None:
-    """What fixed the failure: a decision that did not fail, else the first step after the error."""
-    if good:
-        return generalize(good[0].chosen or good[0].title, 140)
+def _fix_step(seg: Segment) -> str | None:
+    """What fixed the failure when no decision says it: the first step after the error."""
     after_error = False
     for event in seg.events:
         if event.type == "error":
             after_error = True
         elif after_error and event.type in ("milestone", "tool_call", "test"):
-            return generalize(event.text, 140)
+            return generalize(imperative(event.text), 140)
     return None
 
 
