@@ -9,7 +9,6 @@ and a purge has only files to remove.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -116,136 +115,87 @@ def _best_chunks(matrix, query: Sequence[float], ids: np.ndarray) -> np.ndarray:
 
 
 @contextmanager
-def held(vault: Vault) -> Iterator[IndexPurge]:
+def held(vault: Vault) -> Iterator[None]:
     """Hold the index lock (when there is an index) across a batch of file changes and their purge:
     another process (a watcher, a reader's scan) that sees the files change waits, then finds the
-    catalog already current. The block gets the `IndexPurge` that does the index's part."""
+    catalog already current.
+
+    This process stops following the vault's file events (`fresh.stop_tracking`; its next read
+    re-scans): each of a sweep's tens of thousands of file changes would be an event handled in
+    Python on the same cores, which made the file work three times slower.
+    Nothing else runs beside the file work either: opening Chroma on a thread meanwhile (it was)
+    holds Python's lock for seconds at a time, and at 100,000 facts made the sweep 5 s slower.
+    """
     index = _index(vault)
     if index is None:
-        yield IndexPurge(None)
+        yield
         return
     from brain.index.fresh import stop_tracking
 
-    # This process stops following file events: each of the batch's tens of thousands of file
-    # changes would be an event handled in Python on the same cores (it tripled the time of the
-    # file work), and the purge tells the catalog what changed anyway. Its next read re-scans.
     stop_tracking()
     with index.locked():
-        yield IndexPurge(index)
+        yield
 
 
-class IndexPurge:
-    """Forget swept notes in the index, leaving no copy of their text behind (see `purge`).
+def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
+    """The catalog ids of these notes (taken before they are deleted, to purge what they left)."""
+    index = _index(vault)
+    if index is None:
+        return {}
+    stamps = index.catalog.stamps()
+    return {path: stamps[path].id for path in paths if path in stamps}
 
-    The vector store's part starts early, on a background thread: Chroma is opened (importing
-    chromadb and loading the store takes seconds) while the files go, and the deleted notes'
-    records are dropped while their neighbours are relinked. Both mostly wait on the disk or
-    run outside Python's lock, so they overlap the file work instead of following it.
+
+def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int], progress: Progress | None = None) -> Purged:
+    """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
+    no copy of their text behind, and take in notes the deletion changed (relinked neighbours).
+
+    All at once, with `secure_delete` on (freed rows and pages are overwritten): one catalog
+    transaction removes the deleted notes' rows (note, links, tags, full text), the changed notes
+    are re-read, one vector delete drops every orphaned chunk (as `brain index` would) and then
+    their chunk rows, the full-text index is merged once ('optimize', which drops the deleted
+    notes' words from its segments), the file is vacuumed once (free space left by earlier
+    writes made without `secure_delete`, such as the row a fact had before it was closed, may
+    still hold the value), and the WAL is checkpointed and truncated so no old page stays in it.
     """
+    index = _index(vault)
+    if index is None or not (deleted or changed):
+        return Purged(0, 0, index is not None)
+    from brain.index.sync import scan
+    from brain.index.vectors import record_id
 
-    def __init__(self, index):
-        self.index = index
-        self._opening: threading.Thread | None = None
-        self._dropping: threading.Thread | None = None
-        self._dropped: set[str] = set()
-        self._failure: BaseException | None = None
-        if index is not None and index.has_vectors():
-            self._opening = _background(self._open)
-
-    def note_ids(self, paths: Sequence[str]) -> dict[str, int]:
-        """The catalog ids of these notes (taken before they are deleted, to purge what they left)."""
-        if self.index is None:
-            return {}
-        stamps = self.index.catalog.stamps()
-        return {path: stamps[path].id for path in paths if path in stamps}
-
-    def drop_vectors(self, note_ids: Sequence[int]) -> None:
-        """Start dropping the vector records of these notes, whose files are gone; `purge` waits for it."""
-        if self._opening is None or not note_ids:
-            return
-        from brain.index.vectors import record_id
-
-        records = [record_id(note, chunk) for note, chunk in self.index.catalog.chunk_keys(list(note_ids))]
-        self._dropping = _background(self._drop, records)
-
-    def _open(self) -> None:
+    catalog = index.catalog
+    wanted = set(ids.values())
+    step = progress or (lambda stage, done, total: None)
+    with index.locked():
+        cache = catalog.db.execute("PRAGMA cache_size").fetchone()[0]
+        catalog.db.execute("PRAGMA secure_delete = ON")
+        catalog.db.execute(f"PRAGMA cache_size = {PURGE_CACHE_KIB}")
+        catalog.db.execute(f"PRAGMA mmap_size = {PURGE_MMAP_BYTES}")
         try:
-            self.index.vectors.collection(create=False)
-        except Exception:  # noqa: BLE001 - the same failure shows again, and is raised, in `purge`
-            pass
-
-    def _drop(self, records: list[str]) -> None:
-        assert self._opening is not None
-        self._opening.join()
-        try:
-            store = self.index.vectors
-            with store.writing():
-                store.delete(records)
-            self._dropped = set(records)
-        except BaseException as error:  # noqa: BLE001 - raised in `purge`, on the sweep's thread
-            self._failure = error
-
-    def purge(self, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int], progress: Progress | None = None) -> Purged:
-        """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store,
-        and take in notes the deletion changed (relinked neighbours).
-
-        With `secure_delete` on (freed rows and pages are overwritten): one catalog transaction
-        removes the deleted notes' rows (note, links, tags, full text), the changed notes are
-        re-read, every orphaned chunk leaves the vector store (as `brain index` would; most were
-        dropped already, see `drop_vectors`) and then their chunk rows, the full-text index is
-        merged once ('optimize', which drops the deleted notes' words from its segments), the file
-        is vacuumed once (free space left by earlier writes made without `secure_delete`, such as
-        the row a fact had before it was closed, may still hold the value), and the WAL is
-        checkpointed and truncated so no old page stays in it.
-        """
-        index = self.index
-        if index is None or not (deleted or changed):
-            return Purged(0, 0, index is not None)
-        from brain.index.sync import scan
-        from brain.index.vectors import record_id
-
-        catalog = index.catalog
-        wanted = set(ids.values())
-        step = progress or (lambda stage, done, total: None)
-        with index.locked():
-            cache = catalog.db.execute("PRAGMA cache_size").fetchone()[0]
-            catalog.db.execute("PRAGMA secure_delete = ON")
-            catalog.db.execute(f"PRAGMA cache_size = {PURGE_CACHE_KIB}")
-            catalog.db.execute(f"PRAGMA mmap_size = {PURGE_MMAP_BYTES}")
-            try:
-                scan(index, paths=[*deleted, *changed])  # the removals are one transaction; changed notes are parsed in batches
-                step("purge", 1, 4)
-                stamps = catalog.stamps()
-                remaining = {stamps[path].id for path in deleted if path in stamps}
-                vectors = 0
-                if index.has_vectors():
-                    if self._dropping is not None:
-                        self._dropping.join()
-                    if self._failure is not None:
-                        raise self._failure
-                    orphans = catalog.orphan_chunks()
-                    store = index.vectors
-                    with store.writing():
-                        store.delete([key for key in (record_id(note, chunk) for note, chunk in orphans) if key not in self._dropped])
-                    with catalog.write():
-                        catalog.clear_gone()
-                        store.written()
-                    vectors = sum(1 for note, _ in orphans if note in wanted)
-                step("purge", 2, 4)
-                with catalog.write() as db:
-                    db.execute("INSERT INTO fts(fts) VALUES('optimize')")
-                step("purge", 3, 4)
-                catalog.db.execute("VACUUM")
-                catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                step("purge", 4, 4)
-            finally:
-                catalog.db.execute("PRAGMA secure_delete = OFF")
-                catalog.db.execute(f"PRAGMA cache_size = {cache}")
-                catalog.db.execute("PRAGMA mmap_size = 0")
-        return Purged(len(wanted - remaining), vectors, True)
-
-
-def _background(target: Callable[..., None], *args: object) -> threading.Thread:
-    thread = threading.Thread(target=target, args=args, name="brain-sweep-vectors", daemon=True)
-    thread.start()
-    return thread
+            scan(index, paths=[*deleted, *changed])  # the removals are one transaction; changed notes are parsed in batches
+            step("purge", 1, 4)
+            stamps = catalog.stamps()
+            remaining = {stamps[path].id for path in deleted if path in stamps}
+            vectors = 0
+            if index.has_vectors():
+                orphans = catalog.orphan_chunks()
+                store = index.vectors
+                with store.writing():
+                    store.delete([record_id(note, chunk) for note, chunk in orphans])
+                with catalog.write():
+                    catalog.clear_gone()
+                    store.written()
+                vectors = sum(1 for note, _ in orphans if note in wanted)
+            step("purge", 2, 4)
+            with catalog.write() as db:
+                db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+            step("purge", 3, 4)
+            catalog.db.execute("VACUUM")
+            catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            step("purge", 4, 4)
+        finally:
+            catalog.db.execute("PRAGMA secure_delete = OFF")
+            catalog.db.execute(f"PRAGMA cache_size = {cache}")
+            catalog.db.execute("PRAGMA mmap_size = 0")
+    return Purged(len(wanted - remaining), vectors, True)

@@ -115,11 +115,10 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
     One batch whatever the count: the files go and their neighbours are relinked in batches of
     a few hundred (`Vault.delete_many` / `update_many`: one hold of the write lock each, a few
     files at a time on threads, one sync at the end), then the index forgets them all at once
-    (`fact_index.IndexPurge`: one catalog transaction for the removed rows, one vector delete
-    that runs while the neighbours are relinked, one full-text merge), the journal is rewritten
-    once, and one receipt lists every fact. The index lock is held from the first deletion to
-    the end of the purge, so a running `brain watch` that sees the files go finds the catalog
-    already current instead of re-scanning them.
+    (`fact_index.purge`: one catalog transaction for the removed rows, one vector delete, one
+    full-text merge), the journal is rewritten once, and one receipt lists every fact. The index
+    lock is held from the first deletion to the end of the purge, so a running `brain watch`
+    that sees the files go finds the catalog already current instead of re-scanning them.
 
     The first error (a file that cannot be removed, a neighbour that changed meanwhile or
     cannot be decoded) stops the deletions, or the relinks; what was deleted by then is still
@@ -131,16 +130,15 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
         return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
     files = Vault(vault.root)  # without change listeners: the purge below updates the index
     neighbours = _neighbours(facts, {item.fact.title for item in plan.due})
-    with fact_index.held(vault) as index:
-        ids = index.note_ids([item.fact.path or "" for item in plan.due])
+    with fact_index.held(vault):
+        ids = fact_index.note_ids(vault, [item.fact.path or "" for item in plan.due])
         gone, error = _delete(files, plan.due, progress)
-        index.drop_vectors([ids[item.fact.path] for item, _ in gone if item.fact.path in ids])
         titles = {item.fact.title for item, _ in gone}
         relinked, relink_error = _unlink(files, neighbours, titles, progress)
         error = error or relink_error
         os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
         deleted = [item.fact.path or "" for item, _ in gone]
-        purged = index.purge(deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress)
+        purged = fact_index.purge(vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress)
     receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     stores = {
