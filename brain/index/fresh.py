@@ -29,7 +29,7 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from brain.index.engine import Index
@@ -154,6 +154,7 @@ class Tracker:
 
 
 _reads: dict[str, int] = {}
+_unfollowable: set[str] = set()  # vaults whose events could not be had: not tried again in this process
 _scan_ms: dict[str, float] = {}  # how long the last full scan of each vault took
 _trackers: OrderedDict[str, Tracker] = OrderedDict()
 _registry = threading.Lock()
@@ -206,7 +207,7 @@ def _maybe_track(index: Index) -> Tracker | None:
     root = str(index.vault.root)
     with _registry:
         _reads[root] = _reads.get(root, 0) + 1
-        if _reads[root] < TRACK_FROM_READ or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS:
+        if root in _unfollowable or _reads[root] < TRACK_FROM_READ or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS:
             return None
         return _start(index)
 
@@ -218,7 +219,7 @@ def _start(index: Index) -> Tracker | None:
         tracker = Tracker(index)
     except Exception as error:  # noqa: BLE001 - no events (watch limit, odd file system): stat scans it is
         log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
-        _reads[root] = -(2**62)  # never reaches TRACK_FROM_READ again: do not retry in this process
+        _unfollowable.add(root)
         return None
     _trackers[root] = tracker
     if len(_trackers) > MAX_TRACKED:
@@ -226,11 +227,19 @@ def _start(index: Index) -> Tracker | None:
     return tracker
 
 
-def stop_tracking() -> None:
-    """Stop every tracker of this process (and forget its read counts)."""
+def stop_tracking(root: Path | None = None) -> None:
+    """Stop this process's tracker of one vault (or of every vault) and forget its read counts:
+    its next read scans, and following starts again from there."""
     with _registry:
-        for tracker in _trackers.values():
-            tracker.stop()
-        _trackers.clear()
-        _reads.clear()
-        _scan_ms.clear()
+        roots = list(_trackers) if root is None else [str(root)]
+        for key in roots:
+            tracker = _trackers.pop(key, None)
+            if tracker is not None:
+                tracker.stop()
+        if root is None:
+            _reads.clear()
+            _scan_ms.clear()
+            _unfollowable.clear()
+        else:
+            _reads.pop(str(root), None)
+            _scan_ms.pop(str(root), None)

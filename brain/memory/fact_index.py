@@ -120,7 +120,7 @@ def held(vault: Vault) -> Iterator[None]:
     another process (a watcher, a reader's scan) that sees the files change waits, then finds the
     catalog already current.
 
-    This process stops following the vault's file events (`fresh.stop_tracking`; its next read
+    This process stops following this vault's file events (`fresh.stop_tracking`; its next read
     re-scans): each of a sweep's tens of thousands of file changes would be an event handled in
     Python on the same cores, which made the file work three times slower.
     Nothing else runs beside the file work either: opening Chroma on a thread meanwhile (it was)
@@ -132,7 +132,7 @@ def held(vault: Vault) -> Iterator[None]:
         return
     from brain.index.fresh import stop_tracking
 
-    stop_tracking()
+    stop_tracking(vault.root)
     with index.locked():
         yield
 
