@@ -207,6 +207,30 @@ def test_corpus_sees_brain_writes_through_the_sync_hook(lvault):
     assert set(index.catalog.stamps()) == {"notes/a.md"}
 
 
+def test_cached_stamps_follow_our_own_commits_and_reload_after_anyone_elses(lvault):
+    for n in range(6):
+        put(lvault, f"notes/n{n}.md", note_text(f"N{n}", "word"))
+    index = open_index(lvault)
+    catalog = index.catalog
+    scan(index)
+    first = catalog.stamps()
+    # Several commits of our own in a row (as a scan's batches are): the cache is patched once, when asked.
+    put(lvault, "notes/n0.md", note_text("N0", "changed"))
+    (lvault.root / "notes/n1.md").unlink()
+    put(lvault, "notes/n9.md", note_text("N9", "new"))
+    scan(index, paths=["notes/n0.md"])
+    scan(index, paths=["notes/n1.md", "notes/n9.md"])
+    assert catalog.stamps() == Catalog(catalog.path).stamps() and first["notes/n1.md"].id not in {s.id for s in catalog.stamps().values()}
+    assert "notes/n1.md" in first  # a dict already handed out is never changed
+    # Another connection's commit in between: the next stamps are read again, not patched.
+    other = Catalog(catalog.path)
+    with other.write():
+        other.remove(other.stamps()["notes/n2.md"].id)
+    put(lvault, "notes/n3.md", note_text("N3", "changed"))
+    scan(index, paths=["notes/n3.md"])
+    assert catalog.stamps() == Catalog(catalog.path).stamps() and "notes/n2.md" not in catalog.stamps()
+
+
 # ---------------------------------------------------------------- concurrency
 
 

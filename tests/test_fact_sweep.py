@@ -259,3 +259,64 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
     for secret in secrets.values():
         assert [path for path, data in every_byte(vault.root).items() if secret.encode() in data] == [], secret
     assert (vault.root / stuck).read_bytes().endswith(b"\xff\n")  # left as it was
+
+
+def test_the_vectors_snapshot_is_written_again_without_the_swept_vectors(vault: Vault, brain) -> None:
+    from brain.index.matrix import ChunkMatrix
+    from brain.index.vectors import GENERATION_KEY
+
+    configure(vault)
+    corpus = Corpus(vault)
+    secrets, _ = three_chains(vault, corpus)
+    index = open_index(vault)
+    index_vault(index)  # leaves a current snapshot of the vectors, as `brain index` does
+    stamps = index.catalog.stamps()
+    swept_ids = {stamps[f"facts/{title}.md"].id for title in secrets}
+    snapshot = index.vectors.snapshot_path
+    before = ChunkMatrix.load(snapshot, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
+    assert before is not None and swept_ids <= set(before.notes.tolist())
+    forget(vault.root)  # the sweep is another process: it holds no copy of the vectors yet
+
+    assert brain("fact", "sweep", "--no-dry-run").exit_code == 0
+    # The snapshot is current again (the next search loads it instead of rebuilding it from
+    # Chroma), and holds exactly the vectors that are left.
+    index = open_index(vault)
+    after = ChunkMatrix.load(snapshot, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
+    assert after is not None and not swept_ids & set(after.notes.tolist())
+    assert len(after) == len(before) - 2 * len(secrets) == index.catalog.chunk_count()
+
+
+def test_a_catalog_once_written_without_zeroing_is_vacuumed_by_its_first_sweep(vault: Vault, brain) -> None:
+    from brain.index.schema import FREED_ZEROED_KEY
+
+    LEFT = "okapi-left-behind-4410"  # deleted from the catalog by a write that did not zero it
+    configure(vault)
+    corpus = Corpus(vault)
+    chain(vault, corpus, "api-token", [{"token": SECRET}, {"token": "rotated"}], days=0)
+    index_vault(open_index(vault))
+    forget(vault.root)
+    # As an older brain did: a write made without secure_delete leaves the deleted bytes in free space.
+    db = sqlite3.connect(vault.index_dir / "catalog.sqlite3")
+    db.execute("PRAGMA secure_delete = OFF")
+    db.execute("DELETE FROM meta WHERE key = ?", (FREED_ZEROED_KEY,))
+    db.execute("INSERT INTO meta(key, value) VALUES('left-behind', ?)", (LEFT * 50,))
+    db.commit()
+    db.execute("DELETE FROM meta WHERE key = 'left-behind'")
+    db.commit()
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    assert LEFT.encode() in (vault.index_dir / "catalog.sqlite3").read_bytes()
+
+    assert brain("fact", "sweep", "--no-dry-run").exit_code == 0
+    forget(vault.root)
+    for gone in (SECRET, LEFT):
+        assert [path for path, data in every_byte(vault.root).items() if gone.encode() in data] == [], gone
+    assert open_index(vault).catalog.get_meta(FREED_ZEROED_KEY) == "always"  # zeroed from now on: no VACUUM next time
+
+
+def test_a_new_catalog_zeroes_what_it_deletes(vault: Vault) -> None:
+    from brain.index.schema import FREED_ZEROED_KEY
+
+    index = open_index(vault)
+    assert index.catalog.get_meta(FREED_ZEROED_KEY) == "always"
+    assert index.catalog.db.execute("PRAGMA secure_delete").fetchone() == (1,)

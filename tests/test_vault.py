@@ -158,12 +158,32 @@ def test_batches_delete_and_rewrite_under_one_lock_and_stop_at_the_first_error(v
     assert heard == [("notes/n00.md", "notes/n01.md"), tuple(f"notes/n{n:02d}.md" for n in range(2, 20))]
 
     # A file brain may not edit (not UTF-8) is refused as `update` refuses it, and the batch stops:
-    # every other file is either rewritten and reported, or left as it was.
+    # the files after it are left as they were.
     (vault.root / "notes/n21.md").write_bytes(b"---\ntitle: N21\n---\n\xff [[old]]\n")
     stopped = vault.update_many({f"notes/n{n:02d}.md": plain for n in range(21, 40)})
     assert isinstance(stopped.error, InvalidInput) and str(stopped.error).startswith("'notes/n21.md' is not valid UTF-8")
     assert (vault.root / "notes/n21.md").read_bytes() == b"---\ntitle: N21\n---\n\xff [[old]]\n"
+    assert stopped.changed == {}  # the files are done in order: none after the refused one was touched
     for n in range(22, 40):
         path = f"notes/n{n:02d}.md"
-        assert (vault.root / path).read_text() == (plain(texts[path]) if path in stopped.changed else texts[path])
+        assert (vault.root / path).read_text() == texts[path]
     assert not [p for p in (vault.root / "notes").iterdir() if p.name.startswith(".brain-")]
+
+
+def test_a_batch_refuses_a_path_through_a_symlink_out_of_the_vault(vault, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("---\ntitle: X\n---\nsee [[old]]\n")
+    for path in ("notes/a.md", "notes/b.md", "notes/c.md"):
+        vault.write(path, "---\ntitle: T\n---\nsee [[old]]\n", create=True)
+    os.symlink(outside, vault.root / "notes" / "linked")
+    os.symlink(outside / "x.md", vault.root / "notes" / "alias.md")  # a file that is a symlink itself
+    plain = lambda text: text.replace("[[old]]", "old")  # noqa: E731
+
+    for hostile in ("notes/linked/x.md", "notes/alias.md"):
+        rewritten = vault.update_many({"notes/a.md": plain, hostile: plain, "notes/b.md": plain})
+        assert isinstance(rewritten.error, UnsafePath) and f"'{hostile}' leads outside the vault" in str(rewritten.error)
+        assert set(rewritten.changed) <= {"notes/a.md"} and (outside / "x.md").read_text() == "---\ntitle: X\n---\nsee [[old]]\n"
+        deleted = vault.delete_many(["notes/c.md", hostile])
+        assert isinstance(deleted.error, UnsafePath) and (outside / "x.md").exists()
+    assert (vault.root / "notes/b.md").read_text().endswith("see [[old]]\n") and not (vault.root / "notes/c.md").exists()

@@ -45,6 +45,9 @@ class Catalog:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=60000")
+        # Deleted rows and freed pages are overwritten with zeros, so a note removed from the
+        # catalog (a swept fact) leaves no copy of its text in free space; see FREED_ZEROED_KEY.
+        self.db.execute("PRAGMA secure_delete=ON")
         self._migrate()
         # A second connection for reads that must not wait behind another thread's query or
         # write on the first (WAL lets them run side by side): searches, freshness checks.
@@ -55,6 +58,8 @@ class Catalog:
         self._df: dict[str, int] = {}
         self._df_generation: str | None = None
         self._stamps_generation = -1
+        self._patched_generation = -1  # the generation our own commits brought the stamps to (see _restamp)
+        self._unstamped: set[str] = set()  # paths those commits wrote, not yet patched into _stamps
         self._written: set[str] | None = None  # paths the open write transaction changed (None: too many to track)
 
     @classmethod
@@ -97,13 +102,22 @@ class Catalog:
             self._restamp(before)
 
     def _restamp(self, before: int) -> None:
-        """After our own commit: patch the cached stamps with the rows it changed, instead of
-        reloading every row at the next `stamps()` (a write of one note would cost a 10k-row read)."""
+        """After our own commit (generation `before` -> `before + 1`): remember the paths it wrote,
+        so the next `stamps()` patches its cache with just those rows instead of reloading every
+        row (a write of one note would cost a 10k-row read). The patch waits for that call: a scan
+        that commits fifty batches in a row patches once, not fifty times."""
         written, self._written = self._written, None
-        if self._stamps is None or self._stamps_generation != before or written is None or len(written) > 1000:
-            return  # someone else wrote in between, or too much changed: reload when asked
+        if self._stamps is None or written is None or before != self._patched_generation:
+            self._stamps, self._unstamped = None, set()  # someone else wrote in between: reload when asked
+            return
+        self._unstamped |= written
+        self._patched_generation = before + 1
+
+    def _patch_stamps(self) -> None:
+        """Bring the cached stamps up to `_patched_generation` with the rows our commits wrote."""
+        assert self._stamps is not None
         stamps = dict(self._stamps)  # callers may hold the old dict: never change it under them
-        paths = sorted(written)
+        paths = sorted(self._unstamped)
         for start in range(0, len(paths), 500):
             part = paths[start : start + 500]
             rows = self.db.execute(
@@ -112,9 +126,11 @@ class Catalog:
             for path in part:
                 stamps.pop(path, None)
             stamps.update((row[1], Stamp(*row)) for row in rows)
+        self._unstamped = set()
         if self.db.execute("SELECT COUNT(*) FROM notes").fetchone()[0] != len(stamps):
-            return  # rows changed some other way than put/touch/remove: reload when asked
-        self._stamps, self._stamps_generation = stamps, before + 1
+            self._stamps = None  # rows changed some other way than put/touch/remove: reload
+            return
+        self._stamps, self._stamps_generation = stamps, self._patched_generation
 
     def _wrote(self, *paths: str | None) -> None:
         if self._written is not None:
@@ -151,10 +167,13 @@ class Catalog:
         """path -> Stamp for every cataloged note; cached until the generation changes."""
         with self._lock:
             generation = self.generation()
+            if self._stamps is not None and generation != self._stamps_generation and generation == self._patched_generation:
+                self._patch_stamps()
             if self._stamps is None or generation != self._stamps_generation:
                 rows = self.db.execute("SELECT id, path, mtime_ns, size, sha256 FROM notes").fetchall()
                 self._stamps = {row[1]: Stamp(*row) for row in rows}
-                self._stamps_generation = generation
+                self._stamps_generation = self._patched_generation = generation
+                self._unstamped = set()
             return self._stamps
 
     def skipped(self) -> dict[str, Skip]:

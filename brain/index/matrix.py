@@ -39,28 +39,41 @@ class ChunkMatrix:
         """From Chroma record ids `<note id>:<chunk id>` and their vectors."""
         if not len(records):
             return cls.empty(dim)
-        notes, chunks = zip(*(record.split(":", 1) for record in records))
         matrix = np.asarray(vectors, dtype=np.float32).reshape(len(records), dim)
         matrix = matrix / np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-        return cls(np.asarray(notes, dtype=np.int64), np.asarray(chunks, dtype="S64"), matrix)
+        return cls(*_split(records), matrix)
 
     def __len__(self) -> int:
         return len(self.notes)
 
-    def _keys(self) -> np.ndarray:
-        return np.char.add(np.char.add(self.notes.astype("S20"), b":"), self.chunks)
+    def _rows(self, notes: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+        """The rows holding any of the chunks (notes[i], chunks[i]). Rows are first narrowed by note id
+        (a numeric comparison), and only those compared by chunk id: building a text key for every
+        row took 0.5 s at 200,000 chunks, on every write."""
+        if not len(self) or not len(notes):
+            return np.zeros(0, np.int64)
+        candidates = np.flatnonzero(np.isin(self.notes, notes))
+        wanted = set(zip(notes.tolist(), chunks.tolist()))
+        found = [(note, chunk) in wanted for note, chunk in zip(self.notes[candidates].tolist(), self.chunks[candidates].tolist())]
+        return candidates[np.asarray(found, dtype=bool)] if len(candidates) else candidates
+
+    def _without(self, rows: np.ndarray) -> ChunkMatrix:
+        if not len(rows):
+            return self
+        kept = np.ones(len(self), dtype=bool)
+        kept[rows] = False
+        return ChunkMatrix(self.notes[kept], self.chunks[kept], self.vectors[kept])
 
     def upsert(self, records: Sequence[str], vectors: Any) -> ChunkMatrix:
         added = ChunkMatrix.from_records(records, vectors, self.vectors.shape[1])
-        kept = ~np.isin(self._keys(), added._keys()) if len(self) else np.zeros(0, bool)
-        return ChunkMatrix(np.concatenate([self.notes[kept], added.notes]), np.concatenate([self.chunks[kept], added.chunks]),
-                           np.vstack([self.vectors[kept], added.vectors]))
+        kept = self._without(self._rows(added.notes, added.chunks))
+        return ChunkMatrix(np.concatenate([kept.notes, added.notes]), np.concatenate([kept.chunks, added.chunks]),
+                           np.vstack([kept.vectors, added.vectors]))
 
     def remove(self, records: Sequence[str]) -> ChunkMatrix:
         if not len(self) or not len(records):
             return self
-        kept = ~np.isin(self._keys(), np.asarray([r.encode() for r in records], dtype="S90"))
-        return ChunkMatrix(self.notes[kept], self.chunks[kept], self.vectors[kept])
+        return self._without(self._rows(*_split(records)))
 
     def nearest(self, query: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[tuple[int, str, float]]:
         """(note id, chunk id, cosine similarity) of the `n` nearest chunks, among `note_ids` if given."""
@@ -103,3 +116,9 @@ class ChunkMatrix:
                 return cls(data["notes"], data["chunks"], data["vectors"])
         except (OSError, KeyError, ValueError):
             return None
+
+
+def _split(records: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Record ids `<note id>:<chunk id>` as note ids (int64) and chunk ids (bytes)."""
+    notes, chunks = zip(*(record.split(":", 1) for record in records))
+    return np.asarray(notes, dtype=np.int64), np.asarray(chunks, dtype="S64")

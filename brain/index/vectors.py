@@ -340,6 +340,27 @@ class VectorStore:
             self._matrix = loaded
         return self._matrix
 
+    @_serialized
+    def load_snapshot(self) -> bool:
+        """Take this process's copy of the vectors from the snapshot file, only if it is current
+        (never from Chroma, which is slow for a large store). Whether a copy is held now."""
+        from brain.index.matrix import ChunkMatrix
+
+        self.check_embedder()
+        self._check_fresh()
+        if self._matrix is None:
+            self._matrix = ChunkMatrix.load(self.snapshot_path, self._seen_generation or "0", self.dim)
+        return self._matrix is not None
+
+    @_serialized
+    def save_snapshot(self) -> None:
+        """After a write (`written`): this process's copy saved as the current snapshot, or, with no
+        copy held, the snapshot removed: it would still hold the vectors just deleted."""
+        if self._matrix is not None and self.catalog.path.parent.is_dir():
+            self._matrix.save(self.snapshot_path, self._seen_generation or "0")
+        else:
+            self.snapshot_path.unlink(missing_ok=True)
+
     def _matrix_from_chroma(self) -> ChunkMatrix:
         from brain.index.matrix import ChunkMatrix
 

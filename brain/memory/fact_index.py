@@ -123,8 +123,9 @@ def held(vault: Vault) -> Iterator[None]:
     This process stops following this vault's file events (`fresh.stop_tracking`; its next read
     re-scans): each of a sweep's tens of thousands of file changes would be an event handled in
     Python on the same cores, which made the file work three times slower.
-    Nothing else runs beside the file work either: opening Chroma on a thread meanwhile (it was)
-    holds Python's lock for seconds at a time, and at 100,000 facts made the sweep 5 s slower.
+    Nothing else runs beside the file work either. Opening Chroma on a thread meanwhile holds
+    Python's lock for seconds; Chroma's deletes on a thread (they do not hold it) still made the
+    relinks 2.5 times slower at 100,000 facts, both waiting on the file system's journal.
     """
     index = _index(vault)
     if index is None:
@@ -150,17 +151,21 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
     """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
     no copy of their text behind, and take in notes the deletion changed (relinked neighbours).
 
-    All at once, with `secure_delete` on (freed rows and pages are overwritten): one catalog
-    transaction removes the deleted notes' rows (note, links, tags, full text), the changed notes
-    are re-read, one vector delete drops every orphaned chunk (as `brain index` would) and then
-    their chunk rows, the full-text index is merged once ('optimize', which drops the deleted
-    notes' words from its segments), the file is vacuumed once (free space left by earlier
-    writes made without `secure_delete`, such as the row a fact had before it was closed, may
-    still hold the value), and the WAL is checkpointed and truncated so no old page stays in it.
+    All at once: one catalog transaction removes the deleted notes' rows (note, links, tags,
+    full text; the catalog zeroes freed space as it goes, see `schema.FREED_ZEROED_KEY`) and
+    re-reads the changed notes; one vector delete drops every orphaned chunk (as `brain index`
+    would), then their chunk rows go, and the vectors snapshot is written again without them
+    (else the next dense read would rebuild it from Chroma: 11 s at 180,000 chunks); the
+    full-text index is merged once ('optimize', which drops the deleted notes' words from its
+    segments), and the WAL is checkpointed and truncated so no old page stays in it. A catalog
+    that was once written without zeroing (made by an older brain) is vacuumed once instead.
+
+    The vector delete runs here, after the file work, not beside it (see `held`).
     """
     index = _index(vault)
     if index is None or not (deleted or changed):
         return Purged(0, 0, index is not None)
+    from brain.index.schema import FREED_ZEROED_KEY
     from brain.index.sync import scan
     from brain.index.vectors import record_id
 
@@ -169,7 +174,6 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
     step = progress or (lambda stage, done, total: None)
     with index.locked():
         cache = catalog.db.execute("PRAGMA cache_size").fetchone()[0]
-        catalog.db.execute("PRAGMA secure_delete = ON")
         catalog.db.execute(f"PRAGMA cache_size = {PURGE_CACHE_KIB}")
         catalog.db.execute(f"PRAGMA mmap_size = {PURGE_MMAP_BYTES}")
         try:
@@ -179,23 +183,27 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
             remaining = {stamps[path].id for path in deleted if path in stamps}
             vectors = 0
             if index.has_vectors():
-                orphans = catalog.orphan_chunks()
                 store = index.vectors
+                store.load_snapshot()  # so that the delete below updates this copy, saved after it
+                orphans = catalog.orphan_chunks()
                 with store.writing():
                     store.delete([record_id(note, chunk) for note, chunk in orphans])
                 with catalog.write():
                     catalog.clear_gone()
                     store.written()
+                store.save_snapshot()
                 vectors = sum(1 for note, _ in orphans if note in wanted)
             step("purge", 2, 4)
             with catalog.write() as db:
                 db.execute("INSERT INTO fts(fts) VALUES('optimize')")
             step("purge", 3, 4)
-            catalog.db.execute("VACUUM")
+            if catalog.get_meta(FREED_ZEROED_KEY) != "always":
+                catalog.db.execute("VACUUM")
+                with catalog.write():
+                    catalog.set_meta(FREED_ZEROED_KEY, "always")
             catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             step("purge", 4, 4)
         finally:
-            catalog.db.execute("PRAGMA secure_delete = OFF")
             catalog.db.execute(f"PRAGMA cache_size = {cache}")
             catalog.db.execute("PRAGMA mmap_size = 0")
     return Purged(len(wanted - remaining), vectors, True)

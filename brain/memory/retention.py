@@ -113,12 +113,12 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
     """Plan, and unless `dry_run`, delete every due fact from every store and write a receipt.
 
     One batch whatever the count: the files go and their neighbours are relinked in batches of
-    a few hundred (`Vault.delete_many` / `update_many`: one hold of the write lock each, a few
-    files at a time on threads, one sync at the end), then the index forgets them all at once
-    (`fact_index.purge`: one catalog transaction for the removed rows, one vector delete, one
-    full-text merge), the journal is rewritten once, and one receipt lists every fact. The index
-    lock is held from the first deletion to the end of the purge, so a running `brain watch`
-    that sees the files go finds the catalog already current instead of re-scanning them.
+    a few hundred (`Vault.delete_many` / `update_many`: one hold of the write lock each, one
+    sync at the end), then the index forgets them all at once (`fact_index.purge`: one catalog
+    transaction for the removed rows, one vector delete, one full-text merge), the journal is
+    rewritten once, and one receipt lists every fact. The index lock is held from the first
+    deletion to the end of the purge, so a running `brain watch` that sees the files go finds
+    the catalog already current instead of re-scanning them.
 
     The first error (a file that cannot be removed, a neighbour that changed meanwhile or
     cannot be decoded) stops the deletions, or the relinks; what was deleted by then is still
