@@ -158,6 +158,12 @@ class Catalog:
         else:
             self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
+    def put_meta(self, key: str, value: str | None) -> None:
+        """One meta value on its own, outside `write()`: no new generation (bookkeeping that no
+        reader caches, such as the vector store's stamp)."""
+        with self._lock:
+            self.set_meta(key, value)
+
     def generation(self) -> int:
         return int(self.get_meta("generation", "0") or 0)
 

@@ -5,8 +5,14 @@ when the store loses data behind brain's back: `.brain/index/chroma` deleted or 
 Chroma server that lost its data, a vault whose id (and so its collection) changed. Then the
 catalog says "up to date" while vector search finds nothing.
 
-The check is cheap when all is well: one count on each side. Only when the counts differ are
-the ids compared, to name the notes whose vectors are missing and the records nobody wants.
+The check is cheap when all is well. With the embedded store it does not even open Chroma
+(importing chromadb and opening the store cost about a second) while the store's files are as
+brain last vouched for them (`VectorStore.unchanged`, see `vectors.files_stamp`): brain records
+their stamp after its own writes and after a check that found the store consistent, so a store
+changed by anyone else (records deleted through another client, the folder deleted or replaced)
+is checked in full. A Chroma server is always checked in full: nothing local can vouch for it.
+The full check is one count on each side; only when the counts differ are the ids compared, to
+name the notes whose vectors are missing and the records nobody wants.
 """
 
 from __future__ import annotations
@@ -40,12 +46,16 @@ def check_vectors(index: Index) -> VectorCheck | None:
     if not index.has_vectors():
         return None
     store = index.vectors
+    expected = index.catalog.chunk_count()
     try:
+        store.check_embedder()
+        if store.unchanged():
+            return VectorCheck(expected, expected)
         stored = store.count()
     except IndexMismatch:
         return None
-    expected = index.catalog.chunk_count()
     if stored == expected:
+        store.vouch()
         return VectorCheck(expected, stored)
     wanted = {record_id(note_id, chunk_id): note_id for note_id, chunk_id in index.catalog.chunk_ids()}
     held = store.record_ids()
@@ -66,5 +76,5 @@ def repair_vectors(index: Index) -> VectorCheck | None:
         store.delete(list(check.extra))
         with index.catalog.write():
             index.catalog.forget_vectors(list(check.missing_notes))
-            store.written()
+            store.written(agreed=True)  # they agree now, whatever changed the store before
         return check

@@ -1,4 +1,5 @@
-"""What `brain status` and `brain doctor` report about the indexes. Reading only: nothing is updated."""
+"""What `brain status` and `brain doctor` report about the indexes. Reading only: nothing is updated
+but the vector store's stamp, once a full check found it consistent (see index/consistency.py)."""
 
 from __future__ import annotations
 

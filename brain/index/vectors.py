@@ -14,6 +14,11 @@ made under the index lock, so only one process writes at a time and always from 
 Reads never query Chroma: they go to an exact in-memory copy of the vectors (`matrix.ChunkMatrix`),
 loaded from a snapshot file when it is current, else from Chroma, and kept current by this
 process's own writes.
+
+Checking the vectors against the catalog (`consistency.py`) need not open Chroma either: brain
+records a stamp of the embedded store's files (`files_stamp`) whenever it knows they hold what
+the catalog says, after its own writes and after a check that found them so. Files that still
+match the stamp are trusted; any other change, made by anyone, means a full check.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ GENERATION_KEY = "vectors_generation"
 EMBEDDER_KEY = "embedder"
 CHUNKING_KEY = "chunking"  # chunking.CHUNKING_VERSION of the texts the vectors were made from
 ROOT_KEY = "vault_root"  # collection metadata on a server: the folder of the vault that uses it
+STAMP_KEY = "vectors_stamp"  # the store's stamp when brain last knew it held what the catalog says
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,30 @@ def is_copy(claimed_root: str | None, vault_root: Path) -> bool:
     return theirs == vault_identity(vault_root)
 
 
+def files_stamp(chroma_dir: Path) -> str | None:
+    """What changes whenever the embedded store's data changes, read without opening Chroma; None
+    when there is no store.
+
+    Chroma keeps every record in `chroma.sqlite3` (a write lands there at once; the vector
+    segment folders are rewritten later, when some process next loads them). So the stamp is that
+    file's inode, size and mtime and the change counter in its header (SQLite adds to it at every
+    commit, so two writes within one mtime tick still differ), and the name, inode and file names
+    of each segment folder: a store deleted, replaced or written by another process differs.
+    Opening a client commits too, so any process that opens the store changes the stamp.
+    """
+    try:
+        with open(chroma_dir / "chroma.sqlite3", "rb") as file:
+            info = os.fstat(file.fileno())
+            counter = file.read(28)[24:28].hex()
+        parts = [f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{counter}"]
+        for entry in sorted(os.scandir(chroma_dir), key=lambda entry: entry.name):
+            if entry.is_dir(follow_symlinks=False):
+                parts.append(f"{entry.name}:{entry.inode()}:{','.join(sorted(os.listdir(entry.path)))}")
+    except OSError:
+        return None
+    return "|".join(parts)
+
+
 def parse_url(url: str) -> tuple[str, int, bool]:
     parsed = urlparse(url if "://" in url else f"http://{url}")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
@@ -142,6 +172,7 @@ class VectorStore:
         self._client: Any = None
         self._collection: Any = None
         self._seen_generation: str | None = None
+        self._vouched: str | None = None  # files_stamp after this process's last use, if brain vouched for them then
         # One thread at a time per store: a client is created, reopened and used under this lock
         # (two threads creating Chroma's shared client for one path at once break it).
         self._lock = threading.RLock()
@@ -175,6 +206,7 @@ class VectorStore:
         """Drop this process's copy of the embedded store so the next use loads it from disk."""
         self._collection = None
         self._matrix = None
+        self._vouched = None
         if self._client is not None:
             # chromadb shares one System per path in a process; closing our client (its only
             # user) stops it, so the next client reads the store from disk again.
@@ -265,13 +297,58 @@ class VectorStore:
             collection_name(self.vault_root, kind), configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
         )
 
-    def written(self) -> None:
-        """Inside the catalog's write(): record that this process changed the vectors."""
+    def written(self, *, agreed: bool = False) -> None:
+        """Inside the catalog's write(): record that this process changed the vectors, and their
+        stamp if brain can vouch for them: the store was as brain last left it before these writes,
+        or (`agreed`) catalog and store were just made to agree (see consistency.repair_vectors)."""
         current = int(self.catalog.get_meta(GENERATION_KEY, "0") or 0) + 1
         self.catalog.set_meta(GENERATION_KEY, str(current))
         self.catalog.set_meta(EMBEDDER_KEY, self.embedder_id)
         self.catalog.set_meta(CHUNKING_KEY, CHUNKING_VERSION)
         self._seen_generation = str(current)
+        with self._lock:
+            files = self._files()
+            vouched = files is not None and (agreed or files == self._vouched)
+            self._vouched = files if vouched else None
+            self.catalog.set_meta(STAMP_KEY, self._stamp(files) if vouched else None)
+
+    # ------------------------------------------------------------ the stamp (see files_stamp)
+
+    def _files(self) -> str | None:
+        return None if self.chroma_url else files_stamp(self.path)  # nothing here can vouch for a server
+
+    def _stamp(self, files: str) -> str:
+        """The stamp recorded in the catalog: the files, and what they must hold for this catalog."""
+        what = f"{self.name}|{self.embedder_id}|{self.dim}|{self.catalog.chunk_count()}|{files}"
+        return hashlib.sha256(what.encode()).hexdigest()[:32]
+
+    def unchanged(self) -> bool:
+        """Whether the store is as brain last vouched for it (then it holds what the catalog says)."""
+        files = self._files()
+        return files is not None and self.catalog.get_meta(STAMP_KEY) == self._stamp(files)
+
+    @_serialized
+    def vouch(self) -> None:
+        """The store was just found to hold what the catalog says: record its stamp (a meta value
+        on its own, not a new catalog generation)."""
+        files = self._files()
+        self._vouched = files
+        self.catalog.put_meta(STAMP_KEY, self._stamp(files) if files is not None else None)
+
+    @contextmanager
+    def _using(self, create: bool = True) -> Iterator[Any]:
+        """The collection, for one use by this process; afterwards the files' stamp is still vouched
+        for if it was before (this process's own use changes the files, and Chroma commits even
+        when a client opens), and no longer if anyone else changed the store since."""
+        with self._lock:
+            self._check_fresh()  # another brain process wrote: reopen, and go by the stamp it recorded
+            files = self._files()
+            if files is None:  # no store yet: the one made now is brain's own if the catalog expects nothing
+                vouched = not self.chroma_url and self.catalog.chunk_count() == 0
+            else:
+                vouched = files == self._vouched or self.unchanged()
+            yield self.collection(create)
+            self._vouched = self._files() if vouched else None
 
     # ------------------------------------------------------------ writing (under the index lock)
 
@@ -286,40 +363,41 @@ class VectorStore:
     @_serialized
     def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[dict]) -> None:
         if ids:
-            self.collection().upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
+            with self._using() as collection:
+                collection.upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
             if self._matrix is not None:
                 self._matrix = self._matrix.upsert(ids, embeddings)
 
     @_serialized
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict]) -> None:
         if ids:
-            self.collection().update(ids=list(ids), metadatas=list(metadatas))
+            with self._using() as collection:
+                collection.update(ids=list(ids), metadatas=list(metadatas))
 
     @_serialized
     def delete(self, ids: Sequence[str]) -> None:
         if ids and self._matrix is not None:
             self._matrix = self._matrix.remove(ids)
-        collection = self.collection(create=False) if ids else None
-        if collection is not None:
-            for start in range(0, len(ids), 5000):
+        if not ids:
+            return
+        with self._using(create=False) as collection:
+            for start in range(0, len(ids) if collection is not None else 0, 5000):
                 collection.delete(ids=list(ids[start : start + 5000]))
 
     # ------------------------------------------------------------ reading
 
     @_serialized
     def count(self) -> int:
-        collection = self.collection(create=False)
-        return collection.count() if collection is not None else 0
+        with self._using(create=False) as collection:
+            return collection.count() if collection is not None else 0
 
     @_serialized
     def record_ids(self) -> set[str]:
         """The id of every record the collection holds (the vector check, when counts differ)."""
-        collection = self.collection(create=False)
-        if collection is None:
-            return set()
         found: set[str] = set()
-        for offset in range(0, collection.count(), 5000):
-            found.update(collection.get(include=[], limit=5000, offset=offset)["ids"])
+        with self._using(create=False) as collection:
+            for offset in range(0, collection.count() if collection is not None else 0, 5000):
+                found.update(collection.get(include=[], limit=5000, offset=offset)["ids"])
         return found
 
     @_serialized
@@ -364,15 +442,13 @@ class VectorStore:
     def _matrix_from_chroma(self) -> ChunkMatrix:
         from brain.index.matrix import ChunkMatrix
 
-        collection = self.collection(create=False)
-        if collection is None:
-            return ChunkMatrix.empty(self.dim)
         records: list[str] = []
         parts = []
-        for offset in range(0, collection.count(), 5000):
-            page = collection.get(include=["embeddings"], limit=5000, offset=offset)
-            records += page["ids"]
-            parts.append(page["embeddings"])
+        with self._using(create=False) as collection:
+            for offset in range(0, collection.count() if collection is not None else 0, 5000):
+                page = collection.get(include=["embeddings"], limit=5000, offset=offset)
+                records += page["ids"]
+                parts.append(page["embeddings"])
         import numpy as np
 
         vectors = np.vstack([np.asarray(part, dtype=np.float32) for part in parts]) if records else None

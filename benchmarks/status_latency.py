@@ -1,0 +1,84 @@
+"""Wall time of `brain status` and of a no-op `brain index`, each a fresh process, JSON out.
+
+    python benchmarks/status_latency.py --label after [--runs 5]
+
+A copy of `vault-example/` is indexed with the real model (`brain index`), then each command runs
+`--runs` times as its own process (as a person or an agent runs it); the figure is the median wall
+time. `python -X importtime -m brain status` then tells whether chromadb was imported and which
+imports cost most. The machine may be shared: say so beside the figures.
+Writes benchmarks/results/status-latency.json under `--label`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results" / "status-latency.json"
+
+
+def brain(*args: str, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, *python_flags, "-m", "brain", *args], capture_output=True, text=True, env=env, check=True)
+
+
+def median_seconds(args: tuple[str, ...], runs: int) -> dict:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        brain(*args)
+        times.append(time.perf_counter() - started)
+    return {"median_s": round(statistics.median(times), 3), "runs_s": [round(t, 3) for t in times]}
+
+
+def imports(vault: Path) -> dict:
+    """chromadb imported or not, and the costliest imports (cumulative microseconds)."""
+    stderr = brain("status", "--vault", str(vault), python_flags=("-X", "importtime")).stderr
+    rows = []
+    for line in stderr.splitlines():
+        if line.startswith("import time:") and "|" in line and "cumulative" not in line:
+            _, cumulative, name = line.split("|")
+            rows.append((int(cumulative), name.rstrip()))
+    names = {name.strip() for _, name in rows}
+    top = sorted(rows, reverse=True)[:10]
+    return {"chromadb_imported": "chromadb" in names, "top_cumulative_us": [[us, name.strip()] for us, name in top]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--label", default="current")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temp:
+        vault = Path(temp) / "vault"
+        shutil.copytree(ROOT / "vault-example", vault, ignore=shutil.ignore_patterns("index"))
+        first = brain("index", "--vault", str(vault)).stdout.strip()
+        if "all-MiniLM" not in first:
+            sys.exit(f"the real model is not in use (brain index said: {first})")
+        result = {
+            "vault": "vault-example (copy, indexed with the real model)",
+            "status": median_seconds(("status", "--vault", str(vault)), args.runs),
+            "index_noop": median_seconds(("index", "--vault", str(vault)), args.runs),
+            "help": median_seconds(("--help",), args.runs),  # the floor: interpreter + CLI start
+            "status_imports": imports(vault),
+        }
+    print(json.dumps(result, indent=2))
+    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    stored[args.label] = result
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
+    print(f"wrote {RESULTS} [{args.label}]")
+
+
+if __name__ == "__main__":
+    main()
