@@ -6,12 +6,17 @@ Also: a copied vault on a Chroma server gets a collection of its own; a moved on
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.vectors import collection_name, is_copy, vault_identity
+from brain.index.sync import update_paths
+from brain.index.vectors import STAMP_KEY, collection_name, is_copy, record_id, vault_identity
 from brain.vault import Vault
 
 from conftest import lexical_vault, note_text, put, run_brain
@@ -83,6 +88,81 @@ def test_a_changed_vault_id_finds_its_collection_empty_and_refills_it(vault):
     (vault.brain_dir / "vault-id").write_text("someone-else-0123456789\n")
     assert status_line(vault).startswith("index     the vector store lacks 3 of 3 chunks (2 notes)")
     assert_repaired(vault, 3, 3)
+
+
+# ---------------------------------------------------------------- the check without opening Chroma
+
+# `brain status` and `brain index` in a process of their own, which then says whether it imported chromadb.
+STATUS_AND_INDEX = """
+import sys
+from typer.testing import CliRunner
+from brain.cli import app
+for command in ("status", "index"):
+    print(CliRunner().invoke(app, [command, "--vault", sys.argv[1]], catch_exceptions=False).output, end="")
+print("chromadb imported:", "chromadb" in sys.modules)
+"""
+
+# Another process deletes records straight through chromadb, behind brain's back.
+RAW_DELETE = """
+import sys
+import chromadb
+client = chromadb.PersistentClient(path=sys.argv[1])
+client.get_collection(sys.argv[2]).delete(ids=sys.argv[3:])
+"""
+
+
+def python(script: str, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(Path(forget.__code__.co_filename).parents[2])}
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def status_and_index_elsewhere(vault: Vault) -> tuple[str, str, bool]:
+    """(the status index line, the index summary, whether chromadb was imported) from another process."""
+    output = python(STATUS_AND_INDEX, str(vault.root)).splitlines()
+    index_line = next(line for line in output if line.startswith("index"))
+    return index_line, output[-2], output[-1] == "chromadb imported: True"
+
+
+def test_an_unchanged_store_is_trusted_without_opening_chroma(vault):
+    index_line, summary, imported = status_and_index_elsewhere(vault)  # the stamp brain's own writes recorded
+    assert index_line.startswith("index     up to date") and summary.endswith("vectors: 0 chunks embedded, 0 unchanged, 0 deleted (lexical-hash-v1:384)")
+    assert not imported
+
+    catalog = open_index(vault).catalog
+    catalog.put_meta(STAMP_KEY, None)  # no stamp: the next check is a full one, and records it
+    generation = catalog.generation()
+    assert status_line(vault).startswith("index     up to date")
+    assert catalog.get_meta(STAMP_KEY) is not None and catalog.generation() == generation  # bookkeeping, not a catalog change
+    assert not status_and_index_elsewhere(vault)[2]
+
+
+def lose_a_record_elsewhere(vault: Vault) -> None:
+    """Delete one of notes/a.md's two records through chromadb in another process."""
+    index = open_index(vault)
+    a_id = index.catalog.db.execute("SELECT id FROM notes WHERE path = 'notes/a.md'").fetchone()[0]
+    chunk = next(chunk for note, chunk in index.catalog.chunk_ids() if note == a_id)
+    name = index.vectors.name
+    forget(vault.root)  # this process's embedded Chroma is closed: the other process writes alone
+    python(RAW_DELETE, str(vault.index_dir / "chroma"), name, record_id(a_id, chunk))
+
+
+def test_records_deleted_by_another_process_are_found_after_the_stamp_was_recorded(vault):
+    assert not status_and_index_elsewhere(vault)[2]  # trusted by its stamp
+    lose_a_record_elsewhere(vault)
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 notes)")
+    assert_repaired(vault, 1, 2)
+    index_line, summary, imported = status_and_index_elsewhere(vault)  # the repair vouched for the store again
+    assert index_line.startswith("index     up to date") and " 0 chunks embedded" in summary and not imported
+
+
+def test_brains_own_write_after_someone_elses_change_vouches_for_nothing(vault):
+    lose_a_record_elsewhere(vault)
+    put(vault, "notes/c.md", note_text("C", "delta words"))
+    update_paths(open_index(vault), ["notes/c.md"])  # a write through brain embeds c, but cannot vouch for the loss
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 4 chunks (1 notes)")
+    assert_repaired(vault, 1, 2)
 
 
 # ---------------------------------------------------------------- copies and moves on a server
