@@ -306,11 +306,11 @@ class VectorStore:
         self.catalog.set_meta(EMBEDDER_KEY, self.embedder_id)
         self.catalog.set_meta(CHUNKING_KEY, CHUNKING_VERSION)
         self._seen_generation = str(current)
-        with self._lock:
-            files = self._files()
-            vouched = files is not None and (agreed or files == self._vouched)
-            self._vouched = files if vouched else None
-            self.catalog.set_meta(STAMP_KEY, self._stamp(files) if vouched else None)
+        # Not under self._lock: this runs holding the catalog's lock, and `_using` takes the two the other way round.
+        files = self._files()
+        vouched = files is not None and (agreed or files == self._vouched)
+        self._vouched = files if vouched else None
+        self.catalog.set_meta(STAMP_KEY, self._stamp(files) if vouched else None)
 
     # ------------------------------------------------------------ the stamp (see files_stamp)
 
