@@ -1,6 +1,8 @@
 """Wall time of `brain status` and of a no-op `brain index`, each a fresh process, JSON out.
 
     python benchmarks/status_latency.py --label after [--runs 5]
+    git archive main | tar -x -C /tmp/brain-main   # another commit's brain, for a "before" figure:
+    python benchmarks/status_latency.py --label before --brain-src /tmp/brain-main
 
 A copy of `vault-example/` is indexed with the real model (`brain index`), then each command runs
 `--runs` times as its own process (as a person or an agent runs it); the figure is the median wall
@@ -27,9 +29,14 @@ ROOT = HERE.parent
 RESULTS = HERE / "results" / "status-latency.json"
 
 
+SOURCE = ROOT  # the brain measured (--brain-src)
+
+
 def brain(*args: str, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, *python_flags, "-m", "brain", *args], capture_output=True, text=True, env=env, check=True)
+    env = {**os.environ, "PYTHONPATH": str(SOURCE)}
+    # cwd too: `python -m` puts the working directory first on sys.path, before PYTHONPATH.
+    return subprocess.run([sys.executable, *python_flags, "-m", "brain", *args], capture_output=True, text=True, env=env,
+                          check=True, cwd=SOURCE)
 
 
 def median_seconds(args: tuple[str, ...], runs: int) -> dict:
@@ -58,7 +65,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="current")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--brain-src", type=Path, default=ROOT, help="the source tree whose brain is measured")
     args = parser.parse_args()
+    global SOURCE
+    SOURCE = args.brain_src.resolve()
     with tempfile.TemporaryDirectory() as temp:
         vault = Path(temp) / "vault"
         shutil.copytree(ROOT / "vault-example", vault, ignore=shutil.ignore_patterns("index"))
@@ -67,6 +77,7 @@ def main() -> None:
             sys.exit(f"the real model is not in use (brain index said: {first})")
         result = {
             "vault": "vault-example (copy, indexed with the real model)",
+            "brain_src": str(SOURCE),
             "status": median_seconds(("status", "--vault", str(vault)), args.runs),
             "index_noop": median_seconds(("index", "--vault", str(vault)), args.runs),
             "help": median_seconds(("--help",), args.runs),  # the floor: interpreter + CLI start
