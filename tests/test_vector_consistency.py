@@ -137,6 +137,10 @@ def test_an_unchanged_store_is_trusted_without_opening_chroma(vault):
     assert catalog.get_meta(STAMP_KEY) is not None and catalog.generation() == generation  # bookkeeping, not a catalog change
     assert not status_and_index_elsewhere(vault)[2]
 
+    assert "3 chunks embedded" in brain(vault, "reindex")  # the store emptied by brain, then filled by it
+    index_line, summary, imported = status_and_index_elsewhere(vault)
+    assert index_line.startswith("index     up to date") and " 0 chunks embedded" in summary and not imported
+
 
 def lose_a_record_elsewhere(vault: Vault) -> None:
     """Delete one of notes/a.md's two records through chromadb in another process."""

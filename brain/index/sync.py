@@ -63,6 +63,8 @@ def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None
             index.catalog.set_meta("vectors_generation", str(time.time_ns()))
         index.reset_vectors()
         drop_vault_collections(index.dir, index.vault.root, index.chroma_url)
+        if embed:  # the vault's collections are gone and the catalog expects none: they agree
+            index.vectors.vouch()
     return index_vault(index, embed=embed, progress=progress)
 
 
