@@ -439,7 +439,6 @@ def _refuse_twin(path: Path, relative: str) -> None:
             raise NoteExists(f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead")
 
 
-
 def init_vault(root: Path) -> tuple[Vault, list[str]]:
     """Create a vault, or add what an existing folder lacks; nothing that exists is changed."""
     from importlib import resources
