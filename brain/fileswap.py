@@ -1,10 +1,15 @@
-"""Swap two paths atomically (Linux `renameat2(RENAME_EXCHANGE)`), for `Vault` writes.
+"""Replace one file without losing a save made meanwhile, for `Vault` writes (under its write lock).
+
+`read_whole` reads a file once it has settled: an editor that rewrites a file in place leaves it
+empty or cut short for a moment. `install` writes the new bytes to a temp file beside the file,
+re-checks that the file still holds what was read, and swaps the temp file in.
 
 `os.replace` destroys whatever is at the target at the instant of the rename, so an editor's save
 that lands between brain's last re-check and its rename would be lost without a trace. An exchange
-instead leaves what was there under the temp file's name, where brain can compare it with what it
-read and, if it differs, swap it back. Where the call is missing (not Linux, an old libc, a file
-system without the flag) `exchange` says so and the caller falls back to `os.replace`.
+(Linux `renameat2(RENAME_EXCHANGE)`) instead leaves what was there under the temp file's name,
+where brain can compare it with what it read and, if it differs, swap it back. Where the call is
+missing (not Linux, an old libc, a file system without the flag) `exchange` says so and `install`
+falls back to `os.replace`.
 """
 
 from __future__ import annotations
@@ -13,13 +18,23 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import secrets
+import stat
 import sys
+import time
 from functools import cache
 from pathlib import Path
+
+from brain.errors import InvalidInput, NoteExists, WriteConflict
+from brain.note_files import MAX_NOTE_BYTES
+from brain.notes.frontmatter_yaml import locate
+from brain.notes.lines import split_lines, strip_ending
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV, errno.EPERM}
+RETRY_HINT = "Re-run the command to apply it to the new version"
+_SETTLE_PAUSES = (0.01, 0.03, 0.06, 0.1, 0.2)  # about 0.4 s in all for a save in progress to finish
 
 
 @cache
@@ -48,3 +63,130 @@ def exchange(first: Path, second: Path) -> bool:
     if code in _UNSUPPORTED:
         return False
     raise OSError(code, os.strerror(code), str(second))
+
+
+def read_whole(relative: str, path: Path) -> tuple[bytes, int]:
+    """The whole file and its mode, from one open; retried while it looks like a save in progress.
+
+    A read is suspect when the file's size changed while it was read, when it is empty, or
+    when its frontmatter opens and never closes: that is what an editor that rewrites a file
+    in place leaves for a moment. Acting on it would replace the note with a fragment.
+    """
+    for pause in (*_SETTLE_PAUSES, None):
+        try:
+            with open(path, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if info.st_size > MAX_NOTE_BYTES:
+                    raise InvalidInput(
+                        f"'{relative}' is {info.st_size / 2**20:.1f} MiB, too large to edit (the limit is "
+                        f"{MAX_NOTE_BYTES // 2**20} MiB); brain reads its start only, so edit it in an editor"
+                    )
+                data = handle.read()
+                settled = os.fstat(handle.fileno())
+        except FileNotFoundError:
+            raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
+        except IsADirectoryError:
+            raise InvalidInput(f"'{relative}' is a folder, not a note") from None
+        changing = len(data) != settled.st_size or settled.st_mtime_ns != info.st_mtime_ns
+        if not changing and not _looks_truncated(data):
+            return data, stat.S_IMODE(info.st_mode)
+        if pause is None:
+            break
+        time.sleep(pause)
+    raise WriteConflict(
+        f"'{relative}' looks truncated ({len(data)} bytes{', empty' if not data else ', frontmatter never closed'}); "
+        "another program may be saving it. Nothing was written; try again once it is saved"
+    )
+
+
+def _looks_truncated(data: bytes) -> bool:
+    if not data.strip():
+        return True
+    lines = split_lines(data[:65536].decode("utf-8", "replace"))
+    return locate(lines) is None and strip_ending(lines[0]).lstrip("\ufeff").rstrip(" \t") == "---"
+
+
+def install(
+    relative: str, path: Path, data: bytes, *, expected: bytes | None, create: bool = False, mode: int | None, sync: bool
+) -> None:
+    """Put `data` at `path` through a temp file; called with the write lock held.
+
+    `expected` is what the file held when it was read: the file is compared with it once
+    more right before the rename. `create` links instead of renaming, which fails if a file
+    appeared meanwhile.
+    """
+    if expected is None:  # a file brain read has its folder already
+        path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.parent / f".brain-{secrets.token_hex(6)}.tmp"
+    # os.open with 0o666 lets the umask decide a new file's mode, as an editor's save would.
+    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+        if create:
+            rename_new(temp, path, relative)
+        elif expected is None:
+            os.replace(temp, path)
+        else:
+            _recheck(relative, path, expected)
+            _swap_in(relative, temp, path, expected, data)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _swap_in(relative: str, temp: Path, path: Path, expected: bytes, data: bytes) -> None:
+    """Replace the note with `temp`, noticing an editor's save made after the re-check.
+
+    The temp file and the note are exchanged atomically, so what was replaced is still there
+    under the temp name: if it is not what brain read, an editor saved in the microseconds
+    since the re-check, and it is swapped back (WriteConflict). Without an exchange call
+    (not Linux, see `exchange`) this is the plain rename, and that window stays open.
+    """
+    if not exchange(temp, path):
+        os.replace(temp, path)
+        return
+    if temp.read_bytes() == expected:
+        temp.unlink()
+        return
+    exchange(temp, path)  # the editor's version goes back in place
+    if temp.read_bytes() != data:
+        # A third save in the same microseconds: keep it rather than guess (never lose it).
+        kept = temp.with_name(f"{path.name}.brain-conflict-{secrets.token_hex(3)}")
+        os.replace(temp, kept)
+        raise WriteConflict(f"'{relative}' was saved twice while brain wrote it; nothing of brain's was written, another version is kept in '{kept.name}'")
+    temp.unlink()
+    raise WriteConflict(f"'{relative}' changed on disk while brain wrote it; nothing was written. {RETRY_HINT}")
+
+
+def _recheck(relative: str, path: Path, expected: bytes) -> None:
+    try:
+        current = path.read_bytes()
+    except FileNotFoundError:
+        if not expected:
+            return
+        raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
+    if current != expected:
+        raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {RETRY_HINT}")
+
+
+def rename_new(source: Path, target: Path, relative: str) -> None:
+    """Rename `source` to `target`, failing if `target` exists: a hard link never overwrites."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        if os.path.samefile(source, target):  # only the case changes, on a case-insensitive disk
+            os.replace(source, target)
+            return
+        raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another name") from None
+    except OSError:  # a file system without hard links: check, then rename (under the write lock)
+        if target.exists():
+            raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another name") from None
+        os.replace(source, target)
+        return
+    source.unlink()

@@ -1,8 +1,9 @@
-"""The vault on disk: find it, list its notes, read them, write them atomically and safely.
+"""The vault on disk: find it, read its notes, write them atomically and safely.
 
-This is the only module that touches note files. Paths given to it are vault-relative POSIX
-strings; none may escape the vault, name a reserved device, or go through a symlink that
-points outside.
+Every write to a note goes through `Vault`. Paths given to it are vault-relative POSIX strings;
+none may escape the vault, name a reserved device, or go through a symlink that points outside.
+Which files are notes, and listing them, is `brain/note_files.py`; how one file is replaced
+without losing a save made meanwhile is `brain/fileswap.py`.
 """
 
 from __future__ import annotations
@@ -10,27 +11,23 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import secrets
 import stat
 import tempfile
-import time
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import filelock
 
 from brain.errors import BrainError, InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
-from brain.fileswap import exchange
-from brain.notes.frontmatter_yaml import locate
-from brain.notes.lines import has_line_break, split_lines, strip_ending
+from brain.fileswap import RETRY_HINT, install, read_whole, rename_new
+from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, note_files, parse_bytes
+from brain.notes.lines import has_line_break
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
 
-BRAIN_DIR = ".brain"
 TYPE_FOLDERS = {
     "episode": "episodes",
     "pattern": "patterns",
@@ -40,9 +37,6 @@ TYPE_FOLDERS = {
     "run": "runs",
     "tip": "tips",
 }
-# Folders that are not notes: brain's own state, editors' and tools' state, templates.
-SKIPPED_DIRS = {BRAIN_DIR, ".git", ".obsidian", ".trash", ".venv", "node_modules", "templates"}
-MAX_NOTE_BYTES = 5 * 1024 * 1024
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
 _UNSAFE_FILENAME_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*#^\[\]]+')
 
@@ -216,10 +210,10 @@ class Vault:
 
     # ------------------------------------------------------------ writing
     #
-    # Every write goes through `_install`, under the vault's write lock (one lock file shared by
-    # every brain process on this vault): a read-change-write cannot interleave with another
-    # brain's, and the file is re-checked right before the rename, so a save made meanwhile by
-    # an editor is refused rather than overwritten.
+    # Every write goes through `install` (brain/fileswap.py), under the vault's write lock (one
+    # lock file shared by every brain process on this vault): a read-change-write cannot
+    # interleave with another brain's, and the file is re-checked right before the rename, so a
+    # save made meanwhile by an editor is refused rather than overwritten.
 
     def update(self, relative: str, change: Callable[[Note], str], *, sync: bool = True) -> Updated:
         """Read a note, compute its new text with `change(note)`, and write it, all under the write lock.
@@ -232,7 +226,7 @@ class Vault:
         """
         path = self._note_path(relative)
         with self._locked():
-            data, mode = self._read_whole(relative, path)
+            data, mode = read_whole(relative, path)
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -244,7 +238,7 @@ class Vault:
             after = change(before)
             if after == text:
                 return Updated(before, False)
-            self._install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=sync)
+            install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=sync)
         self._notify(self.relative(path))  # outside the lock: indexing may take a while
         return Updated(before, True)
 
@@ -264,14 +258,14 @@ class Vault:
             current: bytes | None = None
             mode = None
             if expected is not None:
-                current, mode = self._read_whole(relative, path)
+                current, mode = read_whole(relative, path)
                 if hashlib.sha256(current).hexdigest() != expected.sha256:
-                    raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {_RETRY}")
+                    raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {RETRY_HINT}")
             elif not create and path.is_file():
                 mode = stat.S_IMODE(path.stat().st_mode)
             if current is None and mode is None:
                 _refuse_twin(path, relative)
-            self._install(relative, path, data, expected=current, create=create, mode=mode, sync=sync)
+            install(relative, path, data, expected=current, create=create, mode=mode, sync=sync)
         self._notify(self.relative(path))
         info = path.stat()
         return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
@@ -310,105 +304,6 @@ class Vault:
                 where = Path(tempfile.gettempdir()) / f"brain-write-{digest}.lock"
             self._lock = filelock.FileLock(where, timeout=WRITE_LOCK_SECONDS)
         return self._lock
-
-    def _read_whole(self, relative: str, path: Path) -> tuple[bytes, int]:
-        """The whole file and its mode, from one open; retried while it looks like a save in progress.
-
-        A read is suspect when the file's size changed while it was read, when it is empty, or
-        when its frontmatter opens and never closes: that is what an editor that rewrites a file
-        in place leaves for a moment. Acting on it would replace the note with a fragment.
-        """
-        for pause in (*_SETTLE_PAUSES, None):
-            try:
-                with open(path, "rb") as handle:
-                    info = os.fstat(handle.fileno())
-                    if info.st_size > MAX_NOTE_BYTES:
-                        raise InvalidInput(
-                            f"'{relative}' is {info.st_size / 2**20:.1f} MiB, too large to edit (the limit is "
-                            f"{MAX_NOTE_BYTES // 2**20} MiB); brain reads its start only, so edit it in an editor"
-                        )
-                    data = handle.read()
-                    settled = os.fstat(handle.fileno())
-            except FileNotFoundError:
-                raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
-            except IsADirectoryError:
-                raise InvalidInput(f"'{relative}' is a folder, not a note") from None
-            changing = len(data) != settled.st_size or settled.st_mtime_ns != info.st_mtime_ns
-            if not changing and not _looks_truncated(data):
-                return data, stat.S_IMODE(info.st_mode)
-            if pause is None:
-                break
-            time.sleep(pause)
-        raise WriteConflict(
-            f"'{relative}' looks truncated ({len(data)} bytes{', empty' if not data else ', frontmatter never closed'}); "
-            "another program may be saving it. Nothing was written; try again once it is saved"
-        )
-
-    def _install(
-        self, relative: str, path: Path, data: bytes, *, expected: bytes | None, create: bool = False, mode: int | None, sync: bool
-    ) -> None:
-        """Put `data` at `path` through a temp file; called with the write lock held.
-
-        `expected` is what the file held when it was read: the file is compared with it once
-        more right before the rename. `create` links instead of renaming, which fails if a file
-        appeared meanwhile.
-        """
-        if expected is None:  # a file brain read has its folder already
-            path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.parent / f".brain-{secrets.token_hex(6)}.tmp"
-        # os.open with 0o666 lets the umask decide a new file's mode, as an editor's save would.
-        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with os.fdopen(descriptor, "wb") as handle:
-                if mode is not None:
-                    os.fchmod(handle.fileno(), mode)
-                handle.write(data)
-                handle.flush()
-                if sync:
-                    os.fsync(handle.fileno())
-            if create:
-                _rename_new(temp, path, relative)
-            elif expected is None:
-                os.replace(temp, path)
-            else:
-                self._recheck(relative, path, expected)
-                self._swap_in(relative, temp, path, expected, data)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
-
-    def _swap_in(self, relative: str, temp: Path, path: Path, expected: bytes, data: bytes) -> None:
-        """Replace the note with `temp`, noticing an editor's save made after the re-check.
-
-        The temp file and the note are exchanged atomically, so what was replaced is still there
-        under the temp name: if it is not what brain read, an editor saved in the microseconds
-        since the re-check, and it is swapped back (WriteConflict). Without an exchange call
-        (not Linux, see `fileswap`) this is the plain rename, and that window stays open.
-        """
-        if not exchange(temp, path):
-            os.replace(temp, path)
-            return
-        if temp.read_bytes() == expected:
-            temp.unlink()
-            return
-        exchange(temp, path)  # the editor's version goes back in place
-        if temp.read_bytes() != data:
-            # A third save in the same microseconds: keep it rather than guess (never lose it).
-            kept = temp.with_name(f"{path.name}.brain-conflict-{secrets.token_hex(3)}")
-            os.replace(temp, kept)
-            raise WriteConflict(f"'{relative}' was saved twice while brain wrote it; nothing of brain's was written, another version is kept in '{kept.name}'")
-        temp.unlink()
-        raise WriteConflict(f"'{relative}' changed on disk while brain wrote it; nothing was written. {_RETRY}")
-
-    def _recheck(self, relative: str, path: Path, expected: bytes) -> None:
-        try:
-            current = path.read_bytes()
-        except FileNotFoundError:
-            if not expected:
-                return
-            raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
-        if current != expected:
-            raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {_RETRY}")
 
     def delete(self, relative: str) -> None:
         path = self.safe_path(relative)
@@ -453,7 +348,7 @@ class Vault:
         def rewrite(relative: str) -> bytes | None | bool:
             path = self._note_path(relative, folders)
             try:
-                data, mode = self._read_whole(relative, path)
+                data, mode = read_whole(relative, path)
             except WriteConflict:
                 if not path.exists():
                     return None  # deleted meanwhile: nothing to change
@@ -465,7 +360,7 @@ class Vault:
             after = changes[relative](text)
             if after == text:
                 return False
-            self._install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=False)
+            install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=False)
             return data
 
         return self._batch(list(changes), rewrite)
@@ -502,116 +397,11 @@ class Vault:
                 _refuse_twin(new, target)
             new.parent.mkdir(parents=True, exist_ok=True)
             moved_from = self.relative(old)
-            _rename_new(old, new, target)
+            rename_new(old, new, target)
         self._notify(self.relative(new), moved_from)
 
 
-# ---------------------------------------------------------------- which files are notes
-
-
-class SkipKind(StrEnum):
-    """Why a note-like file is left out of the index (doctor gives each kind its fix)."""
-
-    OUTSIDE_SYMLINK = "outside-symlink"
-    SYMLINK_TO_NON_NOTE = "symlink-to-non-note"  # e.g. to .brain/config.toml: brain's state is no note
-    UNREADABLE = "unreadable"
-    BINARY = "binary"
-
-
-@dataclass(frozen=True)
-class Skip:
-    kind: SkipKind
-    reason: str  # one line for people, e.g. "cannot be read: Permission denied"
-
-
-def _is_note_name(name: str) -> bool:
-    return name.lower().endswith(".md") and not name.startswith(".")
-
-
-def is_note_path(relative: str) -> bool:
-    """The one rule for note files: a `.md` file, not hidden, in no hidden or skipped folder
-    (brain's state, editors' and tools' folders, templates). Symlinks are judged by `note_files`."""
-    parts = PurePosixPath(relative).parts
-    if not parts or not _is_note_name(parts[-1]):
-        return False
-    return not any(part in SKIPPED_DIRS or part.startswith(".") for part in parts[:-1])
-
-
-def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str, tuple[int, int]], dict[str, Skip]]:
-    """(path -> (mtime_ns, size)) of every note file under `root` (or of those among `paths`),
-    and the note files left out with why (a symlink leading outside the vault, a file that
-    cannot be stat'ed). A path that is gone is in neither.
-
-    `is_note_path`'s rule; the whole vault is walked with os.scandir, so 10k notes stat in ~0.1 s.
-    """
-    root_text = str(root)
-    found: dict[str, tuple[int, int]] = {}
-    left_out: dict[str, Skip] = {}
-
-    def take(relative: str, path: str, is_link: bool) -> None:
-        seen = _look(root_text, path, is_link)
-        if isinstance(seen, Skip):
-            left_out[relative] = seen
-        elif seen is not None:
-            found[relative] = seen
-
-    if paths is not None:
-        for relative in paths:
-            if is_note_path(relative):
-                path = os.path.join(root_text, relative)
-                take(relative, path, os.path.islink(path))
-        return found, left_out
-    stack = [(root_text, "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if name not in SKIPPED_DIRS and not name.startswith("."):
-                        stack.append((entry.path, f"{prefix}{name}/"))
-                    continue
-                is_link = entry.is_symlink()
-            except OSError:
-                continue
-            if _is_note_name(name):
-                take(prefix + name, entry.path, is_link)
-    return found, left_out
-
-
-def _look(root_text: str, path: str, is_link: bool) -> tuple[int, int] | Skip | None:
-    """A note file's (mtime_ns, size), why it is left out, or None when it is no file (gone, a folder)."""
-    try:
-        if is_link:  # only links pay for realpath: what they lead to must be a note file by the same rule
-            target = os.path.realpath(path)
-            if not target.startswith(root_text + os.sep):
-                return OUTSIDE_SYMLINK
-            inside = target[len(root_text) + 1 :].replace(os.sep, "/")
-            if not is_note_path(inside):
-                return Skip(SkipKind.SYMLINK_TO_NON_NOTE, f"symlink leads to '{inside}', which is not a note file; not followed")
-        info = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        return unreadable(error)
-    return (info.st_mtime_ns, info.st_size) if stat.S_ISREG(info.st_mode) else None
-
-
-OUTSIDE_SYMLINK = Skip(SkipKind.OUTSIDE_SYMLINK, "symlink leads outside the vault; not followed")
-
-
-def unreadable(error: OSError) -> Skip:
-    return Skip(SkipKind.UNREADABLE, f"cannot be read: {error.strerror or error}")
-
-
-_RETRY = "Re-run the command to apply it to the new version"
-_SETTLE_PAUSES = (0.01, 0.03, 0.06, 0.1, 0.2)  # about 0.4 s in all for a save in progress to finish
 WRITE_LOCK_SECONDS = 10.0
-
 
 
 @dataclass(frozen=True)
@@ -632,30 +422,6 @@ class Updated:
     written: bool
 
 
-def _looks_truncated(data: bytes) -> bool:
-    if not data.strip():
-        return True
-    lines = split_lines(data[:65536].decode("utf-8", "replace"))
-    return locate(lines) is None and strip_ending(lines[0]).lstrip("\ufeff").rstrip(" \t") == "---"
-
-
-def _rename_new(source: Path, target: Path, relative: str) -> None:
-    """Rename `source` to `target`, failing if `target` exists: a hard link never overwrites."""
-    try:
-        os.link(source, target)
-    except FileExistsError:
-        if os.path.samefile(source, target):  # only the case changes, on a case-insensitive disk
-            os.replace(source, target)
-            return
-        raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another name") from None
-    except OSError:  # a file system without hard links: check, then rename (under the write lock)
-        if target.exists():
-            raise NoteExists(f"'{relative}' already exists; edit it instead, or choose another name") from None
-        os.replace(source, target)
-        return
-    source.unlink()
-
-
 def _refuse_twin(path: Path, relative: str) -> None:
     """Refuse to create a file (or folder) whose name differs from one beside it only by Unicode
     normalisation (`Café` typed as NFC and as NFD): two names that look like one. Only new files
@@ -671,23 +437,6 @@ def _refuse_twin(path: Path, relative: str) -> None:
     for name in names:
         if name != path.name and unicodedata.normalize("NFC", name) == wanted:
             raise NoteExists(f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead")
-
-
-def parse_bytes(data: bytes, relative: str | None = None) -> Note:
-    """Decode as UTF-8 (replacing what is not) and parse; size and encoding problems are reported."""
-    problems = []
-    if len(data) > MAX_NOTE_BYTES:
-        problems.append(f"file is {len(data) // 1024} KiB, over the {MAX_NOTE_BYTES // 1024 // 1024} MiB limit; only its start was read")
-        data = data[:MAX_NOTE_BYTES]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        problems.append(f"not valid UTF-8 (byte {error.start}); undecodable bytes were replaced")
-        text = data.decode("utf-8", "replace")
-    note = parse_note(text, relative)
-    if problems:
-        note = replace(note, problems=tuple(problems) + note.problems)
-    return note
 
 
 def init_vault(root: Path) -> tuple[Vault, list[str]]:

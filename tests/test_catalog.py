@@ -26,8 +26,8 @@ from brain.index.engine import forget, open_index
 from brain.index.scan import scan
 from brain.index.sync import index_vault, reindex_vault
 from brain.memory.corpus import Corpus
+from brain.note_files import Skip, SkipKind, parse_bytes
 from brain.notes.parse import parse_note
-from brain.vault import Skip, SkipKind, parse_bytes
 
 from conftest import lexical_vault, note_text, put, state
 

@@ -87,15 +87,15 @@ def test_two_writers_and_an_editor_lose_no_acknowledged_write(vault, tmp_path: P
 
 def _save_right_after_the_recheck(monkeypatch, save) -> None:
     """Make an editor's save land exactly in the window between brain's last re-check and its rename."""
-    from brain.vault import Vault
+    from brain import fileswap
 
-    recheck = Vault._recheck
+    recheck = fileswap._recheck
 
-    def recheck_then_editor_saves(self, relative, path, expected):
-        recheck(self, relative, path, expected)
+    def recheck_then_editor_saves(relative, path, expected):
+        recheck(relative, path, expected)
         save(path)
 
-    monkeypatch.setattr(Vault, "_recheck", recheck_then_editor_saves)
+    monkeypatch.setattr(fileswap, "_recheck", recheck_then_editor_saves)
 
 
 def _by_rename(path: Path) -> None:

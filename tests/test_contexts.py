@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from brain.errors import InvalidInput
 from brain.memory.contexts import ACTION_TYPES, load_contexts, note_summary, save_context
 from brain.memory.corpus import Corpus
-from brain.vault import parse_bytes
+from brain.note_files import parse_bytes
 
 from conftest import write
 

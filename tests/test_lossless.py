@@ -11,7 +11,7 @@ from brain.errors import InvalidInput, WriteConflict
 from brain.memory.corpus import Corpus
 from brain.memory.notes import edit_note
 from brain.memory.patterns import record_pattern_evidence
-from brain.vault import MAX_NOTE_BYTES
+from brain.note_files import MAX_NOTE_BYTES
 
 CRLF_NOTE = (
     "---\r\ntitle: T\r\nstatus: open\r\ntags:\r\n  - a\r\n  - b\r\naliases:\r\n  - Tee\r\nmeta:\r\n  owner: me\r\n---\r\n"

@@ -1,8 +1,8 @@
 """The note grammar, its edge cases, and the rule that parsing never fails."""
 
+from brain.note_files import parse_bytes
 from brain.notes.episode import episode_from_note
 from brain.notes.parse import parse_note, parse_wikilink
-from brain.vault import parse_bytes
 
 
 def test_wikilink_forms():

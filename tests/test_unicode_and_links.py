@@ -11,7 +11,7 @@ import pytest
 
 from brain.errors import NoteExists, UnsafePath
 from brain.index.engine import forget
-from brain.vault import Skip, SkipKind, note_files
+from brain.note_files import Skip, SkipKind, note_files
 
 from conftest import write
 

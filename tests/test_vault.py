@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
-from brain.vault import OUTSIDE_SYMLINK, Skip, SkipKind, Vault, init_vault, is_note_path, note_files
+from brain.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
+from brain.vault import Vault, init_vault
 
 from conftest import write
 

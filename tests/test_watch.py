@@ -14,7 +14,7 @@ from brain.index.sync import reindex_vault
 from brain.index.fresh import ignored
 from brain.index.watch import Watcher
 from brain.memory.corpus import Corpus
-from brain.vault import SkipKind
+from brain.note_files import SkipKind
 
 from conftest import lexical_vault, note_text, put, state
 

@@ -25,8 +25,8 @@ from typing import Any
 from brain.index import codec
 from brain.index.rows import Row, Stamp, folder_of
 from brain.index.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
+from brain.note_files import Skip, SkipKind
 from brain.notes.model import Note
-from brain.vault import Skip, SkipKind
 
 __all__ = ["CATALOG_FILE", "SCHEMA_VERSION", "Catalog", "Row", "Stamp"]  # schema and rows live beside it
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from brain.index.engine import Index
 from brain.index.scan import scan
-from brain.vault import is_note_path
+from brain.note_files import is_note_path
 
 if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent

@@ -14,8 +14,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from brain.index import codec
+from brain.note_files import Skip, SkipKind
 from brain.notes.model import Note
-from brain.vault import Skip, SkipKind
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _DATE_KEYS = ("date", "created", "valid_from", "last_validated")

@@ -23,7 +23,7 @@ from pathlib import Path
 from brain.index.engine import Index
 from brain.index.reading import Read, read_many
 from brain.index.rows import Stamp
-from brain.vault import Skip, note_files
+from brain.note_files import Skip, note_files
 
 Progress = Callable[[str, int, int], None]
 POOL_THRESHOLD = 400  # files to parse before a process pool pays for its start-up

@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 from brain.errors import IndexBusy
 from brain.index.consistency import VectorCheck, check_vectors
 from brain.index.engine import existing_index, open_index, warn_once
-from brain.vault import Skip, Vault, note_files
+from brain.note_files import Skip, note_files
+from brain.vault import Vault
 
 LOCK_WAIT = 2.0  # seconds status waits for a writer before it skips the vector check
 

@@ -23,9 +23,10 @@ from typing import TypeVar
 from pathlib import PurePosixPath
 
 from brain.errors import AmbiguousName, NoteNotFound
+from brain.note_files import parse_bytes
 from brain.notes.model import Note
 from brain.notes.parse import parse_wikilink
-from brain.vault import Vault, parse_bytes
+from brain.vault import Vault
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

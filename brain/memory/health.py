@@ -8,12 +8,13 @@ from brain.memory.causal import find_cycles
 from brain.memory.chains import causal_findings
 from brain.memory.contexts import causes_named
 from brain.memory.corpus import Corpus
+from brain.note_files import SkipKind
 from brain.notes.episode import episode_from_note
 from brain.notes.fact import fact_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
 from brain.notes.run import run_from_note
-from brain.vault import SkipKind, Vault
+from brain.vault import Vault
 
 
 @dataclass(frozen=True)
