@@ -232,7 +232,8 @@ def main() -> None:
     ended = time.perf_counter()
     result["sweep_s"] = round(ended - started, 1)
     marks = [("plan and delete files", "facts"), ("relink neighbours", "relink"), ("catalog (removals, relinked re-read)", "purge 1/4"),
-             ("vectors", "purge 2/4"), ("full-text optimize", "purge 3/4"), ("VACUUM and WAL truncate", "purge 4/4")]
+             ("vectors deleted beside full-text optimize and VACUUM", "purge 2/4"), ("vectors snapshot and chunk rows", "purge 3/4"),
+             ("WAL truncate", "purge 4/4")]
     result["sweep_phases_s"], previous = {}, started
     for label, key in marks:
         if key in phases:

@@ -118,14 +118,17 @@ def install(
     if expected is None:  # a file brain read has its folder already
         path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / f".brain-{secrets.token_hex(6)}.tmp"
-    # os.open with 0o666 lets the umask decide a new file's mode, as an editor's save would.
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        # os.open with 0o666 lets the umask decide a new file's mode, as an editor's save would.
+        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileNotFoundError:  # its folder went since brain read the file
+        raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
+            if mode is not None:  # after the write, which would clear a setuid or setgid bit
+                os.fchmod(handle.fileno(), mode)
             if sync:
                 os.fsync(handle.fileno())
         if create:

@@ -129,13 +129,13 @@ class Vault:
 
     # ------------------------------------------------------------ paths
 
-    def safe_path(self, relative: str, folders: dict[Path, Path] | None = None) -> Path:
+    def safe_path(self, relative: str, folders: dict[Path, tuple[Path, tuple[int, int]]] | None = None) -> Path:
         """The absolute path for a vault-relative path, refusing anything that leaves the vault.
 
-        `folders` (resolved folder by folder; a batch of files passes one dict for all of them)
-        saves resolving a folder again for each of its files: a file that is not a symlink itself
-        resolves to its resolved folder plus its name. Resolving walks every part of the path
-        with a system call each, and was a quarter of the time a batch spent per file.
+        `folders` (a batch of files passes one dict for all of them) saves resolving a folder again
+        for each of its files (see `_in_folder`): a file that is not a symlink itself resolves to
+        its resolved folder plus its name. Resolving walks every part of the path with a system
+        call each, and was a quarter of the time a batch spent per file.
         """
         if not isinstance(relative, str) or not relative.strip():
             raise UnsafePath("empty path; give a path inside the vault such as 'notes/My Note.md'")
@@ -154,18 +154,27 @@ class Vault:
         if posix.parts and posix.parts[0] == BRAIN_DIR:
             raise UnsafePath(f"'{relative}' is inside {BRAIN_DIR}/, which holds brain's own state, not notes")
         path = self.root.joinpath(*posix.parts)
-        if folders is None or os.path.islink(path):
-            resolved = path.resolve()
-        else:
-            folder = folders.get(path.parent)
-            if folder is None:
-                folder = folders[path.parent] = path.parent.resolve()
-            resolved = folder / path.name
+        resolved = path.resolve() if folders is None or os.path.islink(path) else self._in_folder(path, folders)
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePath(f"'{relative}' leads outside the vault (through a symlink?)")
         if self.brain_dir == resolved or self.brain_dir in resolved.parents:
             raise UnsafePath(f"'{relative}' leads into {BRAIN_DIR}/ through a symlink; brain's own state is not a note")
         return path
+
+    @staticmethod
+    def _in_folder(path: Path, folders: dict[Path, tuple[Path, tuple[int, int]]]) -> Path:
+        """`path` resolved through its folder's resolution kept in `folders`, used only while the
+        folder is still the same directory (one stat): a folder swapped for a symlink while a
+        batch runs (by another program) is resolved again, and refused if it leads out."""
+        try:
+            info = os.stat(path.parent)
+        except OSError:
+            return path.resolve()
+        identity = (info.st_dev, info.st_ino)
+        known = folders.get(path.parent)
+        if known is None or known[1] != identity:
+            known = folders[path.parent] = (path.parent.resolve(), identity)
+        return known[0] / path.name
 
     def relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -270,7 +279,7 @@ class Vault:
         info = path.stat()
         return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
 
-    def _note_path(self, relative: str, folders: dict[Path, Path] | None = None) -> Path:
+    def _note_path(self, relative: str, folders: dict[Path, tuple[Path, tuple[int, int]]] | None = None) -> Path:
         """Where a note may be written: only a place `iter_files` lists, so brain can read it back."""
         path = self.safe_path(relative, folders)
         if not relative.lower().endswith(".md"):
@@ -325,7 +334,7 @@ class Vault:
     def delete_many(self, relatives: Sequence[str]) -> Batch:
         """Delete these notes; `Batch.changed` holds what each deleted file held (for a receipt)."""
 
-        folders: dict[Path, Path] = {}
+        folders: dict[Path, tuple[Path, tuple[int, int]]] = {}
 
         def delete(relative: str) -> bytes | None:
             path = self.safe_path(relative, folders)
@@ -343,7 +352,7 @@ class Vault:
         changed before the rename) and no fsync: `changes[path](text)` gives a note's new text.
         `Batch.changed` holds what each rewritten file held before."""
 
-        folders: dict[Path, Path] = {}
+        folders: dict[Path, tuple[Path, tuple[int, int]]] = {}
 
         def rewrite(relative: str) -> bytes | None | bool:
             path = self._note_path(relative, folders)
@@ -373,6 +382,8 @@ class Vault:
         try:
             with self._locked():
                 for relative in relatives:
+                    if relative in results:
+                        continue  # named twice: done once
                     try:
                         results[relative] = work(relative)
                     except (BrainError, OSError) as failure:

@@ -188,3 +188,26 @@ def test_a_batch_refuses_a_path_through_a_symlink_out_of_the_vault(vault, tmp_pa
         deleted = vault.delete_many(["notes/c.md", hostile])
         assert isinstance(deleted.error, UnsafePath) and (outside / "x.md").exists()
     assert (vault.root / "notes/b.md").read_text().endswith("see [[old]]\n") and not (vault.root / "notes/c.md").exists()
+
+
+def test_a_folder_swapped_for_a_symlink_during_a_batch_is_not_followed_out_of_the_vault(vault, tmp_path: Path) -> None:
+    """A batch resolves each folder once, and checks before each file that it is still the same
+    directory: one swapped for a symlink meanwhile (here from the batch's own change function,
+    where another program's `mv notes/sub x && ln -s /outside notes/sub` could land) is refused."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.md").write_text("---\ntitle: T\n---\nsee [[old]]\n")  # the file in flight is brain's to lose (as before)
+    (outside / "b.md").write_text("---\ntitle: B\n---\nsee [[old]]\n")
+    sub = vault.root / "notes" / "sub"
+    sub.mkdir(parents=True)
+    for name in ("a.md", "b.md"):
+        (sub / name).write_text("---\ntitle: T\n---\nsee [[old]]\n")
+
+    def swap_then_unlink(text: str) -> str:
+        os.rename(sub, vault.root / "notes" / "moved")
+        os.symlink(outside, sub)
+        return text.replace("[[old]]", "old")
+
+    batch = vault.update_many({"notes/sub/a.md": swap_then_unlink, "notes/sub/b.md": lambda text: text.replace("[[old]]", "old")})
+    assert (outside / "b.md").read_text() == "---\ntitle: B\n---\nsee [[old]]\n"  # a file outside the vault is never rewritten
+    assert isinstance(batch.error, UnsafePath) and "notes/sub/b.md" not in batch.changed and "leads outside the vault" in str(batch.error)

@@ -45,9 +45,6 @@ class Catalog:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=60000")
-        # Deleted rows and freed pages are overwritten with zeros, so a note removed from the
-        # catalog (a swept fact) leaves no copy of its text in free space; see FREED_ZEROED_KEY.
-        self.db.execute("PRAGMA secure_delete=ON")
         self._migrate()
         # A second connection for reads that must not wait behind another thread's query or
         # write on the first (WAL lets them run side by side): searches, freshness checks.
@@ -112,6 +109,8 @@ class Catalog:
             return
         self._unstamped |= written
         self._patched_generation = before + 1
+        if len(self._unstamped) > max(1000, len(self._stamps) // 4):
+            self._stamps, self._unstamped = None, set()  # most rows changed: reading them all is as quick
 
     def _patch_stamps(self) -> None:
         """Bring the cached stamps up to `_patched_generation` with the rows our commits wrote."""

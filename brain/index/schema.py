@@ -13,9 +13,6 @@ from brain.errors import IndexMismatch
 
 CATALOG_FILE = "catalog.sqlite3"
 SCHEMA_VERSION = 4
-# Meta key set in a catalog whose every connection has had `secure_delete` on since it was
-# created: no freed page or cell still holds deleted text, so a purge needs no VACUUM.
-FREED_ZEROED_KEY = "freed_space_zeroed"
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -105,8 +102,6 @@ def migrate(db: sqlite3.Connection, path: Path) -> None:
             )
         for step in range(version + 1, SCHEMA_VERSION + 1):
             MIGRATIONS[step](db)
-        if version == 0:
-            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, 'always')", (FREED_ZEROED_KEY,))
         if version != SCHEMA_VERSION:
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")

@@ -381,8 +381,37 @@ class VectorStore:
         if not ids:
             return
         with self._using(create=False) as collection:
-            for start in range(0, len(ids) if collection is not None else 0, 5000):
-                collection.delete(ids=list(ids[start : start + 5000]))
+            _delete_records(collection, ids)
+
+    @contextmanager
+    def deleting(self, ids: Sequence[str]) -> Iterator[None]:
+        """`delete(ids)`, with the caller's block run meanwhile: Chroma deletes in its own native code
+        without holding Python's lock (about 0.3 ms a record), so a large delete runs on a thread
+        beside the block. This process's copy of the vectors loses the records after the block
+        (a copy the block loads, e.g. `load_snapshot`, included); the thread's error is raised then."""
+        with self._lock:
+            if not ids:
+                yield
+                return
+            with self._using(create=False) as collection:
+                failures: list[BaseException] = []
+
+                def run() -> None:
+                    try:
+                        _delete_records(collection, ids)
+                    except BaseException as error:  # noqa: BLE001 - raised on the caller's thread below
+                        failures.append(error)
+
+                thread = threading.Thread(target=run, name="brain-vector-delete", daemon=True)
+                thread.start()
+                try:
+                    yield
+                finally:
+                    thread.join()
+                if failures:
+                    raise failures[0]
+            if self._matrix is not None:
+                self._matrix = self._matrix.remove(ids)
 
     # ------------------------------------------------------------ reading
 
@@ -479,6 +508,11 @@ def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | 
     finally:
         client.close()
     return dropped
+
+
+def _delete_records(collection: Any, ids: Sequence[str]) -> None:
+    for start in range(0, len(ids) if collection is not None else 0, 5000):
+        collection.delete(ids=list(ids[start : start + 5000]))
 
 
 def record_id(note_id: int, chunk_id: str) -> str:

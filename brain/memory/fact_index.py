@@ -29,6 +29,7 @@ class Purged:
     catalog_rows: int
     vector_records: int
     indexed: bool
+    log_truncated: bool = True  # False: another process kept reading; old pages wait in the catalog's WAL
 
 
 def _index(vault: Vault):
@@ -125,7 +126,8 @@ def held(vault: Vault) -> Iterator[None]:
     Python on the same cores, which made the file work three times slower.
     Nothing else runs beside the file work either. Opening Chroma on a thread meanwhile holds
     Python's lock for seconds; Chroma's deletes on a thread (they do not hold it) still made the
-    relinks 2.5 times slower at 100,000 facts, both waiting on the file system's journal.
+    relinks 2.5 times slower at 100,000 facts, both waiting on the file system's journal. They
+    run beside the catalog's VACUUM instead (`purge`).
     """
     index = _index(vault)
     if index is None:
@@ -151,21 +153,23 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
     """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
     no copy of their text behind, and take in notes the deletion changed (relinked neighbours).
 
-    All at once: one catalog transaction removes the deleted notes' rows (note, links, tags,
-    full text; the catalog zeroes freed space as it goes, see `schema.FREED_ZEROED_KEY`) and
-    re-reads the changed notes; one vector delete drops every orphaned chunk (as `brain index`
-    would), then their chunk rows go, and the vectors snapshot is written again without them
-    (else the next dense read would rebuild it from Chroma: 11 s at 180,000 chunks); the
-    full-text index is merged once ('optimize', which drops the deleted notes' words from its
-    segments), and the WAL is checkpointed and truncated so no old page stays in it. A catalog
-    that was once written without zeroing (made by an older brain) is vacuumed once instead.
+    All at once, with `secure_delete` on (freed rows and pages are overwritten): one catalog
+    transaction removes the deleted notes' rows (note, links, tags, full text) and re-reads the
+    changed notes; then one vector delete drops every orphaned chunk (as `brain index` would)
+    while the full-text index is merged ('optimize', which drops the deleted notes' words from
+    its segments) and the catalog is vacuumed; then the orphans' chunk rows go, the vectors
+    snapshot is written again without them (else the next dense read would rebuild it from
+    Chroma: 11 s at 180,000 chunks), and the WAL is checkpointed and truncated.
 
-    The vector delete runs here, after the file work, not beside it (see `held`).
+    The VACUUM is needed: `secure_delete` zeroes deleted cells and freed pages, but not the old
+    copies of cells that SQLite leaves in the unused middle of a page when it rebalances one (a
+    full-text row re-inserted as a note changes), and only rewriting every page drops those.
+    Chroma's delete runs on a thread beside it (`VectorStore.deleting`; both work without
+    Python's lock); not beside the file work before the purge (see `held`).
     """
     index = _index(vault)
     if index is None or not (deleted or changed):
         return Purged(0, 0, index is not None)
-    from brain.index.schema import FREED_ZEROED_KEY
     from brain.index.sync import scan
     from brain.index.vectors import record_id
 
@@ -174,8 +178,11 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
     step = progress or (lambda stage, done, total: None)
     with index.locked():
         cache = catalog.db.execute("PRAGMA cache_size").fetchone()[0]
+        secure = catalog.db.execute("PRAGMA secure_delete").fetchone()[0]  # on by default in some SQLite builds
+        catalog.db.execute("PRAGMA secure_delete = ON")
         catalog.db.execute(f"PRAGMA cache_size = {PURGE_CACHE_KIB}")
         catalog.db.execute(f"PRAGMA mmap_size = {PURGE_MMAP_BYTES}")
+        catalog.db.execute("PRAGMA temp_store = MEMORY")  # VACUUM builds its copy in memory, not in a temp file
         try:
             scan(index, paths=[*deleted, *changed])  # the removals are one transaction; changed notes are parsed in batches
             step("purge", 1, 4)
@@ -184,26 +191,48 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
             vectors = 0
             if index.has_vectors():
                 store = index.vectors
-                store.load_snapshot()  # so that the delete below updates this copy, saved after it
                 orphans = catalog.orphan_chunks()
-                with store.writing():
-                    store.delete([record_id(note, chunk) for note, chunk in orphans])
+                with store.writing(), store.deleting([record_id(note, chunk) for note, chunk in orphans]):
+                    store.load_snapshot()  # the delete takes the orphans out of this copy too; saved below
+                    _compact(catalog)
+                step("purge", 2, 4)
                 with catalog.write():
                     catalog.clear_gone()
                     store.written()
                 store.save_snapshot()
                 vectors = sum(1 for note, _ in orphans if note in wanted)
-            step("purge", 2, 4)
-            with catalog.write() as db:
-                db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+            else:
+                _compact(catalog)
+                step("purge", 2, 4)
             step("purge", 3, 4)
-            if catalog.get_meta(FREED_ZEROED_KEY) != "always":
-                catalog.db.execute("VACUUM")
-                with catalog.write():
-                    catalog.set_meta(FREED_ZEROED_KEY, "always")
-            catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            truncated = _truncate_log(catalog)
             step("purge", 4, 4)
         finally:
+            catalog.db.execute("PRAGMA temp_store = DEFAULT")
+            catalog.db.execute(f"PRAGMA secure_delete = {secure}")
             catalog.db.execute(f"PRAGMA cache_size = {cache}")
             catalog.db.execute("PRAGMA mmap_size = 0")
-    return Purged(len(wanted - remaining), vectors, True)
+    return Purged(len(wanted - remaining), vectors, True, truncated)
+
+
+def _compact(catalog) -> None:
+    """Rewrite the full-text index and then the whole file without what was deleted."""
+    with catalog.write() as db:
+        db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+    catalog.db.execute("VACUUM")
+
+
+def _truncate_log(catalog) -> bool:
+    """Copy the WAL into the file and empty it, so no old page stays in it. False when another
+    process kept a read open through the whole busy timeout (the log keeps its pages then)."""
+    busy, _, _ = catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    return not busy
+
+
+def truncate_log(vault: Vault) -> bool:
+    """`_truncate_log` for a vault's catalog (a sweep with nothing due tries again what the last one could not)."""
+    index = _index(vault)
+    if index is None:
+        return True
+    with index.locked():
+        return _truncate_log(index.catalog)

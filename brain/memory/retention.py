@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from brain.errors import BrainError, WriteConflict
+from brain.errors import BrainError, IndexBusy, WriteConflict
 from brain.memory import fact_index, fact_journal
 from brain.memory.corpus import Corpus
 from brain.memory.fact_settings import FactSettings, load_settings
@@ -34,6 +34,8 @@ from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
 RECEIPTS_DIR = "sweeps"
+LOG_BUSY = ("another process kept reading the catalog for a minute, so its write-ahead log "
+            "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows")
 BATCH = 256  # files per hold of the vault's write lock: a fraction of a second each, so other writers barely wait
 Progress = Callable[[str, int, int], None]
 Failure = BrainError | OSError | None
@@ -127,6 +129,8 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
     facts = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
     plan = _plan(vault, facts, now)
     if dry_run or not plan.due:
+        if not dry_run and not fact_index.truncate_log(vault):  # what the last sweep could not empty
+            raise IndexBusy(f"{LOG_BUSY}; run `brain fact sweep` again once it is done")
         return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
     files = Vault(vault.root)  # without change listeners: the purge below updates the index
     neighbours = _neighbours(facts, {item.fact.title for item in plan.due})
@@ -139,6 +143,8 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
         os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
         deleted = [item.fact.path or "" for item, _ in gone]
         purged = fact_index.purge(vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress)
+    if not purged.log_truncated:
+        error = error or IndexBusy(LOG_BUSY)
     receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     stores = {
