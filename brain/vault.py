@@ -239,10 +239,7 @@ class Vault:
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise InvalidInput(
-                    f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it, so its bytes stay as they are. "
-                    "Convert it to UTF-8 in an editor first"
-                ) from None
+                raise _not_utf8(relative, error) from None
             before = parse_note(text, relative)
             after = change(before)
             if after == text:
@@ -365,7 +362,7 @@ class Vault:
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise InvalidInput(f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it") from None
+                raise _not_utf8(relative, error) from None
             after = changes[relative](text)
             if after == text:
                 return False
@@ -448,6 +445,13 @@ def _refuse_twin(path: Path, relative: str) -> None:
     for name in names:
         if name != path.name and unicodedata.normalize("NFC", name) == wanted:
             raise NoteExists(f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead")
+
+
+def _not_utf8(relative: str, error: UnicodeDecodeError) -> InvalidInput:
+    return InvalidInput(
+        f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it, so its bytes stay as they are. "
+        "Convert it to UTF-8 in an editor first"
+    )
 
 
 def init_vault(root: Path) -> tuple[Vault, list[str]]:

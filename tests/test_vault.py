@@ -162,7 +162,10 @@ def test_batches_delete_and_rewrite_under_one_lock_and_stop_at_the_first_error(v
     # the files after it are left as they were.
     (vault.root / "notes/n21.md").write_bytes(b"---\ntitle: N21\n---\n\xff [[old]]\n")
     stopped = vault.update_many({f"notes/n{n:02d}.md": plain for n in range(21, 40)})
-    assert isinstance(stopped.error, InvalidInput) and str(stopped.error).startswith("'notes/n21.md' is not valid UTF-8")
+    assert isinstance(stopped.error, InvalidInput) and str(stopped.error) == (
+        "'notes/n21.md' is not valid UTF-8 (byte 19); brain does not edit it, so its bytes stay as they are. "
+        "Convert it to UTF-8 in an editor first"
+    )  # the same refusal as `update`'s
     assert (vault.root / "notes/n21.md").read_bytes() == b"---\ntitle: N21\n---\n\xff [[old]]\n"
     assert stopped.changed == {}  # the files are done in order: none after the refused one was touched
     for n in range(22, 40):
