@@ -37,6 +37,8 @@ TYPE_FOLDERS = {
     "run": "runs",
     "tip": "tips",
 }
+# A batch's folders as resolved, each with the (device, inode) it had then (see Vault._in_folder).
+Folders = dict[Path, tuple[Path, tuple[int, int]]]
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
 _UNSAFE_FILENAME_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*#^\[\]]+')
 
@@ -129,7 +131,7 @@ class Vault:
 
     # ------------------------------------------------------------ paths
 
-    def safe_path(self, relative: str, folders: dict[Path, tuple[Path, tuple[int, int]]] | None = None) -> Path:
+    def safe_path(self, relative: str, folders: Folders | None = None) -> Path:
         """The absolute path for a vault-relative path, refusing anything that leaves the vault.
 
         `folders` (a batch of files passes one dict for all of them) saves resolving a folder again
@@ -162,7 +164,7 @@ class Vault:
         return path
 
     @staticmethod
-    def _in_folder(path: Path, folders: dict[Path, tuple[Path, tuple[int, int]]]) -> Path:
+    def _in_folder(path: Path, folders: Folders) -> Path:
         """`path` resolved through its folder's resolution kept in `folders`, used only while the
         folder is still the same directory (one stat): a folder swapped for a symlink while a
         batch runs (by another program) is resolved again, and refused if it leads out."""
@@ -276,7 +278,7 @@ class Vault:
         info = path.stat()
         return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
 
-    def _note_path(self, relative: str, folders: dict[Path, tuple[Path, tuple[int, int]]] | None = None) -> Path:
+    def _note_path(self, relative: str, folders: Folders | None = None) -> Path:
         """Where a note may be written: only a place `iter_files` lists, so brain can read it back."""
         path = self.safe_path(relative, folders)
         if not relative.lower().endswith(".md"):
@@ -331,7 +333,7 @@ class Vault:
     def delete_many(self, relatives: Sequence[str]) -> Batch:
         """Delete these notes; `Batch.changed` holds what each deleted file held (for a receipt)."""
 
-        folders: dict[Path, tuple[Path, tuple[int, int]]] = {}
+        folders: Folders = {}
 
         def delete(relative: str) -> bytes | None:
             path = self.safe_path(relative, folders)
@@ -349,7 +351,7 @@ class Vault:
         changed before the rename) and no fsync: `changes[path](text)` gives a note's new text.
         `Batch.changed` holds what each rewritten file held before."""
 
-        folders: dict[Path, tuple[Path, tuple[int, int]]] = {}
+        folders: Folders = {}
 
         def rewrite(relative: str) -> bytes | None | bool:
             path = self._note_path(relative, folders)

@@ -374,18 +374,14 @@ class VectorStore:
             with self._using() as collection:
                 collection.update(ids=list(ids), metadatas=list(metadatas))
 
-    @_serialized
     def delete(self, ids: Sequence[str]) -> None:
-        if ids and self._matrix is not None:
-            self._matrix = self._matrix.remove(ids)
-        if not ids:
-            return
-        with self._using(create=False) as collection:
-            _delete_records(collection, ids)
+        with self.deleting(ids):
+            pass
 
     @contextmanager
     def deleting(self, ids: Sequence[str]) -> Iterator[None]:
-        """`delete(ids)`, with the caller's block run meanwhile: Chroma deletes in its own native code
+        """Delete these records from the store and from this process's copy of the vectors, with the
+        caller's block run meanwhile: Chroma deletes in its own native code
         without holding Python's lock (about 0.3 ms a record), so a large delete runs on a thread
         beside the block. This process's copy of the vectors loses the records after the block
         (a copy the block loads, e.g. `load_snapshot`, included); the thread's error is raised then."""
@@ -398,7 +394,8 @@ class VectorStore:
 
                 def run() -> None:
                     try:
-                        _delete_records(collection, ids)
+                        for start in range(0, len(ids) if collection is not None else 0, 5000):
+                            collection.delete(ids=list(ids[start : start + 5000]))
                     except BaseException as error:  # noqa: BLE001 - raised on the caller's thread below
                         failures.append(error)
 
@@ -508,11 +505,6 @@ def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | 
     finally:
         client.close()
     return dropped
-
-
-def _delete_records(collection: Any, ids: Sequence[str]) -> None:
-    for start in range(0, len(ids) if collection is not None else 0, 5000):
-        collection.delete(ids=list(ids[start : start + 5000]))
 
 
 def record_id(note_id: int, chunk_id: str) -> str:
