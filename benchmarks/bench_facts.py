@@ -40,8 +40,9 @@ from filelock import FileLock  # noqa: E402
 
 from brain.index.engine import forget, open_index  # noqa: E402
 from brain.index.sync import index_vault  # noqa: E402
-from brain.memory import fact_journal, retention  # noqa: E402
-from brain.memory import facts as service  # noqa: E402
+from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import sweep as retention  # noqa: E402
+from brain.memory.facts import service  # noqa: E402
 from brain.memory.corpus import Corpus  # noqa: E402
 from brain.notes.edit import set_frontmatter  # noqa: E402
 from brain.notes.fact import NewFact, close_fact, fact_title, format_time, render_fact, value_hash  # noqa: E402

@@ -21,8 +21,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from brain.importers.ai_agents import import_ai_agents
-from brain.importers.ai_agents_export import export_ai_agents
+from brain.importers.ai_agents.importer import import_ai_agents
+from brain.importers.ai_agents.export import export_ai_agents
 from brain.vault import init_vault
 
 TARGET_SECONDS = 10.0

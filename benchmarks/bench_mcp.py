@@ -31,7 +31,11 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from brain.index.sync import attach as attach_index
-from brain.memory import causal, context_builder, episodes, notes, patterns
+from brain.memory.causal import graph as causal
+from brain.memory.causal import neighbourhood as context_builder
+from brain.memory.episodes import service as episodes
+from brain.memory.notes import service as notes
+from brain.memory.patterns import service as patterns
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 

@@ -36,7 +36,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from brain.index.embedders import load_embedder  # noqa: E402
 from brain.index.engine import forget, open_index  # noqa: E402
-from brain.memory import run_export, runs  # noqa: E402
+from brain.memory.runs import export as run_export
+from brain.memory.runs import service as runs  # noqa: E402
 from brain.memory.corpus import Corpus  # noqa: E402
 from brain.notes.run import Run, RunLabels, RunScope, project, render_run  # noqa: E402
 from brain.vault import Vault, init_vault  # noqa: E402

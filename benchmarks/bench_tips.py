@@ -35,11 +35,11 @@ from brain.index.embedders import load_embedder
 from brain.index.engine import open_index
 from brain.index.sync import index_vault
 from brain.index.watch import follow
-from brain.memory import tips as tips_service
+from brain.memory.tips import service as tips_service
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.extract import extract_into_vault
-from brain.memory.tips_consolidate import consolidate
+from brain.memory.episodes.service import get_episode
+from brain.memory.sessions.extract import extract_into_vault
+from brain.memory.tips.consolidate import consolidate
 from brain.notes.tip import SourceRef, Tip, render_tip
 from brain.vault import init_vault
 

@@ -244,9 +244,9 @@ def row_search(size: str) -> dict:
 def row_causal(size: str) -> dict:
     from brain.index.sync import index_vault
     from brain.index.watch import Watcher
-    from brain.memory.causal import causal_graph, find_path
+    from brain.memory.causal.graph import causal_graph, find_path
     from brain.memory.corpus import Corpus
-    from brain.memory.patterns import antipatterns
+    from brain.memory.patterns.service import antipatterns
 
     root = fresh_vault(size, "causal", patterns_only=True)
     lexical_config(root)

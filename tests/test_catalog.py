@@ -182,7 +182,7 @@ def test_corpus_reads_notes_from_the_catalog_without_parsing(tmp_path, monkeypat
     corpus = Corpus(vault)
     assert corpus.notes() == direct and calls == []
     graph = corpus.derived  # caches survive while nothing changes
-    from brain.memory.causal import causal_graph
+    from brain.memory.causal.graph import causal_graph
 
     built = causal_graph(corpus)
     assert causal_graph(corpus) is built

@@ -6,7 +6,7 @@ import json
 import networkx as nx
 import pytest
 
-from brain.memory.causal import find_path
+from brain.memory.causal.graph import find_path
 from brain.memory.corpus import Corpus
 
 from conftest import write

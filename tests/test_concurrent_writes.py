@@ -21,7 +21,7 @@ WRITER = r"""
 import sys, time
 from brain.errors import WriteConflict
 from brain.memory.corpus import Corpus
-from brain.memory.notes import edit_note
+from brain.memory.notes.service import edit_note
 from brain.vault import Vault
 
 root, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -116,7 +116,7 @@ def test_a_save_between_the_recheck_and_the_rename_is_detected_and_kept(vault, m
     The note is now exchanged with brain's temp file, so what it replaced is compared and put back."""
     from brain.errors import WriteConflict
     from brain.memory.corpus import Corpus
-    from brain.memory.notes import edit_note
+    from brain.memory.notes.service import edit_note
 
     note = vault.root / "notes" / "Shared.md"
     note.parent.mkdir(parents=True, exist_ok=True)

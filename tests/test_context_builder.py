@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput, NoteNotFound
-from brain.memory.context_builder import CHARS_PER_TOKEN, build_context
+from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, build_context
 from brain.memory.corpus import Corpus
 from brain.vault import init_vault
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.errors import InvalidInput
-from brain.memory.contexts import ACTION_TYPES, load_contexts, note_summary, save_context
+from brain.memory.causal.contexts import ACTION_TYPES, load_contexts, note_summary, save_context
 from brain.memory.corpus import Corpus
 from brain.note_files import parse_bytes
 

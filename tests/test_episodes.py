@@ -3,7 +3,7 @@
 import json
 
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import episode_from_data
+from brain.memory.episodes.service import episode_from_data
 from brain.notes.episode import episode_from_note
 
 from conftest import AI_AGENTS as FIXTURES

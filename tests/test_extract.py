@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput
-from brain.memory.extract import extract_file, extract_path
+from brain.memory.sessions.extract import extract_file, extract_path
 
 SESSIONS = Path(__file__).parent / "data" / "ai-agents" / "sessions"
 LOGS = SESSIONS / "logs"

@@ -81,7 +81,7 @@ def test_reindex_leaves_the_journal_alone(brain, vault: Vault) -> None:
 
 
 def test_append_chains_to_what_another_process_appended_meanwhile(vault: Vault) -> None:
-    from brain.memory import fact_journal
+    from brain.memory.facts import journal as fact_journal
 
     first = fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "results": []})
     # Another process appends a record of its own: this process's memory of the end is now stale.
@@ -101,7 +101,7 @@ def test_append_chains_to_what_another_process_appended_meanwhile(vault: Vault) 
 def test_threads_appending_at_once_keep_one_chain(vault: Vault) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from brain.memory import fact_journal
+    from brain.memory.facts import journal as fact_journal
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(lambda n: fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "n": n, "results": []}), range(40)))

@@ -13,8 +13,9 @@ import pytest
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
 from brain.index.sync import index_vault
-from brain.memory import fact_journal, retention
-from brain.memory import facts as service
+from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import sweep as retention
+from brain.memory.facts import service
 from brain.memory.corpus import Corpus
 from brain.memory.health import check_journal
 from brain.vault import Vault
@@ -163,7 +164,7 @@ def test_no_mcp_tool_deletes(vault: Vault) -> None:
     tools = run(build_server(vault).list_tools)
     assert not [tool.name for tool in tools if "delete" in tool.name or "sweep" in tool.name or "purge" in tool.name]
     with pytest.raises(InvalidInput):
-        from brain.memory.notes import delete_note
+        from brain.memory.notes.service import delete_note
 
         fact = service.record_fact(vault, "config", "ttl", 900, now=at(0), valid_from=at(0))
         delete_note(vault, Corpus(vault), fact.fact.title)
@@ -322,7 +323,7 @@ def test_purge_leaves_no_copy_of_a_deleted_notes_text_after_rows_were_rewritten(
     import random
 
     from brain.index.scan import scan
-    from brain.memory import fact_index
+    from brain.memory.facts import index as fact_index
     from brain.vault import init_vault
 
     vault, _ = init_vault(tmp_path / "vault")

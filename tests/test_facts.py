@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.errors import InvalidInput
-from brain.memory import facts as service
+from brain.memory.facts import service
 from brain.memory.corpus import Corpus
 from brain.notes.fact import NewFact, fact_from_note, parse_value, render_fact, value_hash
 from brain.notes.parse import parse_note

@@ -8,8 +8,8 @@ import pytest
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import episode_from_data, store_episode
-from brain.memory.patterns import add_pattern
+from brain.memory.episodes.service import episode_from_data, store_episode
+from brain.memory.patterns.service import add_pattern
 from brain.notes.episode import episode_from_note
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from brain.importers.ai_agents import import_ai_agents
-from brain.importers.ai_agents_export import export_ai_agents
-from brain.importers.ai_agents_verify import verify_ai_agents
+from brain.importers.ai_agents.importer import import_ai_agents
+from brain.importers.ai_agents.export import export_ai_agents
+from brain.importers.ai_agents.verify import verify_ai_agents
 from brain.notes.frontmatter_yaml import load
 from brain.notes.parse import parse_note
 from brain.vault import Vault, init_vault

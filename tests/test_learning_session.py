@@ -19,11 +19,11 @@ from mcp.types import CreateMessageResult, TextContent
 from typer.testing import CliRunner
 
 from brain.cli import app
-from brain.memory import tips as tip_service
+from brain.memory.tips import service as tip_service
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.session import bootstrap
-from brain.memory.tips_model import endpoint_drafter
+from brain.memory.episodes.service import get_episode
+from brain.memory.sessions.protocol import bootstrap
+from brain.memory.tips.language_model import endpoint_drafter
 from brain.notes.parse import parse_note
 from brain.vault import Vault
 from mcp_harness import McpClient, server_command, text_of

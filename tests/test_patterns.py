@@ -5,7 +5,7 @@ import json
 import pytest
 
 from brain.memory.corpus import Corpus
-from brain.memory.patterns import add_pattern, antipatterns
+from brain.memory.patterns.service import add_pattern, antipatterns
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note, running_average
 

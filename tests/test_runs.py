@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.memory import run_input, runs
+from brain.memory.runs import validation as run_input
+from brain.memory.runs import service as runs
 from brain.memory.corpus import Corpus
 from brain.notes.parse import parse_note
 from brain.notes.run import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.memory import runs
+from brain.memory.runs import service as runs
 from brain.memory.corpus import Corpus
 from brain.notes.run import RunLabels
 from brain.vault import Vault

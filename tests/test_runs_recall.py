@@ -11,7 +11,7 @@ from brain.errors import IndexMismatch
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.index.sync import reindex_vault
-from brain.memory import runs
+from brain.memory.runs import service as runs
 from brain.memory.corpus import Corpus
 from brain.notes.run import project
 from brain.vault import Vault

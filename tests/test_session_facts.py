@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from brain.memory.corpus import Corpus
-from brain.memory.facts import invalidate_fact, record_fact, supersede_fact
-from brain.memory.session import bootstrap
+from brain.memory.facts.service import invalidate_fact, record_fact, supersede_fact
+from brain.memory.sessions.protocol import bootstrap
 from brain.vault import Vault
 
 MARCH = datetime(2026, 3, 3, 11, 45, tzinfo=timezone.utc)

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 from brain.cli import app
 
 from brain.errors import InvalidInput, NoteNotFound
-from brain.memory import tips as service
+from brain.memory.tips import service
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.tips_consolidate import consolidate
-from brain.memory.tips_learn import classify, draft_tips, generalize, segment, trajectory_episode
+from brain.memory.episodes.service import get_episode
+from brain.memory.tips.consolidate import consolidate
+from brain.memory.tips.learn import classify, draft_tips, generalize, segment, trajectory_episode
 from brain.notes.parse import parse_note
 from brain.notes.tip import CATEGORIES, SourceRef, Tip, render_tip, tip_from_note
 from brain.vault import Vault
@@ -92,7 +92,7 @@ def test_repeated_steps_are_an_optimization():
     episode = trajectory_episode("EPISODE-t", "Empty the cart and check out", steps, "success", None)
     seg = segment(episode)
     assert classify(seg[0], episode) == "strategy"  # one step alone is clean
-    from brain.memory.tips_learn import Segment
+    from brain.memory.tips.learn import Segment
 
     whole = Segment(decisions=[], events=list(episode.events))
     assert classify(whole, episode) == "optimization"

@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.extract import extract_file
-from brain.memory.tips_learn import draft_tips
-from brain.memory.tips_wording import base_form, imperative, strip_label
+from brain.memory.episodes.service import get_episode
+from brain.memory.sessions.extract import extract_file
+from brain.memory.tips.learn import draft_tips
+from brain.memory.tips.wording import base_form, imperative, strip_label
 from brain.notes.model import Decision, Episode, Event
 from brain.vault import Vault
 

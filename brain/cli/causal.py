@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
-from brain.memory import chains as service
+from brain.memory.causal import chains as service
 from brain.views.causal import chain_lines, reasoning_lines, stats_lines
 
 app = typer.Typer(help="Causal chains: why a note exists and what it led to.", no_args_is_help=True)

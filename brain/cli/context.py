@@ -8,8 +8,8 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.errors import InvalidInput
-from brain.memory import context_builder as service
-from brain.memory import contexts
+from brain.memory.causal import neighbourhood as service
+from brain.memory.causal import contexts
 from brain.views.causal import context_lines, saved_text
 from brain.views.notes import context_json
 
@@ -87,9 +87,9 @@ def bootstrap(
     as_json: JsonOption = False,
 ) -> None:
     """Start of a session: recent failures, antipattern warnings, facts valid now, relevant patterns and tips, within a budget."""
-    from brain.memory.facts import default_caller
-    from brain.memory.session import bootstrap as build_bootstrap
-    from brain.views.session import bootstrap_json
+    from brain.memory.facts.service import default_caller
+    from brain.memory.sessions.protocol import bootstrap as build_bootstrap
+    from brain.views.sessions import bootstrap_json
 
     _, corpus = open_vault(vault)
     context = build_bootstrap(corpus, task, budget=budget, days=days, namespaces=namespace, caller=default_caller("cli"))

@@ -9,9 +9,9 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
-from brain.memory import episodes as service
+from brain.memory.episodes import service
 from brain.notes.model import Outcome
-from brain.views.episodic import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
+from brain.views.episodes import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
 
@@ -111,7 +111,7 @@ def extract(
     as_json: JsonOption = False,
 ) -> None:
     """Turn session logs into episode notes by brain's extraction rules (see the README)."""
-    from brain.memory.extract import extract_into_vault
+    from brain.memory.sessions.extract import extract_into_vault
     from brain.views.tips import extracted_json, extracted_line
 
     vault_, corpus = open_vault(vault)

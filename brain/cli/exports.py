@@ -9,7 +9,7 @@ import typer
 
 from brain.cli.common import VaultOption, open_vault, warn
 from brain.errors import InvalidInput
-from brain.importers.ai_agents_export import EPISODES_DIR, export_ai_agents
+from brain.importers.ai_agents.export import EPISODES_DIR, export_ai_agents
 
 app = typer.Typer(help="Export the vault's memory for other tools.", no_args_is_help=True)
 

@@ -9,8 +9,9 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput
-from brain.memory import fact_journal, retention
-from brain.memory import facts as service
+from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import sweep as retention
+from brain.memory.facts import service
 from brain.notes.fact import TIERS, TIME_EXAMPLE, format_time, parse_value
 from brain.views import facts as view
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import VaultOption, open_vault, write_output
-from brain.memory.causal import GraphFormat, export_graph
+from brain.memory.causal.graph import GraphFormat, export_graph
 
 app = typer.Typer(help="The causal graph as a picture or data.", no_args_is_help=True)
 
@@ -20,7 +20,7 @@ def export(
     vault: VaultOption = None,
 ) -> None:
     """Export the causal graph (notes joined by causal relationships and caused_by)."""
-    from brain.memory.causal import export_graph  # networkx: only for the commands that draw
+    from brain.memory.causal.graph import export_graph  # networkx: only for the commands that draw
 
     _, corpus = open_vault(vault)
     text = export_graph(corpus, fmt)

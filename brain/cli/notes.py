@@ -8,7 +8,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.errors import InvalidInput
-from brain.memory import notes as service
+from brain.memory.notes import service
 from brain.views.notes import edited_line, note_json, written_line
 
 app = typer.Typer(help="Read and write any note.", no_args_is_help=True)

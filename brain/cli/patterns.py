@@ -7,10 +7,10 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
-from brain.memory import causal
-from brain.memory import patterns as service
+from brain.memory.causal import graph as causal
+from brain.memory.patterns import service
 from brain.notes.model import Outcome, Pattern
-from brain.views.episodic import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
+from brain.views.episodes import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
 

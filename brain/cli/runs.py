@@ -9,7 +9,9 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput
-from brain.memory import run_export, run_input, runs as service
+from brain.memory.runs import export as run_export
+from brain.memory.runs import validation as run_input
+from brain.memory.runs import service
 from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
 from brain.views import runs as view
 

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
-from brain.memory import tips as service
-from brain.memory import tips_consolidate
+from brain.memory.tips import service
+from brain.memory.tips import consolidate as tips_consolidate
 from brain.notes.tip import CATEGORIES, EVIDENCE
 from brain.views import tips as views
 
@@ -30,7 +30,7 @@ def learn(
     vault_, corpus = open_vault(vault)
     drafter = None
     if model:
-        from brain.memory.tips_model import endpoint_drafter
+        from brain.memory.tips.language_model import endpoint_drafter
 
         drafter = endpoint_drafter(vault_)
     results = service.learn(vault_, corpus, episodes, drafter=drafter)

@@ -22,7 +22,12 @@ from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
 from brain.index.watch import follow
-from brain.mcp import tools_causal, tools_episodic, tools_facts, tools_learning, tools_notes, tools_runs
+from brain.mcp.tools import causal as tools_causal
+from brain.mcp.tools import episodes as tools_episodic
+from brain.mcp.tools import facts as tools_facts
+from brain.mcp.tools import tips as tools_learning
+from brain.mcp.tools import notes as tools_notes
+from brain.mcp.tools import runs as tools_runs
 from brain.mcp.common import BrainServer, ServerState
 from brain.memory.corpus import Corpus
 from brain.vault import Vault

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brain.memory.causal import find_cycles
-from brain.memory.chains import causal_findings
-from brain.memory.contexts import causes_named
+from brain.memory.causal.graph import find_cycles
+from brain.memory.causal.chains import causal_findings
+from brain.memory.causal.contexts import causes_named
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
 from brain.notes.episode import episode_from_note
@@ -123,7 +123,7 @@ def check_index(vault: Vault) -> list[Finding]:
 
 def check_facts(corpus: Corpus) -> list[Finding]:
     """Facts whose value was edited by hand (it no longer matches its hash), or that carry no hash."""
-    from brain.memory.facts import all_facts
+    from brain.memory.facts.service import all_facts
 
     findings = []
     for fact in all_facts(corpus):
@@ -138,7 +138,7 @@ def check_facts(corpus: Corpus) -> list[Finding]:
 
 def check_journal(vault: Vault) -> list[Finding]:
     """The recall journal's hash chain: a gap, an edit or a reordering is reported by line."""
-    from brain.memory.fact_journal import journal_path, verify
+    from brain.memory.facts.journal import journal_path, verify
 
     check = verify(vault)
     where = journal_path(vault).relative_to(vault.root).as_posix()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import yaml
 
-from brain.memory.chains import Chain, CausalityStats, ChainStep, Reasoning
-from brain.memory.contexts import ContextEntry, SavedContext
+from brain.memory.causal.chains import Chain, CausalityStats, ChainStep, Reasoning
+from brain.memory.causal.contexts import ContextEntry, SavedContext
 from brain.notes.parse import link_targets
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.facts import FactWritten, Recall, RecallHit, Replay
-from brain.memory.retention import SweepItem, SweepReport
+from brain.memory.facts.service import FactWritten, Recall, RecallHit, Replay
+from brain.memory.facts.sweep import SweepItem, SweepReport
 from brain.notes.fact import Fact, canonical_json, format_time
 
 VALUE_CHARS = 90

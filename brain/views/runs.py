@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.run_export import ExportSummary
-from brain.memory.runs import Explanation, Recall, RecordedRun
+from brain.memory.runs.export import ExportSummary
+from brain.memory.runs.service import Explanation, Recall, RecordedRun
 from brain.notes.run import PREVIEW_LIMIT, Run, decision_line, evidence_text, value_text
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.extract import Extracted
-from brain.memory.tips import Guideline, Guidelines, LearnResult
+from brain.memory.sessions.extract import Extracted
+from brain.memory.tips.service import Guideline, Guidelines, LearnResult
 from brain.notes.tip import Tip
 
 
@@ -118,7 +118,7 @@ def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
 
 
 def plan_json(plan) -> dict[str, Any]:
-    """A consolidation plan (brain.memory.tips_consolidate.ConsolidationPlan)."""
+    """A consolidation plan (brain.memory.tips.consolidate.ConsolidationPlan)."""
     return {
         "dry_run": plan.dry_run,
         "candidates": plan.candidates,

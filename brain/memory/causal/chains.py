@@ -1,0 +1,505 @@
+"""Causal chains over `caused_by`: the ancestry of a note back to its root causes, what it led to,
+why it exists (from the notes' own words), and exact figures over the whole vault.
+
+Any note may name the note(s) that caused it in frontmatter `caused_by` (one `[[Note]]`, a list,
+or a bare name). The links are read from the catalog through `Corpus` and kept as a parent/child
+map cached in `corpus.derived` until a note changes; chains built from it are cached there too.
+A cause that names no note (or several) becomes a broken step, `missing:Name`, and the walk goes
+on with the causes that exist; a cycle stops the walk where it closes and is named; `max_depth`
+bounds the walk in hops from the start note.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+
+from brain.errors import InvalidInput
+from brain.lazy import lazy_module
+from brain.memory.causal.contexts import ACTION_TYPES, causes_named, note_summary, note_time, text_field
+from brain.memory.corpus import Corpus, Resolver
+from brain.notes.episode import episode_from_note
+from brain.notes.model import Note
+
+nx = lazy_module("networkx")  # loaded at first use: `brain search` and note reads never build the graph
+DEFAULT_DEPTH = 20
+MAX_DEPTH = 1000
+MISSING = "missing:"
+# Action types of work that should say what caused it; without `caused_by` they are orphans.
+NEEDS_CAUSE = ("decision", "file_edit")
+_CHAIN_CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class BrokenCause:
+    source: str  # path of the note whose caused_by names it
+    name: str  # the name as written
+    problem: str
+
+
+@dataclass(frozen=True)
+class CausedByGraph:
+    resolver: Resolver  # names of the same notes, so one read of the vault serves a whole call
+    notes: dict[str, Note]
+    parents: dict[str, tuple[str, ...]]  # note path -> its causes (paths, or missing:Name)
+    children: dict[str, tuple[str, ...]]  # note path or missing:Name -> the notes naming it as cause
+    broken: tuple[BrokenCause, ...]
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    node: str  # the note's path, or missing:Name for a cause that is no note
+    path: str | None
+    title: str
+    type: str  # the note type; "missing" for a broken step
+    action_type: str | None
+    time: str | None
+    summary: str
+    rationale: str | None
+    depth: int  # hops from the start note
+    level: int  # the indentation: longest run of causes before it within the chain
+    caused_by: tuple[str, ...]  # steps of this chain that caused it
+    broken: bool
+
+
+@dataclass(frozen=True)
+class Chain:
+    start: str
+    title: str
+    direction: str  # backward (causes, root first) | forward (what it led to)
+    max_depth: int
+    steps: tuple[ChainStep, ...]  # causes before effects
+    roots: tuple[str, ...]  # steps that name no cause: the root causes
+    cycles: tuple[tuple[str, ...], ...]  # each cause first, where the walk met a note again
+    broken: tuple[BrokenCause, ...]
+    cut: tuple[str, ...]  # steps whose further causes (or effects) lie beyond max_depth
+
+
+@dataclass(frozen=True)
+class DecisionEvidence:
+    episode: str
+    episode_title: str
+    via: str
+    id: str
+    title: str
+    chosen: str | None
+    rationale: str | None
+    outcome: str | None
+
+
+@dataclass(frozen=True)
+class FactEvidence:
+    path: str
+    title: str
+    via: str
+    subject: str | None
+    value: object
+    valid_from: str | None
+    valid_until: str | None
+    superseded_by: str | None
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    path: str
+    title: str
+    type: str
+    action_type: str | None
+    time: str | None
+    rationale: str | None
+    summary: str
+    chain: Chain
+    decisions: tuple[DecisionEvidence, ...]
+    facts: tuple[FactEvidence, ...]
+
+
+@dataclass(frozen=True)
+class CausalityStats:
+    project: str | None
+    notes: int
+    with_caused_by: int  # notes naming at least one cause
+    causes: int  # notes some other note names as its cause
+    linked: int  # notes in any caused_by link, either end
+    roots: int  # notes that cause others and name no cause themselves
+    action_types: dict[str, int]
+    unknown_action_types: tuple[str, ...]
+    orphans: tuple[str, ...]  # decisions and file edits that name no cause
+    chains: int  # chain ends: notes with a cause that caused nothing further
+    average_chain_length: float  # notes from root to end, over chain ends
+    longest_chain: int
+    longest_chain_end: str | None
+    cycles: tuple[tuple[str, ...], ...]
+    broken: tuple[BrokenCause, ...]
+
+
+# ---------------------------------------------------------------- the caused_by graph
+
+
+def caused_by_graph(corpus: Corpus) -> CausedByGraph:
+    """Parents and children of every note, cached until a note changes."""
+    notes = corpus.notes()
+    cached = corpus.derived.get("caused_by_graph")
+    if isinstance(cached, CausedByGraph):
+        return cached
+    resolver = corpus.resolver()
+    by_path = {note.path: note for note in notes if note.path}
+    parents: dict[str, tuple[str, ...]] = {}
+    children: dict[str, list[str]] = {}
+    broken: list[BrokenCause] = []
+    resolved: dict[str, list[str]] = {}  # a cause is usually named by several notes: resolve it once
+    for path, note in by_path.items():
+        named = corpus.memo("causes_named", note, causes_named)
+        if not named:
+            continue
+        causes: list[str] = []
+        for name in named:
+            found = resolved.get(name)
+            if found is None:
+                found = resolved[name] = resolver.candidates(name)
+            if len(found) == 1:
+                cause = found[0]
+            else:
+                problem = "matches no note" if not found else f"matches several notes: {', '.join(found)}"
+                broken.append(BrokenCause(path, name, problem))
+                cause = MISSING + name.strip()
+            if cause not in causes:
+                causes.append(cause)
+                children.setdefault(cause, []).append(path)
+        parents[path] = tuple(causes)
+    built = CausedByGraph(resolver, by_path, parents, {node: tuple(sorted(kids)) for node, kids in children.items()}, tuple(broken))
+    corpus.derived["caused_by_graph"] = built
+    return built
+
+
+def ancestor_names(corpus: Corpus, paths: list[str]) -> set[str]:
+    """Names (as written) of the missing notes that these notes' ancestries name (for save's loop check)."""
+    parents = caused_by_graph(corpus).parents
+    seen, queue, names = set(paths), deque(paths), set()
+    while queue:
+        node = queue.popleft()
+        if node.startswith(MISSING):
+            names.add(node.removeprefix(MISSING))
+            continue
+        for parent in parents.get(node, ()):
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+    return names
+
+
+# ---------------------------------------------------------------- chain
+
+
+def _check_depth(max_depth: int) -> None:
+    if not 1 <= max_depth <= MAX_DEPTH:
+        raise InvalidInput(f"max depth must be between 1 and {MAX_DEPTH}, got {max_depth}")
+
+
+def build_chain(corpus: Corpus, name: str, *, forward: bool = False, max_depth: int = DEFAULT_DEPTH) -> Chain:
+    """The whole ancestry of a note, root causes first (or with `forward`, everything it led to)."""
+    _check_depth(max_depth)
+    graph = caused_by_graph(corpus)  # the one look at the vault for this call
+    return _cached_chain(corpus, graph, graph.resolver.resolve(name), forward, max_depth)
+
+
+def _cached_chain(corpus: Corpus, graph: CausedByGraph, start: str, forward: bool, max_depth: int) -> Chain:
+    memo = corpus.derived.setdefault("causal_chains", {})  # cleared with the graph when a note changes
+    key = (start, forward, max_depth)
+    if key not in memo:
+        if len(memo) >= _CHAIN_CACHE_SIZE:
+            memo.clear()
+        memo[key] = _chain(graph, start, forward, max_depth)
+    return memo[key]
+
+
+def _chain(graph: CausedByGraph, start: str, forward: bool, max_depth: int) -> Chain:
+    step = graph.children if forward else graph.parents
+    depth = {start: 0}
+    queue, cut = deque([start]), []
+    while queue:
+        node = queue.popleft()
+        following = step.get(node, ())
+        if depth[node] >= max_depth:
+            if any(other not in depth for other in following):
+                cut.append(node)
+            continue
+        for other in following:
+            if other not in depth:
+                depth[other] = depth[node] + 1
+                queue.append(other)
+    # cause -> effect edges inside the chain; back edges of the walk close cycles and are left out
+    back, cycles = _back_edges(start, step, depth, backward=not forward)
+    causes_of: dict[str, list[str]] = {node: [] for node in depth}
+    for node in depth:
+        for parent in graph.parents.get(node, ()):
+            if parent in depth and (parent, node) not in back:
+                causes_of[node].append(parent)
+    level = _levels(causes_of)
+    steps = [_step(graph, node, depth[node], level[node], causes_of[node]) for node in depth]
+    steps.sort(key=lambda item: (item.level, item.time or "", item.title.lower(), item.node))
+    roots = tuple(item.node for item in steps if not item.broken and not graph.parents.get(item.node))
+    broken = tuple(link for link in graph.broken if link.source in depth and MISSING + link.name.strip() in depth)
+    note = graph.notes[start]
+    return Chain(start, note.title, "forward" if forward else "backward", max_depth, tuple(steps), roots, cycles, broken, tuple(cut))
+
+
+def _back_edges(start: str, step: dict[str, tuple[str, ...]], inside: dict[str, int], backward: bool) -> tuple[set[tuple[str, str]], tuple[tuple[str, ...], ...]]:
+    """Edges (as cause, effect) that close a cycle in a depth-first walk, and each cycle, cause first."""
+    back: set[tuple[str, str]] = set()
+    cycles: list[tuple[str, ...]] = []
+    on_path: dict[str, int] = {start: 0}
+    path = [start]
+    stack = [iter(step.get(start, ()))]
+    done: set[str] = set()
+    while stack:
+        node = path[-1]
+        following = next(stack[-1], None)
+        if following is None:
+            stack.pop()
+            done.add(path.pop())
+            del on_path[node]
+        elif following in on_path:  # the walk meets a note it is still inside: a cycle
+            loop = path[on_path[following] :]
+            back.add((following, node) if backward else (node, following))
+            cycles.append(tuple(reversed(loop)) if backward else tuple(loop))
+        elif following in inside and following not in done:
+            on_path[following] = len(path)
+            path.append(following)
+            stack.append(iter(step.get(following, ())))
+    return back, tuple(dict.fromkeys(cycles))
+
+
+def _levels(causes_of: dict[str, list[str]]) -> dict[str, int]:
+    """Longest run of causes before each node (the graph given has no cycles)."""
+    level: dict[str, int] = {}
+    effects: dict[str, list[str]] = {node: [] for node in causes_of}
+    waiting = {node: len(parents) for node, parents in causes_of.items()}
+    for node, parents in causes_of.items():
+        for parent in parents:
+            effects[parent].append(node)
+    queue = deque(node for node, count in waiting.items() if count == 0)
+    while queue:
+        node = queue.popleft()
+        level[node] = max((level[parent] + 1 for parent in causes_of[node]), default=0)
+        for effect in effects[node]:
+            waiting[effect] -= 1
+            if waiting[effect] == 0:
+                queue.append(effect)
+    return level
+
+
+def _step(graph: CausedByGraph, node: str, depth: int, level: int, causes: list[str]) -> ChainStep:
+    note = graph.notes.get(node)
+    if note is None:
+        name = node.removeprefix(MISSING)
+        return ChainStep(node, None, name, "missing", None, None, "", None, depth, level, tuple(causes), True)
+    return ChainStep(
+        node=node,
+        path=node,
+        title=note.title,
+        type=note.type,
+        action_type=text_field(note, "action_type"),
+        time=note_time(note),
+        summary=note_summary(note),
+        rationale=text_field(note, "rationale"),
+        depth=depth,
+        level=level,
+        caused_by=tuple(sorted(causes)),
+        broken=False,
+    )
+
+
+# ---------------------------------------------------------------- why
+
+
+def reconstruct_reasoning(corpus: Corpus, name: str, *, max_depth: int = DEFAULT_DEPTH) -> Reasoning:
+    """Why a note exists: its own action type, rationale and summary, the chain of causes behind it,
+    and the evidence those notes hold: the decisions of episodes on the chain or linked from it,
+    and the facts they cite. Every value is copied from a note."""
+    _check_depth(max_depth)
+    graph = caused_by_graph(corpus)
+    resolver = graph.resolver
+    chain = _cached_chain(corpus, graph, resolver.resolve(name), False, max_depth)
+    note = graph.notes[chain.start]
+    episodes: dict[str, str] = {}
+    facts: dict[str, str] = {}
+    on_chain = [step for step in reversed(chain.steps) if step.path]  # the note itself first, then its causes
+    for step in on_chain:
+        kind = graph.notes[step.node].type
+        if kind == "episode":
+            episodes.setdefault(step.node, "on the chain")
+        elif kind == "fact":
+            facts.setdefault(step.node, "on the chain")
+    for step in on_chain:
+        for link in graph.notes[step.node].links:
+            target = resolver.try_resolve(link.target)
+            if target is None or target == step.node or target not in graph.notes:
+                continue
+            kind = graph.notes[target].type
+            if kind == "episode":
+                episodes.setdefault(target, f"linked from {step.title}")
+            elif kind == "fact":
+                facts.setdefault(target, f"cited by {step.title}")
+    decisions = [item for path, via in episodes.items() for item in _decisions(graph.notes[path], via)]
+    return Reasoning(
+        path=chain.start,
+        title=note.title,
+        type=note.type,
+        action_type=text_field(note, "action_type"),
+        time=note_time(note),
+        rationale=text_field(note, "rationale"),
+        summary=note_summary(note),
+        chain=chain,
+        decisions=tuple(decisions),
+        facts=tuple(_fact(graph.notes[path], via) for path, via in facts.items()),
+    )
+
+
+def _decisions(note: Note, via: str) -> list[DecisionEvidence]:
+    episode = episode_from_note(note)
+    return [
+        DecisionEvidence(note.path or "", note.title, via, decision.id, decision.title, decision.chosen, decision.rationale, decision.outcome)
+        for decision in episode.decisions
+    ]
+
+
+def _fact(note: Note, via: str) -> FactEvidence:
+    return FactEvidence(
+        path=note.path or "",
+        title=note.title,
+        via=via,
+        subject=text_field(note, "subject"),
+        value=note.frontmatter.get("value"),
+        valid_from=text_field(note, "valid_from"),
+        valid_until=text_field(note, "valid_until"),
+        superseded_by=text_field(note, "superseded_by"),
+    )
+
+
+# ---------------------------------------------------------------- stats
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """Whole-vault figures every project's stats read: chain length per note and the cycles."""
+
+    length: dict[str, int]  # notes on the longest run of causes ending at the note, itself included
+    cycles: tuple[tuple[str, ...], ...]
+
+
+def _shape(corpus: Corpus, graph: CausedByGraph) -> _Shape:
+    cached = corpus.derived.get("caused_by_shape")
+    if isinstance(cached, _Shape):
+        return cached
+    parents = {child: [cause for cause in causes if cause in graph.notes] for child, causes in graph.parents.items()}
+    children = {cause: kids for cause, kids in graph.children.items() if cause in graph.notes}
+    linked = set(parents) | set(children)
+    # Kahn's order over the whole vault: linear, and all there is to do when nothing loops
+    waiting = {node: len(parents.get(node, ())) for node in linked}
+    queue = deque(node for node, count in waiting.items() if count == 0)
+    length: dict[str, int] = {}
+    while queue:
+        node = queue.popleft()
+        length[node] = 1 + max((length[cause] for cause in parents.get(node, ())), default=0)
+        for child in children.get(node, ()):
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                queue.append(child)
+    left = linked - length.keys()  # the notes on cycles and those they led to
+    cycles = _cycle_lengths(left, parents, length) if left else ()
+    shape = _Shape(length, cycles)
+    corpus.derived["caused_by_shape"] = shape
+    return shape
+
+
+def _cycle_lengths(left: set[str], parents: dict[str, list[str]], length: dict[str, int]) -> tuple[tuple[str, ...], ...]:
+    """Chain lengths through cycles (a cycle counts each of its notes once) and the cycles, cause first."""
+    links = nx.DiGraph()
+    links.add_nodes_from(left)
+    links.add_edges_from((cause, node) for node in left for cause in parents.get(node, ()) if cause in left)
+    components = list(nx.strongly_connected_components(links))
+    condensed = nx.condensation(links, components)
+    run: dict[int, int] = {}
+    for block in nx.topological_sort(condensed):
+        members = condensed.nodes[block]["members"]
+        before = [length[cause] for member in members for cause in parents.get(member, ()) if cause in length]
+        before += [run[earlier] for earlier in condensed.predecessors(block)]
+        run[block] = len(members) + max(before, default=0)
+        for member in members:
+            length[member] = run[block]
+    cycles = []
+    for members in components:
+        first = min(members)
+        if len(members) > 1 or links.has_edge(first, first):
+            cycles.append(tuple(edge[0] for edge in nx.find_cycle(links.subgraph(members), source=first)))
+    return tuple(sorted(cycles))
+
+
+def causality_stats(corpus: Corpus, project: str | None = None) -> CausalityStats:
+    """Exact figures over every note (or every note of one project), cached until a note changes."""
+    graph = caused_by_graph(corpus)
+    memo = corpus.derived.setdefault("causality_stats", {})
+    key = project.strip().lower() if project and project.strip() else None
+    if key not in memo:
+        memo[key] = _stats(corpus, graph, key)
+    return memo[key]
+
+
+def _stats(corpus: Corpus, graph: CausedByGraph, project: str | None) -> CausalityStats:
+    if project is None:
+        scope = list(graph.notes)
+    else:
+        scope = [path for path, note in graph.notes.items() if (text_field(note, "project") or "").lower() == project]
+        if not scope:
+            known = sorted({name for note in graph.notes.values() if (name := text_field(note, "project"))})
+            hint = f"; projects: {', '.join(known)}" if known else "; no note names a project yet"
+            raise InvalidInput(f"no note belongs to project '{project}'{hint}")
+    shape = _shape(corpus, graph)
+    inside = set(scope)
+    named = [path for path in scope if graph.parents.get(path)]
+    causing = [path for path in scope if graph.children.get(path)]
+    kinds = Counter(value for path in scope if (value := text_field(graph.notes[path], "action_type")))
+    ordered = {kind: kinds[kind] for kind in ACTION_TYPES if kinds[kind]}
+    unknown = tuple(sorted(kind for kind in kinds if kind not in ACTION_TYPES))
+    ordered.update({kind: kinds[kind] for kind in unknown})
+    orphans = tuple(
+        sorted(path for path in scope if text_field(graph.notes[path], "action_type") in NEEDS_CAUSE and not graph.parents.get(path))
+    )
+    ends = [path for path in named if not graph.children.get(path)]
+    lengths = [shape.length.get(path, 1) for path in ends]
+    longest_end = min(named, key=lambda path: (-shape.length.get(path, 1), path), default=None)  # ties: first by path
+    return CausalityStats(
+        project=project,
+        notes=len(scope),
+        with_caused_by=len(named),
+        causes=len(causing),
+        linked=len(set(named) | set(causing)),
+        roots=sum(1 for path in causing if not graph.parents.get(path)),
+        action_types=ordered,
+        unknown_action_types=unknown,
+        orphans=orphans,
+        chains=len(ends),
+        average_chain_length=round(sum(lengths) / len(lengths), 2) if lengths else 0.0,
+        longest_chain=shape.length.get(longest_end, 1) if longest_end else 0,
+        longest_chain_end=longest_end,
+        cycles=tuple(cycle for cycle in shape.cycles if inside.intersection(cycle)),
+        broken=tuple(link for link in graph.broken if link.source in inside),
+    )
+
+
+# ---------------------------------------------------------------- doctor
+
+
+def causal_findings(corpus: Corpus) -> list[tuple[str, str, str, str]]:
+    """(kind, path, message, fix) for broken `caused_by` and unknown action types (cycles: see doctor)."""
+    graph = caused_by_graph(corpus)
+    found = [
+        ("broken-caused-by", link.source, f"caused_by '{link.name}' {link.problem}", "correct the name, or create the note it means")
+        for link in graph.broken
+    ]
+    for path, note in graph.notes.items():
+        value = text_field(note, "action_type")
+        if value is not None and value not in ACTION_TYPES:
+            found.append(("unknown-action-type", path, f"action_type '{value}' is not one of {', '.join(ACTION_TYPES)}",
+                          "use one of those; brain keeps and shows the value as written"))
+    return found
