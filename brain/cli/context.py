@@ -75,25 +75,3 @@ def load(
         emit_json(entries)
         return
     typer.echo("\n".join(context_lines(project, entries, contexts.projects(corpus) if not entries else [])))
-
-
-@app.command()
-def bootstrap(
-    task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
-    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1500,
-    days: Annotated[int, typer.Option(min=0, help="Recent failures: episodes of the last this many days.")] = 7,
-    namespace: Annotated[list[str] | None, typer.Option(help="Facts: namespace to read (repeat for several; default: [facts] default_namespace).")] = None,
-    vault: VaultOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Start of a session: recent failures, antipattern warnings, facts valid now, relevant patterns and tips, within a budget."""
-    from brain.memory.facts.service import default_caller
-    from brain.memory.sessions.protocol import bootstrap as build_bootstrap
-    from brain.views.sessions import bootstrap_json
-
-    _, corpus = open_vault(vault)
-    context = build_bootstrap(corpus, task, budget=budget, days=days, namespaces=namespace, caller=default_caller("cli"))
-    if as_json:
-        emit_json(bootstrap_json(context))
-        return
-    typer.echo(context.text, nl=False)

@@ -112,7 +112,7 @@ def extract(
 ) -> None:
     """Turn session logs into episode notes by brain's extraction rules (see the README)."""
     from brain.memory.sessions.extract import extract_into_vault
-    from brain.views.tips import extracted_json, extracted_line
+    from brain.views.sessions import extracted_json, extracted_line
 
     vault_, corpus = open_vault(vault)
     results = extract_into_vault(vault_, corpus, session_log, dry_run=dry_run)

@@ -20,7 +20,6 @@ def export(
     vault: VaultOption = None,
 ) -> None:
     """Export the causal graph (notes joined by causal relationships and caused_by)."""
-    from brain.memory.causal.graph import export_graph  # networkx: only for the commands that draw
 
     _, corpus = open_vault(vault)
     text = export_graph(corpus, fmt)

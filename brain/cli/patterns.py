@@ -10,7 +10,7 @@ from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, war
 from brain.memory.causal import graph as causal
 from brain.memory.patterns import service
 from brain.notes.model import Outcome, Pattern
-from brain.views.episodes import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
+from brain.views.patterns import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
 

@@ -1,7 +1,8 @@
 """The MCP server: tool groups chosen by a profile, over stdio or streamable HTTP.
 
-A tool group is a module with a `GROUP` name and `register(server, state)`. Adding a group is
-one new module and one entry in `_GROUP_MODULES`; `--tools core,episodic` picks groups.
+Tools are module-level functions in `brain.mcp.tools.<domain>`; each module names the group it
+belongs to (`GROUP`), and `--tools core,episodic` picks groups. Adding a domain is one new module
+and one entry in `_TOOL_MODULES`.
 """
 
 from __future__ import annotations
@@ -22,18 +23,15 @@ from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
 from brain.index.watch import follow
-from brain.mcp.tools import causal as tools_causal
-from brain.mcp.tools import episodes as tools_episodic
-from brain.mcp.tools import facts as tools_facts
-from brain.mcp.tools import tips as tools_learning
-from brain.mcp.tools import notes as tools_notes
-from brain.mcp.tools import runs as tools_runs
-from brain.mcp.common import BrainServer, ServerState
+from brain.mcp.tools import causal, episodes, facts, notes, patterns, runs, sessions, tips
+from brain.mcp.common import BrainServer, ServerState, register_tools
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
-_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic, tools_runs, tools_causal, tools_learning, tools_facts)
-GROUPS: dict[str, ModuleType] = {module.GROUP: module for module in _GROUP_MODULES}
+_TOOL_MODULES: tuple[ModuleType, ...] = (notes, episodes, patterns, runs, causal, tips, sessions, facts)
+GROUPS: dict[str, tuple[ModuleType, ...]] = {}
+for _module in _TOOL_MODULES:
+    GROUPS[_module.GROUP] = (*GROUPS.get(_module.GROUP, ()), _module)
 TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
@@ -79,7 +77,8 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
         log_level="WARNING",
     )
     for name in parse_groups(groups):
-        GROUPS[name].register(server, state)
+        for module in GROUPS[name]:
+            register_tools(server, state, module)
     return server
 
 

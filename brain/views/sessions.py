@@ -1,9 +1,10 @@
-"""Session protocol results (bootstrap, session end) as lines and JSON, for the CLI and MCP."""
+"""Session protocol results (bootstrap, session end, episodes extracted from logs) as lines and JSON, for the CLI and MCP."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.protocol import Bootstrap, SessionEnd
 from brain.views.tips import learn_json
 
@@ -38,3 +39,29 @@ def end_lines(report: SessionEnd) -> list[str]:
     lines += [f"  created {path}" for path in report.tips.created]
     lines += [f"new antipattern: {title}" for title in report.new_antipatterns] or ["no new antipatterns"]
     return lines
+
+
+def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, Any]:
+    episode = item.episode
+    return {
+        "source": item.source,
+        "format": item.format,
+        "title": episode.title,
+        "path": path,
+        "status": verb,
+        "outcome": episode.outcome,
+        "task": episode.task,
+        "decisions": len(episode.decisions),
+        "events": len(episode.events),
+        "lessons": len(episode.lessons),
+        "metrics": episode.metrics,
+        "warnings": list(item.warnings),
+    }
+
+
+def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
+    episode = item.episode
+    return (
+        f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
+        f"{len(episode.events)} events, {len(episode.lessons)} lessons"
+    )

@@ -1,10 +1,9 @@
-"""Tips, guidelines, extraction and session results as lines and JSON rows, for the CLI and MCP."""
+"""Tips, guidelines, learning and consolidation results as lines and JSON rows, for the CLI and MCP."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.sessions.extract import Extracted
 from brain.memory.tips.service import Guideline, Guidelines, LearnResult
 from brain.notes.tip import Tip
 
@@ -89,32 +88,6 @@ def learn_lines(result: LearnResult) -> list[str]:
     lines = [f"{result.episode}: {len(result.created)} new tips, {len(result.unchanged)} already learned"]
     lines += [f"  created {path}" for path in result.created]
     return lines
-
-
-def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, Any]:
-    episode = item.episode
-    return {
-        "source": item.source,
-        "format": item.format,
-        "title": episode.title,
-        "path": path,
-        "status": verb,
-        "outcome": episode.outcome,
-        "task": episode.task,
-        "decisions": len(episode.decisions),
-        "events": len(episode.events),
-        "lessons": len(episode.lessons),
-        "metrics": episode.metrics,
-        "warnings": list(item.warnings),
-    }
-
-
-def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
-    episode = item.episode
-    return (
-        f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
-        f"{len(episode.events)} events, {len(episode.lessons)} lessons"
-    )
 
 
 def plan_json(plan) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Learning tools, named as in the seeds: save_trajectory, get_guidelines, bootstrap_context."""
+"""Tip tools, named as in the seeds: save_trajectory (learn tips from a trajectory) and get_guidelines."""
 
 from __future__ import annotations
 
@@ -7,18 +7,16 @@ from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
 import anyio.from_thread
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, SamplingMessage, TextContent
 from pydantic import Field
 
 from brain.errors import InvalidInput
-from brain.mcp.common import ServerState, brain_tool, result
-from brain.memory.sessions import protocol as session_service
+from brain.mcp.common import ServerState, result, tool
 from brain.memory.tips import service as tip_service
 from brain.memory.episodes.service import get_episode, store_episode
 from brain.memory.tips.learn import trajectory_episode
 from brain.memory.tips.language_model import ModelUnusable, model_drafter
-from brain.views.sessions import bootstrap_json
 from brain.views.tips import guideline_lines, guidelines_json, learn_json, learn_lines
 
 GROUP = "learning"
@@ -48,73 +46,57 @@ def _sampling_ask(ctx: Context) -> Any:
     return ask
 
 
-def register(server: MCPServer, state: ServerState) -> None:
-    vault, corpus = state.vault, state.corpus
 
-    @brain_tool(server, state, title="Learn tips from a trajectory", read_only=False)
-    def save_trajectory(
-        ctx: Context,
-        episode: Annotated[str | None, Field(description="An episode already in the vault to learn from (title, id or path).")] = None,
-        steps: Annotated[
-            list[dict[str, Any]] | None, Field(description=f"A raw trajectory instead of an episode: a list of steps, each with {STEP_KEYS}.")
-        ] = None,
-        task: Annotated[str | None, Field(description="What the trajectory set out to do (needed with steps).")] = None,
-        outcome: Annotated[Outcome | None, Field(description="How it went (with steps; default: failure if the last step failed).")] = None,
-        session: Annotated[str | None, Field(description="A session id to name the episode note written for the steps.")] = None,
-        use_model: Annotated[bool, Field(description="Ask your model (MCP sampling) to segment and word the tips; rules otherwise.")] = False,
-    ) -> CallToolResult:
-        """After a task: turn what happened into tips (strategy, recovery, optimization) for next time.
+@tool(title="Learn tips from a trajectory", read_only=False)
+def save_trajectory(
+    state: ServerState,
+    ctx: Context,
+    episode: Annotated[str | None, Field(description="An episode already in the vault to learn from (title, id or path).")] = None,
+    steps: Annotated[
+        list[dict[str, Any]] | None, Field(description=f"A raw trajectory instead of an episode: a list of steps, each with {STEP_KEYS}.")
+    ] = None,
+    task: Annotated[str | None, Field(description="What the trajectory set out to do (needed with steps).")] = None,
+    outcome: Annotated[Outcome | None, Field(description="How it went (with steps; default: failure if the last step failed).")] = None,
+    session: Annotated[str | None, Field(description="A session id to name the episode note written for the steps.")] = None,
+    use_model: Annotated[bool, Field(description="Ask your model (MCP sampling) to segment and word the tips; rules otherwise.")] = False,
+) -> CallToolResult:
+    """After a task: turn what happened into tips (strategy, recovery, optimization) for next time.
 
-        Give an episode name, or the raw steps of the trajectory (then an episode note is written
-        for them first). Each subtask becomes a tip note with trigger, steps, what to avoid and
-        its source. Learning the same episode again adds nothing. Returns the tips written.
-        """
-        if (episode is None) == (steps is None):
-            raise InvalidInput("give either an episode or the steps of a trajectory, not both")
-        if steps is not None:
-            if not task or not task.strip():
-                raise InvalidInput("a trajectory needs its task")
-            now = datetime.now(timezone.utc)
-            name = session or f"{now:%Y-%m-%d}-trajectory-{now:%H%M%S}"
-            made = trajectory_episode(f"EPISODE-{name}", task.strip(), steps, outcome, now.isoformat(timespec="seconds"))
-            stored = store_episode(vault, corpus, made)
-            learned_from = get_episode(corpus, stored.path)
-        else:
-            learned_from = get_episode(corpus, episode)
-        drafter = model_drafter(_sampling_ask(ctx)) if use_model else None
-        learned = tip_service.learn_episode(vault, corpus, learned_from, drafter=drafter)
-        lines = learn_lines(learned) + [f"warning: {message}" for message in learned.warnings]
-        return result("\n".join(lines), learn_json(learned))
+    Give an episode name, or the raw steps of the trajectory (then an episode note is written
+    for them first). Each subtask becomes a tip note with trigger, steps, what to avoid and
+    its source. Learning the same episode again adds nothing. Returns the tips written.
+    """
+    if (episode is None) == (steps is None):
+        raise InvalidInput("give either an episode or the steps of a trajectory, not both")
+    if steps is not None:
+        if not task or not task.strip():
+            raise InvalidInput("a trajectory needs its task")
+        now = datetime.now(timezone.utc)
+        name = session or f"{now:%Y-%m-%d}-trajectory-{now:%H%M%S}"
+        made = trajectory_episode(f"EPISODE-{name}", task.strip(), steps, outcome, now.isoformat(timespec="seconds"))
+        stored = store_episode(state.vault, state.corpus, made)
+        learned_from = get_episode(state.corpus, stored.path)
+    else:
+        learned_from = get_episode(state.corpus, episode)
+    drafter = model_drafter(_sampling_ask(ctx)) if use_model else None
+    learned = tip_service.learn_episode(state.vault, state.corpus, learned_from, drafter=drafter)
+    lines = learn_lines(learned) + [f"warning: {message}" for message in learned.warnings]
+    return result("\n".join(lines), learn_json(learned))
 
-    @brain_tool(server, state, title="Get guidelines for a task", read_only=True)
-    def get_guidelines(
-        task: Annotated[str, Field(description="The task about to start, in a sentence.")],
-        top_k: Annotated[int, Field(ge=1, le=tip_service.MAX_TOP_K, description="At most this many matching tips.")] = tip_service.DEFAULT_TOP_K,
-        threshold: Annotated[float, Field(ge=-1, le=1, description="Least similarity of the task to a tip; loose matches are worse than none.")] = (
-            tip_service.DEFAULT_THRESHOLD
-        ),
-    ) -> CallToolResult:
-        """Before a task: the tips learned from past work that apply to it (always-on core plus close matches).
+@tool(title="Get guidelines for a task", read_only=True)
+def get_guidelines(
+    state: ServerState,
+    task: Annotated[str, Field(description="The task about to start, in a sentence.")],
+    top_k: Annotated[int, Field(ge=1, le=tip_service.MAX_TOP_K, description="At most this many matching tips.")] = tip_service.DEFAULT_TOP_K,
+    threshold: Annotated[float, Field(ge=-1, le=1, description="Least similarity of the task to a tip; loose matches are worse than none.")] = (
+        tip_service.DEFAULT_THRESHOLD
+    ),
+) -> CallToolResult:
+    """Before a task: the tips learned from past work that apply to it (always-on core plus close matches).
 
-        Each tip says what to do, its steps and what to avoid. Follow them, and report with
-        feedback whether they helped. Returns nothing when no tip is close enough.
-        """
-        found = tip_service.guidelines(corpus, task, top_k=top_k, threshold=threshold)
-        return result("\n".join(guideline_lines(found)), guidelines_json(found))
+    Each tip says what to do, its steps and what to avoid. Follow them, and report with
+    feedback whether they helped. Returns nothing when no tip is close enough.
+    """
+    found = tip_service.guidelines(state.corpus, task, top_k=top_k, threshold=threshold)
+    return result("\n".join(guideline_lines(found)), guidelines_json(found))
 
-    @brain_tool(server, state, title="Bootstrap a session's context", read_only=True)
-    def bootstrap_context(
-        task: Annotated[str, Field(description="The task the session is about to start.")],
-        budget: Annotated[int, Field(ge=100, le=100_000, description="Most tokens the context may use.")] = session_service.DEFAULT_BUDGET,
-        days: Annotated[int, Field(ge=0, description="Recent failures: episodes of the last this many days.")] = session_service.DEFAULT_DAYS,
-        namespaces: Annotated[
-            list[str] | None, Field(description="Facts: the namespaces to read (default: the vault's default namespace).")
-        ] = None,
-    ) -> CallToolResult:
-        """Start of a session: recent failures, antipattern warnings, facts valid now about what the task names,
-        patterns and tips for the task, in one compact text.
-
-        Call it once before starting work. Returns markdown within the token budget.
-        """
-        context = session_service.bootstrap(corpus, task, budget=budget, days=days, namespaces=namespaces, caller="mcp")
-        return result(context.text, bootstrap_json(context))
