@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.errors import InvalidInput
-from brain.memory.causal.contexts import ACTION_TYPES, load_contexts, note_summary, save_context
+from brain.memory.causal.contexts import load_contexts, save_context
+from brain.notes.model import ACTION_TYPES
+from brain.notes.summary import note_summary
 from brain.memory.corpus import Corpus
 from brain.note_files import parse_bytes
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcp_harness import CAUSAL_TOOLS, cli, connect, snapshot, text_of
 
-from brain.memory.causal.contexts import ACTION_TYPES
+from brain.notes.model import ACTION_TYPES
 from brain.vault import init_vault
 
 

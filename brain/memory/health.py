@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from brain.memory.causal.graph import find_cycles
 from brain.memory.causal.chains import causal_findings
-from brain.memory.causal.contexts import causes_named
+from brain.notes.summary import causes_named
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
 from brain.notes.episode import episode_from_note

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from brain.errors import InvalidInput
 from brain.lazy import lazy_module
-from brain.memory.causal.contexts import ACTION_TYPES, causes_named, note_summary, note_time, text_field
 from brain.memory.corpus import Corpus, Resolver
 from brain.notes.episode import episode_from_note
-from brain.notes.model import Note
+from brain.notes.model import ACTION_TYPES, Note
+from brain.notes.summary import causes_named, note_summary, note_time, text_field
 
 nx = lazy_module("networkx")  # loaded at first use: `brain search` and note reads never build the graph
 DEFAULT_DEPTH = 20

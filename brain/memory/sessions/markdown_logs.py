@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 from brain.errors import InvalidInput
-from brain.memory.sessions.extract import (
-    _FAIL_COUNT,
-    _FILES_COUNT,
+from brain.memory.sessions.rules import (
+    FAIL_COUNT,
+    FILES_COUNT,
     WorkItem,
-    _shas,
+    shas,
     build_episode,
     gate_outcome,
     session_id,
@@ -81,7 +81,7 @@ def from_markdown(text: str, stem: str) -> tuple[Episode, list[str]]:
     starting = (fields.get("starting commit") or "").strip("` ").lower()
     commits = [sha for sha in _commits(sections, all_text) if not (starting and sha.startswith(starting[:7]))]
     outcome = _outcome(lines, sections, items)
-    files_counted = sum(int(m.group(1)) for m in _FILES_COUNT.finditer(all_text))
+    files_counted = sum(int(m.group(1)) for m in FILES_COUNT.finditer(all_text))
     episode = build_episode(
         sid=sid,
         timestamp=timestamp,
@@ -156,7 +156,7 @@ def _commits(sections: list[tuple[int, str, list[str]]], all_text: str) -> list[
         if re.search(r"\bcommits?\b", heading, re.IGNORECASE) and not re.search(r"protocol|session end", heading, re.IGNORECASE):
             for line in body:
                 if _BULLET.match(line):
-                    found += [sha for sha in _shas(line.lower())[:1] if sha not in found]
+                    found += [sha for sha in shas(line.lower())[:1] if sha not in found]
     for match in _COMMIT_MENTION.finditer(all_text):
         sha = match.group(1).lower()
         if sha not in found and not sha.isdigit():
@@ -165,7 +165,7 @@ def _commits(sections: list[tuple[int, str, list[str]]], all_text: str) -> list[
 
 
 def _outcome(lines: list[str], sections: list[tuple[int, str, list[str]]], items: list[WorkItem]) -> str:
-    failing = any(_FAIL_COUNT.search(item.text) for item in items[-1:])
+    failing = any(FAIL_COUNT.search(item.text) for item in items[-1:])
     end_rows: list[bool] = []
     in_end = False
     for line in lines:
