@@ -79,7 +79,16 @@ def test_two_writers_and_an_editor_lose_no_acknowledged_write(vault, tmp_path: P
     lines = note.read_text().split("\n")
     missing = [line for line in acknowledged if line not in lines]
     assert missing == []
-    assert lines[:8] == ["---", "title: Shared", "---", "", "A note two agents and an editor share.", "", "## Log", "- start"]
+    assert lines[:8] == [
+        "---",
+        "title: Shared",
+        "---",
+        "",
+        "A note two agents and an editor share.",
+        "",
+        "## Log",
+        "- start",
+    ]
 
 
 # ---------------------------------------------------------------- a save between re-check and rename

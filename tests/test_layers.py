@@ -16,8 +16,19 @@ MAX_LINES = 500
 
 # layer -> the layers it must never import
 FORBIDDEN = {
-    "brain.notes": ("brain.vault", "brain.index", "brain.memory", "brain.views", "brain.cli", "brain.mcp", "brain.importers",
-                    "brain.config", "brain.fileswap", "brain.note_files", "brain.lazy"),
+    "brain.notes": (
+        "brain.vault",
+        "brain.index",
+        "brain.memory",
+        "brain.views",
+        "brain.cli",
+        "brain.mcp",
+        "brain.importers",
+        "brain.config",
+        "brain.fileswap",
+        "brain.note_files",
+        "brain.lazy",
+    ),
     "brain.index": ("brain.memory", "brain.views", "brain.cli", "brain.mcp", "brain.importers"),
     "brain.memory": ("brain.views", "brain.cli", "brain.mcp"),
     "brain.importers": ("brain.views", "brain.cli", "brain.mcp"),
@@ -46,7 +57,9 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
     return {name for name in found if name in known}
@@ -92,7 +105,11 @@ def test_notes_import_only_errors() -> None:
 
 
 def test_no_module_over_500_lines() -> None:
-    long = {name: lines for name, path in modules().items() if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        name: lines
+        for name, path in modules().items()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert long == {}
 
 

@@ -21,7 +21,9 @@ MaxDepthOption = Annotated[
 @app.command()
 def chain(
     name: NoteArgument,
-    forward: Annotated[bool, typer.Option("--forward", help="What the note led to (its descendants) instead of its causes.")] = False,
+    forward: Annotated[
+        bool, typer.Option("--forward", help="What the note led to (its descendants) instead of its causes.")
+    ] = False,
     max_depth: MaxDepthOption = service.DEFAULT_DEPTH,
     vault: VaultOption = None,
     as_json: JsonOption = False,
@@ -36,7 +38,12 @@ def chain(
 
 
 @app.command()
-def why(name: NoteArgument, max_depth: MaxDepthOption = service.DEFAULT_DEPTH, vault: VaultOption = None, as_json: JsonOption = False) -> None:
+def why(
+    name: NoteArgument,
+    max_depth: MaxDepthOption = service.DEFAULT_DEPTH,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Why a note exists: action type, rationale, summary, its causes, and the decisions and facts behind them."""
     _, corpus = open_vault(vault)
     answer = service.reconstruct_reasoning(corpus, name, max_depth=max_depth)
@@ -48,7 +55,9 @@ def why(name: NoteArgument, max_depth: MaxDepthOption = service.DEFAULT_DEPTH, v
 
 @app.command()
 def stats(
-    project: Annotated[str | None, typer.Argument(help="Only the notes whose frontmatter project is this (default: every note).")] = None,
+    project: Annotated[
+        str | None, typer.Argument(help="Only the notes whose frontmatter project is this (default: every note).")
+    ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -15,7 +15,9 @@ app = typer.Typer(help="The causal graph as a picture or data.", no_args_is_help
 
 @app.command()
 def export(
-    fmt: Annotated[GraphFormat, typer.Option("--format", help="mermaid (renders in Obsidian), graphml or json.")] = "mermaid",
+    fmt: Annotated[
+        GraphFormat, typer.Option("--format", help="mermaid (renders in Obsidian), graphml or json.")
+    ] = "mermaid",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     vault: VaultOption = None,
 ) -> None:

@@ -24,7 +24,9 @@ def ai_agents(
             show_default=False,
         ),
     ],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the notes that would be created or updated; write nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the notes that would be created or updated; write nothing.")
+    ] = False,
     verify: Annotated[
         bool,
         typer.Option(
@@ -59,7 +61,9 @@ def ai_agents(
         for line in found:
             typer.echo(f"difference: {line}")
         checked = f"{result.counts['episodes']} episode(s), {result.counts['graphs']} graph(s)"
-        typer.echo(f"verify: {len(found)} difference(s) in {checked}" if found else f"verify: no differences in {checked}")
+        typer.echo(
+            f"verify: {len(found)} difference(s) in {checked}" if found else f"verify: no differences in {checked}"
+        )
         failed = failed or bool(found)
     if failed:
         raise typer.Exit(1)

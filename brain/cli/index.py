@@ -12,9 +12,15 @@ from brain.index.search import SearchMode
 
 ChromaOption = Annotated[
     str | None,
-    typer.Option("--chroma-url", help="Keep the vectors on this Chroma server (default: config, then the embedded store).", show_default=False),
+    typer.Option(
+        "--chroma-url",
+        help="Keep the vectors on this Chroma server (default: config, then the embedded store).",
+        show_default=False,
+    ),
 ]
-NoEmbedOption = Annotated[bool, typer.Option("--no-embed", help="Update the catalog and full-text index only; skip embeddings.")]
+NoEmbedOption = Annotated[
+    bool, typer.Option("--no-embed", help="Update the catalog and full-text index only; skip embeddings.")
+]
 
 
 def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
@@ -27,7 +33,12 @@ def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None
         run = reindex_vault if rebuild else index_vault
         report = run(index, embed=not no_embed, progress=progress)
     scan = report.scan
-    parts = [f"{len(scan.added)} added", f"{len(scan.changed)} changed", f"{len(scan.moved)} moved", f"{len(scan.removed)} removed"]
+    parts = [
+        f"{len(scan.added)} added",
+        f"{len(scan.changed)} changed",
+        f"{len(scan.moved)} moved",
+        f"{len(scan.removed)} removed",
+    ]
     line = f"{report.notes} notes: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
     if report.embed is not None:
         embed = report.embed
@@ -68,16 +79,32 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
         return
     types = ", ".join(f"{count} {name}" for name, count in found.by_type.items()) or "none"
     typer.echo(f"notes     {types}")
-    freshness = "up to date" if found.fresh else (
-        f"{found.changed_files} files changed and {found.pending_vectors} notes wait for vectors since the last index; run `brain index`"
+    freshness = (
+        "up to date"
+        if found.fresh
+        else (
+            f"{found.changed_files} files changed and {found.pending_vectors} notes wait for vectors since the last index; run `brain index`"
+        )
     )
     if found.vectors_missing or found.vectors_extra:
-        wrong = [f"lacks {found.vectors_missing} of {found.chunks} chunks ({found.vectors_missing_notes} notes)"] if found.vectors_missing else []
+        wrong = (
+            [f"lacks {found.vectors_missing} of {found.chunks} chunks ({found.vectors_missing_notes} notes)"]
+            if found.vectors_missing
+            else []
+        )
         wrong += [f"holds {found.vectors_extra} chunks the catalog does not know"] if found.vectors_extra else []
         freshness = f"the vector store {' and '.join(wrong)}; run `brain index` to repair it"
-    typer.echo(f"index     {freshness} (last updated {found.updated_at or 'never'}{'; watcher running' if found.watcher else ''})")
-    typer.echo(f"vectors   {found.chunks} chunks in {found.vector_store}" + (
-        f"; written by {found.vectors_embedder}" if found.vectors_embedder and found.vectors_embedder != found.embedder else ""))
+    typer.echo(
+        f"index     {freshness} (last updated {found.updated_at or 'never'}{'; watcher running' if found.watcher else ''})"
+    )
+    typer.echo(
+        f"vectors   {found.chunks} chunks in {found.vector_store}"
+        + (
+            f"; written by {found.vectors_embedder}"
+            if found.vectors_embedder and found.vectors_embedder != found.embedder
+            else ""
+        )
+    )
     typer.echo(f"embedder  {found.embedder}")
     typer.echo(f"model     {found.embedder_source}")
     if found.skipped:
@@ -94,7 +121,11 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
 
     def report(batch) -> None:
         if batch.changes or batch.errors:
-            typer.echo(f"updated {batch.changes} notes" + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""), err=True)
+            typer.echo(
+                f"updated {batch.changes} notes"
+                + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""),
+                err=True,
+            )
 
     with Watcher(index, embed=not no_embed, on_batch=report) as watcher:
         typer.echo(f"watching {vault_.root} (Ctrl-C to stop)", err=True)
@@ -106,15 +137,29 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
 
 def search(
     query: Annotated[str, typer.Argument(help="What to look for, in words or by meaning.")],
-    mode: Annotated[SearchMode, typer.Option(help="hybrid (meaning and words), text (BM25) or vector (meaning).")] = "hybrid",
+    mode: Annotated[
+        SearchMode, typer.Option(help="hybrid (meaning and words), text (BM25) or vector (meaning).")
+    ] = "hybrid",
     type_: Annotated[list[str] | None, typer.Option("--type", help="Only notes of this type (repeatable).")] = None,
-    folder: Annotated[list[str] | None, typer.Option(help="Only notes in this folder or below it (repeatable).")] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="Only notes with this tag (repeatable: all must match).")] = None,
-    field: Annotated[list[str] | None, typer.Option(help="Only notes whose frontmatter KEY equals VALUE, as key=value (repeatable).")] = None,
+    folder: Annotated[
+        list[str] | None, typer.Option(help="Only notes in this folder or below it (repeatable).")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(help="Only notes with this tag (repeatable: all must match).")
+    ] = None,
+    field: Annotated[
+        list[str] | None, typer.Option(help="Only notes whose frontmatter KEY equals VALUE, as key=value (repeatable).")
+    ] = None,
     since: Annotated[str | None, typer.Option(help="Only notes dated on or after this day (YYYY-MM-DD).")] = None,
     until: Annotated[str | None, typer.Option(help="Only notes dated on or before this day (YYYY-MM-DD).")] = None,
     limit: Annotated[int, typer.Option(help="How many notes to show.")] = 10,
-    rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Re-order the top hits with a cross-encoder (needs reranker_model; default: rerank under [search] in config).")] = None,
+    rerank: Annotated[
+        bool | None,
+        typer.Option(
+            "--rerank/--no-rerank",
+            help="Re-order the top hits with a cross-encoder (needs reranker_model; default: rerank under [search] in config).",
+        ),
+    ] = None,
     vault: VaultOption = None,
     chroma_url: ChromaOption = None,
     as_json: JsonOption = False,

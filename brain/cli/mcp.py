@@ -13,22 +13,37 @@ from brain.cli.common import VaultOption
 def mcp(
     vault: VaultOption = None,
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")] = False,
-    host: Annotated[str, typer.Option(help="Address to bind with --http (loopback unless you mean otherwise).")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(help="Address to bind with --http (loopback unless you mean otherwise).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --http.")] = 8765,
     insecure: Annotated[
-        bool, typer.Option("--insecure", help="With --http on a non-loopback --host: serve without a token (anyone who can reach it gets the vault).")
+        bool,
+        typer.Option(
+            "--insecure",
+            help="With --http on a non-loopback --host: serve without a token (anyone who can reach it gets the vault).",
+        ),
     ] = False,
     tools: Annotated[
-        str | None, typer.Option("--tools", help="Tool groups to expose, comma-separated: core, episodic (default: all).")
+        str | None,
+        typer.Option("--tools", help="Tool groups to expose, comma-separated: core, episodic (default: all)."),
     ] = None,
     allow_host: Annotated[
         list[str] | None,
-        typer.Option("--allow-host", help="With --http: a further Host name clients may use (DNS-rebinding check); repeat for more."),
+        typer.Option(
+            "--allow-host",
+            help="With --http: a further Host name clients may use (DNS-rebinding check); repeat for more.",
+        ),
     ] = None,
     session_idle: Annotated[
         float | None,
-        typer.Option("--session-idle", min=0.1, max=86400, show_default=False,
-                     help="With --http: seconds after which a session with no request in flight is closed and freed (default 600)."),
+        typer.Option(
+            "--session-idle",
+            min=0.1,
+            max=86400,
+            show_default=False,
+            help="With --http: seconds after which a session with no request in flight is closed and freed (default 600).",
+        ),
     ] = None,
 ) -> None:
     """Serve the vault to AI agents (Claude Desktop, Claude Code, Cursor, any MCP client).
@@ -44,7 +59,14 @@ def mcp(
     if not http:
         mcp_server.run_stdio(built)
         return
-    mcp_server.run_http(built, host=host, port=port, token=token, allowed_hosts=allow_host or (), session_idle=session_idle or mcp_server.SESSION_IDLE_SECONDS)
+    mcp_server.run_http(
+        built,
+        host=host,
+        port=port,
+        token=token,
+        allowed_hosts=allow_host or (),
+        session_idle=session_idle or mcp_server.SESSION_IDLE_SECONDS,
+    )
 
 
 def register(app: typer.Typer) -> None:

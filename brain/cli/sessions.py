@@ -16,7 +16,10 @@ app = typer.Typer(help="The session protocol: what to do when a session ends.", 
 @app.command()
 def end(
     session_log: Annotated[str, typer.Argument(help="The session log (JSON or markdown).")],
-    pattern: Annotated[list[str] | None, typer.Option("--pattern", help="A pattern this session used (repeat); patterns the log names are found too.")] = None,
+    pattern: Annotated[
+        list[str] | None,
+        typer.Option("--pattern", help="A pattern this session used (repeat); patterns the log names are found too."),
+    ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -37,7 +40,10 @@ def bootstrap(
     task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
     budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1500,
     days: Annotated[int, typer.Option(min=0, help="Recent failures: episodes of the last this many days.")] = 7,
-    namespace: Annotated[list[str] | None, typer.Option(help="Facts: namespace to read (repeat for several; default: [facts] default_namespace).")] = None,
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option(help="Facts: namespace to read (repeat for several; default: [facts] default_namespace)."),
+    ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -47,7 +53,9 @@ def bootstrap(
     from brain.views.sessions import bootstrap_json
 
     _, corpus = open_vault(vault)
-    context = build_bootstrap(corpus, task, budget=budget, days=days, namespaces=namespace, caller=default_caller("cli"))
+    context = build_bootstrap(
+        corpus, task, budget=budget, days=days, namespaces=namespace, caller=default_caller("cli")
+    )
     if as_json:
         emit_json(bootstrap_json(context))
         return

@@ -24,14 +24,13 @@ match the stamp are trusted; any other change, made by anyone, means a full chec
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
-from contextlib import contextmanager
 import hashlib
 import os
 import re
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -177,7 +176,9 @@ class VectorStore:
         # (two threads creating Chroma's shared client for one path at once break it).
         self._lock = threading.RLock()
         self._matrix: ChunkMatrix | None = None  # what reads use (see the module doc)
-        self.snapshot_path = catalog.path.parent / f"vectors-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder_id).strip('-')}.npz"
+        self.snapshot_path = (
+            catalog.path.parent / f"vectors-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder_id).strip('-')}.npz"
+        )
 
     @property
     def location(self) -> str:
@@ -194,7 +195,7 @@ class VectorStore:
             host, port, ssl = parse_url(self.chroma_url)
             try:
                 return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
-            except Exception as error:  # noqa: BLE001 - chromadb reports an unreachable server as ValueError
+            except Exception as error:
                 raise IndexUnavailable(
                     f"cannot reach the Chroma server at {self.chroma_url} ({error}); start it (`chroma run`) or fix chroma_url"
                 ) from None
@@ -247,10 +248,12 @@ class VectorStore:
             else:
                 try:
                     self._collection = self._client.get_collection(self.name, embedding_function=None)
-                except Exception as error:  # noqa: BLE001 - chromadb raises different types per backend for "missing"
+                except Exception as error:
                     if type(error).__name__ == "NotFoundError" or "does not exist" in str(error):
                         return None
-                    raise IndexUnavailable(f"the vectors at {self.location} cannot be read ({type(error).__name__}: {error})") from None
+                    raise IndexUnavailable(
+                        f"the vectors at {self.location} cannot be read ({type(error).__name__}: {error})"
+                    ) from None
             found = (self._collection.metadata or {}).get("embedder")
             if found not in (None, self.embedder_id):
                 raise IndexMismatch(
@@ -396,7 +399,7 @@ class VectorStore:
                     try:
                         for start in range(0, len(ids) if collection is not None else 0, 5000):
                             collection.delete(ids=list(ids[start : start + 5000]))
-                    except BaseException as error:  # noqa: BLE001 - raised on the caller's thread below
+                    except BaseException as error:
                         failures.append(error)
 
                 thread = threading.Thread(target=run, name="brain-vector-delete", daemon=True)
@@ -484,7 +487,9 @@ class VectorStore:
         """The `n` chunks nearest to `vector` (exact), among the chunks of `note_ids` when given."""
         if note_ids is not None and not note_ids:
             return []
-        return [VectorHit(note, chunk, similarity) for note, chunk, similarity in self.matrix().nearest(vector, n, note_ids)]
+        return [
+            VectorHit(note, chunk, similarity) for note, chunk, similarity in self.matrix().nearest(vector, n, note_ids)
+        ]
 
 
 def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | None) -> int:

@@ -12,14 +12,14 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import ValidationError
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
 
 from brain.errors import BrainError
-from brain.views.plain import plain
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
+from brain.views.plain import plain
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,7 +52,9 @@ def argument_errors(tool: str, error: ValidationError) -> str:
             continue
         message = problem["msg"].removeprefix("Input ").replace("\n", " ")
         given = repr(problem.get("input"))
-        parts.append(f"argument '{where}' {message[:1].lower() + message[1:]} (got {given[:60] + '...' if len(given) > 60 else given})")
+        parts.append(
+            f"argument '{where}' {message[:1].lower() + message[1:]} (got {given[:60] + '...' if len(given) > 60 else given})"
+        )
     return f"{tool}: " + "; ".join(parts)
 
 

@@ -23,8 +23,8 @@ from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
 from brain.index.watch import follow
-from brain.mcp.tools import causal, episodes, facts, notes, patterns, runs, sessions, tips
 from brain.mcp.common import BrainServer, ServerState, register_tools
+from brain.mcp.tools import causal, episodes, facts, notes, patterns, runs, sessions, tips
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
@@ -104,7 +104,13 @@ def run_stdio(server: MCPServer) -> None:
 
 
 def http_app(
-    server: MCPServer, *, host: str, port: int, token: str | None, allowed_hosts: Iterable[str] = (), session_idle: float = SESSION_IDLE_SECONDS
+    server: MCPServer,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_hosts: Iterable[str] = (),
+    session_idle: float = SESSION_IDLE_SECONDS,
 ) -> ASGIApp:
     """The streamable HTTP app at /mcp, with DNS-rebinding protection and, given a token, bearer auth."""
     names = list(dict.fromkeys([*LOOPBACK_HOSTS, _bracket(host), *(_bracket(name) for name in allowed_hosts)]))
@@ -128,7 +134,9 @@ def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False)
     """
     token = environ.get(TOKEN_ENV)
     if token is not None and not token.strip():
-        raise InvalidInput(f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token")
+        raise InvalidInput(
+            f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token"
+        )
     if token is None and not insecure and _bracket(host) not in LOOPBACK_HOSTS:
         raise InvalidInput(
             f"--host {host} is reachable from other machines: set {TOKEN_ENV} to require a bearer token, or pass --insecure to serve without one"

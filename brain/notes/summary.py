@@ -41,7 +41,13 @@ def causes_named(note: Note) -> tuple[str, ...]:
 
 def _single_link(value: object) -> str | None:
     """The target of a value that is exactly one `[[link]]`: the common case, without the link scanner."""
-    if isinstance(value, str) and value.startswith("[[") and value.endswith("]]") and value.count("[[") == 1 and value[2:-2].strip():
+    if (
+        isinstance(value, str)
+        and value.startswith("[[")
+        and value.endswith("]]")
+        and value.count("[[") == 1
+        and value[2:-2].strip()
+    ):
         return parse_wikilink(value[2:-2]).target
     return None
 

@@ -112,7 +112,11 @@ def plan_json(plan) -> dict[str, Any]:
 
 def plan_lines(plan) -> list[str]:
     verb = "would merge" if plan.dry_run else "merged"
-    lines = [f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category or steps differ), {len(plan.merges)} merges"]
+    lines = [
+        f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category or steps differ), {len(plan.merges)} merges"
+    ]
     for merge in plan.merges:
-        lines.append(f"{verb} {merge.representative} + {', '.join(merge.members)} -> {merge.title} (support {merge.support}, {merge.evidence})")
+        lines.append(
+            f"{verb} {merge.representative} + {', '.join(merge.members)} -> {merge.title} (support {merge.support}, {merge.evidence})"
+        )
     return lines

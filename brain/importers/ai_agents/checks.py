@@ -62,7 +62,9 @@ def check_episode(data: dict[str, Any]) -> list[str]:
     return _grouped(found)
 
 
-def _item(item: dict, where: str, required: tuple[str, ...], id_pattern: str, types: tuple[str, ...], found: list[str]) -> None:
+def _item(
+    item: dict, where: str, required: tuple[str, ...], id_pattern: str, types: tuple[str, ...], found: list[str]
+) -> None:
     for key in required:
         if key not in item:
             found.append(f"{where}.{key}: missing (the schema requires it)")

@@ -48,7 +48,11 @@ def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
     if isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return [f"{label}: JSON has {len(expected)} items, notes give {len(actual)}"]
-        return [line for index, (x, y) in enumerate(zip(expected, actual)) for line in differences(x, y, f"{where}[{index}]")]
+        return [
+            line
+            for index, (x, y) in enumerate(zip(expected, actual))
+            for line in differences(x, y, f"{where}[{index}]")
+        ]
     if same(expected, actual):
         return []
     return [f"{label}: JSON has {short(expected)}, notes give {short(actual)}"]
@@ -63,4 +67,3 @@ def corrections(raw: dict[str, Any], exported: dict[str, Any]) -> tuple[dict[str
 def content_id(kind: str, text: str) -> str:
     """The v2 id scheme: sha256('<type>:<label>')[:12] for nodes, sha256('pattern:<name>')[:12] for patterns."""
     return hashlib.sha256(f"{kind}:{text}".encode()).hexdigest()[:12]
-

@@ -200,7 +200,9 @@ def item_keys(items: list[Any]) -> list[str]:
     """How `ai_agents.decisions/events` name an item: its id when unique, else `#position`."""
     ids = [item.get("id") if isinstance(item, dict) else None for item in items]
     counts = Counter(value for value in ids if isinstance(value, str) and value)
-    return [value if isinstance(value, str) and value and counts[value] == 1 else f"#{n}" for n, value in enumerate(ids, 1)]
+    return [
+        value if isinstance(value, str) and value and counts[value] == 1 else f"#{n}" for n, value in enumerate(ids, 1)
+    ]
 
 
 def _apply_items(items: list[dict[str, Any]], meta: Any, *, plain: bool) -> list[Any]:
@@ -246,8 +248,10 @@ def _meta(raw: dict[str, Any], exported: dict[str, Any], warnings: list[str]) ->
                 continue
         fields[key] = value
         if key in KNOWN_KEYS:
-            warnings.append(f"{key}: the note cannot show this value exactly; kept verbatim in '{META_KEY}', "
-                            "so edits to it in the note will not reach an export")
+            warnings.append(
+                f"{key}: the note cannot show this value exactly; kept verbatim in '{META_KEY}', "
+                "so edits to it in the note will not reach an export"
+            )
     missing = [key for key in exported if key not in raw]
     ordered = {"fields": fields, "nulls": nulls, "missing": missing}
     return {key: value for key, value in ordered.items() if value} | meta
@@ -261,7 +265,12 @@ def _item_meta(raw: list[Any], got: list[Any], where: str, warnings: list[str]) 
         if same(value, item):
             continue
         if isinstance(value, str):
-            if where == "decisions" and isinstance(item, dict) and item.get("chosen") == value and set(item) <= {"id", "chosen"}:
+            if (
+                where == "decisions"
+                and isinstance(item, dict)
+                and item.get("chosen") == value
+                and set(item) <= {"id", "chosen"}
+            ):
                 out[key] = {"plain": True}
                 continue
             return None
@@ -274,9 +283,10 @@ def _item_meta(raw: list[Any], got: list[Any], where: str, warnings: list[str]) 
             entry["fields"] = fields
             for name in fields:
                 if name in known and name in item:
-                    warnings.append(f"{where}[{index}].{name}: the note cannot show this value exactly; kept verbatim in '{META_KEY}'")
+                    warnings.append(
+                        f"{where}[{index}].{name}: the note cannot show this value exactly; kept verbatim in '{META_KEY}'"
+                    )
         if missing:
             entry["missing"] = missing
         out[key] = entry
     return out
-

@@ -13,7 +13,7 @@ import os
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,9 @@ def export_ai_agents(vault: Vault, out: Path, *, now: str | None = None) -> Expo
     try:
         (out / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise InvalidInput(f"cannot export into '{out}': {error.strerror or error}; choose a folder you can write to") from None
+        raise InvalidInput(
+            f"cannot export into '{out}': {error.strerror or error}; choose a folder you can write to"
+        ) from None
     corpus = Corpus(vault)
     notes = corpus.notes()
     warnings: list[str] = []
@@ -61,7 +63,7 @@ def export_ai_agents(vault: Vault, out: Path, *, now: str | None = None) -> Expo
             written += 1
         else:
             unchanged += 1
-    graph, graph_warnings = graph_from_notes(notes, corpus.resolver(), now or datetime.now(timezone.utc).isoformat())
+    graph, graph_warnings = graph_from_notes(notes, corpus.resolver(), now or datetime.now(UTC).isoformat())
     warnings += graph_warnings
     graph_written = False
     if graph is not None:
@@ -122,7 +124,11 @@ def graph_from_notes(notes: list[Note], resolver: Resolver, now: str) -> tuple[d
     ids: dict[str, Any] = {}  # note path -> graph id
     nodes = _keyed(node_notes, node_json, lambda item: item.get("id"), ids, warnings)
     patterns = _keyed(
-        pattern_notes, pattern_json, lambda item: item.get("id") if "id" in item else f"name:{item.get('name')}", ids, warnings
+        pattern_notes,
+        pattern_json,
+        lambda item: item.get("id") if "id" in item else f"name:{item.get('name')}",
+        ids,
+        warnings,
     )
     edges = _edges(node_notes + pattern_notes, ids, resolver, warnings)
     order = meta.get("order") if isinstance(meta.get("order"), dict) else {}
@@ -158,7 +164,9 @@ def _keyed(notes, to_json, key_of, ids: dict[str, Any], warnings: list[str]) -> 
     return items
 
 
-def _edges(notes: list[Note], ids: dict[str, Any], resolver: Resolver, warnings: list[str]) -> dict[str, dict[str, Any]]:
+def _edges(
+    notes: list[Note], ids: dict[str, Any], resolver: Resolver, warnings: list[str]
+) -> dict[str, dict[str, Any]]:
     """Edges from `## Causal Relationships` lines (and caused_by), keyed as the graph note orders them."""
     edges: dict[str, dict[str, Any]] = {}
     for note in notes:

@@ -28,9 +28,9 @@ from brain.importers.ai_agents.common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, M
 from brain.memory.patterns.service import pattern_title
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import replace_section, set_frontmatter
+from brain.notes.lines import escape_block, unescape_block
 from brain.notes.model import CAUSAL_TYPES, Note
 from brain.notes.parse import parse_note
-from brain.notes.lines import escape_block, unescape_block
 from brain.notes.pattern import render_pattern
 from brain.vault import Vault
 
@@ -135,15 +135,25 @@ def split_graph(raw: dict[str, Any]) -> GraphParts:
     for edge in _array(raw, "edges"):
         linked = isinstance(edge, dict) and edge.get("type") in CAUSAL_TYPES
         source, target = (edge.get("source"), edge.get("target")) if isinstance(edge, dict) else (None, None)
-        if not (linked and isinstance(source, str) and isinstance(target, str) and source in endpoints and target in endpoints):
+        if not (
+            linked
+            and isinstance(source, str)
+            and isinstance(target, str)
+            and source in endpoints
+            and target in endpoints
+        ):
             order["edges"].append(_verbatim(verbatim, "edges", edge))
             continue
         seen[(source, edge["type"], target)] += 1
         count = seen[(source, edge["type"], target)]
         suffix = f" #{count}" if count > 1 else ""
-        edges[endpoints[source]].append(Edge(endpoints[source], endpoints[target], edge["type"], f"{edge['type']} {target}{suffix}", edge))
+        edges[endpoints[source]].append(
+            Edge(endpoints[source], endpoints[target], edge["type"], f"{edge['type']} {target}{suffix}", edge)
+        )
         order["edges"].append(f"{source} {edge['type']} {target}{suffix}")
-    meta: dict[str, Any] = {"fields": {key: value for key, value in raw.items() if key not in ARRAYS or not isinstance(value, list)}}
+    meta: dict[str, Any] = {
+        "fields": {key: value for key, value in raw.items() if key not in ARRAYS or not isinstance(value, list)}
+    }
     missing = [key for key in ARRAYS if key not in raw]
     if missing:
         meta["missing"] = missing
@@ -343,7 +353,9 @@ def pattern_parts(item: Item, title: str, edges: list[Edge], titles: dict[str, s
             meta["missing"] = missing
         parts = _pattern_note(data, title, lines, meta)
         warnings += [
-            f"{key}: the note cannot show this value exactly; kept verbatim in '{META_KEY}'" for key in fields if key not in unknown
+            f"{key}: the note cannot show this value exactly; kept verbatim in '{META_KEY}'"
+            for key in fields
+            if key not in unknown
         ]
         if not same(data, pattern_json(parse_note(parts.text))):
             warnings.append("the note does not give back this pattern exactly; export will differ (please report)")

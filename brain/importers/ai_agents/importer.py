@@ -21,7 +21,6 @@ from brain.errors import InvalidInput, WriteConflict
 from brain.importers.ai_agents.checks import check_graph
 from brain.importers.ai_agents.common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, same
 from brain.importers.ai_agents.episodes import episode_import, is_episode
-from brain.notes.episode import managed_frontmatter
 from brain.importers.ai_agents.graph import (
     NoteParts,
     graph_note_text,
@@ -34,7 +33,7 @@ from brain.importers.ai_agents.graph import (
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import update_episode_text
 from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.episode import managed_sections
+from brain.notes.episode import managed_frontmatter, managed_sections
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
@@ -116,7 +115,9 @@ def read_source(path: Path) -> Source | Skipped:
     return Skipped(str(path), f"{what}, {_NOT_EITHER}")
 
 
-def import_ai_agents(vault: Vault, path: Path, *, dry_run: bool = False, progress: Progress | None = None) -> ImportResult:
+def import_ai_agents(
+    vault: Vault, path: Path, *, dry_run: bool = False, progress: Progress | None = None
+) -> ImportResult:
     """Import every episode and graph under `path`. A file that cannot be imported is skipped, with its reason."""
     files = find_files(path)
     report = progress or (lambda phase, done, total: None)
@@ -144,7 +145,9 @@ def import_ai_agents(vault: Vault, path: Path, *, dry_run: bool = False, progres
         warnings.append(
             f"{path}: {counts['graphs']} causal graphs were merged into one vault graph (same id, same note; the later file wins)"
         )
-    writes = tuple(PlannedWrite(name, "create" if name in workspace.created else "update") for name in sorted(workspace.texts))
+    writes = tuple(
+        PlannedWrite(name, "create" if name in workspace.created else "update") for name in sorted(workspace.texts)
+    )
     if not dry_run:
         workspace.write(writes, report)
     return ImportResult(
@@ -215,7 +218,9 @@ def _plan_graph(workspace: _Workspace, raw: dict[str, Any], counts: dict[str, in
     counts["edges"] += sum(len(edges) for edges in parts.edges.values())
     counts["kept_verbatim"] += parts.kept_verbatim
     if parts.kept_verbatim:
-        warnings.append(f"{parts.kept_verbatim} item(s) no note can stand for; kept verbatim in {graph_path} ({GRAPH_META_KEY}.verbatim)")
+        warnings.append(
+            f"{parts.kept_verbatim} item(s) no note can stand for; kept verbatim in {graph_path} ({GRAPH_META_KEY}.verbatim)"
+        )
     return warnings
 
 
@@ -282,7 +287,12 @@ class _Workspace:
         return name.lower() in self.claimed or bool(self.resolver.candidates(name)) or path in self.existing
 
     def put(
-        self, path: str, parts: NoteParts, *, update: Callable[[str], str] | None = None, after: dict[str, tuple[str, ...]] | None = None
+        self,
+        path: str,
+        parts: NoteParts,
+        *,
+        update: Callable[[str], str] | None = None,
+        after: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         """Plan a note: a new one is rendered whole, an existing one changes only where it differs."""
         self.touched.add(path)
@@ -319,7 +329,9 @@ class _Workspace:
                 if planned.action == "create":
                     self.vault.write(planned.path, text, create=True, sync=False)
                 else:
-                    self.vault.update(planned.path, functools.partial(self._unchanged_then, planned.path, text), sync=False)
+                    self.vault.update(
+                        planned.path, functools.partial(self._unchanged_then, planned.path, text), sync=False
+                    )
                 report("writing", number, len(writes))
         if writes and hasattr(os, "sync"):
             os.sync()  # one flush for the whole batch instead of one fsync per note
@@ -362,5 +374,3 @@ def _section_says(note: Note, heading: str, content: str) -> bool:
     if section is None:
         return not content.strip()
     return section.content.replace("\r\n", "\n").strip("\n") == content.strip("\n")
-
-

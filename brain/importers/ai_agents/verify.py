@@ -13,9 +13,9 @@ from typing import Any
 import networkx as nx
 
 from brain.errors import InvalidInput
-from brain.importers.ai_agents.importer import Source
 from brain.importers.ai_agents.common import differences, short
 from brain.importers.ai_agents.episodes import episode_json
+from brain.importers.ai_agents.importer import Source
 from brain.memory.causal.graph import build_graph
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import episode_title
@@ -55,7 +55,9 @@ def _verify_episode(raw: dict[str, Any], notes: dict[str, Note]) -> list[str]:
     note = notes.get(key)
     if note is None:
         try:
-            note = notes.get(episode_title(_text(raw.get("id")), _text(raw.get("session")), _text(raw.get("timestamp"))).lower())
+            note = notes.get(
+                episode_title(_text(raw.get("id")), _text(raw.get("session")), _text(raw.get("timestamp"))).lower()
+            )
         except InvalidInput:  # neither id nor session: no note can have been made of it
             note = None
     if note is None:
@@ -91,14 +93,27 @@ def verify_graph(raw: dict[str, Any], notes: list[Note], graph: nx.DiGraph) -> l
         fm = notes_by_path[path].frontmatter
         if graph.nodes[path].get("type") != "causal":
             found.append(f"node {node_id}: {path} is a {graph.nodes[path].get('type')} note, not type: causal")
-        for key, fm_key in (("type", "node_type"), ("label", "label"), ("frequency", "frequency"), ("success_rate", "success_rate")):
+        for key, fm_key in (
+            ("type", "node_type"),
+            ("label", "label"),
+            ("frequency", "frequency"),
+            ("success_rate", "success_rate"),
+        ):
             if key in node and not _equal(node[key], fm.get(fm_key)):
                 found.append(f"node {node_id} {key}: JSON has {short(node[key])}, {path} has {short(fm.get(fm_key))}")
-    found += [f"node {node_id}: {path} is not in the JSON" for node_id, path in sorted(node_paths.items()) if node_id not in seen_nodes]
+    found += [
+        f"node {node_id}: {path} is not in the JSON"
+        for node_id, path in sorted(node_paths.items())
+        if node_id not in seen_nodes
+    ]
     seen_patterns: set[str] = set()
     for pattern in json_patterns:
         pattern_id = pattern.get("id")
-        path = pattern_paths.get(pattern_id) if isinstance(pattern_id, str) else named_patterns.get(str(pattern.get("name")))
+        path = (
+            pattern_paths.get(pattern_id)
+            if isinstance(pattern_id, str)
+            else named_patterns.get(str(pattern.get("name")))
+        )
         label = pattern_id if isinstance(pattern_id, str) else f"named {pattern.get('name')!r}"
         if path is None:
             found.append(f"pattern {label}: no pattern note")
@@ -107,7 +122,9 @@ def verify_graph(raw: dict[str, Any], notes: list[Note], graph: nx.DiGraph) -> l
         attributes = graph.nodes[path]
         for key in ("success_rate", "occurrences"):
             if key in pattern and not _equal(pattern[key], attributes.get(key)):
-                found.append(f"pattern {label} {key}: JSON has {short(pattern[key])}, the computed graph has {short(attributes.get(key))}")
+                found.append(
+                    f"pattern {label} {key}: JSON has {short(pattern[key])}, the computed graph has {short(attributes.get(key))}"
+                )
     pattern_notes = set(pattern_paths.values()) | set(named_patterns.values())
     found += [f"pattern note {path} is not in the JSON" for path in sorted(pattern_notes - seen_patterns)]
     found += _verify_edges(raw, graph, {**pattern_paths, **node_paths})
@@ -133,7 +150,9 @@ def _verify_edges(raw: dict[str, Any], graph: nx.DiGraph, paths: dict[str, str])
         attributes = graph.edges[source, target]
         for key, attribute in (("type", "type"), ("weight", "weight"), ("evidence_count", "evidence")):
             if not _equal(edge.get(key), attributes.get(attribute)):
-                found.append(f"{name} {key}: JSON has {short(edge.get(key))}, the computed graph has {short(attributes.get(attribute))}")
+                found.append(
+                    f"{name} {key}: JSON has {short(edge.get(key))}, the computed graph has {short(attributes.get(attribute))}"
+                )
     members = set(paths.values())
     for source, target in sorted(graph.edges):
         if source in members and (source, target) not in expected:
@@ -159,6 +178,11 @@ def _array(raw: dict[str, Any], key: str) -> list[Any]:
 def _equal(expected: Any, actual: Any) -> bool:
     """Values compared as a graph reader would: numbers by value, everything else exactly."""
     numbers = (int, float)
-    if isinstance(expected, numbers) and isinstance(actual, numbers) and not isinstance(expected, bool) and not isinstance(actual, bool):
+    if (
+        isinstance(expected, numbers)
+        and isinstance(actual, numbers)
+        and not isinstance(expected, bool)
+        and not isinstance(actual, bool)
+    ):
         return expected == actual
     return type(expected) is type(actual) and expected == actual

@@ -19,23 +19,30 @@ GROUP = "core"
 
 NoteName = Annotated[
     str,
-    Field(description="The note's title, file stem, permalink or vault-relative path (e.g. 'ADR-001' or 'decisions/ADR-001.md')."),
+    Field(
+        description="The note's title, file stem, permalink or vault-relative path (e.g. 'ADR-001' or 'decisions/ADR-001.md')."
+    ),
 ]
-
 
 
 @tool(title="Write a note", read_only=False, destructive=False)
 def write_note(
     state: ServerState,
     title: Annotated[str, Field(description="Title of the new note; its file name is made from it.")],
-    content: Annotated[str, Field(description="Markdown body of the note (no frontmatter; use the other arguments for that).")] = "",
+    content: Annotated[
+        str, Field(description="Markdown body of the note (no frontmatter; use the other arguments for that).")
+    ] = "",
     folder: Annotated[
-        str | None, Field(description="Folder inside the vault. Default: the type's folder (episodes/, patterns/, ...) or notes/.")
+        str | None,
+        Field(description="Folder inside the vault. Default: the type's folder (episodes/, patterns/, ...) or notes/."),
     ] = None,
-    note_type: Annotated[str | None, Field(description="Frontmatter `type`: note, episode, pattern, context, fact, run, tip.")] = None,
+    note_type: Annotated[
+        str | None, Field(description="Frontmatter `type`: note, episode, pattern, context, fact, run, tip.")
+    ] = None,
     tags: Annotated[list[str] | None, Field(description="Tags for the frontmatter.")] = None,
     fields: Annotated[
-        dict[str, Any] | None, Field(description="Further frontmatter keys and values (not title, type, tags or permalink).")
+        dict[str, Any] | None,
+        Field(description="Further frontmatter keys and values (not title, type, tags or permalink)."),
     ] = None,
     overwrite: Annotated[
         bool, Field(description="If a note with this title exists, replace its body (frontmatter is kept and merged).")
@@ -48,13 +55,21 @@ def write_note(
     To change part of an existing note, use edit_note instead. Returns the note's path.
     """
     written = service.write_note(
-        state.vault, state.corpus, title, content, folder=folder, note_type=note_type, tags=tuple(tags or ()), fields=fields, overwrite=overwrite
+        state.vault,
+        state.corpus,
+        title,
+        content,
+        folder=folder,
+        note_type=note_type,
+        tags=tuple(tags or ()),
+        fields=fields,
+        overwrite=overwrite,
     )
     return result(written_line(written), {"path": written.path, "title": written.title, "created": written.created})
 
+
 @tool(title="Read a note", read_only=True)
-def read_note(
-    state: ServerState, name: NoteName) -> CallToolResult:
+def read_note(state: ServerState, name: NoteName) -> CallToolResult:
     """Read one note: its full markdown text, frontmatter included.
 
     Use it when you know which note you want (from search, build_context or a [[link]]).
@@ -63,6 +78,7 @@ def read_note(
     """
     note = service.read_note(state.corpus, name)
     return result(f"path: {note.path}\n\n{note.text}", note_json(note))
+
 
 @tool(title="Edit a note", read_only=False, destructive=True)
 def edit_note(
@@ -76,9 +92,12 @@ def edit_note(
             "find_replace: replace the text `find` with `content`. set_frontmatter: merge `frontmatter` keys into the frontmatter."
         ),
     ],
-    content: Annotated[str, Field(description="The text to add, the new section content, or the replacement for `find`.")] = "",
+    content: Annotated[
+        str, Field(description="The text to add, the new section content, or the replacement for `find`.")
+    ] = "",
     section: Annotated[
-        str | None, Field(description="Heading text of a level-2 section, without '## ' (for append and replace_section).")
+        str | None,
+        Field(description="Heading text of a level-2 section, without '## ' (for append and replace_section)."),
     ] = None,
     find: Annotated[str | None, Field(description="Exact text to find (find_replace).")] = None,
     expected_count: Annotated[
@@ -106,25 +125,39 @@ def edit_note(
         expected_count=expected_count,
         frontmatter=frontmatter,
     )
-    return result(edited_line(written, operation), {"path": written.path, "title": written.title, "operation": operation})
+    return result(
+        edited_line(written, operation), {"path": written.path, "title": written.title, "operation": operation}
+    )
+
 
 @tool(title="Search the vault", read_only=True)
 def search(
     state: ServerState,
     query: Annotated[str, Field(description="What to look for, in words (a question or keywords).")],
     mode: Annotated[
-        index_search.SearchMode, Field(description="hybrid (default: keywords and meaning), text (exact words, BM25) or vector (meaning only).")
+        index_search.SearchMode,
+        Field(description="hybrid (default: keywords and meaning), text (exact words, BM25) or vector (meaning only)."),
     ] = "hybrid",
     limit: Annotated[int, Field(ge=1, le=50, description="Most hits to return.")] = 10,
-    types: Annotated[list[str] | None, Field(description="Only notes of these types (episode, pattern, note, ...).")] = None,
-    folders: Annotated[list[str] | None, Field(description="Only notes under these folders (e.g. 'decisions').")] = None,
+    types: Annotated[
+        list[str] | None, Field(description="Only notes of these types (episode, pattern, note, ...).")
+    ] = None,
+    folders: Annotated[
+        list[str] | None, Field(description="Only notes under these folders (e.g. 'decisions').")
+    ] = None,
     tags: Annotated[list[str] | None, Field(description="Only notes with all of these tags.")] = None,
     fields: Annotated[
-        dict[str, str] | None, Field(description="Only notes whose frontmatter has these values (e.g. {'outcome': 'failure'}).")
+        dict[str, str] | None,
+        Field(description="Only notes whose frontmatter has these values (e.g. {'outcome': 'failure'})."),
     ] = None,
     since: Annotated[str | None, Field(description="Only notes dated on or after this ISO date.")] = None,
     until: Annotated[str | None, Field(description="Only notes dated on or before this ISO date.")] = None,
-    rerank: Annotated[bool, Field(description="Re-order the top hits with the cross-encoder reranker (needs reranker_model in the vault's config).")] = False,
+    rerank: Annotated[
+        bool,
+        Field(
+            description="Re-order the top hits with the cross-encoder reranker (needs reranker_model in the vault's config)."
+        ),
+    ] = False,
 ) -> CallToolResult:
     """Search every note in the vault and return the best matches, best first.
 
@@ -140,7 +173,9 @@ def search(
         since=since,
         until=until,
     )
-    report = index_search.search_report(open_index(state.vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank)
+    report = index_search.search_report(
+        open_index(state.vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank
+    )
     hits = report.hits
     lines = [f"{len(hits)} hits for '{query}' ({mode})"]
     if report.pending:
@@ -148,12 +183,18 @@ def search(
     lines += search_lines(hits)
     return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 
+
 @tool(title="Build a context around a note", read_only=True)
 def build_context(
     state: ServerState,
     name: NoteName,
     depth: Annotated[
-        int, Field(ge=0, le=context_builder.MAX_DEPTH, description="How many hops of links, relations and causal edges to follow.")
+        int,
+        Field(
+            ge=0,
+            le=context_builder.MAX_DEPTH,
+            description="How many hops of links, relations and causal edges to follow.",
+        ),
     ] = context_builder.DEFAULT_DEPTH,
     budget: Annotated[
         int,

@@ -42,13 +42,16 @@ def _sampling_ask(ctx: Context) -> Any:
     return ask
 
 
-
 @tool(title="Bootstrap a session's context", read_only=True)
 def bootstrap_context(
     state: ServerState,
     task: Annotated[str, Field(description="The task the session is about to start.")],
-    budget: Annotated[int, Field(ge=100, le=100_000, description="Most tokens the context may use.")] = session_service.DEFAULT_BUDGET,
-    days: Annotated[int, Field(ge=0, description="Recent failures: episodes of the last this many days.")] = session_service.DEFAULT_DAYS,
+    budget: Annotated[
+        int, Field(ge=100, le=100_000, description="Most tokens the context may use.")
+    ] = session_service.DEFAULT_BUDGET,
+    days: Annotated[
+        int, Field(ge=0, description="Recent failures: episodes of the last this many days.")
+    ] = session_service.DEFAULT_DAYS,
     namespaces: Annotated[
         list[str] | None, Field(description="Facts: the namespaces to read (default: the vault's default namespace).")
     ] = None,
@@ -58,5 +61,7 @@ def bootstrap_context(
 
     Call it once before starting work. Returns markdown within the token budget.
     """
-    context = session_service.bootstrap(state.corpus, task, budget=budget, days=days, namespaces=namespaces, caller="mcp")
+    context = session_service.bootstrap(
+        state.corpus, task, budget=budget, days=days, namespaces=namespaces, caller="mcp"
+    )
     return result(context.text, bootstrap_json(context))

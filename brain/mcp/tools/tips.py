@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import anyio.from_thread
@@ -13,10 +13,10 @@ from pydantic import Field
 
 from brain.errors import InvalidInput
 from brain.mcp.common import ServerState, result, tool
-from brain.memory.tips import service as tip_service
 from brain.memory.episodes.service import get_episode, store_episode
-from brain.memory.tips.learn import trajectory_episode
+from brain.memory.tips import service as tip_service
 from brain.memory.tips.language_model import ModelUnusable, model_drafter
+from brain.memory.tips.learn import trajectory_episode
 from brain.views.tips import guideline_lines, guidelines_json, learn_json, learn_lines
 
 GROUP = "learning"
@@ -46,19 +46,27 @@ def _sampling_ask(ctx: Context) -> Any:
     return ask
 
 
-
 @tool(title="Learn tips from a trajectory", read_only=False)
 def save_trajectory(
     state: ServerState,
     ctx: Context,
-    episode: Annotated[str | None, Field(description="An episode already in the vault to learn from (title, id or path).")] = None,
+    episode: Annotated[
+        str | None, Field(description="An episode already in the vault to learn from (title, id or path).")
+    ] = None,
     steps: Annotated[
-        list[dict[str, Any]] | None, Field(description=f"A raw trajectory instead of an episode: a list of steps, each with {STEP_KEYS}.")
+        list[dict[str, Any]] | None,
+        Field(description=f"A raw trajectory instead of an episode: a list of steps, each with {STEP_KEYS}."),
     ] = None,
     task: Annotated[str | None, Field(description="What the trajectory set out to do (needed with steps).")] = None,
-    outcome: Annotated[Outcome | None, Field(description="How it went (with steps; default: failure if the last step failed).")] = None,
-    session: Annotated[str | None, Field(description="A session id to name the episode note written for the steps.")] = None,
-    use_model: Annotated[bool, Field(description="Ask your model (MCP sampling) to segment and word the tips; rules otherwise.")] = False,
+    outcome: Annotated[
+        Outcome | None, Field(description="How it went (with steps; default: failure if the last step failed).")
+    ] = None,
+    session: Annotated[
+        str | None, Field(description="A session id to name the episode note written for the steps.")
+    ] = None,
+    use_model: Annotated[
+        bool, Field(description="Ask your model (MCP sampling) to segment and word the tips; rules otherwise.")
+    ] = False,
 ) -> CallToolResult:
     """After a task: turn what happened into tips (strategy, recovery, optimization) for next time.
 
@@ -71,7 +79,7 @@ def save_trajectory(
     if steps is not None:
         if not task or not task.strip():
             raise InvalidInput("a trajectory needs its task")
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         name = session or f"{now:%Y-%m-%d}-trajectory-{now:%H%M%S}"
         made = trajectory_episode(f"EPISODE-{name}", task.strip(), steps, outcome, now.isoformat(timespec="seconds"))
         stored = store_episode(state.vault, state.corpus, made)
@@ -83,14 +91,18 @@ def save_trajectory(
     lines = learn_lines(learned) + [f"warning: {message}" for message in learned.warnings]
     return result("\n".join(lines), learn_json(learned))
 
+
 @tool(title="Get guidelines for a task", read_only=True)
 def get_guidelines(
     state: ServerState,
     task: Annotated[str, Field(description="The task about to start, in a sentence.")],
-    top_k: Annotated[int, Field(ge=1, le=tip_service.MAX_TOP_K, description="At most this many matching tips.")] = tip_service.DEFAULT_TOP_K,
-    threshold: Annotated[float, Field(ge=-1, le=1, description="Least similarity of the task to a tip; loose matches are worse than none.")] = (
-        tip_service.DEFAULT_THRESHOLD
-    ),
+    top_k: Annotated[
+        int, Field(ge=1, le=tip_service.MAX_TOP_K, description="At most this many matching tips.")
+    ] = tip_service.DEFAULT_TOP_K,
+    threshold: Annotated[
+        float,
+        Field(ge=-1, le=1, description="Least similarity of the task to a tip; loose matches are worse than none."),
+    ] = (tip_service.DEFAULT_THRESHOLD),
 ) -> CallToolResult:
     """Before a task: the tips learned from past work that apply to it (always-on core plus close matches).
 
@@ -99,4 +111,3 @@ def get_guidelines(
     """
     found = tip_service.guidelines(state.corpus, task, top_k=top_k, threshold=threshold)
     return result("\n".join(guideline_lines(found)), guidelines_json(found))
-

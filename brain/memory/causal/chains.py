@@ -166,7 +166,9 @@ def caused_by_graph(corpus: Corpus) -> CausedByGraph:
                 causes.append(cause)
                 children.setdefault(cause, []).append(path)
         parents[path] = tuple(causes)
-    built = CausedByGraph(resolver, by_path, parents, {node: tuple(sorted(kids)) for node, kids in children.items()}, tuple(broken))
+    built = CausedByGraph(
+        resolver, by_path, parents, {node: tuple(sorted(kids)) for node, kids in children.items()}, tuple(broken)
+    )
     corpus.derived["caused_by_graph"] = built
     return built
 
@@ -240,10 +242,22 @@ def _chain(graph: CausedByGraph, start: str, forward: bool, max_depth: int) -> C
     roots = tuple(item.node for item in steps if not item.broken and not graph.parents.get(item.node))
     broken = tuple(link for link in graph.broken if link.source in depth and MISSING + link.name.strip() in depth)
     note = graph.notes[start]
-    return Chain(start, note.title, "forward" if forward else "backward", max_depth, tuple(steps), roots, cycles, broken, tuple(cut))
+    return Chain(
+        start,
+        note.title,
+        "forward" if forward else "backward",
+        max_depth,
+        tuple(steps),
+        roots,
+        cycles,
+        broken,
+        tuple(cut),
+    )
 
 
-def _back_edges(start: str, step: dict[str, tuple[str, ...]], inside: dict[str, int], backward: bool) -> tuple[set[tuple[str, str]], tuple[tuple[str, ...], ...]]:
+def _back_edges(
+    start: str, step: dict[str, tuple[str, ...]], inside: dict[str, int], backward: bool
+) -> tuple[set[tuple[str, str]], tuple[tuple[str, ...], ...]]:
     """Edges (as cause, effect) that close a cycle in a depth-first walk, and each cycle, cause first."""
     back: set[tuple[str, str]] = set()
     cycles: list[tuple[str, ...]] = []
@@ -358,7 +372,16 @@ def reconstruct_reasoning(corpus: Corpus, name: str, *, max_depth: int = DEFAULT
 def _decisions(note: Note, via: str) -> list[DecisionEvidence]:
     episode = episode_from_note(note)
     return [
-        DecisionEvidence(note.path or "", note.title, via, decision.id, decision.title, decision.chosen, decision.rationale, decision.outcome)
+        DecisionEvidence(
+            note.path or "",
+            note.title,
+            via,
+            decision.id,
+            decision.title,
+            decision.chosen,
+            decision.rationale,
+            decision.outcome,
+        )
         for decision in episode.decisions
     ]
 
@@ -412,7 +435,9 @@ def _shape(corpus: Corpus, graph: CausedByGraph) -> _Shape:
     return shape
 
 
-def _cycle_lengths(left: set[str], parents: dict[str, list[str]], length: dict[str, int]) -> tuple[tuple[str, ...], ...]:
+def _cycle_lengths(
+    left: set[str], parents: dict[str, list[str]], length: dict[str, int]
+) -> tuple[tuple[str, ...], ...]:
     """Chain lengths through cycles (a cycle counts each of its notes once) and the cycles, cause first."""
     links = nx.DiGraph()
     links.add_nodes_from(left)
@@ -463,7 +488,11 @@ def _stats(corpus: Corpus, graph: CausedByGraph, project: str | None) -> Causali
     unknown = tuple(sorted(kind for kind in kinds if kind not in ACTION_TYPES))
     ordered.update({kind: kinds[kind] for kind in unknown})
     orphans = tuple(
-        sorted(path for path in scope if text_field(graph.notes[path], "action_type") in NEEDS_CAUSE and not graph.parents.get(path))
+        sorted(
+            path
+            for path in scope
+            if text_field(graph.notes[path], "action_type") in NEEDS_CAUSE and not graph.parents.get(path)
+        )
     )
     ends = [path for path in named if not graph.children.get(path)]
     lengths = [shape.length.get(path, 1) for path in ends]
@@ -494,12 +523,23 @@ def causal_findings(corpus: Corpus) -> list[tuple[str, str, str, str]]:
     """(kind, path, message, fix) for broken `caused_by` and unknown action types (cycles: see doctor)."""
     graph = caused_by_graph(corpus)
     found = [
-        ("broken-caused-by", link.source, f"caused_by '{link.name}' {link.problem}", "correct the name, or create the note it means")
+        (
+            "broken-caused-by",
+            link.source,
+            f"caused_by '{link.name}' {link.problem}",
+            "correct the name, or create the note it means",
+        )
         for link in graph.broken
     ]
     for path, note in graph.notes.items():
         value = text_field(note, "action_type")
         if value is not None and value not in ACTION_TYPES:
-            found.append(("unknown-action-type", path, f"action_type '{value}' is not one of {', '.join(ACTION_TYPES)}",
-                          "use one of those; brain keeps and shows the value as written"))
+            found.append(
+                (
+                    "unknown-action-type",
+                    path,
+                    f"action_type '{value}' is not one of {', '.join(ACTION_TYPES)}",
+                    "use one of those; brain keeps and shows the value as written",
+                )
+            )
     return found

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from brain.errors import InvalidInput
@@ -71,8 +71,10 @@ def load_contexts(corpus: Corpus, project: str, *, limit: int = DEFAULT_LIMIT) -
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     wanted = _project(project)
-    found = [note for note in corpus.of_type("context") if (text_field(note, "project") or "").lower() == wanted.lower()]
-    oldest = datetime.min.replace(tzinfo=timezone.utc)
+    found = [
+        note for note in corpus.of_type("context") if (text_field(note, "project") or "").lower() == wanted.lower()
+    ]
+    oldest = datetime.min.replace(tzinfo=UTC)
     found.sort(key=lambda note: (_instant(note_time(note)) or oldest, note.path or ""), reverse=True)
     return [context_entry(note) for note in found[:limit]]
 
@@ -127,7 +129,9 @@ def save_context(
     resolver = corpus.resolver()
     chosen_title = _free_title(resolver, vault, (title or "").strip() or _title_from(content))
     stem = vault.filename_for(chosen_title).removesuffix(".md")
-    names = {name.lower() for name in (chosen_title, stem, f"{TYPE_FOLDERS['context']}/{stem}")}  # what a link to it may say
+    names = {
+        name.lower() for name in (chosen_title, stem, f"{TYPE_FOLDERS['context']}/{stem}")
+    }  # what a link to it may say
     causes: list[str] = []
     for name in caused_by:
         if not name or not str(name).strip():
@@ -140,9 +144,11 @@ def save_context(
     loop = sorted(name for name in ancestor_names(corpus, causes) if name.lower() in names)
     if loop:
         causing = ", ".join(resolver.titles.get(path, path) for path in causes)
-        raise InvalidInput(f"caused_by would make '{chosen_title}' its own ancestor: {causing} (or a note before it) names '{loop[0]}' as its cause")
+        raise InvalidInput(
+            f"caused_by would make '{chosen_title}' its own ancestor: {causing} (or a note before it) names '{loop[0]}' as its cause"
+        )
     # milliseconds: an agent saves several contexts a second, and load lists them newest first
-    now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     fields: dict[str, object] = {"created": now, "project": project, "action_type": action_type}
     links = [_link(resolver, path) for path in causes]
     if links:
@@ -181,7 +187,7 @@ def _link(resolver: Resolver, path: str) -> str:
     title = resolver.titles.get(path, "")
     if title and resolver.candidates(title) == [path] and not any(char in title for char in "[]|#"):
         return f"[[{title}]]"
-    return f"[[{str(PurePosixPath(path).with_suffix(''))}]]"
+    return f"[[{PurePosixPath(path).with_suffix('')!s}]]"
 
 
 def _tag(project: str) -> str:

@@ -80,7 +80,9 @@ def build_graph(notes: list[Note], resolver) -> CausalGraph:
         found = resolver.candidates(name)
         if len(found) == 1:
             return found[0]
-        broken.append(BrokenLink(source.path or "", name, where if not found else f"{where} (ambiguous: {', '.join(found)})"))
+        broken.append(
+            BrokenLink(source.path or "", name, where if not found else f"{where} (ambiguous: {', '.join(found)})")
+        )
         node = f"missing:{name}"
         if node not in graph:
             graph.add_node(node, title=name, type="missing", missing=True)
@@ -107,7 +109,9 @@ def _node_attributes(note: Note) -> dict:
     return attributes
 
 
-def _add_edge(graph: nx.DiGraph, source: str, target: str, kind: str, weight, evidence, origin: str = "section") -> None:
+def _add_edge(
+    graph: nx.DiGraph, source: str, target: str, kind: str, weight, evidence, origin: str = "section"
+) -> None:
     if graph.has_edge(source, target):  # keep the strongest statement of a repeated edge
         current = graph.edges[source, target]
         if (weight or 0) <= (current.get("weight") or 0):
@@ -146,7 +150,9 @@ def _edge_cost(graph: nx.DiGraph, source: str, target: str) -> float:
     return -math.log(reliability)
 
 
-def find_path(corpus: Corpus, source: str, target: str, *, max_depth: int = DEFAULT_DEPTH, weighted: bool = False) -> CausalPath | None:
+def find_path(
+    corpus: Corpus, source: str, target: str, *, max_depth: int = DEFAULT_DEPTH, weighted: bool = False
+) -> CausalPath | None:
     """The causal path from one note to another, or None when there is none within `max_depth` hops.
 
     Unweighted: fewest hops. Weighted: the most reliable path, where each hop's reliability is

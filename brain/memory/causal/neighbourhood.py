@@ -84,7 +84,9 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def build_context(corpus: Corpus, name: str, *, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET) -> BuiltContext:
+def build_context(
+    corpus: Corpus, name: str, *, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET
+) -> BuiltContext:
     """The start note and its neighbourhood to `depth` hops, nearest first, within `budget` tokens."""
     if not 0 <= depth <= MAX_DEPTH:
         raise InvalidInput(f"depth must be between 0 and {MAX_DEPTH}, got {depth}")
@@ -221,7 +223,7 @@ def _fields(note: Note) -> list[tuple[str, str]]:
     shown = []
     for key in keys[:8]:
         value = frontmatter.get(key)
-        if value is None or isinstance(value, (dict, list)) and not value:
+        if value is None or (isinstance(value, (dict, list)) and not value):
             continue
         text = str(value).replace("\n", " ")
         shown.append((key, text if len(text) <= 120 else text[:117] + "..."))
@@ -240,7 +242,7 @@ def _sections(note: Note, distance: int) -> list[str]:
         content = _squeeze(note.section_text(heading))
         if content:
             out.append(f"{heading}: {_cut(content, limit // 2)}")
-    if not out or distance == 0 and note.type not in _KEY_SECTIONS:
+    if not out or (distance == 0 and note.type not in _KEY_SECTIONS):
         lead = _squeeze(_body_without_title(note))
         if lead:
             out.append(_cut(lead, limit))
@@ -267,7 +269,10 @@ def _render(head: str, items: list[ContextItem], omitted: list[str], missing: li
     """Header, summaries, then what was left out, as far as the budget allows."""
     body = "\n\n".join([head] + [item.text for item in items])
     footers = []
-    for label, names in (("Not included (over budget; read them by path)", omitted), ("Linked but not written yet", missing)):
+    for label, names in (
+        ("Not included (over budget; read them by path)", omitted),
+        ("Linked but not written yet", missing),
+    ):
         if not names:
             continue
         room = total - len(body) - sum(len(f) + 2 for f in footers) - 2

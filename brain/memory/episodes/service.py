@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.memory.timeutil import parse_instant
 from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.episode import decision_title, episode_from_note, is_minutes, managed_frontmatter, managed_sections, render_episode
+from brain.notes.episode import (
+    decision_title,
+    episode_from_note,
+    is_minutes,
+    managed_frontmatter,
+    managed_sections,
+    render_episode,
+)
 from brain.notes.lines import require_one_line
 from brain.notes.model import OUTCOMES, Decision, Episode, Event
 from brain.vault import TYPE_FOLDERS, Vault
@@ -37,7 +44,7 @@ def episode_title(episode_id: str | None, session: str | None, timestamp: str | 
     if session:
         if _DATED.match(session):
             return f"EPISODE-{session}"
-        date = (timestamp or "")[:10] if _DATED.match(timestamp or "") else datetime.now(timezone.utc).date().isoformat()
+        date = (timestamp or "")[:10] if _DATED.match(timestamp or "") else datetime.now(UTC).date().isoformat()
         return f"EPISODE-{date}-{session}"
     raise InvalidInput("an episode needs an 'id' or a 'session' to name its note")
 
@@ -175,7 +182,11 @@ def update_episode_text(text: str, episode: Episode, extra_frontmatter: dict[str
     updates = {key: value for key, value in values.items() if value is not None}
     updates.update(extra_frontmatter or {})
     text = set_frontmatter(text, updates, remove=tuple(key for key, value in values.items() if value is None))
-    anchors = {"Decisions": ("Observations", "Context"), "Events Timeline": ("Decisions",), "Lessons Learned": ("Events Timeline",)}
+    anchors = {
+        "Decisions": ("Observations", "Context"),
+        "Events Timeline": ("Decisions",),
+        "Lessons Learned": ("Events Timeline",),
+    }
     for heading, content in managed_sections(episode).items():
         text = replace_section(text, heading, content, after=anchors[heading])
     return text
@@ -208,10 +219,10 @@ def list_episodes(
         when = _when(episode)
         if (start or end) and when is None:
             continue
-        if start and when < start or end and when > end:
+        if (start and when < start) or (end and when > end):
             continue
         found.append((when, episode))
-    oldest = datetime.min.replace(tzinfo=timezone.utc)
+    oldest = datetime.min.replace(tzinfo=UTC)
     found.sort(key=lambda pair: (pair[0] or oldest, pair[1].title), reverse=True)
     return [episode for _, episode in found[:limit]]
 
@@ -243,6 +254,6 @@ def decision_sequence(corpus: Corpus, name: str) -> list[Decision]:
             instant = parse_instant(decision.timestamp, "timestamp") if decision.timestamp else None
         except InvalidInput:
             instant = None
-        return (instant is None, instant or datetime.min.replace(tzinfo=timezone.utc), position)
+        return (instant is None, instant or datetime.min.replace(tzinfo=UTC), position)
 
     return [decision for _, decision in sorted(enumerate(decisions), key=key)]

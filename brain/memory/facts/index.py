@@ -59,13 +59,17 @@ def similarity(vault: Vault, query: str, paths: Sequence[str], text_of: Callable
 
         freshen(index, vectors=True)  # as search does: small changes embedded now, bulk left to `brain index`
         stamps = index.catalog.stamps()
-        ids = np.fromiter((stamps[path].id if path in stamps else -1 for path in paths), dtype=np.int64, count=len(paths))
+        ids = np.fromiter(
+            (stamps[path].id if path in stamps else -1 for path in paths), dtype=np.int64, count=len(paths)
+        )
         best = _best_chunks(index.vectors.matrix(), index.embedder.embed([query])[0], ids)
         return np.clip(best, 0.0, 1.0), f"vectors ({index.embedder.id})"
     wanted = words(query)
     if not wanted:
         return np.zeros(len(paths)), WORDS_SOURCE
-    return np.fromiter((len(wanted & words(text_of(i))) / len(wanted) for i in range(len(paths))), dtype=np.float64, count=len(paths)), WORDS_SOURCE
+    return np.fromiter(
+        (len(wanted & words(text_of(i))) / len(wanted) for i in range(len(paths))), dtype=np.float64, count=len(paths)
+    ), WORDS_SOURCE
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,9 @@ def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
     return {path: stamps[path].id for path in paths if path in stamps}
 
 
-def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int], progress: Progress | None = None) -> Purged:
+def purge(
+    vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int], progress: Progress | None = None
+) -> Purged:
     """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
     no copy of their text behind, and take in notes the deletion changed (relinked neighbours).
 
@@ -184,7 +190,9 @@ def purge(vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dic
         catalog.db.execute(f"PRAGMA mmap_size = {PURGE_MMAP_BYTES}")
         catalog.db.execute("PRAGMA temp_store = MEMORY")  # VACUUM builds its copy in memory, not in a temp file
         try:
-            scan(index, paths=[*deleted, *changed])  # the removals are one transaction; changed notes are parsed in batches
+            scan(
+                index, paths=[*deleted, *changed]
+            )  # the removals are one transaction; changed notes are parsed in batches
             step("purge", 1, 4)
             stamps = catalog.stamps()
             remaining = {stamps[path].id for path in deleted if path in stamps}

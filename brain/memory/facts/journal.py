@@ -71,7 +71,9 @@ def _lock(vault: Vault) -> Iterator[None]:
     file_lock = _file_locks.get(folder)
     if file_lock is None:
         folder.mkdir(parents=True, exist_ok=True)
-        file_lock = _file_locks.setdefault(folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False))
+        file_lock = _file_locks.setdefault(
+            folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False)
+        )
     with _threads, file_lock:
         yield
 
@@ -94,7 +96,8 @@ def chain_hash(previous: str, record: dict[str, Any]) -> str:
     """What a record's `hash` must be: its content without values (see the module doc)."""
     content = {key: item for key, item in record.items() if key != "hash"}
     content["results"] = [
-        {key: item for key, item in result.items() if key not in ("value", "purged")} for result in record.get("results", ())
+        {key: item for key, item in result.items() if key not in ("value", "purged")}
+        for result in record.get("results", ())
     ]
     data = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256((previous + "\n" + data).encode("utf-8")).hexdigest()
@@ -134,7 +137,9 @@ def _end(path: Path) -> tuple[str, int]:
         record = json.loads(last)
         return str(record["hash"]), int(record["seq"])
     except (ValueError, KeyError, TypeError):
-        raise InvalidInput(f"the last line of {path} is not a journal record; `brain doctor` checks the journal") from None
+        raise InvalidInput(
+            f"the last line of {path} is not a journal record; `brain doctor` checks the journal"
+        ) from None
 
 
 def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
@@ -196,7 +201,9 @@ def find(vault: Vault, reference: str) -> dict[str, Any]:
     for record in records(vault):
         if str(record.get("seq")) == wanted or (len(wanted) >= 8 and str(record.get("hash", "")).startswith(wanted)):
             return record
-    raise InvalidInput(f"no journal record '{reference}'; `brain fact journal` lists them (give a seq number or a hash prefix)")
+    raise InvalidInput(
+        f"no journal record '{reference}'; `brain fact journal` lists them (give a seq number or a hash prefix)"
+    )
 
 
 def verify(vault: Vault) -> JournalCheck:
@@ -214,9 +221,18 @@ def verify(vault: Vault) -> JournalCheck:
             problems.append(JournalProblem(number, "not a JSON record (edited or truncated)"))
             continue
         if record.get("seq") != expected_seq:
-            problems.append(JournalProblem(number, f"seq {record.get('seq')} where {expected_seq} was expected (a record is missing or moved)"))
+            problems.append(
+                JournalProblem(
+                    number, f"seq {record.get('seq')} where {expected_seq} was expected (a record is missing or moved)"
+                )
+            )
         if record.get("prev") != previous:
-            problems.append(JournalProblem(number, "prev does not match the hash of the record before it (a record was removed, added or reordered)"))
+            problems.append(
+                JournalProblem(
+                    number,
+                    "prev does not match the hash of the record before it (a record was removed, added or reordered)",
+                )
+            )
         if chain_hash(str(record.get("prev")), record) != record.get("hash"):
             problems.append(JournalProblem(number, "hash does not match the record's content (the record was edited)"))
         for result in record.get("results") or ():
@@ -227,7 +243,9 @@ def verify(vault: Vault) -> JournalCheck:
             except InvalidInput:
                 matches = False
             if not matches:
-                problems.append(JournalProblem(number, f"the value of {result.get('id')} does not match its version hash (edited)"))
+                problems.append(
+                    JournalProblem(number, f"the value of {result.get('id')} does not match its version hash (edited)")
+                )
         previous = str(record.get("hash"))
         expected_seq = (record.get("seq") if isinstance(record.get("seq"), int) else expected_seq) + 1
     return JournalCheck(str(path), count, tuple(problems))

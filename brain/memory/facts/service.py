@@ -14,15 +14,15 @@ from __future__ import annotations
 import getpass
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 
 from brain.errors import InvalidInput
+from brain.memory.corpus import Corpus
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
-from brain.memory.corpus import Corpus
 from brain.memory.facts.settings import FactSettings, load_settings
 from brain.memory.facts.table import NEVER, Columns, fact_table
 from brain.notes.fact import (
@@ -64,7 +64,7 @@ def default_caller(front_end: str = "cli") -> str:
 
 
 def now_utc() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 # ---------------------------------------------------------------- the table recall reads
@@ -87,7 +87,9 @@ class FactWritten:
 def _check_namespace(namespace: str) -> str:
     namespace = namespace.strip()
     if not _NAMESPACE.match(namespace):
-        raise InvalidInput(f"namespace '{namespace}' must be one word of letters, digits and . : @ / + - (e.g. user:alice, org:ledger, run:123)")
+        raise InvalidInput(
+            f"namespace '{namespace}' must be one word of letters, digits and . : @ / + - (e.g. user:alice, org:ledger, run:123)"
+        )
     return namespace
 
 
@@ -106,7 +108,7 @@ def _check_authority(authority: float | None) -> float | None:
 def _optional_time(value: str | datetime | None, what: str) -> datetime | None:
     if value is None or value == "":
         return None
-    return value.astimezone(timezone.utc) if isinstance(value, datetime) else parse_time(value, what)
+    return value.astimezone(UTC) if isinstance(value, datetime) else parse_time(value, what)
 
 
 def _write_new(vault: Vault, new: NewFact) -> FactWritten:
@@ -137,7 +139,7 @@ def record_fact(
 ) -> FactWritten:
     """Write a new fact note in `facts/`. Everything is checked before anything is written."""
     settings = settings or load_settings(vault)
-    recorded = (now or now_utc()).astimezone(timezone.utc)
+    recorded = (now or now_utc()).astimezone(UTC)
     kind, subject = _check_line(kind, "kind"), _check_line(subject, "subject")
     namespace = _check_namespace(namespace or settings.default_namespace)
     tier = tier or settings.tier_for(namespace)
@@ -178,7 +180,9 @@ def current_of(corpus: Corpus, fact: Fact) -> Fact:
     """Follow `superseded_by` to the newest fact of the chain (stops at a loop or a missing link)."""
     table = fact_table(corpus)
     seen = {fact.title.lower()}
-    while fact.superseded_by and fact.superseded_by.lower() in table.by_title and fact.superseded_by.lower() not in seen:
+    while (
+        fact.superseded_by and fact.superseded_by.lower() in table.by_title and fact.superseded_by.lower() not in seen
+    ):
         fact = table.by_title[fact.superseded_by.lower()]
         seen.add(fact.title.lower())
     return fact
@@ -217,7 +221,7 @@ def supersede_fact(
     now: datetime | None = None,
 ) -> FactWritten:
     """One call: write the new fact (`supersedes` the old) and close the old (`valid_until`, `superseded_by`)."""
-    recorded = (now or now_utc()).astimezone(timezone.utc)
+    recorded = (now or now_utc()).astimezone(UTC)
     current, old = _open_fact(vault, corpus, name)
     starts = _optional_time(valid_from, "valid from") or recorded
     if starts < old.valid_from:
@@ -246,7 +250,14 @@ def supersede_fact(
         recorded_by=caller,
         supersedes=old.title,
     )
-    closed_text = close_fact(current.note.text, valid_until=starts, closed_at=recorded, closed_by=caller, reason=reason, superseded_by=new.title)
+    closed_text = close_fact(
+        current.note.text,
+        valid_until=starts,
+        closed_at=recorded,
+        closed_by=caller,
+        reason=reason,
+        superseded_by=new.title,
+    )
     written = _write_new(vault, new)
     try:
         vault.write(old.path or "", closed_text, expected=current.stamp)
@@ -257,16 +268,31 @@ def supersede_fact(
 
 
 def invalidate_fact(
-    vault: Vault, corpus: Corpus, name: str, *, reason: str | None = None, at: str | datetime | None = None,
-    caller: str | None = None, now: datetime | None = None,
+    vault: Vault,
+    corpus: Corpus,
+    name: str,
+    *,
+    reason: str | None = None,
+    at: str | datetime | None = None,
+    caller: str | None = None,
+    now: datetime | None = None,
 ) -> FactWritten:
     """Close a fact with no successor: it stops applying at `at` (default now) and stays for audit."""
-    recorded = (now or now_utc()).astimezone(timezone.utc)
+    recorded = (now or now_utc()).astimezone(UTC)
     current, fact = _open_fact(vault, corpus, name)
     until = _optional_time(at, "invalidate at") or recorded
     if until < fact.valid_from:
-        raise InvalidInput(f"{fact.title} is valid from {format_time(fact.valid_from)}; it cannot end before that ({format_time(until)})")
-    text = close_fact(current.note.text, valid_until=until, closed_at=recorded, closed_by=caller or default_caller(), reason=reason, superseded_by=None)
+        raise InvalidInput(
+            f"{fact.title} is valid from {format_time(fact.valid_from)}; it cannot end before that ({format_time(until)})"
+        )
+    text = close_fact(
+        current.note.text,
+        valid_until=until,
+        closed_at=recorded,
+        closed_by=caller or default_caller(),
+        reason=reason,
+        superseded_by=None,
+    )
     vault.write(fact.path or "", text, expected=current.stamp)
     closed = fact_from_note(parse_note(text, fact.path))
     return FactWritten(fact.path or "", closed, closed)
@@ -312,7 +338,9 @@ class _Candidates:
     authority: np.ndarray
 
 
-def _candidates(columns: Columns, kind: str | None, subject: str | None, at_s: float, known_s: float, history: bool) -> _Candidates:
+def _candidates(
+    columns: Columns, kind: str | None, subject: str | None, at_s: float, known_s: float, history: bool
+) -> _Candidates:
     """A namespace's facts of this kind and subject known at `known_s` (and valid at `at_s` unless `history`)."""
     rows = columns.rows(kind, subject)
 
@@ -341,7 +369,9 @@ def _joined(parts: list[_Candidates]) -> _Candidates:
         return parts[0]
     if not parts:
         return _Candidates(np.zeros(0, dtype=np.int64), *(np.zeros(0) for _ in range(4)))
-    return _Candidates(*(np.concatenate([getattr(p, name) for p in parts]) for name in _Candidates.__dataclass_fields__))
+    return _Candidates(
+        *(np.concatenate([getattr(p, name) for p in parts]) for name in _Candidates.__dataclass_fields__)
+    )
 
 
 def _shortlist(approx: np.ndarray, limit: int) -> np.ndarray:
@@ -380,13 +410,19 @@ def recall_facts(
     query = query.strip() if query and query.strip() else None
     settings = load_settings(vault)
     chosen = tuple(dict.fromkeys(_check_namespace(n) for n in (namespaces or [settings.default_namespace])))
-    evaluated = (now or now_utc()).astimezone(timezone.utc)
+    evaluated = (now or now_utc()).astimezone(UTC)
     known = _optional_time(known_at, "known at") or evaluated
     at = _optional_time(as_of, "as of") or (known if known_at else evaluated)
     table = fact_table(corpus)
     weights = WEIGHTS_WITH_QUERY if query else WEIGHTS_WITHOUT_QUERY
     at_s, known_s = at.timestamp(), known.timestamp()
-    found = _joined([_candidates(table.namespaces[n], kind, subject, at_s, known_s, history) for n in chosen if n in table.namespaces])
+    found = _joined(
+        [
+            _candidates(table.namespaces[n], kind, subject, at_s, known_s, history)
+            for n in chosen
+            if n in table.namespaces
+        ]
+    )
     facts = table.facts
     columns = {"recency": found.recency, "authority": found.authority, "validity": found.validity}
     similarity_source = None
@@ -394,40 +430,61 @@ def recall_facts(
         if len(found.positions):
             candidates = [facts[p] for p in found.positions.tolist()]
             columns["similarity"], similarity_source = fact_index.similarity(
-                vault, query, [fact.path or "" for fact in candidates], lambda i: _fact_text(candidates[i]))
+                vault, query, [fact.path or "" for fact in candidates], lambda i: _fact_text(candidates[i])
+            )
         else:
             columns["similarity"], similarity_source = np.zeros(0), "no facts to compare"
     approx = sum((weights[name] * columns[name] for name in weights), np.zeros(len(found.positions)))
     scored = []
     for i in _shortlist(approx, limit):
-        parts = {"recency": round(float(found.recency[i]), 6), "authority": round(float(found.authority[i]), 6),
-                 "validity": float(found.validity[i])}
+        parts = {
+            "recency": round(float(found.recency[i]), 6),
+            "authority": round(float(found.authority[i]), 6),
+            "validity": float(found.validity[i]),
+        }
         if query:
             parts = {"similarity": round(float(columns["similarity"][i]), 6), **parts}
         total = round(sum(weights[name] * parts[name] for name in weights), 6)
         scored.append((total, facts[found.positions[i]], int(i), parts))
-    scored.sort(key=lambda item: (-item[0], -item[1].recorded_at.timestamp(), item[1].title, int(found.positions[item[2]])))
+    scored.sort(
+        key=lambda item: (-item[0], -item[1].recorded_at.timestamp(), item[1].title, int(found.positions[item[2]]))
+    )
     hits = []
     for total, fact, i, parts in scored[:limit]:
         until = float(found.until[i])
-        until_time = None if until == NEVER else datetime.fromtimestamp(until, timezone.utc)
+        until_time = None if until == NEVER else datetime.fromtimestamp(until, UTC)
         status = "valid" if found.validity[i] else ("not yet valid" if fact.valid_from.timestamp() > at_s else "closed")
         hits.append(RecallHit(fact, status, until_time, total, parts))
     recalled = Recall(tuple(hits), query, chosen, at, known, len(found.positions), similarity_source, dict(weights))
-    record = fact_journal.append(vault, journal_record(recalled, kind, subject, limit, history, as_of, known_at, evaluated, caller))
+    record = fact_journal.append(
+        vault, journal_record(recalled, kind, subject, limit, history, as_of, known_at, evaluated, caller)
+    )
     return Recall(**{**recalled.__dict__, "journal": {"seq": record["seq"], "hash": record["hash"]}})
 
 
 def journal_record(
-    found: Recall, kind: str | None, subject: str | None, limit: int, history: bool,
-    as_of: Any, known_at: Any, evaluated: datetime, caller: str | None,
+    found: Recall,
+    kind: str | None,
+    subject: str | None,
+    limit: int,
+    history: bool,
+    as_of: Any,
+    known_at: Any,
+    evaluated: datetime,
+    caller: str | None,
 ) -> dict[str, Any]:
     """What the journal keeps of a recall: enough to replay it and to show what it returned."""
     return {
         "time": format_time(evaluated),
         "caller": caller or default_caller(),
         "query": found.query,
-        "filters": {"kind": kind, "subject": subject, "namespaces": list(found.namespaces), "limit": limit, "history": history},
+        "filters": {
+            "kind": kind,
+            "subject": subject,
+            "namespaces": list(found.namespaces),
+            "limit": limit,
+            "history": history,
+        },
         "as_of": format_time(found.as_of) if as_of not in (None, "") else None,
         "known_at": format_time(found.known_at) if known_at not in (None, "") else None,
         "similarity": found.similarity,
@@ -450,7 +507,9 @@ def journal_record(
 # ---------------------------------------------------------------- history and replay
 
 
-def history(vault: Vault, corpus: Corpus, subject: str, *, namespace: str | None = None, kind: str | None = None) -> list[Fact]:
+def history(
+    vault: Vault, corpus: Corpus, subject: str, *, namespace: str | None = None, kind: str | None = None
+) -> list[Fact]:
     """The whole chain of values of a subject in one namespace, oldest first (the table keeps that order)."""
     chosen = _check_namespace(namespace or load_settings(vault).default_namespace)
     table = fact_table(corpus)

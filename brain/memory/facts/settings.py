@@ -77,7 +77,9 @@ def _table(data: dict, key: str, where: str) -> dict:
 def _unknown(table: dict, allowed: tuple[str, ...], where: str) -> None:
     extra = [key for key in table if key not in allowed]
     if extra:
-        raise InvalidInput(f".brain/config.toml: unknown key(s) {', '.join(extra)} in [{where}]; known: {', '.join(allowed)}")
+        raise InvalidInput(
+            f".brain/config.toml: unknown key(s) {', '.join(extra)} in [{where}]; known: {', '.join(allowed)}"
+        )
 
 
 def _days(value: Any, where: str) -> int | None:
@@ -107,11 +109,17 @@ def load_settings(vault: Vault) -> FactSettings:
     namespace = facts.get("default_namespace", DEFAULT_NAMESPACE)
     if not isinstance(namespace, str) or not namespace.strip():
         raise InvalidInput(".brain/config.toml: default_namespace under [facts] must be a name")
-    classes = COMPLIANCE_CLASSES + tuple(c for c in _strings(facts.get("compliance_classes", []), "facts.compliance_classes") if c not in COMPLIANCE_CLASSES)
+    classes = COMPLIANCE_CLASSES + tuple(
+        c
+        for c in _strings(facts.get("compliance_classes", []), "facts.compliance_classes")
+        if c not in COMPLIANCE_CLASSES
+    )
     tiers = _table(facts, "tiers", "facts.tiers")
     for name, tier in tiers.items():
         if tier not in TIERS:
-            raise InvalidInput(f".brain/config.toml: tier '{tier}' for namespace '{name}' is not one of {', '.join(TIERS)}")
+            raise InvalidInput(
+                f".brain/config.toml: tier '{tier}' for namespace '{name}' is not one of {', '.join(TIERS)}"
+            )
     policies: dict[str, ClassPolicy] = {}
     for name, table in _table(retention, "classes", "retention.classes").items():
         if name not in classes:
@@ -125,7 +133,9 @@ def load_settings(vault: Vault) -> FactSettings:
         hold = table.get("legal_hold", False)
         if not isinstance(hold, bool):
             raise InvalidInput(f".brain/config.toml: legal_hold in [retention.classes.{name}] must be true or false")
-        policies[name] = ClassPolicy(_days(table.get("retention_days"), f"retention.classes.{name}.retention_days"), hold)
+        policies[name] = ClassPolicy(
+            _days(table.get("retention_days"), f"retention.classes.{name}.retention_days"), hold
+        )
     return FactSettings(
         default_namespace=namespace.strip(),
         classes=classes,

@@ -22,21 +22,23 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from brain.errors import BrainError, IndexBusy, WriteConflict
+from brain.memory.corpus import Corpus
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
-from brain.memory.corpus import Corpus
-from brain.memory.facts.settings import FactSettings, load_settings
 from brain.memory.facts.service import all_facts
+from brain.memory.facts.settings import FactSettings, load_settings
 from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
 RECEIPTS_DIR = "sweeps"
-LOG_BUSY = ("another process kept reading the catalog for a minute, so its write-ahead log "
-            "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows")
+LOG_BUSY = (
+    "another process kept reading the catalog for a minute, so its write-ahead log "
+    "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows"
+)
 BATCH = 256  # files per hold of the vault's write lock: a fraction of a second each, so other writers barely wait
 Progress = Callable[[str, int, int], None]
 Failure = BrainError | OSError | None
@@ -76,7 +78,9 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | N
     """Why and since when a fact may be deleted, or None while no policy makes it due."""
     reasons: list[tuple[datetime, str, str]] = []
     if fact.legal_delete_at is not None:
-        reasons.append((fact.legal_delete_at, "legal_delete_at", f"legal delete date {format_time(fact.legal_delete_at)}"))
+        reasons.append(
+            (fact.legal_delete_at, "legal_delete_at", f"legal delete date {format_time(fact.legal_delete_at)}")
+        )
     if fact.valid_until is not None:
         policy = settings.class_policies.get(fact.compliance_class)
         if policy is not None and policy.retention_days is not None:
@@ -87,11 +91,21 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | N
             days, source = settings.retention_days, "default"
         if days is not None:
             how = "superseded" if fact.superseded_by else "invalidated"
-            reasons.append((fact.valid_until + timedelta(days=days), f"retention_days ({source})",
-                            f"{how} {format_time(fact.valid_until)}, kept {days} days ({source})"))
+            reasons.append(
+                (
+                    fact.valid_until + timedelta(days=days),
+                    f"retention_days ({source})",
+                    f"{how} {format_time(fact.valid_until)}, kept {days} days ({source})",
+                )
+            )
     if fact.tier == "ephemeral" and settings.ephemeral_days is not None:
-        reasons.append((fact.recorded_at + timedelta(days=settings.ephemeral_days), "ephemeral_days",
-                        f"ephemeral, recorded {format_time(fact.recorded_at)}, kept {settings.ephemeral_days} days"))
+        reasons.append(
+            (
+                fact.recorded_at + timedelta(days=settings.ephemeral_days),
+                "ephemeral_days",
+                f"ephemeral, recorded {format_time(fact.recorded_at)}, kept {settings.ephemeral_days} days",
+            )
+        )
     passed = sorted(reason for reason in reasons if reason[0] <= now)
     if not passed:
         return None
@@ -106,13 +120,15 @@ def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> 
 
 def _plan(vault: Vault, facts: tuple[Fact, ...], now: datetime | None) -> SweepReport:
     settings = load_settings(vault)
-    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    now = (now or datetime.now(UTC)).astimezone(UTC)
     items = [item for item in (due_item(fact, settings, now) for fact in facts) if item is not None]
     items.sort(key=lambda item: (item.due, item.fact.title))
     return SweepReport(True, now, tuple(i for i in items if not i.held), tuple(i for i in items if i.held))
 
 
-def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None = None, progress: Progress | None = None) -> SweepReport:
+def sweep(
+    vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None = None, progress: Progress | None = None
+) -> SweepReport:
     """Plan, and unless `dry_run`, delete every due fact from every store and write a receipt.
 
     One batch whatever the count: the files go and their neighbours are relinked in batches of
@@ -143,7 +159,9 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
         error = error or relink_error
         os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
         deleted = [item.fact.path or "" for item, _ in gone]
-        purged = fact_index.purge(vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress)
+        purged = fact_index.purge(
+            vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress
+        )
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)
     receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
@@ -161,13 +179,19 @@ def sweep(vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None =
     return SweepReport(False, plan.now, tuple(item for item, _ in gone), plan.held, receipt, stores)
 
 
-def _delete(files: Vault, due: tuple[SweepItem, ...], progress: Progress | None) -> tuple[list[tuple[SweepItem, str]], Failure]:
+def _delete(
+    files: Vault, due: tuple[SweepItem, ...], progress: Progress | None
+) -> tuple[list[tuple[SweepItem, str]], Failure]:
     """Remove the due facts' files, BATCH at a time; each gone fact with the sha256 of its file."""
     gone: list[tuple[SweepItem, str]] = []
     for start in range(0, len(due), BATCH):
         part = due[start : start + BATCH]
         done = files.delete_many([item.fact.path or "" for item in part])
-        gone += [(item, hashlib.sha256(done.changed[item.fact.path]).hexdigest()) for item in part if item.fact.path in done.changed]
+        gone += [
+            (item, hashlib.sha256(done.changed[item.fact.path]).hexdigest())
+            for item in part
+            if item.fact.path in done.changed
+        ]
         if progress:
             progress("facts", start + len(part), len(due))
         if done.error is not None:
@@ -180,7 +204,9 @@ def _neighbours(facts: tuple[Fact, ...], titles: set[str]) -> list[Fact]:
     return [fact for fact in facts if fact.title not in titles and {fact.supersedes, fact.superseded_by} & titles]
 
 
-def _unlink(files: Vault, neighbours: list[Fact], titles: set[str], progress: Progress | None = None) -> tuple[list[str], Failure]:
+def _unlink(
+    files: Vault, neighbours: list[Fact], titles: set[str], progress: Progress | None = None
+) -> tuple[list[str], Failure]:
     """Neighbours keep a swept fact's name as plain text (`FACT-x (purged)`), not a link to nothing.
 
     Only the names a neighbour links are replaced, in its text as read (no parse), through
@@ -216,13 +242,21 @@ def _stopped(error: BrainError | OSError, deleted: int, receipt: str) -> BrainEr
         kind, what = type(error), str(error)
     else:
         kind, what = WriteConflict, f"{error.strerror or error}: {error.filename}"
-    return kind(f"sweep stopped: {what}. The {deleted} facts it deleted are purged from every store "
-                f"(receipt {receipt}); fix that and run the sweep again")
+    return kind(
+        f"sweep stopped: {what}. The {deleted} facts it deleted are purged from every store "
+        f"(receipt {receipt}); fix that and run the sweep again"
+    )
 
 
 def _write_receipt(
-    vault: Vault, receipt_id: str, plan: SweepReport, gone: list[tuple[SweepItem, str]], neighbours: list[str],
-    stores: dict[str, int], indexed: bool, error: Failure = None,
+    vault: Vault,
+    receipt_id: str,
+    plan: SweepReport,
+    gone: list[tuple[SweepItem, str]],
+    neighbours: list[str],
+    stores: dict[str, int],
+    indexed: bool,
+    error: Failure = None,
 ) -> str:
     folder = fact_journal.journal_dir(vault) / RECEIPTS_DIR
     folder.mkdir(parents=True, exist_ok=True)

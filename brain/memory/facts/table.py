@@ -102,7 +102,9 @@ def build(facts: list[Fact]) -> FactTable:
     grouped: dict[str, list[int]] = {}
     for position, fact in enumerate(table):
         grouped.setdefault(fact.namespace, []).append(position)
-    return FactTable(table, {namespace: _columns(table, positions, by_title) for namespace, positions in grouped.items()}, by_title)
+    return FactTable(
+        table, {namespace: _columns(table, positions, by_title) for namespace, positions in grouped.items()}, by_title
+    )
 
 
 def fact_table(corpus: Corpus) -> FactTable:

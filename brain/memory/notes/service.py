@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
@@ -83,7 +83,7 @@ def write_note(
         fm["type"] = note_type
     fm["tags"] = list(tags)
     fm["permalink"] = relative.removesuffix(".md").lower().replace(" ", "-")
-    fm["created"] = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    fm["created"] = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     fm.update(fields)
     vault.write(relative, f"---\n{frontmatter_yaml.dump(fm)}---\n\n{_body(body)}", create=True)
     return Written(relative, title, created=True)
@@ -112,8 +112,14 @@ def edit_note(
 
     def edited(note: Note) -> str:
         text = apply_edit(
-            note.text, operation, content=content, section=section, find=find,
-            expected_count=expected_count, frontmatter=frontmatter, where=path,
+            note.text,
+            operation,
+            content=content,
+            section=section,
+            find=find,
+            expected_count=expected_count,
+            frontmatter=frontmatter,
+            where=path,
         )
         if text != note.text:
             _keep_fact_immutable(note, text)
@@ -139,7 +145,11 @@ def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Writ
     destination = destination.strip()
     if not destination:
         raise InvalidInput("give a destination folder or path")
-    target = destination if destination.lower().endswith(".md") else f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
+    target = (
+        destination
+        if destination.lower().endswith(".md")
+        else f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
+    )
     vault.move(source, target)
     return Written(target, corpus.resolver().titles.get(source, ""), created=False)
 
@@ -166,4 +176,3 @@ def parse_fields(pairs: list[str]) -> dict[str, Any]:
         loaded, problem = frontmatter_yaml.load(f"v: {value}" if value.strip() else "v: ''")
         fields[key.strip()] = value if problem else loaded.get("v")
     return fields
-

@@ -9,6 +9,7 @@ from datetime import date
 from brain.config import load_config
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
+from brain.notes.edit import set_frontmatter
 from brain.notes.lines import require_one_line
 from brain.notes.model import OUTCOMES, Note, Pattern
 from brain.notes.pattern import (
@@ -19,7 +20,6 @@ from brain.notes.pattern import (
     record_evidence,
     render_pattern,
 )
-from brain.notes.edit import set_frontmatter
 from brain.vault import TYPE_FOLDERS, Vault
 
 
@@ -85,6 +85,7 @@ def add_pattern(
         )
         vault.write(path, text, create=True)
         return PatternUpdate(path, pattern_from_note(vault.read(path).note), True, tuple(warnings))
+
     def with_evidence(note: Note) -> str:
         if note.type != "pattern":
             raise InvalidInput(f"'{name}' resolves to {existing}, a {note.type} note, not a pattern")
@@ -102,7 +103,9 @@ def find_pattern(corpus: Corpus, name: str) -> str | None:
     return resolver.try_resolve(name) or resolver.try_resolve(pattern_title(name))
 
 
-def record_pattern_evidence(vault: Vault, corpus: Corpus, name: str, *, outcome: str, episode: str | None = None) -> PatternUpdate:
+def record_pattern_evidence(
+    vault: Vault, corpus: Corpus, name: str, *, outcome: str, episode: str | None = None
+) -> PatternUpdate:
     """One more occurrence of an existing pattern; an unknown name is an error, never a new pattern."""
     if find_pattern(corpus, name) is None:
         corpus.resolver().resolve(name)  # raises NoteNotFound (or AmbiguousName) with suggestions

@@ -17,14 +17,14 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
-from brain.memory.runs.validation import check_tenant, expired
 from brain.memory.runs.service import all_runs
+from brain.memory.runs.validation import check_tenant, expired
 from brain.memory.timeutil import parse_instant
 from brain.notes.run import Run, decision_line
 
@@ -69,12 +69,14 @@ def export_runs(
         raise InvalidInput(f"'{out}' is a folder; give a .jsonl file to write")
     if not out.parent.is_dir():
         raise InvalidInput(f"folder '{out.parent}' does not exist; create it first")
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     counts = {"unlabelled": 0, "in_flight": 0, "expired": 0, "filtered": 0}
     usable: list[Run] = []
     for run in sorted(all_runs(corpus), key=lambda r: (r.created, r.title)):
-        if (tenant is not None and run.scope.tenant != tenant) or (start and not _after(run, start)) or (
-            min_score is not None and run.labels.score is not None and run.labels.score < min_score
+        if (
+            (tenant is not None and run.scope.tenant != tenant)
+            or (start and not _after(run, start))
+            or (min_score is not None and run.labels.score is not None and run.labels.score < min_score)
         ):
             counts["filtered"] += 1
         elif run.in_flight:
@@ -132,8 +134,12 @@ def _single_line(format: str, run: Run, system: str) -> dict[str, Any]:
     if format == "sft":
         return {"messages": chat_messages(run, system), "source_run_id": run.title}
     if format == "kto":
-        return {"prompt": run.query, "completion": run.snapshot["finalContent"], "label": bool(run.labels.verdict()),
-                "source_run_id": run.title}
+        return {
+            "prompt": run.query,
+            "completion": run.snapshot["finalContent"],
+            "label": bool(run.labels.verdict()),
+            "source_run_id": run.title,
+        }
     return {"prompt": run.query, **process_steps(run), "source_run_id": run.title}
 
 
@@ -143,15 +149,23 @@ def chat_messages(run: Run, system: str) -> list[dict[str, Any]]:
     calls = run.tool_calls
     if calls:
         ids = [f"call_{number + 1}" for number in range(len(calls))]
-        messages.append({
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {"id": call_id, "type": "function",
-                 "function": {"name": str(call.get("name")), "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False)}}
-                for call_id, call in zip(ids, calls)
-            ],
-        })
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": str(call.get("name")),
+                            "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False),
+                        },
+                    }
+                    for call_id, call in zip(ids, calls)
+                ],
+            }
+        )
         for call_id, call in zip(ids, calls):
             preview = call.get("resultPreview")
             content = preview if isinstance(preview, str) else json.dumps(preview, ensure_ascii=False)
@@ -193,7 +207,12 @@ def preference_pairs(runs: list[Run]) -> tuple[list[tuple[Run, Run]], int]:
 def _pair_line(format: str, chosen: Run, rejected: Run, system: str) -> dict[str, Any]:
     ids = {"source_run_id": chosen.title, "rejected_run_id": rejected.title}
     if format == "dpo":
-        return {"prompt": chosen.query, "chosen": chosen.snapshot["finalContent"], "rejected": rejected.snapshot["finalContent"], **ids}
+        return {
+            "prompt": chosen.query,
+            "chosen": chosen.snapshot["finalContent"],
+            "rejected": rejected.snapshot["finalContent"],
+            **ids,
+        }
     return {
         "input": {"messages": [{"role": "system", "content": system}, {"role": "user", "content": chosen.query}]},
         "preferred_output": [{"role": "assistant", "content": chosen.snapshot["finalContent"]}],

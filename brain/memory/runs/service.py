@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -51,7 +51,9 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-STOPWORDS = frozenset("a an and are as at be by did do does for from how i in is it its of on or so that the this to was were what when where which who why with you".split())
+STOPWORDS = frozenset(
+    "a an and are as at be by did do does for from how i in is it its of on or so that the this to was were what when where which who why with you".split()
+)
 
 
 @dataclass(frozen=True)
@@ -132,15 +134,23 @@ def record_run(
     snapshot, truncated = snapshot_from_data(data)
     principal, conversation = optional_text(principal, "principal"), optional_text(conversation, "conversation")
     labels_from(labels.accepted, labels.overridden, labels.escalated, labels.score)
-    now = now or datetime.now(timezone.utc)
-    created = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = now or datetime.now(UTC)
+    created = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     expires = expiry(ttl, now)
     title = run_id.strip() if run_id and run_id.strip() else run_title(snapshot["query"], tenant, created)
     path = f"{RUNS_FOLDER}/{tenant}/{vault.filename_for(title)}"
     vectors = run_vectors(vault)
     vectors.check_embedder()  # before writing: a run whose query cannot be embedded alongside the others is not recorded
-    run = Run(title, RunScope(tenant, principal or None, conversation or None), snapshot, created, labels,
-              vectors.embedder_id, expires, truncated)
+    run = Run(
+        title,
+        RunScope(tenant, principal or None, conversation or None),
+        snapshot,
+        created,
+        labels,
+        vectors.embedder_id,
+        expires,
+        truncated,
+    )
     existing = path if vault.safe_path(path).exists() else None  # ids are per tenant: runs/<tenant>/<id>.md
     if existing is None:
         vault.write(path, render_run(run), create=True)
@@ -151,8 +161,11 @@ def record_run(
         if current.note.type != "run" or old.scope.tenant != tenant or not old.in_flight:
             raise NoteExists(f"run id '{title}' is taken by a finished run of this tenant; record under another id")
         run = replace(run, created=old.created or created)
-        text = set_frontmatter(current.note.text, {k: v for k, v in managed_frontmatter(run).items() if v is not None},
-                               remove=tuple(k for k, v in managed_frontmatter(run).items() if v is None))
+        text = set_frontmatter(
+            current.note.text,
+            {k: v for k, v in managed_frontmatter(run).items() if v is not None},
+            remove=tuple(k for k, v in managed_frontmatter(run).items() if v is None),
+        )
         for heading, content in managed_sections(run).items():
             text = replace_section(text, heading, content)
         vault.write(existing, text, expected=current.stamp)
@@ -192,8 +205,10 @@ def _parsed_runs(corpus: Corpus) -> _Parsed:
 
 def tenant_runs(corpus: Corpus, tenant: str, *, include_expired: bool = False) -> list[Run]:
     tenant = check_tenant(tenant)
-    now = datetime.now(timezone.utc)
-    return [run for run in all_runs(corpus) if run.scope.tenant == tenant and (include_expired or not expired(run, now))]
+    now = datetime.now(UTC)
+    return [
+        run for run in all_runs(corpus) if run.scope.tenant == tenant and (include_expired or not expired(run, now))
+    ]
 
 
 def get_run(corpus: Corpus, name: str, tenant: str | None = None) -> Run:
@@ -203,8 +218,16 @@ def get_run(corpus: Corpus, name: str, tenant: str | None = None) -> Run:
     """
     key = name.strip().removesuffix(".md").lower()
     runs = all_runs(corpus) if tenant is None else tenant_runs(corpus, tenant, include_expired=True)
-    found = [run for run in runs if key in (run.title.lower(), (run.path or "").lower().removesuffix(".md"),
-                                            (run.path or "").rsplit("/", 1)[-1].lower().removesuffix(".md"))]
+    found = [
+        run
+        for run in runs
+        if key
+        in (
+            run.title.lower(),
+            (run.path or "").lower().removesuffix(".md"),
+            (run.path or "").rsplit("/", 1)[-1].lower().removesuffix(".md"),
+        )
+    ]
     if len(found) == 1:
         return found[0]
     scope = f" for tenant '{tenant}'" if tenant is not None else ""
@@ -225,9 +248,19 @@ def list_runs(corpus: Corpus, tenant: str, *, limit: int = DEFAULT_LIMIT) -> lis
 def run_record(run: Run) -> dict[str, Any]:
     """What `show --json` gives back: the snapshot exactly as recorded, plus identity and labels."""
     identity = {"tenant": run.scope.tenant}
-    identity.update({k: v for k, v in (("principal", run.scope.principal), ("conversationId", run.scope.conversation)) if v})
-    labels = {k: v for k, v in (("accepted", run.labels.accepted), ("overridden", run.labels.overridden),
-                                ("escalated", run.labels.escalated), ("score", run.labels.score)) if v is not None}
+    identity.update(
+        {k: v for k, v in (("principal", run.scope.principal), ("conversationId", run.scope.conversation)) if v}
+    )
+    labels = {
+        k: v
+        for k, v in (
+            ("accepted", run.labels.accepted),
+            ("overridden", run.labels.overridden),
+            ("escalated", run.labels.escalated),
+            ("score", run.labels.score),
+        )
+        if v is not None
+    }
     return {
         "id": run.title,
         "path": run.path,
@@ -300,9 +333,13 @@ def recall_runs(
     vector = vectors.embed_later(query)
     parsed = _parsed_runs(corpus)
     if not vectors.synced(parsed.token):
-        indexed = [Indexed(r.path, r.scope.tenant, r.query) for r in parsed.runs if r.path and r.query and tenant_is_safe(r.scope.tenant)]
+        indexed = [
+            Indexed(r.path, r.scope.tenant, r.query)
+            for r in parsed.runs
+            if r.path and r.query and tenant_is_safe(r.scope.tenant)
+        ]
         vectors.sync(indexed, parsed.token, progress)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     candidates = {run.path: run for run in parsed.finished.get(tenant, ()) if not expired(run, now)}
     ranked = vectors.rank(tenant, vector.result(), candidates.keys())
     hits = []
@@ -311,7 +348,11 @@ def recall_runs(
             break
         run = candidates[path]
         text = project(run.snapshot, projection)
-        hits.append(RecallHit(run.title, path, round(similarity, 4), run.created, run.query, projection, text, count_tokens(text)))
+        hits.append(
+            RecallHit(
+                run.title, path, round(similarity, 4), run.created, run.query, projection, text, count_tokens(text)
+            )
+        )
     best_below = round(ranked[0][1], 4) if ranked and not hits else None
     return Recall(query, tenant, projection, threshold, top_k, tuple(hits), len(candidates), best_below)
 
@@ -337,17 +378,41 @@ def explain_run(corpus: Corpus, name: str, question: str | None = None, *, tenan
     """
     run = get_run(corpus, name, tenant)
     if run.in_flight:
-        raise InvalidInput(f"run '{run.title}' is still in flight (no final answer recorded); explain it once it has finished")
+        raise InvalidInput(
+            f"run '{run.title}' is still in flight (no final answer recorded); explain it once it has finished"
+        )
     decisions = run.decisions
     chosen, others, matched = decisions, [], bool(question and question.strip())
     if matched:
         asked = words_of(question)
-        picked = [d for d in decisions if asked & (words_of(d.get("stageId")) | words_of(d.get("chosen")) | words_of(d.get("rule"))
-                                                  | words_of(d.get("evidence")))]
+        picked = [
+            d
+            for d in decisions
+            if asked
+            & (
+                words_of(d.get("stageId"))
+                | words_of(d.get("chosen"))
+                | words_of(d.get("rule"))
+                | words_of(d.get("evidence"))
+            )
+        ]
         matched = bool(picked)
         if picked:
             chosen, others = picked, [d for d in decisions if d not in picked]
     evidence_words = words_of([d.get("evidence") for d in chosen]) | (words_of(question) if question else set())
-    calls = [c for c in run.tool_calls if not matched or evidence_words & (words_of(c.get("args")) | words_of(c.get("resultPreview")))]
-    return Explanation(run.title, run.scope.tenant, run.query, run.snapshot.get("finalContent") or "", question, tuple(chosen),
-                       tuple(others), tuple(calls or run.tool_calls), matched)
+    calls = [
+        c
+        for c in run.tool_calls
+        if not matched or evidence_words & (words_of(c.get("args")) | words_of(c.get("resultPreview")))
+    ]
+    return Explanation(
+        run.title,
+        run.scope.tenant,
+        run.query,
+        run.snapshot.get("finalContent") or "",
+        question,
+        tuple(chosen),
+        tuple(others),
+        tuple(calls or run.tool_calls),
+        matched,
+    )

@@ -10,7 +10,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from brain.errors import InvalidInput
@@ -52,7 +52,9 @@ def parse_json(text: str, source: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
-        raise InvalidInput(f"{source} is not JSON ({error.msg} at line {error.lineno}); give a SnapshotEntry object") from None
+        raise InvalidInput(
+            f"{source} is not JSON ({error.msg} at line {error.lineno}); give a SnapshotEntry object"
+        ) from None
 
 
 def snapshot_from_data(data: Any) -> tuple[dict[str, Any], tuple[TruncatedPreview, ...]]:
@@ -82,7 +84,7 @@ def snapshot_from_data(data: Any) -> tuple[dict[str, Any], tuple[TruncatedPrevie
         if evidence is not None and not isinstance(evidence, dict):
             raise InvalidInput(
                 f"decisions[{number}].evidence must be a JSON object of the values the rule used "
-                f"(e.g. {{\"creditScore\": 580}}), got {type(evidence).__name__}"
+                f'(e.g. {{"creditScore": 580}}), got {type(evidence).__name__}'
             )
     snapshot = json.loads(json.dumps(data))  # a private copy
     truncated = []
@@ -115,7 +117,9 @@ def _check_text(text: str, where: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidInput(f"{where} holds an unpaired UTF-16 surrogate, which is not text; fix the JSON's \\u escapes") from None
+        raise InvalidInput(
+            f"{where} holds an unpaired UTF-16 surrogate, which is not text; fix the JSON's \\u escapes"
+        ) from None
 
 
 def expiry(ttl: str | None, now: datetime) -> str | None:
@@ -130,18 +134,16 @@ def expiry(ttl: str | None, now: datetime) -> str | None:
             when = parse_instant(str(ttl), "ttl")
         except InvalidInput:
             raise InvalidInput(f"ttl '{ttl}' is not a duration (30d, 12h, 90m, 2w) or an ISO date") from None
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def expired(run: Run, now: datetime | None = None) -> bool:
     if not run.expires:
         return False
     try:
-        return parse_instant(run.expires, "expires") <= (now or datetime.now(timezone.utc))
+        return parse_instant(run.expires, "expires") <= (now or datetime.now(UTC))
     except InvalidInput:
         return False
-
-
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,9 @@ def recording_from_data(data: Any) -> Recording:
         tenant=identity.get("tenant"),
         principal=optional_text(identity.get("principal"), "identity.principal"),
         conversation=optional_text(identity.get("conversationId"), "identity.conversationId"),
-        labels=labels_from(outcome.get("accepted"), outcome.get("overridden"), outcome.get("escalated"), outcome.get("score")),
+        labels=labels_from(
+            outcome.get("accepted"), outcome.get("overridden"), outcome.get("escalated"), outcome.get("score")
+        ),
         ttl=optional_text(data.get("ttl"), "ttl"),
         run_id=optional_text(data.get("id"), "id"),
     )
@@ -191,6 +195,8 @@ def labels_from(accepted: Any = None, overridden: Any = None, escalated: Any = N
     for name, value in (("accepted", accepted), ("overridden", overridden), ("escalated", escalated)):
         if value is not None and not isinstance(value, bool):
             raise InvalidInput(f"outcome label '{name}' must be true or false, got {value!r}")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0):
+    if score is not None and (
+        isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0
+    ):
         raise InvalidInput(f"eval score must be a number between 0 and 1, got {score!r}")
     return RunLabels(accepted, overridden, escalated, None if score is None else float(score))

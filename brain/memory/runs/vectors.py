@@ -58,7 +58,9 @@ class RunVectors:
         self._matrices: dict[tuple[str, str], tuple[list[str], np.ndarray]] = {}
         self._generation: str | None = None
         self._synced_token: object = None
-        self._embedders: tuple[int, str, dict[str, set[str]]] | None = None  # (records, current, tenant -> other embedders)
+        self._embedders: tuple[int, str, dict[str, set[str]]] | None = (
+            None  # (records, current, tenant -> other embedders)
+        )
         self._lock = threading.RLock()
 
     @property
@@ -118,7 +120,9 @@ class RunVectors:
             self._load_known()
             return token is not None and token is self._synced_token
 
-    def sync(self, runs: list[Indexed], token: object = None, progress: Callable[[str, int, int], None] | None = None) -> None:
+    def sync(
+        self, runs: list[Indexed], token: object = None, progress: Callable[[str, int, int], None] | None = None
+    ) -> None:
         """Embed the runs whose query has no vector yet (or a stale one); drop records of runs gone.
 
         `token` stands for the state of the notes: the same token again (and no reindex meanwhile)
@@ -187,7 +191,9 @@ class RunVectors:
             where = {"$and": [{"tenant": tenant}, {"embedder": self.embedder_id}]}
             found = self._collection().get(where=where, include=["embeddings"])
             paths = list(found["ids"])
-            matrix = np.asarray(found["embeddings"], dtype=np.float32).reshape(len(paths), -1 if paths else self.index.embedder.dim)
+            matrix = np.asarray(found["embeddings"], dtype=np.float32).reshape(
+                len(paths), -1 if paths else self.index.embedder.dim
+            )
             matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
             cached = self._matrices[key] = (paths, matrix)
         return cached
@@ -209,4 +215,3 @@ def run_vectors(vault: Vault) -> RunVectors:
         if found is None or found.index is not open_index(vault):
             found = _stores[vault.root] = RunVectors(vault)
         return found
-

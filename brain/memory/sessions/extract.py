@@ -12,10 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from brain.errors import InvalidInput
-from brain.notes.model import Episode
-
 from brain.memory.sessions.json_logs import from_json
 from brain.memory.sessions.markdown_logs import from_markdown
+from brain.notes.model import Episode
 
 LOG_SUFFIXES = (".json", ".md")
 
@@ -91,7 +90,9 @@ def extract_text(text: str, name: str) -> Extracted:
     return Extracted(episode, name, "markdown", tuple(warnings))
 
 
-def extract_into_vault(vault, corpus, path: str | Path, *, dry_run: bool = False) -> list[tuple[Extracted, str | None, str]]:
+def extract_into_vault(
+    vault, corpus, path: str | Path, *, dry_run: bool = False
+) -> list[tuple[Extracted, str | None, str]]:
     """Extract every log at `path` and store each episode: (extracted, note path, created|updated|unchanged|would write).
 
     Every log is read before anything is written, so a bad log leaves the vault as it was."""

@@ -1,15 +1,11 @@
 """The JSON session logs of ai-agents -> episode (rules in `brain.memory.sessions.rules`)."""
 
-
 from __future__ import annotations
 
 import re
 from typing import Any
 
 from brain.errors import InvalidInput
-from brain.memory.timeutil import parse_instant
-from brain.notes.model import Episode
-
 from brain.memory.sessions.rules import (
     DATE,
     FAIL_COUNT,
@@ -25,6 +21,9 @@ from brain.memory.sessions.rules import (
     shas,
     timestamp_of,
 )
+from brain.memory.timeutil import parse_instant
+from brain.notes.model import Episode
+
 TEXT_KEYS = ("task", "action", "step", "entry", "detail", "details", "outcome", "result", "evidence")
 TITLE_KEYS = ("task", "action", "step", "entry", "outcome", "detail", "details", "result")
 
@@ -134,7 +133,11 @@ def _json_commits(data: dict, items: list[WorkItem], starting: str) -> list[str]
         found.append(ending)
     for text in texts:
         for sha in shas(text.lower()):
-            if sha != starting and not (starting and (sha.startswith(starting) or starting.startswith(sha))) and sha not in found:
+            if (
+                sha != starting
+                and not (starting and (sha.startswith(starting) or starting.startswith(sha)))
+                and sha not in found
+            ):
                 found.append(sha)
     return found
 
@@ -142,7 +145,11 @@ def _json_commits(data: dict, items: list[WorkItem], starting: str) -> list[str]
 def _json_lessons(data: dict) -> list[str]:
     found: list[str] = []
     retro = data.get("retrospective")
-    for raw in (data.get("learnings"), data.get("lessons"), retro.get("learnings") if isinstance(retro, dict) else None):
+    for raw in (
+        data.get("learnings"),
+        data.get("lessons"),
+        retro.get("learnings") if isinstance(retro, dict) else None,
+    ):
         if isinstance(raw, str):
             raw = [raw]
         for item in raw if isinstance(raw, list) else ():

@@ -14,10 +14,10 @@ from brain.memory.sessions.rules import (
     FAIL_COUNT,
     FILES_COUNT,
     WorkItem,
-    shas,
     build_episode,
     gate_outcome,
     session_id,
+    shas,
     timestamp_of,
 )
 from brain.notes.model import Episode
@@ -68,7 +68,9 @@ def from_markdown(text: str, stem: str) -> tuple[Episode, list[str]]:
     h1 = next((heading for level, heading, _ in sections if level == 1), "")
     names = {heading.lower() for _, heading, _ in sections}
     if "session" not in h1.lower() and not any("protocol compliance" in n or "work log" in n for n in names):
-        raise InvalidInput(f"{stem} is not a session log (no '# Session ...' title, Protocol Compliance or Work Log section)")
+        raise InvalidInput(
+            f"{stem} is not a session log (no '# Session ...' title, Protocol Compliance or Work Log section)"
+        )
     fields = _fields(lines)
     date = fields.get("date") or None
     number = re.search(r"session[ -]?(\d+)", h1, re.IGNORECASE)
@@ -153,7 +155,9 @@ def _files(body: list[str]) -> tuple[str, ...]:
 def _commits(sections: list[tuple[int, str, list[str]]], all_text: str) -> list[str]:
     found: list[str] = []
     for level, heading, body in sections:
-        if re.search(r"\bcommits?\b", heading, re.IGNORECASE) and not re.search(r"protocol|session end", heading, re.IGNORECASE):
+        if re.search(r"\bcommits?\b", heading, re.IGNORECASE) and not re.search(
+            r"protocol|session end", heading, re.IGNORECASE
+        ):
             for line in body:
                 if _BULLET.match(line):
                     found += [sha for sha in shas(line.lower())[:1] if sha not in found]

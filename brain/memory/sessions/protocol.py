@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 
 from brain.errors import InvalidInput
 from brain.index.embedders import Embedder
-from brain.memory.patterns import service as pattern_service
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, MAX_BUDGET, MIN_BUDGET
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import list_episodes, store_episode
+from brain.memory.patterns import service as pattern_service
 from brain.memory.sessions.extract import extract_file
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines, LearnResult, guidelines, learn_episode
@@ -73,12 +73,13 @@ def bootstrap(
         raise InvalidInput(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens, got {budget}")
     if days < 0:
         raise InvalidInput(f"days must be 0 or more, got {days}")
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     since = (now - timedelta(days=days)).isoformat()
     sections: dict[str, list[str]] = {}
     failures = list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=20)
     sections["Recent failures"] = [
-        f"- {e.title} ({(e.date or '')[:10]}): {e.task or ''}" + (f" Lesson: {e.lessons[0]}" if e.lessons else "") for e in failures
+        f"- {e.title} ({(e.date or '')[:10]}): {e.task or ''}" + (f" Lesson: {e.lessons[0]}" if e.lessons else "")
+        for e in failures
     ]
     sections["Antipattern warnings"] = [
         f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger or ''}".rstrip(": ")
@@ -100,7 +101,9 @@ def _relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> 
     query = vectors.query(task)
     by_trigger = cosine(query, vectors.matrix([p.trigger or "" for p in candidates]))
     by_name = cosine(query, vectors.matrix([_name_words(p.title) + ": " + (p.trigger or "") for p in candidates]))
-    by_action = cosine(query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates]))
+    by_action = cosine(
+        query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates])
+    )
     scores = np.maximum(np.maximum(by_trigger, by_name), by_action)
     ranked = sorted(zip(scores.tolist(), candidates), key=lambda pair: -pair[0])
     return [
@@ -128,7 +131,10 @@ def _tip_lines(found: Guidelines) -> list[str]:
 
 def _word_set(text: str) -> frozenset[str]:
     """Lower-case words, a plural 's' dropped, so 'keys' names 'key'."""
-    found = (word.removesuffix("s") if len(word) > 3 and not word.endswith("ss") else word for word in re.findall(r"[a-z0-9]+", text.lower()))
+    found = (
+        word.removesuffix("s") if len(word) > 3 and not word.endswith("ss") else word
+        for word in re.findall(r"[a-z0-9]+", text.lower())
+    )
     return frozenset(found) - _GENERIC_WORDS
 
 
@@ -156,8 +162,8 @@ def facts_named_in(
     now: datetime | None = None,
 ) -> list[str]:
     """Lines for the facts valid now about the subjects the task names (see the module doc)."""
-    from brain.memory.facts.settings import load_settings
     from brain.memory.facts.service import recall_facts
+    from brain.memory.facts.settings import load_settings
 
     chosen = list(dict.fromkeys(namespaces or [load_settings(corpus.vault).default_namespace]))
     known = _fact_subjects(corpus)
@@ -169,7 +175,9 @@ def facts_named_in(
                 named[subject] = max(named.get(subject, 0), len(subject_words))
     lines: list[str] = []
     for subject in sorted(named, key=lambda name: (-named[name], name))[:MAX_FACT_SUBJECTS]:
-        found = recall_facts(corpus.vault, corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now)
+        found = recall_facts(
+            corpus.vault, corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now
+        )
         lines += [_fact_line(hit.fact) for hit in found.hits]
     return lines
 
@@ -225,7 +233,9 @@ class SessionEnd:
     warnings: tuple[str, ...] = field(default=())
 
 
-def end_session(vault: Vault, corpus: Corpus, session_log: str | Path, *, patterns: list[str] = (), today: str | None = None) -> SessionEnd:
+def end_session(
+    vault: Vault, corpus: Corpus, session_log: str | Path, *, patterns: list[str] = (), today: str | None = None
+) -> SessionEnd:
     """Extract, store, record pattern evidence, learn tips, report new antipatterns."""
     extracted = extract_file(session_log) if Path(session_log).is_file() else None
     if extracted is None:
@@ -238,7 +248,9 @@ def end_session(vault: Vault, corpus: Corpus, session_log: str | Path, *, patter
     stored = store_episode(vault, corpus, episode, extra_frontmatter={"source_log": extracted.source})
     titles = []
     for path in used:
-        update = pattern_service.record_pattern_evidence(vault, corpus, path, outcome=episode.outcome or "partial", episode=episode.title)
+        update = pattern_service.record_pattern_evidence(
+            vault, corpus, path, outcome=episode.outcome or "partial", episode=episode.title
+        )
         titles.append(update.pattern.title)
     learned = learn_episode(vault, corpus, episode, today=today)
     after = [p.title for p in pattern_service.antipatterns(corpus)]

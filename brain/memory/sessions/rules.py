@@ -41,11 +41,13 @@ _CHOICE = re.compile(
     r"\b(chose|choose|decided|decision|selected|opted|rejected|declined?|preferred)\b|\brather than\b|\binstead of\b",
     re.IGNORECASE,
 )
-_COMPARISON = re.compile(r"^(?:.*?\b(?:chose|selected|opted for|preferred)\s+)?(.+?)\s+(?:over|rather than|instead of)\s+(.+?)(?:[,.;:]|$)", re.IGNORECASE)
+_COMPARISON = re.compile(
+    r"^(?:.*?\b(?:chose|selected|opted for|preferred)\s+)?(.+?)\s+(?:over|rather than|instead of)\s+(.+?)(?:[,.;:]|$)",
+    re.IGNORECASE,
+)
 _SESSION_STEM = re.compile(r"^(\d{4}-\d{2}-\d{2})-session-[\w.-]+$")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`'\"(])")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
 
 
 def session_id(stem: str, date: str | None, number: Any) -> str:
@@ -129,7 +131,9 @@ def build_episode(
         fake = WorkItem(title=context, text=chosen)
         decisions.append(_decision(len(decisions) + 1, fake, _CHOICE.search(chosen), timestamp, None))
     events = _with_leads_to(events)
-    files = {name for item in items for name in item.files} or {path for item in items for path in file_paths(item.text)}
+    files = {name for item in items for name in item.files} or {
+        path for item in items for path in file_paths(item.text)
+    }
     decisions = [replace(d, outcome=outcome) for d in decisions]
     metrics = {
         "duration_minutes": duration or 0,
@@ -156,7 +160,9 @@ def build_episode(
     )
 
 
-_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z]{1,5}|[\w-]+\.(?:py|ps1|psm1|md|json|ya?ml|toml|ts|js|sh|txt|cfg|ini))(?![\w/])")
+_PATH = re.compile(
+    r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z]{1,5}|[\w-]+\.(?:py|ps1|psm1|md|json|ya?ml|toml|ts|js|sh|txt|cfg|ini))(?![\w/])"
+)
 
 
 def file_paths(text: str) -> set[str]:
@@ -166,7 +172,10 @@ def file_paths(text: str) -> set[str]:
 
 def recovered_in(text: str) -> bool:
     """'147 passed (was 18 failed)': the failure is history, the item reports the recovery."""
-    return bool(re.search(r"\bwas\s+\d+\s+fail", text, re.IGNORECASE) or re.search(r"\b(\d+)\s+fail\w*\s+(?:before|without)\b", text, re.IGNORECASE))
+    return bool(
+        re.search(r"\bwas\s+\d+\s+fail", text, re.IGNORECASE)
+        or re.search(r"\b(\d+)\s+fail\w*\s+(?:before|without)\b", text, re.IGNORECASE)
+    )
 
 
 def _with_leads_to(events: list[Event]) -> list[Event]:
@@ -189,7 +198,9 @@ def _sentence_with(text: str, needle: str) -> str:
     return text.strip()
 
 
-def _decision(number: int, item: WorkItem, choice: re.Match | None, timestamp: str | None, milestone: str | None) -> Decision:
+def _decision(
+    number: int, item: WorkItem, choice: re.Match | None, timestamp: str | None, milestone: str | None
+) -> Decision:
     chosen = _sentence_with(item.text, choice.group(0)) if choice else item.text.strip()
     options = None
     comparison = _COMPARISON.match(chosen)

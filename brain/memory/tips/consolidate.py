@@ -23,8 +23,8 @@ import numpy as np
 
 from brain.index.embedders import Embedder
 from brain.memory.corpus import Corpus
-from brain.memory.tips.service import tip_index
 from brain.memory.tips.learn import words
+from brain.memory.tips.service import tip_index
 from brain.notes.edit import set_frontmatter
 from brain.notes.tip import Tip, combine_evidence, render_tip
 from brain.vault import TYPE_FOLDERS, Vault
@@ -61,13 +61,17 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
-def consolidate(vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None) -> ConsolidationPlan:
+def consolidate(
+    vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None
+) -> ConsolidationPlan:
     index = tip_index(corpus, embedder)
     tips, subtasks, triggers = list(index.tips), index.column(0), index.column(1)
     if len(tips) < 2:
         return ConsolidationPlan(0, 0, (), dry_run)
     steps = [_step_words(tip) for tip in tips]
-    order = sorted(range(len(tips)), key=lambda i: (_EVIDENCE_RANK.get(tips[i].evidence, 3), -tips[i].support, tips[i].title))
+    order = sorted(
+        range(len(tips)), key=lambda i: (_EVIDENCE_RANK.get(tips[i].evidence, 3), -tips[i].support, tips[i].title)
+    )
     rank = {index: position for position, index in enumerate(order)}
     categories = np.array([tip.category for tip in tips])
     partners: dict[int, list[int]] = {}
@@ -101,7 +105,16 @@ def consolidate(vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder
         merged = _merged_tip(vault, corpus, [tips[i] for i in group], pending, today)
         path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(merged.title)}"
         pending.append(merged.title.lower())
-        merges.append(Merge(merged.title, path, tips[index].title, tuple(tips[i].title for i in members), merged.support, merged.evidence))
+        merges.append(
+            Merge(
+                merged.title,
+                path,
+                tips[index].title,
+                tuple(tips[i].title for i in members),
+                merged.support,
+                merged.evidence,
+            )
+        )
         if not dry_run:
             _write_merge(vault, corpus, merged, path, [tips[i] for i in group])
     return ConsolidationPlan(candidates, rejected, tuple(merges), dry_run)
@@ -113,7 +126,11 @@ def _merged_tip(vault: Vault, corpus: Corpus, group: list[Tip], pending: list[st
     avoid = list(dict.fromkeys(part.strip() for tip in group for part in tip.avoid.split(";") if part.strip()))
     base = best.title.removesuffix("-merged")
     title, number = f"{base}-merged", 1
-    while corpus.resolver().candidates(title) or title.lower() in pending or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists():
+    while (
+        corpus.resolver().candidates(title)
+        or title.lower() in pending
+        or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists()
+    ):
         number += 1
         title = f"{base}-merged-{number}"
     return Tip(
@@ -145,4 +162,6 @@ def _write_merge(vault: Vault, corpus: Corpus, merged: Tip, path: str, group: li
         if tip.path is None:
             continue
         current = vault.read(tip.path)
-        vault.write(tip.path, set_frontmatter(current.note.text, {"merged_into": f"[[{merged.title}]]"}), expected=current.stamp)
+        vault.write(
+            tip.path, set_frontmatter(current.note.text, {"merged_into": f"[[{merged.title}]]"}), expected=current.stamp
+        )

@@ -69,7 +69,11 @@ def parse_reply(reply: str, episode: Episode) -> list[Draft]:
     events = {e.id: e for e in episode.events if e.id}
     drafts = []
     for number, item in enumerate(items, 1):
-        if not isinstance(item, dict) or not isinstance(item.get("ids"), list) or not str(item.get("subtask") or "").strip():
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("ids"), list)
+            or not str(item.get("subtask") or "").strip()
+        ):
             raise ModelUnusable(f"subtask {number} lacks 'ids' or 'subtask'")
         unknown = [str(i) for i in item["ids"] if str(i) not in decisions and str(i) not in events]
         if unknown:
@@ -117,7 +121,11 @@ def endpoint_drafter(vault: Vault) -> Callable[[Episode], list[Draft]]:
 
     def ask(system: str, prompt: str) -> str:
         body = json.dumps(
-            {"model": model, "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}], "temperature": 0}
+            {
+                "model": model,
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+                "temperature": 0,
+            }
         ).encode()
         headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {key}"} if key else {})
         request = urllib.request.Request(str(url), data=body, headers=headers, method="POST")

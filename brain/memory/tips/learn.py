@@ -43,13 +43,20 @@ _GENERALIZE = (
     (re.compile(r"\b[a-z]\d{3}\b"), "<ref>"),
     (re.compile(r"\b\d+(?:[.,:]\d+)*(?:[kKMB%]|\s?(?:ms|s|min|h|x|KB|MB|GB|percent)\b)?"), "<n>"),
 )
-_RETRY = re.compile(r"\b(retr(?:y|ied|ies)|again|re-?ran|re-?run|second attempt|another attempt|redo|redid|repeated)\b", re.IGNORECASE)
-_FIX = re.compile(r"\b(fix(?:ed|es)?|repair(?:ed)?|recover(?:ed)?|resolv(?:ed|es)|corrected|revert(?:ed)?|passed|green)\b", re.IGNORECASE)
+_RETRY = re.compile(
+    r"\b(retr(?:y|ied|ies)|again|re-?ran|re-?run|second attempt|another attempt|redo|redid|repeated)\b", re.IGNORECASE
+)
+_FIX = re.compile(
+    r"\b(fix(?:ed|es)?|repair(?:ed)?|recover(?:ed)?|resolv(?:ed|es)|corrected|revert(?:ed)?|passed|green)\b",
+    re.IGNORECASE,
+)
 _FAILED_OUTCOME = ("failure", "failed", "fail")
 _CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
 _VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
 _GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
-_STOP = set("the a an and or of to in on for with by from at as is was were be been it its this that these those into".split())
+_STOP = set(
+    "the a an and or of to in on for with by from at as is was were be been it its this that these those into".split()
+)
 
 
 def generalize(text: str, limit: int = 160) -> str:
@@ -90,7 +97,9 @@ class Segment:
         ids = self.ids
         if not ids:
             return None
-        return ids[0] if len(ids) == 1 else f"{ids[0]}-{ids[-1]}" if len(ids) == 2 or _sequential(ids) else ", ".join(ids)
+        return (
+            ids[0] if len(ids) == 1 else f"{ids[0]}-{ids[-1]}" if len(ids) == 2 or _sequential(ids) else ", ".join(ids)
+        )
 
 
 def _sequential(ids: list[str]) -> bool:
@@ -190,7 +199,9 @@ def classify(seg: Segment, episode: Episode) -> str:
     repeated = len(texts) != len(set(texts)) or any(
         len(words(a) & words(b)) >= 0.8 * max(len(words(a)), 1) for a, b in zip(texts, texts[1:]) if len(words(a)) >= 3
     )
-    retried = any(_RETRY.search(e.text) for e in seg.events) or any(_RETRY.search(d.chosen or "") for d in seg.decisions)
+    retried = any(_RETRY.search(e.text) for e in seg.events) or any(
+        _RETRY.search(d.chosen or "") for d in seg.decisions
+    )
     return "optimization" if repeated or retried else "strategy"
 
 
@@ -292,7 +303,9 @@ def _subtask(seg: Segment, episode: Episode) -> str:
             title = d.chosen or d.context or d.title or ""
         head = first_clause(title, 120)
         second = head.split()[1:2]
-        if second and second[0][:1].islower():  # a log's sentence ("Chose raise over ..."), not a name ("Jittered Expiry")
+        if (
+            second and second[0][:1].islower()
+        ):  # a log's sentence ("Chose raise over ..."), not a name ("Jittered Expiry")
             head = imperative(head)
         before_comma = head.split(", ", 1)[0]
         return generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
@@ -350,7 +363,11 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     else:  # a run of work in a session: it applies to the same kind of task
         trigger = generalize(episode.task or _lead(seg), 140)
     steps = [decision_action(d) for d in good]
-    steps += [generalize(imperative(e.text), 140) for e in seg.events if e.type in ("milestone", "tool_call", "test", "handoff")]
+    steps += [
+        generalize(imperative(e.text), 140)
+        for e in seg.events
+        if e.type in ("milestone", "tool_call", "test", "handoff")
+    ]
     steps = _distinct(steps)[:6]
     task = generalize(episode.task or "", 160)
     avoid_parts: list[str] = []
@@ -359,7 +376,9 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         if cause:
             avoid_parts.append(f"what led to: {cause.immediate}")
     elif category == "optimization":
-        avoid_parts += [generalize(e.text) for e in seg.events if _RETRY.search(e.text)][:2] or ["repeating the same step instead of changing approach"]
+        avoid_parts += [generalize(e.text) for e in seg.events if _RETRY.search(e.text)][:2] or [
+            "repeating the same step instead of changing approach"
+        ]
     else:
         for d in good:
             avoid_parts += [f"the rejected option: {generalize(o)}" for o in rejected_options(d)][:2]
@@ -375,21 +394,32 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     if not purpose_parts:
         purpose_parts.append(f"Worked in a {episode.outcome or 'recorded'} session: {task}")
     lesson = " Lesson: " + _sentence(generalize(lessons[0], 160)) if lessons else ""
-    fixed = category == "recovery" and (good or any(e.type == "test" for e in seg.events) or episode.outcome == "success")
+    fixed = category == "recovery" and (
+        good or any(e.type == "test" for e in seg.events) or episode.outcome == "success"
+    )
     if category == "recovery":
         evidence = "both" if fixed else "failure"
         failed_approach = generalize(bad[0].chosen or bad[0].title, 100) if bad else None
         fix = decision_action(good[0]) if good else _fix_step(seg)
         if fix:
-            tip = _sentence(fix + (f", not {_lower(failed_approach)}" if failed_approach else "")) + (_why(seg) or lesson)
+            tip = _sentence(fix + (f", not {_lower(failed_approach)}" if failed_approach else "")) + (
+                _why(seg) or lesson
+            )
         else:
             led_to = cause.immediate if cause else trigger
-            tip = _sentence(f"Do not {_lower(failed_approach or 'repeat the failing step')}: it led to {_lower(led_to)}") + lesson
+            tip = (
+                _sentence(f"Do not {_lower(failed_approach or 'repeat the failing step')}: it led to {_lower(led_to)}")
+                + lesson
+            )
     elif category == "optimization":
         evidence = "success" if episode.outcome == "success" else "both"
         doing = decision_action(seg.decisions[0]) if seg.decisions else subtask
         last = steps[-1] if steps and not _same(steps[-1], doing) else None
-        tip = _sentence(f"{doing}: go straight to {_lower(last)}" if last else doing) + " Do it once instead of repeating attempts." + (_why(seg) or lesson)
+        tip = (
+            _sentence(f"{doing}: go straight to {_lower(last)}" if last else doing)
+            + " Do it once instead of repeating attempts."
+            + (_why(seg) or lesson)
+        )
     else:
         evidence = "success" if episode.outcome in ("success", None) else "both"
         if seg.decisions:
@@ -462,12 +492,32 @@ def trajectory_episode(title: str, task: str, steps: list[dict], outcome: str | 
         if not isinstance(step, dict) or not str(step.get("action") or "").strip():
             raise InvalidInput(f"step {number} needs an 'action' (and optionally 'thought' and 'result')")
         action, thought, result = (str(step.get(key) or "").strip() for key in ("action", "thought", "result"))
-        failed_last = bool(re.search(r"\b(error|exception|failed|failure|traceback|denied|not found|refused|timed? ?out)\b", result, re.IGNORECASE))
+        failed_last = bool(
+            re.search(
+                r"\b(error|exception|failed|failure|traceback|denied|not found|refused|timed? ?out)\b",
+                result,
+                re.IGNORECASE,
+            )
+        )
         event_id = f"e{len(events) + 1:03d}"
         decision_id = f"d{number:03d}"
-        events.append(Event(text=action + (f" -> {result}" if result else ""), id=event_id, type="error" if failed_last else "milestone", caused_by=(decision_id,)))
+        events.append(
+            Event(
+                text=action + (f" -> {result}" if result else ""),
+                id=event_id,
+                type="error" if failed_last else "milestone",
+                caused_by=(decision_id,),
+            )
+        )
         decisions.append(
-            Decision(id=decision_id, title=first_clause(action, 72), context=thought or None, chosen=action, outcome="failure" if failed_last else "success", effects=(event_id,))
+            Decision(
+                id=decision_id,
+                title=first_clause(action, 72),
+                context=thought or None,
+                chosen=action,
+                outcome="failure" if failed_last else "success",
+                effects=(event_id,),
+            )
         )
     return Episode(
         title=title,

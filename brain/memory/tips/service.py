@@ -99,7 +99,9 @@ def active_tips(corpus: Corpus) -> list[Tip]:
 # ---------------------------------------------------------------- learn
 
 
-def learn(vault: Vault, corpus: Corpus, names: list[str], *, drafter: Drafter | None = None, today: str | None = None) -> list[LearnResult]:
+def learn(
+    vault: Vault, corpus: Corpus, names: list[str], *, drafter: Drafter | None = None, today: str | None = None
+) -> list[LearnResult]:
     """Tips from episodes (by name). Every name is checked before anything is written."""
     if not names:
         raise InvalidInput("give at least one episode to learn from")
@@ -107,7 +109,9 @@ def learn(vault: Vault, corpus: Corpus, names: list[str], *, drafter: Drafter | 
     return [learn_episode(vault, corpus, episode, drafter=drafter, today=today) for episode in episodes]
 
 
-def learn_episode(vault: Vault, corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None) -> LearnResult:
+def learn_episode(
+    vault: Vault, corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None
+) -> LearnResult:
     """Write one tip note per subtask of an episode; a subtask already learned is left as it is."""
     drafts, warnings = _drafts(episode, drafter)
     known = {(source.episode.lower(), source.span) for tip in all_tips(corpus) for source in tip.source_episodes}
@@ -136,7 +140,9 @@ def _drafts(episode: Episode, drafter: Drafter | None) -> tuple[list[Draft], lis
 
 
 def tip_from_draft(draft: Draft, title: str, *, today: str | None = None) -> Tip:
-    tags = ["tip", draft.category] + ([draft.task_category] if draft.task_category and draft.task_category != draft.category else [])
+    tags = ["tip", draft.category] + (
+        [draft.task_category] if draft.task_category and draft.task_category != draft.category else []
+    )
     return Tip(
         title=title,
         category=draft.category,
@@ -166,8 +172,10 @@ def _unique_title(vault: Vault, corpus: Corpus, subtask: str, pending: list[str]
     base = f"TIP-{tip_slug(subtask)}"
     resolver = corpus.resolver()
     title, number = base, 1
-    while resolver.candidates(title) or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists() or any(
-        p.endswith("/" + vault.filename_for(title)) for p in pending
+    while (
+        resolver.candidates(title)
+        or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists()
+        or any(p.endswith("/" + vault.filename_for(title)) for p in pending)
     ):
         number += 1
         title = f"{base}-{number}"
@@ -258,7 +266,10 @@ def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
     tips = tuple(active_tips(corpus))
     texts = [match_texts(tip) for tip in tips]
     distinct: dict[str, int] = {}
-    rows = np.array([[distinct.setdefault(row[column], len(distinct)) for row in texts] for column in range(MATCH_TEXTS)], dtype=np.int64)
+    rows = np.array(
+        [[distinct.setdefault(row[column], len(distinct)) for row in texts] for column in range(MATCH_TEXTS)],
+        dtype=np.int64,
+    )
     order = sorted(range(len(tips)), key=lambda i: tips[i].title)
     title_rank = np.empty(len(tips), dtype=np.int64)
     title_rank[order] = np.arange(len(tips))
@@ -305,7 +316,9 @@ def guidelines(
     matches = matches[np.lexsort((index.title_rank[matches], -own[matches], -score[matches]))][:top_k]
 
     def made(positions: np.ndarray, reason: str) -> tuple[Guideline, ...]:
-        return tuple(Guideline(index.tips[i], reason, float(similarity[i]), float(score[i])) for i in positions.tolist())
+        return tuple(
+            Guideline(index.tips[i], reason, float(similarity[i]), float(score[i])) for i in positions.tolist()
+        )
 
     return Guidelines(task, threshold, made(core, "core"), made(matches, "match"))
 
@@ -324,7 +337,9 @@ def feedback_adjustment(tip: Tip) -> float:
 # ---------------------------------------------------------------- feedback
 
 
-def record_feedback(vault: Vault, corpus: Corpus, name: str, *, helped: bool, episode: str | None = None, today: str | None = None) -> Tip:
+def record_feedback(
+    vault: Vault, corpus: Corpus, name: str, *, helped: bool, episode: str | None = None, today: str | None = None
+) -> Tip:
     """Count that a tip handed out helped (or hurt); with an episode, note which one."""
     path = corpus.resolver().resolve(name)
     current = vault.read(path)
