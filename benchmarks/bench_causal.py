@@ -43,8 +43,9 @@ from brain.index.engine import forget, open_index  # noqa: E402
 from brain.index.scan import scan  # noqa: E402
 from brain.index.sync import index_vault  # noqa: E402
 from brain.index.watch import Watcher  # noqa: E402
-from brain.memory.causal.chains import build_chain, causality_stats, reconstruct_reasoning  # noqa: E402
+from brain.memory.causal.chains import build_chain, reconstruct_reasoning  # noqa: E402
 from brain.memory.causal.contexts import ACTION_TYPES  # noqa: E402
+from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus  # noqa: E402
 from brain.vault import Vault  # noqa: E402
 

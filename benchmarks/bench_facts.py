@@ -42,6 +42,7 @@ from brain.index.engine import forget, open_index  # noqa: E402
 from brain.index.sync import index_vault  # noqa: E402
 from brain.memory.corpus import Corpus  # noqa: E402
 from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service  # noqa: E402
 from brain.memory.facts import sweep as retention  # noqa: E402
 from brain.notes.edit import set_frontmatter  # noqa: E402
@@ -168,31 +169,33 @@ def measure_reads(
     def recall_filters() -> None:
         choice = rng.random()
         if choice < 0.4:
-            service.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
+            fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
         elif choice < 0.8:
-            service.recall_facts(vault, corpus, namespaces=[NAMESPACE], subject=rng.choice(subjects), now=now)
+            fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], subject=rng.choice(subjects), now=now)
         else:
             as_of = T0 + timedelta(days=rng.randint(0, 200))
-            service.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), as_of=as_of, now=now)
+            fact_recall.recall_facts(
+                vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), as_of=as_of, now=now
+            )
 
     def recall_query() -> None:
         words = " ".join(rng.sample(WORDS, 2))
-        service.recall_facts(vault, corpus, words, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
+        fact_recall.recall_facts(vault, corpus, words, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
 
     watcher = FileLock(str(vault.index_dir / "watch.lock"), timeout=0)
     watcher.acquire()  # as `brain watch` holds it
     try:
         started = time.perf_counter()
-        service.recall_facts(vault, corpus, namespaces=[NAMESPACE], now=now)
+        fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], now=now)
         result["first_recall_s"] = round(time.perf_counter() - started, 2)  # loads the catalog and builds the table
-        service.recall_facts(vault, corpus, "warm up", namespaces=[NAMESPACE], now=now)  # loads the vector copy
+        fact_recall.recall_facts(vault, corpus, "warm up", namespaces=[NAMESPACE], now=now)  # loads the vector copy
         result["recall_ms"] = summary(timed(recall_filters, repeat))
         result["recall_query_ms"] = summary(timed(recall_query, repeat))
         result["history_ms"] = summary(
-            timed(lambda: service.history(vault, corpus, rng.choice(subjects), namespace=NAMESPACE), repeat)
+            timed(lambda: fact_recall.history(vault, corpus, rng.choice(subjects), namespace=NAMESPACE), repeat)
         )
-        found = service.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind="config", now=now)
-        record = service.journal_record(found, "config", None, 10, False, None, None, now, "bench")
+        found = fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind="config", now=now)
+        record = fact_recall.journal_record(found, "config", None, 10, False, None, None, now, "bench")
         result["journal_append_ms"] = summary(timed(lambda: fact_journal.append(vault, record), 1000))
         result["journal_records"] = len(fact_journal.records(vault))
     finally:

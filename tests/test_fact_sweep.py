@@ -15,6 +15,7 @@ from brain.index.engine import forget, open_index
 from brain.index.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
 from brain.memory.facts import sweep as retention
 from brain.memory.health import check_journal
@@ -252,7 +253,7 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
         kept = (vault.root / f"facts/{v3}.md").read_text()
         assert f"supersedes: '{v2} (purged)'" in kept and "[[" + v2 not in kept
     # History is what is left, in order; the catalog and the files agree.
-    assert [fact.title for fact in service.history(vault, Corpus(vault), "beta", namespace="user:alice")] == [
+    assert [fact.title for fact in fact_recall.history(vault, Corpus(vault), "beta", namespace="user:alice")] == [
         chains["beta"][2]
     ]
 

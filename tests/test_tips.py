@@ -17,7 +17,8 @@ from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.tips import service
 from brain.memory.tips.consolidate import consolidate
-from brain.memory.tips.learn import classify, draft_tips, generalize, segment, trajectory_episode
+from brain.memory.tips.learn import classify, draft_tips, generalize, segment
+from brain.memory.tips.trajectory import trajectory_episode
 from brain.notes.parse import parse_note
 from brain.notes.tip import CATEGORIES, SourceRef, Tip, render_tip, tip_from_note
 from brain.vault import Vault

@@ -14,7 +14,7 @@ from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.index.search import search
 from brain.index.sync import index_vault, reindex_vault
-from brain.index.vectors import collection_name
+from brain.index.vector_identity import collection_name
 
 
 class Counting(LexicalFallbackEmbedder):

@@ -8,6 +8,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory.causal import chains as service
+from brain.memory.causal import stats as causal_stats
 from brain.views.causal import chain_lines, reasoning_lines, stats_lines
 
 app = typer.Typer(help="Causal chains: why a note exists and what it led to.", no_args_is_help=True)
@@ -63,7 +64,7 @@ def stats(
 ) -> None:
     """Exact figures over every note: causal links, action types, roots, orphans, chain lengths, cycles, broken links."""
     _, corpus = open_vault(vault)
-    found = service.causality_stats(corpus, project)
+    found = causal_stats.causality_stats(corpus, project)
     if as_json:
         emit_json(found)
         return

@@ -10,6 +10,7 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput
 from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
 from brain.memory.facts import sweep as retention
 from brain.notes.fact import TIERS, TIME_EXAMPLE, format_time, parse_value
@@ -146,15 +147,15 @@ def recall(
     as_of: Annotated[str | None, typer.Option(help=f"Facts valid at this time (default now); {TIME_HELP}.")] = None,
     known_at: Annotated[str | None, typer.Option(help=f"As the vault knew them at this time; {TIME_HELP}.")] = None,
     limit: Annotated[
-        int, typer.Option(min=1, max=service.MAX_LIMIT, help="Most facts to return.")
-    ] = service.DEFAULT_LIMIT,
+        int, typer.Option(min=1, max=fact_recall.MAX_LIMIT, help="Most facts to return.")
+    ] = fact_recall.DEFAULT_LIMIT,
     history: Annotated[bool, typer.Option("--history", help="Include closed facts, marked as such.")] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Facts valid now (or --as-of, --known-at), best first; every recall is journaled."""
     vault_, corpus = open_vault(vault)
-    found = service.recall_facts(
+    found = fact_recall.recall_facts(
         vault_,
         corpus,
         query,
@@ -179,7 +180,7 @@ def history_(
 ) -> None:
     """Every value a subject has had, oldest first, with what superseded each and why."""
     vault_, corpus = open_vault(vault)
-    chain = service.history(vault_, corpus, subject, namespace=namespace, kind=kind)
+    chain = fact_recall.history(vault_, corpus, subject, namespace=namespace, kind=kind)
     emit_json([view.fact_row(fact) for fact in chain]) if as_json else _echo(view.history_lines(chain))
 
 
@@ -208,7 +209,7 @@ def replay(
 ) -> None:
     """What a journaled recall returned, and what the same recall returns now."""
     vault_, corpus = open_vault(vault)
-    found = service.replay(vault_, corpus, record_)
+    found = fact_recall.replay(vault_, corpus, record_)
     emit_json(view.replay_dict(found)) if as_json else _echo(view.replay_lines(found))
 
 

@@ -125,8 +125,13 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
                 raise ToolError(str(error)) from None
 
     signature = inspect.signature(fn, eval_str=True)
-    guarded.__signature__ = signature.replace(parameters=list(signature.parameters.values())[1:])  # type: ignore[attr-defined]
-    del guarded.__wrapped__  # the SDK must read the signature above, not the function's own
+    served = signature.replace(parameters=list(signature.parameters.values())[1:])
+    guarded.__signature__ = served  # type: ignore[attr-defined]
+    # The SDK reads both the signature and the type hints (to find a `Context` argument); both are
+    # given evaluated, without the state, since the wrapper's module cannot resolve the tool's names.
+    guarded.__annotations__ = {name: parameter.annotation for name, parameter in served.parameters.items()}
+    guarded.__annotations__["return"] = served.return_annotation
+    del guarded.__wrapped__
     return guarded
 
 

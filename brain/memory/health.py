@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brain.memory.causal.chains import causal_findings
 from brain.memory.causal.graph import find_cycles
+from brain.memory.causal.stats import causal_findings
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
 from brain.notes.episode import episode_from_note

@@ -60,11 +60,11 @@ def note_summary(note: Note, limit: int = SUMMARY_CHARS) -> str:
         value = note.frontmatter.get("value")
         text = f"{text_field(note, 'subject')} = {value}"
     if not text:
-        text = _first_line(note.body) or note.title
+        text = first_line(note.body) or note.title
     return _first_sentence(" ".join(text.split()), limit)
 
 
-def _first_line(body: str) -> str:
+def first_line(body: str) -> str:
     """The first paragraph of prose (headings, code fences, tables and rules skipped), lines joined."""
     lines: list[str] = []
     for line in body.splitlines():
@@ -84,10 +84,10 @@ def _first_sentence(text: str, limit: int) -> str:
     end = re.search(r"[.!?](\s|$)", text)
     if end and 20 <= end.end() <= limit:
         return text[: end.end()].strip()
-    return _cut(text, limit)
+    return cut(text, limit)
 
 
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit - 3].rsplit(" ", 1)[0]

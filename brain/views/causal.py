@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import yaml
 
-from brain.memory.causal.chains import CausalityStats, Chain, ChainStep, Reasoning
+from brain.memory.causal.chains import Chain, ChainStep, Reasoning
 from brain.memory.causal.contexts import ContextEntry, SavedContext
+from brain.memory.causal.stats import CausalityStats
 from brain.notes.parse import link_targets
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.facts.service import FactWritten, Recall, RecallHit, Replay
+from brain.memory.facts.recall import Recall, RecallHit
+from brain.memory.facts.recall import Replay
+from brain.memory.facts.service import FactWritten
 from brain.memory.facts.sweep import SweepItem, SweepReport
 from brain.notes.fact import Fact, canonical_json, format_time
 

@@ -9,7 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.mcp.common import ServerState, result, tool
-from brain.memory.causal import chains, contexts
+from brain.memory.causal import chains, contexts, stats
 from brain.views.causal import chain_lines, context_lines, reasoning_lines, saved_text, stats_lines
 
 GROUP = "causal"
@@ -122,5 +122,5 @@ def get_causality_stats(
 
     Use it to audit how well a project's work is traced.
     """
-    found = chains.causality_stats(state.corpus, project)
+    found = stats.causality_stats(state.corpus, project)
     return result("\n".join(stats_lines(found)), {"stats": found})

@@ -8,6 +8,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.mcp.common import ServerState, result, tool
+from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
 from brain.notes.fact import TIERS, TIME_EXAMPLE, format_time
 from brain.views import facts as view
@@ -122,8 +123,8 @@ def recall_facts(
         Field(description=f"As the vault knew them at this time (what was known when a decision was made); {Time}."),
     ] = None,
     limit: Annotated[
-        int, Field(ge=1, le=service.MAX_LIMIT, description="Most facts to return.")
-    ] = service.DEFAULT_LIMIT,
+        int, Field(ge=1, le=fact_recall.MAX_LIMIT, description="Most facts to return.")
+    ] = fact_recall.DEFAULT_LIMIT,
     history: Annotated[bool, Field(description="Include closed facts, marked as such.")] = False,
 ) -> CallToolResult:
     """The facts valid now (or at as_of, as known at known_at), best first, each with its score's parts.
@@ -131,7 +132,7 @@ def recall_facts(
     Use it before acting on a preference, setting or policy. Closed facts are left out unless
     history is true. Every recall is written to the vault's recall journal.
     """
-    found = service.recall_facts(
+    found = fact_recall.recall_facts(
         state.vault,
         state.corpus,
         query,

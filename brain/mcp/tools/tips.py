@@ -16,7 +16,7 @@ from brain.mcp.common import ServerState, result, tool
 from brain.memory.episodes.service import get_episode, store_episode
 from brain.memory.tips import service as tip_service
 from brain.memory.tips.language_model import ModelUnusable, model_drafter
-from brain.memory.tips.learn import trajectory_episode
+from brain.memory.tips.trajectory import trajectory_episode
 from brain.views.tips import guideline_lines, guidelines_json, learn_json, learn_lines
 
 GROUP = "learning"

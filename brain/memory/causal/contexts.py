@@ -21,7 +21,7 @@ from brain.memory.notes.service import write_note
 from brain.memory.timeutil import parse_instant
 from brain.notes.model import ACTION_TYPES, Note
 from brain.notes.parse import link_targets
-from brain.notes.summary import causes_named, note_summary, note_time, text_field
+from brain.notes.summary import causes_named, cut, first_line, note_summary, note_time, text_field
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_LIMIT = 10
@@ -167,9 +167,9 @@ def _bare(name: str) -> str:
 
 
 def _title_from(content: str) -> str:
-    line = _first_line(content) or content.strip().splitlines()[0]
+    line = first_line(content) or content.strip().splitlines()[0]
     line = " ".join(line.replace("**", "").replace("`", "").split())
-    return _cut(line, TITLE_CHARS).removesuffix("...").rstrip(" .,:;") or "Context"
+    return cut(line, TITLE_CHARS).removesuffix("...").rstrip(" .,:;") or "Context"
 
 
 def _free_title(resolver: Resolver, vault: Vault, title: str) -> str:

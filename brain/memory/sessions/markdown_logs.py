@@ -120,7 +120,6 @@ def _work_items(sections: list[tuple[int, str, list[str]]]) -> list[WorkItem]:
     for level, heading, body in sections:
         if level == 2:
             parent_is_work = bool(_WORK.search(heading)) and not _NOT_WORK.search(heading)
-            has_children = False
             continue
         if level == 3 and parent_is_work and not _NOT_WORK.search(heading):
             text = " ".join(line.strip() for line in body if line.strip() and not line.startswith(("|-", "```")))

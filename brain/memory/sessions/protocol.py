@@ -162,7 +162,7 @@ def facts_named_in(
     now: datetime | None = None,
 ) -> list[str]:
     """Lines for the facts valid now about the subjects the task names (see the module doc)."""
-    from brain.memory.facts.service import recall_facts
+    from brain.memory.facts.recall import recall_facts
     from brain.memory.facts.settings import load_settings
 
     chosen = list(dict.fromkeys(namespaces or [load_settings(corpus.vault).default_namespace]))
