@@ -43,7 +43,12 @@ def test_each_registry_summary_is_the_first_paragraph_of_its_commands_help():
 
 def test_help_lists_every_command_from_the_registry_without_importing_one():
     modules = imported_modules("--help")
-    assert sorted(m for m in modules if m.startswith("brain.")) == ["brain.cli", "brain.cli.group", "brain.errors"]
+    assert sorted(m for m in modules if m.startswith("brain.")) == [
+        "brain.cli",
+        "brain.cli.coerce",
+        "brain.cli.group",
+        "brain.errors",
+    ]
     help_text = run_brain("--help").output
     assert list(COMMANDS) == [
         line.split()[0] for line in help_text.split("Commands:\n")[1].splitlines() if line.startswith("  ")
@@ -55,6 +60,7 @@ def test_help_lists_every_command_from_the_registry_without_importing_one():
 def test_a_command_imports_its_own_module_only():
     modules = imported_modules("note", "--help")
     assert sorted(m for m in modules if m.startswith("brain.cli.")) == [
+        "brain.cli.coerce",
         "brain.cli.common",
         "brain.cli.group",
         "brain.cli.notes",
@@ -100,3 +106,73 @@ def test_install_completion_is_offered():
     help_text = run_brain("--help").output
     assert "  --install-completion  Install completion for the current shell.\n" in help_text
     assert "  --version             Show the version and exit.\n" in help_text
+
+
+def every_command(command, ctx):
+    yield command, ctx
+    if hasattr(command, "list_commands"):
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            yield from every_command(sub, typer.Context(sub, parent=ctx, info_name=name))
+
+
+SAMPLES = {
+    "str": ["x", "", "  spaced  ", "ünïcode", "-"],
+    "int": ["5", "+5", "-3", "007", "0", "1", "100", "101", "65535", "65536", 5, 0, "1.5", "x", "", " 5", "1_000"],
+    "float": ["0.5", "1", "1e3", ".5", "5.", "-0.1", 1, 0.5, "inf", "nan", "x", "", "86401", "0.05"],
+    "path": ["a/b", ".", "~", "", "note.md"],
+}
+
+
+def outcome(runtime, value, param, ctx):
+    try:
+        converted = runtime.coerce(value, param=param, ctx=ctx)
+    except Exception as error:  # a BadParameter, worded by typer
+        return (
+            "error",
+            type(error).__name__,
+            error.format_message() if hasattr(error, "format_message") else str(error),
+        )
+    return ("ok", type(converted).__name__, repr(converted))
+
+
+def test_direct_conversion_agrees_with_typers_adapter_on_every_parameter():
+    """brain/cli/coerce.py converts plain values without pydantic: same value, same type, same error as typer's."""
+    from typer._coercion import build_runtime_param
+
+    from brain.cli.coerce import DirectParam
+
+    root = typer.main.get_command(app)
+    checked = 0
+    for command, ctx in every_command(root, typer.Context(root, info_name="brain")):
+        for param in command.params:
+            descriptor = getattr(param, "type_descriptor", None)
+            if descriptor is None:
+                continue
+            annotation = descriptor.annotation
+            choices = descriptor.choices
+            if choices is not None:
+                values = [getattr(c, "value", c) for c in choices] + [
+                    "nope",
+                    str(getattr(choices[0], "value", choices[0])).upper(),
+                ]
+            elif annotation is int or annotation is float:
+                values = SAMPLES["int"] + SAMPLES["float"]
+            elif annotation is str:
+                values = SAMPLES["str"]
+            elif getattr(annotation, "__origin__", None) is list:
+                values = [("a", "b"), [], ("",)]
+            elif annotation is bool:
+                values = ["true", "no"]
+            else:
+                values = SAMPLES["path"]
+            direct = DirectParam(parameter_info=descriptor.parameter_info, annotation=annotation)
+            typers = build_runtime_param(descriptor)
+            for value in values:
+                assert outcome(direct, value, param, ctx) == outcome(typers, value, param, ctx), (
+                    command.name,
+                    param.name,
+                    value,
+                )
+                checked += 1
+    assert checked > 500
