@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import importlib.metadata
-import subprocess
-import sys
 
 import typer
-from conftest import REPO, run_brain
+from cli_probe import heavy, imported_modules
+from conftest import run_brain, write
 from typer.testing import CliRunner
 
 from brain.cli import COMMANDS, app
-
-# Runs `brain` as `python -m brain` does, then prints every module the process had imported as it exits.
-PROBE = (
-    "import atexit, runpy, sys; atexit.register(lambda: print(*sorted(sys.modules), sep='\\n', file=sys.stderr)); "
-    "sys.argv[0] = 'brain'; runpy.run_module('brain', run_name='__main__', alter_sys=True)"
-)
-
-
-def imported_modules(*args: str) -> set[str]:
-    """Every module a new `brain ARGS` process imported, after it exited 0."""
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return set(done.stderr.split())
 
 
 def test_each_registry_summary_is_the_first_paragraph_of_its_commands_help():
@@ -65,6 +45,16 @@ def test_a_command_imports_its_own_module_only():
         "brain.cli.group",
         "brain.cli.notes",
     ]
+
+
+def test_help_a_note_read_and_a_text_search_import_no_heavy_module(vault):
+    """numpy, onnxruntime, chromadb, networkx, markdown-it, pydantic: none is needed to list commands, read a note
+    or search by words in a current index."""
+    write(vault, "notes/Idempotency keys.md", "# Idempotency keys\n\nRetries need a key per write.\n")
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+    assert heavy(imported_modules("--help")) == []
+    assert heavy(imported_modules("note", "read", "Idempotency keys", "--vault", str(vault.root))) == []
+    assert heavy(imported_modules("search", "retries", "--mode", "text", "--vault", str(vault.root))) == []
 
 
 def test_a_mistyped_command_is_a_usage_error_naming_the_closest():
