@@ -67,7 +67,7 @@ def fresh(tmp_path) -> Vault:
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_import_then_export_gives_back_every_fixture_file(imported, generation):
-    vault, result, out, exported = imported[generation]
+    _vault, result, out, exported = imported[generation]
     assert result.skipped == ()
     files = sorted((FIXTURES / generation).rglob("*.json"))
     assert files
