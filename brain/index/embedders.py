@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from brain.config import EMBEDDER_NAMES
 from brain.index.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ __all__ = [
     "resolve_default_model",
 ]
 
-EMBEDDER_NAMES = ("default", "lexical")
 log = logging.getLogger(__name__)
 
 
