@@ -67,7 +67,7 @@ def spans_for(embedder: object) -> Spans:
 
     def spans(texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         encodings = counting.encode_batch(list(texts), add_special_tokens=False)
-        return [[tuple(offset) for offset in encoding.offsets] for encoding in encodings]
+        return [[(start, end) for start, end in encoding.offsets] for encoding in encodings]
 
     return spans
 
