@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (one line per command, however long its summary)
 """The `brain` command: a registry of commands, each imported only when it runs.
 
 To add a command group, add ONE line to COMMANDS: its name, its module (whose `app` is a typer.Typer;

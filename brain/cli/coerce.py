@@ -86,7 +86,7 @@ def convert_directly(item: Command | Parameter) -> Any:
     if isinstance(item, Parameter):
         descriptor = getattr(item, "type_descriptor", None)
         if descriptor is not None and descriptor.file_annotation is None and hasattr(item, "_runtime_param"):
-            item._runtime_param = DirectParam(  # type: ignore[attr-defined]
+            item._runtime_param = DirectParam(
                 parameter_info=descriptor.parameter_info, annotation=descriptor.annotation
             )
         return item

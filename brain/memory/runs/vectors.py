@@ -12,9 +12,9 @@ the records are read from a snapshot, `.brain/index/runs-vectors.npz`, stamped w
 `brain reindex` last dropped the vault's collections and a stamp every write of run vectors
 renews (`runs_vectors_stamp`), the way a search reads chunk vectors (brain/index/matrix.py). A
 snapshot with another stamp is not used: the records are read from Chroma again and the
-snapshot rewritten. A process that writes run
-vectors rewrites the snapshot under the index lock, unless someone else wrote since it read
-(then it drops the snapshot, and the next reader rebuilds it).
+snapshot rewritten. A process that writes run vectors rewrites the snapshot under the index
+lock, unless someone else wrote since it read (then it drops the snapshot, and the next reader
+rebuilds it).
 
 Vectors are derived from the notes: a run note written by another process, or by hand, is
 embedded at the next recall, and the record of a deleted note is dropped. A record made by
