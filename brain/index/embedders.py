@@ -12,7 +12,6 @@ import itertools
 import logging
 import os
 import re
-import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -258,28 +257,17 @@ def _missing_model_message(looked: Sequence[str]) -> str:
     )
 
 
-_LOADED: dict[tuple[str, str], OnnxMiniLMEmbedder] = {}
-_LOADING = threading.Lock()
-
-
 def load_embedder(
     name: str = "default", model_path: str | None = None, warn: Callable[[str], None] | None = None
 ) -> Embedder:
     """The named embedder. "default" falls back to the lexical one, with one warning,
-    when no model files are found; "lexical" is the fallback on purpose.
-
-    A model is loaded once per process (the index, tips and bootstrap share it): ~170 MB and
-    0.3 s each time it is loaded."""
+    when no model files are found; "lexical" is the fallback on purpose."""
     if name == "lexical":
         return LexicalFallbackEmbedder()
     if name != "default":
         raise ValueError(f"unknown embedder {name!r}; choose one of: {', '.join(EMBEDDER_NAMES)}")
     found = resolve(model_path)
     if found.files is not None:
-        key = (str(found.files.model_path), str(found.files.tokenizer_path))
-        with _LOADING:
-            if key not in _LOADED:
-                _LOADED[key] = OnnxMiniLMEmbedder.from_files(found.files)
-            return _LOADED[key]
+        return OnnxMiniLMEmbedder.from_files(found.files)
     (warn or log.warning)(_missing_model_message(found.looked))
     return LexicalFallbackEmbedder()
