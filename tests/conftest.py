@@ -25,6 +25,17 @@ ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
 AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
 
 
+# A test that needs the real model or a Chroma server takes seconds: it is marked `slow`, so
+# `pytest -m "not slow"` is a quick run while editing (the full suite, README's command, runs them all).
+SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server", "example_index"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _no_trackers_left():
     """A read that follows file events (index/fresh.py) keeps an observer per vault: stop them
