@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,12 @@ def probe(*args: str) -> tuple[str, set[str]]:
         capture_output=True,
         text=True,
         cwd=REPO,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())},
+        env={
+            "PYTHONPATH": str(REPO),
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(Path.home()),
+            **{key: os.environ[key] for key in ("XDG_CACHE_HOME",) if key in os.environ},
+        },
     )
     assert done.returncode == 0, done.stderr[-2000:]
     modules = {line for line in done.stderr.splitlines() if line and " " not in line}

@@ -3,6 +3,7 @@ is raised, never turned into exit code 1), the index helpers, and a real Chroma 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -34,6 +35,19 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _model_cache(tmp_path_factory):
+    """The optimized model brain saves (brain/index/model_cache.py) goes to a folder of this session,
+    not the user's ~/.cache; subprocesses inherit it."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
 
 
 @pytest.fixture(autouse=True)
