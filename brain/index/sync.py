@@ -42,7 +42,9 @@ class IndexReport:
 
 
 def index_vault(index: Index, *, embed: bool = True, progress: Progress | None = None) -> IndexReport:
-    """`brain index`: bring the catalog (and, unless embed=False, the vectors) up to date."""
+    """`brain index`: bring the catalog (and, unless embed=False, the vectors) up to date; temp files
+    that killed writes left are removed first (they can hold a note's whole text)."""
+    index.vault.remove_stale_temps()
     scanned = scan(index, progress=progress)
     repaired = repair_vectors(index) if embed else None  # what the store lost is embedded again below
     embedded = embed_pending(index, progress=progress) if embed else None

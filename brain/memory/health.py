@@ -193,7 +193,8 @@ def check_facts(corpus: Corpus) -> list[Finding]:
 
 def check_journal(vault: Vault) -> list[Finding]:
     """The recall journal's hash chain: a gap, an edit or a reordering is reported by line."""
-    from brain.memory.facts.journal import journal_path, verify
+    from brain.memory.facts.journal import journal_path
+    from brain.memory.facts.journal_check import verify
 
     check = verify(vault)
     where = journal_path(vault).relative_to(vault.root).as_posix()
