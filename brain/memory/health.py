@@ -201,9 +201,11 @@ def check_journal(vault: Vault) -> list[Finding]:
     return [
         Finding(
             "journal",
-            f"{where}:{problem.line}",
+            f"{where}:{problem.line}" if problem.line else where,
             problem.message,
-            "the journal was changed outside brain; restore it from a backup",
+            "run `brain doctor --fix` to anchor it as it is now (check it first)"
+            if "no anchor" in problem.message
+            else "the journal was changed outside brain; restore it from a backup",
         )
         for problem in check.problems
     ]

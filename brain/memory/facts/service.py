@@ -19,6 +19,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
+from brain.memory.facts import holds as hold_register
 from brain.memory.facts.settings import FactSettings, load_settings
 from brain.memory.facts.table import fact_table
 from brain.notes.fact import (
@@ -29,14 +30,17 @@ from brain.notes.fact import (
     fact_from_note,
     fact_title,
     format_time,
+    nfc,
     parse_time,
     render_fact,
     value_hash,
 )
+from brain.notes.model import Note
 from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
 STATUSES = ("valid", "closed", "not yet valid")
+MAX_RETENTION_DAYS = 3_650_000  # ten thousand years: any longer is "forever", which is no retention at all
 _NAMESPACE = re.compile(r"^[\w.:@/+-]+$", re.UNICODE)
 
 
@@ -69,7 +73,7 @@ class FactWritten:
 
 
 def check_namespace(namespace: str) -> str:
-    namespace = namespace.strip()
+    namespace = nfc(namespace.strip())
     if not _NAMESPACE.match(namespace):
         raise InvalidInput(
             f"namespace '{namespace}' must be one word of letters, digits and . : @ / + - (e.g. user:alice, org:ledger, run:123)"
@@ -80,7 +84,7 @@ def check_namespace(namespace: str) -> str:
 def _check_line(value: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip() or "\n" in value.strip():
         raise InvalidInput(f"a fact needs a {what}: one line of text")
-    return value.strip()
+    return nfc(value.strip())
 
 
 def _check_authority(authority: float | None) -> float | None:
@@ -129,8 +133,8 @@ def record_fact(
     tier = tier or settings.tier_for(namespace)
     if tier not in TIERS:
         raise InvalidInput(f"tier '{tier}' is not one of {', '.join(TIERS)}")
-    if retention_days is not None and retention_days < 0:
-        raise InvalidInput(f"retention days must be 0 or more, got {retention_days}")
+    if retention_days is not None and not 0 <= retention_days <= MAX_RETENTION_DAYS:
+        raise InvalidInput(f"retention days must be between 0 and {MAX_RETENTION_DAYS}, got {retention_days}")
     hashed = value_hash(value)  # refuses what is not plain data
     new = NewFact(
         title=fact_title(subject, kind, namespace, recorded, hashed),
@@ -149,6 +153,8 @@ def record_fact(
         recorded_at=recorded,
         recorded_by=caller or default_caller(),
     )
+    if legal_hold:  # first: a hold is never on a fact the register does not know
+        hold_register.register(vault, [new.title], new.recorded_by)
     return _write_new(vault, new)
 
 
@@ -178,7 +184,8 @@ def _open_fact(vault: Vault, corpus: Corpus, name: str):
     current = vault.read(path)
     if current.note.type != "fact":
         raise InvalidInput(f"'{name}' is {path}, a {current.note.type} note, not a fact")
-    fact = fact_from_note(current.note)
+    # As recall reads it: a fact a successor names as superseded is closed, its closing written or not.
+    fact = fact_table(corpus).by_title.get(current.note.title.lower()) or fact_from_note(current.note)
     if fact.closed:
         how = f"superseded by {fact.superseded_by}" if fact.superseded_by else "invalidated"
         latest = current_of(corpus, fact)
@@ -242,6 +249,8 @@ def supersede_fact(
         reason=reason,
         superseded_by=new.title,
     )
+    if new.legal_hold:
+        hold_register.register(vault, [new.title], caller)
     written = _write_new(vault, new)
     try:
         vault.write(old.path or "", closed_text, expected=current.stamp)
@@ -282,4 +291,28 @@ def invalidate_fact(
     return FactWritten(fact.path or "", closed, closed)
 
 
-# ---------------------------------------------------------------- recall
+def repair_interrupted(vault: Vault, corpus: Corpus) -> list[FactWritten]:
+    """Write the closing of every fact whose supersede was interrupted (the new fact written, the old
+    not yet closed: `FactTable.interrupted`), as the supersede would have (`brain doctor --fix`)."""
+    table = fact_table(corpus)
+    repaired = []
+    for title in table.interrupted:
+        closed = table.by_title[title.lower()]
+        successor = table.by_title[(closed.superseded_by or "").lower()]
+
+        def close(note: Note, closed: Fact = closed, successor: Fact = successor) -> str:
+            if fact_from_note(note).closed:
+                return note.text  # closed meanwhile
+            return close_fact(
+                note.text,
+                valid_until=successor.valid_from,
+                closed_at=successor.recorded_at,
+                closed_by=successor.recorded_by or default_caller(),
+                reason="closing written by `brain doctor --fix`: the supersede that recorded "
+                f"{successor.title} was interrupted",
+                superseded_by=successor.title,
+            )
+
+        vault.update(closed.path or "", close)
+        repaired.append(FactWritten(closed.path or "", successor, closed))
+    return repaired
