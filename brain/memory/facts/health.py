@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from brain.errors import BrainError
+from brain.fileswap import stale_temps
 from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts import journal as fact_journal
@@ -18,18 +20,28 @@ from brain.memory.facts import sweep as retention
 from brain.memory.facts.service import repair_interrupted
 from brain.memory.facts.table import fact_table
 from brain.memory.health import Finding
+from brain.note_files import SKIPPED_DIRS
 from brain.vault import Vault
 
 
 def check_fact_safety(vault: Vault, corpus: Corpus) -> list[Finding]:
+    try:
+        temps, how, fix = (
+            vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault),
+            "removed",
+            "nothing left to do",
+        )
+    except (BrainError, OSError):  # a read-only vault, or the write lock held: listed, left
+        temps = [path.relative_to(vault.root).as_posix() for path in stale_temps(vault.root, SKIPPED_DIRS)]
+        how, fix = "could not be removed", "run `brain doctor` again once the vault is writable"
     findings = [
         Finding(
             "temp-file",
             path,
-            "a temp file left by a write that was killed (it can hold a whole note, a deleted value too): removed",
-            "nothing left to do",
+            f"a temp file left by a write that was killed (it can hold a whole note, a deleted value too): {how}",
+            fix,
         )
-        for path in vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
+        for path in temps
     ]
     table = fact_table(corpus)
     for title in table.interrupted:

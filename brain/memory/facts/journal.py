@@ -82,15 +82,24 @@ _threads = threading.Lock()  # the FileLock is shared by the process's threads, 
 
 @contextmanager
 def _lock(vault: Vault) -> Iterator[None]:
+    """The journal's lock, across threads and processes; a lock that cannot be made (a read-only
+    vault) is a `WriteFailed`, never a traceback."""
     folder = journal_dir(vault)
-    file_lock = _file_locks.get(folder)
-    if file_lock is None:
-        folder.mkdir(parents=True, exist_ok=True)
-        file_lock = _file_locks.setdefault(
-            folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False)
-        )
-    with _threads, file_lock:
-        yield
+    with _threads:
+        try:
+            file_lock = _file_locks.get(folder)
+            if file_lock is None:
+                folder.mkdir(parents=True, exist_ok=True)
+                file_lock = _file_locks.setdefault(
+                    folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False)
+                )
+            file_lock.acquire()
+        except OSError as error:
+            raise _failed(vault, folder / "journal.lock", error) from None
+        try:
+            yield
+        finally:
+            file_lock.release()
 
 
 @dataclass(frozen=True)
@@ -244,7 +253,10 @@ def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
     """
     path = journal_path(vault)
     with _lock(vault):
-        previous, last_seq = _end(vault, path)
+        try:
+            previous, last_seq = _end(vault, path)
+        except OSError as error:  # the torn end could not be set aside
+            raise _failed(vault, path, error) from None
         written = {"seq": last_seq + 1, **record, "prev": previous}
         written["hash"] = chain_hash(previous, written)
         line = (json.dumps(written, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -273,8 +285,8 @@ def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
 def _failed(vault: Vault, path: Path, error: OSError) -> WriteFailed:
     where = path.relative_to(vault.root).as_posix() if path.is_relative_to(vault.root) else str(path)
     return WriteFailed(
-        f"cannot write the recall journal {where} ({error.strerror or error}); the recall was not "
-        "recorded, so nothing is returned. Free space or make the vault writable, then try again"
+        f"cannot write the recall journal {where} ({error.strerror or error}); nothing was recorded, "
+        "so nothing is returned. Free space or make the vault writable, then try again"
     )
 
 
@@ -352,6 +364,7 @@ def purge_values(vault: Vault, fact_ids: set[str], receipt: str) -> int:
         return 0
     removed = 0
     with _lock(vault):
+        _end(vault, path)  # a torn last line is set aside first, not kept as a bad line in the middle
         out: list[str] = []
         for _, line in _lines(path):
             try:
