@@ -128,7 +128,9 @@ def mcp_reference() -> str:
     ]
     for tool in tools:
         read_only = "yes" if tool.annotations and tool.annotations.read_only_hint else "no"
-        lines.append(f"| [`{tool.name}`](#{tool.name}) | {groups.get(tool.name, '')} | {tool.title or ''} | {read_only} |")
+        lines.append(
+            f"| [`{tool.name}`](#{tool.name}) | {groups.get(tool.name, '')} | {tool.title or ''} | {read_only} |"
+        )
     lines.append("")
     for tool in tools:
         schema = tool.input_schema
@@ -155,7 +157,15 @@ def mcp_reference() -> str:
         else:
             lines.append("No arguments.")
         schema_json = json.dumps(schema, indent=2, sort_keys=True).splitlines()
-        lines += ["", '??? note "Input schema (JSON)"', "", "    ```json", *(f"    {line}" for line in schema_json), "    ```", ""]
+        lines += [
+            "",
+            '??? note "Input schema (JSON)"',
+            "",
+            "    ```json",
+            *(f"    {line}" for line in schema_json),
+            "    ```",
+            "",
+        ]
     return "\n".join(lines).rstrip() + "\n"
 
 
