@@ -12,7 +12,7 @@ import io
 import json
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from brain.errors import InvalidInput, NoteNotFound
 from brain.lazy import lazy_module
@@ -21,7 +21,10 @@ from brain.notes.model import Note
 from brain.notes.parse import link_targets
 from brain.notes.pattern import pattern_from_note
 
-nx = lazy_module("networkx")  # loaded at first use: most commands never build the graph
+if TYPE_CHECKING:
+    import networkx as nx
+else:
+    nx = lazy_module("networkx")  # loaded at first use: most commands never build the graph
 
 DEFAULT_DEPTH = 5
 MAX_DEPTH = 10
@@ -91,10 +94,10 @@ def build_graph(notes: list[Note], resolver) -> CausalGraph:
     for note in notes:
         for relation in note.causal_relations:
             target = target_id(note, relation.target, f"line {relation.line + 1}")
-            _add_edge(graph, note.path, target, relation.type, relation.weight, relation.evidence)
+            _add_edge(graph, note.path or "", target, relation.type, relation.weight, relation.evidence)
         for cause in link_targets(note.frontmatter.get("caused_by")):
             source = target_id(note, cause, "frontmatter caused_by")
-            _add_edge(graph, source, note.path, "causes", None, None, origin="caused_by")
+            _add_edge(graph, source, note.path or "", "causes", None, None, origin="caused_by")
     return CausalGraph(graph, tuple(broken))
 
 
@@ -227,8 +230,8 @@ def find_cycles(corpus: Corpus, limit: int = 50) -> list[list[str]]:
 # ---------------------------------------------------------------- export
 
 
-GRAPH_FORMATS = ("mermaid", "graphml", "json")
-GraphFormat = Literal[GRAPH_FORMATS]
+GraphFormat = Literal["mermaid", "graphml", "json"]
+GRAPH_FORMATS: tuple[GraphFormat, ...] = get_args(GraphFormat)
 
 
 def export_graph(corpus: Corpus, fmt: str) -> str:

@@ -115,7 +115,7 @@ def record_run(
     corpus: Corpus,
     data: Any,
     *,
-    tenant: str,
+    tenant: str | None,  # checked here: a missing tenant is a one-line error
     principal: str | None = None,
     conversation: str | None = None,
     labels: RunLabels = RunLabels(),
@@ -200,7 +200,7 @@ def _parsed_runs(corpus: Corpus) -> _Parsed:
             if not run.in_flight:
                 finished.setdefault(run.scope.tenant, []).append(run)
         cached = corpus.derived["runs"] = _Parsed(object(), parsed, {t: tuple(r) for t, r in finished.items()})
-    return cached  # type: ignore[return-value]
+    return cached
 
 
 def tenant_runs(corpus: Corpus, tenant: str, *, include_expired: bool = False) -> list[Run]:
@@ -340,7 +340,7 @@ def recall_runs(
         ]
         vectors.sync(indexed, parsed.token, progress)
     now = datetime.now(UTC)
-    candidates = {run.path: run for run in parsed.finished.get(tenant, ()) if not expired(run, now)}
+    candidates = {run.path: run for run in parsed.finished.get(tenant, ()) if run.path and not expired(run, now)}
     ranked = vectors.rank(tenant, vector.result(), candidates.keys())
     hits = []
     for path, similarity in ranked[:top_k]:

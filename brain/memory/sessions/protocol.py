@@ -16,6 +16,7 @@ antipatterns that appeared.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -234,7 +235,7 @@ class SessionEnd:
 
 
 def end_session(
-    vault: Vault, corpus: Corpus, session_log: str | Path, *, patterns: list[str] = (), today: str | None = None
+    vault: Vault, corpus: Corpus, session_log: str | Path, *, patterns: Sequence[str] = (), today: str | None = None
 ) -> SessionEnd:
     """Extract, store, record pattern evidence, learn tips, report new antipatterns."""
     extracted = extract_file(session_log) if Path(session_log).is_file() else None

@@ -151,13 +151,13 @@ def segment(episode: Episode) -> list[Segment]:
         queue = [(ref, True) for ref in direct]
         while queue:
             ref, is_direct = queue.pop(0)
-            event = by_id.get(ref)
+            linked = by_id.get(ref)
             # the walk follows what the step caused (errors, tests, commits, tool calls), not the
             # next step of the session: a milestone is the decision's only when it names it
-            if event is None or ref in claimed or (event.type == "milestone" and not is_direct):
+            if linked is None or ref in claimed or (linked.type == "milestone" and not is_direct):
                 continue
             claimed.add(ref)
-            seg.events.append(event)
+            seg.events.append(linked)
             queue += [(child, False) for child in children.get(ref, ())]
         seg.events.sort(key=events.index)
         segments.append(seg)
@@ -222,8 +222,11 @@ def attribute(seg: Segment, episode: Episode) -> Attribution | None:
     for decision in episode.decisions:
         for effect in decision.effects or ():
             parents[effect].append(decision.id)
-    start = error.id if error is not None else failed.id
-    immediate = error.text if error is not None else f"{failed.chosen or failed.title} ended in {failed.outcome}"
+    if error is not None:
+        start, immediate = error.id, error.text
+    else:
+        assert failed is not None  # one of the two is set, checked above
+        start, immediate = failed.id, f"{failed.chosen or failed.title} ended in {failed.outcome}"
     chain, seen = [], {start}
     node = next(iter(parents.get(start or "", ())), None)
     while node and node not in seen:  # up the caused_by chain to the first cause recorded
@@ -425,8 +428,8 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         if seg.decisions:
             tip = _sentence(decision_action(seg.decisions[0])) + (_why(seg) or lesson)
         else:
-            doing = [step.rstrip(". ") for step in steps if not _same(step, subtask)][:3]
-            tip = _sentence(f"{subtask}: {'; then '.join(_lower(step) for step in doing)}") + lesson
+            taken = [step.rstrip(". ") for step in steps if not _same(step, subtask)][:3]
+            tip = _sentence(f"{subtask}: {'; then '.join(_lower(step) for step in taken)}") + lesson
     priority = "high" if category == "recovery" else "medium" if steps else "low"
     return Draft(
         category=category,
