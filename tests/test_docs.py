@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.util
 import re
 import subprocess
-from pathlib import Path
 
 import typer.main
 import yaml
@@ -72,8 +71,8 @@ def test_the_mcp_reference_is_generated_from_the_code():
 def test_every_docs_page_is_in_the_nav():
     config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
 
-    def pages(entries) -> list[str]:
-        found = []
+    def pages(entries: list) -> list[str]:
+        found: list[str] = []
         for entry in entries:
             value = next(iter(entry.values())) if isinstance(entry, dict) else entry
             found += pages(value) if isinstance(value, list) else [value]
@@ -135,4 +134,3 @@ def test_the_license_ships_with_the_package():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
     assert (REPO / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
-    assert Path(REPO / "mkdocs.yml").is_file()
