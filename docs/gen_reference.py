@@ -24,7 +24,7 @@ from typing import Any
 DOCS = Path(__file__).resolve().parent
 CLI_PAGE = DOCS / "reference" / "cli.md"
 MCP_PAGE = DOCS / "reference" / "mcp.md"
-WIDTH = 100  # help text is wrapped at this width whatever the terminal is
+WIDTH = 80  # help text is wrapped at this width whatever the terminal is (the site shows 80 columns)
 STALE = "run python docs/gen_reference.py"
 
 
