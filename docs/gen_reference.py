@@ -85,10 +85,17 @@ def mcp_tools() -> tuple[list[Any], dict[str, str]]:
 
     with tempfile.TemporaryDirectory() as folder:
         vault, _ = init_vault(Path(folder) / "vault")
-        server = build_server(vault)
-        tools = asyncio.run(server.list_tools())
+        tools = asyncio.run(_listed(build_server(vault)))
     groups = {fn.__name__: group for group, modules in GROUPS.items() for module in modules for fn in tools_in(module)}
     return tools, groups
+
+
+async def _listed(server: Any) -> list[Any]:
+    """The tools as a client session lists them (the SDK's in-process transport)."""
+    from mcp import Client
+
+    async with Client(server) as client:
+        return list((await client.list_tools()).tools)
 
 
 def _type(schema: dict[str, Any]) -> str:

@@ -128,6 +128,26 @@ def test_the_version_is_defined_once():
     assert f"## [{project['version']}]" in changelog
 
 
+def test_the_mcp_server_reports_the_package_version(tmp_path):
+    import asyncio
+    import tomllib
+
+    from mcp import Client
+
+    from brain.mcp.server import build_server
+    from brain.vault import init_vault
+
+    vault, _ = init_vault(tmp_path / "vault")
+
+    async def server_info():
+        async with Client(build_server(vault)) as client:
+            return client.server_info
+
+    info = asyncio.run(server_info())
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert info is not None and info.name == "brain" and info.version == project["version"]
+
+
 def test_the_license_ships_with_the_package():
     import tomllib
 
