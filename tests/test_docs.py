@@ -8,6 +8,7 @@ import importlib.util
 import re
 import subprocess
 
+import typer
 import typer.main
 import yaml
 from conftest import REPO

@@ -106,7 +106,7 @@ def replace_section(text: str, heading: str, content: str, *, level: int = 2, af
     if section is not None:
         next_heading = section.end < len(lines)
         tail = eol if next_heading and body else ""
-        new = lines[: section.start + 1] + [body + tail] + lines[section.end :]
+        new = [*lines[: section.start + 1], body + tail, *lines[section.end :]]
         if not has_ending(lines[section.start]):
             new[section.start] = lines[section.start] + eol
         return "".join(new)

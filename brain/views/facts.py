@@ -217,4 +217,4 @@ def sweep_lines(report: SweepReport) -> list[str]:
     elif report.receipt:
         counts = ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in report.stores.items())
         summary += f"; purged {counts}; receipt {report.receipt}"
-    return lines + [summary]
+    return [*lines, summary]

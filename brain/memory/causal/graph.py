@@ -9,6 +9,7 @@ is reported as a broken link.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -172,7 +173,7 @@ def find_path(
         return None
     hops = []
     reliability = 1.0
-    for a, b in zip(nodes, nodes[1:]):
+    for a, b in itertools.pairwise(nodes):
         edge = graph.edges[a, b]
         hops.append(Hop(a, b, edge["type"], edge.get("weight"), edge.get("evidence")))
         reliability *= math.exp(-_edge_cost(graph, a, b))
@@ -207,7 +208,7 @@ def _weighted_path(graph: nx.DiGraph, start: str, end: str, max_depth: int) -> l
                     continue
                 candidate = total + _edge_cost(graph, node, successor)
                 if candidate < best.get(successor, (math.inf, []))[0]:
-                    best[successor] = next_frontier[successor] = (candidate, route + [successor])
+                    best[successor] = next_frontier[successor] = (candidate, [*route, successor])
         frontier = next_frontier
     return best[end][1] if end in best else None
 

@@ -280,7 +280,7 @@ def _render(head: str, items: list[ContextItem], omitted: list[str], missing: li
         if len(line) > room:
             shown: list[str] = []
             for name in names:
-                candidate = f"{label}: " + ", ".join(shown + [name]) + f" (+{len(names) - len(shown) - 1} more)"
+                candidate = f"{label}: " + ", ".join([*shown, name]) + f" (+{len(names) - len(shown) - 1} more)"
                 if len(candidate) > room:
                     break
                 shown.append(name)

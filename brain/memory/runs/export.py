@@ -162,11 +162,11 @@ def chat_messages(run: Run, system: str) -> list[dict[str, Any]]:
                             "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False),
                         },
                     }
-                    for call_id, call in zip(ids, calls)
+                    for call_id, call in zip(ids, calls, strict=True)
                 ],
             }
         )
-        for call_id, call in zip(ids, calls):
+        for call_id, call in zip(ids, calls, strict=True):
             preview = call.get("resultPreview")
             content = preview if isinstance(preview, str) else json.dumps(preview, ensure_ascii=False)
             messages.append({"role": "tool", "tool_call_id": call_id, "content": content})

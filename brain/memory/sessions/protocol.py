@@ -106,7 +106,7 @@ def _relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> 
         query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates])
     )
     scores = np.maximum(np.maximum(by_trigger, by_name), by_action)
-    ranked = sorted(zip(scores.tolist(), candidates), key=lambda pair: -pair[0])
+    ranked = sorted(zip(scores.tolist(), candidates, strict=True), key=lambda pair: -pair[0])
     return [
         f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger}"
         for score, p in ranked[:MAX_PATTERNS]

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -103,7 +104,7 @@ class Segment:
 
 
 def _sequential(ids: list[str]) -> bool:
-    return all(a[0] == b[0] for a, b in zip(ids, ids[1:]))
+    return all(a[0] == b[0] for a, b in itertools.pairwise(ids))
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,9 @@ def classify(seg: Segment, episode: Episode) -> str:
         return "recovery"
     texts = [generalize(e.text) for e in seg.events if e.type in ("milestone", "tool_call")]
     repeated = len(texts) != len(set(texts)) or any(
-        len(words(a) & words(b)) >= 0.8 * max(len(words(a)), 1) for a, b in zip(texts, texts[1:]) if len(words(a)) >= 3
+        len(words(a) & words(b)) >= 0.8 * max(len(words(a)), 1)
+        for a, b in itertools.pairwise(texts)
+        if len(words(a)) >= 3
     )
     retried = any(_RETRY.search(e.text) for e in seg.events) or any(
         _RETRY.search(d.chosen or "") for d in seg.decisions
@@ -385,7 +388,7 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     else:
         for d in good:
             avoid_parts += [f"the rejected option: {generalize(o)}" for o in rejected_options(d)][:2]
-    lessons = _related_lessons(episode, " ".join(steps + [subtask, trigger]))
+    lessons = _related_lessons(episode, " ".join([*steps, subtask, trigger]))
     purpose_parts = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale]
     if cause:
         purpose_parts.append(
