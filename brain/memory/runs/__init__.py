@@ -7,8 +7,8 @@ Modules:
 - `export`: training data from labelled runs: SFT, DPO (and OpenAI's layout), KTO, process labels.
 
 What the other layers use:
-`service.record_run`, `get_run`, `run_record`, `list_runs`, `recall_runs`, `explain_run` (`RecordedRun`,
-`Recall`, `Explanation`, the `DEFAULT_*` / `MAX_*` limits); `validation.recording_from_data`, `parse_json`,
+`service.record_run`, `get_run`, `list_runs`, `recall_runs`, `explain_run` (`RecordedRun`,
+`RunRecall`, `Explanation`, the `DEFAULT_*` / `MAX_*` limits); `validation.recording_from_data`, `parse_json`,
 `labels_from`; `export.export_runs`, `FORMATS` (`ExportSummary`).
 
 Nothing is imported here, on purpose: import the module you need, e.g.
