@@ -112,7 +112,8 @@ def verify(vault: Vault) -> JournalCheck:
         if anchor is not None and record.get("seq") == anchor[0]:
             anchored_hash = str(record.get("hash"))
         previous = str(record.get("hash"))
-        expected_seq = (record.get("seq") if isinstance(record.get("seq"), int) else expected_seq) + 1
+        seq = record.get("seq")
+        expected_seq = (seq if isinstance(seq, int) else expected_seq) + 1
     problems += _anchor_problems(vault, anchor, anchored_hash, expected_seq - 1, count)
     return JournalCheck(str(path), count, tuple(problems))
 
