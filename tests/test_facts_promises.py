@@ -331,3 +331,22 @@ def test_subjects_kinds_and_namespaces_compare_in_nfc(vault: Vault, brain) -> No
     assert f"subject: {nfc}" in text and f"namespace: user:{nfc}" in text
     history = brain("fact", "history", nfc, "--namespace", f"user:{nfc}", "--json")
     assert [row["id"] for row in json.loads(history.stdout)] == [first, second]
+
+
+def test_a_hold_is_put_and_lifted_only_by_the_fact_commands(vault: Vault, brain) -> None:
+    fact = record(
+        brain, "box", SECRET, "--valid-from", "2026-01-01T00:00:00Z", "--legal-delete-at", "2026-02-01T00:00:00Z"
+    )
+    assert brain("fact", "hold", fact).stdout == f"held facts/{fact}.md: legal hold on {fact}\n"
+    assert "legal_hold: true" in (vault.root / f"facts/{fact}.md").read_text()
+    assert brain("fact", "sweep", "--no-dry-run").stdout.splitlines()[-1] == "0 facts deleted, 1 held"
+    assert brain("fact", "release", fact).exit_code == 2  # a reason is required
+    released = brain("fact", "release", fact, "--reason", "case closed")
+    assert released.stdout == f"released facts/{fact}.md: no legal hold on {fact}\n"
+    entries = [json.loads(line) for line in (vault.brain_dir / "journal/holds.jsonl").read_text().splitlines()]
+    assert [(e["id"], e.get("action"), e.get("reason")) for e in entries] == [
+        (fact, None, None),
+        (fact, "release", "case closed"),
+    ]
+    swept = brain("fact", "sweep", "--no-dry-run")
+    assert swept.stdout.splitlines()[0].startswith(f"deleted {fact} (user:alice): legal_delete_at")

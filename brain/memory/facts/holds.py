@@ -5,7 +5,8 @@ hold the fact commands set is also written here, outside the notes (`.brain/jour
 one line per fact, appended and never rewritten), and the sweeper keeps a fact held while the
 register names it, whatever its note says now. A hold lifted in the note alone is reported by
 `brain doctor`. Holds older than the register are entered the first time a sweep or doctor sees
-them.
+them. `brain fact release` (a CLI command, no MCP tool) is the one way to lift a hold: it writes a
+`release` line (who, when, why) before it changes the note.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def holds_path(vault: Vault) -> Path:
 
 
 def held_titles(vault: Vault) -> set[str]:
-    """Titles (lower-cased) the register holds."""
+    """Titles (lower-cased) the register holds: entered, and not released since."""
     path = holds_path(vault)
     found: set[str] = set()
     if not path.is_file():
@@ -35,20 +36,27 @@ def held_titles(vault: Vault) -> set[str]:
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             entry = json.loads(line)
-            found.add(str(entry["id"]).lower())
+            title = str(entry["id"]).lower()
         except (ValueError, KeyError, TypeError):
             continue
+        if entry.get("action") == "release":
+            found.discard(title)
+        else:
+            found.add(title)
     return found
 
 
-def register(vault: Vault, titles: list[str], by: str) -> None:
-    """Enter these facts in the register (each line written whole, or an error)."""
+def register(vault: Vault, titles: list[str], by: str, *, release: bool = False, reason: str | None = None) -> None:
+    """Enter these facts in the register, or release them (each line written whole, or an error)."""
     if not titles:
         return
     path = holds_path(vault)
     path.parent.mkdir(parents=True, exist_ok=True)
     now = format_time(datetime.now(UTC).replace(microsecond=0))
-    data = "".join(json.dumps({"id": title, "time": now, "by": by}, ensure_ascii=False) + "\n" for title in titles)
+    extra = {"action": "release", "reason": reason} if release else {}
+    data = "".join(
+        json.dumps({"id": title, "time": now, "by": by, **extra}, ensure_ascii=False) + "\n" for title in titles
+    )
     encoded = data.encode("utf-8")
     try:
         descriptor = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)

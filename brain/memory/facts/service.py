@@ -22,6 +22,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts.settings import FactSettings, load_settings
 from brain.memory.facts.table import fact_table
+from brain.notes.edit import set_frontmatter
 from brain.notes.fact import (
     TIERS,
     Fact,
@@ -293,6 +294,35 @@ def invalidate_fact(
     vault.write(fact.path or "", text, expected=current.stamp)
     closed = fact_from_note(parse_note(text, fact.path))
     return FactWritten(fact.path or "", closed, closed)
+
+
+def set_hold(
+    vault: Vault, corpus: Corpus, name: str, *, hold: bool, reason: str | None = None, caller: str | None = None
+) -> FactWritten:
+    """Put a legal hold on a fact, or lift it (`brain fact hold` / `release`; no MCP tool lifts one).
+
+    The hold register is written first (`holds`), then the note's `legal_hold`: a crash between
+    the two leaves the fact held either way. Lifting needs a reason, kept in the register."""
+    caller = caller or default_caller()
+    path = corpus.resolver().resolve(name)
+    current = vault.read(path)
+    if current.note.type != "fact":
+        raise InvalidInput(f"'{name}' is {path}, a {current.note.type} note, not a fact")
+    fact = fact_from_note(current.note)
+    if not hold and not (reason and reason.strip()):
+        raise InvalidInput("lifting a legal hold needs --reason (it is kept in the hold register)")
+    hold_register.register(
+        vault, [fact.title], caller, release=not hold, reason=" ".join((reason or "").split()) or None
+    )
+    text = (
+        set_frontmatter(current.note.text, {"legal_hold": True})
+        if hold
+        else set_frontmatter(current.note.text, {}, remove=("legal_hold",))
+    )
+    if text != current.note.text:
+        vault.write(path, text, expected=current.stamp)
+    changed = fact_from_note(parse_note(text, path))
+    return FactWritten(path, changed)
 
 
 def repair_interrupted(vault: Vault, corpus: Corpus) -> list[FactWritten]:
