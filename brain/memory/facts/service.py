@@ -241,7 +241,8 @@ def supersede_fact(
         compliance_class=old.compliance_class,
         retention_days=old.retention_days,
         legal_delete_at=None,
-        legal_hold=old.legal_hold,
+        # a hold the register keeps is a hold, even when the old note was edited to drop it
+        legal_hold=old.legal_hold or old.title.lower() in hold_register.held_titles(vault),
         recorded_at=recorded,
         recorded_by=caller,
         supersedes=old.title,
