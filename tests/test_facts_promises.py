@@ -350,3 +350,13 @@ def test_a_hold_is_put_and_lifted_only_by_the_fact_commands(vault: Vault, brain)
     ]
     swept = brain("fact", "sweep", "--no-dry-run")
     assert swept.stdout.splitlines()[0].startswith(f"deleted {fact} (user:alice): legal_delete_at")
+
+
+def test_a_held_fact_edited_into_a_plain_note_is_not_deleted(vault: Vault, brain) -> None:
+    held = record(brain, "ledger", SECRET, "--legal-hold")
+    path = vault.root / f"facts/{held}.md"
+    path.write_text(path.read_text().replace("type: fact", "type: note"))  # a person's edit
+    result = brain("note", "delete", held)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: facts/{held}.md is under a legal hold (the hold register names {held})")
+    assert path.exists()

@@ -11,6 +11,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
+from brain.memory.facts.holds import held_titles
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
 from brain.notes.fact import changed_managed_keys
@@ -162,6 +163,11 @@ def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
             "Use `brain fact invalidate` to close it"
         )
     title = corpus.resolver().titles.get(source, "")
+    if title.lower() in held_titles(vault):  # a held fact whose note was edited into another type
+        raise InvalidInput(
+            f"{source} is under a legal hold (the hold register names {title}); it is not deleted. "
+            "`brain fact release` lifts a hold"
+        )
     vault.delete(source)
     return Written(source, title, created=False)
 
