@@ -55,8 +55,3 @@ def doctor(
     for finding in findings:
         typer.echo(f"{finding.kind:15} {finding.path}: {finding.message}\n{'':15} fix: {finding.fix}")
     typer.echo(f"{len(findings)} findings in {len(corpus.notes())} notes")
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(init)
-    app.command()(doctor)
