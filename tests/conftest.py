@@ -26,14 +26,32 @@ ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
 AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
 
 
-# A test that needs the real model or a Chroma server takes seconds: it is marked `slow`, so
-# `pytest -m "not slow"` is a quick run while editing (the full suite, README's command, runs them all).
-SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server", "example_index"}
+# Tests that take seconds are marked `slow`, so `pytest -m "not slow"` is a quick run while editing
+# (the README's command runs them all): those that ask for the real model or a Chroma server, and
+# the modules whose tests build a real-model index, start servers or generate many cases (the
+# slowest in `pytest --durations=40`).
+SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server"}
+SLOW_MODULES = {
+    "test_search",  # vault-example indexed with the real model
+    "test_search_quality",
+    "test_import_ai_agents",
+    "test_mcp_stdio",
+    "test_mcp_http",
+    "test_chroma_server",
+    "test_vector_consistency",
+    "test_learning_session",
+    "test_runs_recall",
+    "test_model_cache",
+    "test_parse_properties",
+}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        module = getattr(item, "module", None)
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or (
+            module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES
+        ):
             item.add_marker(pytest.mark.slow)
 
 
