@@ -161,7 +161,4 @@ def _write_merge(vault: Vault, corpus: Corpus, merged: Tip, path: str, group: li
     for tip in group:
         if tip.path is None:
             continue
-        current = vault.read(tip.path)
-        vault.write(
-            tip.path, set_frontmatter(current.note.text, {"merged_into": f"[[{merged.title}]]"}), expected=current.stamp
-        )
+        vault.update(tip.path, lambda note: set_frontmatter(note.text, {"merged_into": f"[[{merged.title}]]"}))
