@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from brain.errors import BrainError
+from brain.errors import BrainError, one_line, storage_error
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -29,21 +29,33 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts
 class BrainGroup(TyperGroup):
     """Translates library errors once, for every command below it.
 
-    A BrainError becomes one line on stderr and exit code 1; usage errors keep exit code 2.
+    A BrainError becomes one line on stderr and exit code 1; usage errors keep exit code 2. A
+    fault of the disk (full, read-only, failing; `errors.storage_error`) raised by a library
+    brain uses is translated the same way; anything else is a bug and keeps its traceback.
     """
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except BrainError as error:
-            typer.echo(f"error: {error}", err=True)
+            typer.echo(f"error: {one_line(str(error))}", err=True)
             raise typer.Exit(1) from None
+        except Exception as error:  # a full or read-only disk that got past the library: one line too
+            translated = storage_error(error, disk=str(_opened[-1]) if _opened else None)
+            if translated is None:
+                raise
+            typer.echo(f"error: {one_line(str(translated))}", err=True)
+            raise typer.Exit(1) from None
+
+
+_opened: list[Path] = []  # the vaults this process opened: the disk a storage error is about
 
 
 def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
     from brain.index.sync import attach
 
     found = Vault.find(vault)
+    _opened.append(found.root)
     attach(found)  # brain's own writes update the index at once (when the vault has one)
     return found, Corpus(found)
 

@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
-from brain.errors import BrainError
+from brain.errors import BrainError, one_line, storage_error
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -122,7 +122,12 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
             try:
                 return fn(state, *args, **kwargs)
             except BrainError as error:
-                raise ToolError(str(error)) from None
+                raise ToolError(one_line(str(error))) from None
+            except Exception as error:  # a full or read-only disk: one line, as a BrainError would be
+                translated = storage_error(error, disk=str(state.vault.root))
+                if translated is None:
+                    raise
+                raise ToolError(one_line(str(translated))) from None
 
     signature = inspect.signature(fn, eval_str=True)
     served = signature.replace(parameters=list(signature.parameters.values())[1:])
