@@ -32,7 +32,7 @@ from collections import OrderedDict
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from brain.index.engine import Index
+from brain.index.engine import Index, warn_once
 from brain.index.scan import scan
 from brain.note_files import is_note_path
 
@@ -162,7 +162,15 @@ _registry = threading.Lock()
 
 def ensure_fresh(index: Index) -> bool:
     """Bring the catalog up to date before a read (see the module doc). True when a watcher keeps
-    it current, so the caller may leave further work (embedding) to that watcher."""
+    it current, so the caller may leave further work (embedding) to that watcher.
+
+    An index on a read-only disk cannot be refreshed: the caller is told it is as current as it
+    will get (True: nothing to embed either), and a warning says that answers may be stale."""
+    if index.read_only:
+        warn_once(
+            f"the vault is read-only: the index could not be refreshed, answers come from it as it is ({index.dir})"
+        )
+        return True
     root = str(index.vault.root)
     with _registry:
         tracker = _trackers.get(root)

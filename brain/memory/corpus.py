@@ -182,6 +182,8 @@ class Corpus:
     def _from_catalog(self, index) -> bool:
         from brain.index.fresh import ensure_fresh
 
+        if index.read_only:  # a catalog that cannot be refreshed: the files themselves are exact
+            return False
         try:
             ensure_fresh(index)
             if self._signature == "catalog" and index.catalog.generation() == self._generation:
