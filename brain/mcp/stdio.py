@@ -97,11 +97,9 @@ class _CheckedLines:
             if refused is None:
                 yield line
                 continue
-            print(
-                f"brain mcp: refused a message ({refused.error.message[:200]}); answered with error {refused.error.code}",
-                file=sys.stderr,
-                flush=True,
-            )
+            shown = refused.error.message[:200]
+            print(f"brain mcp: refused a message ({shown}); answered with error {refused.error.code}", file=sys.stderr)
+            sys.stderr.flush()
             await self.ready.wait()
             await self.replies.send(SessionMessage(refused))
 
