@@ -13,8 +13,8 @@ from brain.notes.fact import fact_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
 from brain.notes.run import run_from_note
-from brain.notes.tip import tip_from_note
 from brain.notes.summary import causes_named
+from brain.notes.tip import tip_from_note
 from brain.vault import Vault
 
 
