@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from brain.errors import BrainError, one_line, storage_error
+from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -36,6 +36,7 @@ class BrainGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
+            _require_utf8([*ctx._protected_args, *ctx.args])
             return super().invoke(ctx)
         except BrainError as error:
             typer.echo(f"error: {one_line(str(error))}", err=True)
@@ -46,6 +47,16 @@ class BrainGroup(TyperGroup):
                 raise
             typer.echo(f"error: {one_line(str(translated))}", err=True)
             raise typer.Exit(1) from None
+
+
+def _require_utf8(arguments: list[str]) -> None:
+    """Refuse an argument that is not UTF-8 (a 0xFF byte reaches Python as a lone surrogate,
+    which no note, journal or index can hold): one line naming it, before anything runs."""
+    for argument in arguments:
+        if any("\udc80" <= char <= "\udcff" for char in argument):
+            raw = argument.encode("utf-8", "surrogateescape")
+            shown = repr(raw[:60])[2:-1] + ("..." if len(raw) > 60 else "")
+            raise InvalidInput(f"the argument '{shown}' is not UTF-8 text; give it in UTF-8")
 
 
 _opened: list[Path] = []  # the vaults this process opened: the disk a storage error is about

@@ -56,7 +56,7 @@ class _BrainYAMLHandler(YAMLHandler):
         return _load(fm)[0]
 
 
-def _load(fm: str) -> tuple[Any, list[str]]:
+def _load(fm: str, what: str = "the frontmatter") -> tuple[Any, list[str]]:
     """The YAML value and the keys that appeared twice in one mapping."""
     loader = _NoTimestampLoader(fm)
     try:
@@ -64,7 +64,7 @@ def _load(fm: str) -> tuple[Any, list[str]]:
         if node is None:
             return None, []
         if deeper_than(node, children=_node_children):
-            raise TooDeep(too_deep_message("the frontmatter"))
+            raise TooDeep(too_deep_message(what))
         return loader.construct_document(node), getattr(loader, "duplicates", [])
     finally:
         loader.dispose()
