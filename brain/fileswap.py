@@ -121,8 +121,15 @@ def install(
     `expected` is what the file held when it was read: the file is compared with it once
     more right before the rename. `create` links instead of renaming, which fails if a file
     appeared meanwhile. A full or read-only disk raises brain's error for it (`storage_error`),
-    with the temp file removed and the note as it was.
+    with the temp file removed and the note as it was. Bytes over MAX_NOTE_BYTES are refused:
+    brain reads only that much of a note back, so such a write would be acknowledged and then
+    read back as something else.
     """
+    if len(data) > MAX_NOTE_BYTES:
+        raise InvalidInput(
+            f"'{relative}' would be {len(data) / 2**20:.1f} MiB, over the {MAX_NOTE_BYTES // 2**20} MiB a note may hold "
+            "(brain reads no more of a note back); nothing was written. Make it smaller"
+        )
     try:
         _install(relative, path, data, expected=expected, create=create, mode=mode, sync=sync)
     except OSError as error:

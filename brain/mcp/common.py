@@ -17,8 +17,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
-from brain.notes.depth import deeper_than, too_deep_message
 from brain.memory.corpus import Corpus
+from brain.notes.depth import deeper_than, too_deep_message
 from brain.vault import Vault
 from brain.views.plain import plain
 
