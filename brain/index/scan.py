@@ -23,6 +23,7 @@ from pathlib import Path
 from brain.index.engine import Index
 from brain.index.reading import Read, read_many
 from brain.index.rows import Stamp
+from brain.index.workers import die_with_parent
 from brain.note_files import Skip, note_files
 
 Progress = Callable[[str, int, int], None]
@@ -62,7 +63,9 @@ def _reader(root: Path, paths: list[str], known: dict[str, str]) -> Iterable[lis
     tasks = [paths[i : i + 100] for i in range(0, len(paths), 100)]
     workers = min(os.cpu_count() or 2, 4)
     method = "fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=get_context(method), initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         pending: list[Read] = []
         parts = [{p: known[p] for p in task if p in known} for task in tasks]
         for result in pool.map(read_many, [str(root)] * len(tasks), tasks, parts):
