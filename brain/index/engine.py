@@ -160,6 +160,16 @@ class Index:
         probe.release()
         return False
 
+    def watcher_current(self) -> bool:
+        """True while a watcher keeps the catalog current *now*: it holds watch.lock, and its
+        heartbeat is recent and says every event it saw is applied (see index/heartbeat.py).
+        A suspended or busy watcher is not current: readers check freshness themselves."""
+        if self.watched_here:  # this process's own watcher: its tracker applies events before each read
+            return True
+        from brain.index.heartbeat import current
+
+        return current(self.dir) and self.watcher_alive()
+
     def close(self) -> None:
         if self._vectors is not None:
             self._vectors._reopen()  # stops this process's embedded Chroma for the vault

@@ -178,8 +178,8 @@ def ensure_fresh(index: Index) -> bool:
             _trackers.move_to_end(root)
     if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
         _apply(index, tracker)
-        return index.watcher_alive()
-    if index.watcher_alive():
+        return index.watcher_current()
+    if index.watcher_current():  # alive, beating and idle: not merely holding its lock
         return True
     tracker = _maybe_track(index)
     if tracker is None:

@@ -184,6 +184,10 @@ class Corpus:
 
         if index.read_only:  # a catalog that cannot be refreshed: the files themselves are exact
             return False
+        if not index.watched_here and index.watcher_alive() and not index.watcher_current():
+            # a watcher holds the index but is suspended or busy (it may hold the index lock for a
+            # long batch): the files themselves are exact, and reading them waits for no one
+            return False
         try:
             ensure_fresh(index)
             if self._signature == "catalog" and index.catalog.generation() == self._generation:
