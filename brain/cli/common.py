@@ -1,4 +1,8 @@
-"""What every command shares: the vault option, JSON output, and the one place errors are translated."""
+"""What every command shares: the vault option, JSON output, input files, progress bars.
+
+Kept light: a command module imports it at start-up, so the library is imported only where a command uses it
+(errors are translated once, in brain/cli/group.py).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,17 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
-from brain.errors import BrainError, InvalidInput, one_line, storage_error
-from brain.memory.corpus import Corpus
-from brain.vault import Vault
+from brain.cli.group import opened_vaults
+from brain.errors import BrainError
 from brain.views.plain import plain
+
+if TYPE_CHECKING:
+    from brain.memory.corpus import Corpus
+    from brain.vault import Vault
 
 VaultOption = Annotated[
     Path | None,
@@ -26,47 +32,13 @@ VaultOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
-class BrainGroup(TyperGroup):
-    """Translates library errors once, for every command below it.
-
-    A BrainError becomes one line on stderr and exit code 1; usage errors keep exit code 2. A
-    fault of the disk (full, read-only, failing; `errors.storage_error`) raised by a library
-    brain uses is translated the same way; anything else is a bug and keeps its traceback.
-    """
-
-    def invoke(self, ctx: Any) -> Any:
-        try:
-            _require_utf8([*ctx._protected_args, *ctx.args])
-            return super().invoke(ctx)
-        except BrainError as error:
-            typer.echo(f"error: {one_line(str(error))}", err=True)
-            raise typer.Exit(1) from None
-        except Exception as error:  # a full or read-only disk that got past the library: one line too
-            translated = storage_error(error, disk=str(_opened[-1]) if _opened else None)
-            if translated is None:
-                raise
-            typer.echo(f"error: {one_line(str(translated))}", err=True)
-            raise typer.Exit(1) from None
-
-
-def _require_utf8(arguments: list[str]) -> None:
-    """Refuse an argument that is not UTF-8 (a 0xFF byte reaches Python as a lone surrogate,
-    which no note, journal or index can hold): one line naming it, before anything runs."""
-    for argument in arguments:
-        if any("\udc80" <= char <= "\udcff" for char in argument):
-            raw = argument.encode("utf-8", "surrogateescape")
-            shown = repr(raw[:60])[2:-1] + ("..." if len(raw) > 60 else "")
-            raise InvalidInput(f"the argument '{shown}' is not UTF-8 text; give it in UTF-8")
-
-
-_opened: list[Path] = []  # the vaults this process opened: the disk a storage error is about
-
-
 def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
     from brain.index.sync import attach
+    from brain.memory.corpus import Corpus
+    from brain.vault import Vault
 
     found = Vault.find(vault)
-    _opened.append(found.root)
+    opened_vaults.append(found.root)  # the disk a storage error is about (see group.BrainGroup)
     attach(found)  # brain's own writes update the index at once (when the vault has one)
     return found, Corpus(found)
 

@@ -68,15 +68,15 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def consolidate(
     vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None
 ) -> ConsolidationPlan:
-    index = tip_index(corpus, embedder)
-    tips, subtasks, triggers = list(index.tips), index.column(0), index.column(1)
+    table = tip_index(corpus, embedder)
+    tips, subtasks, triggers = list(table.tips), table.column(0), table.column(1)
     if len(tips) < 2:
         return ConsolidationPlan(0, 0, (), dry_run)
     steps = [_step_words(tip) for tip in tips]
     order = sorted(
         range(len(tips)), key=lambda i: (_EVIDENCE_RANK.get(tips[i].evidence, 3), -tips[i].support, tips[i].title)
     )
-    rank = {index: position for position, index in enumerate(order)}
+    rank = {tip: position for position, tip in enumerate(order)}
     categories = np.array([tip.category for tip in tips])
     partners: dict[int, list[int]] = {}
     conflicts: list[tuple[str, ...]] = []
@@ -103,17 +103,17 @@ def consolidate(
     merges: list[Merge] = []
     pending: list[str] = []
     clash = {frozenset(pair) for pair in conflicts}
-    for index in order:  # the best tip of each group represents it; members must agree with it, no chaining
-        if index in taken or index not in partners:
+    for best in order:  # the best tip of each group represents it; members must agree with it, no chaining
+        if best in taken or best not in partners:
             continue
         members: list[int] = []
-        for j in sorted((j for j in partners[index] if j not in taken), key=rank.__getitem__):
+        for j in sorted((j for j in partners[best] if j not in taken), key=rank.__getitem__):
             # a member never joins a group holding a tip that advises its opposite
-            if not any(frozenset((tips[j].title, tips[k].title)) in clash for k in (index, *members)):
+            if not any(frozenset((tips[j].title, tips[k].title)) in clash for k in (best, *members)):
                 members.append(j)
         if not members:
             continue
-        group = [index, *members]
+        group = [best, *members]
         taken.update(group)
         merged = _merged_tip(vault, corpus, [tips[i] for i in group], pending, today)
         path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(merged.title)}"
@@ -122,7 +122,7 @@ def consolidate(
             Merge(
                 merged.title,
                 path,
-                tips[index].title,
+                tips[best].title,
                 tuple(tips[i].title for i in members),
                 merged.support,
                 merged.evidence,
