@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from pathlib import Path
 from difflib import get_close_matches
+from pathlib import Path
 from typing import Any, ClassVar
 
 import typer
