@@ -250,7 +250,7 @@ def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
     if index is None:
         return None
     track(index)  # and reads re-check what changed before them at once, not after the watcher's debounce
-    if index.watcher_alive():
+    if index.watcher_alive() or index.read_only:  # a read-only index is read as it is, never kept current
         return None
     watcher = Watcher(index, embed=embed)
 
