@@ -109,3 +109,15 @@ def test_writes_on_a_read_only_vault_are_one_line(read_only: Path, command: tupl
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
     assert "read-only" in done.stderr
     assert files(read_only) == before
+
+
+def test_mcp_reads_work_and_writes_are_one_line_on_a_read_only_vault(read_only: Path) -> None:
+    from mcp_harness import connect, text_of
+
+    before = files(read_only)
+    with connect(read_only) as client:
+        assert "About payments." in text_of(client.ok("read_note", {"name": "Saved in an editor"}))
+        assert "Retries" in text_of(client.ok("search", {"query": "retry backoff", "mode": "text"}))
+        message = client.bad("write_note", {"title": "Z", "content": "x"}, "the disk or folder is read-only")
+        assert "\n" not in message
+    assert files(read_only) == before
