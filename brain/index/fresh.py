@@ -32,6 +32,7 @@ from collections import OrderedDict
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from brain.errors import IndexBusy
 from brain.index.engine import Index, warn_once
 from brain.index.scan import scan
 from brain.note_files import is_note_path
@@ -153,6 +154,7 @@ class Tracker:
         self._observer.stop()
 
 
+BUSY_WATCHER_WAIT = 2.0  # seconds a read waits for a busy watcher's batch before answering as it is
 _reads: dict[str, int] = {}
 _unfollowable: set[str] = set()  # vaults whose events could not be had: not tried again in this process
 _scan_ms: dict[str, float] = {}  # how long the last full scan of each vault took
@@ -181,6 +183,16 @@ def ensure_fresh(index: Index) -> bool:
         return index.watcher_current()
     if index.watcher_current():  # alive, beating and idle: not merely holding its lock
         return True
+    if index.watcher_alive():  # suspended or busy: check the files ourselves, but never wait out a long batch
+        try:
+            scan(index, wait=BUSY_WATCHER_WAIT)
+        except IndexBusy:
+            warn_once(
+                f"the watcher of {root} is busy with a long batch; answering from the index as it is "
+                "(changes of the last moments may be missing)"
+            )
+            return True
+        return False
     tracker = _maybe_track(index)
     if tracker is None:
         started = time.perf_counter()

@@ -80,8 +80,12 @@ def _reader(root: Path, paths: list[str], known: dict[str, str]) -> Iterable[lis
 # ---------------------------------------------------------------- the scan
 
 
-def scan(index: Index, *, paths: Iterable[str] | None = None, progress: Progress | None = None) -> ScanResult:
-    """Update the catalog from the files (all of them, or just `paths`). Cheap when nothing changed."""
+def scan(
+    index: Index, *, paths: Iterable[str] | None = None, progress: Progress | None = None, wait: float | None = None
+) -> ScanResult:
+    """Update the catalog from the files (all of them, or just `paths`). Cheap when nothing changed.
+
+    `wait` bounds the wait for the index lock (IndexBusy after it; default: engine.LOCK_TIMEOUT)."""
     started = time.perf_counter()
     root = index.vault.root
     wanted = None if paths is None else sorted(set(paths))
@@ -101,7 +105,7 @@ def scan(index: Index, *, paths: Iterable[str] | None = None, progress: Progress
     if not changed and not removed and not left_out_changed:
         result.seconds = time.perf_counter() - started
         return result
-    with index.locked():
+    with index.locked(timeout=wait):
         stamps = dict(catalog.stamps())  # another process may have done part of the work meanwhile
         changed, removed = differences(stamps)
         vanished = {stamps[p].sha256: stamps[p] for p in removed}
