@@ -43,11 +43,14 @@ def brain(*args: str, input: str | None = None, file_limit: int | None = None) -
 
 def files(root: Path) -> dict[str, bytes]:
     """Every file under `root` and its bytes, but SQLite's WAL and shared memory (a reader may
-    touch those) and the filler that fills a disk."""
+    touch those), empty lock files (taking a lock may create one) and the filler that fills a disk."""
     return {
         path.relative_to(root).as_posix(): path.read_bytes()
         for path in sorted(root.rglob("*"))
-        if path.is_file() and not path.name.endswith(("-wal", "-shm")) and path.name != "filler"
+        if path.is_file()
+        and not path.name.endswith(("-wal", "-shm"))
+        and path.name != "filler"
+        and not (path.suffix == ".lock" and path.stat().st_size == 0)
     }
 
 
