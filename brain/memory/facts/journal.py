@@ -362,7 +362,7 @@ def reanchor(vault: Vault) -> tuple[int, str] | None:
 def remove_stale_temps(vault: Vault) -> list[str]:
     """Remove journal rewrites a killed sweep left (they hold purged values); their paths."""
     folder = journal_dir(vault)
-    if not folder.is_dir():
+    if not folder.is_dir() or not any(folder.glob(".journal-*.tmp")):
         return []
     with _lock(vault):
         found = sorted(path for path in folder.glob(".journal-*.tmp"))
