@@ -14,7 +14,7 @@ import stat
 import tempfile
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -296,6 +296,13 @@ class Vault:
             )
         return path
 
+    def locked(self) -> AbstractContextManager[None]:
+        """The write lock for a read-change-write of brain's own spanning several files (re-entrant).
+
+        Writers inside it wait for each other instead of refusing each other's changes as an editor's.
+        """
+        return self._locked()
+
     @contextmanager
     def _locked(self) -> Iterator[None]:
         try:
@@ -467,34 +474,3 @@ def _not_utf8(relative: str, error: UnicodeDecodeError) -> InvalidInput:
         f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it, so its bytes stay as they are. "
         "Convert it to UTF-8 in an editor first"
     )
-
-
-def init_vault(root: Path) -> tuple[Vault, list[str]]:
-    """Create a vault, or add what an existing folder lacks; nothing that exists is changed."""
-    from importlib import resources
-
-    from brain.config import DEFAULT_CONFIG
-
-    root = Path(root).expanduser()
-    if root.exists() and not root.is_dir():
-        raise InvalidInput(f"'{root}' is a file, not a folder; choose a folder for the vault")
-    root.mkdir(parents=True, exist_ok=True)
-    vault = Vault(root)
-    created: list[str] = []
-    for folder in (*TYPE_FOLDERS.values(), "templates", f"{BRAIN_DIR}/index", f"{BRAIN_DIR}/journal"):
-        path = vault.root / folder
-        if not path.exists():
-            path.mkdir(parents=True)
-            created.append(folder + "/")
-    config = vault.brain_dir / "config.toml"
-    if not config.exists():
-        config.write_text(DEFAULT_CONFIG, encoding="utf-8")
-        created.append(f"{BRAIN_DIR}/config.toml")
-    for template in sorted((resources.files("brain") / "templates").iterdir(), key=lambda t: t.name):
-        if not template.name.endswith(".md"):
-            continue
-        target = vault.root / "templates" / template.name
-        if not target.exists():
-            target.write_text(template.read_text(encoding="utf-8"), encoding="utf-8")
-            created.append(f"templates/{template.name}")
-    return vault, created

@@ -10,7 +10,7 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 
 def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (created if missing).")] = Path(".")) -> None:
