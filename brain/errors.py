@@ -53,3 +53,7 @@ class IndexBusy(BrainError):
 
 class IndexUnavailable(BrainError):
     """The vector store (a Chroma server) cannot be reached or read."""
+
+
+class ModelBuildError(BrainError):
+    """An embedding model's files could not be read or built (the message says why; brain falls back)."""

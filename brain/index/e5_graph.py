@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from brain.index.e5_model import PackedModel
+from brain.index.e5_model import BLOCK, PackedModel
 
 OPSET = 18
 
 
-def build_graph(model: PackedModel):
-    """An onnx.ModelProto computing the encoder's last hidden state."""
+def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
+    """An onnx.ModelProto computing the encoder's last hidden state.
+
+    weights "fp32": every encoder matrix as the float32 values of its 4-bit blocks (plain MatMul);
+    "q4": the blocks kept 4-bit in onnxruntime's MatMulNBits (accuracy 4 rounds activations to int8, as the engine).
+    """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -71,9 +75,16 @@ def build_graph(model: PackedModel):
     one = "one_f"
 
     def linear(inp: str, name: str, n_out: int, n_in: int) -> str:
+        bias = const(f"{name}.b", model.floats(f"{name}.b", (n_out,)))
+        if weights == "q4":  # the 4-bit blocks as they are, in onnxruntime's MatMulNBits
+            nibbles, scales = model.q4(f"{name}.w", n_out, n_in)
+            values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=-1)  # (out, blocks, 32) in order
+            packed = (values[..., 0::2] | (values[..., 1::2] << 4)).astype(np.uint8)
+            out = op("MatMulNBits", [inp, const(f"{name}.w", packed), const(f"{name}.s", scales.reshape(-1))],
+                     domain="com.microsoft", K=n_in, N=n_out, bits=4, block_size=BLOCK, accuracy_level=accuracy)
+            return op("Add", [out, bias])
         weight = model.dequantized(f"{name}.w", n_out, n_in).T  # (in, out) for MatMul
-        out = op("MatMul", [inp, const(f"{name}.w", weight)])
-        return op("Add", [out, const(f"{name}.b", model.floats(f"{name}.b", (n_out,)))])
+        return op("Add", [op("MatMul", [inp, const(f"{name}.w", weight)]), bias])
 
     def heads_of(t: str, perm: list[int]) -> str:
         return op("Transpose", [op("Reshape", [t, split_heads])], perm=perm)
@@ -101,7 +112,8 @@ def build_graph(model: PackedModel):
         [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", H])],
         inits,
     )
-    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="brain")
+    opsets = [helper.make_opsetid("", OPSET)] + ([helper.make_opsetid("com.microsoft", 1)] if weights == "q4" else [])
+    proto = helper.make_model(graph, opset_imports=opsets, producer_name="brain")
     proto.ir_version = 8  # onnxruntime >= 1.17 reads IR 8 with opset 18
     onnx.checker.check_model(proto, full_check=False)
     return proto

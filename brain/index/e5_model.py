@@ -29,16 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from brain.errors import BrainError
+from brain.errors import ModelBuildError
 
 MAGIC = b"E5S1"
 BLOCK = 32
 _Q4_BLOCK_BYTES = 2 + BLOCK // 2
 _HEADER = struct.Struct("<4sI7ifi")
-
-
-class ModelBuildError(BrainError):
-    """A packed model file could not be read or turned into an ONNX model."""
 
 
 @dataclass(frozen=True)
