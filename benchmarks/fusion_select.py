@@ -25,11 +25,11 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives beside the test that keeps fusion honest
 
-import retrieval_eval as ev  # noqa: E402
+import retrieval_eval as ev
 
-from brain.index import search as search_module  # noqa: E402
-from brain.index.engine import open_index  # noqa: E402
-from brain.index.sync import index_vault  # noqa: E402
+from brain.index import search as search_module
+from brain.index.engine import open_index
+from brain.index.sync import index_vault
 
 DEPTH = 30
 
@@ -161,7 +161,9 @@ def main() -> int:
     print(f"chosen on {sets[0]}: {best}")
     for name in sets:
         rows = table[name]
-        print(f"{name:9} text {rows['text']}  vector {rows['vector']}  chosen {rows[best]}  rrf60 {rows['rrf k=60 text=0.5']}")
+        print(
+            f"{name:9} text {rows['text']}  vector {rows['vector']}  chosen {rows[best]}  rrf60 {rows['rrf k=60 text=0.5']}"
+        )
     out = HERE / "results" / "fusion-select.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"chosen_on": sets[0], "chosen": best, "table": table}, indent=2) + "\n")

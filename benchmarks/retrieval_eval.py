@@ -27,7 +27,6 @@ import os
 import re
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -39,10 +38,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives beside the test that keeps fusion honest
 
-from brain.index import search as search_module  # noqa: E402
-from brain.index.engine import open_index  # noqa: E402
-from brain.index.sync import index_vault  # noqa: E402
-from brain.vault import Vault  # noqa: E402
+from brain.index import search as search_module
+from brain.index.engine import open_index
+from brain.index.sync import index_vault
+from brain.vault import Vault
 
 SHARED = REPO.parent / "shared" / "benchmarks" / "retrieval"
 CACHE = HERE / ".cache" / "retrieval"
@@ -139,7 +138,7 @@ def reranker_available() -> bool:
         return False
     try:
         resolve_reranker(None)
-    except Exception as error:  # noqa: BLE001 - reported, the other modes still run
+    except Exception as error:
         print(f"hybrid+rerank skipped: {error}")
         return False
     return True
@@ -152,7 +151,7 @@ def number_of(path: str) -> int:
 def evaluate_public(index, questions: list[tuple[str, set[int]]], kwargs: dict) -> dict:
     recall = mrr = 0.0
     times = []
-    for query, wanted in questions[:3]:
+    for query, _ in questions[:3]:
         search_module.run(index, query, limit=10, **kwargs)  # warm
     for query, wanted in questions:
         started = time.perf_counter()
@@ -162,8 +161,12 @@ def evaluate_public(index, questions: list[tuple[str, set[int]]], kwargs: dict) 
         recall += len(wanted & set(ranked[:5])) / len(wanted)
         mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in wanted), 0.0)
     n = len(questions)
-    return {"recall@5": round(recall / n, 3), "mrr@10": round(mrr / n, 3),
-            "p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1)}
+    return {
+        "recall@5": round(recall / n, 3),
+        "mrr@10": round(mrr / n, 3),
+        "p50_ms": round(percentile(times, 0.5), 1),
+        "p95_ms": round(percentile(times, 0.95), 1),
+    }
 
 
 def evaluate_example(index, kwargs: dict) -> dict:
@@ -196,8 +199,14 @@ def run_set(name: str, embedder: str = "default") -> dict | None:
     report = index_vault(index)
     built = time.perf_counter() - started
     embedded = report.embed.embedded if report.embed else 0
-    result = {"notes": report.notes, "chunks": index.catalog.chunk_count(), "embedder": index.embedder.id,
-              "index_seconds": round(built, 1), "chunks_embedded": embedded, "modes": {}}
+    result = {
+        "notes": report.notes,
+        "chunks": index.catalog.chunk_count(),
+        "embedder": index.embedder.id,
+        "index_seconds": round(built, 1),
+        "chunks_embedded": embedded,
+        "modes": {},
+    }
     if embedded >= 100:  # a fresh index: its rate means something
         result["chunks_per_s"] = round(embedded / built, 1)
     if questions is not None:
@@ -213,15 +222,18 @@ def load_times(embedder: str) -> dict:
     """Seconds to load the embedder in a fresh process: cold (e5: its ONNX built into an empty cache) and cached."""
     if embedder == "default":
         return {}
-    code = ("import time; t = time.perf_counter(); from brain.index.embedders import load_embedder; "
-            f"e = load_embedder({embedder!r}); e.embed(['warm']); print(time.perf_counter() - t)")
+    code = (
+        "import time; t = time.perf_counter(); from brain.index.embedders import load_embedder; "
+        f"e = load_embedder({embedder!r}); e.embed(['warm']); print(time.perf_counter() - t)"
+    )
     found = {}
     cold_cache = CACHE / "cold-cache"
     shutil.rmtree(cold_cache, ignore_errors=True)
     for label in ("cold_s", "cached_s"):  # the first run builds into the empty cache, the second finds it there
         env = {"XDG_CACHE_HOME": str(cold_cache)}
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
-                              env={**os.environ, **env})
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env={**os.environ, **env}
+        )
         found[label] = round(float(done.stdout.strip().splitlines()[-1]), 2) if done.returncode == 0 else None
     shutil.rmtree(cold_cache, ignore_errors=True)
     print(f"load {embedder}: {found}", flush=True)
@@ -232,8 +244,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="search quality on public multi-hop sets and vault-example")
     parser.add_argument("--sets", nargs="*", choices=SETS, default=list(SETS))
     parser.add_argument("--label", default="current", help="key under which results are stored (before, after ...)")
-    parser.add_argument("--embedder", default="default", help="the vaults' [index] embedder (default, minilm, e5-small ...)")
-    parser.add_argument("--embedders", nargs="+", help="several embedders, each in its own process, one after the other")
+    parser.add_argument(
+        "--embedder", default="default", help="the vaults' [index] embedder (default, minilm, e5-small ...)"
+    )
+    parser.add_argument(
+        "--embedders", nargs="+", help="several embedders, each in its own process, one after the other"
+    )
     args = parser.parse_args()
     if args.embedders:
         for embedder in args.embedders:
@@ -250,9 +266,12 @@ def main() -> int:
         if found is not None:
             entry[name] = found
     entry["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    entry["machine"] = {"cpus": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()],
-                        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                        "note": "2-core machine shared with other jobs: latency is noisy"}
+    entry["machine"] = {
+        "cpus": os.cpu_count(),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "note": "2-core machine shared with other jobs: latency is noisy",
+    }
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}  # another process may have written
     stored[label] = entry
     RESULTS.parent.mkdir(exist_ok=True)

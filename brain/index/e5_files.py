@@ -140,8 +140,9 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
     try:
         build_tokenizer(packed).save(str(tmp / "tokenizer.json"))
         onnx.save(build_graph(packed, weights), str(tmp / "model.onnx"))
-        _write_json(tmp / "source.json", {"source": str(source), "sha256": digest, "weights": weights,
-                                          "build": BUILD_VERSION})
+        _write_json(
+            tmp / "source.json", {"source": str(source), "sha256": digest, "weights": weights, "build": BUILD_VERSION}
+        )
         try:
             os.rename(tmp, folder)
         except OSError:

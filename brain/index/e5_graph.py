@@ -65,8 +65,10 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
 
     # -- attention mask: 0 where attended, a large negative where padding, shaped (B, 1, 1, S) --
     mask = op("Cast", [op("Unsqueeze", ["attention_mask", shape_i64("axes12", [1, 2])])], to=TensorProto.FLOAT)
-    bias = op("Mul", [op("Sub", [const("one_f", np.asarray(1.0, np.float32)), mask]),
-                      const("neg", np.asarray(-1e4, np.float32))])
+    bias = op(
+        "Mul",
+        [op("Sub", [const("one_f", np.asarray(1.0, np.float32)), mask]), const("neg", np.asarray(-1e4, np.float32))],
+    )
     split_heads = shape_i64("split_heads", [0, 0, heads, head_dim])
     merge_heads = shape_i64("merge_heads", [0, 0, H])
     scale = const("scale", np.asarray(1.0 / np.sqrt(head_dim), np.float32))
@@ -80,8 +82,16 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
             nibbles, scales = model.q4(f"{name}.w", n_out, n_in)
             values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=-1)  # (out, blocks, 32) in order
             packed = (values[..., 0::2] | (values[..., 1::2] << 4)).astype(np.uint8)
-            out = op("MatMulNBits", [inp, const(f"{name}.w", packed), const(f"{name}.s", scales.reshape(-1))],
-                     domain="com.microsoft", K=n_in, N=n_out, bits=4, block_size=BLOCK, accuracy_level=accuracy)
+            out = op(
+                "MatMulNBits",
+                [inp, const(f"{name}.w", packed), const(f"{name}.s", scales.reshape(-1))],
+                domain="com.microsoft",
+                K=n_in,
+                N=n_out,
+                bits=4,
+                block_size=BLOCK,
+                accuracy_level=accuracy,
+            )
             return op("Add", [out, bias])
         weight = model.dequantized(f"{name}.w", n_out, n_in).T  # (in, out) for MatMul
         return op("Add", [op("MatMul", [inp, const(f"{name}.w", weight)]), bias])
@@ -107,8 +117,10 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
     graph = helper.make_graph(
         nodes,
         "multilingual-e5-small",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
-         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"])],
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
+        ],
         [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", H])],
         inits,
     )
@@ -121,6 +133,9 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
 
 def _layer_norm(op, const, x: str, model: PackedModel, name: str) -> str:
     H = model.hidden
-    return op("LayerNormalization", [x, const(f"{name}.w", model.floats(f"{name}.w", (H,))),
-                                     const(f"{name}.b", model.floats(f"{name}.b", (H,)))],
-              axis=-1, epsilon=float(model.eps))
+    return op(
+        "LayerNormalization",
+        [x, const(f"{name}.w", model.floats(f"{name}.w", (H,))), const(f"{name}.b", model.floats(f"{name}.b", (H,)))],
+        axis=-1,
+        epsilon=float(model.eps),
+    )

@@ -23,6 +23,7 @@ values of the 4-bit blocks. Output: the last hidden state; pooling is the embedd
 
 from __future__ import annotations
 
+import itertools
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,7 +139,7 @@ def read_packed(path: Path) -> PackedModel:
     if offsets[-1] > blob_len or np.any(np.diff(offsets.astype(np.int64)) < 0):
         raise ModelBuildError(f"{path}: vocabulary offsets are out of order")
     try:
-        pieces = tuple(blob[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()))
+        pieces = tuple(blob[a:b].decode("utf-8") for a, b in itertools.pairwise(offsets.tolist()))
     except UnicodeDecodeError:
         raise ModelBuildError(f"{path}: a vocabulary piece is not UTF-8") from None
     n_norm, norm_bytes = r.unpack("iI")
@@ -152,8 +153,25 @@ def read_packed(path: Path) -> PackedModel:
         tensors[name] = Tensor(dtype, values, offset, nbytes)
     if not 0 <= min(bos, eos, pad, unk) <= max(bos, eos, pad, unk) < n_pieces <= vocab_rows:
         raise ModelBuildError(f"{path}: special token ids out of range")
-    return PackedModel(path, hidden, layers, heads, ffn, vocab_rows, max_positions, eps, pieces, scores,
-                       bos, eos, pad, unk, charmap, tensors, data)
+    return PackedModel(
+        path,
+        hidden,
+        layers,
+        heads,
+        ffn,
+        vocab_rows,
+        max_positions,
+        eps,
+        pieces,
+        scores,
+        bos,
+        eos,
+        pad,
+        unk,
+        charmap,
+        tensors,
+        data,
+    )
 
 
 def _charmap(raw: bytes, entries: int, path: Path) -> dict[int, str]:
@@ -185,16 +203,19 @@ def build_tokenizer(model: PackedModel):
     """
     from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
 
-    vocab = list(zip(model.pieces, model.scores.tolist()))
+    vocab = list(zip(model.pieces, model.scores.tolist(), strict=True))
     tokenizer = Tokenizer(models.Unigram(vocab, unk_id=model.unk, byte_fallback=False))
-    tokenizer.normalizer = normalizers.Sequence([
-        normalizers.Replace(Regex(_DELETED), ""),
-        normalizers.Replace(Regex(_SPACES), " "),
-        normalizers.NFKC(),
-        normalizers.Replace(Regex(" {2,}"), " "),
-    ])
+    tokenizer.normalizer = normalizers.Sequence(
+        [
+            normalizers.Replace(Regex(_DELETED), ""),
+            normalizers.Replace(Regex(_SPACES), " "),
+            normalizers.NFKC(),
+            normalizers.Replace(Regex(" {2,}"), " "),
+        ]
+    )
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=False)
     bos, eos = model.pieces[model.bos], model.pieces[model.eos]
     tokenizer.post_processor = processors.TemplateProcessing(
-        single=f"{bos} $A {eos}", special_tokens=[(bos, model.bos), (eos, model.eos)])
+        single=f"{bos} $A {eos}", special_tokens=[(bos, model.bos), (eos, model.eos)]
+    )
     return tokenizer

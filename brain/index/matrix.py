@@ -53,8 +53,11 @@ class ChunkMatrix:
         if not len(self) or not len(notes):
             return np.zeros(0, np.int64)
         candidates = np.flatnonzero(np.isin(self.notes, notes))
-        wanted = set(zip(notes.tolist(), chunks.tolist()))
-        found = [(note, chunk) in wanted for note, chunk in zip(self.notes[candidates].tolist(), self.chunks[candidates].tolist())]
+        wanted = set(zip(notes.tolist(), chunks.tolist(), strict=True))
+        found = [
+            (note, chunk) in wanted
+            for note, chunk in zip(self.notes[candidates].tolist(), self.chunks[candidates].tolist(), strict=True)
+        ]
         return candidates[np.asarray(found, dtype=bool)] if len(candidates) else candidates
 
     def _without(self, rows: np.ndarray) -> ChunkMatrix:
@@ -67,15 +70,20 @@ class ChunkMatrix:
     def upsert(self, records: Sequence[str], vectors: Any) -> ChunkMatrix:
         added = ChunkMatrix.from_records(records, vectors, self.vectors.shape[1])
         kept = self._without(self._rows(added.notes, added.chunks))
-        return ChunkMatrix(np.concatenate([kept.notes, added.notes]), np.concatenate([kept.chunks, added.chunks]),
-                           np.vstack([kept.vectors, added.vectors]))
+        return ChunkMatrix(
+            np.concatenate([kept.notes, added.notes]),
+            np.concatenate([kept.chunks, added.chunks]),
+            np.vstack([kept.vectors, added.vectors]),
+        )
 
     def remove(self, records: Sequence[str]) -> ChunkMatrix:
         if not len(self) or not len(records):
             return self
         return self._without(self._rows(*_split(records)))
 
-    def nearest(self, query: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[tuple[int, str, float]]:
+    def nearest(
+        self, query: Sequence[float], n: int, note_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, str, float]]:
         """(note id, chunk id, cosine similarity) of the `n` nearest chunks, among `note_ids` if given."""
         if not len(self) or n <= 0:
             return []
@@ -95,7 +103,9 @@ class ChunkMatrix:
         best = np.argpartition(-similarities, count - 1)[:count]
         best = best[np.argsort(-similarities[best], kind="stable")]
         at = best if rows is None else rows[best]
-        return [(int(self.notes[i]), self.chunks[i].decode(), float(similarities[j])) for i, j in zip(at, best)]
+        return [
+            (int(self.notes[i]), self.chunks[i].decode(), float(similarities[j])) for i, j in zip(at, best, strict=True)
+        ]
 
     # ------------------------------------------------------------ snapshot on disk
 
@@ -103,7 +113,9 @@ class ChunkMatrix:
         """Write atomically (temp file + rename): a reader sees the old snapshot or the new one."""
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with temporary.open("wb") as handle:
-            np.savez(handle, notes=self.notes, chunks=self.chunks, vectors=self.vectors, generation=np.asarray(generation))
+            np.savez(
+                handle, notes=self.notes, chunks=self.chunks, vectors=self.vectors, generation=np.asarray(generation)
+            )
         os.replace(temporary, path)
 
     @classmethod
@@ -120,5 +132,5 @@ class ChunkMatrix:
 
 def _split(records: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Record ids `<note id>:<chunk id>` as note ids (int64) and chunk ids (bytes)."""
-    notes, chunks = zip(*(record.split(":", 1) for record in records))
+    notes, chunks = zip(*(record.split(":", 1) for record in records), strict=True)
     return np.asarray(notes, dtype=np.int64), np.asarray(chunks, dtype="S64")

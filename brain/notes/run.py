@@ -149,7 +149,10 @@ def project(snapshot: dict[str, Any], projection: str) -> str:
     if projection == "decisions":
         return "\n".join(decision_line(d) for d in decisions) or "(no decisions recorded)"
     if projection == "commits":
-        return "\n".join(f"{d.get('stageId', '?')}: chose {value_text(d.get('chosen'))}" for d in decisions) or "(no decisions recorded)"
+        return (
+            "\n".join(f"{d.get('stageId', '?')}: chose {value_text(d.get('chosen'))}" for d in decisions)
+            or "(no decisions recorded)"
+        )
     if projection == "narrative":
         narrative = snapshot.get("narrative")
         return narrative if isinstance(narrative, str) and narrative else "(no narrative recorded)"
@@ -208,7 +211,7 @@ def managed_sections(run: Run) -> dict[str, str]:
         "Tool Calls": _tool_calls(run),
         "Narrative": _prose(snapshot.get("narrative")) if isinstance(snapshot.get("narrative"), str) else "",
     }
-    usage = snapshot.get("tokenUsage") if isinstance(snapshot.get("tokenUsage"), dict) else {}
+    usage = raw_usage if isinstance(raw_usage := snapshot.get("tokenUsage"), dict) else {}
     facts = [
         f"iterations {value_text(snapshot['iterations'])}" if "iterations" in snapshot else "",
         f"{value_text(snapshot['durationMs'])} ms" if "durationMs" in snapshot else "",
@@ -251,8 +254,12 @@ def _decisions_table(decisions: list[dict[str, Any]]) -> str:
         return ""
     rows = ["| Stage | Chosen | Rule | Evidence |", "| --- | --- | --- | --- |"]
     for d in decisions:
-        cells = (_scalar(d.get("stageId")), _scalar(d.get("chosen")), _scalar(d.get("rule")) if d.get("rule") is not None else "",
-                 evidence_text(d.get("evidence")))
+        cells = (
+            _scalar(d.get("stageId")),
+            _scalar(d.get("chosen")),
+            _scalar(d.get("rule")) if d.get("rule") is not None else "",
+            evidence_text(d.get("evidence")),
+        )
         rows.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
     return "\n".join(rows) + "\n"
 
@@ -282,7 +289,7 @@ def run_from_note(note: Note) -> Run:
     """A `Run` from a run note. Never raises: what cannot be read is listed in `problems`."""
     fm = note.frontmatter
     problems: list[str] = []
-    scope_data = fm.get("scope") if isinstance(fm.get("scope"), dict) else {}
+    scope_data = raw_scope if isinstance(raw_scope := fm.get("scope"), dict) else {}
     scope = RunScope(
         tenant=str(scope_data.get("tenant") or ""),
         principal=_text(scope_data.get("principal")),
@@ -362,7 +369,12 @@ def _legacy_snapshot(note: Note) -> dict[str, Any]:
         if isinstance(d, dict)
     ]
     snapshot["toolCalls"] = [
-        {"name": c.get("name"), "args": c.get("args"), "resultPreview": c.get("result_preview"), "errored": bool(c.get("errored"))}
+        {
+            "name": c.get("name"),
+            "args": c.get("args"),
+            "resultPreview": c.get("result_preview"),
+            "errored": bool(c.get("errored")),
+        }
         for c in fm.get("tool_calls") or []
         if isinstance(c, dict)
     ]
