@@ -2,6 +2,7 @@
 
     python benchmarks/retrieval_eval.py                      # every set, every mode
     python benchmarks/retrieval_eval.py --sets musique --label before
+    python benchmarks/retrieval_eval.py --embedders minilm e5-small --label e5   # both, one run
 
 One vault per public set, one note per passage (title = the passage's title, body = its text),
 indexed with brain's own default embedder; every question is searched against the whole vault with
@@ -13,7 +14,9 @@ vault-example's 32 labelled queries (benchmarks/labelled_queries.py) report hit@
 
 The data sets live in ../shared/benchmarks/retrieval/ (not in this repository); when that folder is
 missing the public sets are skipped with a message saying so. Results are merged into
-benchmarks/results/retrieval.json under `--label` (default "current").
+benchmarks/results/retrieval.json under `--label` (default "current"). With `--embedders`, each
+embedder runs in its own process (so peak memory is its own), one after the other, and its results
+go under `<label>/<embedder>`, with its model load time, indexing rate and peak memory.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -88,24 +93,29 @@ def write_vault(root: Path, passages: list[tuple[str, str]]) -> None:
         (folder / note_name(number, title)).write_text(f"---\ntitle: {quoted}\n---\n{text.strip()}\n", encoding="utf-8")
 
 
-def prepared_vault(name: str, passages: list[tuple[str, str]]) -> Vault:
-    """The set's vault under benchmarks/.cache (kept between runs: embedding takes minutes)."""
-    root = CACHE / name
+def use_embedder(root: Path, embedder: str) -> None:
+    (root / ".brain").mkdir(parents=True, exist_ok=True)
+    (root / ".brain" / "config.toml").write_text(f'[index]\nembedder = "{embedder}"\n', encoding="utf-8")
+
+
+def prepared_vault(name: str, passages: list[tuple[str, str]], embedder: str = "default") -> Vault:
+    """The set's vault under benchmarks/.cache/<embedder> (kept between runs: embedding takes minutes)."""
+    root = CACHE / embedder / name
     if not (root / "passages").is_dir():
         shutil.rmtree(root, ignore_errors=True)
         write_vault(root, passages)
-        (root / ".brain").mkdir(exist_ok=True)
+    use_embedder(root, embedder)
     return Vault(root)
 
 
-def example_vault() -> Vault:
+def example_vault(embedder: str = "default") -> Vault:
     """A copy of vault-example made afresh on every run (notes change; its index in .brain is kept and caught up)."""
-    root = CACHE / "example"
+    root = CACHE / embedder / "example"
     for entry in root.iterdir() if root.is_dir() else ():
         if entry.name != ".brain":
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     shutil.copytree(REPO / "vault-example", root, ignore=shutil.ignore_patterns(".brain"), dirs_exist_ok=True)
-    (root / ".brain").mkdir(exist_ok=True)
+    use_embedder(root, embedder)
     return Vault(root)
 
 
@@ -174,27 +184,31 @@ def evaluate_example(index, kwargs: dict) -> dict:
     return result
 
 
-def run_set(name: str) -> dict | None:
+def run_set(name: str, embedder: str = "default") -> dict | None:
     if name == "example":
-        vault = example_vault()
+        vault = example_vault(embedder)
         questions = None
     else:
         if not SHARED.is_dir():
             print(f"skipping {name}: {SHARED} is missing (the public sets are kept outside this repository)")
             return None
         passages, questions = load_set(name)
-        vault = prepared_vault(name, passages)
+        vault = prepared_vault(name, passages, embedder)
     index = open_index(vault)
     started = time.perf_counter()
     report = index_vault(index)
     built = time.perf_counter() - started
+    embedded = report.embed.embedded if report.embed else 0
     result = {
         "notes": report.notes,
         "chunks": index.catalog.chunk_count(),
         "embedder": index.embedder.id,
         "index_seconds": round(built, 1),
+        "chunks_embedded": embedded,
         "modes": {},
     }
+    if embedded >= 100:  # a fresh index: its rate means something
+        result["chunks_per_s"] = round(embedded / built, 1)
     if questions is not None:
         result["questions"] = len(questions)
     for label, kwargs in modes():
@@ -204,27 +218,65 @@ def run_set(name: str) -> dict | None:
     return result
 
 
+def load_times(embedder: str) -> dict:
+    """Seconds to load the embedder in a fresh process: cold (e5: its ONNX built into an empty cache) and cached."""
+    if embedder == "default":
+        return {}
+    code = (
+        "import time; t = time.perf_counter(); from brain.index.embedders import load_embedder; "
+        f"e = load_embedder({embedder!r}); e.embed(['warm']); print(time.perf_counter() - t)"
+    )
+    found = {}
+    cold_cache = CACHE / "cold-cache"
+    shutil.rmtree(cold_cache, ignore_errors=True)
+    for label in ("cold_s", "cached_s"):  # the first run builds into the empty cache, the second finds it there
+        env = {"XDG_CACHE_HOME": str(cold_cache)}
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env={**os.environ, **env}
+        )
+        found[label] = round(float(done.stdout.strip().splitlines()[-1]), 2) if done.returncode == 0 else None
+    shutil.rmtree(cold_cache, ignore_errors=True)
+    print(f"load {embedder}: {found}", flush=True)
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="search quality on public multi-hop sets and vault-example")
     parser.add_argument("--sets", nargs="*", choices=SETS, default=list(SETS))
     parser.add_argument("--label", default="current", help="key under which results are stored (before, after ...)")
+    parser.add_argument(
+        "--embedder", default="default", help="the vaults' [index] embedder (default, minilm, e5-small ...)"
+    )
+    parser.add_argument(
+        "--embedders", nargs="+", help="several embedders, each in its own process, one after the other"
+    )
     args = parser.parse_args()
+    if args.embedders:
+        for embedder in args.embedders:
+            command = [sys.executable, __file__, "--sets", *args.sets, "--label", args.label, "--embedder", embedder]
+            if subprocess.run(command).returncode:
+                return 1
+        return 0
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    entry = stored.get(args.label, {})
+    label = args.label if args.embedder == "default" else f"{args.label}/{args.embedder}"
+    entry = stored.get(label, {})
+    entry["load"] = load_times(args.embedder)
     for name in args.sets:
-        found = run_set(name)
+        found = run_set(name, args.embedder)
         if found is not None:
             entry[name] = found
+    entry["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     entry["machine"] = {
         "cpus": os.cpu_count(),
         "load_avg": [round(x, 2) for x in os.getloadavg()],
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "note": "2-core machine shared with other jobs: latency is noisy",
     }
-    stored[args.label] = entry
+    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}  # another process may have written
+    stored[label] = entry
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
-    print(f"wrote {RESULTS} [{args.label}]")
+    print(f"wrote {RESULTS} [{label}]")
     return 0
 
 

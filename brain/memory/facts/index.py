@@ -62,7 +62,9 @@ def similarity(vault: Vault, query: str, paths: Sequence[str], text_of: Callable
         ids = np.fromiter(
             (stamps[path].id if path in stamps else -1 for path in paths), dtype=np.int64, count=len(paths)
         )
-        best = _best_chunks(index.vectors.matrix(), index.embedder.embed([query])[0], ids)
+        from brain.index.embedders import query_vector
+
+        best = _best_chunks(index.vectors.matrix(), query_vector(index.embedder, query), ids)
         return np.clip(best, 0.0, 1.0), f"vectors ({index.embedder.id})"
     wanted = words(query)
     if not wanted:
