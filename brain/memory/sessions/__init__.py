@@ -1,0 +1,1 @@
+"""Sessions: the session protocol and turning what agents did (logs, transcripts) into episodes."""
