@@ -137,8 +137,18 @@ def first_line(text: str, limit: int = 160) -> str:
     return ""
 
 
+def display_command(command: str, limit: int = 120) -> str:
+    """A command as a person would quote it: its first line, without a leading `cd <dir> &&`."""
+    return first_line(re.sub(r"^\s*cd\s+\S+\s*&&\s*", "", command), limit)
+
+
 def error_line(text: str, limit: int = 160) -> str:
-    """The line of an error output that names the error (`...Error: ...`, `error: ...`, `FAILED ...`), else its first line."""
+    """The line of an error output that names the error (pytest's `E   ...`, `...Error: ...`, `error: ...`,
+    `FAILED ...`), else its first line."""
+    for line in text.splitlines():
+        if line.startswith("E   "):
+            stripped = line[1:].strip()
+            return stripped if len(stripped) <= limit else stripped[: limit - 3] + "..."
     for line in text.splitlines():
         stripped = line.strip()
         if re.search(r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b|No such file|not found|Permission denied", stripped):

@@ -46,17 +46,19 @@ _CORRECTION = re.compile(
     r"revert\b|undo\b|never ?mind\b|not what\b|why did you\b|please don'?t\b)",
     re.IGNORECASE,
 )
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _CHOICE = re.compile(
-    r"\b(?:I'll|I will|I'm going to|let's|let me|we'll|going with|decided to|chose|choose|opt(?:ed)? for|prefer)\b[^.!?\n]*?"
-    r"\b(?:instead of|rather than|over)\b[^.!?\n]*|\b(?:I'll|I will|let's) go with\b[^.!?\n]*|\b(?:going|went) with (?:option|approach)\b[^.!?\n]*",
+    r"\b(?:I'll|I will|I'm going to|let's|let me|we'll|going with|decided to|chose|choose|opt(?:ed)? for|prefer)\b.*?"
+    r"\b(?:instead of|rather than|over)\b|\b(?:I'll|I will|let's) go with\b|\b(?:going|went) with (?:option|approach)\b",
     re.IGNORECASE,
 )
 _APPROACH_CHANGE = re.compile(
-    r"[^.!?\n]*\b(?:different approach|another approach|another way|alternative|instead|try (?:a|another)|switch(?:ing)? to|fall back)\b[^.!?\n]*",
-    re.IGNORECASE,
+    r"\b(?:different approach|another approach|another way|alternative|instead|try (?:a|another)|switch(?:ing)? to|fall back)\b", re.IGNORECASE
 )
-_COMPARISON = re.compile(r"(?:use|go with|choose|pick|keep|prefer|take|do)?\s*(.+?)\s+(?:instead of|rather than|over)\s+(.+)", re.IGNORECASE)
-_BECAUSE = re.compile(r"[^.!?\n]*\b(?:because|since|so that|as it|which (?:is|keeps|avoids))\b[^.!?\n]*", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:(?:so|ok|okay|now|then),?\s+)?(?:I'll|I will|I'm going to|let's|let me|we'll|we will)\s+(?:try\s+)?", re.IGNORECASE)
+_COMPARISON = re.compile(r"^(.+?)\s+(?:instead of|rather than|over)\s+(.+)$", re.IGNORECASE)
+_REASON = re.compile(r",?\s*\b(?:because|since|so that|as)\b\s+(.+)$", re.IGNORECASE)
+_BECAUSE = re.compile(r"\b(?:because|since|so that)\b", re.IGNORECASE)
 _UNFINISHED = frozenset({"pending", "in_progress", "in-progress"})
 
 
@@ -74,6 +76,7 @@ class _Call:
 class _Open:
     event: int  # index of the error event
     text: str
+    detail: str = ""  # the line of the output that names the error
     fixes: list[str] = field(default_factory=list)
 
 
@@ -147,14 +150,17 @@ class Builder:
         self.user_stopped = True
 
     def _on_agent(self, act: Act) -> None:
+        sentences = [s.strip() for s in _SENTENCES.split(act.text) if s.strip()]
         if self.after_error:
-            change = _APPROACH_CHANGE.search(act.text)
-            if change:
-                self._decision("recovery", "Change of approach after a failure", change.group(0), act, context=self._last_error_text())
             self.after_error = False
-        choice = _CHOICE.search(act.text)
-        if choice:
-            self._decision("implementation", "Choice stated by the agent", choice.group(0), act, context=None)
+            for position, sentence in enumerate(sentences):
+                if _APPROACH_CHANGE.search(sentence):
+                    self._decision("recovery", "Change of approach after a failure", sentences, position, act, self._last_error_text())
+                    return
+        for position, sentence in enumerate(sentences):
+            if _CHOICE.search(sentence):
+                self._decision("implementation", "Choice stated by the agent", sentences, position, act, None)
+                return
 
     def _on_call(self, act: Act) -> None:
         self.tool_calls += 1
@@ -187,14 +193,14 @@ class Builder:
             self.last_test_failed = failed
             counts = cmd.test_counts(act.text)
             verdict = "failed" if failed else "passed"
-            text = f"Tests {verdict}: `{cmd.first_line(call.command, 120)}`" + (f" ({counts})" if counts else "")
+            text = f"Tests {verdict}: `{cmd.display_command(call.command)}`" + (f" ({counts})" if counts else "")
             if act.is_error or failed:
                 self._error(call, act, text)
             else:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
-            what = f"`{cmd.first_line(call.command, 120)}`" if call.command else f"{call.name} {', '.join(call.files)}".strip()
+            what = f"`{cmd.display_command(call.command)}`" if call.command else f"{call.name} {', '.join(call.files)}".strip()
             self._error(call, act, f"{what} failed: {cmd.error_line(act.text)}")
             return
         if call.command and cmd.is_commit(call.command):
@@ -224,7 +230,7 @@ class Builder:
         self.after_error = True
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
-            self.open_errors[call.key] = _Open(index, text)
+            self.open_errors[call.key] = _Open(index, text, cmd.error_line(act.text) or "an error")
         elif call.command:
             self.open_errors[call.key].fixes.append("retrying it")
 
@@ -244,7 +250,7 @@ class Builder:
         elif kind is not None and text is not None:
             index = self._event(kind, text, act.timestamp)
         elif opened is not None:
-            what = f"`{cmd.first_line(call.command, 120)}`" if call.command else call.name
+            what = f"`{cmd.display_command(call.command)}`" if call.command else call.name
             index = self._event("recovery", f"{what} succeeded", act.timestamp)
         else:
             return
@@ -254,8 +260,9 @@ class Builder:
                 self.events[index]["caused_by"].append(self.events[opened.event]["id"])
                 self.events[opened.event]["leads_to"].append(self.events[index]["id"])
             fix = ", ".join(opened.fixes) if opened.fixes else "running it again"
-            subject = f"`{cmd.first_line(call.command, 80)}`" if call.command else f"{call.name} on {', '.join(call.files) or 'the same input'}"
-            self.lessons.append(f"{subject} failed ({_quoted_error(opened.text)}); it worked after {fix}.")
+            subject = f"`{cmd.display_command(call.command, 80)}`" if call.command else f"{call.name} on {', '.join(call.files) or 'the same input'}"
+            verb = "passed" if kind == "test" else "worked"
+            self.lessons.append(f"{subject} failed ({opened.detail}); it {verb} after {fix}.")
 
     def _plan(self, call: _Call, act: Act) -> None:
         approved = not act.is_error
@@ -273,21 +280,27 @@ class Builder:
             self._event("correction", "User rejected the plan" + (f": {feedback}" if feedback else ""), act.timestamp)
             self.user_stopped = True
 
-    def _decision(self, kind: str, title: str, sentence: str, act: Act, context: str | None) -> None:
-        sentence = " ".join(sentence.split()).strip(" -*:")
+    def _decision(self, kind: str, title: str, sentences: list[str], position: int, act: Act, context: str | None) -> None:
+        """Chosen = the sentence without its lead ('I'll') and its reason; rationale = the reason, in the
+        agent's words, from that sentence or the one before or after that says 'because' / 'since'."""
+        sentence = sentences[position].strip(" -*:")
         if len(sentence) < 12:
             return
-        comparison = _COMPARISON.search(sentence)
-        options = (comparison.group(1).strip(" ,"), comparison.group(2).strip(" ,.")) if comparison and kind != "recovery" else None
-        reason = _BECAUSE.search(act.text)
+        reason = _REASON.search(sentence)
+        chosen = sentence[: reason.start()] if reason else sentence
+        chosen = _LEAD.sub("", chosen).strip(" ,.:;")
+        chosen = re.sub(r"^(?:a |an |another )?(?:different |new |other )?(?:approach|way|fix|option)\s*:\s*", "", chosen, flags=re.IGNORECASE)
+        chosen = chosen[:1].upper() + chosen[1:]
+        rationale = reason.group(1).strip(" .") if reason else None
+        if rationale is None:
+            for near in (sentences[position - 1] if position else "", sentences[position + 1] if position + 1 < len(sentences) else ""):
+                if _BECAUSE.search(near):
+                    rationale = near.strip(" .")
+                    break
+        comparison = _COMPARISON.match(chosen)
+        options = (comparison.group(1).strip(" ,"), comparison.group(2).strip(" ,.")) if comparison else None
         self._decision_record(
-            kind=kind,
-            title=title,
-            chosen=sentence[:300],
-            rationale=" ".join(reason.group(0).split())[:300] if reason else None,
-            options=options,
-            context=context,
-            when=act.timestamp,
+            kind=kind, title=title, chosen=chosen[:300], rationale=rationale[:300] if rationale else None, options=options, context=context, when=act.timestamp
         )
 
     def _decision_record(self, **values) -> None:
@@ -373,8 +386,3 @@ class Builder:
         """Paths under the session's working folder said relative to it, as the agent's user would."""
         return text.replace(self.cwd.rstrip("/") + "/", "") if self.cwd and len(self.cwd) > 1 else text
 
-
-def _quoted_error(text: str) -> str:
-    """'`pytest` failed: E   AssertionError: x' -> 'AssertionError: x'."""
-    _, _, tail = text.partition(" failed: ")
-    return (tail or text).strip().lstrip("E ").strip()[:160]
