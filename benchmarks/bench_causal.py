@@ -43,8 +43,9 @@ from brain.index.engine import forget, open_index  # noqa: E402
 from brain.index.scan import scan  # noqa: E402
 from brain.index.sync import index_vault  # noqa: E402
 from brain.index.watch import Watcher  # noqa: E402
-from brain.memory.chains import build_chain, causality_stats, reconstruct_reasoning  # noqa: E402
-from brain.memory.contexts import ACTION_TYPES  # noqa: E402
+from brain.memory.causal.chains import build_chain, reconstruct_reasoning  # noqa: E402
+from brain.memory.causal.contexts import ACTION_TYPES  # noqa: E402
+from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus  # noqa: E402
 from brain.vault import Vault  # noqa: E402
 
@@ -85,13 +86,17 @@ def generate(root: Path, count: int, seed: int = 11) -> dict:
             cause = "caused_by:\n" + "".join(f'  - "[[{name}]]"\n' for name in names)
         minute = number
         created = f"2026-01-{1 + minute // 1440 % 28:02d}T{minute // 60 % 24:02d}:{minute % 60:02d}:00Z"
-        text = (f"---\ntitle: {title}\ntype: context\nproject: project-{number * PROJECTS // count:02d}\n"
-                f"action_type: {rng.choice(ACTION_TYPES)}\ncreated: '{created}'\n{cause}rationale: {sentence(rng)}\n---\n\n"
-                f"# {title}\n\n{sentence(rng)} {sentence(rng)}\n")
+        text = (
+            f"---\ntitle: {title}\ntype: context\nproject: project-{number * PROJECTS // count:02d}\n"
+            f"action_type: {rng.choice(ACTION_TYPES)}\ncreated: '{created}'\n{cause}rationale: {sentence(rng)}\n---\n\n"
+            f"# {title}\n\n{sentence(rng)} {sentence(rng)}\n"
+        )
         (root / "contexts" / f"{title}.md").write_text(text, encoding="utf-8")
     # one cycle: the first note of the vault names the second, its own effect
     first = root / "contexts" / "ctx-00000.md"
-    first.write_text(first.read_text().replace("rationale:", 'caused_by: "[[ctx-00001]]"\nrationale:', 1), encoding="utf-8")
+    first.write_text(
+        first.read_text().replace("rationale:", 'caused_by: "[[ctx-00001]]"\nrationale:', 1), encoding="utf-8"
+    )
     return {"contexts": count, "longest_chain_written": max(longest), "second_parents": second_parents}
 
 
@@ -105,8 +110,13 @@ def timed(call) -> tuple[float, float]:
 
 def summary(values: list[tuple[float, float]]) -> dict:
     walls, cpus = [wall for wall, _ in values], [cpu for _, cpu in values]
-    return {"p50_ms": round(percentile(walls, 0.5), 2), "p95_ms": round(percentile(walls, 0.95), 2),
-            "max_ms": round(max(walls), 2), "cpu_p95_ms": round(percentile(cpus, 0.95), 2), "n": len(values)}
+    return {
+        "p50_ms": round(percentile(walls, 0.5), 2),
+        "p95_ms": round(percentile(walls, 0.95), 2),
+        "max_ms": round(max(walls), 2),
+        "cpu_p95_ms": round(percentile(cpus, 0.95), 2),
+        "n": len(values),
+    }
 
 
 def measure(vault: Vault, rng: random.Random, count: int) -> dict:
@@ -141,9 +151,16 @@ def measure(vault: Vault, rng: random.Random, count: int) -> dict:
         "stats_after_an_edit": summary(stats_after_edit),
         "stats_warm": summary(stats_warm),
         "stats_project_warm": summary(project_warm),
-        "stats": {"notes": stats.notes, "with_caused_by": stats.with_caused_by, "roots": stats.roots, "chains": stats.chains,
-                  "average_chain_length": stats.average_chain_length, "longest_chain": stats.longest_chain,
-                  "cycles": len(stats.cycles), "broken": len(stats.broken)},
+        "stats": {
+            "notes": stats.notes,
+            "with_caused_by": stats.with_caused_by,
+            "roots": stats.roots,
+            "chains": stats.chains,
+            "average_chain_length": stats.average_chain_length,
+            "longest_chain": stats.longest_chain,
+            "cycles": len(stats.cycles),
+            "broken": len(stats.broken),
+        },
     }
 
 
@@ -173,8 +190,12 @@ def main() -> int:
     watched = result["with_watcher"]
     result["targets"] = {"chain_p95_ms": 20, "stats_ms": 300}
     unwatched = result["without_watcher"]
-    result["ok_with_watcher"] = watched["chain_first_call"]["p95_ms"] <= 20 and watched["stats_after_an_edit"]["max_ms"] <= 300
-    result["ok_without_watcher"] = unwatched["chain_first_call"]["p95_ms"] <= 20 and unwatched["stats_after_an_edit"]["max_ms"] <= 300
+    result["ok_with_watcher"] = (
+        watched["chain_first_call"]["p95_ms"] <= 20 and watched["stats_after_an_edit"]["max_ms"] <= 300
+    )
+    result["ok_without_watcher"] = (
+        unwatched["chain_first_call"]["p95_ms"] <= 20 and unwatched["stats_after_an_edit"]["max_ms"] <= 300
+    )
     result["machine"] = machine()
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"causal-{args.contexts}.json"

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,16 +40,18 @@ from filelock import FileLock  # noqa: E402
 
 from brain.index.engine import forget, open_index  # noqa: E402
 from brain.index.sync import index_vault  # noqa: E402
-from brain.memory import fact_journal, retention  # noqa: E402
-from brain.memory import facts as service  # noqa: E402
 from brain.memory.corpus import Corpus  # noqa: E402
+from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import recall as fact_recall
+from brain.memory.facts import service  # noqa: E402
+from brain.memory.facts import sweep as retention  # noqa: E402
 from brain.notes.edit import set_frontmatter  # noqa: E402
 from brain.notes.fact import NewFact, close_fact, fact_title, format_time, render_fact, value_hash  # noqa: E402
 from brain.vault import Vault  # noqa: E402
 
 CACHE = HERE / ".cache"
 RESULTS = HERE / "results"
-T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
 KINDS = ("preference", "config", "policy", "profile", "limit")
 WORDS = "theme timezone region quota limit retry budget owner tier plan currency locale alert window channel".split()
 NAMESPACE = "org:bench"
@@ -62,7 +64,12 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summary(values: list[float]) -> dict:
-    return {"p50": round(statistics.median(values), 3), "p95": round(percentile(values, 0.95), 3), "max": round(max(values), 3), "n": len(values)}
+    return {
+        "p50": round(statistics.median(values), 3),
+        "p95": round(percentile(values, 0.95), 3),
+        "max": round(max(values), 3),
+        "n": len(values),
+    }
 
 
 def generate(root: Path, facts: int, subjects: int) -> int:
@@ -90,10 +97,22 @@ def _write_subjects(root: Path, numbers: range, versions: int) -> int:
             value = {"setting": rng.choice(WORDS), "other": rng.choice(WORDS), "amount": rng.randint(1, 10_000)}
             closed_due = version < versions - 1 and (subject_number * versions + version) % 10 == 0
             new = NewFact(
-                title=fact_title(subject, kind, NAMESPACE, recorded, value_hash(value)), kind=kind, subject=subject, value=value,
-                namespace=NAMESPACE, tier="long-term", source=None, authority=round(rng.uniform(0.3, 1.0), 2), valid_from=recorded,
-                compliance_class="internal", retention_days=0 if closed_due else 100_000, legal_delete_at=None, legal_hold=False,
-                recorded_at=recorded, recorded_by="bench", supersedes=previous[1] if previous else None,
+                title=fact_title(subject, kind, NAMESPACE, recorded, value_hash(value)),
+                kind=kind,
+                subject=subject,
+                value=value,
+                namespace=NAMESPACE,
+                tier="long-term",
+                source=None,
+                authority=round(rng.uniform(0.3, 1.0), 2),
+                valid_from=recorded,
+                compliance_class="internal",
+                retention_days=0 if closed_due else 100_000,
+                legal_delete_at=None,
+                legal_hold=False,
+                recorded_at=recorded,
+                recorded_by="bench",
+                supersedes=previous[1] if previous else None,
             )
             due += closed_due
             path = folder / f"{new.title}.md"
@@ -103,8 +122,14 @@ def _write_subjects(root: Path, numbers: range, versions: int) -> int:
                 old_text = old_path.read_text(encoding="utf-8")
                 closed = _closed(old_text, recorded, new.title)
                 if subject_number == numbers.start and version == 1:  # the shortcut writes what close_fact writes
-                    assert closed == close_fact(old_text, valid_until=recorded, closed_at=recorded, closed_by="bench",
-                                                reason="newer value", superseded_by=new.title)
+                    assert closed == close_fact(
+                        old_text,
+                        valid_until=recorded,
+                        closed_at=recorded,
+                        closed_by="bench",
+                        reason="newer value",
+                        superseded_by=new.title,
+                    )
                 old_path.write_text(closed, encoding="utf-8")
             previous = (path, new.title)
     return due
@@ -113,8 +138,16 @@ def _write_subjects(root: Path, numbers: range, versions: int) -> int:
 def _closed(text: str, at: datetime, successor: str) -> str:
     """`close_fact` without its two YAML parses (pure-Python PyYAML makes them 20 ms a fact here):
     rendered facts end with their Relations section, or have none."""
-    text = set_frontmatter(text, {"valid_until": format_time(at), "superseded_by": f"[[{successor}]]", "closed_at": format_time(at),
-                                  "closed_by": "bench", "closed_reason": "newer value"})
+    text = set_frontmatter(
+        text,
+        {
+            "valid_until": format_time(at),
+            "superseded_by": f"[[{successor}]]",
+            "closed_at": format_time(at),
+            "closed_by": "bench",
+            "closed_reason": "newer value",
+        },
+    )
     line = f"- superseded_by [[{successor}]]\n"
     return text + line if "\n## Relations\n" in text else text + "\n## Relations\n" + line
 
@@ -128,35 +161,41 @@ def timed(call, repeat: int) -> list[float]:
     return times
 
 
-def measure_reads(vault: Vault, corpus: Corpus, result: dict, rng: random.Random, now: datetime, subjects: list[str], repeat: int) -> None:
+def measure_reads(
+    vault: Vault, corpus: Corpus, result: dict, rng: random.Random, now: datetime, subjects: list[str], repeat: int
+) -> None:
     """Recall (with and without a query), history and journal append, warm; and the real model's query embedding."""
 
     def recall_filters() -> None:
         choice = rng.random()
         if choice < 0.4:
-            service.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
+            fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
         elif choice < 0.8:
-            service.recall_facts(vault, corpus, namespaces=[NAMESPACE], subject=rng.choice(subjects), now=now)
+            fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], subject=rng.choice(subjects), now=now)
         else:
             as_of = T0 + timedelta(days=rng.randint(0, 200))
-            service.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), as_of=as_of, now=now)
+            fact_recall.recall_facts(
+                vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), as_of=as_of, now=now
+            )
 
     def recall_query() -> None:
         words = " ".join(rng.sample(WORDS, 2))
-        service.recall_facts(vault, corpus, words, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
+        fact_recall.recall_facts(vault, corpus, words, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
 
     watcher = FileLock(str(vault.index_dir / "watch.lock"), timeout=0)
     watcher.acquire()  # as `brain watch` holds it
     try:
         started = time.perf_counter()
-        service.recall_facts(vault, corpus, namespaces=[NAMESPACE], now=now)
+        fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], now=now)
         result["first_recall_s"] = round(time.perf_counter() - started, 2)  # loads the catalog and builds the table
-        service.recall_facts(vault, corpus, "warm up", namespaces=[NAMESPACE], now=now)  # loads the vector copy
+        fact_recall.recall_facts(vault, corpus, "warm up", namespaces=[NAMESPACE], now=now)  # loads the vector copy
         result["recall_ms"] = summary(timed(recall_filters, repeat))
         result["recall_query_ms"] = summary(timed(recall_query, repeat))
-        result["history_ms"] = summary(timed(lambda: service.history(vault, corpus, rng.choice(subjects), namespace=NAMESPACE), repeat))
-        found = service.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind="config", now=now)
-        record = service.journal_record(found, "config", None, 10, False, None, None, now, "bench")
+        result["history_ms"] = summary(
+            timed(lambda: fact_recall.history(vault, corpus, rng.choice(subjects), namespace=NAMESPACE), repeat)
+        )
+        found = fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind="config", now=now)
+        record = fact_recall.journal_record(found, "config", None, 10, False, None, None, now, "bench")
         result["journal_append_ms"] = summary(timed(lambda: fact_journal.append(vault, record), 1000))
         result["journal_records"] = len(fact_journal.records(vault))
     finally:
@@ -175,12 +214,25 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=100_000)
     parser.add_argument("--subjects", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--vault", type=Path, help="where the vault goes; its generated, indexed state is kept in VAULT.pristine and reused")
-    parser.add_argument("--only", choices=["sweep"], help="run only this measure; the other figures in the results file stay as they were")
+    parser.add_argument(
+        "--vault",
+        type=Path,
+        help="where the vault goes; its generated, indexed state is kept in VAULT.pristine and reused",
+    )
+    parser.add_argument(
+        "--only",
+        choices=["sweep"],
+        help="run only this measure; the other figures in the results file stay as they were",
+    )
     args = parser.parse_args()
     root = (args.vault or CACHE / f"facts-{args.facts}").resolve()
-    result: dict = {"facts": args.facts, "subjects": args.subjects, "machine": f"{platform.machine()} {os.cpu_count()} CPUs",
-                    "note": "shared machine: other engineers' tests ran at the same time", "targets": TARGETS}
+    result: dict = {
+        "facts": args.facts,
+        "subjects": args.subjects,
+        "machine": f"{platform.machine()} {os.cpu_count()} CPUs",
+        "note": "shared machine: other engineers' tests ran at the same time",
+        "targets": TARGETS,
+    }
 
     pristine = root.with_name(root.name + ".pristine")
     params = json.dumps({"facts": args.facts, "subjects": args.subjects})
@@ -188,12 +240,17 @@ def main() -> None:
     if args.vault and (pristine / ".bench-params").is_file() and (pristine / ".bench-params").read_text() == params:
         started = time.perf_counter()
         shutil.rmtree(root, ignore_errors=True)
-        subprocess.run(["cp", "-a", str(pristine), str(root)], check=True)  # same path: Chroma and the catalog see the same vault
+        subprocess.run(
+            ["cp", "-a", str(pristine), str(root)], check=True
+        )  # same path: Chroma and the catalog see the same vault
         os.sync()  # else the sweep's one sync would also wait for the copy's 2 GB to reach the disk
         due = int((root / ".bench-due").read_text())
         result["reused_vault_s"] = round(time.perf_counter() - started, 1)
         result["indexed_notes"] = sum(open_index(vault).catalog.counts_by_type().values())
-        print(f"restored {result['indexed_notes']} indexed facts from {pristine} in {result['reused_vault_s']} s", file=sys.stderr)
+        print(
+            f"restored {result['indexed_notes']} indexed facts from {pristine} in {result['reused_vault_s']} s",
+            file=sys.stderr,
+        )
     else:
         started = time.perf_counter()
         due = generate(root, args.facts, args.subjects)
@@ -202,7 +259,10 @@ def main() -> None:
         report = index_vault(open_index(vault))
         result["index_s"] = round(time.perf_counter() - started, 1)
         result["indexed_notes"] = report.notes
-        print(f"generated and indexed {report.notes} facts in {result['generate_s'] + result['index_s']:.0f} s", file=sys.stderr)
+        print(
+            f"generated and indexed {report.notes} facts in {result['generate_s'] + result['index_s']:.0f} s",
+            file=sys.stderr,
+        )
         if args.vault:
             (root / ".bench-due").write_text(str(due))
             forget(root)  # closes the catalog and Chroma, so the copy is consistent
@@ -217,7 +277,9 @@ def main() -> None:
 
     if args.only == "sweep":
         started = time.perf_counter()
-        service.all_facts(corpus)  # as a recall would: the catalog loaded and the fact table built, before the sweep is timed
+        service.all_facts(
+            corpus
+        )  # as a recall would: the catalog loaded and the fact table built, before the sweep is timed
         result["sweep_corpus_load_s"] = round(time.perf_counter() - started, 2)
     else:
         measure_reads(vault, corpus, result, rng, now, subjects, args.repeat)
@@ -231,9 +293,14 @@ def main() -> None:
     swept = retention.sweep(vault, corpus, dry_run=False, now=now, progress=progress)
     ended = time.perf_counter()
     result["sweep_s"] = round(ended - started, 1)
-    marks = [("plan and delete files", "facts"), ("relink neighbours", "relink"), ("catalog (removals, relinked re-read)", "purge 1/4"),
-             ("vectors deleted beside full-text optimize and VACUUM", "purge 2/4"), ("vectors snapshot and chunk rows", "purge 3/4"),
-             ("WAL truncate", "purge 4/4")]
+    marks = [
+        ("plan and delete files", "facts"),
+        ("relink neighbours", "relink"),
+        ("catalog (removals, relinked re-read)", "purge 1/4"),
+        ("vectors deleted beside full-text optimize and VACUUM", "purge 2/4"),
+        ("vectors snapshot and chunk rows", "purge 3/4"),
+        ("WAL truncate", "purge 4/4"),
+    ]
     result["sweep_phases_s"], previous = {}, started
     for label, key in marks:
         if key in phases:
@@ -249,13 +316,17 @@ def main() -> None:
         earlier = json.loads((RESULTS / name).read_text())
         result["sweep_load_avg_1m"] = result.pop("load_avg_1m")
         result = {**earlier, **result}
-    result["ok"] = {
-        "recall": result["recall_ms"]["p95"] <= TARGETS["recall_p95_ms"],
-        "recall_query": result["recall_query_ms"]["p95"] <= TARGETS["recall_query_p95_ms"],
-        "history": result["history_ms"]["p95"] <= TARGETS["history_ms"],
-        "journal_append": result["journal_append_ms"]["p95"] <= TARGETS["journal_append_ms"],
-        "sweep": result["sweep_s"] <= TARGETS["sweep_s"],
-    } if "recall_ms" in result else {"sweep": result["sweep_s"] <= TARGETS["sweep_s"]}
+    result["ok"] = (
+        {
+            "recall": result["recall_ms"]["p95"] <= TARGETS["recall_p95_ms"],
+            "recall_query": result["recall_query_ms"]["p95"] <= TARGETS["recall_query_p95_ms"],
+            "history": result["history_ms"]["p95"] <= TARGETS["history_ms"],
+            "journal_append": result["journal_append_ms"]["p95"] <= TARGETS["journal_append_ms"],
+            "sweep": result["sweep_s"] <= TARGETS["sweep_s"],
+        }
+        if "recall_ms" in result
+        else {"sweep": result["sweep_s"] <= TARGETS["sweep_s"]}
+    )
     (RESULTS / name).write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 

@@ -18,11 +18,11 @@ import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from brain.importers.ai_agents import import_ai_agents
-from brain.importers.ai_agents_export import export_ai_agents
+from brain.importers.ai_agents.export import export_ai_agents
+from brain.importers.ai_agents.importer import import_ai_agents
 from brain.vault import init_vault
 
 TARGET_SECONDS = 10.0
@@ -44,7 +44,7 @@ def _stamp(base: datetime, seconds: int) -> str:
 
 
 def make_episode(rng: random.Random, number: int) -> dict:
-    day = datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(hours=number * 7)
+    day = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(hours=number * 7)
     session = f"{day:%Y-%m-%d}-session-{number}"
     events = []
     for index in range(1, rng.randint(4, 12) + 1):
@@ -94,7 +94,7 @@ def make_episode(rng: random.Random, number: int) -> dict:
 
 
 def make_graph(rng: random.Random, nodes: int, edges: int, patterns: int, episodes: int) -> dict:
-    base = datetime(2026, 6, 2, 4, 20, tzinfo=timezone.utc)
+    base = datetime(2026, 6, 2, 4, 20, tzinfo=UTC)
     made = []
     for index in range(nodes):
         node_type = rng.choice(NODE_TYPES)
@@ -180,9 +180,13 @@ def main(argv: list[str] | None = None) -> dict:
     notes = len(first.writes)
     figures = {
         "benchmark": "import ai-agents (no embeddings)",
-        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-                    "load_average_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None},
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "load_average_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        },
         "input": {"episodes": args.episodes, "nodes": args.nodes, "edges": args.edges, "patterns": args.patterns},
         "notes_written": notes,
         "import_seconds": round(import_seconds, 3),

@@ -23,11 +23,16 @@ sys.path.insert(0, str(HERE))
 
 from run import RESULTS, machine, percentile  # noqa: E402
 
-from brain.memory import fact_journal  # noqa: E402
+from brain.memory.facts import journal as fact_journal  # noqa: E402
 from brain.vault import init_vault  # noqa: E402
 
-RECORD = {"at": "2026-11-23T10:00:00+00:00", "caller": "bench", "query": "token lifetime", "filters": {"kind": "config"},
-          "facts": [{"id": f"FACT-{n}", "version": 1, "score": 0.5} for n in range(10)]}
+RECORD = {
+    "at": "2026-11-23T10:00:00+00:00",
+    "caller": "bench",
+    "query": "token lifetime",
+    "filters": {"kind": "config"},
+    "facts": [{"id": f"FACT-{n}", "version": 1, "score": 0.5} for n in range(10)],
+}
 
 
 def main() -> int:

@@ -31,8 +31,12 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from brain.index.sync import attach as attach_index
-from brain.memory import causal, context_builder, episodes, notes, patterns
+from brain.memory.causal import graph as causal
+from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.corpus import Corpus
+from brain.memory.episodes import service as episodes
+from brain.memory.notes import service as notes
+from brain.memory.patterns import service as patterns
 from brain.vault import Vault
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,14 +82,31 @@ def cases() -> list[Case]:
             lambda i: {"name": episode, "depth": 2, "budget": 2000},
             lambda v, c, i: context_builder.build_context(c, episode, depth=2, budget=2000),
         ),
-        Case("query_episodes", lambda i: {"outcome": "failure"}, lambda v, c, i: episodes.list_episodes(c, outcome="failure")),
-        Case("get_decision_sequence", lambda i: {"episode": episode}, lambda v, c, i: episodes.decision_sequence(c, episode)),
-        Case("query_patterns", lambda i: {"min_success_rate": 0.5}, lambda v, c, i: patterns.list_patterns(c, min_success_rate=0.5)),
+        Case(
+            "query_episodes",
+            lambda i: {"outcome": "failure"},
+            lambda v, c, i: episodes.list_episodes(c, outcome="failure"),
+        ),
+        Case(
+            "get_decision_sequence",
+            lambda i: {"episode": episode},
+            lambda v, c, i: episodes.decision_sequence(c, episode),
+        ),
+        Case(
+            "query_patterns",
+            lambda i: {"min_success_rate": 0.5},
+            lambda v, c, i: patterns.list_patterns(c, min_success_rate=0.5),
+        ),
         Case("get_antipatterns", lambda i: {}, lambda v, c, i: patterns.antipatterns(c)),
         Case(
             "get_causal_path",
-            lambda i: {"source": "PATTERN-idempotency-keys-on-writes", "target": "ANTIPATTERN-retry-without-idempotency"},
-            lambda v, c, i: causal.find_path(c, "PATTERN-idempotency-keys-on-writes", "ANTIPATTERN-retry-without-idempotency"),
+            lambda i: {
+                "source": "PATTERN-idempotency-keys-on-writes",
+                "target": "ANTIPATTERN-retry-without-idempotency",
+            },
+            lambda v, c, i: causal.find_path(
+                c, "PATTERN-idempotency-keys-on-writes", "ANTIPATTERN-retry-without-idempotency"
+            ),
         ),
         Case(
             "write_note",
@@ -122,8 +143,12 @@ async def measure(library_root: Path, server_root: Path, all_cases: list[Case], 
     vault = Vault(library_root)
     attach_index(vault)  # as build_server does: writes update the catalog at once on both sides
     corpus = Corpus(vault)
-    env = {key: value for key, value in os.environ.items() if key.startswith(("PYTHON", "HF_", "XDG_", "BRAIN_EMBEDDING"))}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "brain", "mcp", "--vault", str(server_root)], env=env)
+    env = {
+        key: value for key, value in os.environ.items() if key.startswith(("PYTHON", "HF_", "XDG_", "BRAIN_EMBEDDING"))
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "brain", "mcp", "--vault", str(server_root)], env=env
+    )
     library: dict[str, list[float]] = {}
     roundtrip: dict[str, list[float]] = {}
     with open(os.devnull, "w") as errlog:
@@ -168,7 +193,9 @@ def main() -> None:
         shutil.copytree(options.vault, library_root)
         shutil.copytree(options.vault, server_root)
         note_count = len(list(Vault(library_root).iter_files()))
-        library, roundtrip = anyio.run(measure, library_root, server_root, all_cases, options.iterations, options.warmup)
+        library, roundtrip = anyio.run(
+            measure, library_root, server_root, all_cases, options.iterations, options.warmup
+        )
 
     tools = {}
     for case in all_cases:
@@ -206,7 +233,9 @@ def main() -> None:
         )
     ping = report["ping_roundtrip_ms"]
     print(f"protocol floor (ping round trip): p50 {ping['p50']:.2f} ms, p95 {ping['p95']:.2f} ms")
-    print(f"median overhead p50 across tools: {report['median_overhead_ms']:.2f} ms; written to {RESULTS.relative_to(REPO)}")
+    print(
+        f"median overhead p50 across tools: {report['median_overhead_ms']:.2f} ms; written to {RESULTS.relative_to(REPO)}"
+    )
 
 
 if __name__ == "__main__":

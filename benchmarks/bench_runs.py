@@ -28,7 +28,7 @@ import shutil
 import statistics
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -36,8 +36,9 @@ sys.path.insert(0, str(HERE.parent))
 
 from brain.index.embedders import load_embedder  # noqa: E402
 from brain.index.engine import forget, open_index  # noqa: E402
-from brain.memory import run_export, runs  # noqa: E402
 from brain.memory.corpus import Corpus  # noqa: E402
+from brain.memory.runs import export as run_export
+from brain.memory.runs import service as runs  # noqa: E402
 from brain.notes.run import Run, RunLabels, RunScope, project, render_run  # noqa: E402
 from brain.vault import Vault, init_vault  # noqa: E402
 
@@ -46,10 +47,25 @@ WORK = HERE / ".cache" / "work" / "runs"
 LOAN = json.loads((HERE.parent / "tests" / "data" / "runs" / "application-42.json").read_text(encoding="utf-8"))
 RECORDED = 100
 TENANTS = 20
-SUBJECTS = ["loan application", "refund request", "insurance claim", "support ticket", "invoice dispute", "account closure",
-            "credit limit increase", "chargeback", "address change", "card replacement"]
-ASKS = ["Should we approve {s} #{n}?", "Can we grant {s} #{n} today?", "Decide on {s} #{n} for customer {c}.",
-        "Review {s} #{n}: is anything missing?", "Is {s} #{n} eligible under the current policy?"]
+SUBJECTS = [
+    "loan application",
+    "refund request",
+    "insurance claim",
+    "support ticket",
+    "invoice dispute",
+    "account closure",
+    "credit limit increase",
+    "chargeback",
+    "address change",
+    "card replacement",
+]
+ASKS = [
+    "Should we approve {s} #{n}?",
+    "Can we grant {s} #{n} today?",
+    "Decide on {s} #{n} for customer {c}.",
+    "Review {s} #{n}: is anything missing?",
+    "Is {s} #{n} eligible under the current policy?",
+]
 STAGES = ["classify-risk", "check-policy", "pick-reason", "choose-action", "verify-identity", "estimate-cost"]
 TOOLS = ["lookupCreditBureau", "fetchPolicy", "getCustomer", "searchTickets", "computeExposure"]
 
@@ -63,20 +79,48 @@ def snapshot(rng: random.Random, number: int, query: str) -> dict:
     subject = next((s for s in SUBJECTS if s in query), SUBJECTS[0])
     decisions = []
     for stage in rng.sample(STAGES, rng.randint(2, 4)):
-        evidence = {rng.choice(["score", "threshold", "amount", "limit", "ageDays", "matches"]): rng.randint(0, 1000)
-                    for _ in range(rng.randint(1, 3))}
+        evidence = {
+            rng.choice(["score", "threshold", "amount", "limit", "ageDays", "matches"]): rng.randint(0, 1000)
+            for _ in range(rng.randint(1, 3))
+        }
         evidence["flag"] = rng.random() < 0.5
-        decisions.append({"stageId": stage, "chosen": rng.choice(["approve", "reject", "escalate", "ask-more"]),
-                          "rule": f"{subject.title()} rule {rng.randint(1, 40)}", "evidence": evidence})
+        decisions.append(
+            {
+                "stageId": stage,
+                "chosen": rng.choice(["approve", "reject", "escalate", "ask-more"]),
+                "rule": f"{subject.title()} rule {rng.randint(1, 40)}",
+                "evidence": evidence,
+            }
+        )
     calls = []
     for tool in rng.sample(TOOLS, rng.randint(1, 3)):
-        record = {"id": number, "tool": tool, "fields": {f"f{i}": rng.randint(0, 10**6) for i in range(rng.randint(4, 30))}}
-        calls.append({"name": tool, "args": {"id": str(number)}, "resultPreview": json.dumps(record)[:500], "errored": rng.random() < 0.05})
+        record = {
+            "id": number,
+            "tool": tool,
+            "fields": {f"f{i}": rng.randint(0, 10**6) for i in range(rng.randint(4, 30))},
+        }
+        calls.append(
+            {
+                "name": tool,
+                "args": {"id": str(number)},
+                "resultPreview": json.dumps(record)[:500],
+                "errored": rng.random() < 0.05,
+            }
+        )
     narrative = "\n".join(f"[{d['stageId']}] chose {d['chosen']} because {d['rule']}" for d in decisions)
-    answer = f"{subject.title()}: {decisions[-1]['chosen'].upper()}. " + " ".join(f"{k}={v}." for k, v in decisions[0]["evidence"].items())
-    return {"query": query, "finalContent": answer, "iterations": rng.randint(1, 4), "decisions": decisions, "toolCalls": calls,
-            "narrative": narrative, "durationMs": rng.randint(200, 9000),
-            "tokenUsage": {"input": rng.randint(300, 5000), "output": rng.randint(50, 900)}}
+    answer = f"{subject.title()}: {decisions[-1]['chosen'].upper()}. " + " ".join(
+        f"{k}={v}." for k, v in decisions[0]["evidence"].items()
+    )
+    return {
+        "query": query,
+        "finalContent": answer,
+        "iterations": rng.randint(1, 4),
+        "decisions": decisions,
+        "toolCalls": calls,
+        "narrative": narrative,
+        "durationMs": rng.randint(200, 9000),
+        "tokenUsage": {"input": rng.randint(300, 5000), "output": rng.randint(50, 900)},
+    }
 
 
 def labels(rng: random.Random) -> RunLabels:
@@ -96,10 +140,15 @@ def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
     shutil.rmtree(root, ignore_errors=True)
     vault, _ = init_vault(root)
     rng = random.Random(7)
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     # About three runs per query within a tenant, so preference pairs exist (as retries and reviews make them).
-    pools = [[rng.choice(ASKS).format(s=rng.choice(SUBJECTS), n=rng.randint(1, 400), c=rng.randint(1000, 9999))
-              for _ in range(max(1, count // (TENANTS * 3)))] for _ in range(TENANTS)]
+    pools = [
+        [
+            rng.choice(ASKS).format(s=rng.choice(SUBJECTS), n=rng.randint(1, 400), c=rng.randint(1000, 9999))
+            for _ in range(max(1, count // (TENANTS * 3)))
+        ]
+        for _ in range(TENANTS)
+    ]
     generated = [snapshot(rng, n, rng.choice(pools[n % TENANTS])) for n in range(count)]
     started = time.perf_counter()
     for number in range(count - RECORDED):
@@ -118,12 +167,24 @@ def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
     times = []
     for number in range(count - RECORDED, count):
         started = time.perf_counter()
-        runs.record_run(vault, corpus, generated[number], tenant=f"tenant-{number % TENANTS:02d}", labels=labels(rng),
-                        now=start + timedelta(minutes=number))
+        runs.record_run(
+            vault,
+            corpus,
+            generated[number],
+            tenant=f"tenant-{number % TENANTS:02d}",
+            labels=labels(rng),
+            now=start + timedelta(minutes=number),
+        )
         times.append(time.perf_counter() - started)
-    return vault, {"notes_written_s": round(written, 1), "catalog_s": round(cataloged, 1),
-                   "record_run_ms": {"p50": round(percentile(times, 0.5) * 1000, 1), "p95": round(percentile(times, 0.95) * 1000, 1),
-                                     "runs": RECORDED}}
+    return vault, {
+        "notes_written_s": round(written, 1),
+        "catalog_s": round(cataloged, 1),
+        "record_run_ms": {
+            "p50": round(percentile(times, 0.5) * 1000, 1),
+            "p95": round(percentile(times, 0.95) * 1000, 1),
+            "runs": RECORDED,
+        },
+    }
 
 
 def recall_times(vault: Vault, queries: list[tuple[str, str]], embedder) -> dict:
@@ -141,10 +202,16 @@ def recall_times(vault: Vault, queries: list[tuple[str, str]], embedder) -> dict
         times.append((time.perf_counter() - started) * 1000)
         hits += bool(found.hits)
     beyond = [total - embed for total, embed in zip(times, embeds)]
-    return {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1),
-            "query_embedding_alone_p50_ms": round(percentile(embeds, 0.5), 1), "query_embedding_alone_p95_ms": round(percentile(embeds, 0.95), 1),
-            "beyond_embedding_p50_ms": round(percentile(beyond, 0.5), 1), "beyond_embedding_p95_ms": round(percentile(beyond, 0.95), 1),
-            "queries": len(queries), "queries_with_hits": hits}
+    return {
+        "p50_ms": round(percentile(times, 0.5), 1),
+        "p95_ms": round(percentile(times, 0.95), 1),
+        "query_embedding_alone_p50_ms": round(percentile(embeds, 0.5), 1),
+        "query_embedding_alone_p95_ms": round(percentile(embeds, 0.95), 1),
+        "beyond_embedding_p50_ms": round(percentile(beyond, 0.5), 1),
+        "beyond_embedding_p95_ms": round(percentile(beyond, 0.95), 1),
+        "queries": len(queries),
+        "queries_with_hits": hits,
+    }
 
 
 def main() -> None:
@@ -152,11 +219,18 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
-    parser.add_argument("--reuse", action="store_true", help="Measure the vault a previous run built (skip building it).")
+    parser.add_argument(
+        "--reuse", action="store_true", help="Measure the vault a previous run built (skip building it)."
+    )
     args = parser.parse_args()
     embedder = load_embedder("default")
-    result: dict = {"runs": args.runs, "tenants": TENANTS, "embedder": embedder.id, "machine": platform.platform(),
-                    "note": "2-core machine shared with other engineers' test runs while measuring"}
+    result: dict = {
+        "runs": args.runs,
+        "tenants": TENANTS,
+        "embedder": embedder.id,
+        "machine": platform.platform(),
+        "note": "2-core machine shared with other engineers' test runs while measuring",
+    }
     root = WORK / f"vault-{args.runs}"
     if args.reuse and root.is_dir():
         vault = Vault(root)
@@ -167,21 +241,39 @@ def main() -> None:
     started = time.perf_counter()
     corpus = Corpus(vault)
     runs.recall_runs(vault, corpus, "warm up", tenant="tenant-00")
-    result["first_recall_s"] = round(time.perf_counter() - started, 1)  # loads the runs; embeds queries not embedded yet
+    result["first_recall_s"] = round(
+        time.perf_counter() - started, 1
+    )  # loads the runs; embeds queries not embedded yet
     rng = random.Random(11)
-    queries = [(f"tenant-{rng.randrange(TENANTS):02d}", f"Why did we {rng.choice(['reject', 'approve', 'escalate'])} the "
-                f"{rng.choice(SUBJECTS)} #{rng.randint(1, 400)}?") for _ in range(200)]
+    queries = [
+        (
+            f"tenant-{rng.randrange(TENANTS):02d}",
+            f"Why did we {rng.choice(['reject', 'approve', 'escalate'])} the "
+            f"{rng.choice(SUBJECTS)} #{rng.randint(1, 400)}?",
+        )
+        for _ in range(200)
+    ]
     result["recall_without_watcher"] = recall_times(vault, queries, embedder)
     with Watcher(open_index(vault), embed=False):
         result["recall_with_watcher"] = recall_times(vault, queries, embedder)
 
     sample = runs.all_runs(corpus)
-    ratios = [runs.count_tokens(project(run.snapshot, "decisions")) / runs.count_tokens(project(run.snapshot, "full"))
-              for run in sample[:500]]
+    ratios = [
+        runs.count_tokens(project(run.snapshot, "decisions")) / runs.count_tokens(project(run.snapshot, "full"))
+        for run in sample[:500]
+    ]
     loan_decisions, loan_full = runs.count_tokens(project(LOAN, "decisions")), runs.count_tokens(project(LOAN, "full"))
     result["decisions_over_full_tokens"] = {
-        "seed_loan_run": {"decisions": loan_decisions, "full": loan_full, "ratio": round(loan_decisions / loan_full, 3)},
-        "generated_runs": {"mean": round(statistics.mean(ratios), 3), "max": round(max(ratios), 3), "runs": len(ratios)},
+        "seed_loan_run": {
+            "decisions": loan_decisions,
+            "full": loan_full,
+            "ratio": round(loan_decisions / loan_full, 3),
+        },
+        "generated_runs": {
+            "mean": round(statistics.mean(ratios), 3),
+            "max": round(max(ratios), 3),
+            "runs": len(ratios),
+        },
     }
     started = time.perf_counter()  # as `brain run export` in a new process: the runs are read from the catalog first
     summary = run_export.export_runs(Corpus(vault), "sft", WORK / "export-sft-cold.jsonl")
@@ -189,14 +281,20 @@ def main() -> None:
     for format in run_export.FORMATS:
         started = time.perf_counter()
         summary = run_export.export_runs(corpus, format, WORK / f"export-{format}.jsonl")
-        exports[format] = {"seconds": round(time.perf_counter() - started, 2), "lines": summary.lines, "unlabelled": summary.unlabelled}
+        exports[format] = {
+            "seconds": round(time.perf_counter() - started, 2),
+            "lines": summary.lines,
+            "unlabelled": summary.unlabelled,
+        }
     result["export"] = exports
     result["ok"] = {
         "recall_p95_le_30ms_with_watcher": result["recall_with_watcher"]["p95_ms"] <= 30,
         "recall_p95_le_30ms_without_watcher": result["recall_without_watcher"]["p95_ms"] <= 30,
         "decisions_le_15pct_of_full_seed_run": result["decisions_over_full_tokens"]["seed_loan_run"]["ratio"] <= 0.15,
-        "decisions_le_15pct_of_full_generated_mean": result["decisions_over_full_tokens"]["generated_runs"]["mean"] <= 0.15,
-        "decisions_le_15pct_of_full_generated_every_run": result["decisions_over_full_tokens"]["generated_runs"]["max"] <= 0.15,
+        "decisions_le_15pct_of_full_generated_mean": result["decisions_over_full_tokens"]["generated_runs"]["mean"]
+        <= 0.15,
+        "decisions_le_15pct_of_full_generated_every_run": result["decisions_over_full_tokens"]["generated_runs"]["max"]
+        <= 0.15,
         "export_le_20s": all(e["seconds"] <= 20 for e in exports.values()),
     }
     forget(vault.root)

@@ -35,11 +35,11 @@ from brain.index.embedders import load_embedder
 from brain.index.engine import open_index
 from brain.index.sync import index_vault
 from brain.index.watch import follow
-from brain.memory import tips as tips_service
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.extract import extract_into_vault
-from brain.memory.tips_consolidate import consolidate
+from brain.memory.episodes.service import get_episode
+from brain.memory.sessions.extract import extract_into_vault
+from brain.memory.tips import service as tips_service
+from brain.memory.tips.consolidate import consolidate
 from brain.notes.tip import SourceRef, Tip, render_tip
 from brain.vault import init_vault
 
@@ -73,24 +73,46 @@ def bench_extraction(logs: Path) -> dict:
             start = time.perf_counter()
             results = extract_into_vault(vault, Corpus(vault), logs)
             times.append(time.perf_counter() - start)
-    return {"logs": len(results), "seconds_best": round(min(times), 3), "seconds_median": round(statistics.median(times), 3), "target_seconds": 5.0}
+    return {
+        "logs": len(results),
+        "seconds_best": round(min(times), 3),
+        "seconds_median": round(statistics.median(times), 3),
+        "target_seconds": 5.0,
+    }
 
 
 def _synthetic_tip(rng: random.Random, number: int, base: Tip | None) -> Tip:
     if base is not None:  # a rewrite: same category and steps, trigger and subtask reworded a little
         return Tip(
-            title=f"TIP-bench-{number:05d}", category=base.category, tip=base.tip, trigger=base.trigger.replace("when", "whenever", 1) + " again",
-            subtask="Then " + base.subtask[:1].lower() + base.subtask[1:], support=1, evidence=rng.choice(("success", "failure")),
-            source_episodes=(SourceRef(f"EPISODE-bench-{number:05d}", "e001-e003"),), steps=base.steps, avoid=base.avoid, created="2026-01-01",
+            title=f"TIP-bench-{number:05d}",
+            category=base.category,
+            tip=base.tip,
+            trigger=base.trigger.replace("when", "whenever", 1) + " again",
+            subtask="Then " + base.subtask[:1].lower() + base.subtask[1:],
+            support=1,
+            evidence=rng.choice(("success", "failure")),
+            source_episodes=(SourceRef(f"EPISODE-bench-{number:05d}", "e001-e003"),),
+            steps=base.steps,
+            avoid=base.avoid,
+            created="2026-01-01",
         )
     verb, noun, other = rng.choice(VERBS), rng.choice(NOUNS), rng.choice(NOUNS)
-    steps = tuple(f"{rng.choice(VERBS).capitalize()} the {rng.choice(NOUNS)} {rng.choice(NOUNS)}" for _ in range(rng.randint(2, 5)))
+    steps = tuple(
+        f"{rng.choice(VERBS).capitalize()} the {rng.choice(NOUNS)} {rng.choice(NOUNS)}"
+        for _ in range(rng.randint(2, 5))
+    )
     return Tip(
-        title=f"TIP-bench-{number:05d}", category=rng.choice(("strategy", "recovery", "optimization")),
-        tip=f"{verb.capitalize()} the {noun} before the {other}", trigger=f"when the {noun} {other} {rng.choice(VERBS)} fails {number % 97}",
-        subtask=f"{verb.capitalize()} the {noun} of the {other} {rng.choice(NOUNS)}", support=rng.choice((1, 1, 1, 2, 3)),
-        evidence=rng.choice(("success", "failure", "both")), source_episodes=(SourceRef(f"EPISODE-bench-{number:05d}", "e001-e003"),),
-        steps=steps, avoid=f"skipping the {rng.choice(NOUNS)}", created="2026-01-01",
+        title=f"TIP-bench-{number:05d}",
+        category=rng.choice(("strategy", "recovery", "optimization")),
+        tip=f"{verb.capitalize()} the {noun} before the {other}",
+        trigger=f"when the {noun} {other} {rng.choice(VERBS)} fails {number % 97}",
+        subtask=f"{verb.capitalize()} the {noun} of the {other} {rng.choice(NOUNS)}",
+        support=rng.choice((1, 1, 1, 2, 3)),
+        evidence=rng.choice(("success", "failure", "both")),
+        source_episodes=(SourceRef(f"EPISODE-bench-{number:05d}", "e001-e003"),),
+        steps=steps,
+        avoid=f"skipping the {rng.choice(NOUNS)}",
+        created="2026-01-01",
     )
 
 
@@ -108,7 +130,10 @@ def bench_scale(count: int, queries: int, embedder) -> dict:
         start = time.perf_counter()
         tips_service.guidelines(corpus, "warm up", embedder=embedder)
         first = time.perf_counter() - start
-        tasks = [f"{rng.choice(VERBS)} the {rng.choice(NOUNS)} {rng.choice(NOUNS)} in the {rng.choice(NOUNS)}" for _ in range(queries)]
+        tasks = [
+            f"{rng.choice(VERBS)} the {rng.choice(NOUNS)} {rng.choice(NOUNS)} in the {rng.choice(NOUNS)}"
+            for _ in range(queries)
+        ]
         latencies, rescan = [], []
         for task in tasks[:20]:  # without an index, each call re-stats every file of the vault
             start = time.perf_counter()
@@ -148,7 +173,9 @@ def bench_scale(count: int, queries: int, embedder) -> dict:
             "p50_ms": round(latencies[len(latencies) // 2], 2),
             "p95_ms": round(latencies[int(len(latencies) * 0.95) - 1], 2),
             "of which embedding the task, mean_ms": round(embed_ms, 2),
-            "p95_ms_with_rescan_of_every_file (vault without index or watcher)": round(rescan[int(len(rescan) * 0.95) - 1], 2),
+            "p95_ms_with_rescan_of_every_file (vault without index or watcher)": round(
+                rescan[int(len(rescan) * 0.95) - 1], 2
+            ),
             "target_p95_ms": 30,
         },
         "consolidation": {
@@ -188,7 +215,9 @@ def bench_usefulness(logs: Path, embedder) -> dict:
         vault, _ = init_vault(Path(tmp) / "v")
         corpus = Corpus(vault)
         extracted = extract_into_vault(vault, corpus, logs)
-        episodes = sorted((get_episode(corpus, path) for _, path, _ in extracted), key=lambda e: (e.date or "", e.title))
+        episodes = sorted(
+            (get_episode(corpus, path) for _, path, _ in extracted), key=lambda e: (e.date or "", e.title)
+        )
         cut = (2 * len(episodes)) // 3
         earlier, later = episodes[:cut], episodes[cut:]
         tips_service.learn(vault, corpus, [e.title for e in earlier])
@@ -196,17 +225,33 @@ def bench_usefulness(logs: Path, embedder) -> dict:
         reachable = {e.title for e in later if any(_related(e.task or "", o.task or "") for o in earlier)}
         example = Corpus(Vault(REPO / "vault-example"))
         other_project = [get_episode(example, note.path).task or "" for note in example.of_type("episode")]
-        null = [tips_service.guidelines(corpus, task, top_k=1, threshold=-1, core_support=0, embedder=embedder).matches[0].similarity for task in other_project]
+        null = [
+            tips_service.guidelines(corpus, task, top_k=1, threshold=-1, core_support=0, embedder=embedder)
+            .matches[0]
+            .similarity
+            for task in other_project
+        ]
         rows = []
         for threshold in THRESHOLDS:
             precisions, none, covered, loose = [], 0, 0, 0
             for episode in later:
-                found = tips_service.guidelines(corpus, episode.task or episode.title, top_k=3, threshold=threshold, core_support=0, embedder=embedder)
+                found = tips_service.guidelines(
+                    corpus,
+                    episode.task or episode.title,
+                    top_k=3,
+                    threshold=threshold,
+                    core_support=0,
+                    embedder=embedder,
+                )
                 top = found.matches[:3]
                 if not top:
                     none += 1
                     continue
-                hits = sum(1 for g in top if any(_related(episode.task or "", tasks.get(s.episode, "")) for s in g.tip.source_episodes))
+                hits = sum(
+                    1
+                    for g in top
+                    if any(_related(episode.task or "", tasks.get(s.episode, "")) for s in g.tip.source_episodes)
+                )
                 precisions.append(hits / len(top))
                 covered += episode.title in reachable and hits > 0
                 loose += episode.title not in reachable
@@ -227,7 +272,11 @@ def bench_usefulness(logs: Path, embedder) -> dict:
             "later_episodes_with_a_related_earlier_episode": len(reachable),
             "tips_learned": len(tips_service.list_tips(corpus)),
             "subject_rule": "a returned tip counts when a source episode's task shares >= 2 content words (4+ letters, no stopwords) with the later episode's task",
-            "null_other_project_best_similarity": {"tasks": len(null), "max": round(max(null), 4), "median": round(statistics.median(null), 4)},
+            "null_other_project_best_similarity": {
+                "tasks": len(null),
+                "max": round(max(null), 4),
+                "median": round(statistics.median(null), 4),
+            },
             "by_threshold": rows,
             "default_threshold": tips_service.DEFAULT_THRESHOLD,
         }
@@ -237,15 +286,20 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tips", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--only", choices=("extraction", "usefulness", "scale"), help="run one part (implies --no-write)")
+    parser.add_argument(
+        "--only", choices=("extraction", "usefulness", "scale"), help="run one part (implies --no-write)"
+    )
     parser.add_argument("--no-write", action="store_true", help="print only; leave results/tips.json alone")
     args = parser.parse_args(argv)
     logs, source = _logs()
     embedder = load_embedder("default")
     figures = {
         "machine": {
-            "platform": platform.platform(), "python": sys.version.split()[0], "cpus": os.cpu_count(),
-            "load_average_at_start": os.getloadavg()[0], "note": "shared machine: other engineers' tests were running",
+            "platform": platform.platform(),
+            "python": sys.version.split()[0],
+            "cpus": os.cpu_count(),
+            "load_average_at_start": os.getloadavg()[0],
+            "note": "shared machine: other engineers' tests were running",
         },
         "embedder": embedder.id,
         "logs": source,

@@ -74,7 +74,9 @@ CHUNKINGS = {
 }
 
 
-def with_neighbours(note, chunks: list, spans, *, neighbours: int, short_note: int = 512, max_tokens: int = 256) -> list[str]:
+def with_neighbours(
+    note, chunks: list, spans, *, neighbours: int, short_note: int = 512, max_tokens: int = 256
+) -> list[str]:
     """The chunks' embedding texts; in a note of at most `short_note` content tokens (and more than
     one chunk), each also carries up to `neighbours` tokens of the chunk before and the chunk after
     it, as far as the model's window allows. A variant under test: brain embeds `chunk.text`."""
@@ -84,7 +86,7 @@ def with_neighbours(note, chunks: list, spans, *, neighbours: int, short_note: i
         return texts
     prefixes = [text[: len(text) - len(content)] for text, content in zip(texts, contents)]
     counted = spans([*prefixes, *contents])
-    prefix_tokens, tokens = counted[: len(chunks)], counted[len(chunks):]
+    prefix_tokens, tokens = counted[: len(chunks)], counted[len(chunks) :]
     if sum(len(t) for t in tokens) > short_note:
         return texts
     out = []
@@ -103,6 +105,7 @@ def with_neighbours(note, chunks: list, spans, *, neighbours: int, short_note: i
 def _weighted(*weights: float):
     def pool(scores: list[float]) -> float:
         return sum(w * s for w, s in zip(weights, scores))
+
     return pool
 
 
@@ -110,6 +113,7 @@ def _mean_top(k: int):
     def pool(scores: list[float]) -> float:
         top = scores[:k]
         return sum(top) / len(top)
+
     return pool
 
 
@@ -196,7 +200,9 @@ class Embeddings:
             self.known.update(zip(map(self.key, missing), vectors))
             print(f"  embedded {len(missing)} texts in {time.perf_counter() - started:.0f} s", flush=True)
             self.save()
-        return np.vstack([self.known[self.key(t)] for t in texts]) if texts else np.zeros((0, self.model.dim), np.float32)
+        return (
+            np.vstack([self.known[self.key(t)] for t in texts]) if texts else np.zeros((0, self.model.dim), np.float32)
+        )
 
     def save(self) -> None:
         CACHE.mkdir(parents=True, exist_ok=True)
@@ -238,7 +244,9 @@ def evaluate(name: str, embed: Embeddings) -> dict:
                 found = chunk_note(note, embed.model.id, index.spans)
                 texts = with_neighbours(note, found, index.spans, **kwargs)
                 chunks += [(ids[path], chunk.id, text) for chunk, text in zip(found, texts)]
-        matrix = ChunkMatrix.from_records([f"{n}:{c}" for n, c, _ in chunks], embed([t for _, _, t in chunks]), embed.model.dim)
+        matrix = ChunkMatrix.from_records(
+            [f"{n}:{c}" for n, c, _ in chunks], embed([t for _, _, t in chunks]), embed.model.dim
+        )
         hits = [matrix.nearest(v, DEPTH * 3) for v in query_vectors]
         for pooling, pool in POOLINGS.items():
             vector, hybrid = [], []
@@ -249,13 +257,20 @@ def evaluate(name: str, embed: Embeddings) -> dict:
                 dense = sorted(((n, pool(s)) for n, s in per_note.items()), key=lambda item: -item[1])[:DEPTH]
                 vector.append(score([n for n, _ in dense], w))
                 hybrid.append(score([n for n, _ in search_module.fuse(strict, dense)], w))
-            out["variants"][f"{chunking} | {pooling}"] = {"chunks": len(chunks), "vector": _mean(vector), "hybrid": _mean(hybrid)}
+            out["variants"][f"{chunking} | {pooling}"] = {
+                "chunks": len(chunks),
+                "vector": _mean(vector),
+                "hybrid": _mean(hybrid),
+            }
         print(f"  {name} {chunking}: {len(chunks)} chunks", flush=True)
     return out
 
 
 def _mean(scores: list[tuple[float, float]]) -> dict:
-    return {"recall@5": round(sum(r for r, _ in scores) / len(scores), 3), "mrr@10": round(sum(m for _, m in scores) / len(scores), 3)}
+    return {
+        "recall@5": round(sum(r for r, _ in scores) / len(scores), 3),
+        "mrr@10": round(sum(m for _, m in scores) / len(scores), 3),
+    }
 
 
 def main() -> int:
@@ -270,18 +285,27 @@ def main() -> int:
     chosen_on = [name for name in CHOOSE if name in results]
 
     def merit(variant: str) -> float:
-        return sum(results[n]["variants"][variant]["hybrid"]["recall@5"] + results[n]["variants"][variant]["hybrid"]["mrr@10"]
-                   for n in chosen_on)
+        return sum(
+            results[n]["variants"][variant]["hybrid"]["recall@5"] + results[n]["variants"][variant]["hybrid"]["mrr@10"]
+            for n in chosen_on
+        )
 
     variants = list(next(iter(results.values()))["variants"])
     best = max(variants, key=lambda v: (round(merit(v), 6), -variants.index(v)))  # ties keep the earlier, simpler one
-    report = {"chosen_on": chosen_on, "winner": best, "merit": {v: round(merit(v), 4) for v in variants}, "sets": results}
+    report = {
+        "chosen_on": chosen_on,
+        "winner": best,
+        "merit": {v: round(merit(v), 4) for v in variants},
+        "sets": results,
+    }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")
     for name, found in results.items():
         print(f"{name:15} text {found['text']}")
         for variant in (variants[0], best):
-            print(f"{'':15} {variant:50} vector {found['variants'][variant]['vector']} hybrid {found['variants'][variant]['hybrid']}")
+            print(
+                f"{'':15} {variant:50} vector {found['variants'][variant]['vector']} hybrid {found['variants'][variant]['hybrid']}"
+            )
     print(f"winner (chosen on {', '.join(chosen_on)}): {best}\nwrote {RESULTS}")
     return 0
 

@@ -52,8 +52,12 @@ def candidates() -> dict[str, tuple[Callable, Callable]]:
     return found
 
 
-def measure(passages: list[tuple[str, str]], questions: list[tuple[str, set[int]]],
-            embed_passages: Callable, embed_query: Callable) -> dict:
+def measure(
+    passages: list[tuple[str, str]],
+    questions: list[tuple[str, set[int]]],
+    embed_passages: Callable,
+    embed_query: Callable,
+) -> dict:
     texts = [f"{title}\n{text.strip()}" for title, text in passages]
     started = time.perf_counter()
     matrix = np.asarray(embed_passages(texts), dtype=np.float32)
@@ -68,9 +72,13 @@ def measure(passages: list[tuple[str, str]], questions: list[tuple[str, set[int]
         recall += len(wanted & set(ranked[:5])) / len(wanted)
         mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in wanted), 0.0)
     n = len(questions)
-    return {"recall@5": round(recall / n, 3), "mrr@10": round(mrr / n, 3),
-            "passages_per_s": round(len(texts) / seconds, 1),
-            "query_p50_ms": round(percentile(times, 0.5), 1), "query_p95_ms": round(percentile(times, 0.95), 1)}
+    return {
+        "recall@5": round(recall / n, 3),
+        "mrr@10": round(mrr / n, 3),
+        "passages_per_s": round(len(texts) / seconds, 1),
+        "query_p50_ms": round(percentile(times, 0.5), 1),
+        "query_p95_ms": round(percentile(times, 0.95), 1),
+    }
 
 
 def main() -> int:

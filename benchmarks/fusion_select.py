@@ -161,7 +161,9 @@ def main() -> int:
     print(f"chosen on {sets[0]}: {best}")
     for name in sets:
         rows = table[name]
-        print(f"{name:9} text {rows['text']}  vector {rows['vector']}  chosen {rows[best]}  rrf60 {rows['rrf k=60 text=0.5']}")
+        print(
+            f"{name:9} text {rows['text']}  vector {rows['vector']}  chosen {rows[best]}  rrf60 {rows['rrf k=60 text=0.5']}"
+        )
     out = HERE / "results" / "fusion-select.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"chosen_on": sets[0], "chosen": best, "table": table}, indent=2) + "\n")

@@ -16,25 +16,84 @@ import shutil
 from pathlib import Path
 
 SIZES = {"1k": 1_000, "10k": 10_000}
-AREAS = ["payments", "ledger", "auth", "mobile", "cache", "search", "billing", "webhooks", "migrations", "ci",
-         "observability", "rate-limits", "exports", "notifications", "onboarding", "reports"]
-SUBJECTS = ["the API gateway", "the balance cache", "the transfers table", "the mobile client", "the webhook consumer",
-            "the nightly export", "the integration suite", "the rate limiter", "the auth server", "the search indexer",
-            "the billing job", "the notification queue", "the read replica", "the feature flag service"]
-PROBLEMS = ["timed out under load", "returned stale data", "created duplicate rows", "dropped messages during deploys",
-            "spiked p95 latency", "failed intermittently in CI", "leaked connections", "blocked writes for minutes",
-            "logged users out", "exhausted the connection pool", "double-charged a customer", "missed alerts at night"]
-ACTIONS = ["added an idempotency key", "introduced jittered TTLs", "moved the check into the same transaction",
-           "put the change behind a canary", "split the migration into expand and contract steps",
-           "added a lock timeout", "propagated the trace id", "quarantined the test with an owner",
-           "rotated refresh tokens", "coalesced concurrent requests", "added per-tenant buckets",
-           "replaced threshold alerts with burn-rate alerts", "created the index concurrently"]
-RESULTS = ["the error rate fell to zero", "p95 latency dropped by a third", "no duplicates appeared in a week",
-           "the suite passed 200 runs in a row", "on-call pages halved", "the rollout finished without incident",
-           "a follow-up was needed for the edge case", "the fix had to be reverted once"]
-WORDS = ("retry backoff queue schema index replica shard tenant token session cache ttl lock deadlock rollback "
-         "canary release flag budget latency throughput consistency ordering dedupe checksum audit ledger "
-         "balance transfer refund dispute webhook signature nonce verifier challenge redirect scope grant").split()
+AREAS = [
+    "payments",
+    "ledger",
+    "auth",
+    "mobile",
+    "cache",
+    "search",
+    "billing",
+    "webhooks",
+    "migrations",
+    "ci",
+    "observability",
+    "rate-limits",
+    "exports",
+    "notifications",
+    "onboarding",
+    "reports",
+]
+SUBJECTS = [
+    "the API gateway",
+    "the balance cache",
+    "the transfers table",
+    "the mobile client",
+    "the webhook consumer",
+    "the nightly export",
+    "the integration suite",
+    "the rate limiter",
+    "the auth server",
+    "the search indexer",
+    "the billing job",
+    "the notification queue",
+    "the read replica",
+    "the feature flag service",
+]
+PROBLEMS = [
+    "timed out under load",
+    "returned stale data",
+    "created duplicate rows",
+    "dropped messages during deploys",
+    "spiked p95 latency",
+    "failed intermittently in CI",
+    "leaked connections",
+    "blocked writes for minutes",
+    "logged users out",
+    "exhausted the connection pool",
+    "double-charged a customer",
+    "missed alerts at night",
+]
+ACTIONS = [
+    "added an idempotency key",
+    "introduced jittered TTLs",
+    "moved the check into the same transaction",
+    "put the change behind a canary",
+    "split the migration into expand and contract steps",
+    "added a lock timeout",
+    "propagated the trace id",
+    "quarantined the test with an owner",
+    "rotated refresh tokens",
+    "coalesced concurrent requests",
+    "added per-tenant buckets",
+    "replaced threshold alerts with burn-rate alerts",
+    "created the index concurrently",
+]
+RESULTS = [
+    "the error rate fell to zero",
+    "p95 latency dropped by a third",
+    "no duplicates appeared in a week",
+    "the suite passed 200 runs in a row",
+    "on-call pages halved",
+    "the rollout finished without incident",
+    "a follow-up was needed for the edge case",
+    "the fix had to be reverted once",
+]
+WORDS = (
+    "retry backoff queue schema index replica shard tenant token session cache ttl lock deadlock rollback "
+    "canary release flag budget latency throughput consistency ordering dedupe checksum audit ledger "
+    "balance transfer refund dispute webhook signature nonce verifier challenge redirect scope grant"
+).split()
 OUTCOMES = ["success", "success", "success", "partial", "failure"]
 DECISION_TYPES = ["design", "implementation", "test", "recovery", "routing"]
 
@@ -87,11 +146,16 @@ def episode(rng: random.Random, title: str, names: Names) -> str:
             f"- **Chosen**: {options.split(', ')[0]}\n- **Rationale**: {paragraph(rng, 1, 2)}\n"
             f"- **Outcome**: {rng.choice(OUTCOMES)}\n- **Effects**: [[e00{d}]]\n"
         )
-    events = "\n".join(f"{i}. [2026-03-01T1{i}:00:00Z] e00{i} (milestone): {sentence(rng)}" for i in range(1, rng.randint(3, 6)))
-    observations = "\n".join(f"- [{rng.choice(['insight', 'error', 'metric', 'decision'])}] {sentence(rng)} #{area}" for _ in range(rng.randint(3, 6)))
+    events = "\n".join(
+        f"{i}. [2026-03-01T1{i}:00:00Z] e00{i} (milestone): {sentence(rng)}" for i in range(1, rng.randint(3, 6))
+    )
+    observations = "\n".join(
+        f"- [{rng.choice(['insight', 'error', 'metric', 'decision'])}] {sentence(rng)} #{area}"
+        for _ in range(rng.randint(3, 6))
+    )
     return (
         f"---\ntitle: {title}\ntype: episode\ntags: [episodic, {area}]\noutcome: {rng.choice(OUTCOMES)}\n"
-        f"task: {rng.choice(ACTIONS).capitalize()} for {rng.choice(SUBJECTS)}\ndate: \"2026-03-{1 + rng.randrange(28):02d}T09:00:00Z\"\n"
+        f'task: {rng.choice(ACTIONS).capitalize()} for {rng.choice(SUBJECTS)}\ndate: "2026-03-{1 + rng.randrange(28):02d}T09:00:00Z"\n'
         f"duration_minutes: {rng.randint(20, 240)}\nmetrics:\n  tool_calls: {rng.randint(5, 80)}\n  errors: {rng.randint(0, 5)}\n---\n\n"
         f"# {title}\n\n## Context\n{paragraph(rng, 3, 6)}\n\n## Observations\n{observations}\n\n## Decisions\n\n"
         + "\n".join(decisions)
@@ -108,11 +172,15 @@ def pattern(rng: random.Random, title: str, names: Names) -> str:
         f"(weight: {rng.uniform(0.3, 0.95):.2f}, evidence: {rng.randint(1, 9)})"
         for _ in range(rng.randint(1, 3))
     )
-    evidence = "\n".join(f"- [[{names.pick(rng, 'episode')}]] - {rng.choice(OUTCOMES)}" for _ in range(rng.randint(1, 3))) if "episode" in names.by_kind else ""
+    evidence = (
+        "\n".join(f"- [[{names.pick(rng, 'episode')}]] - {rng.choice(OUTCOMES)}" for _ in range(rng.randint(1, 3)))
+        if "episode" in names.by_kind
+        else ""
+    )
     return (
         f"---\ntitle: {title}\ntype: pattern\ntags: [pattern, {rng.choice(AREAS)}]\n"
         f"trigger: {rng.choice(SUBJECTS).capitalize()} {rng.choice(PROBLEMS)}\nsuccess_rate: {rate}\n"
-        f"occurrences: {rng.randint(1, 30)}\nlast_validated: \"2026-03-{1 + rng.randrange(28):02d}\"\n---\n\n"
+        f'occurrences: {rng.randint(1, 30)}\nlast_validated: "2026-03-{1 + rng.randrange(28):02d}"\n---\n\n'
         f"# {title}\n\n## Context\n{paragraph(rng)}\n\n## Trigger\n{sentence(rng)}\n\n## Action\n1. {rng.choice(ACTIONS).capitalize()}.\n"
         f"2. {rng.choice(ACTIONS).capitalize()}.\n\n## Observations\n- [evidence] {sentence(rng)}\n\n"
         f"## Causal Relationships\n{causal}\n\n## Evidence Episodes\n{evidence}\n\n"
@@ -125,25 +193,33 @@ def context(rng: random.Random, title: str, names: Names) -> str:
     cause = names.pick(rng, "context")
     return (
         f"---\ntitle: {title}\ntype: context\nproject: ledger\naction_type: {rng.choice(['conversation', 'decision', 'file_edit', 'research'])}\n"
-        f"caused_by: \"[[{cause}]]\"\nrationale: {sentence(rng)}\n---\n\n{paragraph(rng, 2, 4)}\n"
+        f'caused_by: "[[{cause}]]"\nrationale: {sentence(rng)}\n---\n\n{paragraph(rng, 2, 4)}\n'
     )
 
 
 def fact(rng: random.Random, title: str, names: Names) -> str:
     return (
         f"---\ntitle: {title}\ntype: fact\nkind: config\nsubject: {title.lower()}\nvalue: {rng.randint(1, 1000)}\n"
-        f"namespace: ledger\nvalid_from: \"2026-0{rng.randint(1, 9)}-01\"\n---\n\n{sentence(rng)}\n"
+        f'namespace: ledger\nvalid_from: "2026-0{rng.randint(1, 9)}-01"\n---\n\n{sentence(rng)}\n'
     )
 
 
 def note(rng: random.Random, title: str, names: Names) -> str:
-    sections = "\n\n".join(f"## {rng.choice(WORDS).capitalize()} {rng.choice(WORDS)}\n{paragraph(rng, 2, 7)}" for _ in range(rng.randint(1, 4)))
+    sections = "\n\n".join(
+        f"## {rng.choice(WORDS).capitalize()} {rng.choice(WORDS)}\n{paragraph(rng, 2, 7)}"
+        for _ in range(rng.randint(1, 4))
+    )
     links = " ".join(f"[[{names.pick(rng, rng.choice(list(names.by_kind)))}]]" for _ in range(rng.randint(1, 4)))
-    return f"---\ntitle: {title}\ntags: [{rng.choice(AREAS)}]\ncreated: \"2026-02-{1 + rng.randrange(28):02d}\"\n---\n\n# {title}\n\n{paragraph(rng)}\n\nSee {links}.\n\n{sections}\n"
+    return f'---\ntitle: {title}\ntags: [{rng.choice(AREAS)}]\ncreated: "2026-02-{1 + rng.randrange(28):02d}"\n---\n\n# {title}\n\n{paragraph(rng)}\n\nSee {links}.\n\n{sections}\n'
 
 
-WRITERS = {"episode": (episode, "episodes"), "pattern": (pattern, "patterns"), "context": (context, "contexts"),
-           "fact": (fact, "facts"), "note": (note, "notes")}
+WRITERS = {
+    "episode": (episode, "episodes"),
+    "pattern": (pattern, "patterns"),
+    "context": (context, "contexts"),
+    "fact": (fact, "facts"),
+    "note": (note, "notes"),
+}
 
 
 def generate(out: Path, n: int, seed: int = 1, patterns_only: bool = False) -> Path:

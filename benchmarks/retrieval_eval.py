@@ -23,7 +23,6 @@ import json
 import os
 import re
 import shutil
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -129,7 +128,7 @@ def reranker_available() -> bool:
         return False
     try:
         resolve_reranker(None)
-    except Exception as error:  # noqa: BLE001 - reported, the other modes still run
+    except Exception as error:
         print(f"hybrid+rerank skipped: {error}")
         return False
     return True
@@ -152,8 +151,12 @@ def evaluate_public(index, questions: list[tuple[str, set[int]]], kwargs: dict) 
         recall += len(wanted & set(ranked[:5])) / len(wanted)
         mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in wanted), 0.0)
     n = len(questions)
-    return {"recall@5": round(recall / n, 3), "mrr@10": round(mrr / n, 3),
-            "p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1)}
+    return {
+        "recall@5": round(recall / n, 3),
+        "mrr@10": round(mrr / n, 3),
+        "p50_ms": round(percentile(times, 0.5), 1),
+        "p95_ms": round(percentile(times, 0.95), 1),
+    }
 
 
 def evaluate_example(index, kwargs: dict) -> dict:
@@ -185,8 +188,13 @@ def run_set(name: str) -> dict | None:
     started = time.perf_counter()
     report = index_vault(index)
     built = time.perf_counter() - started
-    result = {"notes": report.notes, "chunks": index.catalog.chunk_count(), "embedder": index.embedder.id,
-              "index_seconds": round(built, 1), "modes": {}}
+    result = {
+        "notes": report.notes,
+        "chunks": index.catalog.chunk_count(),
+        "embedder": index.embedder.id,
+        "index_seconds": round(built, 1),
+        "modes": {},
+    }
     if questions is not None:
         result["questions"] = len(questions)
     for label, kwargs in modes():
@@ -207,9 +215,12 @@ def main() -> int:
         found = run_set(name)
         if found is not None:
             entry[name] = found
-    entry["machine"] = {"cpus": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()],
-                        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                        "note": "2-core machine shared with other jobs: latency is noisy"}
+    entry["machine"] = {
+        "cpus": os.cpu_count(),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "note": "2-core machine shared with other jobs: latency is noisy",
+    }
     stored[args.label] = entry
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(stored, indent=2) + "\n")

@@ -50,8 +50,13 @@ CACHE = HERE / ".cache"
 RESULTS = HERE / "results"
 EMBED_NOTES = 60
 TARGETS = {
-    "cold": ">= 1000 notes/s", "rescan": "<= 1 s", "embed": ">= 0.90 of raw model", "search": "p95 <= 50 ms",
-    "causal": "<= 100 ms", "watch": "p95 <= 2 s", "memory": "<= 1024 MB",
+    "cold": ">= 1000 notes/s",
+    "rescan": "<= 1 s",
+    "embed": ">= 0.90 of raw model",
+    "search": "p95 <= 50 ms",
+    "causal": "<= 100 ms",
+    "watch": "p95 <= 2 s",
+    "memory": "<= 1024 MB",
 }
 
 
@@ -107,9 +112,15 @@ def row_cold(size: str) -> dict:
     from brain.notes import frontmatter_yaml
 
     notes, walls, cpus = _cold_runs(size, 2)
-    return {"notes": notes, "notes_per_s": round(max(walls), 1), "runs_notes_per_s": [round(r, 1) for r in walls],
-            "notes_per_cpu_s": round(max(cpus), 1), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "yaml_loader": frontmatter_yaml._NoTimestampLoader.__mro__[1].__name__, "ok": max(walls) >= 1000}
+    return {
+        "notes": notes,
+        "notes_per_s": round(max(walls), 1),
+        "runs_notes_per_s": [round(r, 1) for r in walls],
+        "notes_per_cpu_s": round(max(cpus), 1),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "yaml_loader": frontmatter_yaml._NoTimestampLoader.__mro__[1].__name__,
+        "ok": max(walls) >= 1000,
+    }
 
 
 def row_rescan(size: str) -> dict:
@@ -128,7 +139,11 @@ def row_rescan(size: str) -> dict:
         times.append(time.perf_counter() - started)
         assert result.changes == 0
     forget(root)
-    return {"seconds_median": round(statistics.median(times), 3), "seconds_max": round(max(times), 3), "ok": statistics.median(times) <= 1.0}
+    return {
+        "seconds_median": round(statistics.median(times), 3),
+        "seconds_max": round(max(times), 3),
+        "ok": statistics.median(times) <= 1.0,
+    }
 
 
 def row_embed(size: str) -> dict:
@@ -158,8 +173,15 @@ def row_embed(size: str) -> dict:
         pipeline = report.embed.embedded / report.embed.seconds
         raw = (raw_before + raw_after) / 2
         tokens = sum(len(e.ids) for e in embedder.tokenize(texts))
-        runs.append({"chunks": len(texts), "tokens": tokens, "pipeline_chunks_per_s": round(pipeline, 2),
-                     "raw_chunks_per_s_before_after": [round(raw_before, 2), round(raw_after, 2)], "ratio": round(pipeline / raw, 3)})
+        runs.append(
+            {
+                "chunks": len(texts),
+                "tokens": tokens,
+                "pipeline_chunks_per_s": round(pipeline, 2),
+                "raw_chunks_per_s_before_after": [round(raw_before, 2), round(raw_after, 2)],
+                "ratio": round(pipeline / raw, 3),
+            }
+        )
         forget(root)
     ratio = statistics.median(r["ratio"] for r in runs)
     return {"embedder": embedder.id, "runs": runs, "ratio": round(ratio, 3), "ok": ratio >= 0.9}
@@ -188,7 +210,10 @@ class RealQueries:
 
 def queries(count: int, seed: int = 3) -> list[str]:
     rng = random.Random(seed)
-    return [f"{rng.choice(SUBJECTS)} {rng.choice(PROBLEMS)} {rng.choice(ACTIONS)}"[: rng.randint(20, 80)] for _ in range(count)]
+    return [
+        f"{rng.choice(SUBJECTS)} {rng.choice(PROBLEMS)} {rng.choice(ACTIONS)}"[: rng.randint(20, 80)]
+        for _ in range(count)
+    ]
 
 
 def _time_searches(vault: Vault, items: list[str], **kwargs) -> list[float]:
@@ -232,9 +257,14 @@ def row_search(size: str) -> dict:
         started = time.perf_counter()
         real.embed([query])
         query_embed.append((time.perf_counter() - started) * 1000)
-    for name, values in (("with_watcher", watched), ("without_watcher", no_watch), ("filtered_with_watcher", filtered),
-                         ("filtered_without_watcher", filtered_no_watch), ("text_mode_with_watcher", text_only),
-                         ("query_embedding_only", query_embed)):
+    for name, values in (
+        ("with_watcher", watched),
+        ("without_watcher", no_watch),
+        ("filtered_with_watcher", filtered),
+        ("filtered_without_watcher", filtered_no_watch),
+        ("text_mode_with_watcher", text_only),
+        ("query_embedding_only", query_embed),
+    ):
         result[name] = {"p50_ms": round(percentile(values, 0.5), 1), "p95_ms": round(percentile(values, 0.95), 1)}
     result["ok"] = result["with_watcher"]["p95_ms"] <= 50
     forget(root)
@@ -244,9 +274,9 @@ def row_search(size: str) -> dict:
 def row_causal(size: str) -> dict:
     from brain.index.sync import index_vault
     from brain.index.watch import Watcher
-    from brain.memory.causal import causal_graph, find_path
+    from brain.memory.causal.graph import causal_graph, find_path
     from brain.memory.corpus import Corpus
-    from brain.memory.patterns import antipatterns
+    from brain.memory.patterns.service import antipatterns
 
     root = fresh_vault(size, "causal", patterns_only=True)
     lexical_config(root)
@@ -270,8 +300,12 @@ def row_causal(size: str) -> dict:
             started = time.perf_counter()
             antipatterns(corpus)
             anti_times.append((time.perf_counter() - started) * 1000)
-        return {"path_p50_ms": round(percentile(path_times, 0.5), 1), "path_p95_ms": round(percentile(path_times, 0.95), 1),
-                "antipatterns_p50_ms": round(percentile(anti_times, 0.5), 1), "antipatterns_p95_ms": round(percentile(anti_times, 0.95), 1)}
+        return {
+            "path_p50_ms": round(percentile(path_times, 0.5), 1),
+            "path_p95_ms": round(percentile(path_times, 0.95), 1),
+            "antipatterns_p50_ms": round(percentile(anti_times, 0.5), 1),
+            "antipatterns_p95_ms": round(percentile(anti_times, 0.95), 1),
+        }
 
     measure()  # warm
     result = {"patterns": len(nodes), "edges": graph.number_of_edges(), "first_graph_build_s": round(cold_graph, 2)}
@@ -283,11 +317,23 @@ def row_causal(size: str) -> dict:
     return result
 
 
-TOPICS = ["a purple giraffe painting in the lobby", "baking sourdough bread on friday mornings", "a chess tournament against the interns",
-          "learning to play the bagpipes", "a volcano erupting in iceland", "knitting wool scarves for penguins",
-          "a hot air balloon ride over cappadocia", "growing tomatoes on the office roof", "a jazz concert in new orleans",
-          "teaching a parrot to speak french", "skydiving over the swiss alps", "a pottery class making blue vases",
-          "surfing giant waves in portugal", "building a treehouse for squirrels", "running a marathon through tokyo"]
+TOPICS = [
+    "a purple giraffe painting in the lobby",
+    "baking sourdough bread on friday mornings",
+    "a chess tournament against the interns",
+    "learning to play the bagpipes",
+    "a volcano erupting in iceland",
+    "knitting wool scarves for penguins",
+    "a hot air balloon ride over cappadocia",
+    "growing tomatoes on the office roof",
+    "a jazz concert in new orleans",
+    "teaching a parrot to speak french",
+    "skydiving over the swiss alps",
+    "a pottery class making blue vases",
+    "surfing giant waves in portugal",
+    "building a treehouse for squirrels",
+    "running a marathon through tokyo",
+]
 
 
 def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
@@ -318,7 +364,13 @@ def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
                 if mode == "vector" and hits[0].section == f"Update {token}":
                     break
                 stamp = index.catalog.stamps().get(relative)
-                if mode == "text" and stamp and any(token in (section or "") for _, section, _, _ in index.catalog.chunk_rows(stamp.id).values()):
+                if (
+                    mode == "text"
+                    and stamp
+                    and any(
+                        token in (section or "") for _, section, _, _ in index.catalog.chunk_rows(stamp.id).values()
+                    )
+                ):
                     break
             if time.perf_counter() - started > 30:
                 raise RuntimeError(f"edit of {relative} never became searchable: {hits[:2]}")
@@ -339,7 +391,10 @@ def row_watch(size: str) -> dict:
     index_vault(open_index(vault))
     with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 20, "text")
-    result[f"{size}_vault_lexical_embedder"] = {"p50_s": round(percentile(lat, 0.5), 2), "p95_s": round(percentile(lat, 0.95), 2)}
+    result[f"{size}_vault_lexical_embedder"] = {
+        "p50_s": round(percentile(lat, 0.5), 2),
+        "p95_s": round(percentile(lat, 0.95), 2),
+    }
     forget(root)
     # the real model: its vectors must be current before a dense hit can show the new words
     small = CACHE / "work" / "watch-real"
@@ -350,7 +405,10 @@ def row_watch(size: str) -> dict:
     index_vault(open_index(vault))
     with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 15, "vector")
-    result["example_vault_real_model_vector_mode"] = {"p50_s": round(percentile(lat, 0.5), 2), "p95_s": round(percentile(lat, 0.95), 2)}
+    result["example_vault_real_model_vector_mode"] = {
+        "p50_s": round(percentile(lat, 0.5), 2),
+        "p95_s": round(percentile(lat, 0.95), 2),
+    }
     forget(small)
     result["ok"] = all(v["p95_s"] <= 2 for k, v in result.items() if isinstance(v, dict))
     return result
@@ -384,13 +442,24 @@ def row_memory(size: str) -> dict:
     done = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
     peaks = json.loads(done.stdout.strip().splitlines()[-1])
     peak = max(peaks.values())
-    return {"peak_rss_mb": peak, **peaks, "seconds": round(time.perf_counter() - started, 1),
-            "note": f"one process: cold catalog of all notes (parse pool workers measured apart), then the real model on {EMBED_NOTES} notes",
-            "ok": peak <= 1024}
+    return {
+        "peak_rss_mb": peak,
+        **peaks,
+        "seconds": round(time.perf_counter() - started, 1),
+        "note": f"one process: cold catalog of all notes (parse pool workers measured apart), then the real model on {EMBED_NOTES} notes",
+        "ok": peak <= 1024,
+    }
 
 
-ROWS = {"cold": row_cold, "rescan": row_rescan, "embed": row_embed, "search": row_search, "causal": row_causal,
-        "watch": row_watch, "memory": row_memory}
+ROWS = {
+    "cold": row_cold,
+    "rescan": row_rescan,
+    "embed": row_embed,
+    "search": row_search,
+    "causal": row_causal,
+    "watch": row_watch,
+    "memory": row_memory,
+}
 
 
 def main() -> int:
@@ -405,7 +474,11 @@ def main() -> int:
     for name in args.only or list(ROWS):
         started = time.perf_counter()
         print(f"running {name} at {args.size} ...", flush=True)
-        results[name] = {**ROWS[name](args.size), "target": TARGETS[name], "elapsed_s": round(time.perf_counter() - started, 1)}
+        results[name] = {
+            **ROWS[name](args.size),
+            "target": TARGETS[name],
+            "elapsed_s": round(time.perf_counter() - started, 1),
+        }
         print(json.dumps(results[name]), flush=True)
         out.write_text(json.dumps({"size": args.size, "machine": machine(), "rows": results}, indent=2) + "\n")
     print(f"\n{'row':8} {'ok':3} result")
@@ -418,13 +491,21 @@ def main() -> int:
 
 def merge_results() -> None:
     """benchmarks/results/quality.json: every size's latest rows together."""
-    merged = {path.stem.removeprefix("quality-"): json.loads(path.read_text()) for path in sorted(RESULTS.glob("quality-*.json"))}
+    merged = {
+        path.stem.removeprefix("quality-"): json.loads(path.read_text())
+        for path in sorted(RESULTS.glob("quality-*.json"))
+    }
     (RESULTS / "quality.json").write_text(json.dumps(merged, indent=2) + "\n")
 
 
 def machine() -> dict:
-    return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-            "load_avg": os.getloadavg(), "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "load_avg": os.getloadavg(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 if __name__ == "__main__":

@@ -57,7 +57,11 @@ def measure(size: str, count: int) -> dict:
     index = open_index(vault, embedder=lexical)
     started = time.perf_counter()
     report = index_vault(index)
-    result = {"notes": report.notes, "chunks": index.catalog.chunk_count(), "build_seconds_lexical": round(time.perf_counter() - started, 1)}
+    result = {
+        "notes": report.notes,
+        "chunks": index.catalog.chunk_count(),
+        "build_seconds_lexical": round(time.perf_counter() - started, 1),
+    }
     real = load_embedder("default")
     index = open_index(vault, embedder=RealQueries(real, lexical))
     items = queries(count)
@@ -70,7 +74,9 @@ def measure(size: str, count: int) -> dict:
         print(size, "fresh", label, result["fresh"][label], flush=True)
     result["no_watcher"] = {}
     for label, kwargs in modes[:3]:
-        result["no_watcher"][label] = timed(lambda q, kw=kwargs: search_module.search(open_index(vault), q, limit=10, **kw), items[:40])
+        result["no_watcher"][label] = timed(
+            lambda q, kw=kwargs: search_module.search(open_index(vault), q, limit=10, **kw), items[:40]
+        )
         print(size, "no_watcher", label, result["no_watcher"][label], flush=True)
     result["query_embedding_only"] = timed(lambda q: real.embed([q]), items)
     forget(root)
@@ -106,7 +112,11 @@ def measure_mcp(size: str, count: int) -> dict:
                         times.append((time.perf_counter() - started) * 1000)
 
     anyio.run(session_run)
-    return {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1), "calls": len(times)}
+    return {
+        "p50_ms": round(percentile(times, 0.5), 1),
+        "p95_ms": round(percentile(times, 0.95), 1),
+        "calls": len(times),
+    }
 
 
 def main() -> int:
@@ -114,7 +124,9 @@ def main() -> int:
     parser.add_argument("--size", choices=("1k", "10k"), default="1k")
     parser.add_argument("--label", default="current")
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--mcp", action="store_true", help="also time MCP search round trips (a `brain mcp` subprocess)")
+    parser.add_argument(
+        "--mcp", action="store_true", help="also time MCP search round trips (a `brain mcp` subprocess)"
+    )
     args = parser.parse_args()
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     result = measure(args.size, args.queries)
@@ -124,9 +136,12 @@ def main() -> int:
     import resource
 
     result["peak_rss_mb_whole_run"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    result["machine"] = {"cpus": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()],
-                         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                         "note": "2-core machine shared with other engineers' jobs: latency is noisy"}
+    result["machine"] = {
+        "cpus": os.cpu_count(),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "note": "2-core machine shared with other engineers' jobs: latency is noisy",
+    }
     stored.setdefault(args.label, {})[args.size] = result
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(stored, indent=2) + "\n")

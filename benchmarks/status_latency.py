@@ -35,8 +35,14 @@ SOURCE = ROOT  # the brain measured (--brain-src)
 def brain(*args: str, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(SOURCE)}
     # cwd too: `python -m` puts the working directory first on sys.path, before PYTHONPATH.
-    return subprocess.run([sys.executable, *python_flags, "-m", "brain", *args], capture_output=True, text=True, env=env,
-                          check=True, cwd=SOURCE)
+    return subprocess.run(
+        [sys.executable, *python_flags, "-m", "brain", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=SOURCE,
+    )
 
 
 def median_seconds(args: tuple[str, ...], runs: int) -> dict:

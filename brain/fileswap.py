@@ -107,7 +107,14 @@ def _looks_truncated(data: bytes) -> bool:
 
 
 def install(
-    relative: str, path: Path, data: bytes, *, expected: bytes | None, create: bool = False, mode: int | None, sync: bool
+    relative: str,
+    path: Path,
+    data: bytes,
+    *,
+    expected: bytes | None,
+    create: bool = False,
+    mode: int | None,
+    sync: bool,
 ) -> None:
     """Put `data` at `path` through a temp file; called with the write lock held.
 
@@ -162,7 +169,9 @@ def _swap_in(relative: str, temp: Path, path: Path, expected: bytes, data: bytes
         # A third save in the same microseconds: keep it rather than guess (never lose it).
         kept = temp.with_name(f"{path.name}.brain-conflict-{secrets.token_hex(3)}")
         os.replace(temp, kept)
-        raise WriteConflict(f"'{relative}' was saved twice while brain wrote it; nothing of brain's was written, another version is kept in '{kept.name}'")
+        raise WriteConflict(
+            f"'{relative}' was saved twice while brain wrote it; nothing of brain's was written, another version is kept in '{kept.name}'"
+        )
     temp.unlink()
     raise WriteConflict(f"'{relative}' changed on disk while brain wrote it; nothing was written. {RETRY_HINT}")
 

@@ -109,7 +109,9 @@ def _look(root_text: str, path: str, is_link: bool) -> tuple[int, int] | Skip | 
                 return OUTSIDE_SYMLINK
             inside = target[len(root_text) + 1 :].replace(os.sep, "/")
             if not is_note_path(inside):
-                return Skip(SkipKind.SYMLINK_TO_NON_NOTE, f"symlink leads to '{inside}', which is not a note file; not followed")
+                return Skip(
+                    SkipKind.SYMLINK_TO_NON_NOTE, f"symlink leads to '{inside}', which is not a note file; not followed"
+                )
         info = os.stat(path)
     except FileNotFoundError:
         return None
@@ -129,7 +131,9 @@ def parse_bytes(data: bytes, relative: str | None = None) -> Note:
     """Decode as UTF-8 (replacing what is not) and parse; size and encoding problems are reported."""
     problems = []
     if len(data) > MAX_NOTE_BYTES:
-        problems.append(f"file is {len(data) // 1024} KiB, over the {MAX_NOTE_BYTES // 1024 // 1024} MiB limit; only its start was read")
+        problems.append(
+            f"file is {len(data) // 1024} KiB, over the {MAX_NOTE_BYTES // 1024 // 1024} MiB limit; only its start was read"
+        )
         data = data[:MAX_NOTE_BYTES]
     try:
         text = data.decode("utf-8")

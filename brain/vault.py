@@ -150,7 +150,9 @@ class Vault:
             if part in ("..", "."):
                 raise UnsafePath(f"'{relative}' uses '{part}'; paths must stay inside the vault")
             if len(part.encode("utf-8")) > 255:
-                raise UnsafePath(f"'{part[:40]}...' is {len(part.encode('utf-8'))} bytes, over the 255-byte limit of a file or folder name")
+                raise UnsafePath(
+                    f"'{part[:40]}...' is {len(part.encode('utf-8'))} bytes, over the 255-byte limit of a file or folder name"
+                )
             if _WINDOWS_RESERVED.match(part):
                 raise UnsafePath(f"'{part}' is a reserved file name on Windows; choose another name")
         if posix.parts and posix.parts[0] == BRAIN_DIR:
@@ -268,7 +270,9 @@ class Vault:
             if expected is not None:
                 current, mode = read_whole(relative, path)
                 if hashlib.sha256(current).hexdigest() != expected.sha256:
-                    raise WriteConflict(f"'{relative}' changed on disk after brain read it; nothing was written. {RETRY_HINT}")
+                    raise WriteConflict(
+                        f"'{relative}' changed on disk after brain read it; nothing was written. {RETRY_HINT}"
+                    )
             elif not create and path.is_file():
                 mode = stat.S_IMODE(path.stat().st_mode)
             if current is None and mode is None:
@@ -288,9 +292,13 @@ class Vault:
         parts = PurePosixPath(relative.replace("\\", "/")).parts
         for part in parts[:-1]:
             if part in SKIPPED_DIRS or part.startswith("."):
-                raise UnsafePath(f"'{relative}' is inside '{part}/', which brain does not read as notes; choose another folder")
+                raise UnsafePath(
+                    f"'{relative}' is inside '{part}/', which brain does not read as notes; choose another folder"
+                )
         if parts[-1].startswith("."):
-            raise UnsafePath(f"'{parts[-1]}' is a hidden file, which brain does not read as a note; choose another name")
+            raise UnsafePath(
+                f"'{parts[-1]}' is a hidden file, which brain does not read as a note; choose another name"
+            )
         return path
 
     @contextmanager
@@ -353,7 +361,7 @@ class Vault:
 
         folders: Folders = {}
 
-        def rewrite(relative: str) -> bytes | None | bool:
+        def rewrite(relative: str) -> bytes | bool | None:
             path = self._note_path(relative, folders)
             try:
                 data, mode = read_whole(relative, path)
@@ -373,10 +381,10 @@ class Vault:
 
         return self._batch(list(changes), rewrite)
 
-    def _batch(self, relatives: Sequence[str], work: Callable[[str], bytes | None | bool]) -> Batch:
+    def _batch(self, relatives: Sequence[str], work: Callable[[str], bytes | bool | None]) -> Batch:
         """Run `work` (bytes before: changed, None: gone, False: unchanged) on each path under the
         write lock; the first error stops the batch, leaving the files after it alone."""
-        results: dict[str, bytes | None | bool] = {}
+        results: dict[str, bytes | bool | None] = {}
         error: BrainError | OSError | None = None
         try:
             with self._locked():
@@ -400,8 +408,10 @@ class Vault:
         with self._locked():
             if not old.is_file():
                 raise NoteNotFound(f"no file '{source}' in the vault")
-            renaming_form = new.parent.exists() and os.path.samefile(old.parent, new.parent) and (
-                unicodedata.normalize("NFC", old.name) == unicodedata.normalize("NFC", new.name)
+            renaming_form = (
+                new.parent.exists()
+                and os.path.samefile(old.parent, new.parent)
+                and (unicodedata.normalize("NFC", old.name) == unicodedata.normalize("NFC", new.name))
             )  # Café in NFD renamed to NFC: the one allowed "twin"
             if not renaming_form:
                 _refuse_twin(new, target)
@@ -446,7 +456,9 @@ def _refuse_twin(path: Path, relative: str) -> None:
         return
     for name in names:
         if name != path.name and unicodedata.normalize("NFC", name) == wanted:
-            raise NoteExists(f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead")
+            raise NoteExists(
+                f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead"
+            )
 
 
 def _not_utf8(relative: str, error: UnicodeDecodeError) -> InvalidInput:

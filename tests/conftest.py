@@ -108,7 +108,9 @@ def state(vault: Vault) -> dict:
         "notes": sorted(row[1:] for row in rows),
         "fts": sorted((by_id.get(rowid), title, body) for rowid, title, body in fts),
         "chunks": sorted((by_id.get(n), c) for n, c in chunks),
-        "vectors": sorted((meta["path"], rid.split(":", 1)[1]) for rid, meta in zip(records["ids"], records["metadatas"])),
+        "vectors": sorted(
+            (meta["path"], rid.split(":", 1)[1]) for rid, meta in zip(records["ids"], records["metadatas"])
+        ),
         "pending": index.catalog.pending_vectors(),
     }
 
@@ -126,8 +128,20 @@ def chroma_server(tmp_path_factory) -> str:
     port = free_port()
     log = tmp_path_factory.mktemp("chroma-log") / "server.log"
     with log.open("wb") as out:
-        process = subprocess.Popen([command, "run", "--path", str(tmp_path_factory.mktemp("chroma-data")), "--host", "127.0.0.1",
-                                    "--port", str(port)], stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [
+                command,
+                "run",
+                "--path",
+                str(tmp_path_factory.mktemp("chroma-data")),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:

@@ -13,12 +13,11 @@ from typing import Any
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+from conftest import run_brain
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, Tool
 
 from brain.vault import init_vault
-
-from conftest import run_brain
 
 DATA = Path(__file__).parent / "data"
 LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}
@@ -208,4 +207,3 @@ def cli(root: Path, *args: str) -> str:
     outcome = run_brain(*args, "--vault", str(root))
     assert outcome.exit_code == 0, outcome.output
     return outcome.output
-

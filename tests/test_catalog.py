@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import lexical_vault, note_text, put, state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,8 +29,6 @@ from brain.index.sync import index_vault, reindex_vault
 from brain.memory.corpus import Corpus
 from brain.note_files import Skip, SkipKind, parse_bytes
 from brain.notes.parse import parse_note
-
-from conftest import lexical_vault, note_text, put, state
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
@@ -54,9 +53,33 @@ def test_codec_round_trips_every_example_note():
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(["---\n", "title: x\n", "tags: [a, b]\n", "## S\n", "### d001: T\n", "- [c] o #t (x)\n",
-                                 "## Relations\n", "- rel [[A|b]]\n", "## Causal Relationships\n", "- causes [[B]] (weight: 0.5)\n",
-                                 "```\n", "\r\n", "\x00", "[[", "]]", "n: 1.5\n", "\n"]) | st.text(max_size=10), max_size=30).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "---\n",
+                "title: x\n",
+                "tags: [a, b]\n",
+                "## S\n",
+                "### d001: T\n",
+                "- [c] o #t (x)\n",
+                "## Relations\n",
+                "- rel [[A|b]]\n",
+                "## Causal Relationships\n",
+                "- causes [[B]] (weight: 0.5)\n",
+                "```\n",
+                "\r\n",
+                "\x00",
+                "[[",
+                "]]",
+                "n: 1.5\n",
+                "\n",
+            ]
+        )
+        | st.text(max_size=10),
+        max_size=30,
+    ).map("".join)
+)
 def test_codec_round_trips_any_text(text):
     note = parse_note(text, "a/b.md")
     assert codec.decode(codec.encode(note), codec.encode_frontmatter(note.frontmatter), note.text, "a/b.md") == note
@@ -110,8 +133,15 @@ def test_deleted_note_leaves_fts_and_vectors(lvault):
     assert report.scan.removed == ["notes/gone.md"] and report.embed.deleted >= 1
     assert index.catalog.db.execute("SELECT COUNT(*) FROM fts WHERE fts MATCH 'quokka'").fetchone()[0] == 0
     assert index.vectors.count() == count - report.embed.deleted
-    assert all(meta["path"] == "notes/keep.md" for meta in index.vectors.collection().get(include=["metadatas"])["metadatas"])
-    assert index.catalog.db.execute("SELECT COUNT(*) FROM chunks c LEFT JOIN notes n ON n.id = c.note_id WHERE n.id IS NULL").fetchone()[0] == 0
+    assert all(
+        meta["path"] == "notes/keep.md" for meta in index.vectors.collection().get(include=["metadatas"])["metadatas"]
+    )
+    assert (
+        index.catalog.db.execute(
+            "SELECT COUNT(*) FROM chunks c LEFT JOIN notes n ON n.id = c.note_id WHERE n.id IS NULL"
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_bad_files_are_skipped_or_flagged_never_fatal(lvault, tmp_path):
@@ -130,7 +160,10 @@ def test_bad_files_are_skipped_or_flagged_never_fatal(lvault, tmp_path):
     assert skipped["notes/binary.md"] == Skip(SkipKind.BINARY, "binary file (NUL bytes); kept out of search")
     loop = Skip(SkipKind.UNREADABLE, "cannot be read: Too many levels of symbolic links")
     assert skipped["notes/loop-a.md"] == skipped["notes/loop-b.md"] == loop
-    assert report.scan.skipped["notes/loop-a.md"] == loop and report.scan.skipped["notes/link.md"].kind is SkipKind.OUTSIDE_SYMLINK
+    assert (
+        report.scan.skipped["notes/loop-a.md"] == loop
+        and report.scan.skipped["notes/link.md"].kind is SkipKind.OUTSIDE_SYMLINK
+    )
     assert "notes/fine.md" in index.catalog.stamps() and "notes/latin1.md" in index.catalog.stamps()
     assert report.embed is not None
     paths = {meta["path"] for meta in index.vectors.collection().get(include=["metadatas"])["metadatas"]}
@@ -145,8 +178,11 @@ def test_skipped_files_of_a_version_2_catalog_get_their_kind(tmp_path):
     schema.MIGRATIONS[1](db)
     schema.MIGRATIONS[2](db)
     db.execute("PRAGMA user_version=2")
-    reasons = {"a.md": "symlink leads outside the vault; not followed", "b.md": "binary file (NUL bytes); kept out of search",
-               "c.md": "cannot be read: Permission denied"}
+    reasons = {
+        "a.md": "symlink leads outside the vault; not followed",
+        "b.md": "binary file (NUL bytes); kept out of search",
+        "c.md": "cannot be read: Permission denied",
+    }
     db.executemany("INSERT INTO skipped(path, reason) VALUES(?, ?)", list(reasons.items()))
     db.commit()
     db.close()
@@ -182,7 +218,7 @@ def test_corpus_reads_notes_from_the_catalog_without_parsing(tmp_path, monkeypat
     corpus = Corpus(vault)
     assert corpus.notes() == direct and calls == []
     graph = corpus.derived  # caches survive while nothing changes
-    from brain.memory.causal import causal_graph
+    from brain.memory.causal.graph import causal_graph
 
     built = causal_graph(corpus)
     assert causal_graph(corpus) is built
@@ -220,7 +256,9 @@ def test_cached_stamps_follow_our_own_commits_and_reload_after_anyone_elses(lvau
     put(lvault, "notes/n9.md", note_text("N9", "new"))
     scan(index, paths=["notes/n0.md"])
     scan(index, paths=["notes/n1.md", "notes/n9.md"])
-    assert catalog.stamps() == Catalog(catalog.path).stamps() and first["notes/n1.md"].id not in {s.id for s in catalog.stamps().values()}
+    assert catalog.stamps() == Catalog(catalog.path).stamps() and first["notes/n1.md"].id not in {
+        s.id for s in catalog.stamps().values()
+    }
     assert "notes/n1.md" in first  # a dict already handed out is never changed
     # Another connection's commit in between: the next stamps are read again, not patched.
     other = Catalog(catalog.path)
@@ -262,8 +300,10 @@ def test_two_indexers_and_writers_in_parallel_end_equal_to_a_fresh_reindex(lvaul
         put(lvault, f"seed/s{n}.md", note_text(f"S{n}", f"seed text {n}\n## Part\nmore {n}"))
     index_vault(open_index(lvault))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(lvault.root), role, tag], env=env)
-             for role, tag in (("indexer", "a"), ("indexer", "b"), ("writer", "x"), ("writer", "y"))]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WORKER, str(lvault.root), role, tag], env=env)
+        for role, tag in (("indexer", "a"), ("indexer", "b"), ("writer", "x"), ("writer", "y"))
+    ]
     for proc in procs:
         assert proc.wait(timeout=180) == 0
     index_vault(open_index(lvault))  # the writers' last changes (a writer's hook may have run before an indexer's scan)

@@ -5,15 +5,17 @@ import json
 
 import networkx as nx
 import pytest
-
-from brain.memory.causal import find_path
-from brain.memory.corpus import Corpus
-
 from conftest import write
+
+from brain.memory.causal.graph import find_path
+from brain.memory.corpus import Corpus
 
 
 def pattern(vault, title, rate, occurrences, *edges, extra=""):
-    lines = "\n".join(f"- {kind} [[{target}]]" + (f" (weight: {weight})" if weight is not None else "") for kind, target, weight in edges)
+    lines = "\n".join(
+        f"- {kind} [[{target}]]" + (f" (weight: {weight})" if weight is not None else "")
+        for kind, target, weight in edges
+    )
     write(
         vault,
         f"patterns/{title}.md",
@@ -23,7 +25,15 @@ def pattern(vault, title, rate, occurrences, *edges, extra=""):
 
 @pytest.fixture
 def graph_vault(vault):
-    pattern(vault, "PATTERN-a", 0.9, 10, ("enables", "PATTERN-b", 0.9), ("causes", "PATTERN-x", 0.1), ("correlates", "Nowhere", None))
+    pattern(
+        vault,
+        "PATTERN-a",
+        0.9,
+        10,
+        ("enables", "PATTERN-b", 0.9),
+        ("causes", "PATTERN-x", 0.1),
+        ("correlates", "Nowhere", None),
+    )
     pattern(vault, "PATTERN-b", 0.9, 10, ("causes", "PATTERN-c", 0.9))
     pattern(vault, "PATTERN-c", 0.9, 10, ("prevents", "PATTERN-d", 0.9))
     pattern(vault, "PATTERN-x", 0.2, 5, ("causes", "PATTERN-d", 0.3))

@@ -6,16 +6,16 @@ import json
 
 import networkx as nx
 import pytest
+from conftest import write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.index.engine import open_index
 from brain.index.sync import index_vault
-from brain.memory.chains import build_chain, caused_by_graph, causality_stats
+from brain.memory.causal.chains import build_chain, caused_by_graph
+from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus
 from brain.vault import init_vault
-
-from conftest import write
 
 
 def context(vault, title, kind, time, body, causes=(), rationale=None, project="auth"):
@@ -26,7 +26,11 @@ def context(vault, title, kind, time, body, causes=(), rationale=None, project="
         cause = "caused_by:\n" + "".join(f"  - '[[{name}]]'\n" for name in causes)
     why = f"rationale: {rationale}\n" if rationale else ""
     kind_line = f"action_type: {kind}\n" if kind else ""
-    write(vault, f"contexts/{title}.md", f"---\ntitle: {title}\ntype: context\nproject: {project}\n{kind_line}created: '{time}'\n{cause}{why}---\n\n# {title}\n\n{body}\n")
+    write(
+        vault,
+        f"contexts/{title}.md",
+        f"---\ntitle: {title}\ntype: context\nproject: {project}\n{kind_line}created: '{time}'\n{cause}{why}---\n\n# {title}\n\n{body}\n",
+    )
 
 
 EPISODE = """\
@@ -65,22 +69,51 @@ Tokens live 15 minutes.
 
 @pytest.fixture
 def chain_vault(vault):
-    context(vault, "Question", "conversation", "2026-03-01T10:00:00Z", "User asks how to log in.", rationale="Marco asked")
-    context(vault, "Research", "research", "2026-03-01T11:00:00Z", "Reading the RFCs.", ["Question"], "The password grant is out")
-    context(vault, "Decision", "decision", "2026-03-01T12:00:00Z", "Use PKCE.", ["Research"], "PKCE protects public clients")
-    context(vault, "Edit", "file_edit", "2026-03-02T09:00:00Z", "Edited the client config.", ["Decision", "Research"], "The decision needs it")
+    context(
+        vault, "Question", "conversation", "2026-03-01T10:00:00Z", "User asks how to log in.", rationale="Marco asked"
+    )
+    context(
+        vault,
+        "Research",
+        "research",
+        "2026-03-01T11:00:00Z",
+        "Reading the RFCs.",
+        ["Question"],
+        "The password grant is out",
+    )
+    context(
+        vault, "Decision", "decision", "2026-03-01T12:00:00Z", "Use PKCE.", ["Research"], "PKCE protects public clients"
+    )
+    context(
+        vault,
+        "Edit",
+        "file_edit",
+        "2026-03-02T09:00:00Z",
+        "Edited the client config.",
+        ["Decision", "Research"],
+        "The decision needs it",
+    )
     context(vault, "Run", "tool_use", "2026-03-02T10:00:00Z", "Ran the conformance suite.", ["Edit"])
     write(vault, "episodes/EPISODE-2026-03-03-session-02.md", EPISODE)
     write(vault, "facts/FACT-token-ttl.md", FACT)
-    context(vault, "Shorten tokens", "decision", "2026-03-17T10:00:00Z", "Tokens now live 15 minutes, see [[FACT-token-ttl]].",
-            ["EPISODE-2026-03-03-session-02"], "A leaked token is usable for its whole lifetime")
+    context(
+        vault,
+        "Shorten tokens",
+        "decision",
+        "2026-03-17T10:00:00Z",
+        "Tokens now live 15 minutes, see [[FACT-token-ttl]].",
+        ["EPISODE-2026-03-03-session-02"],
+        "A leaked token is usable for its whole lifetime",
+    )
     return vault
 
 
 def test_chain_prints_the_whole_ancestry_root_first_with_depth(brain, chain_vault):
     result = brain("causal", "chain", "Run")
     assert result.exit_code == 0
-    assert result.output == """\
+    assert (
+        result.output
+        == """\
 Causal chain of Run: 5 notes, root causes first
 
 1. conversation (2026-03-01T10:00:00Z) Question  [depth 3]
@@ -97,39 +130,84 @@ Causal chain of Run: 5 notes, root causes first
 
 root causes: Question
 """
+    )
 
 
 def test_chain_json_has_every_step_once_with_its_causes(brain, chain_vault):
     data = json.loads(brain("causal", "chain", "contexts/Run.md", "--json").output)
     assert data["direction"] == "backward" and data["start"] == "contexts/Run.md" and data["max_depth"] == 20
     assert [(step["title"], step["depth"], step["level"]) for step in data["steps"]] == [
-        ("Question", 3, 0), ("Research", 2, 1), ("Decision", 2, 2), ("Edit", 1, 3), ("Run", 0, 4)
+        ("Question", 3, 0),
+        ("Research", 2, 1),
+        ("Decision", 2, 2),
+        ("Edit", 1, 3),
+        ("Run", 0, 4),
     ]
     edit = data["steps"][3]
     assert edit["caused_by"] == ["contexts/Decision.md", "contexts/Research.md"]
-    assert edit["action_type"] == "file_edit" and edit["rationale"] == "The decision needs it" and edit["time"] == "2026-03-02T09:00:00Z"
-    assert data["roots"] == ["contexts/Question.md"] and data["cycles"] == [] and data["broken"] == [] and data["cut"] == []
+    assert (
+        edit["action_type"] == "file_edit"
+        and edit["rationale"] == "The decision needs it"
+        and edit["time"] == "2026-03-02T09:00:00Z"
+    )
+    assert (
+        data["roots"] == ["contexts/Question.md"]
+        and data["cycles"] == []
+        and data["broken"] == []
+        and data["cut"] == []
+    )
 
 
 def test_forward_gives_what_a_note_led_to_across_note_types(brain, chain_vault):
     data = json.loads(brain("causal", "chain", "Decision", "--forward", "--json").output)
     assert data["direction"] == "forward"
-    assert [step["title"] for step in data["steps"]] == ["Decision", "Edit", "EPISODE-2026-03-03-session-02", "Run", "Shorten tokens"]
+    assert [step["title"] for step in data["steps"]] == [
+        "Decision",
+        "Edit",
+        "EPISODE-2026-03-03-session-02",
+        "Run",
+        "Shorten tokens",
+    ]
     text = brain("causal", "chain", "Decision", "--forward").output
-    assert text.startswith("What Decision led to: 5 notes, in order\n\n1. decision (2026-03-01T12:00:00Z) Decision  [depth 0]\n")
+    assert text.startswith(
+        "What Decision led to: 5 notes, in order\n\n1. decision (2026-03-01T12:00:00Z) Decision  [depth 0]\n"
+    )
     assert "  2. file_edit (2026-03-02T09:00:00Z) Edit  [depth 1]\n" in text
-    assert "  3. episode (2026-03-03T09:00:00Z) EPISODE-2026-03-03-session-02  [depth 1]\n     caused by: 1. Decision\n" in text
+    assert (
+        "  3. episode (2026-03-03T09:00:00Z) EPISODE-2026-03-03-session-02  [depth 1]\n     caused by: 1. Decision\n"
+        in text
+    )
 
 
 def test_broken_causes_are_steps_and_the_walk_goes_on(brain, chain_vault):
     context(chain_vault, "Follow-up", "decision", "2026-03-05T10:00:00Z", "Next steps.", ["Nowhere", "Decision"])
     result = brain("causal", "chain", "Follow-up")
-    assert "\n1. broken: [[Nowhere]] is not a note (depth 1)\n2. conversation (2026-03-01T10:00:00Z) Question  [depth 3]\n" in result.output  # the rest of the ancestry is there
-    assert "broken: caused_by 'Nowhere' in contexts/Follow-up.md matches no note; the walk went on with the causes that exist\n" in result.output
+    assert (
+        "\n1. broken: [[Nowhere]] is not a note (depth 1)\n2. conversation (2026-03-01T10:00:00Z) Question  [depth 3]\n"
+        in result.output
+    )  # the rest of the ancestry is there
+    assert (
+        "broken: caused_by 'Nowhere' in contexts/Follow-up.md matches no note; the walk went on with the causes that exist\n"
+        in result.output
+    )
     data = json.loads(brain("causal", "chain", "Follow-up", "--json").output)
     missing = [step for step in data["steps"] if step["broken"]]
-    assert missing == [{"node": "missing:Nowhere", "path": None, "title": "Nowhere", "type": "missing", "action_type": None, "time": None,
-                        "summary": "", "rationale": None, "depth": 1, "level": 0, "caused_by": [], "broken": True}]
+    assert missing == [
+        {
+            "node": "missing:Nowhere",
+            "path": None,
+            "title": "Nowhere",
+            "type": "missing",
+            "action_type": None,
+            "time": None,
+            "summary": "",
+            "rationale": None,
+            "depth": 1,
+            "level": 0,
+            "caused_by": [],
+            "broken": True,
+        }
+    ]
     assert data["steps"][-1]["caused_by"] == ["contexts/Decision.md", "missing:Nowhere"]
     assert data["roots"] == ["contexts/Question.md"]
 
@@ -152,13 +230,17 @@ def test_a_cycle_stops_the_walk_and_is_named(brain, vault):
 
 def test_self_cause_is_a_cycle_of_one(brain, vault):
     context(vault, "Selfish", "decision", "2026-03-01T10:00:00Z", "me", ["Selfish"])
-    assert brain("causal", "chain", "Selfish").output.endswith("cycle: Selfish -> Selfish (the walk stopped where it closes)\n")
+    assert brain("causal", "chain", "Selfish").output.endswith(
+        "cycle: Selfish -> Selfish (the walk stopped where it closes)\n"
+    )
     assert json.loads(brain("causal", "stats", "--json").output)["cycles"] == [["contexts/Selfish.md"]]
 
 
 def test_max_depth_bounds_the_walk_and_says_where(brain, chain_vault):
     result = brain("causal", "chain", "Run", "--max-depth", "2")
-    assert result.output.startswith("Causal chain of Run: 4 notes, root causes first\n\n1. research (2026-03-01T11:00:00Z) Research  [depth 2]\n")
+    assert result.output.startswith(
+        "Causal chain of Run: 4 notes, root causes first\n\n1. research (2026-03-01T11:00:00Z) Research  [depth 2]\n"
+    )
     assert result.output.endswith("cut at --max-depth 2: further causes of Research not shown\n")
     assert "  2. decision (2026-03-01T12:00:00Z) Decision  [depth 2]\n" in result.output
     assert brain("causal", "chain", "Run", "--max-depth", "0").exit_code == 2
@@ -171,7 +253,14 @@ def test_deep_branching_chain(vault):
     context(vault, "n0", "conversation", "2026-01-01T00:00:00Z", "start")
     context(vault, "n1", "research", "2026-01-01T00:01:00Z", "one", ["n0"])
     for number in range(2, 61):
-        context(vault, f"n{number}", "decision", f"2026-01-01T{number // 60:02d}:{number % 60:02d}:30Z", "x", [f"n{number - 1}", f"n{number - 2}"])
+        context(
+            vault,
+            f"n{number}",
+            "decision",
+            f"2026-01-01T{number // 60:02d}:{number % 60:02d}:30Z",
+            "x",
+            [f"n{number - 1}", f"n{number - 2}"],
+        )
     corpus = Corpus(vault)
     chain = build_chain(corpus, "n60", max_depth=100)
     assert [step.title for step in chain.steps] == [f"n{number}" for number in range(61)]
@@ -190,7 +279,9 @@ def test_unknown_note_is_a_one_line_error(brain, chain_vault):
 
 def test_why_answers_from_the_notes_with_evidence(brain, chain_vault):
     result = brain("causal", "why", "Shorten tokens")
-    assert result.output == """\
+    assert (
+        result.output
+        == """\
 Why Shorten tokens (contexts/Shorten tokens.md)
 
 Action type: decision
@@ -210,6 +301,7 @@ Decisions behind it (nearest first):
 Facts cited:
 - FACT-token-ttl (facts/FACT-token-ttl.md): token-ttl = {seconds: 900} (valid from 2026-03-17T00:00:00Z)  [cited by Shorten tokens]
 """
+    )
 
 
 def test_why_invents_nothing(brain, chain_vault):
@@ -250,13 +342,21 @@ def test_stats_are_exact_over_every_note(brain, chain_vault):
         "broken": [{"source": "contexts/Odd.md", "name": "Nowhere", "problem": "matches no note"}],
     }
     scoped = json.loads(brain("causal", "stats", "ops", "--json").output)
-    assert (scoped["notes"], scoped["with_caused_by"], scoped["roots"], scoped["chains"], scoped["longest_chain"]) == (1, 1, 0, 1, 1)
+    assert (scoped["notes"], scoped["with_caused_by"], scoped["roots"], scoped["chains"], scoped["longest_chain"]) == (
+        1,
+        1,
+        0,
+        1,
+        1,
+    )
     text = brain("causal", "stats", "auth").output
     assert text.startswith("Causality in project auth: 7 notes\n  with caused_by:       5\n")
     assert "  action types:         conversation 1, decision 3, file_edit 1, tool_use 1, research 1\n" in text
     assert "    orphan: contexts/Orphan decision.md\n" in text
     unknown = brain("causal", "stats", "nope")
-    assert unknown.exit_code == 1 and unknown.output == "error: no note belongs to project 'nope'; projects: auth, ops\n"
+    assert (
+        unknown.exit_code == 1 and unknown.output == "error: no note belongs to project 'nope'; projects: auth, ops\n"
+    )
 
 
 def test_doctor_reports_broken_causes_unknown_action_types_and_cycles(brain, vault):
@@ -266,9 +366,15 @@ def test_doctor_reports_broken_causes_unknown_action_types_and_cycles(brain, vau
     findings = json.loads(brain("doctor", "--json").output)
     kinds = sorted((item["kind"], item["path"], item["message"]) for item in findings)
     assert ("broken-caused-by", "contexts/Odd.md", "caused_by 'Nowhere' matches no note") in kinds
-    assert ("unknown-action-type", "contexts/Odd.md",
-            "action_type 'deploy' is not one of conversation, decision, file_edit, tool_use, research") in kinds
-    assert [kind for kind in kinds if kind[0] == "cycle"][0][2] in ("causal cycle: A -> B -> A", "causal cycle: B -> A -> B")
+    assert (
+        "unknown-action-type",
+        "contexts/Odd.md",
+        "action_type 'deploy' is not one of conversation, decision, file_edit, tool_use, research",
+    ) in kinds
+    assert [kind for kind in kinds if kind[0] == "cycle"][0][2] in (
+        "causal cycle: A -> B -> A",
+        "causal cycle: B -> A -> B",
+    )
     assert not [kind for kind in kinds if kind[0] == "broken-link"]  # the broken cause is reported once, as a cause
 
 
@@ -293,7 +399,11 @@ def test_chains_come_from_the_catalog_and_follow_edits(chain_vault):
     assert [step.title for step in chain.steps] == ["Research", "Decision", "Edit", "Run"]
     after = causality_stats(corpus)
     assert (before.roots, before.with_caused_by, before.linked) == (1, 6, 7)
-    assert (after.roots, after.with_caused_by, after.linked) == (1, 5, 6)  # Research is the root now; Question is linked to nothing
+    assert (after.roots, after.with_caused_by, after.linked) == (
+        1,
+        5,
+        6,
+    )  # Research is the root now; Question is linked to nothing
     assert caused_by_graph(corpus) is not graph
 
 

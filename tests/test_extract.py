@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput
-from brain.memory.extract import extract_file, extract_path
+from brain.memory.sessions.extract import extract_file, extract_path
 
 SESSIONS = Path(__file__).parent / "data" / "ai-agents" / "sessions"
 LOGS = SESSIONS / "logs"
@@ -88,7 +88,9 @@ def test_improvements_over_the_reference_are_real():
     assert [e.type for e in episode.events][:3] == ["milestone", "error", "milestone"]
     assert episode.metrics["errors"] == 1 and episode.metrics["recoveries"] >= 1
     # lessons from the retrospective, which the reference left out
-    episode = extract_file(LOGS / "2026-08-14-session-14707-b0ca2d7e8-resolve-issue-4897-scope-pr-comment-responder.json").episode
+    episode = extract_file(
+        LOGS / "2026-08-14-session-14707-b0ca2d7e8-resolve-issue-4897-scope-pr-comment-responder.json"
+    ).episode
     assert len(episode.lessons) == 3 and episode.lessons[0].startswith("Git index resolution over filesystem")
 
 
@@ -108,7 +110,9 @@ def test_markdown_logs_without_a_reference():
 
 def test_a_folder_takes_every_log_and_skips_what_is_not_one(tmp_path):
     assert len(extract_path(LOGS)) == 25
-    (tmp_path / "a.json").write_text((LOGS / "2026-02-17-session-526.json").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "a.json").write_text(
+        (LOGS / "2026-02-17-session-526.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     (tmp_path / "schema.json").write_text('{"type": "object"}', encoding="utf-8")
     found = extract_path(tmp_path)
     assert len(found) == 1 and any("skipped schema.json" in w for w in found[0].warnings)
@@ -118,8 +122,16 @@ def test_a_folder_takes_every_log_and_skips_what_is_not_one(tmp_path):
     "name, text, message",
     [
         ("x.json", '{"type": "object"}', "x.json is JSON but not a session log (no 'session' object)"),
-        ("x.json", "{not json", "x.json is not valid JSON (Expecting property name enclosed in double quotes at line 1)"),
-        ("notes.md", "# Shopping\n\n- milk\n", "notes is not a session log (no '# Session ...' title, Protocol Compliance or Work Log section)"),
+        (
+            "x.json",
+            "{not json",
+            "x.json is not valid JSON (Expecting property name enclosed in double quotes at line 1)",
+        ),
+        (
+            "notes.md",
+            "# Shopping\n\n- milk\n",
+            "notes is not a session log (no '# Session ...' title, Protocol Compliance or Work Log section)",
+        ),
     ],
 )
 def test_what_is_not_a_session_log_is_refused(tmp_path, name, text, message):
@@ -138,7 +150,9 @@ def test_cli_extract_writes_episodes_and_is_idempotent(brain, vault):
     )
     again = brain("episode", "extract", str(log))
     assert again.output.startswith("unchanged episodes/EPISODE-2026-07-21-session-3275")
-    shown = json.loads(brain("episode", "show", "EPISODE-2026-07-21-session-3275-repoint-smoke-auth-failfast", "--json").output)
+    shown = json.loads(
+        brain("episode", "show", "EPISODE-2026-07-21-session-3275-repoint-smoke-auth-failfast", "--json").output
+    )
     assert shown["outcome"] == "success" and shown["metrics"]["commits"] == 4
     assert len(shown["events"]) == 7 and shown["events"][1]["caused_by"] == ["e001"]
 
@@ -147,7 +161,10 @@ def test_cli_extract_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
     before = sorted(p.name for p in (vault.root / "episodes").iterdir())
     missing = brain("episode", "extract", str(tmp_path / "nope.json"))
     assert missing.exit_code == 1
-    assert missing.stderr == f"error: session log '{tmp_path / 'nope.json'}' does not exist; give a session log file or a folder of them\n"
+    assert (
+        missing.stderr
+        == f"error: session log '{tmp_path / 'nope.json'}' does not exist; give a session log file or a folder of them\n"
+    )
     (tmp_path / "plain.md").write_text("# Groceries\n", encoding="utf-8")
     bad = brain("episode", "extract", str(tmp_path / "plain.md"))
     assert bad.exit_code == 1 and bad.stderr.count("\n") == 1

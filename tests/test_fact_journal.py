@@ -51,7 +51,10 @@ def test_replay_shows_what_was_returned_then_and_what_would_be_now(brain, vault:
     successor = re.search(r"recorded facts/(FACT-[\w-]+)\.md", out).group(1)
     changed = brain("fact", "replay", "1").output
     assert f" 1. {fact} = 100" in changed
-    assert "the same recall now returns something else:" in changed and f" 1. {successor}  config api.rate_limit = 200" in changed
+    assert (
+        "the same recall now returns something else:" in changed
+        and f" 1. {successor}  config api.rate_limit = 200" in changed
+    )
     assert brain("fact", "replay", "99").exit_code == 1
 
 
@@ -81,7 +84,7 @@ def test_reindex_leaves_the_journal_alone(brain, vault: Vault) -> None:
 
 
 def test_append_chains_to_what_another_process_appended_meanwhile(vault: Vault) -> None:
-    from brain.memory import fact_journal
+    from brain.memory.facts import journal as fact_journal
 
     first = fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "results": []})
     # Another process appends a record of its own: this process's memory of the end is now stale.
@@ -101,10 +104,14 @@ def test_append_chains_to_what_another_process_appended_meanwhile(vault: Vault) 
 def test_threads_appending_at_once_keep_one_chain(vault: Vault) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from brain.memory import fact_journal
+    from brain.memory.facts import journal as fact_journal
 
     with ThreadPoolExecutor(max_workers=4) as pool:
-        list(pool.map(lambda n: fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "n": n, "results": []}), range(40)))
+        list(
+            pool.map(
+                lambda n: fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "n": n, "results": []}), range(40)
+            )
+        )
     check = fact_journal.verify(vault)
     assert check.ok and check.records == 40
     assert [record["seq"] for record in fact_journal.records(vault)] == list(range(1, 41))

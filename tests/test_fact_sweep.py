@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,13 +13,15 @@ import pytest
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
 from brain.index.sync import index_vault
-from brain.memory import fact_journal, retention
-from brain.memory import facts as service
 from brain.memory.corpus import Corpus
+from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import recall as fact_recall
+from brain.memory.facts import service
+from brain.memory.facts import sweep as retention
 from brain.memory.health import check_journal
 from brain.vault import Vault
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 SECRET = "zebra-quokka-7731"  # a value that occurs nowhere else
 
 
@@ -35,19 +37,41 @@ def every_byte(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def chain(vault: Vault, corpus: Corpus, subject: str, values: list, *, namespace: str = "user:alice", cls: str = "pii", days: int | None = None):
+def chain(
+    vault: Vault,
+    corpus: Corpus,
+    subject: str,
+    values: list,
+    *,
+    namespace: str = "user:alice",
+    cls: str = "pii",
+    days: int | None = None,
+):
     """Record values[0] at day 0, supersede with each next value 10 days apart; returns the facts' titles."""
-    first = service.record_fact(vault, "preference", subject, values[0], namespace=namespace, compliance_class=cls,
-                                retention_days=days, valid_from=at(0), now=at(0))
+    first = service.record_fact(
+        vault,
+        "preference",
+        subject,
+        values[0],
+        namespace=namespace,
+        compliance_class=cls,
+        retention_days=days,
+        valid_from=at(0),
+        now=at(0),
+    )
     titles = [first.fact.title]
     for number, value in enumerate(values[1:], start=1):
-        written = service.supersede_fact(vault, corpus, titles[-1], value, reason=f"change {number}", valid_from=at(10 * number), now=at(10 * number))
+        written = service.supersede_fact(
+            vault, corpus, titles[-1], value, reason=f"change {number}", valid_from=at(10 * number), now=at(10 * number)
+        )
         titles.append(written.fact.title)
     return titles
 
 
 def test_due_facts_follow_the_policies_and_holds(vault: Vault) -> None:
-    configure(vault, """
+    configure(
+        vault,
+        """
 [facts]
 compliance_classes = ["hr"]
 [retention]
@@ -58,15 +82,20 @@ legal_hold = ["org:ledger"]
 retention_days = 30
 [retention.classes.hr]
 legal_hold = true
-""")
+""",
+    )
     corpus = Corpus(vault)
     pii = chain(vault, corpus, "theme", ["dark", "light"], cls="pii", days=365)  # class (30 d) outranks the fact's 365
     own = chain(vault, corpus, "city", ["Lisbon", "Porto"], cls="internal", days=3)
     default = chain(vault, corpus, "lang", ["pt", "en"], cls="internal")
     held = chain(vault, corpus, "salary", ["1", "2"], cls="hr", days=0)
     held_ns = chain(vault, corpus, "limit", ["50", "60"], namespace="org:ledger", cls="internal", days=0)
-    ephemeral = service.record_fact(vault, "scratch", "step", "x", namespace="run:1", tier="ephemeral", now=at(0), valid_from=at(0))
-    legal = service.record_fact(vault, "profile", "email", "a@b.c", namespace="user:alice", legal_delete_at=at(2), now=at(0), valid_from=at(0))
+    ephemeral = service.record_fact(
+        vault, "scratch", "step", "x", namespace="run:1", tier="ephemeral", now=at(0), valid_from=at(0)
+    )
+    legal = service.record_fact(
+        vault, "profile", "email", "a@b.c", namespace="user:alice", legal_delete_at=at(2), now=at(0), valid_from=at(0)
+    )
 
     plan = retention.plan_sweep(vault, corpus, now=at(13))  # the v1s closed at day 10
     due = {item.fact.title: item.policy for item in plan.due}
@@ -82,7 +111,9 @@ legal_hold = true
     later = {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(40)).due}
     assert pii[0] in later and default[0] not in later  # 10 + 30 <= 40 < 10 + 100
     assert default[0] in {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(110)).due}
-    assert not {pii[1], own[1], default[1]} & {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(1000)).due}
+    assert not {pii[1], own[1], default[1]} & {
+        item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(1000)).due
+    }
 
 
 def test_a_policy_naming_an_unknown_class_is_one_error_and_changes_nothing(vault: Vault, brain) -> None:
@@ -128,7 +159,13 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
     report = json.loads(result.stdout)
     assert [item["id"] for item in report["due"]] == [old]
     # two chunks: the text under the title and ## Relations
-    assert report["stores"] == {"files": 1, "catalog_rows": 1, "vector_records": 2, "journal_values": 1, "neighbours_relinked": 1}
+    assert report["stores"] == {
+        "files": 1,
+        "catalog_rows": 1,
+        "vector_records": 2,
+        "journal_values": 1,
+        "neighbours_relinked": 1,
+    }
 
     # No store holds the value: every file of the vault, the catalog (and its WAL), Chroma, the journal.
     forget(vault.root)  # close the catalog and Chroma so every byte is on disk
@@ -157,13 +194,14 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
 
 
 def test_no_mcp_tool_deletes(vault: Vault) -> None:
-    from brain.mcp.server import build_server
     from anyio import run
+
+    from brain.mcp.server import build_server
 
     tools = run(build_server(vault).list_tools)
     assert not [tool.name for tool in tools if "delete" in tool.name or "sweep" in tool.name or "purge" in tool.name]
     with pytest.raises(InvalidInput):
-        from brain.memory.notes import delete_note
+        from brain.memory.notes.service import delete_note
 
         fact = service.record_fact(vault, "config", "ttl", 900, now=at(0), valid_from=at(0))
         delete_note(vault, Corpus(vault), fact.fact.title)
@@ -191,7 +229,13 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert sorted(item["id"] for item in report["due"]) == sorted(secrets)
-    assert report["stores"] == {"files": 6, "catalog_rows": 6, "vector_records": 12, "journal_values": 6, "neighbours_relinked": 3}
+    assert report["stores"] == {
+        "files": 6,
+        "catalog_rows": 6,
+        "vector_records": 12,
+        "journal_values": 6,
+        "neighbours_relinked": 3,
+    }
 
     forget(vault.root)
     for secret in secrets.values():
@@ -209,7 +253,9 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
         kept = (vault.root / f"facts/{v3}.md").read_text()
         assert f"supersedes: '{v2} (purged)'" in kept and "[[" + v2 not in kept
     # History is what is left, in order; the catalog and the files agree.
-    assert [fact.title for fact in service.history(vault, Corpus(vault), "beta", namespace="user:alice")] == [chains["beta"][2]]
+    assert [fact.title for fact in fact_recall.history(vault, Corpus(vault), "beta", namespace="user:alice")] == [
+        chains["beta"][2]
+    ]
 
 
 def test_a_running_watcher_finds_the_catalog_already_swept(vault: Vault) -> None:
@@ -249,8 +295,10 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"error: sweep stopped: '{stuck}' is not valid UTF-8 (byte ")
     receipt_path = next((vault.brain_dir / "journal/sweeps").glob("SWEEP-*.json"))
-    assert line.endswith(f"The 6 facts it deleted are purged from every store (receipt {receipt_path.relative_to(vault.root).as_posix()}); "
-                         "fix that and run the sweep again")
+    assert line.endswith(
+        f"The 6 facts it deleted are purged from every store (receipt {receipt_path.relative_to(vault.root).as_posix()}); "
+        "fix that and run the sweep again"
+    )
     receipt = json.loads(receipt_path.read_text())
     assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
     assert receipt["stopped_by"].startswith(f"'{stuck}' is not valid UTF-8") and stuck not in receipt["relinked"]
@@ -322,7 +370,7 @@ def test_purge_leaves_no_copy_of_a_deleted_notes_text_after_rows_were_rewritten(
     import random
 
     from brain.index.scan import scan
-    from brain.memory import fact_index
+    from brain.memory.facts import index as fact_index
     from brain.vault import init_vault
 
     vault, _ = init_vault(tmp_path / "vault")
@@ -366,8 +414,10 @@ def test_a_sweep_that_cannot_empty_the_catalog_log_says_so_and_the_next_one_does
     result = brain("fact", "sweep", "--no-dry-run")
     assert result.exit_code == 1
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith("error: sweep stopped: another process kept reading the catalog for a minute, so its write-ahead log "
-                           "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows. The 1 facts it deleted")
+    assert line.startswith(
+        "error: sweep stopped: another process kept reading the catalog for a minute, so its write-ahead log "
+        "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows. The 1 facts it deleted"
+    )
     reader.execute("COMMIT")
     reader.close()
     assert brain("fact", "sweep", "--no-dry-run").exit_code == 0  # nothing due: it empties the log

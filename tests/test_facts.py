@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -11,13 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.errors import InvalidInput
-from brain.memory import facts as service
 from brain.memory.corpus import Corpus
+from brain.memory.facts import recall as fact_recall
+from brain.memory.facts import service
 from brain.notes.fact import NewFact, fact_from_note, parse_value, render_fact, value_hash
 from brain.notes.parse import parse_note
 from brain.vault import Vault
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def at(days: float) -> datetime:
@@ -37,13 +38,27 @@ def corpus(vault: Vault) -> Corpus:
     return Corpus(vault)
 
 
-def chain_of(vault: Vault, corpus: Corpus, values: list, *, subject: str = "theme", namespace: str = "user:alice") -> list[str]:
+def chain_of(
+    vault: Vault, corpus: Corpus, values: list, *, subject: str = "theme", namespace: str = "user:alice"
+) -> list[str]:
     """values[0] valid from day 0 (recorded then); each next value supersedes at day 10, 20, ... (recorded then)."""
-    first = service.record_fact(vault, "preference", subject, values[0], namespace=namespace, valid_from=at(0), now=at(0))
+    first = service.record_fact(
+        vault, "preference", subject, values[0], namespace=namespace, valid_from=at(0), now=at(0)
+    )
     names = [first.fact.title]
     for number, value in enumerate(values[1:], start=1):
-        names.append(service.supersede_fact(vault, corpus, names[-1], value, reason=f"change {number}",
-                                            valid_from=at(10 * number), now=at(10 * number), caller="test").fact.title)
+        names.append(
+            service.supersede_fact(
+                vault,
+                corpus,
+                names[-1],
+                value,
+                reason=f"change {number}",
+                valid_from=at(10 * number),
+                now=at(10 * number),
+                caller="test",
+            ).fact.title
+        )
     return names
 
 
@@ -51,9 +66,23 @@ def chain_of(vault: Vault, corpus: Corpus, values: list, *, subject: str = "them
 
 
 def test_record_writes_a_fact_note_with_its_hash(brain, vault: Vault) -> None:
-    result = brain("fact", "record", "config", "mobile-access-token-ttl", "{seconds: 900, clients: [ios, android]}",
-                   "--namespace", "org:ledger", "--authority", "0.9", "--valid-from", "2026-03-17T12:25:00+01:00",
-                   "--compliance-class", "internal", "--retention-days", "365")
+    result = brain(
+        "fact",
+        "record",
+        "config",
+        "mobile-access-token-ttl",
+        "{seconds: 900, clients: [ios, android]}",
+        "--namespace",
+        "org:ledger",
+        "--authority",
+        "0.9",
+        "--valid-from",
+        "2026-03-17T12:25:00+01:00",
+        "--compliance-class",
+        "internal",
+        "--retention-days",
+        "365",
+    )
     assert result.exit_code == 0, result.stderr
     (path,) = (vault.root / "facts").iterdir()
     assert result.stdout == (
@@ -71,10 +100,15 @@ def test_record_writes_a_fact_note_with_its_hash(brain, vault: Vault) -> None:
     ("args", "message"),
     [
         (("config", "ttl", "{seconds: [900"), "error: the fact value is not valid YAML or JSON"),
-        (("config", "ttl", "900", "--valid-from", "2026-03-17T11:25:00"),
-         "error: valid from '2026-03-17T11:25:00' has no time zone; write e.g. 2026-03-17T11:25:00Z or 2026-03-17T12:25:00+01:00"),
+        (
+            ("config", "ttl", "900", "--valid-from", "2026-03-17T11:25:00"),
+            "error: valid from '2026-03-17T11:25:00' has no time zone; write e.g. 2026-03-17T11:25:00Z or 2026-03-17T12:25:00+01:00",
+        ),
         (("config", "ttl", "900", "--valid-from", "2026-03-17"), "error: valid from '2026-03-17' has no time zone"),
-        (("config", "ttl", "900", "--valid-from", "yesterday"), "error: valid from 'yesterday' is not an ISO 8601 time"),
+        (
+            ("config", "ttl", "900", "--valid-from", "yesterday"),
+            "error: valid from 'yesterday' is not an ISO 8601 time",
+        ),
         (("config", "ttl", "900", "--compliance-class", "secret"), "error: compliance class 'secret' is not known"),
         (("config", "ttl", "900", "--namespace", "user alice"), "error: namespace 'user alice' must be one word"),
         (("config", "ttl", "900", "--tier", "forever"), "error: tier 'forever' is not one of long-term, ephemeral"),
@@ -93,9 +127,17 @@ def test_value_from_a_file_and_from_stdin(brain, vault: Vault, tmp_path: Path) -
     source = tmp_path / "value.json"
     source.write_text('{"theme": "dark", "font": 14}')
     assert brain("fact", "record", "preference", "ui", "--file", str(source), "--namespace", "user:a").exit_code == 0
-    assert brain("fact", "record", "preference", "ui", "--file", "-", "--namespace", "user:b", input="- a\n- b\n").exit_code == 0
-    values = sorted(json.dumps(h["value"]) for ns in ("user:a", "user:b")
-                    for h in json.loads(brain("fact", "recall", "--namespace", ns, "--json").stdout)["facts"])
+    assert (
+        brain(
+            "fact", "record", "preference", "ui", "--file", "-", "--namespace", "user:b", input="- a\n- b\n"
+        ).exit_code
+        == 0
+    )
+    values = sorted(
+        json.dumps(h["value"])
+        for ns in ("user:a", "user:b")
+        for h in json.loads(brain("fact", "recall", "--namespace", ns, "--json").stdout)["facts"]
+    )
     assert values == ['["a", "b"]', '{"theme": "dark", "font": 14}']
 
 
@@ -112,9 +154,11 @@ def test_a_supersede_chain_of_four_links_both_ways_and_keeps_every_value(vault: 
     assert [f.value for f in facts] == ["dark", "light", "system", {"mode": "auto"}]
     assert facts[-1].valid_until is None
     # Only the newest is current; each older one is found at its own time.
-    assert titles(service.recall_facts(vault, corpus, namespaces=["user:alice"], now=at(100))) == [names[-1]]
+    assert titles(fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], now=at(100))) == [names[-1]]
     for number, name in enumerate(names):
-        assert titles(service.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=at(10 * number + 5), now=at(100))) == [name]
+        assert titles(
+            fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=at(10 * number + 5), now=at(100))
+        ) == [name]
     result = brain("fact", "history", "theme", "--namespace", "user:alice")
     assert result.stdout.splitlines() == [
         f"2026-01-01T00:00:00Z .. 2026-01-11T00:00:00Z  {names[0]}  = dark",
@@ -127,7 +171,9 @@ def test_a_supersede_chain_of_four_links_both_ways_and_keeps_every_value(vault: 
     ]
 
 
-def test_superseding_a_closed_fact_names_the_current_one_and_changes_nothing(vault: Vault, corpus: Corpus, brain) -> None:
+def test_superseding_a_closed_fact_names_the_current_one_and_changes_nothing(
+    vault: Vault, corpus: Corpus, brain
+) -> None:
     names = chain_of(vault, corpus, ["dark", "light", "system"])
     before = every_byte(vault.root)
     result = brain("fact", "supersede", names[0], "blue")
@@ -136,8 +182,13 @@ def test_superseding_a_closed_fact_names_the_current_one_and_changes_nothing(vau
         f"error: {names[0]} is already closed (superseded by {names[1]} at 2026-01-11T00:00:00Z); "
         f"supersede the current fact {names[2]} instead\n"
     )
-    assert brain("fact", "supersede", "FACT-nothing-like-it", "blue").stderr.startswith("error: no note named 'FACT-nothing-like-it'")
-    assert brain("fact", "supersede", names[2], "system").stderr == f"error: {names[2]} already has this value; nothing to supersede\n"
+    assert brain("fact", "supersede", "FACT-nothing-like-it", "blue").stderr.startswith(
+        "error: no note named 'FACT-nothing-like-it'"
+    )
+    assert (
+        brain("fact", "supersede", names[2], "system").stderr
+        == f"error: {names[2]} already has this value; nothing to supersede\n"
+    )
     assert every_byte(vault.root) == before
 
 
@@ -148,10 +199,12 @@ def test_invalidate_closes_without_a_successor(vault: Vault, corpus: Corpus, bra
     fact = service.find_fact(Corpus(vault), name)
     assert fact.valid_until == at(31) and fact.superseded_by is None and fact.closed_reason == "account closed"
     # (the CLI closed it at the real time: known from then on)
-    assert titles(service.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=at(40))) == []
-    recalled = service.recall_facts(vault, corpus, namespaces=["user:alice"], history=True, as_of=at(40))
+    assert titles(fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=at(40))) == []
+    recalled = fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], history=True, as_of=at(40))
     assert [(hit.fact.title, hit.status) for hit in recalled.hits] == [(name, "closed")]
-    assert brain("fact", "invalidate", name).stderr.startswith(f"error: {name} is already closed (invalidated at 2026-02-01T00:00:00Z)")
+    assert brain("fact", "invalidate", name).stderr.startswith(
+        f"error: {name} is already closed (invalidated at 2026-02-01T00:00:00Z)"
+    )
 
 
 # ---------------------------------------------------------------- bitemporal recall
@@ -162,7 +215,7 @@ def test_as_of_at_the_boundaries(vault: Vault, corpus: Corpus) -> None:
     second = timedelta(seconds=1)
 
     def as_of(instant):
-        return titles(service.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=instant, now=at(50)))
+        return titles(fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=instant, now=at(50)))
 
     assert as_of(at(0) - second) == []  # before the first fact held
     assert as_of(at(0)) == [v1]  # exactly at valid_from: included
@@ -178,7 +231,9 @@ def test_known_at_reconstructs_what_the_vault_knew_then(vault: Vault, corpus: Co
     second = timedelta(seconds=1)
 
     def known(instant, as_of=None, history=False):
-        found = service.recall_facts(vault, corpus, namespaces=["org:x"], known_at=instant, as_of=as_of, history=history, now=at(50))
+        found = fact_recall.recall_facts(
+            vault, corpus, namespaces=["org:x"], known_at=instant, as_of=as_of, history=history, now=at(50)
+        )
         return [(hit.fact.title, hit.status) for hit in found.hits]
 
     assert known(at(0) - second) == []  # recorded after that
@@ -188,7 +243,7 @@ def test_known_at_reconstructs_what_the_vault_knew_then(vault: Vault, corpus: Co
     assert known(at(20) - second, as_of=at(15)) == [(v1, "valid")]
     assert known(at(20), as_of=at(15)) == [(v2, "valid")]  # exactly when the correction was recorded
     assert known(at(20), as_of=at(15), history=True) == [(v2, "valid"), (v1, "closed")]
-    hit = service.recall_facts(vault, corpus, namespaces=["org:x"], known_at=at(15), now=at(50)).hits[0]
+    hit = fact_recall.recall_facts(vault, corpus, namespaces=["org:x"], known_at=at(15), now=at(50)).hits[0]
     assert hit.valid_until is None and hit.fact.valid_until == at(10)  # open as known then, closed now
 
 
@@ -202,33 +257,55 @@ def test_default_recall_is_current_and_history_marks_closed_facts(vault: Vault, 
     assert f"{v1}  preference theme = dark  score" in text and text.splitlines()[2].endswith("[closed]")
 
 
-def test_history_lists_by_valid_time_then_recording_time_whatever_the_order_of_recording(vault: Vault, corpus: Corpus) -> None:
+def test_history_lists_by_valid_time_then_recording_time_whatever_the_order_of_recording(
+    vault: Vault, corpus: Corpus
+) -> None:
     def record(value, kind: str, valid: float, recorded: float) -> str:
-        return service.record_fact(vault, kind, "budget", value, namespace="org:x", valid_from=at(valid), now=at(recorded)).fact.title
+        return service.record_fact(
+            vault, kind, "budget", value, namespace="org:x", valid_from=at(valid), now=at(recorded)
+        ).fact.title
 
     late = record(3, "limit", 20, 21)
     backfilled = record(1, "limit", 5, 30)  # recorded last, valid first
     same_start_second = record(2, "limit", 10, 12)
     same_start_first = record(4, "quota", 10, 11)
-    assert [f.title for f in service.history(vault, corpus, "budget", namespace="org:x")] == [
-        backfilled, same_start_first, same_start_second, late]
-    assert [f.title for f in service.history(vault, corpus, "budget", namespace="org:x", kind="limit")] == [
-        backfilled, same_start_second, late]
-    assert service.history(vault, corpus, "budget", namespace="org:x", kind="nothing") == []
+    assert [f.title for f in fact_recall.history(vault, corpus, "budget", namespace="org:x")] == [
+        backfilled,
+        same_start_first,
+        same_start_second,
+        late,
+    ]
+    assert [f.title for f in fact_recall.history(vault, corpus, "budget", namespace="org:x", kind="limit")] == [
+        backfilled,
+        same_start_second,
+        late,
+    ]
+    assert fact_recall.history(vault, corpus, "budget", namespace="org:x", kind="nothing") == []
 
 
 @pytest.mark.parametrize("query", [None, "blue green"])
-def test_the_best_few_of_many_candidates_are_the_head_of_the_whole_ranking(vault: Vault, corpus: Corpus, query: str | None) -> None:
+def test_the_best_few_of_many_candidates_are_the_head_of_the_whole_ranking(
+    vault: Vault, corpus: Corpus, query: str | None
+) -> None:
     colours = ["blue", "green", "red", "blue green", "grey"]
     for number in range(90):  # many equal scores: 3 authorities, 6 start days, 5 values
-        service.record_fact(vault, "preference", f"screen-{number}", colours[number % 5], namespace="u",
-                            authority=(0.4, 0.7, 0.9)[number % 3], valid_from=at(number % 6), now=at(number % 6 + 0.001 * number))
-    whole = service.recall_facts(vault, corpus, query, namespaces=["u"], limit=1000, now=at(30))
+        service.record_fact(
+            vault,
+            "preference",
+            f"screen-{number}",
+            colours[number % 5],
+            namespace="u",
+            authority=(0.4, 0.7, 0.9)[number % 3],
+            valid_from=at(number % 6),
+            now=at(number % 6 + 0.001 * number),
+        )
+    whole = fact_recall.recall_facts(vault, corpus, query, namespaces=["u"], limit=1000, now=at(30))
     assert whole.matched == 90
     for limit in (1, 3, 10, 40):
-        head = service.recall_facts(vault, corpus, query, namespaces=["u"], limit=limit, now=at(30))
+        head = fact_recall.recall_facts(vault, corpus, query, namespaces=["u"], limit=limit, now=at(30))
         assert [(hit.fact.title, hit.score, hit.parts) for hit in head.hits] == [
-            (hit.fact.title, hit.score, hit.parts) for hit in whole.hits[:limit]]
+            (hit.fact.title, hit.score, hit.parts) for hit in whole.hits[:limit]
+        ]
         assert head.matched == 90
 
 
@@ -236,26 +313,36 @@ def test_the_best_few_of_many_candidates_are_the_head_of_the_whole_ranking(vault
 
 
 def test_recall_never_crosses_namespaces_unless_named(vault: Vault, corpus: Corpus, brain) -> None:
-    alice = service.record_fact(vault, "preference", "theme", "dark", namespace="user:alice", now=at(0), valid_from=at(0)).fact.title
-    bob = service.record_fact(vault, "preference", "theme", "light", namespace="user:bob", now=at(0), valid_from=at(0)).fact.title
+    alice = service.record_fact(
+        vault, "preference", "theme", "dark", namespace="user:alice", now=at(0), valid_from=at(0)
+    ).fact.title
+    bob = service.record_fact(
+        vault, "preference", "theme", "light", namespace="user:bob", now=at(0), valid_from=at(0)
+    ).fact.title
     default = service.record_fact(vault, "preference", "theme", "sepia", now=at(0), valid_from=at(0)).fact.title
 
     def recall(*namespaces, **kwargs):
-        return titles(service.recall_facts(vault, corpus, "theme", namespaces=list(namespaces) or None, subject="theme", now=at(1), **kwargs))
+        return titles(
+            fact_recall.recall_facts(
+                vault, corpus, "theme", namespaces=list(namespaces) or None, subject="theme", now=at(1), **kwargs
+            )
+        )
 
     assert recall("user:alice") == [alice]
     assert recall("user:bob") == [bob]
     assert recall() == [default]  # the default namespace, never "all"
     assert sorted(recall("user:alice", "user:bob")) == sorted([alice, bob])
     assert recall("user:carol") == []
-    assert [f.title for f in service.history(vault, corpus, "theme", namespace="user:bob")] == [bob]
+    assert [f.title for f in fact_recall.history(vault, corpus, "theme", namespace="user:bob")] == [bob]
     assert brain("fact", "history", "theme", "--namespace", "user:carol").stderr == (
         "error: no facts about 'theme' in namespace 'user:carol'; name the namespace with --namespace\n"
     )
 
 
 def test_the_default_namespace_and_tiers_come_from_the_config(vault: Vault) -> None:
-    (vault.brain_dir / "config.toml").write_text('[facts]\ndefault_namespace = "org:acme"\n[facts.tiers]\n"run:*" = "ephemeral"\n')
+    (vault.brain_dir / "config.toml").write_text(
+        '[facts]\ndefault_namespace = "org:acme"\n[facts.tiers]\n"run:*" = "ephemeral"\n'
+    )
     plain = service.record_fact(vault, "config", "x", 1, now=at(0))
     run = service.record_fact(vault, "scratch", "x", 1, namespace="run:42", now=at(0))
     assert (plain.fact.namespace, plain.fact.tier) == ("org:acme", "long-term")
@@ -266,8 +353,12 @@ def test_the_default_namespace_and_tiers_come_from_the_config(vault: Vault) -> N
 
 
 def test_score_parts_are_visible_and_add_up(vault: Vault, corpus: Corpus, brain) -> None:
-    service.record_fact(vault, "preference", "theme", "dark mode", namespace="u", authority=0.9, valid_from=at(0), now=at(0))
-    service.record_fact(vault, "preference", "city", "Lisbon", namespace="u", authority=0.9, valid_from=at(0), now=at(0))
+    service.record_fact(
+        vault, "preference", "theme", "dark mode", namespace="u", authority=0.9, valid_from=at(0), now=at(0)
+    )
+    service.record_fact(
+        vault, "preference", "city", "Lisbon", namespace="u", authority=0.9, valid_from=at(0), now=at(0)
+    )
     found = json.loads(brain("fact", "recall", "dark theme", "--namespace", "u", "--json").stdout)
     assert found["similarity"].startswith("word overlap (this vault has no vector index")
     assert [fact["subject"] for fact in found["facts"]] == ["theme", "city"]
@@ -281,10 +372,16 @@ def test_score_parts_are_visible_and_add_up(vault: Vault, corpus: Corpus, brain)
 
 
 def test_recency_and_authority_rank_without_a_query(vault: Vault, corpus: Corpus) -> None:
-    old = service.record_fact(vault, "note", "a", 1, namespace="u", authority=0.5, valid_from=at(0), now=at(0)).fact.title
-    new = service.record_fact(vault, "note", "b", 2, namespace="u", authority=0.5, valid_from=at(90), now=at(90)).fact.title
-    trusted = service.record_fact(vault, "note", "c", 3, namespace="u", authority=1.0, valid_from=at(0), now=at(0)).fact.title
-    found = service.recall_facts(vault, corpus, namespaces=["u"], now=at(90))
+    old = service.record_fact(
+        vault, "note", "a", 1, namespace="u", authority=0.5, valid_from=at(0), now=at(0)
+    ).fact.title
+    new = service.record_fact(
+        vault, "note", "b", 2, namespace="u", authority=0.5, valid_from=at(90), now=at(90)
+    ).fact.title
+    trusted = service.record_fact(
+        vault, "note", "c", 3, namespace="u", authority=1.0, valid_from=at(0), now=at(0)
+    ).fact.title
+    found = fact_recall.recall_facts(vault, corpus, namespaces=["u"], now=at(90))
     assert titles(found) == [new, trusted, old]
     assert found.hits[2].parts["recency"] == pytest.approx(0.5)  # one half-life old
 
@@ -293,10 +390,20 @@ def test_similarity_uses_the_index_model_when_the_vault_has_one(vault: Vault, co
     from brain.index.engine import open_index
     from brain.index.sync import index_vault
 
-    service.record_fact(vault, "preference", "ui-theme", "dark colour scheme for the interface", namespace="u", now=at(0), valid_from=at(0))
-    service.record_fact(vault, "preference", "home-city", "lives in Lisbon, Portugal", namespace="u", now=at(0), valid_from=at(0))
+    service.record_fact(
+        vault,
+        "preference",
+        "ui-theme",
+        "dark colour scheme for the interface",
+        namespace="u",
+        now=at(0),
+        valid_from=at(0),
+    )
+    service.record_fact(
+        vault, "preference", "home-city", "lives in Lisbon, Portugal", namespace="u", now=at(0), valid_from=at(0)
+    )
     index_vault(open_index(vault))
-    found = service.recall_facts(vault, corpus, "what colours should the screens use", namespaces=["u"], now=at(1))
+    found = fact_recall.recall_facts(vault, corpus, "what colours should the screens use", namespaces=["u"], now=at(1))
     assert found.similarity.startswith("vectors (")
     assert [hit.fact.subject for hit in found.hits] == ["ui-theme", "home-city"]
     assert found.hits[0].parts["similarity"] > found.hits[1].parts["similarity"] > -1
@@ -311,19 +418,31 @@ def test_a_value_edited_by_hand_is_marked_by_recall_and_doctor(vault: Vault, cor
     path.write_text(path.read_text().replace("value: dark", "value: neon"))
     text = brain("fact", "recall", "--namespace", "user:alice").stdout
     assert f"{name}  preference theme = neon" in text and "[TAMPERED: value edited by hand]" in text
-    assert json.loads(brain("fact", "recall", "--namespace", "user:alice", "--json").stdout)["facts"][0]["tampered"] is True
+    assert (
+        json.loads(brain("fact", "recall", "--namespace", "user:alice", "--json").stdout)["facts"][0]["tampered"]
+        is True
+    )
     doctor = brain("doctor").stdout
-    assert f"tampered-fact   facts/{name}.md: the value of {name} was edited in place (it no longer matches value_hash)" in doctor
+    assert (
+        f"tampered-fact   facts/{name}.md: the value of {name} was edited in place (it no longer matches value_hash)"
+        in doctor
+    )
     assert "fix: restore the value, then record the change with `brain fact supersede`" in doctor
 
 
 def test_brain_never_edits_a_value_in_place(vault: Vault, corpus: Corpus, brain) -> None:
     (name,) = chain_of(vault, corpus, ["dark"])
     before = every_byte(vault.root)
-    for args in (("--find", "value: dark", "--replace", "value: neon"), ("--set", "value=neon"), ("--set", "valid_from=2020-01-01T00:00:00Z")):
+    for args in (
+        ("--find", "value: dark", "--replace", "value: neon"),
+        ("--set", "value=neon"),
+        ("--set", "valid_from=2020-01-01T00:00:00Z"),
+    ):
         result = brain("note", "edit", name, *args)
         assert result.exit_code == 1 and "is a fact; brain does not change its" in result.stderr
-    assert brain("note", "delete", name).stderr.startswith(f"error: facts/{name}.md is a fact; facts are hard-deleted only by the retention sweeper")
+    assert brain("note", "delete", name).stderr.startswith(
+        f"error: facts/{name}.md is a fact; facts are hard-deleted only by the retention sweeper"
+    )
     assert every_byte(vault.root) == before
     assert brain("note", "edit", name, "--append", "Context: chosen in onboarding.").exit_code == 0  # prose is fine
 
@@ -331,7 +450,11 @@ def test_brain_never_edits_a_value_in_place(vault: Vault, corpus: Corpus, brain)
 # ---------------------------------------------------------------- the format, property-tested
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=12,
 )
@@ -340,7 +463,23 @@ JSON_VALUES = st.recursive(
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(value=JSON_VALUES)
 def test_any_value_survives_the_note_and_keeps_its_hash(value) -> None:
-    new = NewFact("FACT-x-00000000", "config", "x", value, "u", "long-term", None, 0.5, at(0), "internal", None, None, False, at(0), "test")
+    new = NewFact(
+        "FACT-x-00000000",
+        "config",
+        "x",
+        value,
+        "u",
+        "long-term",
+        None,
+        0.5,
+        at(0),
+        "internal",
+        None,
+        None,
+        False,
+        at(0),
+        "test",
+    )
     fact = fact_from_note(parse_note(render_fact(new), "facts/FACT-x-00000000.md"))
     assert fact.value_hash == value_hash(value) == fact.actual_hash and not fact.tampered
     assert fact.problems == ()
@@ -356,16 +495,26 @@ def test_json_values_parse_back_as_given(value) -> None:
 
 def test_the_example_vault_chain_reads_cleanly() -> None:
     root = Path(__file__).resolve().parents[1] / "vault-example" / "facts"
-    facts = {f.title: f for f in (fact_from_note(parse_note(p.read_text(), f"facts/{p.name}")) for p in root.glob("*.md"))}
+    facts = {
+        f.title: f for f in (fact_from_note(parse_note(p.read_text(), f"facts/{p.name}")) for p in root.glob("*.md"))
+    }
     v1, v2 = (facts[f"FACT-mobile-access-token-ttl-v{n}"] for n in (1, 2))
-    assert (v1.superseded_by, v2.supersedes, v1.valid_until, v1.closed_at) == (v2.title, v1.title, v2.valid_from, v2.recorded_at)
+    assert (v1.superseded_by, v2.supersedes, v1.valid_until, v1.closed_at) == (
+        v2.title,
+        v1.title,
+        v2.valid_from,
+        v2.recorded_at,
+    )
     assert all(not f.tampered and f.value_hash and f.problems == () for f in facts.values())
 
 
 def test_missing_fields_are_problems_not_errors() -> None:
-    fact = fact_from_note(parse_note("---\ntype: fact\nvalue: 3\nvalid_from: 2026-01-01T00:00:00\nauthority: 7\n---\n", "facts/x.md"))
+    fact = fact_from_note(
+        parse_note("---\ntype: fact\nvalue: 3\nvalid_from: 2026-01-01T00:00:00\nauthority: 7\n---\n", "facts/x.md")
+    )
     assert fact.problems == (
-        "fact has no 'kind'", "fact has no 'subject'",
+        "fact has no 'kind'",
+        "fact has no 'subject'",
         "valid_from '2026-01-01T00:00:00' has no time zone; write e.g. 2026-03-17T11:25:00Z or 2026-03-17T12:25:00+01:00",
         "authority '7' is not a number between 0 and 1",
     )

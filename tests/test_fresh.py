@@ -6,14 +6,13 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import lexical_vault, note_text, put
 
 from brain.index import fresh
 from brain.index.engine import forget, open_index
 from brain.index.sync import index_vault
 from brain.index.watch import Watcher
 from brain.memory.corpus import Corpus
-
-from conftest import lexical_vault, note_text, put
 
 
 @pytest.fixture
@@ -100,7 +99,9 @@ def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
 
     def check() -> None:
         fresh_corpus = Corpus(vault)
-        assert [(n.path, n.title, n.body) for n in corpus.notes()] == [(n.path, n.title, n.body) for n in fresh_corpus.notes()]
+        assert [(n.path, n.title, n.body) for n in corpus.notes()] == [
+            (n.path, n.title, n.body) for n in fresh_corpus.notes()
+        ]
         for note in fresh_corpus.notes():
             assert corpus.get(note.title).path == note.path
         index = open_index(vault)
@@ -112,7 +113,10 @@ def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
     for number in range(5):
         put(vault, f"notes/n{number}.md", note_text(f"Note {number}", "text"))
     check()
-    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", *(f"Note {n}" for n in range(5))]
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == [
+        "First",
+        *(f"Note {n}" for n in range(5)),
+    ]
     calls.clear()
     put(vault, "notes/n1.md", note_text("Renamed one", "new text"))  # an edit that changes the title
     check()
@@ -121,7 +125,13 @@ def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
     (vault.root / "notes/n2.md").unlink()  # a removal
     os.replace(vault.root / "notes/n3.md", vault.root / "notes/moved.md")  # a move
     check()
-    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == ["First", "Note 0", "Note 3", "Note 4", "Renamed one"]
+    assert sorted(corpus.memo("title", note, title_of) for note in corpus.notes()) == [
+        "First",
+        "Note 0",
+        "Note 3",
+        "Note 4",
+        "Renamed one",
+    ]
     assert sorted(calls) == ["notes/moved.md", "notes/n1.md"]  # only the changed notes were computed again
 
 

@@ -5,20 +5,22 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import write
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import episode_from_data, store_episode
-from brain.memory.patterns import add_pattern
+from brain.memory.episodes.service import episode_from_data, store_episode
+from brain.memory.patterns.service import add_pattern
 from brain.notes.episode import episode_from_note
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note
 
-from conftest import write
-
-BOMB = "---\ntitle: Bomb\n" + "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi")
-) + "---\n\nbody\n"
+BOMB = (
+    "---\ntitle: Bomb\n"
+    + "a: &a [x, x, x, x, x, x, x, x, x]\n"
+    + "".join(f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi"))
+    + "---\n\nbody\n"
+)
 
 
 def test_a_yaml_alias_bomb_is_refused_and_reported(vault, brain):
@@ -60,7 +62,12 @@ EPISODE = {
     "outcome": "success",
     "timestamp": "2026-03-02T10:00:00Z",
     "decisions": [
-        {"id": "d001", "chosen": "a", "rationale": "because\n## Lessons Learned\n- fake lesson", "context": "ctx\n---\nmore"}
+        {
+            "id": "d001",
+            "chosen": "a",
+            "rationale": "because\n## Lessons Learned\n- fake lesson",
+            "context": "ctx\n---\nmore",
+        }
     ],
     "lessons": ["real lesson\n# Title\n## Decisions"],
 }
@@ -106,8 +113,16 @@ def test_a_negative_duration_is_refused(brain):
 
 def test_infinite_occurrences_are_reported_not_fatal(vault, brain):
     """Item 10: `occurrences: .inf` broke doctor, pattern list/antipatterns and graph export."""
-    write(vault, "patterns/PATTERN-inf.md", "---\ntitle: PATTERN-inf\ntype: pattern\nsuccess_rate: .nan\noccurrences: .inf\n---\n")
-    write(vault, "patterns/PATTERN-ok.md", "---\ntitle: PATTERN-ok\ntype: pattern\nsuccess_rate: 0.1\noccurrences: 3\n---\n")
+    write(
+        vault,
+        "patterns/PATTERN-inf.md",
+        "---\ntitle: PATTERN-inf\ntype: pattern\nsuccess_rate: .nan\noccurrences: .inf\n---\n",
+    )
+    write(
+        vault,
+        "patterns/PATTERN-ok.md",
+        "---\ntitle: PATTERN-ok\ntype: pattern\nsuccess_rate: 0.1\noccurrences: 3\n---\n",
+    )
     for command in (("pattern", "list"), ("pattern", "antipatterns"), ("graph", "export", "--format", "json")):
         result = brain(*command)
         assert result.exit_code == 0, (command, result.output)

@@ -11,16 +11,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import AI_AGENTS as FIXTURES
+from conftest import run_brain
 
-from brain.importers.ai_agents import import_ai_agents
-from brain.importers.ai_agents_export import export_ai_agents
-from brain.importers.ai_agents_verify import verify_ai_agents
-from brain.notes.frontmatter_yaml import load
+from brain.importers.ai_agents.export import export_ai_agents
+from brain.importers.ai_agents.importer import import_ai_agents
+from brain.importers.ai_agents.verify import verify_ai_agents
 from brain.notes.parse import parse_note
 from brain.vault import Vault, init_vault
 
-from conftest import AI_AGENTS as FIXTURES
-from conftest import run_brain
 GENERATIONS = ("v1", "transitional", "v2")
 
 
@@ -37,7 +36,11 @@ brain = run_brain
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
-    return {str(path.relative_to(root)): (path.stat().st_mtime_ns, path.read_bytes()) for path in root.rglob("*") if path.is_file()}
+    return {
+        str(path.relative_to(root)): (path.stat().st_mtime_ns, path.read_bytes())
+        for path in root.rglob("*")
+        if path.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -134,15 +137,23 @@ def test_reimport_changes_nothing(imported):
 def test_newer_data_updates_values_and_keeps_prose(tmp_path, fresh):
     data = tmp_path / "data"
     shutil.copytree(FIXTURES / "v1", data)
-    (data / "episodes" / "extra.json").write_bytes((FIXTURES / "v2" / "episodes" / "episode-2026-07-07-session-2608.json").read_bytes())
+    (data / "episodes" / "extra.json").write_bytes(
+        (FIXTURES / "v2" / "episodes" / "episode-2026-07-07-session-2608.json").read_bytes()
+    )
     assert brain("import", "ai-agents", str(data), "--vault", str(fresh.root)).exit_code == 0
     episode_path = fresh.root / "episodes" / "EPISODE-2026-07-07-session-2608.md"
     text = episode_path.read_text(encoding="utf-8")
-    episode_path.write_text(text.replace("## Context\n", "## Context\nWhy this session mattered, in my words.\n"), encoding="utf-8")
+    episode_path.write_text(
+        text.replace("## Context\n", "## Context\nWhy this session mattered, in my words.\n"), encoding="utf-8"
+    )
     graph = json.loads((data / "causal-graph.json").read_text(encoding="utf-8"))
     source = next(node for node in graph["nodes"] if node["id"] == graph["edges"][0]["source"])
-    node_path = next(p for p in (fresh.root / "causal").glob("*.md") if f"node_id: {source['id']}\n" in p.read_text(encoding="utf-8"))
-    node_path.write_text(node_path.read_text(encoding="utf-8") + "\n## Notes\nChecked this by hand on 2026-03-01.\n", encoding="utf-8")
+    node_path = next(
+        p for p in (fresh.root / "causal").glob("*.md") if f"node_id: {source['id']}\n" in p.read_text(encoding="utf-8")
+    )
+    node_path.write_text(
+        node_path.read_text(encoding="utf-8") + "\n## Notes\nChecked this by hand on 2026-03-01.\n", encoding="utf-8"
+    )
 
     episode = json.loads((data / "episodes" / "extra.json").read_text(encoding="utf-8"))
     episode["task"] = "A newer task text"
@@ -169,7 +180,9 @@ def test_newer_data_updates_values_and_keeps_prose(tmp_path, fresh):
 
     out = tmp_path / "out"
     assert brain("export", "ai-agents", str(out), "--vault", str(fresh.root)).exit_code == 0
-    assert canonical(json.loads((out / "episodes" / "episode-2026-07-07-session-2608.json").read_text())) == canonical(episode)
+    assert canonical(json.loads((out / "episodes" / "episode-2026-07-07-session-2608.json").read_text())) == canonical(
+        episode
+    )
     back = json.loads((out / "causality" / "causal-graph.json").read_text(encoding="utf-8"))
     assert canonical(without_updated(back)) == canonical(without_updated(graph))
 
@@ -180,7 +193,9 @@ def test_edits_in_markdown_reach_the_export(tmp_path, fresh):
     path = fresh.root / "episodes" / "EPISODE-2026-07-07-session-2608.md"
     text = path.read_text(encoding="utf-8")
     text = text.replace("- **Rationale**:\n", "- **Rationale**: the owner asked for it\n")
-    path.write_text(text.replace("## Lessons Learned\n", "## Lessons Learned\n- Check the working tree first\n"), encoding="utf-8")
+    path.write_text(
+        text.replace("## Lessons Learned\n", "## Lessons Learned\n- Check the working tree first\n"), encoding="utf-8"
+    )
     assert brain("export", "ai-agents", str(tmp_path / "out"), "--vault", str(fresh.root)).exit_code == 0
     back = json.loads((tmp_path / "out" / "episodes" / "episode-2026-07-07-session-2608.json").read_text())
     assert back["decisions"][0]["rationale"] == "the owner asked for it"
@@ -226,9 +241,14 @@ def test_verify_v2_graph_and_episodes(imported):
 def test_verify_reports_a_note_edited_afterwards(fresh):
     assert brain("import", "ai-agents", str(FIXTURES / "v1"), "--vault", str(fresh.root)).exit_code == 0
     node = next(p for p in (fresh.root / "causal").glob("*.md") if "node_id: n012\n" in p.read_text(encoding="utf-8"))
-    node.write_text(node.read_text(encoding="utf-8").replace("(weight: 0.8, evidence: 1)", "(weight: 0.5, evidence: 1)"), encoding="utf-8")
+    node.write_text(
+        node.read_text(encoding="utf-8").replace("(weight: 0.8, evidence: 1)", "(weight: 0.5, evidence: 1)"),
+        encoding="utf-8",
+    )
     pattern = fresh.root / "patterns" / "PATTERN-good-pattern.md"
-    pattern.write_text(pattern.read_text(encoding="utf-8").replace("success_rate: 0.9", "success_rate: 0.7"), encoding="utf-8")
+    pattern.write_text(
+        pattern.read_text(encoding="utf-8").replace("success_rate: 0.9", "success_rate: 0.7"), encoding="utf-8"
+    )
     # --dry-run leaves the edits in place, so verify compares the JSON with the edited notes
     result = brain("import", "ai-agents", str(FIXTURES / "v1"), "--dry-run", "--verify", "--vault", str(fresh.root))
     assert result.exit_code == 1
@@ -258,10 +278,21 @@ def test_schema_deviations_of_v1_are_warnings_naming_file_and_field(fresh):
     result = brain("import", "ai-agents", str(FIXTURES / "v1" / "episodes"), "--vault", str(fresh.root))
     assert result.exit_code == 0
     episodes = FIXTURES / "v1" / "episodes"
-    assert f"warning: {episodes / 'episode-2026-01-03-session-356.json'}: decisions: null where a list is expected" in result.stderr
-    assert f"warning: {episodes / 'episode-2026-01-03-session-356.json'}: lessons: null where a list is expected" in result.stderr
-    assert f"warning: {episodes / 'episode-2026-01-05-session-318.json'}: decisions[0]: a plain string, not an object" in result.stderr
-    flagged = {line.split(": ")[1] for line in result.stderr.splitlines() if ": decisions" in line or ": lessons" in line}
+    assert (
+        f"warning: {episodes / 'episode-2026-01-03-session-356.json'}: decisions: null where a list is expected"
+        in result.stderr
+    )
+    assert (
+        f"warning: {episodes / 'episode-2026-01-03-session-356.json'}: lessons: null where a list is expected"
+        in result.stderr
+    )
+    assert (
+        f"warning: {episodes / 'episode-2026-01-05-session-318.json'}: decisions[0]: a plain string, not an object"
+        in result.stderr
+    )
+    flagged = {
+        line.split(": ")[1] for line in result.stderr.splitlines() if ": decisions" in line or ": lessons" in line
+    }
     assert len(flagged) == 13  # the 13 of 18 that fail episode.schema.v1.json, as the fixtures' README says
     assert len(list((fresh.root / "episodes").glob("*.md"))) == 18
 
@@ -270,7 +301,9 @@ def test_transitional_graph_deviations_are_reported(fresh):
     result = brain("import", "ai-agents", str(FIXTURES / "transitional"), "--vault", str(fresh.root))
     assert result.exit_code == 0
     assert "nodes: ids of both schema generations in one file (1 sequential, 704 content hashes)" in result.stderr
-    assert "patterns[4].id, patterns[5].id, patterns[6].id (and 1 more): missing (the schema requires it)" in result.stderr
+    assert (
+        "patterns[4].id, patterns[5].id, patterns[6].id (and 1 more): missing (the schema requires it)" in result.stderr
+    )
 
 
 def test_dry_run_writes_nothing(fresh):
@@ -285,7 +318,19 @@ def test_dry_run_writes_nothing(fresh):
 
 
 def test_hostile_and_clashing_labels_give_safe_unique_names(tmp_path, fresh):
-    labels = ["../../etc/passwd", "CON", "con", "Foo: bar", "foo: BAR", "Foo- bar", "", "...", "a|b#c^d[[e]]", "x\ny", "日本語" * 40]
+    labels = [
+        "../../etc/passwd",
+        "CON",
+        "con",
+        "Foo: bar",
+        "foo: BAR",
+        "Foo- bar",
+        "",
+        "...",
+        "a|b#c^d[[e]]",
+        "x\ny",
+        "日本語" * 40,
+    ]
     graph = {
         "version": "1.0",
         "updated": "2026-01-01T00:00:00Z",
@@ -303,7 +348,10 @@ def test_hostile_and_clashing_labels_give_safe_unique_names(tmp_path, fresh):
         assert path.resolve().parent == (fresh.root / "causal").resolve()
         assert path.stem.lower() not in ("con", "prn", "aux", "nul") and not path.name.startswith(".")
         assert len(path.name.encode("utf-8")) <= 200
-    by_id = {parse_note(p.read_text(encoding="utf-8")).frontmatter["node_id"]: parse_note(p.read_text(encoding="utf-8")) for p in files}
+    by_id = {
+        parse_note(p.read_text(encoding="utf-8")).frontmatter["node_id"]: parse_note(p.read_text(encoding="utf-8"))
+        for p in files
+    }
     assert [by_id[f"n{i:03d}"].frontmatter["label"] for i in range(1, len(labels) + 1)] == labels
     assert brain("export", "ai-agents", str(tmp_path / "out"), "--vault", str(fresh.root)).exit_code == 0
     back = json.loads((tmp_path / "out" / "causality" / "causal-graph.json").read_text(encoding="utf-8"))
@@ -317,14 +365,28 @@ def test_unknown_fields_odd_values_and_orphan_items_survive(tmp_path, fresh):
         "outcome": "done",
         "task": 42,
         "decisions": [
-            {"id": "d001", "type": "design", "context": "c", "options": ["a, b", "c"], "chosen": "a, b", "effects": ["e001"]}
+            {
+                "id": "d001",
+                "type": "design",
+                "context": "c",
+                "options": ["a, b", "c"],
+                "chosen": "a, b",
+                "effects": ["e001"],
+            }
             | {"confidence": "high", "score": 0.9},
             {"id": "d001", "chosen": "same id", "context": None},
             "a plain decision",
             {"chosen": "## not a heading", "context": "  leading spaces"},
         ],
         "events": [
-            {"id": "e001", "content": "two\nlines\n```", "caused_by": [], "leads_to": ["e002"], "_source_session": "s", "extra": {"k": 1}},
+            {
+                "id": "e001",
+                "content": "two\nlines\n```",
+                "caused_by": [],
+                "leads_to": ["e002"],
+                "_source_session": "s",
+                "extra": {"k": 1},
+            },
             "a plain event",
         ],
         "metrics": {"duration_minutes": None, "tool_calls": None, "errors": 1},
@@ -367,7 +429,11 @@ def test_unknown_fields_odd_values_and_orphan_items_survive(tmp_path, fresh):
     assert canonical(without_updated(back)) == canonical(without_updated(graph))
     note = (fresh.root / "episodes" / "EPISODE-2026-02-02-session-7.md").read_text(encoding="utf-8")
     assert [s.heading for s in parse_note(note).sections if s.level == 2] == [
-        "Context", "Decisions", "Events Timeline", "Lessons Learned", "Relations"
+        "Context",
+        "Decisions",
+        "Events Timeline",
+        "Lessons Learned",
+        "Relations",
     ]
 
 

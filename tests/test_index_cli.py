@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
-
-from conftest import lexical_vault, note_text, put, run_brain
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -23,8 +22,22 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
-    put(vault, "episodes/e1.md", note_text("E1", "## Context\nThe deploy failed because the cache expired at once.", type="episode", outcome="failure", tags="[ops]"))
-    put(vault, "episodes/e2.md", note_text("E2", "## Context\nA calm deploy with a canary.", type="episode", outcome="success"))
+    put(
+        vault,
+        "episodes/e1.md",
+        note_text(
+            "E1",
+            "## Context\nThe deploy failed because the cache expired at once.",
+            type="episode",
+            outcome="failure",
+            tags="[ops]",
+        ),
+    )
+    put(
+        vault,
+        "episodes/e2.md",
+        note_text("E2", "## Context\nA calm deploy with a canary.", type="episode", outcome="success"),
+    )
     put(vault, "patterns/p.md", note_text("PATTERN-jitter", "## Action\nAdd jitter to cache expiry.", type="pattern"))
     yield vault
     forget(vault.root)
@@ -45,7 +58,9 @@ def test_index_then_nothing_to_do(brain):
     assert "vectors: 3 chunks embedded, 0 unchanged, 0 deleted (lexical-hash-v1:384)" in first.output
     again = brain("index")
     assert "0 added, 0 changed, 0 moved, 0 removed (0 parsed" in again.output and "0 chunks embedded" in again.output
-    assert "\r" not in first.output and "█" not in first.output and "#" not in first.output  # no progress bar when piped
+    assert (
+        "\r" not in first.output and "█" not in first.output and "#" not in first.output
+    )  # no progress bar when piped
     no_embed = brain("reindex", "--no-embed")
     assert no_embed.exit_code == 0 and "3 added" in no_embed.output and "embeddings skipped" in no_embed.output
 
@@ -73,7 +88,10 @@ def test_search_text_json_and_filters(brain):
     hits = json.loads(brain("search", "deploy", "--json", "--type", "episode", "--field", "outcome=failure").output)
     assert [hit["path"] for hit in hits] == ["episodes/e1.md"]
     assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score"}
-    assert json.loads(brain("search", "deploy", "--json", "--tag", "ops", "--mode", "text").output)[0]["path"] == "episodes/e1.md"
+    assert (
+        json.loads(brain("search", "deploy", "--json", "--tag", "ops", "--mode", "text").output)[0]["path"]
+        == "episodes/e1.md"
+    )
     in_folder = json.loads(brain("search", "deploy", "--json", "--folder", "patterns").output)
     assert in_folder and all(hit["path"].startswith("patterns/") for hit in in_folder)
     assert brain("search", "zzzqqq", "--mode", "text").output == "no notes match\n"
@@ -107,8 +125,13 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
 
 def test_watch_runs_until_interrupted(vault):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen([sys.executable, "-m", "brain", "watch", "--vault", str(vault.root)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brain", "watch", "--vault", str(vault.root)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     said: list[str] = []  # stderr lines as they come ("watching" is printed once the catch-up index run is over)
     reader = threading.Thread(target=lambda: [said.append(line) for line in process.stderr], daemon=True)
     reader.start()

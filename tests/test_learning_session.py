@@ -8,7 +8,7 @@ import shutil
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -16,17 +16,17 @@ import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, stdio_client
 from mcp.types import CreateMessageResult, TextContent
+from mcp_harness import McpClient, server_command, text_of
 from typer.testing import CliRunner
 
 from brain.cli import app
-from brain.memory import tips as tip_service
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.session import bootstrap
-from brain.memory.tips_model import endpoint_drafter
+from brain.memory.episodes.service import get_episode
+from brain.memory.sessions.protocol import bootstrap
+from brain.memory.tips import service as tip_service
+from brain.memory.tips.language_model import endpoint_drafter
 from brain.notes.parse import parse_note
 from brain.vault import Vault
-from mcp_harness import McpClient, server_command, text_of
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
 LOGS = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
@@ -58,20 +58,24 @@ def cli(vault: Vault, *args: str):
 # ---------------------------------------------------------------- bootstrap
 
 
-def test_bootstrap_packs_failures_antipatterns_patterns_and_tips(example, embedder):  # noqa: F811
+def test_bootstrap_packs_failures_antipatterns_patterns_and_tips(example, embedder):
     corpus = Corpus(example)
-    now = datetime(2026, 3, 28, tzinfo=timezone.utc)
+    now = datetime(2026, 3, 28, tzinfo=UTC)
     task = "Many cache keys expire at the same time and the database load spikes after a cache flush"
     context = bootstrap(corpus, task, now=now, embedder=embedder)
-    assert context.sections["Recent failures"][0].startswith(f"- {STAMPEDE} (2026-03-25): Respond to balance API latency")
+    assert context.sections["Recent failures"][0].startswith(
+        f"- {STAMPEDE} (2026-03-25): Respond to balance API latency"
+    )
     assert any("ANTIPATTERN-synchronized-cache-expiry" in line for line in context.sections["Antipattern warnings"])
-    assert any("PATTERN-jittered-ttl-and-request-coalescing" in line for line in context.sections["Patterns for this task"])
+    assert any(
+        "PATTERN-jittered-ttl-and-request-coalescing" in line for line in context.sections["Patterns for this task"]
+    )
     assert any("TIP-recover-from-cache-stampede" in line for line in context.sections["Tips"])
     assert context.text.startswith(f"# Context for: {task}\n\n## Recent failures\n")
     assert context.tokens <= context.budget
     small = bootstrap(corpus, task, budget=100, now=now, embedder=embedder)
     assert small.tokens <= 100 and small.omitted > 0
-    later = bootstrap(corpus, task, now=datetime(2026, 4, 30, tzinfo=timezone.utc), embedder=embedder)
+    later = bootstrap(corpus, task, now=datetime(2026, 4, 30, tzinfo=UTC), embedder=embedder)
     assert "Recent failures" not in later.sections  # older than 7 days
 
 
@@ -87,21 +91,35 @@ def test_cli_bootstrap_and_bad_budget(example):
 
 
 def test_session_end_extracts_records_evidence_and_learns(example, tmp_path):
-    log = json.loads((LOGS / "2026-06-27-session-2599-fix-issue-2759-neutralize-ambient.json").read_text(encoding="utf-8"))
+    log = json.loads(
+        (LOGS / "2026-06-27-session-2599-fix-issue-2759-neutralize-ambient.json").read_text(encoding="utf-8")
+    )
     log["workLog"].append({"step": "Follow-up", "detail": "Applied PATTERN-hermetic-test-fixtures to the hook tests."})
     path = tmp_path / "2026-06-27-session-2599.json"
     path.write_text(json.dumps(log), encoding="utf-8")
-    before = parse_note((example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")).frontmatter
+    before = parse_note(
+        (example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")
+    ).frontmatter
     out = cli(example, "session", "end", str(path), "--pattern", "PATTERN-lock-timeout-on-migrations")
     assert out.exit_code == 0
     lines = out.output.splitlines()
     assert lines[0] == "episode episodes/EPISODE-2026-06-27-session-2599.md [success]"
-    assert set(lines[1:3]) == {"evidence recorded on PATTERN-lock-timeout-on-migrations", "evidence recorded on PATTERN-hermetic-test-fixtures"}
+    assert set(lines[1:3]) == {
+        "evidence recorded on PATTERN-lock-timeout-on-migrations",
+        "evidence recorded on PATTERN-hermetic-test-fixtures",
+    }
     assert lines[-1] == "no new antipatterns"
-    after = parse_note((example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")).frontmatter
+    after = parse_note(
+        (example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")
+    ).frontmatter
     assert after["occurrences"] == before["occurrences"] + 1
-    assert "[[EPISODE-2026-06-27-session-2599]] - success" in (example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md").read_text(encoding="utf-8")
-    assert any(t.source_episodes[0].episode == "EPISODE-2026-06-27-session-2599" for t in tip_service.list_tips(Corpus(example)))
+    assert "[[EPISODE-2026-06-27-session-2599]] - success" in (
+        example.root / "patterns" / "PATTERN-hermetic-test-fixtures.md"
+    ).read_text(encoding="utf-8")
+    assert any(
+        t.source_episodes[0].episode == "EPISODE-2026-06-27-session-2599"
+        for t in tip_service.list_tips(Corpus(example))
+    )
 
 
 def test_session_end_reports_a_new_antipattern(example, tmp_path):
@@ -135,7 +153,7 @@ def chat_endpoint(replies: list[str]) -> Iterator[tuple[str, list[dict]]]:
     received: list[dict] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
             body = json.dumps({"choices": [{"message": {"role": "assistant", "content": replies.pop(0)}}]}).encode()
             self.send_response(200)
@@ -180,7 +198,9 @@ def test_model_endpoint_segments_and_words_and_falls_back(example):
 @asynccontextmanager
 async def sampling_session(root: Path, replies: list[str]) -> AsyncIterator[ClientSession]:
     async def sample(context, params) -> CreateMessageResult:
-        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=replies.pop(0)), model="scripted")
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=replies.pop(0)), model="scripted"
+        )
 
     with open(os.devnull, "w") as errlog:
         async with stdio_client(server_command(root), errlog=errlog) as (read, write):
@@ -196,23 +216,43 @@ def test_mcp_learning_tools_with_a_scripted_client_model(example):
             learned = client.ok("save_trajectory", {"episode": STAMPEDE, "use_model": True}).structured_content
             assert [t["subtask"] for t in learned["tips"]] == ["Mitigate a cache stampede"]
             steps = [
-                {"thought": "Find the failing job", "action": "List CI runs for the branch", "result": "3 runs, last failed"},
-                {"thought": "Read the log", "action": "Open the failed job log", "result": "error: timeout after 600 s"},
-                {"thought": "Raise the timeout", "action": "Set the job timeout to 20 minutes and re-run", "result": "passed"},
+                {
+                    "thought": "Find the failing job",
+                    "action": "List CI runs for the branch",
+                    "result": "3 runs, last failed",
+                },
+                {
+                    "thought": "Read the log",
+                    "action": "Open the failed job log",
+                    "result": "error: timeout after 600 s",
+                },
+                {
+                    "thought": "Raise the timeout",
+                    "action": "Set the job timeout to 20 minutes and re-run",
+                    "result": "passed",
+                },
             ]
-            raw = client.ok("save_trajectory", {"steps": steps, "task": "Fix a CI job that times out", "session": "2026-04-02-ci"}).structured_content
+            raw = client.ok(
+                "save_trajectory", {"steps": steps, "task": "Fix a CI job that times out", "session": "2026-04-02-ci"}
+            ).structured_content
             assert raw["episode"] == "EPISODE-2026-04-02-ci" and raw["created"]
             assert get_episode(Corpus(example), "EPISODE-2026-04-02-ci").outcome == "success"
             guide = client.ok("get_guidelines", {"task": "Database load comes in waves after a cache flush"})
             assert "TIP-recover-from-cache-stampede" in text_of(guide)
-            boot = client.ok("bootstrap_context", {"task": "Database load comes in waves after a cache flush", "days": 100000})
+            boot = client.ok(
+                "bootstrap_context", {"task": "Database load comes in waves after a cache flush", "days": 100000}
+            )
             assert text_of(boot).startswith("# Context for: Database load comes in waves")
-            facts = client.ok("bootstrap_context", {"task": "Shorten the mobile access token TTL", "namespaces": ["ledger-auth"]})
+            facts = client.ok(
+                "bootstrap_context", {"task": "Shorten the mobile access token TTL", "namespaces": ["ledger-auth"]}
+            )
             assert (
-                '## Facts valid now\n- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17): '
+                "## Facts valid now\n- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17): "
                 '{"clients":["ledger-ios","ledger-android"],"seconds":900} [[FACT-mobile-access-token-ttl-v2]]\n'
             ) in text_of(facts)
-            client.bad("save_trajectory", {"steps": [{"thought": "no action"}], "task": "t"}, "step 1 needs an 'action'")
+            client.bad(
+                "save_trajectory", {"steps": [{"thought": "no action"}], "task": "t"}, "step 1 needs an 'action'"
+            )
             client.bad("save_trajectory", {}, "give either an episode or the steps of a trajectory")
             client.bad("get_guidelines", {"task": "  "}, "give the task to find guidelines for")
             client.bad("save_trajectory", {"episode": "EPISODE-nope"}, "no note named 'EPISODE-nope'")

@@ -9,8 +9,8 @@ import pytest
 
 from brain.errors import InvalidInput, WriteConflict
 from brain.memory.corpus import Corpus
-from brain.memory.notes import edit_note
-from brain.memory.patterns import record_pattern_evidence
+from brain.memory.notes.service import edit_note
+from brain.memory.patterns.service import record_pattern_evidence
 from brain.note_files import MAX_NOTE_BYTES
 
 CRLF_NOTE = (

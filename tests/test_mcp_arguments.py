@@ -4,10 +4,8 @@ naming the argument and what is wrong (pydantic's text was several lines ending 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
 from mcp_harness import McpClient, connect, make_vault, snapshot
 
 
@@ -22,7 +20,11 @@ def client(tmp_path_factory) -> Iterator[McpClient]:
     [
         ("read_note", {"name": 5}, "read_note: argument 'name' should be a valid string (got 5)"),
         ("read_note", {}, "read_note: argument 'name' is required"),
-        ("write_note", {"title": "x", "tags": "notalist"}, "write_note: argument 'tags' should be a valid list (got 'notalist')"),
+        (
+            "write_note",
+            {"title": "x", "tags": "notalist"},
+            "write_note: argument 'tags' should be a valid list (got 'notalist')",
+        ),
         (
             "edit_note",
             {"name": "x", "operation": "append", "expected_count": "many"},

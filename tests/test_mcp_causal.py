@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcp_harness import CAUSAL_TOOLS, cli, connect, snapshot, text_of
 
-from brain.memory.contexts import ACTION_TYPES
+from brain.notes.model import ACTION_TYPES
 from brain.vault import init_vault
 
 
@@ -26,35 +26,69 @@ def test_causal_tools_through_a_client_session(tmp_path: Path) -> None:
         assert tools["build_causal_chain"].input_schema["properties"]["max_depth"]["default"] == 20
         assert tools["load_context"].annotations.read_only_hint is True
 
-        first = client.ok("save_context", {"project": "auth", "content": "User asks how mobile login should work", "action_type": "conversation",
-                                           "rationale": "Start of the auth work"})
+        first = client.ok(
+            "save_context",
+            {
+                "project": "auth",
+                "content": "User asks how mobile login should work",
+                "action_type": "conversation",
+                "rationale": "Start of the auth work",
+            },
+        )
         assert first.structured_content["saved"]["path"] == "contexts/User asks how mobile login should work.md"
-        second = client.ok("save_context", {"project": "auth", "content": "Use PKCE for the apps", "action_type": "decision",
-                                            "caused_by": ["User asks how mobile login should work", "EPISODE-2026-03-03-session-02"],
-                                            "rationale": "PKCE protects public clients"})
-        assert text_of(second) == ("saved contexts/Use PKCE for the apps.md (decision in auth, caused by "
-                                   "contexts/User asks how mobile login should work.md, episodes/EPISODE-2026-03-03-session-02.md)")
-        assert "Use PKCE for the apps" in cli(root, "context", "load", "auth")  # a file on disk: the CLI sees it at once
+        second = client.ok(
+            "save_context",
+            {
+                "project": "auth",
+                "content": "Use PKCE for the apps",
+                "action_type": "decision",
+                "caused_by": ["User asks how mobile login should work", "EPISODE-2026-03-03-session-02"],
+                "rationale": "PKCE protects public clients",
+            },
+        )
+        assert text_of(second) == (
+            "saved contexts/Use PKCE for the apps.md (decision in auth, caused by "
+            "contexts/User asks how mobile login should work.md, episodes/EPISODE-2026-03-03-session-02.md)"
+        )
+        assert "Use PKCE for the apps" in cli(
+            root, "context", "load", "auth"
+        )  # a file on disk: the CLI sees it at once
 
         loaded = client.ok("load_context", {"project": "auth", "limit": 1})
         assert [row["title"] for row in loaded.structured_content["contexts"]] == ["Use PKCE for the apps"]
 
         chain = client.ok("build_causal_chain", {"note": "Use PKCE for the apps"})
         steps = chain.structured_content["chain"]["steps"]
-        assert [step["title"] for step in steps] == ["EPISODE-2026-03-03-session-02", "User asks how mobile login should work", "Use PKCE for the apps"]
-        assert "caused by: 1. EPISODE-2026-03-03-session-02, 2. User asks how mobile login should work" in text_of(chain)
+        assert [step["title"] for step in steps] == [
+            "EPISODE-2026-03-03-session-02",
+            "User asks how mobile login should work",
+            "Use PKCE for the apps",
+        ]
+        assert "caused by: 1. EPISODE-2026-03-03-session-02, 2. User asks how mobile login should work" in text_of(
+            chain
+        )
         forward = client.ok("build_causal_chain", {"note": "EPISODE-2026-03-03-session-02", "forward": True})
-        assert [step["title"] for step in forward.structured_content["chain"]["steps"]] == ["EPISODE-2026-03-03-session-02", "Use PKCE for the apps"]
+        assert [step["title"] for step in forward.structured_content["chain"]["steps"]] == [
+            "EPISODE-2026-03-03-session-02",
+            "Use PKCE for the apps",
+        ]
 
         why = client.ok("reconstruct_reasoning", {"note": "Use PKCE for the apps"})
         assert why.structured_content["reasoning"]["rationale"] == "PKCE protects public clients"
-        assert "- EPISODE-2026-03-03-session-02 d001: Proof Method -> S256 only  [on the chain]\n    why: plain offers no protection" in text_of(why)
+        assert (
+            "- EPISODE-2026-03-03-session-02 d001: Proof Method -> S256 only  [on the chain]\n    why: plain offers no protection"
+            in text_of(why)
+        )
 
         stats = client.ok("get_causality_stats", {"project": "auth"}).structured_content["stats"]
         assert (stats["notes"], stats["with_caused_by"], stats["longest_chain"], stats["orphans"]) == (2, 1, 2, [])
 
         before = snapshot(root)
-        client.bad("save_context", {"project": "auth", "content": "x", "action_type": "decision", "caused_by": ["Nowhere"]}, "no note named 'Nowhere'")
+        client.bad(
+            "save_context",
+            {"project": "auth", "content": "x", "action_type": "decision", "caused_by": ["Nowhere"]},
+            "no note named 'Nowhere'",
+        )
         client.bad("save_context", {"project": "auth", "content": "  ", "action_type": "decision"}, "needs content")
         client.bad("save_context", {"project": "auth", "content": "x", "action_type": "deploy"}, "action_type")
         client.bad("build_causal_chain", {"note": "Nowhere"}, "no note named 'Nowhere'")

@@ -16,8 +16,18 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-
-from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, FACT_TOOLS, LEARNING_TOOLS, RUN_TOOLS, cli, make_vault, snapshot, text_of
+from mcp_harness import (
+    CAUSAL_TOOLS,
+    CORE_TOOLS,
+    EPISODIC_TOOLS,
+    FACT_TOOLS,
+    LEARNING_TOOLS,
+    RUN_TOOLS,
+    cli,
+    make_vault,
+    snapshot,
+    text_of,
+)
 
 TOKEN = "test-token-5f2c"
 INITIALIZE = {
@@ -82,7 +92,9 @@ def test_bearer_token_and_host_checks(http_server: tuple[str, Path]) -> None:
     wrong = httpx2.post(url, json=INITIALIZE, headers={**HEADERS, "Authorization": "Bearer not-the-token"})
     assert wrong.status_code == 401
     # DNS-rebinding protection: a right token from a page on another host name is still refused
-    rebound = httpx2.post(url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example:80"})
+    rebound = httpx2.post(
+        url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example:80"}
+    )
     assert rebound.status_code == 421
     foreign = httpx2.post(
         url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"}
@@ -96,13 +108,17 @@ def test_tools_over_streamable_http(http_server: tuple[str, Path]) -> None:
     url, root = http_server
 
     async def main():
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30, read=60)) as http:
+        async with httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30, read=60)
+        ) as http:
             async with streamable_http_client(url, http_client=http) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     with anyio.fail_after(60):
                         tools = {tool.name for tool in (await session.list_tools()).tools}
-                        written = await session.call_tool("write_note", {"title": "Over HTTP", "content": "Sent over the wire."})
+                        written = await session.call_tool(
+                            "write_note", {"title": "Over HTTP", "content": "Sent over the wire."}
+                        )
                         read_back = await session.call_tool("read_note", {"name": "Over HTTP"})
                         before = snapshot(root)
                         missing = await session.call_tool("read_note", {"name": "Not There"})

@@ -13,9 +13,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import run_brain
-from mcp_harness import CAUSAL_TOOLS, CORE_TOOLS, EPISODIC_TOOLS, FACT_TOOLS, LEARNING_TOOLS, RUN_TOOLS, McpClient, cli, connect, make_vault, snapshot, text_of
+from mcp_harness import (
+    CAUSAL_TOOLS,
+    CORE_TOOLS,
+    EPISODIC_TOOLS,
+    FACT_TOOLS,
+    LEARNING_TOOLS,
+    RUN_TOOLS,
+    McpClient,
+    cli,
+    connect,
+    make_vault,
+    snapshot,
+    text_of,
+)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +67,13 @@ def test_lists_every_tool_with_typed_described_arguments(client: McpClient) -> N
     assert required("query_episodes") == required("query_patterns") == required("get_antipatterns") == set()
 
     props = {name: tool.input_schema["properties"] for name, tool in tools.items()}
-    assert props["edit_note"]["operation"]["enum"] == ["append", "prepend", "replace_section", "find_replace", "set_frontmatter"]
+    assert props["edit_note"]["operation"]["enum"] == [
+        "append",
+        "prepend",
+        "replace_section",
+        "find_replace",
+        "set_frontmatter",
+    ]
     assert props["store_episode"]["outcome"]["enum"] == ["success", "partial", "failure"]
     assert props["search"]["mode"]["enum"] == ["hybrid", "text", "vector"]
     assert props["build_context"]["budget"]["type"] == "integer"
@@ -88,7 +106,12 @@ def test_note_tools_happy_paths_and_visible_to_the_cli(client: McpClient) -> Non
     root = client.root
     written = client.ok(
         "write_note",
-        {"title": "Cache decision", "content": "## Context\nWe need a cache.\n", "tags": ["cache"], "fields": {"status": "draft"}},
+        {
+            "title": "Cache decision",
+            "content": "## Context\nWe need a cache.\n",
+            "tags": ["cache"],
+            "fields": {"status": "draft"},
+        },
     )
     assert written.structured_content == {"path": "notes/Cache decision.md", "title": "Cache decision", "created": True}
     assert "We need a cache." in cli(root, "note", "read", "Cache decision")  # a file on disk: the CLI sees it at once
@@ -98,12 +121,20 @@ def test_note_tools_happy_paths_and_visible_to_the_cli(client: McpClient) -> Non
     assert read.structured_content["frontmatter"]["status"] == "draft"
     assert read.structured_content["tags"] == ["cache"]
 
-    client.ok("edit_note", {"name": "Cache decision", "operation": "append", "section": "Context", "content": "- [fact] Reads dominate"})
+    client.ok(
+        "edit_note",
+        {"name": "Cache decision", "operation": "append", "section": "Context", "content": "- [fact] Reads dominate"},
+    )
     client.ok("edit_note", {"name": "Cache decision", "operation": "prepend", "content": "Summary: add a cache."})
-    client.ok("edit_note", {"name": "Cache decision", "operation": "replace_section", "section": "Decision", "content": "Use Redis."})
+    client.ok(
+        "edit_note",
+        {"name": "Cache decision", "operation": "replace_section", "section": "Decision", "content": "Use Redis."},
+    )
     replace = {"operation": "find_replace", "find": "Redis", "content": "Valkey", "expected_count": 1}
     client.ok("edit_note", {"name": "Cache decision", **replace})
-    edited = client.ok("edit_note", {"name": "Cache decision", "operation": "set_frontmatter", "frontmatter": {"status": "accepted"}})
+    edited = client.ok(
+        "edit_note", {"name": "Cache decision", "operation": "set_frontmatter", "frontmatter": {"status": "accepted"}}
+    )
     assert edited.structured_content["path"] == "notes/Cache decision.md"
     text = (root / "notes" / "Cache decision.md").read_text(encoding="utf-8")
     assert "status: accepted" in text and "status: draft" not in text
@@ -138,7 +169,11 @@ def test_note_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpCli
     client.bad("read_note", {"name": "No Such Note"}, "no note named 'No Such Note'")
     client.bad("write_note", {"title": "Escape", "folder": "../outside"}, "'..'", "inside the vault")
     client.bad("write_note", {"title": "Taken"}, "already exists")
-    client.bad("edit_note", {"name": "Taken", "operation": "find_replace", "find": "absent text", "content": "x"}, "does not occur")
+    client.bad(
+        "edit_note",
+        {"name": "Taken", "operation": "find_replace", "find": "absent text", "content": "x"},
+        "does not occur",
+    )
     client.bad("edit_note", {"name": "Taken", "operation": "rewrite"}, "operation")
     client.bad("build_context", {"name": "Nowhere"}, "no note named 'Nowhere'")
     client.bad("build_context", {"name": "Taken", "budget": 5}, "budget")
@@ -150,16 +185,24 @@ def test_note_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpCli
 def test_the_cli_and_the_tools_render_alike(client: McpClient) -> None:
     root = client.root
     adr = "ADR-007 Memory First Architecture"
-    assert json.loads(cli(root, "note", "read", adr, "--json")) == client.ok("read_note", {"name": adr}).structured_content
+    assert (
+        json.loads(cli(root, "note", "read", adr, "--json")) == client.ok("read_note", {"name": adr}).structured_content
+    )
     context = client.ok("build_context", {"name": adr, "depth": 1})
     assert json.loads(cli(root, "context", "build", adr, "--depth", "1", "--json")) == context.structured_content
     assert text_of(context) == cli(root, "context", "build", adr, "--depth", "1")
     episode = "EPISODE-2026-01-21-session-42"
-    assert text_of(client.ok("get_decision_sequence", {"episode": episode})) + "\n" == cli(root, "episode", "decisions", episode)
+    assert text_of(client.ok("get_decision_sequence", {"episode": episode})) + "\n" == cli(
+        root, "episode", "decisions", episode
+    )
     path = {"source": "PATTERN-serena-first-routing", "target": "Better decisions"}
     assert text_of(client.ok("get_causal_path", path)) + "\n" == cli(root, "pattern", "path", *path.values())
     reverse = run_brain("pattern", "path", "Better decisions", "PATTERN-serena-first-routing", "--vault", str(root))
-    assert text_of(client.ok("get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"})) + "\n" == reverse.output
+    assert (
+        text_of(client.ok("get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"}))
+        + "\n"
+        == reverse.output
+    )
     anti = text_of(client.ok("get_antipatterns", {})).splitlines()
     assert anti[0] == "1 antipatterns" and anti[1:] == cli(root, "pattern", "antipatterns").splitlines()
     found = text_of(client.ok("query_episodes", {"outcome": "success"})).splitlines()
@@ -193,7 +236,13 @@ EPISODE = {
             "outcome": "success",
             "effects": ["d002"],
         },
-        {"id": "d002", "timestamp": "2026-02-03T10:02:00Z", "type": "test", "chosen": "Load test first", "outcome": "partial"},
+        {
+            "id": "d002",
+            "timestamp": "2026-02-03T10:02:00Z",
+            "type": "test",
+            "chosen": "Load test first",
+            "outcome": "partial",
+        },
     ],
     "events": [{"id": "e001", "timestamp": "2026-02-03T10:01:00Z", "type": "milestone", "content": "Profiled reads"}],
     "lessons": ["Measure before caching"],
@@ -242,7 +291,11 @@ def test_episodic_tools_happy_paths(client: McpClient) -> None:
 
     path = client.ok("get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Better decisions"})
     assert path.structured_content["found"] is True
-    assert path.structured_content["path"]["titles"] == ["PATTERN-serena-first-routing", "PATTERN-continuous-context", "Better decisions"]
+    assert path.structured_content["path"]["titles"] == [
+        "PATTERN-serena-first-routing",
+        "PATTERN-continuous-context",
+        "Better decisions",
+    ]
     assert "--enables-->" in text_of(path)
     no_path = client.ok("get_causal_path", {"source": "Better decisions", "target": "PATTERN-serena-first-routing"})
     assert no_path.structured_content == {"found": False, "reverse_exists": True}
@@ -261,7 +314,11 @@ def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: Mc
     client.bad("get_decision_sequence", {"episode": "Memory Routing Strategy"}, "not an episode")
     client.bad("add_pattern", {"name": "brand new pattern", "outcome": "success"}, "give --trigger and --action")
     client.bad("query_patterns", {"min_success_rate": 1.5}, "min_success_rate")
-    client.bad("get_causal_path", {"source": "PATTERN-serena-first-routing", "target": "Nothing Here"}, "no note named 'Nothing Here'")
+    client.bad(
+        "get_causal_path",
+        {"source": "PATTERN-serena-first-routing", "target": "Nothing Here"},
+        "no note named 'Nothing Here'",
+    )
     client.bad("get_antipatterns", {"min_occurrences": -1}, "min_occurrences")
     assert "ANTIPATTERN-forgetful-first" in text_of(client.ok("get_antipatterns", {}))
     assert snapshot(client.root) == before
@@ -273,15 +330,21 @@ def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: Mc
 def test_search_finds_notes_written_through_mcp_at_once(client: McpClient) -> None:
     first = client.ok("search", {"query": "routing", "mode": "text"})
     assert first.structured_content["hits"], text_of(first)
-    client.ok("write_note", {"title": "Zebra striping", "content": "Quokka tables need zebra striping for readability."})
+    client.ok(
+        "write_note", {"title": "Zebra striping", "content": "Quokka tables need zebra striping for readability."}
+    )
     fresh = client.ok("search", {"query": "quokka", "mode": "text", "limit": 5})
     assert [hit["path"] for hit in fresh.structured_content["hits"]][:1] == ["notes/Zebra striping.md"]
     assert "Zebra striping" in text_of(fresh)
-    (client.root / "notes" / "Typed in an editor.md").write_text("# Typed in an editor\n\nWombat sightings.\n", encoding="utf-8")
+    (client.root / "notes" / "Typed in an editor.md").write_text(
+        "# Typed in an editor\n\nWombat sightings.\n", encoding="utf-8"
+    )
     edited = client.ok("search", {"query": "wombat", "mode": "text"})
     assert [hit["path"] for hit in edited.structured_content["hits"]] == ["notes/Typed in an editor.md"]
     filtered = client.ok("search", {"query": "memory", "mode": "text", "types": ["pattern"]})
-    assert filtered.structured_content["hits"] and {hit["type"] for hit in filtered.structured_content["hits"]} == {"pattern"}
+    assert filtered.structured_content["hits"] and {hit["type"] for hit in filtered.structured_content["hits"]} == {
+        "pattern"
+    }
     hybrid = client.ok("search", {"query": "which memory source to query first"})
     assert hybrid.structured_content["mode"] == "hybrid" and hybrid.structured_content["hits"]
 

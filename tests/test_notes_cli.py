@@ -20,7 +20,20 @@ def test_init_creates_and_reports(tmp_path):
 
 
 def test_write_then_read_from_stdin_and_file(brain, vault, tmp_path):
-    result = brain("note", "write", "Ledger Overview", "--folder", "decisions", "--tag", "ledger", "--field", "owner=sam", "--field", "priority=2", input=None)
+    result = brain(
+        "note",
+        "write",
+        "Ledger Overview",
+        "--folder",
+        "decisions",
+        "--tag",
+        "ledger",
+        "--field",
+        "owner=sam",
+        "--field",
+        "priority=2",
+        input=None,
+    )
     assert result.exit_code == 0 and "created decisions/Ledger Overview.md" in result.output
     body = tmp_path / "body.md"
     body.write_text("The ledger service.\n\n## Relations\n- part_of [[Platform]]\n")
@@ -52,7 +65,10 @@ def test_hostile_titles_and_folders_stay_inside(brain, vault):
     absolute = brain("note", "write", "x", "--folder", "/tmp", input="")
     assert absolute.exit_code == 1 and "absolute" in absolute.output
     reserved = brain("note", "write", "CON")
-    assert (reserved.exit_code, reserved.output) == (1, "error: title 'CON' does not make a usable file name; choose another title\n")
+    assert (reserved.exit_code, reserved.output) == (
+        1,
+        "error: title 'CON' does not make a usable file name; choose another title\n",
+    )
     bad_field = brain("note", "write", "y", "--field", "no equals sign")
     assert bad_field.exit_code == 1 and "key=value" in bad_field.output
     assert snapshot(vault) == before
@@ -62,14 +78,22 @@ def test_hostile_titles_and_folders_stay_inside(brain, vault):
 
 
 def test_edit_operations_change_only_their_part(brain, vault):
-    write(vault, "notes/E.md", "---\ntitle: E\nkeep: me # comment\n---\nintro\n\n## Log\n- first\n\n## Other\nuntouched\n")
-    edits = {"append": ["--append", "- second", "--section", "Log"], "set_frontmatter": ["--set", "status=done"],
-             "find_replace": ["--find", "intro", "--replace", "Intro."]}
+    write(
+        vault, "notes/E.md", "---\ntitle: E\nkeep: me # comment\n---\nintro\n\n## Log\n- first\n\n## Other\nuntouched\n"
+    )
+    edits = {
+        "append": ["--append", "- second", "--section", "Log"],
+        "set_frontmatter": ["--set", "status=done"],
+        "find_replace": ["--find", "intro", "--replace", "Intro."],
+    }
     for operation, edit in edits.items():
         result = brain("note", "edit", "E", *edit)
         assert (result.exit_code, result.output) == (0, f"edited notes/E.md ({operation})\n"), edit
     text = (vault.root / "notes/E.md").read_text()
-    assert text == "---\ntitle: E\nkeep: me # comment\nstatus: done\n---\nIntro.\n\n## Log\n- first\n- second\n\n## Other\nuntouched\n"
+    assert (
+        text
+        == "---\ntitle: E\nkeep: me # comment\nstatus: done\n---\nIntro.\n\n## Log\n- first\n- second\n\n## Other\nuntouched\n"
+    )
     missing = brain("note", "edit", "E", "--find", "absent", "--replace", "x")
     assert missing.exit_code == 1 and "does not occur" in missing.output
     both = brain("note", "edit", "E", "--append", "a", "--prepend", "b")
@@ -82,7 +106,10 @@ def test_move_and_delete(brain, vault):
     assert "moved to archive/M.md" in brain("note", "move", "M", "archive").output
     assert (vault.root / "archive/M.md").is_file()
     escape = brain("note", "move", "M", "../out")
-    assert (escape.exit_code, escape.output) == (1, "error: '../out/M.md' uses '..'; paths must stay inside the vault\n")
+    assert (escape.exit_code, escape.output) == (
+        1,
+        "error: '../out/M.md' uses '..'; paths must stay inside the vault\n",
+    )
     assert (vault.root / "archive/M.md").is_file()
     assert "deleted archive/M.md" in brain("note", "delete", "M").output
     gone = brain("note", "read", "M")
@@ -93,8 +120,18 @@ def test_malformed_binary_and_empty_notes_never_break_commands(brain, vault):
     write(vault, "notes/broken.md", "---\ntitle: [oops\n---\n# Broken\n")
     (vault.root / "notes/binary.md").write_bytes(b"\x00\xff\xfe" * 100)
     (vault.root / "notes/empty.md").write_bytes(b"")
-    write(vault, "episodes/bad-episode.md", "---\ntype: episode\noutcome: great\n---\n## Decisions\n### d001: a\n### d001: b\n")
-    for command in (["episode", "list"], ["pattern", "list"], ["pattern", "antipatterns"], ["graph", "export"], ["doctor"]):
+    write(
+        vault,
+        "episodes/bad-episode.md",
+        "---\ntype: episode\noutcome: great\n---\n## Decisions\n### d001: a\n### d001: b\n",
+    )
+    for command in (
+        ["episode", "list"],
+        ["pattern", "list"],
+        ["pattern", "antipatterns"],
+        ["graph", "export"],
+        ["doctor"],
+    ):
         result = brain(*command)
         assert result.exit_code == 0, (command, result.output)
     doctor = brain("doctor").output

@@ -6,12 +6,11 @@ from __future__ import annotations
 import socket
 
 import pytest
+from conftest import write
 from filelock import FileLock
 
 from brain.index import engine
 from brain.index.engine import forget
-
-from conftest import write
 
 
 @pytest.fixture(autouse=True)
@@ -90,7 +89,9 @@ def test_an_unreachable_chroma_server_is_named_not_silently_empty(vault, brain):
 
 
 def test_graph_export_into_a_missing_folder_or_onto_a_folder(vault, brain, tmp_path):
-    _one_line_error(brain("graph", "export", "--output", str(tmp_path / "missing" / "g.md")), "missing", "does not exist")
+    _one_line_error(
+        brain("graph", "export", "--output", str(tmp_path / "missing" / "g.md")), "missing", "does not exist"
+    )
     _one_line_error(brain("graph", "export", "--output", str(tmp_path)), str(tmp_path), "is a folder")
 
 
@@ -135,12 +136,12 @@ def test_nfc_and_nfd_titles_make_one_note(vault, brain):
 
 def test_a_moved_vault_keeps_its_vectors(tmp_path, brain):
     """Item 7: after `mv`, vector search returned nothing (the collection name hashed the path)."""
+    from conftest import lexical_vault
+
     from brain.index.engine import open_index
     from brain.index.search import search
-    from brain.index.vectors import collection_name
+    from brain.index.vector_identity import collection_name
     from brain.vault import Vault
-
-    from conftest import lexical_vault
 
     first = lexical_vault(tmp_path / "before")
     write(first, "notes/a.md", "# Alpha\n\nquartz lattice resonance\n")

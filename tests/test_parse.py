@@ -150,6 +150,6 @@ type: episode
 
 
 def test_caused_by_frontmatter_is_a_link_and_title_falls_back():
-    note = parse_note("---\ncaused_by: \"[[Research]]\"\n---\nno heading\n", "contexts/decision-1.md")
+    note = parse_note('---\ncaused_by: "[[Research]]"\n---\nno heading\n', "contexts/decision-1.md")
     assert [link.target for link in note.links] == ["Research"]
     assert note.title == "decision-1"

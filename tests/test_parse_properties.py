@@ -21,10 +21,32 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 markdown_fragments = st.sampled_from(
     [
-        "---\n", "title: x\n", "type: episode\n", "## Decisions\n", "### d001: T\n", "- **Chosen**: a\n",
-        "- **Options**:\n", "  - one, two\n", "## Events Timeline\n", "1. [2026-01-01T00:00:00Z] e001 (error): boom\n",
-        "## Causal Relationships\n", "- causes [[X]] (weight: 0.5, evidence: 2)\n", "- [cat] obs #t (ctx)\n",
-        "```\n", "# H\n", "[[", "]]", "\r\n", "\x00", "\ufeff", ": ", "- ", "\n", "{{", "|", "#",
+        "---\n",
+        "title: x\n",
+        "type: episode\n",
+        "## Decisions\n",
+        "### d001: T\n",
+        "- **Chosen**: a\n",
+        "- **Options**:\n",
+        "  - one, two\n",
+        "## Events Timeline\n",
+        "1. [2026-01-01T00:00:00Z] e001 (error): boom\n",
+        "## Causal Relationships\n",
+        "- causes [[X]] (weight: 0.5, evidence: 2)\n",
+        "- [cat] obs #t (ctx)\n",
+        "```\n",
+        "# H\n",
+        "[[",
+        "]]",
+        "\r\n",
+        "\x00",
+        "\ufeff",
+        ": ",
+        "- ",
+        "\n",
+        "{{",
+        "|",
+        "#",
     ]
 )
 
@@ -45,9 +67,11 @@ def test_parser_never_raises_on_markdown_like_text(text):
 
 
 # Values the episode format holds exactly: single-line text without edge whitespace.
-line = st.text(alphabet=string.ascii_letters + string.digits + " .,:;!?'\"()-_/#@%&*+=<>", min_size=1, max_size=40).map(
-    str.strip
-).filter(bool)
+line = (
+    st.text(alphabet=string.ascii_letters + string.digits + " .,:;!?'\"()-_/#@%&*+=<>", min_size=1, max_size=40)
+    .map(str.strip)
+    .filter(bool)
+)
 timestamps = st.sampled_from(["2026-01-21T10:30:00Z", "2026-01-23T14:23:52.2927538-08:00", "2026-07-07T00:00:00+00:00"])
 ids = st.integers(min_value=1, max_value=999)
 
@@ -91,7 +115,9 @@ def episodes(draw):
         task=draw(line),
         session="2026-01-21-session-1",
         date=draw(timestamps),
-        metrics=draw(st.dictionaries(st.sampled_from(["tool_calls", "errors", "commits"]), st.integers(0, 99) | st.none())),
+        metrics=draw(
+            st.dictionaries(st.sampled_from(["tool_calls", "errors", "commits"]), st.integers(0, 99) | st.none())
+        ),
         decisions=tuple(unique_decisions.values()),
         events=tuple(draw(st.lists(events(), max_size=5))),
         lessons=tuple(draw(st.lists(line, max_size=3))),
@@ -108,7 +134,12 @@ def test_generated_episodes_round_trip(episode):
     assert parsed.decisions == episode.decisions
     assert parsed.events == episode.events
     assert parsed.lessons == episode.lessons
-    assert (parsed.outcome, parsed.task, parsed.date, parsed.metrics) == (episode.outcome, episode.task, episode.date, episode.metrics)
+    assert (parsed.outcome, parsed.task, parsed.date, parsed.metrics) == (
+        episode.outcome,
+        episode.task,
+        episode.date,
+        episode.metrics,
+    )
 
 
 keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=10)
@@ -126,7 +157,9 @@ def test_set_frontmatter_changes_only_that_key(existing, key, value, body):
     updated = set_frontmatter(text, {key: value})
     before, after = parse_note(text), parse_note(updated)
     assert after.frontmatter[key] == value
-    assert {k: v for k, v in after.frontmatter.items() if k != key} == {k: v for k, v in before.frontmatter.items() if k != key}
+    assert {k: v for k, v in after.frontmatter.items() if k != key} == {
+        k: v for k, v in before.frontmatter.items() if k != key
+    }
     assert "\n# a user comment\n" in updated
     assert updated.endswith("---\n" + body)
     assert [k for k in after.frontmatter if k in existing] == list(existing)  # key order kept
@@ -136,7 +169,10 @@ def test_set_frontmatter_changes_only_that_key(existing, key, value, body):
 
 
 @FAST
-@given(st.text(alphabet=string.ascii_letters + " \n.", max_size=80), st.text(alphabet=string.ascii_letters + " .", min_size=1, max_size=40))
+@given(
+    st.text(alphabet=string.ascii_letters + " \n.", max_size=80),
+    st.text(alphabet=string.ascii_letters + " .", min_size=1, max_size=40),
+)
 def test_replace_section_keeps_other_sections_byte_for_byte(prose, new):
     text = f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\nold\n\n## Mine\nuser text\n"
     updated = replace_section(text, "Decisions", new)
@@ -177,7 +213,10 @@ def canonical(value) -> str:
 
 
 def test_libyaml_is_used_and_the_fallback_is_pure_python():
-    assert frontmatter_yaml._NoTimestampLoader.__mro__[1] is yaml.CSafeLoader and frontmatter_yaml._SafeDumper is yaml.CSafeDumper
+    assert (
+        frontmatter_yaml._NoTimestampLoader.__mro__[1] is yaml.CSafeLoader
+        and frontmatter_yaml._SafeDumper is yaml.CSafeDumper
+    )
     assert PURE._NoTimestampLoader.__mro__[1] is yaml.SafeLoader and PURE._SafeDumper is yaml.SafeDumper
 
 

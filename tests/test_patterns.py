@@ -3,13 +3,12 @@
 import json
 
 import pytest
+from conftest import ADR_PATTERN, write
 
 from brain.memory.corpus import Corpus
-from brain.memory.patterns import add_pattern, antipatterns
+from brain.memory.patterns.service import add_pattern, antipatterns
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note, running_average
-
-from conftest import ADR_PATTERN, write
 
 
 def pattern_note(title: str, rate: float, occurrences: int, trigger: str = "t") -> str:
@@ -25,7 +24,19 @@ def test_running_average_is_the_mean_of_every_outcome():
 
 
 def test_add_creates_then_updates_with_running_average(brain, vault):
-    result = brain("pattern", "add", "retry with jitter", "--trigger", "Upstream 503s", "--action", "Retry with jitter", "--outcome", "success", "--episode", "EPISODE-x")
+    result = brain(
+        "pattern",
+        "add",
+        "retry with jitter",
+        "--trigger",
+        "Upstream 503s",
+        "--action",
+        "Retry with jitter",
+        "--outcome",
+        "success",
+        "--episode",
+        "EPISODE-x",
+    )
     assert result.exit_code == 0, result.output
     assert "created patterns/PATTERN-retry-with-jitter.md" in result.output
     assert "not a note in this vault yet" in result.output  # the episode does not exist: a warning, not an error
@@ -49,10 +60,20 @@ def test_new_pattern_needs_trigger_and_action_and_evidence_needs_existing(brain,
 def test_evidence_on_the_adr_pattern_changes_only_managed_parts(brain, adr_vault):
     path = adr_vault.root / "patterns" / ADR_PATTERN.name
     original = ADR_PATTERN.read_text()
-    custom = original.replace("last_validated: 2026-01-21\n", "last_validated: 2026-01-21\nowner: sam # who curates it\n")
+    custom = original.replace(
+        "last_validated: 2026-01-21\n", "last_validated: 2026-01-21\nowner: sam # who curates it\n"
+    )
     custom += "\n## My Section\nUser prose, *kept* exactly.   \n"
     path.write_text(custom)
-    result = brain("pattern", "evidence", "PATTERN-serena-first-routing", "--outcome", "failure", "--episode", "EPISODE-2026-01-21-session-42")
+    result = brain(
+        "pattern",
+        "evidence",
+        "PATTERN-serena-first-routing",
+        "--outcome",
+        "failure",
+        "--episode",
+        "EPISODE-2026-01-21-session-42",
+    )
     assert result.exit_code == 0, result.output
     updated = path.read_text()
     pattern = pattern_from_note(parse_note(updated))
@@ -79,10 +100,14 @@ def test_list_and_antipatterns(brain, vault):
     assert [p["title"] for p in listed] == ["PATTERN-a", "PATTERN-e", "ANTIPATTERN-c", "ANTIPATTERN-b", "PATTERN-d"]
     high = json.loads(brain("pattern", "list", "--min-success-rate", "0.5", "--min-occurrences", "4", "--json").output)
     assert [p["title"] for p in high] == ["PATTERN-a"]
-    assert [p["title"] for p in json.loads(brain("pattern", "list", "--trigger", "DEPLOY", "--json").output)] == ["PATTERN-a"]
+    assert [p["title"] for p in json.loads(brain("pattern", "list", "--trigger", "DEPLOY", "--json").output)] == [
+        "PATTERN-a"
+    ]
     anti = json.loads(brain("pattern", "antipatterns", "--json").output)
     assert [p["title"] for p in anti] == ["ANTIPATTERN-b", "ANTIPATTERN-c"]
-    looser = json.loads(brain("pattern", "antipatterns", "--max-success-rate", "0.5", "--min-occurrences", "1", "--json").output)
+    looser = json.loads(
+        brain("pattern", "antipatterns", "--max-success-rate", "0.5", "--min-occurrences", "1", "--json").output
+    )
     assert [p["title"] for p in looser] == ["PATTERN-d", "ANTIPATTERN-b", "ANTIPATTERN-c", "PATTERN-e"]
     assert brain("pattern", "antipatterns", "--max-success-rate", "2").exit_code == 2
     text = brain("pattern", "antipatterns").output
@@ -95,15 +120,32 @@ def test_antipattern_thresholds_come_from_config_and_flags_override(brain, vault
     write(vault, "patterns/F.md", pattern_note("PATTERN-f", 0.2, 1))
     assert brain("pattern", "antipatterns").output == " 10% x4    ANTIPATTERN-b  t\n"  # config as `brain init` wrote it
     config = vault.brain_dir / "config.toml"
-    config.write_text(config.read_text().replace("max_success_rate = 0.3", "max_success_rate = 0.5").replace("min_occurrences = 2", "min_occurrences = 1"))
-    assert [p["title"] for p in json.loads(brain("pattern", "antipatterns", "--json").output)] == ["ANTIPATTERN-b", "PATTERN-f", "PATTERN-e"]
-    assert [p.title for p in antipatterns(Corpus(vault))] == ["ANTIPATTERN-b", "PATTERN-f", "PATTERN-e"]  # MCP calls this
+    config.write_text(
+        config.read_text()
+        .replace("max_success_rate = 0.3", "max_success_rate = 0.5")
+        .replace("min_occurrences = 2", "min_occurrences = 1")
+    )
+    assert [p["title"] for p in json.loads(brain("pattern", "antipatterns", "--json").output)] == [
+        "ANTIPATTERN-b",
+        "PATTERN-f",
+        "PATTERN-e",
+    ]
+    assert [p.title for p in antipatterns(Corpus(vault))] == [
+        "ANTIPATTERN-b",
+        "PATTERN-f",
+        "PATTERN-e",
+    ]  # MCP calls this
     flagged = json.loads(brain("pattern", "antipatterns", "--max-success-rate", "0.3", "--json").output)
-    assert [p["title"] for p in flagged] == ["ANTIPATTERN-b", "PATTERN-f"]  # the flag wins, the config's min_occurrences stays
+    assert [p["title"] for p in flagged] == [
+        "ANTIPATTERN-b",
+        "PATTERN-f",
+    ]  # the flag wins, the config's min_occurrences stays
 
 
 def test_malformed_success_rate_is_reported_not_fatal(brain, vault):
-    write(vault, "patterns/bad.md", "---\ntitle: PATTERN-bad\ntype: pattern\nsuccess_rate: lots\noccurrences: 2.5\n---\n")
+    write(
+        vault, "patterns/bad.md", "---\ntitle: PATTERN-bad\ntype: pattern\nsuccess_rate: lots\noccurrences: 2.5\n---\n"
+    )
     result = brain("pattern", "list", "--json")
     assert result.exit_code == 0
     assert json.loads(result.output)[0]["success_rate"] is None

@@ -8,21 +8,22 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC
 from pathlib import Path
 
 import pytest
+from conftest import DATA, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.memory import run_input, runs
 from brain.memory.corpus import Corpus
+from brain.memory.runs import service as runs
+from brain.memory.runs import validation as run_input
 from brain.notes.parse import parse_note
 from brain.notes.run import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note
 from brain.vault import Vault
-
-from conftest import DATA, REPO
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 
@@ -52,28 +53,48 @@ def only_run(vault: Vault) -> str:
 
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
-json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-                           max_leaves=12)
-hostile_text = st.text() | st.sampled_from(["## Snapshot", "```json\n{}\n```", "---", "- ## Snapshot\n```", "x\n===", "\u2028## Snapshot"])
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+hostile_text = st.text() | st.sampled_from(
+    ["## Snapshot", "```json\n{}\n```", "---", "- ## Snapshot\n```", "x\n===", "\u2028## Snapshot"]
+)
 snapshots = st.fixed_dictionaries(
     {
         "query": hostile_text.filter(lambda t: t.strip() != ""),
         "finalContent": st.none() | hostile_text,
-        "decisions": st.lists(st.fixed_dictionaries({
-            "stageId": st.text(min_size=1),
-            "chosen": json_values,
-            "rule": st.text(),
-            "evidence": st.dictionaries(st.text(), json_values, max_size=5),
-        }), max_size=4),
-        "toolCalls": st.lists(st.fixed_dictionaries({
-            "name": st.text(),
-            "args": st.dictionaries(st.text(), json_values, max_size=3),
-            "resultPreview": st.text(max_size=PREVIEW_LIMIT),
-            "errored": st.booleans(),
-        }), max_size=3),
+        "decisions": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "stageId": st.text(min_size=1),
+                    "chosen": json_values,
+                    "rule": st.text(),
+                    "evidence": st.dictionaries(st.text(), json_values, max_size=5),
+                }
+            ),
+            max_size=4,
+        ),
+        "toolCalls": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "name": st.text(),
+                    "args": st.dictionaries(st.text(), json_values, max_size=3),
+                    "resultPreview": st.text(max_size=PREVIEW_LIMIT),
+                    "errored": st.booleans(),
+                }
+            ),
+            max_size=3,
+        ),
     },
-    optional={"narrative": hostile_text, "iterations": st.integers(), "durationMs": json_values,
-              "tokenUsage": st.fixed_dictionaries({"input": st.integers(), "output": st.integers()}), "extra": json_values},
+    optional={
+        "narrative": hostile_text,
+        "iterations": st.integers(),
+        "durationMs": json_values,
+        "tokenUsage": st.fixed_dictionaries({"input": st.integers(), "output": st.integers()}),
+        "extra": json_values,
+    },
 )
 
 
@@ -81,20 +102,39 @@ snapshots = st.fixed_dictionaries(
 @given(snapshots)
 def test_a_snapshot_comes_back_from_its_note_with_every_value_and_type(data: dict) -> None:
     snapshot, truncated = run_input.snapshot_from_data(data)
-    run = Run("RUN-x", RunScope("acme", "ana", "c-1"), snapshot, "2026-03-01T10:00:00Z", RunLabels(accepted=True, score=0.75), "e", None, truncated)
+    run = Run(
+        "RUN-x",
+        RunScope("acme", "ana", "c-1"),
+        snapshot,
+        "2026-03-01T10:00:00Z",
+        RunLabels(accepted=True, score=0.75),
+        "e",
+        None,
+        truncated,
+    )
     back = run_from_note(parse_note(render_run(run), "runs/acme/RUN-x.md"))
     assert back.problems == ()
-    assert json.dumps(back.snapshot, sort_keys=True) == json.dumps(data, sort_keys=True)  # 1 and 1.0, True and 1 stay apart
+    assert json.dumps(back.snapshot, sort_keys=True) == json.dumps(
+        data, sort_keys=True
+    )  # 1 and 1.0, True and 1 stay apart
     assert back.scope == run.scope and back.labels == run.labels and back.in_flight == (data["finalContent"] is None)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(data=snapshots, number=st.integers(0, 10**9))
 def test_record_and_read_back_through_the_vault_and_its_index(lexical: Vault, data: dict, number: int) -> None:
     """The whole way: checks, note file, catalog (JSON frontmatter, parsed sections), corpus, show."""
     corpus = Corpus(lexical)
-    stored = runs.record_run(lexical, corpus, data, tenant="acme", run_id=f"RUN-{number}-{len(data['query'])}",
-                             labels=RunLabels(escalated=True, score=0.25))
+    stored = runs.record_run(
+        lexical,
+        corpus,
+        data,
+        tenant="acme",
+        run_id=f"RUN-{number}-{len(data['query'])}",
+        labels=RunLabels(escalated=True, score=0.25),
+    )
     shown = runs.run_record(runs.get_run(corpus, stored.path, "acme"))
     assert json.dumps(shown["snapshot"], sort_keys=True) == json.dumps(data, sort_keys=True)
     assert shown["outcome"] == {"escalated": True, "score": 0.25} and shown["problems"] == []
@@ -119,8 +159,11 @@ def test_long_previews_are_cut_to_500_characters_and_the_note_says_so(lexical: V
 
 
 def test_record_then_show_json_gives_back_the_same_snapshot(lexical: Vault, brain) -> None:
-    wrapped = {"snapshot": LOAN, "identity": {"tenant": "lending", "principal": "officer", "conversationId": "app-42"},
-               "outcome": {"accepted": True, "score": 0.9}}
+    wrapped = {
+        "snapshot": LOAN,
+        "identity": {"tenant": "lending", "principal": "officer", "conversationId": "app-42"},
+        "outcome": {"accepted": True, "score": 0.9},
+    }
     result = record(brain, wrapped)
     assert result.exit_code == 0, result.output
     name = only_run(lexical)
@@ -153,7 +196,9 @@ def test_the_note_reads_well_and_is_generated_from_the_snapshot(lexical: Vault, 
 def test_a_person_can_label_a_run_later_in_its_frontmatter(lexical: Vault, brain) -> None:
     record(brain, LOAN, "--tenant", "lending")
     path = next((lexical.root / "runs" / "lending").glob("*.md"))
-    path.write_text(path.read_text(encoding="utf-8").replace("status: done\n", "status: done\noverridden: true\n"), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("status: done\n", "status: done\noverridden: true\n"), encoding="utf-8"
+    )
     shown = json.loads(brain("run", "show", only_run(lexical), "--json").output)
     assert shown["outcome"] == {"overridden": True} and shown["snapshot"] == LOAN
 
@@ -162,9 +207,16 @@ def test_a_person_can_label_a_run_later_in_its_frontmatter(lexical: Vault, brain
     ("data", "args", "message"),
     [
         ({k: v for k, v in LOAN.items() if k != "query"}, ("--tenant", "t"), "error: the snapshot has no 'query'"),
-        ({k: v for k, v in LOAN.items() if k != "finalContent"}, ("--tenant", "t"), "error: the snapshot has no 'finalContent'"),
-        ({**LOAN, "decisions": [{"stageId": "s", "chosen": "x", "evidence": "creditScore=580"}]}, ("--tenant", "t"),
-         "error: decisions[0].evidence must be a JSON object"),
+        (
+            {k: v for k, v in LOAN.items() if k != "finalContent"},
+            ("--tenant", "t"),
+            "error: the snapshot has no 'finalContent'",
+        ),
+        (
+            {**LOAN, "decisions": [{"stageId": "s", "chosen": "x", "evidence": "creditScore=580"}]},
+            ("--tenant", "t"),
+            "error: decisions[0].evidence must be a JSON object",
+        ),
         (LOAN, ("--tenant", "../escape"), "error: tenant '../escape' may hold only letters"),
         (LOAN, ("--tenant", "a/b"), "error: tenant 'a/b' may hold only letters"),
         (LOAN, (), "error: a tenant is required (--tenant)"),
@@ -201,12 +253,26 @@ def test_input_that_is_not_json_is_refused(lexical: Vault, brain, text: str, mes
 
 
 def test_list_is_per_tenant_newest_first_and_leaves_expired_runs_out(lexical: Vault) -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     corpus = Corpus(lexical)
-    for day, tenant, query in ((1, "acme", "first"), (3, "acme", "third"), (2, "acme", "second"), (4, "other", "fourth")):
-        runs.record_run(lexical, corpus, {**LOAN, "query": query}, tenant=tenant, now=datetime(2026, 3, day, tzinfo=timezone.utc))
-    runs.record_run(lexical, corpus, {**LOAN, "query": "gone"}, tenant="acme", ttl="1h", now=datetime(2026, 3, 5, tzinfo=timezone.utc))
+    for day, tenant, query in (
+        (1, "acme", "first"),
+        (3, "acme", "third"),
+        (2, "acme", "second"),
+        (4, "other", "fourth"),
+    ):
+        runs.record_run(
+            lexical, corpus, {**LOAN, "query": query}, tenant=tenant, now=datetime(2026, 3, day, tzinfo=UTC)
+        )
+    runs.record_run(
+        lexical,
+        corpus,
+        {**LOAN, "query": "gone"},
+        tenant="acme",
+        ttl="1h",
+        now=datetime(2026, 3, 5, tzinfo=UTC),
+    )
     assert [run.query for run in runs.list_runs(corpus, "acme")] == ["third", "second", "first"]
     assert [run.query for run in runs.list_runs(corpus, "other")] == ["fourth"]
     kept = runs.record_run(lexical, corpus, {**LOAN, "query": "kept"}, tenant="acme", ttl="30d")
@@ -230,15 +296,27 @@ def test_a_run_in_flight_is_completed_by_recording_its_id_again(lexical: Vault, 
     assert "## Answer\n_In flight: no final answer recorded yet._\n" in path.read_text(encoding="utf-8")
     refused = brain("run", "explain", "RUN-app-42")
     assert refused.exit_code == 1 and refused.stderr == (
-        "error: run 'RUN-app-42' is still in flight (no final answer recorded); explain it once it has finished\n")
+        "error: run 'RUN-app-42' is still in flight (no final answer recorded); explain it once it has finished\n"
+    )
     path.write_text(path.read_text(encoding="utf-8") + "\n## Notes\nChecked by Ana.\n", encoding="utf-8")
-    assert record(brain, LOAN, "--tenant", "lending", "--id", "RUN-app-42").output == "updated runs/lending/RUN-app-42.md\n"
+    assert (
+        record(brain, LOAN, "--tenant", "lending", "--id", "RUN-app-42").output
+        == "updated runs/lending/RUN-app-42.md\n"
+    )
     assert json.loads(brain("run", "show", "RUN-app-42", "--json").output)["snapshot"] == LOAN
     assert "## Notes\nChecked by Ana.\n" in path.read_text(encoding="utf-8")
-    assert record(brain, LOAN, "--tenant", "retail", "--id", "RUN-app-42").output == "recorded runs/retail/RUN-app-42.md\n"
-    assert json.loads(brain("run", "show", "RUN-app-42", "--tenant", "retail", "--json").output)["identity"] == {"tenant": "retail"}
+    assert (
+        record(brain, LOAN, "--tenant", "retail", "--id", "RUN-app-42").output == "recorded runs/retail/RUN-app-42.md\n"
+    )
+    assert json.loads(brain("run", "show", "RUN-app-42", "--tenant", "retail", "--json").output)["identity"] == {
+        "tenant": "retail"
+    }
     again = record(brain, LOAN, "--tenant", "lending", "--id", "RUN-app-42")
-    assert again.exit_code == 1 and again.stderr == "error: run id 'RUN-app-42' is taken by a finished run of this tenant; record under another id\n"
+    assert (
+        again.exit_code == 1
+        and again.stderr
+        == "error: run id 'RUN-app-42' is taken by a finished run of this tenant; record under another id\n"
+    )
 
 
 def test_a_run_kept_in_frontmatter_by_the_older_layout_is_read(lexical: Vault, brain) -> None:
@@ -246,7 +324,9 @@ def test_a_run_kept_in_frontmatter_by_the_older_layout_is_read(lexical: Vault, b
     shown = json.loads(brain("run", "show", "RUN-2026-03-26-duplicate-credit-explanation", "--json").output)
     assert shown["identity"]["tenant"] == "ledger"
     assert shown["snapshot"]["decisions"][2]["evidence"]["handler_p99_ms"] == 12000
-    assert shown["snapshot"]["toolCalls"][0]["name"] == "search" and shown["snapshot"]["finalContent"].startswith("On 2026-03-10")
+    assert shown["snapshot"]["toolCalls"][0]["name"] == "search" and shown["snapshot"]["finalContent"].startswith(
+        "On 2026-03-10"
+    )
 
 
 def test_expired_runs_are_not_recalled_or_listed_but_can_be_shown(lexical: Vault, brain) -> None:
@@ -254,7 +334,9 @@ def test_expired_runs_are_not_recalled_or_listed_but_can_be_shown(lexical: Vault
     record(brain, LOAN, "--tenant", "lending", "--id", "RUN-new", "--ttl", "2w")
     found = json.loads(brain("run", "recall", LOAN["query"], "--tenant", "lending", "--top-k", "5", "--json").output)
     assert [hit["id"] for hit in found["hits"]] == ["RUN-new"] and found["hits"][0]["similarity"] == 1.0
-    assert [row["id"] for row in json.loads(brain("run", "list", "--tenant", "lending", "--json").output)] == ["RUN-new"]
+    assert [row["id"] for row in json.loads(brain("run", "list", "--tenant", "lending", "--json").output)] == [
+        "RUN-new"
+    ]
     assert brain("run", "show", "RUN-old").output.splitlines()[4] == "expires: 2020-01-01T00:00:00Z"
 
 
@@ -263,4 +345,6 @@ def test_doctor_reports_a_run_whose_snapshot_cannot_be_read(lexical: Vault, brai
     path = lexical.root / "runs" / "lending" / "RUN-broken.md"
     path.write_text(path.read_text(encoding="utf-8").replace('"iterations": 1,', '"iterations": 1,,'), encoding="utf-8")
     report = brain("doctor").output
-    assert "runs/lending/RUN-broken.md" in report and "the Snapshot JSON does not parse (Expecting property name" in report
+    assert (
+        "runs/lending/RUN-broken.md" in report and "the Snapshot JSON does not parse (Expecting property name" in report
+    )

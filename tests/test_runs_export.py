@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 import pytest
+from conftest import DATA
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.memory import runs
 from brain.memory.corpus import Corpus
+from brain.memory.runs import service as runs
 from brain.notes.run import RunLabels
 from brain.vault import Vault
-
-from conftest import DATA
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 
@@ -122,12 +121,20 @@ def labelled(vault: Vault):
     """Runs of two tenants: the same query answered well and badly, an unlabelled one, one in flight."""
     open_index(vault, embedder=LexicalFallbackEmbedder())
     corpus = Corpus(vault)
-    day = lambda n: datetime(2026, 3, n, tzinfo=timezone.utc)  # noqa: E731
+    day = lambda n: datetime(2026, 3, n, tzinfo=UTC)  # noqa: E731
     titles = {}
     for name, tenant, changes, labels, when in (
         ("good", "lending", {}, RunLabels(accepted=True, score=0.9), day(1)),
-        ("override", "lending", {"query": "should we approve LOAN #42?  credit: 580. income: 95k. amount: 50k",
-                                 "finalContent": "Approved."}, RunLabels(overridden=True), day(2)),
+        (
+            "override",
+            "lending",
+            {
+                "query": "should we approve LOAN #42?  credit: 580. income: 95k. amount: 50k",
+                "finalContent": "Approved.",
+            },
+            RunLabels(overridden=True),
+            day(2),
+        ),
         ("scored", "lending", {"finalContent": "Rejected (short)."}, RunLabels(score=0.6), day(3)),
         ("unlabelled", "lending", {"query": "Another question"}, RunLabels(), day(4)),
         ("flying", "lending", {"finalContent": None}, RunLabels(accepted=True), day(5)),
@@ -142,29 +149,42 @@ def test_sft_lines_are_chat_examples_of_good_runs_with_their_tool_calls(labelled
     vault, _, titles = labelled
     out = tmp_path / "sft.jsonl"
     result = brain("run", "export", "--format", "sft", str(out))
-    assert result.output == (f"wrote 2 sft lines from 2 runs to {out}\n"
-                             "left out: 1 without a label, 1 in flight, 2 labelled bad\n")
+    assert result.output == (
+        f"wrote 2 sft lines from 2 runs to {out}\nleft out: 1 without a label, 1 in flight, 2 labelled bad\n"
+    )
     lines = read_lines(out, "sft")
     assert [line["source_run_id"] for line in lines] == [titles["good"], titles["scored"]]
     messages = lines[0]["messages"]
     assert messages[1] == {"role": "user", "content": LOAN["query"]}
-    assert messages[2]["tool_calls"][0]["function"] == {"name": "lookupCreditBureau", "arguments": '{"applicationId": "42"}'}
+    assert messages[2]["tool_calls"][0]["function"] == {
+        "name": "lookupCreditBureau",
+        "arguments": '{"applicationId": "42"}',
+    }
     assert messages[3] == {"role": "tool", "tool_call_id": "call_1", "content": LOAN["toolCalls"][0]["resultPreview"]}
     assert messages[4] == {"role": "assistant", "content": LOAN["finalContent"]}
 
 
 @pytest.mark.parametrize("format", ["dpo", "dpo-openai"])
-def test_preference_pairs_come_from_runs_of_the_same_query_and_tenant(labelled, brain, tmp_path: Path, format: str) -> None:
+def test_preference_pairs_come_from_runs_of_the_same_query_and_tenant(
+    labelled, brain, tmp_path: Path, format: str
+) -> None:
     _, _, titles = labelled
     out = tmp_path / f"{format}.jsonl"
     result = brain("run", "export", "--format", format, str(out))
     assert result.output.splitlines()[1] == "left out: 1 without a label, 1 in flight, 1 without a counterpart to pair"
     lines = read_lines(out, format)
     assert [(line["source_run_id"], line["rejected_run_id"]) for line in lines] == [
-        (titles["good"], titles["scored"]), (titles["good"], titles["override"])]
+        (titles["good"], titles["scored"]),
+        (titles["good"], titles["override"]),
+    ]
     if format == "dpo":
-        assert lines[1] == {"prompt": LOAN["query"], "chosen": LOAN["finalContent"], "rejected": "Approved.",
-                            "source_run_id": titles["good"], "rejected_run_id": titles["override"]}
+        assert lines[1] == {
+            "prompt": LOAN["query"],
+            "chosen": LOAN["finalContent"],
+            "rejected": "Approved.",
+            "source_run_id": titles["good"],
+            "rejected_run_id": titles["override"],
+        }
     else:
         assert lines[1]["preferred_output"] == [{"role": "assistant", "content": LOAN["finalContent"]}]
         assert lines[1]["non_preferred_output"] == [{"role": "assistant", "content": "Approved."}]
@@ -175,7 +195,11 @@ def test_kto_and_process_labels(labelled, brain, tmp_path: Path) -> None:
     brain("run", "export", "--format", "kto", str(tmp_path / "kto.jsonl"))
     kto = read_lines(tmp_path / "kto.jsonl", "kto")
     assert {line["source_run_id"]: line["label"] for line in kto} == {
-        titles["good"]: True, titles["override"]: False, titles["scored"]: True, titles["retail"]: False}
+        titles["good"]: True,
+        titles["override"]: False,
+        titles["scored"]: True,
+        titles["retail"]: False,
+    }
     brain("run", "export", "--format", "process", str(tmp_path / "process.jsonl"), "--tenant", "lending")
     process = {line["source_run_id"]: line for line in read_lines(tmp_path / "process.jsonl", "process")}
     assert process[titles["good"]]["completions"] == [
@@ -188,10 +212,18 @@ def test_kto_and_process_labels(labelled, brain, tmp_path: Path) -> None:
 
 def test_filters_and_summary(labelled, brain, tmp_path: Path) -> None:
     out = tmp_path / "kto.jsonl"
-    summary = json.loads(brain("run", "export", "--format", "kto", str(out), "--since", "2026-03-02", "--min-score", "0.7",
-                               "--json").output)
+    summary = json.loads(
+        brain(
+            "run", "export", "--format", "kto", str(out), "--since", "2026-03-02", "--min-score", "0.7", "--json"
+        ).output
+    )
     assert {k: summary[k] for k in ("lines", "runs", "unlabelled", "in_flight", "filtered")} == {
-        "lines": 2, "runs": 2, "unlabelled": 1, "in_flight": 1, "filtered": 2}  # the run of day 1 and the 0.6 score
+        "lines": 2,
+        "runs": 2,
+        "unlabelled": 1,
+        "in_flight": 1,
+        "filtered": 2,
+    }  # the run of day 1 and the 0.6 score
     assert all(line["source_run_id"] for line in read_lines(out, "kto"))
 
 

@@ -6,11 +6,10 @@ import json
 from collections.abc import Iterator
 
 import pytest
-
-from brain.vault import init_vault
-
 from conftest import DATA
 from mcp_harness import RUN_TOOLS, McpClient, connect, snapshot, text_of
+
+from brain.vault import init_vault
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
 QUESTION = "Should we approve application #42? Credit: 580. Income: 95k. Amount: 50k."
@@ -30,21 +29,32 @@ def test_run_tools_are_listed_with_described_arguments(client: McpClient) -> Non
     assert set(tools) == RUN_TOOLS
     assert set(tools["recall_runs"].input_schema["required"]) == {"query", "tenant"}
     assert set(tools["explain_run"].input_schema["required"]) == {"run", "tenant"}
-    assert tools["recall_runs"].input_schema["properties"]["projection"]["enum"] == ["decisions", "commits", "narrative", "full"]
+    assert tools["recall_runs"].input_schema["properties"]["projection"]["enum"] == [
+        "decisions",
+        "commits",
+        "narrative",
+        "full",
+    ]
     assert tools["recall_runs"].annotations.read_only_hint is True
 
 
 def test_record_recall_and_explain_within_a_tenant(client: McpClient) -> None:
-    recorded = client.ok("record_run", {"snapshot": APPLICATION, "tenant": "lending", "conversation_id": "app-42", "accepted": True})
+    recorded = client.ok(
+        "record_run", {"snapshot": APPLICATION, "tenant": "lending", "conversation_id": "app-42", "accepted": True}
+    )
     run_id = recorded.structured_content["id"]
     assert text_of(recorded) == f"recorded runs/lending/{run_id}.md"
     found = client.ok("recall_runs", {"query": QUESTION, "tenant": "lending"})
     (hit,) = found.structured_content["hits"]
     assert hit["id"] == run_id and hit["similarity"] == 1.0 and hit["tokens"] == 45
-    assert text_of(found).splitlines()[2] == "classify-risk → rejected (Marginal credit): creditScore=580, threshold=600"
+    assert (
+        text_of(found).splitlines()[2] == "classify-risk → rejected (Marginal credit): creditScore=580, threshold=600"
+    )
     explained = client.ok("explain_run", {"run": run_id, "tenant": "lending", "question": "why rejected?"})
-    assert '- Stage classify-risk chose "rejected" by the rule "Marginal credit", on the evidence creditScore=580, threshold=600.' in text_of(
-        explained).splitlines()
+    assert (
+        '- Stage classify-risk chose "rejected" by the rule "Marginal credit", on the evidence creditScore=580, threshold=600.'
+        in text_of(explained).splitlines()
+    )
 
 
 def test_another_tenant_never_sees_counts_or_explains_the_run(client: McpClient) -> None:
@@ -55,8 +65,13 @@ def test_another_tenant_never_sees_counts_or_explains_the_run(client: McpClient)
     assert text_of(crossed) == "no run of tenant 'bank-b' matches at or above 0.00; nothing recalled"
     other = client.bad("explain_run", {"run": run_id, "tenant": "bank-b"})
     missing = client.bad("explain_run", {"run": "RUN-missing", "tenant": "bank-b"})
-    assert other.replace(run_id, "X") == missing.replace("RUN-missing", "X") == (
-        "Error executing tool explain_run: no run named 'X' for tenant 'bank-b'; `brain run list --tenant T` lists them")
+    assert (
+        other.replace(run_id, "X")
+        == missing.replace("RUN-missing", "X")
+        == (
+            "Error executing tool explain_run: no run named 'X' for tenant 'bank-b'; `brain run list --tenant T` lists them"
+        )
+    )
     client.bad("recall_runs", {"query": QUESTION}, "tenant")  # no tenant: refused by the schema
     client.bad("recall_runs", {"query": QUESTION, "tenant": ""}, "recall needs a tenant")
     client.bad("recall_runs", {"query": QUESTION, "tenant": "../bank-a"}, "tenant '../bank-a' may hold only letters")
@@ -71,4 +86,6 @@ def test_bad_input_is_a_tool_error_and_changes_nothing(client: McpClient) -> Non
     client.bad("record_run", {"snapshot": evidence, "tenant": "lending"}, "decisions[0].evidence must be a JSON object")
     client.bad("recall_runs", {"query": QUESTION, "tenant": "lending", "projection": "everything"}, "projection")
     assert snapshot(client.root) == before
-    assert client.ok("recall_runs", {"query": QUESTION, "tenant": "lending"}).structured_content["hits"]  # still serving
+    assert client.ok("recall_runs", {"query": QUESTION, "tenant": "lending"}).structured_content[
+        "hits"
+    ]  # still serving

@@ -6,17 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 
 from brain.errors import IndexMismatch
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.index.sync import reindex_vault
-from brain.memory import runs
 from brain.memory.corpus import Corpus
+from brain.memory.runs import service as runs
 from brain.notes.run import project
 from brain.vault import Vault
-
-from conftest import DATA
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
 QUESTION = "why was application #42 rejected?"
@@ -98,21 +97,32 @@ def test_the_cli_recalls_for_the_same_tenant_and_never_across(minilm: Vault, bra
     assert other.output == "no run of tenant 'retail' matches at or above 0.50; nothing recalled\n"
     assert json.loads(brain("run", "recall", QUESTION, "--tenant", "retail", "--json").output)["compared"] == 0
     refused = brain("run", "recall", QUESTION)
-    assert refused.exit_code == 1 and refused.stderr == "error: recall needs --tenant; runs are never recalled across tenants\n"
+    assert (
+        refused.exit_code == 1
+        and refused.stderr == "error: recall needs --tenant; runs are never recalled across tenants\n"
+    )
     # show and explain through another tenant answer exactly as for a run that does not exist
     for command in ("show", "explain"):
         crossed = brain("run", command, name, "--tenant", "retail")
         missing = brain("run", command, "RUN-nothing", "--tenant", "retail")
         assert crossed.exit_code == missing.exit_code == 1
         assert crossed.stderr.replace(name, "X") == missing.stderr.replace("RUN-nothing", "X")
-        assert crossed.stderr == f"error: no run named '{name}' for tenant 'retail'; `brain run list --tenant T` lists them\n"
+        assert (
+            crossed.stderr
+            == f"error: no run named '{name}' for tenant 'retail'; `brain run list --tenant T` lists them\n"
+        )
     assert brain("run", "list", "--tenant", "retail").output == "no runs for tenant 'retail'\n"
     bad = brain("run", "recall", QUESTION, "--tenant", "lending", "--projection", "everything")
-    assert bad.exit_code == 1 and bad.stderr == "error: projection 'everything' is not one of decisions, commits, narrative, full\n"
+    assert (
+        bad.exit_code == 1
+        and bad.stderr == "error: projection 'everything' is not one of decisions, commits, narrative, full\n"
+    )
 
 
 def test_explain_cites_stage_ids_rules_and_evidence(minilm: Vault, brain) -> None:
-    brain("run", "record", "-f", str(DATA / "runs" / "application-42.json"), "--tenant", "lending", "--id", "RUN-app-42")
+    brain(
+        "run", "record", "-f", str(DATA / "runs" / "application-42.json"), "--tenant", "lending", "--id", "RUN-app-42"
+    )
     assert brain("run", "explain", "RUN-app-42", "why was it rejected?", "--tenant", "lending").output.splitlines() == [
         "Run RUN-app-42 (tenant lending) was asked: Should we approve application #42? Credit: 580. Income: 95k. Amount: 50k.",
         "It answered: Application #42: REJECTED. Credit (580) below floor (600). Suggest manual review.",
@@ -152,7 +162,9 @@ def test_runs_written_elsewhere_are_recalled_and_deleted_ones_are_not(minilm: Va
     copy = minilm.root / "runs" / "lending" / "RUN-copied.md"
     copy.write_text(text.replace(f"title: {stored.title}", "title: RUN-copied"), encoding="utf-8")
     steps: list[tuple[str, int, int]] = []
-    (hit,) = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", progress=lambda *step: steps.append(step)).hits
+    (hit,) = runs.recall_runs(
+        minilm, corpus, QUESTION, tenant="lending", progress=lambda *step: steps.append(step)
+    ).hits
     assert hit.run == "RUN-copied" and steps == [("runs", 1, 1)]  # the copy's query was embedded by this recall
     copy.unlink()
     assert runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", threshold=0.0).hits == ()

@@ -12,15 +12,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import lexical_vault, note_text, put
+from labelled_queries import KEYWORDS, PARAPHRASE
 
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
 from brain.index.search import SearchFilters, run, search
 from brain.index.sync import index_vault
 from brain.vault import Vault
-
-from conftest import lexical_vault, note_text, put
-from labelled_queries import KEYWORDS, PARAPHRASE
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
@@ -51,7 +50,13 @@ def vault(tmp_path, chroma_url):
 
 
 def test_words_find_the_note_section_and_snippet(vault):
-    put(vault, "animals/quokka.md", note_text("Quokka", "## Diet\nLeaves and grass.\n\n## Habitat\nThe quokka lives on Rottnest Island, off Perth."))
+    put(
+        vault,
+        "animals/quokka.md",
+        note_text(
+            "Quokka", "## Diet\nLeaves and grass.\n\n## Habitat\nThe quokka lives on Rottnest Island, off Perth."
+        ),
+    )
     put(vault, "animals/other.md", note_text("Wombat", "## Habitat\nBurrows in forests."))
     for mode in ("text", "hybrid", "vector"):
         hits = search(open_index(vault), "Rottnest island quokka", mode=mode, limit=5)
@@ -61,17 +66,50 @@ def test_words_find_the_note_section_and_snippet(vault):
 
 def test_filters_apply_before_ranking(vault):
     for n in range(40):
-        put(vault, f"ops/deploy-{n}.md", note_text(f"Deploy {n}", "deploy rollback canary deploy rollback canary release", type="episode", outcome="success", date="2026-03-01"))
-    put(vault, "tips/rare.md", note_text("Rare", "one mention of rollback among many other words about gardening and tomatoes",
-                                        type="tip", outcome="failure", tags="[rare, garden]", date="2020-01-05"))
+        put(
+            vault,
+            f"ops/deploy-{n}.md",
+            note_text(
+                f"Deploy {n}",
+                "deploy rollback canary deploy rollback canary release",
+                type="episode",
+                outcome="success",
+                date="2026-03-01",
+            ),
+        )
+    put(
+        vault,
+        "tips/rare.md",
+        note_text(
+            "Rare",
+            "one mention of rollback among many other words about gardening and tomatoes",
+            type="tip",
+            outcome="failure",
+            tags="[rare, garden]",
+            date="2020-01-05",
+        ),
+    )
     for mode in ("text", "vector", "hybrid"):
-        assert "tips/rare.md" not in [h.path for h in search(open_index(vault), "deploy rollback canary", mode=mode, limit=5)], mode
-        for filters in (SearchFilters(types=("tip",)), SearchFilters(folders=("tips",)), SearchFilters(tags=("rare",)),
-                        SearchFilters(fields=(("outcome", "failure"),)), SearchFilters(until="2020-12-31"),
-                        SearchFilters(tags=("garden", "rare"), since="2020-01-01", until="2020-01")):
+        assert "tips/rare.md" not in [
+            h.path for h in search(open_index(vault), "deploy rollback canary", mode=mode, limit=5)
+        ], mode
+        for filters in (
+            SearchFilters(types=("tip",)),
+            SearchFilters(folders=("tips",)),
+            SearchFilters(tags=("rare",)),
+            SearchFilters(fields=(("outcome", "failure"),)),
+            SearchFilters(until="2020-12-31"),
+            SearchFilters(tags=("garden", "rare"), since="2020-01-01", until="2020-01"),
+        ):
             hits = search(open_index(vault), "deploy rollback canary", mode=mode, limit=5, filters=filters)
             assert [h.path for h in hits] == ["tips/rare.md"], (mode, filters)
-        hits = search(open_index(vault), "deploy rollback canary", mode=mode, limit=50, filters=SearchFilters(types=("episode",), since="2026-03-01"))
+        hits = search(
+            open_index(vault),
+            "deploy rollback canary",
+            mode=mode,
+            limit=50,
+            filters=SearchFilters(types=("episode",), since="2026-03-01"),
+        )
         assert len(hits) == 40 and all(h.type == "episode" for h in hits)
         assert search(open_index(vault), "deploy", mode=mode, filters=SearchFilters(tags=("rare", "missing"))) == []
 
@@ -129,7 +167,9 @@ def test_a_query_sharing_no_words_finds_the_note_by_meaning(example):
     assert not (words(query) - {"in"}) & words((example.root / adr).read_text())  # no shared word but "in"
     hits = search(open_index(example), query, limit=2)
     assert adr in [hit.path for hit in hits]
-    assert adr not in [h.path for h in search(open_index(example), query, mode="text", limit=10)]  # words alone cannot find it
+    assert adr not in [
+        h.path for h in search(open_index(example), query, mode="text", limit=10)
+    ]  # words alone cannot find it
 
 
 def test_hybrid_is_never_worse_than_its_better_half(example):
@@ -150,5 +190,7 @@ def test_hybrid_is_never_worse_than_its_better_half(example):
 def test_filtered_dense_ranking_is_exact_and_sees_new_writes(vault):
     test_filters_apply_before_ranking(vault)
     put(vault, "tips/new.md", note_text("New", "rollback canary new tip", type="tip"))
-    hits = search(open_index(vault), "rollback canary new tip", mode="vector", limit=5, filters=SearchFilters(types=("tip",)))
+    hits = search(
+        open_index(vault), "rollback canary new tip", mode="vector", limit=5, filters=SearchFilters(types=("tip",))
+    )
     assert {h.path for h in hits} == {"tips/rare.md", "tips/new.md"}  # the copy was refreshed after the write

@@ -13,13 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
 from brain.index.search import search, search_report
 from brain.index.sync import index_vault
 from brain.index.watch import follow
-
-from conftest import lexical_vault, note_text, put, run_brain
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -34,14 +33,18 @@ def vault(tmp_path):
 def test_a_search_after_a_large_change_answers_with_what_is_indexed(vault):
     put(vault, "n/small.md", note_text("Small", "apples and pears"))
     index_vault(open_index(vault))
-    big = "\n".join(f"line {i} about apples orchards harvest" for i in range(2000))  # ~80 KB: too much to embed in a search
+    big = "\n".join(
+        f"line {i} about apples orchards harvest" for i in range(2000)
+    )  # ~80 KB: too much to embed in a search
     put(vault, "n/big.md", note_text("Big", big))
     started = time.perf_counter()
     report = search_report(open_index(vault), "apples", mode="vector")
     assert time.perf_counter() - started < 5
     assert report.pending == 1  # the big note waits for `brain index`
     assert [hit.path for hit in report.hits] == ["n/small.md"]
-    assert [hit.path for hit in search(open_index(vault), "orchards harvest", mode="text")] == ["n/big.md"]  # the catalog has it
+    assert [hit.path for hit in search(open_index(vault), "orchards harvest", mode="text")] == [
+        "n/big.md"
+    ]  # the catalog has it
     result = run_brain("search", "apples", "--mode", "vector", "--vault", str(vault.root))
     assert result.exit_code == 0
     assert "1 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them" in result.output
@@ -70,8 +73,13 @@ def test_a_one_shot_search_reads_the_snapshot_without_importing_chromadb(vault):
         f"hits = search(open_index(Vault({str(vault.root)!r})), 'yellow bananas', mode='vector', limit=1); "
         "print(json.dumps([[h.path for h in hits], 'chromadb' in sys.modules]))"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert json.loads(done.stdout) == [["n/b.md"], False]
 
 
@@ -134,4 +142,6 @@ def test_a_model_that_is_not_a_cross_encoder_is_refused(vault, tmp_path, monkeyp
     put(vault, "n/a.md", note_text("A", "apples"))
     result = run_brain("search", "apples", "--rerank", "--vault", str(vault.root))
     assert result.exit_code == 1
-    assert result.output.startswith(f"error: reranker model '{folder / 'model.onnx'}' is not a cross-encoder: its first output has shape [")
+    assert result.output.startswith(
+        f"error: reranker model '{folder / 'model.onnx'}' is not a cross-encoder: its first output has shape ["
+    )

@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from brain.cli import app
-
 from brain.errors import InvalidInput, NoteNotFound
-from brain.memory import tips as service
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.tips_consolidate import consolidate
-from brain.memory.tips_learn import classify, draft_tips, generalize, segment, trajectory_episode
+from brain.memory.episodes.service import get_episode
+from brain.memory.tips import service
+from brain.memory.tips.consolidate import consolidate
+from brain.memory.tips.learn import classify, draft_tips, generalize, segment
+from brain.memory.tips.trajectory import trajectory_episode
 from brain.notes.parse import parse_note
 from brain.notes.tip import CATEGORIES, SourceRef, Tip, render_tip, tip_from_note
 from brain.vault import Vault
@@ -51,7 +51,9 @@ def test_a_failed_incident_gives_recovery_tips_with_causes(example):
     assert first.attribution is not None
     assert first.attribution.immediate.startswith("TTL check shows all <n> keys now share one expiry")
     assert first.attribution.proximate == "Extend TTL on all keys"  # the decision that enabled it
-    assert first.attribution.root == "Deploy with new balance serialisation flushes balance keys"  # where the chain starts
+    assert (
+        first.attribution.root == "Deploy with new balance serialisation flushes balance keys"
+    )  # where the chain starts
     assert "Immediate cause:" in first.purpose and "Root cause: Deploy with new balance serialisation" in first.purpose
     recovered = drafts[2]
     assert (recovered.category, recovered.evidence) == ("recovery", "both")
@@ -76,10 +78,20 @@ def test_a_clean_success_is_a_strategy_naming_rejected_options(example):
 def test_a_raw_trajectory_with_an_error_then_a_fix_is_a_recovery():
     steps = [
         {"thought": "Need the user's invoices", "action": "GET /api/v2/users/42/invoices", "result": "404 not found"},
-        {"thought": "Maybe the id is the account id", "action": "Look up account id for john.doe@example.com", "result": "acct-7731"},
-        {"thought": "Retry with the account id", "action": "GET /api/v2/accounts/7731/invoices", "result": "12 invoices"},
+        {
+            "thought": "Maybe the id is the account id",
+            "action": "Look up account id for john.doe@example.com",
+            "result": "acct-7731",
+        },
+        {
+            "thought": "Retry with the account id",
+            "action": "GET /api/v2/accounts/7731/invoices",
+            "result": "12 invoices",
+        },
     ]
-    episode = trajectory_episode("EPISODE-2026-04-01-trajectory-1", "Fetch invoices for john.doe@example.com", steps, None, None)
+    episode = trajectory_episode(
+        "EPISODE-2026-04-01-trajectory-1", "Fetch invoices for john.doe@example.com", steps, None, None
+    )
     assert episode.outcome == "success" and [e.type for e in episode.events] == ["error", "milestone", "milestone"]
     drafts = draft_tips(episode)
     assert drafts[0].category == "recovery" and drafts[0].evidence == "both"
@@ -88,11 +100,13 @@ def test_a_raw_trajectory_with_an_error_then_a_fix_is_a_recovery():
 
 
 def test_repeated_steps_are_an_optimization():
-    steps = [{"action": "Remove item from cart", "result": "ok"} for _ in range(3)] + [{"action": "Check out", "result": "ok"}]
+    steps = [{"action": "Remove item from cart", "result": "ok"} for _ in range(3)] + [
+        {"action": "Check out", "result": "ok"}
+    ]
     episode = trajectory_episode("EPISODE-t", "Empty the cart and check out", steps, "success", None)
     seg = segment(episode)
     assert classify(seg[0], episode) == "strategy"  # one step alone is clean
-    from brain.memory.tips_learn import Segment
+    from brain.memory.tips.learn import Segment
 
     whole = Segment(decisions=[], events=list(episode.events))
     assert classify(whole, episode) == "optimization"
@@ -121,7 +135,18 @@ def test_learn_writes_tip_notes_with_every_field_and_is_idempotent(example):
     assert first.output.splitlines()[0] == f"{STAMPEDE}: 3 new tips, 0 already learned"
     note = parse_note((example.root / "tips" / "TIP-first-mitigation.md").read_text(encoding="utf-8"))
     fm = note.frontmatter
-    assert {"category", "trigger", "subtask", "task_category", "priority", "support", "evidence", "source_episodes", "helped", "hurt"} <= set(fm)
+    assert {
+        "category",
+        "trigger",
+        "subtask",
+        "task_category",
+        "priority",
+        "support",
+        "evidence",
+        "source_episodes",
+        "helped",
+        "hurt",
+    } <= set(fm)
     assert fm["source_episodes"] == [f"[[{STAMPEDE}]] (d001, e004, e005)"]
     assert [s.heading for s in note.sections if s.level == 2] == ["Tip", "Purpose", "Steps", "Avoid", "Applies When"]
     again = run("tip", "learn", STAMPEDE)
@@ -130,10 +155,25 @@ def test_learn_writes_tip_notes_with_every_field_and_is_idempotent(example):
 
 def test_tip_round_trip():
     tip = Tip(
-        title="TIP-x", category="recovery", tip="Do y", trigger="When z", subtask="Handle z", task_category="ops",
-        priority="high", support=2, evidence="both", source_episodes=(SourceRef("EPISODE-a", "e001-e003"), SourceRef("EPISODE-b")),
-        helped=1, hurt=0, purpose="Because", steps=("one", "two, with a comma"), avoid="w", applies_when="always",
-        replaces=("TIP-old",), tags=("tip",), created="2026-04-01",
+        title="TIP-x",
+        category="recovery",
+        tip="Do y",
+        trigger="When z",
+        subtask="Handle z",
+        task_category="ops",
+        priority="high",
+        support=2,
+        evidence="both",
+        source_episodes=(SourceRef("EPISODE-a", "e001-e003"), SourceRef("EPISODE-b")),
+        helped=1,
+        hurt=0,
+        purpose="Because",
+        steps=("one", "two, with a comma"),
+        avoid="w",
+        applies_when="always",
+        replaces=("TIP-old",),
+        tags=("tip",),
+        created="2026-04-01",
     )
     back = tip_from_note(parse_note(render_tip(tip), "tips/TIP-x.md"))
     assert back == tip.__class__(**{**tip.__dict__, "path": "tips/TIP-x.md"})
@@ -169,13 +209,17 @@ def test_list_filters(example):
 
 def test_guidelines_core_plus_strict_matches(example, embedder):
     corpus = Corpus(example)
-    found = service.guidelines(corpus, "Database load spikes every five minutes after we flushed the cache", embedder=embedder)
+    found = service.guidelines(
+        corpus, "Database load spikes every five minutes after we flushed the cache", embedder=embedder
+    )
     assert [g.tip.title for g in found.core] == ["TIP-key-writes-before-enabling-retries"]
     assert found.matches[0].tip.title == "TIP-recover-from-cache-stampede"
     unrelated = service.guidelines(corpus, "Bake a sourdough loaf with a crisp crust", embedder=embedder)
     assert unrelated.matches == ()  # loose matches are worse than none
     assert [g.tip.title for g in unrelated.core] == ["TIP-key-writes-before-enabling-retries"]
-    loose = service.guidelines(corpus, "Bake a sourdough loaf with a crisp crust", threshold=-1.0, top_k=2, embedder=embedder)
+    loose = service.guidelines(
+        corpus, "Bake a sourdough loaf with a crisp crust", threshold=-1.0, top_k=2, embedder=embedder
+    )
     assert len(loose.matches) == 2
 
 
@@ -214,22 +258,78 @@ def test_feedback_moves_tips(example, embedder):
 # ---------------------------------------------------------------- consolidation (real model)
 
 
-def _write_tip(vault: Vault, title: str, category: str, subtask: str, trigger: str, steps: tuple[str, ...], evidence: str, episode: str) -> None:
+def _write_tip(
+    vault: Vault,
+    title: str,
+    category: str,
+    subtask: str,
+    trigger: str,
+    steps: tuple[str, ...],
+    evidence: str,
+    episode: str,
+) -> None:
     tip = Tip(
-        title=title, category=category, tip=f"{subtask}: {steps[0]}", trigger=trigger, subtask=subtask, support=1,
-        evidence=evidence, source_episodes=(SourceRef(episode, "e001-e003"),), steps=steps, avoid=f"avoid {title}",
+        title=title,
+        category=category,
+        tip=f"{subtask}: {steps[0]}",
+        trigger=trigger,
+        subtask=subtask,
+        support=1,
+        evidence=evidence,
+        source_episodes=(SourceRef(episode, "e001-e003"),),
+        steps=steps,
+        avoid=f"avoid {title}",
         created="2026-04-01",
     )
     (vault.root / "tips" / f"{title}.md").write_text(render_tip(tip), encoding="utf-8")
 
 
 def test_consolidation_merges_only_what_agrees_beyond_similarity(example, embedder):
-    steps = ("Confirm the miss rate peaks at a fixed period", "Randomise the remaining TTLs with a script", "Pause batch jobs")
-    _write_tip(example, "TIP-a", "recovery", "Mitigate a cache stampede", "Database load spikes in waves after a cache flush", steps, "failure", "EPISODE-x")
-    _write_tip(example, "TIP-b", "recovery", "Mitigate a cache stampede in production", "Database load spikes in regular waves after a cache flush", steps, "success", "EPISODE-y")
-    _write_tip(example, "TIP-c", "strategy", "Mitigate a cache stampede", "Database load spikes in waves after a cache flush", steps, "success", "EPISODE-z")
-    _write_tip(example, "TIP-d", "recovery", "Mitigate a cache stampede", "Database load spikes in waves after a cache flush",
-               ("Fail over to the standby region", "Page the database owner"), "success", "EPISODE-w")
+    steps = (
+        "Confirm the miss rate peaks at a fixed period",
+        "Randomise the remaining TTLs with a script",
+        "Pause batch jobs",
+    )
+    _write_tip(
+        example,
+        "TIP-a",
+        "recovery",
+        "Mitigate a cache stampede",
+        "Database load spikes in waves after a cache flush",
+        steps,
+        "failure",
+        "EPISODE-x",
+    )
+    _write_tip(
+        example,
+        "TIP-b",
+        "recovery",
+        "Mitigate a cache stampede in production",
+        "Database load spikes in regular waves after a cache flush",
+        steps,
+        "success",
+        "EPISODE-y",
+    )
+    _write_tip(
+        example,
+        "TIP-c",
+        "strategy",
+        "Mitigate a cache stampede",
+        "Database load spikes in waves after a cache flush",
+        steps,
+        "success",
+        "EPISODE-z",
+    )
+    _write_tip(
+        example,
+        "TIP-d",
+        "recovery",
+        "Mitigate a cache stampede",
+        "Database load spikes in waves after a cache flush",
+        ("Fail over to the standby region", "Page the database owner"),
+        "success",
+        "EPISODE-w",
+    )
     corpus = Corpus(example)
     before = _tip_files(example)
     plan = consolidate(example, corpus, dry_run=True, embedder=embedder)
@@ -254,7 +354,13 @@ def test_the_tip_index_is_cached_until_a_tip_changes_and_the_core_is_capped(exam
     first = service.tip_index(corpus, embedder)
     assert service.tip_index(corpus, embedder) is first  # one embedding of the task per call, nothing rebuilt
     for number in range(service.MAX_CORE + 2):
-        tip = Tip(title=f"TIP-core-{number:02d}", category="strategy", tip=f"Core rule {number}", subtask=f"Core rule {number}", support=5)
+        tip = Tip(
+            title=f"TIP-core-{number:02d}",
+            category="strategy",
+            tip=f"Core rule {number}",
+            subtask=f"Core rule {number}",
+            support=5,
+        )
         (example.root / "tips" / f"{tip.title}.md").write_text(render_tip(tip), encoding="utf-8")
     rebuilt = service.tip_index(corpus, embedder)
     assert rebuilt is not first and len(rebuilt.tips) == len(first.tips) + service.MAX_CORE + 2
@@ -265,9 +371,15 @@ def test_the_tip_index_is_cached_until_a_tip_changes_and_the_core_is_capped(exam
 
 def test_a_tip_matches_on_the_task_it_was_learned_in(example, embedder):
     tip = Tip(
-        title="TIP-odd-wording", category="strategy", tip="Pin the toolchain first", subtask="Pin the toolchain first",
-        trigger="Builds differ between machines", applies_when="Upgrade the Rust compiler across every service repository",
+        title="TIP-odd-wording",
+        category="strategy",
+        tip="Pin the toolchain first",
+        subtask="Pin the toolchain first",
+        trigger="Builds differ between machines",
+        applies_when="Upgrade the Rust compiler across every service repository",
     )
     (example.root / "tips" / f"{tip.title}.md").write_text(render_tip(tip), encoding="utf-8")
-    found = service.guidelines(Corpus(example), "Upgrade the Rust compiler in all our service repositories", core_support=0, embedder=embedder)
+    found = service.guidelines(
+        Corpus(example), "Upgrade the Rust compiler in all our service repositories", core_support=0, embedder=embedder
+    )
     assert found.matches[0].tip.title == "TIP-odd-wording"

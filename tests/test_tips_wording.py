@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brain.memory.corpus import Corpus
-from brain.memory.episodes import get_episode
-from brain.memory.extract import extract_file
-from brain.memory.tips_learn import draft_tips
-from brain.memory.tips_wording import base_form, imperative, strip_label
+from brain.memory.episodes.service import get_episode
+from brain.memory.sessions.extract import extract_file
+from brain.memory.tips.learn import draft_tips
+from brain.memory.tips.wording import base_form, imperative, strip_label
 from brain.notes.model import Decision, Episode, Event
 from brain.vault import Vault
 
@@ -24,11 +24,27 @@ LOGS = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
 @pytest.mark.parametrize(
     "past, plain",
     [
-        ("Chose", "Choose"), ("Verified", "Verify"), ("Stopped", "Stop"), ("Committed", "Commit"), ("Added", "Add"),
-        ("Called", "Call"), ("Passed", "Pass"), ("Validated", "Validate"), ("Declined", "Decline"), ("Measured", "Measure"),
-        ("Used", "Use"), ("Enabled", "Enable"), ("Changed", "Change"), ("Provided", "Provide"), ("Named", "Name"),
-        ("Repaired", "Repair"), ("Explained", "Explain"), ("Monitored", "Monitor"), ("Mutation-tested", "Mutation-test"),
-        ("Created", "Create"), ("randomised", "randomise"),
+        ("Chose", "Choose"),
+        ("Verified", "Verify"),
+        ("Stopped", "Stop"),
+        ("Committed", "Commit"),
+        ("Added", "Add"),
+        ("Called", "Call"),
+        ("Passed", "Pass"),
+        ("Validated", "Validate"),
+        ("Declined", "Decline"),
+        ("Measured", "Measure"),
+        ("Used", "Use"),
+        ("Enabled", "Enable"),
+        ("Changed", "Change"),
+        ("Provided", "Provide"),
+        ("Named", "Name"),
+        ("Repaired", "Repair"),
+        ("Explained", "Explain"),
+        ("Monitored", "Monitor"),
+        ("Mutation-tested", "Mutation-test"),
+        ("Created", "Create"),
+        ("randomised", "randomise"),
     ],
 )
 def test_a_past_tense_verb_in_its_plain_form(past, plain):
@@ -70,7 +86,12 @@ def test_a_decision_titled_by_a_name_says_what_to_do_over_what_and_why(example):
         "Why: Simplest change that spreads expiries; probabilistic early refresh was kept as a follow-up for the hottest keys."
     )
     # "Session started from the incident timeline and traces": a logged step that teaches nothing
-    assert [d.subtask for d in drafts] == ["Jittered Expiry", "Request Coalescing", "Versioned Keys Instead of Flushes", "Rollout Path"]
+    assert [d.subtask for d in drafts] == [
+        "Jittered Expiry",
+        "Request Coalescing",
+        "Versioned Keys Instead of Flushes",
+        "Rollout Path",
+    ]
 
 
 def test_a_logged_choice_becomes_an_instruction_with_its_rationale():
@@ -91,14 +112,33 @@ def _run(*events: Event, lessons: tuple[str, ...] = ()) -> Episode:
 
 
 def test_a_run_of_logged_steps_makes_a_tip_only_when_verified_or_a_lesson_speaks_of_it():
-    diary = (Event("Opened the release notes draft", id="e001", type="milestone"), Event("Rewrote the summary paragraph", id="e002", type="milestone"))
+    diary = (
+        Event("Opened the release notes draft", id="e001", type="milestone"),
+        Event("Rewrote the summary paragraph", id="e002", type="milestone"),
+    )
     assert draft_tips(_run(*diary)) == []
     verified = draft_tips(_run(*diary, Event("Docs build passed", id="e003", type="test")))
-    assert [d.tip for d in verified] == ["Open the release notes draft: rewrite the summary paragraph; then docs build passed."]
-    lesson = draft_tips(_run(*diary, lessons=("A summary paragraph rewritten last reads better than one drafted first",)))
-    assert len(lesson) == 1 and lesson[0].tip.endswith("Lesson: A summary paragraph rewritten last reads better than one drafted first.")
+    assert [d.tip for d in verified] == [
+        "Open the release notes draft: rewrite the summary paragraph; then docs build passed."
+    ]
+    lesson = draft_tips(
+        _run(*diary, lessons=("A summary paragraph rewritten last reads better than one drafted first",))
+    )
+    assert len(lesson) == 1 and lesson[0].tip.endswith(
+        "Lesson: A summary paragraph rewritten last reads better than one drafted first."
+    )
     decided = Episode(
-        title="EPISODE-y", outcome="success", task="t",
-        decisions=(Decision(id="d001", title="Format", context="Release notes need one format", options=("Markdown", "HTML"), chosen="Markdown"),),
+        title="EPISODE-y",
+        outcome="success",
+        task="t",
+        decisions=(
+            Decision(
+                id="d001",
+                title="Format",
+                context="Release notes need one format",
+                options=("Markdown", "HTML"),
+                chosen="Markdown",
+            ),
+        ),
     )
     assert [d.tip for d in draft_tips(decided)] == ["Choose markdown over HTML."]

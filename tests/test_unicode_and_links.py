@@ -8,12 +8,11 @@ import json
 import os
 
 import pytest
+from conftest import write
 
 from brain.errors import NoteExists, UnsafePath
 from brain.index.engine import forget
 from brain.note_files import Skip, SkipKind, note_files
-
-from conftest import write
 
 NFC, NFD = "Caf\u00e9", "Cafe\u0301"
 
@@ -55,7 +54,11 @@ def test_nfc_and_nfd_duplicates_are_reported_by_doctor(vault, brain):
 def test_a_write_or_move_that_would_create_a_second_form_is_refused(vault, brain):
     write(vault, f"notes/{NFD}.md", "---\ntitle: Something else\n---\nbody\n")  # its title does not say Café
     result = brain("note", "write", NFC, "--folder", "notes")
-    assert (result.exit_code, result.stdout, result.stderr) == (1, "", f"error: 'notes/{NFD}.md' already exists; use overwrite to replace its body, or edit it\n")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1,
+        "",
+        f"error: 'notes/{NFD}.md' already exists; use overwrite to replace its body, or edit it\n",
+    )
     with pytest.raises(NoteExists, match="another Unicode form"):  # the vault refuses it whoever asks
         vault.write(f"notes/{NFC}.md", "second\n", create=True)
     with pytest.raises(NoteExists, match="another Unicode form"):
@@ -89,11 +92,18 @@ def test_a_symlink_into_brain_state_is_not_indexed_or_read(vault, brain):
     found, left_out = note_files(vault.root)
     assert sorted(found) == ["notes/alias.md", "notes/real.md"]
     assert left_out == {
-        "notes/config.md": Skip(SkipKind.SYMLINK_TO_NON_NOTE, "symlink leads to '.brain/config.toml', which is not a note file; not followed"),
-        "notes/state.md": Skip(SkipKind.SYMLINK_TO_NON_NOTE, "symlink leads to '.obsidian/x.md', which is not a note file; not followed"),
+        "notes/config.md": Skip(
+            SkipKind.SYMLINK_TO_NON_NOTE,
+            "symlink leads to '.brain/config.toml', which is not a note file; not followed",
+        ),
+        "notes/state.md": Skip(
+            SkipKind.SYMLINK_TO_NON_NOTE, "symlink leads to '.obsidian/x.md', which is not a note file; not followed"
+        ),
     }
     assert note_files(vault.root, ["notes/config.md", "notes/state.md", "notes/real.md"]) == (
-        {"notes/real.md": found["notes/real.md"]}, left_out)  # the same rule for listed paths
+        {"notes/real.md": found["notes/real.md"]},
+        left_out,
+    )  # the same rule for listed paths
     with pytest.raises(UnsafePath, match="leads into .brain/"):
         vault.read("notes/config.md")
     assert brain("index", "--no-embed").exit_code == 0

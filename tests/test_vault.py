@@ -4,17 +4,26 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import write
 
 from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
 from brain.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
 from brain.vault import Vault, init_vault
 
-from conftest import write
-
 
 @pytest.mark.parametrize(
     "hostile",
-    ["../outside.md", "notes/../../outside.md", "/etc/passwd", "C:\\Windows\\x.md", "CON.md", "notes/nul.txt.md", ".brain/config.md", "", "a\x00b.md"],
+    [
+        "../outside.md",
+        "notes/../../outside.md",
+        "/etc/passwd",
+        "C:\\Windows\\x.md",
+        "CON.md",
+        "notes/nul.txt.md",
+        ".brain/config.md",
+        "",
+        "a\x00b.md",
+    ],
 )
 def test_paths_cannot_escape_or_use_reserved_names(vault, hostile):
     with pytest.raises(UnsafePath):
@@ -128,9 +137,23 @@ def test_one_rule_for_note_files_whole_vault_or_listed_paths(vault, tmp_path):
     (vault.root / "notes/loop.md").symlink_to(vault.root / "notes/loop.md")
     found, left_out = note_files(vault.root)
     assert set(found) == {"notes/a.md"}  # templates/, .obsidian/, hidden files and links are no notes
-    assert left_out == {"notes/out.md": OUTSIDE_SYMLINK, "notes/loop.md": Skip(SkipKind.UNREADABLE, "cannot be read: Too many levels of symbolic links")}
-    listed = ["notes/a.md", "notes/out.md", "notes/loop.md", "notes/gone.md", ".obsidian/x.md", "notes/.hidden.md", "notes/a.txt"]
-    assert note_files(vault.root, listed) == (found, left_out)  # the same answers for listed paths; a gone path is in neither
+    assert left_out == {
+        "notes/out.md": OUTSIDE_SYMLINK,
+        "notes/loop.md": Skip(SkipKind.UNREADABLE, "cannot be read: Too many levels of symbolic links"),
+    }
+    listed = [
+        "notes/a.md",
+        "notes/out.md",
+        "notes/loop.md",
+        "notes/gone.md",
+        ".obsidian/x.md",
+        "notes/.hidden.md",
+        "notes/a.txt",
+    ]
+    assert note_files(vault.root, listed) == (
+        found,
+        left_out,
+    )  # the same answers for listed paths; a gone path is in neither
     assert [is_note_path(p) for p in listed] == [True, True, True, True, False, False, False]
     assert list(vault.iter_files()) == sorted(found)
 
@@ -151,7 +174,9 @@ def test_batches_delete_and_rewrite_under_one_lock_and_stop_at_the_first_error(v
     def plain(text: str) -> str:
         return text.replace("[[old]]", "old (purged)")
 
-    rewritten = vault.update_many({**{f"notes/n{n:02d}.md": plain for n in range(2, 20)}, "notes/n20.md": lambda text: text})
+    rewritten = vault.update_many(
+        {**{f"notes/n{n:02d}.md": plain for n in range(2, 20)}, "notes/n20.md": lambda text: text}
+    )
     assert rewritten.changed == {f"notes/n{n:02d}.md": texts[f"notes/n{n:02d}.md"].encode() for n in range(2, 20)}
     assert rewritten.error is None
     assert (vault.root / "notes/n02.md").read_text() == "---\ntitle: N2\n---\nsee old (purged)\n"
@@ -186,11 +211,18 @@ def test_a_batch_refuses_a_path_through_a_symlink_out_of_the_vault(vault, tmp_pa
 
     for hostile in ("notes/linked/x.md", "notes/alias.md"):
         rewritten = vault.update_many({"notes/a.md": plain, hostile: plain, "notes/b.md": plain})
-        assert isinstance(rewritten.error, UnsafePath) and f"'{hostile}' leads outside the vault" in str(rewritten.error)
-        assert set(rewritten.changed) <= {"notes/a.md"} and (outside / "x.md").read_text() == "---\ntitle: X\n---\nsee [[old]]\n"
+        assert isinstance(rewritten.error, UnsafePath) and f"'{hostile}' leads outside the vault" in str(
+            rewritten.error
+        )
+        assert (
+            set(rewritten.changed) <= {"notes/a.md"}
+            and (outside / "x.md").read_text() == "---\ntitle: X\n---\nsee [[old]]\n"
+        )
         deleted = vault.delete_many(["notes/c.md", hostile])
         assert isinstance(deleted.error, UnsafePath) and (outside / "x.md").exists()
-    assert (vault.root / "notes/b.md").read_text().endswith("see [[old]]\n") and not (vault.root / "notes/c.md").exists()
+    assert (vault.root / "notes/b.md").read_text().endswith("see [[old]]\n") and not (
+        vault.root / "notes/c.md"
+    ).exists()
 
 
 def test_a_folder_swapped_for_a_symlink_during_a_batch_is_not_followed_out_of_the_vault(vault, tmp_path: Path) -> None:
@@ -199,7 +231,9 @@ def test_a_folder_swapped_for_a_symlink_during_a_batch_is_not_followed_out_of_th
     where another program's `mv notes/sub x && ln -s /outside notes/sub` could land) is refused."""
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "a.md").write_text("---\ntitle: T\n---\nsee [[old]]\n")  # the file in flight is brain's to lose (as before)
+    (outside / "a.md").write_text(
+        "---\ntitle: T\n---\nsee [[old]]\n"
+    )  # the file in flight is brain's to lose (as before)
     (outside / "b.md").write_text("---\ntitle: B\n---\nsee [[old]]\n")
     sub = vault.root / "notes" / "sub"
     sub.mkdir(parents=True)
@@ -211,6 +245,14 @@ def test_a_folder_swapped_for_a_symlink_during_a_batch_is_not_followed_out_of_th
         os.symlink(outside, sub)
         return text.replace("[[old]]", "old")
 
-    batch = vault.update_many({"notes/sub/a.md": swap_then_unlink, "notes/sub/b.md": lambda text: text.replace("[[old]]", "old")})
-    assert (outside / "b.md").read_text() == "---\ntitle: B\n---\nsee [[old]]\n"  # a file outside the vault is never rewritten
-    assert isinstance(batch.error, UnsafePath) and "notes/sub/b.md" not in batch.changed and "leads outside the vault" in str(batch.error)
+    batch = vault.update_many(
+        {"notes/sub/a.md": swap_then_unlink, "notes/sub/b.md": lambda text: text.replace("[[old]]", "old")}
+    )
+    assert (
+        outside / "b.md"
+    ).read_text() == "---\ntitle: B\n---\nsee [[old]]\n"  # a file outside the vault is never rewritten
+    assert (
+        isinstance(batch.error, UnsafePath)
+        and "notes/sub/b.md" not in batch.changed
+        and "leads outside the vault" in str(batch.error)
+    )

@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
 from brain.index.sync import update_paths
-from brain.index.vectors import STAMP_KEY, collection_name, is_copy, record_id, vault_identity
+from brain.index.vector_identity import collection_name, is_copy, vault_identity
+from brain.index.vectors import STAMP_KEY, record_id
 from brain.vault import Vault
-
-from conftest import lexical_vault, note_text, put, run_brain
 
 
 @pytest.fixture
@@ -46,8 +46,10 @@ def assert_repaired(vault: Vault, lost: int, embedded: int) -> None:
     """doctor names the loss, `brain index` embeds the notes that lost vectors, and all is fresh again."""
     assert "stale-index     .brain/index: the vector store lacks" in brain(vault, "doctor")
     line = brain(vault, "index").strip()
-    assert line.endswith(f"vectors: {embedded} chunks embedded, 0 unchanged, 0 deleted (lexical-hash-v1:384); "
-                         f"{lost} of them had been lost from the vector store")
+    assert line.endswith(
+        f"vectors: {embedded} chunks embedded, 0 unchanged, 0 deleted (lexical-hash-v1:384); "
+        f"{lost} of them had been lost from the vector store"
+    )
     assert status_line(vault).startswith("index     up to date")
     assert "stale-index" not in brain(vault, "doctor")
     assert json.loads(brain(vault, "status", "--json"))["vectors_missing"] == 0
@@ -58,17 +60,26 @@ def assert_repaired(vault: Vault, lost: int, embedded: int) -> None:
 def test_a_deleted_vector_store_is_reported_and_embedded_again(vault):
     forget(vault.root)  # close this process's embedded Chroma before its folder goes
     shutil.rmtree(vault.index_dir / "chroma")
-    assert status_line(vault).startswith("index     the vector store lacks 3 of 3 chunks (2 notes); run `brain index` to repair it")
+    assert status_line(vault).startswith(
+        "index     the vector store lacks 3 of 3 chunks (2 notes); run `brain index` to repair it"
+    )
     found = json.loads(brain(vault, "status", "--json"))
     assert not (vault.index_dir / "chroma").exists()  # status only reads: it made no empty store
-    assert (found["fresh"], found["vectors_missing"], found["vectors_missing_notes"], found["vectors_extra"]) == (False, 3, 2, 0)
+    assert (found["fresh"], found["vectors_missing"], found["vectors_missing_notes"], found["vectors_extra"]) == (
+        False,
+        3,
+        2,
+        0,
+    )
     assert_repaired(vault, 3, 3)
 
 
 def test_records_lost_from_the_collection_are_embedded_again(vault):
     collection = open_index(vault).vectors.collection(create=False)
     a_id = open_index(vault).catalog.db.execute("SELECT id FROM notes WHERE path = 'notes/a.md'").fetchone()[0]
-    collection.delete(ids=[next(record for record in collection.get(include=[])["ids"] if record.startswith(f"{a_id}:"))])
+    collection.delete(
+        ids=[next(record for record in collection.get(include=[])["ids"] if record.startswith(f"{a_id}:"))]
+    )
     assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 notes)")
     assert_repaired(vault, 1, 2)  # the note that lost one of its two chunks is embedded again whole
 
@@ -76,9 +87,15 @@ def test_records_lost_from_the_collection_are_embedded_again(vault):
 def test_records_the_catalog_does_not_know_are_dropped(vault):
     store = open_index(vault).vectors
     store.collection().upsert(ids=["999:stray"], embeddings=[[0.1] * store.dim], metadatas=[{"path": "gone.md"}])
-    assert status_line(vault).startswith("index     the vector store holds 1 chunks the catalog does not know; run `brain index`")
+    assert status_line(vault).startswith(
+        "index     the vector store holds 1 chunks the catalog does not know; run `brain index`"
+    )
     assert "the vector store holds 1 chunks the catalog does not know" in brain(vault, "doctor")
-    assert brain(vault, "index").strip().endswith("vectors: 0 chunks embedded, 0 unchanged, 1 deleted (lexical-hash-v1:384)")
+    assert (
+        brain(vault, "index")
+        .strip()
+        .endswith("vectors: 0 chunks embedded, 0 unchanged, 1 deleted (lexical-hash-v1:384)")
+    )
     assert status_line(vault).startswith("index     up to date")
     assert store.record_ids() == {record for record in store.record_ids() if not record.startswith("999:")}
 
@@ -127,14 +144,18 @@ def status_and_index_elsewhere(vault: Vault) -> tuple[str, str, bool]:
 
 def test_an_unchanged_store_is_trusted_without_opening_chroma(vault):
     index_line, summary, imported = status_and_index_elsewhere(vault)  # the stamp brain's own writes recorded
-    assert index_line.startswith("index     up to date") and summary.endswith("vectors: 0 chunks embedded, 0 unchanged, 0 deleted (lexical-hash-v1:384)")
+    assert index_line.startswith("index     up to date") and summary.endswith(
+        "vectors: 0 chunks embedded, 0 unchanged, 0 deleted (lexical-hash-v1:384)"
+    )
     assert not imported
 
     catalog = open_index(vault).catalog
     catalog.put_meta(STAMP_KEY, None)  # no stamp: the next check is a full one, and records it
     generation = catalog.generation()
     assert status_line(vault).startswith("index     up to date")
-    assert catalog.get_meta(STAMP_KEY) is not None and catalog.generation() == generation  # bookkeeping, not a catalog change
+    assert (
+        catalog.get_meta(STAMP_KEY) is not None and catalog.generation() == generation
+    )  # bookkeeping, not a catalog change
     assert not status_and_index_elsewhere(vault)[2]
 
     assert "3 chunks embedded" in brain(vault, "reindex")  # the store emptied by brain, then filled by it
@@ -189,7 +210,9 @@ def test_which_folder_is_a_copy(tmp_path):
 def test_a_copied_vault_gets_its_own_collection_and_a_moved_one_keeps_its_vectors(tmp_path, chroma_server):
     original = lexical_vault(tmp_path / "original")
     config = original.brain_dir / "config.toml"
-    config.write_text(config.read_text().replace('# chroma_url = "http://127.0.0.1:8000"', f'chroma_url = "{chroma_server}"'))
+    config.write_text(
+        config.read_text().replace('# chroma_url = "http://127.0.0.1:8000"', f'chroma_url = "{chroma_server}"')
+    )
     put(original, "notes/a.md", note_text("A", "## One\nalpha words\n## Two\nbeta words"))
     put(original, "notes/b.md", note_text("B", "gamma words"))
     assert "3 chunks embedded" in brain(original, "index")
@@ -205,7 +228,9 @@ def test_a_copied_vault_gets_its_own_collection_and_a_moved_one_keeps_its_vector
     assert "1 chunks embedded" in brain(copy, "index")
     assert status_line(original).startswith("index     up to date")  # the original's collection is untouched
     assert open_index(original).vectors.count() == 3 and open_index(copy).vectors.count() == 4
-    runs = {open_index(vault).vectors.other_collection("runs").name for vault in (original, copy)}  # recorded runs' vectors too
+    runs = {
+        open_index(vault).vectors.other_collection("runs").name for vault in (original, copy)
+    }  # recorded runs' vectors too
     assert runs == {collection_name(original.root, "runs"), collection_name(copy.root, "runs")} and len(runs) == 2
     forget(copy.root)
 

@@ -7,15 +7,14 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO, lexical_vault, note_text, put
 
 from brain.errors import IndexMismatch
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.index.search import search
 from brain.index.sync import index_vault, reindex_vault
-from brain.index.vectors import collection_name
-
-from conftest import REPO, lexical_vault, note_text, put
+from brain.index.vector_identity import collection_name
 
 
 class Counting(LexicalFallbackEmbedder):
@@ -61,7 +60,9 @@ def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
         search(open_index(vault), "alpha", mode="vector")
     with pytest.raises(IndexMismatch, match="brain reindex"):
         index_vault(open_index(vault))
-    assert [hit.path for hit in search(open_index(vault), "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
+    assert [hit.path for hit in search(open_index(vault), "alpha", mode="text")] == [
+        "notes/a.md"
+    ]  # words need no vectors
     report = reindex_vault(open_index(vault))
     assert report.embed.embedded == 1
     assert [hit.path for hit in search(open_index(vault), "alpha", mode="vector")] == ["notes/a.md"]
@@ -89,11 +90,12 @@ def test_a_reindex_in_another_process_is_seen_by_this_one(vault):
     assert [hit.path for hit in search(index, "alpha", mode="vector")] == ["notes/a.md"]
     put(vault, "notes/b.md", note_text("B", "beta words"))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    subprocess.run([sys.executable, "-m", "brain", "reindex", "--vault", str(vault.root)], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "brain", "reindex", "--vault", str(vault.root)], env=env, check=True, capture_output=True
+    )
     # this process's embedded Chroma client is closed and opened again on the new collection
     assert [hit.path for hit in search(index, "beta", mode="vector", limit=1)] == ["notes/b.md"]
     assert index.vectors.collection().count() == 2
-
 
 
 def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
@@ -123,7 +125,10 @@ def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
         if note.path not in ("notes/a.md", "notes/b.md"):
             return chunks
         first = chunks[0]
-        return [type(first)(first.id + "2", first.ord, first.section, first.start, first.end, "v2 " + first.text), *chunks[1:]]
+        return [
+            type(first)(first.id + "2", first.ord, first.section, first.start, first.end, "v2 " + first.text),
+            *chunks[1:],
+        ]
 
     monkeypatch.setattr(embedding, "chunk_note", chunk_note)
     for module in (engine, vectors):

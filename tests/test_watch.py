@@ -7,16 +7,15 @@ import os
 import random
 
 import pytest
+from conftest import lexical_vault, note_text, put, state
 
 from brain.index.engine import forget, open_index
+from brain.index.fresh import ignored
 from brain.index.search import search
 from brain.index.sync import reindex_vault
-from brain.index.fresh import ignored
 from brain.index.watch import Watcher
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
-
-from conftest import lexical_vault, note_text, put, state
 
 
 @pytest.fixture
@@ -44,8 +43,17 @@ def paths(vault, query: str) -> list[str]:
 
 
 def test_editor_temp_and_swap_files_are_ignored():
-    for name in ("notes/.a.md.swp", "notes/a.md~", "notes/4913", "notes/.#a.md", "notes/.brain-x1.tmp",
-                 "notes/a.md.tmp", ".obsidian/workspace.json", ".brain/index/catalog.sqlite3", "notes/a.txt"):
+    for name in (
+        "notes/.a.md.swp",
+        "notes/a.md~",
+        "notes/4913",
+        "notes/.#a.md",
+        "notes/.brain-x1.tmp",
+        "notes/a.md.tmp",
+        ".obsidian/workspace.json",
+        ".brain/index/catalog.sqlite3",
+        "notes/a.txt",
+    ):
         assert ignored(name), name
     assert not ignored("notes/a.md") and not ignored("deep/er/Note Title.md")
 

@@ -4,8 +4,23 @@ from __future__ import annotations
 
 import typer
 
-from brain.cli import episodes, graph, notes, patterns, vault_commands
-from brain.cli import context, mcp_command
+from brain.cli import (
+    causal,
+    context,
+    episodes,
+    exports,
+    facts,
+    graph,
+    imports,
+    index,
+    mcp,
+    notes,
+    patterns,
+    runs,
+    sessions,
+    tips,
+    vault,
+)
 from brain.cli.common import BrainGroup
 
 app = typer.Typer(
@@ -16,22 +31,23 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-vault_commands.register(app)
+vault.register(app)
 app.add_typer(notes.app, name="note")
 app.add_typer(episodes.app, name="episode")
 app.add_typer(patterns.app, name="pattern")
 app.add_typer(graph.app, name="graph")
+context.app.command("bootstrap")(sessions.bootstrap)
 app.add_typer(context.app, name="context")
-mcp_command.register(app)
-from brain.cli import imports; app.add_typer(imports.app, name="import")  # noqa: E402,E702
-from brain.cli import exports; app.add_typer(exports.app, name="export")  # noqa: E402,E702
-from brain.cli import index_commands; index_commands.register(app)  # noqa: E402,E702
-from brain.cli import facts; app.add_typer(facts.app, name="fact")  # noqa: E402,E702
-from brain.cli import runs; app.add_typer(runs.app, name="run")  # noqa: E402,E702
-from brain.cli import causal; app.add_typer(causal.app, name="causal")  # noqa: E402,E702
+mcp.register(app)
+app.add_typer(imports.app, name="import")
+app.add_typer(exports.app, name="export")
+index.register(app)
+app.add_typer(facts.app, name="fact")
+app.add_typer(runs.app, name="run")
+app.add_typer(causal.app, name="causal")
+app.add_typer(tips.app, name="tip")
+app.add_typer(sessions.app, name="session")
 
 
 def main() -> None:
     app()
-from brain.cli import tips; app.add_typer(tips.app, name="tip")  # noqa: E402,E702
-from brain.cli import session; app.add_typer(session.app, name="session")  # noqa: E402,E702

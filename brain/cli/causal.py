@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
-from brain.memory import chains as service
+from brain.memory.causal import chains as service
+from brain.memory.causal import stats as causal_stats
 from brain.views.causal import chain_lines, reasoning_lines, stats_lines
 
 app = typer.Typer(help="Causal chains: why a note exists and what it led to.", no_args_is_help=True)
@@ -21,7 +22,9 @@ MaxDepthOption = Annotated[
 @app.command()
 def chain(
     name: NoteArgument,
-    forward: Annotated[bool, typer.Option("--forward", help="What the note led to (its descendants) instead of its causes.")] = False,
+    forward: Annotated[
+        bool, typer.Option("--forward", help="What the note led to (its descendants) instead of its causes.")
+    ] = False,
     max_depth: MaxDepthOption = service.DEFAULT_DEPTH,
     vault: VaultOption = None,
     as_json: JsonOption = False,
@@ -36,7 +39,12 @@ def chain(
 
 
 @app.command()
-def why(name: NoteArgument, max_depth: MaxDepthOption = service.DEFAULT_DEPTH, vault: VaultOption = None, as_json: JsonOption = False) -> None:
+def why(
+    name: NoteArgument,
+    max_depth: MaxDepthOption = service.DEFAULT_DEPTH,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Why a note exists: action type, rationale, summary, its causes, and the decisions and facts behind them."""
     _, corpus = open_vault(vault)
     answer = service.reconstruct_reasoning(corpus, name, max_depth=max_depth)
@@ -48,13 +56,15 @@ def why(name: NoteArgument, max_depth: MaxDepthOption = service.DEFAULT_DEPTH, v
 
 @app.command()
 def stats(
-    project: Annotated[str | None, typer.Argument(help="Only the notes whose frontmatter project is this (default: every note).")] = None,
+    project: Annotated[
+        str | None, typer.Argument(help="Only the notes whose frontmatter project is this (default: every note).")
+    ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Exact figures over every note: causal links, action types, roots, orphans, chain lengths, cycles, broken links."""
     _, corpus = open_vault(vault)
-    found = service.causality_stats(corpus, project)
+    found = causal_stats.causality_stats(corpus, project)
     if as_json:
         emit_json(found)
         return

@@ -14,12 +14,14 @@ from typer.core import TyperGroup
 
 from brain.errors import BrainError
 from brain.memory.corpus import Corpus
-from brain.views.plain import plain
 from brain.vault import Vault
+from brain.views.plain import plain
 
 VaultOption = Annotated[
     Path | None,
-    typer.Option("--vault", help="Vault folder (default: $BRAIN_VAULT, then the current folder upwards).", show_default=False),
+    typer.Option(
+        "--vault", help="Vault folder (default: $BRAIN_VAULT, then the current folder upwards).", show_default=False
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 

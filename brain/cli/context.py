@@ -8,8 +8,8 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.errors import InvalidInput
-from brain.memory import context_builder as service
-from brain.memory import contexts
+from brain.memory.causal import contexts
+from brain.memory.causal import neighbourhood as service
 from brain.views.causal import context_lines, saved_text
 from brain.views.notes import context_json
 
@@ -19,12 +19,12 @@ app = typer.Typer(help="Compact contexts built from the vault for agents.", no_a
 @app.command()
 def build(
     name: Annotated[str, typer.Argument(help="Start note: title, file stem, permalink or path.")],
-    depth: Annotated[int, typer.Option(help=f"Hops of links, relations and causal edges to follow (0-{service.MAX_DEPTH}).")] = (
-        service.DEFAULT_DEPTH
-    ),
-    budget: Annotated[int, typer.Option(help=f"Most tokens the context may use ({service.MIN_BUDGET}-{service.MAX_BUDGET}).")] = (
-        service.DEFAULT_BUDGET
-    ),
+    depth: Annotated[
+        int, typer.Option(help=f"Hops of links, relations and causal edges to follow (0-{service.MAX_DEPTH}).")
+    ] = (service.DEFAULT_DEPTH),
+    budget: Annotated[
+        int, typer.Option(help=f"Most tokens the context may use ({service.MIN_BUDGET}-{service.MAX_BUDGET}).")
+    ] = (service.DEFAULT_BUDGET),
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -39,15 +39,30 @@ def build(
 
 # ---------------------------------------------------------------- saved contexts (issue 11)
 
+
 @app.command()
 def save(
     content: Annotated[str | None, typer.Argument(help="The context's text (or use --file).")] = None,
-    project: Annotated[str, typer.Option(metavar="PROJECT", help="Project the context belongs to.", show_default=False)] = "",
-    action_type: Annotated[str, typer.Option(metavar="TYPE", help=f"What kind of work produced it: {', '.join(contexts.ACTION_TYPES)}.", show_default=False)] = "",
-    caused_by: Annotated[list[str] | None, typer.Option("--caused-by", metavar="NOTE", help="A note that caused it (any type); repeat for several.")] = None,
+    project: Annotated[
+        str, typer.Option(metavar="PROJECT", help="Project the context belongs to.", show_default=False)
+    ] = "",
+    action_type: Annotated[
+        str,
+        typer.Option(
+            metavar="TYPE",
+            help=f"What kind of work produced it: {', '.join(contexts.ACTION_TYPES)}.",
+            show_default=False,
+        ),
+    ] = "",
+    caused_by: Annotated[
+        list[str] | None,
+        typer.Option("--caused-by", metavar="NOTE", help="A note that caused it (any type); repeat for several."),
+    ] = None,
     rationale: Annotated[str | None, typer.Option(help="Why this context exists.")] = None,
     title: Annotated[str | None, typer.Option(help="Title (default: the first line of the content).")] = None,
-    file: Annotated[str | None, typer.Option("--file", "-f", help="Read the content from this file, or - for stdin.")] = None,
+    file: Annotated[
+        str | None, typer.Option("--file", "-f", help="Read the content from this file, or - for stdin.")
+    ] = None,
     vault: VaultOption = None,
 ) -> None:
     """Save a context note in contexts/ with its project, action type, cause(s) and rationale."""
@@ -56,7 +71,14 @@ def save(
     text = read_input(file) if file is not None else (content or "")
     vault_, corpus = open_vault(vault)
     saved = contexts.save_context(
-        vault_, corpus, text, project=project, action_type=action_type, caused_by=caused_by or [], rationale=rationale, title=title
+        vault_,
+        corpus,
+        text,
+        project=project,
+        action_type=action_type,
+        caused_by=caused_by or [],
+        rationale=rationale,
+        title=title,
     )
     typer.echo(saved_text(saved))
 
@@ -64,7 +86,9 @@ def save(
 @app.command()
 def load(
     project: Annotated[str, typer.Argument(help="The project whose contexts to list.")],
-    limit: Annotated[int, typer.Option(min=1, max=contexts.MAX_LIMIT, help="At most this many.")] = contexts.DEFAULT_LIMIT,
+    limit: Annotated[
+        int, typer.Option(min=1, max=contexts.MAX_LIMIT, help="At most this many.")
+    ] = contexts.DEFAULT_LIMIT,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -75,25 +99,3 @@ def load(
         emit_json(entries)
         return
     typer.echo("\n".join(context_lines(project, entries, contexts.projects(corpus) if not entries else [])))
-
-
-@app.command()
-def bootstrap(
-    task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
-    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1500,
-    days: Annotated[int, typer.Option(min=0, help="Recent failures: episodes of the last this many days.")] = 7,
-    namespace: Annotated[list[str] | None, typer.Option(help="Facts: namespace to read (repeat for several; default: [facts] default_namespace).")] = None,
-    vault: VaultOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Start of a session: recent failures, antipattern warnings, facts valid now, relevant patterns and tips, within a budget."""
-    from brain.memory.facts import default_caller
-    from brain.memory.session import bootstrap as build_bootstrap
-    from brain.views.session import bootstrap_json
-
-    _, corpus = open_vault(vault)
-    context = build_bootstrap(corpus, task, budget=budget, days=days, namespaces=namespace, caller=default_caller("cli"))
-    if as_json:
-        emit_json(bootstrap_json(context))
-        return
-    typer.echo(context.text, nl=False)

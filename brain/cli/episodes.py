@@ -9,9 +9,9 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
-from brain.memory import episodes as service
+from brain.memory.episodes import service
 from brain.notes.model import Outcome
-from brain.views.episodic import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
+from brain.views.episodes import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
 
@@ -20,7 +20,9 @@ EpisodeArgument = Annotated[str, typer.Argument(help="Episode title, id, file st
 
 @app.command()
 def store(
-    file: Annotated[str | None, typer.Option("--file", "-f", help="ai-agents episode JSON file, or - for stdin.")] = None,
+    file: Annotated[
+        str | None, typer.Option("--file", "-f", help="ai-agents episode JSON file, or - for stdin.")
+    ] = None,
     session: Annotated[str | None, typer.Option(help="Session id, e.g. 2026-03-02-session-01.")] = None,
     task: Annotated[str | None, typer.Option(help="What the session set out to do.")] = None,
     outcome: Annotated[Outcome | None, typer.Option(help="How the session went.")] = None,
@@ -36,7 +38,9 @@ def store(
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            raise InvalidInput(f"{file} is not JSON ({error.msg} at line {error.lineno}); give an ai-agents episode file") from None
+            raise InvalidInput(
+                f"{file} is not JSON ({error.msg} at line {error.lineno}); give an ai-agents episode file"
+            ) from None
         if not isinstance(data, dict):
             raise InvalidInput(f"{file} holds a JSON {type(data).__name__}, not an episode object")
     flags = {"session": session, "task": task, "outcome": outcome, "timestamp": date}
@@ -60,7 +64,9 @@ def list_(
     task: Annotated[str | None, typer.Option(help="Only episodes whose task contains this text.")] = None,
     since: Annotated[str | None, typer.Option(help="Only on or after this date/time.")] = None,
     until: Annotated[str | None, typer.Option(help="Only on or before this date/time.")] = None,
-    limit: Annotated[int, typer.Option(min=1, max=service.MAX_LIMIT, help="At most this many.")] = service.DEFAULT_LIMIT,
+    limit: Annotated[
+        int, typer.Option(min=1, max=service.MAX_LIMIT, help="At most this many.")
+    ] = service.DEFAULT_LIMIT,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -105,8 +111,18 @@ def decisions(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOpt
 
 @app.command()
 def extract(
-    paths: Annotated[list[str], typer.Argument(help="Transcripts (Claude Code, Codex), ai-agents session logs (JSON or markdown), or folders of them.")],
-    format: Annotated[str | None, typer.Option("--format", help="Read every file as this format: claude-code, codex or ai-agents (default: told per file).")] = None,
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Transcripts (Claude Code, Codex), ai-agents session logs (JSON or markdown), or folders of them."
+        ),
+    ],
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format", help="Read every file as this format: claude-code, codex or ai-agents (default: told per file)."
+        ),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written, write nothing.")] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,

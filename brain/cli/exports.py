@@ -9,7 +9,7 @@ import typer
 
 from brain.cli.common import VaultOption, open_vault, warn
 from brain.errors import InvalidInput
-from brain.importers.ai_agents_export import EPISODES_DIR, export_ai_agents
+from brain.importers.ai_agents.export import EPISODES_DIR, export_ai_agents
 
 app = typer.Typer(help="Export the vault's memory for other tools.", no_args_is_help=True)
 
@@ -17,7 +17,10 @@ app = typer.Typer(help="Export the vault's memory for other tools.", no_args_is_
 @app.command("ai-agents")
 def ai_agents(
     out: Annotated[
-        Path, typer.Argument(help="Folder to write episodes/episode-*.json and causality/causal-graph.json into.", show_default=False)
+        Path,
+        typer.Argument(
+            help="Folder to write episodes/episode-*.json and causality/causal-graph.json into.", show_default=False
+        ),
     ],
     vault: VaultOption = None,
 ) -> None:
@@ -29,9 +32,13 @@ def ai_agents(
     for message in result.warnings:
         warn(message)
     total = result.episodes_written + result.episodes_unchanged
-    typer.echo(f"{total} episode(s) in {out / EPISODES_DIR}: {result.episodes_written} written, {result.episodes_unchanged} unchanged")
+    typer.echo(
+        f"{total} episode(s) in {out / EPISODES_DIR}: {result.episodes_written} written, {result.episodes_unchanged} unchanged"
+    )
     if result.graph_path is None:
         typer.echo("no causal graph: the vault has no causal notes or patterns")
     else:
         verb = "wrote" if result.graph_written else "unchanged:"
-        typer.echo(f"{verb} {result.graph_path} ({result.nodes} nodes, {result.edges} edges, {result.patterns} patterns)")
+        typer.echo(
+            f"{verb} {result.graph_path} ({result.nodes} nodes, {result.edges} edges, {result.patterns} patterns)"
+        )

@@ -9,17 +9,28 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput
-from brain.memory import fact_journal, retention
-from brain.memory import facts as service
+from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import recall as fact_recall
+from brain.memory.facts import service
+from brain.memory.facts import sweep as retention
 from brain.notes.fact import TIERS, TIME_EXAMPLE, format_time, parse_value
 from brain.views import facts as view
 
-app = typer.Typer(help="Immutable facts: supersession, point-in-time recall, a recall journal, retention.", no_args_is_help=True)
+app = typer.Typer(
+    help="Immutable facts: supersession, point-in-time recall, a recall journal, retention.", no_args_is_help=True
+)
 
 TIME_HELP = f"ISO 8601 with a zone, e.g. {TIME_EXAMPLE}"
-ValueArgument = Annotated[str | None, typer.Argument(help="The value as YAML or JSON (e.g. '{seconds: 900}'); or --file.")]
-FileOption = Annotated[str | None, typer.Option("--file", "-f", help="Read the value (YAML or JSON) from a file, '-' for stdin.")]
-NamespaceOption = Annotated[str | None, typer.Option(help="Namespace, e.g. user:alice, org:ledger, run:123 (default: [facts] default_namespace).")]
+ValueArgument = Annotated[
+    str | None, typer.Argument(help="The value as YAML or JSON (e.g. '{seconds: 900}'); or --file.")
+]
+FileOption = Annotated[
+    str | None, typer.Option("--file", "-f", help="Read the value (YAML or JSON) from a file, '-' for stdin.")
+]
+NamespaceOption = Annotated[
+    str | None,
+    typer.Option(help="Namespace, e.g. user:alice, org:ledger, run:123 (default: [facts] default_namespace)."),
+]
 ReasonOption = Annotated[str | None, typer.Option(help="Why, kept on the closed fact.")]
 AuthorityOption = Annotated[float | None, typer.Option(min=0.0, max=1.0, help="How much to trust the source, 0..1.")]
 SourceOption = Annotated[str | None, typer.Option(help="The note the fact comes from.")]
@@ -43,13 +54,17 @@ def record(
     value: ValueArgument = None,
     file: FileOption = None,
     namespace: NamespaceOption = None,
-    tier: Annotated[str | None, typer.Option(help=f"{' or '.join(TIERS)} (default: from [facts.tiers], else long-term).")] = None,
+    tier: Annotated[
+        str | None, typer.Option(help=f"{' or '.join(TIERS)} (default: from [facts.tiers], else long-term).")
+    ] = None,
     source: SourceOption = None,
     authority: AuthorityOption = None,
     valid_from: Annotated[str | None, typer.Option(help=f"When it starts to hold (default now); {TIME_HELP}.")] = None,
     compliance_class: Annotated[str | None, typer.Option(help="pii, phi, financial, internal (default) ...")] = None,
     retention_days: Annotated[int | None, typer.Option(min=0, help="Days to keep it once it is closed.")] = None,
-    legal_delete_at: Annotated[str | None, typer.Option(help=f"Delete it at this time whatever else holds; {TIME_HELP}.")] = None,
+    legal_delete_at: Annotated[
+        str | None, typer.Option(help=f"Delete it at this time whatever else holds; {TIME_HELP}.")
+    ] = None,
     legal_hold: Annotated[bool, typer.Option(help="Never delete it while the hold stands.")] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
@@ -57,9 +72,19 @@ def record(
     """Record a new fact (a note in facts/)."""
     vault_, _ = open_vault(vault)
     written = service.record_fact(
-        vault_, kind, subject, _value(value, file), namespace=namespace, tier=tier, source=source, authority=authority,
-        valid_from=valid_from, compliance_class=compliance_class, retention_days=retention_days,
-        legal_delete_at=legal_delete_at, legal_hold=legal_hold,
+        vault_,
+        kind,
+        subject,
+        _value(value, file),
+        namespace=namespace,
+        tier=tier,
+        source=source,
+        authority=authority,
+        valid_from=valid_from,
+        compliance_class=compliance_class,
+        retention_days=retention_days,
+        legal_delete_at=legal_delete_at,
+        legal_hold=legal_hold,
     )
     emit_json(view.written_dict(written)) if as_json else _echo(view.written_lines(written, "recorded"))
 
@@ -70,7 +95,9 @@ def supersede(
     value: ValueArgument = None,
     file: FileOption = None,
     reason: ReasonOption = None,
-    valid_from: Annotated[str | None, typer.Option(help=f"When the new value starts (default now); {TIME_HELP}.")] = None,
+    valid_from: Annotated[
+        str | None, typer.Option(help=f"When the new value starts (default now); {TIME_HELP}.")
+    ] = None,
     authority: AuthorityOption = None,
     source: SourceOption = None,
     vault: VaultOption = None,
@@ -78,7 +105,16 @@ def supersede(
 ) -> None:
     """Write a new value and close the old fact, in one step."""
     vault_, corpus = open_vault(vault)
-    written = service.supersede_fact(vault_, corpus, fact, _value(value, file), reason=reason, valid_from=valid_from, authority=authority, source=source)
+    written = service.supersede_fact(
+        vault_,
+        corpus,
+        fact,
+        _value(value, file),
+        reason=reason,
+        valid_from=valid_from,
+        authority=authority,
+        source=source,
+    )
     emit_json(view.written_dict(written)) if as_json else _echo(view.written_lines(written, "recorded"))
 
 
@@ -104,18 +140,33 @@ def recall(
     query: Annotated[str | None, typer.Argument(help="Rank by similarity to this text (optional).")] = None,
     kind: Annotated[str | None, typer.Option(help="Only facts of this kind.")] = None,
     subject: Annotated[str | None, typer.Option(help="Only facts about this subject.")] = None,
-    namespace: Annotated[list[str] | None, typer.Option(help="Namespace to search (repeat for several; default: [facts] default_namespace).")] = None,
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option(help="Namespace to search (repeat for several; default: [facts] default_namespace)."),
+    ] = None,
     as_of: Annotated[str | None, typer.Option(help=f"Facts valid at this time (default now); {TIME_HELP}.")] = None,
     known_at: Annotated[str | None, typer.Option(help=f"As the vault knew them at this time; {TIME_HELP}.")] = None,
-    limit: Annotated[int, typer.Option(min=1, max=service.MAX_LIMIT, help="Most facts to return.")] = service.DEFAULT_LIMIT,
+    limit: Annotated[
+        int, typer.Option(min=1, max=fact_recall.MAX_LIMIT, help="Most facts to return.")
+    ] = fact_recall.DEFAULT_LIMIT,
     history: Annotated[bool, typer.Option("--history", help="Include closed facts, marked as such.")] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Facts valid now (or --as-of, --known-at), best first; every recall is journaled."""
     vault_, corpus = open_vault(vault)
-    found = service.recall_facts(vault_, corpus, query, kind=kind, subject=subject, namespaces=namespace, as_of=as_of,
-                                 known_at=known_at, limit=limit, history=history)
+    found = fact_recall.recall_facts(
+        vault_,
+        corpus,
+        query,
+        kind=kind,
+        subject=subject,
+        namespaces=namespace,
+        as_of=as_of,
+        known_at=known_at,
+        limit=limit,
+        history=history,
+    )
     emit_json(view.recall_dict(found)) if as_json else _echo(view.recall_lines(found))
 
 
@@ -129,7 +180,7 @@ def history_(
 ) -> None:
     """Every value a subject has had, oldest first, with what superseded each and why."""
     vault_, corpus = open_vault(vault)
-    chain = service.history(vault_, corpus, subject, namespace=namespace, kind=kind)
+    chain = fact_recall.history(vault_, corpus, subject, namespace=namespace, kind=kind)
     emit_json([view.fact_row(fact) for fact in chain]) if as_json else _echo(view.history_lines(chain))
 
 
@@ -150,13 +201,15 @@ def journal(
 
 @app.command()
 def replay(
-    record_: Annotated[str, typer.Argument(metavar="RECORD", help="A journal record: its seq number or a hash prefix.")],
+    record_: Annotated[
+        str, typer.Argument(metavar="RECORD", help="A journal record: its seq number or a hash prefix.")
+    ],
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """What a journaled recall returned, and what the same recall returns now."""
     vault_, corpus = open_vault(vault)
-    found = service.replay(vault_, corpus, record_)
+    found = fact_recall.replay(vault_, corpus, record_)
     emit_json(view.replay_dict(found)) if as_json else _echo(view.replay_lines(found))
 
 
@@ -164,7 +217,9 @@ def replay(
 def sweep(
     dry_run: Annotated[
         bool | None,
-        typer.Option("--dry-run/--no-dry-run", help="List what would go and why, change nothing (the default on a terminal)."),
+        typer.Option(
+            "--dry-run/--no-dry-run", help="List what would go and why, change nothing (the default on a terminal)."
+        ),
     ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,

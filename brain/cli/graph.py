@@ -8,19 +8,20 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import VaultOption, open_vault, write_output
-from brain.memory.causal import GraphFormat, export_graph
+from brain.memory.causal.graph import GraphFormat, export_graph
 
 app = typer.Typer(help="The causal graph as a picture or data.", no_args_is_help=True)
 
 
 @app.command()
 def export(
-    fmt: Annotated[GraphFormat, typer.Option("--format", help="mermaid (renders in Obsidian), graphml or json.")] = "mermaid",
+    fmt: Annotated[
+        GraphFormat, typer.Option("--format", help="mermaid (renders in Obsidian), graphml or json.")
+    ] = "mermaid",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     vault: VaultOption = None,
 ) -> None:
     """Export the causal graph (notes joined by causal relationships and caused_by)."""
-    from brain.memory.causal import export_graph  # networkx: only for the commands that draw
 
     _, corpus = open_vault(vault)
     text = export_graph(corpus, fmt)

@@ -10,7 +10,7 @@ import typer
 from brain.cli.common import VaultOption, open_vault, progress_bars, warn
 
 if TYPE_CHECKING:
-    from brain.importers.ai_agents import ImportResult
+    from brain.importers.ai_agents.importer import ImportResult
 
 app = typer.Typer(help="Import memory from other tools into the vault.", no_args_is_help=True)
 
@@ -24,7 +24,9 @@ def ai_agents(
             show_default=False,
         ),
     ],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the notes that would be created or updated; write nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the notes that would be created or updated; write nothing.")
+    ] = False,
     verify: Annotated[
         bool,
         typer.Option(
@@ -39,8 +41,8 @@ def ai_agents(
     Re-importing the same files changes nothing; a newer version updates the notes and keeps
     what a person wrote in them. Exit code 1 when a file was skipped or --verify found a difference.
     """
-    from brain.importers.ai_agents import import_ai_agents  # only this command needs the importer
-    from brain.importers.ai_agents_verify import verify_ai_agents
+    from brain.importers.ai_agents.importer import import_ai_agents  # only this command needs the importer
+    from brain.importers.ai_agents.verify import verify_ai_agents
 
     vault_, _ = open_vault(vault)  # the importer batches its writes: the index takes them in one update
     with progress_bars() as progress:
@@ -59,7 +61,9 @@ def ai_agents(
         for line in found:
             typer.echo(f"difference: {line}")
         checked = f"{result.counts['episodes']} episode(s), {result.counts['graphs']} graph(s)"
-        typer.echo(f"verify: {len(found)} difference(s) in {checked}" if found else f"verify: no differences in {checked}")
+        typer.echo(
+            f"verify: {len(found)} difference(s) in {checked}" if found else f"verify: no differences in {checked}"
+        )
         failed = failed or bool(found)
     if failed:
         raise typer.Exit(1)

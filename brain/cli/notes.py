@@ -8,7 +8,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.errors import InvalidInput
-from brain.memory import notes as service
+from brain.memory.notes import service
 from brain.views.notes import edited_line, note_json, written_line
 
 app = typer.Typer(help="Read and write any note.", no_args_is_help=True)
@@ -31,8 +31,12 @@ def read(name: NameArgument, vault: VaultOption = None, as_json: JsonOption = Fa
 def write(
     title: Annotated[str, typer.Argument(help="Title of the note; its file name is made from it.")],
     file: Annotated[str | None, typer.Option("--file", "-f", help="Body from this file, or - for stdin.")] = None,
-    folder: Annotated[str | None, typer.Option(help="Folder inside the vault (default: the type's folder, or notes/).")] = None,
-    note_type: Annotated[str | None, typer.Option("--type", help="Frontmatter type (episode, pattern, context, ...).")] = None,
+    folder: Annotated[
+        str | None, typer.Option(help="Folder inside the vault (default: the type's folder, or notes/).")
+    ] = None,
+    note_type: Annotated[
+        str | None, typer.Option("--type", help="Frontmatter type (episode, pattern, context, ...).")
+    ] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeat for more.")] = None,
     field: Annotated[list[str] | None, typer.Option("--field", help="Frontmatter key=value; repeat for more.")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace the body of an existing note with this title.")] = False,
@@ -64,7 +68,9 @@ def edit(
     find: Annotated[str | None, typer.Option(help="Text to find (with --replace).")] = None,
     replace: Annotated[str | None, typer.Option(help="Replacement for --find.")] = None,
     count: Annotated[int | None, typer.Option(help="With --find: refuse unless it occurs exactly this often.")] = None,
-    set_field: Annotated[list[str] | None, typer.Option("--set", help="Frontmatter key=value to set; repeat for more.")] = None,
+    set_field: Annotated[
+        list[str] | None, typer.Option("--set", help="Frontmatter key=value to set; repeat for more.")
+    ] = None,
     vault: VaultOption = None,
 ) -> None:
     """Change one part of a note; the rest stays byte for byte."""
@@ -82,7 +88,9 @@ def edit(
     operation = operations[0]
     if operation == "find_replace" and replace is None:
         raise InvalidInput("--find needs --replace (use --replace '' to delete the text)")
-    content = {"append": append, "prepend": prepend, "replace_section": replace_section, "find_replace": replace}.get(operation) or ""
+    content = {"append": append, "prepend": prepend, "replace_section": replace_section, "find_replace": replace}.get(
+        operation
+    ) or ""
     written = service.edit_note(
         vault_,
         corpus,

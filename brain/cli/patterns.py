@@ -7,10 +7,10 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
-from brain.memory import causal
-from brain.memory import patterns as service
+from brain.memory.causal import graph as causal
+from brain.memory.patterns import service
 from brain.notes.model import Outcome, Pattern
-from brain.views.episodic import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
+from brain.views.patterns import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
 
@@ -62,7 +62,9 @@ def _print(patterns: list[Pattern], as_json: bool, empty: str) -> None:
 
 @app.command("list")
 def list_(
-    min_success_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="Only patterns at or above this rate.")] = 0.0,
+    min_success_rate: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Only patterns at or above this rate.")
+    ] = 0.0,
     min_occurrences: Annotated[int, typer.Option(min=0, help="Only patterns seen at least this often.")] = 0,
     trigger: Annotated[str | None, typer.Option(help="Only patterns whose trigger contains this text.")] = None,
     vault: VaultOption = None,
@@ -70,16 +72,21 @@ def list_(
 ) -> None:
     """List patterns, most successful first."""
     _, corpus = open_vault(vault)
-    found = service.list_patterns(corpus, min_success_rate=min_success_rate, min_occurrences=min_occurrences, trigger=trigger)
+    found = service.list_patterns(
+        corpus, min_success_rate=min_success_rate, min_occurrences=min_occurrences, trigger=trigger
+    )
     _print(found, as_json, "no patterns match")
 
 
 @app.command()
 def antipatterns(
     max_success_rate: Annotated[
-        float | None, typer.Option(min=0.0, max=1.0, help="At most this success rate (default: [antipatterns] in config.toml, 0.3).")
+        float | None,
+        typer.Option(min=0.0, max=1.0, help="At most this success rate (default: [antipatterns] in config.toml, 0.3)."),
     ] = None,
-    min_occurrences: Annotated[int | None, typer.Option(min=0, help="Seen at least this often (default: config, 2).")] = None,
+    min_occurrences: Annotated[
+        int | None, typer.Option(min=0, help="Seen at least this often (default: config, 2).")
+    ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -93,8 +100,12 @@ def antipatterns(
 def path(
     source: Annotated[str, typer.Argument(metavar="FROM", help="Start note (title, stem or permalink).")],
     target: Annotated[str, typer.Argument(metavar="TO", help="End note.")],
-    max_depth: Annotated[int, typer.Option(min=1, max=causal.MAX_DEPTH, help="Most hops to follow.")] = causal.DEFAULT_DEPTH,
-    weighted: Annotated[bool, typer.Option(help="Most reliable path (edge weights, success rates) instead of fewest hops.")] = False,
+    max_depth: Annotated[
+        int, typer.Option(min=1, max=causal.MAX_DEPTH, help="Most hops to follow.")
+    ] = causal.DEFAULT_DEPTH,
+    weighted: Annotated[
+        bool, typer.Option(help="Most reliable path (edge weights, success rates) instead of fewest hops.")
+    ] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -105,6 +116,8 @@ def path(
         emit_json({"found": found is not None, "path": found})
         return
     if found is None:
-        typer.echo(no_path_line(source, target, max_depth, causal.reverse_path_exists(corpus, source, target, max_depth)))
+        typer.echo(
+            no_path_line(source, target, max_depth, causal.reverse_path_exists(corpus, source, target, max_depth))
+        )
         raise typer.Exit(1)
     typer.echo("\n".join(causal_path_lines(found)))

@@ -9,7 +9,9 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput
-from brain.memory import run_export, run_input, runs as service
+from brain.memory.runs import export as run_export
+from brain.memory.runs import service
+from brain.memory.runs import validation as run_input
 from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
 from brain.views import runs as view
 
@@ -27,16 +29,28 @@ def _echo(lines: list[str]) -> None:
 
 @app.command()
 def record(
-    file: Annotated[str, typer.Option("--file", "-f", help="SnapshotEntry JSON file (or the wrapped form, see README), or - for stdin.")],
-    tenant: Annotated[str | None, typer.Option(help="Tenant the run belongs to (required unless the file's identity gives it).")] = None,
+    file: Annotated[
+        str,
+        typer.Option("--file", "-f", help="SnapshotEntry JSON file (or the wrapped form, see README), or - for stdin."),
+    ],
+    tenant: Annotated[
+        str | None, typer.Option(help="Tenant the run belongs to (required unless the file's identity gives it).")
+    ] = None,
     principal: Annotated[str | None, typer.Option(help="User or agent the run worked for.")] = None,
     conversation: Annotated[str | None, typer.Option(help="Conversation id.")] = None,
-    accepted: Annotated[bool | None, typer.Option("--accepted/--not-accepted", help="Whether the answer was accepted.", show_default=False)] = None,
+    accepted: Annotated[
+        bool | None,
+        typer.Option("--accepted/--not-accepted", help="Whether the answer was accepted.", show_default=False),
+    ] = None,
     overridden: Annotated[bool, typer.Option("--overridden", help="A person overrode the answer.")] = False,
     escalated: Annotated[bool, typer.Option("--escalated", help="The run was escalated to a person.")] = False,
     score: Annotated[float | None, typer.Option(help="An eval score between 0 and 1.", show_default=False)] = None,
-    ttl: Annotated[str | None, typer.Option(help="Forget the run after this long (30d, 12h, 2w) or at this ISO date.")] = None,
-    run_id: Annotated[str | None, typer.Option("--id", help="Run id; re-recording the id of a run in flight completes it.")] = None,
+    ttl: Annotated[
+        str | None, typer.Option(help="Forget the run after this long (30d, 12h, 2w) or at this ISO date.")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--id", help="Run id; re-recording the id of a run in flight completes it.")
+    ] = None,
     vault: VaultOption = None,
 ) -> None:
     """Record an agent run from its SnapshotEntry JSON as a note in runs/<tenant>/."""
@@ -50,14 +64,23 @@ def record(
     )
     vault_, corpus = open_vault(vault)
     stored = service.record_run(
-        vault_, corpus, given.snapshot, tenant=tenant or given.tenant, principal=principal or given.principal,
-        conversation=conversation or given.conversation, labels=labels, ttl=ttl or given.ttl, run_id=run_id or given.run_id,
+        vault_,
+        corpus,
+        given.snapshot,
+        tenant=tenant or given.tenant,
+        principal=principal or given.principal,
+        conversation=conversation or given.conversation,
+        labels=labels,
+        ttl=ttl or given.ttl,
+        run_id=run_id or given.run_id,
     )
     _echo(view.recorded_lines(stored))
 
 
 @app.command()
-def show(name: RunArgument, tenant: TenantOption = None, vault: VaultOption = None, as_json: JsonOption = False) -> None:
+def show(
+    name: RunArgument, tenant: TenantOption = None, vault: VaultOption = None, as_json: JsonOption = False
+) -> None:
     """Show a run; --json gives back the snapshot exactly as recorded, with identity and labels."""
     _, corpus = open_vault(vault)
     run = service.get_run(corpus, name, tenant)
@@ -70,7 +93,9 @@ def show(name: RunArgument, tenant: TenantOption = None, vault: VaultOption = No
 @app.command("list")
 def list_(
     tenant: Annotated[str, typer.Option("--tenant", help="The tenant whose runs to list (required).")],
-    limit: Annotated[int, typer.Option(min=1, max=service.MAX_LIMIT, help="At most this many.")] = service.DEFAULT_LIMIT,
+    limit: Annotated[
+        int, typer.Option(min=1, max=service.MAX_LIMIT, help="At most this many.")
+    ] = service.DEFAULT_LIMIT,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -86,10 +111,18 @@ def list_(
 @app.command()
 def recall(
     query: Annotated[str, typer.Argument(help="The new question, matched against the queries of past runs.")],
-    tenant: Annotated[str | None, typer.Option("--tenant", help="The tenant to recall from (required).", show_default=False)] = None,
-    top_k: Annotated[int, typer.Option("--top-k", min=1, max=service.MAX_TOP_K, help="At most this many runs.")] = service.DEFAULT_TOP_K,
-    threshold: Annotated[float, typer.Option(help="Strict: runs less similar than this are never returned.")] = service.DEFAULT_THRESHOLD,
-    projection: Annotated[str, typer.Option(help=f"What of each run to show: {', '.join(PROJECTIONS)}.")] = DEFAULT_PROJECTION,
+    tenant: Annotated[
+        str | None, typer.Option("--tenant", help="The tenant to recall from (required).", show_default=False)
+    ] = None,
+    top_k: Annotated[
+        int, typer.Option("--top-k", min=1, max=service.MAX_TOP_K, help="At most this many runs.")
+    ] = service.DEFAULT_TOP_K,
+    threshold: Annotated[
+        float, typer.Option(help="Strict: runs less similar than this are never returned.")
+    ] = service.DEFAULT_THRESHOLD,
+    projection: Annotated[
+        str, typer.Option(help=f"What of each run to show: {', '.join(PROJECTIONS)}.")
+    ] = DEFAULT_PROJECTION,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -98,8 +131,16 @@ def recall(
         raise InvalidInput("recall needs --tenant; runs are never recalled across tenants")
     vault_, corpus = open_vault(vault)
     with progress_bars({"runs": "run queries"}) as progress:  # only when many runs wait for their vectors
-        found = service.recall_runs(vault_, corpus, query, tenant=tenant, top_k=top_k, threshold=threshold, projection=projection,
-                                    progress=progress)
+        found = service.recall_runs(
+            vault_,
+            corpus,
+            query,
+            tenant=tenant,
+            top_k=top_k,
+            threshold=threshold,
+            projection=projection,
+            progress=progress,
+        )
     if as_json:
         emit_json(view.recall_dict(found))
         return
@@ -129,7 +170,9 @@ def export_(
     format: Annotated[str, typer.Option("--format", help=f"Training format: {', '.join(run_export.FORMATS)}.")],
     tenant: TenantOption = None,
     since: Annotated[str | None, typer.Option(help="Only runs recorded on or after this date.")] = None,
-    min_score: Annotated[float | None, typer.Option("--min-score", help="Leave out runs whose eval score is below this.")] = None,
+    min_score: Annotated[
+        float | None, typer.Option("--min-score", help="Leave out runs whose eval score is below this.")
+    ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:

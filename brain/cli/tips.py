@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
-from brain.memory import tips as service
-from brain.memory import tips_consolidate
+from brain.memory.tips import consolidate as tips_consolidate
+from brain.memory.tips import service
 from brain.notes.tip import CATEGORIES, EVIDENCE
 from brain.views import tips as views
 
@@ -22,7 +22,12 @@ Evidence = Enum("Evidence", {name: name for name in EVIDENCE}, type=str)  # type
 @app.command()
 def learn(
     episodes: Annotated[list[str], typer.Argument(help="Episodes to learn from (title, id, stem or path).")],
-    model: Annotated[bool, typer.Option("--model", help="Use the model endpoint configured in .brain/config.toml for segmentation and wording.")] = False,
+    model: Annotated[
+        bool,
+        typer.Option(
+            "--model", help="Use the model endpoint configured in .brain/config.toml for segmentation and wording."
+        ),
+    ] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -30,7 +35,7 @@ def learn(
     vault_, corpus = open_vault(vault)
     drafter = None
     if model:
-        from brain.memory.tips_model import endpoint_drafter
+        from brain.memory.tips.language_model import endpoint_drafter
 
         drafter = endpoint_drafter(vault_)
     results = service.learn(vault_, corpus, episodes, drafter=drafter)
@@ -49,7 +54,9 @@ def list_(
     category: Annotated[Category | None, typer.Option(help="Only tips of this category.")] = None,
     min_support: Annotated[int, typer.Option(min=0, help="Only tips seen in at least this many episodes.")] = 0,
     evidence: Annotated[Evidence | None, typer.Option(help="Only tips learned from this kind of work.")] = None,
-    include_merged: Annotated[bool, typer.Option("--include-merged", help="Also list tips merged into others.")] = False,
+    include_merged: Annotated[
+        bool, typer.Option("--include-merged", help="Also list tips merged into others.")
+    ] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -74,9 +81,15 @@ def list_(
 @app.command()
 def guidelines(
     task: Annotated[str, typer.Argument(help="The task about to start, in a sentence.")],
-    top_k: Annotated[int, typer.Option("--top-k", min=1, max=service.MAX_TOP_K, help="At most this many matching tips.")] = service.DEFAULT_TOP_K,
-    threshold: Annotated[float, typer.Option(help="Least similarity of task to a tip's subtask or trigger.")] = service.DEFAULT_THRESHOLD,
-    core_support: Annotated[int, typer.Option(min=0, help="Tips with this much support are always included (0: none).")] = service.DEFAULT_CORE_SUPPORT,
+    top_k: Annotated[
+        int, typer.Option("--top-k", min=1, max=service.MAX_TOP_K, help="At most this many matching tips.")
+    ] = service.DEFAULT_TOP_K,
+    threshold: Annotated[
+        float, typer.Option(help="Least similarity of task to a tip's subtask or trigger.")
+    ] = service.DEFAULT_THRESHOLD,
+    core_support: Annotated[
+        int, typer.Option(min=0, help="Tips with this much support are always included (0: none).")
+    ] = service.DEFAULT_CORE_SUPPORT,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -30,7 +30,9 @@ from brain.notes.model import Note
 
 __all__ = ["CATALOG_FILE", "SCHEMA_VERSION", "Catalog", "Row", "Stamp"]  # schema and rows live beside it
 
-_COLUMNS = "path, folder, mtime_ns, size, sha256, type, title, date, frontmatter, parsed, text, searchable, gen, indexed_at"
+_COLUMNS = (
+    "path, folder, mtime_ns, size, sha256, type, title, date, frontmatter, parsed, text, searchable, gen, indexed_at"
+)
 _ASSIGN = ", ".join(f"{column.strip()} = ?" for column in _COLUMNS.split(","))
 
 
@@ -88,9 +90,7 @@ class Catalog:
                     "INSERT INTO meta(key, value) VALUES('generation', '1') "
                     "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
                 )
-                self.db.execute(
-                    "INSERT OR REPLACE INTO meta(key, value) VALUES('updated_at', ?)", (repr(time.time()),)
-                )
+                self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('updated_at', ?)", (repr(time.time()),))
                 self.db.execute("COMMIT")
             except BaseException:
                 self._written = None
@@ -172,7 +172,11 @@ class Catalog:
         """path -> Stamp for every cataloged note; cached until the generation changes."""
         with self._lock:
             generation = self.generation()
-            if self._stamps is not None and generation != self._stamps_generation and generation == self._patched_generation:
+            if (
+                self._stamps is not None
+                and generation != self._stamps_generation
+                and generation == self._patched_generation
+            ):
                 self._patch_stamps()
             if self._stamps is None or generation != self._stamps_generation:
                 rows = self.db.execute("SELECT id, path, mtime_ns, size, sha256 FROM notes").fetchall()
@@ -240,7 +244,9 @@ class Catalog:
         with self._reader_lock:
             return self._reader.execute("SELECT COUNT(*) FROM fts").fetchone()[0]
 
-    def bm25(self, expression: str, weights: tuple[float, ...], depth: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+    def bm25(
+        self, expression: str, weights: tuple[float, ...], depth: int, allowed: set[int] | None = None
+    ) -> list[tuple[int, float]]:
         """(note id, BM25 score, higher is better) for an FTS5 match expression, best first.
 
         With `allowed`, every match is ranked and the best allowed ones kept (filters before
@@ -279,8 +285,20 @@ class Catalog:
         """Insert or replace a note's rows; `note_id` keeps an existing identity (a moved file)."""
         generation = self.generation() + 1
         values = (
-            row.path, folder_of(row.path), row.mtime_ns, row.size, row.sha256, row.type, row.title, row.date,
-            row.frontmatter, row.parsed, row.text, int(row.searchable), generation, time.time(),
+            row.path,
+            folder_of(row.path),
+            row.mtime_ns,
+            row.size,
+            row.sha256,
+            row.type,
+            row.title,
+            row.date,
+            row.frontmatter,
+            row.parsed,
+            row.text,
+            int(row.searchable),
+            generation,
+            time.time(),
         )
         if note_id is None:
             existing = self.db.execute("SELECT id FROM notes WHERE path = ?", (row.path,)).fetchone()
@@ -294,8 +312,13 @@ class Catalog:
             self._clear_derived(note_id)
             self.db.execute(f"UPDATE notes SET {_ASSIGN}, embedded_sha = NULL WHERE id = ?", (*values, note_id))
         self.db.execute("DELETE FROM skipped WHERE path = ?", (row.path,))
-        self.db.executemany("INSERT OR IGNORE INTO tags(note_id, tag) VALUES(?, ?)", [(note_id, tag) for tag in row.tags])
-        self.db.executemany("INSERT INTO links(note_id, target, heading, kind) VALUES(?, ?, ?, ?)", [(note_id, *link) for link in row.links])
+        self.db.executemany(
+            "INSERT OR IGNORE INTO tags(note_id, tag) VALUES(?, ?)", [(note_id, tag) for tag in row.tags]
+        )
+        self.db.executemany(
+            "INSERT INTO links(note_id, target, heading, kind) VALUES(?, ?, ?, ?)",
+            [(note_id, *link) for link in row.links],
+        )
         if row.searchable:
             self.db.execute(
                 "INSERT INTO fts(rowid, title, tags, meta, body) VALUES(?, ?, ?, ?, ?)",
@@ -324,7 +347,9 @@ class Catalog:
         self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
 
     def skip(self, path: str, skip: Skip) -> None:
-        self.db.execute("INSERT OR REPLACE INTO skipped(path, kind, reason) VALUES(?, ?, ?)", (path, skip.kind.value, skip.reason))
+        self.db.execute(
+            "INSERT OR REPLACE INTO skipped(path, kind, reason) VALUES(?, ?, ?)", (path, skip.kind.value, skip.reason)
+        )
 
     def unskip(self, paths: list[str]) -> None:
         self.db.executemany("DELETE FROM skipped WHERE path = ?", [(path,) for path in paths])
@@ -352,7 +377,9 @@ class Catalog:
 
     def chunk_rows(self, note_id: int) -> dict[str, tuple[int, str | None, int, int]]:
         with self._lock:
-            rows = self.db.execute("SELECT id, ord, section, start, end FROM chunks WHERE note_id = ?", (note_id,)).fetchall()
+            rows = self.db.execute(
+                "SELECT id, ord, section, start, end FROM chunks WHERE note_id = ?", (note_id,)
+            ).fetchall()
         return {row[0]: row[1:] for row in rows}
 
     def chunk_spans(self, keys: list[tuple[int, str]]) -> dict[tuple[int, str], tuple[str | None, int, int]]:
@@ -373,7 +400,9 @@ class Catalog:
         with self._lock:
             for start in range(0, len(note_ids), 500):
                 part = note_ids[start : start + 500]
-                keys += self.db.execute(f"SELECT note_id, id FROM chunks WHERE note_id IN ({','.join('?' * len(part))})", part).fetchall()
+                keys += self.db.execute(
+                    f"SELECT note_id, id FROM chunks WHERE note_id IN ({','.join('?' * len(part))})", part
+                ).fetchall()
         return keys
 
     def orphan_chunks(self) -> list[tuple[int, str]]:
@@ -421,4 +450,6 @@ class Catalog:
     def note_row(self, note_id: int) -> tuple[str, str, str, str, str] | None:
         """(path, type, folder, sha256, text) of a note."""
         with self._lock:
-            return self.db.execute("SELECT path, type, folder, sha256, text FROM notes WHERE id = ?", (note_id,)).fetchone()
+            return self.db.execute(
+                "SELECT path, type, folder, sha256, text FROM notes WHERE id = ?", (note_id,)
+            ).fetchone()

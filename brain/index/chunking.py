@@ -102,7 +102,9 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _pieces(text: str, start: int, end: int, spans: list[tuple[int, int]], budget: int, overlap: int) -> list[tuple[int, int]]:
+def _pieces(
+    text: str, start: int, end: int, spans: list[tuple[int, int]], budget: int, overlap: int
+) -> list[tuple[int, int]]:
     """Cut text[start:end] (token `spans` relative to start) into pieces of at most `budget` tokens."""
     if len(spans) <= budget:
         return [(start, end)]
@@ -144,8 +146,9 @@ def _pieces(text: str, start: int, end: int, spans: list[tuple[int, int]], budge
     return [(start + spans[a][0], start + spans[b - 1][1]) for a, b in pieces]
 
 
-def chunk_note(note: Note, embedder_id: str, spans: Spans = regex_spans, *,
-               max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP) -> list[Chunk]:
+def chunk_note(
+    note: Note, embedder_id: str, spans: Spans = regex_spans, *, max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP
+) -> list[Chunk]:
     """The note's chunks, in order, none longer than `max_tokens` tokens (special tokens included)."""
     text = note.text
     about = " ".join(meta_text(note).split())[:300]  # task, trigger ...: what the note is about
@@ -154,11 +157,17 @@ def chunk_note(note: Note, embedder_id: str, spans: Spans = regex_spans, *,
     if text.startswith("# ", a):  # the title heading alone says nothing the prefix does not
         line_end = text.find("\n", a, b)
         segments[0] = (heading, *_trim(text, line_end if line_end >= 0 else b, b))
-    prefixes = [f"{note.title}\n{about}\n" if heading is None and about else f"{note.title}: {heading}\n" if heading else f"{note.title}\n"
-                for heading, _, _ in segments]
+    prefixes = [
+        f"{note.title}\n{about}\n"
+        if heading is None and about
+        else f"{note.title}: {heading}\n"
+        if heading
+        else f"{note.title}\n"
+        for heading, _, _ in segments
+    ]
     prefixes = [prefix[:600] for prefix in prefixes]  # a huge title cannot eat the window
     token_spans = spans([*prefixes, *(text[a:b] for _, a, b in segments)])
-    prefix_spans, content_spans = token_spans[: len(segments)], token_spans[len(segments):]
+    prefix_spans, content_spans = token_spans[: len(segments)], token_spans[len(segments) :]
     chunks: list[Chunk] = []
     seen: set[str] = set()
     for (heading, a, b), prefix, prefix_tokens, tokens in zip(segments, prefixes, prefix_spans, content_spans):

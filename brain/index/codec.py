@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from brain.notes.model import CausalRelation, Note, Observation, Relation, Section, WikiLink
 from brain.notes.lines import split_lines
+from brain.notes.model import CausalRelation, Note, Observation, Relation, Section, WikiLink
 
 FORMAT = 1  # bump when the stored shape changes; the catalog's version follows it
 

@@ -8,7 +8,7 @@ catalog says "up to date" while vector search finds nothing.
 The check is cheap when all is well. With the embedded store it does not even open Chroma
 (importing chromadb and opening the store took 0.5 s of the 1.4 s of `brain status`) while the
 store's files are as brain last vouched for them (`VectorStore.unchanged`, see
-`vectors.files_stamp`): brain records their stamp after its own writes and after a check that
+`vector_identity.files_stamp`): brain records their stamp after its own writes and after a check that
 found the store consistent, so a store changed by anyone else (records deleted through another
 client, the folder deleted or replaced) is checked in full. A Chroma server is always checked in
 full: nothing local can vouch for it. The full check is one count on each side; only when the

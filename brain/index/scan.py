@@ -125,7 +125,9 @@ def scan(index: Index, *, paths: Iterable[str] | None = None, progress: Progress
     return result
 
 
-def _apply(catalog, read: Read, stamps: dict[str, Stamp], vanished: dict[str, Stamp], removed: set[str], result: ScanResult) -> None:
+def _apply(
+    catalog, read: Read, stamps: dict[str, Stamp], vanished: dict[str, Stamp], removed: set[str], result: ScanResult
+) -> None:
     known = stamps.get(read.path)
     if read.skip is not None:
         catalog.skip(read.path, read.skip)

@@ -55,7 +55,7 @@ def _v1(db: sqlite3.Connection) -> None:
         ) WITHOUT ROWID;
         CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
         CREATE VIRTUAL TABLE fts USING fts5(title, tags, meta, body, tokenize='porter unicode61 remove_diacritics 2');
-        """
+        """,
     )
 
 

@@ -79,14 +79,28 @@ class SearchReport:
     pending: int  # notes changed since their vectors were made, not yet in dense search
 
 
-def search(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None,
-           rerank: bool = False) -> list[SearchHit]:
+def search(
+    index: Index,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    limit: int = 10,
+    filters: SearchFilters | None = None,
+    rerank: bool = False,
+) -> list[SearchHit]:
     """Notes matching `query` by meaning and by words, best first (see the module doc)."""
     return search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank).hits
 
 
-def search_report(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None,
-                  rerank: bool = False) -> SearchReport:
+def search_report(
+    index: Index,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    limit: int = 10,
+    filters: SearchFilters | None = None,
+    rerank: bool = False,
+) -> SearchReport:
     """`search`, and how many notes still wait for their vectors."""
     _check(query, mode, limit)
     pending = freshen(index, vectors=mode != "text")
@@ -122,8 +136,15 @@ def _check(query: str, mode: str, limit: int) -> None:
         raise InvalidInput("the search query is empty; give some words to look for")
 
 
-def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filters: SearchFilters | None = None,
-        rerank: bool = False) -> list[SearchHit]:
+def run(
+    index: Index,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    limit: int = 10,
+    filters: SearchFilters | None = None,
+    rerank: bool = False,
+) -> list[SearchHit]:
     """The search itself, on an index already brought up to date."""
     _check(query, mode, limit)
     where, params = filter_sql(filters or SearchFilters())
@@ -149,7 +170,7 @@ def run(index: Index, query: str, *, mode: str = "hybrid", limit: int = 10, filt
     if rerank:
         from brain.index.rerank import rerank_notes
 
-        ranked = rerank_notes(index, query, ranked[:max(RERANK_CANDIDATES, limit)], best_chunk)
+        ranked = rerank_notes(index, query, ranked[: max(RERANK_CANDIDATES, limit)], best_chunk)
     return _hits(index, query, ranked[:limit], best_chunk)
 
 
@@ -224,7 +245,9 @@ def informative_words(index: Index, query: str, *, strict: bool = False) -> list
     return useful if useful or strict else words
 
 
-def text_ranking(index: Index, query: str, allowed: list[int] | None, depth: int, *, strict: bool = False) -> list[tuple[int, float]]:
+def text_ranking(
+    index: Index, query: str, allowed: list[int] | None, depth: int, *, strict: bool = False
+) -> list[tuple[int, float]]:
     if allowed is not None and not allowed:
         return []
     if allowed is not None:
@@ -286,7 +309,9 @@ def _hits(index: Index, query: str, ranked: list[tuple[int, float]], best_chunk:
         path, title, note_type, text = info[note_id]
         span = spans.get((note_id, best_chunk.get(note_id, "")))
         section, start, end = span if span else _lexical_section(index, path, text, words)
-        hits.append(SearchHit(path, title, note_type, section, snippet(text[start:end] or text, words), round(score, 6)))
+        hits.append(
+            SearchHit(path, title, note_type, section, snippet(text[start:end] or text, words), round(score, 6))
+        )
     return hits
 
 
@@ -305,7 +330,12 @@ def _lexical_section(index: Index, path: str, text: str, words: list[str]) -> tu
         content = (section.heading + "\n" + section.content).lower()
         found = sum(1 for word in words if word in content)
         if found > best[0]:
-            best = (found, section.heading, offsets[min(section.start + 1, len(offsets) - 1)], offsets[min(section.end, len(offsets) - 1)])
+            best = (
+                found,
+                section.heading,
+                offsets[min(section.start + 1, len(offsets) - 1)],
+                offsets[min(section.end, len(offsets) - 1)],
+            )
     return best[1], best[2], best[3]
 
 

@@ -4,7 +4,7 @@ but the vector store's stamp, once a full check found it consistent (see index/c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from brain.errors import IndexBusy
 from brain.index.consistency import VectorCheck, check_vectors
@@ -39,7 +39,13 @@ class IndexStatus:
 
     @property
     def fresh(self) -> bool:
-        return self.indexed and self.changed_files == 0 and self.pending_vectors == 0 and not self.vectors_missing and not self.vectors_extra
+        return (
+            self.indexed
+            and self.changed_files == 0
+            and self.pending_vectors == 0
+            and not self.vectors_missing
+            and not self.vectors_extra
+        )
 
 
 def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: bool = True) -> IndexStatus:
@@ -53,8 +59,14 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
 
             config = load_config(vault.brain_dir)
             embedder = load_embedder(config.embedder, config.model_path, warn=warn_once)
-        return IndexStatus(str(vault.root), False, len(files), skipped=left_out,
-                           embedder=embedder.id if embedder else None, embedder_source=embedder.source if embedder else None)
+        return IndexStatus(
+            str(vault.root),
+            False,
+            len(files),
+            skipped=left_out,
+            embedder=embedder.id if embedder else None,
+            embedder_source=embedder.source if embedder else None,
+        )
     if chroma_url is not None:
         index = open_index(vault, chroma_url=chroma_url)
     catalog = index.catalog
@@ -62,7 +74,7 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
     changed = sum(1 for p, (m, s) in files.items() if p not in stamps or (stamps[p].mtime_ns, stamps[p].size) != (m, s))
     changed += sum(1 for p in stamps if p not in files)
     updated = catalog.get_meta("updated_at")
-    when = datetime.fromtimestamp(float(updated), tz=timezone.utc).isoformat(timespec="seconds") if updated else None
+    when = datetime.fromtimestamp(float(updated), tz=UTC).isoformat(timespec="seconds") if updated else None
     written = catalog.get_meta("embedder")
     embedder = index.embedder if with_embedder or written else None
     check = _vector_check(index) if embedder is not None and written == embedder.id else None

@@ -51,7 +51,9 @@ def index_vault(index: Index, *, embed: bool = True, progress: Progress | None =
     lost = repaired.missing if repaired else 0
     if repaired and embedded:
         embedded.deleted += len(repaired.extra)
-    return IndexReport(scanned, embedded, sum(index.catalog.counts_by_type().values()), index.embedder.id if embed else None, lost)
+    return IndexReport(
+        scanned, embedded, sum(index.catalog.counts_by_type().values()), index.embedder.id if embed else None, lost
+    )
 
 
 def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None = None) -> IndexReport:
@@ -87,7 +89,7 @@ def attach(vault: Vault, *, embed: bool = False) -> None:
             index = existing_index(vault)
             if index is not None:
                 update_paths(index, paths, embed=embed)
-        except Exception as error:  # noqa: BLE001 - the write itself succeeded; the next scan catches up
+        except Exception as error:
             log.warning("index not updated after writing %s: %s", ", ".join(paths[:3]), error)
 
     vault.on_change(listener)

@@ -56,8 +56,15 @@ class _Handler(FileSystemEventHandler):
 
 
 class Watcher:
-    def __init__(self, index: Index, *, embed: bool = True, debounce: float = DEBOUNCE,
-                 max_delay: float = MAX_DELAY, on_batch: Callable[[Batch], None] | None = None):
+    def __init__(
+        self,
+        index: Index,
+        *,
+        embed: bool = True,
+        debounce: float = DEBOUNCE,
+        max_delay: float = MAX_DELAY,
+        on_batch: Callable[[Batch], None] | None = None,
+    ):
         self.vault = index.vault
         self.index = index
         self.embed = embed
@@ -164,7 +171,9 @@ class Watcher:
                         paths, full = self._pending, self._full
                         self._pending, self._full, self._first, self._busy = set(), False, 0.0, True
                         return paths, full
-                    self._cond.wait(max(min(self.debounce - (now - self._last), self.max_delay - (now - self._first)), 0.01))
+                    self._cond.wait(
+                        max(min(self.debounce - (now - self._last), self.max_delay - (now - self._first)), 0.01)
+                    )
                 else:
                     self._cond.wait(0.5)
             return None
@@ -182,7 +191,7 @@ class Watcher:
                 batch.changes = result.changes
                 if self.embed:
                     embed_pending(self.index)
-            except Exception as error:  # noqa: BLE001 - a watcher must survive anything one batch does
+            except Exception as error:
                 batch.errors.append(f"{type(error).__name__}: {error}")
                 log.warning("watch batch failed (%s); a full scan follows", error, exc_info=True)
                 with self._cond:
@@ -197,7 +206,7 @@ class Watcher:
             if self.on_batch:
                 try:
                     self.on_batch(batch)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     log.exception("on_batch callback failed")
 
 
@@ -222,7 +231,7 @@ def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
             watcher.start()
         except Timeout:  # another process started watching meanwhile: it keeps the index current
             watcher._observer.stop()
-        except Exception as error:  # noqa: BLE001 - reads fall back to stat scans; the server goes on
+        except Exception as error:
             watcher._observer.stop()
             log.warning("not following file events for %s: %s", vault.root, error)
 

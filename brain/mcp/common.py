@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import ValidationError
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
 
 from brain.errors import BrainError
-from brain.views.plain import plain
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
+from brain.views.plain import plain
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,7 +52,9 @@ def argument_errors(tool: str, error: ValidationError) -> str:
             continue
         message = problem["msg"].removeprefix("Input ").replace("\n", " ")
         given = repr(problem.get("input"))
-        parts.append(f"argument '{where}' {message[:1].lower() + message[1:]} (got {given[:60] + '...' if len(given) > 60 else given})")
+        parts.append(
+            f"argument '{where}' {message[:1].lower() + message[1:]} (got {given[:60] + '...' if len(given) > 60 else given})"
+        )
     return f"{tool}: " + "; ".join(parts)
 
 
@@ -67,42 +71,78 @@ class ServerState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def brain_tool(
-    server: MCPServer,
-    state: ServerState,
-    *,
-    title: str,
-    read_only: bool,
-    destructive: bool = False,
-    idempotent: bool = False,
-) -> Callable[[F], F]:
-    """Register a function as a tool. Library errors become tool errors here, for every tool, once.
+@dataclass(frozen=True)
+class ToolSpec:
+    """How a tool presents itself to clients: its title and its behaviour hints."""
 
-    A `BrainError` is raised again as the SDK's `ToolError`: the client gets `isError` and the
-    message (what was wrong); the server keeps serving. Anything else is a bug, which the SDK
-    reports as a generic tool error and logs with its traceback.
+    title: str
+    read_only: bool
+    destructive: bool = False
+    idempotent: bool = False
+
+
+def tool(*, title: str, read_only: bool, destructive: bool = False, idempotent: bool = False) -> Callable[[F], F]:
+    """Mark a module-level function `fn(state, ...)` as a tool; `register_tools` serves it.
+
+    The function stays a plain function: a test can import it and call it with a `ServerState`.
     """
 
     def decorator(fn: F) -> F:
-        @functools.wraps(fn)
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            with state.lock:
-                try:
-                    return fn(*args, **kwargs)
-                except BrainError as error:
-                    raise ToolError(str(error)) from None
-
-        annotations = ToolAnnotations(
-            title=title,
-            read_only_hint=read_only,
-            destructive_hint=destructive if not read_only else None,
-            idempotent_hint=idempotent if not read_only else None,
-            open_world_hint=False,
-        )
-        server.add_tool(guarded, title=title, annotations=annotations)
+        fn.__brain_tool__ = ToolSpec(title, read_only, destructive, idempotent)  # type: ignore[attr-defined]
         return fn
 
     return decorator
+
+
+def tools_in(module: ModuleType) -> list[Callable[..., Any]]:
+    """The tools a module defines, in the order they are written."""
+    found = [value for value in vars(module).values() if callable(value) and hasattr(value, "__brain_tool__")]
+    return [fn for fn in found if fn.__module__ == module.__name__]
+
+
+def register_tools(server: MCPServer, state: ServerState, module: ModuleType) -> None:
+    """Serve every tool of a module, bound to the server's state.
+
+    Library errors become tool errors here, for every tool, once: a `BrainError` is raised
+    again as the SDK's `ToolError`, so the client gets `isError` and the message (what was
+    wrong) and the server keeps serving. Anything else is a bug, which the SDK reports as a
+    generic tool error and logs with its traceback.
+    """
+    for fn in tools_in(module):
+        spec: ToolSpec = fn.__brain_tool__  # type: ignore[attr-defined]
+        server.add_tool(_bound(fn, state), title=spec.title, annotations=_annotations(spec))
+
+
+def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
+    """`fn` with its first argument (the state) given, and a signature without it for the SDK's schema."""
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        with state.lock:
+            try:
+                return fn(state, *args, **kwargs)
+            except BrainError as error:
+                raise ToolError(str(error)) from None
+
+    signature = inspect.signature(fn, eval_str=True)
+    served = signature.replace(parameters=list(signature.parameters.values())[1:])
+    guarded.__signature__ = served  # type: ignore[attr-defined]
+    # The SDK reads both the signature and the type hints (to find a `Context` argument); both are
+    # given evaluated, without the state, since the wrapper's module cannot resolve the tool's names.
+    guarded.__annotations__ = {name: parameter.annotation for name, parameter in served.parameters.items()}
+    guarded.__annotations__["return"] = served.return_annotation
+    del guarded.__wrapped__
+    return guarded
+
+
+def _annotations(spec: ToolSpec) -> ToolAnnotations:
+    return ToolAnnotations(
+        title=spec.title,
+        read_only_hint=spec.read_only,
+        destructive_hint=spec.destructive if not spec.read_only else None,
+        idempotent_hint=spec.idempotent if not spec.read_only else None,
+        open_world_hint=False,
+    )
 
 
 def result(text: str, data: dict[str, Any]) -> CallToolResult:

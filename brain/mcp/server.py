@@ -1,7 +1,8 @@
 """The MCP server: tool groups chosen by a profile, over stdio or streamable HTTP.
 
-A tool group is a module with a `GROUP` name and `register(server, state)`. Adding a group is
-one new module and one entry in `_GROUP_MODULES`; `--tools core,episodic` picks groups.
+Tools are module-level functions in `brain.mcp.tools.<domain>`; each module names the group it
+belongs to (`GROUP`), and `--tools core,episodic` picks groups. Adding a domain is one new module
+and one entry in `_TOOL_MODULES`.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ from brain import __version__
 from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
 from brain.index.watch import follow
-from brain.mcp import tools_causal, tools_episodic, tools_facts, tools_learning, tools_notes, tools_runs
-from brain.mcp.common import BrainServer, ServerState
+from brain.mcp.common import BrainServer, ServerState, register_tools
+from brain.mcp.tools import causal, episodes, facts, notes, patterns, runs, sessions, tips
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
-_GROUP_MODULES: tuple[ModuleType, ...] = (tools_notes, tools_episodic, tools_runs, tools_causal, tools_learning, tools_facts)
-GROUPS: dict[str, ModuleType] = {module.GROUP: module for module in _GROUP_MODULES}
+_TOOL_MODULES: tuple[ModuleType, ...] = (notes, episodes, patterns, runs, causal, tips, sessions, facts)
+GROUPS: dict[str, tuple[ModuleType, ...]] = {}
+for _module in _TOOL_MODULES:
+    GROUPS[_module.GROUP] = (*GROUPS.get(_module.GROUP, ()), _module)
 TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
@@ -74,7 +77,8 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
         log_level="WARNING",
     )
     for name in parse_groups(groups):
-        GROUPS[name].register(server, state)
+        for module in GROUPS[name]:
+            register_tools(server, state, module)
     return server
 
 
@@ -100,7 +104,13 @@ def run_stdio(server: MCPServer) -> None:
 
 
 def http_app(
-    server: MCPServer, *, host: str, port: int, token: str | None, allowed_hosts: Iterable[str] = (), session_idle: float = SESSION_IDLE_SECONDS
+    server: MCPServer,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_hosts: Iterable[str] = (),
+    session_idle: float = SESSION_IDLE_SECONDS,
 ) -> ASGIApp:
     """The streamable HTTP app at /mcp, with DNS-rebinding protection and, given a token, bearer auth."""
     names = list(dict.fromkeys([*LOOPBACK_HOSTS, _bracket(host), *(_bracket(name) for name in allowed_hosts)]))
@@ -124,7 +134,9 @@ def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False)
     """
     token = environ.get(TOKEN_ENV)
     if token is not None and not token.strip():
-        raise InvalidInput(f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token")
+        raise InvalidInput(
+            f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token"
+        )
     if token is None and not insecure and _bracket(host) not in LOOPBACK_HOSTS:
         raise InvalidInput(
             f"--host {host} is reachable from other machines: set {TOKEN_ENV} to require a bearer token, or pass --insecure to serve without one"

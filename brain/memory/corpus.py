@@ -20,7 +20,6 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import TypeVar
-from pathlib import PurePosixPath
 
 from brain.errors import AmbiguousName, NoteNotFound
 from brain.note_files import parse_bytes

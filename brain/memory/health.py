@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brain.memory.causal import find_cycles
-from brain.memory.chains import causal_findings
-from brain.memory.contexts import causes_named
+from brain.memory.causal.graph import find_cycles
+from brain.memory.causal.stats import causal_findings
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
 from brain.notes.episode import episode_from_note
@@ -14,6 +13,7 @@ from brain.notes.fact import fact_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
 from brain.notes.run import run_from_note
+from brain.notes.summary import causes_named
 from brain.vault import Vault
 
 
@@ -53,25 +53,45 @@ def check_notes(corpus: Corpus) -> list[Finding]:
     for note in corpus.notes():
         path = note.path or ""
         for problem in typed_problems(note):
-            findings.append(Finding("malformed", path, problem, "fix the note in an editor; brain reads the rest of it"))
+            findings.append(
+                Finding("malformed", path, problem, "fix the note in an editor; brain reads the rest of it")
+            )
         own = local_ids(note) | {name.lower() for name in causes_named(note)}  # causes: reported below, once
         for target in dict.fromkeys(link.target for link in note.links):
             if target.lower() in own:
                 continue
             found = resolver.candidates(target)
             if not found:
-                findings.append(Finding("broken-link", path, f"[[{target}]] matches no note", "create the note or correct the link"))
+                findings.append(
+                    Finding("broken-link", path, f"[[{target}]] matches no note", "create the note or correct the link")
+                )
             elif len(found) > 1:
                 findings.append(
-                    Finding("ambiguous-link", path, f"[[{target}]] matches {', '.join(found)}", "link by path, e.g. [[folder/Title]]")
+                    Finding(
+                        "ambiguous-link",
+                        path,
+                        f"[[{target}]] matches {', '.join(found)}",
+                        "link by path, e.g. [[folder/Title]]",
+                    )
                 )
     for twins in resolver.twins:
-        findings.append(Finding("duplicate-name", twins[0], f"{' and '.join(repr(path) for path in twins)} are one name written in two Unicode forms (NFC and NFD)",
-                                "merge them into one note (read each by its exact path), then delete the other"))
+        findings.append(
+            Finding(
+                "duplicate-name",
+                twins[0],
+                f"{' and '.join(repr(path) for path in twins)} are one name written in two Unicode forms (NFC and NFD)",
+                "merge them into one note (read each by its exact path), then delete the other",
+            )
+        )
     for cycle in find_cycles(corpus):
         titles = [resolver.titles.get(node, node.removeprefix("missing:")) for node in cycle]
         findings.append(
-            Finding("cycle", cycle[0], "causal cycle: " + " -> ".join(titles + titles[:1]), "fine if intended; paths and chains stop at repeats")
+            Finding(
+                "cycle",
+                cycle[0],
+                "causal cycle: " + " -> ".join(titles + titles[:1]),
+                "fine if intended; paths and chains stop at repeats",
+            )
         )
     findings += [Finding(*finding) for finding in causal_findings(corpus)]
     return findings
@@ -97,52 +117,92 @@ def check_index(vault: Vault) -> list[Finding]:
         return findings
     where = ".brain/index"
     if status.changed_files:
-        findings.append(Finding("stale-index", where, f"{status.changed_files} note files changed since the last index",
-                                "run `brain index`, or keep `brain watch` running"))
+        findings.append(
+            Finding(
+                "stale-index",
+                where,
+                f"{status.changed_files} note files changed since the last index",
+                "run `brain index`, or keep `brain watch` running",
+            )
+        )
     if status.vectors_embedder and status.pending_vectors:
-        findings.append(Finding("stale-index", where, f"{status.pending_vectors} notes wait for their vectors",
-                                "run `brain index`"))
+        findings.append(
+            Finding("stale-index", where, f"{status.pending_vectors} notes wait for their vectors", "run `brain index`")
+        )
     if status.vectors_missing:
-        findings.append(Finding("stale-index", where,
-                                f"the vector store lacks {status.vectors_missing} of {status.chunks} chunks "
-                                f"({status.vectors_missing_notes} notes): vector search cannot find them",
-                                "run `brain index` to embed them again"))
+        findings.append(
+            Finding(
+                "stale-index",
+                where,
+                f"the vector store lacks {status.vectors_missing} of {status.chunks} chunks "
+                f"({status.vectors_missing_notes} notes): vector search cannot find them",
+                "run `brain index` to embed them again",
+            )
+        )
     if status.vectors_extra:
-        findings.append(Finding("stale-index", where, f"the vector store holds {status.vectors_extra} chunks the catalog does not know",
-                                "run `brain index` to drop them"))
+        findings.append(
+            Finding(
+                "stale-index",
+                where,
+                f"the vector store holds {status.vectors_extra} chunks the catalog does not know",
+                "run `brain index` to drop them",
+            )
+        )
     if status.vectors_embedder:
         from brain.index.engine import open_index
 
         embedder = open_index(vault).embedder  # the vault has an index: status.indexed
         if embedder.id != status.vectors_embedder:
-            findings.append(Finding("stale-index", where,
-                                    f"vectors were made by '{status.vectors_embedder}' but the embedder is '{embedder.id}'",
-                                    "run `brain reindex`"))
+            findings.append(
+                Finding(
+                    "stale-index",
+                    where,
+                    f"vectors were made by '{status.vectors_embedder}' but the embedder is '{embedder.id}'",
+                    "run `brain reindex`",
+                )
+            )
     return findings
 
 
 def check_facts(corpus: Corpus) -> list[Finding]:
     """Facts whose value was edited by hand (it no longer matches its hash), or that carry no hash."""
-    from brain.memory.facts import all_facts
+    from brain.memory.facts.service import all_facts
 
     findings = []
     for fact in all_facts(corpus):
         if fact.tampered:
-            findings.append(Finding("tampered-fact", fact.path or "", f"the value of {fact.title} was edited in place (it no longer matches value_hash)",
-                                    "restore the value, then record the change with `brain fact supersede`"))
+            findings.append(
+                Finding(
+                    "tampered-fact",
+                    fact.path or "",
+                    f"the value of {fact.title} was edited in place (it no longer matches value_hash)",
+                    "restore the value, then record the change with `brain fact supersede`",
+                )
+            )
         elif fact.value_hash is None:
-            findings.append(Finding("unhashed-fact", fact.path or "", f"{fact.title} has no value_hash, so an edit to its value cannot be detected",
-                                    f"add `value_hash: {fact.actual_hash}` to its frontmatter if the value is right"))
+            findings.append(
+                Finding(
+                    "unhashed-fact",
+                    fact.path or "",
+                    f"{fact.title} has no value_hash, so an edit to its value cannot be detected",
+                    f"add `value_hash: {fact.actual_hash}` to its frontmatter if the value is right",
+                )
+            )
     return findings
 
 
 def check_journal(vault: Vault) -> list[Finding]:
     """The recall journal's hash chain: a gap, an edit or a reordering is reported by line."""
-    from brain.memory.fact_journal import journal_path, verify
+    from brain.memory.facts.journal import journal_path, verify
 
     check = verify(vault)
     where = journal_path(vault).relative_to(vault.root).as_posix()
     return [
-        Finding("journal", f"{where}:{problem.line}", problem.message, "the journal was changed outside brain; restore it from a backup")
+        Finding(
+            "journal",
+            f"{where}:{problem.line}",
+            problem.message,
+            "the journal was changed outside brain; restore it from a backup",
+        )
         for problem in check.problems
     ]

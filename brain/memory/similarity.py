@@ -78,7 +78,9 @@ class TextVectors:
         """One row per text (float32, L2-normalised)."""
         if not self._loaded:
             self._load()
-        texts = [_PLACEHOLDER.sub(" ", text) for text in texts]  # "<n>", "<path>": generalized entities carry no meaning
+        texts = [
+            _PLACEHOLDER.sub(" ", text) for text in texts
+        ]  # "<n>", "<path>": generalized entities carry no meaning
         keys = [_digest(text) for text in texts]
         missing = list(dict.fromkeys((key, text) for key, text in zip(keys, texts) if key not in self._rows))
         if missing:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timezone
+from datetime import UTC, datetime, time
 
 from brain.errors import InvalidInput
 
@@ -16,9 +16,11 @@ def parse_instant(value: str, what: str, *, end_of_day: bool = False) -> datetim
     try:
         if len(text) == 10:
             day = datetime.fromisoformat(text).date()
-            return datetime.combine(day, time.max if end_of_day else time.min, tzinfo=timezone.utc)
+            return datetime.combine(day, time.max if end_of_day else time.min, tzinfo=UTC)
         # Python reads at most six fractional digits; real data has seven.
         parsed = datetime.fromisoformat(_LONG_FRACTION.sub(r"\1", text).replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidInput(f"{what} '{value}' is not an ISO date or timestamp (e.g. 2026-01-21 or 2026-01-21T10:30:00Z)") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+        raise InvalidInput(
+            f"{what} '{value}' is not an ISO date or timestamp (e.g. 2026-01-21 or 2026-01-21T10:30:00Z)"
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import yaml
@@ -33,9 +33,23 @@ DEFAULT_AUTHORITY = 0.5
 TIME_EXAMPLE = "2026-03-17T11:25:00Z or 2026-03-17T12:25:00+01:00"
 # Keys brain manages on a fact; `created` is kept for every note type.
 FACT_KEYS = (
-    "kind", "subject", "value", "namespace", "tier", "source", "authority", "valid_from", "valid_until",
-    "supersedes", "superseded_by", "compliance_class", "retention_days", "legal_delete_at", "recorded_at",
-    "recorded_by", "value_hash",
+    "kind",
+    "subject",
+    "value",
+    "namespace",
+    "tier",
+    "source",
+    "authority",
+    "valid_from",
+    "valid_until",
+    "supersedes",
+    "superseded_by",
+    "compliance_class",
+    "retention_days",
+    "legal_delete_at",
+    "recorded_at",
+    "recorded_by",
+    "value_hash",
 )
 # What never changes once written: a new value is a new fact (supersede), never an edit.
 IMMUTABLE_KEYS = ("kind", "subject", "value", "namespace", "valid_from", "recorded_at", "value_hash")
@@ -113,10 +127,12 @@ def parse_value(text: str) -> Any:
 
 def _yaml_value(text: str) -> Any:
     try:
-        return yaml.load(text, Loader=frontmatter_yaml._NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=frontmatter_yaml._NoTimestampLoader)
     except yaml.YAMLError as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else "parse error"
-        raise InvalidInput(f"the fact value is not valid YAML or JSON ({first}); quote plain text, e.g. '\"dark\"'") from None
+        raise InvalidInput(
+            f"the fact value is not valid YAML or JSON ({first}); quote plain text, e.g. '\"dark\"'"
+        ) from None
 
 
 def parse_time(value: Any, what: str) -> datetime:
@@ -128,19 +144,21 @@ def parse_time(value: Any, what: str) -> datetime:
         raise InvalidInput(f"{what} '{value}' is not an ISO 8601 time; write e.g. {TIME_EXAMPLE}") from None
     if parsed.tzinfo is None or len(text) <= 10:
         raise InvalidInput(f"{what} '{value}' has no time zone; write e.g. {TIME_EXAMPLE}")
-    return parsed.astimezone(timezone.utc)
+    return parsed.astimezone(UTC)
 
 
 def format_time(instant: datetime) -> str:
     """UTC, `Z`, whole seconds unless the instant has a fraction."""
-    text = instant.astimezone(timezone.utc).isoformat()
+    text = instant.astimezone(UTC).isoformat()
     return text.replace("+00:00", "Z")
 
 
 def fact_title(subject: str, kind: str, namespace: str, recorded_at: datetime, hashed: str) -> str:
     """`FACT-<subject>-<8 hex>`: readable, and unique per subject, namespace, time and value."""
     slug = _SLUG.sub("-", subject.lower()).strip("-")[:60].strip("-") or "fact"
-    digest = hashlib.sha256(f"{namespace}\x00{kind}\x00{subject}\x00{format_time(recorded_at)}\x00{hashed}".encode()).hexdigest()
+    digest = hashlib.sha256(
+        f"{namespace}\x00{kind}\x00{subject}\x00{format_time(recorded_at)}\x00{hashed}".encode()
+    ).hexdigest()
     return f"FACT-{slug}-{digest[:8]}"
 
 
@@ -188,7 +206,7 @@ def fact_from_note(note: Note) -> Fact:
     if not _text(fm.get("valid_from")):
         problems.append("fact has no 'valid_from'")
     valid_from = _optional_time(fm, "valid_from", problems)
-    valid_from = valid_from or recorded or datetime.min.replace(tzinfo=timezone.utc)
+    valid_from = valid_from or recorded or datetime.min.replace(tzinfo=UTC)
     recorded = recorded or valid_from
     authority = fm.get("authority")
     try:
@@ -292,7 +310,9 @@ def render_fact(fact: NewFact, folder: str = "facts") -> str:
         "recorded_by": fact.recorded_by,
         "value_hash": value_hash(fact.value),
     }
-    lines = [f"A {fact.kind} fact about {fact.subject} in namespace {fact.namespace}, valid from {format_time(fact.valid_from)}."]
+    lines = [
+        f"A {fact.kind} fact about {fact.subject} in namespace {fact.namespace}, valid from {format_time(fact.valid_from)}."
+    ]
     lines.append("Recorded by brain; never edited in place: a new value supersedes it (`brain fact supersede`).")
     relations = [f"- supersedes [[{fact.supersedes}]]"] if fact.supersedes else []
     if fact.source:
@@ -304,7 +324,13 @@ def render_fact(fact: NewFact, folder: str = "facts") -> str:
 
 
 def close_fact(
-    text: str, *, valid_until: datetime, closed_at: datetime, closed_by: str, reason: str | None, superseded_by: str | None
+    text: str,
+    *,
+    valid_until: datetime,
+    closed_at: datetime,
+    closed_by: str,
+    reason: str | None,
+    superseded_by: str | None,
 ) -> str:
     """Close a fact note: only validity keys are set (and a relation line added); the value is untouched."""
     updates: dict[str, Any] = {
@@ -326,7 +352,11 @@ def changed_immutable_keys(before: Note, after: Note) -> list[str]:
     if before.type != "fact":
         return []
     old, new = before.frontmatter, after.frontmatter
-    return [key for key in IMMUTABLE_KEYS if key in old and canonical_or_none(old.get(key)) != canonical_or_none(new.get(key))]
+    return [
+        key
+        for key in IMMUTABLE_KEYS
+        if key in old and canonical_or_none(old.get(key)) != canonical_or_none(new.get(key))
+    ]
 
 
 def canonical_or_none(value: Any) -> str | None:

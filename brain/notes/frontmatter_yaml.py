@@ -97,14 +97,17 @@ def load(yaml_text: str) -> tuple[dict[str, Any], str | None]:
     except yaml.YAMLError as error:
         reason = str(error).replace("\n", " ")
         return {}, f"malformed frontmatter: {reason}"
-    except Exception as error:  # noqa: BLE001 - YAML can fail in odd ways on hostile input
+    except Exception as error:
         return {}, f"malformed frontmatter: {type(error).__name__}: {error}"
     if data is None:
         return {}, None
     if not isinstance(data, dict):
         return {}, f"frontmatter is a {type(data).__name__}, not a mapping of keys to values"
     if "*" in yaml_text and _expanded_size(data) > MAX_EXPANDED_VALUES:
-        return {}, f"frontmatter not read: its YAML aliases expand to more than {MAX_EXPANDED_VALUES:,} values (an alias bomb?)"
+        return (
+            {},
+            f"frontmatter not read: its YAML aliases expand to more than {MAX_EXPANDED_VALUES:,} values (an alias bomb?)",
+        )
     problem = f"duplicate key '{duplicates[0]}' in the frontmatter; the last one is used" if duplicates else None
     return {str(key): _plain(value) for key, value in data.items()}, problem
 

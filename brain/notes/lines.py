@@ -66,7 +66,9 @@ def require_one_line(value: str | None, field: str) -> None:
     if value is not None and has_line_break(str(value)):
         from brain.errors import InvalidInput
 
-        raise InvalidInput(f"'{field}' must be one line, but {str(value)[:40]!r} holds a line break; nothing was written")
+        raise InvalidInput(
+            f"'{field}' must be one line, but {str(value)[:40]!r} holds a line break; nothing was written"
+        )
 
 
 # A line of agent text that markdown would read as structure: a heading, a setext underline, a

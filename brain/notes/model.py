@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 CAUSAL_TYPES = ("causes", "enables", "prevents", "correlates")
+# What a saved context records (`action_type` of a context note).
+ACTION_TYPES = ("conversation", "decision", "file_edit", "tool_use", "research")
 OUTCOMES = ("success", "partial", "failure")
 Outcome = Literal[OUTCOMES]  # the choice the CLI and MCP offer, derived from OUTCOMES
 

@@ -107,7 +107,11 @@ def parse_note(text: str, path: str | None = None) -> Note:
     links += _frontmatter_links(frontmatter)
 
     note_type = frontmatter.get("type")
-    note_type = str(note_type).strip().lower() if isinstance(note_type, (str, int, float)) and str(note_type).strip() else "note"
+    note_type = (
+        str(note_type).strip().lower()
+        if isinstance(note_type, (str, int, float)) and str(note_type).strip()
+        else "note"
+    )
     return Note(
         text=text,
         path=path,
@@ -129,7 +133,7 @@ def parse_note(text: str, path: str | None = None) -> Note:
 def _sections(lines: list[str], body_start: int, body: str, problems: list[str]) -> tuple[list[Section], set[int]]:
     try:
         tokens = _markdown().parse(body)
-    except Exception as error:  # noqa: BLE001 - the parser must never raise; keep going without sections
+    except Exception as error:
         problems.append(f"markdown structure could not be read: {type(error).__name__}")
         return [], set()
     headings: list[tuple[int, int, str]] = []

@@ -139,22 +139,29 @@ def render_pattern(
         "Causal Relationships": "\n".join(causal_line(relation) for relation in causal),
         "Evidence Episodes": "\n".join(evidence),
     }
-    escaped = {name: value if name in ("Causal Relationships", "Evidence Episodes") else escape_block(value.strip()) for name, value in sections.items()}
-    body = "\n".join(f"## {name}\n" + (value.strip() + "\n" if value.strip() else "") for name, value in escaped.items())
+    escaped = {
+        name: value if name in ("Causal Relationships", "Evidence Episodes") else escape_block(value.strip())
+        for name, value in sections.items()
+    }
+    body = "\n".join(
+        f"## {name}\n" + (value.strip() + "\n" if value.strip() else "") for name, value in escaped.items()
+    )
     return f"---\n{frontmatter_yaml.dump(fm)}---\n\n# {title}\n\n{body}"
 
 
-def record_evidence(text: str, pattern: Pattern, *, outcome: str, episode: str | None, today: str, note: str | None = None) -> str:
+def record_evidence(
+    text: str, pattern: Pattern, *, outcome: str, episode: str | None, today: str, note: str | None = None
+) -> str:
     """Apply one more occurrence to a pattern note's text: running average, count, date, evidence line."""
     occurrences = (pattern.occurrences or 0) + 1
     old_rate = pattern.success_rate if pattern.success_rate is not None else OUTCOME_SCORE[outcome]
     rate = running_average(old_rate, occurrences, OUTCOME_SCORE[outcome])
-    text = set_frontmatter(
-        text, {"success_rate": round(rate, 4), "occurrences": occurrences, "last_validated": today}
-    )
+    text = set_frontmatter(text, {"success_rate": round(rate, 4), "occurrences": occurrences, "last_validated": today})
     if episode:
         text = append_to_section(
-            text, "Evidence Episodes", evidence_line(episode, outcome, note), after=("Causal Relationships", "Observations", "Action")
+            text,
+            "Evidence Episodes",
+            evidence_line(episode, outcome, note),
+            after=("Causal Relationships", "Observations", "Action"),
         )
     return text
-

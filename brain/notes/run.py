@@ -149,7 +149,10 @@ def project(snapshot: dict[str, Any], projection: str) -> str:
     if projection == "decisions":
         return "\n".join(decision_line(d) for d in decisions) or "(no decisions recorded)"
     if projection == "commits":
-        return "\n".join(f"{d.get('stageId', '?')}: chose {value_text(d.get('chosen'))}" for d in decisions) or "(no decisions recorded)"
+        return (
+            "\n".join(f"{d.get('stageId', '?')}: chose {value_text(d.get('chosen'))}" for d in decisions)
+            or "(no decisions recorded)"
+        )
     if projection == "narrative":
         narrative = snapshot.get("narrative")
         return narrative if isinstance(narrative, str) and narrative else "(no narrative recorded)"
@@ -251,8 +254,12 @@ def _decisions_table(decisions: list[dict[str, Any]]) -> str:
         return ""
     rows = ["| Stage | Chosen | Rule | Evidence |", "| --- | --- | --- | --- |"]
     for d in decisions:
-        cells = (_scalar(d.get("stageId")), _scalar(d.get("chosen")), _scalar(d.get("rule")) if d.get("rule") is not None else "",
-                 evidence_text(d.get("evidence")))
+        cells = (
+            _scalar(d.get("stageId")),
+            _scalar(d.get("chosen")),
+            _scalar(d.get("rule")) if d.get("rule") is not None else "",
+            evidence_text(d.get("evidence")),
+        )
         rows.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
     return "\n".join(rows) + "\n"
 
@@ -362,7 +369,12 @@ def _legacy_snapshot(note: Note) -> dict[str, Any]:
         if isinstance(d, dict)
     ]
     snapshot["toolCalls"] = [
-        {"name": c.get("name"), "args": c.get("args"), "resultPreview": c.get("result_preview"), "errored": bool(c.get("errored"))}
+        {
+            "name": c.get("name"),
+            "args": c.get("args"),
+            "resultPreview": c.get("result_preview"),
+            "errored": bool(c.get("errored")),
+        }
         for c in fm.get("tool_calls") or []
         if isinstance(c, dict)
     ]

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import yaml
 
-from brain.memory.chains import Chain, CausalityStats, ChainStep, Reasoning
-from brain.memory.contexts import ContextEntry, SavedContext
+from brain.memory.causal.chains import Chain, ChainStep, Reasoning
+from brain.memory.causal.contexts import ContextEntry, SavedContext
+from brain.memory.causal.stats import CausalityStats
 from brain.notes.parse import link_targets
 
 
@@ -62,7 +63,11 @@ def chain_lines(chain: Chain) -> list[str]:
             when = f" ({step.time})" if step.time else ""
             lines.append(f"{pad}{index}. {_kind(step)}{when} {step.title}  [depth {step.depth}]")
         if step.caused_by and list(step.caused_by) != [previous]:
-            lines.append(inner + "caused by: " + ", ".join(f"{number[node]}. {titles[node]}" for node in _in_order(step.caused_by, number)))
+            lines.append(
+                inner
+                + "caused by: "
+                + ", ".join(f"{number[node]}. {titles[node]}" for node in _in_order(step.caused_by, number))
+            )
         if step.summary:
             lines.append(inner + step.summary)
         previous = step.node
@@ -79,13 +84,19 @@ def _chain_footer(chain: Chain, titles: dict[str, str]) -> list[str]:
     if chain.direction == "backward" and chain.roots:
         lines.append("root causes: " + ", ".join(titles[node] for node in chain.roots))
     for link in chain.broken:
-        lines.append(f"broken: caused_by '{link.name}' in {link.source} {link.problem}; the walk went on with the causes that exist")
+        lines.append(
+            f"broken: caused_by '{link.name}' in {link.source} {link.problem}; the walk went on with the causes that exist"
+        )
     for cycle in chain.cycles:
         names = [titles[node] for node in cycle]
         lines.append("cycle: " + " -> ".join(names + names[:1]) + " (the walk stopped where it closes)")
     if chain.cut:
         where = "causes" if chain.direction == "backward" else "effects"
-        lines.append(f"cut at --max-depth {chain.max_depth}: further {where} of " + ", ".join(titles[node] for node in chain.cut) + " not shown")
+        lines.append(
+            f"cut at --max-depth {chain.max_depth}: further {where} of "
+            + ", ".join(titles[node] for node in chain.cut)
+            + " not shown"
+        )
     return lines
 
 
@@ -114,15 +125,23 @@ def reasoning_lines(answer: Reasoning) -> list[str]:
         for decision in answer.decisions:
             chosen = f" -> {decision.chosen}" if decision.chosen and decision.chosen != decision.title else ""
             outcome = f" ({decision.outcome})" if decision.outcome else ""
-            lines.append(f"- {decision.episode_title} {decision.id}: {decision.title}{chosen}{outcome}  [{decision.via}]")
+            lines.append(
+                f"- {decision.episode_title} {decision.id}: {decision.title}{chosen}{outcome}  [{decision.via}]"
+            )
             if decision.rationale:
                 lines.append(f"    why: {decision.rationale}")
     if answer.facts:
         lines += ["", "Facts cited:"]
         for fact in answer.facts:
-            state = f"valid {fact.valid_from or '?'} to {fact.valid_until}" if fact.valid_until else f"valid from {fact.valid_from or '?'}"
+            state = (
+                f"valid {fact.valid_from or '?'} to {fact.valid_until}"
+                if fact.valid_until
+                else f"valid from {fact.valid_from or '?'}"
+            )
             superseded = f", superseded by {', '.join(link_targets(fact.superseded_by))}" if fact.superseded_by else ""
-            lines.append(f"- {fact.title} ({fact.path}): {fact.subject} = {_value(fact.value)} ({state}{superseded})  [{fact.via}]")
+            lines.append(
+                f"- {fact.title} ({fact.path}): {fact.subject} = {_value(fact.value)} ({state}{superseded})  [{fact.via}]"
+            )
     return lines
 
 
@@ -136,7 +155,9 @@ def _value(value: object) -> str:
 def stats_lines(stats: CausalityStats) -> list[str]:
     scope = f"project {stats.project}" if stats.project else "the whole vault"
     kinds = ", ".join(f"{kind} {count}" for kind, count in stats.action_types.items()) or "none"
-    unknown = f" (not a known action type: {', '.join(stats.unknown_action_types)})" if stats.unknown_action_types else ""
+    unknown = (
+        f" (not a known action type: {', '.join(stats.unknown_action_types)})" if stats.unknown_action_types else ""
+    )
     lines = [
         f"Causality in {scope}: {stats.notes} notes",
         f"  with caused_by:       {stats.with_caused_by}",
@@ -146,7 +167,8 @@ def stats_lines(stats: CausalityStats) -> list[str]:
         f"  action types:         {kinds}{unknown}",
         f"  chains (ends):        {stats.chains}",
         f"  average chain length: {stats.average_chain_length:g} notes",
-        f"  longest chain:        {stats.longest_chain} notes" + (f", ending at {stats.longest_chain_end}" if stats.longest_chain_end else ""),
+        f"  longest chain:        {stats.longest_chain} notes"
+        + (f", ending at {stats.longest_chain_end}" if stats.longest_chain_end else ""),
         f"  orphans:              {len(stats.orphans)} (decisions and file edits that name no cause)",
         f"  cycles:               {len(stats.cycles)}",
         f"  broken caused_by:     {len(stats.broken)}",

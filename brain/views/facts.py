@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.facts import FactWritten, Recall, RecallHit, Replay
-from brain.memory.retention import SweepItem, SweepReport
+from brain.memory.facts.recall import Recall, RecallHit
+from brain.memory.facts.recall import Replay
+from brain.memory.facts.service import FactWritten
+from brain.memory.facts.sweep import SweepItem, SweepReport
 from brain.notes.fact import Fact, canonical_json, format_time
 
 VALUE_CHARS = 90
@@ -61,7 +63,9 @@ def _marks(fact: Fact, status: str | None = None) -> str:
 
 def written_lines(written: FactWritten, verb: str) -> list[str]:
     fact = written.fact
-    lines = [f"{verb} {written.path}: {fact.kind} {fact.subject} = {short_value(fact.value)} ({fact.namespace}, valid from {_time(fact.valid_from)})"]
+    lines = [
+        f"{verb} {written.path}: {fact.kind} {fact.subject} = {short_value(fact.value)} ({fact.namespace}, valid from {_time(fact.valid_from)})"
+    ]
     closed = written.closed
     if closed is not None and closed.title != fact.title:
         lines.append(f"closed {closed.path}: valid until {_time(closed.valid_until)}, superseded by {fact.title}")
@@ -69,11 +73,21 @@ def written_lines(written: FactWritten, verb: str) -> list[str]:
 
 
 def written_dict(written: FactWritten) -> dict[str, Any]:
-    return {"path": written.path, "fact": fact_row(written.fact), "closed": fact_row(written.closed) if written.closed else None}
+    return {
+        "path": written.path,
+        "fact": fact_row(written.fact),
+        "closed": fact_row(written.closed) if written.closed else None,
+    }
 
 
 def hit_row(hit: RecallHit) -> dict[str, Any]:
-    return {**fact_row(hit.fact), "valid_until": _time(hit.valid_until), "status": hit.status, "score": hit.score, "parts": hit.parts}
+    return {
+        **fact_row(hit.fact),
+        "valid_until": _time(hit.valid_until),
+        "status": hit.status,
+        "score": hit.score,
+        "parts": hit.parts,
+    }
 
 
 def recall_dict(recall: Recall) -> dict[str, Any]:
@@ -125,17 +139,21 @@ def journal_lines(records: list[dict[str, Any]]) -> list[str]:
     for record in records:
         filters = record.get("filters") or {}
         asked = " ".join(
-            part for part in (
+            part
+            for part in (
                 f'"{record["query"]}"' if record.get("query") else "",
                 f"kind={filters['kind']}" if filters.get("kind") else "",
                 f"subject={filters['subject']}" if filters.get("subject") else "",
                 f"as_of={record['as_of']}" if record.get("as_of") else "",
                 f"known_at={record['known_at']}" if record.get("known_at") else "",
-            ) if part
+            )
+            if part
         )
         ids = ", ".join(result.get("id", "?") for result in record.get("results") or ()) or "nothing"
         namespaces = ",".join(filters.get("namespaces") or ())
-        lines.append(f"#{record.get('seq')} {record.get('time')} {record.get('caller')} [{namespaces}] {asked or '(current facts)'} -> {ids}")
+        lines.append(
+            f"#{record.get('seq')} {record.get('time')} {record.get('caller')} [{namespaces}] {asked or '(current facts)'} -> {ids}"
+        )
     return lines
 
 
@@ -159,22 +177,39 @@ def replay_lines(replay: Replay) -> list[str]:
 
 
 def _item_row(item: SweepItem) -> dict[str, Any]:
-    return {"id": item.fact.title, "path": item.fact.path, "namespace": item.fact.namespace, "policy": item.policy,
-            "reason": item.reason, "due": _time(item.due), "hold": item.held}
+    return {
+        "id": item.fact.title,
+        "path": item.fact.path,
+        "namespace": item.fact.namespace,
+        "policy": item.policy,
+        "reason": item.reason,
+        "due": _time(item.due),
+        "hold": item.held,
+    }
 
 
 def sweep_dict(report: SweepReport) -> dict[str, Any]:
-    return {"dry_run": report.dry_run, "time": _time(report.now), "due": [_item_row(i) for i in report.due],
-            "held": [_item_row(i) for i in report.held], "receipt": report.receipt, "stores": report.stores}
+    return {
+        "dry_run": report.dry_run,
+        "time": _time(report.now),
+        "due": [_item_row(i) for i in report.due],
+        "held": [_item_row(i) for i in report.held],
+        "receipt": report.receipt,
+        "stores": report.stores,
+    }
 
 
 def sweep_lines(report: SweepReport) -> list[str]:
     verb = "would delete" if report.dry_run else "deleted"
     lines = [f"{verb} {item.fact.title} ({item.fact.namespace}): {item.policy}: {item.reason}" for item in report.due]
-    lines += [f"held {item.fact.title} ({item.fact.namespace}): {item.held}; due by {item.policy}" for item in report.held]
+    lines += [
+        f"held {item.fact.title} ({item.fact.namespace}): {item.held}; due by {item.policy}" for item in report.held
+    ]
     summary = f"{len(report.due)} facts {verb}, {len(report.held)} held"
     if report.dry_run:
-        summary += " (dry run: nothing changed; run `brain fact sweep --no-dry-run` to delete)" if report.due else " (dry run)"
+        summary += (
+            " (dry run: nothing changed; run `brain fact sweep --no-dry-run` to delete)" if report.due else " (dry run)"
+        )
     elif report.receipt:
         counts = ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in report.stores.items())
         summary += f"; purged {counts}; receipt {report.receipt}"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.context_builder import BuiltContext
-from brain.memory.notes import Written
+from brain.memory.causal.neighbourhood import BuiltContext
+from brain.memory.notes.service import Written
 from brain.notes.model import Note
 from brain.views.plain import plain
 

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.run_export import ExportSummary
-from brain.memory.runs import Explanation, Recall, RecordedRun
+from brain.memory.runs.export import ExportSummary
+from brain.memory.runs.service import Explanation, Recall, RecordedRun
 from brain.notes.run import PREVIEW_LIMIT, Run, decision_line, evidence_text, value_text
 
 
 def recorded_lines(stored: RecordedRun) -> list[str]:
     lines = [f"{'recorded' if stored.created else 'updated'} {stored.path}"]
-    lines += [f"note: tool call {t.call + 1}'s resultPreview was truncated to {PREVIEW_LIMIT} of {t.chars:,} characters"
-              for t in stored.truncated]
+    lines += [
+        f"note: tool call {t.call + 1}'s resultPreview was truncated to {PREVIEW_LIMIT} of {t.chars:,} characters"
+        for t in stored.truncated
+    ]
     return lines
 
 
 def recorded_dict(stored: RecordedRun) -> dict[str, Any]:
-    return {"id": stored.title, "path": stored.path, "created": stored.created,
-            "truncated_previews": [{"call": t.call, "chars": t.chars} for t in stored.truncated]}
+    return {
+        "id": stored.title,
+        "path": stored.path,
+        "created": stored.created,
+        "truncated_previews": [{"call": t.call, "chars": t.chars} for t in stored.truncated],
+    }
 
 
 def run_row(run: Run) -> dict[str, Any]:
@@ -50,11 +56,14 @@ def list_lines(runs: list[Run], tenant: str) -> list[str]:
 def show_lines(run: Run) -> list[str]:
     """A run for a person: identity, labels, answer, decisions with evidence, tool calls."""
     scope = run.scope
-    lines = [f"{run.title}  [{run_row(run)['verdict']}{', in flight' if run.in_flight else ''}]  {run.created}",
-             f"tenant: {scope.tenant}" + (f"  principal: {scope.principal}" if scope.principal else "")
-             + (f"  conversation: {scope.conversation}" if scope.conversation else ""),
-             f"query: {run.query}",
-             f"answer: {run.snapshot.get('finalContent') if not run.in_flight else '(in flight)'}"]
+    lines = [
+        f"{run.title}  [{run_row(run)['verdict']}{', in flight' if run.in_flight else ''}]  {run.created}",
+        f"tenant: {scope.tenant}"
+        + (f"  principal: {scope.principal}" if scope.principal else "")
+        + (f"  conversation: {scope.conversation}" if scope.conversation else ""),
+        f"query: {run.query}",
+        f"answer: {run.snapshot.get('finalContent') if not run.in_flight else '(in flight)'}",
+    ]
     if run.expires:
         lines.append(f"expires: {run.expires}")
     if run.decisions:
@@ -68,7 +77,9 @@ def show_lines(run: Run) -> list[str]:
             arguments = evidence_text(args) if isinstance(args, dict) else value_text(args)
             cut = f" (preview truncated from {truncated[number]:,} characters)" if number in truncated else ""
             errored = " errored" if call.get("errored") else ""
-            lines.append(f"  {call.get('name')}({arguments}){errored} -> {_short(str(call.get('resultPreview') or ''), 120)}{cut}")
+            lines.append(
+                f"  {call.get('name')}({arguments}){errored} -> {_short(str(call.get('resultPreview') or ''), 120)}{cut}"
+            )
     lines += [f"problem: {problem}" for problem in run.problems]
     return lines
 
@@ -77,7 +88,9 @@ def recall_lines(recall: Recall) -> list[str]:
     """Each hit in its projection, ready for a prompt, with its similarity and token count."""
     if not recall.hits:
         best = f" (best {recall.best_below:.2f})" if recall.best_below is not None else ""
-        return [f"no run of tenant '{recall.tenant}' matches at or above {recall.threshold:.2f}{best}; nothing recalled"]
+        return [
+            f"no run of tenant '{recall.tenant}' matches at or above {recall.threshold:.2f}{best}; nothing recalled"
+        ]
     lines: list[str] = []
     for hit in recall.hits:
         lines.append(f"# {hit.run} (similarity {hit.similarity:.2f}, {hit.projection}, {hit.tokens} tokens)")
@@ -96,8 +109,16 @@ def recall_dict(recall: Recall) -> dict[str, Any]:
         "compared": recall.compared,
         "best_below_threshold": recall.best_below,
         "hits": [
-            {"id": h.run, "path": h.path, "similarity": h.similarity, "created": h.created, "query": h.query,
-             "projection": h.projection, "text": h.text, "tokens": h.tokens}
+            {
+                "id": h.run,
+                "path": h.path,
+                "similarity": h.similarity,
+                "created": h.created,
+                "query": h.query,
+                "projection": h.projection,
+                "text": h.text,
+                "tokens": h.tokens,
+            }
             for h in recall.hits
         ],
     }
@@ -113,17 +134,21 @@ def explain_lines(found: Explanation) -> list[str]:
     if not found.decisions:
         lines.append("The run recorded no decisions.")
     for d in found.decisions:
-        rule = f" by the rule \"{d.get('rule')}\"" if d.get("rule") is not None else ""
+        rule = f' by the rule "{d.get("rule")}"' if d.get("rule") is not None else ""
         evidence = evidence_text(d.get("evidence"))
-        lines.append(f"- Stage {d.get('stageId')} chose {value_text(d.get('chosen'))}{rule}"
-                     + (f", on the evidence {evidence}." if evidence else ", with no evidence recorded."))
+        lines.append(
+            f"- Stage {d.get('stageId')} chose {value_text(d.get('chosen'))}{rule}"
+            + (f", on the evidence {evidence}." if evidence else ", with no evidence recorded.")
+        )
     if found.others:
         lines.append("Other decisions: " + "; ".join(decision_line(d) for d in found.others))
     for call in found.tool_calls:
         args = call.get("args")
         arguments = evidence_text(args) if isinstance(args, dict) else value_text(args)
         state = "failed" if call.get("errored") else "returned"
-        lines.append(f"- Tool {call.get('name')}({arguments}) {state}: {_short(str(call.get('resultPreview') or ''), 200)}")
+        lines.append(
+            f"- Tool {call.get('name')}({arguments}) {state}: {_short(str(call.get('resultPreview') or ''), 200)}"
+        )
     return lines
 
 
@@ -144,12 +169,21 @@ def explain_dict(found: Explanation) -> dict[str, Any]:
 
 def export_lines(summary: ExportSummary) -> list[str]:
     left = [f"{summary.unlabelled} without a label"]
-    left += [f"{count} {what}" for count, what in ((summary.in_flight, "in flight"), (summary.expired, "expired"),
-                                                   (summary.filtered, "filtered out"), (summary.unpaired, "without a counterpart to pair"),
-                                                   (summary.bad, "labelled bad"))
-             if count]
-    return [f"wrote {summary.lines} {summary.format} lines from {summary.runs} runs to {summary.path}",
-            "left out: " + ", ".join(left)]
+    left += [
+        f"{count} {what}"
+        for count, what in (
+            (summary.in_flight, "in flight"),
+            (summary.expired, "expired"),
+            (summary.filtered, "filtered out"),
+            (summary.unpaired, "without a counterpart to pair"),
+            (summary.bad, "labelled bad"),
+        )
+        if count
+    ]
+    return [
+        f"wrote {summary.lines} {summary.format} lines from {summary.runs} runs to {summary.path}",
+        "left out: " + ", ".join(left),
+    ]
 
 
 def _short(text: str, size: int) -> str:

@@ -1,11 +1,10 @@
-"""Tips, guidelines, extraction and session results as lines and JSON rows, for the CLI and MCP."""
+"""Tips, guidelines, learning and consolidation results as lines and JSON rows, for the CLI and MCP."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.extract import Extracted
-from brain.memory.tips import Guideline, Guidelines, LearnResult
+from brain.memory.tips.service import Guideline, Guidelines, LearnResult
 from brain.notes.tip import Tip
 
 
@@ -91,34 +90,8 @@ def learn_lines(result: LearnResult) -> list[str]:
     return lines
 
 
-def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, Any]:
-    episode = item.episode
-    return {
-        "source": item.source,
-        "format": item.format,
-        "title": episode.title,
-        "path": path,
-        "status": verb,
-        "outcome": episode.outcome,
-        "task": episode.task,
-        "decisions": len(episode.decisions),
-        "events": len(episode.events),
-        "lessons": len(episode.lessons),
-        "metrics": episode.metrics,
-        "warnings": list(item.warnings),
-    }
-
-
-def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
-    episode = item.episode
-    return (
-        f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
-        f"{len(episode.events)} events, {len(episode.lessons)} lessons"
-    )
-
-
 def plan_json(plan) -> dict[str, Any]:
-    """A consolidation plan (brain.memory.tips_consolidate.ConsolidationPlan)."""
+    """A consolidation plan (brain.memory.tips.consolidate.ConsolidationPlan)."""
     return {
         "dry_run": plan.dry_run,
         "candidates": plan.candidates,
@@ -139,7 +112,11 @@ def plan_json(plan) -> dict[str, Any]:
 
 def plan_lines(plan) -> list[str]:
     verb = "would merge" if plan.dry_run else "merged"
-    lines = [f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category or steps differ), {len(plan.merges)} merges"]
+    lines = [
+        f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category or steps differ), {len(plan.merges)} merges"
+    ]
     for merge in plan.merges:
-        lines.append(f"{verb} {merge.representative} + {', '.join(merge.members)} -> {merge.title} (support {merge.support}, {merge.evidence})")
+        lines.append(
+            f"{verb} {merge.representative} + {', '.join(merge.members)} -> {merge.title} (support {merge.support}, {merge.evidence})"
+        )
     return lines

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.memory.extract import Extracted
+from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.ingest import TranscriptExtracted
 
 

@@ -16,10 +16,24 @@ from typing import Any
 from brain.memory.sessions.transcripts import Act, ReadStats, json_records, preview, subagent_files, text_of
 
 KNOWN = frozenset(
-    {"user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation", "last-prompt", "attachment"}
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "attachment",
+    }
 )
 INTERRUPTED = "[Request interrupted by user"
-REJECTED = ("The user doesn't want to proceed with this tool use", "User rejected", "The user doesn't want to take this action")
+REJECTED = (
+    "The user doesn't want to proceed with this tool use",
+    "User rejected",
+    "The user doesn't want to take this action",
+)
 
 
 def read(path: Path, stats: ReadStats) -> Iterator[Act]:
@@ -72,7 +86,12 @@ def _tokens(usage: Any) -> tuple[int, int, int, int] | None:
         value = usage.get(key)
         return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
-    return (number("input_tokens"), number("output_tokens"), number("cache_read_input_tokens"), number("cache_creation_input_tokens"))
+    return (
+        number("input_tokens"),
+        number("output_tokens"),
+        number("cache_read_input_tokens"),
+        number("cache_creation_input_tokens"),
+    )
 
 
 def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
@@ -90,7 +109,9 @@ def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
             yield Act("thinking", when, text=block["thinking"], agent=agent)
         elif kind in ("tool_use", "server_tool_use"):
             args = block.get("input") if isinstance(block.get("input"), dict) else {}
-            yield Act("call", when, name=str(block.get("name", "")), call_id=str(block.get("id", "")), args=args, agent=agent)
+            yield Act(
+                "call", when, name=str(block.get("name", "")), call_id=str(block.get("id", "")), args=args, agent=agent
+            )
 
 
 def _user(record: dict, content: Any, when: str | None, agent: str) -> Iterator[Act]:
@@ -104,7 +125,14 @@ def _user(record: dict, content: Any, when: str | None, agent: str) -> Iterator[
         if block.get("type") == "tool_result":
             text = text_of(block.get("content"))
             is_error = bool(block.get("is_error"))
-            yield Act("result", when, text=preview(text), call_id=str(block.get("tool_use_id", "")), is_error=is_error, agent=agent)
+            yield Act(
+                "result",
+                when,
+                text=preview(text),
+                call_id=str(block.get("tool_use_id", "")),
+                is_error=is_error,
+                agent=agent,
+            )
             if is_error and text.startswith(REJECTED):
                 yield Act("interrupt", when, text="rejected a tool call", agent=agent)
         elif block.get("type") == "text" and isinstance(block.get("text"), str):

@@ -81,7 +81,13 @@ def _item(payload: dict, when: str | None) -> Iterator[Act]:
         summary = payload.get("summary")
         yield Act("thinking", when, text=text_of(summary) if isinstance(summary, list) else "")
     elif kind in _CALLS:
-        yield Act("call", when, name=_name(payload), call_id=str(payload.get("call_id") or payload.get("id") or ""), args=_args(payload))
+        yield Act(
+            "call",
+            when,
+            name=_name(payload),
+            call_id=str(payload.get("call_id") or payload.get("id") or ""),
+            args=_args(payload),
+        )
     elif kind in _OUTPUTS:
         text, is_error = _output(payload.get("output"))
         yield Act("result", when, text=preview(text), call_id=str(payload.get("call_id", "")), is_error=is_error)

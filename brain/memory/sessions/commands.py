@@ -8,8 +8,21 @@ from __future__ import annotations
 import re
 import shlex
 
-EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "apply_patch", "write_file", "edit_file"})
-SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"})
+EDIT_TOOLS = frozenset(
+    {
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        "str_replace_based_edit_tool",
+        "apply_patch",
+        "write_file",
+        "edit_file",
+    }
+)
+SHELL_TOOLS = frozenset(
+    {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}
+)
 PLAN_TOOLS = frozenset({"ExitPlanMode"})
 TODO_TOOLS = frozenset({"TodoWrite", "update_plan"})
 
@@ -22,10 +35,27 @@ _GIT_COMMIT = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit\b")
 _COMMIT_LINE = re.compile(r"\[([^\]\s]+)(?:\s+\(root-commit\))?\s+([0-9a-f]{7,40})\]\s*(.*)")
 _MESSAGE_FLAG = re.compile(r"""-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))""")
 _HEREDOC_MESSAGE = re.compile(r"<<\s*'?EOF'?\s*\n(.*?)\n", re.DOTALL)
-_FAILED = re.compile(r"\b(\d+)\s+(?:failed|failing|failures?|errors?)\b|\bFAILED\b|\bFAIL\b|\btest result: FAILED\b|\bERRORS?\b")
+_FAILED = re.compile(
+    r"\b(\d+)\s+(?:failed|failing|failures?|errors?)\b|\bFAILED\b|\bFAIL\b|\btest result: FAILED\b|\bERRORS?\b"
+)
 _PASSED = re.compile(r"\b(\d+)\s+(?:passed|passing|tests? passed|ok)\b|\btest result: ok\b|\bOK\b|\bPASS(?:ED)?\b")
 _COUNTS = re.compile(r"\b\d+\s+(?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)\b")
-_RUNNERS = {"uv", "poetry", "pdm", "hatch", "pipenv", "npx", "pnpx", "bunx", "sudo", "time", "env", "nice", "exec", "command"}
+_RUNNERS = {
+    "uv",
+    "poetry",
+    "pdm",
+    "hatch",
+    "pipenv",
+    "npx",
+    "pnpx",
+    "bunx",
+    "sudo",
+    "time",
+    "env",
+    "nice",
+    "exec",
+    "command",
+}
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _EXIT_CODE = re.compile(r"(?:Exit code:?|exit code|exited with code|Process exited with code)\s*(-?\d+)", re.IGNORECASE)
 
@@ -37,7 +67,11 @@ def shell_command(name: str, args: dict) -> str | None:
     command = args.get("command", args.get("cmd"))
     if isinstance(command, list):
         command = [str(part) for part in command]
-        if len(command) >= 3 and command[0] in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh") and command[1] in ("-lc", "-c"):
+        if (
+            len(command) >= 3
+            and command[0] in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh")
+            and command[1] in ("-lc", "-c")
+        ):
             return command[2]
         return shlex.join(command)
     return command if isinstance(command, str) else None
@@ -122,7 +156,9 @@ def command_key(command: str) -> str:
                 parts = piece.split()
             break
     words = [word for word in parts if not re.match(r"^\w+=", word)]
-    while words and (words[0] in _RUNNERS or words[0] in ("run", "-m") or (words[0].startswith("python") and len(words) > 1)):
+    while words and (
+        words[0] in _RUNNERS or words[0] in ("run", "-m") or (words[0].startswith("python") and len(words) > 1)
+    ):
         words = words[1:]
     kept = [word for word in words if not word.startswith("-")][:2]
     return " ".join(kept) or command.strip()[:40]
@@ -151,6 +187,10 @@ def error_line(text: str, limit: int = 160) -> str:
             return stripped if len(stripped) <= limit else stripped[: limit - 3] + "..."
     for line in text.splitlines():
         stripped = line.strip()
-        if re.search(r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b|No such file|not found|Permission denied", stripped):
+        if re.search(
+            r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b"
+            r"|No such file|not found|Permission denied",
+            stripped,
+        ):
             return stripped if len(stripped) <= limit else stripped[: limit - 3] + "..."
     return first_line(text, limit)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.errors import InvalidInput
-from brain.memory.extract import Extracted
+from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.redact import Redactor, redactor_for
 from brain.memory.sessions.transcripts import FORMATS, ReadStats, detect_format, transcript_files
 
@@ -39,7 +39,7 @@ def extract_transcript(path: str | Path, format: str | None = None) -> Extracted
         raise InvalidInput(f"format '{format}' is not one of: {', '.join(FORMATS)}")
     kind = format or detect_format(file)
     if kind == "ai-agents":
-        from brain.memory.extract import extract_file
+        from brain.memory.sessions.extract import extract_file
 
         return extract_file(file)
     from brain.memory.sessions.transcript_episode import Builder
@@ -66,7 +66,10 @@ def extract_transcript(path: str | Path, format: str | None = None) -> Extracted
         shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unknown.items()))
         warnings.append(f"{file.name}: skipped records of types brain does not know: {shown}")
     if builder.omitted_events:
-        warnings.append(f"{file.name}: the timeline keeps the first {len(builder.events)} events; {builder.omitted_events} more left out")
+        warnings.append(
+            f"{file.name}: the timeline keeps the first {len(builder.events)} events; "
+            f"{builder.omitted_events} more left out"
+        )
     return TranscriptExtracted(
         episode=builder.episode(),
         source=file.name,
@@ -96,7 +99,9 @@ def extract_paths(paths: list[str | Path], format: str | None = None) -> list[Ex
                 raise
             skipped.append(f"skipped {file.name}: {error}")
     if not results:
-        raise InvalidInput(f"{', '.join(str(p) for p in paths)}: no transcripts or session logs ({len(skipped)} files skipped)")
+        raise InvalidInput(
+            f"{', '.join(str(p) for p in paths)}: no transcripts or session logs ({len(skipped)} files skipped)"
+        )
     if skipped:
         results[0] = replace(results[0], warnings=results[0].warnings + tuple(skipped))
     return results
@@ -109,12 +114,18 @@ def redacted(item: Extracted, redactor: Redactor) -> Extracted:
     count = redactor.count - before
     if isinstance(item, TranscriptExtracted):
         return replace(item, episode=episode, redacted=count)
-    return replace(item, episode=episode, warnings=item.warnings + ((f"redacted {count} values that look like secrets",) if count else ()))
+    return replace(
+        item,
+        episode=episode,
+        warnings=item.warnings + ((f"redacted {count} values that look like secrets",) if count else ()),
+    )
 
 
-def store_extracted(vault, corpus, items: list[Extracted], *, dry_run: bool = False) -> list[tuple[Extracted, str | None, str]]:
+def store_extracted(
+    vault, corpus, items: list[Extracted], *, dry_run: bool = False
+) -> list[tuple[Extracted, str | None, str]]:
     """Redact and store each episode: (extract, note path, created|updated|unchanged|would write)."""
-    from brain.memory.episodes import store_episode
+    from brain.memory.episodes.service import store_episode
 
     redactor = redactor_for(vault.brain_dir)
     results = []

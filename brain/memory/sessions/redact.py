@@ -18,7 +18,9 @@ from typing import Any
 
 from brain.errors import InvalidInput
 
-_PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\$\{?\w+\}?|\*+|x+|\.\.\.|REDACTED.*|\[REDACTED[^\]]*\]|null|none|true|false|\d+)$", re.IGNORECASE)
+_PLACEHOLDER = re.compile(
+    r"^(?:<[^>]*>|\$\{?\w+\}?|\*+|x+|\.\.\.|REDACTED.*|\[REDACTED[^\]]*\]|null|none|true|false|\d+)$", re.IGNORECASE
+)
 
 BUILTIN: tuple[tuple[str, str], ...] = (
     ("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)"),
@@ -115,7 +117,9 @@ def vault_patterns(brain_dir: Path) -> tuple[re.Pattern[str], ...]:
         try:
             compiled.append(re.compile(pattern))
         except re.error as error:
-            raise InvalidInput(f"{path}: [redact] pattern {pattern!r} is not a valid regular expression ({error})") from None
+            raise InvalidInput(
+                f"{path}: [redact] pattern {pattern!r} is not a valid regular expression ({error})"
+            ) from None
     return tuple(compiled)
 
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from brain.memory.episodes import episode_title
+from brain.memory.episodes.service import episode_title
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions.claude_code import REJECTED
 from brain.memory.sessions.transcripts import Act
@@ -36,9 +36,19 @@ from brain.notes.model import Decision, Episode, Event
 MAX_EVENTS = 300
 MAX_DECISIONS = 20
 _NOT_A_REQUEST = (
-    "<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>", "<local-command-stderr>",
-    "Caveat: The messages below", "<system-reminder>", "<user-prompt-submit-hook>", "<environment_context>",
-    "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>", "<turn_aborted>",
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "Caveat: The messages below",
+    "<system-reminder>",
+    "<user-prompt-submit-hook>",
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<permissions instructions>",
+    "<turn_aborted>",
     "This session is being continued from a previous conversation",
 )
 _CORRECTION = re.compile(
@@ -48,14 +58,20 @@ _CORRECTION = re.compile(
 )
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _CHOICE = re.compile(
-    r"\b(?:I'll|I will|I'm going to|let's|let me|we'll|going with|decided to|chose|choose|opt(?:ed)? for|prefer)\b.*?"
-    r"\b(?:instead of|rather than|over)\b|\b(?:I'll|I will|let's) go with\b|\b(?:going|went) with (?:option|approach)\b",
+    r"\b(?:I'll|I will|I'm going to|let's|let me|we'll|going with|decided to|chose|choose|opt(?:ed)? for|prefer)\b"
+    r".*?\b(?:instead of|rather than|over)\b"
+    r"|\b(?:I'll|I will|let's) go with\b|\b(?:going|went) with (?:option|approach)\b",
     re.IGNORECASE,
 )
 _APPROACH_CHANGE = re.compile(
-    r"\b(?:different approach|another approach|another way|alternative|instead|try (?:a|another)|switch(?:ing)? to|fall back)\b", re.IGNORECASE
+    r"\b(?:different approach|another approach|another way|alternative|instead|try (?:a|another)"
+    r"|switch(?:ing)? to|fall back)\b",
+    re.IGNORECASE,
 )
-_LEAD = re.compile(r"^(?:(?:so|ok|okay|now|then),?\s+)?(?:I'll|I will|I'm going to|let's|let me|we'll|we will)\s+(?:try\s+)?", re.IGNORECASE)
+_LEAD = re.compile(
+    r"^(?:(?:so|ok|okay|now|then),?\s+)?(?:I'll|I will|I'm going to|let's|let me|we'll|we will)\s+(?:try\s+)?",
+    re.IGNORECASE,
+)
 _COMPARISON = re.compile(r"^(.+?)\s+(?:instead of|rather than|over)\s+(.+)$", re.IGNORECASE)
 _REASON = re.compile(r",?\s*\b(?:because|since|so that|as)\b\s+(.+)$", re.IGNORECASE)
 _BECAUSE = re.compile(r"\b(?:because|since|so that)\b", re.IGNORECASE)
@@ -155,7 +171,14 @@ class Builder:
             self.after_error = False
             for position, sentence in enumerate(sentences):
                 if _APPROACH_CHANGE.search(sentence):
-                    self._decision("recovery", "Change of approach after a failure", sentences, position, act, self._last_error_text())
+                    self._decision(
+                        "recovery",
+                        "Change of approach after a failure",
+                        sentences,
+                        position,
+                        act,
+                        self._last_error_text(),
+                    )
                     return
         for position, sentence in enumerate(sentences):
             if _CHOICE.search(sentence):
@@ -165,7 +188,9 @@ class Builder:
     def _on_call(self, act: Act) -> None:
         self.tool_calls += 1
         command = cmd.shell_command(act.name, act.args)
-        files = cmd.edited_files(act.name, act.args) or (cmd.patch_files(act.args.get("input", "")) if act.name == "apply_patch" else [])
+        files = cmd.edited_files(act.name, act.args) or (
+            cmd.patch_files(act.args.get("input", "")) if act.name == "apply_patch" else []
+        )
         if command and "apply_patch" in command:
             files = files or cmd.patch_files(command)
         key = f"{act.agent}:{act.name}:" + (cmd.command_key(command) if command else ",".join(files))
@@ -174,7 +199,9 @@ class Builder:
         if act.name in cmd.TODO_TOOLS:
             items = act.args.get("todos", act.args.get("plan", []))
             if isinstance(items, list):
-                self.open_todos = sum(1 for item in items if isinstance(item, dict) and str(item.get("status", "")).lower() in _UNFINISHED)
+                self.open_todos = sum(
+                    1 for item in items if isinstance(item, dict) and str(item.get("status", "")).lower() in _UNFINISHED
+                )
 
     def _on_result(self, act: Act) -> None:
         call = self.pending.pop(act.call_id, None)
@@ -200,7 +227,11 @@ class Builder:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
-            what = f"`{cmd.display_command(call.command)}`" if call.command else f"{call.name} {', '.join(call.files)}".strip()
+            what = (
+                f"`{cmd.display_command(call.command)}`"
+                if call.command
+                else f"{call.name} {', '.join(call.files)}".strip()
+            )
             self._error(call, act, f"{what} failed: {cmd.error_line(act.text)}")
             return
         if call.command and cmd.is_commit(call.command):
@@ -260,7 +291,11 @@ class Builder:
                 self.events[index]["caused_by"].append(self.events[opened.event]["id"])
                 self.events[opened.event]["leads_to"].append(self.events[index]["id"])
             fix = ", ".join(opened.fixes) if opened.fixes else "running it again"
-            subject = f"`{cmd.display_command(call.command, 80)}`" if call.command else f"{call.name} on {', '.join(call.files) or 'the same input'}"
+            subject = (
+                f"`{cmd.display_command(call.command, 80)}`"
+                if call.command
+                else f"{call.name} on {', '.join(call.files) or 'the same input'}"
+            )
             verb = "passed" if kind == "test" else "worked"
             self.lessons.append(f"{subject} failed ({opened.detail}); it {verb} after {fix}.")
 
@@ -280,7 +315,9 @@ class Builder:
             self._event("correction", "User rejected the plan" + (f": {feedback}" if feedback else ""), act.timestamp)
             self.user_stopped = True
 
-    def _decision(self, kind: str, title: str, sentences: list[str], position: int, act: Act, context: str | None) -> None:
+    def _decision(
+        self, kind: str, title: str, sentences: list[str], position: int, act: Act, context: str | None
+    ) -> None:
         """Chosen = the sentence without its lead ('I'll') and its reason; rationale = the reason, in the
         agent's words, from that sentence or the one before or after that says 'because' / 'since'."""
         sentence = sentences[position].strip(" -*:")
@@ -289,18 +326,32 @@ class Builder:
         reason = _REASON.search(sentence)
         chosen = sentence[: reason.start()] if reason else sentence
         chosen = _LEAD.sub("", chosen).strip(" ,.:;")
-        chosen = re.sub(r"^(?:a |an |another )?(?:different |new |other )?(?:approach|way|fix|option)\s*:\s*", "", chosen, flags=re.IGNORECASE)
+        chosen = re.sub(
+            r"^(?:a |an |another )?(?:different |new |other )?(?:approach|way|fix|option)\s*:\s*",
+            "",
+            chosen,
+            flags=re.IGNORECASE,
+        )
         chosen = chosen[:1].upper() + chosen[1:]
         rationale = reason.group(1).strip(" .") if reason else None
         if rationale is None:
-            for near in (sentences[position - 1] if position else "", sentences[position + 1] if position + 1 < len(sentences) else ""):
+            for near in (
+                sentences[position - 1] if position else "",
+                sentences[position + 1] if position + 1 < len(sentences) else "",
+            ):
                 if _BECAUSE.search(near):
                     rationale = near.strip(" .")
                     break
         comparison = _COMPARISON.match(chosen)
         options = (comparison.group(1).strip(" ,"), comparison.group(2).strip(" ,.")) if comparison else None
         self._decision_record(
-            kind=kind, title=title, chosen=chosen[:300], rationale=rationale[:300] if rationale else None, options=options, context=context, when=act.timestamp
+            kind=kind,
+            title=title,
+            chosen=chosen[:300],
+            rationale=rationale[:300] if rationale else None,
+            options=options,
+            context=context,
+            when=act.timestamp,
         )
 
     def _decision_record(self, **values) -> None:
@@ -318,7 +369,16 @@ class Builder:
         if len(self.events) >= MAX_EVENTS:
             self.omitted_events += 1
             return -1
-        self.events.append({"id": f"e{len(self.events) + 1:03d}", "type": kind, "text": text, "when": when, "caused_by": [], "leads_to": []})
+        self.events.append(
+            {
+                "id": f"e{len(self.events) + 1:03d}",
+                "type": kind,
+                "text": text,
+                "when": when,
+                "caused_by": [],
+                "leads_to": [],
+            }
+        )
         return len(self.events) - 1
 
     # ------------------------------------------------------------ the episode
@@ -352,7 +412,14 @@ class Builder:
                 )
             )
         events = [
-            Event(text=self._relative(e["text"]), timestamp=e["when"], id=e["id"], type=e["type"], caused_by=tuple(e["caused_by"]), leads_to=tuple(e["leads_to"]))
+            Event(
+                text=self._relative(e["text"]),
+                timestamp=e["when"],
+                id=e["id"],
+                type=e["type"],
+                caused_by=tuple(e["caused_by"]),
+                leads_to=tuple(e["leads_to"]),
+            )
             for e in self.events
         ]
         minutes = round((self.last - self.first).total_seconds() / 60, 1) if self.first and self.last else None
@@ -376,7 +443,10 @@ class Builder:
             episode_id=f"episode-{sid}",
             duration_minutes=minutes,
             metrics=metrics,
-            decisions=tuple(replace(d, chosen=self._relative(d.chosen or ""), context=d.context and self._relative(d.context)) for d in decisions),
+            decisions=tuple(
+                replace(d, chosen=self._relative(d.chosen or ""), context=d.context and self._relative(d.context))
+                for d in decisions
+            ),
             events=tuple(events),
             lessons=tuple(dict.fromkeys(self._relative(lesson) for lesson in self.lessons)),
             tags=("episodic", "extracted", "transcript"),
@@ -385,4 +455,3 @@ class Builder:
     def _relative(self, text: str) -> str:
         """Paths under the session's working folder said relative to it, as the agent's user would."""
         return text.replace(self.cwd.rstrip("/") + "/", "") if self.cwd and len(self.cwd) > 1 else text
-

@@ -25,7 +25,17 @@ PREVIEW = 2000  # characters of a tool's output kept for the rules (error lines,
 _PROBE_LINES = 20
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _CLAUDE_TYPES = frozenset(
-    {"user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation", "last-prompt", "attachment"}
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "attachment",
+    }
 )
 
 
@@ -144,7 +154,9 @@ def transcript_files(paths: list[str | Path]) -> list[Path]:
         target = Path(given)
         if target.is_dir():
             inside = sorted(
-                p for p in target.rglob("*") if p.is_file() and p.suffix.lower() in (".jsonl", ".json", ".md") and "subagents" not in p.parts
+                p
+                for p in target.rglob("*")
+                if p.is_file() and p.suffix.lower() in (".jsonl", ".json", ".md") and "subagents" not in p.parts
             )
             if not inside:
                 raise InvalidInput(f"{given} holds no transcripts or session logs (.jsonl, .json, .md)")

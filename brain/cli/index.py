@@ -1,0 +1,195 @@
+"""`brain index`, `reindex`, `status`, `watch` and `search`: thin over brain.index."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
+from brain.errors import InvalidInput
+from brain.index.search import SearchMode
+
+ChromaOption = Annotated[
+    str | None,
+    typer.Option(
+        "--chroma-url",
+        help="Keep the vectors on this Chroma server (default: config, then the embedded store).",
+        show_default=False,
+    ),
+]
+NoEmbedOption = Annotated[
+    bool, typer.Option("--no-embed", help="Update the catalog and full-text index only; skip embeddings.")
+]
+
+
+def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
+    from brain.index.engine import open_index
+    from brain.index.sync import index_vault, reindex_vault
+
+    vault_, _ = open_vault(vault)
+    index = open_index(vault_, chroma_url=chroma_url)
+    with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
+        run = reindex_vault if rebuild else index_vault
+        report = run(index, embed=not no_embed, progress=progress)
+    scan = report.scan
+    parts = [
+        f"{len(scan.added)} added",
+        f"{len(scan.changed)} changed",
+        f"{len(scan.moved)} moved",
+        f"{len(scan.removed)} removed",
+    ]
+    line = f"{report.notes} notes: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
+    if report.embed is not None:
+        embed = report.embed
+        line += f"; vectors: {embed.embedded} chunks embedded, {embed.kept} unchanged, {embed.deleted} deleted ({report.embedder})"
+        if report.lost_vectors:
+            line += f"; {report.lost_vectors} of them had been lost from the vector store"
+    else:
+        line += "; embeddings skipped"
+    typer.echo(line)
+    if scan.skipped:
+        typer.echo(f"{len(scan.skipped)} files skipped; `brain doctor` lists them")
+
+
+def index(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
+    """Bring the indexes up to date: re-parse and re-embed only what changed."""
+    _index(vault, no_embed, chroma_url, rebuild=False)
+
+
+def reindex(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
+    """Rebuild the indexes from the notes alone (after changing the embedder, or to start clean)."""
+    _index(vault, no_embed, chroma_url, rebuild=True)
+
+
+def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: JsonOption = False) -> None:
+    """Counts by note type, how fresh the index is, and the embedder in use with where its model came from."""
+    from brain.index.status import index_status
+
+    vault_, _ = open_vault(vault)
+    found = index_status(vault_, chroma_url=chroma_url)
+    if as_json:
+        emit_json({**found.__dict__, "fresh": found.fresh})
+        return
+    typer.echo(f"vault     {found.vault}: {found.notes} note files")
+    if not found.indexed:
+        typer.echo("index     none yet; run `brain index`")
+        typer.echo(f"embedder  {found.embedder}")
+        typer.echo(f"model     {found.embedder_source}")
+        return
+    types = ", ".join(f"{count} {name}" for name, count in found.by_type.items()) or "none"
+    typer.echo(f"notes     {types}")
+    freshness = (
+        "up to date"
+        if found.fresh
+        else (
+            f"{found.changed_files} files changed and {found.pending_vectors} notes wait for vectors since the last index; run `brain index`"
+        )
+    )
+    if found.vectors_missing or found.vectors_extra:
+        wrong = (
+            [f"lacks {found.vectors_missing} of {found.chunks} chunks ({found.vectors_missing_notes} notes)"]
+            if found.vectors_missing
+            else []
+        )
+        wrong += [f"holds {found.vectors_extra} chunks the catalog does not know"] if found.vectors_extra else []
+        freshness = f"the vector store {' and '.join(wrong)}; run `brain index` to repair it"
+    typer.echo(
+        f"index     {freshness} (last updated {found.updated_at or 'never'}{'; watcher running' if found.watcher else ''})"
+    )
+    typer.echo(
+        f"vectors   {found.chunks} chunks in {found.vector_store}"
+        + (
+            f"; written by {found.vectors_embedder}"
+            if found.vectors_embedder and found.vectors_embedder != found.embedder
+            else ""
+        )
+    )
+    typer.echo(f"embedder  {found.embedder}")
+    typer.echo(f"model     {found.embedder_source}")
+    if found.skipped:
+        typer.echo(f"skipped   {len(found.skipped)} files; `brain doctor` lists them")
+
+
+def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
+    """Keep the indexes current while notes change in any editor, until Ctrl-C."""
+    from brain.index.engine import open_index
+    from brain.index.watch import Watcher
+
+    vault_, _ = open_vault(vault)
+    index = open_index(vault_, chroma_url=chroma_url)
+
+    def report(batch) -> None:
+        if batch.changes or batch.errors:
+            typer.echo(
+                f"updated {batch.changes} notes"
+                + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""),
+                err=True,
+            )
+
+    with Watcher(index, embed=not no_embed, on_batch=report) as watcher:
+        typer.echo(f"watching {vault_.root} (Ctrl-C to stop)", err=True)
+        try:
+            watcher.wait()
+        except KeyboardInterrupt:
+            pass
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for, in words or by meaning.")],
+    mode: Annotated[
+        SearchMode, typer.Option(help="hybrid (meaning and words), text (BM25) or vector (meaning).")
+    ] = "hybrid",
+    type_: Annotated[list[str] | None, typer.Option("--type", help="Only notes of this type (repeatable).")] = None,
+    folder: Annotated[
+        list[str] | None, typer.Option(help="Only notes in this folder or below it (repeatable).")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(help="Only notes with this tag (repeatable: all must match).")
+    ] = None,
+    field: Annotated[
+        list[str] | None, typer.Option(help="Only notes whose frontmatter KEY equals VALUE, as key=value (repeatable).")
+    ] = None,
+    since: Annotated[str | None, typer.Option(help="Only notes dated on or after this day (YYYY-MM-DD).")] = None,
+    until: Annotated[str | None, typer.Option(help="Only notes dated on or before this day (YYYY-MM-DD).")] = None,
+    limit: Annotated[int, typer.Option(help="How many notes to show.")] = 10,
+    rerank: Annotated[
+        bool | None,
+        typer.Option(
+            "--rerank/--no-rerank",
+            help="Re-order the top hits with a cross-encoder (needs reranker_model; default: rerank under [search] in config).",
+        ),
+    ] = None,
+    vault: VaultOption = None,
+    chroma_url: ChromaOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score."""
+    from brain.index.engine import open_index
+    from brain.index.search import SearchFilters, search_report
+    from brain.views.search import pending_line, search_lines
+
+    fields = []
+    for item in field or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"--field '{item}' is not key=value, e.g. --field outcome=success")
+        fields.append((key.strip(), value.strip()))
+    filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
+    vault_, _ = open_vault(vault)
+    index = open_index(vault_, chroma_url=chroma_url)
+    rerank = index.config.rerank if rerank is None else rerank
+    report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
+    hits = report.hits
+    if report.pending:
+        typer.echo(pending_line(report.pending), err=True)
+    if as_json:
+        emit_json(hits)
+        return
+    typer.echo("\n".join(search_lines(hits)))
+
+
+def register(app: typer.Typer) -> None:
+    for command in (index, reindex, status, watch):
+        app.command()(command)
+    app.command()(search)

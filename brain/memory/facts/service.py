@@ -1,0 +1,285 @@
+"""Immutable facts: record, supersede, invalidate, recall (bitemporal, ranked, journaled), history.
+
+A fact is never edited in place: a new value is a new fact that supersedes the old one (one call
+writes the new note and closes the old one), and `invalidate` closes a fact with no successor.
+Recall reads the catalog through `Corpus`; the facts are kept as columns (numpy arrays per
+namespace, indexed by kind and subject: `fact_table`) in `corpus.derived` until a note changes,
+so a recall over 100,000 facts is a few vectorised comparisons. Two times: `as_of` (valid time: what was true then) and `known_at`
+(recorded time: what the vault knew then, each fact as it stood then). Every recall appends a
+record to the journal (`fact_journal`).
+"""
+
+from __future__ import annotations
+
+import getpass
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from brain.errors import InvalidInput
+from brain.memory.corpus import Corpus
+from brain.memory.facts.settings import FactSettings, load_settings
+from brain.memory.facts.table import fact_table
+from brain.notes.fact import (
+    TIERS,
+    Fact,
+    NewFact,
+    close_fact,
+    fact_from_note,
+    fact_title,
+    format_time,
+    parse_time,
+    render_fact,
+    value_hash,
+)
+from brain.notes.parse import parse_note
+from brain.vault import TYPE_FOLDERS, Vault
+
+STATUSES = ("valid", "closed", "not yet valid")
+_NAMESPACE = re.compile(r"^[\w.:@/+-]+$", re.UNICODE)
+
+
+def default_caller(front_end: str = "cli") -> str:
+    try:
+        return f"{front_end}:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return front_end
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+# ---------------------------------------------------------------- the table recall reads
+
+
+def all_facts(corpus: Corpus) -> tuple[Fact, ...]:
+    return fact_table(corpus).facts
+
+
+# ---------------------------------------------------------------- writing
+
+
+@dataclass(frozen=True)
+class FactWritten:
+    path: str
+    fact: Fact
+    closed: Fact | None = None  # the fact it superseded, as it is now
+
+
+def check_namespace(namespace: str) -> str:
+    namespace = namespace.strip()
+    if not _NAMESPACE.match(namespace):
+        raise InvalidInput(
+            f"namespace '{namespace}' must be one word of letters, digits and . : @ / + - (e.g. user:alice, org:ledger, run:123)"
+        )
+    return namespace
+
+
+def _check_line(value: str, what: str) -> str:
+    if not isinstance(value, str) or not value.strip() or "\n" in value.strip():
+        raise InvalidInput(f"a fact needs a {what}: one line of text")
+    return value.strip()
+
+
+def _check_authority(authority: float | None) -> float | None:
+    if authority is not None and not 0.0 <= authority <= 1.0:
+        raise InvalidInput(f"authority must be between 0 and 1, got {authority}")
+    return authority
+
+
+def optional_time(value: str | datetime | None, what: str) -> datetime | None:
+    if value is None or value == "":
+        return None
+    return value.astimezone(UTC) if isinstance(value, datetime) else parse_time(value, what)
+
+
+def _write_new(vault: Vault, new: NewFact) -> FactWritten:
+    path = f"{TYPE_FOLDERS['fact']}/{vault.filename_for(new.title)}"
+    text = render_fact(new, TYPE_FOLDERS["fact"])
+    vault.write(path, text, create=True)
+    return FactWritten(path, fact_from_note(parse_note(text, path)))
+
+
+def record_fact(
+    vault: Vault,
+    kind: str,
+    subject: str,
+    value: Any,
+    *,
+    namespace: str | None = None,
+    tier: str | None = None,
+    source: str | None = None,
+    authority: float | None = None,
+    valid_from: str | datetime | None = None,
+    compliance_class: str | None = None,
+    retention_days: int | None = None,
+    legal_delete_at: str | datetime | None = None,
+    legal_hold: bool = False,
+    caller: str | None = None,
+    now: datetime | None = None,
+    settings: FactSettings | None = None,
+) -> FactWritten:
+    """Write a new fact note in `facts/`. Everything is checked before anything is written."""
+    settings = settings or load_settings(vault)
+    recorded = (now or now_utc()).astimezone(UTC)
+    kind, subject = _check_line(kind, "kind"), _check_line(subject, "subject")
+    namespace = check_namespace(namespace or settings.default_namespace)
+    tier = tier or settings.tier_for(namespace)
+    if tier not in TIERS:
+        raise InvalidInput(f"tier '{tier}' is not one of {', '.join(TIERS)}")
+    if retention_days is not None and retention_days < 0:
+        raise InvalidInput(f"retention days must be 0 or more, got {retention_days}")
+    hashed = value_hash(value)  # refuses what is not plain data
+    new = NewFact(
+        title=fact_title(subject, kind, namespace, recorded, hashed),
+        kind=kind,
+        subject=subject,
+        value=value,
+        namespace=namespace,
+        tier=tier,
+        source=source.strip().strip("[]") if source and source.strip() else None,
+        authority=_check_authority(authority) if authority is not None else 0.5,
+        valid_from=optional_time(valid_from, "valid from") or recorded,
+        compliance_class=settings.check_class(compliance_class or "internal"),
+        retention_days=retention_days,
+        legal_delete_at=optional_time(legal_delete_at, "legal delete at"),
+        legal_hold=legal_hold,
+        recorded_at=recorded,
+        recorded_by=caller or default_caller(),
+    )
+    return _write_new(vault, new)
+
+
+def find_fact(corpus: Corpus, name: str) -> Fact:
+    """The fact a name (title, stem, permalink, path) resolves to; another note type is an error."""
+    note = corpus.get(name)
+    if note.type != "fact":
+        raise InvalidInput(f"'{name}' is {note.path}, a {note.type} note, not a fact")
+    return fact_from_note(note)
+
+
+def current_of(corpus: Corpus, fact: Fact) -> Fact:
+    """Follow `superseded_by` to the newest fact of the chain (stops at a loop or a missing link)."""
+    table = fact_table(corpus)
+    seen = {fact.title.lower()}
+    while (
+        fact.superseded_by and fact.superseded_by.lower() in table.by_title and fact.superseded_by.lower() not in seen
+    ):
+        fact = table.by_title[fact.superseded_by.lower()]
+        seen.add(fact.title.lower())
+    return fact
+
+
+def _open_fact(vault: Vault, corpus: Corpus, name: str):
+    """The file of an open fact, read now (its stamp guards the closing write)."""
+    path = corpus.resolver().resolve(name)
+    current = vault.read(path)
+    if current.note.type != "fact":
+        raise InvalidInput(f"'{name}' is {path}, a {current.note.type} note, not a fact")
+    fact = fact_from_note(current.note)
+    if fact.closed:
+        how = f"superseded by {fact.superseded_by}" if fact.superseded_by else "invalidated"
+        latest = current_of(corpus, fact)
+        hint = (
+            f"; supersede the current fact {latest.title} instead"
+            if latest.title != fact.title and not latest.closed
+            else "; record a new fact instead"
+        )
+        raise InvalidInput(f"{fact.title} is already closed ({how} at {format_time(fact.valid_until)}){hint}")
+    return current, fact
+
+
+def supersede_fact(
+    vault: Vault,
+    corpus: Corpus,
+    name: str,
+    value: Any,
+    *,
+    reason: str | None = None,
+    valid_from: str | datetime | None = None,
+    authority: float | None = None,
+    source: str | None = None,
+    caller: str | None = None,
+    now: datetime | None = None,
+) -> FactWritten:
+    """One call: write the new fact (`supersedes` the old) and close the old (`valid_until`, `superseded_by`)."""
+    recorded = (now or now_utc()).astimezone(UTC)
+    current, old = _open_fact(vault, corpus, name)
+    starts = optional_time(valid_from, "valid from") or recorded
+    if starts < old.valid_from:
+        raise InvalidInput(
+            f"the new value would start at {format_time(starts)}, before {old.title} itself ({format_time(old.valid_from)}); give a later --valid-from"
+        )
+    hashed = value_hash(value)
+    if hashed == old.actual_hash:
+        raise InvalidInput(f"{old.title} already has this value; nothing to supersede")
+    caller = caller or default_caller()
+    new = NewFact(
+        title=fact_title(old.subject, old.kind, old.namespace, recorded, hashed),
+        kind=old.kind,
+        subject=old.subject,
+        value=value,
+        namespace=old.namespace,
+        tier=old.tier,
+        source=source.strip().strip("[]") if source and source.strip() else old.source,
+        authority=_check_authority(authority) if authority is not None else old.authority,
+        valid_from=starts,
+        compliance_class=old.compliance_class,
+        retention_days=old.retention_days,
+        legal_delete_at=None,
+        legal_hold=old.legal_hold,
+        recorded_at=recorded,
+        recorded_by=caller,
+        supersedes=old.title,
+    )
+    closed_text = close_fact(
+        current.note.text,
+        valid_until=starts,
+        closed_at=recorded,
+        closed_by=caller,
+        reason=reason,
+        superseded_by=new.title,
+    )
+    written = _write_new(vault, new)
+    try:
+        vault.write(old.path or "", closed_text, expected=current.stamp)
+    except BaseException:
+        vault.delete(written.path)  # the pair is one change: no new fact without the old one closed
+        raise
+    return FactWritten(written.path, written.fact, fact_from_note(parse_note(closed_text, old.path)))
+
+
+def invalidate_fact(
+    vault: Vault,
+    corpus: Corpus,
+    name: str,
+    *,
+    reason: str | None = None,
+    at: str | datetime | None = None,
+    caller: str | None = None,
+    now: datetime | None = None,
+) -> FactWritten:
+    """Close a fact with no successor: it stops applying at `at` (default now) and stays for audit."""
+    recorded = (now or now_utc()).astimezone(UTC)
+    current, fact = _open_fact(vault, corpus, name)
+    until = optional_time(at, "invalidate at") or recorded
+    if until < fact.valid_from:
+        raise InvalidInput(
+            f"{fact.title} is valid from {format_time(fact.valid_from)}; it cannot end before that ({format_time(until)})"
+        )
+    text = close_fact(
+        current.note.text,
+        valid_until=until,
+        closed_at=recorded,
+        closed_by=caller or default_caller(),
+        reason=reason,
+        superseded_by=None,
+    )
+    vault.write(fact.path or "", text, expected=current.stamp)
+    closed = fact_from_note(parse_note(text, fact.path))
+    return FactWritten(fact.path or "", closed, closed)
+
+
+# ---------------------------------------------------------------- recall

@@ -1,0 +1,178 @@
+"""Any note: read, write, edit, move, delete. Typed services build on the same vault calls."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+from typing import Any, Literal
+
+from brain.errors import InvalidInput
+from brain.memory.corpus import Corpus
+from brain.notes import frontmatter_yaml
+from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
+from brain.notes.fact import changed_immutable_keys
+from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
+from brain.notes.model import Note
+from brain.notes.parse import parse_note
+from brain.vault import TYPE_FOLDERS, Vault
+
+DEFAULT_FOLDER = "notes"
+EditOperation = Literal[EDIT_OPERATIONS]
+
+
+@dataclass(frozen=True)
+class Written:
+    path: str
+    title: str
+    created: bool
+
+
+def read_note(corpus: Corpus, name: str) -> Note:
+    return corpus.get(name)
+
+
+def _folder(folder: str | None, note_type: str | None) -> str:
+    chosen = folder if folder is not None else TYPE_FOLDERS.get(note_type or "", DEFAULT_FOLDER)
+    return chosen.strip().rstrip("/")
+
+
+def write_note(
+    vault: Vault,
+    corpus: Corpus,
+    title: str,
+    body: str,
+    *,
+    folder: str | None = None,
+    note_type: str | None = None,
+    tags: tuple[str, ...] = (),
+    fields: dict[str, Any] | None = None,
+    overwrite: bool = False,
+) -> Written:
+    """Create a note (or, with `overwrite`, replace the body of the note with that title)."""
+    title = unicodedata.normalize("NFC", title.strip())
+    if not title:
+        raise InvalidInput("a note needs a title")
+    require_one_line(title, "title")
+    fields = dict(fields or {})
+    reserved = {"title", "type", "tags", "permalink"} & set(fields)
+    if reserved:
+        raise InvalidInput(f"set {', '.join(sorted(reserved))} with their own options, not as fields")
+    folder_path = _folder(folder, note_type)
+    relative = str(PurePosixPath(folder_path) / vault.filename_for(title)) if folder_path else vault.filename_for(title)
+    vault.safe_path(relative)  # refuse a hostile folder before anything else
+    existing = corpus.resolver().try_resolve(relative) or (relative if vault.safe_path(relative).exists() else None)
+    if existing is not None:
+        if not overwrite:
+            raise InvalidInput(f"'{existing}' already exists; use overwrite to replace its body, or edit it")
+        updates = {**fields, **({"type": note_type} if note_type else {}), **({"tags": list(tags)} if tags else {})}
+
+        def new_body(note: Note) -> str:
+            head = "".join(split_lines(note.text)[: note.body_start])
+            text = head + with_ending(_body(body), line_ending(note.text))
+            text = set_frontmatter(text, updates) if updates else text
+            _keep_fact_immutable(note, text)
+            return text
+
+        vault.update(existing, new_body)
+        return Written(existing, title, created=False)
+    fm: dict[str, Any] = {"title": title}
+    if note_type:
+        fm["type"] = note_type
+    fm["tags"] = list(tags)
+    fm["permalink"] = relative.removesuffix(".md").lower().replace(" ", "-")
+    fm["created"] = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    fm.update(fields)
+    vault.write(relative, f"---\n{frontmatter_yaml.dump(fm)}---\n\n{_body(body)}", create=True)
+    return Written(relative, title, created=True)
+
+
+def _body(body: str) -> str:
+    return body.strip("\n") + "\n" if body.strip() else ""
+
+
+def edit_note(
+    vault: Vault,
+    corpus: Corpus,
+    name: str,
+    operation: str,
+    *,
+    content: str = "",
+    section: str | None = None,
+    find: str | None = None,
+    expected_count: int | None = None,
+    frontmatter: dict[str, Any] | None = None,
+) -> Written:
+    """Change one part of a note; everything else stays byte for byte."""
+    if operation not in EDIT_OPERATIONS:
+        raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")
+    path = corpus.resolver().resolve(name)
+
+    def edited(note: Note) -> str:
+        text = apply_edit(
+            note.text,
+            operation,
+            content=content,
+            section=section,
+            find=find,
+            expected_count=expected_count,
+            frontmatter=frontmatter,
+            where=path,
+        )
+        if text != note.text:
+            _keep_fact_immutable(note, text)
+        return text
+
+    done = vault.update(path, edited)
+    return Written(path, done.before.title, created=False)
+
+
+def _keep_fact_immutable(before: Note, text: str) -> None:
+    """brain never changes a fact's value (or what identifies it) in place: that is a supersession."""
+    changed = changed_immutable_keys(before, parse_note(text, before.path))
+    if changed:
+        raise InvalidInput(
+            f"{before.path} is a fact; brain does not change its {', '.join(changed)} in place. "
+            "Use `brain fact supersede` (MCP supersede_fact) to record a new value"
+        )
+
+
+def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Written:
+    """Move a note to a folder (keeping its file name) or to a path ending in .md."""
+    source = corpus.resolver().resolve(name)
+    destination = destination.strip()
+    if not destination:
+        raise InvalidInput("give a destination folder or path")
+    target = (
+        destination
+        if destination.lower().endswith(".md")
+        else f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
+    )
+    vault.move(source, target)
+    return Written(target, corpus.resolver().titles.get(source, ""), created=False)
+
+
+def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
+    source = corpus.resolver().resolve(name)
+    if corpus.get(source).type == "fact":
+        raise InvalidInput(
+            f"{source} is a fact; facts are hard-deleted only by the retention sweeper (`brain fact sweep`). "
+            "Use `brain fact invalidate` to close it"
+        )
+    title = corpus.resolver().titles.get(source, "")
+    vault.delete(source)
+    return Written(source, title, created=False)
+
+
+def parse_fields(pairs: list[str]) -> dict[str, Any]:
+    """`key=value` pairs; the value is read as YAML so numbers, booleans and lists keep their type."""
+    fields: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not re.match(r"^[A-Za-z_][\w-]*$", key.strip()):
+            raise InvalidInput(f"'{pair}' is not key=value (a key is letters, digits, '_' or '-')")
+        loaded, problem = frontmatter_yaml.load(f"v: {value}" if value.strip() else "v: ''")
+        fields[key.strip()] = value if problem else loaded.get("v")
+    return fields

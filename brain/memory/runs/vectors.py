@@ -1,0 +1,217 @@
+"""The query vectors of recorded runs: the one place the runs service touches the index.
+
+Each run's query is embedded once and kept in a Chroma collection of its own beside the note
+chunks (`brain reindex` drops it with them), one record per run note, tagged with the run's
+tenant and the embedder that made the vector. Recall asks Chroma for the records of one tenant
+and one embedder (`where`), so other tenants' runs and other models' vectors are left out
+before anything is ranked; the few hundred vectors of a tenant are then ranked exactly (no
+approximate index can drop a match) and cached until the vault changes.
+
+Vectors are derived from the notes: a run note written by another process, or by hand, is
+embedded at the next recall, and the record of a deleted note is dropped. A record made by
+another embedder is never compared or silently replaced: it is an `IndexMismatch` that says to
+run `brain reindex`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import threading
+from collections.abc import Callable, Collection
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from brain.errors import IndexMismatch
+from brain.index.engine import open_index
+from brain.index.vectors import GENERATION_KEY
+from brain.vault import Vault
+
+COLLECTION = "runs"
+BATCH = 256
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """What recall compares: a run note's path, tenant and query."""
+
+    path: str
+    tenant: str
+    query: str
+
+
+def query_key(query: str) -> str:
+    return hashlib.sha256(query.encode("utf-8")).hexdigest()[:16]
+
+
+class RunVectors:
+    """One vault's run query vectors in this process (see the module doc)."""
+
+    def __init__(self, vault: Vault):
+        self.vault = vault
+        self.index = open_index(vault)
+        self._known: dict[str, tuple[str, str, str]] | None = None  # path -> (tenant, query key, embedder)
+        self._matrices: dict[tuple[str, str], tuple[list[str], np.ndarray]] = {}
+        self._generation: str | None = None
+        self._synced_token: object = None
+        self._embedders: tuple[int, str, dict[str, set[str]]] | None = (
+            None  # (records, current, tenant -> other embedders)
+        )
+        self._lock = threading.RLock()
+
+    @property
+    def embedder_id(self) -> str:
+        return self.index.embedder.id
+
+    def _collection(self) -> Any:
+        return self.index.vectors.other_collection(COLLECTION)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        embedder = self.index.embedder
+        if hasattr(embedder, "embed_array"):
+            return np.asarray(embedder.embed_array(texts), dtype=np.float32)
+        return np.asarray(embedder.embed(texts), dtype=np.float32)
+
+    def embed_later(self, query: str) -> Future:
+        """The query's vector, computed on a worker thread while the caller reads the notes
+        (the model releases the GIL, so the two overlap as they do in search)."""
+        return _pool().submit(lambda: self.embed([query])[0])
+
+    # ------------------------------------------------------------ keeping the records in step with the notes
+
+    def _load_known(self) -> dict[str, tuple[str, str, str]]:
+        generation = self.index.catalog.peek_meta(GENERATION_KEY)
+        if generation != self._generation:  # a reindex (maybe in another process) dropped or rewrote vectors
+            self._known, self._generation, self._synced_token, self._embedders = None, generation, None, None
+            self._matrices.clear()
+        if self._known is None:
+            found = self._collection().get(include=["metadatas"])
+            self._known = {
+                record: (str(meta.get("tenant")), str(meta.get("query_key")), str(meta.get("embedder")))
+                for record, meta in zip(found["ids"], found["metadatas"])
+            }
+        return self._known
+
+    def check_embedder(self, tenant: str | None = None) -> None:
+        """Refuse when vectors of runs (of this tenant, when given) were made by another embedder."""
+        current = self.embedder_id
+        known = self._load_known()
+        if self._embedders is None or self._embedders[0] != len(known) or self._embedders[1] != current:
+            foreign: dict[str, set[str]] = {}
+            for tenant_of, _, embedder in known.values():
+                if embedder != current:
+                    foreign.setdefault(tenant_of, set()).add(embedder)
+            self._embedders = (len(known), current, foreign)
+        foreign = self._embedders[2]
+        others = sorted(set().union(*foreign.values()) if tenant is None else foreign.get(tenant, set()))
+        if others:
+            raise IndexMismatch(
+                f"the query vectors of recorded runs were made by embedder '{others[0]}', but the embedder in use is "
+                f"'{current}'; run `brain reindex` to re-embed them (or switch the embedder back)"
+            )
+
+    def synced(self, token: object) -> bool:
+        """Whether the records are in step with the notes in the state `token` stands for."""
+        with self._lock:
+            self._load_known()
+            return token is not None and token is self._synced_token
+
+    def sync(
+        self, runs: list[Indexed], token: object = None, progress: Callable[[str, int, int], None] | None = None
+    ) -> None:
+        """Embed the runs whose query has no vector yet (or a stale one); drop records of runs gone.
+
+        `token` stands for the state of the notes: the same token again (and no reindex meanwhile)
+        means nothing changed, and nothing is compared.
+        """
+        with self._lock:
+            known = self._load_known()
+            if token is not None and token is self._synced_token:
+                return
+            self.check_embedder()
+            current = self.embedder_id
+            wanted = {run.path: run for run in runs}
+            missing = [run for run in runs if known.get(run.path) != (run.tenant, query_key(run.query), current)]
+            gone = [path for path in known if path not in wanted]
+            if gone:
+                with self.index.locked():
+                    self._collection().delete(ids=gone)
+                for path in gone:
+                    del known[path]
+            for start in range(0, len(missing), BATCH):
+                self._store(missing[start : start + BATCH])  # the model runs outside the index lock
+                if progress:
+                    progress("runs", min(start + BATCH, len(missing)), len(missing))
+            self._embedders = None
+            self._matrices.clear()
+            self._synced_token = token  # only once every run is in step
+
+    def sync_one(self, run: Indexed) -> None:
+        """Embed one run's query now (a run just recorded through brain)."""
+        with self._lock:
+            self._load_known()
+            self.check_embedder()
+            self._store([run])
+            self._matrices.pop((run.tenant, self.embedder_id), None)
+
+    def _store(self, batch: list[Indexed]) -> None:
+        """Embed a batch of queries, then write them under the index lock."""
+        assert self._known is not None
+        current = self.embedder_id
+        vectors = self.embed([run.query for run in batch])
+        metas = [{"tenant": r.tenant, "embedder": current, "query_key": query_key(r.query)} for r in batch]
+        with self.index.locked():
+            self._collection().upsert(ids=[r.path for r in batch], embeddings=vectors, metadatas=metas)
+        self._known.update((r.path, (r.tenant, m["query_key"], current)) for r, m in zip(batch, metas))
+        self._embedders = None
+
+    # ------------------------------------------------------------ ranking
+
+    def rank(self, tenant: str, vector: np.ndarray, allowed: Collection[str]) -> list[tuple[str, float]]:
+        """(run path, cosine similarity) of this tenant's runs, best first; only paths in `allowed`."""
+        with self._lock:
+            self._load_known()
+            self.check_embedder(tenant)
+            paths, matrix = self._tenant_matrix(tenant)
+        if not paths:
+            return []
+        vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        similarities = matrix @ vector
+        order = np.argsort(-similarities)
+        return [(paths[i], float(similarities[i])) for i in order if paths[i] in allowed]
+
+    def _tenant_matrix(self, tenant: str) -> tuple[list[str], np.ndarray]:
+        key = (tenant, self.embedder_id)
+        cached = self._matrices.get(key)
+        if cached is None:
+            where = {"$and": [{"tenant": tenant}, {"embedder": self.embedder_id}]}
+            found = self._collection().get(where=where, include=["embeddings"])
+            paths = list(found["ids"])
+            matrix = np.asarray(found["embeddings"], dtype=np.float32).reshape(
+                len(paths), -1 if paths else self.index.embedder.dim
+            )
+            matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+            cached = self._matrices[key] = (paths, matrix)
+        return cached
+
+
+@functools.lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="brain-recall")
+
+
+_stores: dict[Path, RunVectors] = {}
+_stores_lock = threading.Lock()
+
+
+def run_vectors(vault: Vault) -> RunVectors:
+    """The process's RunVectors for a vault (the index, its model and the records seen stay warm)."""
+    with _stores_lock:
+        found = _stores.get(vault.root)
+        if found is None or found.index is not open_index(vault):
+            found = _stores[vault.root] = RunVectors(vault)
+        return found

@@ -1,0 +1,298 @@
+"""The session protocol (ADR-018): a compact context to start a task with, and the end of a session.
+
+Start (`bootstrap`): recent failure episodes (7 days by default), antipattern warnings, the
+facts valid now about the subjects the task names, the patterns whose trigger is close to the
+task, and the tips for the task (guidelines), packed in that order of priority into a token
+budget. A fact subject is named by the task when every word of it is a word of the task
+(`mobile-access-token-ttl` in "shorten the mobile access token TTL"; plural or not); the facts
+come from the facts service's recall, so they are the ones valid now, in the namespaces given
+(default: the configured one), and each recall is journaled like any other.
+
+End (`end_session`): extract the episode from the session log, record its outcome as evidence on
+the patterns it used (named with --pattern, or named in the log), learn its tips, and report the
+antipatterns that appeared.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from brain.errors import InvalidInput
+from brain.index.embedders import Embedder
+from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, MAX_BUDGET, MIN_BUDGET
+from brain.memory.corpus import Corpus
+from brain.memory.episodes.service import list_episodes, store_episode
+from brain.memory.patterns import service as pattern_service
+from brain.memory.similarity import cosine, text_vectors
+from brain.memory.tips.service import Guidelines, LearnResult, guidelines, learn_episode
+from brain.notes.fact import canonical_json, format_time
+from brain.vault import Vault
+
+DEFAULT_BUDGET = 1500
+DEFAULT_DAYS = 7
+PATTERN_THRESHOLD = 0.45  # a pattern's name and trigger together; a little looser than tips, as context not instruction
+MAX_PATTERNS = 5
+MAX_FACT_SUBJECTS = 5
+FACTS_PER_SUBJECT = 3
+FACT_VALUE_CHARS = 160
+_GENERIC_WORDS = frozenset("a an and the of for to in on at by with default current".split())
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    task: str
+    budget: int
+    text: str
+    tokens: int
+    sections: dict[str, list[str]]
+    omitted: int  # lines left out for the budget
+
+
+def bootstrap(
+    corpus: Corpus,
+    task: str,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    days: int = DEFAULT_DAYS,
+    now: datetime | None = None,
+    embedder: Embedder | None = None,
+    namespaces: list[str] | tuple[str, ...] | None = None,
+    caller: str | None = None,
+) -> Bootstrap:
+    """The session's starting context. `now` is the clock for recent failures and for the facts'
+    validity; `namespaces` and `caller` go to the facts recall (and so to its journal)."""
+    if not task.strip():
+        raise InvalidInput("give the task the session is about to start")
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise InvalidInput(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens, got {budget}")
+    if days < 0:
+        raise InvalidInput(f"days must be 0 or more, got {days}")
+    now = now or datetime.now(UTC)
+    since = (now - timedelta(days=days)).isoformat()
+    sections: dict[str, list[str]] = {}
+    failures = list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=20)
+    sections["Recent failures"] = [
+        f"- {e.title} ({(e.date or '')[:10]}): {e.task or ''}" + (f" Lesson: {e.lessons[0]}" if e.lessons else "")
+        for e in failures
+    ]
+    sections["Antipattern warnings"] = [
+        f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger or ''}".rstrip(": ")
+        for p in pattern_service.antipatterns(corpus)
+    ]
+    sections["Facts valid now"] = facts_named_in(corpus, task, namespaces=namespaces, caller=caller, now=now)
+    sections["Patterns for this task"] = _relevant_patterns(corpus, task, embedder)
+    found = guidelines(corpus, task, embedder=embedder)
+    sections["Tips"] = _tip_lines(found)
+    text, used, omitted = _pack(task, sections, budget)
+    return Bootstrap(task, budget, text, used, {k: v for k, v in sections.items() if v}, omitted)
+
+
+def _relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> list[str]:
+    candidates = [p for p in pattern_service.list_patterns(corpus) if (p.success_rate or 0) > 0.3 and p.trigger]
+    if not candidates:
+        return []
+    vectors = text_vectors(corpus.vault, embedder)
+    query = vectors.query(task)
+    by_trigger = cosine(query, vectors.matrix([p.trigger or "" for p in candidates]))
+    by_name = cosine(query, vectors.matrix([_name_words(p.title) + ": " + (p.trigger or "") for p in candidates]))
+    by_action = cosine(
+        query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates])
+    )
+    scores = np.maximum(np.maximum(by_trigger, by_name), by_action)
+    ranked = sorted(zip(scores.tolist(), candidates), key=lambda pair: -pair[0])
+    return [
+        f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger}"
+        for score, p in ranked[:MAX_PATTERNS]
+        if score >= PATTERN_THRESHOLD
+    ]
+
+
+def _name_words(title: str) -> str:
+    """'PATTERN-jittered-ttl-and-request-coalescing' -> 'jittered ttl and request coalescing'."""
+    return re.sub(r"^(ANTI)?PATTERN-", "", title).replace("-", " ")
+
+
+def _tip_lines(found: Guidelines) -> list[str]:
+    lines = []
+    for guideline in found.all:
+        tip = guideline.tip
+        line = f"- {tip.title} [{tip.category}]: {tip.tip}"
+        if tip.avoid:
+            line += f" Avoid: {tip.avoid}"
+        lines.append(line)
+    return lines
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """Lower-case words, a plural 's' dropped, so 'keys' names 'key'."""
+    found = (
+        word.removesuffix("s") if len(word) > 3 and not word.endswith("ss") else word
+        for word in re.findall(r"[a-z0-9]+", text.lower())
+    )
+    return frozenset(found) - _GENERIC_WORDS
+
+
+def _fact_subjects(corpus: Corpus) -> dict[str, dict[str, frozenset[str]]]:
+    """namespace -> subject -> its words, for every subject with a fact; cached until a note changes."""
+    from brain.memory.facts.service import all_facts
+
+    corpus.notes()  # brings the corpus up to date (a change clears `derived`)
+    cached = corpus.derived.get("bootstrap_fact_subjects")
+    if isinstance(cached, dict):
+        return cached
+    subjects: dict[str, dict[str, frozenset[str]]] = {}
+    for fact in all_facts(corpus):
+        subjects.setdefault(fact.namespace, {}).setdefault(fact.subject, _word_set(fact.subject))
+    corpus.derived["bootstrap_fact_subjects"] = subjects
+    return subjects
+
+
+def facts_named_in(
+    corpus: Corpus,
+    task: str,
+    *,
+    namespaces: list[str] | tuple[str, ...] | None = None,
+    caller: str | None = None,
+    now: datetime | None = None,
+) -> list[str]:
+    """Lines for the facts valid now about the subjects the task names (see the module doc)."""
+    from brain.memory.facts.recall import recall_facts
+    from brain.memory.facts.settings import load_settings
+
+    chosen = list(dict.fromkeys(namespaces or [load_settings(corpus.vault).default_namespace]))
+    known = _fact_subjects(corpus)
+    task_words = _word_set(task)
+    named: dict[str, int] = {}
+    for namespace in chosen:
+        for subject, subject_words in known.get(namespace, {}).items():
+            if subject_words and subject_words <= task_words:
+                named[subject] = max(named.get(subject, 0), len(subject_words))
+    lines: list[str] = []
+    for subject in sorted(named, key=lambda name: (-named[name], name))[:MAX_FACT_SUBJECTS]:
+        found = recall_facts(
+            corpus.vault, corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now
+        )
+        lines += [_fact_line(hit.fact) for hit in found.hits]
+    return lines
+
+
+def _fact_line(fact) -> str:
+    value = fact.value if isinstance(fact.value, str) else canonical_json(fact.value)
+    value = " ".join(value.split())
+    if len(value) > FACT_VALUE_CHARS:
+        value = value[: FACT_VALUE_CHARS - 3] + "..."
+    since = format_time(fact.valid_from)[:10]
+    marks = " [value edited by hand]" if fact.tampered else ""
+    return f"- {fact.subject} ({fact.kind}, {fact.namespace}, since {since}): {value} [[{fact.title}]]{marks}"
+
+
+def _pack(task: str, sections: dict[str, list[str]], budget: int) -> tuple[str, int, int]:
+    """Sections in priority order, line by line, until the budget is spent."""
+    limit = budget * CHARS_PER_TOKEN
+    out = [f"# Context for: {task}\n"]
+    size = len(out[0])
+    omitted = 0
+    for heading, lines in sections.items():
+        if not lines:
+            continue
+        head = f"\n## {heading}\n"
+        if size + len(head) > limit:
+            omitted += len(lines)
+            continue
+        kept = []
+        for line in lines:
+            if size + len(head) + len(line) + 1 > limit:
+                omitted += 1
+                continue
+            kept.append(line)
+            size += len(line) + 1
+        if kept:
+            out.append(head + "\n".join(kept) + "\n")
+            size += len(head)
+    text = "".join(out)
+    return text, -(-len(text) // CHARS_PER_TOKEN), omitted
+
+
+# ---------------------------------------------------------------- session end
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    episode: str
+    episode_path: str
+    outcome: str | None
+    patterns: tuple[str, ...]
+    tips: LearnResult
+    new_antipatterns: tuple[str, ...]
+    warnings: tuple[str, ...] = field(default=())
+
+
+def end_session(
+    vault: Vault,
+    corpus: Corpus,
+    session_log: str | Path,
+    *,
+    patterns: list[str] = (),
+    today: str | None = None,
+    format: str | None = None,
+) -> SessionEnd:
+    """Extract (a transcript or a log), redact, store, record pattern evidence once per episode, learn tips,
+    report new antipatterns."""
+    from brain.memory.sessions.ingest import TranscriptExtracted, extract_transcript, redacted, source_frontmatter
+    from brain.memory.sessions.redact import redactor_for
+
+    if not Path(session_log).is_file():
+        raise InvalidInput(
+            f"session log '{session_log}' does not exist; give the transcript or log of the session that ended"
+        )
+    extracted = redacted(extract_transcript(session_log, format), redactor_for(vault.brain_dir))
+    named = [pattern_service.find_pattern(corpus, name) or corpus.resolver().resolve(name) for name in patterns]
+    if isinstance(extracted, TranscriptExtracted):  # the reader saw every PATTERN- name as it streamed the file
+        text = " ".join(extracted.patterns_named)
+    else:
+        text = Path(session_log).read_text(encoding="utf-8-sig")
+    used = list(dict.fromkeys(named + _patterns_named_in(corpus, text)))
+    before = {p.title for p in pattern_service.antipatterns(corpus)}
+    episode = extracted.episode
+    stored = store_episode(vault, corpus, episode, extra_frontmatter=source_frontmatter(extracted))
+    titles = []
+    for path in used:
+        if _has_evidence(corpus, path, episode.title):  # the same session ended again (a transcript that grew)
+            continue
+        update = pattern_service.record_pattern_evidence(
+            vault, corpus, path, outcome=episode.outcome or "partial", episode=episode.title
+        )
+        titles.append(update.pattern.title)
+    learned = learn_episode(vault, corpus, episode, today=today)
+    after = [p.title for p in pattern_service.antipatterns(corpus)]
+    return SessionEnd(
+        episode=episode.title,
+        episode_path=stored.path,
+        outcome=episode.outcome,
+        patterns=tuple(titles),
+        tips=learned,
+        new_antipatterns=tuple(title for title in after if title not in before),
+        warnings=extracted.warnings,
+    )
+
+
+def _has_evidence(corpus: Corpus, path: str, episode: str) -> bool:
+    for pattern in pattern_service.all_patterns(corpus):
+        if pattern.path == path:
+            return any(evidence.target == episode for evidence in pattern.evidence)
+    return False
+
+
+def _patterns_named_in(corpus: Corpus, text: str) -> list[str]:
+    """Patterns whose title appears in the log (`PATTERN-x`, `[[PATTERN-x]]`)."""
+    lowered = text.lower()
+    return [
+        note.path
+        for note in corpus.of_type("pattern")
+        if note.path and re.search(rf"(?<![\w-]){re.escape(note.title.lower())}(?![\w-])", lowered)
+    ]

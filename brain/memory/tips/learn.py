@@ -1,0 +1,479 @@
+"""Tips from an episode by rules, no language model: segment, generalize, classify, attribute.
+
+1. Segment. Each decision anchors a subtask: the decision and the events it caused (its Effects,
+   and what those caused in turn, except a later milestone, which is the next step). Events no decision claims
+   are cut into runs of work: a run ends after a commit or a passing test, or after three
+   milestones; an error keeps the run open until a passing test or a fix.
+2. Generalize. Entity names are stripped from descriptions: emails, URLs, paths, commit SHAs,
+   issue/PR numbers, ids, quoted code and numbers become placeholders.
+3. Classify. recovery: the segment holds an error or a decision that failed (the tip names the
+   failed approach as what to avoid); optimization: it succeeded with waste (a step repeated,
+   retries, or a rejected first attempt); strategy: a clean success.
+4. Attribute. For a failure: immediate cause (the error or failed outcome itself), proximate
+   cause (the nearest decision up its `caused_by` / `leads_to` / Effects chain, else the event
+   just before it), root cause (the first cause recorded at the top of that chain).
+5. Word. A tip says what to do and why: a decision's chosen option as an instruction (a log's
+   "Chose X over Y" becomes "Choose X over Y"; an option that is a noun becomes "Choose X over
+   the rejected options"), then its rationale (else a lesson of the episode that shares at least
+   two content words with it). A subtask that teaches nothing is dropped: a run of logged steps
+   with no decision, error or waste makes a tip only when it was verified (a test, a check that
+   passed) or a lesson speaks of it, and a step that only restates its subtask is no tip.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from brain.memory.tips.wording import imperative, is_instruction, strip_label
+from brain.notes.model import Decision, Episode, Event
+
+MAX_RUN_MILESTONES = 3
+_GENERALIZE = (
+    (re.compile(r"[^\s@<>()\[\]]+@[^\s@<>()\[\]]+\.[^\s@<>()\[\]]+"), "<email>"),
+    (re.compile(r"https?://\S+"), "<url>"),
+    (re.compile(r"`[^`\n]+`"), "<code>"),
+    (re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+"), "<path>"),
+    (re.compile(r"\b[\w-]+\.(?:py|ps1|psm1|md|json|ya?ml|toml|ts|js|sh|txt)\b"), "<file>"),
+    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"), "<sha>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<id>"),
+    (re.compile(r"(?:\b(?:PR|issue|pull)\s*)?#\d+", re.IGNORECASE), "<issue>"),
+    (re.compile(r"\b(?:ADR|RFC|CVE|JIRA)-\d+\b"), "<doc>"),
+    (re.compile(r"\b[a-z]\d{3}\b"), "<ref>"),
+    (re.compile(r"\b\d+(?:[.,:]\d+)*(?:[kKMB%]|\s?(?:ms|s|min|h|x|KB|MB|GB|percent)\b)?"), "<n>"),
+)
+_RETRY = re.compile(
+    r"\b(retr(?:y|ied|ies)|again|re-?ran|re-?run|second attempt|another attempt|redo|redid|repeated)\b", re.IGNORECASE
+)
+_FIX = re.compile(
+    r"\b(fix(?:ed|es)?|repair(?:ed)?|recover(?:ed)?|resolv(?:ed|es)|corrected|revert(?:ed)?|passed|green)\b",
+    re.IGNORECASE,
+)
+_FAILED_OUTCOME = ("failure", "failed", "fail")
+_CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
+_VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
+_GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
+_STOP = set(
+    "the a an and or of to in on for with by from at as is was were be been it its this that these those into".split()
+)
+
+
+def generalize(text: str, limit: int = 160) -> str:
+    """Text with entity names replaced by placeholders, one line, at most `limit` characters."""
+    out = " ".join(text.split())
+    for pattern, placeholder in _GENERALIZE:
+        out = pattern.sub(placeholder, out)
+    out = re.sub(r"(<\w+>)(?:[\s,/]+\1)+", r"\1", out)  # "<n>, <n>, <n>" -> "<n>"
+    if len(out) > limit:
+        cut = out[:limit].rsplit(" ", 1)[0]
+        out = cut.rstrip(",;:") + "..."
+    return out
+
+
+def first_clause(text: str, limit: int = 90) -> str:
+    """The first sentence or clause, for a short subtask description."""
+    head = re.split(r"(?<=[.!?;:])\s|\s[-–]\s|\(", text.strip(), maxsplit=1)[0].rstrip(".;:, ")
+    return generalize(head, limit)
+
+
+def words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _STOP}
+
+
+@dataclass
+class Segment:
+    """A run of an episode's steps that forms one subtask."""
+
+    decisions: list[Decision] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        ordered = [d.id for d in self.decisions] + [e.id for e in self.events if e.id]
+        return ordered
+
+    def span(self) -> str | None:
+        ids = self.ids
+        if not ids:
+            return None
+        return (
+            ids[0] if len(ids) == 1 else f"{ids[0]}-{ids[-1]}" if len(ids) == 2 or _sequential(ids) else ", ".join(ids)
+        )
+
+
+def _sequential(ids: list[str]) -> bool:
+    return all(a[0] == b[0] for a, b in zip(ids, ids[1:]))
+
+
+@dataclass(frozen=True)
+class Attribution:
+    immediate: str
+    proximate: str | None
+    root: str | None
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A tip before it has a title: what the rules (or a model) made of one segment."""
+
+    category: str
+    subtask: str
+    trigger: str
+    tip: str
+    steps: tuple[str, ...]
+    avoid: str
+    purpose: str
+    applies_when: str
+    task_category: str
+    priority: str
+    evidence: str
+    episode: str
+    span: str | None
+    attribution: Attribution | None = None
+
+
+def segment(episode: Episode) -> list[Segment]:
+    """Split an episode into subtasks (rule 1 of the module doc)."""
+    events = list(episode.events)
+    by_id = {event.id: event for event in events if event.id}
+    children: dict[str, list[str]] = defaultdict(list)
+    for event in events:
+        for cause in event.caused_by:
+            children[cause].append(event.id or "")
+        for effect in event.leads_to:
+            children[event.id or ""].append(effect)
+    claimed: set[str] = set()
+    segments: list[Segment] = []
+    for decision in episode.decisions:
+        seg = Segment(decisions=[decision])
+        direct = list(dict.fromkeys(list(decision.effects or ()) + list(children.get(decision.id, ()))))
+        queue = [(ref, True) for ref in direct]
+        while queue:
+            ref, is_direct = queue.pop(0)
+            event = by_id.get(ref)
+            # the walk follows what the step caused (errors, tests, commits, tool calls), not the
+            # next step of the session: a milestone is the decision's only when it names it
+            if event is None or ref in claimed or (event.type == "milestone" and not is_direct):
+                continue
+            claimed.add(ref)
+            seg.events.append(event)
+            queue += [(child, False) for child in children.get(ref, ())]
+        seg.events.sort(key=events.index)
+        segments.append(seg)
+    run = Segment()
+    open_error = False
+    milestones = 0
+    for event in events:
+        if event.id in claimed:
+            continue
+        if event.type == "milestone" and milestones >= MAX_RUN_MILESTONES and not open_error:
+            segments.append(run)
+            run, milestones = Segment(), 0
+        run.events.append(event)
+        if event.type == "error":
+            open_error = True
+        milestones += event.type == "milestone"
+        closes = event.type == "commit" or (event.type == "test" and not open_error)
+        if event.type == "test" or (event.type == "milestone" and _FIX.search(event.text)):
+            open_error = False
+        if closes and not open_error:
+            segments.append(run)
+            run, milestones = Segment(), 0
+    if run.events:
+        segments.append(run)
+    return [seg for seg in segments if seg.decisions or any(e.type != "commit" for e in seg.events)]
+
+
+def _failed(decision: Decision) -> bool:
+    return (decision.outcome or "").strip().lower() in _FAILED_OUTCOME
+
+
+def classify(seg: Segment, episode: Episode) -> str:
+    """strategy | recovery | optimization (rule 3 of the module doc)."""
+    if any(e.type == "error" for e in seg.events) or any(_failed(d) for d in seg.decisions):
+        return "recovery"
+    if any(d.type == "recovery" for d in seg.decisions) and episode.outcome != "success":
+        return "recovery"
+    texts = [generalize(e.text) for e in seg.events if e.type in ("milestone", "tool_call")]
+    repeated = len(texts) != len(set(texts)) or any(
+        len(words(a) & words(b)) >= 0.8 * max(len(words(a)), 1) for a, b in zip(texts, texts[1:]) if len(words(a)) >= 3
+    )
+    retried = any(_RETRY.search(e.text) for e in seg.events) or any(
+        _RETRY.search(d.chosen or "") for d in seg.decisions
+    )
+    return "optimization" if repeated or retried else "strategy"
+
+
+def attribute(seg: Segment, episode: Episode) -> Attribution | None:
+    """Immediate, proximate and root cause of the segment's first failure (rule 4)."""
+    error = next((e for e in seg.events if e.type == "error"), None)
+    failed = next((d for d in seg.decisions if _failed(d)), None)
+    if error is None and failed is None:
+        return None
+    nodes: dict[str, str] = {e.id: e.text for e in episode.events if e.id}
+    nodes.update({d.id: d.chosen or d.title for d in episode.decisions})
+    parents: dict[str, list[str]] = defaultdict(list)
+    for event in episode.events:
+        for cause in event.caused_by:
+            parents[event.id or ""].append(cause)
+        for effect in event.leads_to:
+            parents[effect].append(event.id or "")
+    for decision in episode.decisions:
+        for effect in decision.effects or ():
+            parents[effect].append(decision.id)
+    start = error.id if error is not None else failed.id
+    immediate = error.text if error is not None else f"{failed.chosen or failed.title} ended in {failed.outcome}"
+    chain, seen = [], {start}
+    node = next(iter(parents.get(start or "", ())), None)
+    while node and node not in seen:  # up the caused_by chain to the first cause recorded
+        chain.append(node)
+        seen.add(node)
+        node = next(iter(parents.get(node, ())), None)
+    decision_ids = {d.id for d in episode.decisions}
+    # proximate: the nearest decision that enabled the failure (else the event just before it)
+    proximate_id = next((n for n in chain if n in decision_ids), chain[0] if chain else None)
+    if proximate_id is None and error is not None and seg.decisions:
+        proximate_id = seg.decisions[0].id
+    root_id = chain[-1] if chain else None
+    return Attribution(
+        immediate=generalize(immediate),
+        proximate=generalize(nodes[proximate_id]) if proximate_id in nodes else None,
+        root=generalize(nodes[root_id]) if root_id in nodes and root_id != proximate_id else None,
+    )
+
+
+def task_category(episode: Episode) -> str:
+    skip = {"episodic", "extracted", "episode"}
+    for tag in episode.tags:
+        if tag not in skip and not re.match(r"session-?\d+", tag):
+            return tag
+    kinds = [d.type for d in episode.decisions if d.type]
+    return max(set(kinds), key=kinds.count) if kinds else "general"
+
+
+def draft_tips(episode: Episode) -> list[Draft]:
+    """Every tip the rules find in an episode, one per subtask that teaches something (rule 5)."""
+    drafts = []
+    for seg in segment(episode):
+        draft = _draft(seg, episode)
+        if _teaches(draft, seg, episode):
+            drafts.append(draft)
+    return drafts
+
+
+def _teaches(draft: Draft, seg: Segment, episode: Episode) -> bool:
+    """Rule 5: a subtask makes a tip only when it says something to do. A decision does (what was
+    chosen), and so does a recovery or an optimization; a run of logged steps with no decision,
+    error or waste is a diary entry unless it was verified (a test, a check that passed) or a
+    lesson of the episode speaks of it."""
+    if not any(not _same(step, draft.subtask) for step in draft.steps) and not seg.decisions:
+        return False
+    if seg.decisions or draft.category != "strategy":
+        return True
+    verified = any(e.type == "test" or _VERIFIED.search(e.text) for e in seg.events)
+    return verified or bool(_related_lessons(episode, " ".join(e.text for e in seg.events)))
+
+
+def _lead(seg: Segment) -> str:
+    if seg.decisions:
+        d = seg.decisions[0]
+        return d.context or d.title or d.chosen or ""
+    first = next((e for e in seg.events if e.type == "milestone"), None) or seg.events[0]
+    return first.text
+
+
+def _content_words(text: str) -> set[str]:
+    return {word for word in words(text) if len(word) >= 4}
+
+
+def _related_lessons(episode: Episode, text: str) -> list[str]:
+    """The episode's lessons that share at least two content words with a text."""
+    mine = _content_words(text)
+    return [lesson for lesson in episode.lessons if len(_content_words(lesson) & mine) >= 2]
+
+
+def _subtask(seg: Segment, episode: Episode) -> str:
+    """A short, general name for the subtask: a decision's title (said as an action when the log's
+    title is a sentence), else the first step of the run, with the task when that alone says little."""
+    if seg.decisions:
+        d = seg.decisions[0]
+        title = strip_label(d.title or "")
+        if not title or set(words(title)) <= _GENERIC_TITLES:  # "Decision", "Step 3": name it by what was chosen
+            title = d.chosen or d.context or d.title or ""
+        head = first_clause(title, 120)
+        second = head.split()[1:2]
+        if (
+            second and second[0][:1].islower()
+        ):  # a log's sentence ("Chose raise over ..."), not a name ("Jittered Expiry")
+            head = imperative(head)
+        before_comma = head.split(", ", 1)[0]
+        return generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
+    lead = strip_label(_lead(seg))
+    sentence = re.split(r"(?<=[.!?;])\s|\s[-–]\s|\(", lead, maxsplit=1)[0].rstrip(".;:, ")
+    subtask = generalize(imperative(sentence) if len(sentence.split()) >= 3 else first_clause(_lead(seg)), 90)
+    if len(subtask.split()) < 3 and episode.task:  # a step called "Reproduce": say of what
+        subtask = f"{subtask}: {first_clause(episode.task, 70)}"
+    return subtask
+
+
+def decision_action(d: Decision) -> str:
+    """What to do, from a decision: the option chosen, said as an instruction, and what it was chosen over."""
+    chosen = generalize(d.chosen or d.title, 200)
+    contrasted = bool(_CONTRAST.search(chosen))
+    rejected = [generalize(o, 80) for o in rejected_options(d)]
+    verb = is_instruction(chosen)
+    if verb:
+        action = imperative(chosen)
+    elif rejected:
+        action = f"Choose {_lower(chosen)}"
+    else:
+        action = chosen
+    if rejected and not contrasted:
+        action += (" rather than " if verb else " over ") + " or ".join(_lower(option) for option in rejected[:2])
+    return action.rstrip(". ")
+
+
+def rejected_options(d: Decision) -> list[str]:
+    """The options a decision did not take (a log's options are often both parts of its chosen sentence: none)."""
+    chosen = (d.chosen or "").lower()
+    return [o for o in d.options or () if not _same(o, d.chosen or "") and o.lower() not in chosen]
+
+
+def _why(seg: Segment) -> str:
+    reasons = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale and not _failed(d)]
+    return f" Why: {_sentence(reasons[0])}" if reasons else ""
+
+
+def _sentence(text: str) -> str:
+    """One sentence with one full stop (a cut text's '...' included)."""
+    return text.rstrip(". ") + "."
+
+
+def _draft(seg: Segment, episode: Episode) -> Draft:
+    category = classify(seg, episode)
+    cause = attribute(seg, episode) if category == "recovery" else None
+    good = [d for d in seg.decisions if not _failed(d)]
+    bad = [d for d in seg.decisions if _failed(d)]
+    subtask = _subtask(seg, episode)
+    if seg.decisions and seg.decisions[0].context:
+        trigger = generalize(seg.decisions[0].context, 140)
+    elif cause is not None:  # a run of work that hit an error: the error is when this applies
+        trigger = first_clause(cause.immediate, 140)
+    else:  # a run of work in a session: it applies to the same kind of task
+        trigger = generalize(episode.task or _lead(seg), 140)
+    steps = [decision_action(d) for d in good]
+    steps += [
+        generalize(imperative(e.text), 140)
+        for e in seg.events
+        if e.type in ("milestone", "tool_call", "test", "handoff")
+    ]
+    steps = _distinct(steps)[:6]
+    task = generalize(episode.task or "", 160)
+    avoid_parts: list[str] = []
+    if category == "recovery":
+        avoid_parts += [generalize(d.chosen or d.title) for d in bad]
+        if cause:
+            avoid_parts.append(f"what led to: {cause.immediate}")
+    elif category == "optimization":
+        avoid_parts += [generalize(e.text) for e in seg.events if _RETRY.search(e.text)][:2] or [
+            "repeating the same step instead of changing approach"
+        ]
+    else:
+        for d in good:
+            avoid_parts += [f"the rejected option: {generalize(o)}" for o in rejected_options(d)][:2]
+    lessons = _related_lessons(episode, " ".join(steps + [subtask, trigger]))
+    purpose_parts = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale]
+    if cause:
+        purpose_parts.append(
+            f"Immediate cause: {cause.immediate}"
+            + (f" Proximate cause: {cause.proximate}" if cause.proximate else "")
+            + (f" Root cause: {cause.root}" if cause.root else "")
+        )
+    purpose_parts += [generalize(lesson, 200) for lesson in lessons[:2]]
+    if not purpose_parts:
+        purpose_parts.append(f"Worked in a {episode.outcome or 'recorded'} session: {task}")
+    lesson = " Lesson: " + _sentence(generalize(lessons[0], 160)) if lessons else ""
+    fixed = category == "recovery" and (
+        good or any(e.type == "test" for e in seg.events) or episode.outcome == "success"
+    )
+    if category == "recovery":
+        evidence = "both" if fixed else "failure"
+        failed_approach = generalize(bad[0].chosen or bad[0].title, 100) if bad else None
+        fix = decision_action(good[0]) if good else _fix_step(seg)
+        if fix:
+            tip = _sentence(fix + (f", not {_lower(failed_approach)}" if failed_approach else "")) + (
+                _why(seg) or lesson
+            )
+        else:
+            led_to = cause.immediate if cause else trigger
+            tip = (
+                _sentence(f"Do not {_lower(failed_approach or 'repeat the failing step')}: it led to {_lower(led_to)}")
+                + lesson
+            )
+    elif category == "optimization":
+        evidence = "success" if episode.outcome == "success" else "both"
+        doing = decision_action(seg.decisions[0]) if seg.decisions else subtask
+        last = steps[-1] if steps and not _same(steps[-1], doing) else None
+        tip = (
+            _sentence(f"{doing}: go straight to {_lower(last)}" if last else doing)
+            + " Do it once instead of repeating attempts."
+            + (_why(seg) or lesson)
+        )
+    else:
+        evidence = "success" if episode.outcome in ("success", None) else "both"
+        if seg.decisions:
+            tip = _sentence(decision_action(seg.decisions[0])) + (_why(seg) or lesson)
+        else:
+            doing = [step.rstrip(". ") for step in steps if not _same(step, subtask)][:3]
+            tip = _sentence(f"{subtask}: {'; then '.join(_lower(step) for step in doing)}") + lesson
+    priority = "high" if category == "recovery" else "medium" if steps else "low"
+    return Draft(
+        category=category,
+        subtask=subtask,
+        trigger=trigger,
+        tip=generalize(tip, 320),
+        steps=tuple(steps),
+        avoid="; ".join(dict.fromkeys(avoid_parts)),
+        purpose=" ".join(purpose_parts),
+        applies_when=task,
+        task_category=task_category(episode),
+        priority=priority,
+        evidence=evidence,
+        episode=episode.title,
+        span=seg.span(),
+        attribution=cause,
+    )
+
+
+def _same(a: str, b: str) -> bool:
+    """One text is the other, or starts like it (a cut-down title of the same step)."""
+    a, b = " ".join(re.findall(r"\w+", a.lower())), " ".join(re.findall(r"\w+", b.lower()))
+    short = min(len(a), len(b), 60)
+    return a[:short] == b[:short]
+
+
+def _distinct(texts: list[str]) -> list[str]:
+    kept: list[str] = []
+    for text in texts:
+        if text and not any(_same(text, other) for other in kept):
+            kept.append(text)
+    return kept
+
+
+def _lower(text: str) -> str:
+    """First letter in lower case, unless the first word is an acronym or a name in capitals (TTL, PR)."""
+    if len(text) > 1 and text[1].isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def _fix_step(seg: Segment) -> str | None:
+    """What fixed the failure when no decision says it: the first step after the error."""
+    after_error = False
+    for event in seg.events:
+        if event.type == "error":
+            after_error = True
+        elif after_error and event.type in ("milestone", "tool_call", "test"):
+            return generalize(imperative(event.text), 140)
+    return None

@@ -1,0 +1,358 @@
+"""Tips: learn them from episodes, list them, hand out guidelines for a task, count feedback.
+
+Learning is by rules (`tips_learn`) unless a model is given (`tips_model`); consolidation is in
+`tips_consolidate`. Guidelines for a task are an always-on core (tips with support >= 3 that have
+not hurt more than helped) plus the tips most similar to the task by their subtask and trigger,
+above a strict threshold: a loose match is worse than none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+
+from brain.errors import InvalidInput
+from brain.index.embedders import Embedder
+from brain.memory.corpus import Corpus
+from brain.memory.episodes.service import get_episode
+from brain.memory.similarity import cosine, text_vectors
+from brain.memory.tips.learn import Draft, draft_tips
+from brain.notes.edit import append_to_section, set_frontmatter
+from brain.notes.model import Episode
+from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note
+from brain.vault import TYPE_FOLDERS, Vault
+
+DEFAULT_TOP_K = 5
+MAX_TOP_K = 50
+# The rule: a tip must score above what a task from an unrelated project reaches. The 15 tasks of
+# vault-example (payments, caching, auth) against the tips learned from the ai-agents fixture
+# sessions reach at most 0.39 with the default model (benchmarks/bench_tips.py, "null"); the
+# threshold is the first step of 0.05 above that. Tasks of the same project share more words, so
+# this is the least strict threshold the rule allows, not a guarantee.
+DEFAULT_THRESHOLD = 0.40
+DEFAULT_CORE_SUPPORT = 3
+MAX_CORE = 10  # the core is the best supported tips, closest to the task first; `tip list --min-support` has them all
+MATCH_TEXTS = 3  # subtask, trigger, applies when (see `match_texts`)
+FEEDBACK_WEIGHT = 0.1  # at most this much similarity is added (helped) or taken away (hurt)
+SUCCESS_BONUS = 0.02  # tips from successful work rank above those from failures at equal similarity
+
+Drafter = Callable[[Episode], list[Draft]]
+
+
+@dataclass(frozen=True)
+class LearnResult:
+    episode: str
+    created: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    drafts: tuple[Draft, ...]
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Guideline:
+    tip: Tip
+    reason: str  # "core" | "match"
+    similarity: float
+    score: float
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    task: str
+    threshold: float
+    core: tuple[Guideline, ...]
+    matches: tuple[Guideline, ...]
+
+    @property
+    def all(self) -> tuple[Guideline, ...]:
+        return self.core + self.matches
+
+
+def check_category(category: str | None) -> None:
+    if category is not None and category not in CATEGORIES:
+        raise InvalidInput(f"category '{category}' is not one of {', '.join(CATEGORIES)}")
+
+
+def check_evidence(evidence: str | None) -> None:
+    if evidence is not None and evidence not in EVIDENCE:
+        raise InvalidInput(f"evidence '{evidence}' is not one of {', '.join(EVIDENCE)}")
+
+
+def all_tips(corpus: Corpus) -> list[Tip]:
+    """Every tip note, parsed once and cached with the corpus until a note changes."""
+    corpus.notes()  # brings the corpus up to date (a change clears `derived`)
+    cached = corpus.derived.get("tips")
+    if cached is None:
+        cached = corpus.derived["tips"] = [tip_from_note(note) for note in corpus.of_type("tip")]
+    return list(cached)
+
+
+def active_tips(corpus: Corpus) -> list[Tip]:
+    """Tips not merged into another one."""
+    return [tip for tip in all_tips(corpus) if tip.merged_into is None]
+
+
+# ---------------------------------------------------------------- learn
+
+
+def learn(
+    vault: Vault, corpus: Corpus, names: list[str], *, drafter: Drafter | None = None, today: str | None = None
+) -> list[LearnResult]:
+    """Tips from episodes (by name). Every name is checked before anything is written."""
+    if not names:
+        raise InvalidInput("give at least one episode to learn from")
+    episodes = [get_episode(corpus, name) for name in names]
+    return [learn_episode(vault, corpus, episode, drafter=drafter, today=today) for episode in episodes]
+
+
+def learn_episode(
+    vault: Vault, corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None
+) -> LearnResult:
+    """Write one tip note per subtask of an episode; a subtask already learned is left as it is."""
+    drafts, warnings = _drafts(episode, drafter)
+    known = {(source.episode.lower(), source.span) for tip in all_tips(corpus) for source in tip.source_episodes}
+    created: list[str] = []
+    unchanged: list[str] = []
+    for draft in drafts:
+        if (draft.episode.lower(), draft.span) in known:
+            unchanged.append(f"{draft.episode} ({draft.span})")
+            continue
+        tip = tip_from_draft(draft, _unique_title(vault, corpus, draft.subtask, created), today=today)
+        path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(tip.title)}"
+        vault.write(path, render_tip(tip), create=True)
+        created.append(path)
+    return LearnResult(episode.title, tuple(created), tuple(unchanged), tuple(drafts), tuple(warnings))
+
+
+def _drafts(episode: Episode, drafter: Drafter | None) -> tuple[list[Draft], list[str]]:
+    if drafter is None:
+        return draft_tips(episode), []
+    from brain.memory.tips.language_model import ModelUnusable
+
+    try:
+        return drafter(episode), []
+    except ModelUnusable as error:  # the model is an aid: its failure falls back on the rules
+        return draft_tips(episode), [f"model not used for {episode.title} ({error}); learned by rules"]
+
+
+def tip_from_draft(draft: Draft, title: str, *, today: str | None = None) -> Tip:
+    tags = ["tip", draft.category] + (
+        [draft.task_category] if draft.task_category and draft.task_category != draft.category else []
+    )
+    return Tip(
+        title=title,
+        category=draft.category,
+        tip=draft.tip,
+        trigger=draft.trigger,
+        subtask=draft.subtask,
+        task_category=draft.task_category,
+        priority=draft.priority,
+        support=1,
+        evidence=draft.evidence,
+        source_episodes=(SourceRef(draft.episode, draft.span),),
+        purpose=draft.purpose,
+        steps=draft.steps,
+        avoid=draft.avoid,
+        applies_when=draft.applies_when,
+        tags=tuple(dict.fromkeys(tags)),
+        created=today or date.today().isoformat(),
+    )
+
+
+def tip_slug(text: str) -> str:
+    words = re.findall(r"[a-z0-9]+", re.sub(r"<\w+>", " ", text.lower()))
+    return "-".join(words[:8]) or "tip"
+
+
+def _unique_title(vault: Vault, corpus: Corpus, subtask: str, pending: list[str]) -> str:
+    base = f"TIP-{tip_slug(subtask)}"
+    resolver = corpus.resolver()
+    title, number = base, 1
+    while (
+        resolver.candidates(title)
+        or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists()
+        or any(p.endswith("/" + vault.filename_for(title)) for p in pending)
+    ):
+        number += 1
+        title = f"{base}-{number}"
+    return title
+
+
+# ---------------------------------------------------------------- list
+
+
+def list_tips(
+    corpus: Corpus,
+    *,
+    category: str | None = None,
+    min_support: int = 0,
+    evidence: str | None = None,
+    include_merged: bool = False,
+) -> list[Tip]:
+    """Tips matching the filters, highest support first."""
+    check_category(category)
+    check_evidence(evidence)
+    if min_support < 0:
+        raise InvalidInput(f"min support must be 0 or more, got {min_support}")
+    found = [
+        tip
+        for tip in (all_tips(corpus) if include_merged else active_tips(corpus))
+        if (category is None or tip.category == category)
+        and tip.support >= min_support
+        and (evidence is None or tip.evidence == evidence)
+    ]
+    found.sort(key=lambda tip: (-tip.support, tip.title))
+    return found
+
+
+def get_tip(corpus: Corpus, name: str) -> Tip:
+    note = corpus.get(name)
+    if note.type != "tip":
+        raise InvalidInput(f"'{name}' is a {note.type} note, not a tip")
+    return tip_from_note(note)
+
+
+# ---------------------------------------------------------------- guidelines
+
+
+def match_texts(tip: Tip) -> tuple[str, ...]:
+    """What a task is compared with: the tip's subtask, its trigger, and the task it was learned in
+    (`Applies When`: a tip from a session about X applies to tasks like X). Each is a vector; the
+    best of them is the tip's similarity."""
+    subtask = tip.subtask or tip.tip
+    return (subtask, tip.trigger or subtask, tip.applies_when or subtask)
+
+
+@dataclass(frozen=True)
+class TipIndex:
+    """The active tips as arrays, built once per catalog state and embedder (see `tip_index`)."""
+
+    tips: tuple[Tip, ...]
+    vectors: np.ndarray  # one row per distinct match text (tips of one episode share their task)
+    rows: np.ndarray  # (MATCH_TEXTS, n): the row of each tip's subtask, trigger and applies-when text
+    support: np.ndarray
+    trusted: np.ndarray  # has not hurt more than it helped: may be in the core
+    bonus: np.ndarray  # feedback and success adjustments added to the similarity
+    title_rank: np.ndarray  # position of each title in sorted order, the last tie-break
+
+    def column(self, number: int) -> np.ndarray:
+        """The vectors of one match text of every tip (0: subtask, 1: trigger, 2: applies when)."""
+        return self.vectors[self.rows[number]]
+
+    def similarity(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each tip's best similarity to the query over its match texts, and over its own subtask and
+        trigger alone (which orders the tips of one source task, which share their applies-when text)."""
+        if not self.tips:
+            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
+        by_text = cosine(query, self.vectors)[self.rows]
+        return by_text.max(axis=0), by_text[:2].max(axis=0)
+
+
+def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
+    """The active tips, their match vectors and ranking arrays, cached in `corpus.derived` until a note changes.
+
+    A guidelines call then costs one embedding of the task and one matrix product, however many tips
+    the vault has; nothing per tip is rebuilt in Python."""
+    vectors = text_vectors(corpus.vault, embedder)
+    corpus.notes()  # brings the corpus up to date (a change clears `derived`)
+    key = f"tip-index:{vectors.embedder.id}"
+    cached = corpus.derived.get(key)
+    if isinstance(cached, TipIndex):
+        return cached
+    tips = tuple(active_tips(corpus))
+    texts = [match_texts(tip) for tip in tips]
+    distinct: dict[str, int] = {}
+    rows = np.array(
+        [[distinct.setdefault(row[column], len(distinct)) for row in texts] for column in range(MATCH_TEXTS)],
+        dtype=np.int64,
+    )
+    order = sorted(range(len(tips)), key=lambda i: tips[i].title)
+    title_rank = np.empty(len(tips), dtype=np.int64)
+    title_rank[order] = np.arange(len(tips))
+    built = TipIndex(
+        tips=tips,
+        vectors=np.ascontiguousarray(vectors.matrix(list(distinct))),
+        rows=rows.reshape(MATCH_TEXTS, len(tips)),
+        support=np.array([tip.support for tip in tips], dtype=np.int64),
+        trusted=np.array([tip.hurt <= tip.helped for tip in tips], dtype=bool),
+        bonus=np.array([adjustment(tip) for tip in tips], dtype=np.float64),
+        title_rank=title_rank,
+    )
+    corpus.derived[key] = built
+    return built
+
+
+def guidelines(
+    corpus: Corpus,
+    task: str,
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    threshold: float = DEFAULT_THRESHOLD,
+    core_support: int = DEFAULT_CORE_SUPPORT,
+    embedder: Embedder | None = None,
+) -> Guidelines:
+    """The core tips (support >= `core_support`, at most MAX_CORE) plus the `top_k` tips most similar
+    to the task above `threshold`."""
+    if not task.strip():
+        raise InvalidInput("give the task to find guidelines for")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidInput(f"top-k must be between 1 and {MAX_TOP_K}, got {top_k}")
+    if not -1.0 <= threshold <= 1.0:
+        raise InvalidInput(f"threshold must be between -1 and 1, got {threshold}")
+    index = tip_index(corpus, embedder)
+    if not index.tips:
+        return Guidelines(task, threshold, (), ())
+    best, own = index.similarity(text_vectors(corpus.vault, embedder).query(task))
+    similarity = np.round(best.astype(np.float64), 4)
+    score = np.round(similarity + index.bonus, 4)
+    in_core = (index.support >= core_support) & index.trusted if core_support else np.zeros(len(index.tips), dtype=bool)
+    core = np.flatnonzero(in_core)
+    core = core[np.lexsort((index.title_rank[core], -score[core], -index.support[core]))][:MAX_CORE]
+    matches = np.flatnonzero((similarity >= threshold) & ~in_core)
+    matches = matches[np.lexsort((index.title_rank[matches], -own[matches], -score[matches]))][:top_k]
+
+    def made(positions: np.ndarray, reason: str) -> tuple[Guideline, ...]:
+        return tuple(
+            Guideline(index.tips[i], reason, float(similarity[i]), float(score[i])) for i in positions.tolist()
+        )
+
+    return Guidelines(task, threshold, made(core, "core"), made(matches, "match"))
+
+
+def adjustment(tip: Tip) -> float:
+    """What is added to a tip's similarity to rank it: its feedback, and a little for tips from successful work."""
+    return feedback_adjustment(tip) + (SUCCESS_BONUS if tip.evidence == "success" else 0.0)
+
+
+def feedback_adjustment(tip: Tip) -> float:
+    """Up to +FEEDBACK_WEIGHT for tips that helped, down to -FEEDBACK_WEIGHT for those that hurt."""
+    total = tip.helped + tip.hurt
+    return FEEDBACK_WEIGHT * (tip.helped - tip.hurt) / (total + 1) if total else 0.0
+
+
+# ---------------------------------------------------------------- feedback
+
+
+def record_feedback(
+    vault: Vault, corpus: Corpus, name: str, *, helped: bool, episode: str | None = None, today: str | None = None
+) -> Tip:
+    """Count that a tip handed out helped (or hurt); with an episode, note which one."""
+    path = corpus.resolver().resolve(name)
+    current = vault.read(path)
+    if current.note.type != "tip":
+        raise InvalidInput(f"'{name}' is a {current.note.type} note, not a tip")
+    episode_title = None
+    if episode:
+        episode_title = get_episode(corpus, episode).title
+    tip = tip_from_note(current.note)
+    key = "helped" if helped else "hurt"
+    text = set_frontmatter(current.note.text, {key: getattr(tip, key) + 1})
+    if episode_title:
+        line = f"- {key} [[{episode_title}]] ({today or date.today().isoformat()})"
+        text = append_to_section(text, "Feedback", line + "\n", after=("Applies When",))
+    vault.write(path, text, expected=current.stamp)
+    return tip_from_note(vault.read(path).note)

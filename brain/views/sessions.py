@@ -1,0 +1,67 @@
+"""Session protocol results (bootstrap, session end, episodes extracted from logs) as lines and JSON, for the CLI and MCP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brain.memory.sessions.extract import Extracted
+from brain.memory.sessions.protocol import Bootstrap, SessionEnd
+from brain.views.tips import learn_json
+
+
+def bootstrap_json(context: Bootstrap) -> dict[str, Any]:
+    return {
+        "task": context.task,
+        "budget": context.budget,
+        "tokens": context.tokens,
+        "omitted_lines": context.omitted,
+        "sections": context.sections,
+        "text": context.text,
+    }
+
+
+def end_json(report: SessionEnd) -> dict[str, Any]:
+    return {
+        "episode": report.episode,
+        "path": report.episode_path,
+        "outcome": report.outcome,
+        "patterns_updated": list(report.patterns),
+        "tips": learn_json(report.tips),
+        "new_antipatterns": list(report.new_antipatterns),
+        "warnings": list(report.warnings),
+    }
+
+
+def end_lines(report: SessionEnd) -> list[str]:
+    lines = [f"episode {report.episode_path} [{report.outcome}]"]
+    lines += [f"evidence recorded on {title}" for title in report.patterns]
+    lines.append(f"tips: {len(report.tips.created)} new, {len(report.tips.unchanged)} already learned")
+    lines += [f"  created {path}" for path in report.tips.created]
+    lines += [f"new antipattern: {title}" for title in report.new_antipatterns] or ["no new antipatterns"]
+    return lines
+
+
+def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, Any]:
+    episode = item.episode
+    return {
+        "source": item.source,
+        "format": item.format,
+        "title": episode.title,
+        "path": path,
+        "status": verb,
+        "outcome": episode.outcome,
+        "task": episode.task,
+        "decisions": len(episode.decisions),
+        "events": len(episode.events),
+        "lessons": len(episode.lessons),
+        "metrics": episode.metrics,
+        "warnings": list(item.warnings),
+    }
+
+
+def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
+    episode = item.episode
+    return (
+        f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
+        f"{len(episode.events)} events, {len(episode.lessons)} lessons"
+    )

@@ -1,0 +1,121 @@
+"""The architecture, enforced: imports between brain's modules run one way, and modules stay small.
+
+Every import counts, including the ones inside functions (a lazy import is still a dependency).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+SOURCE = Path(__file__).resolve().parent.parent / "brain"
+MAX_LINES = 500
+
+# layer -> the layers it must never import
+FORBIDDEN = {
+    "brain.notes": (
+        "brain.vault",
+        "brain.index",
+        "brain.memory",
+        "brain.views",
+        "brain.cli",
+        "brain.mcp",
+        "brain.importers",
+        "brain.config",
+        "brain.fileswap",
+        "brain.note_files",
+        "brain.lazy",
+    ),
+    "brain.index": ("brain.memory", "brain.views", "brain.cli", "brain.mcp", "brain.importers"),
+    "brain.memory": ("brain.views", "brain.cli", "brain.mcp"),
+    "brain.importers": ("brain.views", "brain.cli", "brain.mcp"),
+    "brain.views": ("brain.cli", "brain.mcp"),
+    "brain.mcp": ("brain.cli",),
+}
+NOTES_MAY_IMPORT = ("brain.errors", "brain.notes")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(SOURCE.rglob("*.py"))}
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """The brain modules a file imports, anywhere in it (`from brain.x import y` counts y when y is a module)."""
+    found: set[str] = set()
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in found if name in known}
+
+
+def graph() -> nx.DiGraph:
+    known = modules()
+    edges = nx.DiGraph()
+    edges.add_nodes_from(known)
+    for name, path in known.items():
+        for target in imports_of(path, set(known)):
+            if target != name and not name.startswith(target + "."):  # a module importing its own package's parts
+                edges.add_edge(name, target)
+    return edges
+
+
+def _in(name: str, layer: str) -> bool:
+    return name == layer or name.startswith(layer + ".")
+
+
+def test_no_import_cycles() -> None:
+    cycles = [sorted(component) for component in nx.strongly_connected_components(graph()) if len(component) > 1]
+    assert cycles == []
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_imports_run_one_way(layer: str) -> None:
+    wrong = sorted(
+        f"{source} -> {target}"
+        for source, target in graph().edges
+        if _in(source, layer) and any(_in(target, banned) for banned in FORBIDDEN[layer])
+    )
+    assert wrong == []
+
+
+def test_notes_import_only_errors() -> None:
+    wrong = sorted(
+        f"{source} -> {target}"
+        for source, target in graph().edges
+        if _in(source, "brain.notes") and not any(_in(target, allowed) for allowed in NOTES_MAY_IMPORT)
+    )
+    assert wrong == []
+
+
+def test_no_module_over_500_lines() -> None:
+    long = {
+        name: lines
+        for name, path in modules().items()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_every_domain_has_one_name_in_every_layer() -> None:
+    """A domain's memory package has a view, a command group and a tool module of the same name."""
+    domains = {"episodes", "patterns", "causal", "facts", "runs", "tips", "sessions", "notes"}
+    for layer in ("brain/memory", "brain/views", "brain/cli", "brain/mcp/tools"):
+        present = {path.stem for path in (SOURCE.parent / layer).iterdir() if path.name != "__init__.py"}
+        assert domains <= present, f"{layer} lacks {sorted(domains - present)}"
