@@ -42,7 +42,7 @@ _VALUED: tuple[tuple[str, re.Pattern[str]], ...] = (
         "assignment",
         re.compile(
             r"(?i)(?<![A-Za-z0-9])[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
-            r"[\"']?\s*(?:=|:)\s*[\"']?([^\s\"',;&)}\]]{4,})"
+            r"[\"']?\s*(?:=|:)\s*[\"']?([^\s\"',;&)}\]<>${][^\s\"',;&)}\]]{3,})"
         ),
     ),
 )
