@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import typer
 
 from brain.cli import (
@@ -47,6 +49,7 @@ app.add_typer(runs.app, name="run")
 app.add_typer(causal.app, name="causal")
 app.add_typer(tips.app, name="tip")
 app.add_typer(sessions.app, name="session")
+app.add_typer(importlib.import_module("brain.cli.hooks").app, name="hooks")
 
 
 def main() -> None:
