@@ -172,7 +172,7 @@ def test_format_is_detected_per_file_and_can_be_forced(tmp_path):
     renamed = tmp_path / "rollout.txt"
     shutil.copy(CODEX, renamed)
     assert extract_transcript(renamed, "codex").episode.metrics["tool_calls"] == 4
-    with pytest.raises(InvalidInput, match="^format 'gemini' is not one of: claude-code, codex, ai-agents$"):
+    with pytest.raises(InvalidInput, match=r"^format .gemini. is not one of: claude-code, codex, ai-agents$"):
         extract_transcript(renamed, "gemini")
 
 

@@ -146,7 +146,8 @@ def codex_blocks(commands: Commands) -> tuple[str, str]:
     notify = [commands.brain, "hooks", "run", "codex-notify", "--vault", commands.vault]
     top = f"{BEGIN}\nnotify = {_toml_list(notify)}\n{END}\n"
     server = commands.mcp()
-    end = f"{BEGIN}\n[mcp_servers.brain]\ncommand = {_toml_string(server['command'])}\nargs = {_toml_list(server['args'])}\n{END}\n"
+    table = f"[mcp_servers.brain]\ncommand = {_toml_string(server['command'])}\nargs = {_toml_list(server['args'])}\n"
+    end = f"{BEGIN}\n{table}{END}\n"
     return top, end
 
 

@@ -346,7 +346,7 @@ class Builder:
         options = (comparison.group(1).strip(" ,"), comparison.group(2).strip(" ,.")) if comparison else None
         self._decision_record(
             kind=kind,
-            title=title,
+            title=_short(options[0] if options else chosen) or title,
             chosen=chosen[:300],
             rationale=rationale[:300] if rationale else None,
             options=options,
@@ -455,3 +455,9 @@ class Builder:
     def _relative(self, text: str) -> str:
         """Paths under the session's working folder said relative to it, as the agent's user would."""
         return text.replace(self.cwd.rstrip("/") + "/", "") if self.cwd and len(self.cwd) > 1 else text
+
+
+def _short(text: str) -> str:
+    """A decision's heading: its chosen option's first clause ('Count attempts, so ...' -> 'Count attempts')."""
+    head = re.split(r"[,;:(]| - ", text, maxsplit=1)[0].strip(" .")
+    return head if len(head) <= 72 else head[:69].rstrip() + "..."
