@@ -66,17 +66,22 @@ def test_claude_code_episode_values_come_from_the_transcript():
         ("e002", "error", "Tests failed: `uv run pytest tests/test_client.py -q` (1 failed, 4 passed)", (), ("e004",)),
         ("e003", "edit", "Edited src/client.py", (), ()),
         ("e004", "test", "Tests passed: `uv run pytest tests/test_client.py -q` (5 passed)", ("e002",), ()),
-        ("e005", "commit", "Commit 3f9a2c1: Retry HTTP calls with exponential backoff and jitter", (), ()),
+        # the subagent's events, in time order among its parent's
         (
-            "e006",
+            "e005",
             "error",
             "`uv run ruff check src` failed: src/client.py:1:8: F401 [*] `time` imported but unused",
             (),
-            ("e008",),
+            ("e007",),
         ),
-        ("e007", "edit", "Edited src/client.py", (), ()),
-        ("e008", "recovery", "`uv run ruff check src` succeeded", ("e006",), ()),
+        ("e006", "edit", "Edited src/client.py", (), ()),
+        ("e007", "recovery", "`uv run ruff check src` succeeded", ("e005",), ()),
+        ("e008", "commit", "Commit 3f9a2c1: Retry HTTP calls with exponential backoff and jitter", (), ()),
     ]
+    assert episode.context == (
+        "Claude Code session `7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33` in `/work/demo`, extracted by rules from "
+        "`7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl` and 1 subagent transcripts."
+    )
     first, second = episode.decisions
     assert (first.chosen, first.options, first.rationale, first.outcome) == (
         "Use exponential backoff with jitter rather than a fixed delay",

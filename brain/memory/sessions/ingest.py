@@ -70,8 +70,15 @@ def extract_transcript(path: str | Path, format: str | None = None) -> Extracted
             f"{file.name}: the timeline keeps the first {len(builder.events)} events; "
             f"{builder.omitted_events} more left out"
         )
+    episode = builder.episode()
+    label = "Claude Code" if kind == "claude-code" else "Codex CLI"
+    subagents = stats.files - 1
+    context = f"{label} session `{builder.session_id}`" + (f" in `{stats.cwd}`" if stats.cwd else "")
+    context += f", extracted by rules from `{file.name}`" + (
+        f" and {subagents} subagent transcripts" if subagents else ""
+    )
     return TranscriptExtracted(
-        episode=builder.episode(),
+        episode=replace(episode, context=context + "."),
         source=file.name,
         format=kind,
         warnings=tuple(warnings),

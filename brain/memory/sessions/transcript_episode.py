@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from brain.memory.episodes.service import episode_title
 from brain.memory.sessions import commands as cmd
@@ -411,16 +411,18 @@ class Builder:
                     outcome="failure" if failed else "success",
                 )
             )
+        ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's
+        renamed = {e["id"]: f"e{number:03d}" for number, e in enumerate(ordered, 1)}
         events = [
             Event(
                 text=self._relative(e["text"]),
                 timestamp=e["when"],
-                id=e["id"],
+                id=renamed[e["id"]],
                 type=e["type"],
-                caused_by=tuple(e["caused_by"]),
-                leads_to=tuple(e["leads_to"]),
+                caused_by=tuple(renamed[i] for i in e["caused_by"]),
+                leads_to=tuple(renamed[i] for i in e["leads_to"]),
             )
-            for e in self.events
+            for e in ordered
         ]
         minutes = round((self.last - self.first).total_seconds() / 60, 1) if self.first and self.last else None
         metrics = {
@@ -461,3 +463,12 @@ def _short(text: str) -> str:
     """A decision's heading: its chosen option's first clause ('Count attempts, so ...' -> 'Count attempts')."""
     head = re.split(r"[,;:(]| - ", text, maxsplit=1)[0].strip(" .")
     return head if len(head) <= 72 else head[:69].rstrip() + "..."
+
+
+def _instant(when: str | None) -> datetime:
+    """An event's time for ordering; an event without one keeps its place after the timed ones."""
+    try:
+        moment = datetime.fromisoformat((when or "").replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.max.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
