@@ -205,6 +205,17 @@ def test_session_start_hands_claude_code_its_context(example):
 
 def test_first_prompt_only_once_per_session(example):
     prompt = hook_input("UserPromptSubmit", prompt="Shorten the mobile access token TTL for the ledger apps")
+    # an indexed vault: the prompt is compared with patterns and tips only once they are all embedded
+    assert brain_process("index", "--no-embed", "--vault", str(example)).returncode == 0
+    cold = brain_process(
+        "hooks", "run", "first-prompt", "--vault", str(example), stdin=prompt.replace('"7f3c', '"cold-7f3c')
+    )
+    assert (cold.returncode, cold.stdout) == (0, "")  # nothing the prompt names; the warm-up started
+    marker = example / ".brain" / "index" / "hooks-warm"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not marker.is_file():
+        time.sleep(0.2)
+    assert marker.is_file()
     first = brain_process("hooks", "run", "first-prompt", "--vault", str(example), stdin=prompt)
     context = json.loads(first.stdout)["hookSpecificOutput"]
     assert context["hookEventName"] == "UserPromptSubmit"
@@ -228,7 +239,7 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     extracts = sorted(text for event, text in lines if event == "extract")
     assert extracts == [
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: episodes/EPISODE-2026-03-14-7f3c2a10.md [success], evidence on 0 "
-        "patterns, 3 new tips; 7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl: skipped records of types brain does "
+        "patterns, 2 new tips; 7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl: skipped records of types brain does "
         "not know: future-record (1)",
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: transcript unchanged since its last extraction; nothing to do",
     ]

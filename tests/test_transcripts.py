@@ -63,9 +63,9 @@ def test_claude_code_episode_values_come_from_the_transcript():
     }
     assert [(e.id, e.type, e.text, e.caused_by, e.leads_to) for e in episode.events] == [
         ("e001", "edit", "Edited src/client.py", (), ()),
-        ("e002", "error", "Tests failed: `uv run pytest tests/test_client.py -q` (1 failed, 4 passed)", (), ("e004",)),
+        ("e002", "error", "Ran `uv run pytest tests/test_client.py -q`: tests failed (1 failed, 4 passed)", (), ("e004",)),
         ("e003", "edit", "Edited src/client.py", (), ()),
-        ("e004", "test", "Tests passed: `uv run pytest tests/test_client.py -q` (5 passed)", ("e002",), ()),
+        ("e004", "test", "Ran `uv run pytest tests/test_client.py -q`: tests passed (5 passed)", ("e002",), ()),
         # the subagent's events, in time order among its parent's
         (
             "e005",
@@ -120,9 +120,9 @@ def test_codex_rollout_episode():
         "cache_creation_tokens": 0,
     }
     assert [(e.type, e.text) for e in episode.events] == [
-        ("error", "Tests failed: `pytest tests/test_cart.py -q` (1 failed, 1 passed)"),
+        ("error", "Ran `pytest tests/test_cart.py -q`: tests failed (1 failed, 1 passed)"),
         ("edit", "Edited shop/cart.py"),
-        ("test", "Tests passed: `pytest tests/test_cart.py -q` (2 passed)"),
+        ("test", "Ran `pytest tests/test_cart.py -q`: tests passed (2 passed)"),
         ("commit", "Commit 1a2b3c4: Round cart totals with Decimal.quantize"),
     ]
     (decision,) = episode.decisions

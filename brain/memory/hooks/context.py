@@ -47,15 +47,15 @@ def session_start(corpus: Corpus, *, budget: int, days: int = protocol.DEFAULT_D
     return text
 
 
-def first_prompt(corpus: Corpus, prompt: str, *, budget: int, caller: str = "hook") -> str:
-    """The text for a session's first prompt, or '' when nothing in the vault is close to it."""
+def first_prompt(corpus: Corpus, prompt: str, *, budget: int, caller: str = "hook", similar: bool = True) -> str:
+    """The text for a session's first prompt, or '' when nothing in the vault is close to it.
+    `similar=False` leaves out what needs the vault's patterns and tips embedded (facts only)."""
     from brain.memory.tips.service import guidelines
 
-    sections = {
-        "Facts valid now": protocol.facts_named_in(corpus, prompt, caller=caller),
-        "Patterns for this task": protocol._relevant_patterns(corpus, prompt, None),
-        "Tips for this task": protocol._tip_lines(_matches_only(guidelines(corpus, prompt))),
-    }
+    sections = {"Facts valid now": protocol.facts_named_in(corpus, prompt, caller=caller)}
+    if similar:
+        sections["Patterns for this task"] = protocol._relevant_patterns(corpus, prompt, None)
+        sections["Tips for this task"] = protocol._tip_lines(_matches_only(guidelines(corpus, prompt)))
     if not any(sections.values()):
         return ""
     text, _, _ = protocol._pack(" ".join(prompt.split())[:120], sections, budget)

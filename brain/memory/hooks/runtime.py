@@ -29,7 +29,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 
-EVENTS = ("session-start", "first-prompt", "session-end", "codex-notify", "extract")
+EVENTS = ("session-start", "first-prompt", "session-end", "codex-notify", "extract", "warm")
 AGENT_EVENT = {"session-start": "SessionStart", "first-prompt": "UserPromptSubmit"}
 DEFAULT_BUDGET = 1000
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
@@ -77,10 +77,15 @@ def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDG
     if event == "extract":
         extract_session(root, Path(extract["transcript"]), extract["session"], extract.get("format") or None)
         return HookResult(event)
+    if event == "warm":
+        warm(root)
+        return HookResult(event)
     payload = _payload(payload_text)
     if event == "session-start":
         from brain.memory.hooks.context import session_start
 
+        if not _warmed(root):
+            spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
         return HookResult(AGENT_EVENT[event], session_start(_corpus(root), budget=budget))
     if event == "first-prompt":
         prompt = str(payload.get("prompt") or "").strip()
@@ -88,7 +93,10 @@ def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDG
             return HookResult(AGENT_EVENT[event])
         from brain.memory.hooks.context import first_prompt
 
-        return HookResult(AGENT_EVENT[event], first_prompt(_corpus(root), prompt, budget=budget))
+        warmed = _warmed(root)
+        if not warmed:
+            spawn(root, ["warm"])
+        return HookResult(AGENT_EVENT[event], first_prompt(_corpus(root), prompt, budget=budget, similar=warmed))
     if event == "session-end":
         transcript = str(payload.get("transcript_path") or "")
         session = str(payload.get("session_id") or Path(transcript).stem)
@@ -148,8 +156,45 @@ def _first_time(root: Path, session: str) -> bool:
 
 def spawn_extract(root: Path, transcript: Path, session: str, format: str) -> None:
     """`brain hooks run extract ...` in a process of its own that outlives the hook."""
-    command = [sys.executable, "-m", "brain", "hooks", "run", "extract", "--vault", str(root)]
-    command += ["--transcript", str(transcript), "--session", session, "--format", format]
+    spawn(root, ["extract", "--transcript", str(transcript), "--session", session, "--format", format])
+
+
+def _warm_marker(root: Path) -> Path:
+    """Set once every pattern and tip is in the index's text-vector cache; it lives in the index
+    folder, so deleting the index (and the cache with it) removes it too."""
+    return root / ".brain" / "index" / "hooks-warm"
+
+
+def _warmed(root: Path) -> bool:
+    """Whether the first-prompt hook may compare the prompt with every pattern and tip now: the
+    cache is warm, or the vault has no index (no cache to keep: a vault that small embeds at once)."""
+    return _warm_marker(root).is_file() or not _warm_marker(root).parent.is_dir()
+
+
+def warm(root: Path) -> None:
+    """Embed every pattern and tip the first-prompt hook compares a prompt with (kept in the index's
+    text-vector cache), so that hook never embeds a whole vault while the agent waits."""
+    from filelock import FileLock, Timeout
+
+    from brain.memory.hooks.context import first_prompt
+
+    hooks_dir(root).mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(str(hooks_dir(root) / "warm.lock"), timeout=0):
+            started = datetime.now(UTC)
+            first_prompt(
+                _corpus(root), "warm up the vectors of patterns and tips", budget=DEFAULT_BUDGET, caller="hook:warm"
+            )
+            if _warm_marker(root).parent.is_dir():
+                _warm_marker(root).write_text(started.isoformat(), encoding="utf-8")
+            log(root, "warm", f"patterns and tips embedded in {(datetime.now(UTC) - started).total_seconds():.1f} s")
+    except Timeout:
+        return  # another process is warming the vault
+
+
+def spawn(root: Path, args: list[str]) -> None:
+    """`brain hooks run ARGS --vault ROOT` in a process of its own that outlives the hook."""
+    command = [sys.executable, "-m", "brain", "hooks", "run", *args, "--vault", str(root)]
     log_file = log_path(root)
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with log_file.open("a", encoding="utf-8") as errors:

@@ -220,7 +220,7 @@ class Builder:
             self.last_test_failed = failed
             counts = cmd.test_counts(act.text)
             verdict = "failed" if failed else "passed"
-            text = f"Tests {verdict}: `{cmd.display_command(call.command)}`" + (f" ({counts})" if counts else "")
+            text = f"Ran `{cmd.display_command(call.command)}`: tests {verdict}" + (f" ({counts})" if counts else "")
             if act.is_error or failed:
                 self._error(call, act, text)
             else:
@@ -396,6 +396,8 @@ class Builder:
         sid = f"{date}-{short}" if date else short
         unrecovered = {error.event for error in self.open_errors.values()}
         decisions = []
+        ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's
+        renamed = {e["id"]: f"e{number:03d}" for number, e in enumerate(ordered, 1)}
         for number, values in enumerate(self.decisions, 1):
             failed = any(index >= values["after"] for index in unrecovered)
             decisions.append(
@@ -409,10 +411,9 @@ class Builder:
                     chosen=values["chosen"],
                     rationale=values["rationale"],
                     outcome="failure" if failed else "success",
+                    effects=tuple(renamed[i] for i in self._effects(values)) or None,
                 )
             )
-        ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's
-        renamed = {e["id"]: f"e{number:03d}" for number, e in enumerate(ordered, 1)}
         events = [
             Event(
                 text=self._relative(e["text"]),
@@ -453,6 +454,16 @@ class Builder:
             lessons=tuple(dict.fromkeys(self._relative(lesson) for lesson in self.lessons)),
             tags=("episodic", "extracted", "transcript"),
         )
+
+    def _effects(self, values: dict) -> list[str]:
+        """What a change of approach led to: the events from it up to the recovery of the error it answered."""
+        if values["kind"] != "recovery":
+            return []
+        before = [e for e in self.events[: values["after"]] if e["type"] == "error"]
+        if not before or not before[-1]["leads_to"]:
+            return []
+        last = next((n for n, e in enumerate(self.events) if e["id"] == before[-1]["leads_to"][0]), -1)
+        return [e["id"] for e in self.events[values["after"] : last + 1]]
 
     def _relative(self, text: str) -> str:
         """Paths under the session's working folder said relative to it, as the agent's user would."""
