@@ -3,6 +3,7 @@
 import re
 import subprocess
 
+import typer
 import typer.main
 from conftest import REPO
 
@@ -10,12 +11,12 @@ from brain.cli import app
 
 
 def command_paths(command, prefix=("brain",)):
-    subcommands = getattr(command, "commands", None)
-    if not subcommands:
+    if not hasattr(command, "list_commands"):
         yield " ".join(prefix)
         return
-    for name, sub in subcommands.items():
-        yield from command_paths(sub, (*prefix, name))
+    ctx = typer.Context(command)  # click's own walk: the top-level group imports each command as it is asked for
+    for name in command.list_commands(ctx):
+        yield from command_paths(command.get_command(ctx, name), (*prefix, name))
 
 
 def test_every_command_is_in_the_readme():

@@ -7,7 +7,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
@@ -20,7 +20,6 @@ from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_FOLDER = "notes"
-EditOperation = Literal[EDIT_OPERATIONS]
 
 
 @dataclass(frozen=True)
