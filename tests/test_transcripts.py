@@ -63,7 +63,13 @@ def test_claude_code_episode_values_come_from_the_transcript():
     }
     assert [(e.id, e.type, e.text, e.caused_by, e.leads_to) for e in episode.events] == [
         ("e001", "edit", "Edited src/client.py", (), ()),
-        ("e002", "error", "Ran `uv run pytest tests/test_client.py -q`: tests failed (1 failed, 4 passed)", (), ("e004",)),
+        (
+            "e002",
+            "error",
+            "Ran `uv run pytest tests/test_client.py -q`: tests failed (1 failed, 4 passed)",
+            (),
+            ("e004",),
+        ),
         ("e003", "edit", "Edited src/client.py", (), ()),
         ("e004", "test", "Ran `uv run pytest tests/test_client.py -q`: tests passed (5 passed)", ("e002",), ()),
         # the subagent's events, in time order among its parent's

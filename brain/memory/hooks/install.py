@@ -143,8 +143,11 @@ def _entries(path: Path, what: str) -> list[str]:
     data = _json(path, text)
     if what == "hooks":
         return [f"{event}: {command}" for event, command in merge.claude_hooks_in(data)]
-    server = data.get("mcpServers", {}).get("brain") if isinstance(data.get("mcpServers"), dict) else None
-    return [f"mcpServers.brain: {server['command']} {' '.join(server['args'])}"] if merge.is_our_server(server) else []
+    servers = data.get("mcpServers")
+    server = servers.get("brain") if isinstance(servers, dict) else None
+    if not isinstance(server, dict) or not merge.is_our_server(server):
+        return []
+    return [f"mcpServers.brain: {server['command']} {' '.join(server['args'])}"]
 
 
 def _new_text(path: Path, what: str, commands: merge.Commands | None) -> str | None:

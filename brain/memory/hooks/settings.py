@@ -100,8 +100,8 @@ def with_claude_hooks(settings: dict[str, Any], commands: Commands) -> dict[str,
 def claude_hooks_in(settings: dict[str, Any]) -> list[tuple[str, str]]:
     """(event, command) of every brain hook in the settings."""
     found = []
-    hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
-    for event, groups in hooks.items():
+    hooks = settings.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else ():
             for hook in group.get("hooks", []) if isinstance(group, dict) else ():
                 if is_ours(hook):

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from brain.memory.sessions.transcripts import Act, ReadStats, json_records, preview, subagent_files, text_of
+from brain.memory.sessions.transcripts import Act, ReadStats, json_records, obj, preview, subagent_files, text_of
 
 KNOWN = frozenset(
     {
@@ -57,7 +57,7 @@ def _acts(path: Path, stats: ReadStats, agent: str) -> Iterator[Act]:
             if stats.cwd is None and isinstance(record.get("cwd"), str):
                 stats.cwd = record["cwd"]
         name = agent or (str(record.get("agentId")) if record.get("isSidechain") and record.get("agentId") else "")
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = obj(record.get("message"))
         if kind == "assistant":
             message_id = message.get("id")
             tokens = _tokens(message.get("usage"))
@@ -108,7 +108,7 @@ def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
         elif kind == "thinking" and isinstance(block.get("thinking"), str):
             yield Act("thinking", when, text=block["thinking"], agent=agent)
         elif kind in ("tool_use", "server_tool_use"):
-            args = block.get("input") if isinstance(block.get("input"), dict) else {}
+            args = obj(block.get("input"))
             yield Act(
                 "call", when, name=str(block.get("name", "")), call_id=str(block.get("id", "")), args=args, agent=agent
             )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.memory.sessions.commands import exit_code
-from brain.memory.sessions.transcripts import Act, ReadStats, json_records, preview, text_of
+from brain.memory.sessions.transcripts import Act, ReadStats, json_records, obj, preview, text_of
 
 KNOWN = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
@@ -30,7 +30,7 @@ def read(path: Path, stats: ReadStats) -> Iterator[Act]:
     last_at: str | None = None
     for record in json_records(path, stats):
         kind = str(record.get("type"))
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        payload = obj(record.get("payload"))
         sub = payload.get("type")
         stats.count(f"{kind}.{sub}" if kind in ("response_item", "event_msg") and sub else kind, kind in KNOWN)
         when = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
@@ -103,7 +103,7 @@ def _name(payload: dict) -> str:
 
 def _args(payload: dict) -> dict[str, Any]:
     if payload.get("type") == "local_shell_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        action = obj(payload.get("action"))
         return {"command": action.get("command", [])}
     raw = payload.get("arguments", payload.get("input"))
     if isinstance(raw, dict):
@@ -128,7 +128,7 @@ def _output(output: Any) -> tuple[str, bool]:
     except ValueError:
         parsed = None
     if isinstance(parsed, dict):
-        metadata = parsed.get("metadata") if isinstance(parsed.get("metadata"), dict) else {}
+        metadata = obj(parsed.get("metadata"))
         code = metadata.get("exit_code", parsed.get("exit_code"))
         body = str(parsed.get("output", text))
         return body, (isinstance(code, int) and code != 0) or parsed.get("success") is False

@@ -124,7 +124,7 @@ def tests_failed(output: str, is_error: bool) -> bool:
     if is_error:
         return True
     failed = _FAILED.search(output)
-    return bool(failed) and not (failed.group(1) == "0")
+    return failed is not None and failed.group(1) != "0"
 
 
 def test_counts(output: str) -> str:

@@ -7,6 +7,7 @@ again (a transcript that grew) updates the same episode note.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def extract_transcript(path: str | Path, format: str | None = None) -> Extracted
     )
 
 
-def extract_paths(paths: list[str | Path], format: str | None = None) -> list[Extracted]:
+def extract_paths(paths: Sequence[str | Path], format: str | None = None) -> list[Extracted]:
     """Episodes from files and folders. A folder skips files that are neither transcripts nor logs
     (with a warning); a file named on its own that is not one is an error."""
     files = transcript_files(list(paths))
@@ -135,7 +136,7 @@ def store_extracted(
     from brain.memory.episodes.service import store_episode
 
     redactor = redactor_for(vault.brain_dir)
-    results = []
+    results: list[tuple[Extracted, str | None, str]] = []
     for item in items:
         clean = redacted(item, redactor)
         if dry_run:
@@ -154,5 +155,5 @@ def source_frontmatter(item: Extracted) -> dict[str, Any]:
     return values
 
 
-def extract_into_vault(vault, corpus, paths: list[str | Path], *, format: str | None = None, dry_run: bool = False):
+def extract_into_vault(vault, corpus, paths: Sequence[str | Path], *, format: str | None = None, dry_run: bool = False):
     return store_extracted(vault, corpus, extract_paths(paths, format), dry_run=dry_run)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,10 +65,16 @@ class Redactor:
         if not value:
             return value
         for kind, pattern in self._whole:
-            value = pattern.sub(lambda match, kind=kind: self._mark(kind), value)
+            value = pattern.sub(self._marker(kind), value)
         for kind, pattern in _VALUED:
-            value = pattern.sub(lambda match, kind=kind: self._value(match, kind), value)
+            value = pattern.sub(self._valuer(kind), value)
         return value
+
+    def _marker(self, kind: str) -> Callable[[re.Match[str]], str]:
+        return lambda match: self._mark(kind)
+
+    def _valuer(self, kind: str) -> Callable[[re.Match[str]], str]:
+        return lambda match: self._value(match, kind)
 
     def _mark(self, kind: str) -> str:
         self.count += 1

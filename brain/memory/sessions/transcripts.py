@@ -13,7 +13,7 @@ Each reader turns records into `Act`s, the few things an episode is made from.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +146,7 @@ def subagent_files(path: Path) -> list[Path]:
     return sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
 
 
-def transcript_files(paths: list[str | Path]) -> list[Path]:
+def transcript_files(paths: Sequence[str | Path]) -> list[Path]:
     """The files named: a file itself, or the transcripts and logs in a folder (subagent files are
     read with their parent, never on their own)."""
     found: list[Path] = []
@@ -166,6 +166,11 @@ def transcript_files(paths: list[str | Path]) -> list[Path]:
         else:
             raise InvalidInput(f"'{given}' does not exist; give a transcript, a session log, or a folder of them")
     return list(dict.fromkeys(found))
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """A record's field when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
 
 
 def text_of(content: Any) -> str:

@@ -1,4 +1,7 @@
-import json, pathlib
+"""Writes the constructed Claude Code and Codex transcripts of this folder (see README.md)."""
+
+import json
+import pathlib
 
 root = pathlib.Path("tests/data/transcripts")
 sid = "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33"
@@ -44,9 +47,10 @@ def result(ts, tid, text, err=False):
     rec("user", ts, message=dict(role="user", content=[blk]), toolUseResult=text)
 
 
-U = lambda i, o, cr=0, cc=0: dict(
-    input_tokens=i, output_tokens=o, cache_read_input_tokens=cr, cache_creation_input_tokens=cc
-)
+def U(i, o, cr=0, cc=0):
+    return dict(input_tokens=i, output_tokens=o, cache_read_input_tokens=cr, cache_creation_input_tokens=cc)
+
+
 lines.append(
     dict(
         type="queue-operation",
@@ -271,7 +275,7 @@ lines.append(
     dict(type="last-prompt", lastPrompt="Add retry with exponential backoff", leafUuid=lines[-2]["uuid"], sessionId=sid)
 )
 folder = root / "claude-code" / "-work-demo"
-(folder / f"{sid}.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines))
+(folder / f"{sid}.jsonl").write_text("".join(json.dumps(record) + "\n" for record in lines))
 # the subagent the Task call started
 sub = []
 sbase = dict(
@@ -358,7 +362,7 @@ srec(
     message=dict(role="user", content=[dict(type="tool_result", tool_use_id="toolu_s3", content="All checks passed!")]),
 )
 (folder / sid / "subagents").mkdir(parents=True, exist_ok=True)
-(folder / sid / "subagents" / "agent-a1b2c3d.jsonl").write_text("".join(json.dumps(l) + "\n" for l in sub))
+(folder / sid / "subagents" / "agent-a1b2c3d.jsonl").write_text("".join(json.dumps(record) + "\n" for record in sub))
 
 # Codex rollout
 cid = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
@@ -583,5 +587,5 @@ cx(
 )
 cx("00:16.200", "future_item", dict(type="something_new"))
 (root / "codex" / "2026" / "03" / "14" / f"rollout-2026-03-14T10-00-00-{cid}.jsonl").write_text(
-    "".join(json.dumps(l) + "\n" for l in c)
+    "".join(json.dumps(record) + "\n" for record in c)
 )
