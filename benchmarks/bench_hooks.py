@@ -117,13 +117,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--big-vault", type=Path, help="a 10k-note vault already generated and indexed")
     options = parser.parse_args(argv)
     result: dict = {"load_average_before": os.getloadavg()}
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as folder:  # detached extractions may still write
         tmp = Path(folder)
         if options.only in (None, "hooks"):
             example = tmp / "vault-example"
             shutil.copytree(REPO / "vault-example", example)
             subprocess.run([*brain(), "index", "--no-embed", "--vault", str(example)], capture_output=True, check=True)
             result["vault_example"] = hook_figures(example, options.runs)
+            save(result)
             big = options.big_vault
             if big is None:
                 big = tmp / "big"
@@ -135,15 +136,20 @@ def main(argv: list[str] | None = None) -> dict:
                 subprocess.run([*brain(), "init", str(big)], capture_output=True, check=True)
                 subprocess.run([*brain(), "index", "--no-embed", "--vault", str(big)], capture_output=True, check=True)
             result["vault_10k"] = hook_figures(big, options.runs)
+            save(result)
         if options.only in (None, "extract"):
             result["extract_10mb"] = extraction_figures(tmp)
     result["load_average_after"] = os.getloadavg()
+    save(result)
+    print(json.dumps(result, indent=2))
+    return result
+
+
+def save(result: dict) -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     previous = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
     previous.update(result)
     RESULTS.write_text(json.dumps(previous, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
-    return result
 
 
 if __name__ == "__main__":
