@@ -41,6 +41,12 @@ def timed(args: list[str], stdin: str) -> float:
     return time.perf_counter() - start
 
 
+def _wall(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True, timeout=300)
+    return time.perf_counter() - start
+
+
 def hook_figures(vault: Path, runs: int) -> dict:
     figures = {}
     start = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup"})
@@ -117,6 +123,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--big-vault", type=Path, help="a 10k-note vault already generated and indexed")
     options = parser.parse_args(argv)
     result: dict = {"load_average_before": os.getloadavg()}
+    # the same machine's floor in the same run: a bare interpreter, and `brain --version` (CLI start-up)
+    bare = [_wall([sys.executable, "-c", "pass"]) for _ in range(options.runs)]
+    version = [_wall([*brain(), "--version"]) for _ in range(options.runs)]
+    result["baseline"] = {
+        "python_startup_s": round(statistics.median(bare), 3),
+        "brain_version_s": round(statistics.median(version), 3),
+    }
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as folder:  # detached extractions may still write
         tmp = Path(folder)
         if options.only in (None, "hooks"):
