@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
 from brain.vault import init_vault
 
@@ -21,14 +22,33 @@ def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (create
         typer.echo(f"vault at {vault.root} already has everything; nothing changed")
 
 
-def doctor(vault: VaultOption = None, as_json: JsonOption = False) -> None:
+def doctor(
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix",
+            help="First finish an interrupted sweep, close an interrupted supersede, anchor the journal.",
+        ),
+    ] = False,
+) -> None:
     """List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix."""
     vault_, corpus = open_vault(vault)
+    fixed = fix_fact_safety(vault_, corpus) if fix else []
     index_findings = check_index(vault_)  # before reading the notes, which brings the catalog up to date
-    findings = check_notes(corpus) + check_facts(corpus) + check_journal(vault_) + index_findings
+    findings = (
+        check_notes(corpus)
+        + check_facts(corpus)
+        + check_fact_safety(vault_, corpus)
+        + check_journal(vault_)
+        + index_findings
+    )
     if as_json:
-        emit_json(findings)
+        emit_json({"fixed": fixed, "findings": findings} if fix else findings)
         return
+    for line in fixed:
+        typer.echo(f"fixed: {line}")
     if not findings:
         typer.echo(f"no problems found in {len(corpus.notes())} notes")
         return

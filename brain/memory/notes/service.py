@@ -11,9 +11,10 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
+from brain.memory.facts.holds import held_titles
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
-from brain.notes.fact import changed_immutable_keys
+from brain.notes.fact import changed_managed_keys
 from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
@@ -129,12 +130,13 @@ def edit_note(
 
 
 def _keep_fact_immutable(before: Note, text: str) -> None:
-    """brain never changes a fact's value (or what identifies it) in place: that is a supersession."""
-    changed = changed_immutable_keys(before, parse_note(text, before.path))
+    """A fact's managed keys and type change only through the fact commands: a new value is a
+    supersession, and no note tool can lift a legal hold, move a delete date or make it a plain note."""
+    changed = changed_managed_keys(before, parse_note(text, before.path))
     if changed:
         raise InvalidInput(
-            f"{before.path} is a fact; brain does not change its {', '.join(changed)} in place. "
-            "Use `brain fact supersede` (MCP supersede_fact) to record a new value"
+            f"{before.path} is a fact; the note tools do not change its {', '.join(changed)}. "
+            "Use `brain fact supersede` (MCP supersede_fact) to record a new value, `brain fact invalidate` to close it"
         )
 
 
@@ -161,6 +163,11 @@ def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
             "Use `brain fact invalidate` to close it"
         )
     title = corpus.resolver().titles.get(source, "")
+    if title.lower() in held_titles(vault):  # a held fact whose note was edited into another type
+        raise InvalidInput(
+            f"{source} is under a legal hold (the hold register names {title}); it is not deleted. "
+            "`brain fact release` lifts a hold"
+        )
     vault.delete(source)
     return Written(source, title, created=False)
 
