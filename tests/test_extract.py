@@ -163,7 +163,7 @@ def test_cli_extract_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
     assert missing.exit_code == 1
     assert (
         missing.stderr
-        == f"error: session log '{tmp_path / 'nope.json'}' does not exist; give a session log file or a folder of them\n"
+        == f"error: '{tmp_path / 'nope.json'}' does not exist; give a transcript, a session log, or a folder of them\n"
     )
     (tmp_path / "plain.md").write_text("# Groceries\n", encoding="utf-8")
     bad = brain("episode", "extract", str(tmp_path / "plain.md"))

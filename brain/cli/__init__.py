@@ -52,6 +52,9 @@ COMMANDS: dict[str, Lazy] = {
     "causal": Lazy("brain.cli.causal", "Causal chains: why a note exists and what it led to."),
     "tip": Lazy("brain.cli.tips", "Tips learned from past work: strategy, recovery and optimization."),
     "session": Lazy("brain.cli.sessions", "The session protocol: what to do when a session ends."),
+    "hooks": Lazy(
+        "brain.cli.hooks", "brain inside coding agents (Claude Code, Codex): install, uninstall, status, run."
+    ),
 }
 
 

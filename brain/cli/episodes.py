@@ -112,19 +112,28 @@ def decisions(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOpt
 
 @app.command()
 def extract(
-    session_log: Annotated[
-        str, typer.Argument(help="A session log (JSON or the older markdown), or a folder of them.")
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Transcripts (Claude Code, Codex), ai-agents session logs (JSON or markdown), or folders of them."
+        ),
     ],
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format", help="Read every file as this format: claude-code, codex or ai-agents (default: told per file)."
+        ),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written, write nothing.")] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Turn session logs into episode notes by brain's extraction rules (see the README)."""
-    from brain.memory.sessions.extract import extract_into_vault
-    from brain.views.sessions import extracted_json, extracted_line
+    """Turn transcripts and session logs into episode notes by brain's extraction rules (see the README)."""
+    from brain.memory.sessions.ingest import extract_into_vault
+    from brain.views.transcripts import extracted_json, extracted_line
 
     vault_, corpus = open_vault(vault)
-    results = extract_into_vault(vault_, corpus, session_log, dry_run=dry_run)
+    results = extract_into_vault(vault_, corpus, paths, format=format, dry_run=dry_run)
     if as_json:
         emit_json([extracted_json(item, path, verb) for item, path, verb in results])
         return

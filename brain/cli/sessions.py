@@ -15,7 +15,12 @@ app = typer.Typer(help="The session protocol: what to do when a session ends.", 
 
 @app.command()
 def end(
-    session_log: Annotated[str, typer.Argument(help="The session log (JSON or markdown).")],
+    session_log: Annotated[
+        str, typer.Argument(help="The session's transcript (Claude Code, Codex) or ai-agents log (JSON or markdown).")
+    ],
+    format: Annotated[
+        str | None, typer.Option("--format", help="claude-code, codex or ai-agents (default: told from the file).")
+    ] = None,
     pattern: Annotated[
         list[str] | None,
         typer.Option("--pattern", help="A pattern this session used (repeat); patterns the log names are found too."),
@@ -25,7 +30,7 @@ def end(
 ) -> None:
     """Extract the episode, record evidence on the patterns it used, learn its tips, report new antipatterns."""
     vault_, corpus = open_vault(vault)
-    report = service.end_session(vault_, corpus, session_log, patterns=pattern or [])
+    report = service.end_session(vault_, corpus, session_log, patterns=pattern or [], format=format)
     if as_json:
         emit_json(views.end_json(report))
         return

@@ -29,7 +29,6 @@ from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, MAX_BUDGET, MIN_B
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import list_episodes, store_episode
 from brain.memory.patterns import service as pattern_service
-from brain.memory.sessions.extract import extract_file
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines, LearnResult, guidelines, learn_episode
 from brain.notes.fact import canonical_json, format_time
@@ -238,20 +237,37 @@ class SessionEnd:
 
 
 def end_session(
-    vault: Vault, corpus: Corpus, session_log: str | Path, *, patterns: Sequence[str] = (), today: str | None = None
+    vault: Vault,
+    corpus: Corpus,
+    session_log: str | Path,
+    *,
+    patterns: Sequence[str] = (),
+    today: str | None = None,
+    format: str | None = None,
 ) -> SessionEnd:
-    """Extract, store, record pattern evidence, learn tips, report new antipatterns."""
-    extracted = extract_file(session_log) if Path(session_log).is_file() else None
-    if extracted is None:
-        raise InvalidInput(f"session log '{session_log}' does not exist; give the log file of the session that ended")
+    """Extract (a transcript or a log), redact, store, record pattern evidence once per episode, learn tips,
+    report new antipatterns."""
+    from brain.memory.sessions.ingest import TranscriptExtracted, extract_transcript, redacted, source_frontmatter
+    from brain.memory.sessions.redact import redactor_for
+
+    if not Path(session_log).is_file():
+        raise InvalidInput(
+            f"session log '{session_log}' does not exist; give the transcript or log of the session that ended"
+        )
+    extracted = redacted(extract_transcript(session_log, format), redactor_for(vault.brain_dir))
     named = [pattern_service.find_pattern(corpus, name) or corpus.resolver().resolve(name) for name in patterns]
-    text = Path(session_log).read_text(encoding="utf-8-sig")
+    if isinstance(extracted, TranscriptExtracted):  # the reader saw every PATTERN- name as it streamed the file
+        text = " ".join(extracted.patterns_named)
+    else:
+        text = Path(session_log).read_text(encoding="utf-8-sig")
     used = list(dict.fromkeys(named + _patterns_named_in(corpus, text)))
     before = {p.title for p in pattern_service.antipatterns(corpus)}
     episode = extracted.episode
-    stored = store_episode(vault, corpus, episode, extra_frontmatter={"source_log": extracted.source})
+    stored = store_episode(vault, corpus, episode, extra_frontmatter=source_frontmatter(extracted))
     titles = []
     for path in used:
+        if _has_evidence(corpus, path, episode.title):  # the same session ended again (a transcript that grew)
+            continue
         update = pattern_service.record_pattern_evidence(
             vault, corpus, path, outcome=episode.outcome or "partial", episode=episode.title
         )
@@ -267,6 +283,13 @@ def end_session(
         new_antipatterns=tuple(title for title in after if title not in before),
         warnings=extracted.warnings,
     )
+
+
+def _has_evidence(corpus: Corpus, path: str, episode: str) -> bool:
+    for pattern in pattern_service.all_patterns(corpus):
+        if pattern.path == path:
+            return any(evidence.target == episode for evidence in pattern.evidence)
+    return False
 
 
 def _patterns_named_in(corpus: Corpus, text: str) -> list[str]:

@@ -65,6 +65,7 @@ def generalize(text: str, limit: int = 160) -> str:
     out = " ".join(text.split())
     for pattern, placeholder in _GENERALIZE:
         out = pattern.sub(placeholder, out)
+    out = re.sub(r"\s*\((?:<n>\s+[a-z]+,?\s*)+\)", "", out)  # "(<n> failed, <n> passed)": the counts were the point
     out = re.sub(r"(<\w+>)(?:[\s,/]+\1)+", r"\1", out)  # "<n>, <n>, <n>" -> "<n>"
     if len(out) > limit:
         cut = out[:limit].rsplit(" ", 1)[0]
@@ -379,8 +380,8 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     avoid_parts: list[str] = []
     if category == "recovery":
         avoid_parts += [generalize(d.chosen or d.title) for d in bad]
-        if cause:
-            avoid_parts.append(f"what led to: {cause.immediate}")
+        if cause and cause.proximate and not _same(cause.proximate, cause.immediate):
+            avoid_parts.append(_sentence(f"{cause.proximate}: it led to {_lower(cause.immediate)}"))
     elif category == "optimization":
         avoid_parts += [generalize(e.text) for e in seg.events if _RETRY.search(e.text)][:2] or [
             "repeating the same step instead of changing approach"

@@ -1,0 +1,124 @@
+"""`brain hooks`: put brain inside Claude Code and Codex, take it out, show it, and the hooks themselves."""
+
+from __future__ import annotations
+
+import io
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from brain.cli.common import JsonOption, VaultOption, emit_json
+
+app = typer.Typer(
+    help="brain inside coding agents (Claude Code, Codex): install, uninstall, status, run.", no_args_is_help=True
+)
+
+AgentArgument = Annotated[str, typer.Argument(help="claude-code or codex.")]
+ScopeOption = Annotated[str, typer.Option("--scope", help="project (this project's files) or user (your home's).")]
+ProjectOption = Annotated[
+    Path | None,
+    typer.Option("--project-dir", help="The project folder (default: the current folder).", show_default=False),
+]
+
+
+@app.command()
+def install(
+    agent: AgentArgument,
+    scope: ScopeOption = "project",
+    project_dir: ProjectOption = None,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Merge brain's hooks and MCP server into the agent's settings; every other setting is kept."""
+    from brain.errors import InvalidInput
+    from brain.memory.hooks import install as service
+    from brain.memory.hooks.settings import Commands
+    from brain.vault import Vault
+    from brain.views.hooks import change_line, changes_json
+
+    root = Vault.find(vault).root
+    if not (root / ".brain").is_dir():
+        raise InvalidInput(f"'{root}' is not a vault (no .brain folder); create one with 'brain init {root}'")
+    commands = Commands(brain=service.brain_program(), vault=str(root))
+    changes = service.install(agent, commands, scope=scope, project_dir=_project(project_dir), home=Path.home())
+    if as_json:
+        emit_json(changes_json(changes))
+        return
+    for change in changes:
+        typer.echo(change_line(change))
+
+
+@app.command()
+def uninstall(
+    agent: AgentArgument, scope: ScopeOption = "project", project_dir: ProjectOption = None, as_json: JsonOption = False
+) -> None:
+    """Remove exactly what `install` added; a file that held only that is deleted."""
+    from brain.memory.hooks import install as service
+    from brain.views.hooks import change_line, changes_json
+
+    changes = service.uninstall(agent, scope=scope, project_dir=_project(project_dir), home=Path.home())
+    if as_json:
+        emit_json(changes_json(changes))
+        return
+    for change in changes:
+        typer.echo(change_line(change))
+
+
+@app.command()
+def status(project_dir: ProjectOption = None, as_json: JsonOption = False) -> None:
+    """What brain installed where: each settings file it may write, with brain's entries in it."""
+    from brain.memory.hooks import install as service
+    from brain.views.hooks import status_json, status_lines
+
+    found = service.status(_project(project_dir), Path.home())
+    if as_json:
+        emit_json(status_json(found))
+        return
+    typer.echo("\n".join(status_lines(found)))
+
+
+@app.command()
+def run(
+    event: Annotated[str, typer.Argument(help="session-start, first-prompt, session-end, codex-notify (or extract).")],
+    payload: Annotated[
+        str | None, typer.Argument(help="The hook JSON when the agent passes it as an argument (Codex).")
+    ] = None,
+    vault: VaultOption = None,
+    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1000,
+    transcript: Annotated[str | None, typer.Option(help="extract: the transcript.", hidden=True)] = None,
+    session: Annotated[str | None, typer.Option(help="extract: the session id.", hidden=True)] = None,
+    format: Annotated[
+        str | None, typer.Option("--format", help="extract: the transcript's format.", hidden=True)
+    ] = None,
+) -> None:
+    """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error exits 0,
+    prints nothing, and is a line in .brain/logs/hooks.log."""
+    from brain.memory.hooks import runtime
+
+    root = Path(vault).expanduser().resolve() if vault else None
+    try:
+        text = (
+            payload if payload is not None else ("" if event == "extract" or sys.stdin.isatty() else sys.stdin.read())
+        )
+        captured = io.StringIO()
+        with redirect_stdout(captured):  # nothing but the hook's answer reaches the agent
+            from brain.vault import Vault
+
+            root = Vault.find(vault).root
+            extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
+            result = runtime.run(event, root, text, budget=budget, **extra)
+        from brain.views.hooks import hook_output
+
+        sys.stdout.write(hook_output(result))
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt):
+            raise typer.Exit(0) from None
+        runtime.log(root, event, f"error: {type(error).__name__}: {error}")
+    raise typer.Exit(0)
+
+
+def _project(project_dir: Path | None) -> Path:
+    return (project_dir or Path.cwd()).expanduser().resolve()

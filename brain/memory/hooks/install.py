@@ -1,0 +1,236 @@
+"""Install brain's hooks and MCP server into an agent's settings files, take them out, show them.
+
+Every file is read and its new text made before anything is written; a file that is not JSON (or
+TOML) is a one-line error and no file changes. A file is written only when its text changes (so a
+second install changes no byte), atomically (temp file + rename), keeping its mode. JSON is written
+back with the indent the file used. What brain cannot do for Codex: Codex has no session-start or
+prompt hook that adds context, so it gets the MCP server (the agent can call `bootstrap_context` and
+`get_guidelines`) and a `notify` program that extracts the session after each turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brain.errors import InvalidInput
+from brain.memory.hooks import settings as merge
+
+AGENTS = ("claude-code", "codex")
+SCOPES = ("project", "user")
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    action: str  # created | updated | unchanged | removed | absent
+    what: str  # hooks | mcp server | notify and mcp server
+
+
+@dataclass(frozen=True)
+class Installed:
+    path: str
+    exists: bool
+    entries: tuple[str, ...]  # one line per brain entry found
+
+
+def brain_program() -> str:
+    """The absolute path of the `brain` program that is running (so hooks work from any folder)."""
+    beside = Path(sys.executable).parent / ("brain.exe" if os.name == "nt" else "brain")
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("brain")
+    if found:
+        return str(Path(found).resolve())
+    raise InvalidInput("cannot find the installed 'brain' program; install brain (pip install .) and run this again")
+
+
+def targets(agent: str, scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
+    """(file, what goes in it) for an agent and scope."""
+    if agent not in AGENTS:
+        raise InvalidInput(f"agent '{agent}' is not one of: {', '.join(AGENTS)}")
+    if scope not in SCOPES:
+        raise InvalidInput(f"scope '{scope}' is not one of: {', '.join(SCOPES)}")
+    if agent == "codex":
+        return [(home / ".codex" / "config.toml", "notify and mcp server")]
+    if scope == "project":
+        return [(project_dir / ".claude" / "settings.json", "hooks"), (project_dir / ".mcp.json", "mcp server")]
+    return [(home / ".claude" / "settings.json", "hooks"), (home / ".claude.json", "mcp server")]
+
+
+def install(agent: str, commands: merge.Commands, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
+    """Merge brain's entries in. The text each file had before is kept in the vault
+    (`.brain/hooks/installed/`), so uninstall can give it back byte for byte while nobody else edited it."""
+    plans = [(path, what, _new_text(path, what, commands)) for path, what in targets(agent, scope, project_dir, home)]
+    changes = []
+    for path, what, text in plans:
+        before = _read(path) if path.is_file() else None
+        change = _apply(path, what, text)
+        if change.action in ("created", "updated"):
+            _remember(Path(commands.vault), path, before, text)
+        changes.append(change)
+    return changes
+
+
+def uninstall(agent: str, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
+    """Take brain's entries out: the file as it was before install when nobody changed it since,
+    else the file with only brain's entries removed."""
+    plans = []
+    for path, what in targets(agent, scope, project_dir, home):
+        current = _read(path) if path.is_file() else None
+        backup = _recalled(current, path)
+        plans.append((path, what, backup[0] if backup else _new_text(path, what, None), backup))
+    changes = []
+    for path, what, text, backup in plans:
+        changes.append(_apply(path, what, text))
+        if backup:
+            backup[1].unlink(missing_ok=True)
+    return changes
+
+
+def _backup_file(vault: Path, path: Path) -> Path:
+    import hashlib
+
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:20]
+    return vault / ".brain" / "hooks" / "installed" / f"{digest}.json"
+
+
+def _remember(vault: Path, path: Path, before: str | None, after: str | None) -> None:
+    record = _backup_file(vault, path)
+    if record.is_file():  # installed before: keep the first 'before', the one without brain
+        before = json.loads(record.read_text(encoding="utf-8")).get("before")
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"path": str(path), "before": before, "after": after}), encoding="utf-8")
+
+
+def _recalled(current: str | None, path: Path) -> tuple[str | None, Path] | None:
+    """(the text before install, its record) when the file is exactly what brain wrote."""
+    if current is None:
+        return None
+    for vault in merge.vaults_named(current):
+        record = _backup_file(Path(vault), path)
+        if not record.is_file():
+            continue
+        saved = json.loads(record.read_text(encoding="utf-8"))
+        if saved.get("after") == current:
+            return saved.get("before"), record
+    return None
+
+
+def status(project_dir: Path, home: Path) -> list[Installed]:
+    """brain's entries in every file it may have written, for both agents and both scopes."""
+    found = []
+    for agent, scope in (("claude-code", "project"), ("claude-code", "user"), ("codex", "user")):
+        for path, what in targets(agent, scope, project_dir, home):
+            if not path.is_file():
+                found.append(Installed(str(path), False, ()))
+                continue
+            found.append(Installed(str(path), True, tuple(_entries(path, what))))
+    return found
+
+
+def _entries(path: Path, what: str) -> list[str]:
+    text = _read(path)
+    if what == "notify and mcp server":
+        return merge.codex_installed(text)
+    data = _json(path, text)
+    if what == "hooks":
+        return [f"{event}: {command}" for event, command in merge.claude_hooks_in(data)]
+    servers = data.get("mcpServers")
+    server = servers.get("brain") if isinstance(servers, dict) else None
+    if not isinstance(server, dict) or not merge.is_our_server(server):
+        return []
+    return [f"mcpServers.brain: {server['command']} {' '.join(server['args'])}"]
+
+
+def _new_text(path: Path, what: str, commands: merge.Commands | None) -> str | None:
+    """The file's text after the change, or None when the file should stay absent."""
+    exists = path.is_file()
+    text = _read(path) if exists else ""
+    try:
+        if what == "notify and mcp server":
+            if commands is None:
+                kept = merge.without_codex_blocks(text) if exists else ""
+                return None if not kept.strip() and (not exists or kept != text) else kept
+            return merge.with_codex_blocks(text, commands)
+        data = _json(path, text) if exists else {}
+        if commands is None:
+            if not exists:
+                return None
+            new = merge.without_claude_hooks(data) if what == "hooks" else merge.without_mcp_server(data)
+            if new == data:
+                return text
+            return None if not new else _dump(new, text)  # a file that held only brain's entries goes
+        new = merge.with_claude_hooks(data, commands) if what == "hooks" else merge.with_mcp_server(data, commands)
+        return text if new == data else _dump(new, text)
+    except InvalidInput as error:
+        message = str(error)
+        raise InvalidInput(message if message.startswith(str(path)) else f"{path}: {message}") from None
+
+
+def _apply(path: Path, what: str, text: str | None) -> Change:
+    if text is None:
+        if path.is_file():
+            path.unlink()
+            return Change(str(path), "removed", what)
+        return Change(str(path), "absent", what)
+    if path.is_file():
+        if _read(path) == text:
+            return Change(str(path), "unchanged", what)
+        _write(path, text)
+        return Change(str(path), "updated", what)
+    _write(path, text)
+    return Change(str(path), "created", what)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path} is not UTF-8 text; brain leaves it alone") from None
+    except OSError as error:
+        raise InvalidInput(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _json(path: Path, text: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidInput(
+            f"{path} is not JSON ({error.msg} at line {error.lineno}); fix it, then run this again"
+        ) from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{path} holds a JSON {type(data).__name__}, not an object; fix it, then run this again")
+    return data
+
+
+def _dump(data: dict[str, Any], original: str) -> str:
+    """JSON with the indent the original used (two spaces when it had none), ending as it ended."""
+    indent = re.search(r"\n([ \t]+)\S", original)
+    unit = indent.group(1) if indent else "  "
+    text = json.dumps(data, indent=unit if "\t" in unit else len(unit), ensure_ascii=False)
+    return text + "\n" if not original or original.endswith("\n") else text
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

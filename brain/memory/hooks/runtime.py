@@ -1,0 +1,245 @@
+"""The hooks an agent runs: `brain hooks run EVENT`, fed the agent's hook JSON.
+
+- session-start: the context for the start of a session (see `context`).
+- first-prompt: the context for the session's first prompt; later prompts get nothing (a marker per
+  session under `.brain/hooks/prompted/`).
+- session-end (Claude Code's SessionEnd and PreCompact): starts `extract` in a detached process and
+  returns at once.
+- codex-notify: Codex's `notify` program (the JSON comes as the last argument); after a turn, finds
+  the session's rollout file and starts `extract` the same way.
+- extract: the detached worker. One lock per session, so two ends of one session never store it
+  twice; a transcript unchanged since its last extraction is skipped; one that grew updates the same
+  episode. Then what `brain session end` does: pattern evidence (once per episode) and tips.
+
+Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes);
+the agent is never told of a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from brain.errors import InvalidInput
+
+EVENTS = ("session-start", "first-prompt", "session-end", "codex-notify", "extract", "warm")
+AGENT_EVENT = {"session-start": "SessionStart", "first-prompt": "UserPromptSubmit"}
+DEFAULT_BUDGET = 1000
+LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
+
+
+@dataclass(frozen=True)
+class HookResult:
+    """What the hook hands back: the agent's event name and the context ('' for nothing)."""
+
+    event: str
+    context: str = ""
+
+
+def hooks_dir(root: Path) -> Path:
+    return root / ".brain" / "hooks"
+
+
+def log_path(root: Path | None) -> Path:
+    if root is not None and (root / ".brain").is_dir():
+        return root / ".brain" / "logs" / "hooks.log"
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / "brain-hooks.log"
+
+
+def log(root: Path | None, event: str, message: str) -> None:
+    """One line in the hooks log, with secrets redacted. Never raises."""
+    try:
+        from brain.memory.sessions.redact import Redactor
+
+        path = log_path(root)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        line = " ".join(Redactor().text(message).split())
+        with path.open("a", encoding="utf-8") as out:
+            out.write(f"{stamp} {event} {line}\n")
+    except Exception:
+        pass
+
+
+def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDGET, **extract: str) -> HookResult:
+    """Run one hook. Raises on any problem; the front end logs it and tells the agent nothing."""
+    if event not in EVENTS:
+        raise InvalidInput(f"hook event '{event}' is not one of: {', '.join(EVENTS)}")
+    if event == "extract":
+        extract_session(root, Path(extract["transcript"]), extract["session"], extract.get("format") or None)
+        return HookResult(event)
+    if event == "warm":
+        warm(root)
+        return HookResult(event)
+    payload = _payload(payload_text)
+    if event == "session-start":
+        from brain.memory.hooks.context import session_start
+
+        if not _warmed(root):
+            spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
+        return HookResult(AGENT_EVENT[event], session_start(_corpus(root), budget=budget))
+    if event == "first-prompt":
+        prompt = str(payload.get("prompt") or "").strip()
+        if not prompt or not _first_time(root, str(payload.get("session_id") or "")):
+            return HookResult(AGENT_EVENT[event])
+        from brain.memory.hooks.context import first_prompt
+
+        warmed = _warmed(root)
+        if not warmed:
+            spawn(root, ["warm"])
+        return HookResult(AGENT_EVENT[event], first_prompt(_corpus(root), prompt, budget=budget, similar=warmed))
+    if event == "session-end":
+        transcript = str(payload.get("transcript_path") or "")
+        session = str(payload.get("session_id") or Path(transcript).stem)
+        if not transcript:
+            raise InvalidInput("the hook input has no transcript_path")
+        spawn_extract(root, Path(transcript), session, "claude-code")
+        log(root, event, f"{session}: extraction started for {transcript} ({payload.get('hook_event_name', '')})")
+        return HookResult(event)
+    # codex-notify
+    if payload.get("type") != "agent-turn-complete":
+        return HookResult(event)
+    thread = str(payload.get("thread-id") or "")
+    rollout = find_codex_rollout(thread, Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")))
+    if rollout is None:
+        raise InvalidInput(f"no Codex rollout file for thread {thread}")
+    spawn_extract(root, rollout, thread, "codex")
+    log(root, event, f"{thread}: extraction started for {rollout}")
+    return HookResult(event)
+
+
+def _payload(text: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidInput(f"the hook input is not JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise InvalidInput("the hook input is not a JSON object")
+    return data
+
+
+def _corpus(root: Path):
+    from brain.index.sync import attach
+    from brain.memory.corpus import Corpus
+    from brain.vault import Vault
+
+    vault = Vault.find(root)
+    attach(vault)
+    return Corpus(vault)
+
+
+def safe_name(session: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", session)[:120] or "unknown"
+
+
+def _first_time(root: Path, session: str) -> bool:
+    """True once per session: the marker file is created exclusively."""
+    marker = hooks_dir(root) / "prompted" / safe_name(session)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        marker.open("x").close()
+    except FileExistsError:
+        return False
+    return True
+
+
+def spawn_extract(root: Path, transcript: Path, session: str, format: str) -> None:
+    """`brain hooks run extract ...` in a process of its own that outlives the hook."""
+    spawn(root, ["extract", "--transcript", str(transcript), "--session", session, "--format", format])
+
+
+def _warm_marker(root: Path) -> Path:
+    """Set once every pattern and tip is in the index's text-vector cache; it lives in the index
+    folder, so deleting the index (and the cache with it) removes it too."""
+    return root / ".brain" / "index" / "hooks-warm"
+
+
+def _warmed(root: Path) -> bool:
+    """Whether the first-prompt hook may compare the prompt with every pattern and tip now: the
+    cache is warm, or the vault has no index (no cache to keep: a vault that small embeds at once)."""
+    return _warm_marker(root).is_file() or not _warm_marker(root).parent.is_dir()
+
+
+def warm(root: Path) -> None:
+    """Embed every pattern and tip the first-prompt hook compares a prompt with (kept in the index's
+    text-vector cache), so that hook never embeds a whole vault while the agent waits."""
+    from filelock import FileLock, Timeout
+
+    from brain.memory.hooks.context import first_prompt
+
+    hooks_dir(root).mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(str(hooks_dir(root) / "warm.lock"), timeout=0):
+            started = datetime.now(UTC)
+            first_prompt(
+                _corpus(root), "warm up the vectors of patterns and tips", budget=DEFAULT_BUDGET, caller="hook:warm"
+            )
+            if _warm_marker(root).parent.is_dir():
+                _warm_marker(root).write_text(started.isoformat(), encoding="utf-8")
+            log(root, "warm", f"patterns and tips embedded in {(datetime.now(UTC) - started).total_seconds():.1f} s")
+    except Timeout:
+        return  # another process is warming the vault
+
+
+def spawn(root: Path, args: list[str]) -> None:
+    """`brain hooks run ARGS --vault ROOT` in a process of its own that outlives the hook."""
+    command = [sys.executable, "-m", "brain", "hooks", "run", *args, "--vault", str(root)]
+    log_file = log_path(root)
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with log_file.open("a", encoding="utf-8") as errors:
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+def extract_session(root: Path, transcript: Path, session: str, format: str | None) -> None:
+    """The detached worker: lock, skip an unchanged transcript, end the session, remember the stamp."""
+    from filelock import FileLock
+
+    from brain.memory.sessions.protocol import end_session
+
+    state = hooks_dir(root)
+    name = safe_name(session)
+    (state / "locks").mkdir(parents=True, exist_ok=True)
+    with FileLock(str(state / "locks" / f"{name}.lock"), timeout=LOCK_WAIT):
+        info = transcript.stat()
+        stamp = f"{info.st_size}:{info.st_mtime_ns}"
+        done = state / "extracted" / name
+        if done.is_file() and done.read_text(encoding="utf-8") == stamp:
+            log(root, "extract", f"{session}: transcript unchanged since its last extraction; nothing to do")
+            return
+        corpus = _corpus(root)
+        report = end_session(corpus.vault, corpus, transcript, format=format)
+        done.parent.mkdir(parents=True, exist_ok=True)
+        done.write_text(stamp, encoding="utf-8")
+        tips = len(report.tips.created)
+        log(
+            root,
+            "extract",
+            f"{session}: {report.episode_path} [{report.outcome}], evidence on {len(report.patterns)} patterns, "
+            f"{tips} new tips" + "".join(f"; {warning}" for warning in report.warnings),
+        )
+
+
+def find_codex_rollout(thread: str, codex_home: Path) -> Path | None:
+    """The newest rollout file of a Codex thread under `<codex home>/sessions/YYYY/MM/DD/`."""
+    if not re.fullmatch(r"[A-Za-z0-9-]{8,}", thread):
+        return None
+    found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*{thread}.jsonl"), key=lambda p: p.stat().st_mtime)
+    return found[-1] if found else None

@@ -1,0 +1,196 @@
+"""What a tool call did, read from its name, its input and its output: an edit, a test run, a commit.
+
+Pure functions on strings and dicts, shared by the Claude Code and Codex readers.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+EDIT_TOOLS = frozenset(
+    {
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        "str_replace_based_edit_tool",
+        "apply_patch",
+        "write_file",
+        "edit_file",
+    }
+)
+SHELL_TOOLS = frozenset(
+    {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}
+)
+PLAN_TOOLS = frozenset({"ExitPlanMode"})
+TODO_TOOLS = frozenset({"TodoWrite", "update_plan"})
+
+_TEST_RUNNER = re.compile(
+    r"(?:^|[\s;&|(/])(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|"
+    r"go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|make\s+(?:test|check)|"
+    r"mvn\s+(?:-\S+\s+)*test|gradle\w*\s+test|dotnet\s+test|Invoke-Pester|mix\s+test|swift\s+test|deno\s+test)\b"
+)
+_GIT_COMMIT = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit\b")
+_COMMIT_LINE = re.compile(r"\[([^\]\s]+)(?:\s+\(root-commit\))?\s+([0-9a-f]{7,40})\]\s*(.*)")
+_MESSAGE_FLAG = re.compile(r"""-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))""")
+_HEREDOC_MESSAGE = re.compile(r"<<\s*'?EOF'?\s*\n(.*?)\n", re.DOTALL)
+_FAILED = re.compile(
+    r"\b(\d+)\s+(?:failed|failing|failures?|errors?)\b|\bFAILED\b|\bFAIL\b|\btest result: FAILED\b|\bERRORS?\b"
+)
+_PASSED = re.compile(r"\b(\d+)\s+(?:passed|passing|tests? passed|ok)\b|\btest result: ok\b|\bOK\b|\bPASS(?:ED)?\b")
+_COUNTS = re.compile(r"\b\d+\s+(?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)\b")
+_RUNNERS = {
+    "uv",
+    "poetry",
+    "pdm",
+    "hatch",
+    "pipenv",
+    "npx",
+    "pnpx",
+    "bunx",
+    "sudo",
+    "time",
+    "env",
+    "nice",
+    "exec",
+    "command",
+}
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_EXIT_CODE = re.compile(r"(?:Exit code:?|exit code|exited with code|Process exited with code)\s*(-?\d+)", re.IGNORECASE)
+
+
+def shell_command(name: str, args: dict) -> str | None:
+    """The command line of a shell tool call, else None."""
+    if name not in SHELL_TOOLS and "command" not in args and "cmd" not in args:
+        return None
+    command = args.get("command", args.get("cmd"))
+    if isinstance(command, list):
+        command = [str(part) for part in command]
+        if (
+            len(command) >= 3
+            and command[0] in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh")
+            and command[1] in ("-lc", "-c")
+        ):
+            return command[2]
+        return shlex.join(command)
+    return command if isinstance(command, str) else None
+
+
+def edited_files(name: str, args: dict) -> list[str]:
+    """Files an edit tool call writes: its file_path / path, or the files an apply_patch names."""
+    if name not in EDIT_TOOLS:
+        return []
+    for key in ("file_path", "notebook_path", "path", "target_file"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return [value]
+    patch = args.get("input", args.get("patch", ""))
+    return [path.strip() for path in _PATCH_FILE.findall(patch)] if isinstance(patch, str) else []
+
+
+def patch_files(text: str) -> list[str]:
+    """Files an apply_patch body names (Codex sends the patch as the raw input of a custom tool)."""
+    return [path.strip() for path in _PATCH_FILE.findall(text)]
+
+
+def is_test_run(command: str) -> bool:
+    return bool(_TEST_RUNNER.search(command))
+
+
+def is_commit(command: str) -> bool:
+    return bool(_GIT_COMMIT.search(command))
+
+
+def commit_made(output: str) -> tuple[str | None, str | None]:
+    """(sha, message) from git's `[branch abc1234] message` line, when the output has one."""
+    for line in output.splitlines():
+        found = _COMMIT_LINE.search(line)
+        if found:
+            return found.group(2), found.group(3).strip() or None
+    return None, None
+
+
+def commit_message(command: str) -> str | None:
+    found = _MESSAGE_FLAG.search(command)
+    if found:
+        return next(group for group in found.groups() if group is not None).split("\\n")[0].strip() or None
+    heredoc = _HEREDOC_MESSAGE.search(command)
+    return heredoc.group(1).strip() if heredoc else None
+
+
+def tests_failed(output: str, is_error: bool) -> bool:
+    """A test run failed when its tool result is an error or its output reports failures."""
+    if is_error:
+        return True
+    failed = _FAILED.search(output)
+    return failed is not None and failed.group(1) != "0"
+
+
+def test_counts(output: str) -> str:
+    """`3 failed, 10 passed` as the runner printed it (its last summary), or ''."""
+    lines = [line for line in output.splitlines() if _COUNTS.search(line)]
+    if not lines:
+        return ""
+    return ", ".join(_COUNTS.findall(lines[-1]))
+
+
+def exit_code(output: str) -> int | None:
+    found = _EXIT_CODE.search(output[:400])
+    return int(found.group(1)) if found else None
+
+
+def command_key(command: str) -> str:
+    """What makes two runs 'the same command': the program and its first word, runners and env stripped.
+
+    `cd x && uv run pytest tests/a.py -q` -> `pytest tests/a.py`; `git commit -m x` -> `git commit`.
+    """
+    segment = re.split(r"&&|\|\||;|\|", command)
+    parts: list[str] = []
+    for piece in segment:
+        piece = piece.strip()
+        if piece and not piece.startswith(("cd ", "export ", "source ", ". ")):
+            try:
+                parts = shlex.split(piece)
+            except ValueError:
+                parts = piece.split()
+            break
+    words = [word for word in parts if not re.match(r"^\w+=", word)]
+    while words and (
+        words[0] in _RUNNERS or words[0] in ("run", "-m") or (words[0].startswith("python") and len(words) > 1)
+    ):
+        words = words[1:]
+    kept = [word for word in words if not word.startswith("-")][:2]
+    return " ".join(kept) or command.strip()[:40]
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """The first line that says something (not blank, not a separator), cut at `limit`."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not re.fullmatch(r"[=\-_*#~ ]+", line):
+            return line if len(line) <= limit else line[: limit - 3] + "..."
+    return ""
+
+
+def display_command(command: str, limit: int = 120) -> str:
+    """A command as a person would quote it: its first line, without a leading `cd <dir> &&`."""
+    return first_line(re.sub(r"^\s*cd\s+\S+\s*&&\s*", "", command), limit)
+
+
+def error_line(text: str, limit: int = 160) -> str:
+    """The line of an error output that names the error (pytest's `E   ...`, `...Error: ...`, `error: ...`,
+    `FAILED ...`), else its first line."""
+    for line in text.splitlines():
+        if line.startswith("E   "):
+            stripped = line[1:].strip()
+            return stripped if len(stripped) <= limit else stripped[: limit - 3] + "..."
+    for line in text.splitlines():
+        stripped = line.strip()
+        if re.search(
+            r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b"
+            r"|No such file|not found|Permission denied",
+            stripped,
+        ):
+            return stripped if len(stripped) <= limit else stripped[: limit - 3] + "..."
+    return first_line(text, limit)

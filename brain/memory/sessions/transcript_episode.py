@@ -1,0 +1,485 @@
+"""A transcript's acts -> an episode, by rules (no language model); every value comes from the transcript.
+
+- task: the first real request of the person (not a slash command, a hook's or the harness's text).
+- session, date, duration_minutes: the transcript's session id; its first timestamp; first to last.
+- metrics: tool_calls = the tool calls of the session and its subagents; errors = the tool results
+  that are errors; recoveries = errors followed by a success of the same tool on the same file or the
+  same command (program and first word, `uv run` / `cd x &&` / env stripped); commits = `git commit`
+  runs that succeeded (their shas where git printed them); files_changed = distinct files written or
+  edited; input/output/cache tokens as the agent reported them.
+- events: edits (consecutive edits of one file are one event), test runs (passed / failed, with the
+  runner's counts), commits, errors and their recoveries (linked by caused_by / leads_to), user
+  corrections (a message that says no / stop / instead / undo ..., an interrupt, a rejected tool call).
+- decisions: the agent states a choice ("I'll use X instead of Y", "going with", "rather than",
+  "option"), a plan the user approved or rejected (Claude Code's ExitPlanMode), the agent changing
+  approach after a failure. Chosen = the agent's sentence, rationale = its own "because ..." words,
+  outcome = failure when an error after it stayed unrecovered, else success.
+- lessons: one per error -> recovery pair: what failed and what made it work again.
+- outcome: failure when the session ends on failing tests or on an unrecovered error; partial when
+  it ends with work unfinished (a todo list with open items) or with the user rejecting, correcting
+  or interrupting the agent's work; success otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from brain.memory.episodes.service import episode_title
+from brain.memory.sessions import commands as cmd
+from brain.memory.sessions.claude_code import REJECTED
+from brain.memory.sessions.transcripts import Act
+from brain.notes.model import Decision, Episode, Event
+
+MAX_EVENTS = 300
+MAX_DECISIONS = 20
+_NOT_A_REQUEST = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "Caveat: The messages below",
+    "<system-reminder>",
+    "<user-prompt-submit-hook>",
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<permissions instructions>",
+    "<turn_aborted>",
+    "This session is being continued from a previous conversation",
+)
+_CORRECTION = re.compile(
+    r"^\W*(?:no\b|nope\b|don'?t\b|do not\b|stop\b|wait\b|actually\b|instead\b|wrong\b|that'?s (?:not|wrong)\b|"
+    r"revert\b|undo\b|never ?mind\b|not what\b|why did you\b|please don'?t\b)",
+    re.IGNORECASE,
+)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_CHOICE = re.compile(
+    r"\b(?:I'll|I will|I'm going to|let's|let me|we'll|going with|decided to|chose|choose|opt(?:ed)? for|prefer)\b"
+    r".*?\b(?:instead of|rather than|over)\b"
+    r"|\b(?:I'll|I will|let's) go with\b|\b(?:going|went) with (?:option|approach)\b",
+    re.IGNORECASE,
+)
+_APPROACH_CHANGE = re.compile(
+    r"\b(?:different approach|another approach|another way|alternative|instead|try (?:a|another)"
+    r"|switch(?:ing)? to|fall back)\b",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(
+    r"^(?:(?:so|ok|okay|now|then),?\s+)?(?:I'll|I will|I'm going to|let's|let me|we'll|we will)\s+(?:try\s+)?",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(r"^(.+?)\s+(?:instead of|rather than|over)\s+(.+)$", re.IGNORECASE)
+_REASON = re.compile(r",?\s*\b(?:because|since|so that|as)\b\s+(.+)$", re.IGNORECASE)
+_BECAUSE = re.compile(r"\b(?:because|since|so that)\b", re.IGNORECASE)
+_UNFINISHED = frozenset({"pending", "in_progress", "in-progress"})
+
+
+@dataclass
+class _Call:
+    name: str
+    when: str | None
+    command: str | None
+    files: list[str]
+    key: str
+    plan: str = ""
+
+
+@dataclass
+class _Open:
+    event: int  # index of the error event
+    text: str
+    detail: str = ""  # the line of the output that names the error
+    fixes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Builder:
+    """Consumes acts one by one; `episode()` makes the episode. Holds only what the episode needs."""
+
+    session_id: str
+    cwd: str | None = None
+    tool_calls: int = 0
+    errors: int = 0
+    recoveries: int = 0
+    task: str | None = None
+    first: datetime | None = None
+    last: datetime | None = None
+    first_text: str | None = None
+    tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    commits: list[str] = field(default_factory=list)
+    files: dict[str, None] = field(default_factory=dict)
+    events: list[dict] = field(default_factory=list)
+    omitted_events: int = 0
+    decisions: list[dict] = field(default_factory=list)
+    lessons: list[str] = field(default_factory=list)
+    pending: dict[str, _Call] = field(default_factory=dict)
+    open_errors: dict[str, _Open] = field(default_factory=dict)
+    last_test_failed: bool | None = None
+    last_result_error: bool = False
+    open_todos: int = 0
+    user_stopped: bool = False
+    after_error: bool = False
+
+    def feed(self, acts: Iterable[Act]) -> Builder:
+        for act in acts:
+            self._clock(act.timestamp)
+            handler = getattr(self, f"_on_{act.kind}", None)
+            if handler is not None:
+                handler(act)
+        return self
+
+    def _clock(self, when: str | None) -> None:
+        if not when:
+            return
+        try:
+            moment = datetime.fromisoformat(when.replace("Z", "+00:00"))
+        except ValueError:
+            return
+        if moment.tzinfo is None:
+            return
+        if self.first is None or moment < self.first:
+            self.first, self.first_text = moment, when
+        if self.last is None or moment > self.last:
+            self.last = moment
+
+    # ------------------------------------------------------------ acts
+
+    def _on_user(self, act: Act) -> None:
+        text = act.text.strip()
+        if text.startswith(_NOT_A_REQUEST):
+            return
+        if self.task is None:
+            self.task = " ".join(text.split())[:300]
+            return
+        if _CORRECTION.search(text[:80]):
+            self._event("correction", f"User correction: {cmd.first_line(text, 200)}", act.timestamp)
+            self.user_stopped = True
+        else:
+            self.user_stopped = False
+
+    def _on_interrupt(self, act: Act) -> None:
+        self._event("correction", f"User {act.text}", act.timestamp)
+        self.user_stopped = True
+
+    def _on_agent(self, act: Act) -> None:
+        sentences = [s.strip() for s in _SENTENCES.split(act.text) if s.strip()]
+        if self.after_error:
+            self.after_error = False
+            for position, sentence in enumerate(sentences):
+                if _APPROACH_CHANGE.search(sentence):
+                    self._decision(
+                        "recovery",
+                        "Change of approach after a failure",
+                        sentences,
+                        position,
+                        act,
+                        self._last_error_text(),
+                    )
+                    return
+        for position, sentence in enumerate(sentences):
+            if _CHOICE.search(sentence):
+                self._decision("implementation", "Choice stated by the agent", sentences, position, act, None)
+                return
+
+    def _on_call(self, act: Act) -> None:
+        self.tool_calls += 1
+        command = cmd.shell_command(act.name, act.args)
+        files = cmd.edited_files(act.name, act.args) or (
+            cmd.patch_files(act.args.get("input", "")) if act.name == "apply_patch" else []
+        )
+        if command and "apply_patch" in command:
+            files = files or cmd.patch_files(command)
+        key = f"{act.agent}:{act.name}:" + (cmd.command_key(command) if command else ",".join(files))
+        plan = str(act.args.get("plan", ""))[:300] if act.name in cmd.PLAN_TOOLS else ""
+        self.pending[act.call_id] = _Call(act.name, act.timestamp, command[:300] if command else None, files, key, plan)
+        if act.name in cmd.TODO_TOOLS:
+            items = act.args.get("todos", act.args.get("plan", []))
+            if isinstance(items, list):
+                self.open_todos = sum(
+                    1 for item in items if isinstance(item, dict) and str(item.get("status", "")).lower() in _UNFINISHED
+                )
+
+    def _on_result(self, act: Act) -> None:
+        call = self.pending.pop(act.call_id, None)
+        if call is None:
+            return
+        self.last_result_error = act.is_error and not call.plan
+        if call.plan:
+            self._plan(call, act)
+            return
+        if act.is_error and act.text.startswith(REJECTED):
+            self.errors += 1  # an error result all the same; the reader marked the rejection itself
+            self.last_result_error = False
+            return
+        if call.command and cmd.is_test_run(call.command):
+            failed = cmd.tests_failed(act.text, act.is_error)
+            self.last_test_failed = failed
+            counts = cmd.test_counts(act.text)
+            verdict = "failed" if failed else "passed"
+            text = f"Ran `{cmd.display_command(call.command)}`: tests {verdict}" + (f" ({counts})" if counts else "")
+            if act.is_error or failed:
+                self._error(call, act, text)
+            else:
+                self._success(call, act, "test", text)
+            return
+        if act.is_error:
+            what = (
+                f"`{cmd.display_command(call.command)}`"
+                if call.command
+                else f"{call.name} {', '.join(call.files)}".strip()
+            )
+            self._error(call, act, f"{what} failed: {cmd.error_line(act.text)}")
+            return
+        if call.command and cmd.is_commit(call.command):
+            sha, message = cmd.commit_made(act.text)
+            message = message or cmd.commit_message(call.command) or ""
+            self.commits.append(sha or message or call.command[:80])
+            self._success(call, act, "commit", f"Commit {sha or '(sha not printed)'}: {message}".rstrip(": "))
+            return
+        if call.files:
+            for name in call.files:
+                self.files.setdefault(name, None)
+                for error in self.open_errors.values():
+                    if len(error.fixes) < 5 and f"editing {name}" not in error.fixes:
+                        error.fixes.append(f"editing {name}")
+            self._success(call, act, "edit", None)
+            return
+        self._success(call, act, None, None)
+
+    def _on_usage(self, act: Act) -> None:
+        for index, value in enumerate(act.tokens or ()):
+            self.tokens[index] += value
+
+    # ------------------------------------------------------------ rules
+
+    def _error(self, call: _Call, act: Act, text: str) -> None:
+        self.errors += 1
+        self.after_error = True
+        index = self._event("error", text, act.timestamp)
+        if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
+            self.open_errors[call.key] = _Open(index, text, cmd.error_line(act.text) or "an error")
+        elif call.command:
+            self.open_errors[call.key].fixes.append("retrying it")
+
+    def _success(self, call: _Call, act: Act, kind: str | None, text: str | None) -> None:
+        self.user_stopped = False
+        opened = self.open_errors.pop(call.key, None)
+        if kind == "edit":
+            name = ", ".join(call.files)
+            last = self.events[-1] if self.events else None
+            if last and last["type"] == "edit" and last.get("files") == name and not opened:
+                last["count"] += 1
+                last["text"] = f"Edited {name} ({last['count']} edits)"
+                return
+            index = self._event("edit", f"Edited {name}", act.timestamp)
+            if index >= 0:
+                self.events[index].update(files=name, count=1)
+        elif kind is not None and text is not None:
+            index = self._event(kind, text, act.timestamp)
+        elif opened is not None:
+            what = f"`{cmd.display_command(call.command)}`" if call.command else call.name
+            index = self._event("recovery", f"{what} succeeded", act.timestamp)
+        else:
+            return
+        if opened is not None:
+            self.recoveries += 1
+            if index >= 0 and opened.event >= 0:
+                self.events[index]["caused_by"].append(self.events[opened.event]["id"])
+                self.events[opened.event]["leads_to"].append(self.events[index]["id"])
+            fix = ", ".join(opened.fixes) if opened.fixes else "running it again"
+            subject = (
+                f"`{cmd.display_command(call.command, 80)}`"
+                if call.command
+                else f"{call.name} on {', '.join(call.files) or 'the same input'}"
+            )
+            verb = "passed" if kind == "test" else "worked"
+            self.lessons.append(f"{subject} failed ({opened.detail}); it {verb} after {fix}.")
+
+    def _plan(self, call: _Call, act: Act) -> None:
+        approved = not act.is_error
+        feedback = "" if approved else cmd.first_line(act.text, 200)
+        self._decision_record(
+            kind="design",
+            title="Plan " + ("approved" if approved else "rejected") + " by the user",
+            chosen="approved the plan" if approved else "rejected the plan",
+            rationale=feedback or None,
+            options=("approve", "reject"),
+            context=cmd.first_line(call.plan, 200) or None,
+            when=act.timestamp,
+        )
+        if not approved:
+            self._event("correction", "User rejected the plan" + (f": {feedback}" if feedback else ""), act.timestamp)
+            self.user_stopped = True
+
+    def _decision(
+        self, kind: str, title: str, sentences: list[str], position: int, act: Act, context: str | None
+    ) -> None:
+        """Chosen = the sentence without its lead ('I'll') and its reason; rationale = the reason, in the
+        agent's words, from that sentence or the one before or after that says 'because' / 'since'."""
+        sentence = sentences[position].strip(" -*:")
+        if len(sentence) < 12:
+            return
+        reason = _REASON.search(sentence)
+        chosen = sentence[: reason.start()] if reason else sentence
+        chosen = _LEAD.sub("", chosen).strip(" ,.:;")
+        chosen = re.sub(
+            r"^(?:a |an |another )?(?:different |new |other )?(?:approach|way|fix|option)\s*:\s*",
+            "",
+            chosen,
+            flags=re.IGNORECASE,
+        )
+        chosen = chosen[:1].upper() + chosen[1:]
+        rationale = reason.group(1).strip(" .") if reason else None
+        if rationale is None:
+            for near in (
+                sentences[position - 1] if position else "",
+                sentences[position + 1] if position + 1 < len(sentences) else "",
+            ):
+                if _BECAUSE.search(near):
+                    rationale = near.strip(" .")
+                    break
+        comparison = _COMPARISON.match(chosen)
+        options = (comparison.group(1).strip(" ,"), comparison.group(2).strip(" ,.")) if comparison else None
+        self._decision_record(
+            kind=kind,
+            title=_short(options[0] if options else chosen) or title,
+            chosen=chosen[:300],
+            rationale=rationale[:300] if rationale else None,
+            options=options,
+            context=context,
+            when=act.timestamp,
+        )
+
+    def _decision_record(self, **values) -> None:
+        if len(self.decisions) < MAX_DECISIONS:
+            values["after"] = len(self.events)
+            self.decisions.append(values)
+
+    def _last_error_text(self) -> str | None:
+        for event in reversed(self.events):
+            if event["type"] == "error":
+                return event["text"]
+        return None
+
+    def _event(self, kind: str, text: str, when: str | None) -> int:
+        if len(self.events) >= MAX_EVENTS:
+            self.omitted_events += 1
+            return -1
+        self.events.append(
+            {
+                "id": f"e{len(self.events) + 1:03d}",
+                "type": kind,
+                "text": text,
+                "when": when,
+                "caused_by": [],
+                "leads_to": [],
+            }
+        )
+        return len(self.events) - 1
+
+    # ------------------------------------------------------------ the episode
+
+    def outcome(self) -> str:
+        if self.last_test_failed or self.last_result_error:
+            return "failure"
+        if self.open_todos or self.user_stopped:
+            return "partial"
+        return "success"
+
+    def episode(self) -> Episode:
+        date = self.first.date().isoformat() if self.first else None
+        short = re.sub(r"[^A-Za-z0-9-]", "", self.session_id)[:8].strip("-") or "session"
+        sid = f"{date}-{short}" if date else short
+        unrecovered = {error.event for error in self.open_errors.values()}
+        decisions = []
+        ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's
+        renamed = {e["id"]: f"e{number:03d}" for number, e in enumerate(ordered, 1)}
+        for number, values in enumerate(self.decisions, 1):
+            failed = any(index >= values["after"] for index in unrecovered)
+            decisions.append(
+                Decision(
+                    id=f"d{number:03d}",
+                    title=values["title"],
+                    timestamp=values["when"],
+                    type=values["kind"],
+                    context=values["context"],
+                    options=values["options"],
+                    chosen=values["chosen"],
+                    rationale=values["rationale"],
+                    outcome="failure" if failed else "success",
+                    effects=tuple(renamed[i] for i in self._effects(values)) or None,
+                )
+            )
+        events = [
+            Event(
+                text=self._relative(e["text"]),
+                timestamp=e["when"],
+                id=renamed[e["id"]],
+                type=e["type"],
+                caused_by=tuple(renamed[i] for i in e["caused_by"]),
+                leads_to=tuple(renamed[i] for i in e["leads_to"]),
+            )
+            for e in ordered
+        ]
+        minutes = round((self.last - self.first).total_seconds() / 60, 1) if self.first and self.last else None
+        metrics = {
+            "tool_calls": self.tool_calls,
+            "errors": self.errors,
+            "recoveries": self.recoveries,
+            "commits": len(self.commits),
+            "files_changed": len(self.files),
+            "input_tokens": self.tokens[0],
+            "output_tokens": self.tokens[1],
+            "cache_read_tokens": self.tokens[2],
+            "cache_creation_tokens": self.tokens[3],
+        }
+        return Episode(
+            title=episode_title(f"episode-{sid}", sid, self.first_text),
+            outcome=self.outcome(),
+            task=self.task or f"session {self.session_id} (no request from the user found)",
+            session=self.session_id,
+            date=self.first_text,
+            episode_id=f"episode-{sid}",
+            duration_minutes=minutes,
+            metrics=metrics,
+            decisions=tuple(
+                replace(d, chosen=self._relative(d.chosen or ""), context=d.context and self._relative(d.context))
+                for d in decisions
+            ),
+            events=tuple(events),
+            lessons=tuple(dict.fromkeys(self._relative(lesson) for lesson in self.lessons)),
+            tags=("episodic", "extracted", "transcript"),
+        )
+
+    def _effects(self, values: dict) -> list[str]:
+        """What a change of approach led to: the events from it up to the recovery of the error it answered."""
+        if values["kind"] != "recovery":
+            return []
+        before = [e for e in self.events[: values["after"]] if e["type"] == "error"]
+        if not before or not before[-1]["leads_to"]:
+            return []
+        last = next((n for n, e in enumerate(self.events) if e["id"] == before[-1]["leads_to"][0]), -1)
+        return [e["id"] for e in self.events[values["after"] : last + 1]]
+
+    def _relative(self, text: str) -> str:
+        """Paths under the session's working folder said relative to it, as the agent's user would."""
+        return text.replace(self.cwd.rstrip("/") + "/", "") if self.cwd and len(self.cwd) > 1 else text
+
+
+def _short(text: str) -> str:
+    """A decision's heading: its chosen option's first clause ('Count attempts, so ...' -> 'Count attempts')."""
+    head = re.split(r"[,;:(]| - ", text, maxsplit=1)[0].strip(" .")
+    return head if len(head) <= 72 else head[:69].rstrip() + "..."
+
+
+def _instant(when: str | None) -> datetime:
+    """An event's time for ordering; an event without one keeps its place after the timed ones."""
+    try:
+        moment = datetime.fromisoformat((when or "").replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.max.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -1,0 +1,196 @@
+"""Agent transcripts on disk: which format a file is, and its records streamed one line at a time.
+
+A transcript is JSON Lines. Claude Code writes `~/.claude/projects/<encoded-dir>/<session>.jsonl`
+(subagents in `<session>/subagents/agent-*.jsonl`, folded into their parent); Codex CLI writes
+`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`. The format is told per file from its first records
+(`--format` forces it). A line that is not a JSON object (a comment header, a line torn because the
+agent is still writing) is skipped and counted; a record type brain does not know is counted too.
+Nothing is held but the record being read, so memory stays bounded whatever the file's size.
+
+Each reader turns records into `Act`s, the few things an episode is made from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from brain.errors import InvalidInput
+
+FORMATS = ("claude-code", "codex", "ai-agents")
+PREVIEW = 2000  # characters of a tool's output kept for the rules (error lines, test counts, commit lines)
+_PROBE_LINES = 20
+_CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
+_CLAUDE_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "attachment",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """One thing that happened in a session.
+
+    kind: user (a person's message), agent (the agent's text), thinking, call (a tool call),
+    result (a tool's result), usage (tokens), interrupt (the user stopped the agent), meta (session id, cwd).
+    """
+
+    kind: str
+    timestamp: str | None = None
+    text: str = ""
+    name: str = ""
+    call_id: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
+    is_error: bool = False
+    agent: str = ""  # the subagent's id, "" for the main session
+    tokens: tuple[int, int, int, int] | None = None  # input, output, cache read, cache creation
+
+
+@dataclass
+class ReadStats:
+    """What reading a transcript met: lines, records by type, lines skipped, types brain does not know."""
+
+    files: int = 0
+    lines: int = 0
+    skipped_lines: int = 0
+    records: dict[str, int] = field(default_factory=dict)
+    unknown: dict[str, int] = field(default_factory=dict)
+    session_id: str | None = None
+    cwd: str | None = None
+    patterns_named: set[str] = field(default_factory=set)
+
+    def count(self, kind: str, known: bool) -> None:
+        self.records[kind] = self.records.get(kind, 0) + 1
+        if not known:
+            self.unknown[kind] = self.unknown.get(kind, 0) + 1
+
+
+def json_records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSON Lines file, one at a time; other lines are counted in `stats.skipped_lines`."""
+    import re
+
+    named = re.compile(rb"\b(?:ANTI)?PATTERN-[A-Za-z0-9][\w-]*")
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise InvalidInput(f"cannot read {path}: {error.strerror or error}") from None
+    stats.files += 1
+    with handle:
+        for raw in handle:
+            if not raw.strip():
+                continue
+            stats.lines += 1
+            if b"PATTERN-" in raw:
+                stats.patterns_named.update(match.decode("ascii", "replace") for match in named.findall(raw))
+            try:
+                record = json.loads(raw)
+            except (ValueError, UnicodeDecodeError):
+                stats.skipped_lines += 1
+                continue
+            if isinstance(record, dict):
+                yield record
+            else:
+                stats.skipped_lines += 1
+
+
+def detect_format(path: Path) -> str:
+    """claude-code | codex | ai-agents, from the file's first records; an unknown file is a one-line error."""
+    if path.suffix.lower() == ".md":
+        return "ai-agents"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError as error:
+        raise InvalidInput(f"cannot read {path}: {error.strerror or error}") from None
+    if b"\0" in head:
+        raise InvalidInput(f"{path} is a binary file, not a transcript or a session log")
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    lines = [line for line in stripped.splitlines() if line.strip()][:_PROBE_LINES]
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        kind = record.get("type")
+        if kind in _CODEX_TYPES and isinstance(record.get("payload"), dict):
+            return "codex"
+        if kind in _CLAUDE_TYPES or ("sessionId" in record and "type" in record):
+            return "claude-code"
+        if isinstance(record.get("session"), dict):
+            return "ai-agents"
+    if stripped.startswith(b"{") and path.suffix.lower() == ".json":
+        return "ai-agents"
+    raise InvalidInput(
+        f"{path.name} is not a transcript brain knows (Claude Code, Codex) nor an ai-agents session log; "
+        "give --format claude-code|codex|ai-agents to force one"
+    )
+
+
+def subagent_files(path: Path) -> list[Path]:
+    """Claude Code's subagent transcripts of a session: `<session>/subagents/agent-*.jsonl` beside it."""
+    folder = path.with_suffix("") / "subagents"
+    return sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+
+
+def transcript_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The files named: a file itself, or the transcripts and logs in a folder (subagent files are
+    read with their parent, never on their own)."""
+    found: list[Path] = []
+    for given in paths:
+        target = Path(given)
+        if target.is_dir():
+            inside = sorted(
+                p
+                for p in target.rglob("*")
+                if p.is_file() and p.suffix.lower() in (".jsonl", ".json", ".md") and "subagents" not in p.parts
+            )
+            if not inside:
+                raise InvalidInput(f"{given} holds no transcripts or session logs (.jsonl, .json, .md)")
+            found += inside
+        elif target.is_file():
+            found.append(target)
+        else:
+            raise InvalidInput(f"'{given}' does not exist; give a transcript, a session log, or a folder of them")
+    return list(dict.fromkeys(found))
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """A record's field when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def text_of(content: Any) -> str:
+    """The text of a message's content: a string, or the text blocks of a list of blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return "\n".join(parts)
+    return ""
+
+
+def preview(text: str) -> str:
+    """A tool output cut for the rules: its head and its tail (a test summary prints last)."""
+    if len(text) <= PREVIEW:
+        return text
+    half = PREVIEW // 2
+    return text[:half] + "\n...\n" + text[-half:]

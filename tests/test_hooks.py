@@ -1,0 +1,285 @@
+"""`brain hooks`: install into Claude Code's and Codex's settings (every other setting kept, idempotent,
+uninstall gives the file back), status, and the hooks run as real processes fed the agent's JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_brain
+
+DATA = Path(__file__).parent / "data" / "transcripts"
+CLAUDE = DATA / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
+CODEX = DATA / "codex" / "2026" / "03" / "14" / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+USER_SETTINGS = (
+    '{"permissions": {"allow": ["Bash(ls:*)"]}, "model": "opus",\n'
+    ' "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]}}\n'
+)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "project"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    return folder
+
+
+def hooks(*args: str):
+    return run_brain("hooks", *args)
+
+
+def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_file_back(vault, project, home):
+    out = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
+    assert out.exit_code == 0
+    assert out.stdout == (
+        f"updated   {project}/.claude/settings.json  (hooks)\ncreated   {project}/.mcp.json  (mcp server)\n"
+    )
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    brain = str(Path(sys.executable).parent / "brain")
+    command = f"{brain} hooks run {{}} --vault {vault.root}"
+    assert settings["permissions"] == {"allow": ["Bash(ls:*)"]} and settings["model"] == "opus"
+    assert settings["hooks"] == {
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]},
+            {"hooks": [{"type": "command", "command": command.format("session-start"), "timeout": 10}]},
+        ],
+        "UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": command.format("first-prompt"), "timeout": 10}]}
+        ],
+        "PreCompact": [{"hooks": [{"type": "command", "command": command.format("session-end"), "timeout": 10}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": command.format("session-end"), "timeout": 10}]}],
+    }
+    assert json.loads((project / ".mcp.json").read_text()) == {
+        "mcpServers": {"brain": {"type": "stdio", "command": brain, "args": ["mcp", "--vault", str(vault.root)]}}
+    }
+    written = {p: p.read_bytes() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
+    again = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
+    assert again.stdout.splitlines()[0].startswith("unchanged ")
+    assert {p: p.read_bytes() for p in written} == written
+    status = hooks("status", "--project-dir", str(project), "--json")
+    entries = {Path(item["path"]).name: item["entries"] for item in json.loads(status.stdout) if item["exists"]}
+    assert entries == {
+        "settings.json": [
+            f"SessionStart: {command.format('session-start')}",
+            f"UserPromptSubmit: {command.format('first-prompt')}",
+            f"PreCompact: {command.format('session-end')}",
+            f"SessionEnd: {command.format('session-end')}",
+        ],
+        ".mcp.json": [f"mcpServers.brain: {brain} mcp --vault {vault.root}"],
+    }
+    gone = hooks("uninstall", "claude-code", "--project-dir", str(project))
+    assert gone.stdout == (
+        f"updated   {project}/.claude/settings.json  (hooks)\nremoved   {project}/.mcp.json  (mcp server)\n"
+    )
+    assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
+    assert not (project / ".mcp.json").exists()
+
+
+def test_uninstall_after_someone_else_edited_removes_only_brains_entries(vault, project, home):
+    hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
+    path = project / ".claude" / "settings.json"
+    edited = json.loads(path.read_text())
+    edited["env"] = {"FOO": "1"}
+    path.write_text(json.dumps(edited, indent=2))
+    hooks("uninstall", "claude-code", "--project-dir", str(project))
+    assert json.loads(path.read_text()) == {**json.loads(USER_SETTINGS), "env": {"FOO": "1"}}
+
+
+def test_user_scope_writes_the_users_files(vault, project, home):
+    out = hooks("install", "claude-code", "--scope", "user", "--project-dir", str(project), "--vault", str(vault.root))
+    assert out.stdout == (
+        f"created   {home}/.claude/settings.json  (hooks)\ncreated   {home}/.claude.json  (mcp server)\n"
+    )
+    assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
+    hooks("uninstall", "claude-code", "--scope", "user")
+    assert not (home / ".claude" / "settings.json").exists() and not (home / ".claude.json").exists()
+
+
+def test_a_settings_file_that_is_not_json_is_one_error_and_changes_no_file(vault, project, home):
+    (project / ".claude" / "settings.json").write_text("{not json")
+    out = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
+    assert out.exit_code == 1
+    assert out.stderr == (
+        f"error: {project}/.claude/settings.json is not JSON (Expecting property name enclosed in double quotes "
+        "at line 1); fix it, then run this again\n"
+    )
+    assert (project / ".claude" / "settings.json").read_text() == "{not json" and not (project / ".mcp.json").exists()
+    bad = hooks("install", "cursor", "--project-dir", str(project), "--vault", str(vault.root))
+    assert bad.exit_code == 1 and bad.stderr == "error: agent 'cursor' is not one of: claude-code, codex\n"
+
+
+def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = 'model = "gpt-5-codex"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+    config.write_text(original)
+    out = hooks("install", "codex", "--vault", str(vault.root))
+    assert out.stdout == f"updated   {config}  (notify and mcp server)\n"
+    data = tomllib.loads(config.read_text())
+    brain = str(Path(sys.executable).parent / "brain")
+    assert data["model"] == "gpt-5-codex" and data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    assert data["notify"] == [brain, "hooks", "run", "codex-notify", "--vault", str(vault.root)]
+    assert data["mcp_servers"]["brain"] == {"command": brain, "args": ["mcp", "--vault", str(vault.root)]}
+    before = config.read_bytes()
+    hooks("install", "codex", "--vault", str(vault.root))
+    assert config.read_bytes() == before
+    hooks("uninstall", "codex")
+    assert config.read_text() == original
+
+
+def test_codex_with_its_own_notify_is_refused(vault, home):
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('notify = ["my-notifier"]\n')
+    out = hooks("install", "codex", "--vault", str(vault.root))
+    assert out.exit_code == 1 and out.stderr.startswith(f"error: {config}: it already sets 'notify'")
+    assert config.read_text() == 'notify = ["my-notifier"]\n'
+
+
+# ---------------------------------------------------------------- the hooks as the agent runs them
+
+
+def brain_process(*args: str, stdin: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
+    program = Path(sys.executable).parent / "brain"
+    command = [str(program)] if program.is_file() else [sys.executable, "-m", "brain"]
+    return subprocess.run(
+        [*command, *args], input=stdin, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
+    )
+
+
+@pytest.fixture
+def example(tmp_path):
+    copy = tmp_path / "vault-example"
+    shutil.copytree(REPO / "vault-example", copy)
+    return copy
+
+
+def hook_input(event: str, **extra) -> str:
+    return json.dumps(
+        {
+            "session_id": "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33",
+            "transcript_path": str(CLAUDE),
+            "cwd": "/work/demo",
+            "hook_event_name": event,
+            **extra,
+        }
+    )
+
+
+def test_session_start_hands_claude_code_its_context(example):
+    done = brain_process(
+        "hooks", "run", "session-start", "--vault", str(example), stdin=hook_input("SessionStart", source="startup")
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    output = json.loads(done.stdout)
+    assert list(output) == ["hookSpecificOutput"]
+    assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context = output["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(
+        "# Context for: this session (from brain, the team's memory)\n\n## Antipattern warnings\n"
+    )
+    assert "- ANTIPATTERN-retry-without-idempotency (0% over 2):" in context
+    assert "## Core tips\n- TIP-key-writes-before-enabling-retries [strategy]:" in context
+    small = brain_process(
+        "hooks", "run", "session-start", "--vault", str(example), "--budget", "100", stdin=hook_input("SessionStart")
+    )
+    assert len(json.loads(small.stdout)["hookSpecificOutput"]["additionalContext"]) <= 100 * 4
+
+
+def test_first_prompt_only_once_per_session(example):
+    prompt = hook_input("UserPromptSubmit", prompt="Shorten the mobile access token TTL for the ledger apps")
+    # an indexed vault: the prompt is compared with patterns and tips only once they are all embedded
+    assert brain_process("index", "--no-embed", "--vault", str(example)).returncode == 0
+    cold = brain_process(
+        "hooks", "run", "first-prompt", "--vault", str(example), stdin=prompt.replace('"7f3c', '"cold-7f3c')
+    )
+    assert (cold.returncode, cold.stdout) == (0, "")  # nothing the prompt names; the warm-up started
+    marker = example / ".brain" / "index" / "hooks-warm"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not marker.is_file():
+        time.sleep(0.2)
+    assert marker.is_file()
+    first = brain_process("hooks", "run", "first-prompt", "--vault", str(example), stdin=prompt)
+    context = json.loads(first.stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "UserPromptSubmit"
+    assert "## Patterns for this task\n- PATTERN-refresh-token-rotation (50% over 1):" in context["additionalContext"]
+    second = brain_process("hooks", "run", "first-prompt", "--vault", str(example), stdin=prompt)
+    assert (second.returncode, second.stdout, second.stderr) == (0, "", "")
+
+
+def test_session_end_returns_at_once_and_extracts_in_the_background_once(example):
+    log = example / ".brain" / "logs" / "hooks.log"
+    ends = [
+        brain_process("hooks", "run", "session-end", "--vault", str(example), stdin=hook_input(event))
+        for event in ("PreCompact", "SessionEnd")
+    ]
+    assert [(e.returncode, e.stdout, e.stderr) for e in ends] == [(0, "", ""), (0, "", "")]
+    episode = example / "episodes" / "EPISODE-2026-03-14-7f3c2a10.md"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and log.read_text().count(" extract ") < 2:
+        time.sleep(0.2)
+    lines = [line.split(" ", 2)[1:] for line in log.read_text().splitlines()]
+    extracts = sorted(text for event, text in lines if event == "extract")
+    assert extracts == [
+        "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: episodes/EPISODE-2026-03-14-7f3c2a10.md [success], evidence on 0 "
+        "patterns, 2 new tips; 7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl: skipped records of types brain does "
+        "not know: future-record (1)",
+        "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: transcript unchanged since its last extraction; nothing to do",
+    ]
+    assert episode.is_file() and "ghp_" not in episode.read_text()
+
+
+@pytest.mark.parametrize("stdin", ["{not json", '["a list"]', ""])
+def test_a_hook_never_fails_the_agent(example, stdin):
+    done = brain_process("hooks", "run", "session-end", "--vault", str(example), stdin=stdin)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert " session-end error: InvalidInput: " in (example / ".brain" / "logs" / "hooks.log").read_text()
+
+
+def test_a_hook_with_no_vault_still_exits_0_silently(tmp_path):
+    done = brain_process(
+        "hooks", "run", "session-start", "--vault", str(tmp_path / "nowhere"), stdin=hook_input("SessionStart")
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
+    codex_home = tmp_path / "codex"
+    target = codex_home / "sessions" / "2026" / "03" / "14" / CODEX.name
+    target.parent.mkdir(parents=True)
+    shutil.copy(CODEX, target)
+    payload = json.dumps(
+        {
+            "type": "agent-turn-complete",
+            "thread-id": "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b",
+            "turn-id": "1",
+            "input-messages": ["Fix the rounding bug"],
+            "last-assistant-message": "Fixed",
+        }
+    )
+    done = brain_process(
+        "hooks", "run", "codex-notify", payload, "--vault", str(example), env={"CODEX_HOME": str(codex_home)}
+    )
+    assert (done.returncode, done.stdout) == (0, "")
+    episode = example / "episodes" / "EPISODE-2026-03-14-0199a3b2.md"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not episode.is_file():
+        time.sleep(0.2)
+    assert "Commit 1a2b3c4: Round cart totals with Decimal.quantize" in episode.read_text()
