@@ -33,6 +33,7 @@ app = typer.Typer(
 )
 vault.register(app)
 app.add_typer(notes.app, name="note")
+app.command("recent")(notes.recent)
 app.add_typer(episodes.app, name="episode")
 app.add_typer(patterns.app, name="pattern")
 app.add_typer(graph.app, name="graph")

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from brain.errors import InvalidInput
-from brain.memory.corpus import Corpus
+from brain.errors import BrainError, InvalidInput
+from brain.memory.corpus import Corpus, Resolver
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
 from brain.notes.fact import changed_immutable_keys
 from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
+from brain.notes.links import rewrite_links
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
@@ -139,9 +141,25 @@ def _keep_fact_immutable(before: Note, text: str) -> None:
         )
 
 
-def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Written:
-    """Move a note to a folder (keeping its file name) or to a path ending in .md."""
-    source = corpus.resolver().resolve(name)
+@dataclass(frozen=True)
+class Moved:
+    path: str
+    title: str
+    moved_from: str
+    links: int  # links rewritten
+    notes: tuple[str, ...]  # notes whose links were rewritten
+    failed: tuple[str, ...] = ()  # notes whose links could not be rewritten, each with why
+
+
+def move_note(vault: Vault, corpus: Corpus, name: str, destination: str, *, update_links: bool = True) -> Moved:
+    """Move a note to a folder (keeping its file name) or to a path ending in .md.
+
+    Every wikilink to it in every note is rewritten to still reach it (unless `update_links` is
+    False), each rewrite a version in the history; the title follows a new file name unless the
+    note's title was set to something other than its old file name.
+    """
+    resolver = corpus.resolver()
+    source = resolver.resolve(name)
     destination = destination.strip()
     if not destination:
         raise InvalidInput("give a destination folder or path")
@@ -150,8 +168,73 @@ def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Writ
         if destination.lower().endswith(".md")
         else f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
     )
+    note = corpus.get(source)
+    old_stem, new_stem = PurePosixPath(source).stem, PurePosixPath(target).stem
+    renamed = old_stem != new_stem
+    follows = renamed and str(note.frontmatter.get("title", "")).strip() in ("", old_stem)
+    linking = _linking(corpus, source) if update_links else {}
     vault.move(source, target)
-    return Written(target, corpus.resolver().titles.get(source, ""), created=False)
+    title = note.title
+    if follows and "title" in note.frontmatter:
+        vault.update(target, lambda moved: set_frontmatter(moved.text, {"title": new_stem}))
+        title = new_stem
+    elif follows and note.title == old_stem:
+        title = new_stem
+    rename = _renamer(resolver, source, target, note, title, renamed)
+    links, changed, failed = 0, [], []
+    for path in sorted(linking):
+        where = target if path == source else path
+        count = [0]
+
+        def rewrite(text: str, targets: set[str] = linking[path], count: list[int] = count) -> str:
+            new_text, count[0] = rewrite_links(text, lambda t: rename(t) if t in targets else None)
+            return new_text
+
+        try:
+            vault.update(where, lambda linked, rewrite=rewrite: rewrite(linked.text))
+        except BrainError as error:
+            failed.append(f"{where}: {error}")
+            continue
+        if count[0]:
+            links += count[0]
+            changed.append(where)
+    return Moved(target, title, source, links, tuple(changed), tuple(failed))
+
+
+def _linking(corpus: Corpus, source: str) -> dict[str, set[str]]:
+    """Each note that links `source`, with the link targets (as written) that reach it."""
+    resolver = corpus.resolver()
+    found: dict[str, set[str]] = {}
+    for note in corpus.notes():
+        for link in note.links:
+            if resolver.candidates(link.target) == [source]:
+                found.setdefault(note.path or "", set()).add(link.target)
+    return found
+
+
+def _renamer(
+    resolver: Resolver, source: str, target: str, note: Note, title: str, renamed: bool
+) -> Callable[[str], str]:
+    """How a link target that reached `source` is written to reach `target`: a path stays a path
+    (`[[folder/Old]]` -> `[[new/New]]`), a name that was the file name or a title that changed
+    becomes the new name, or the new path when another note has that name; a permalink, an alias
+    or an unchanged title still reach the note and stay."""
+    new_path = target.removesuffix(".md")
+    stem = PurePosixPath(target).stem
+    taken = [path for path in resolver.candidates(stem) if path != source]
+    new_name = new_path if taken else stem
+
+    def rename(written: str) -> str:
+        key = written.casefold().replace("\\", "/")
+        if "/" in key:
+            return target if key.endswith(".md") else new_path
+        if key.removesuffix(".md") == PurePosixPath(source).stem.casefold():
+            return new_name if renamed or taken else written
+        if key == note.title.casefold() and title != note.title:
+            return new_name
+        return written
+
+    return rename
 
 
 def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
