@@ -122,14 +122,18 @@ def _key(path: str) -> str:
 
 
 class History:
-    """The history store of one vault; `root` None (a plain folder used as a vault) keeps nothing."""
+    """The history store of one vault. A plain folder used as a vault (no `.brain/`) keeps nothing."""
 
-    def __init__(self, brain_dir: Path | None):
-        self.root = brain_dir / HISTORY_DIR if brain_dir is not None else None
+    def __init__(self, brain_dir: Path):
+        self.brain_dir = brain_dir
+        self._root: Path | None = None
 
     @property
-    def enabled(self) -> bool:
-        return self.root is not None
+    def root(self) -> Path | None:
+        """`.brain/history/`, or None while the vault has no `.brain/` (checked until it has one)."""
+        if self._root is None and self.brain_dir.is_dir():
+            self._root = self.brain_dir / HISTORY_DIR
+        return self._root
 
     # ------------------------------------------------------------ where things are
 

@@ -69,7 +69,7 @@ class Vault:
         self._lock: filelock.FileLock | None = None
         self._held: list[str] | None = None  # paths changed inside batched_changes()
         # Every version a write replaces or a delete removes (brain/history.py); none in a plain folder.
-        self.history = History(self.brain_dir if self.brain_dir.is_dir() else None)
+        self.history = History(self.brain_dir)
 
     def on_change(self, listener: ChangeListener) -> None:
         """Call `listener(paths)` with the vault-relative paths each write, delete or move made

@@ -42,7 +42,6 @@ class BrainGroup(TyperGroup):
             typer.echo(f"error: {error}", err=True)
             raise typer.Exit(1) from None
 
-
     def _command_name(self, ctx: Any) -> str:
         """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""
         words = [word for word in [*getattr(ctx, "protected_args", []), *ctx.args] if not word.startswith("-")]

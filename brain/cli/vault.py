@@ -9,7 +9,9 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
+from brain.memory.notes.history import history_usage
 from brain.vault import init_vault
+from brain.views.notes import usage_line
 
 
 def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (created if missing).")] = Path(".")) -> None:
@@ -29,12 +31,11 @@ def doctor(vault: VaultOption = None, as_json: JsonOption = False) -> None:
     if as_json:
         emit_json(findings)
         return
-    if not findings:
-        typer.echo(f"no problems found in {len(corpus.notes())} notes")
-        return
     for finding in findings:
         typer.echo(f"{finding.kind:15} {finding.path}: {finding.message}\n{'':15} fix: {finding.fix}")
-    typer.echo(f"{len(findings)} findings in {len(corpus.notes())} notes")
+    counted = f"{len(findings)} findings" if findings else "no problems found"
+    typer.echo(f"{counted} in {len(corpus.notes())} notes")
+    typer.echo(usage_line(history_usage(vault_)))
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from brain.history import Usage
 from brain.memory.causal.neighbourhood import BuiltContext
 from brain.memory.notes.history import NoteHistory, PurgeReceipt, Restored
 from brain.memory.notes.listing import Listed
@@ -182,3 +183,12 @@ def listed_lines(found: list[Listed]) -> list[str]:
         + (f"  #{' #'.join(item.tags)}" if item.tags else "")
         for item in found
     ]
+
+
+def usage_line(usage: Usage) -> str:
+    """What `brain doctor` says of the history."""
+    size = f"{usage.bytes / 2**20:.1f} MiB" if usage.bytes >= 2**20 else f"{usage.bytes / 1024:.1f} KiB"
+    return (
+        f"history: {_count(usage.versions, 'version')} of {_count(usage.notes, 'note')}, {size} in .brain/history "
+        "(pruned by `brain index` after [history] keep_days / max_versions)"
+    )

@@ -9,7 +9,7 @@ A fact is due when one of these has passed (the earliest wins):
 A legal hold (on the fact, its namespace or its class) blocks deletion; held facts are listed.
 
 A real sweep removes each due fact everywhere: its file, its catalog and full-text rows, its
-vectors, and its value in the recall journal (the hash stays, so the chain verifies). Links to
+vectors, every version of it in the note history, and its value in the recall journal (the hash stays, so the chain verifies). Links to
 it in its neighbours become plain text (`FACT-x (purged)`). A receipt (what, when, which policy,
 content hashes, which stores) is written to `.brain/journal/sweeps/`.
 """
@@ -31,6 +31,7 @@ from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
+from brain.memory.notes.history import purge_paths
 from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
@@ -164,6 +165,8 @@ def sweep(
         )
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)
+    # The legal delete reaches the history: no version of a swept fact survives (brain/history.py).
+    history_purged = purge_paths(vault, deleted)
     receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     stores = {
@@ -172,6 +175,7 @@ def sweep(
         "vector_records": purged.vector_records,
         "journal_values": journal_values,
         "neighbours_relinked": len(relinked),
+        "history_versions": history_purged.versions,
     }
     receipt = _write_receipt(vault, receipt_id, plan, gone, relinked, stores, purged.indexed, error)
     if error is not None:
@@ -265,7 +269,7 @@ def _write_receipt(
     while path.exists():
         suffix += 1
         path = folder / f"{receipt_id}-{suffix}.json"
-    purged_stores = ["files", "journal"] + (["catalog", "full-text", "vectors"] if indexed else [])
+    purged_stores = ["files", "journal"] + (["catalog", "full-text", "vectors"] if indexed else []) + ["history"]
     body: dict[str, Any] = {
         "receipt": path.stem,
         "time": format_time(plan.now),
