@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from brain.errors import BrainError
-from brain.history import set_actor
+from brain.history import acting_as
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -34,17 +34,19 @@ class BrainGroup(TyperGroup):
     """
 
     def invoke(self, ctx: Any) -> Any:
-        if ctx.parent is None:  # whose versions the history keeps, and which command
-            set_actor("cli", self._command_name(ctx))
-        try:
+        if ctx.parent is not None:
             return super().invoke(ctx)
+        try:
+            with acting_as("cli", self._command_name(ctx)):  # whose versions the history keeps, and which command
+                return super().invoke(ctx)
         except BrainError as error:
             typer.echo(f"error: {error}", err=True)
             raise typer.Exit(1) from None
 
     def _command_name(self, ctx: Any) -> str:
         """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""
-        words = [word for word in [*getattr(ctx, "protected_args", []), *ctx.args] if not word.startswith("-")]
+        leading = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or []
+        words = [word for word in [*leading, *ctx.args] if not word.startswith("-")]
         if not words:
             return ""
         command = self.get_command(ctx, words[0])

@@ -17,6 +17,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from brain.errors import BrainError
+from brain.history import acting_as
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -118,7 +119,7 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        with state.lock:
+        with state.lock, acting_as("mcp", fn.__name__):  # the history names who wrote each version
             try:
                 return fn(state, *args, **kwargs)
             except BrainError as error:
