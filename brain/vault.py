@@ -40,6 +40,7 @@ TYPE_FOLDERS = {
 }
 # A batch's folders as resolved, each with the (device, inode) it had then (see Vault._in_folder).
 Folders = dict[Path, tuple[Path, tuple[int, int]]]
+Content = str | bytes  # what `Vault.write` writes: text, or exact bytes (a restore from the history)
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
 _UNSAFE_FILENAME_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*#^\[\]]+')
 
@@ -68,8 +69,7 @@ class Vault:
         self._listeners: list[ChangeListener] = []
         self._lock: filelock.FileLock | None = None
         self._held: list[str] | None = None  # paths changed inside batched_changes()
-        # Every version a write replaces or a delete removes (brain/history.py); none in a plain folder.
-        self.history = History(self.brain_dir)
+        self.history = History(self.brain_dir)  # every version a write replaces or a delete removes
 
     def on_change(self, listener: ChangeListener) -> None:
         """Call `listener(paths)` with the vault-relative paths each write, delete or move made
@@ -259,13 +259,7 @@ class Vault:
         return Updated(before, True)
 
     def write(
-        self,
-        relative: str,
-        text: str | bytes,
-        *,
-        expected: Stamp | None = None,
-        create: bool = False,
-        sync: bool = True,
+        self, relative: str, text: Content, *, expected: Stamp | None = None, create: bool = False, sync: bool = True
     ) -> Stamp:
         """Write a note atomically (temp file + rename in the same folder), under the write lock.
 
@@ -287,8 +281,7 @@ class Vault:
                         f"'{relative}' changed on disk after brain read it; nothing was written. {RETRY_HINT}"
                     )
             elif not create and path.is_file():
-                mode = stat.S_IMODE(path.stat().st_mode)
-                replaced = path.read_bytes()
+                mode, replaced = stat.S_IMODE(path.stat().st_mode), path.read_bytes()
             if current is None and mode is None:
                 refuse_twin(path, relative)
             key, replaced = self.relative(path), current if current is not None else replaced
@@ -329,8 +322,7 @@ class Vault:
                 f"another brain process has held this vault's write lock for {WRITE_LOCK_SECONDS:g} s; nothing was written. Try again"
             ) from None
 
-    def history_lock(self) -> AbstractContextManager[None]:
-        """The write lock, for work on the history (prune, purge) that must not interleave with a write."""
+    def history_lock(self) -> AbstractContextManager[None]:  # for a prune or purge of the history
         return self._locked()
 
     def _write_lock(self) -> filelock.FileLock:
@@ -401,10 +393,10 @@ class Vault:
             after = changes[relative](text)
             if after == text:
                 return False
-            key, new = self.relative(path), after.encode("utf-8")
-            self.history.before(key, data, path, sync=False)
+            new = after.encode("utf-8")
+            self.history.before(relative, data, path, sync=False)
             install(relative, path, new, expected=data, mode=mode, sync=False)
-            self.history.after(key, new, "edit")
+            self.history.after(relative, new, "edit")
             return data
 
         return self._batch(list(changes), rewrite)
