@@ -53,7 +53,12 @@ def test_note_tools_through_a_client_session(tmp_path: Path) -> None:
         back = client.ok("restore_note", {"name": "Routing"})
         assert text_of(back) == "brought back notes/Routing.md at version 4"
         undone = client.ok("restore_note", {"name": "Routing", "version": 1})
-        assert undone.structured_content == {"path": "notes/Routing.md", "version": 1, "written": True, "created": False}
+        assert undone.structured_content == {
+            "path": "notes/Routing.md",
+            "version": 1,
+            "written": True,
+            "created": False,
+        }
         assert (root / "notes/Routing.md").read_bytes() == first["text"].encode()
 
         client.bad("restore_note", {"name": "Routing", "version": 99}, "'notes/Routing.md' has no version 99")

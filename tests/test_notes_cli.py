@@ -97,7 +97,7 @@ def test_edit_operations_change_only_their_part(brain, vault):
     missing = brain("note", "edit", "E", "--find", "absent", "--replace", "x")
     assert missing.exit_code == 1 and "does not occur" in missing.output
     both = brain("note", "edit", "E", "--append", "a", "--prepend", "b")
-    assert both.exit_code == 1 and "exactly one" in both.output
+    assert both.exit_code == 2 and "exactly one" in both.output
     assert (vault.root / "notes/E.md").read_text() == text
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from brain.errors import BrainError
+from brain.errors import BrainError, UsageError
 from brain.history import acting_as
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
@@ -30,7 +30,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts
 class BrainGroup(TyperGroup):
     """Translates library errors once, for every command below it.
 
-    A BrainError becomes one line on stderr and exit code 1; usage errors keep exit code 2.
+    A BrainError becomes one line on stderr and exit code 1; a usage error (click's, or brain's
+    `UsageError`) exit code 2.
     """
 
     def invoke(self, ctx: Any) -> Any:
@@ -41,7 +42,7 @@ class BrainGroup(TyperGroup):
                 return super().invoke(ctx)
         except BrainError as error:
             typer.echo(f"error: {error}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(2 if isinstance(error, UsageError) else 1) from None
 
     def _command_name(self, ctx: Any) -> str:
         """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.memory.notes import history, listing, service
 from brain.views.notes import (
     edited_line,
@@ -82,7 +82,11 @@ def edit(
     replace_section: Annotated[str | None, typer.Option(help="New content for --section.")] = None,
     find: Annotated[str | None, typer.Option(help="Text to find (with --replace).")] = None,
     replace: Annotated[str | None, typer.Option(help="Replacement for --find.")] = None,
-    count: Annotated[int | None, typer.Option(help="With --find: refuse unless it occurs exactly this often.")] = None,
+    count: Annotated[
+        int | None,
+        typer.Option(help="With --find: replace all N occurrences (refused unless it occurs exactly N times)."),
+    ] = None,
+    replace_all: Annotated[bool, typer.Option("--all", help="With --find: replace every occurrence.")] = False,
     set_field: Annotated[
         list[str] | None, typer.Option("--set", help="Frontmatter key=value to set; repeat for more.")
     ] = None,
@@ -99,10 +103,10 @@ def edit(
     ]
     operations = [name_ for name_, wanted in chosen if wanted]
     if len(operations) != 1:
-        raise InvalidInput("give exactly one of --append, --prepend, --replace-section, --find/--replace, --set")
+        raise UsageError("give exactly one of --append, --prepend, --replace-section, --find/--replace, --set")
     operation = operations[0]
     if operation == "find_replace" and replace is None:
-        raise InvalidInput("--find needs --replace (use --replace '' to delete the text)")
+        raise UsageError("--find needs --replace (use --replace '' to delete the text)")
     content = {"append": append, "prepend": prepend, "replace_section": replace_section, "find_replace": replace}.get(
         operation
     ) or ""
@@ -116,6 +120,7 @@ def edit(
         find=find,
         expected_count=count,
         frontmatter=service.parse_fields(set_field or []),
+        replace_all=replace_all,
     )
     typer.echo(edited_line(written, operation))
 

@@ -30,6 +30,7 @@ import functools
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Literal
 
 from brain.errors import InvalidInput
@@ -212,6 +213,10 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
         value = value.strip()
         if not _DAY.match(value):
             raise InvalidInput(f"--{name} '{value}' is not a date; use YYYY-MM-DD (or YYYY-MM, YYYY)")
+        try:  # 2026-13-45 or 2026-02-30 has the shape of a date but is none
+            date.fromisoformat((value + "-01-01")[:10] if len(value) < 10 else value)
+        except ValueError:
+            raise InvalidInput(f"--{name} '{value}' is not a real date (no such month or day)") from None
         clauses.append(f"substr(n.date, 1, {len(value)}) {operator} ?")
         params.append(value)
     return " AND ".join(clauses), params

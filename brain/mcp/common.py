@@ -34,6 +34,15 @@ class BrainServer(MCPServer):
     """
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        found = self._tool_manager.get_tool(name)
+        if found is not None:  # pydantic drops an argument it does not know: a misspelt one would be ignored
+            known = set(found.parameters.get("properties", {}))
+            unknown = sorted(set(arguments or {}) - known)
+            if unknown:
+                raise ToolError(
+                    f"{name}: unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(repr(u) for u in unknown)}; "
+                    f"it takes {', '.join(sorted(known)) or 'no arguments'}"
+                )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:

@@ -283,3 +283,10 @@ def invalidate_fact(
 
 
 # ---------------------------------------------------------------- recall
+
+
+def check_source(corpus: Corpus, source: str | None) -> None:
+    """A fact's source names a note of the vault (as a caused_by does): one that does not exist,
+    or a name several notes have, is refused before anything is written."""
+    if source and source.strip().strip("[]").strip():
+        corpus.resolver().resolve(source.strip().strip("[]").strip())

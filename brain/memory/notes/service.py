@@ -66,6 +66,10 @@ def write_note(
     relative = str(PurePosixPath(folder_path) / vault.filename_for(title)) if folder_path else vault.filename_for(title)
     vault.safe_path(relative)  # refuse a hostile folder before anything else
     existing = corpus.resolver().try_resolve(relative) or (relative if vault.safe_path(relative).exists() else None)
+    titled = _titled(corpus, title) if existing is None else []
+    if len(titled) > 1:
+        raise InvalidInput(f"notes titled '{title}' already exist ({', '.join(titled)}); edit one of them")
+    existing = existing or (titled[0] if titled else None)
     if existing is not None:
         if not overwrite:
             raise InvalidInput(f"'{existing}' already exists; use overwrite to replace its body, or edit it")
@@ -91,6 +95,13 @@ def write_note(
     return Written(relative, title, created=True)
 
 
+def _titled(corpus: Corpus, title: str) -> list[str]:
+    """The notes in any folder already titled `title` (a second one would make the name ambiguous)."""
+    resolver = corpus.resolver()
+    wanted = title.casefold()
+    return [path for path in resolver.candidates(title) if resolver.titles.get(path, "").casefold() == wanted]
+
+
 def _body(body: str) -> str:
     return body.strip("\n") + "\n" if body.strip() else ""
 
@@ -106,8 +117,12 @@ def edit_note(
     find: str | None = None,
     expected_count: int | None = None,
     frontmatter: dict[str, Any] | None = None,
+    replace_all: bool = False,
 ) -> Written:
-    """Change one part of a note; everything else stays byte for byte."""
+    """Change one part of a note; everything else stays byte for byte.
+
+    find_replace replaces the one occurrence of `find`; when it occurs more often, the caller
+    says how many (`expected_count`) or `replace_all`, else nothing changes."""
     if operation not in EDIT_OPERATIONS:
         raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")
     path = corpus.resolver().resolve(name)
@@ -122,6 +137,7 @@ def edit_note(
             expected_count=expected_count,
             frontmatter=frontmatter,
             where=path,
+            replace_all=replace_all,
         )
         if text != note.text:
             _keep_fact_immutable(note, text)

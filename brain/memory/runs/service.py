@@ -160,7 +160,18 @@ def record_run(
         old = run_from_note(current.note)
         if current.note.type != "run" or old.scope.tenant != tenant or not old.in_flight:
             raise NoteExists(f"run id '{title}' is taken by a finished run of this tenant; record under another id")
-        run = replace(run, created=old.created or created)
+        # Completing a run keeps what the first recording said and this one does not (labels, expiry).
+        kept = RunLabels(
+            *(
+                new if new is not None else before
+                for new, before in zip(
+                    (labels.accepted, labels.overridden, labels.escalated, labels.score),
+                    (old.labels.accepted, old.labels.overridden, old.labels.escalated, old.labels.score),
+                    strict=True,
+                )
+            )
+        )
+        run = replace(run, created=old.created or created, labels=kept, expires=run.expires if ttl else old.expires)
         text = set_frontmatter(
             current.note.text,
             {k: v for k, v in managed_frontmatter(run).items() if v is not None},
