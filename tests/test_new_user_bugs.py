@@ -123,3 +123,13 @@ def test_mcp_refuses_unknown_and_oversized_arguments(tmp_path: Path) -> None:
         client.bad("write_note", {"title": "t" * 100_000}, "argument 'title'", "at most 300 characters")
         found = client.ok("search", {"query": "memory " * 200, "mode": "text"})
         assert len(found.content[0].text.splitlines()[0]) < 120
+
+
+def test_mcp_help_names_every_tool_group(brain) -> None:
+    from brain.mcp.server import GROUPS
+
+    shown = brain("mcp", "--help").output
+    assert "core, episodic, runs, causal, learning, facts (default: all)" in " ".join(shown.split())
+    from brain.cli.mcp import TOOL_GROUPS
+
+    assert set(TOOL_GROUPS) == set(GROUPS)

@@ -103,7 +103,9 @@ def test_edit_operations_change_only_their_part(brain, vault):
 
 def test_move_and_delete(brain, vault):
     write(vault, "notes/M.md", "# M\n")
-    assert brain("note", "move", "M", "archive").output == "moved notes/M.md to archive/M.md; 0 links in 0 notes updated\n"
+    assert (
+        brain("note", "move", "M", "archive").output == "moved notes/M.md to archive/M.md; 0 links in 0 notes updated\n"
+    )
     assert (vault.root / "archive/M.md").is_file()
     escape = brain("note", "move", "M", "../out")
     assert (escape.exit_code, escape.output) == (

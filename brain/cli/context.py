@@ -69,7 +69,7 @@ def save(
     if content is not None and file is not None:
         raise UsageError("give the content as an argument or with --file, not both")
     if not project.strip():
-        raise UsageError("context save needs --project (the project the context belongs to)")
+        raise UsageError("a context needs a project (e.g. --project refactor-auth)")
     text = read_input(file) if file is not None else (content or "")
     vault_, corpus = open_vault(vault)
     saved = contexts.save_context(

@@ -63,7 +63,7 @@ def record(
         score if score is not None else given.labels.score,
     )
     if not (tenant or given.tenant):
-        raise UsageError("run record needs --tenant (or a tenant in the file's identity); runs are kept per tenant")
+        raise UsageError("a tenant is required (--tenant); runs are kept and recalled per tenant")
     vault_, corpus = open_vault(vault)
     stored = service.record_run(
         vault_,

@@ -153,7 +153,7 @@ def _keep_fact_immutable(before: Note, text: str) -> None:
     if changed:
         raise InvalidInput(
             f"{before.path} is a fact; brain does not change its {', '.join(changed)} in place. "
-            "Use `brain fact supersede` (MCP supersede_fact) to record a new value"
+            "Record a new value with supersede_fact (CLI: brain fact supersede)"
         )
 
 
@@ -257,8 +257,8 @@ def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
     source = corpus.resolver().resolve(name)
     if corpus.get(source).type == "fact":
         raise InvalidInput(
-            f"{source} is a fact; facts are hard-deleted only by the retention sweeper (`brain fact sweep`). "
-            "Use `brain fact invalidate` to close it"
+            f"{source} is a fact, and a fact is never deleted: close it with invalidate_fact "
+            "(CLI: brain fact invalidate); only the retention sweep hard-deletes facts"
         )
     title = corpus.resolver().titles.get(source, "")
     vault.delete(source)
