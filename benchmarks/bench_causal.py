@@ -36,18 +36,18 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from generate_vault import sentence  # noqa: E402
-from run import CACHE, RESULTS, lexical_config, machine, percentile  # noqa: E402
+from generate_vault import sentence
+from run import CACHE, RESULTS, lexical_config, machine, percentile
 
-from brain.index.engine import forget, open_index  # noqa: E402
-from brain.index.scan import scan  # noqa: E402
-from brain.index.sync import index_vault  # noqa: E402
-from brain.index.watch import Watcher  # noqa: E402
-from brain.memory.causal.chains import build_chain, reconstruct_reasoning  # noqa: E402
-from brain.memory.causal.contexts import ACTION_TYPES  # noqa: E402
+from brain.index.engine import forget, open_index
+from brain.index.scan import scan
+from brain.index.sync import index_vault
+from brain.index.watch import Watcher
+from brain.memory.causal.chains import build_chain, reconstruct_reasoning
+from brain.memory.causal.contexts import ACTION_TYPES
 from brain.memory.causal.stats import causality_stats
-from brain.memory.corpus import Corpus  # noqa: E402
-from brain.vault import Vault  # noqa: E402
+from brain.memory.corpus import Corpus
+from brain.vault import Vault
 
 MAX_CHAIN = 50
 PROJECTS = 20

@@ -36,18 +36,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from filelock import FileLock  # noqa: E402
+from filelock import FileLock
 
-from brain.index.engine import forget, open_index  # noqa: E402
-from brain.index.sync import index_vault  # noqa: E402
-from brain.memory.corpus import Corpus  # noqa: E402
+from brain.index.engine import forget, open_index
+from brain.index.sync import index_vault
+from brain.memory.corpus import Corpus
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import recall as fact_recall
-from brain.memory.facts import service  # noqa: E402
-from brain.memory.facts import sweep as retention  # noqa: E402
-from brain.notes.edit import set_frontmatter  # noqa: E402
-from brain.notes.fact import NewFact, close_fact, fact_title, format_time, render_fact, value_hash  # noqa: E402
-from brain.vault import Vault  # noqa: E402
+from brain.memory.facts import service
+from brain.memory.facts import sweep as retention
+from brain.notes.edit import set_frontmatter
+from brain.notes.fact import NewFact, close_fact, fact_title, format_time, render_fact, value_hash
+from brain.vault import Vault
 
 CACHE = HERE / ".cache"
 RESULTS = HERE / "results"

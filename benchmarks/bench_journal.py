@@ -21,10 +21,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from run import RESULTS, machine, percentile  # noqa: E402
+from run import RESULTS, machine, percentile
 
-from brain.memory.facts import journal as fact_journal  # noqa: E402
-from brain.vault import init_vault  # noqa: E402
+from brain.memory.facts import journal as fact_journal
+from brain.vault import init_vault
 
 RECORD = {
     "at": "2026-11-23T10:00:00+00:00",

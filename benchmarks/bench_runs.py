@@ -34,13 +34,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from brain.index.embedders import load_embedder  # noqa: E402
-from brain.index.engine import forget, open_index  # noqa: E402
-from brain.memory.corpus import Corpus  # noqa: E402
+from brain.index.embedders import load_embedder
+from brain.index.engine import forget, open_index
+from brain.memory.corpus import Corpus
 from brain.memory.runs import export as run_export
-from brain.memory.runs import service as runs  # noqa: E402
-from brain.notes.run import Run, RunLabels, RunScope, project, render_run  # noqa: E402
-from brain.vault import Vault, init_vault  # noqa: E402
+from brain.memory.runs import service as runs
+from brain.notes.run import Run, RunLabels, RunScope, project, render_run
+from brain.vault import Vault, init_vault
 
 RESULTS = HERE / "results" / "runs.json"
 WORK = HERE / ".cache" / "work" / "runs"
@@ -201,7 +201,7 @@ def recall_times(vault: Vault, queries: list[tuple[str, str]], embedder) -> dict
         found = runs.recall_runs(vault, corpus, query, tenant=tenant, top_k=3, threshold=0.5)
         times.append((time.perf_counter() - started) * 1000)
         hits += bool(found.hits)
-    beyond = [total - embed for total, embed in zip(times, embeds)]
+    beyond = [total - embed for total, embed in zip(times, embeds, strict=True)]
     return {
         "p50_ms": round(percentile(times, 0.5), 1),
         "p95_ms": round(percentile(times, 0.95), 1),

@@ -46,15 +46,15 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-import retrieval_eval as ev  # noqa: E402
+import retrieval_eval as ev
 
-from brain.index import search as search_module  # noqa: E402
-from brain.index.chunking import chunk_note  # noqa: E402
-from brain.index.embedders import load_embedder  # noqa: E402
-from brain.index.engine import forget, open_index  # noqa: E402
-from brain.index.matrix import ChunkMatrix  # noqa: E402
-from brain.index.scan import scan  # noqa: E402
-from brain.vault import Vault  # noqa: E402
+from brain.index import search as search_module
+from brain.index.chunking import chunk_note
+from brain.index.embedders import load_embedder
+from brain.index.engine import forget, open_index
+from brain.index.matrix import ChunkMatrix
+from brain.index.scan import scan
+from brain.vault import Vault
 
 CACHE = HERE / ".cache" / "chunk-select"
 RESULTS = HERE / "results" / "chunk-select.json"
@@ -84,13 +84,13 @@ def with_neighbours(
     contents = [note.text[c.start : c.end] for c in chunks]
     if neighbours <= 0 or len(chunks) < 2 or not all(c.end > c.start for c in chunks):
         return texts
-    prefixes = [text[: len(text) - len(content)] for text, content in zip(texts, contents)]
+    prefixes = [text[: len(text) - len(content)] for text, content in zip(texts, contents, strict=True)]
     counted = spans([*prefixes, *contents])
     prefix_tokens, tokens = counted[: len(chunks)], counted[len(chunks) :]
     if sum(len(t) for t in tokens) > short_note:
         return texts
     out = []
-    for number, (prefix, content) in enumerate(zip(prefixes, contents)):
+    for number, (prefix, content) in enumerate(zip(prefixes, contents, strict=True)):
         room = max_tokens - 2 - len(prefix_tokens[number]) - len(tokens[number])
         before = tokens[number - 1] if number else []
         after = tokens[number + 1] if number + 1 < len(chunks) else []
@@ -104,7 +104,7 @@ def with_neighbours(
 
 def _weighted(*weights: float):
     def pool(scores: list[float]) -> float:
-        return sum(w * s for w, s in zip(weights, scores))
+        return sum(w * s for w, s in zip(weights, scores, strict=True))
 
     return pool
 
@@ -186,7 +186,7 @@ class Embeddings:
         self.known: dict[str, np.ndarray] = {}
         if self.file.exists():
             with np.load(self.file) as data:
-                self.known = dict(zip(data["keys"].tolist(), data["vectors"]))
+                self.known = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
 
     @staticmethod
     def key(text: str) -> str:
@@ -197,7 +197,7 @@ class Embeddings:
         if missing:
             started = time.perf_counter()
             vectors = self.model.embed_array(missing)
-            self.known.update(zip(map(self.key, missing), vectors))
+            self.known.update(zip(map(self.key, missing), vectors, strict=True))
             print(f"  embedded {len(missing)} texts in {time.perf_counter() - started:.0f} s", flush=True)
             self.save()
         return (
@@ -235,7 +235,7 @@ def evaluate(name: str, embed: Embeddings) -> dict:
     strict_rankings = [search_module.text_ranking(index, q, None, DEPTH, strict=True) for q in queries]
     query_vectors = embed(queries)
     out: dict = {"notes": len(notes), "questions": len(queries), "variants": {}}
-    text = [score([n for n, _ in r], w) for r, w in zip(text_rankings, wanted)]
+    text = [score([n for n, _ in r], w) for r, w in zip(text_rankings, wanted, strict=True)]
     out["text"] = _mean(text)
     for chunking, kwargs in CHUNKINGS.items():
         chunks: list[tuple[int, str, str]] = []  # (note id, chunk id, embedding text)
@@ -243,14 +243,14 @@ def evaluate(name: str, embed: Embeddings) -> dict:
             if path in ids:
                 found = chunk_note(note, embed.model.id, index.spans)
                 texts = with_neighbours(note, found, index.spans, **kwargs)
-                chunks += [(ids[path], chunk.id, text) for chunk, text in zip(found, texts)]
+                chunks += [(ids[path], chunk.id, text) for chunk, text in zip(found, texts, strict=True)]
         matrix = ChunkMatrix.from_records(
             [f"{n}:{c}" for n, c, _ in chunks], embed([t for _, _, t in chunks]), embed.model.dim
         )
         hits = [matrix.nearest(v, DEPTH * 3) for v in query_vectors]
         for pooling, pool in POOLINGS.items():
             vector, hybrid = [], []
-            for chunk_hits, strict, w in zip(hits, strict_rankings, wanted):
+            for chunk_hits, strict, w in zip(hits, strict_rankings, wanted, strict=True):
                 per_note: dict[int, list[float]] = {}
                 for note_id, _, similarity in chunk_hits:
                     per_note.setdefault(note_id, []).append(similarity)

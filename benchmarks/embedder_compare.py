@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from retrieval_eval import SHARED, load_set, percentile  # noqa: E402
+from retrieval_eval import SHARED, load_set, percentile
 
 RESULTS = HERE / "results" / "embedders.json"
 

@@ -25,11 +25,11 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives beside the test that keeps fusion honest
 
-import retrieval_eval as ev  # noqa: E402
+import retrieval_eval as ev
 
-from brain.index import search as search_module  # noqa: E402
-from brain.index.engine import open_index  # noqa: E402
-from brain.index.sync import index_vault  # noqa: E402
+from brain.index import search as search_module
+from brain.index.engine import open_index
+from brain.index.sync import index_vault
 
 DEPTH = 30
 

@@ -33,10 +33,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives beside the test that keeps fusion honest
 
-from brain.index import search as search_module  # noqa: E402
-from brain.index.engine import open_index  # noqa: E402
-from brain.index.sync import index_vault  # noqa: E402
-from brain.vault import Vault  # noqa: E402
+from brain.index import search as search_module
+from brain.index.engine import open_index
+from brain.index.sync import index_vault
+from brain.vault import Vault
 
 SHARED = REPO.parent / "shared" / "benchmarks" / "retrieval"
 CACHE = HERE / ".cache" / "retrieval"
@@ -141,7 +141,7 @@ def number_of(path: str) -> int:
 def evaluate_public(index, questions: list[tuple[str, set[int]]], kwargs: dict) -> dict:
     recall = mrr = 0.0
     times = []
-    for query, wanted in questions[:3]:
+    for query, _ in questions[:3]:
         search_module.run(index, query, limit=10, **kwargs)  # warm
     for query, wanted in questions:
         started = time.perf_counter()

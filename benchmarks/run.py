@@ -40,11 +40,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from generate_vault import ACTIONS, PROBLEMS, SIZES, SUBJECTS, generate  # noqa: E402
+from generate_vault import ACTIONS, PROBLEMS, SIZES, SUBJECTS, generate
 
-from brain.index.embedders import LexicalFallbackEmbedder, load_embedder  # noqa: E402
-from brain.index.engine import forget, open_index  # noqa: E402
-from brain.vault import Vault  # noqa: E402
+from brain.index.embedders import LexicalFallbackEmbedder, load_embedder
+from brain.index.engine import forget, open_index
+from brain.vault import Vault
 
 CACHE = HERE / ".cache"
 RESULTS = HERE / "results"

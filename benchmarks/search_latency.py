@@ -26,14 +26,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from retrieval_eval import reranker_available  # noqa: E402
-from run import RealQueries, fresh_vault, lexical_config, percentile, queries  # noqa: E402
+from retrieval_eval import reranker_available
+from run import RealQueries, fresh_vault, lexical_config, percentile, queries
 
-from brain.index import search as search_module  # noqa: E402
-from brain.index.embedders import LexicalFallbackEmbedder, load_embedder  # noqa: E402
-from brain.index.engine import forget, open_index  # noqa: E402
-from brain.index.sync import index_vault  # noqa: E402
-from brain.vault import Vault  # noqa: E402
+from brain.index import search as search_module
+from brain.index.embedders import LexicalFallbackEmbedder, load_embedder
+from brain.index.engine import forget, open_index
+from brain.index.sync import index_vault
+from brain.vault import Vault
 
 RESULTS = HERE / "results" / "search-latency.json"
 

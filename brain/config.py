@@ -9,6 +9,9 @@ from urllib.parse import urlparse
 
 from brain.errors import InvalidInput
 
+# The embedders a vault may name in `embedder =` (brain.index.embedders builds each one).
+EMBEDDER_NAMES = ("default", "lexical")
+
 DEFAULT_CONFIG = """\
 # brain settings for this vault. Every key is optional.
 
@@ -89,8 +92,6 @@ def load_config(brain_dir: Path) -> Config:
 
 
 def _check(config: Config, path: Path) -> None:
-    from brain.index.embedders import EMBEDDER_NAMES  # the one list of embedder names
-
     if config.embedder not in EMBEDDER_NAMES:
         raise InvalidInput(f"{path}: embedder = {config.embedder!r} is not one of: {', '.join(EMBEDDER_NAMES)}")
     if config.chroma_url is not None:

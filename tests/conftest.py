@@ -109,7 +109,7 @@ def state(vault: Vault) -> dict:
         "fts": sorted((by_id.get(rowid), title, body) for rowid, title, body in fts),
         "chunks": sorted((by_id.get(n), c) for n, c in chunks),
         "vectors": sorted(
-            (meta["path"], rid.split(":", 1)[1]) for rid, meta in zip(records["ids"], records["metadatas"])
+            (meta["path"], rid.split(":", 1)[1]) for rid, meta in zip(records["ids"], records["metadatas"], strict=True)
         ),
         "pending": index.catalog.pending_vectors(),
     }

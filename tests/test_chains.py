@@ -371,7 +371,7 @@ def test_doctor_reports_broken_causes_unknown_action_types_and_cycles(brain, vau
         "contexts/Odd.md",
         "action_type 'deploy' is not one of conversation, decision, file_edit, tool_use, research",
     ) in kinds
-    assert [kind for kind in kinds if kind[0] == "cycle"][0][2] in (
+    assert next(kind for kind in kinds if kind[0] == "cycle")[2] in (
         "causal cycle: A -> B -> A",
         "causal cycle: B -> A -> B",
     )
@@ -389,7 +389,7 @@ def test_graph_export_includes_caused_by_edges(brain, chain_vault):
 def test_chains_come_from_the_catalog_and_follow_edits(chain_vault):
     index_vault(open_index(chain_vault), embed=False)
     corpus = Corpus(chain_vault)
-    assert [step.title for step in build_chain(corpus, "Run").steps][0] == "Question"
+    assert next(step.title for step in build_chain(corpus, "Run").steps) == "Question"
     graph = caused_by_graph(corpus)
     assert caused_by_graph(corpus) is graph  # cached while nothing changes
     before = causality_stats(corpus)
@@ -414,7 +414,7 @@ def test_any_graph_gives_every_ancestor_once_causes_first(tmp_path_factory, data
     each step once, every cause printed before what it caused, depth the fewest hops, cycles named."""
     vault, _ = init_vault(tmp_path_factory.mktemp("graph") / "vault")
     names = [f"n{number}" for number in range(size)]
-    parents = {name: data.draw(st.lists(st.sampled_from(names + ["ghost"]), max_size=3, unique=True)) for name in names}
+    parents = {name: data.draw(st.lists(st.sampled_from([*names, "ghost"]), max_size=3, unique=True)) for name in names}
     for name, causes in parents.items():
         context(vault, name, "decision", "2026-01-01T00:00:00Z", name, causes)
     graph = nx.DiGraph()
@@ -433,7 +433,7 @@ def test_any_graph_gives_every_ancestor_once_causes_first(tmp_path_factory, data
     assert bool(chain.cycles) == (not nx.is_directed_acyclic_graph(reachable))
     for cycle in chain.cycles:
         loop = [node.removeprefix("contexts/").removesuffix(".md") for node in cycle]
-        assert all(reachable.has_edge(a, b) for a, b in zip(loop, loop[1:] + loop[:1]))
+        assert all(reachable.has_edge(a, b) for a, b in zip(loop, loop[1:] + loop[:1], strict=True))
     assert any(step.broken for step in chain.steps) == ("ghost" in reachable)
 
 

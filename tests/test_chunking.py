@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from brain.index.chunking import MAX_TOKENS, chunk_note, regex_spans, spans_for
@@ -34,7 +36,7 @@ def test_no_chunk_exceeds_the_window_and_all_text_is_covered(model):
     spans = spans_for(model)
     chunks = chunk_note(note, EMBEDDER_ID, spans)
     counting = spans([chunk.text for chunk in chunks])
-    for chunk, tokens in zip(chunks, counting):
+    for chunk, tokens in zip(chunks, counting, strict=True):
         assert len(tokens) + 2 <= MAX_TOKENS, (chunk.section, len(tokens))
     sections = [chunk.section for chunk in chunks]
     assert sections[0] is None and "Short" in sections and "Empty" not in sections
@@ -51,7 +53,7 @@ def test_no_chunk_exceeds_the_window_and_all_text_is_covered(model):
 def test_long_pieces_overlap(model):
     note = parse_note(long_note(), "notes/long.md")
     lines = [c for c in chunk_note(note, EMBEDDER_ID, spans_for(model)) if c.section == "Lines"]
-    for first, second in zip(lines, lines[1:]):
+    for first, second in itertools.pairwise(lines):
         assert second.start < first.end  # the next piece starts inside the previous one
 
 
@@ -71,7 +73,9 @@ def test_a_note_with_no_body_still_has_one_chunk():
 
 def test_regex_fallback_bounds_chunks_too():
     note = parse_note(long_note(), "notes/long.md")
-    for chunk, tokens in zip(
-        chunks := chunk_note(note, EMBEDDER_ID, regex_spans, max_tokens=64), regex_spans([c.text for c in chunks])
+    for _chunk, tokens in zip(
+        chunks := chunk_note(note, EMBEDDER_ID, regex_spans, max_tokens=64),
+        regex_spans([c.text for c in chunks]),
+        strict=True,
     ):
         assert len(tokens) + 2 <= 64

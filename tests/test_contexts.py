@@ -204,7 +204,7 @@ def test_saved_context_is_loaded_by_a_long_lived_corpus(research):
         research, corpus, "Chose PKCE", project="auth", action_type="decision", caused_by=["[[Research OAuth flows]]"]
     )
     assert saved.caused_by == ("contexts/Research.md",)
-    assert [entry.title for entry in load_contexts(corpus, "auth")][0] == "Chose PKCE"
+    assert next(entry.title for entry in load_contexts(corpus, "auth")) == "Chose PKCE"
     with pytest.raises(InvalidInput, match="limit must be between 1 and 100"):
         load_contexts(corpus, "auth", limit=101)
 

@@ -1,35 +1,111 @@
-"""The README documents every command, and CI runs exactly the README's test command."""
+"""The docs keep up with the code: every command is explained in a guide page, the generated CLI and
+MCP references match the code, the site's pages are in its nav, the README's links survive the
+package index, and CI runs exactly the README's test command."""
 
+from __future__ import annotations
+
+import importlib.util
 import re
 import subprocess
 
+import typer
 import typer.main
+import yaml
 from conftest import REPO
 
 from brain.cli import app
 
-
-def command_paths(command, prefix=("brain",)):
-    subcommands = getattr(command, "commands", None)
-    if not subcommands:
-        yield " ".join(prefix)
-        return
-    for name, sub in subcommands.items():
-        yield from command_paths(sub, (*prefix, name))
+DOCS = REPO / "docs"
+GUIDE_PAGES = sorted(path for path in DOCS.rglob("*.md") if path.parent.name != "reference")
 
 
-def test_every_command_is_in_the_readme():
-    readme = (REPO / "README.md").read_text()
-    paths = sorted(command_paths(typer.main.get_command(app)))
-    assert "brain episode store" in paths and "brain pattern path" in paths
-    missing = [path for path in paths if f"`{path}" not in readme]
-    assert missing == [], f"commands missing from README.md: {missing}"
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_reference", DOCS / "gen_reference.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def command_paths() -> list[str]:
+    generator = _generator()
+    return sorted(
+        " ".join(path)
+        for path, command, _ in generator.command_tree(typer.main.get_command(app))
+        if not hasattr(command, "list_commands")  # a group is documented by its commands
+    )
+
+
+def test_every_command_is_explained_in_a_guide_page():
+    paths = command_paths()
+    assert "brain episode store" in paths and "brain pattern path" in paths and "brain fact sweep" in paths
+    guides = "\n".join(page.read_text(encoding="utf-8") for page in GUIDE_PAGES)
+    missing = [path for path in paths if f"`{path}" not in guides]
+    assert missing == [], f"commands missing from the guide pages under docs/: {missing}"
+
+
+def test_the_cli_reference_is_generated_from_the_code():
+    generator = _generator()
+    text = generator.cli_reference()
+    for path in command_paths():
+        assert f"`{path}`" in text  # every command has its own section
+    assert "brain note edit [OPTIONS]" in text and "--replace-section" in text
+    committed = generator.CLI_PAGE.read_text(encoding="utf-8")
+    assert committed == text, f"docs/reference/cli.md is stale: {generator.STALE}"
+
+
+def test_the_mcp_reference_is_generated_from_the_code():
+    generator = _generator()
+    text = generator.mcp_reference()
+    from brain.mcp.common import tools_in
+    from brain.mcp.server import GROUPS
+
+    names = [fn.__name__ for modules in GROUPS.values() for module in modules for fn in tools_in(module)]
+    assert len(names) >= 27 and "record_fact" in names
+    for name in names:
+        assert f"## `{name}`" in text
+    assert "| `title` | string | yes |" in text  # write_note's schema, as a table
+    committed = generator.MCP_PAGE.read_text(encoding="utf-8")
+    assert committed == text, f"docs/reference/mcp.md is stale: {generator.STALE}"
+
+
+def test_every_docs_page_is_in_the_nav():
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def pages(entries: list) -> list[str]:
+        found: list[str] = []
+        for entry in entries:
+            value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+            found += pages(value) if isinstance(value, list) else [value]
+        return found
+
+    listed = pages(config["nav"])
+    on_disk = sorted(str(path.relative_to(DOCS)) for path in DOCS.rglob("*.md"))
+    assert sorted(listed) == on_disk
+
+
+def test_the_readme_links_survive_the_package_index():
+    """PyPI shows the README without the repository around it: a relative link would lead nowhere."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)", readme) + re.findall(r"""(?:href|src)=["']([^"']+)""", readme)
+    relative = [target for target in targets if not re.match(r"(https?://|mailto:|#)", target)]
+    assert relative == [], f"relative links in README.md (name the path in backticks instead): {relative}"
+    assert len(readme.splitlines()) <= 250
+
+
+def test_the_benchmark_history_lives_in_the_docs():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    benchmarks = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    assert "p95" not in readme
+    assert "*Measured 2026-11-23" in benchmarks and "| sweep of 10,000 due facts" in benchmarks
 
 
 def test_ci_runs_the_readme_test_command():
     readme = (REPO / "README.md").read_text()
     block = re.search(r"<!-- test-command -->\n```bash\n(.+?)\n```\n<!-- /test-command -->", readme, re.S)
     assert block, "README.md must hold the test command between <!-- test-command --> markers"
+    assert "\n" not in block.group(1)  # one line
+    assert 'mkdocs build --strict --site-dir "$(mktemp -d)"' in block.group(1)  # the site, outside the tree
     ci = (REPO / ".ci" / "run").read_text()
     extraction = re.search(r"^command=\$\((.+)\)$", ci, re.M)
     assert extraction, ".ci/run must take its command from README.md"
@@ -38,3 +114,44 @@ def test_ci_runs_the_readme_test_command():
     )
     assert extracted.stdout.strip() == block.group(1)  # what CI extracts is exactly the README's block ...
     assert 'bash -euo pipefail -c "$command"' in ci  # ... and CI runs it
+
+
+def test_the_version_is_defined_once():
+    import tomllib
+
+    import brain
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert brain.__version__ == project["version"]
+    source = (REPO / "brain" / "__init__.py").read_text(encoding="utf-8")
+    assert project["version"] not in source
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"## [{project['version']}]" in changelog
+
+
+def test_the_mcp_server_reports_the_package_version(tmp_path):
+    import asyncio
+    import tomllib
+
+    from mcp import Client
+
+    from brain.mcp.server import build_server
+    from brain.vault import init_vault
+
+    vault, _ = init_vault(tmp_path / "vault")
+
+    async def server_info():
+        async with Client(build_server(vault)) as client:
+            return client.server_info
+
+    info = asyncio.run(server_info())
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert info is not None and info.name == "brain" and info.version == project["version"]
+
+
+def test_the_license_ships_with_the_package():
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert (REPO / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")

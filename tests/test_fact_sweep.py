@@ -140,7 +140,7 @@ def test_a_policy_naming_an_unknown_class_is_one_error_and_changes_nothing(vault
 def test_dry_run_lists_and_changes_nothing(vault: Vault, brain) -> None:
     configure(vault)
     corpus = Corpus(vault)
-    old, new = chain(vault, corpus, "theme", ["dark", "light"], days=0)
+    old, _new = chain(vault, corpus, "theme", ["dark", "light"], days=0)
     before = every_byte(vault.root)
     result = brain("fact", "sweep", "--dry-run")
     assert result.exit_code == 0
@@ -224,7 +224,7 @@ def three_chains(vault: Vault, corpus: Corpus) -> tuple[dict[str, str], dict[str
     for subject in ("alpha", "beta", "gamma"):
         values = [{"token": f"{subject}-walrus-{n}-9917"} for n in (1, 2)] + [{"token": f"{subject}-kept"}]
         chains[subject] = chain(vault, corpus, subject, values, days=0)
-        secrets.update({title: value["token"] for title, value in zip(chains[subject], values[:2])})
+        secrets.update({title: value["token"] for title, value in zip(chains[subject], values[:2], strict=False)})
     return secrets, chains
 
 
@@ -260,7 +260,7 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
     receipt = json.loads((vault.root / report["receipt"]).read_text())
     assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
     assert sorted(receipt["relinked"]) == sorted(f"facts/{titles[2]}.md" for titles in chains.values())
-    for v1, v2, v3 in chains.values():
+    for _v1, v2, v3 in chains.values():
         kept = (vault.root / f"facts/{v3}.md").read_text()
         assert f"supersedes: '{v2} (purged)'" in kept and "[[" + v2 not in kept
     # History is what is left, in order; the catalog and the files agree.
@@ -274,7 +274,7 @@ def test_a_running_watcher_finds_the_catalog_already_swept(vault: Vault) -> None
 
     configure(vault)
     corpus = Corpus(vault)
-    secrets, _ = three_chains(vault, corpus)
+    _secrets, _ = three_chains(vault, corpus)
     index = open_index(vault)
     index_vault(index)
     batches = []

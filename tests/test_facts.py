@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -147,7 +148,7 @@ def test_value_from_a_file_and_from_stdin(brain, vault: Vault, tmp_path: Path) -
 def test_a_supersede_chain_of_four_links_both_ways_and_keeps_every_value(vault: Vault, corpus: Corpus, brain) -> None:
     names = chain_of(vault, corpus, ["dark", "light", "system", {"mode": "auto"}])
     facts = [service.find_fact(corpus, name) for name in names]
-    for old, new in zip(facts, facts[1:]):
+    for old, new in itertools.pairwise(facts):
         assert old.superseded_by == new.title and new.supersedes == old.title
         assert old.valid_until == new.valid_from and old.closed_at == new.recorded_at
         assert not old.tampered  # closing never touches the value

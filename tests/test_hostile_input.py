@@ -18,7 +18,9 @@ from brain.notes.pattern import pattern_from_note
 BOMB = (
     "---\ntitle: Bomb\n"
     + "a: &a [x, x, x, x, x, x, x, x, x]\n"
-    + "".join(f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi"))
+    + "".join(
+        f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
+    )
     + "---\n\nbody\n"
 )
 

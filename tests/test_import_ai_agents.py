@@ -67,7 +67,7 @@ def fresh(tmp_path) -> Vault:
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_import_then_export_gives_back_every_fixture_file(imported, generation):
-    vault, result, out, exported = imported[generation]
+    _vault, result, out, exported = imported[generation]
     assert result.skipped == ()
     files = sorted((FIXTURES / generation).rglob("*.json"))
     assert files
@@ -451,3 +451,22 @@ def test_an_indexed_vault_gets_the_imported_notes_into_its_catalog(fresh):
     result = brain("import", "ai-agents", str(FIXTURES / "v1"), "--vault", str(fresh.root))
     assert result.exit_code == 0, result.output
     assert scan(open_index(fresh)).changes == 0  # the import indexed its 54 notes in one batch already
+
+
+def test_verify_reports_an_edge_whose_end_is_not_a_string(tmp_path, fresh):
+    graph = {
+        "version": "1.0",
+        "updated": "2026-01-01T00:00:00Z",
+        "nodes": [{"id": "n001", "type": "decision", "label": "a"}, {"id": "n002", "type": "decision", "label": "b"}],
+        "edges": [
+            {"source": "n001", "target": "n002", "type": "causes"},
+            {"source": ["n001"], "target": "n002", "type": "causes"},
+        ],
+        "patterns": [],
+    }
+    (tmp_path / "causal-graph.json").write_text(json.dumps(graph), encoding="utf-8")
+    result = brain("import", "ai-agents", str(tmp_path / "causal-graph.json"), "--verify", "--vault", str(fresh.root))
+    assert result.exit_code == 1, result.output
+    source = tmp_path / "causal-graph.json"
+    assert f"difference: {source}: edge ['n001'] -causes-> n002: source has no note" in result.stdout.splitlines()
+    assert result.stdout.splitlines()[-1] == "verify: 1 difference(s) in 0 episode(s), 1 graph(s)"

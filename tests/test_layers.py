@@ -35,6 +35,8 @@ FORBIDDEN = {
     "brain.views": ("brain.cli", "brain.mcp"),
     "brain.mcp": ("brain.cli",),
 }
+# Modules every layer may use, which use no layer themselves.
+BASE_MODULES = ("brain.errors", "brain.config", "brain.lazy")
 NOTES_MAY_IMPORT = ("brain.errors", "brain.notes")
 
 
@@ -100,6 +102,15 @@ def test_notes_import_only_errors() -> None:
         f"{source} -> {target}"
         for source, target in graph().edges
         if _in(source, "brain.notes") and not any(_in(target, allowed) for allowed in NOTES_MAY_IMPORT)
+    )
+    assert wrong == []
+
+
+def test_base_modules_import_no_layer() -> None:
+    wrong = sorted(
+        f"{source} -> {target}"
+        for source, target in graph().edges
+        if source in BASE_MODULES and target not in BASE_MODULES
     )
     assert wrong == []
 

@@ -24,6 +24,7 @@ from brain.memory.runs import validation as run_input
 from brain.notes.parse import parse_note
 from brain.notes.run import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note
 from brain.vault import Vault
+from brain.views import runs as run_views
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 
@@ -135,7 +136,7 @@ def test_record_and_read_back_through_the_vault_and_its_index(lexical: Vault, da
         run_id=f"RUN-{number}-{len(data['query'])}",
         labels=RunLabels(escalated=True, score=0.25),
     )
-    shown = runs.run_record(runs.get_run(corpus, stored.path, "acme"))
+    shown = run_views.run_record(runs.get_run(corpus, stored.path, "acme"))
     assert json.dumps(shown["snapshot"], sort_keys=True) == json.dumps(data, sort_keys=True)
     assert shown["outcome"] == {"escalated": True, "score": 0.25} and shown["problems"] == []
     (lexical.root / stored.path).unlink()

@@ -146,7 +146,7 @@ def labelled(vault: Vault):
 
 
 def test_sft_lines_are_chat_examples_of_good_runs_with_their_tool_calls(labelled, brain, tmp_path: Path) -> None:
-    vault, _, titles = labelled
+    _vault, _, titles = labelled
     out = tmp_path / "sft.jsonl"
     result = brain("run", "export", "--format", "sft", str(out))
     assert result.output == (

@@ -104,7 +104,7 @@ def test_a_symlink_into_brain_state_is_not_indexed_or_read(vault, brain):
         {"notes/real.md": found["notes/real.md"]},
         left_out,
     )  # the same rule for listed paths
-    with pytest.raises(UnsafePath, match="leads into .brain/"):
+    with pytest.raises(UnsafePath, match=r"leads into \.brain/"):
         vault.read("notes/config.md")
     assert brain("index", "--no-embed").exit_code == 0
     result = brain("note", "read", "config")

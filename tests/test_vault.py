@@ -110,7 +110,7 @@ def test_init_adds_what_is_missing_and_changes_nothing_else(tmp_path: Path):
     root = tmp_path / "existing"
     write(Vault(root.mkdir() or root), "episodes/mine.md", "# mine\n")
     write(Vault(root), "templates/episode.md", "my own template\n")
-    vault, created = init_vault(root)
+    _vault, created = init_vault(root)
     assert (root / "episodes/mine.md").read_text() == "# mine\n"
     assert (root / "templates/episode.md").read_text() == "my own template\n"
     assert "templates/episode.md" not in created and "templates/pattern.md" in created

@@ -1,4 +1,8 @@
-"""What every command shares: the vault option, JSON output, and the one place errors are translated."""
+"""What every command shares: the vault option, JSON output, input files, progress bars.
+
+Kept light: a command module imports it at start-up, so the library is imported only where a command uses it
+(errors are translated once, in brain/cli/group.py).
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
-from brain.errors import BrainError, UsageError
-from brain.history import acting_as
-from brain.memory.corpus import Corpus
-from brain.vault import Vault
+from brain.errors import BrainError
 from brain.views.plain import plain
+
+if TYPE_CHECKING:
+    from brain.memory.corpus import Corpus
+    from brain.vault import Vault
 
 VaultOption = Annotated[
     Path | None,
@@ -27,37 +31,10 @@ VaultOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
-class BrainGroup(TyperGroup):
-    """Translates library errors once, for every command below it.
-
-    A BrainError becomes one line on stderr and exit code 1; a usage error (click's, or brain's
-    `UsageError`) exit code 2.
-    """
-
-    def invoke(self, ctx: Any) -> Any:
-        if ctx.parent is not None:
-            return super().invoke(ctx)
-        try:
-            with acting_as("cli", self._command_name(ctx)):  # whose versions the history keeps, and which command
-                return super().invoke(ctx)
-        except BrainError as error:
-            typer.echo(f"error: {error}", err=True)
-            raise typer.Exit(2 if isinstance(error, UsageError) else 1) from None
-
-    def _command_name(self, ctx: Any) -> str:
-        """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""
-        leading = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or []
-        words = [word for word in [*leading, *ctx.args] if not word.startswith("-")]
-        if not words:
-            return ""
-        command = self.get_command(ctx, words[0])
-        if command is not None and hasattr(command, "get_command") and len(words) > 1:
-            return f"{words[0]} {words[1]}"
-        return words[0]
-
-
 def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
     from brain.index.sync import attach
+    from brain.memory.corpus import Corpus
+    from brain.vault import Vault
 
     found = Vault.find(vault)
     attach(found)  # brain's own writes update the index at once (when the vault has one)

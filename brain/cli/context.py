@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
+from brain.cli.sessions import bootstrap
 from brain.errors import UsageError
 from brain.memory.causal import contexts
 from brain.memory.causal import neighbourhood as service
@@ -101,3 +102,7 @@ def load(
         emit_json(entries)
         return
     typer.echo("\n".join(context_lines(project, entries, contexts.projects(corpus) if not entries else [])))
+
+
+# `brain context bootstrap` (the start of the session protocol) lives with the session commands.
+app.command("bootstrap")(bootstrap)

@@ -13,7 +13,7 @@ from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
 from brain.memory.facts import sweep as retention
-from brain.notes.fact import TIERS, TIME_EXAMPLE, format_time, parse_value
+from brain.notes.fact import TIERS, TIME_EXAMPLE, parse_value
 from brain.views import facts as view
 
 app = typer.Typer(
@@ -133,7 +133,7 @@ def invalidate(
     if as_json:
         emit_json(view.written_dict(closed))
         return
-    typer.echo(f"invalidated {closed.path}: valid until {format_time(closed.fact.valid_until)}")
+    typer.echo(view.invalidated_line(closed))
 
 
 @app.command()

@@ -87,7 +87,7 @@ def show(
     _, corpus = open_vault(vault)
     run = service.get_run(corpus, name, tenant)
     if as_json:
-        emit_json(service.run_record(run))
+        emit_json(view.run_record(run))
         return
     _echo(view.show_lines(run))
 

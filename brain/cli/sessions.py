@@ -35,7 +35,7 @@ def end(
         typer.echo(line)
 
 
-# `brain context bootstrap`: registered on the `context` group, where a session starts.
+# `brain context bootstrap`: registered on the `context` group (brain/cli/context.py), where a session starts.
 def bootstrap(
     task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
     budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1500,

@@ -307,7 +307,10 @@ class Catalog:
             self._wrote(self._path_of(note_id))  # a move: the old path goes
         self._wrote(row.path)
         if note_id is None:
-            note_id = self.db.execute(f"INSERT INTO notes({_COLUMNS}) VALUES({','.join('?' * 14)})", values).lastrowid
+            inserted = self.db.execute(f"INSERT INTO notes({_COLUMNS}) VALUES({','.join('?' * 14)})", values).lastrowid
+            # sqlite3 sets lastrowid after every successful INSERT into a rowid table; None only before any.
+            assert inserted is not None
+            note_id = inserted
         else:
             self._clear_derived(note_id)
             self.db.execute(f"UPDATE notes SET {_ASSIGN}, embedded_sha = NULL WHERE id = ?", (*values, note_id))

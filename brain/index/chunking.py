@@ -67,7 +67,7 @@ def spans_for(embedder: object) -> Spans:
 
     def spans(texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         encodings = counting.encode_batch(list(texts), add_special_tokens=False)
-        return [[tuple(offset) for offset in encoding.offsets] for encoding in encodings]
+        return [[(start, end) for start, end in encoding.offsets] for encoding in encodings]
 
     return spans
 
@@ -170,7 +170,9 @@ def chunk_note(
     prefix_spans, content_spans = token_spans[: len(segments)], token_spans[len(segments) :]
     chunks: list[Chunk] = []
     seen: set[str] = set()
-    for (heading, a, b), prefix, prefix_tokens, tokens in zip(segments, prefixes, prefix_spans, content_spans):
+    for (heading, a, b), prefix, prefix_tokens, tokens in zip(
+        segments, prefixes, prefix_spans, content_spans, strict=True
+    ):
         if b <= a:
             continue
         budget = max(max_tokens - SPECIAL_TOKENS - len(prefix_tokens), 16)

@@ -8,6 +8,7 @@ are found by brain.index.model_files; nothing is loaded at import time.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import os
 import re
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from brain.config import EMBEDDER_NAMES
 from brain.index.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
 
 if TYPE_CHECKING:
@@ -33,7 +35,6 @@ __all__ = [
     "resolve_default_model",
 ]
 
-EMBEDDER_NAMES = ("default", "lexical")
 log = logging.getLogger(__name__)
 
 
@@ -230,7 +231,7 @@ class LexicalFallbackEmbedder:
 
     def _vector(self, text: str) -> list[float]:
         words = _WORD.findall(text.lower())
-        features = words + [f"{a} {b}" for a, b in zip(words, words[1:])] or ["\x00empty"]
+        features = words + [f"{a} {b}" for a, b in itertools.pairwise(words)] or ["\x00empty"]
         vec = [0.0] * self.dim
         for feature in features:
             i, sign = _bucket(feature, self.dim)

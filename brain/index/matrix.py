@@ -53,10 +53,10 @@ class ChunkMatrix:
         if not len(self) or not len(notes):
             return np.zeros(0, np.int64)
         candidates = np.flatnonzero(np.isin(self.notes, notes))
-        wanted = set(zip(notes.tolist(), chunks.tolist()))
+        wanted = set(zip(notes.tolist(), chunks.tolist(), strict=True))
         found = [
             (note, chunk) in wanted
-            for note, chunk in zip(self.notes[candidates].tolist(), self.chunks[candidates].tolist())
+            for note, chunk in zip(self.notes[candidates].tolist(), self.chunks[candidates].tolist(), strict=True)
         ]
         return candidates[np.asarray(found, dtype=bool)] if len(candidates) else candidates
 
@@ -103,7 +103,9 @@ class ChunkMatrix:
         best = np.argpartition(-similarities, count - 1)[:count]
         best = best[np.argsort(-similarities[best], kind="stable")]
         at = best if rows is None else rows[best]
-        return [(int(self.notes[i]), self.chunks[i].decode(), float(similarities[j])) for i, j in zip(at, best)]
+        return [
+            (int(self.notes[i]), self.chunks[i].decode(), float(similarities[j])) for i, j in zip(at, best, strict=True)
+        ]
 
     # ------------------------------------------------------------ snapshot on disk
 
@@ -130,5 +132,5 @@ class ChunkMatrix:
 
 def _split(records: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Record ids `<note id>:<chunk id>` as note ids (int64) and chunk ids (bytes)."""
-    notes, chunks = zip(*(record.split(":", 1) for record in records))
+    notes, chunks = zip(*(record.split(":", 1) for record in records), strict=True)
     return np.asarray(notes, dtype=np.int64), np.asarray(chunks, dtype="S64")

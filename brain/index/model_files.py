@@ -99,6 +99,7 @@ def _pick_onnx(folder: Path) -> Path | None:
 def _from_explicit(path: Path, looked: list[str]) -> ModelFiles | None:
     # Accept the folder itself, a Hugging Face style folder with an onnx/ subfolder,
     # or the .onnx file directly (tokenizer.json beside it).
+    model: Path | None
     if path.is_file() and path.suffix == ".onnx":
         model, folder = path, path.parent
     elif path.is_dir():

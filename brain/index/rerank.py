@@ -139,4 +139,4 @@ def rerank_notes(
         body = text[span[1] : span[2]] if span and span[2] > span[1] else text
         passages.append(f"{title}\n{' '.join(body.split())[:PASSAGE_CHARS]}")
     scores = reranker.score(query, passages)
-    return sorted(zip(ids, scores), key=lambda item: (-item[1], item[0]))
+    return sorted(zip(ids, scores, strict=True), key=lambda item: (-item[1], item[0]))

@@ -31,16 +31,16 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from brain.errors import InvalidInput
 from brain.index.engine import Index
 from brain.notes.lines import split_lines
 
-MODES = ("hybrid", "text", "vector")
+SearchMode = Literal["hybrid", "text", "vector"]
+MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 TEXT_WEIGHT = 0.5  # chosen on MuSiQue, see the module doc
 NORM_DEPTH = 30  # min-max scaling over each list's top 30 (as chosen), so `limit` cannot move it
-SearchMode = Literal[MODES]
 MAX_TERMS = 6
 RERANK_CANDIDATES = 20
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # ~0.5 s of the model at most; more waits for `brain index`
@@ -207,18 +207,18 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
             "WHERE LOWER(CAST(j.value AS TEXT)) IN (LOWER(?), ?))"
         )
         params += [value.strip(), {"true": "1", "false": "0"}.get(value.strip().lower(), value.strip())]
-    for name, value, operator in (("since", filters.since, ">="), ("until", filters.until, "<=")):
-        if value is None:
+    for name, bound, operator in (("since", filters.since, ">="), ("until", filters.until, "<=")):
+        if bound is None:
             continue
-        value = value.strip()
-        if not _DAY.match(value):
-            raise InvalidInput(f"--{name} '{value}' is not a date; use YYYY-MM-DD (or YYYY-MM, YYYY)")
+        day = bound.strip()
+        if not _DAY.match(day):
+            raise InvalidInput(f"--{name} '{day}' is not a date; use YYYY-MM-DD (or YYYY-MM, YYYY)")
         try:  # 2026-13-45 or 2026-02-30 has the shape of a date but is none
-            date.fromisoformat((value + "-01-01")[:10] if len(value) < 10 else value)
+            date.fromisoformat((day + "-01-01")[:10] if len(day) < 10 else day)
         except ValueError:
-            raise InvalidInput(f"--{name} '{value}' is not a real date (no such month or day)") from None
-        clauses.append(f"substr(n.date, 1, {len(value)}) {operator} ?")
-        params.append(value)
+            raise InvalidInput(f"--{name} '{day}' is not a real date (no such month or day)") from None
+        clauses.append(f"substr(n.date, 1, {len(day)}) {operator} ?")
+        params.append(day)
     return " AND ".join(clauses), params
 
 

@@ -218,9 +218,9 @@ class VectorStore:
         self._seen_generation = str(current)
         # Not under self._lock: this runs holding the catalog's lock, and `_using` takes the two the other way round.
         files = self._files()
-        vouched = files is not None and (agreed or files == self._vouched)
-        self._vouched = files if vouched else None
-        self.catalog.set_meta(STAMP_KEY, self._stamp(files) if vouched else None)
+        vouched = files if files is not None and (agreed or files == self._vouched) else None
+        self._vouched = vouched
+        self.catalog.set_meta(STAMP_KEY, None if vouched is None else self._stamp(vouched))
 
     # ------------------------------------------------------------ the stamp (see files_stamp)
 

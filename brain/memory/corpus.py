@@ -19,7 +19,7 @@ import sqlite3
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from brain.errors import AmbiguousName, NoteNotFound
 from brain.note_files import parse_bytes
@@ -153,7 +153,7 @@ class Corpus:
         self._generation: int | None = None
         self._list: list[Note] | None = None
         self._resolver: Resolver | None = None
-        self.derived: dict[str, object] = {}  # caches built from the notes (e.g. the causal graph)
+        self.derived: dict[str, Any] = {}  # caches built from the notes (e.g. the causal graph)
         self._memos: dict[str, dict[str, tuple[Note, object]]] = {}  # see `memo`
 
     def notes(self) -> list[Note]:

@@ -72,7 +72,7 @@ class TextVectors:
         except (OSError, ValueError, KeyError):
             return  # a damaged cache is rebuilt, never an error
         if matrix.ndim == 2 and matrix.shape[1] == self.embedder.dim:
-            self._rows.update(zip((str(k) for k in keys), matrix))
+            self._rows.update(zip((str(k) for k in keys), matrix, strict=True))
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text (float32, L2-normalised)."""
@@ -82,10 +82,12 @@ class TextVectors:
             _PLACEHOLDER.sub(" ", text) for text in texts
         ]  # "<n>", "<path>": generalized entities carry no meaning
         keys = [_digest(text) for text in texts]
-        missing = list(dict.fromkeys((key, text) for key, text in zip(keys, texts) if key not in self._rows))
+        missing = list(
+            dict.fromkeys((key, text) for key, text in zip(keys, texts, strict=True) if key not in self._rows)
+        )
         if missing:
             vectors = np.asarray(self.embedder.embed([text for _, text in missing]), dtype=np.float32)
-            for (key, _), vector in zip(missing, vectors):
+            for (key, _), vector in zip(missing, vectors, strict=True):
                 self._rows[key] = vector
             self._save()
         if not keys:

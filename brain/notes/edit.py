@@ -9,14 +9,15 @@ edit inserts takes the note's own line-ending style.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 
 from brain.errors import InvalidInput
 from brain.notes import frontmatter_yaml
 from brain.notes.lines import has_ending, line_ending, split_lines, strip_ending, with_ending
 from brain.notes.parse import parse_note
 
-EDIT_OPERATIONS = ("append", "prepend", "replace_section", "find_replace", "set_frontmatter")
+EditOperation = Literal["append", "prepend", "replace_section", "find_replace", "set_frontmatter"]
+EDIT_OPERATIONS: tuple[EditOperation, ...] = get_args(EditOperation)
 _TOP_LEVEL_KEY = re.compile(r"^([^\s#:][^:]*?|\"[^\"]*\"|'[^']*'):(?:[ \t]|$)")
 
 
@@ -105,7 +106,7 @@ def replace_section(text: str, heading: str, content: str, *, level: int = 2, af
     if section is not None:
         next_heading = section.end < len(lines)
         tail = eol if next_heading and body else ""
-        new = lines[: section.start + 1] + [body + tail] + lines[section.end :]
+        new = [*lines[: section.start + 1], body + tail, *lines[section.end :]]
         if not has_ending(lines[section.start]):
             new[section.start] = lines[section.start] + eol
         return "".join(new)

@@ -43,7 +43,7 @@ def episode_from_note(note: Note) -> Episode:
     decisions = _decisions(note, problems)
     events = _events(note.section_text("Events Timeline"))
     lessons = _bullets(note.section_text("Lessons Learned"))
-    metrics = fm.get("metrics") if isinstance(fm.get("metrics"), dict) else {}
+    metrics = raw_metrics if isinstance(raw_metrics := fm.get("metrics"), dict) else {}
     if fm.get("metrics") is not None and not isinstance(fm.get("metrics"), dict):
         problems.append(f"metrics '{fm.get('metrics')}' is not a mapping of counts (tool_calls: 3, errors: 0, ...)")
     duration = fm.get("duration_minutes", metrics.get("duration_minutes"))

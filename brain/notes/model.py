@@ -7,13 +7,13 @@ edits are made on the text by `notes.edit`, which touches only what it manages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 CAUSAL_TYPES = ("causes", "enables", "prevents", "correlates")
 # What a saved context records (`action_type` of a context note).
 ACTION_TYPES = ("conversation", "decision", "file_edit", "tool_use", "research")
-OUTCOMES = ("success", "partial", "failure")
-Outcome = Literal[OUTCOMES]  # the choice the CLI and MCP offer, derived from OUTCOMES
+Outcome = Literal["success", "partial", "failure"]  # the choice the CLI and MCP offer
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 
 @dataclass(frozen=True)

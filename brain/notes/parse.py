@@ -95,9 +95,9 @@ def parse_note(text: str, path: str | None = None) -> Note:
                 relations.append(relation)
                 continue
         if heading == "causal relationships":
-            relation = _causal(content, index, problems)
-            if relation:
-                causal.append(relation)
+            causal_relation = _causal(content, index, problems)
+            if causal_relation:
+                causal.append(causal_relation)
                 continue
         observation = _observation(content, index)
         if observation:

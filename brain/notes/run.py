@@ -211,7 +211,7 @@ def managed_sections(run: Run) -> dict[str, str]:
         "Tool Calls": _tool_calls(run),
         "Narrative": _prose(snapshot.get("narrative")) if isinstance(snapshot.get("narrative"), str) else "",
     }
-    usage = snapshot.get("tokenUsage") if isinstance(snapshot.get("tokenUsage"), dict) else {}
+    usage = raw_usage if isinstance(raw_usage := snapshot.get("tokenUsage"), dict) else {}
     facts = [
         f"iterations {value_text(snapshot['iterations'])}" if "iterations" in snapshot else "",
         f"{value_text(snapshot['durationMs'])} ms" if "durationMs" in snapshot else "",
@@ -289,7 +289,7 @@ def run_from_note(note: Note) -> Run:
     """A `Run` from a run note. Never raises: what cannot be read is listed in `problems`."""
     fm = note.frontmatter
     problems: list[str] = []
-    scope_data = fm.get("scope") if isinstance(fm.get("scope"), dict) else {}
+    scope_data = raw_scope if isinstance(raw_scope := fm.get("scope"), dict) else {}
     scope = RunScope(
         tenant=str(scope_data.get("tenant") or ""),
         principal=_text(scope_data.get("principal")),

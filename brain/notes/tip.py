@@ -163,7 +163,7 @@ def render_tip(tip: Tip) -> str:
     """Markdown for a new tip note."""
     steps = "\n".join(f"{number}. {step}" for number, step in enumerate(tip.steps, 1))
     body = [f"# {tip.title}\n"]
-    for heading, content in zip(SECTIONS, (tip.tip, tip.purpose, steps, tip.avoid, tip.applies_when)):
+    for heading, content in zip(SECTIONS, (tip.tip, tip.purpose, steps, tip.avoid, tip.applies_when), strict=True):
         body.append(f"## {heading}\n" + (content.strip() + "\n" if content.strip() else ""))
     if tip.replaces:
         body.append("## Relations\n" + "".join(f"- replaces [[{title}]]\n" for title in tip.replaces))

@@ -72,7 +72,7 @@ def chain_lines(chain: Chain) -> list[str]:
             lines.append(inner + step.summary)
         previous = step.node
     footer = _chain_footer(chain, titles)
-    return lines + ([""] + footer if footer else [])
+    return lines + (["", *footer] if footer else [])
 
 
 def _in_order(nodes: tuple[str, ...], number: dict[str, int]) -> list[str]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from brain.memory.facts.recall import Recall, RecallHit
-from brain.memory.facts.recall import Replay
+from brain.memory.facts.recall import Recall, RecallHit, Replay
 from brain.memory.facts.service import FactWritten
 from brain.memory.facts.sweep import SweepItem, SweepReport
 from brain.notes.fact import Fact, canonical_json, format_time
@@ -13,7 +13,7 @@ from brain.notes.fact import Fact, canonical_json, format_time
 VALUE_CHARS = 90
 
 
-def _time(value) -> str | None:
+def _time(value: datetime | None) -> str | None:
     return format_time(value) if value is not None else None
 
 
@@ -70,6 +70,10 @@ def written_lines(written: FactWritten, verb: str) -> list[str]:
     if closed is not None and closed.title != fact.title:
         lines.append(f"closed {closed.path}: valid until {_time(closed.valid_until)}, superseded by {fact.title}")
     return lines
+
+
+def invalidated_line(written: FactWritten) -> str:
+    return f"invalidated {written.path}: valid until {_time(written.fact.valid_until)}"
 
 
 def written_dict(written: FactWritten) -> dict[str, Any]:
@@ -213,4 +217,4 @@ def sweep_lines(report: SweepReport) -> list[str]:
     elif report.receipt:
         counts = ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in report.stores.items())
         summary += f"; purged {counts}; receipt {report.receipt}"
-    return lines + [summary]
+    return [*lines, summary]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from brain.memory.runs.export import ExportSummary
-from brain.memory.runs.service import Explanation, Recall, RecordedRun
+from brain.memory.runs.service import Explanation, RecordedRun, RunRecall
 from brain.notes.run import PREVIEW_LIMIT, Run, decision_line, evidence_text, value_text
 
 
@@ -84,7 +84,7 @@ def show_lines(run: Run) -> list[str]:
     return lines
 
 
-def recall_lines(recall: Recall) -> list[str]:
+def recall_lines(recall: RunRecall) -> list[str]:
     """Each hit in its projection, ready for a prompt, with its similarity and token count."""
     if not recall.hits:
         best = f" (best {recall.best_below:.2f})" if recall.best_below is not None else ""
@@ -99,7 +99,7 @@ def recall_lines(recall: Recall) -> list[str]:
     return lines
 
 
-def recall_dict(recall: Recall) -> dict[str, Any]:
+def recall_dict(recall: RunRecall) -> dict[str, Any]:
     return {
         "query": recall.query,
         "tenant": recall.tenant,
@@ -189,3 +189,34 @@ def export_lines(summary: ExportSummary) -> list[str]:
 def _short(text: str, size: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= size else text[: size - 1] + "…"
+
+
+def run_record(run: Run) -> dict[str, Any]:
+    """What `show --json` gives back: the snapshot exactly as recorded, plus identity and labels."""
+    identity = {"tenant": run.scope.tenant}
+    identity.update(
+        {k: v for k, v in (("principal", run.scope.principal), ("conversationId", run.scope.conversation)) if v}
+    )
+    labels = {
+        k: v
+        for k, v in (
+            ("accepted", run.labels.accepted),
+            ("overridden", run.labels.overridden),
+            ("escalated", run.labels.escalated),
+            ("score", run.labels.score),
+        )
+        if v is not None
+    }
+    return {
+        "id": run.title,
+        "path": run.path,
+        "created": run.created,
+        "identity": identity,
+        "outcome": labels,
+        "embedder": run.embedder,
+        "expires": run.expires,
+        "in_flight": run.in_flight,
+        "truncated_previews": [{"call": t.call, "chars": t.chars} for t in run.truncated],
+        "problems": list(run.problems),
+        "snapshot": run.snapshot,
+    }

@@ -19,7 +19,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(value, b[key]) for key, value in a.items())
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -50,7 +50,7 @@ def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
             return [f"{label}: JSON has {len(expected)} items, notes give {len(actual)}"]
         return [
             line
-            for index, (x, y) in enumerate(zip(expected, actual))
+            for index, (x, y) in enumerate(zip(expected, actual, strict=False))
             for line in differences(x, y, f"{where}[{index}]")
         ]
     if same(expected, actual):

@@ -107,7 +107,7 @@ def _with_extras(decisions: tuple[Decision, ...], raw: Any) -> tuple[Decision, .
         return decisions
     known = {key.lower() for key in DECISION_KEYS} | {"title"}
     out = []
-    for decision, item in zip(decisions, raw):
+    for decision, item in zip(decisions, raw, strict=False):
         if isinstance(item, dict):
             extra = tuple(
                 (key, value)
@@ -209,7 +209,7 @@ def _apply_items(items: list[dict[str, Any]], meta: Any, *, plain: bool) -> list
     if not isinstance(meta, dict):
         return items
     out: list[Any] = []
-    for key, item in zip(item_keys(items), items):
+    for key, item in zip(item_keys(items), items, strict=True):
         entry = meta.get(key)
         if isinstance(entry, dict):
             if plain and entry.get("plain") is True and "chosen" in item:
@@ -261,7 +261,7 @@ def _item_meta(raw: list[Any], got: list[Any], where: str, warnings: list[str]) 
     """Per-item corrections, or None when the items cannot be matched one to one."""
     known = DECISION_KEYS if where == "decisions" else EVENT_KEYS
     out: dict[str, Any] = {}
-    for index, (key, value, item) in enumerate(zip(item_keys(got), raw, got)):
+    for index, (key, value, item) in enumerate(zip(item_keys(got), raw, got, strict=False)):
         if same(value, item):
             continue
         if isinstance(value, str):

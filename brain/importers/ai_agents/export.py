@@ -131,15 +131,15 @@ def graph_from_notes(notes: list[Note], resolver: Resolver, now: str) -> tuple[d
         warnings,
     )
     edges = _edges(node_notes + pattern_notes, ids, resolver, warnings)
-    order = meta.get("order") if isinstance(meta.get("order"), dict) else {}
-    verbatim = meta.get("verbatim") if isinstance(meta.get("verbatim"), dict) else {}
+    order = raw_order if isinstance(raw_order := meta.get("order"), dict) else {}
+    verbatim = raw_verbatim if isinstance(raw_verbatim := meta.get("verbatim"), dict) else {}
     arrays = {
         "nodes": _ordered(nodes, order.get("nodes"), verbatim.get("nodes"), sort_rest=True),
         "edges": _ordered(edges, order.get("edges"), verbatim.get("edges"), sort_rest=False),
         "patterns": _ordered(patterns, order.get("patterns"), verbatim.get("patterns"), sort_rest=True),
     }
-    fields = meta.get("fields") if isinstance(meta.get("fields"), dict) else {"version": "1.0", "updated": now}
-    missing = meta.get("missing") if isinstance(meta.get("missing"), list) else []
+    fields = raw_fields if isinstance(raw_fields := meta.get("fields"), dict) else {"version": "1.0", "updated": now}
+    missing = raw_missing if isinstance(raw_missing := meta.get("missing"), list) else []
     graph: dict[str, Any] = {key: value for key, value in fields.items() if key not in ARRAYS}
     if "updated" in graph:
         graph["updated"] = now
@@ -170,7 +170,7 @@ def _edges(
     """Edges from `## Causal Relationships` lines (and caused_by), keyed as the graph note orders them."""
     edges: dict[str, dict[str, Any]] = {}
     for note in notes:
-        source = ids.get(note.path)
+        source = ids.get(note.path) if note.path is not None else None  # ids is keyed by note path
         if source is None:
             if note.causal_relations:
                 warnings.append(f"{note.path}: has no id, so its causal relationships are not exported")

@@ -258,9 +258,9 @@ class _Workspace:
         self.titles: dict[str, str] = {}
         self.identity: dict[str, str] = {}  # "node:<id>", "pattern:<id>", "episode:<id>", "graph" -> path
         self.claimed: dict[str, str] = {}  # lower-cased name -> path, for notes planned in this run
-        for note in notes:
+        for path, note in self.existing.items():
             for key in _identities(note):
-                self.identity.setdefault(key, note.path)
+                self.identity.setdefault(key, path)
 
     def note_at(self, path: str) -> Note | None:
         if path in self.texts:

@@ -77,7 +77,7 @@ def verify_graph(raw: dict[str, Any], notes: list[Note], graph: nx.DiGraph) -> l
     named_patterns = {
         str(note.frontmatter["name"]): note.path
         for note in notes
-        if note.type == "pattern" and "pattern_id" not in note.frontmatter and "name" in note.frontmatter
+        if note.type == "pattern" and "pattern_id" not in note.frontmatter and "name" in note.frontmatter and note.path
     }
     notes_by_path = {note.path: note for note in notes}
     json_nodes = [node for node in _array(raw, "nodes") if isinstance(node, dict)]
@@ -85,8 +85,7 @@ def verify_graph(raw: dict[str, Any], notes: list[Note], graph: nx.DiGraph) -> l
     seen_nodes: set[str] = set()
     for node in json_nodes:
         node_id = node.get("id")
-        path = node_paths.get(node_id) if isinstance(node_id, str) else None
-        if path is None:
+        if not isinstance(node_id, str) or (path := node_paths.get(node_id)) is None:
             found.append(f"node {node_id!r} ({short(node.get('label'), 50)}): no causal note")
             continue
         seen_nodes.add(node_id)
@@ -139,7 +138,7 @@ def _verify_edges(raw: dict[str, Any], graph: nx.DiGraph, paths: dict[str, str])
             found.append(f"edge {short(edge)}: not an object, so not in the computed graph")
             continue
         name = f"edge {edge.get('source')} -{edge.get('type')}-> {edge.get('target')}"
-        source, target = paths.get(edge.get("source")), paths.get(edge.get("target"))
+        source, target = (_path_of(edge.get(end), paths) for end in ("source", "target"))
         if source is None or target is None:
             found.append(f"{name}: {'source' if source is None else 'target'} has no note")
             continue
@@ -168,6 +167,11 @@ def _paths(notes: list[Note], note_type: str, key: str) -> dict[str, str]:
         if note.type == note_type and isinstance(value, str) and note.path:
             paths.setdefault(value, note.path)
     return paths
+
+
+def _path_of(node_id: object, paths: dict[str, str]) -> str | None:
+    """The note of a JSON edge end; an id that is not a string (a list, a number) names no note."""
+    return paths.get(node_id) if isinstance(node_id, str) else None
 
 
 def _array(raw: dict[str, Any], key: str) -> list[Any]:

@@ -10,7 +10,7 @@ from pydantic import Field
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
-from brain.notes.fact import TIERS, TIME_EXAMPLE, format_time
+from brain.notes.fact import TIERS, TIME_EXAMPLE
 from brain.views import facts as view
 
 GROUP = "facts"
@@ -101,9 +101,7 @@ def invalidate_fact(
 ) -> CallToolResult:
     """Close a fact that no longer holds and has no replacement. It stays for audit; nothing is deleted."""
     closed = service.invalidate_fact(state.vault, state.corpus, fact, reason=reason, at=at, caller=CALLER)
-    return result(
-        f"invalidated {closed.path}: valid until {format_time(closed.fact.valid_until)}", view.written_dict(closed)
-    )
+    return result(view.invalidated_line(closed), view.written_dict(closed))
 
 
 @tool(title="Recall facts", read_only=False, idempotent=False)

@@ -12,6 +12,7 @@ from brain.index.engine import open_index
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.notes import service
+from brain.notes.edit import EditOperation
 from brain.views.notes import context_json, edited_line, note_json, written_line
 from brain.views.search import pending_line, search_lines
 
@@ -89,7 +90,7 @@ def edit_note(
     state: ServerState,
     name: NoteName,
     operation: Annotated[
-        service.EditOperation,
+        EditOperation,
         Field(
             description="append: add content at the end (of `section` if given). prepend: add content at the start of the body. "
             "replace_section: replace the content under the `section` heading (created if missing). "

@@ -85,6 +85,7 @@ def save_trajectory(
         stored = store_episode(state.vault, state.corpus, made)
         learned_from = get_episode(state.corpus, stored.path)
     else:
+        assert episode is not None  # exactly one of episode and steps, checked above
         learned_from = get_episode(state.corpus, episode)
     drafter = model_drafter(_sampling_ask(ctx)) if use_model else None
     learned = tip_service.learn_episode(state.vault, state.corpus, learned_from, drafter=drafter)

@@ -9,10 +9,11 @@ is reported as a broken link.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from brain.errors import InvalidInput, NoteNotFound
 from brain.lazy import lazy_module
@@ -21,7 +22,10 @@ from brain.notes.model import Note
 from brain.notes.parse import link_targets
 from brain.notes.pattern import pattern_from_note
 
-nx = lazy_module("networkx")  # loaded at first use: most commands never build the graph
+if TYPE_CHECKING:
+    import networkx as nx
+else:
+    nx = lazy_module("networkx")  # loaded at first use: most commands never build the graph
 
 DEFAULT_DEPTH = 5
 MAX_DEPTH = 10
@@ -91,10 +95,10 @@ def build_graph(notes: list[Note], resolver) -> CausalGraph:
     for note in notes:
         for relation in note.causal_relations:
             target = target_id(note, relation.target, f"line {relation.line + 1}")
-            _add_edge(graph, note.path, target, relation.type, relation.weight, relation.evidence)
+            _add_edge(graph, note.path or "", target, relation.type, relation.weight, relation.evidence)
         for cause in link_targets(note.frontmatter.get("caused_by")):
             source = target_id(note, cause, "frontmatter caused_by")
-            _add_edge(graph, source, note.path, "causes", None, None, origin="caused_by")
+            _add_edge(graph, source, note.path or "", "causes", None, None, origin="caused_by")
     return CausalGraph(graph, tuple(broken))
 
 
@@ -169,7 +173,7 @@ def find_path(
         return None
     hops = []
     reliability = 1.0
-    for a, b in zip(nodes, nodes[1:]):
+    for a, b in itertools.pairwise(nodes):
         edge = graph.edges[a, b]
         hops.append(Hop(a, b, edge["type"], edge.get("weight"), edge.get("evidence")))
         reliability *= math.exp(-_edge_cost(graph, a, b))
@@ -204,7 +208,7 @@ def _weighted_path(graph: nx.DiGraph, start: str, end: str, max_depth: int) -> l
                     continue
                 candidate = total + _edge_cost(graph, node, successor)
                 if candidate < best.get(successor, (math.inf, []))[0]:
-                    best[successor] = next_frontier[successor] = (candidate, route + [successor])
+                    best[successor] = next_frontier[successor] = (candidate, [*route, successor])
         frontier = next_frontier
     return best[end][1] if end in best else None
 
@@ -227,8 +231,8 @@ def find_cycles(corpus: Corpus, limit: int = 50) -> list[list[str]]:
 # ---------------------------------------------------------------- export
 
 
-GRAPH_FORMATS = ("mermaid", "graphml", "json")
-GraphFormat = Literal[GRAPH_FORMATS]
+GraphFormat = Literal["mermaid", "graphml", "json"]
+GRAPH_FORMATS: tuple[GraphFormat, ...] = get_args(GraphFormat)
 
 
 def export_graph(corpus: Corpus, fmt: str) -> str:

@@ -268,7 +268,7 @@ def _cut(text: str, limit: int) -> str:
 def _render(head: str, items: list[ContextItem], omitted: list[str], missing: list[str], total: int) -> str:
     """Header, summaries, then what was left out, as far as the budget allows."""
     body = "\n\n".join([head] + [item.text for item in items])
-    footers = []
+    footers: list[str] = []
     for label, names in (
         ("Not included (over budget; read them by path)", omitted),
         ("Linked but not written yet", missing),
@@ -278,9 +278,9 @@ def _render(head: str, items: list[ContextItem], omitted: list[str], missing: li
         room = total - len(body) - sum(len(f) + 2 for f in footers) - 2
         line = f"{label}: " + ", ".join(names)
         if len(line) > room:
-            shown = []
+            shown: list[str] = []
             for name in names:
-                candidate = f"{label}: " + ", ".join(shown + [name]) + f" (+{len(names) - len(shown) - 1} more)"
+                candidate = f"{label}: " + ", ".join([*shown, name]) + f" (+{len(names) - len(shown) - 1} more)"
                 if len(candidate) > room:
                     break
                 shown.append(name)

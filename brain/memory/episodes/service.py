@@ -239,7 +239,7 @@ def list_episodes(
         when = _when(episode)
         if (start or end) and when is None:
             continue
-        if (start and when < start) or (end and when > end):
+        if when is not None and ((start and when < start) or (end and when > end)):
             continue
         found.append((when, episode))
     oldest = datetime.min.replace(tzinfo=UTC)

@@ -247,7 +247,8 @@ def verify(vault: Vault) -> JournalCheck:
                     JournalProblem(number, f"the value of {result.get('id')} does not match its version hash (edited)")
                 )
         previous = str(record.get("hash"))
-        expected_seq = (record.get("seq") if isinstance(record.get("seq"), int) else expected_seq) + 1
+        seq = record.get("seq")
+        expected_seq = (seq if isinstance(seq, int) else expected_seq) + 1
     return JournalCheck(str(path), count, tuple(problems))
 
 

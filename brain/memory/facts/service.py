@@ -83,8 +83,12 @@ def _check_line(value: str, what: str) -> str:
     return value.strip()
 
 
-def _check_authority(authority: float | None) -> float | None:
-    if authority is not None and not 0.0 <= authority <= 1.0:
+def _time_or_unknown(value: datetime | None) -> str:
+    return format_time(value) if value is not None else "an unknown time"
+
+
+def _check_authority(authority: float) -> float:
+    if not 0.0 <= authority <= 1.0:
         raise InvalidInput(f"authority must be between 0 and 1, got {authority}")
     return authority
 
@@ -187,7 +191,7 @@ def _open_fact(vault: Vault, corpus: Corpus, name: str):
             if latest.title != fact.title and not latest.closed
             else "; record a new fact instead"
         )
-        raise InvalidInput(f"{fact.title} is already closed ({how} at {format_time(fact.valid_until)}){hint}")
+        raise InvalidInput(f"{fact.title} is already closed ({how} at {_time_or_unknown(fact.valid_until)}){hint}")
     return current, fact
 
 

@@ -83,9 +83,10 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | N
             (fact.legal_delete_at, "legal_delete_at", f"legal delete date {format_time(fact.legal_delete_at)}")
         )
     if fact.valid_until is not None:
-        policy = settings.class_policies.get(fact.compliance_class)
-        if policy is not None and policy.retention_days is not None:
-            days, source = policy.retention_days, f"class {fact.compliance_class}"
+        days: int | None
+        class_policy = settings.class_policies.get(fact.compliance_class)
+        if class_policy is not None and class_policy.retention_days is not None:
+            days, source = class_policy.retention_days, f"class {fact.compliance_class}"
         elif fact.retention_days is not None:
             days, source = fact.retention_days, "fact"
         else:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Any
 
 from brain.errors import BrainError, InvalidInput
 from brain.memory.corpus import Corpus, Resolver
@@ -22,7 +22,6 @@ from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_FOLDER = "notes"
-EditOperation = Literal[EDIT_OPERATIONS]
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import cast
 
 from brain.config import load_config
 from brain.errors import InvalidInput
@@ -118,7 +119,7 @@ def all_patterns(corpus: Corpus) -> list[Pattern]:
     cached = corpus.derived.get("patterns")
     if cached is None:
         cached = corpus.derived["patterns"] = [pattern_from_note(note) for note in notes]
-    return list(cached)
+    return list(cast(list[Pattern], cached))
 
 
 def list_patterns(

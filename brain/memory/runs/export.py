@@ -162,11 +162,11 @@ def chat_messages(run: Run, system: str) -> list[dict[str, Any]]:
                             "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False),
                         },
                     }
-                    for call_id, call in zip(ids, calls)
+                    for call_id, call in zip(ids, calls, strict=True)
                 ],
             }
         )
-        for call_id, call in zip(ids, calls):
+        for call_id, call in zip(ids, calls, strict=True):
             preview = call.get("resultPreview")
             content = preview if isinstance(preview, str) else json.dumps(preview, ensure_ascii=False)
             messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
@@ -190,15 +190,19 @@ def _same_query(query: str) -> str:
 
 def preference_pairs(runs: list[Run]) -> tuple[list[tuple[Run, Run]], int]:
     """(chosen, rejected) pairs within a tenant and a query; and how many runs found no counterpart."""
-    groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
-    for run in runs:
-        groups[(run.scope.tenant, _same_query(run.query))].append(run)
-    pairs: list[tuple[Run, Run]] = []
+    groups: dict[tuple[str, str], list[tuple[tuple[int, float], Run]]] = defaultdict(list)
     unpaired = 0
+    for run in runs:
+        preference = run.labels.preference()
+        if preference is None:  # no verdict: nothing to rank it by
+            unpaired += 1
+            continue
+        groups[(run.scope.tenant, _same_query(run.query))].append((preference, run))
+    pairs: list[tuple[Run, Run]] = []
     for group in groups.values():
-        ranked = sorted(group, key=lambda r: (r.labels.preference(), r.created), reverse=True)
-        best = ranked[0]
-        worse = [run for run in ranked[1:] if run.labels.preference() < best.labels.preference()]
+        ranked = sorted(group, key=lambda item: (item[0], item[1].created), reverse=True)
+        best_preference, best = ranked[0]
+        worse = [run for preference, run in ranked[1:] if preference < best_preference]
         pairs += [(best, run) for run in worse]
         unpaired += len(group) - (len(worse) + 1 if worse else 0)
     return pairs, unpaired

@@ -65,7 +65,7 @@ class RecordedRun:
 
 
 @dataclass(frozen=True)
-class RecallHit:
+class RunHit:
     run: str
     path: str
     similarity: float
@@ -77,13 +77,13 @@ class RecallHit:
 
 
 @dataclass(frozen=True)
-class Recall:
+class RunRecall:
     query: str
     tenant: str
     projection: str
     threshold: float
     top_k: int
-    hits: tuple[RecallHit, ...]
+    hits: tuple[RunHit, ...]
     compared: int  # runs of this tenant compared with the query
     best_below: float | None  # best similarity that missed the threshold, when nothing reached it
 
@@ -115,7 +115,7 @@ def record_run(
     corpus: Corpus,
     data: Any,
     *,
-    tenant: str,
+    tenant: str | None,  # checked here: a missing tenant is a one-line error
     principal: str | None = None,
     conversation: str | None = None,
     labels: RunLabels = RunLabels(),
@@ -211,7 +211,7 @@ def _parsed_runs(corpus: Corpus) -> _Parsed:
             if not run.in_flight:
                 finished.setdefault(run.scope.tenant, []).append(run)
         cached = corpus.derived["runs"] = _Parsed(object(), parsed, {t: tuple(r) for t, r in finished.items()})
-    return cached  # type: ignore[return-value]
+    return cached
 
 
 def tenant_runs(corpus: Corpus, tenant: str, *, include_expired: bool = False) -> list[Run]:
@@ -256,37 +256,6 @@ def list_runs(corpus: Corpus, tenant: str, *, limit: int = DEFAULT_LIMIT) -> lis
     return runs[:limit]
 
 
-def run_record(run: Run) -> dict[str, Any]:
-    """What `show --json` gives back: the snapshot exactly as recorded, plus identity and labels."""
-    identity = {"tenant": run.scope.tenant}
-    identity.update(
-        {k: v for k, v in (("principal", run.scope.principal), ("conversationId", run.scope.conversation)) if v}
-    )
-    labels = {
-        k: v
-        for k, v in (
-            ("accepted", run.labels.accepted),
-            ("overridden", run.labels.overridden),
-            ("escalated", run.labels.escalated),
-            ("score", run.labels.score),
-        )
-        if v is not None
-    }
-    return {
-        "id": run.title,
-        "path": run.path,
-        "created": run.created,
-        "identity": identity,
-        "outcome": labels,
-        "embedder": run.embedder,
-        "expires": run.expires,
-        "in_flight": run.in_flight,
-        "truncated_previews": [{"call": t.call, "chars": t.chars} for t in run.truncated],
-        "problems": list(run.problems),
-        "snapshot": run.snapshot,
-    }
-
-
 # ---------------------------------------------------------------- recall
 
 
@@ -323,7 +292,7 @@ def recall_runs(
     threshold: float = DEFAULT_THRESHOLD,
     projection: str = DEFAULT_PROJECTION,
     progress: Callable[[str, int, int], None] | None = None,
-) -> Recall:
+) -> RunRecall:
     """The tenant's finished runs whose query is most like `query`, at or above `threshold` only.
 
     Run queries not embedded yet (runs written by hand or by another process, or all of them
@@ -351,7 +320,7 @@ def recall_runs(
         ]
         vectors.sync(indexed, parsed.token, progress)
     now = datetime.now(UTC)
-    candidates = {run.path: run for run in parsed.finished.get(tenant, ()) if not expired(run, now)}
+    candidates = {run.path: run for run in parsed.finished.get(tenant, ()) if run.path and not expired(run, now)}
     ranked = vectors.rank(tenant, vector.result(), candidates.keys())
     hits = []
     for path, similarity in ranked[:top_k]:
@@ -360,12 +329,10 @@ def recall_runs(
         run = candidates[path]
         text = project(run.snapshot, projection)
         hits.append(
-            RecallHit(
-                run.title, path, round(similarity, 4), run.created, run.query, projection, text, count_tokens(text)
-            )
+            RunHit(run.title, path, round(similarity, 4), run.created, run.query, projection, text, count_tokens(text))
         )
     best_below = round(ranked[0][1], 4) if ranked and not hits else None
-    return Recall(query, tenant, projection, threshold, top_k, tuple(hits), len(candidates), best_below)
+    return RunRecall(query, tenant, projection, threshold, top_k, tuple(hits), len(candidates), best_below)
 
 
 # ---------------------------------------------------------------- explain

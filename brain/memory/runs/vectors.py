@@ -92,7 +92,7 @@ class RunVectors:
             found = self._collection().get(include=["metadatas"])
             self._known = {
                 record: (str(meta.get("tenant")), str(meta.get("query_key")), str(meta.get("embedder")))
-                for record, meta in zip(found["ids"], found["metadatas"])
+                for record, meta in zip(found["ids"], found["metadatas"], strict=True)
             }
         return self._known
 
@@ -166,7 +166,7 @@ class RunVectors:
         metas = [{"tenant": r.tenant, "embedder": current, "query_key": query_key(r.query)} for r in batch]
         with self.index.locked():
             self._collection().upsert(ids=[r.path for r in batch], embeddings=vectors, metadatas=metas)
-        self._known.update((r.path, (r.tenant, m["query_key"], current)) for r, m in zip(batch, metas))
+        self._known.update((r.path, (r.tenant, m["query_key"], current)) for r, m in zip(batch, metas, strict=True))
         self._embedders = None
 
     # ------------------------------------------------------------ ranking

@@ -101,7 +101,7 @@ def extract_into_vault(
     extracted = extract_path(path)
     if dry_run:
         return [(item, None, "would write") for item in extracted]
-    results = []
+    results: list[tuple[Extracted, str | None, str]] = []
     for item in extracted:
         stored = store_episode(vault, corpus, item.episode, extra_frontmatter={"source_log": item.source})
         verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")

@@ -81,7 +81,8 @@ def _work_item(entry: Any) -> WorkItem | None:
     detail = next((strings[key] for key in TEXT_KEYS if key in strings and strings[key] != title), "")
     if len(title.split()) <= 3 and detail:  # a bare label ("Fix") says little: add what was done
         title = f"{title}: {SENTENCE.split(detail, maxsplit=1)[0].strip()}"
-    files = entry.get("files") if isinstance(entry.get("files"), list) else []
+    listed = entry.get("files")
+    files = listed if isinstance(listed, list) else []
     when = entry.get("timestamp") or entry.get("time")
     when = str(when) if isinstance(when, str) and DATE.match(when) else None
     return WorkItem(title=title, text=text, files=tuple(str(f) for f in files), timestamp=when)

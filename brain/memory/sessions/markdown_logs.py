@@ -153,7 +153,7 @@ def _files(body: list[str]) -> tuple[str, ...]:
 
 def _commits(sections: list[tuple[int, str, list[str]]], all_text: str) -> list[str]:
     found: list[str] = []
-    for level, heading, body in sections:
+    for _level, heading, body in sections:
         if re.search(r"\bcommits?\b", heading, re.IGNORECASE) and not re.search(
             r"protocol|session end", heading, re.IGNORECASE
         ):

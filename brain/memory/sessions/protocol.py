@@ -16,6 +16,7 @@ antipatterns that appeared.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -105,7 +106,7 @@ def _relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> 
         query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates])
     )
     scores = np.maximum(np.maximum(by_trigger, by_name), by_action)
-    ranked = sorted(zip(scores.tolist(), candidates), key=lambda pair: -pair[0])
+    ranked = sorted(zip(scores.tolist(), candidates, strict=True), key=lambda pair: -pair[0])
     return [
         f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger}"
         for score, p in ranked[:MAX_PATTERNS]
@@ -234,7 +235,7 @@ class SessionEnd:
 
 
 def end_session(
-    vault: Vault, corpus: Corpus, session_log: str | Path, *, patterns: list[str] = (), today: str | None = None
+    vault: Vault, corpus: Corpus, session_log: str | Path, *, patterns: Sequence[str] = (), today: str | None = None
 ) -> SessionEnd:
     """Extract, store, record pattern evidence, learn tips, report new antipatterns."""
     extracted = extract_file(session_log) if Path(session_log).is_file() else None

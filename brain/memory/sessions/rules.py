@@ -26,6 +26,7 @@ same `Episode`. The rules (also in the README, "Extraction rules"):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -84,7 +85,7 @@ def build_episode(
     commits: list[str],
     lessons: list[str],
     duration: int | float | None = None,
-    extra_decisions: list[tuple[str, str]] = (),
+    extra_decisions: Sequence[tuple[str, str]] = (),
     choice_items: bool = True,
     files_counted: int = 0,
 ) -> Episode:

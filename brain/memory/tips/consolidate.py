@@ -64,15 +64,15 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def consolidate(
     vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None
 ) -> ConsolidationPlan:
-    index = tip_index(corpus, embedder)
-    tips, subtasks, triggers = list(index.tips), index.column(0), index.column(1)
+    table = tip_index(corpus, embedder)
+    tips, subtasks, triggers = list(table.tips), table.column(0), table.column(1)
     if len(tips) < 2:
         return ConsolidationPlan(0, 0, (), dry_run)
     steps = [_step_words(tip) for tip in tips]
     order = sorted(
         range(len(tips)), key=lambda i: (_EVIDENCE_RANK.get(tips[i].evidence, 3), -tips[i].support, tips[i].title)
     )
-    rank = {index: position for position, index in enumerate(order)}
+    rank = {tip: position for position, tip in enumerate(order)}
     categories = np.array([tip.category for tip in tips])
     partners: dict[int, list[int]] = {}
     candidates = rejected = 0
@@ -94,13 +94,13 @@ def consolidate(
     taken: set[int] = set()
     merges: list[Merge] = []
     pending: list[str] = []
-    for index in order:  # the best tip of each group represents it; members must agree with it, no chaining
-        if index in taken or index not in partners:
+    for best in order:  # the best tip of each group represents it; members must agree with it, no chaining
+        if best in taken or best not in partners:
             continue
-        members = sorted((j for j in partners[index] if j not in taken), key=rank.__getitem__)
+        members = sorted((j for j in partners[best] if j not in taken), key=rank.__getitem__)
         if not members:
             continue
-        group = [index, *members]
+        group = [best, *members]
         taken.update(group)
         merged = _merged_tip(vault, corpus, [tips[i] for i in group], pending, today)
         path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(merged.title)}"
@@ -109,7 +109,7 @@ def consolidate(
             Merge(
                 merged.title,
                 path,
-                tips[index].title,
+                tips[best].title,
                 tuple(tips[i].title for i in members),
                 merged.support,
                 merged.evidence,

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -103,7 +104,7 @@ class Segment:
 
 
 def _sequential(ids: list[str]) -> bool:
-    return all(a[0] == b[0] for a, b in zip(ids, ids[1:]))
+    return all(a[0] == b[0] for a, b in itertools.pairwise(ids))
 
 
 @dataclass(frozen=True)
@@ -151,13 +152,13 @@ def segment(episode: Episode) -> list[Segment]:
         queue = [(ref, True) for ref in direct]
         while queue:
             ref, is_direct = queue.pop(0)
-            event = by_id.get(ref)
+            linked = by_id.get(ref)
             # the walk follows what the step caused (errors, tests, commits, tool calls), not the
             # next step of the session: a milestone is the decision's only when it names it
-            if event is None or ref in claimed or (event.type == "milestone" and not is_direct):
+            if linked is None or ref in claimed or (linked.type == "milestone" and not is_direct):
                 continue
             claimed.add(ref)
-            seg.events.append(event)
+            seg.events.append(linked)
             queue += [(child, False) for child in children.get(ref, ())]
         seg.events.sort(key=events.index)
         segments.append(seg)
@@ -197,7 +198,9 @@ def classify(seg: Segment, episode: Episode) -> str:
         return "recovery"
     texts = [generalize(e.text) for e in seg.events if e.type in ("milestone", "tool_call")]
     repeated = len(texts) != len(set(texts)) or any(
-        len(words(a) & words(b)) >= 0.8 * max(len(words(a)), 1) for a, b in zip(texts, texts[1:]) if len(words(a)) >= 3
+        len(words(a) & words(b)) >= 0.8 * max(len(words(a)), 1)
+        for a, b in itertools.pairwise(texts)
+        if len(words(a)) >= 3
     )
     retried = any(_RETRY.search(e.text) for e in seg.events) or any(
         _RETRY.search(d.chosen or "") for d in seg.decisions
@@ -222,8 +225,11 @@ def attribute(seg: Segment, episode: Episode) -> Attribution | None:
     for decision in episode.decisions:
         for effect in decision.effects or ():
             parents[effect].append(decision.id)
-    start = error.id if error is not None else failed.id
-    immediate = error.text if error is not None else f"{failed.chosen or failed.title} ended in {failed.outcome}"
+    if error is not None:
+        start, immediate = error.id, error.text
+    else:
+        assert failed is not None  # one of the two is set, checked above
+        start, immediate = failed.id, f"{failed.chosen or failed.title} ended in {failed.outcome}"
     chain, seen = [], {start}
     node = next(iter(parents.get(start or "", ())), None)
     while node and node not in seen:  # up the caused_by chain to the first cause recorded
@@ -382,7 +388,7 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     else:
         for d in good:
             avoid_parts += [f"the rejected option: {generalize(o)}" for o in rejected_options(d)][:2]
-    lessons = _related_lessons(episode, " ".join(steps + [subtask, trigger]))
+    lessons = _related_lessons(episode, " ".join([*steps, subtask, trigger]))
     purpose_parts = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale]
     if cause:
         purpose_parts.append(
@@ -425,8 +431,8 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         if seg.decisions:
             tip = _sentence(decision_action(seg.decisions[0])) + (_why(seg) or lesson)
         else:
-            doing = [step.rstrip(". ") for step in steps if not _same(step, subtask)][:3]
-            tip = _sentence(f"{subtask}: {'; then '.join(_lower(step) for step in doing)}") + lesson
+            taken = [step.rstrip(". ") for step in steps if not _same(step, subtask)][:3]
+            tip = _sentence(f"{subtask}: {'; then '.join(_lower(step) for step in taken)}") + lesson
     priority = "high" if category == "recovery" else "medium" if steps else "low"
     return Draft(
         category=category,

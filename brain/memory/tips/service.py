@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from typing import cast
 
 import numpy as np
 
@@ -88,7 +89,7 @@ def all_tips(corpus: Corpus) -> list[Tip]:
     cached = corpus.derived.get("tips")
     if cached is None:
         cached = corpus.derived["tips"] = [tip_from_note(note) for note in corpus.of_type("tip")]
-    return list(cached)
+    return list(cast(list[Tip], cached))
 
 
 def active_tips(corpus: Corpus) -> list[Tip]:

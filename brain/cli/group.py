@@ -1,0 +1,137 @@
+"""The `brain` group: commands imported only when they run, and library errors translated once.
+
+A command that is not run costs nothing at start-up: `brain --help` lists every command from the
+registry in brain/cli/__init__.py (name, module, one-line help) without importing any command module,
+and `brain note read` imports the note commands alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import Any, ClassVar
+
+import typer
+from typer._click import Command, Context, HelpFormatter
+from typer._click.exceptions import UsageError
+from typer._click.shell_completion import CompletionItem
+from typer._click.utils import make_default_short_help
+from typer.core import TyperGroup
+from typer.main import get_command_from_info, get_group_from_info
+from typer.models import CommandInfo, TyperInfo
+
+from brain.errors import BrainError
+from brain.errors import UsageError as BrainUsageError
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """One command of the registry.
+
+    `target` is a module whose `app` (a typer.Typer) is a command group, or `module:function` for one
+    command. `summary` is the first paragraph of the command's help: what `brain --help` shows (trimmed
+    to the terminal's width), so the module need not be imported to list it.
+    """
+
+    target: str
+    summary: str
+
+
+class BrainGroup(TyperGroup):
+    """Translates library errors once, for every command below it, and names the command as the
+    writer of the versions the note history keeps (`by: cli`, `command: note edit`).
+
+    A BrainError becomes one line on stderr and exit code 1; a usage error (click's, or brain's
+    `UsageError`) exit code 2.
+    """
+
+    def invoke(self, ctx: Any) -> Any:
+        if ctx.parent is not None:  # a group below the root: the root translates and names
+            return super().invoke(ctx)
+        from brain.history import acting_as
+
+        try:
+            with acting_as("cli", self._command_name(ctx)):
+                return super().invoke(ctx)
+        except BrainError as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(2 if isinstance(error, BrainUsageError) else 1) from None
+
+    def _command_name(self, ctx: Any) -> str:
+        """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""
+        leading = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or []
+        words = [word for word in [*leading, *ctx.args] if not word.startswith("-")]
+        if not words:
+            return ""
+        try:
+            command = self.get_command(ctx, words[0])
+        except Exception:  # an unknown or broken command: click reports it; the name is only a label
+            command = None
+        if command is not None and hasattr(command, "get_command") and len(words) > 1:
+            return f"{words[0]} {words[1]}"
+        return words[0]
+
+
+class LazyGroup(BrainGroup):
+    """A group whose commands come from `registry` and are imported at their first use."""
+
+    registry: ClassVar[dict[str, Lazy]] = {}
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return [*self.registry, *(name for name in self.commands if name not in self.registry)]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        if cmd_name not in self.commands and cmd_name in self.registry:
+            self.commands[cmd_name] = self.load(cmd_name)
+        return self.commands.get(cmd_name)
+
+    def load(self, name: str) -> Command:
+        """Import the module of command `name` and build its click command, as `add_typer` would."""
+        module_name, _, function = self.registry[name].target.partition(":")
+        module = importlib.import_module(module_name)
+        if function:
+            return get_command_from_info(
+                CommandInfo(name=name, callback=getattr(module, function)),
+                pretty_exceptions_short=True,
+                rich_markup_mode=self.rich_markup_mode,
+            )
+        return get_group_from_info(
+            TyperInfo(module.app, name=name),
+            pretty_exceptions_short=True,
+            rich_markup_mode=self.rich_markup_mode,
+            suggest_commands=self.suggest_commands,
+        )
+
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
+        """The command list of `brain --help`, from the registry's summaries: nothing is imported."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, make_default_short_help(self._summary(ctx, name), limit).strip()) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def shell_complete(self, ctx: Context, incomplete: str) -> list[CompletionItem]:
+        """Command names for shell completion, from the registry (options too, as click completes them)."""
+        names = [name for name in self.list_commands(ctx) if name.startswith(incomplete)]
+        items = [CompletionItem(name, help=make_default_short_help(self._summary(ctx, name))) for name in names]
+        return items + Command.shell_complete(self, ctx, incomplete)
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
+        """As typer's, with "Did you mean" drawn from every registered name, not only those imported."""
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as error:
+            matches = get_close_matches(args[0], self.list_commands(ctx)) if args and self.suggest_commands else []
+            if matches and "Did you mean" not in error.message:
+                suggestions = ", ".join(f"{match!r}" for match in matches)
+                error.message = f"{error.message.rstrip('.')}. Did you mean {suggestions}?"
+            raise
+
+    def _summary(self, ctx: Context, name: str) -> str:
+        if name in self.registry:
+            return self.registry[name].summary
+        command = self.get_command(ctx, name)
+        return (command.help or "") if command is not None else ""
