@@ -29,12 +29,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from run import RESULTS, machine, percentile  # noqa: E402
+from run import RESULTS, machine, percentile
 
-from brain.history import History  # noqa: E402
-from brain.memory.corpus import Corpus  # noqa: E402
-from brain.memory.notes import service  # noqa: E402
-from brain.vault import init_vault  # noqa: E402
+from brain.history import History
+from brain.memory.corpus import Corpus
+from brain.memory.notes import service
+from brain.vault import init_vault
 
 
 def ten_kb_note() -> str:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import zlib
 import sqlite3
 import time
+import zlib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 

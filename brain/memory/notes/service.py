@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -200,13 +201,9 @@ def move_note(vault: Vault, corpus: Corpus, name: str, destination: str, *, upda
     for path in sorted(linking):
         where = target if path == source else path
         count = [0]
-
-        def rewrite(text: str, targets: set[str] = linking[path], count: list[int] = count) -> str:
-            new_text, count[0] = rewrite_links(text, lambda t: rename(t) if t in targets else None)
-            return new_text
-
+        change = functools.partial(_rewritten, targets=frozenset(linking[path]), rename=rename, count=count)
         try:
-            vault.update(where, lambda linked, rewrite=rewrite: rewrite(linked.text))
+            vault.update(where, change)
         except BrainError as error:
             failed.append(f"{where}: {error}")
             continue
@@ -214,6 +211,12 @@ def move_note(vault: Vault, corpus: Corpus, name: str, destination: str, *, upda
             links += count[0]
             changed.append(where)
     return Moved(target, title, source, links, tuple(changed), tuple(failed))
+
+
+def _rewritten(note: Note, *, targets: frozenset[str], rename: Callable[[str], str], count: list[int]) -> str:
+    """`note`'s text with its links to the moved note (written as one of `targets`) renamed; `count[0]` how many."""
+    text, count[0] = rewrite_links(note.text, lambda target: rename(target) if target in targets else None)
+    return text
 
 
 def _linking(corpus: Corpus, source: str) -> dict[str, set[str]]:

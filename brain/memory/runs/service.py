@@ -162,14 +162,10 @@ def record_run(
             raise NoteExists(f"run id '{title}' is taken by a finished run of this tenant; record under another id")
         # Completing a run keeps what the first recording said and this one does not (labels, expiry).
         kept = RunLabels(
-            *(
-                new if new is not None else before
-                for new, before in zip(
-                    (labels.accepted, labels.overridden, labels.escalated, labels.score),
-                    (old.labels.accepted, old.labels.overridden, old.labels.escalated, old.labels.score),
-                    strict=True,
-                )
-            )
+            labels.accepted if labels.accepted is not None else old.labels.accepted,
+            labels.overridden if labels.overridden is not None else old.labels.overridden,
+            labels.escalated if labels.escalated is not None else old.labels.escalated,
+            labels.score if labels.score is not None else old.labels.score,
         )
         run = replace(run, created=old.created or created, labels=kept, expires=run.expires if ttl else old.expires)
         text = set_frontmatter(
