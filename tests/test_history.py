@@ -217,3 +217,19 @@ def test_a_plain_folder_used_as_a_vault_keeps_no_history(tmp_path):
     plain.write("n.md", "# N changed\n")
     plain.delete("n.md")
     assert sorted(p.name for p in root.rglob("*")) == []
+
+
+def test_an_import_is_named_as_the_importer(brain, vault):
+    from conftest import AI_AGENTS
+
+    source = AI_AGENTS / "v2" / "episodes"
+    assert brain("import", "ai-agents", str(source)).exit_code == 0
+    (first,) = sorted((vault.root / "episodes").glob("*.md"))[:1]
+    relative = first.relative_to(vault.root).as_posix()
+    first.write_bytes(first.read_bytes() + b"\nA note a person added.\n")
+    edited = first.read_bytes()
+    assert brain("import", "ai-agents", str(source)).exit_code == 0
+    entries = vault.history.entries(relative)
+    assert [(e.event, e.by, e.command) for e in entries][0] == ("create", "importer", "import ai-agents")
+    assert first.read_bytes() == edited  # an unchanged re-import writes nothing, so no version is due
+    assert len(entries) == 1
