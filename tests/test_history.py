@@ -207,6 +207,10 @@ def test_brain_index_prunes_and_doctor_reports_the_size(brain, vault):
     assert [e.v for e in vault.history.entries("notes/Theta.md")] == [4]
     doctor = brain("doctor")
     assert "history: 1 version of 1 note, " in doctor.output and " in .brain/history" in doctor.output
+    # At most once a day: the next index leaves the history alone; a forced prune applies it.
+    assert brain("note", "edit", "Theta", "--append", "later").exit_code == 0
+    assert "history:" not in brain("index", "--no-embed").output
+    assert history.prune_history(vault, force=True).versions == 1
 
 
 def test_a_plain_folder_used_as_a_vault_keeps_no_history(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -179,11 +180,27 @@ def purge_paths(vault: Vault, paths: list[str]) -> Purged:
         return vault.history.purge(paths)
 
 
-def prune_history(vault: Vault) -> Purged:
-    """Apply `[history] keep_days` and `max_versions` (run by `brain index`)."""
+PRUNE_EVERY_SECONDS = 86400  # `brain index` prunes at most once a day: a prune reads every note's log
+
+
+def prune_history(vault: Vault, *, force: bool = False) -> Purged:
+    """Apply `[history] keep_days` and `max_versions` (run by `brain index`, at most once a day
+    unless `force`)."""
+    root = vault.history.root
+    if root is None:
+        return Purged(0, 0, ())
+    marker = root / "last-prune"
+    try:
+        if not force and time.time() - marker.stat().st_mtime < PRUNE_EVERY_SECONDS:
+            return Purged(0, 0, ())
+    except FileNotFoundError:
+        pass
     config = load_config(vault.brain_dir)
     with vault.history_lock():
-        return vault.history.prune(keep_days=config.history_keep_days, max_versions=config.history_max_versions)
+        pruned = vault.history.prune(keep_days=config.history_keep_days, max_versions=config.history_max_versions)
+        root.mkdir(parents=True, exist_ok=True)
+        marker.write_text(now_text() + "\n", encoding="utf-8")
+    return pruned
 
 
 def history_usage(vault: Vault) -> Usage:
