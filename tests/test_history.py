@@ -234,6 +234,5 @@ def test_an_import_is_named_as_the_importer(brain, vault):
     edited = first.read_bytes()
     assert brain("import", "ai-agents", str(source)).exit_code == 0
     entries = vault.history.entries(relative)
-    assert [(e.event, e.by, e.command) for e in entries][0] == ("create", "importer", "import ai-agents")
+    assert [(e.event, e.by, e.command) for e in entries] == [("create", "importer", "import ai-agents")]
     assert first.read_bytes() == edited  # an unchanged re-import writes nothing, so no version is due
-    assert len(entries) == 1
