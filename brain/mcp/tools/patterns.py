@@ -10,20 +10,10 @@ from pydantic import Field
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.causal import graph as causal
 from brain.memory.patterns import service as pattern_service
-from brain.notes.episode import DECISION_TYPES
 from brain.notes.model import Outcome
 from brain.views.patterns import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
 
 GROUP = "episodic"
-
-EpisodeName = Annotated[
-    str, Field(description="Episode title (EPISODE-...), ai-agents id, session id, file stem or path.")
-]
-DECISION_KEYS = (
-    f"id (d001), timestamp, type ({'|'.join(DECISION_TYPES)}), context, options (list), "
-    "chosen, rationale, outcome, effects (list of decision/event ids)"
-)
-EVENT_KEYS = "id (e001), timestamp, type, content, caused_by (list of ids), leads_to (list of ids)"
 
 
 @tool(title="Record a pattern", read_only=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context
@@ -17,10 +17,11 @@ from brain.memory.episodes.service import get_episode, store_episode
 from brain.memory.tips import service as tip_service
 from brain.memory.tips.language_model import ModelUnusable, model_drafter
 from brain.memory.tips.trajectory import trajectory_episode
+from brain.notes.model import Outcome
 from brain.views.tips import guideline_lines, guidelines_json, learn_json, learn_lines
 
 GROUP = "learning"
-Outcome = Literal["success", "partial", "failure"]
+
 STEP_KEYS = "thought (why), action (what was done), result (what came back; errors are recognised)"
 
 
