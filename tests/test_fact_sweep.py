@@ -209,7 +209,10 @@ def test_no_mcp_tool_deletes(vault: Vault) -> None:
     from brain.mcp.server import build_server
 
     tools = run(build_server(vault).list_tools)
-    assert not [tool.name for tool in tools if "delete" in tool.name or "sweep" in tool.name or "purge" in tool.name]
+    assert not [tool.name for tool in tools if "sweep" in tool.name or "purge" in tool.name]
+    # delete_note moves a note to the history (restore_note brings it back), takes only a name, and refuses facts
+    (deleting,) = [tool for tool in tools if "delete" in tool.name]
+    assert deleting.name == "delete_note" and set(deleting.input_schema["properties"]) == {"name"}
     with pytest.raises(InvalidInput):
         from brain.memory.notes.service import delete_note
 
