@@ -35,6 +35,10 @@ class WriteConflict(BrainError):
     """The file changed on disk after brain read it; the write was refused."""
 
 
+class WriteFailed(BrainError):
+    """The disk refused a write (full, read-only, an I/O error); what it was for is not acknowledged."""
+
+
 class NoteExists(BrainError):
     """A new note would overwrite an existing file."""
 

@@ -10,6 +10,12 @@ that lands between brain's last re-check and its rename would be lost without a 
 where brain can compare it with what it read and, if it differs, swap it back. Where the call is
 missing (not Linux, an old libc, a file system without the flag) `exchange` says so and `install`
 falls back to `os.replace`.
+
+The temp file has one fixed name per folder (`TEMP_NAME`): every write holds the vault's write
+lock, so a temp file found there is what a write killed mid-way left (it can hold a whole note,
+a hard-deleted fact's value too). The next write in that folder removes it before making its own;
+`stale_temps` finds them all (and those of older versions, with a random name) for `brain
+index`, `brain doctor` and the retention sweep.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import re
 import secrets
 import stat
 import sys
@@ -36,6 +43,9 @@ _RENAME_EXCHANGE = 2
 _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV, errno.EPERM}
 RETRY_HINT = "Re-run the command to apply it to the new version"
 _SETTLE_PAUSES = (0.01, 0.03, 0.06, 0.1, 0.2)  # about 0.4 s in all for a save in progress to finish
+TEMP_NAME = ".brain-write.tmp"
+# This version's name, and the random names older versions gave (`.brain-<12 hex>.tmp`).
+_TEMP = re.compile(r"^\.brain-(write|[0-9a-f]{12})\.tmp$")
 
 
 @cache
@@ -125,10 +135,9 @@ def install(
     """
     if expected is None:  # a file brain read has its folder already
         path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.parent / f".brain-{secrets.token_hex(6)}.tmp"
+    temp = path.parent / TEMP_NAME
     try:
-        # os.open with 0o666 lets the umask decide a new file's mode, as an editor's save would.
-        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        descriptor = _create(temp)
     except FileNotFoundError:  # its folder went since brain read the file
         raise WriteConflict(f"'{relative}' was deleted after brain read it; nothing was written") from None
     try:
@@ -149,6 +158,31 @@ def install(
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def _create(temp: Path) -> int:
+    """Open the folder's temp file, new. One already there was left by a write that was killed
+    (writes hold the vault's write lock, so no other write is using it): it goes first."""
+    # os.open with 0o666 lets the umask decide a new file's mode, as an editor's save would.
+    try:
+        return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        temp.unlink(missing_ok=True)
+        return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+
+
+def is_temp_name(name: str) -> bool:
+    return _TEMP.match(name) is not None
+
+
+def stale_temps(root: Path, skipped: set[str]) -> list[Path]:
+    """Every temp file a killed write left under `root` (call with the write lock held), in note
+    folders: folders named in `skipped` and hidden ones are not walked."""
+    found: list[Path] = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if name not in skipped and not name.startswith(".")]
+        found += [Path(folder, name) for name in files if is_temp_name(name)]
+    return sorted(found)
 
 
 def _swap_in(relative: str, temp: Path, path: Path, expected: bytes, data: bytes) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import filelock
 
 from brain.errors import BrainError, InvalidInput, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
-from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new
+from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
 from brain.history import History
 from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, note_files, parse_bytes
 from brain.notes.lines import has_line_break
@@ -225,20 +225,16 @@ class Vault:
         return NoteFile(parse_bytes(data, relative), stamp)
 
     # ------------------------------------------------------------ writing
-    #
-    # Every write goes through `install` (brain/fileswap.py), under the vault's write lock (one
-    # lock file shared by every brain process on this vault): a read-change-write cannot
-    # interleave with another brain's, and the file is re-checked right before the rename, so a
-    # save made meanwhile by an editor is refused rather than overwritten.
+    # Every write goes through `install` (brain/fileswap.py), under the vault's write lock (shared by
+    # every brain process on this vault): a read-change-write cannot interleave with another brain's,
+    # and the file is re-checked right before the rename (an editor's save meanwhile is refused).
 
     def update(self, relative: str, change: Callable[[Note], str], *, sync: bool = True) -> Updated:
         """Read a note, compute its new text with `change(note)`, and write it, all under the write lock.
 
-        Refused, with nothing written: a file over the edit limit (`InvalidInput`; an edit
-        must never write back less than the file holds), a file that is not valid UTF-8
-        (`InvalidInput`; its bytes would be replaced), a read that looks truncated (a save in
-        progress) and a file that changed before the rename (`WriteConflict`). The new text
-        keeps the file's mode.
+        Refused, with nothing written: a file over the edit limit or not valid UTF-8 (`InvalidInput`),
+        a read that looks truncated (a save in progress) and a file that changed before the rename
+        (`WriteConflict`). The new text keeps the file's mode.
         """
         path = self._note_path(relative)
         with self._locked():
@@ -346,13 +342,18 @@ class Vault:
             self.history.after(deleted, None, "delete", title=parse_bytes(data, deleted).title)
         self._notify(deleted)
 
+    def remove_stale_temps(self) -> list[str]:
+        """Remove the temp files that killed writes left (`fileswap.stale_temps`); their paths."""
+        with self._locked():
+            found = stale_temps(self.root, SKIPPED_DIRS)
+            for path in found:
+                path.unlink(missing_ok=True)
+        return [path.relative_to(self.root).as_posix() for path in found]
+
     # ------------------------------------------------------------ batches (hundreds of files)
-    #
-    # One hold of the write lock per batch instead of one per file (0.45 ms each). The files are
-    # handled one after another: they share a folder, and threads removing or replacing files in
-    # one folder wait on its lock in the kernel (at 8 threads each file cost 1.5 times as much).
-    # The caller keeps batches to a few hundred files, so that another writer never waits long,
-    # and makes the batch durable once (`os.sync()`).
+    # One hold of the write lock per batch instead of one per file (0.45 ms each), files one after
+    # another (threads in one folder wait on its lock in the kernel). The caller keeps batches to a
+    # few hundred files, so another writer never waits long, and makes them durable once (os.sync).
 
     def delete_many(self, relatives: Sequence[str]) -> Batch:
         """Delete these notes for good (the retention sweep: no version goes to the history, and the

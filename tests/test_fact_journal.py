@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from brain.memory.facts import journal_check
 from brain.vault import Vault
 
 
@@ -98,7 +99,7 @@ def test_append_chains_to_what_another_process_appended_meanwhile(vault: Vault) 
     fact_journal.purge_values(vault, {"nothing"}, "SWEEP-x")
     fourth = fact_journal.append(vault, {"time": "2026-01-01T00:00:03Z", "results": []})
     assert (fourth["seq"], fourth["prev"]) == (4, third["hash"])
-    assert fact_journal.verify(vault).ok
+    assert journal_check.verify(vault).ok
 
 
 def test_threads_appending_at_once_keep_one_chain(vault: Vault) -> None:
@@ -112,6 +113,6 @@ def test_threads_appending_at_once_keep_one_chain(vault: Vault) -> None:
                 lambda n: fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "n": n, "results": []}), range(40)
             )
         )
-    check = fact_journal.verify(vault)
+    check = journal_check.verify(vault)
     assert check.ok and check.records == 40
     assert [record["seq"] for record in fact_journal.records(vault)] == list(range(1, 41))

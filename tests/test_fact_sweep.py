@@ -174,6 +174,7 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
         "vector_records": 2,
         "journal_values": 1,
         "neighbours_relinked": 1,
+        "temp_files": 0,
         "history_versions": 2,  # as recorded, then as closed by the supersede
     }
 
@@ -195,7 +196,7 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
     successor = (vault.root / f"facts/{new}.md").read_text()
     assert f"supersedes: '{old} (purged)'" in successor and f"[[{old}]]" not in successor
     receipt = json.loads((vault.root / report["receipt"]).read_text())
-    assert receipt["stores_purged"] == ["files", "journal", "catalog", "full-text", "vectors", "history"]
+    assert receipt["stores_purged"] == ["files", "journal", "temp files", "catalog", "full-text", "vectors", "history"]
     (gone,) = receipt["facts"]
     assert gone["id"] == old and gone["policy"] == "retention_days (fact)" and len(gone["file_sha256"]) == 64
     assert gone["value_hash"] == purged["version"]
@@ -248,6 +249,7 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
         "vector_records": 12,
         "journal_values": 6,
         "neighbours_relinked": 3,
+        "temp_files": 0,
         "history_versions": 12,  # each fact as recorded and as closed
     }
 
@@ -316,7 +318,7 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
     receipt = json.loads(receipt_path.read_text())
     assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
     assert receipt["stopped_by"].startswith(f"'{stuck}' is not valid UTF-8") and stuck not in receipt["relinked"]
-    assert receipt["stores_purged"] == ["files", "journal", "catalog", "full-text", "vectors", "history"]
+    assert receipt["stores_purged"] == ["files", "journal", "temp files", "catalog", "full-text", "vectors", "history"]
     forget(vault.root)
     for secret in secrets.values():
         assert [path for path, data in every_byte(vault.root).items() if secret.encode() in data] == [], secret

@@ -440,7 +440,7 @@ def test_brain_never_edits_a_value_in_place(vault: Vault, corpus: Corpus, brain)
         ("--set", "valid_from=2020-01-01T00:00:00Z"),
     ):
         result = brain("note", "edit", name, *args)
-        assert result.exit_code == 1 and "is a fact; brain does not change its" in result.stderr
+        assert result.exit_code == 1 and "is a fact; the note tools do not change its" in result.stderr
     assert brain("note", "delete", name).stderr.startswith(
         f"error: facts/{name}.md is a fact, and a fact is never deleted: close it with invalidate_fact"
     )

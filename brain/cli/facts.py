@@ -137,6 +137,30 @@ def invalidate(
 
 
 @app.command()
+def hold(
+    fact: Annotated[str, typer.Argument(help="The fact to keep from every deletion.")],
+    reason: ReasonOption = None,
+    vault: VaultOption = None,
+) -> None:
+    """Put a legal hold on a fact: the sweeper never deletes it until `brain fact release`."""
+    vault_, corpus = open_vault(vault)
+    written = service.set_hold(vault_, corpus, fact, hold=True, reason=reason)
+    typer.echo(f"held {written.path}: legal hold on {written.fact.title}")
+
+
+@app.command()
+def release(
+    fact: Annotated[str, typer.Argument(help="The held fact.")],
+    reason: Annotated[str, typer.Option(help="Why the hold ends, kept in the hold register.")],
+    vault: VaultOption = None,
+) -> None:
+    """Lift a legal hold (a person's command: no MCP tool does this); the reason goes to the hold register."""
+    vault_, corpus = open_vault(vault)
+    written = service.set_hold(vault_, corpus, fact, hold=False, reason=reason)
+    typer.echo(f"released {written.path}: no legal hold on {written.fact.title}")
+
+
+@app.command()
 def recall(
     query: Annotated[str | None, typer.Argument(help="Rank by similarity to this text (optional).")] = None,
     kind: Annotated[str | None, typer.Option(help="Only facts of this kind.")] = None,

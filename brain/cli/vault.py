@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
 from brain.memory.notes.history import history_usage
 from brain.vault import init_vault
@@ -23,14 +24,33 @@ def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (create
         typer.echo(f"vault at {vault.root} already has everything; nothing changed")
 
 
-def doctor(vault: VaultOption = None, as_json: JsonOption = False) -> None:
+def doctor(
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix",
+            help="First finish an interrupted sweep, close an interrupted supersede, anchor the journal.",
+        ),
+    ] = False,
+) -> None:
     """List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix."""
     vault_, corpus = open_vault(vault)
+    fixed = fix_fact_safety(vault_, corpus) if fix else []
     index_findings = check_index(vault_)  # before reading the notes, which brings the catalog up to date
-    findings = check_notes(corpus) + check_facts(corpus) + check_journal(vault_) + index_findings
+    findings = (
+        check_notes(corpus)
+        + check_facts(corpus)
+        + check_fact_safety(vault_, corpus)
+        + check_journal(vault_)
+        + index_findings
+    )
     if as_json:
-        emit_json(findings)
+        emit_json({"fixed": fixed, "findings": findings} if fix else findings)
         return
+    for line in fixed:
+        typer.echo(f"fixed: {line}")
     for finding in findings:
         typer.echo(f"{finding.kind:15} {finding.path}: {finding.message}\n{'':15} fix: {finding.fix}")
     counted = f"{len(findings)} findings" if findings else "no problems found"

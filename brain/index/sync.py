@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from brain.errors import BrainError
 from brain.index.consistency import repair_vectors
 from brain.index.embedding import EmbedResult, embed_pending
 from brain.index.engine import Index, existing_index
@@ -42,7 +43,12 @@ class IndexReport:
 
 
 def index_vault(index: Index, *, embed: bool = True, progress: Progress | None = None) -> IndexReport:
-    """`brain index`: bring the catalog (and, unless embed=False, the vectors) up to date."""
+    """`brain index`: bring the catalog (and, unless embed=False, the vectors) up to date; temp files
+    that killed writes left are removed first (they can hold a note's whole text)."""
+    try:
+        index.vault.remove_stale_temps()
+    except (BrainError, OSError):  # a read-only vault or a busy write lock: `brain doctor` lists them
+        pass
     scanned = scan(index, progress=progress)
     repaired = repair_vectors(index) if embed else None  # what the store lost is embedded again below
     embedded = embed_pending(index, progress=progress) if embed else None

@@ -193,16 +193,19 @@ def check_facts(corpus: Corpus) -> list[Finding]:
 
 def check_journal(vault: Vault) -> list[Finding]:
     """The recall journal's hash chain: a gap, an edit or a reordering is reported by line."""
-    from brain.memory.facts.journal import journal_path, verify
+    from brain.memory.facts.journal import journal_path
+    from brain.memory.facts.journal_check import verify
 
     check = verify(vault)
     where = journal_path(vault).relative_to(vault.root).as_posix()
     return [
         Finding(
             "journal",
-            f"{where}:{problem.line}",
+            f"{where}:{problem.line}" if problem.line else where,
             problem.message,
-            "the journal was changed outside brain; restore it from a backup",
+            "run `brain doctor --fix` to anchor it as it is now (check it first)"
+            if "no anchor" in problem.message
+            else "the journal was changed outside brain; restore it from a backup",
         )
         for problem in check.problems
     ]

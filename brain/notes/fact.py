@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -53,6 +54,9 @@ FACT_KEYS = (
 )
 # What never changes once written: a new value is a new fact (supersede), never an edit.
 IMMUTABLE_KEYS = ("kind", "subject", "value", "namespace", "valid_from", "recorded_at", "value_hash")
+# What only the fact commands change (and `type`): the note tools refuse to touch any of it, so no
+# agent can lift a hold, move a legal delete date, reopen or retype a fact through them.
+MANAGED_KEYS = ("type", *FACT_KEYS, "legal_hold", "closed_at", "closed_by", "closed_reason")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -144,7 +148,10 @@ def parse_time(value: Any, what: str) -> datetime:
         raise InvalidInput(f"{what} '{value}' is not an ISO 8601 time; write e.g. {TIME_EXAMPLE}") from None
     if parsed.tzinfo is None or len(text) <= 10:
         raise InvalidInput(f"{what} '{value}' has no time zone; write e.g. {TIME_EXAMPLE}")
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is before year 1 in UTC
+        raise InvalidInput(f"{what} '{value}' is outside the dates brain can hold (years 1 to 9999 in UTC)") from None
 
 
 def format_time(instant: datetime) -> str:
@@ -185,6 +192,11 @@ def _optional_time(fm: dict, key: str, problems: list[str]) -> datetime | None:
 
 def _text(value: Any) -> str | None:
     return str(value).strip() if isinstance(value, (str, int, float)) and str(value).strip() else None
+
+
+def nfc(text: str) -> str:
+    """Subjects, kinds and namespaces compare in one Unicode form (`café` typed as NFC or NFD is one subject)."""
+    return unicodedata.normalize("NFC", text)
 
 
 def fact_from_note(note: Note) -> Fact:
@@ -229,10 +241,10 @@ def fact_from_note(note: Note) -> Fact:
     return Fact(
         title=note.title,
         path=note.path,
-        kind=_text(fm.get("kind")) or "",
-        subject=_text(fm.get("subject")) or "",
+        kind=nfc(_text(fm.get("kind")) or ""),
+        subject=nfc(_text(fm.get("subject")) or ""),
         value=value,
-        namespace=_text(fm.get("namespace")) or "default",
+        namespace=nfc(_text(fm.get("namespace")) or "default"),
         tier=tier,
         source=_link_target(fm.get("source")),
         authority=authority,
@@ -347,16 +359,16 @@ def close_fact(
     return text
 
 
-def changed_immutable_keys(before: Note, after: Note) -> list[str]:
-    """Keys of a fact that an edit would change although facts are never edited in place."""
+def changed_managed_keys(before: Note, after: Note) -> list[str]:
+    """Keys only the fact commands may change (`MANAGED_KEYS`, `type` too) that an edit of a fact would
+    change, add or remove."""
     if before.type != "fact":
         return []
     old, new = before.frontmatter, after.frontmatter
-    return [
-        key
-        for key in IMMUTABLE_KEYS
-        if key in old and canonical_or_none(old.get(key)) != canonical_or_none(new.get(key))
-    ]
+    changed = [key for key in MANAGED_KEYS if canonical_or_none(old.get(key)) != canonical_or_none(new.get(key))]
+    if after.type != "fact" and "type" not in changed:
+        changed.insert(0, "type")
+    return changed
 
 
 def canonical_or_none(value: Any) -> str | None:

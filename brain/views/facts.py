@@ -200,12 +200,14 @@ def sweep_dict(report: SweepReport) -> dict[str, Any]:
         "held": [_item_row(i) for i in report.held],
         "receipt": report.receipt,
         "stores": report.stores,
+        "finished": report.finished,
     }
 
 
 def sweep_lines(report: SweepReport) -> list[str]:
     verb = "would delete" if report.dry_run else "deleted"
-    lines = [f"{verb} {item.fact.title} ({item.fact.namespace}): {item.policy}: {item.reason}" for item in report.due]
+    lines = [f"finished an interrupted sweep first; receipt {report.finished}"] if report.finished else []
+    lines += [f"{verb} {item.fact.title} ({item.fact.namespace}): {item.policy}: {item.reason}" for item in report.due]
     lines += [
         f"held {item.fact.title} ({item.fact.namespace}): {item.held}; due by {item.policy}" for item in report.held
     ]
@@ -217,4 +219,8 @@ def sweep_lines(report: SweepReport) -> list[str]:
     elif report.receipt:
         counts = ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in report.stores.items())
         summary += f"; purged {counts}; receipt {report.receipt}"
+    elif report.stores:
+        summary += "; removed " + ", ".join(
+            f"{name.replace('_', ' ')} {count}" for name, count in report.stores.items()
+        )
     return [*lines, summary]

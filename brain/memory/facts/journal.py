@@ -8,16 +8,29 @@ fact's value by nothing and keeps its hash.
 Each record's `hash` is sha256 of the previous record's hash and the record's canonical JSON
 without its `hash` and without the fact values: a value is covered by its `version` (the value's
 own hash), checked separately. So an edit, a removed line or a reordering breaks the chain, an
-edited value no longer matches its version, and a purged value leaves the chain intact.
+edited value no longer matches its version, and a purged value leaves the chain intact. A
+result marked `purged` verifies only when the sweep receipt it names lists that fact with that
+version: a forger cannot hide an edited value by marking it purged.
+
+The chain's end is anchored: `.brain/journal/sweeps/anchor.json`, beside the sweep receipts, holds
+the newest record's seq and hash, rewritten with each append. Removing the newest records, or
+the whole journal, leaves the anchor ahead of the file, which `verify` reports, and the next
+record chains after the anchor (so the gap stays visible), never at #1 again.
+
+A last line that is not a whole record (a write cut short by a crash or a full disk) never
+stops a recall: the next append sets it aside in `.brain/journal/torn/` (kept, reported by
+`brain doctor`) and chains after the last good record.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
-import tempfile
+import stat
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,31 +39,19 @@ from typing import Any
 
 from filelock import FileLock
 
-from brain.errors import InvalidInput
-from brain.notes.fact import parse_time, value_hash
+from brain.errors import InvalidInput, WriteFailed
+from brain.notes.fact import parse_time
 from brain.vault import Vault
 
 JOURNAL_DIR = "journal"
 JOURNAL_FILE = "recall.jsonl"
+SWEEPS_DIR = "sweeps"  # the sweep receipts, and the journal's anchor
+ANCHOR_FILE = "anchor.json"
+TORN_DIR = "torn"
+REWRITE_TEMP = ".journal-rewrite.tmp"
 GENESIS = "0" * 64
 _TAIL = 64 * 1024
-
-
-@dataclass(frozen=True)
-class JournalProblem:
-    line: int
-    message: str
-
-
-@dataclass(frozen=True)
-class JournalCheck:
-    path: str
-    records: int
-    problems: tuple[JournalProblem, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
+_ANCHOR_WIDTH = 127  # the anchor is one line of fixed width, overwritten in place by one pwrite
 
 
 def journal_dir(vault: Vault) -> Path:
@@ -61,21 +62,44 @@ def journal_path(vault: Vault) -> Path:
     return journal_dir(vault) / JOURNAL_FILE
 
 
+def anchor_path(vault: Vault) -> Path:
+    return journal_dir(vault) / SWEEPS_DIR / ANCHOR_FILE
+
+
+def torn_dir(vault: Vault) -> Path:
+    return journal_dir(vault) / TORN_DIR
+
+
+def torn_files(vault: Vault) -> list[Path]:
+    """The torn lines set aside so far (see the module doc), oldest first."""
+    folder = torn_dir(vault)
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
 _file_locks: dict[Path, FileLock] = {}
 _threads = threading.Lock()  # the FileLock is shared by the process's threads, so they queue here first
 
 
 @contextmanager
 def _lock(vault: Vault) -> Iterator[None]:
+    """The journal's lock, across threads and processes; a lock that cannot be made (a read-only
+    vault) is a `WriteFailed`, never a traceback."""
     folder = journal_dir(vault)
-    file_lock = _file_locks.get(folder)
-    if file_lock is None:
-        folder.mkdir(parents=True, exist_ok=True)
-        file_lock = _file_locks.setdefault(
-            folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False)
-        )
-    with _threads, file_lock:
-        yield
+    with _threads:
+        try:
+            file_lock = _file_locks.get(folder)
+            if file_lock is None:
+                folder.mkdir(parents=True, exist_ok=True)
+                file_lock = _file_locks.setdefault(
+                    folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False)
+                )
+            file_lock.acquire()
+        except OSError as error:
+            raise _failed(vault, folder / "journal.lock", error) from None
+        try:
+            yield
+        finally:
+            file_lock.release()
 
 
 @dataclass(frozen=True)
@@ -103,68 +127,167 @@ def chain_hash(previous: str, record: dict[str, Any]) -> str:
     return hashlib.sha256((previous + "\n" + data).encode("utf-8")).hexdigest()
 
 
-def _last_line(path: Path) -> bytes | None:
-    """The last non-empty line, reading backwards from the end (records can be long)."""
+def _is_record(data: bytes) -> dict[str, Any] | None:
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
+        record = json.loads(data)
+    except ValueError:
         return None
+    if isinstance(record, dict) and isinstance(record.get("seq"), int) and isinstance(record.get("hash"), str):
+        return record
+    return None
+
+
+def _last_record(path: Path, size: int) -> tuple[dict[str, Any] | None, int]:
+    """The last whole record and where it ends (its newline included), reading backwards from the
+    end (records can be long). What follows it is torn: no newline, or not a record."""
     with path.open("rb") as handle:
-        window = _TAIL
-        while True:
-            start = max(0, size - window)
+        end, window = size, _TAIL
+        while end > 0:
+            start = max(0, end - window)
             handle.seek(start)
-            lines = handle.read(size - start).rstrip(b"\n").split(b"\n")
-            if len(lines) > 1 or start == 0:
-                return lines[-1] if lines and lines[-1] else None
-            window *= 4
+            chunk = handle.read(end - start)
+            cut = chunk.rfind(b"\n", 0, len(chunk) - 1) if chunk.endswith(b"\n") else chunk.rfind(b"\n")
+            if cut < 0 and start > 0:
+                window *= 4
+                continue
+            line = chunk[cut + 1 :]
+            if line.endswith(b"\n") and line.strip():
+                record = _is_record(line)
+                if record is not None:
+                    return record, end
+            end, window = start + cut + 1, _TAIL  # this line is torn (or blank): look before it
+    return None, 0
 
 
-def _end(path: Path) -> tuple[str, int]:
-    """The hash and seq a new record chains to: from this process's memory when the file is as it
-    left it (same inode, size and mtime: nobody appended or rewrote it since), else read from its end."""
+def _set_aside(vault: Vault, path: Path, good: int, size: int) -> None:
+    """Move the torn end of the journal (bytes `good`..`size`) into torn/ and cut it off."""
+    with path.open("rb") as handle:
+        handle.seek(good)
+        torn = handle.read(size - good)
+    if torn.strip():
+        folder = torn_dir(vault)
+        folder.mkdir(parents=True, exist_ok=True)
+        kept = folder / f"recall-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}-{good}.jsonl"
+        _write_file(kept, torn, 0o600)
+    os.truncate(path, good)
+
+
+def read_anchor(vault: Vault) -> tuple[int, str] | None:
+    """(seq, hash) of the newest record as the anchor keeps it; None when there is none or it is unreadable."""
+    try:
+        data = json.loads(anchor_path(vault).read_bytes())
+        return int(data["seq"]), str(data["hash"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_anchor(vault: Vault, seq: int, hashed: str) -> None:
+    """Overwrite the anchor in place: one pwrite of a fixed-width line (no new block once it exists)."""
+    path = anchor_path(vault)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"seq": seq, "hash": hashed}, separators=(",", ":")).ljust(_ANCHOR_WIDTH).encode() + b"\n"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        if os.pwrite(descriptor, line, 0) != len(line):
+            raise OSError(errno.ENOSPC, "short write", str(path))
+        os.ftruncate(descriptor, len(line))
+    finally:
+        os.close(descriptor)
+
+
+def _end(vault: Vault, path: Path) -> tuple[str, int]:
+    """The hash and seq a new record chains to (called under the lock).
+
+    From this process's memory when the file is as it left it (same inode, size and mtime:
+    nobody appended or rewrote it since); else from the last whole record, after setting aside
+    a torn end; and never before the anchor: records removed from the end (or the whole file)
+    leave a gap the next record does not hide.
+    """
     try:
         info = path.stat()
     except FileNotFoundError:
-        return GENESIS, 0
+        info = None
     tail = _tails.get(path)
-    if tail is not None and (tail.inode, tail.size, tail.mtime_ns) == (info.st_ino, info.st_size, info.st_mtime_ns):
-        return tail.hash, tail.seq
-    last = _last_line(path)
-    if last is None:
-        return GENESIS, 0
+    if info is not None and tail is not None:
+        if (tail.inode, tail.size, tail.mtime_ns) == (info.st_ino, info.st_size, info.st_mtime_ns):
+            return tail.hash, tail.seq
+    last, good = _last_record(path, info.st_size) if info is not None and info.st_size else (None, 0)
+    if info is not None and good < info.st_size:
+        _set_aside(vault, path, good, info.st_size)
+    hashed, seq = (str(last["hash"]), int(last["seq"])) if last is not None else (GENESIS, 0)
+    anchor = read_anchor(vault)
+    if anchor is not None and anchor[0] > seq:
+        return anchor[1], anchor[0]
+    return hashed, seq
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    """Write every byte or raise: a short write is retried, and no progress is an error."""
+    view = memoryview(data)
+    while view:
+        written = os.write(descriptor, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        view = view[written:]
+
+
+def _write_file(path: Path, data: bytes, mode: int) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        record = json.loads(last)
-        return str(record["hash"]), int(record["seq"])
-    except (ValueError, KeyError, TypeError):
-        raise InvalidInput(
-            f"the last line of {path} is not a journal record; `brain doctor` checks the journal"
-        ) from None
+        _write_all(descriptor, data)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
     """Add a record (seq, prev and hash are set here); returns it as written.
 
-    Durability: the line goes to the file in one write(2) on an O_APPEND descriptor, under the
-    lock, without an fsync. A crash of the process loses nothing (the kernel has the bytes); a
-    power loss may lose the last records, and the chain then ends earlier and still verifies (a
-    torn last line is reported by `brain doctor`). An fsync per recall would cost more than the
-    recall itself on a busy disk; the sweeper's rewrite, which must not lose the file, does sync.
+    Durability: the line goes to the file in checked writes on an O_APPEND descriptor, under
+    the lock, without an fsync, then the anchor is updated. A write the disk refuses (full,
+    read-only) or cuts short is undone (the file is cut back to where it was) and raised as
+    `WriteFailed`: a record is acknowledged only once all of it is in the file. A crash of the
+    process loses nothing acknowledged (the kernel has the bytes); a power loss may lose the
+    last records (the anchor then names a later one, which `verify` reports). An fsync per
+    recall would cost more than the recall itself on a busy disk; the sweeper's rewrite does sync.
     """
     path = journal_path(vault)
     with _lock(vault):
-        previous, last_seq = _end(path)
+        try:
+            previous, last_seq = _end(vault, path)
+        except OSError as error:  # the torn end could not be set aside
+            raise _failed(vault, path, error) from None
         written = {"seq": last_seq + 1, **record, "prev": previous}
         written["hash"] = chain_hash(previous, written)
         line = (json.dumps(written, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(descriptor, line)
+            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise _failed(vault, path, error) from None
+        try:
+            start = os.fstat(descriptor).st_size
+            try:
+                _write_all(descriptor, line)
+                write_anchor(vault, written["seq"], written["hash"])
+            except OSError as error:
+                try:
+                    os.ftruncate(descriptor, start)
+                except OSError:
+                    pass  # left torn: the next append sets it aside
+                raise _failed(vault, path, error) from None
             info = os.fstat(descriptor)
         finally:
             os.close(descriptor)
         _tails[path] = _Tail(info.st_ino, info.st_size, info.st_mtime_ns, written["seq"], written["hash"])
     return written
+
+
+def _failed(vault: Vault, path: Path, error: OSError) -> WriteFailed:
+    where = path.relative_to(vault.root).as_posix() if path.is_relative_to(vault.root) else str(path)
+    return WriteFailed(
+        f"cannot write the recall journal {where} ({error.strerror or error}); nothing was recorded, "
+        "so nothing is returned. Free space or make the vault writable, then try again"
+    )
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -206,59 +329,42 @@ def find(vault: Vault, reference: str) -> dict[str, Any]:
     )
 
 
-def verify(vault: Vault) -> JournalCheck:
-    """Check the chain: every line a record, seq consecutive, prev and hash right, every value matching its version."""
+def reanchor(vault: Vault) -> tuple[int, str] | None:
+    """Write the anchor from the journal's last record as it is now (`brain doctor --fix`, once the
+    journal was checked by a person); None when the journal has no record."""
     path = journal_path(vault)
-    problems: list[JournalProblem] = []
-    previous, expected_seq, count = GENESIS, 1, 0
-    for number, line in _lines(path):
-        count += 1
-        try:
-            record = json.loads(line)
-            if not isinstance(record, dict):
-                raise ValueError
-        except ValueError:
-            problems.append(JournalProblem(number, "not a JSON record (edited or truncated)"))
-            continue
-        if record.get("seq") != expected_seq:
-            problems.append(
-                JournalProblem(
-                    number, f"seq {record.get('seq')} where {expected_seq} was expected (a record is missing or moved)"
-                )
-            )
-        if record.get("prev") != previous:
-            problems.append(
-                JournalProblem(
-                    number,
-                    "prev does not match the hash of the record before it (a record was removed, added or reordered)",
-                )
-            )
-        if chain_hash(str(record.get("prev")), record) != record.get("hash"):
-            problems.append(JournalProblem(number, "hash does not match the record's content (the record was edited)"))
-        for result in record.get("results") or ():
-            if result.get("purged"):
-                continue
-            try:
-                matches = value_hash(result.get("value")) == result.get("version")
-            except InvalidInput:
-                matches = False
-            if not matches:
-                problems.append(
-                    JournalProblem(number, f"the value of {result.get('id')} does not match its version hash (edited)")
-                )
-        previous = str(record.get("hash"))
-        seq = record.get("seq")
-        expected_seq = (seq if isinstance(seq, int) else expected_seq) + 1
-    return JournalCheck(str(path), count, tuple(problems))
+    with _lock(vault):
+        size = path.stat().st_size if path.is_file() else 0
+        last, _ = _last_record(path, size) if size else (None, 0)
+        if last is None:
+            return None
+        write_anchor(vault, int(last["seq"]), str(last["hash"]))
+        _tails.pop(path, None)
+        return int(last["seq"]), str(last["hash"])
+
+
+def remove_stale_temps(vault: Vault) -> list[str]:
+    """Remove journal rewrites a killed sweep left (they hold purged values); their paths."""
+    folder = journal_dir(vault)
+    if not folder.is_dir():
+        return []
+    with _lock(vault):
+        found = sorted(path for path in folder.glob(".journal-*.tmp"))
+        for path in found:
+            path.unlink(missing_ok=True)
+    return [path.relative_to(vault.root).as_posix() for path in found]
 
 
 def purge_values(vault: Vault, fact_ids: set[str], receipt: str) -> int:
-    """Replace the values of these facts by nothing in every record (hashes kept); returns how many were removed."""
+    """Replace the values of these facts by nothing in every record (hashes kept); returns how many were removed.
+
+    The journal is rewritten through a temp file (synced, then renamed over it), keeping its mode."""
     path = journal_path(vault)
     if not fact_ids or not path.is_file():
         return 0
     removed = 0
     with _lock(vault):
+        _end(vault, path)  # a torn last line is set aside first, not kept as a bad line in the middle
         out: list[str] = []
         for _, line in _lines(path):
             try:
@@ -268,19 +374,18 @@ def purge_values(vault: Vault, fact_ids: set[str], receipt: str) -> int:
                 continue
             touched = False
             for result in record.get("results") or ():
-                if result.get("id") in fact_ids and not result.get("purged"):
+                if result.get("id") in fact_ids and "purged" not in result:
                     result["value"], result["purged"] = None, receipt
                     touched = True
                     removed += 1
             out.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n" if touched else line)
-        descriptor, temp = tempfile.mkstemp(prefix=".journal-", suffix=".tmp", dir=path.parent)
+        temp = path.parent / REWRITE_TEMP
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.writelines(out)
-                handle.flush()
-                os.fsync(handle.fileno())
+            _write_file(temp, "".join(out).encode("utf-8"), 0o600)
+            os.chmod(temp, stat.S_IMODE(path.stat().st_mode))
             os.replace(temp, path)
         except BaseException:
-            Path(temp).unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
             raise
+        _tails.pop(path, None)
     return removed

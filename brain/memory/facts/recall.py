@@ -19,6 +19,7 @@ from brain.notes.fact import (
     Fact,
     canonical_json,
     format_time,
+    nfc,
 )
 from brain.vault import Vault
 
@@ -142,6 +143,7 @@ def recall_facts(
     if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     query = query.strip() if query and query.strip() else None
+    kind, subject = (nfc(kind) if kind is not None else None), (nfc(subject) if subject is not None else None)
     settings = load_settings(vault)
     chosen = tuple(dict.fromkeys(check_namespace(n) for n in (namespaces or [settings.default_namespace])))
     evaluated = (now or now_utc()).astimezone(UTC)
@@ -246,6 +248,7 @@ def history(
 ) -> list[Fact]:
     """The whole chain of values of a subject in one namespace, oldest first (the table keeps that order)."""
     chosen = check_namespace(namespace or load_settings(vault).default_namespace)
+    subject, kind = nfc(subject), (nfc(kind) if kind is not None else None)
     table = fact_table(corpus)
     columns = table.namespaces.get(chosen)
     if columns is None or subject not in columns.by_subject:

@@ -19,8 +19,10 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
+from brain.memory.facts import holds as hold_register
 from brain.memory.facts.settings import FactSettings, load_settings
 from brain.memory.facts.table import fact_table
+from brain.notes.edit import set_frontmatter
 from brain.notes.fact import (
     TIERS,
     Fact,
@@ -29,14 +31,17 @@ from brain.notes.fact import (
     fact_from_note,
     fact_title,
     format_time,
+    nfc,
     parse_time,
     render_fact,
     value_hash,
 )
+from brain.notes.model import Note
 from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
 STATUSES = ("valid", "closed", "not yet valid")
+MAX_RETENTION_DAYS = 3_650_000  # ten thousand years: any longer is "forever", which is no retention at all
 _NAMESPACE = re.compile(r"^[\w.:@/+-]+$", re.UNICODE)
 
 
@@ -69,7 +74,7 @@ class FactWritten:
 
 
 def check_namespace(namespace: str) -> str:
-    namespace = namespace.strip()
+    namespace = nfc(namespace.strip())
     if not _NAMESPACE.match(namespace):
         raise InvalidInput(
             f"namespace '{namespace}' must be one word of letters, digits and . : @ / + - (e.g. user:alice, org:ledger, run:123)"
@@ -80,7 +85,7 @@ def check_namespace(namespace: str) -> str:
 def _check_line(value: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip() or "\n" in value.strip():
         raise InvalidInput(f"a fact needs a {what}: one line of text")
-    return value.strip()
+    return nfc(value.strip())
 
 
 def _time_or_unknown(value: datetime | None) -> str:
@@ -133,8 +138,8 @@ def record_fact(
     tier = tier or settings.tier_for(namespace)
     if tier not in TIERS:
         raise InvalidInput(f"tier '{tier}' is not one of {', '.join(TIERS)}")
-    if retention_days is not None and retention_days < 0:
-        raise InvalidInput(f"retention days must be 0 or more, got {retention_days}")
+    if retention_days is not None and not 0 <= retention_days <= MAX_RETENTION_DAYS:
+        raise InvalidInput(f"retention days must be between 0 and {MAX_RETENTION_DAYS}, got {retention_days}")
     hashed = value_hash(value)  # refuses what is not plain data
     new = NewFact(
         title=fact_title(subject, kind, namespace, recorded, hashed),
@@ -153,6 +158,8 @@ def record_fact(
         recorded_at=recorded,
         recorded_by=caller or default_caller(),
     )
+    if legal_hold:  # first: a hold is never on a fact the register does not know
+        hold_register.register(vault, [new.title], new.recorded_by)
     return _write_new(vault, new)
 
 
@@ -182,7 +189,8 @@ def _open_fact(vault: Vault, corpus: Corpus, name: str):
     current = vault.read(path)
     if current.note.type != "fact":
         raise InvalidInput(f"'{name}' is {path}, a {current.note.type} note, not a fact")
-    fact = fact_from_note(current.note)
+    # As recall reads it: a fact a successor names as superseded is closed, its closing written or not.
+    fact = fact_table(corpus).by_title.get(current.note.title.lower()) or fact_from_note(current.note)
     if fact.closed:
         how = f"superseded by {fact.superseded_by}" if fact.superseded_by else "invalidated"
         latest = current_of(corpus, fact)
@@ -233,7 +241,8 @@ def supersede_fact(
         compliance_class=old.compliance_class,
         retention_days=old.retention_days,
         legal_delete_at=None,
-        legal_hold=old.legal_hold,
+        # a hold the register keeps is a hold, even when the old note was edited to drop it
+        legal_hold=old.legal_hold or old.title.lower() in hold_register.held_titles(vault),
         recorded_at=recorded,
         recorded_by=caller,
         supersedes=old.title,
@@ -246,6 +255,8 @@ def supersede_fact(
         reason=reason,
         superseded_by=new.title,
     )
+    if new.legal_hold:
+        hold_register.register(vault, [new.title], caller)
     written = _write_new(vault, new)
     try:
         vault.write(old.path or "", closed_text, expected=current.stamp)
@@ -286,7 +297,60 @@ def invalidate_fact(
     return FactWritten(fact.path or "", closed, closed)
 
 
-# ---------------------------------------------------------------- recall
+def set_hold(
+    vault: Vault, corpus: Corpus, name: str, *, hold: bool, reason: str | None = None, caller: str | None = None
+) -> FactWritten:
+    """Put a legal hold on a fact, or lift it (`brain fact hold` / `release`; no MCP tool lifts one).
+
+    The hold register is written first (`holds`), then the note's `legal_hold`: a crash between
+    the two leaves the fact held either way. Lifting needs a reason, kept in the register."""
+    caller = caller or default_caller()
+    path = corpus.resolver().resolve(name)
+    current = vault.read(path)
+    if current.note.type != "fact":
+        raise InvalidInput(f"'{name}' is {path}, a {current.note.type} note, not a fact")
+    fact = fact_from_note(current.note)
+    if not hold and not (reason and reason.strip()):
+        raise InvalidInput("lifting a legal hold needs --reason (it is kept in the hold register)")
+    hold_register.register(
+        vault, [fact.title], caller, release=not hold, reason=" ".join((reason or "").split()) or None
+    )
+    text = (
+        set_frontmatter(current.note.text, {"legal_hold": True})
+        if hold
+        else set_frontmatter(current.note.text, {}, remove=("legal_hold",))
+    )
+    if text != current.note.text:
+        vault.write(path, text, expected=current.stamp)
+    changed = fact_from_note(parse_note(text, path))
+    return FactWritten(path, changed)
+
+
+def repair_interrupted(vault: Vault, corpus: Corpus) -> list[FactWritten]:
+    """Write the closing of every fact whose supersede was interrupted (the new fact written, the old
+    not yet closed: `FactTable.interrupted`), as the supersede would have (`brain doctor --fix`)."""
+    table = fact_table(corpus)
+    repaired = []
+    for title in table.interrupted:
+        closed = table.by_title[title.lower()]
+        successor = table.by_title[(closed.superseded_by or "").lower()]
+
+        def close(note: Note, closed: Fact = closed, successor: Fact = successor) -> str:
+            if fact_from_note(note).closed:
+                return note.text  # closed meanwhile
+            return close_fact(
+                note.text,
+                valid_until=successor.valid_from,
+                closed_at=successor.recorded_at,
+                closed_by=successor.recorded_by or default_caller(),
+                reason="closing written by `brain doctor --fix`: the supersede that recorded "
+                f"{successor.title} was interrupted",
+                superseded_by=successor.title,
+            )
+
+        vault.update(closed.path or "", close)
+        repaired.append(FactWritten(closed.path or "", successor, closed))
+    return repaired
 
 
 def check_source(corpus: Corpus, source: str | None) -> None:

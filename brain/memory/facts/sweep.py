@@ -12,30 +12,37 @@ A real sweep removes each due fact everywhere: its file, its catalog and full-te
 vectors, every version of it in the note history, and its value in the recall journal (the hash stays, so the chain verifies). Links to
 it in its neighbours become plain text (`FACT-x (purged)`). A receipt (what, when, which policy,
 content hashes, which stores) is written to `.brain/journal/sweeps/`.
+
+A sweep is resumable: its plan is written down before the first deletion (`sweep_plan`), and a
+sweep killed part-way is finished by the next sweep (or `brain doctor --fix`) before it plans
+anew. Temp files left by killed writes (`.brain-write.tmp`, a journal rewrite) are purged too.
+A hold the fact commands set stays in the hold register (`holds`), so a hold lifted by editing
+the note does not make the fact deletable.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from brain.errors import BrainError, IndexBusy, WriteConflict
+from brain.errors import BrainError, IndexBusy, InvalidInput, WriteConflict
 from brain.memory.corpus import Corpus
+from brain.memory.facts import holds as hold_register
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
+from brain.memory.facts import sweep_plan
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
 from brain.memory.notes.history import purge_paths
 from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
-RECEIPTS_DIR = "sweeps"
+RECEIPTS_DIR = fact_journal.SWEEPS_DIR
 LOG_BUSY = (
     "another process kept reading the catalog for a minute, so its write-ahead log "
     "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows"
@@ -62,11 +69,14 @@ class SweepReport:
     held: tuple[SweepItem, ...]
     receipt: str | None = None  # vault-relative path of the audit receipt
     stores: dict[str, int] = field(default_factory=dict)
+    finished: str | None = None  # the receipt of an interrupted sweep this one finished first
 
 
-def _hold(fact: Fact, settings: FactSettings) -> str | None:
+def _hold(fact: Fact, settings: FactSettings, registered: set[str] | None = None) -> str | None:
     if fact.legal_hold:
         return "legal hold on the fact"
+    if registered and fact.title.lower() in registered:
+        return "legal hold on the fact (lifted in its note, not by a fact command: the hold register keeps it)"
     if fact.namespace in settings.held_namespaces:
         return f"legal hold on namespace {fact.namespace}"
     policy = settings.class_policies.get(fact.compliance_class)
@@ -75,7 +85,15 @@ def _hold(fact: Fact, settings: FactSettings) -> str | None:
     return None
 
 
-def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | None:
+def _after(instant: datetime, days: int) -> datetime | None:
+    """`instant` plus `days`, or None past the last date Python knows (year 9999): never due."""
+    try:
+        return instant + timedelta(days=days)
+    except OverflowError:
+        return None
+
+
+def due_item(fact: Fact, settings: FactSettings, now: datetime, registered: set[str] | None = None) -> SweepItem | None:
     """Why and since when a fact may be deleted, or None while no policy makes it due."""
     reasons: list[tuple[datetime, str, str]] = []
     if fact.legal_delete_at is not None:
@@ -91,19 +109,21 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | N
             days, source = fact.retention_days, "fact"
         else:
             days, source = settings.retention_days, "default"
-        if days is not None:
+        kept_until = _after(fact.valid_until, days) if days is not None else None
+        if kept_until is not None:
             how = "superseded" if fact.superseded_by else "invalidated"
             reasons.append(
                 (
-                    fact.valid_until + timedelta(days=days),
+                    kept_until,
                     f"retention_days ({source})",
                     f"{how} {format_time(fact.valid_until)}, kept {days} days ({source})",
                 )
             )
-    if fact.tier == "ephemeral" and settings.ephemeral_days is not None:
+    expires = _after(fact.recorded_at, settings.ephemeral_days) if settings.ephemeral_days is not None else None
+    if fact.tier == "ephemeral" and expires is not None:
         reasons.append(
             (
-                fact.recorded_at + timedelta(days=settings.ephemeral_days),
+                expires,
                 "ephemeral_days",
                 f"ephemeral, recorded {format_time(fact.recorded_at)}, kept {settings.ephemeral_days} days",
             )
@@ -112,7 +132,7 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime) -> SweepItem | N
     if not passed:
         return None
     due, policy, reason = passed[0]
-    return SweepItem(fact, policy, reason, due, _hold(fact, settings))
+    return SweepItem(fact, policy, reason, due, _hold(fact, settings, registered))
 
 
 def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> SweepReport:
@@ -120,10 +140,14 @@ def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> 
     return _plan(vault, all_facts(corpus), now)
 
 
-def _plan(vault: Vault, facts: tuple[Fact, ...], now: datetime | None) -> SweepReport:
+def _plan(
+    vault: Vault, facts: tuple[Fact, ...], now: datetime | None, registered: set[str] | None = None
+) -> SweepReport:
     settings = load_settings(vault)
     now = (now or datetime.now(UTC)).astimezone(UTC)
-    items = [item for item in (due_item(fact, settings, now) for fact in facts) if item is not None]
+    if registered is None:  # a dry run writes nothing: the holds it would enter count as entered
+        registered = hold_register.held_titles(vault) | {fact.title.lower() for fact in facts if fact.legal_hold}
+    items = [item for item in (due_item(fact, settings, now, registered) for fact in facts) if item is not None]
     items.sort(key=lambda item: (item.due, item.fact.title))
     return SweepReport(True, now, tuple(i for i in items if not i.held), tuple(i for i in items if i.held))
 
@@ -141,26 +165,144 @@ def sweep(
     deletion to the end of the purge, so a running `brain watch` that sees the files go finds
     the catalog already current instead of re-scanning them.
 
-    The first error (a file that cannot be removed, a neighbour that changed meanwhile or
-    cannot be decoded) stops the deletions, or the relinks; what was deleted by then is still
-    relinked, purged from every store and put in the receipt, and then the error is raised.
+    The plan is written down first (`sweep_plan`); an interrupted sweep's plan is finished
+    before a new one is made. The first error (a file that cannot be removed, a neighbour that
+    changed meanwhile or cannot be decoded) stops the deletions, or the relinks; what was
+    deleted by then is still relinked, purged from every store and put in the receipt, and then
+    the error is raised.
     """
-    facts = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
-    plan = _plan(vault, facts, now)
-    if dry_run or not plan.due:
-        if not dry_run and not fact_index.truncate_log(vault):  # what the last sweep could not empty
-            raise IndexBusy(f"{LOG_BUSY}; run `brain fact sweep` again once it is done")
-        return plan if dry_run else SweepReport(False, plan.now, (), plan.held, None, {})
+    if dry_run:
+        return _plan(vault, all_facts(corpus), now)
+    load_settings(vault)  # a bad config is one error before anything, the sweep's lock file too
+    with sweep_plan.locked(vault):
+        finished = _resume(vault, corpus, progress)
+        facts = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
+        registered = hold_register.register_seen(vault, facts, hold_register.held_titles(vault))
+        plan = _plan(vault, facts, now, registered)
+        if not plan.due:
+            if not fact_index.truncate_log(vault):  # what the last sweep could not empty
+                raise IndexBusy(f"{LOG_BUSY}; run `brain fact sweep` again once it is done")
+            temps = vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
+            stores = {"temp_files": len(temps)} if temps else {}
+            return SweepReport(False, plan.now, (), plan.held, None, stores, finished)
+        receipt_id = sweep_plan.reserve_receipt(vault, "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ"))
+        held = [{"id": item.fact.title, "hold": item.held} for item in plan.held]
+        entries = [_entry(item) for item in plan.due]
+        sweep_plan.write_plan(
+            vault, {"receipt": receipt_id, "time": format_time(plan.now), "facts": entries, "held": held}
+        )
+        done = _carry_out(vault, facts, entries, set(), receipt_id, plan.now, held, progress)
+    titles = {entry["id"] for entry in done.gone}
+    report = SweepReport(
+        False, plan.now, tuple(i for i in plan.due if i.fact.title in titles), plan.held, done.receipt, done.stores
+    )
+    if done.error is not None:
+        raise _stopped(done.error, len(done.gone), done.receipt)
+    return SweepReport(**{**report.__dict__, "finished": finished})
+
+
+def pending(vault: Vault) -> dict[str, Any] | None:
+    """The plan of an interrupted sweep, when there is one (for `brain doctor`)."""
+    return sweep_plan.read_plan(vault)
+
+
+def finish_interrupted(vault: Vault, corpus: Corpus) -> str | None:
+    """Finish an interrupted sweep (`brain doctor --fix`); the receipt written, or None when there was none."""
+    with sweep_plan.locked(vault):
+        return _resume(vault, corpus, None)
+
+
+def _resume(vault: Vault, corpus: Corpus, progress: Progress | None) -> str | None:
+    """Finish the sweep whose plan is still written down (it was killed); its receipt, or None."""
+    body = sweep_plan.read_plan(vault)
+    if body is None:
+        return None
+    where = sweep_plan.pending_path(vault).relative_to(vault.root).as_posix()
+    try:
+        receipt_id, time = str(body["receipt"]), datetime.fromisoformat(str(body["time"]).replace("Z", "+00:00"))
+        planned = [dict(entry) for entry in body["facts"]]
+        for entry in planned:
+            entry["id"] = str(entry["id"])
+    except (KeyError, TypeError, ValueError):
+        raise InvalidInput(
+            f"{where} (an interrupted sweep's plan) cannot be read; restore it from a backup, or delete it "
+            "and check the journal with `brain fact journal` for values of deleted facts"
+        ) from None
+    done_receipt = sweep_plan.receipts_dir(vault) / f"{receipt_id}.json"
+    if done_receipt.exists():  # killed after the receipt, before the plan was removed
+        sweep_plan.finish_plan(vault)
+        return done_receipt.relative_to(vault.root).as_posix()
+    facts = all_facts(corpus)
+    by_title = {fact.title: fact for fact in facts}
+    settings = load_settings(vault)
+    registered = hold_register.register_seen(vault, facts, hold_register.held_titles(vault))
+    held = [dict(entry) for entry in body.get("held") or () if isinstance(entry, dict)]
+    entries = []
+    for entry in planned:
+        fact = by_title.get(str(entry["id"]))
+        hold = _hold(fact, settings, registered) if fact is not None else None
+        if hold:  # held since the plan was made: it stays
+            held.append({"id": fact.title if fact else entry["id"], "hold": hold})
+            continue
+        entries.append({**entry, "path": fact.path if fact is not None else entry.get("path")})
+    gone_before = {entry["id"] for entry in entries if entry["id"] not in by_title}
+    done = _carry_out(vault, facts, entries, gone_before, receipt_id, time, held, progress)
+    if done.error is not None:
+        raise _stopped(done.error, len(done.gone), done.receipt)
+    return done.receipt
+
+
+def _entry(item: SweepItem) -> dict[str, Any]:
+    """A due fact as the plan and the receipt list it (`file_sha256` is added once it is deleted)."""
+    return {
+        "id": item.fact.title,
+        "path": item.fact.path,
+        "namespace": item.fact.namespace,
+        "kind": item.fact.kind,
+        "compliance_class": item.fact.compliance_class,
+        "policy": item.policy,
+        "reason": item.reason,
+        "due": format_time(item.due),
+        "value_hash": item.fact.actual_hash,
+    }
+
+
+@dataclass(frozen=True)
+class _Done:
+    gone: list[dict[str, Any]]
+    receipt: str
+    stores: dict[str, int]
+    error: Failure
+
+
+def _carry_out(
+    vault: Vault,
+    facts: tuple[Fact, ...],
+    entries: list[dict[str, Any]],
+    gone_before: set[str],
+    receipt_id: str,
+    time: datetime,
+    held: list[dict[str, Any]],
+    progress: Progress | None,
+) -> _Done:
+    """Delete the planned facts' files (but those in `gone_before`, deleted by an earlier, killed
+    run), relink their neighbours, purge every store of all of them, write the receipt, and
+    remove the plan."""
     files = Vault(vault.root)  # without change listeners: the purge below updates the index
-    neighbours = _neighbours(facts, {item.fact.title for item in plan.due})
+    paths = [str(entry["path"]) for entry in entries if entry["id"] not in gone_before and entry.get("path")]
     with fact_index.held(vault):
-        ids = fact_index.note_ids(vault, [item.fact.path or "" for item in plan.due])
-        gone, error = _delete(files, plan.due, progress)
-        titles = {item.fact.title for item, _ in gone}
-        relinked, relink_error = _unlink(files, neighbours, titles, progress)
+        ids = fact_index.note_ids(vault, [str(entry.get("path") or "") for entry in entries])
+        digests, error = _delete(files, paths, progress)
+        gone = [
+            {**entry, "file_sha256": digests.get(str(entry.get("path")))}
+            for entry in entries
+            if entry["id"] in gone_before or str(entry.get("path")) in digests
+        ]
+        titles = {str(entry["id"]) for entry in gone}
+        relinked, relink_error = _unlink(files, _neighbours(facts, titles), titles, progress)
         error = error or relink_error
         os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
-        deleted = [item.fact.path or "" for item, _ in gone]
+        deleted = [str(entry.get("path") or "") for entry in gone]
         purged = fact_index.purge(
             vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress
         )
@@ -168,40 +310,35 @@ def sweep(
         error = error or IndexBusy(LOG_BUSY)
     # The legal delete reaches the history: no version of a swept fact survives (brain/history.py).
     history_purged = purge_paths(vault, deleted)
-    receipt_id = "SWEEP-" + plan.now.strftime("%Y%m%dT%H%M%SZ")
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
+    temps = vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
     stores = {
         "files": len(gone),
         "catalog_rows": purged.catalog_rows,
         "vector_records": purged.vector_records,
         "journal_values": journal_values,
         "neighbours_relinked": len(relinked),
+        "temp_files": len(temps),
         "history_versions": history_purged.versions,
     }
-    receipt = _write_receipt(vault, receipt_id, plan, gone, relinked, stores, purged.indexed, error)
-    if error is not None:
-        raise _stopped(error, len(gone), receipt)
-    return SweepReport(False, plan.now, tuple(item for item, _ in gone), plan.held, receipt, stores)
+    receipt = _write_receipt(vault, receipt_id, time, gone, relinked, stores, purged.indexed, held, error)
+    sweep_plan.finish_plan(vault)
+    return _Done(gone, receipt, stores, error)
 
 
-def _delete(
-    files: Vault, due: tuple[SweepItem, ...], progress: Progress | None
-) -> tuple[list[tuple[SweepItem, str]], Failure]:
-    """Remove the due facts' files, BATCH at a time; each gone fact with the sha256 of its file."""
-    gone: list[tuple[SweepItem, str]] = []
-    for start in range(0, len(due), BATCH):
-        part = due[start : start + BATCH]
-        done = files.delete_many([item.fact.path or "" for item in part])
-        gone += [
-            (item, hashlib.sha256(done.changed[item.fact.path]).hexdigest())
-            for item in part
-            if item.fact.path in done.changed
-        ]
+def _delete(files: Vault, paths: list[str], progress: Progress | None) -> tuple[dict[str, str | None], Failure]:
+    """Remove these files, BATCH at a time; each gone path with the sha256 of its file (None: it was gone already)."""
+    digests: dict[str, str | None] = {}
+    for start in range(0, len(paths), BATCH):
+        part = paths[start : start + BATCH]
+        done = files.delete_many(part)
+        digests.update({path: hashlib.sha256(data).hexdigest() for path, data in done.changed.items()})
+        digests.update({path: None for path in done.gone})
         if progress:
-            progress("facts", start + len(part), len(due))
+            progress("facts", start + len(part), len(paths))
         if done.error is not None:
-            return gone, done.error
-    return gone, None
+            return digests, done.error
+    return digests, None
 
 
 def _neighbours(facts: tuple[Fact, ...], titles: set[str]) -> list[Fact]:
@@ -256,51 +393,27 @@ def _stopped(error: BrainError | OSError, deleted: int, receipt: str) -> BrainEr
 def _write_receipt(
     vault: Vault,
     receipt_id: str,
-    plan: SweepReport,
-    gone: list[tuple[SweepItem, str]],
+    time: datetime,
+    gone: list[dict[str, Any]],
     neighbours: list[str],
     stores: dict[str, int],
     indexed: bool,
+    held: list[dict[str, Any]],
     error: Failure = None,
 ) -> str:
-    folder = fact_journal.journal_dir(vault) / RECEIPTS_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{receipt_id}.json"
-    suffix = 1
-    while path.exists():
-        suffix += 1
-        path = folder / f"{receipt_id}-{suffix}.json"
-    purged_stores = ["files", "journal"] + (["catalog", "full-text", "vectors"] if indexed else []) + ["history"]
+    path = sweep_plan.receipts_dir(vault) / f"{receipt_id}.json"
+    purged_stores = ["files", "journal", "temp files"] + (["catalog", "full-text", "vectors"] if indexed else [])
+    purged_stores.append("history")
     body: dict[str, Any] = {
         "receipt": path.stem,
-        "time": format_time(plan.now),
+        "time": format_time(time),
         "stores_purged": purged_stores,
         "counts": stores,
-        "facts": [
-            {
-                "id": item.fact.title,
-                "path": item.fact.path,
-                "namespace": item.fact.namespace,
-                "kind": item.fact.kind,
-                "compliance_class": item.fact.compliance_class,
-                "policy": item.policy,
-                "reason": item.reason,
-                "due": format_time(item.due),
-                "file_sha256": digest,
-                "value_hash": item.fact.actual_hash,
-            }
-            for item, digest in gone
-        ],
+        "facts": gone,
         "relinked": neighbours,
-        "held": [{"id": item.fact.title, "hold": item.held} for item in plan.held],
+        "held": held,
     }
     if error is not None:
         body["stopped_by"] = str(error)
-    temp = path.with_suffix(".tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        json.dump(body, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    sweep_plan.write_json(path, body)
     return path.relative_to(vault.root).as_posix()

@@ -4,11 +4,17 @@ Recall and history never walk all the facts: each namespace's facts are numpy co
 epoch seconds, +inf for never), ordered oldest first (valid_from, recorded_at, title), with the
 row numbers of each kind and of each subject. A filter by kind or subject takes those rows and
 compares only them; history is a subject's rows, already in order.
+
+A supersede writes the new fact, then closes the old one. When it was killed between the two,
+the old fact's note still says it is open; the table reads it as closed anyway, as the supersede
+would have closed it (its successor names it in `supersedes`), so a subject never has two
+current values. `interrupted` lists those facts for `brain doctor` (whose `--fix` writes the
+closing).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -50,6 +56,7 @@ class FactTable:
     facts: tuple[Fact, ...]
     namespaces: dict[str, Columns]
     by_title: dict[str, Fact]  # lower-cased title -> fact
+    interrupted: tuple[str, ...] = ()  # titles of facts closed by the reader rule (see the module doc)
 
 
 def _epoch(instant: datetime | None) -> float:
@@ -96,14 +103,48 @@ def _columns(facts: tuple[Fact, ...], positions: list[int], by_title: dict[str, 
     )
 
 
+def _close_superseded(facts: list[Fact]) -> tuple[list[Fact], tuple[str, ...]]:
+    """Facts an open note claims, closed as their successor's supersede would have closed them."""
+    by_title = {fact.title.lower(): fact for fact in facts}
+    successors: dict[str, Fact] = {}
+    for fact in facts:
+        old = by_title.get((fact.supersedes or "").lower())
+        if old is not None and old is not fact and not old.closed and fact.valid_from >= old.valid_from:
+            known = successors.get(old.title.lower())
+            if known is None or (fact.valid_from, fact.title) < (known.valid_from, known.title):
+                successors[old.title.lower()] = fact
+    if not successors:
+        return facts, ()
+    closed = []
+    for fact in facts:
+        successor = successors.get(fact.title.lower())
+        closed.append(
+            fact
+            if successor is None
+            else replace(
+                fact,
+                valid_until=successor.valid_from,
+                superseded_by=successor.title,
+                closed_at=max(successor.recorded_at, fact.recorded_at),
+            )
+        )
+    return closed, tuple(
+        sorted(successor_of.title for successor_of in facts if successor_of.title.lower() in successors)
+    )
+
+
 def build(facts: list[Fact]) -> FactTable:
+    facts, interrupted = _close_superseded(facts)
     table = tuple(facts)
     by_title = {fact.title.lower(): fact for fact in table}
     grouped: dict[str, list[int]] = {}
     for position, fact in enumerate(table):
         grouped.setdefault(fact.namespace, []).append(position)
     return FactTable(
-        table, {namespace: _columns(table, positions, by_title) for namespace, positions in grouped.items()}, by_title
+        table,
+        {namespace: _columns(table, positions, by_title) for namespace, positions in grouped.items()},
+        by_title,
+        interrupted,
     )
 
 

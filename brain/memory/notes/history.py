@@ -18,6 +18,7 @@ from brain.config import load_config
 from brain.errors import AmbiguousName, InvalidInput, NoteNotFound
 from brain.history import Entry, Purged, Usage, current_actor, now_text
 from brain.memory.corpus import Corpus
+from brain.memory.facts.holds import held_titles
 from brain.vault import Vault
 
 PURGES_DIR = "purges"  # under .brain/journal/: the receipts of purges, beside the fact sweep's
@@ -162,6 +163,8 @@ def purge_note(vault: Vault, corpus: Corpus, name: str) -> PurgeReceipt:
         raise InvalidInput(
             f"{path} is a fact; facts are hard-deleted only by the retention sweep, which also purges their history"
         )
+    if title.lower() in held_titles(vault):  # a held fact whose note was edited into another type
+        raise InvalidInput(f"{path} is under a legal hold (the hold register names {title}); nothing was purged")
     digest = None
     with vault.history_lock():
         if exists:

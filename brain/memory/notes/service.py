@@ -13,9 +13,10 @@ from typing import Any
 
 from brain.errors import BrainError, InvalidInput
 from brain.memory.corpus import Corpus, Resolver
+from brain.memory.facts.holds import held_titles
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
-from brain.notes.fact import changed_immutable_keys
+from brain.notes.fact import changed_managed_keys
 from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
 from brain.notes.links import rewrite_links
 from brain.notes.model import Note
@@ -148,12 +149,14 @@ def edit_note(
 
 
 def _keep_fact_immutable(before: Note, text: str) -> None:
-    """brain never changes a fact's value (or what identifies it) in place: that is a supersession."""
-    changed = changed_immutable_keys(before, parse_note(text, before.path))
+    """A fact's managed keys and type change only through the fact commands: a new value is a
+    supersession, and no note tool can lift a legal hold, move a delete date or make it a plain note."""
+    changed = changed_managed_keys(before, parse_note(text, before.path))
     if changed:
         raise InvalidInput(
-            f"{before.path} is a fact; brain does not change its {', '.join(changed)} in place. "
-            "Record a new value with supersede_fact (CLI: brain fact supersede)"
+            f"{before.path} is a fact; the note tools do not change its {', '.join(changed)}. "
+            "Record a new value with supersede_fact (CLI: brain fact supersede), close it with invalidate_fact "
+            "(CLI: brain fact invalidate)"
         )
 
 
@@ -263,6 +266,11 @@ def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
             "(CLI: brain fact invalidate); only the retention sweep hard-deletes facts"
         )
     title = corpus.resolver().titles.get(source, "")
+    if title.lower() in held_titles(vault):  # a held fact whose note was edited into another type
+        raise InvalidInput(
+            f"{source} is under a legal hold (the hold register names {title}); it is not deleted. "
+            "`brain fact release` lifts a hold"
+        )
     vault.delete(source)
     return Written(source, title, created=False)
 

@@ -127,14 +127,19 @@ def expiry(ttl: str | None, now: datetime) -> str | None:
     if ttl is None or not str(ttl).strip():
         return None
     found = _TTL.match(str(ttl).strip())
-    if found:
-        when = now + timedelta(**{_TTL_UNITS[found.group(2)]: int(found.group(1))})
-    else:
-        try:
-            when = parse_instant(str(ttl), "ttl")
-        except InvalidInput:
-            raise InvalidInput(f"ttl '{ttl}' is not a duration (30d, 12h, 90m, 2w) or an ISO date") from None
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        if found:
+            when = now + timedelta(**{_TTL_UNITS[found.group(2)]: int(found.group(1))})
+        else:
+            try:
+                when = parse_instant(str(ttl), "ttl")
+            except InvalidInput:
+                raise InvalidInput(f"ttl '{ttl}' is not a duration (30d, 12h, 90m, 2w) or an ISO date") from None
+        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except OverflowError:
+        raise InvalidInput(
+            f"ttl '{ttl}' ends after the year 9999 (UTC); give a shorter one, or none to keep the run"
+        ) from None
 
 
 def expired(run: Run, now: datetime | None = None) -> bool:

@@ -75,7 +75,10 @@ def bootstrap(
     if days < 0:
         raise InvalidInput(f"days must be 0 or more, got {days}")
     now = now or datetime.now(UTC)
-    since = (now - timedelta(days=days)).isoformat()
+    try:
+        since = (now - timedelta(days=days)).isoformat()
+    except OverflowError:  # more days than there are since year 1: every episode
+        since = datetime.min.replace(tzinfo=UTC).isoformat()
     sections: dict[str, list[str]] = {}
     failures = list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=20)
     sections["Recent failures"] = [
