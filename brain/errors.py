@@ -61,3 +61,107 @@ class IndexBusy(BrainError):
 
 class IndexUnavailable(BrainError):
     """The vector store (a Chroma server) cannot be reached or read."""
+
+
+# ---------------------------------------------------------------- faults of the disk
+#
+# One translation, used wherever brain does IO and once more by each front end for what got
+# past: an OSError or a storage engine's error (SQLite, Chroma) that means "the disk is full",
+# "the disk is read-only", "the disk failed" or "the path is too long" becomes one of these,
+# with a message that says what happened and what to do. Anything else is not a fault of the
+# disk and is left alone (`storage_error` returns None).
+
+
+class StorageFull(BrainError):
+    """The disk (or the user's quota, or the file size limit) has no room for a write."""
+
+
+class ReadOnlyStorage(BrainError):
+    """The vault, or brain's state in it, is on a read-only disk or in a folder brain may not write."""
+
+
+class StorageFailed(BrainError):
+    """The disk reported an input/output error."""
+
+
+class PathTooLong(InvalidInput):
+    """A path is longer than the system allows."""
+
+
+_FULL_ERRNOS = {28, 122, 27}  # ENOSPC, EDQUOT, EFBIG (a file size limit: the same for a write)
+_READ_ONLY_ERRNOS = {30}  # EROFS
+_DENIED_ERRNOS = {13, 1}  # EACCES, EPERM
+_IO_ERRNOS = {5}  # EIO
+_TOO_LONG_ERRNOS = {36}  # ENAMETOOLONG
+_FULL_TEXT = ("database or disk is full", "no space left on device", "disk quota exceeded", "file too large")
+_READ_ONLY_TEXT = ("readonly database", "read-only file system", "read-only database")
+_IO_TEXT = ("disk i/o error",)
+FULL_HINT = "free some space, then run the command again"
+READ_ONLY_HINT = "writes need a writable vault; reads still work"
+
+
+def storage_error(error: BaseException, where: str | None = None, disk: str | None = None) -> BrainError | None:
+    """The brain error a fault of the disk is, or None when `error` (and what caused it) is not one.
+
+    `where` names what was being written (a vault-relative path, or a description such as
+    "the index"); without it, the path the error carries is used. `disk` is a folder on the
+    disk in use (the vault): SQLite reports a full disk as "disk I/O error" when its shared
+    memory or journal cannot grow, so an I/O error on a disk with no free block is a full disk.
+    """
+    for cause in _chain(error):
+        if isinstance(cause, BrainError):
+            return None
+        code = getattr(cause, "errno", None) if isinstance(cause, OSError) else None
+        text = str(cause).lower()
+        place = where or _shown(getattr(cause, "filename", None) if isinstance(cause, OSError) else None)
+        at = f" ({place})" if place else ""
+        io_error = code in _IO_ERRNOS or any(part in text for part in _IO_TEXT)
+        if code in _FULL_ERRNOS or any(part in text for part in _FULL_TEXT) or (io_error and _no_room(disk)):
+            return StorageFull(f"the disk is full{at}; the write was not made and what was there is kept: {FULL_HINT}")
+        if code in _TOO_LONG_ERRNOS:
+            return PathTooLong(f"a path is too long for this system{at}; choose a shorter name or folder")
+        if code in _READ_ONLY_ERRNOS or any(part in text for part in _READ_ONLY_TEXT):
+            return ReadOnlyStorage(f"brain cannot write here{at}: the disk or folder is read-only; {READ_ONLY_HINT}")
+        if code in _DENIED_ERRNOS:
+            return ReadOnlyStorage(
+                f"permission denied{at}: brain may not use this file or folder; check its owner and mode"
+            )
+        if io_error:
+            return StorageFailed(
+                f"the disk reported an input/output error{at}; check the disk (dmesg, fsck), then run the command again"
+            )
+    return None
+
+
+def _no_room(disk: str | None) -> bool:
+    import os
+
+    try:
+        info = os.statvfs(disk) if disk else None
+    except OSError:
+        return False
+    return info is not None and (info.f_bavail == 0 or info.f_favail == 0)
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    """The error and what caused it (a storage engine often wraps the OSError or SQLite error)."""
+    found: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in found and len(found) < 8:
+        found.append(current)
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def _shown(filename: object) -> str | None:
+    """A path for a one-line message: line breaks escaped, the middle of a long one left out."""
+    if filename is None:
+        return None
+    text = filename.decode("utf-8", "replace") if isinstance(filename, bytes) else str(filename)
+    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text if len(text) <= 120 else f"{text[:60]}...{text[-40:]}"
+
+
+def one_line(message: str) -> str:
+    """A message as one line: a line break inside it (a name that held one) shown as `\\n`."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")

@@ -33,7 +33,7 @@ import unicodedata
 from functools import cache
 from pathlib import Path
 
-from brain.errors import InvalidInput, NoteExists, WriteConflict
+from brain.errors import InvalidInput, NoteExists, WriteConflict, storage_error
 from brain.note_files import MAX_NOTE_BYTES
 from brain.notes.frontmatter_yaml import locate
 from brain.notes.lines import split_lines, strip_ending
@@ -131,8 +131,28 @@ def install(
 
     `expected` is what the file held when it was read: the file is compared with it once
     more right before the rename. `create` links instead of renaming, which fails if a file
-    appeared meanwhile.
+    appeared meanwhile. A full or read-only disk raises brain's error for it (`storage_error`),
+    with the temp file removed and the note as it was. Bytes over MAX_NOTE_BYTES are refused:
+    brain reads only that much of a note back, so such a write would be acknowledged and then
+    read back as something else.
     """
+    if len(data) > MAX_NOTE_BYTES:
+        raise InvalidInput(
+            f"'{relative}' would be {len(data) / 2**20:.1f} MiB, over the {MAX_NOTE_BYTES // 2**20} MiB a note may hold "
+            "(brain reads no more of a note back); nothing was written. Make it smaller"
+        )
+    try:
+        _install(relative, path, data, expected=expected, create=create, mode=mode, sync=sync)
+    except OSError as error:
+        translated = storage_error(error, relative)
+        if translated is None:
+            raise
+        raise translated from error
+
+
+def _install(
+    relative: str, path: Path, data: bytes, *, expected: bytes | None, create: bool, mode: int | None, sync: bool
+) -> None:
     if expected is None:  # a file brain read has its folder already
         path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / TEMP_NAME

@@ -1,9 +1,8 @@
 """The vault on disk: find it, read its notes, write them atomically and safely.
 
-Every write to a note goes through `Vault`. Paths given to it are vault-relative POSIX strings;
-none may escape the vault, name a reserved device, or go through a symlink that points outside.
-Which files are notes, and listing them, is `brain/note_files.py`; how one file is replaced
-without losing a save made meanwhile is `brain/fileswap.py`.
+Every write to a note goes through `Vault`. Paths given to it are vault-relative POSIX strings; none
+may escape the vault, name a reserved device, or go through a symlink that points outside. Which files
+are notes is `brain/note_files.py`; how one file is replaced safely is `brain/fileswap.py`.
 """
 
 from __future__ import annotations
@@ -343,17 +342,18 @@ class Vault:
         self._notify(deleted)
 
     def remove_stale_temps(self) -> list[str]:
-        """Remove the temp files that killed writes left (`fileswap.stale_temps`); their paths."""
-        with self._locked():
+        """Remove the temp files that killed writes left (`fileswap.stale_temps`)."""
+        if not stale_temps(self.root, SKIPPED_DIRS):  # none: no lock (nor its file) is taken
+            return []
+        with self._locked():  # under it, a temp file is never one a live write uses
             found = stale_temps(self.root, SKIPPED_DIRS)
             for path in found:
                 path.unlink(missing_ok=True)
         return [path.relative_to(self.root).as_posix() for path in found]
 
     # ------------------------------------------------------------ batches (hundreds of files)
-    # One hold of the write lock per batch instead of one per file (0.45 ms each), files one after
-    # another (threads in one folder wait on its lock in the kernel). The caller keeps batches to a
-    # few hundred files, so another writer never waits long, and makes them durable once (os.sync).
+    # One hold of the write lock per batch (0.45 ms each), files one after another (threads in one folder
+    # wait on its lock in the kernel); the caller keeps batches to a few hundred files, syncs once (os.sync).
 
     def delete_many(self, relatives: Sequence[str]) -> Batch:
         """Delete these notes for good (the retention sweep: no version goes to the history, and the

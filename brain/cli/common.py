@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from brain.cli.group import opened_vaults
 from brain.errors import BrainError
 from brain.views.plain import plain
 
@@ -37,6 +38,7 @@ def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
     from brain.vault import Vault
 
     found = Vault.find(vault)
+    opened_vaults.append(found.root)  # the disk a storage error is about (see group.BrainGroup)
     attach(found)  # brain's own writes update the index at once (when the vault has one)
     return found, Corpus(found)
 

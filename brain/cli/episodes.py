@@ -10,6 +10,7 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput
 from brain.memory.episodes import service
+from brain.memory.episodes.merge import given_parts
 from brain.notes.model import Outcome
 from brain.views.episodes import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
 
@@ -55,7 +56,7 @@ def store(
     episode, warnings = service.episode_from_data(service.with_default_date(data))
     for message in warnings:
         warn(message)
-    typer.echo(stored_episode_line(service.store_episode(vault_, corpus, episode)))
+    typer.echo(stored_episode_line(service.store_episode(vault_, corpus, episode, given=given_parts(data))))
 
 
 @app.command("list")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from difflib import get_close_matches
+from pathlib import Path
 from typing import Any, ClassVar
 
 import typer
@@ -21,7 +22,7 @@ from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_group_from_info
 from typer.models import CommandInfo, TyperInfo
 
-from brain.errors import BrainError
+from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.errors import UsageError as BrainUsageError
 
 
@@ -38,25 +39,39 @@ class Lazy:
     summary: str
 
 
+opened_vaults: list[
+    Path
+] = []  # the vaults this process opened (cli/common.open_vault): the disk a storage error is about
+
+
 class BrainGroup(TyperGroup):
     """Translates library errors once, for every command below it, and names the command as the
     writer of the versions the note history keeps (`by: cli`, `command: note edit`).
 
-    A BrainError becomes one line on stderr and exit code 1; a usage error (click's, or brain's
-    `UsageError`) exit code 2.
+    A BrainError becomes one line on stderr and exit code 1, a usage error (click's, or brain's
+    `UsageError`) exit code 2. A fault of the disk (full, read-only, failing; `errors.storage_error`)
+    raised by a library brain uses is translated the same way; anything else is a bug and keeps its
+    traceback.
     """
 
     def invoke(self, ctx: Any) -> Any:
-        if ctx.parent is not None:  # a group below the root: the root translates and names
+        if ctx.parent is not None:  # a group below the root: the root checks, translates and names
             return super().invoke(ctx)
         from brain.history import acting_as
 
         try:
+            _require_utf8([*ctx._protected_args, *ctx.args])
             with acting_as("cli", self._command_name(ctx)):
                 return super().invoke(ctx)
         except BrainError as error:
-            typer.echo(f"error: {error}", err=True)
+            typer.echo(f"error: {one_line(str(error))}", err=True)
             raise typer.Exit(2 if isinstance(error, BrainUsageError) else 1) from None
+        except Exception as error:  # a full or read-only disk that got past the library: one line too
+            translated = storage_error(error, disk=str(opened_vaults[-1]) if opened_vaults else None)
+            if translated is None:
+                raise
+            typer.echo(f"error: {one_line(str(translated))}", err=True)
+            raise typer.Exit(1) from None
 
     def _command_name(self, ctx: Any) -> str:
         """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""
@@ -71,6 +86,16 @@ class BrainGroup(TyperGroup):
         if command is not None and hasattr(command, "get_command") and len(words) > 1:
             return f"{words[0]} {words[1]}"
         return words[0]
+
+
+def _require_utf8(arguments: list[str]) -> None:
+    """Refuse an argument that is not UTF-8 (a 0xFF byte reaches Python as a lone surrogate,
+    which no note, journal or index can hold): one line naming it, before anything runs."""
+    for argument in arguments:
+        if any("\udc80" <= char <= "\udcff" for char in argument):
+            raw = argument.encode("utf-8", "surrogateescape")
+            shown = repr(raw[:60])[2:-1] + ("..." if len(raw) > 60 else "")
+            raise InvalidInput(f"the argument '{shown}' is not UTF-8 text; give it in UTF-8")
 
 
 class LazyGroup(BrainGroup):

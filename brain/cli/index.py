@@ -98,6 +98,8 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
         )
         wrong += [f"holds {found.vectors_extra} chunks the catalog does not know"] if found.vectors_extra else []
         freshness = f"the vector store {' and '.join(wrong)}; run `brain index` to repair it"
+    if found.read_only:
+        freshness = f"read-only disk, read as it is (cannot be refreshed here); {freshness.split(';')[0]}"
     typer.echo(
         f"index     {freshness} (last updated {found.updated_at or 'never'}{'; watcher running' if found.watcher else ''})"
     )

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from brain.errors import IndexMismatch
 from brain.index import codec
 from brain.index.rows import Row, Stamp, folder_of
 from brain.index.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
@@ -39,18 +40,30 @@ _ASSIGN = ", ".join(f"{column.strip()} = ?" for column in _COLUMNS.split(","))
 class Catalog:
     """One connection to a vault's catalog, safe to share between threads (calls are serialized)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, read_only: bool = False):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = read_only
         self._lock = threading.RLock()
-        self.db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=60000")
-        self._migrate()
-        # A second connection for reads that must not wait behind another thread's query or
-        # write on the first (WAL lets them run side by side): searches, freshness checks.
-        self._reader = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
+        if read_only:
+            # On a read-only disk SQLite cannot make the WAL's shared memory; `immutable` reads
+            # the file as it is, with no locks (nothing can change it through this mount).
+            self.db = self._connect_read_only()
+            if self.db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                raise IndexMismatch(
+                    f"the catalog in {self.path.parent} has another schema and the vault is read-only, "
+                    "so it cannot be migrated; reading the notes from their files"
+                )
+            self._reader = self._connect_read_only()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA busy_timeout=60000")
+            self._migrate()
+            # A second connection for reads that must not wait behind another thread's query or
+            # write on the first (WAL lets them run side by side): searches, freshness checks.
+            self._reader = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
         self._reader.execute("PRAGMA busy_timeout=60000")
         self._reader_lock = threading.Lock()
         self._stamps: dict[str, Stamp] | None = None
@@ -62,8 +75,12 @@ class Catalog:
         self._written: set[str] | None = None  # paths the open write transaction changed (None: too many to track)
 
     @classmethod
-    def for_index_dir(cls, index_dir: Path) -> Catalog:
-        return cls(Path(index_dir) / CATALOG_FILE)
+    def for_index_dir(cls, index_dir: Path, *, read_only: bool = False) -> Catalog:
+        return cls(Path(index_dir) / CATALOG_FILE, read_only=read_only)
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+        return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
 
     def close(self) -> None:
         with self._lock:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from filelock import FileLock, Timeout
 
 from brain.config import load_config
-from brain.errors import IndexBusy
+from brain.errors import READ_ONLY_HINT, IndexBusy, ReadOnlyStorage
 from brain.index.catalog import CATALOG_FILE, Catalog
 from brain.index.chunking import CHUNKING_VERSION, FIRST_CHUNKING
 from brain.index.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
@@ -57,6 +57,9 @@ class Index:
         self.vault = vault
         self.dir = vault.index_dir
         self.dir.mkdir(parents=True, exist_ok=True)
+        # A vault on a read-only disk (a backup, a snapshot): the index is read as it is, never
+        # refreshed or locked (`locked` refuses in one line; readers answer from the files).
+        self.read_only = not os.access(self.dir, os.W_OK)
         config = load_config(vault.brain_dir)
         self.config = config
         self.chroma_url = chroma_url or os.environ.get(ENV_CHROMA_URL) or config.chroma_url
@@ -66,6 +69,9 @@ class Index:
         self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
         self._thread_lock = threading.RLock()
         self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
+        if self.read_only:
+            self.catalog = Catalog.for_index_dir(self.dir, read_only=True)
+            return
         with self.locked():  # creating the schema is a write
             self.catalog = Catalog.for_index_dir(self.dir)
             self._renew_outdated_vectors()
@@ -123,6 +129,10 @@ class Index:
     @contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
         timeout = LOCK_TIMEOUT if timeout is None else timeout
+        if self.read_only:
+            raise ReadOnlyStorage(
+                f"the index in '{self.dir}' is on a read-only disk; it cannot be updated. {READ_ONLY_HINT}"
+            )
         with self._thread_lock:
             try:
                 self._file_lock.acquire(timeout=timeout)
@@ -140,6 +150,8 @@ class Index:
         """True while some process runs `brain watch` on this vault (it holds watch.lock)."""
         if self.watched_here:  # no need to probe the lock file on every read (the MCP server follows its vault)
             return True
+        if self.read_only:  # no watcher can write this index
+            return False
         probe = FileLock(str(self.dir / "watch.lock"), timeout=0, thread_local=False)
         try:
             probe.acquire()
@@ -147,6 +159,16 @@ class Index:
             return True
         probe.release()
         return False
+
+    def watcher_current(self) -> bool:
+        """True while a watcher keeps the catalog current *now*: it holds watch.lock, and its
+        heartbeat is recent and says every event it saw is applied (see index/heartbeat.py).
+        A suspended or busy watcher is not current: readers check freshness themselves."""
+        if self.watched_here:  # this process's own watcher: its tracker applies events before each read
+            return True
+        from brain.index.heartbeat import current
+
+        return current(self.dir) and self.watcher_alive()
 
     def close(self) -> None:
         if self._vectors is not None:

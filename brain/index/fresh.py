@@ -32,7 +32,8 @@ from collections import OrderedDict
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from brain.index.engine import Index
+from brain.errors import IndexBusy
+from brain.index.engine import Index, warn_once
 from brain.index.scan import scan
 from brain.note_files import is_note_path
 
@@ -153,6 +154,7 @@ class Tracker:
         self._observer.stop()
 
 
+BUSY_WATCHER_WAIT = 2.0  # seconds a read waits for a busy watcher's batch before answering as it is
 _reads: dict[str, int] = {}
 _unfollowable: set[str] = set()  # vaults whose events could not be had: not tried again in this process
 _scan_ms: dict[str, float] = {}  # how long the last full scan of each vault took
@@ -162,7 +164,15 @@ _registry = threading.Lock()
 
 def ensure_fresh(index: Index) -> bool:
     """Bring the catalog up to date before a read (see the module doc). True when a watcher keeps
-    it current, so the caller may leave further work (embedding) to that watcher."""
+    it current, so the caller may leave further work (embedding) to that watcher.
+
+    An index on a read-only disk cannot be refreshed: the caller is told it is as current as it
+    will get (True: nothing to embed either), and a warning says that answers may be stale."""
+    if index.read_only:
+        warn_once(
+            f"the vault is read-only: the index could not be refreshed, answers come from it as it is ({index.dir})"
+        )
+        return True
     root = str(index.vault.root)
     with _registry:
         tracker = _trackers.get(root)
@@ -170,9 +180,19 @@ def ensure_fresh(index: Index) -> bool:
             _trackers.move_to_end(root)
     if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
         _apply(index, tracker)
-        return index.watcher_alive()
-    if index.watcher_alive():
+        return index.watcher_current()
+    if index.watcher_current():  # alive, beating and idle: not merely holding its lock
         return True
+    if index.watcher_alive():  # suspended or busy: check the files ourselves, but never wait out a long batch
+        try:
+            scan(index, wait=BUSY_WATCHER_WAIT)
+        except IndexBusy:
+            warn_once(
+                f"the watcher of {root} is busy with a long batch; answering from the index as it is "
+                "(changes of the last moments may be missing)"
+            )
+            return True
+        return False
     tracker = _maybe_track(index)
     if tracker is None:
         started = time.perf_counter()

@@ -23,6 +23,7 @@ from pathlib import Path
 from brain.index.engine import Index
 from brain.index.reading import Read, read_many
 from brain.index.rows import Stamp
+from brain.index.workers import die_with_parent
 from brain.note_files import Skip, note_files
 
 Progress = Callable[[str, int, int], None]
@@ -62,7 +63,9 @@ def _reader(root: Path, paths: list[str], known: dict[str, str]) -> Iterable[lis
     tasks = [paths[i : i + 100] for i in range(0, len(paths), 100)]
     workers = min(os.cpu_count() or 2, 4)
     method = "fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=get_context(method), initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         pending: list[Read] = []
         parts = [{p: known[p] for p in task if p in known} for task in tasks]
         for result in pool.map(read_many, [str(root)] * len(tasks), tasks, parts):
@@ -77,8 +80,12 @@ def _reader(root: Path, paths: list[str], known: dict[str, str]) -> Iterable[lis
 # ---------------------------------------------------------------- the scan
 
 
-def scan(index: Index, *, paths: Iterable[str] | None = None, progress: Progress | None = None) -> ScanResult:
-    """Update the catalog from the files (all of them, or just `paths`). Cheap when nothing changed."""
+def scan(
+    index: Index, *, paths: Iterable[str] | None = None, progress: Progress | None = None, wait: float | None = None
+) -> ScanResult:
+    """Update the catalog from the files (all of them, or just `paths`). Cheap when nothing changed.
+
+    `wait` bounds the wait for the index lock (IndexBusy after it; default: engine.LOCK_TIMEOUT)."""
     started = time.perf_counter()
     root = index.vault.root
     wanted = None if paths is None else sorted(set(paths))
@@ -98,7 +105,7 @@ def scan(index: Index, *, paths: Iterable[str] | None = None, progress: Progress
     if not changed and not removed and not left_out_changed:
         result.seconds = time.perf_counter() - started
         return result
-    with index.locked():
+    with index.locked(timeout=wait):
         stamps = dict(catalog.stamps())  # another process may have done part of the work meanwhile
         changed, removed = differences(stamps)
         vanished = {stamps[p].sha256: stamps[p] for p in removed}

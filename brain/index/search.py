@@ -189,9 +189,11 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
         parts = []
         for folder in filters.folders:
             folder = folder.strip().strip("/")
-            escaped = folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            parts.append("(n.folder = ? OR n.folder LIKE ? ESCAPE '\\')")
-            params += [folder, f"{escaped}/%"]
+            # A prefix compared as text, not a LIKE pattern: a long folder name is no "pattern too
+            # complex" (SQLite's LIKE limit), and % or _ in it mean themselves. ASCII case is
+            # ignored, as LIKE ignored it.
+            parts.append("(n.folder = ? OR lower(substr(n.folder, 1, ?)) = lower(?))")
+            params += [folder, len(folder) + 1, f"{folder}/"]
         clauses.append("(" + " OR ".join(parts) + ")")
     for tag in filters.tags:
         clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.note_id = n.id AND t.tag = ?)")

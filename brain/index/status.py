@@ -36,6 +36,7 @@ class IndexStatus:
     vectors_missing: int | None = None  # chunk records the catalog expects and the store lacks
     vectors_missing_notes: int | None = None  # notes those records belong to
     vectors_extra: int | None = None  # records no chunk of the catalog stands for
+    read_only: bool = False  # on a read-only disk: read as it is, never refreshed there
 
     @property
     def fresh(self) -> bool:
@@ -96,12 +97,16 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
         vectors_missing=check.missing if check else None,
         vectors_missing_notes=len(check.missing_notes) if check else None,
         vectors_extra=len(check.extra) if check else None,
+        read_only=index.read_only,
     )
 
 
 def _vector_check(index) -> VectorCheck | None:
     """The catalog/vector check, under the index lock (a write in progress changes the store
-    first); skipped when a writer holds the lock for long."""
+    first); skipped when a writer holds the lock for long, and on a read-only disk (no Chroma
+    store opens there, and no writer can be under way through it)."""
+    if index.read_only:
+        return None
     try:
         with index.locked(timeout=LOCK_WAIT):
             return check_vectors(index)

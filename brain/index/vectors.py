@@ -349,7 +349,7 @@ class VectorStore:
             loaded = ChunkMatrix.load(self.snapshot_path, generation, self.dim)
             if loaded is None:
                 loaded = self._matrix_from_chroma()
-                if self.catalog.path.parent.is_dir():
+                if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
                     loaded.save(self.snapshot_path, generation)
             self._matrix = loaded
         return self._matrix

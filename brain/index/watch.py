@@ -9,13 +9,15 @@ change of `x.md`, and a rename within one batch keeps the note's identity (same 
 events and failed batches trigger a full scan. No error stops the watcher: it is reported to
 `on_batch` and the next batch goes on.
 
-While running, the watcher holds `.brain/index/watch.lock`; readers in other processes see it
-and trust the catalog instead of re-statting the vault.
+While running, the watcher holds `.brain/index/watch.lock` and beats in `watch.beat` (see
+heartbeat.py); readers in other processes trust the catalog instead of re-statting the vault
+only while the beat is recent and says the watcher has applied every event it saw.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +31,7 @@ from brain.errors import IndexBusy
 from brain.index.embedding import embed_pending
 from brain.index.engine import Index, existing_index
 from brain.index.fresh import event_paths, track
+from brain.index.heartbeat import BEAT_SECONDS, Beat, clear_beat, write_beat
 from brain.index.scan import scan
 from brain.index.sync import index_vault, update_paths
 from brain.vault import Vault
@@ -81,6 +84,9 @@ class Watcher:
         self.caught_up = threading.Event()  # set once the catch-up index run after start is done
         self._lock = FileLock(str(self.index.dir / "watch.lock"), timeout=0, thread_local=False)
         self.batches = 0
+        self._caught_up_once = False
+        self._applied = 0.0
+        self._beater = threading.Thread(target=self._beat_loop, name="brain-watch-beat", daemon=True)
 
     # ------------------------------------------------------------ life cycle
 
@@ -102,8 +108,25 @@ class Watcher:
             self._lock.release()
             raise
         self._thread.start()
+        self._caught_up_once = True
+        self._applied = time.time()
+        self._beat()
+        self._beater.start()
         self.caught_up.set()
         return self
+
+    def _beat(self) -> None:
+        """Say, in `watch.beat`, that this watcher is running and whether it is idle (heartbeat.py)."""
+        with self._cond:
+            idle = self._caught_up_once and not (self._pending or self._full or self._busy)
+        try:
+            write_beat(self.index.dir, Beat(os.getpid(), time.time(), idle, self._applied))
+        except OSError as error:  # a full disk: readers then check freshness themselves
+            log.warning("watch heartbeat not written (%s)", error)
+
+    def _beat_loop(self) -> None:
+        while not self._stop.wait(BEAT_SECONDS):
+            self._beat()
 
     def stop(self) -> None:
         self._stop.set()
@@ -113,6 +136,9 @@ class Watcher:
         self._observer.join(timeout=5)
         if self._thread.is_alive():
             self._thread.join(timeout=30)
+        if self._beater.is_alive():
+            self._beater.join(timeout=5)
+        clear_beat(self.index.dir)
         if self._lock.is_locked:
             self.index.watched_here = False
             self._lock.release()
@@ -202,6 +228,8 @@ class Watcher:
             self.batches += 1
             with self._cond:
                 self._busy = False
+                if not batch.errors:
+                    self._applied = time.time()
                 self._cond.notify_all()
             if self.on_batch:
                 try:
@@ -222,7 +250,7 @@ def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
     if index is None:
         return None
     track(index)  # and reads re-check what changed before them at once, not after the watcher's debounce
-    if index.watcher_alive():
+    if index.watcher_alive() or index.read_only:  # a read-only index is read as it is, never kept current
         return None
     watcher = Watcher(index, embed=embed)
 

@@ -16,9 +16,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
-from brain.errors import BrainError
+from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.history import acting_as
 from brain.memory.corpus import Corpus
+from brain.notes.depth import deeper_than, too_deep_message
 from brain.vault import Vault
 from brain.views.plain import plain
 
@@ -130,9 +131,15 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         with state.lock, acting_as("mcp", fn.__name__):  # the history names who wrote each version
             try:
+                _check_arguments(fn.__name__, kwargs)
                 return fn(state, *args, **kwargs)
             except BrainError as error:
-                raise ToolError(str(error)) from None
+                raise ToolError(one_line(str(error))) from None
+            except Exception as error:  # a full or read-only disk: one line, as a BrainError would be
+                translated = storage_error(error, disk=str(state.vault.root))
+                if translated is None:
+                    raise
+                raise ToolError(one_line(str(translated))) from None
 
     signature = inspect.signature(fn, eval_str=True)
     served = signature.replace(parameters=list(signature.parameters.values())[1:])
@@ -143,6 +150,24 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
     guarded.__annotations__["return"] = served.return_annotation
     del guarded.__wrapped__
     return guarded
+
+
+def _check_arguments(tool: str, arguments: dict[str, Any]) -> None:
+    """Refuse arguments no note can hold: nested deeper than `depth.MAX_DEPTH`, or text with a
+    lone surrogate (JSON's `"\\udcff"`, which no UTF-8 file can store)."""
+    if deeper_than(arguments):
+        raise InvalidInput(f"{tool}: {too_deep_message('an argument')}")
+    stack: list[Any] = [arguments]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if any("\ud800" <= char <= "\udfff" for char in value):
+                raise InvalidInput(f"{tool}: the text {value[:40]!r} holds a lone surrogate, which is not UTF-8")
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
 
 
 def _annotations(spec: ToolSpec) -> ToolAnnotations:

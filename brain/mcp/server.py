@@ -100,7 +100,9 @@ def _attach_index(vault: Vault) -> None:
 
 
 def run_stdio(server: MCPServer) -> None:
-    server.run("stdio")
+    from brain.mcp.stdio import run_stdio as serve  # every line answered, as over HTTP
+
+    serve(server)
 
 
 def http_app(

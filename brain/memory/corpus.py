@@ -176,12 +176,18 @@ class Corpus:
         try:
             return existing_index(self.vault)
         except (sqlite3.Error, OSError) as error:
-            log.warning("index unusable (%s); reading the notes from their files", error)
+            log.warning("index unusable (%s); reading the notes from their files", _why(error, self.vault))
             return None
 
     def _from_catalog(self, index) -> bool:
         from brain.index.fresh import ensure_fresh
 
+        if index.read_only:  # a catalog that cannot be refreshed: the files themselves are exact
+            return False
+        if not index.watched_here and index.watcher_alive() and not index.watcher_current():
+            # a watcher holds the index but is suspended or busy (it may hold the index lock for a
+            # long batch): the files themselves are exact, and reading them waits for no one
+            return False
         try:
             ensure_fresh(index)
             if self._signature == "catalog" and index.catalog.generation() == self._generation:
@@ -216,7 +222,7 @@ class Corpus:
             self._generation, self._signature = generation, "catalog"
             return True
         except (sqlite3.Error, OSError) as error:
-            log.warning("index unusable (%s); reading the notes from their files", error)
+            log.warning("index unusable (%s); reading the notes from their files", _why(error, self.vault))
             return False
 
     def _from_files(self) -> None:
@@ -287,3 +293,12 @@ class Corpus:
         """The note a name resolves to (path, title, stem or permalink)."""
         path = self.resolver().resolve(name)
         return self._cache[path][1]
+
+
+def _why(error: Exception, vault: Vault) -> object:
+    """What made the index unusable, in brain's words when it is a fault of the disk (SQLite says
+    "disk I/O error" for a full one)."""
+    from brain.errors import storage_error
+
+    translated = storage_error(error, disk=str(vault.root))
+    return str(translated).split(";")[0] if translated is not None else error

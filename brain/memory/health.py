@@ -14,6 +14,7 @@ from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
 from brain.notes.run import run_from_note
 from brain.notes.summary import causes_named
+from brain.notes.tip import tip_from_note
 from brain.vault import Vault
 
 
@@ -44,6 +45,8 @@ def typed_problems(note: Note) -> tuple[str, ...]:
         return fact_from_note(note).problems
     if note.type == "run":
         return note.problems + run_from_note(note).problems
+    if note.type == "tip":
+        return tip_from_note(note).problems  # its parse problems included
     return note.problems
 
 

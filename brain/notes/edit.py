@@ -13,7 +13,7 @@ from typing import Any, Literal, get_args
 
 from brain.errors import InvalidInput
 from brain.notes import frontmatter_yaml
-from brain.notes.lines import has_ending, line_ending, split_lines, strip_ending, with_ending
+from brain.notes.lines import has_ending, line_ending, require_one_line, split_lines, strip_ending, with_ending
 from brain.notes.parse import parse_note
 
 EditOperation = Literal["append", "prepend", "replace_section", "find_replace", "set_frontmatter"]
@@ -164,6 +164,23 @@ def prepend(text: str, addition: str) -> str:
     return head + _inserted(addition, eol) + ((eol + rest) if rest.strip() else rest)
 
 
+_CLOSING_HASHES = re.compile(r"(^|[ \t])(#+)[ \t]*$")
+
+
+def section_heading(name: str) -> str:
+    """A section name as the heading text brain writes and looks up: one line, like every name.
+
+    A line break would let the name add structure of its own (`Notes\n## Decisions\n### d009`
+    adds a decision), so it is refused. The one heading markup a line can still hold, a closing
+    run of `#` that markdown drops from a heading, is escaped so the name reads back as given.
+    """
+    require_one_line(name, "section")
+    name = name.strip()
+    if not name:
+        raise InvalidInput("the section name is empty; give the heading text, e.g. 'Notes'")
+    return _CLOSING_HASHES.sub(lambda found: found.group(1) + "\\" + found.group(2), name)
+
+
 def apply_edit(
     text: str,
     operation: str,
@@ -177,6 +194,8 @@ def apply_edit(
     replace_all: bool = False,
 ) -> str:
     """One edit operation on a note's text (see `EDIT_OPERATIONS`)."""
+    if section is not None:
+        section = section_heading(section)
     if operation == "append":
         return append_to_section(text, section, content) if section else append(text, content)
     if operation == "prepend":

@@ -22,6 +22,7 @@ import yaml
 
 from brain.errors import InvalidInput
 from brain.notes import frontmatter_yaml
+from brain.notes.depth import TooDeep, load_json, too_deep_message
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Note
 from brain.notes.parse import WIKILINK, parse_wikilink
@@ -121,7 +122,11 @@ def parse_value(text: str) -> Any:
     if text is None or not str(text).strip():
         raise InvalidInput("the fact value is empty; give YAML or JSON such as '{seconds: 900}' or '\"dark\"'")
     try:
-        value = json.loads(text)  # JSON first: YAML reads an escaped surrogate pair as two broken characters
+        value = load_json(
+            text, "the fact value"
+        )  # JSON first: YAML reads an escaped surrogate pair as two broken characters
+    except TooDeep as error:
+        raise InvalidInput(str(error)) from None
     except ValueError:
         value = _yaml_value(text)
     value = frontmatter_yaml._plain(value)
@@ -131,7 +136,11 @@ def parse_value(text: str) -> Any:
 
 def _yaml_value(text: str) -> Any:
     try:
-        return yaml.load(text, Loader=frontmatter_yaml._NoTimestampLoader)
+        return frontmatter_yaml._load(text, "the fact value")[0]  # refuses a value nested past depth.MAX_DEPTH
+    except TooDeep as error:
+        raise InvalidInput(str(error)) from None
+    except RecursionError:
+        raise InvalidInput(too_deep_message("the fact value")) from None
     except yaml.YAMLError as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else "parse error"
         raise InvalidInput(

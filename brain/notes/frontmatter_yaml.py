@@ -19,6 +19,8 @@ from typing import Any
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
+from brain.notes.depth import TooDeep, deeper_than, too_deep_message
+
 _DELIMITER = re.compile(r"^---[ \t]*\r?$")
 _CLOSING = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
 
@@ -54,13 +56,26 @@ class _BrainYAMLHandler(YAMLHandler):
         return _load(fm)[0]
 
 
-def _load(fm: str) -> tuple[Any, list[str]]:
+def _load(fm: str, what: str = "the frontmatter") -> tuple[Any, list[str]]:
     """The YAML value and the keys that appeared twice in one mapping."""
     loader = _NoTimestampLoader(fm)
     try:
-        return loader.get_single_data(), getattr(loader, "duplicates", [])
+        node = loader.get_single_node()  # libyaml composes without Python recursion; constructing recurses
+        if node is None:
+            return None, []
+        if deeper_than(node, children=_node_children):
+            raise TooDeep(too_deep_message(what))
+        return loader.construct_document(node), getattr(loader, "duplicates", [])
     finally:
         loader.dispose()
+
+
+def _node_children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 _HANDLER = _BrainYAMLHandler()
@@ -97,6 +112,8 @@ def load(yaml_text: str) -> tuple[dict[str, Any], str | None]:
     except yaml.YAMLError as error:
         reason = str(error).replace("\n", " ")
         return {}, f"malformed frontmatter: {reason}"
+    except TooDeep as error:
+        return {}, f"frontmatter not read: {error}"
     except Exception as error:
         return {}, f"malformed frontmatter: {type(error).__name__}: {error}"
     if data is None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brain.notes import frontmatter_yaml
+from brain.notes.depth import TooDeep, load_json
 from brain.notes.model import Note
 
 RUNS_FOLDER = "runs"
@@ -344,9 +345,12 @@ def _snapshot_block(note: Note, problems: list[str]) -> dict[str, Any] | None:
         problems.append("the Snapshot section holds no ```json block")
         return None
     try:
-        value = json.loads(found.group(1))
+        value = load_json(found.group(1), "the Snapshot JSON")
     except json.JSONDecodeError as error:
         problems.append(f"the Snapshot JSON does not parse ({error.msg} at line {error.lineno})")
+        return None
+    except TooDeep as error:
+        problems.append(str(error))
         return None
     if not isinstance(value, dict):
         problems.append("the Snapshot JSON is not an object")

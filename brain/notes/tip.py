@@ -77,17 +77,35 @@ def parse_source(text: str) -> SourceRef:
     return SourceRef(target, span.group(1).strip() if span else None)
 
 
+MAX_COUNT = 1_000_000_000  # no tip is handed out, or supported, more often than this
+
+
 def _int(value: Any, problems: list[str], key: str) -> int:
+    """A count: a whole number from 0 to MAX_COUNT. Anything else a hand edit left (-1, .inf,
+    1e400, 'many') is reported and read as the nearest count, never fatal: one tip's count must
+    not divide by zero or overflow in every tip command."""
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         problems.append(f"{key} '{value}' is not a number; read as 0")
         return 0
     try:
-        return int(value)
+        number = float(value) if not isinstance(value, int) else value
     except ValueError:
         problems.append(f"{key} '{value}' is not a number; read as 0")
         return 0
+    if number != number:  # NaN
+        problems.append(f"{key} '{value}' is not a number; read as 0")
+        return 0
+    if number < 0:
+        problems.append(f"{key} '{value}' is below 0; a count is read as 0")
+        return 0
+    if number > MAX_COUNT:
+        problems.append(f"{key} '{value}' is over {MAX_COUNT:,}; read as {MAX_COUNT:,}")
+        return MAX_COUNT
+    if number != int(number):
+        problems.append(f"{key} '{value}' is not a whole number; read as {int(number)}")
+    return int(number)
 
 
 def _links(value: Any) -> tuple[str, ...]:

@@ -107,16 +107,19 @@ def plan_json(plan) -> dict[str, Any]:
             }
             for m in plan.merges
         ],
+        "conflicts": [list(pair) for pair in plan.conflicts],
     }
 
 
 def plan_lines(plan) -> list[str]:
     verb = "would merge" if plan.dry_run else "merged"
     lines = [
-        f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category or steps differ), {len(plan.merges)} merges"
+        f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category, steps or advice differ), {len(plan.merges)} merges"
     ]
     for merge in plan.merges:
         lines.append(
             f"{verb} {merge.representative} + {', '.join(merge.members)} -> {merge.title} (support {merge.support}, {merge.evidence})"
         )
+    for first, second in plan.conflicts:
+        lines.append(f"conflict: {first} and {second} give opposite advice; kept apart (review them)")
     return lines

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.episodes import service as episode_service
+from brain.memory.episodes.merge import given_parts
 from brain.notes.episode import DECISION_TYPES
 from brain.notes.model import Outcome
 from brain.views.episodes import decision_lines, episode_row, episode_summary, stored_episode_line, stored_verb
@@ -56,8 +57,9 @@ def store_episode(
     """Record what happened in a work session as an episode note: task, outcome, decisions, events, lessons.
 
     Use it at the end of a session (or after a notable failure) so later sessions can learn
-    from it. Storing the same session again updates the episode's decisions, events, lessons
-    and metrics and keeps any prose a person added. Returns the episode's path and any
+    from it. Storing the same session again updates only what is given: decisions and events
+    by id, lessons and metrics added; arguments left out leave the stored parts alone, and any
+    prose a person added stays. Returns the episode's path and any
     warnings about data that was read leniently.
     """
     data: dict[str, Any] = {"task": task, "outcome": outcome}
@@ -73,7 +75,7 @@ def store_episode(
     }
     data.update({key: value for key, value in optional.items() if value is not None})
     episode, warnings = episode_service.episode_from_data(episode_service.with_default_date(data))
-    stored = episode_service.store_episode(state.vault, state.corpus, episode)
+    stored = episode_service.store_episode(state.vault, state.corpus, episode, given=given_parts(data))
     text = "\n".join([stored_episode_line(stored), *(f"warning: {message}" for message in warnings)])
     return result(
         text, {"path": stored.path, "title": stored.title, "status": stored_verb(stored), "warnings": warnings}

@@ -9,6 +9,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
+from brain.memory.episodes.merge import merge_episode_text
 from brain.memory.timeutil import parse_instant
 from brain.notes.edit import replace_section, set_frontmatter
 from brain.notes.episode import (
@@ -180,9 +181,19 @@ def _event(item: Any, number: int, warnings: list[str]) -> Event:
 
 
 def store_episode(
-    vault: Vault, corpus: Corpus, episode: Episode, *, extra_frontmatter: dict[str, Any] | None = None
+    vault: Vault,
+    corpus: Corpus,
+    episode: Episode,
+    *,
+    extra_frontmatter: dict[str, Any] | None = None,
+    given: frozenset[str] | None = None,
 ) -> StoredEpisode:
-    """Write an episode note; an existing one gets its managed keys and sections replaced, prose kept."""
+    """Write an episode note; an existing one gets its managed keys and sections replaced, prose kept.
+
+    `given` (the parts of the data a caller passed, see `merge.given_parts`) stores again as an
+    update: only those parts change, merged by identity (`brain/memory/episodes/merge.py`); the
+    rest of the stored episode stays. Without it the whole episode is the new truth.
+    """
     path = f"{TYPE_FOLDERS['episode']}/{vault.filename_for(episode.title)}"
     existing = corpus.resolver().try_resolve(episode.title)
     if existing is None and vault.safe_path(path).exists():
@@ -192,7 +203,10 @@ def store_episode(
         text = update_episode_text(render_episode(episode, extra_frontmatter), episode, extra_frontmatter)
         vault.write(path, text, create=True)
         return StoredEpisode(path, episode.title, created=True, changed=True)
-    done = vault.update(existing, lambda note: update_episode_text(note.text, episode, extra_frontmatter))
+    if given is not None:
+        done = vault.update(existing, lambda note: merge_episode_text(note.text, episode, given, extra_frontmatter))
+    else:
+        done = vault.update(existing, lambda note: update_episode_text(note.text, episode, extra_frontmatter))
     return StoredEpisode(existing, episode.title, created=False, changed=done.written)
 
 

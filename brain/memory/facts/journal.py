@@ -299,14 +299,30 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield number, line
 
 
+def parse_record(line: str) -> dict[str, Any] | None:
+    """A journal line as a record, or None when it is not one: not JSON, or JSON of another shape
+    (`[]`, `{"results": [1]}`, `{"filters": 5}`), which every reader skips and `verify` reports."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    results = record.get("results")
+    if results is not None and not (isinstance(results, list) and all(isinstance(item, dict) for item in results)):
+        return None
+    if record.get("filters") is not None and not isinstance(record.get("filters"), dict):
+        return None
+    return record
+
+
 def records(vault: Vault, since: str | None = None) -> list[dict[str, Any]]:
     """Every record (or those at or after `since`), oldest first; unreadable lines are left to `verify`."""
     cutoff = parse_time(since, "--since") if since else None
     found = []
     for _, line in _lines(journal_path(vault)):
-        try:
-            record = json.loads(line)
-        except ValueError:
+        record = parse_record(line)
+        if record is None:
             continue
         if cutoff is not None:
             try:
@@ -346,7 +362,7 @@ def reanchor(vault: Vault) -> tuple[int, str] | None:
 def remove_stale_temps(vault: Vault) -> list[str]:
     """Remove journal rewrites a killed sweep left (they hold purged values); their paths."""
     folder = journal_dir(vault)
-    if not folder.is_dir():
+    if not folder.is_dir() or not any(folder.glob(".journal-*.tmp")):
         return []
     with _lock(vault):
         found = sorted(path for path in folder.glob(".journal-*.tmp"))
@@ -367,9 +383,8 @@ def purge_values(vault: Vault, fact_ids: set[str], receipt: str) -> int:
         _end(vault, path)  # a torn last line is set aside first, not kept as a bad line in the middle
         out: list[str] = []
         for _, line in _lines(path):
-            try:
-                record = json.loads(line)
-            except ValueError:
+            record = parse_record(line)
+            if record is None:
                 out.append(line if line.endswith("\n") else line + "\n")  # left for doctor to report
                 continue
             touched = False

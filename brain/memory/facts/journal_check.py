@@ -18,6 +18,7 @@ from brain.memory.facts.journal import (
     chain_hash,
     journal_dir,
     journal_path,
+    parse_record,
     read_anchor,
 )
 from brain.notes.fact import value_hash
@@ -83,11 +84,8 @@ def verify(vault: Vault) -> JournalCheck:
     anchored_hash: str | None = None
     for number, line in _lines(path):
         count += 1
-        try:
-            record = json.loads(line)
-            if not isinstance(record, dict):
-                raise ValueError
-        except ValueError:
+        record = parse_record(line)
+        if record is None:
             problems.append(JournalProblem(number, "not a JSON record (edited or truncated)"))
             continue
         if record.get("seq") != expected_seq:

@@ -29,6 +29,7 @@ from brain.memory.runs.validation import (
     tenant_is_safe,
 )
 from brain.notes.edit import replace_section, set_frontmatter
+from brain.notes.model import Note
 from brain.notes.run import (
     DEFAULT_PROJECTION,
     RUNS_FOLDER,
@@ -156,26 +157,31 @@ def record_run(
         vault.write(path, render_run(run), create=True)
         stored = RecordedRun(path, title, True, truncated)
     else:
-        current = vault.read(existing)
-        old = run_from_note(current.note)
-        if current.note.type != "run" or old.scope.tenant != tenant or not old.in_flight:
-            raise NoteExists(f"run id '{title}' is taken by a finished run of this tenant; record under another id")
-        # Completing a run keeps what the first recording said and this one does not (labels, expiry).
-        kept = RunLabels(
-            labels.accepted if labels.accepted is not None else old.labels.accepted,
-            labels.overridden if labels.overridden is not None else old.labels.overridden,
-            labels.escalated if labels.escalated is not None else old.labels.escalated,
-            labels.score if labels.score is not None else old.labels.score,
-        )
-        run = replace(run, created=old.created or created, labels=kept, expires=run.expires if ttl else old.expires)
-        text = set_frontmatter(
-            current.note.text,
-            {k: v for k, v in managed_frontmatter(run).items() if v is not None},
-            remove=tuple(k for k, v in managed_frontmatter(run).items() if v is None),
-        )
-        for heading, content in managed_sections(run).items():
-            text = replace_section(text, heading, content)
-        vault.write(existing, text, expected=current.stamp)
+
+        def updated(note: Note) -> str:  # read and written under the write lock: no other writer in between
+            old = run_from_note(note)
+            if note.type != "run" or old.scope.tenant != tenant or not old.in_flight:
+                raise NoteExists(f"run id '{title}' is taken by a finished run of this tenant; record under another id")
+            # Completing a run keeps what the first recording said and this one does not (labels, expiry).
+            labelled = RunLabels(
+                labels.accepted if labels.accepted is not None else old.labels.accepted,
+                labels.overridden if labels.overridden is not None else old.labels.overridden,
+                labels.escalated if labels.escalated is not None else old.labels.escalated,
+                labels.score if labels.score is not None else old.labels.score,
+            )
+            kept = replace(
+                run, created=old.created or created, labels=labelled, expires=run.expires if ttl else old.expires
+            )
+            text = set_frontmatter(
+                note.text,
+                {k: v for k, v in managed_frontmatter(kept).items() if v is not None},
+                remove=tuple(k for k, v in managed_frontmatter(kept).items() if v is None),
+            )
+            for heading, content in managed_sections(kept).items():
+                text = replace_section(text, heading, content)
+            return text
+
+        vault.update(existing, updated)
         stored = RecordedRun(existing, title, False, truncated)
     vectors.sync_one(Indexed(stored.path, tenant, snapshot["query"]))
     return stored

@@ -15,6 +15,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.timeutil import parse_instant
+from brain.notes.depth import deeper_than, too_deep_message
 from brain.notes.run import PREVIEW_LIMIT, PROJECTIONS, Run, RunLabels, TruncatedPreview
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -50,11 +51,14 @@ def _reject_constant(name: str) -> Any:
 def parse_json(text: str, source: str) -> Any:
     """Strict JSON (NaN and Infinity refused), with a one-line error naming the source."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise InvalidInput(f"{source}: {too_deep_message('the snapshot')}") from None
     except json.JSONDecodeError as error:
         raise InvalidInput(
             f"{source} is not JSON ({error.msg} at line {error.lineno}); give a SnapshotEntry object"
         ) from None
+    return value
 
 
 def snapshot_from_data(data: Any) -> tuple[dict[str, Any], tuple[TruncatedPreview, ...]]:
@@ -65,6 +69,8 @@ def snapshot_from_data(data: Any) -> tuple[dict[str, Any], tuple[TruncatedPrevie
     """
     if not isinstance(data, dict):
         raise InvalidInput(f"a snapshot must be a JSON object, got {type(data).__name__}")
+    if deeper_than(data):  # it could be written but never read back (see notes/depth.py)
+        raise InvalidInput(too_deep_message("the snapshot"))
     _check_values(data, "snapshot")
     if not isinstance(data.get("query"), str) or not data["query"].strip():
         raise InvalidInput("the snapshot has no 'query' (the text the agent was asked); it is required")

@@ -4,7 +4,9 @@ Similarity alone is not enough (unrelated notes can score above 0.85 with their 
 neighbour while real rewrites score 0.78 to 0.87), so similarity of trigger and subtask (the
 mean of the two, with the vectors guidelines already use) only makes *candidates*; a candidate
 is merged only when it also has the same category and its steps agree: the words of the two
-tips' steps overlap by at least STEPS_AGREE (Jaccard). Steps are concrete actions, so a rewrite
+tips' steps overlap by at least STEPS_AGREE (Jaccard), and the two do not advise opposite things
+(one chooses what the other avoids: `advice.opposite`); such a pair is kept apart and reported
+as a conflict. Steps are concrete actions, so a rewrite
 keeps their words while a different procedure for the same situation does not.
 
 A merge writes a new tip holding every source: support adds up, evidence combines (success +
@@ -23,6 +25,7 @@ import numpy as np
 
 from brain.index.embedders import Embedder
 from brain.memory.corpus import Corpus
+from brain.memory.tips.advice import opposite
 from brain.memory.tips.learn import words
 from brain.memory.tips.service import tip_index
 from brain.notes.edit import set_frontmatter
@@ -48,9 +51,10 @@ class Merge:
 @dataclass(frozen=True)
 class ConsolidationPlan:
     candidates: int  # pairs similar enough to look at
-    rejected: int  # candidate pairs that differ in category or steps
+    rejected: int  # candidate pairs that differ in category or steps, or give opposite advice
     merges: tuple[Merge, ...]
     dry_run: bool
+    conflicts: tuple[tuple[str, str], ...] = ()  # similar tips that advise the opposite: kept apart
 
 
 def _step_words(tip: Tip) -> frozenset[str]:
@@ -75,6 +79,7 @@ def consolidate(
     rank = {tip: position for position, tip in enumerate(order)}
     categories = np.array([tip.category for tip in tips])
     partners: dict[int, list[int]] = {}
+    conflicts: list[tuple[str, ...]] = []
     candidates = rejected = 0
     for start in range(0, len(tips), _BLOCK):
         block = (subtasks[start : start + _BLOCK] @ subtasks.T + triggers[start : start + _BLOCK] @ triggers.T) / 2
@@ -86,7 +91,10 @@ def consolidate(
                 continue
             candidates += int(near.size)
             same = near[categories[near] == categories[i]]
-            agree = np.array([j for j in same.tolist() if _jaccard(steps[i], steps[j]) >= STEPS_AGREE], dtype=int)
+            similar = [j for j in same.tolist() if _jaccard(steps[i], steps[j]) >= STEPS_AGREE]
+            clashing = [j for j in similar if opposite(tips[i], tips[j])]
+            conflicts += [tuple(sorted((tips[i].title, tips[j].title))) for j in clashing]
+            agree = np.array([j for j in similar if j not in clashing], dtype=int)
             rejected += int(near.size - agree.size)
             for j in agree.tolist():
                 partners.setdefault(i, []).append(j)
@@ -94,10 +102,15 @@ def consolidate(
     taken: set[int] = set()
     merges: list[Merge] = []
     pending: list[str] = []
+    clash = {frozenset(pair) for pair in conflicts}
     for best in order:  # the best tip of each group represents it; members must agree with it, no chaining
         if best in taken or best not in partners:
             continue
-        members = sorted((j for j in partners[best] if j not in taken), key=rank.__getitem__)
+        members: list[int] = []
+        for j in sorted((j for j in partners[best] if j not in taken), key=rank.__getitem__):
+            # a member never joins a group holding a tip that advises its opposite
+            if not any(frozenset((tips[j].title, tips[k].title)) in clash for k in (best, *members)):
+                members.append(j)
         if not members:
             continue
         group = [best, *members]
@@ -117,7 +130,8 @@ def consolidate(
         )
         if not dry_run:
             _write_merge(vault, corpus, merged, path, [tips[i] for i in group])
-    return ConsolidationPlan(candidates, rejected, tuple(merges), dry_run)
+    found = tuple(sorted({(pair[0], pair[1]) for pair in conflicts}))
+    return ConsolidationPlan(candidates, rejected, tuple(merges), dry_run, found)
 
 
 def _merged_tip(vault: Vault, corpus: Corpus, group: list[Tip], pending: list[str], today: str | None) -> Tip:
@@ -161,7 +175,4 @@ def _write_merge(vault: Vault, corpus: Corpus, merged: Tip, path: str, group: li
     for tip in group:
         if tip.path is None:
             continue
-        current = vault.read(tip.path)
-        vault.write(
-            tip.path, set_frontmatter(current.note.text, {"merged_into": f"[[{merged.title}]]"}), expected=current.stamp
-        )
+        vault.update(tip.path, lambda note: set_frontmatter(note.text, {"merged_into": f"[[{merged.title}]]"}))

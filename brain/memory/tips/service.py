@@ -23,7 +23,7 @@ from brain.memory.episodes.service import get_episode
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.learn import Draft, draft_tips
 from brain.notes.edit import append_to_section, set_frontmatter
-from brain.notes.model import Episode
+from brain.notes.model import Episode, Note
 from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note
 from brain.vault import TYPE_FOLDERS, Vault
 
@@ -341,19 +341,25 @@ def feedback_adjustment(tip: Tip) -> float:
 def record_feedback(
     vault: Vault, corpus: Corpus, name: str, *, helped: bool, episode: str | None = None, today: str | None = None
 ) -> Tip:
-    """Count that a tip handed out helped (or hurt); with an episode, note which one."""
+    """Count that a tip handed out helped (or hurt); with an episode, note which one.
+
+    The count is read and written under the vault's write lock (`Vault.update`): feedback
+    given by several agents at once adds up, none refused as if an editor had saved meanwhile.
+    """
     path = corpus.resolver().resolve(name)
-    current = vault.read(path)
-    if current.note.type != "tip":
-        raise InvalidInput(f"'{name}' is a {current.note.type} note, not a tip")
     episode_title = None
     if episode:
         episode_title = get_episode(corpus, episode).title
-    tip = tip_from_note(current.note)
     key = "helped" if helped else "hurt"
-    text = set_frontmatter(current.note.text, {key: getattr(tip, key) + 1})
-    if episode_title:
-        line = f"- {key} [[{episode_title}]] ({today or date.today().isoformat()})"
-        text = append_to_section(text, "Feedback", line + "\n", after=("Applies When",))
-    vault.write(path, text, expected=current.stamp)
+
+    def counted(note: Note) -> str:
+        if note.type != "tip":
+            raise InvalidInput(f"'{name}' is a {note.type} note, not a tip")
+        text = set_frontmatter(note.text, {key: getattr(tip_from_note(note), key) + 1})
+        if episode_title:
+            line = f"- {key} [[{episode_title}]] ({today or date.today().isoformat()})"
+            text = append_to_section(text, "Feedback", line + "\n", after=("Applies When",))
+        return text
+
+    vault.update(path, counted)
     return tip_from_note(vault.read(path).note)
