@@ -34,7 +34,7 @@ from run import RESULTS, machine, percentile
 from brain.history import History
 from brain.memory.corpus import Corpus
 from brain.memory.notes import service
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 
 def ten_kb_note() -> str:

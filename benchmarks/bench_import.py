@@ -23,7 +23,7 @@ from pathlib import Path
 
 from brain.importers.ai_agents.export import export_ai_agents
 from brain.importers.ai_agents.importer import import_ai_agents
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 TARGET_SECONDS = 10.0
 RESULTS = Path(__file__).resolve().parent / "results" / "import.json"

@@ -26,7 +26,7 @@ from run import RESULTS, machine, percentile
 
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import journal_check
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 RECORD = {
     "at": "2026-11-23T10:00:00+00:00",

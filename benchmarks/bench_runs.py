@@ -40,7 +40,8 @@ from brain.memory.corpus import Corpus
 from brain.memory.runs import export as run_export
 from brain.memory.runs import service as runs
 from brain.notes.run import Run, RunLabels, RunScope, project, render_run
-from brain.vault import Vault, init_vault
+from brain.vault import Vault
+from brain.vault_init import init_vault
 
 RESULTS = HERE / "results" / "runs.json"
 WORK = HERE / ".cache" / "work" / "runs"

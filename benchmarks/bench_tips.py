@@ -41,7 +41,7 @@ from brain.memory.sessions.extract import extract_into_vault
 from brain.memory.tips import service as tips_service
 from brain.memory.tips.consolidate import consolidate
 from brain.notes.tip import SourceRef, Tip, render_tip
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_LOGS = REPO.parent / "shared" / "fixtures" / "ai-agents" / "sessions" / "logs"

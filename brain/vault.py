@@ -307,6 +307,13 @@ class Vault:
             )
         return path
 
+    def locked(self) -> AbstractContextManager[None]:
+        """The write lock for a read-change-write of brain's own spanning several files (re-entrant).
+
+        Writers inside it wait for each other instead of refusing each other's changes as an editor's.
+        """
+        return self._locked()
+
     @contextmanager
     def _locked(self) -> Iterator[None]:
         try:
@@ -316,9 +323,6 @@ class Vault:
             raise WriteConflict(
                 f"another brain process has held this vault's write lock for {WRITE_LOCK_SECONDS:g} s; nothing was written. Try again"
             ) from None
-
-    def history_lock(self) -> AbstractContextManager[None]:  # for a prune or purge of the history
-        return self._locked()
 
     def _write_lock(self) -> filelock.FileLock:
         if self._lock is None:
@@ -464,34 +468,3 @@ class Updated:
 
     before: Note
     written: bool
-
-
-def init_vault(root: Path) -> tuple[Vault, list[str]]:
-    """Create a vault, or add what an existing folder lacks; nothing that exists is changed."""
-    from importlib import resources
-
-    from brain.config import DEFAULT_CONFIG
-
-    root = Path(root).expanduser()
-    if root.exists() and not root.is_dir():
-        raise InvalidInput(f"'{root}' is a file, not a folder; choose a folder for the vault")
-    root.mkdir(parents=True, exist_ok=True)
-    vault = Vault(root)
-    created: list[str] = []
-    for folder in (*TYPE_FOLDERS.values(), "templates", f"{BRAIN_DIR}/index", f"{BRAIN_DIR}/journal"):
-        path = vault.root / folder
-        if not path.exists():
-            path.mkdir(parents=True)
-            created.append(folder + "/")
-    config = vault.brain_dir / "config.toml"
-    if not config.exists():
-        config.write_text(DEFAULT_CONFIG, encoding="utf-8")
-        created.append(f"{BRAIN_DIR}/config.toml")
-    for template in sorted((resources.files("brain") / "templates").iterdir(), key=lambda t: t.name):
-        if not template.name.endswith(".md"):
-            continue
-        target = vault.root / "templates" / template.name
-        if not target.exists():
-            target.write_text(template.read_text(encoding="utf-8"), encoding="utf-8")
-            created.append(f"templates/{template.name}")
-    return vault, created

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from brain.cli import app
 from brain.index.engine import open_index
-from brain.vault import Vault, init_vault
+from brain.vault import Vault
+from brain.vault_init import init_vault
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]

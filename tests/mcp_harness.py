@@ -17,7 +17,7 @@ from conftest import run_brain
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, Tool
 
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 DATA = Path(__file__).parent / "data"
 LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}

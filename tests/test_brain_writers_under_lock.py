@@ -53,3 +53,52 @@ def test_eight_feedback_calls_at_once_all_count(vault, tmp_path: Path):
     outputs = [giver.communicate(timeout=120) for giver in givers]
     assert [(out, err.strip().splitlines()[-1:] if err.strip() else []) for out, err in outputs] == [("ok\n", [])] * 8
     assert tip_from_note(Corpus(vault).get("TIP-shared")).helped == 8
+
+
+SUPERSEDER = r"""
+import os, sys, time
+from brain.errors import BrainError
+from brain.memory.corpus import Corpus
+from brain.memory.facts.service import supersede_fact
+from brain.vault import Vault
+
+root, go, value = sys.argv[1], sys.argv[2], sys.argv[3]
+vault = Vault(root)
+corpus = Corpus(vault)
+corpus.resolver()
+while not os.path.exists(go):
+    time.sleep(0.001)
+try:
+    supersede_fact(vault, corpus, sys.argv[4], value)
+    print("ok", flush=True)
+except BrainError as error:
+    print(f"refused: {error}", flush=True)
+"""
+
+
+def test_supersedes_of_one_fact_at_once_leave_one_current_value_and_no_editor_conflict(vault, tmp_path: Path):
+    from brain.memory.facts.recall import recall_facts
+    from brain.memory.facts.service import record_fact
+
+    first = record_fact(vault, "preference", "theme", "dark", namespace="user:alice")
+    go = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", SUPERSEDER, str(vault.root), str(go), f"colour-{n}", first.fact.title],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for n in range(4)
+    ]
+    time.sleep(3)
+    go.touch()
+    said = [writer.communicate(timeout=120)[0].strip() for writer in writers]
+    assert said.count("ok") == 1
+    refusals = [line for line in said if line != "ok"]
+    assert all("is already closed (superseded by" in line for line in refusals), refusals
+    assert not any("changed on disk" in line for line in refusals)
+    current = recall_facts(vault, Corpus(vault), namespaces=["user:alice"], subject="theme")
+    assert len(current.hits) == 1

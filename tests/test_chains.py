@@ -15,7 +15,7 @@ from brain.index.sync import index_vault
 from brain.memory.causal.chains import build_chain, caused_by_graph
 from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 
 def context(vault, title, kind, time, body, causes=(), rationale=None, project="auth"):

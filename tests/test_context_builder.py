@@ -11,7 +11,7 @@ from conftest import run_brain
 from brain.errors import InvalidInput, NoteNotFound
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, build_context
 from brain.memory.corpus import Corpus
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 NOTES = {
     "notes/Hub.md": "---\ntitle: Hub\ntags: [start]\nstatus: active\n---\n\n# Hub\n\nThe hub links to [[Linked]] and [[Not Written Yet]].\n\n"

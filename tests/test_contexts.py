@@ -213,7 +213,7 @@ def test_saved_context_is_loaded_by_a_long_lived_corpus(research):
 @given(content=st.text(min_size=1, max_size=200).filter(lambda text: text.strip()), kind=st.sampled_from(ACTION_TYPES))
 def test_any_content_saves_and_reads_back(tmp_path_factory, content, kind):
     """Whatever the text, the note parses back as a context whose body holds the content."""
-    from brain.vault import init_vault
+    from brain.vault_init import init_vault
 
     vault, _ = init_vault(tmp_path_factory.mktemp("prop") / "vault")
     corpus = Corpus(vault)

@@ -387,7 +387,7 @@ def test_purge_leaves_no_copy_of_a_deleted_notes_text_after_rows_were_rewritten(
 
     from brain.index.scan import scan
     from brain.memory.facts import index as fact_index
-    from brain.vault import init_vault
+    from brain.vault_init import init_vault
 
     vault, _ = init_vault(tmp_path / "vault")
     (vault.brain_dir / "config.toml").write_text('[index]\nembedder = "lexical"\n', encoding="utf-8")

@@ -18,7 +18,8 @@ from brain.importers.ai_agents.export import export_ai_agents
 from brain.importers.ai_agents.importer import import_ai_agents
 from brain.importers.ai_agents.verify import verify_ai_agents
 from brain.notes.parse import parse_note
-from brain.vault import Vault, init_vault
+from brain.vault import Vault
+from brain.vault_init import init_vault
 
 GENERATIONS = ("v1", "transitional", "v2")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 REPO = Path(__file__).resolve().parents[1]
 

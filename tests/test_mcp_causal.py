@@ -7,7 +7,7 @@ from pathlib import Path
 from mcp_harness import CAUSAL_TOOLS, cli, connect, snapshot, text_of
 
 from brain.notes.model import ACTION_TYPES
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 
 def test_causal_tools_through_a_client_session(tmp_path: Path) -> None:

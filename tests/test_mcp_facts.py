@@ -10,7 +10,7 @@ from pathlib import Path
 from mcp_harness import FACT_TOOLS, cli, connect, snapshot, text_of
 
 from brain.notes.fact import TIERS
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 
 def test_fact_tools_through_a_client_session(tmp_path: Path) -> None:

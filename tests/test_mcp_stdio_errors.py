@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 REPO = Path(__file__).resolve().parents[1]
 

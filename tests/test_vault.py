@@ -8,7 +8,8 @@ from conftest import write
 
 from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
 from brain.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
-from brain.vault import Vault, init_vault
+from brain.vault import Vault
+from brain.vault_init import init_vault
 
 
 @pytest.mark.parametrize(

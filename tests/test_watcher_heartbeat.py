@@ -18,7 +18,7 @@ from pathlib import Path
 from conftest import run_brain
 
 from brain.index.heartbeat import BEAT_FILE, STALE_SECONDS, Beat, current, write_beat
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -11,7 +11,7 @@ from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
 from brain.memory.notes.history import history_usage
-from brain.vault import init_vault
+from brain.vault_init import init_vault
 from brain.views.notes import usage_line
 
 

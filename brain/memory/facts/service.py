@@ -217,53 +217,54 @@ def supersede_fact(
     now: datetime | None = None,
 ) -> FactWritten:
     """One call: write the new fact (`supersedes` the old) and close the old (`valid_until`, `superseded_by`)."""
-    recorded = (now or now_utc()).astimezone(UTC)
-    current, old = _open_fact(vault, corpus, name)
-    starts = optional_time(valid_from, "valid from") or recorded
-    if starts < old.valid_from:
-        raise InvalidInput(
-            f"the new value would start at {format_time(starts)}, before {old.title} itself ({format_time(old.valid_from)}); give a later --valid-from"
+    with vault.locked():  # brain's own writers wait for each other: the read and both writes are one step
+        recorded = (now or now_utc()).astimezone(UTC)
+        current, old = _open_fact(vault, corpus, name)
+        starts = optional_time(valid_from, "valid from") or recorded
+        if starts < old.valid_from:
+            raise InvalidInput(
+                f"the new value would start at {format_time(starts)}, before {old.title} itself ({format_time(old.valid_from)}); give a later --valid-from"
+            )
+        hashed = value_hash(value)
+        if hashed == old.actual_hash:
+            raise InvalidInput(f"{old.title} already has this value; nothing to supersede")
+        caller = caller or default_caller()
+        new = NewFact(
+            title=fact_title(old.subject, old.kind, old.namespace, recorded, hashed),
+            kind=old.kind,
+            subject=old.subject,
+            value=value,
+            namespace=old.namespace,
+            tier=old.tier,
+            source=source.strip().strip("[]") if source and source.strip() else old.source,
+            authority=_check_authority(authority) if authority is not None else old.authority,
+            valid_from=starts,
+            compliance_class=old.compliance_class,
+            retention_days=old.retention_days,
+            legal_delete_at=None,
+            # a hold the register keeps is a hold, even when the old note was edited to drop it
+            legal_hold=old.legal_hold or old.title.lower() in hold_register.held_titles(vault),
+            recorded_at=recorded,
+            recorded_by=caller,
+            supersedes=old.title,
         )
-    hashed = value_hash(value)
-    if hashed == old.actual_hash:
-        raise InvalidInput(f"{old.title} already has this value; nothing to supersede")
-    caller = caller or default_caller()
-    new = NewFact(
-        title=fact_title(old.subject, old.kind, old.namespace, recorded, hashed),
-        kind=old.kind,
-        subject=old.subject,
-        value=value,
-        namespace=old.namespace,
-        tier=old.tier,
-        source=source.strip().strip("[]") if source and source.strip() else old.source,
-        authority=_check_authority(authority) if authority is not None else old.authority,
-        valid_from=starts,
-        compliance_class=old.compliance_class,
-        retention_days=old.retention_days,
-        legal_delete_at=None,
-        # a hold the register keeps is a hold, even when the old note was edited to drop it
-        legal_hold=old.legal_hold or old.title.lower() in hold_register.held_titles(vault),
-        recorded_at=recorded,
-        recorded_by=caller,
-        supersedes=old.title,
-    )
-    closed_text = close_fact(
-        current.note.text,
-        valid_until=starts,
-        closed_at=recorded,
-        closed_by=caller,
-        reason=reason,
-        superseded_by=new.title,
-    )
-    if new.legal_hold:
-        hold_register.register(vault, [new.title], caller)
-    written = _write_new(vault, new)
-    try:
-        vault.write(old.path or "", closed_text, expected=current.stamp)
-    except BaseException:
-        vault.delete(written.path)  # the pair is one change: no new fact without the old one closed
-        raise
-    return FactWritten(written.path, written.fact, fact_from_note(parse_note(closed_text, old.path)))
+        closed_text = close_fact(
+            current.note.text,
+            valid_until=starts,
+            closed_at=recorded,
+            closed_by=caller,
+            reason=reason,
+            superseded_by=new.title,
+        )
+        if new.legal_hold:
+            hold_register.register(vault, [new.title], caller)
+        written = _write_new(vault, new)
+        try:
+            vault.write(old.path or "", closed_text, expected=current.stamp)
+        except BaseException:
+            vault.delete(written.path)  # the pair is one change: no new fact without the old one closed
+            raise
+        return FactWritten(written.path, written.fact, fact_from_note(parse_note(closed_text, old.path)))
 
 
 def invalidate_fact(
@@ -277,24 +278,25 @@ def invalidate_fact(
     now: datetime | None = None,
 ) -> FactWritten:
     """Close a fact with no successor: it stops applying at `at` (default now) and stays for audit."""
-    recorded = (now or now_utc()).astimezone(UTC)
-    current, fact = _open_fact(vault, corpus, name)
-    until = optional_time(at, "invalidate at") or recorded
-    if until < fact.valid_from:
-        raise InvalidInput(
-            f"{fact.title} is valid from {format_time(fact.valid_from)}; it cannot end before that ({format_time(until)})"
+    with vault.locked():  # brain's own writers wait for each other: the read and both writes are one step
+        recorded = (now or now_utc()).astimezone(UTC)
+        current, fact = _open_fact(vault, corpus, name)
+        until = optional_time(at, "invalidate at") or recorded
+        if until < fact.valid_from:
+            raise InvalidInput(
+                f"{fact.title} is valid from {format_time(fact.valid_from)}; it cannot end before that ({format_time(until)})"
+            )
+        text = close_fact(
+            current.note.text,
+            valid_until=until,
+            closed_at=recorded,
+            closed_by=caller or default_caller(),
+            reason=reason,
+            superseded_by=None,
         )
-    text = close_fact(
-        current.note.text,
-        valid_until=until,
-        closed_at=recorded,
-        closed_by=caller or default_caller(),
-        reason=reason,
-        superseded_by=None,
-    )
-    vault.write(fact.path or "", text, expected=current.stamp)
-    closed = fact_from_note(parse_note(text, fact.path))
-    return FactWritten(fact.path or "", closed, closed)
+        vault.write(fact.path or "", text, expected=current.stamp)
+        closed = fact_from_note(parse_note(text, fact.path))
+        return FactWritten(fact.path or "", closed, closed)
 
 
 def set_hold(

@@ -166,7 +166,7 @@ def purge_note(vault: Vault, corpus: Corpus, name: str) -> PurgeReceipt:
     if title.lower() in held_titles(vault):  # a held fact whose note was edited into another type
         raise InvalidInput(f"{path} is under a legal hold (the hold register names {title}); nothing was purged")
     digest = None
-    with vault.history_lock():
+    with vault.locked():
         if exists:
             done = vault.delete_many([path])
             if done.error is not None:
@@ -179,7 +179,7 @@ def purge_note(vault: Vault, corpus: Corpus, name: str) -> PurgeReceipt:
 
 def purge_paths(vault: Vault, paths: list[str]) -> Purged:
     """Forget every version of these notes (the fact sweep's legal delete reaches the history)."""
-    with vault.history_lock():
+    with vault.locked():
         return vault.history.purge(paths)
 
 
@@ -199,7 +199,7 @@ def prune_history(vault: Vault, *, force: bool = False) -> Purged:
     except FileNotFoundError:
         pass
     config = load_config(vault.brain_dir)
-    with vault.history_lock():
+    with vault.locked():
         pruned = vault.history.prune(keep_days=config.history_keep_days, max_versions=config.history_max_versions)
         root.mkdir(parents=True, exist_ok=True)
         marker.write_text(now_text() + "\n", encoding="utf-8")
