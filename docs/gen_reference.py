@@ -81,7 +81,7 @@ def mcp_tools() -> tuple[list[Any], dict[str, str]]:
     """The server's tools as a client lists them, and the group of each."""
     from brain.mcp.common import tools_in
     from brain.mcp.server import GROUPS, build_server
-    from brain.vault import init_vault
+    from brain.vault_init import init_vault
 
     with tempfile.TemporaryDirectory() as folder:
         vault, _ = init_vault(Path(folder) / "vault")
