@@ -3,6 +3,7 @@ is raised, never turned into exit code 1), the index helpers, and a real Chroma 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,48 @@ REPO = Path(__file__).resolve().parents[1]
 ADR_EPISODE = DATA / "EPISODE-2026-01-21-session-42.md"
 ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
 AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
+
+
+# Tests that take seconds are marked `slow`, so `pytest -m "not slow"` is a quick run while editing
+# (the README's command runs them all): those that ask for the real model or a Chroma server, and
+# the modules whose tests build a real-model index, start servers or generate many cases (the
+# slowest in `pytest --durations=40`).
+SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server"}
+SLOW_MODULES = {
+    "test_search",  # vault-example indexed with the real model
+    "test_search_quality",
+    "test_import_ai_agents",
+    "test_mcp_stdio",
+    "test_mcp_http",
+    "test_chroma_server",
+    "test_vector_consistency",
+    "test_learning_session",
+    "test_runs_recall",
+    "test_model_cache",
+    "test_parse_properties",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        module = getattr(item, "module", None)
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or (
+            module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES
+        ):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _model_cache(tmp_path_factory):
+    """The optimized model brain saves (brain/index/model_cache.py) goes to a folder of this session,
+    not the user's ~/.cache; subprocesses inherit it."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
 
 
 @pytest.fixture(autouse=True)

@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import importlib.metadata
-import subprocess
-import sys
 
 import typer
-from conftest import REPO, run_brain
+from cli_probe import heavy, imported_modules
+from conftest import run_brain, write
 from typer.testing import CliRunner
 
 from brain.cli import COMMANDS, app
-
-# Runs `brain` as `python -m brain` does, then prints every module the process had imported as it exits.
-PROBE = (
-    "import atexit, runpy, sys; atexit.register(lambda: print(*sorted(sys.modules), sep='\\n', file=sys.stderr)); "
-    "sys.argv[0] = 'brain'; runpy.run_module('brain', run_name='__main__', alter_sys=True)"
-)
-
-
-def imported_modules(*args: str) -> set[str]:
-    """Every module a new `brain ARGS` process imported, after it exited 0."""
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return set(done.stderr.split())
 
 
 def test_each_registry_summary_is_the_first_paragraph_of_its_commands_help():
@@ -43,7 +23,12 @@ def test_each_registry_summary_is_the_first_paragraph_of_its_commands_help():
 
 def test_help_lists_every_command_from_the_registry_without_importing_one():
     modules = imported_modules("--help")
-    assert sorted(m for m in modules if m.startswith("brain.")) == ["brain.cli", "brain.cli.group", "brain.errors"]
+    assert sorted(m for m in modules if m.startswith("brain.")) == [
+        "brain.cli",
+        "brain.cli.coerce",
+        "brain.cli.group",
+        "brain.errors",
+    ]
     help_text = run_brain("--help").output
     assert list(COMMANDS) == [
         line.split()[0] for line in help_text.split("Commands:\n")[1].splitlines() if line.startswith("  ")
@@ -55,10 +40,21 @@ def test_help_lists_every_command_from_the_registry_without_importing_one():
 def test_a_command_imports_its_own_module_only():
     modules = imported_modules("note", "--help")
     assert sorted(m for m in modules if m.startswith("brain.cli.")) == [
+        "brain.cli.coerce",
         "brain.cli.common",
         "brain.cli.group",
         "brain.cli.notes",
     ]
+
+
+def test_help_a_note_read_and_a_text_search_import_no_heavy_module(vault):
+    """numpy, onnxruntime, chromadb, networkx, markdown-it, pydantic: none is needed to list commands, read a note
+    or search by words in a current index."""
+    write(vault, "notes/Idempotency keys.md", "# Idempotency keys\n\nRetries need a key per write.\n")
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+    assert heavy(imported_modules("--help")) == []
+    assert heavy(imported_modules("note", "read", "Idempotency keys", "--vault", str(vault.root))) == []
+    assert heavy(imported_modules("search", "retries", "--mode", "text", "--vault", str(vault.root))) == []
 
 
 def test_a_mistyped_command_is_a_usage_error_naming_the_closest():
@@ -100,3 +96,73 @@ def test_install_completion_is_offered():
     help_text = run_brain("--help").output
     assert "  --install-completion  Install completion for the current shell.\n" in help_text
     assert "  --version             Show the version and exit.\n" in help_text
+
+
+def every_command(command, ctx):
+    yield command, ctx
+    if hasattr(command, "list_commands"):
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            yield from every_command(sub, typer.Context(sub, parent=ctx, info_name=name))
+
+
+SAMPLES = {
+    "str": ["x", "", "  spaced  ", "ünïcode", "-"],
+    "int": ["5", "+5", "-3", "007", "0", "1", "100", "101", "65535", "65536", 5, 0, "1.5", "x", "", " 5", "1_000"],
+    "float": ["0.5", "1", "1e3", ".5", "5.", "-0.1", 1, 0.5, "inf", "nan", "x", "", "86401", "0.05"],
+    "path": ["a/b", ".", "~", "", "note.md"],
+}
+
+
+def outcome(runtime, value, param, ctx):
+    try:
+        converted = runtime.coerce(value, param=param, ctx=ctx)
+    except Exception as error:  # a BadParameter, worded by typer
+        return (
+            "error",
+            type(error).__name__,
+            error.format_message() if hasattr(error, "format_message") else str(error),
+        )
+    return ("ok", type(converted).__name__, repr(converted))
+
+
+def test_direct_conversion_agrees_with_typers_adapter_on_every_parameter():
+    """brain/cli/coerce.py converts plain values without pydantic: same value, same type, same error as typer's."""
+    from typer._coercion import build_runtime_param
+
+    from brain.cli.coerce import DirectParam
+
+    root = typer.main.get_command(app)
+    checked = 0
+    for command, ctx in every_command(root, typer.Context(root, info_name="brain")):
+        for param in command.params:
+            descriptor = getattr(param, "type_descriptor", None)
+            if descriptor is None:
+                continue
+            annotation = descriptor.annotation
+            choices = descriptor.choices
+            if choices is not None:
+                values = [getattr(c, "value", c) for c in choices] + [
+                    "nope",
+                    str(getattr(choices[0], "value", choices[0])).upper(),
+                ]
+            elif annotation is int or annotation is float:
+                values = SAMPLES["int"] + SAMPLES["float"]
+            elif annotation is str:
+                values = SAMPLES["str"]
+            elif getattr(annotation, "__origin__", None) is list:
+                values = [("a", "b"), [], ("",)]
+            elif annotation is bool:
+                values = ["true", "no"]
+            else:
+                values = SAMPLES["path"]
+            direct = DirectParam(parameter_info=descriptor.parameter_info, annotation=annotation)
+            typers = build_runtime_param(descriptor)
+            for value in values:
+                assert outcome(direct, value, param, ctx) == outcome(typers, value, param, ctx), (
+                    command.name,
+                    param.name,
+                    value,
+                )
+                checked += 1
+    assert checked > 500

@@ -168,3 +168,29 @@ def test_runs_written_elsewhere_are_recalled_and_deleted_ones_are_not(minilm: Va
     assert hit.run == "RUN-copied" and steps == [("runs", 1, 1)]  # the copy's query was embedded by this recall
     copy.unlink()
     assert runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", threshold=0.0).hits == ()
+
+
+def test_a_recall_in_a_new_process_reads_the_snapshot_and_never_opens_chroma(minilm: Vault, brain) -> None:
+    """Run vectors are read the way search reads chunk vectors: from a snapshot stamped by the last write."""
+    from cli_probe import probe
+
+    brain("run", "record", "-f", str(DATA / "runs" / "application-42.json"), "--tenant", "lending", "--accepted")
+    in_process = brain("run", "recall", QUESTION, "--tenant", "lending").output
+    assert (minilm.index_dir / "runs-vectors.npz").is_file()
+    output, modules = probe("run", "recall", QUESTION, "--tenant", "lending", "--vault", str(minilm.root))
+    assert output == in_process and output.startswith("# RUN-")
+    assert "chromadb" not in modules and "onnxruntime" in modules  # the query needs the model, the runs do not
+    # A run recorded by another process renews the stamp: this process's copy is not used again.
+    other = json.dumps({**APPLICATION, "query": "Should we approve application #43? Credit: 590."})
+    (minilm.root / "app-43.json").write_text(other, encoding="utf-8")
+    probe("run", "record", "-f", str(minilm.root / "app-43.json"), "--tenant", "lending", "--vault", str(minilm.root))
+    listed = json.loads(
+        brain("run", "recall", QUESTION, "--tenant", "lending", "--top-k", "5", "--threshold", "0", "--json").output
+    )
+    assert len(listed["hits"]) == 2
+    # A reindex drops every collection: the snapshot is stale, and the runs are embedded again.
+    reindex_vault(open_index(minilm))
+    again = json.loads(
+        brain("run", "recall", QUESTION, "--tenant", "lending", "--top-k", "5", "--threshold", "0", "--json").output
+    )
+    assert [hit["similarity"] for hit in again["hits"]] == [hit["similarity"] for hit in listed["hits"]]

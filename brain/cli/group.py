@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_group_from_info
 from typer.models import CommandInfo, TyperInfo
 
+from brain.cli.coerce import convert_directly
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.errors import UsageError as BrainUsageError
 
@@ -116,17 +117,23 @@ class LazyGroup(BrainGroup):
         module_name, _, function = self.registry[name].target.partition(":")
         module = importlib.import_module(module_name)
         if function:
-            return get_command_from_info(
+            command: Command = get_command_from_info(
                 CommandInfo(name=name, callback=getattr(module, function)),
                 pretty_exceptions_short=True,
                 rich_markup_mode=self.rich_markup_mode,
             )
-        return get_group_from_info(
-            TyperInfo(module.app, name=name),
-            pretty_exceptions_short=True,
-            rich_markup_mode=self.rich_markup_mode,
-            suggest_commands=self.suggest_commands,
-        )
+        else:
+            command = get_group_from_info(
+                TyperInfo(module.app, name=name),
+                pretty_exceptions_short=True,
+                rich_markup_mode=self.rich_markup_mode,
+                suggest_commands=self.suggest_commands,
+            )
+        return convert_directly(command)  # valid values without importing pydantic (brain/cli/coerce.py)
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        convert_directly(self)  # its own options (--version, completion, --help): typer adds them after __init__
+        return super().parse_args(ctx, args)
 
     def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         """The command list of `brain --help`, from the registry's summaries: nothing is imported."""

@@ -193,9 +193,3 @@ def search(
         emit_json(hits)
         return
     typer.echo("\n".join(search_lines(hits)))
-
-
-def register(app: typer.Typer) -> None:
-    for command in (index, reindex, status, watch):
-        app.command()(command)
-    app.command()(search)

@@ -72,7 +72,3 @@ def mcp(
         allowed_hosts=allow_host or (),
         session_idle=session_idle or mcp_server.SESSION_IDLE_SECONDS,
     )
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(mcp)

@@ -56,8 +56,3 @@ def doctor(
     counted = f"{len(findings)} findings" if findings else "no problems found"
     typer.echo(f"{counted} in {len(corpus.notes())} notes")
     typer.echo(usage_line(history_usage(vault_)))
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(init)
-    app.command()(doctor)

@@ -116,7 +116,9 @@ class OnnxMiniLMEmbedder:
         options.log_severity_level = 3
         if not spinning:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        return ort.InferenceSession(self._model_path, sess_options=options, providers=["CPUExecutionProvider"])
+        from brain.index.model_cache import session  # the optimized graph saved once: a third of the memory
+
+        return session(self._model_path, options)
 
     @property
     def session(self):

@@ -93,9 +93,7 @@ class Index:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from brain.index.embedders import load_embedder  # numpy, onnxruntime: only when needed
-
-            self._embedder = load_embedder(self.config.embedder, self.config.model_path, warn=warn_once)
+            self._embedder = shared_embedder(self.config.embedder, self.config.model_path)
         return self._embedder
 
     @property
@@ -174,6 +172,24 @@ class Index:
         if self._vectors is not None:
             self._vectors._reopen()  # stops this process's embedded Chroma for the vault
         self.catalog.close()
+
+
+_shared: dict[tuple[str, str | None, str | None], Embedder] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_embedder(name: str, model_path: str | None) -> Embedder:
+    """The embedder a vault's config names, loaded once per process and only when first asked for:
+    indexes, tips and a bootstrap share it (a model is ~170 MB and 0.1-0.3 s each time it loads;
+    two threads asking at once, a query embedded while the notes are read, load it once)."""
+    from brain.index.embedders import load_embedder  # numpy, onnxruntime: only when needed
+    from brain.index.model_files import ENV_MODEL
+
+    key = (name, model_path, os.environ.get(ENV_MODEL))
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = load_embedder(name, model_path, warn=warn_once)
+        return _shared[key]
 
 
 def open_index(vault: Vault, *, embedder: Embedder | None = None, chroma_url: str | None = None) -> Index:

@@ -23,7 +23,7 @@ from brain.index.consistency import repair_vectors
 from brain.index.embedding import EmbedResult, embed_pending
 from brain.index.engine import Index, existing_index
 from brain.index.scan import Progress, ScanResult, scan
-from brain.index.vectors import drop_vault_collections
+from brain.index.vectors import DROPPED_KEY, drop_vault_collections
 from brain.vault import Vault
 
 __all__ = ["IndexReport", "attach", "index_vault", "reindex_vault", "update_paths"]
@@ -67,8 +67,11 @@ def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None
     with index.locked():
         with index.catalog.write():
             index.catalog.clear()
-            # Other processes holding the embedded store in memory must reload it.
-            index.catalog.set_meta("vectors_generation", str(time.time_ns()))
+            # Other processes holding the embedded store in memory must reload it; copies of other
+            # collections (the run vectors' snapshot) are no longer current.
+            dropped = str(time.time_ns())
+            index.catalog.set_meta("vectors_generation", dropped)
+            index.catalog.set_meta(DROPPED_KEY, dropped)
         index.reset_vectors()
         drop_vault_collections(index.dir, index.vault.root, index.chroma_url)
         if embed:  # the vault's collections are gone and the catalog expects none: they agree

@@ -46,6 +46,7 @@ EMBEDDER_KEY = "embedder"
 CHUNKING_KEY = "chunking"  # chunking.CHUNKING_VERSION of the texts the vectors were made from
 ROOT_KEY = "vault_root"  # collection metadata on a server: the folder of the vault that uses it
 STAMP_KEY = "vectors_stamp"  # the store's stamp when brain last knew it held what the catalog says
+DROPPED_KEY = "collections_dropped"  # when `brain reindex` last dropped every collection of the vault (time_ns)
 
 
 @dataclass(frozen=True)

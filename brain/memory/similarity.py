@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from brain.config import load_config
-from brain.index.embedders import Embedder, load_embedder
+from brain.index.embedders import Embedder
+from brain.index.engine import shared_embedder
 from brain.vault import Vault
 
-_EMBEDDERS: dict[tuple[str, str | None], Embedder] = {}
 _CACHES: dict[tuple[str, str], TextVectors] = {}
 _LOCK = threading.Lock()
 _PLACEHOLDER = re.compile(r"<\w+>")
@@ -31,20 +31,14 @@ RECENT_QUERIES = 64
 
 
 def vault_embedder(vault: Vault) -> Embedder:
-    """The embedder the vault's config names, loaded once per process."""
+    """The embedder the vault's config names, loaded once per process (shared with the index)."""
     config = load_config(vault.brain_dir)
-    key = (config.embedder, config.model_path)
-    with _LOCK:
-        if key not in _EMBEDDERS:
-            from brain.index.engine import warn_once
+    try:
+        return shared_embedder(config.embedder, config.model_path)
+    except ValueError as error:
+        from brain.errors import InvalidInput
 
-            try:
-                _EMBEDDERS[key] = load_embedder(config.embedder, config.model_path, warn=warn_once)
-            except ValueError as error:
-                from brain.errors import InvalidInput
-
-                raise InvalidInput(f"{vault.brain_dir / 'config.toml'}: {error}") from None
-        return _EMBEDDERS[key]
+        raise InvalidInput(f"{vault.brain_dir / 'config.toml'}: {error}") from None
 
 
 def _digest(text: str) -> str:

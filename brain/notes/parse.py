@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import PurePosixPath
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING
 
 from brain.notes import frontmatter_yaml
 from brain.notes.lines import split_lines, strip_ending
@@ -24,6 +23,9 @@ from brain.notes.model import (
     Section,
     WikiLink,
 )
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+(.*)$")
@@ -38,6 +40,8 @@ _NUMBER_KEY = re.compile(r"^(weight|evidence)\s*[:=]\s*([-+]?\d*\.?\d+)$", re.IG
 
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # imported at the first parse: a read the catalog answers never pays for it
+
     # Only block structure matters here; inline parsing would cost most of the time (the
     # "inline" core rule would tokenize every paragraph; a heading's text is read without it).
     return MarkdownIt("zero").enable(["heading", "lheading", "fence", "code"]).disable("inline")

@@ -2,10 +2,19 @@
 
 Each run's query is embedded once and kept in a Chroma collection of its own beside the note
 chunks (`brain reindex` drops it with them), one record per run note, tagged with the run's
-tenant and the embedder that made the vector. Recall asks Chroma for the records of one tenant
-and one embedder (`where`), so other tenants' runs and other models' vectors are left out
-before anything is ranked; the few hundred vectors of a tenant are then ranked exactly (no
-approximate index can drop a match) and cached until the vault changes.
+tenant and the embedder that made the vector. Only the records of one tenant and one embedder
+are compared, so other tenants' runs and other models' vectors are left out before anything is
+ranked; the few hundred vectors of a tenant are then ranked exactly (no approximate index can
+drop a match) and cached until the vault changes.
+
+Chroma is the store of record, but a read does not open it (importing chromadb alone took 0.4 s):
+the records are read from a snapshot, `.brain/index/runs-vectors.npz`, stamped with the time
+`brain reindex` last dropped the vault's collections and a stamp every write of run vectors
+renews (`runs_vectors_stamp`), the way a search reads chunk vectors (brain/index/matrix.py). A
+snapshot with another stamp is not used: the records are read from Chroma again and the
+snapshot rewritten. A process that writes run vectors rewrites the snapshot under the index
+lock, unless someone else wrote since it read (then it drops the snapshot, and the next reader
+rebuilds it).
 
 Vectors are derived from the notes: a run note written by another process, or by hand, is
 embedded at the next recall, and the record of a deleted note is dropped. A record made by
@@ -17,6 +26,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import secrets
 import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,11 +39,13 @@ import numpy as np
 
 from brain.errors import IndexMismatch
 from brain.index.engine import open_index
-from brain.index.vectors import GENERATION_KEY
+from brain.index.vectors import DROPPED_KEY
 from brain.vault import Vault
 
 COLLECTION = "runs"
 BATCH = 256
+STAMP_KEY = "runs_vectors_stamp"  # renewed by every write of run vectors (see the module doc)
+SNAPSHOT = "runs-vectors.npz"
 
 
 @dataclass(frozen=True)
@@ -55,8 +68,9 @@ class RunVectors:
         self.vault = vault
         self.index = open_index(vault)
         self._known: dict[str, tuple[str, str, str]] | None = None  # path -> (tenant, query key, embedder)
+        self._rows: dict[str, np.ndarray] = {}  # path -> its query vector, for every record known
         self._matrices: dict[tuple[str, str], tuple[list[str], np.ndarray]] = {}
-        self._generation: str | None = None
+        self._stamp: str | None = None  # the stamp of the records this process holds
         self._synced_token: object = None
         self._embedders: tuple[int, str, dict[str, set[str]]] | None = (
             None  # (records, current, tenant -> other embedders)
@@ -83,18 +97,91 @@ class RunVectors:
 
     # ------------------------------------------------------------ keeping the records in step with the notes
 
+    def _current_stamp(self) -> str:
+        catalog = self.index.catalog
+        return f"{catalog.peek_meta(DROPPED_KEY)}|{catalog.peek_meta(STAMP_KEY)}"
+
     def _load_known(self) -> dict[str, tuple[str, str, str]]:
-        generation = self.index.catalog.peek_meta(GENERATION_KEY)
-        if generation != self._generation:  # a reindex (maybe in another process) dropped or rewrote vectors
-            self._known, self._generation, self._synced_token, self._embedders = None, generation, None, None
-            self._matrices.clear()
+        stamp = self._current_stamp()
+        if stamp != self._stamp:  # a reindex, or run vectors written by another process
+            self._known, self._stamp, self._synced_token, self._embedders = None, stamp, None, None
+            self._rows, self._matrices = {}, {}
         if self._known is None:
-            found = self._collection().get(include=["metadatas"])
-            self._known = {
-                record: (str(meta.get("tenant")), str(meta.get("query_key")), str(meta.get("embedder")))
-                for record, meta in zip(found["ids"], found["metadatas"], strict=True)
-            }
+            if not self._read_snapshot(stamp):
+                found = self._collection().get(include=["metadatas", "embeddings"])
+                self._known = {
+                    record: (str(meta.get("tenant")), str(meta.get("query_key")), str(meta.get("embedder")))
+                    for record, meta in zip(found["ids"], found["metadatas"], strict=True)
+                }
+                embeddings = found["embeddings"]
+                vectors = [] if embeddings is None else embeddings
+                self._rows = {
+                    record: np.asarray(vector, dtype=np.float32)
+                    for record, vector in zip(found["ids"], vectors, strict=True)
+                }
+                self._write_snapshot(stamp)
+        assert self._known is not None
         return self._known
+
+    # ------------------------------------------------------------ the snapshot (see the module doc)
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.index.dir / SNAPSHOT
+
+    def _read_snapshot(self, stamp: str) -> bool:
+        try:
+            with np.load(self.snapshot_path, allow_pickle=False) as data:
+                if str(data["stamp"]) != stamp:
+                    return False
+                paths, tenants, keys, embedders = (
+                    data[name].tolist() for name in ("paths", "tenants", "keys", "embedders")
+                )
+                vectors = data["vectors"]
+        except (OSError, KeyError, ValueError):
+            return False
+        self._known = {
+            path: (tenant, key, embedder)
+            for path, tenant, key, embedder in zip(paths, tenants, keys, embedders, strict=True)
+        }
+        self._rows = dict(zip(paths, vectors, strict=True))
+        return True
+
+    def _write_snapshot(self, stamp: str) -> None:
+        """Atomically (temp file + rename); skipped when the vectors do not all have one width."""
+        assert self._known is not None
+        paths = list(self._known)
+        widths = {len(self._rows[path]) for path in paths if path in self._rows}
+        if len(widths) > 1 or any(path not in self._rows for path in paths) or not self.index.dir.is_dir():
+            self.snapshot_path.unlink(missing_ok=True)
+            return
+        columns = list(zip(*(self._known[path] for path in paths), strict=True)) or [(), (), ()]
+        vectors = np.stack([self._rows[path] for path in paths]) if paths else np.zeros((0, 0), np.float32)
+        temporary = self.snapshot_path.with_name(f".{SNAPSHOT}.{os.getpid()}.tmp")
+        with temporary.open("wb") as handle:
+            np.savez(
+                handle,
+                paths=np.asarray(paths, dtype=str),
+                tenants=np.asarray(columns[0], dtype=str),
+                keys=np.asarray(columns[1], dtype=str),
+                embedders=np.asarray(columns[2], dtype=str),
+                vectors=vectors.astype(np.float32, copy=False),
+                stamp=np.asarray(stamp),
+            )
+        os.replace(temporary, self.snapshot_path)
+
+    def _written(self) -> None:
+        """Under the index lock, after this process wrote run vectors: renew the stamp, and the
+        snapshot if this process held every record (nobody wrote since it read them)."""
+        before = self._current_stamp()
+        self.index.catalog.put_meta(STAMP_KEY, secrets.token_hex(8))
+        stamp = self._current_stamp()
+        if before == self._stamp:
+            self._stamp = stamp
+            self._write_snapshot(stamp)
+        else:  # someone else wrote meanwhile: what this process holds is not the whole; read again next time
+            self.snapshot_path.unlink(missing_ok=True)
+            self._known, self._stamp = None, None
 
     def check_embedder(self, tenant: str | None = None) -> None:
         """Refuse when vectors of runs (of this tenant, when given) were made by another embedder."""
@@ -140,8 +227,11 @@ class RunVectors:
             if gone:
                 with self.index.locked():
                     self._collection().delete(ids=gone)
-                for path in gone:
-                    del known[path]
+                    for path in gone:
+                        del known[path]
+                        self._rows.pop(path, None)
+                    self._written()
+                known = self._load_known()
             for start in range(0, len(missing), BATCH):
                 self._store(missing[start : start + BATCH])  # the model runs outside the index lock
                 if progress:
@@ -166,7 +256,11 @@ class RunVectors:
         metas = [{"tenant": r.tenant, "embedder": current, "query_key": query_key(r.query)} for r in batch]
         with self.index.locked():
             self._collection().upsert(ids=[r.path for r in batch], embeddings=vectors, metadatas=metas)
-        self._known.update((r.path, (r.tenant, m["query_key"], current)) for r, m in zip(batch, metas, strict=True))
+            self._known.update((r.path, (r.tenant, m["query_key"], current)) for r, m in zip(batch, metas, strict=True))
+            self._rows.update((r.path, vector) for r, vector in zip(batch, vectors, strict=True))
+            self._written()
+        if self._known is None:
+            self._load_known()
         self._embedders = None
 
     # ------------------------------------------------------------ ranking
@@ -188,11 +282,12 @@ class RunVectors:
         key = (tenant, self.embedder_id)
         cached = self._matrices.get(key)
         if cached is None:
-            where = {"$and": [{"tenant": tenant}, {"embedder": self.embedder_id}]}
-            found = self._collection().get(where=where, include=["embeddings"])
-            paths = list(found["ids"])
-            matrix = np.asarray(found["embeddings"], dtype=np.float32).reshape(
-                len(paths), -1 if paths else self.index.embedder.dim
+            assert self._known is not None
+            paths = [path for path, (of, _, embedder) in self._known.items() if of == tenant and embedder == key[1]]
+            matrix = (
+                np.stack([self._rows[path] for path in paths]).astype(np.float32)
+                if paths
+                else np.zeros((0, self.index.embedder.dim), np.float32)
             )
             matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
             cached = self._matrices[key] = (paths, matrix)
