@@ -25,6 +25,13 @@ embedder = "default"
 [antipatterns]
 max_success_rate = 0.3
 min_occurrences = 2
+
+[history]
+# Every version of a note brain replaces or deletes is kept in .brain/history/.
+# `brain index` drops versions older than keep_days and beyond the newest max_versions of
+# each note; the newest version of every note (a deleted one too) is always kept.
+keep_days = 90
+max_versions = 100
 """
 
 
@@ -40,6 +47,8 @@ class Config:
     learning_api_key_env: str | None = None  # the name of the environment variable holding its key
     rerank: bool = False  # [search] rerank: `brain search` reranks unless --no-rerank
     reranker_model: str | None = None  # [search] reranker_model: a cross-encoder folder or .onnx file
+    history_keep_days: int | None = 90  # [history] keep_days: versions older than this are pruned by `brain index`
+    history_max_versions: int | None = 100  # [history] max_versions: the newest this many versions of a note are kept
 
 
 def load_config(brain_dir: Path) -> Config:
@@ -55,6 +64,11 @@ def load_config(brain_dir: Path) -> Config:
     anti = data.get("antipatterns", {}) if isinstance(data.get("antipatterns"), dict) else {}
     learning = data.get("learning", {}) if isinstance(data.get("learning"), dict) else {}
     searching = data.get("search", {}) if isinstance(data.get("search"), dict) else {}
+    history = data.get("history", {}) if isinstance(data.get("history"), dict) else {}
+    for key in ("keep_days", "max_versions"):
+        value = history.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise InvalidInput(f"{path}: [history] {key} must be a whole number of at least 1 (got {value!r})")
     if not isinstance(searching.get("rerank", False), bool):
         raise InvalidInput(f"{path}: [search] rerank must be true or false")
     try:
@@ -69,6 +83,8 @@ def load_config(brain_dir: Path) -> Config:
             learning_api_key_env=str(learning["api_key_env"]) if learning.get("api_key_env") else None,
             rerank=searching.get("rerank", False),
             reranker_model=searching.get("reranker_model") or None,
+            history_keep_days=history.get("keep_days", 90),
+            history_max_versions=history.get("max_versions", 100),
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None

@@ -47,6 +47,10 @@ class InvalidInput(BrainError):
     """An argument or a document does not have the shape brain needs."""
 
 
+class UsageError(InvalidInput):
+    """A command was called wrongly (options that do not go together, a required one missing): exit code 2."""
+
+
 class IndexMismatch(BrainError):
     """The index was written by another embedder or a newer brain; `brain reindex` rebuilds it."""
 

@@ -29,6 +29,7 @@ import secrets
 import stat
 import sys
 import time
+import unicodedata
 from functools import cache
 from pathlib import Path
 
@@ -256,3 +257,29 @@ def rename_new(source: Path, target: Path, relative: str) -> None:
         os.replace(source, target)
         return
     source.unlink()
+
+
+def refuse_twin(path: Path, relative: str) -> None:
+    """Refuse to create a file (or folder) whose name differs from one beside it only by Unicode
+    normalisation (`Café` typed as NFC and as NFD): two names that look like one. Only new files
+    pay for this (one listing of a folder): the first part of the path that does not exist yet is
+    compared with its neighbours."""
+    while not path.parent.exists():
+        path = path.parent
+    wanted = unicodedata.normalize("NFC", path.name)
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        if name != path.name and unicodedata.normalize("NFC", name) == wanted:
+            raise NoteExists(
+                f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead"
+            )
+
+
+def not_utf8(relative: str, error: UnicodeDecodeError) -> InvalidInput:
+    return InvalidInput(
+        f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it, so its bytes stay as they are. "
+        "Convert it to UTF-8 in an editor first"
+    )

@@ -20,8 +20,9 @@ from pathlib import Path, PurePosixPath
 
 import filelock
 
-from brain.errors import BrainError, InvalidInput, NoteExists, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
-from brain.fileswap import RETRY_HINT, install, read_whole, rename_new, stale_temps
+from brain.errors import BrainError, InvalidInput, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
+from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
+from brain.history import History
 from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, note_files, parse_bytes
 from brain.notes.lines import has_line_break
 from brain.notes.model import Note
@@ -38,6 +39,7 @@ TYPE_FOLDERS = {
 }
 # A batch's folders as resolved, each with the (device, inode) it had then (see Vault._in_folder).
 Folders = dict[Path, tuple[Path, tuple[int, int]]]
+Content = str | bytes  # what `Vault.write` writes: text, or exact bytes (a restore from the history)
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
 _UNSAFE_FILENAME_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*#^\[\]]+')
 
@@ -66,6 +68,7 @@ class Vault:
         self._listeners: list[ChangeListener] = []
         self._lock: filelock.FileLock | None = None
         self._held: list[str] | None = None  # paths changed inside batched_changes()
+        self.history = History(self.brain_dir)  # every version a write replaces or a delete removes
 
     def on_change(self, listener: ChangeListener) -> None:
         """Call `listener(paths)` with the vault-relative paths each write, delete or move made
@@ -238,17 +241,20 @@ class Vault:
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise _not_utf8(relative, error) from None
+                raise not_utf8(relative, error) from None
             before = parse_note(text, relative)
             after = change(before)
             if after == text:
                 return Updated(before, False)
-            install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=sync)
-        self._notify(self.relative(path))  # outside the lock: indexing may take a while
+            key, new = self.relative(path), after.encode("utf-8")
+            self.history.before(key, data, path, sync=sync)
+            install(relative, path, new, expected=data, mode=mode, sync=sync)
+            self.history.after(key, new, "edit")
+        self._notify(key)  # outside the lock: indexing may take a while
         return Updated(before, True)
 
     def write(
-        self, relative: str, text: str, *, expected: Stamp | None = None, create: bool = False, sync: bool = True
+        self, relative: str, text: Content, *, expected: Stamp | None = None, create: bool = False, sync: bool = True
     ) -> Stamp:
         """Write a note atomically (temp file + rename in the same folder), under the write lock.
 
@@ -258,10 +264,11 @@ class Vault:
         thousands of notes would otherwise spend most of its time waiting on the disk.
         """
         path = self._note_path(relative)
-        data = text.encode("utf-8")
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
         with self._locked():
             current: bytes | None = None
             mode = None
+            replaced: bytes | None = None
             if expected is not None:
                 current, mode = read_whole(relative, path)
                 if hashlib.sha256(current).hexdigest() != expected.sha256:
@@ -269,11 +276,15 @@ class Vault:
                         f"'{relative}' changed on disk after brain read it; nothing was written. {RETRY_HINT}"
                     )
             elif not create and path.is_file():
-                mode = stat.S_IMODE(path.stat().st_mode)
+                mode, replaced = stat.S_IMODE(path.stat().st_mode), path.read_bytes()
             if current is None and mode is None:
-                _refuse_twin(path, relative)
+                refuse_twin(path, relative)
+            key, replaced = self.relative(path), current if current is not None else replaced
+            if replaced is not None:
+                self.history.before(key, replaced, path, sync=sync)
             install(relative, path, data, expected=current, create=create, mode=mode, sync=sync)
-        self._notify(self.relative(path))
+            self.history.after(key, data, "edit" if replaced is not None else "create")
+        self._notify(key)
         info = path.stat()
         return Stamp(info.st_mtime_ns, len(data), hashlib.sha256(data).hexdigest())
 
@@ -328,8 +339,10 @@ class Vault:
         with self._locked():
             if not path.is_file():
                 raise NoteNotFound(f"no file '{relative}' in the vault")
-            deleted = self.relative(path)
+            deleted, data = self.relative(path), path.read_bytes()
+            self.history.before(deleted, data, path)
             path.unlink()
+            self.history.after(deleted, None, "delete", title=parse_bytes(data, deleted).title)
         self._notify(deleted)
 
     def remove_stale_temps(self) -> list[str]:
@@ -347,7 +360,8 @@ class Vault:
     # wait on its lock in the kernel); the caller keeps batches to a few hundred files, syncs once (os.sync).
 
     def delete_many(self, relatives: Sequence[str]) -> Batch:
-        """Delete these notes; `Batch.changed` holds what each deleted file held (for a receipt)."""
+        """Delete these notes for good (the retention sweep: no version goes to the history, and the
+        sweep purges what the history held); `Batch.changed` holds what each file held (for a receipt)."""
 
         folders: Folders = {}
 
@@ -380,11 +394,14 @@ class Vault:
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise _not_utf8(relative, error) from None
+                raise not_utf8(relative, error) from None
             after = changes[relative](text)
             if after == text:
                 return False
-            install(relative, path, after.encode("utf-8"), expected=data, mode=mode, sync=False)
+            new = after.encode("utf-8")
+            self.history.before(relative, data, path, sync=False)
+            install(relative, path, new, expected=data, mode=mode, sync=False)
+            self.history.after(relative, new, "edit")
             return data
 
         return self._batch(list(changes), rewrite)
@@ -422,10 +439,13 @@ class Vault:
                 and (unicodedata.normalize("NFC", old.name) == unicodedata.normalize("NFC", new.name))
             )  # Café in NFD renamed to NFC: the one allowed "twin"
             if not renaming_form:
-                _refuse_twin(new, target)
+                refuse_twin(new, target)
             new.parent.mkdir(parents=True, exist_ok=True)
-            moved_from = self.relative(old)
+            moved_from, data = self.relative(old), old.read_bytes()
+            self.history.before(moved_from, data, old)
             rename_new(old, new, target)
+            self.history.moved(moved_from, self.relative(new))
+            self.history.after(self.relative(new), data, "move", moved_from=moved_from)
         self._notify(self.relative(new), moved_from)
 
 
@@ -448,29 +468,3 @@ class Updated:
 
     before: Note
     written: bool
-
-
-def _refuse_twin(path: Path, relative: str) -> None:
-    """Refuse to create a file (or folder) whose name differs from one beside it only by Unicode
-    normalisation (`Café` typed as NFC and as NFD): two names that look like one. Only new files
-    pay for this (one listing of a folder): the first part of the path that does not exist yet is
-    compared with its neighbours."""
-    while not path.parent.exists():
-        path = path.parent
-    wanted = unicodedata.normalize("NFC", path.name)
-    try:
-        names = os.listdir(path.parent)
-    except OSError:
-        return
-    for name in names:
-        if name != path.name and unicodedata.normalize("NFC", name) == wanted:
-            raise NoteExists(
-                f"'{relative}' already exists as '{name}' (the same name in another Unicode form); edit that note instead"
-            )
-
-
-def _not_utf8(relative: str, error: UnicodeDecodeError) -> InvalidInput:
-    return InvalidInput(
-        f"'{relative}' is not valid UTF-8 (byte {error.start}); brain does not edit it, so its bytes stay as they are. "
-        "Convert it to UTF-8 in an editor first"
-    )

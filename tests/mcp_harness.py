@@ -22,7 +22,19 @@ from brain.vault_init import init_vault
 DATA = Path(__file__).parent / "data"
 LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}
 FACT_TOOLS = {"record_fact", "supersede_fact", "invalidate_fact", "recall_facts"}
-CORE_TOOLS = {"write_note", "read_note", "edit_note", "search", "build_context"}
+CORE_TOOLS = {
+    "write_note",
+    "read_note",
+    "edit_note",
+    "search",
+    "build_context",
+    "move_note",
+    "delete_note",
+    "list_notes",
+    "recent_activity",
+    "note_history",
+    "restore_note",
+}
 EPISODIC_TOOLS = {
     "store_episode",
     "query_episodes",

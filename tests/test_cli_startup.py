@@ -84,7 +84,7 @@ def complete(words: str, shell: str = "bash") -> str:
 
 def test_shell_completion_names_commands_subcommands_and_options():
     assert complete("brain se") == "search\nsession\n"
-    assert complete("brain note r") == "read\n"
+    assert complete("brain note r") == "read\nrestore\n"
     assert complete("brain --ver") == "--version\n"
     assert complete("brain se", "zsh") == (
         '_arguments \'*: :(("search":"Find notes by meaning and by words; each..."\n'

@@ -103,7 +103,7 @@ def test_content_from_a_file_or_stdin_and_titles_never_overwrite(brain, research
     assert first.output == "saved contexts/Ran the conformance suite- 14 of 14 pass.md (tool_use in auth)\n"
     assert second.output == "saved contexts/Ran the conformance suite- 14 of 14 pass 2.md (tool_use in auth)\n"
     both = brain("context", "save", "x", "--file", str(source), "--project", "auth", "--action-type", "tool_use")
-    assert both.exit_code == 1 and "not both" in both.output
+    assert both.exit_code == 2 and "not both" in both.output
 
 
 @pytest.mark.parametrize(
@@ -139,7 +139,7 @@ def test_content_from_a_file_or_stdin_and_titles_never_overwrite(brain, research
 def test_bad_input_is_one_line_and_writes_nothing(brain, research, args, message):
     before = files(research)
     result = brain("context", "save", *args)
-    assert result.exit_code == 1
+    assert result.exit_code == (2 if "needs a project" in message else 1)  # a missing option is a usage error
     assert result.output == message
     assert files(research) == before
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import zlib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -34,7 +35,15 @@ def configure(vault: Vault, extra: str = "") -> None:
 
 
 def every_byte(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file's bytes; the note history's stored versions (zlib) as the bytes they keep."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            found[path.relative_to(root).as_posix()] = (
+                zlib.decompress(data) if ".brain/history/objects/" in path.as_posix() else data
+            )
+    return found
 
 
 def chain(
@@ -166,6 +175,7 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
         "journal_values": 1,
         "neighbours_relinked": 1,
         "temp_files": 0,
+        "history_versions": 2,  # as recorded, then as closed by the supersede
     }
 
     # No store holds the value: every file of the vault, the catalog (and its WAL), Chroma, the journal.
@@ -186,7 +196,7 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
     successor = (vault.root / f"facts/{new}.md").read_text()
     assert f"supersedes: '{old} (purged)'" in successor and f"[[{old}]]" not in successor
     receipt = json.loads((vault.root / report["receipt"]).read_text())
-    assert receipt["stores_purged"] == ["files", "journal", "temp files", "catalog", "full-text", "vectors"]
+    assert receipt["stores_purged"] == ["files", "journal", "temp files", "catalog", "full-text", "vectors", "history"]
     (gone,) = receipt["facts"]
     assert gone["id"] == old and gone["policy"] == "retention_days (fact)" and len(gone["file_sha256"]) == 64
     assert gone["value_hash"] == purged["version"]
@@ -200,7 +210,10 @@ def test_no_mcp_tool_deletes(vault: Vault) -> None:
     from brain.mcp.server import build_server
 
     tools = run(build_server(vault).list_tools)
-    assert not [tool.name for tool in tools if "delete" in tool.name or "sweep" in tool.name or "purge" in tool.name]
+    assert not [tool.name for tool in tools if "sweep" in tool.name or "purge" in tool.name]
+    # delete_note moves a note to the history (restore_note brings it back), takes only a name, and refuses facts
+    (deleting,) = [tool for tool in tools if "delete" in tool.name]
+    assert deleting.name == "delete_note" and set(deleting.input_schema["properties"]) == {"name"}
     with pytest.raises(InvalidInput):
         from brain.memory.notes.service import delete_note
 
@@ -237,6 +250,7 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
         "journal_values": 6,
         "neighbours_relinked": 3,
         "temp_files": 0,
+        "history_versions": 12,  # each fact as recorded and as closed
     }
 
     forget(vault.root)
@@ -304,7 +318,7 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
     receipt = json.loads(receipt_path.read_text())
     assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
     assert receipt["stopped_by"].startswith(f"'{stuck}' is not valid UTF-8") and stuck not in receipt["relinked"]
-    assert receipt["stores_purged"] == ["files", "journal", "temp files", "catalog", "full-text", "vectors"]
+    assert receipt["stores_purged"] == ["files", "journal", "temp files", "catalog", "full-text", "vectors", "history"]
     forget(vault.root)
     for secret in secrets.values():
         assert [path for path, data in every_byte(vault.root).items() if secret.encode() in data] == [], secret

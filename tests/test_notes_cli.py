@@ -97,13 +97,15 @@ def test_edit_operations_change_only_their_part(brain, vault):
     missing = brain("note", "edit", "E", "--find", "absent", "--replace", "x")
     assert missing.exit_code == 1 and "does not occur" in missing.output
     both = brain("note", "edit", "E", "--append", "a", "--prepend", "b")
-    assert both.exit_code == 1 and "exactly one" in both.output
+    assert both.exit_code == 2 and "exactly one" in both.output
     assert (vault.root / "notes/E.md").read_text() == text
 
 
 def test_move_and_delete(brain, vault):
     write(vault, "notes/M.md", "# M\n")
-    assert "moved to archive/M.md" in brain("note", "move", "M", "archive").output
+    assert (
+        brain("note", "move", "M", "archive").output == "moved notes/M.md to archive/M.md; 0 links in 0 notes updated\n"
+    )
     assert (vault.root / "archive/M.md").is_file()
     escape = brain("note", "move", "M", "../out")
     assert (escape.exit_code, escape.output) == (

@@ -39,6 +39,7 @@ COMMANDS: dict[str, Lazy] = {
         "Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score.",
     ),
     "note": Lazy("brain.cli.notes", "Read and write any note."),
+    "recent": Lazy("brain.cli.notes:recent", "Notes changed lately, newest first."),
     "episode": Lazy("brain.cli.episodes", "Episodes: what happened in a session, with its decisions."),
     "pattern": Lazy("brain.cli.patterns", "Patterns with success rates and causal relationships."),
     "graph": Lazy("brain.cli.graph", "The causal graph as a picture or data."),

@@ -8,7 +8,7 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.cli.sessions import bootstrap
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.memory.causal import contexts
 from brain.memory.causal import neighbourhood as service
 from brain.views.causal import context_lines, saved_text
@@ -68,7 +68,9 @@ def save(
 ) -> None:
     """Save a context note in contexts/ with its project, action type, cause(s) and rationale."""
     if content is not None and file is not None:
-        raise InvalidInput("give the content as an argument or with --file, not both")
+        raise UsageError("give the content as an argument or with --file, not both")
+    if not project.strip():
+        raise UsageError("a context needs a project (e.g. --project refactor-auth)")
     text = read_input(file) if file is not None else (content or "")
     vault_, corpus = open_vault(vault)
     saved = contexts.save_context(

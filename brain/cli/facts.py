@@ -70,7 +70,8 @@ def record(
     as_json: JsonOption = False,
 ) -> None:
     """Record a new fact (a note in facts/)."""
-    vault_, _ = open_vault(vault)
+    vault_, corpus = open_vault(vault)
+    service.check_source(corpus, source)
     written = service.record_fact(
         vault_,
         kind,

@@ -24,6 +24,7 @@ from typer.models import CommandInfo, TyperInfo
 
 from brain.cli.coerce import convert_directly
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
+from brain.errors import UsageError as BrainUsageError
 
 
 @dataclass(frozen=True)
@@ -45,26 +46,47 @@ opened_vaults: list[
 
 
 class BrainGroup(TyperGroup):
-    """Translates library errors once, for every command below it.
+    """Translates library errors once, for every command below it, and names the command as the
+    writer of the versions the note history keeps (`by: cli`, `command: note edit`).
 
-    A BrainError becomes one line on stderr and exit code 1; usage errors keep exit code 2. A
-    fault of the disk (full, read-only, failing; `errors.storage_error`) raised by a library
-    brain uses is translated the same way; anything else is a bug and keeps its traceback.
+    A BrainError becomes one line on stderr and exit code 1, a usage error (click's, or brain's
+    `UsageError`) exit code 2. A fault of the disk (full, read-only, failing; `errors.storage_error`)
+    raised by a library brain uses is translated the same way; anything else is a bug and keeps its
+    traceback.
     """
 
     def invoke(self, ctx: Any) -> Any:
+        if ctx.parent is not None:  # a group below the root: the root checks, translates and names
+            return super().invoke(ctx)
+        from brain.history import acting_as
+
         try:
             _require_utf8([*ctx._protected_args, *ctx.args])
-            return super().invoke(ctx)
+            with acting_as("cli", self._command_name(ctx)):
+                return super().invoke(ctx)
         except BrainError as error:
             typer.echo(f"error: {one_line(str(error))}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(2 if isinstance(error, BrainUsageError) else 1) from None
         except Exception as error:  # a full or read-only disk that got past the library: one line too
             translated = storage_error(error, disk=str(opened_vaults[-1]) if opened_vaults else None)
             if translated is None:
                 raise
             typer.echo(f"error: {one_line(str(translated))}", err=True)
             raise typer.Exit(1) from None
+
+    def _command_name(self, ctx: Any) -> str:
+        """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""
+        leading = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or []
+        words = [word for word in [*leading, *ctx.args] if not word.startswith("-")]
+        if not words:
+            return ""
+        try:
+            command = self.get_command(ctx, words[0])
+        except Exception:  # an unknown or broken command: click reports it; the name is only a label
+            command = None
+        if command is not None and hasattr(command, "get_command") and len(words) > 1:
+            return f"{words[0]} {words[1]}"
+        return words[0]
 
 
 def _require_utf8(arguments: list[str]) -> None:

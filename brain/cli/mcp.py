@@ -9,6 +9,9 @@ import typer
 
 from brain.cli.common import VaultOption
 
+# The server's tool groups (brain/mcp/server.py GROUPS), named here so `brain --help` need not load the server.
+TOOL_GROUPS = ("core", "episodic", "runs", "causal", "learning", "facts")
+
 
 def mcp(
     vault: VaultOption = None,
@@ -26,7 +29,9 @@ def mcp(
     ] = False,
     tools: Annotated[
         str | None,
-        typer.Option("--tools", help="Tool groups to expose, comma-separated: core, episodic (default: all)."),
+        typer.Option(
+            "--tools", help=f"Tool groups to expose, comma-separated: {', '.join(TOOL_GROUPS)} (default: all)."
+        ),
     ] = None,
     allow_host: Annotated[
         list[str] | None,

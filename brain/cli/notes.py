@@ -1,15 +1,30 @@
-"""`brain note`: read, write, edit, move and delete any note."""
+"""`brain note`: read, write, edit, move, delete, list any note, and its history; `brain recent`."""
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
-from brain.errors import InvalidInput
-from brain.memory.notes import service
-from brain.views.notes import edited_line, note_json, written_line
+from brain.errors import UsageError
+from brain.memory.notes import history, listing, service
+from brain.views.notes import (
+    edited_line,
+    history_json,
+    history_lines,
+    listed_json,
+    listed_lines,
+    moved_json,
+    moved_line,
+    note_json,
+    purged_json,
+    purged_line,
+    restored_json,
+    restored_line,
+    written_line,
+)
 
 app = typer.Typer(help="Read and write any note.", no_args_is_help=True)
 
@@ -67,7 +82,11 @@ def edit(
     replace_section: Annotated[str | None, typer.Option(help="New content for --section.")] = None,
     find: Annotated[str | None, typer.Option(help="Text to find (with --replace).")] = None,
     replace: Annotated[str | None, typer.Option(help="Replacement for --find.")] = None,
-    count: Annotated[int | None, typer.Option(help="With --find: refuse unless it occurs exactly this often.")] = None,
+    count: Annotated[
+        int | None,
+        typer.Option(help="With --find: replace all N occurrences (refused unless it occurs exactly N times)."),
+    ] = None,
+    replace_all: Annotated[bool, typer.Option("--all", help="With --find: replace every occurrence.")] = False,
     set_field: Annotated[
         list[str] | None, typer.Option("--set", help="Frontmatter key=value to set; repeat for more.")
     ] = None,
@@ -84,10 +103,10 @@ def edit(
     ]
     operations = [name_ for name_, wanted in chosen if wanted]
     if len(operations) != 1:
-        raise InvalidInput("give exactly one of --append, --prepend, --replace-section, --find/--replace, --set")
+        raise UsageError("give exactly one of --append, --prepend, --replace-section, --find/--replace, --set")
     operation = operations[0]
     if operation == "find_replace" and replace is None:
-        raise InvalidInput("--find needs --replace (use --replace '' to delete the text)")
+        raise UsageError("--find needs --replace (use --replace '' to delete the text)")
     content = {"append": append, "prepend": prepend, "replace_section": replace_section, "find_replace": replace}.get(
         operation
     ) or ""
@@ -101,6 +120,7 @@ def edit(
         find=find,
         expected_count=count,
         frontmatter=service.parse_fields(set_field or []),
+        replace_all=replace_all,
     )
     typer.echo(edited_line(written, operation))
 
@@ -109,17 +129,117 @@ def edit(
 def move(
     name: NameArgument,
     destination: Annotated[str, typer.Argument(help="Folder to move into, or a new path ending in .md.")],
+    no_update_links: Annotated[
+        bool, typer.Option("--no-update-links", help="Leave the links to the note as they are.")
+    ] = False,
     vault: VaultOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Move or rename a note inside the vault."""
+    """Move or rename a note inside the vault; links to it in other notes follow."""
     vault_, corpus = open_vault(vault)
-    moved = service.move_note(vault_, corpus, name, destination)
-    typer.echo(f"moved to {moved.path}")
+    moved = service.move_note(vault_, corpus, name, destination, update_links=not no_update_links)
+    if as_json:
+        emit_json(moved_json(moved))
+    else:
+        typer.echo(moved_line(moved))
 
 
 @app.command()
-def delete(name: NameArgument, vault: VaultOption = None) -> None:
-    """Delete a note file."""
+def delete(
+    name: NameArgument,
+    purge: Annotated[
+        bool, typer.Option("--purge", help="Delete the note and every version of it for good (writes a receipt).")
+    ] = False,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete a note: it moves to the history, where `brain note restore` brings it back."""
     vault_, corpus = open_vault(vault)
+    if purge:
+        purged = history.purge_note(vault_, corpus, name)
+        emit_json(purged_json(purged)) if as_json else typer.echo(purged_line(purged))
+        return
     deleted = service.delete_note(vault_, corpus, name)
-    typer.echo(f"deleted {deleted.path}")
+    if as_json:
+        emit_json({"path": deleted.path, "title": deleted.title, "restorable": True})
+    else:
+        typer.echo(
+            f"deleted {deleted.path} (kept in the history: `brain note restore '{deleted.path}'` brings it back)"
+        )
+
+
+VersionOption = Annotated[int | None, typer.Option("--version", min=1, help="A version number from `note history`.")]
+
+
+@app.command("history")
+def history_(
+    name: NameArgument, version: VersionOption = None, vault: VaultOption = None, as_json: JsonOption = False
+) -> None:
+    """List a note's versions, newest first, or print one with --version (a deleted note's too)."""
+    vault_, corpus = open_vault(vault)
+    if version is not None:
+        found, entry, data = history.version(vault_, corpus, name, version)
+        if as_json:
+            row = next(row for row in history_json(found)["versions"] if row["version"] == entry.v)
+            emit_json({"path": found.path, **row, "text": data.decode("utf-8", "replace")})
+        else:
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        return
+    found = history.note_history(vault_, corpus, name)
+    if as_json:
+        emit_json(history_json(found))
+    else:
+        typer.echo("\n".join(history_lines(found)))
+
+
+@app.command()
+def restore(
+    name: NameArgument, version: VersionOption = None, vault: VaultOption = None, as_json: JsonOption = False
+) -> None:
+    """Put a version back byte for byte (itself a new version); a deleted note comes back without --version."""
+    vault_, corpus = open_vault(vault)
+    restored = history.restore_note(vault_, corpus, name, version)
+    emit_json(restored_json(restored)) if as_json else typer.echo(restored_line(restored))
+
+
+@app.command("list")
+def list_(
+    folder: Annotated[str | None, typer.Option(help="Only notes under this folder.")] = None,
+    note_type: Annotated[str | None, typer.Option("--type", help="Only notes of this type.")] = None,
+    tag: Annotated[str | None, typer.Option(help="Only notes with this tag.")] = None,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List notes by path, with type, tags and when each file last changed."""
+    _, corpus = open_vault(vault)
+    found = listing.list_notes(corpus, folder=folder, note_type=note_type, tag=tag)
+    if as_json:
+        emit_json({"count": len(found), "notes": [listed_json(item) for item in found]})
+    elif found:
+        typer.echo("\n".join(listed_lines(found)))
+    else:
+        typer.echo("no notes match")
+
+
+def recent(
+    since: Annotated[str, typer.Option(help="A span (30m, 12h, 1d, 2w) or an ISO date.")] = listing.DEFAULT_RECENT,
+    note_type: Annotated[str | None, typer.Option("--type", help="Only notes of this type.")] = None,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Notes changed lately, newest first."""
+    _, corpus = open_vault(vault)
+    start, found = listing.recent(corpus, since=since, note_type=note_type)
+    if as_json:
+        emit_json(
+            {
+                "since": start.isoformat().replace("+00:00", "Z"),
+                "count": len(found),
+                "notes": [listed_json(item) for item in found],
+            }
+        )
+    elif found:
+        typer.echo("\n".join(listed_lines(found)))
+    else:
+        typer.echo(f"no notes changed since {start.strftime('%Y-%m-%d %H:%M')} UTC")

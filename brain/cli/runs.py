@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, UsageError
 from brain.memory.runs import export as run_export
 from brain.memory.runs import service
 from brain.memory.runs import validation as run_input
@@ -62,6 +62,8 @@ def record(
         True if escalated else given.labels.escalated,
         score if score is not None else given.labels.score,
     )
+    if not (tenant or given.tenant):
+        raise UsageError("a tenant is required (--tenant); runs are kept and recalled per tenant")
     vault_, corpus = open_vault(vault)
     stored = service.record_run(
         vault_,

@@ -10,7 +10,9 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
+from brain.memory.notes.history import history_usage
 from brain.vault_init import init_vault
+from brain.views.notes import usage_line
 
 
 def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (created if missing).")] = Path(".")) -> None:
@@ -49,9 +51,8 @@ def doctor(
         return
     for line in fixed:
         typer.echo(f"fixed: {line}")
-    if not findings:
-        typer.echo(f"no problems found in {len(corpus.notes())} notes")
-        return
     for finding in findings:
         typer.echo(f"{finding.kind:15} {finding.path}: {finding.message}\n{'':15} fix: {finding.fix}")
-    typer.echo(f"{len(findings)} findings in {len(corpus.notes())} notes")
+    counted = f"{len(findings)} findings" if findings else "no problems found"
+    typer.echo(f"{counted} in {len(corpus.notes())} notes")
+    typer.echo(usage_line(history_usage(vault_)))

@@ -30,6 +30,7 @@ import functools
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Literal, get_args
 
 from brain.errors import InvalidInput
@@ -214,6 +215,10 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
         day = bound.strip()
         if not _DAY.match(day):
             raise InvalidInput(f"--{name} '{day}' is not a date; use YYYY-MM-DD (or YYYY-MM, YYYY)")
+        try:  # 2026-13-45 or 2026-02-30 has the shape of a date but is none
+            date.fromisoformat((day + "-01-01")[:10] if len(day) < 10 else day)
+        except ValueError:
+            raise InvalidInput(f"--{name} '{day}' is not a real date (no such month or day)") from None
         clauses.append(f"substr(n.date, 1, {len(day)}) {operator} ?")
         params.append(day)
     return " AND ".join(clauses), params

@@ -17,6 +17,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
+from brain.history import acting_as
 from brain.memory.corpus import Corpus
 from brain.notes.depth import deeper_than, too_deep_message
 from brain.vault import Vault
@@ -34,6 +35,15 @@ class BrainServer(MCPServer):
     """
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        found = self._tool_manager.get_tool(name)
+        if found is not None:  # pydantic drops an argument it does not know: a misspelt one would be ignored
+            known = set(found.parameters.get("properties", {}))
+            unknown = sorted(set(arguments or {}) - known)
+            if unknown:
+                raise ToolError(
+                    f"{name}: unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(repr(u) for u in unknown)}; "
+                    f"it takes {', '.join(sorted(known)) or 'no arguments'}"
+                )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
@@ -119,7 +129,7 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        with state.lock:
+        with state.lock, acting_as("mcp", fn.__name__):  # the history names who wrote each version
             try:
                 _check_arguments(fn.__name__, kwargs)
                 return fn(state, *args, **kwargs)

@@ -24,11 +24,11 @@ from brain.errors import BrainError, InvalidInput
 from brain.index.sync import attach
 from brain.index.watch import follow
 from brain.mcp.common import BrainServer, ServerState, register_tools
-from brain.mcp.tools import causal, episodes, facts, notes, patterns, runs, sessions, tips
+from brain.mcp.tools import causal, episodes, facts, note_history, notes, patterns, runs, sessions, tips
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
-_TOOL_MODULES: tuple[ModuleType, ...] = (notes, episodes, patterns, runs, causal, tips, sessions, facts)
+_TOOL_MODULES: tuple[ModuleType, ...] = (notes, note_history, episodes, patterns, runs, causal, tips, sessions, facts)
 GROUPS: dict[str, tuple[ModuleType, ...]] = {}
 for _module in _TOOL_MODULES:
     GROUPS[_module.GROUP] = (*GROUPS.get(_module.GROUP, ()), _module)

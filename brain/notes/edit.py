@@ -191,6 +191,7 @@ def apply_edit(
     expected_count: int | None = None,
     frontmatter: dict[str, Any] | None = None,
     where: str = "the note",
+    replace_all: bool = False,
 ) -> str:
     """One edit operation on a note's text (see `EDIT_OPERATIONS`)."""
     if section is not None:
@@ -211,6 +212,11 @@ def apply_edit(
             raise InvalidInput(f"'{find}' does not occur in {where}; nothing was changed")
         if expected_count is not None and count != expected_count:
             raise InvalidInput(f"'{find}' occurs {count} times in {where}, not {expected_count}; nothing was changed")
+        if count > 1 and expected_count is None and not replace_all:
+            raise InvalidInput(
+                f"'{find}' occurs {count} times in {where}; nothing was changed. Say how many to replace "
+                f"(count {count}, or all), or find a longer text that occurs once"
+            )
         return text.replace(find, with_ending(content, line_ending(text)))
     if operation == "set_frontmatter":
         if not frontmatter:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from brain.history import Usage
 from brain.memory.causal.neighbourhood import BuiltContext
-from brain.memory.notes.service import Written
+from brain.memory.notes.history import NoteHistory, PurgeReceipt, Restored
+from brain.memory.notes.listing import Listed
+from brain.memory.notes.service import Moved, Written
 from brain.notes.model import Note
 from brain.views.plain import plain
 
@@ -58,3 +61,134 @@ def context_json(built: BuiltContext) -> dict[str, Any]:
         "omitted": list(built.omitted),
         "missing": list(built.missing),
     }
+
+
+def moved_line(moved: Moved) -> str:
+    updated = f"{_count(moved.links, 'link')} in {_count(len(moved.notes), 'note')} updated"
+    line = f"moved {moved.moved_from} to {moved.path}; {updated}"
+    if moved.failed:
+        line += f"; {_count(len(moved.failed), 'note')} not updated: " + "; ".join(moved.failed)
+    return line
+
+
+def moved_json(moved: Moved) -> dict[str, Any]:
+    return {
+        "path": moved.path,
+        "title": moved.title,
+        "moved_from": moved.moved_from,
+        "links_updated": moved.links,
+        "notes_updated": list(moved.notes),
+        "failed": list(moved.failed),
+    }
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _short_time(text: str) -> str:
+    return text[:19] + "Z" if len(text) > 19 else text
+
+
+def history_json(found: NoteHistory) -> dict[str, Any]:
+    return {
+        "path": found.path,
+        "title": found.title,
+        "exists": found.exists,
+        "current_sha256": found.current_sha256,
+        "changed_outside": found.changed_outside,
+        "versions": [
+            {
+                "version": entry.v,
+                "event": entry.event,
+                "time": entry.time,
+                "by": entry.by,
+                "command": entry.command,
+                "size": entry.size,
+                "sha256": entry.sha256,
+                "moved_from": entry.moved_from,
+                "current": bool(entry.sha256) and entry.sha256 == found.current_sha256 and entry is found.versions[0],
+            }
+            for entry in found.entries
+        ],
+    }
+
+
+def history_lines(found: NoteHistory) -> list[str]:
+    """Newest first: version, time, who, command, size, hash (what `brain note history` prints)."""
+    state = "" if found.exists else " (deleted; `restore` brings it back)"
+    lines = [f"{found.path}: {_count(len(found.versions), 'version')}{state}"]
+    if found.changed_outside:
+        lines.append("  the file was changed outside brain since; that version is kept at brain's next write")
+    for row in history_json(found)["versions"]:
+        what = row["command"] or row["event"]
+        if row["sha256"] is None:
+            lines.append(f"v{row['version']:<4} {_short_time(row['time'])}  {row['by']:<8} {what:<16} deleted")
+            continue
+        extra = f"  from {row['moved_from']}" if row["moved_from"] else ""
+        extra += "  (current)" if row["current"] else ""
+        lines.append(
+            f"v{row['version']:<4} {_short_time(row['time'])}  {row['by']:<8} {what:<16} "
+            f"{row['size']:>9,} B  {row['sha256'][:12]}{extra}"
+        )
+    return lines
+
+
+def restored_line(restored: Restored) -> str:
+    if not restored.written:
+        return f"{restored.path} already holds version {restored.version}; nothing written"
+    verb = "brought back" if restored.created else "restored"
+    return f"{verb} {restored.path} at version {restored.version}"
+
+
+def restored_json(restored: Restored) -> dict[str, Any]:
+    return {
+        "path": restored.path,
+        "version": restored.version,
+        "written": restored.written,
+        "created": restored.created,
+    }
+
+
+def purged_line(purged: PurgeReceipt) -> str:
+    what = "deleted and purged" if purged.file_deleted else "purged"
+    return f"{what} {purged.path}: {_count(purged.purged.versions, 'version')} gone for good (receipt {purged.receipt})"
+
+
+def purged_json(purged: PurgeReceipt) -> dict[str, Any]:
+    return {
+        "path": purged.path,
+        "title": purged.title,
+        "file_deleted": purged.file_deleted,
+        "versions_purged": purged.purged.versions,
+        "objects_purged": purged.purged.objects,
+        "receipt": purged.receipt,
+    }
+
+
+def listed_json(listed: Listed) -> dict[str, Any]:
+    return {
+        "path": listed.path,
+        "title": listed.title,
+        "type": listed.type,
+        "tags": list(listed.tags),
+        "modified": listed.modified.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def listed_lines(found: list[Listed]) -> list[str]:
+    width = max((len(item.type) for item in found), default=4)
+    return [
+        f"{item.modified.strftime('%Y-%m-%d %H:%M')}  {item.type:<{width}}  {item.path}"
+        + (f"  #{' #'.join(item.tags)}" if item.tags else "")
+        for item in found
+    ]
+
+
+def usage_line(usage: Usage) -> str:
+    """What `brain doctor` says of the history."""
+    size = f"{usage.bytes / 2**20:.1f} MiB" if usage.bytes >= 2**20 else f"{usage.bytes / 1024:.1f} KiB"
+    return (
+        f"history: {_count(usage.versions, 'version')} of {_count(usage.notes, 'note')}, {size} in .brain/history "
+        "(pruned by `brain index` after [history] keep_days / max_versions)"
+    )

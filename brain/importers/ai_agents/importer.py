@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.errors import InvalidInput, WriteConflict
+from brain.history import acting_as
 from brain.importers.ai_agents.checks import check_graph
 from brain.importers.ai_agents.common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, same
 from brain.importers.ai_agents.episodes import episode_import, is_episode
@@ -149,7 +150,8 @@ def import_ai_agents(
         PlannedWrite(name, "create" if name in workspace.created else "update") for name in sorted(workspace.texts)
     )
     if not dry_run:
-        workspace.write(writes, report)
+        with acting_as("importer", "import ai-agents"):  # the history names the importer as their writer
+            workspace.write(writes, report)
     return ImportResult(
         tuple(sources), writes, len(workspace.touched) - len(writes), tuple(skipped), tuple(warnings), counts, dry_run
     )

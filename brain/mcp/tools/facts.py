@@ -52,6 +52,7 @@ def record_fact(
     fact about the same subject to change a value: use supersede_fact, which closes the old one.
     Returns the new fact's id and path.
     """
+    service.check_source(state.corpus, source)
     written = service.record_fact(
         state.vault,
         kind,

@@ -17,6 +17,8 @@ from brain.views.notes import context_json, edited_line, note_json, written_line
 from brain.views.search import pending_line, search_lines
 
 GROUP = "core"
+MAX_TITLE = 300  # characters: a file name holds at most 255 bytes, and a title is one line
+MAX_QUERY = 2000  # characters: a question or keywords, not a document
 
 NoteName = Annotated[
     str,
@@ -29,7 +31,9 @@ NoteName = Annotated[
 @tool(title="Write a note", read_only=False, destructive=False)
 def write_note(
     state: ServerState,
-    title: Annotated[str, Field(description="Title of the new note; its file name is made from it.")],
+    title: Annotated[
+        str, Field(max_length=MAX_TITLE, description="Title of the new note; its file name is made from it.")
+    ],
     content: Annotated[
         str, Field(description="Markdown body of the note (no frontmatter; use the other arguments for that).")
     ] = "",
@@ -102,8 +106,13 @@ def edit_note(
     ] = None,
     find: Annotated[str | None, Field(description="Exact text to find (find_replace).")] = None,
     expected_count: Annotated[
-        int | None, Field(description="find_replace only: refuse unless `find` occurs exactly this many times.")
+        int | None,
+        Field(
+            description="find_replace only: replace all N occurrences, refused unless `find` occurs exactly N times. "
+            "Without it (or replace_all), `find` must occur once."
+        ),
     ] = None,
+    replace_all: Annotated[bool, Field(description="find_replace only: replace every occurrence of `find`.")] = False,
     frontmatter: Annotated[
         dict[str, Any] | None,
         Field(description="Keys and values to set in the frontmatter (set_frontmatter); other keys stay as they are."),
@@ -125,6 +134,7 @@ def edit_note(
         find=find,
         expected_count=expected_count,
         frontmatter=frontmatter,
+        replace_all=replace_all,
     )
     return result(
         edited_line(written, operation), {"path": written.path, "title": written.title, "operation": operation}
@@ -134,7 +144,9 @@ def edit_note(
 @tool(title="Search the vault", read_only=True)
 def search(
     state: ServerState,
-    query: Annotated[str, Field(description="What to look for, in words (a question or keywords).")],
+    query: Annotated[
+        str, Field(max_length=MAX_QUERY, description="What to look for, in words (a question or keywords).")
+    ],
     mode: Annotated[
         index_search.SearchMode,
         Field(description="hybrid (default: keywords and meaning), text (exact words, BM25) or vector (meaning only)."),
@@ -178,7 +190,8 @@ def search(
         open_index(state.vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank
     )
     hits = report.hits
-    lines = [f"{len(hits)} hits for '{query}' ({mode})"]
+    shown = query if len(query) <= 80 else query[:77] + "..."
+    lines = [f"{len(hits)} hits for '{shown}' ({mode})"]
     if report.pending:
         lines.append(pending_line(report.pending))
     lines += search_lines(hits)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from brain.errors import InvalidInput
@@ -56,6 +56,8 @@ def episode_from_data(data: Any) -> tuple[Episode, list[str]]:
         raise InvalidInput(f"an episode must be a JSON object, got {type(data).__name__}")
     warnings: list[str] = []
     outcome = data.get("outcome")
+    if outcome is None:
+        raise InvalidInput(f"an episode needs an outcome: one of {', '.join(OUTCOMES)}")
     if outcome not in OUTCOMES:
         raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
     for key in ("task", "timestamp"):
@@ -96,6 +98,24 @@ def episode_from_data(data: Any) -> tuple[Episode, list[str]]:
         tags=("episodic",),
     )
     return episode, warnings
+
+
+def with_default_date(data: dict[str, Any], today: date | None = None) -> dict[str, Any]:
+    """An episode stored without a date is dated by the date in its session name
+    (`2026-03-02-session-01`), else today (UTC)."""
+    if data.get("timestamp"):
+        return data
+    found = _SESSION_DATE.search(str(data.get("session") or ""))
+    day = None
+    if found:
+        try:
+            day = date.fromisoformat(found.group(0))
+        except ValueError:
+            day = None
+    return {**data, "timestamp": (day or today or datetime.now(UTC).date()).isoformat()}
+
+
+_SESSION_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _string(value: Any) -> str | None:

@@ -353,3 +353,10 @@ def repair_interrupted(vault: Vault, corpus: Corpus) -> list[FactWritten]:
         vault.update(closed.path or "", close)
         repaired.append(FactWritten(closed.path or "", successor, closed))
     return repaired
+
+
+def check_source(corpus: Corpus, source: str | None) -> None:
+    """A fact's source names a note of the vault (as a caused_by does): one that does not exist,
+    or a name several notes have, is refused before anything is written."""
+    if source and source.strip().strip("[]").strip():
+        corpus.resolver().resolve(source.strip().strip("[]").strip())

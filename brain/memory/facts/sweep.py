@@ -9,7 +9,7 @@ A fact is due when one of these has passed (the earliest wins):
 A legal hold (on the fact, its namespace or its class) blocks deletion; held facts are listed.
 
 A real sweep removes each due fact everywhere: its file, its catalog and full-text rows, its
-vectors, and its value in the recall journal (the hash stays, so the chain verifies). Links to
+vectors, every version of it in the note history, and its value in the recall journal (the hash stays, so the chain verifies). Links to
 it in its neighbours become plain text (`FACT-x (purged)`). A receipt (what, when, which policy,
 content hashes, which stores) is written to `.brain/journal/sweeps/`.
 
@@ -38,6 +38,7 @@ from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep_plan
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
+from brain.memory.notes.history import purge_paths
 from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
@@ -307,6 +308,8 @@ def _carry_out(
         )
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)
+    # The legal delete reaches the history: no version of a swept fact survives (brain/history.py).
+    history_purged = purge_paths(vault, deleted)
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     temps = vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
     stores = {
@@ -316,6 +319,7 @@ def _carry_out(
         "journal_values": journal_values,
         "neighbours_relinked": len(relinked),
         "temp_files": len(temps),
+        "history_versions": history_purged.versions,
     }
     receipt = _write_receipt(vault, receipt_id, time, gone, relinked, stores, purged.indexed, held, error)
     sweep_plan.finish_plan(vault)
@@ -399,6 +403,7 @@ def _write_receipt(
 ) -> str:
     path = sweep_plan.receipts_dir(vault) / f"{receipt_id}.json"
     purged_stores = ["files", "journal", "temp files"] + (["catalog", "full-text", "vectors"] if indexed else [])
+    purged_stores.append("history")
     body: dict[str, Any] = {
         "receipt": path.stem,
         "time": format_time(time),

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from brain.errors import InvalidInput
-from brain.memory.corpus import Corpus
+from brain.errors import BrainError, InvalidInput
+from brain.memory.corpus import Corpus, Resolver
 from brain.memory.facts.holds import held_titles
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
 from brain.notes.fact import changed_managed_keys
 from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
+from brain.notes.links import rewrite_links
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
@@ -64,6 +67,10 @@ def write_note(
     relative = str(PurePosixPath(folder_path) / vault.filename_for(title)) if folder_path else vault.filename_for(title)
     vault.safe_path(relative)  # refuse a hostile folder before anything else
     existing = corpus.resolver().try_resolve(relative) or (relative if vault.safe_path(relative).exists() else None)
+    titled = _titled(corpus, title) if existing is None else []
+    if len(titled) > 1:
+        raise InvalidInput(f"notes titled '{title}' already exist ({', '.join(titled)}); edit one of them")
+    existing = existing or (titled[0] if titled else None)
     if existing is not None:
         if not overwrite:
             raise InvalidInput(f"'{existing}' already exists; use overwrite to replace its body, or edit it")
@@ -89,6 +96,13 @@ def write_note(
     return Written(relative, title, created=True)
 
 
+def _titled(corpus: Corpus, title: str) -> list[str]:
+    """The notes in any folder already titled `title` (a second one would make the name ambiguous)."""
+    resolver = corpus.resolver()
+    wanted = title.casefold()
+    return [path for path in resolver.candidates(title) if resolver.titles.get(path, "").casefold() == wanted]
+
+
 def _body(body: str) -> str:
     return body.strip("\n") + "\n" if body.strip() else ""
 
@@ -104,8 +118,12 @@ def edit_note(
     find: str | None = None,
     expected_count: int | None = None,
     frontmatter: dict[str, Any] | None = None,
+    replace_all: bool = False,
 ) -> Written:
-    """Change one part of a note; everything else stays byte for byte."""
+    """Change one part of a note; everything else stays byte for byte.
+
+    find_replace replaces the one occurrence of `find`; when it occurs more often, the caller
+    says how many (`expected_count`) or `replace_all`, else nothing changes."""
     if operation not in EDIT_OPERATIONS:
         raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")
     path = corpus.resolver().resolve(name)
@@ -120,6 +138,7 @@ def edit_note(
             expected_count=expected_count,
             frontmatter=frontmatter,
             where=path,
+            replace_all=replace_all,
         )
         if text != note.text:
             _keep_fact_immutable(note, text)
@@ -136,13 +155,30 @@ def _keep_fact_immutable(before: Note, text: str) -> None:
     if changed:
         raise InvalidInput(
             f"{before.path} is a fact; the note tools do not change its {', '.join(changed)}. "
-            "Use `brain fact supersede` (MCP supersede_fact) to record a new value, `brain fact invalidate` to close it"
+            "Record a new value with supersede_fact (CLI: brain fact supersede), close it with invalidate_fact "
+            "(CLI: brain fact invalidate)"
         )
 
 
-def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Written:
-    """Move a note to a folder (keeping its file name) or to a path ending in .md."""
-    source = corpus.resolver().resolve(name)
+@dataclass(frozen=True)
+class Moved:
+    path: str
+    title: str
+    moved_from: str
+    links: int  # links rewritten
+    notes: tuple[str, ...]  # notes whose links were rewritten
+    failed: tuple[str, ...] = ()  # notes whose links could not be rewritten, each with why
+
+
+def move_note(vault: Vault, corpus: Corpus, name: str, destination: str, *, update_links: bool = True) -> Moved:
+    """Move a note to a folder (keeping its file name) or to a path ending in .md.
+
+    Every wikilink to it in every note is rewritten to still reach it (unless `update_links` is
+    False), each rewrite a version in the history; the title follows a new file name unless the
+    note's title was set to something other than its old file name.
+    """
+    resolver = corpus.resolver()
+    source = resolver.resolve(name)
     destination = destination.strip()
     if not destination:
         raise InvalidInput("give a destination folder or path")
@@ -151,16 +187,83 @@ def move_note(vault: Vault, corpus: Corpus, name: str, destination: str) -> Writ
         if destination.lower().endswith(".md")
         else f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
     )
+    note = corpus.get(source)
+    old_stem, new_stem = PurePosixPath(source).stem, PurePosixPath(target).stem
+    renamed = old_stem != new_stem
+    follows = renamed and str(note.frontmatter.get("title", "")).strip() in ("", old_stem)
+    linking = _linking(corpus, source) if update_links else {}
     vault.move(source, target)
-    return Written(target, corpus.resolver().titles.get(source, ""), created=False)
+    title = note.title
+    if follows and "title" in note.frontmatter:
+        vault.update(target, lambda moved: set_frontmatter(moved.text, {"title": new_stem}))
+        title = new_stem
+    elif follows and note.title == old_stem:
+        title = new_stem
+    rename = _renamer(resolver, source, target, note, title, renamed)
+    links, changed, failed = 0, [], []
+    for path in sorted(linking):
+        where = target if path == source else path
+        count = [0]
+        change = functools.partial(_rewritten, targets=frozenset(linking[path]), rename=rename, count=count)
+        try:
+            vault.update(where, change)
+        except BrainError as error:
+            failed.append(f"{where}: {error}")
+            continue
+        if count[0]:
+            links += count[0]
+            changed.append(where)
+    return Moved(target, title, source, links, tuple(changed), tuple(failed))
+
+
+def _rewritten(note: Note, *, targets: frozenset[str], rename: Callable[[str], str], count: list[int]) -> str:
+    """`note`'s text with its links to the moved note (written as one of `targets`) renamed; `count[0]` how many."""
+    text, count[0] = rewrite_links(note.text, lambda target: rename(target) if target in targets else None)
+    return text
+
+
+def _linking(corpus: Corpus, source: str) -> dict[str, set[str]]:
+    """Each note that links `source`, with the link targets (as written) that reach it."""
+    resolver = corpus.resolver()
+    found: dict[str, set[str]] = {}
+    for note in corpus.notes():
+        for link in note.links:
+            if resolver.candidates(link.target) == [source]:
+                found.setdefault(note.path or "", set()).add(link.target)
+    return found
+
+
+def _renamer(
+    resolver: Resolver, source: str, target: str, note: Note, title: str, renamed: bool
+) -> Callable[[str], str]:
+    """How a link target that reached `source` is written to reach `target`: a path stays a path
+    (`[[folder/Old]]` -> `[[new/New]]`), a name that was the file name or a title that changed
+    becomes the new name, or the new path when another note has that name; a permalink, an alias
+    or an unchanged title still reach the note and stay."""
+    new_path = target.removesuffix(".md")
+    stem = PurePosixPath(target).stem
+    taken = [path for path in resolver.candidates(stem) if path != source]
+    new_name = new_path if taken else stem
+
+    def rename(written: str) -> str:
+        key = written.casefold().replace("\\", "/")
+        if "/" in key:
+            return target if key.endswith(".md") else new_path
+        if key.removesuffix(".md") == PurePosixPath(source).stem.casefold():
+            return new_name if renamed or taken else written
+        if key == note.title.casefold() and title != note.title:
+            return new_name
+        return written
+
+    return rename
 
 
 def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
     source = corpus.resolver().resolve(name)
     if corpus.get(source).type == "fact":
         raise InvalidInput(
-            f"{source} is a fact; facts are hard-deleted only by the retention sweeper (`brain fact sweep`). "
-            "Use `brain fact invalidate` to close it"
+            f"{source} is a fact, and a fact is never deleted: close it with invalidate_fact "
+            "(CLI: brain fact invalidate); only the retention sweep hard-deletes facts"
         )
     title = corpus.resolver().titles.get(source, "")
     if title.lower() in held_titles(vault):  # a held fact whose note was edited into another type

@@ -162,7 +162,16 @@ def record_run(
             old = run_from_note(note)
             if note.type != "run" or old.scope.tenant != tenant or not old.in_flight:
                 raise NoteExists(f"run id '{title}' is taken by a finished run of this tenant; record under another id")
-            kept = replace(run, created=old.created or created)
+            # Completing a run keeps what the first recording said and this one does not (labels, expiry).
+            labelled = RunLabels(
+                labels.accepted if labels.accepted is not None else old.labels.accepted,
+                labels.overridden if labels.overridden is not None else old.labels.overridden,
+                labels.escalated if labels.escalated is not None else old.labels.escalated,
+                labels.score if labels.score is not None else old.labels.score,
+            )
+            kept = replace(
+                run, created=old.created or created, labels=labelled, expires=run.expires if ttl else old.expires
+            )
             text = set_frontmatter(
                 note.text,
                 {k: v for k, v in managed_frontmatter(kept).items() if v is not None},

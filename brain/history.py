@@ -1,0 +1,410 @@
+"""Every version of a note that brain replaces or deletes, kept under `.brain/history/`.
+
+`Vault` calls `History.before` with the bytes a write is about to replace (or a delete to
+remove) and `History.after` once the new bytes are in place, under its write lock. So every
+writer (CLI, MCP, importers, pattern evidence, fact supersede, tips, moves, deletes) is covered
+at once, and a version an editor saved in between is kept too: `before` sees that the file no
+longer holds the version brain last wrote and stores it first, as written by "editor".
+
+On disk (not disposable, like the journal):
+- `objects/ab/cdef...`: each version's bytes, zlib-compressed, named by the sha256 of the bytes
+  (content-addressed: a version stored once costs nothing the next time);
+- `notes/<sha256 of the path>.jsonl`: one JSON line per version of the note at that path
+  (`v`, `event`, `path`, `sha256`, `size`, `time`, `by`, `command`, and `moved_from` / `title`).
+  A rename moves the log with the note.
+
+Who wrote a version comes from `acting_as` (a context variable the front ends set: cli, mcp,
+importer, hook). Nothing here reads or changes a note's file; a vault copied without `.brain/`
+is still a complete vault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import unicodedata
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from brain.errors import InvalidInput
+
+HISTORY_DIR = "history"
+EVENTS = ("create", "edit", "outside", "move", "delete")
+_TAIL = 8192  # bytes read from a log's end to find its last line
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is writing: `by` is cli | mcp | importer | hook | brain, `command` what they ran."""
+
+    by: str
+    command: str = ""
+
+
+_ACTOR: ContextVar[Actor | None] = ContextVar("brain_history_actor", default=None)
+_NOBODY = Actor("brain")  # a library call no front end named
+
+
+def current_actor() -> Actor:
+    return _ACTOR.get() or _NOBODY
+
+
+def set_actor(by: str, command: str = "") -> None:
+    """Name the writer for the rest of this context (a CLI process runs one command)."""
+    _ACTOR.set(Actor(by, command))
+
+
+@contextmanager
+def acting_as(by: str, command: str = "") -> Iterator[Actor]:
+    """Name the writer of the versions written inside the block (an MCP tool call, an import)."""
+    actor = Actor(by, command)
+    token = _ACTOR.set(actor)
+    try:
+        yield actor
+    finally:
+        _ACTOR.reset(token)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a note's log: a version (with `sha256`) or a deletion (`sha256` None)."""
+
+    v: int
+    event: str
+    path: str
+    sha256: str | None
+    size: int
+    time: str
+    by: str
+    command: str = ""
+    moved_from: str | None = None
+    title: str | None = None  # on a deletion: the note's title, to find it by name later
+
+    def line(self) -> bytes:
+        data = {key: value for key, value in asdict(self).items() if value is not None}
+        return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What a purge removed: versions (log lines), objects (stored bytes) and their hashes."""
+
+    versions: int
+    objects: int
+    sha256: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Usage:
+    notes: int
+    versions: int
+    objects: int
+    bytes: int
+
+
+def now_text() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _time_of(mtime_ns: int) -> str:
+    return datetime.fromtimestamp(mtime_ns / 1e9, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _key(path: str) -> str:
+    return unicodedata.normalize("NFC", path)
+
+
+class History:
+    """The history store of one vault. A plain folder used as a vault (no `.brain/`) keeps nothing."""
+
+    def __init__(self, brain_dir: Path):
+        self.brain_dir = brain_dir
+        self._root: Path | None = None
+
+    @property
+    def root(self) -> Path | None:
+        """`.brain/history/`, or None while the vault has no `.brain/` (checked until it has one)."""
+        if self._root is None and self.brain_dir.is_dir():
+            self._root = self.brain_dir / HISTORY_DIR
+        return self._root
+
+    # ------------------------------------------------------------ where things are
+
+    def log_path(self, path: str) -> Path:
+        assert self.root is not None
+        return self.root / "notes" / (hashlib.sha256(_key(path).encode("utf-8")).hexdigest()[:40] + ".jsonl")
+
+    def object_path(self, sha256: str) -> Path:
+        assert self.root is not None
+        return self.root / "objects" / sha256[:2] / sha256[2:]
+
+    # ------------------------------------------------------------ what the vault calls (under its write lock)
+
+    def before(self, path: str, data: bytes, file: Path | None, *, sync: bool = True) -> None:
+        """Keep `data`, what the file at `path` holds now, before brain replaces or deletes it.
+
+        Usually brain wrote it and it is stored already (no work). Otherwise it was written
+        outside brain (an editor) or before history began: it is stored and logged first.
+        """
+        if self.root is None:
+            return
+        digest = hashlib.sha256(data).hexdigest()
+        last = self.last(path)
+        if last is not None and last.sha256 == digest and self._has(digest):
+            return
+        self._store(digest, data, sync=sync)
+        try:
+            when = _time_of(file.stat().st_mtime_ns) if file is not None else now_text()
+        except OSError:
+            when = now_text()
+        self._append(path, Entry(_next(last), "outside", _key(path), digest, len(data), when, "editor"), sync=sync)
+
+    def after(
+        self,
+        path: str,
+        data: bytes | None,
+        event: str,
+        *,
+        moved_from: str | None = None,
+        title: str | None = None,
+    ) -> None:
+        """Log what brain just wrote at `path` (`data`), or its deletion (`data` None)."""
+        if self.root is None:
+            return
+        actor = current_actor()
+        digest = hashlib.sha256(data).hexdigest() if data is not None else None
+        if digest is not None and data is not None:
+            self._store(digest, data, sync=False)  # `before` stores it again if a crash lost it
+        entry = Entry(
+            _next(self.last(path)),
+            event,
+            _key(path),
+            digest,
+            len(data) if data is not None else 0,
+            now_text(),
+            actor.by,
+            actor.command,
+            _key(moved_from) if moved_from else None,
+            title,
+        )
+        self._append(path, entry, sync=False)
+
+    def moved(self, source: str, target: str) -> None:
+        """The log follows the note to its new path (after a log the target path may have)."""
+        if self.root is None:
+            return
+        old = self.log_path(source)
+        if not old.exists():
+            return
+        new = self.log_path(target)
+        if not new.exists():
+            os.replace(old, new)
+            return
+        entries = self.entries(target)
+        start = entries[-1].v if entries else 0
+        moved = [Entry(**{**asdict(entry), "v": start + i}) for i, entry in enumerate(self.entries(source), 1)]
+        self._rewrite(target, entries + moved)
+        old.unlink()
+
+    # ------------------------------------------------------------ reading
+
+    def entries(self, path: str) -> list[Entry]:
+        """The note's log, oldest first."""
+        if self.root is None:
+            return []
+        try:
+            data = self.log_path(path).read_bytes()
+        except FileNotFoundError:
+            return []
+        return [_entry(line) for line in data.splitlines() if line.strip()]
+
+    def last(self, path: str) -> Entry | None:
+        if self.root is None:
+            return None
+        try:
+            with open(self.log_path(path), "rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, size - _TAIL))
+                tail = handle.read()
+        except FileNotFoundError:
+            return None
+        lines = tail.rstrip(b"\n").split(b"\n")
+        if len(lines) < 2 and size > _TAIL:  # one line longer than the tail: read it all
+            entries = self.entries(path)
+            return entries[-1] if entries else None
+        return _entry(lines[-1]) if lines and lines[-1].strip() else None
+
+    def version_bytes(self, sha256: str) -> bytes:
+        try:
+            data = zlib.decompress(self.object_path(sha256).read_bytes())
+        except (FileNotFoundError, zlib.error):
+            raise InvalidInput(f"the stored version {sha256[:12]} is missing or damaged in the history") from None
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise InvalidInput(f"the stored version {sha256[:12]} does not match its hash; it was damaged")
+        return data
+
+    def logs(self) -> Iterator[tuple[Path, list[Entry]]]:
+        """Every log with its entries (for finding deleted notes, pruning and purging)."""
+        if self.root is None or not (self.root / "notes").is_dir():
+            return
+        for log in sorted((self.root / "notes").glob("*.jsonl")):
+            try:
+                data = log.read_bytes()
+            except FileNotFoundError:
+                continue
+            entries = [_entry(line) for line in data.splitlines() if line.strip()]
+            if entries:
+                yield log, entries
+
+    def deleted(self) -> list[Entry]:
+        """The deletion entry of every note whose last event is a deletion (restorable)."""
+        return [entries[-1] for _, entries in self.logs() if entries[-1].event == "delete"]
+
+    def usage(self) -> Usage:
+        notes = versions = objects = size = 0
+        if self.root is None:
+            return Usage(0, 0, 0, 0)
+        for _, entries in self.logs():
+            notes += 1
+            versions += sum(1 for entry in entries if entry.sha256)
+        for folder in (self.root / "objects").glob("*"):
+            for item in folder.iterdir():
+                objects += 1
+                size += item.stat().st_size
+        for log in (self.root / "notes").glob("*.jsonl"):
+            size += log.stat().st_size
+        return Usage(notes, versions, objects, size)
+
+    # ------------------------------------------------------------ forgetting (under the vault's write lock)
+
+    def purge(self, paths: Iterable[str]) -> Purged:
+        """Forget every version of the notes at `paths`, for good: their logs, their stored bytes,
+        and any other note's log line that points at the same bytes (no copy survives)."""
+        if self.root is None:
+            return Purged(0, 0, ())
+        shas: set[str] = set()
+        versions = 0
+        for path in paths:
+            entries = self.entries(path)
+            shas.update(entry.sha256 for entry in entries if entry.sha256)
+            versions += len(entries)
+            self.log_path(path).unlink(missing_ok=True)
+        if not shas:
+            return Purged(versions, 0, ())
+        for log, entries in self.logs():
+            kept = [entry for entry in entries if entry.sha256 not in shas]
+            if len(kept) != len(entries):
+                versions += len(entries) - len(kept)
+                self._rewrite_log(log, kept)
+        objects = 0
+        for digest in sorted(shas):
+            try:
+                self.object_path(digest).unlink()
+                objects += 1
+            except FileNotFoundError:
+                pass
+        return Purged(versions, objects, tuple(sorted(shas)))
+
+    def prune(self, *, keep_days: int | None, max_versions: int | None, now: datetime | None = None) -> Purged:
+        """Drop versions older than `keep_days` and beyond the newest `max_versions` of each note,
+        always keeping each note's newest version (a deleted note stays restorable), then the
+        stored bytes no log points at any more."""
+        if self.root is None:
+            return Purged(0, 0, ())
+        now = (now or datetime.now(UTC)).astimezone(UTC)
+        dropped = 0
+        referenced: set[str] = set()
+        for log, entries in self.logs():
+            versions = [entry for entry in entries if entry.sha256]
+            newest = versions[-1] if versions else None
+            rank = {id(entry): len(versions) - position for position, entry in enumerate(versions)}  # 1 = newest
+            keep: list[Entry] = []
+            for entry in entries:
+                if entry is newest or entry.sha256 is None:
+                    keep.append(entry)
+                    continue
+                age = (now - _parse_time(entry.time)).total_seconds() / 86400
+                too_old = keep_days is not None and age > keep_days
+                too_many = max_versions is not None and rank[id(entry)] > max_versions
+                if not (too_old or too_many):
+                    keep.append(entry)
+            if len(keep) != len(entries):
+                dropped += len(entries) - len(keep)
+                self._rewrite_log(log, keep)
+            referenced.update(entry.sha256 for entry in keep if entry.sha256)
+        objects = 0
+        for folder in (self.root / "objects").glob("*"):
+            for item in folder.iterdir():
+                if folder.name + item.name not in referenced and not item.name.startswith("."):
+                    item.unlink(missing_ok=True)
+                    objects += 1
+        return Purged(dropped, objects, ())
+
+    # ------------------------------------------------------------ writing the store
+
+    def _has(self, digest: str) -> bool:
+        try:
+            return self.object_path(digest).stat().st_size > 0
+        except FileNotFoundError:
+            return False
+
+    def _store(self, digest: str, data: bytes, *, sync: bool) -> None:
+        target = self.object_path(digest)
+        if self._has(digest):
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.parent / f".{secrets.token_hex(6)}.tmp"
+        try:
+            with open(temp, "wb") as handle:
+                handle.write(zlib.compress(data, 6))
+                if sync:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            os.replace(temp, target)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+
+    def _append(self, path: str, entry: Entry, *, sync: bool) -> None:
+        log = self.log_path(path)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as handle:
+            handle.write(entry.line())
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def _rewrite(self, path: str, entries: list[Entry]) -> None:
+        self._rewrite_log(self.log_path(path), entries)
+
+    @staticmethod
+    def _rewrite_log(log: Path, entries: list[Entry]) -> None:
+        if not entries:
+            log.unlink(missing_ok=True)
+            return
+        temp = log.with_name(f".{secrets.token_hex(6)}.tmp")
+        with open(temp, "wb") as handle:
+            handle.write(b"".join(entry.line() for entry in entries))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, log)
+
+
+def _next(last: Entry | None) -> int:
+    return last.v + 1 if last is not None else 1
+
+
+def _entry(line: bytes) -> Entry:
+    data = json.loads(line)
+    return Entry(**{key: data.get(key) for key in Entry.__dataclass_fields__ if key in data or key == "sha256"})
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

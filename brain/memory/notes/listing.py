@@ -1,0 +1,85 @@
+"""Which notes there are (`brain note list`, MCP list_notes) and which changed lately (`brain recent`,
+MCP recent_activity), as basic-memory users look for them."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from brain.errors import InvalidInput
+from brain.memory.corpus import Corpus
+from brain.memory.timeutil import parse_instant
+from brain.notes.model import Note
+
+_SPAN = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w)\s*$", re.IGNORECASE)
+_UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+DEFAULT_RECENT = "7d"
+
+
+@dataclass(frozen=True)
+class Listed:
+    path: str
+    title: str
+    type: str
+    tags: tuple[str, ...]
+    modified: datetime  # the file's modification time
+
+
+def list_notes(
+    corpus: Corpus, *, folder: str | None = None, note_type: str | None = None, tag: str | None = None
+) -> list[Listed]:
+    """Every note, by path, optionally only under `folder`, of `note_type`, with `tag`."""
+    prefix = folder.strip().strip("/") + "/" if folder and folder.strip().strip("/") else ""
+    wanted_tag = tag.strip().lstrip("#").casefold() if tag else None
+    found = []
+    for note in corpus.notes():
+        path = note.path or ""
+        if prefix and not path.startswith(prefix):
+            continue
+        if note_type and note.type != note_type:
+            continue
+        if wanted_tag and wanted_tag not in {item.casefold() for item in note.tags}:
+            continue
+        listed = _listed(corpus, note)
+        if listed is not None:
+            found.append(listed)
+    return sorted(found, key=lambda item: item.path)
+
+
+def recent(
+    corpus: Corpus, *, since: str = DEFAULT_RECENT, note_type: str | None = None, now: datetime | None = None
+) -> tuple[datetime, list[Listed]]:
+    """Notes changed since `since` (a span such as 30m, 12h, 1d, 2w, or an ISO date), newest first."""
+    start = since_instant(since, now)
+    found = [
+        listed
+        for note in corpus.notes()
+        if (not note_type or note.type == note_type)
+        and (listed := _listed(corpus, note)) is not None
+        and listed.modified >= start
+    ]
+    return start, sorted(found, key=lambda item: (item.modified, item.path), reverse=True)
+
+
+def since_instant(since: str, now: datetime | None = None) -> datetime:
+    match = _SPAN.match(since or "")
+    if match:
+        amount, unit = int(match.group(1)), match.group(2).lower()
+        return (now or datetime.now(UTC)) - timedelta(**{_UNITS[unit]: amount})
+    try:
+        return parse_instant(since, "since")
+    except InvalidInput:
+        raise InvalidInput(
+            f"since '{since}' is neither a span (30m, 12h, 1d, 2w) nor an ISO date (2026-01-21)"
+        ) from None
+
+
+def _listed(corpus: Corpus, note: Note) -> Listed | None:
+    try:
+        info = os.stat(corpus.vault.root / (note.path or ""))
+    except OSError:
+        return None
+    modified = datetime.fromtimestamp(info.st_mtime, UTC).replace(microsecond=0)
+    return Listed(note.path or "", note.title, note.type or "note", tuple(note.tags), modified)

@@ -1,0 +1,238 @@
+"""Every version brain replaces or deletes is kept: history, restore, delete to the history, purge,
+retention, and who wrote each version."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from datetime import UTC, datetime, timedelta
+
+from conftest import write
+
+from brain.history import History, acting_as
+from brain.memory.corpus import Corpus
+from brain.memory.notes import history, service
+from brain.vault import Vault
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def versions(vault: Vault, path: str) -> list[tuple[int, str, str, str]]:
+    return [(e.v, e.event, e.by, e.command) for e in vault.history.entries(path)]
+
+
+def test_every_brain_write_keeps_the_bytes_it_replaces_and_an_editors_version_too(brain, vault):
+    assert brain("note", "write", "Alpha", "--file", "-", input="first\n").exit_code == 0
+    first = (vault.root / "notes/Alpha.md").read_bytes()
+    assert brain("note", "edit", "Alpha", "--append", "second").exit_code == 0
+    second = (vault.root / "notes/Alpha.md").read_bytes()
+    # A person saves in an editor (CRLF, a paragraph), then an agent's edit replaces it.
+    edited = second.replace(b"\n", b"\r\n") + b"typed by a person\r\n"
+    (vault.root / "notes/Alpha.md").write_bytes(edited)
+    assert brain("note", "edit", "Alpha", "--append", "third").exit_code == 0
+    assert versions(vault, "notes/Alpha.md") == [
+        (1, "create", "cli", "note write"),
+        (2, "edit", "cli", "note edit"),
+        (3, "outside", "editor", ""),
+        (4, "edit", "cli", "note edit"),
+    ]
+    result = brain("note", "history", "Alpha", "--json")
+    listed = json.loads(result.stdout)
+    assert [(row["version"], row["by"], row["sha256"], row["current"]) for row in listed["versions"]] == [
+        (4, "cli", sha((vault.root / "notes/Alpha.md").read_bytes()), True),
+        (3, "editor", sha(edited), False),
+        (2, "cli", sha(second), False),
+        (1, "cli", sha(first), False),
+    ]
+    assert listed["exists"] is True and listed["changed_outside"] is False
+    text = brain("note", "history", "Alpha").output.splitlines()
+    assert text[0] == "notes/Alpha.md: 4 versions"
+    assert text[2].startswith("v3    ") and " editor   outside " in text[2] and f"{len(edited):>9,} B" in text[2]
+    # --version prints the version exactly as it was, CRLF included.
+    assert brain("note", "history", "Alpha", "--version", "3").stdout_bytes == edited
+
+
+def test_restore_puts_a_version_back_byte_for_byte_and_can_be_undone(brain, vault):
+    write(vault, "notes/Beta.md", "---\ntitle: Beta\n---\n\nmade in an editor\r\n")
+    original = (vault.root / "notes/Beta.md").read_bytes()
+    os.chmod(vault.root / "notes/Beta.md", 0o640)
+    assert brain("note", "edit", "Beta", "--append", "agent text").exit_code == 0
+    changed = (vault.root / "notes/Beta.md").read_bytes()
+    result = brain("note", "restore", "Beta", "--version", "1")
+    assert result.output == "restored notes/Beta.md at version 1\n"
+    assert (vault.root / "notes/Beta.md").read_bytes() == original
+    assert oct(os.stat(vault.root / "notes/Beta.md").st_mode & 0o777) == "0o640"
+    # The restore is a version: undo it by restoring the agent's version.
+    assert brain("note", "restore", "Beta", "--version", "2").exit_code == 0
+    assert (vault.root / "notes/Beta.md").read_bytes() == changed
+    assert [e.command for e in vault.history.entries("notes/Beta.md")] == [
+        "",
+        "note edit",
+        "note restore",
+        "note restore",
+    ]
+    again = brain("note", "restore", "Beta", "--version", "4")
+    assert again.output == "notes/Beta.md already holds version 4; nothing written\n"
+
+
+def test_bad_restores_are_one_line_errors_and_change_nothing(brain, vault):
+    write(vault, "notes/Gamma.md", "# Gamma\n")
+    write(vault, "a/Twin.md", "# Twin\n")
+    write(vault, "b/Twin.md", "# Twin\n")
+    assert brain("note", "edit", "Gamma", "--append", "x").exit_code == 0
+    before = {p: p.read_bytes() for p in (vault.root / "notes").iterdir()}
+    log = vault.history.log_path("notes/Gamma.md").read_bytes()
+    unknown = brain("note", "restore", "Gamma", "--version", "9")
+    assert (unknown.exit_code, unknown.output) == (
+        1,
+        "error: 'notes/Gamma.md' has no version 9; its versions are 1-2\n",
+    )
+    bare = brain("note", "restore", "Gamma")
+    assert bare.exit_code == 1 and bare.output.startswith("error: 'notes/Gamma.md' exists; give the version")
+    ambiguous = brain("note", "history", "Twin")
+    assert ambiguous.exit_code == 1 and "'Twin' matches 2 notes (a/Twin.md, b/Twin.md)" in ambiguous.output
+    missing = brain("note", "history", "Nothing")
+    assert missing.exit_code == 1 and missing.output.startswith("error: no note named 'Nothing'")
+    assert {p: p.read_bytes() for p in (vault.root / "notes").iterdir()} == before
+    assert vault.history.log_path("notes/Gamma.md").read_bytes() == log
+
+
+def test_delete_moves_the_note_to_the_history_and_restore_brings_it_back(brain, vault):
+    write(vault, "notes/Delta.md", "---\ntitle: Delta Note\n---\nbody\n")
+    original = (vault.root / "notes/Delta.md").read_bytes()
+    result = brain("note", "delete", "Delta Note")
+    assert result.output.startswith("deleted notes/Delta.md (kept in the history")
+    assert not (vault.root / "notes/Delta.md").exists()
+    listed = brain("note", "history", "Delta Note").output.splitlines()  # found by its title, though deleted
+    assert listed[0] == "notes/Delta.md: 1 version (deleted; `restore` brings it back)"
+    assert " cli      note delete      deleted" in listed[1]
+    back = brain("note", "restore", "Delta Note")
+    assert back.output == "brought back notes/Delta.md at version 1\n"
+    assert (vault.root / "notes/Delta.md").read_bytes() == original
+    assert brain("note", "read", "Delta Note").exit_code == 0
+
+
+def test_purge_deletes_the_note_and_every_version_for_good_with_a_receipt(brain, vault):
+    write(vault, "notes/Secret.md", "# Secret\nhunter2\n")
+    write(vault, "notes/Other.md", "# Other\nkept\n")
+    assert brain("note", "edit", "Secret", "--append", "hunter3").exit_code == 0
+    assert brain("note", "edit", "Other", "--append", "also kept").exit_code == 0
+    result = brain("note", "delete", "Secret", "--purge", "--json")
+    assert result.exit_code == 0, result.output
+    done = json.loads(result.stdout)
+    assert (done["path"], done["file_deleted"], done["versions_purged"], done["objects_purged"]) == (
+        "notes/Secret.md",
+        True,
+        2,
+        2,
+    )
+    receipt = json.loads((vault.root / done["receipt"]).read_text())
+    assert receipt["by"] == "cli" and receipt["command"] == "note delete"
+    assert receipt["stores_purged"] == ["files", "history"] and len(receipt["version_sha256"]) == 2
+    stored = [
+        zlib.decompress(p.read_bytes()) for p in (vault.root / ".brain/history/objects").rglob("*") if p.is_file()
+    ]
+    assert not any(b"hunter" in data for data in stored)
+    assert any(b"also kept" in data for data in stored)  # other notes' versions stay
+    gone = brain("note", "restore", "Secret")
+    assert gone.exit_code == 1 and "no note named 'Secret'" in gone.output
+
+
+def test_every_writer_is_named_and_moves_keep_the_log(vault):
+    corpus = Corpus(vault)
+    with acting_as("mcp", "write_note"):
+        service.write_note(vault, corpus, "Epsilon", "one")
+    with acting_as("importer", "import ai-agents"):
+        service.edit_note(vault, corpus, "Epsilon", "append", content="two")
+    service.move_note(vault, corpus, "Epsilon", "archive")
+    assert versions(vault, "archive/Epsilon.md") == [
+        (1, "create", "mcp", "write_note"),
+        (2, "edit", "importer", "import ai-agents"),
+        (3, "move", "brain", ""),
+    ]
+    assert vault.history.entries("notes/Epsilon.md") == []
+    assert vault.history.entries("archive/Epsilon.md")[-1].moved_from == "notes/Epsilon.md"
+
+
+def test_an_unchanged_version_costs_nothing_and_a_copy_without_brain_is_complete(vault, tmp_path):
+    corpus = Corpus(vault)
+    service.write_note(vault, corpus, "Zeta", "same")
+    for _ in range(3):
+        service.edit_note(vault, corpus, "Zeta", "append", content="x")
+        history.restore_note(vault, corpus, "Zeta", 1)
+    objects = [p for p in (vault.root / ".brain/history/objects").rglob("*") if p.is_file()]
+    assert len(objects) == 2  # "same" and "same + x", stored once each
+    # History never changes what a note holds: the file is exactly what brain wrote.
+    assert (vault.root / "notes/Zeta.md").read_bytes() == vault.history.version_bytes(
+        vault.history.entries("notes/Zeta.md")[0].sha256 or ""
+    )
+
+
+def test_retention_prunes_old_versions_but_keeps_each_notes_newest(vault):
+    corpus = Corpus(vault)
+    service.write_note(vault, corpus, "Eta", "v1")
+    for number in range(2, 7):
+        service.edit_note(vault, corpus, "Eta", "append", content=f"v{number}")
+    store = History(vault.brain_dir)
+    pruned = store.prune(keep_days=None, max_versions=2)
+    assert (pruned.versions, pruned.objects) == (4, 4)
+    assert [e.v for e in vault.history.entries("notes/Eta.md")] == [5, 6]
+    later = datetime.now(UTC) + timedelta(days=400)
+    store.prune(keep_days=90, max_versions=None, now=later)
+    assert [e.v for e in vault.history.entries("notes/Eta.md")] == [6]  # the newest always stays
+    (vault.brain_dir / "config.toml").write_text("[history]\nmax_versions = 0\n")
+    from brain.config import load_config
+    from brain.errors import InvalidInput
+
+    try:
+        load_config(vault.brain_dir)
+    except InvalidInput as error:
+        assert "[history] max_versions must be a whole number of at least 1 (got 0)" in str(error)
+    else:
+        raise AssertionError("max_versions = 0 was accepted")
+
+
+def test_brain_index_prunes_and_doctor_reports_the_size(brain, vault):
+    (vault.brain_dir / "config.toml").write_text('[index]\nembedder = "lexical"\n\n[history]\nmax_versions = 1\n')
+    write(vault, "notes/Theta.md", "# Theta\n")
+    for number in range(3):
+        assert brain("note", "edit", "Theta", "--append", f"line {number}").exit_code == 0
+    assert len(vault.history.entries("notes/Theta.md")) == 4
+    indexed = brain("index", "--no-embed")
+    assert "history: 3 old versions pruned" in indexed.output
+    assert [e.v for e in vault.history.entries("notes/Theta.md")] == [4]
+    doctor = brain("doctor")
+    assert "history: 1 version of 1 note, " in doctor.output and " in .brain/history" in doctor.output
+    # At most once a day: the next index leaves the history alone; a forced prune applies it.
+    assert brain("note", "edit", "Theta", "--append", "later").exit_code == 0
+    assert "history:" not in brain("index", "--no-embed").output
+    assert history.prune_history(vault, force=True).versions == 1
+
+
+def test_a_plain_folder_used_as_a_vault_keeps_no_history(tmp_path):
+    root = tmp_path / "plain"
+    root.mkdir()
+    plain = Vault(root)
+    (root / "n.md").write_text("# N\n")
+    plain.write("n.md", "# N changed\n")
+    plain.delete("n.md")
+    assert sorted(p.name for p in root.rglob("*")) == []
+
+
+def test_an_import_is_named_as_the_importer(brain, vault):
+    from conftest import AI_AGENTS
+
+    source = AI_AGENTS / "v2" / "episodes"
+    assert brain("import", "ai-agents", str(source)).exit_code == 0
+    (first,) = sorted((vault.root / "episodes").glob("*.md"))[:1]
+    relative = first.relative_to(vault.root).as_posix()
+    first.write_bytes(first.read_bytes() + b"\nA note a person added.\n")
+    edited = first.read_bytes()
+    assert brain("import", "ai-agents", str(source)).exit_code == 0
+    entries = vault.history.entries(relative)
+    assert [(e.event, e.by, e.command) for e in entries] == [("create", "importer", "import ai-agents")]
+    assert first.read_bytes() == edited  # an unchanged re-import writes nothing, so no version is due
