@@ -244,6 +244,13 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: transcript unchanged since its last extraction; nothing to do",
     ]
     assert episode.is_file() and "ghp_" not in episode.read_text()
+    from brain.memory.corpus import Corpus
+    from brain.memory.notes.history import note_history
+    from brain.vault import Vault
+
+    written = Vault(example)
+    versions = note_history(written, Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10.md").entries
+    assert {(entry.by, entry.command) for entry in versions} == {("hook", "hooks run extract")}
 
 
 @pytest.mark.parametrize("stdin", ["{not json", '["a list"]', ""])

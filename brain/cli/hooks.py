@@ -109,7 +109,10 @@ def run(
 
             root = Vault.find(vault).root
             extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
-            result = runtime.run(event, root, text, budget=budget, **extra)
+            from brain.history import acting_as
+
+            with acting_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
+                result = runtime.run(event, root, text, budget=budget, **extra)
         from brain.views.hooks import hook_output
 
         sys.stdout.write(hook_output(result))
