@@ -321,12 +321,13 @@ def test_out_of_range_arguments_are_one_line_errors(vault: Vault, brain, args, m
 def test_subjects_kinds_and_namespaces_compare_in_nfc(vault: Vault, brain) -> None:
     nfc, nfd = "café", unicodedata.normalize("NFD", "café")
     assert nfc != nfd
-    first = record(brain, nfc, "dark", namespace=f"user:{nfd}")
+    # distinct valid_from: two facts recorded within one second are otherwise ordered by their hashed titles
+    first = record(brain, nfc, "dark", "--valid-from", "2026-01-01T00:00:00Z", namespace=f"user:{nfd}")
     by_nfd = json.loads(brain("fact", "recall", "--namespace", f"user:{nfc}", "--subject", nfd, "--json").stdout)
     assert [row["id"] for row in by_nfd["facts"]] == [first]
     history = brain("fact", "history", nfd, "--namespace", f"user:{nfd}")
     assert history.exit_code == 0 and first in history.stdout
-    second = record(brain, nfd, "light", namespace=f"user:{nfc}")
+    second = record(brain, nfd, "light", "--valid-from", "2026-02-01T00:00:00Z", namespace=f"user:{nfc}")
     text = (vault.root / f"facts/{second}.md").read_text()
     assert f"subject: {nfc}" in text and f"namespace: user:{nfc}" in text
     history = brain("fact", "history", nfc, "--namespace", f"user:{nfc}", "--json")
