@@ -130,7 +130,7 @@ def extract(
 ) -> None:
     """Turn transcripts and session logs into episode notes by brain's extraction rules (see the README)."""
     from brain.memory.sessions.ingest import extract_into_vault
-    from brain.views.transcripts import extracted_json, extracted_line
+    from brain.views.sessions import extracted_json, extracted_line
 
     vault_, corpus = open_vault(vault)
     results = extract_into_vault(vault_, corpus, paths, format=format, dry_run=dry_run)

@@ -13,21 +13,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from brain.memory.sessions.transcripts import Act, ReadStats, json_records, obj, preview, subagent_files, text_of
-
-KNOWN = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "last-prompt",
-        "attachment",
-    }
+from brain.memory.sessions.transcripts import (
+    CLAUDE_CODE_TYPES,
+    Act,
+    ReadStats,
+    json_records,
+    obj,
+    preview,
+    subagent_files,
+    text_of,
 )
+
+KNOWN = CLAUDE_CODE_TYPES
 INTERRUPTED = "[Request interrupted by user"
 REJECTED = (
     "The user doesn't want to proceed with this tool use",

@@ -24,7 +24,8 @@ FORMATS = ("claude-code", "codex", "ai-agents")
 PREVIEW = 2000  # characters of a tool's output kept for the rules (error lines, test counts, commit lines)
 _PROBE_LINES = 20
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
-_CLAUDE_TYPES = frozenset(
+# The record types Claude Code writes (a later version may add more: they are skipped and counted).
+CLAUDE_CODE_TYPES = frozenset(
     {
         "user",
         "assistant",
@@ -128,7 +129,7 @@ def detect_format(path: Path) -> str:
         kind = record.get("type")
         if kind in _CODEX_TYPES and isinstance(record.get("payload"), dict):
             return "codex"
-        if kind in _CLAUDE_TYPES or ("sessionId" in record and "type" in record):
+        if kind in CLAUDE_CODE_TYPES or ("sessionId" in record and "type" in record):
             return "claude-code"
         if isinstance(record.get("session"), dict):
             return "ai-agents"
