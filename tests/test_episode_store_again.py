@@ -94,3 +94,24 @@ def test_cli_store_again_with_flags_keeps_decisions_and_events(brain, vault, tmp
     episode = stored(vault)
     assert [d.id for d in episode.decisions] == ["d001"] and [e.id for e in episode.events] == ["e001"]
     assert episode.duration_minutes == 30 and episode.date == "2026-03-02T09:00:00Z" and episode.outcome == "success"
+
+
+def test_a_session_stored_again_on_another_day_without_a_date_updates_the_same_note(vault, brain):
+    first = brain(
+        "episode",
+        "store",
+        "--session",
+        "nightly",
+        "--task",
+        "Rotate keys",
+        "--outcome",
+        "success",
+        "--date",
+        "2026-01-05",
+    )
+    assert first.exit_code == 0, first.output
+    again = brain("episode", "store", "--session", "nightly", "--outcome", "success", "--lesson", "Rotate before noon")
+    assert again.exit_code == 0, again.output
+    assert sorted(p.name for p in (vault.root / "episodes").iterdir()) == ["EPISODE-2026-01-05-nightly.md"]
+    episode = episode_from_note(Corpus(vault).get("EPISODE-2026-01-05-nightly"))
+    assert episode.task == "Rotate keys" and episode.lessons == ("Rotate before noon",)

@@ -53,7 +53,7 @@ def store(
     if not data:
         raise InvalidInput("give --file with an episode, or at least --session, --task and --outcome")
     vault_, corpus = open_vault(vault)
-    episode, warnings = service.episode_from_data(service.with_default_date(data))
+    episode, warnings = service.episode_from_data(service.with_stored_date(corpus, data))
     for message in warnings:
         warn(message)
     typer.echo(stored_episode_line(service.store_episode(vault_, corpus, episode, given=given_parts(data))))

@@ -118,6 +118,20 @@ def with_default_date(data: dict[str, Any], today: date | None = None) -> dict[s
 _SESSION_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+def with_stored_date(corpus: Corpus, data: dict[str, Any]) -> dict[str, Any]:
+    """Dated for storing: a session stored again without a date keeps the date it was stored with
+    (the note's name holds it, so another day must not make a second note); else `with_default_date`."""
+    session = _string(data.get("session"))
+    if data.get("timestamp") or data.get("id") or not session or _DATED.match(session):
+        return with_default_date(data)
+    stored = [
+        episode.date
+        for episode in (episode_from_note(note) for note in corpus.of_type("episode"))
+        if episode.session == session and episode.date
+    ]
+    return {**data, "timestamp": max(stored)} if stored else with_default_date(data)
+
+
 def _string(value: Any) -> str | None:
     return None if value is None else str(value)
 
