@@ -126,19 +126,13 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
 def test_watch_runs_until_interrupted(vault):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "brain",
-            "watch",
-            "--vault",
-            str(vault.root),
-            "--no-embed",
-        ],  # the lifecycle, not the model: a first model build ignores Ctrl-C until it ends
+        [sys.executable, "-m", "brain", "watch", "--vault", str(vault.root)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # a shell's background job ignores SIGINT and a child inherits that: give the watcher Ctrl-C back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     said: list[str] = []  # stderr lines as they come ("watching" is printed once the catch-up index run is over)
     reader = threading.Thread(target=lambda: [said.append(line) for line in process.stderr], daemon=True)
