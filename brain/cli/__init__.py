@@ -67,10 +67,12 @@ def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
 
+        from brain import DISTRIBUTION
+
         try:
-            typer.echo(f"brain {version('brain-vault-memory')}")
+            typer.echo(f"brain {version(DISTRIBUTION)}")
         except PackageNotFoundError:
-            typer.echo("brain: version unknown (the brain-vault-memory package is not installed)", err=True)
+            typer.echo(f"brain: version unknown (the {DISTRIBUTION} package is not installed)", err=True)
             raise typer.Exit(1) from None
         raise typer.Exit()
 
