@@ -102,3 +102,21 @@ def test_a_secret_in_a_transcript_reaches_no_file_of_the_vault(brain, vault, tmp
     assert leaks == []
     note = (vault.root / "episodes" / "EPISODE-2026-03-14-0199a3b2.md").read_text()
     assert "OPENAI_API_KEY=[REDACTED:" in note
+
+
+def test_a_secret_in_an_ai_agents_log_is_redacted_by_episode_extract(brain, vault, tmp_path):
+    """ai-agents session logs reach the vault only through the redacting ingest (the old writer in
+    `sessions.extract` that stored them unredacted is gone)."""
+    import brain.memory.sessions.extract as extract_module
+
+    assert not hasattr(extract_module, "extract_into_vault")
+    secret = SECRETS["github-token"]
+    logs = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
+    data = json.loads((logs / "2026-07-21-session-3275-repoint-smoke-auth-failfast.json").read_text())
+    data["session"]["objective"] += f" (GITHUB_TOKEN={secret})"
+    log = tmp_path / "2026-07-21-session-3275-repoint-smoke-auth-failfast.json"
+    log.write_text(json.dumps(data))
+    out = brain("episode", "extract", str(log))
+    assert out.exit_code == 0, out.output
+    note = (vault.root / "episodes" / "EPISODE-2026-07-21-session-3275-repoint-smoke-auth-failfast.md").read_text()
+    assert secret not in note and "GITHUB_TOKEN=[REDACTED:" in note
