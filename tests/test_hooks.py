@@ -236,6 +236,8 @@ def test_session_start_hands_claude_code_its_context(example):
     )
     assert "- ANTIPATTERN-retry-without-idempotency (0% over 2):" in context
     assert "## Core tips\n- TIP-key-writes-before-enabling-retries [strategy]:" in context
+    # every item one line: a tip whose text is wrapped in its note does not break the list
+    assert [line for line in context.splitlines() if line and not line.startswith(("# ", "## ", "- "))] == []
     small = brain_process(
         "hooks", "run", "session-start", "--vault", str(example), "--budget", "100", stdin=hook_input("SessionStart")
     )
