@@ -287,11 +287,11 @@ def test_a_100_mb_transcript_is_streamed_in_bounded_memory(tmp_path):
         "            return int(line.split()[1])\n"
         "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "e = extract_transcript(sys.argv[1]).episode\n"
-        "print(json.dumps([e.metrics['tool_calls'], peak()]))\n"
+        "print(json.dumps([e.metrics['tool_calls'], e.metrics['errors'], e.duration_minutes, e.session, peak()]))\n"
     )
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
-    calls, peak_kb = json.loads(out.stdout)
-    assert calls == 1000
+    calls, errors, minutes, session, peak_kb = json.loads(out.stdout)
+    assert (calls, errors, minutes, session) == (1000, 0, 16.6, "big")  # 09:00:00 to 09:16:39
     assert peak_kb < 200_000  # KB: the file is 100 MB; the process stays under 200 MB
 
 
