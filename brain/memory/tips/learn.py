@@ -43,8 +43,9 @@ _FIX = re.compile(
 _FAILED_OUTCOME = ("failure", "failed", "fail")
 _CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
 _COMMAND_STEP = re.compile(  # a step told by the command line it ran, under an optional label
-    r"^(?:([A-Z][\w-]*(?: [\w-]+){0,3}):\s+)?(?:ran|run|executed?|invoked?)\s+"
-    r"(?:`|[A-Z_][A-Z0-9_]*=|(?:uv|pytest|python3?|npm|npx|pnpm|yarn|git|make|cargo|go|pwsh|bash|sh|node|dotnet)\b)",
+    r"^(?:([A-Z][\w-]*(?: [\w-]+){0,3}):\s+)?(?:(?:ran|run|executed?|invoked?)\s+)?"
+    r"(?:`|<code>|[A-Z_][A-Z0-9_]*=|(?:uv|pytest|python3?|npm|npx|pnpm|yarn|git|make|cargo|go|pwsh|bash|sh|node|dotnet)"
+    r"\s+[\w./-]*[a-z])",
     re.IGNORECASE,
 )
 _VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
@@ -284,14 +285,22 @@ def _subtask(seg: Segment, episode: Episode) -> str:
             head = imperative(head)
         before_comma = head.split(", ", 1)[0]
         name = generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
+        if _COMMAND_STEP.match(name) and episode.task:  # "Run uv run ruff check": named by its subject
+            return _by_subject(_COMMAND_STEP.match(name), episode)
         return _with_subject(name, episode) if "<" in name else name  # "Jittered Expiry" is a name already
     labelled = _COMMAND_STEP.match(_lead(seg))
     if labelled and episode.task:  # "Reproduce: Ran LSP_DOWN=true uv run pytest ...": named by its subject
-        return generalize(f"{labelled.group(1)}: {_lower(first_clause(episode.task, 70))}", 90)
+        return _by_subject(labelled, episode)
     lead = strip_label(_lead(seg))
     sentence = re.split(r"(?<=[.!?;])\s|\s[-–]\s|\(", lead, maxsplit=1)[0].rstrip(".;:, ")
     subtask = generalize(imperative(sentence) if len(sentence.split()) >= 3 else first_clause(_lead(seg)), 90)
     return _with_subject(subtask, episode)
+
+
+def _by_subject(command_step: re.Match[str], episode: Episode) -> str:
+    """A step told by its command line, named by its label ("Reproduce") and the session's task."""
+    label = command_step.group(1) or "Check"
+    return generalize(f"{label}: {_lower(first_clause(episode.task or '', 70))}", 90)
 
 
 def _with_subject(subtask: str, episode: Episode) -> str:
@@ -337,7 +346,10 @@ def _why(seg: Segment, said: str) -> str:
     """' Why: <the rationale>', unless the advice already says it (a log's "X because Y" gives Y twice)."""
     reasons = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale and not _failed(d)]
     reasons = [reason for reason in reasons if not _says(said, reason)]
-    return f" Why: {_sentence(reasons[0])}" if reasons else ""
+    if not reasons:
+        return ""
+    reason = re.sub(r"^(?:because|since)\s+", "", reasons[0], flags=re.IGNORECASE)  # "Why: because X" -> "Why: X"
+    return f" Why: {_sentence(reason[:1].upper() + reason[1:])}"
 
 
 def _says(text: str, reason: str) -> bool:
