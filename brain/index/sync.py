@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from brain.errors import BrainError
 from brain.index.consistency import repair_vectors
 from brain.index.embedding import EmbedResult, embed_pending
-from brain.index.engine import Index, existing_index
+from brain.index.engine import Index
 from brain.index.scan import Progress, ScanResult, scan
 from brain.index.vectors import DROPPED_KEY, drop_vault_collections
-from brain.vault import Vault
 
 __all__ = ["IndexReport", "index_vault", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)
