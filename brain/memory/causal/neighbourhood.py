@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from brain.errors import InvalidInput
 from brain.memory.causal.graph import causal_graph
 from brain.memory.corpus import Corpus
-from brain.memory.health import local_ids
-from brain.notes.episode import decision_headline, episode_from_note
+from brain.notes.episode import decision_headline, episode_from_note, local_ids
 from brain.notes.model import Note
 
 CHARS_PER_TOKEN = 4
