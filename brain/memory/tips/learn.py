@@ -285,8 +285,9 @@ def _subtask(seg: Segment, episode: Episode) -> str:
             head = imperative(head)
         before_comma = head.split(", ", 1)[0]
         name = generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
-        if _COMMAND_STEP.match(name) and episode.task:  # "Run uv run ruff check": named by its subject
-            return _by_subject(_COMMAND_STEP.match(name), episode)
+        command = _COMMAND_STEP.match(name)
+        if command and episode.task:  # "Run uv run ruff check": named by its subject
+            return _by_subject(command, episode)
         return _with_subject(name, episode) if "<" in name else name  # "Jittered Expiry" is a name already
     labelled = _COMMAND_STEP.match(_lead(seg))
     if labelled and episode.task:  # "Reproduce: Ran LSP_DOWN=true uv run pytest ...": named by its subject
