@@ -363,7 +363,7 @@ def test_doctor_reports_broken_causes_unknown_action_types_and_cycles(brain, vau
     context(vault, "A", "decision", "2026-03-01T10:00:00Z", "a", ["B"])
     context(vault, "B", "research", "2026-03-01T11:00:00Z", "b", ["A"])
     context(vault, "Odd", "deploy", "2026-03-01T12:00:00Z", "c", ["Nowhere"])
-    findings = json.loads(brain("doctor", "--json").output)
+    findings = json.loads(brain("doctor", "--json").output)["findings"]
     kinds = sorted((item["kind"], item["path"], item["message"]) for item in findings)
     assert ("broken-caused-by", "contexts/Odd.md", "caused_by 'Nowhere' matches no note") in kinds
     assert (

@@ -207,6 +207,16 @@ def test_brain_index_prunes_and_doctor_reports_the_size(brain, vault):
     assert [e.v for e in vault.history.entries("notes/Theta.md")] == [4]
     doctor = brain("doctor")
     assert "history: 1 version of 1 note, " in doctor.output and " in .brain/history" in doctor.output
+    usage = vault.history.usage()
+    reported = json.loads(brain("doctor", "--json").output)
+    assert reported["history"] == {
+        "notes": 1,
+        "versions": 1,
+        "objects": usage.objects,
+        "bytes": usage.bytes,
+        "path": ".brain/history",
+    }
+    assert usage.bytes > 0 and reported["findings"] == []
     # At most once a day: the next index leaves the history alone; a forced prune applies it.
     assert brain("note", "edit", "Theta", "--append", "later").exit_code == 0
     assert "history:" not in brain("index", "--no-embed").output

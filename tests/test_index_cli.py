@@ -119,7 +119,7 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
     assert "fix: move the note into the vault, or replace the link with a copy" in result.output  # the fix of its kind
     assert "stale-index     .brain/index: 1 note files changed since the last index" in result.output
     assert "fix: run `brain index`" in result.output
-    findings = json.loads(brain("doctor", "--json").output)
+    findings = json.loads(brain("doctor", "--json").output)["findings"]
     assert {f["kind"] for f in findings} >= {"skipped"}
 
 
