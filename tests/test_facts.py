@@ -442,7 +442,7 @@ def test_brain_never_edits_a_value_in_place(vault: Vault, corpus: Corpus, brain)
         result = brain("note", "edit", name, *args)
         assert result.exit_code == 1 and "is a fact; the note tools do not change its" in result.stderr
     assert brain("note", "delete", name).stderr.startswith(
-        f"error: facts/{name}.md is a fact, and a fact is never deleted: close it with invalidate_fact"
+        f"error: facts/{name}.md is a fact, and a fact is never deleted: close it with `brain fact invalidate`"
     )
     assert every_byte(vault.root) == before
     assert brain("note", "edit", name, "--append", "Context: chosen in onboarding.").exit_code == 0  # prose is fine

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from brain.errors import CLI, phrased, remedy
 from brain.index.search import SearchHit
 
 
@@ -20,6 +21,10 @@ def search_lines(hits: list[SearchHit]) -> list[str]:
     return [line for number, hit in enumerate(hits, start=1) for line in hit_lines(number, hit)]
 
 
-def pending_line(pending: int) -> str:
+def pending_line(pending: int, front: str = CLI) -> str:
     """Said beside the hits when changed notes wait for vectors (search embeds only a bounded number)."""
-    return f"{pending} changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
+    embeds = remedy(
+        "`brain index` (or `brain watch`) embeds them",
+        "they are embedded as the vault is indexed; search again shortly",
+    )
+    return phrased(f"{pending} changed notes are not in vector search yet; {embeds}", front)

@@ -21,7 +21,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 Progress = Callable[[str, int, int], None]
 PURGE_CACHE_KIB = -262144  # SQLite's page cache during a purge (256 MiB, in KiB): the transaction's pages stay in memory, not spilled to the WAL and read back
 PURGE_MMAP_BYTES = 2**31  # and the file read through memory, not one read call per page
-WORDS_SOURCE = "word overlap (this vault has no vector index; run `brain index` for similarity by meaning)"
+WORDS_SOURCE = "word overlap (this vault has no vector index yet; once it is indexed, similarity is by meaning)"
 
 
 @dataclass(frozen=True)
