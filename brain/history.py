@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, NoteExists
 
 HISTORY_DIR = "history"
 EVENTS = ("create", "edit", "outside", "move", "delete")
@@ -197,21 +197,16 @@ class History:
         self._append(path, entry, sync=False)
 
     def moved(self, source: str, target: str) -> None:
-        """The log follows the note to its new path (after a log the target path may have)."""
+        """The log follows the note to its new path. `Vault.move` refuses a target path that has a
+        log (a deleted note's), so two notes' versions never share one log."""
         if self.root is None:
             return
-        old = self.log_path(source)
-        if not old.exists():
+        old, new = self.log_path(source), self.log_path(target)
+        if old == new or not old.exists():  # the same path in another Unicode form: the same log
             return
-        new = self.log_path(target)
-        if not new.exists():
-            os.replace(old, new)
-            return
-        entries = self.entries(target)
-        start = entries[-1].v if entries else 0
-        moved = [Entry(**{**asdict(entry), "v": start + i}) for i, entry in enumerate(self.entries(source), 1)]
-        self._rewrite(target, entries + moved)
-        old.unlink()
+        if new.exists():
+            raise NoteExists(f"'{target}' already has a history; the move would merge two notes' versions")
+        os.replace(old, new)
 
     # ------------------------------------------------------------ reading
 
@@ -380,9 +375,6 @@ class History:
             if sync:
                 handle.flush()
                 os.fsync(handle.fileno())
-
-    def _rewrite(self, path: str, entries: list[Entry]) -> None:
-        self._rewrite_log(self.log_path(path), entries)
 
     @staticmethod
     def _rewrite_log(log: Path, entries: list[Entry]) -> None:
