@@ -7,8 +7,8 @@ from brain.index.search import SearchHit
 
 
 def hit_lines(number: int, hit: SearchHit) -> list[str]:
-    """`n. title [type] path score`, the matching section, then the snippet."""
-    lines = [f"{number:2}. {hit.title}  [{hit.type}]  {hit.path}  score {hit.score:.4g}"]
+    """`n. title [type] path score`, the matching section, then the snippet (score: relative to the best hit, 1.00)."""
+    lines = [f"{number:2}. {hit.title}  [{hit.type}]  {hit.path}  score {hit.score:.2f}"]
     if hit.section:
         lines.append(f"    § {hit.section}")
     lines.append(f"    {hit.snippet}")
