@@ -293,3 +293,25 @@ def test_note_list_and_recent_from_the_cli(brain, vault):
     ]
     refused = brain("recent", "--since", "yesterday")
     assert refused.exit_code == 1 and refused.stderr.startswith("error: since 'yesterday' is neither a span")
+
+
+def test_a_restore_onto_a_note_changed_meanwhile_is_refused_and_keeps_the_change(vault, monkeypatch):
+    import pytest
+
+    from brain.errors import WriteConflict
+
+    corpus = Corpus(vault)
+    service.write_note(vault, corpus, "Eta", "one")
+    service.edit_note(vault, corpus, "Eta", "append", content="two")
+    path = vault.root / "notes/Eta.md"
+    real_write = vault.write
+
+    def typed_meanwhile(relative, data, **options):  # a person saves between brain's read and its write
+        path.write_text("typed meanwhile\n")
+        return real_write(relative, data, **options)
+
+    monkeypatch.setattr(vault, "write", typed_meanwhile)
+    with pytest.raises(WriteConflict):
+        history.restore_note(vault, corpus, "Eta", 1)
+    assert path.read_text() == "typed meanwhile\n"
+    assert [e.event for e in vault.history.entries("notes/Eta.md")] == ["create", "edit"]
