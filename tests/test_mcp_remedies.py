@@ -16,6 +16,7 @@ from brain.views.search import pending_line
 
 BRAIN = Path(__file__).parent.parent / "brain"
 
+
 def _commands() -> str:
     import typer.main
 
@@ -34,8 +35,16 @@ def test_mcp_errors_name_tools_and_arguments_not_cli_commands(tmp_path: Path) ->
     messages: list[str] = []
     with connect(root) as client:
         calls = [
-            ("add_pattern", {"name": "brand new pattern", "outcome": "success"}, "give trigger and action to create it"),
-            ("supersede_fact", {"fact": fact, "value": "light", "valid_from": "2001-01-01T00:00:00Z"}, "give a later valid_from"),
+            (
+                "add_pattern",
+                {"name": "brand new pattern", "outcome": "success"},
+                "give trigger and action to create it",
+            ),
+            (
+                "supersede_fact",
+                {"fact": fact, "value": "light", "valid_from": "2001-01-01T00:00:00Z"},
+                "give a later valid_from",
+            ),
             ("delete_note", {"name": fact}, "close it with invalidate_fact;"),
             (
                 "edit_note",
@@ -73,7 +82,9 @@ def test_each_front_end_phrases_a_remedy_once() -> None:
     error = IndexMismatch(f"vectors of another embedder; {REINDEX}")
     assert str(error) == "vectors of another embedder; run `brain reindex`"
     assert error.phrased(MCP) == "vectors of another embedder; the vault's owner must reindex the vault (no tool does)"
-    assert pending_line(3) == "3 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
+    assert (
+        pending_line(3) == "3 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
+    )
     assert not NAMES_THE_CLI.search(pending_line(3, MCP))
 
 
