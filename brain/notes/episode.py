@@ -52,7 +52,7 @@ def episode_from_note(note: Note) -> Episode:
         duration = None
     if fm.get("date") is not None and not _is_iso(str(fm.get("date"))):
         problems.append(f"date '{fm.get('date')}' is not an ISO date or timestamp")
-    outcome = _text(fm.get("outcome"))
+    outcome = episode_outcome(note)
     if outcome is not None and outcome not in OUTCOMES:
         problems.append(f"outcome '{outcome}' is not success, partial or failure")
     return Episode(
@@ -87,6 +87,11 @@ def _is_iso(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def episode_outcome(note: Note) -> str | None:
+    """The episode's outcome as `episode_from_note` reads it, without parsing the rest of the note."""
+    return _text(note.frontmatter.get("outcome"))
 
 
 def _text(value: Any) -> str | None:
@@ -356,3 +361,12 @@ def render_episode_body(episode: Episode) -> str:
     )
     parts.append("## Relations\n" + (relations + "\n" if relations else ""))
     return "\n".join(parts)
+
+
+def local_ids(note: Note) -> set[str]:
+    """Ids an episode defines for itself (decisions, events), which its links may point to."""
+    if note.type != "episode":
+        return set()
+    episode = episode_from_note(note)
+    ids = {decision.id for decision in episode.decisions} | {event.id for event in episode.events if event.id}
+    return {item.lower() for item in ids}
