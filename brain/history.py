@@ -259,8 +259,14 @@ class History:
                 yield log, entries
 
     def deleted(self) -> list[Entry]:
-        """The deletion entry of every note whose last event is a deletion (restorable)."""
-        return [entries[-1] for _, entries in self.logs() if entries[-1].event == "delete"]
+        """The last entry of every note that is gone (restorable): its last event is a deletion, or
+        its file was deleted outside brain (an editor, `rm`), which leaves no deletion in the log."""
+        vault_root = self.brain_dir.parent
+        return [
+            entries[-1]
+            for _, entries in self.logs()
+            if entries[-1].event == "delete" or not _present(vault_root, entries[-1].path)
+        ]
 
     def usage(self) -> Usage:
         notes = versions = objects = size = 0
@@ -387,6 +393,18 @@ class History:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, log)
+
+
+def _present(root: Path, path: str) -> bool:
+    """Whether the note file at `path` (NFC, as logs key it) exists, in whichever Unicode form it was named."""
+    target = root / path
+    if target.is_file():
+        return True
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return False
+    return any(unicodedata.normalize("NFC", name) == target.name and (target.parent / name).is_file() for name in names)
 
 
 def _next(last: Entry | None) -> int:

@@ -315,3 +315,19 @@ def test_a_restore_onto_a_note_changed_meanwhile_is_refused_and_keeps_the_change
         history.restore_note(vault, corpus, "Eta", 1)
     assert path.read_text() == "typed meanwhile\n"
     assert [e.event for e in vault.history.entries("notes/Eta.md")] == ["create", "edit"]
+
+
+def test_a_note_deleted_in_an_editor_is_found_in_the_history_and_restored(brain, vault):
+    """Deleted outside brain (no deletion in its log): its versions were kept but no name reached them."""
+    assert brain("note", "write", "Kappa", "--file", "-", input="kept\n").exit_code == 0
+    kept = (vault.root / "notes/Kappa.md").read_bytes()
+    (vault.root / "notes/Kappa.md").unlink()  # a person deletes the file
+    listed = json.loads(brain("note", "history", "Kappa", "--json").output)
+    assert (listed["path"], listed["exists"], [row["version"] for row in listed["versions"]]) == (
+        "notes/Kappa.md",
+        False,
+        [1],
+    )
+    restored = brain("note", "restore", "Kappa")
+    assert restored.output == "brought back notes/Kappa.md at version 1\n"
+    assert (vault.root / "notes/Kappa.md").read_bytes() == kept

@@ -120,5 +120,6 @@ def test_renaming_a_note_to_its_name_in_another_unicode_form_keeps_its_one_histo
     nfd, nfc = "notes/Cafe\u0301.md", "notes/Caf\u00e9.md"
     write(vault, nfd, "# Cafe\n")
     vault.write(nfd, "# Cafe\nedited\n")
+    assert vault.history.deleted() == []  # its log names it in NFC; the file, named in NFD, is there
     vault.move(nfd, nfc)
     assert [(e.v, e.event) for e in vault.history.entries(nfc)] == [(1, "outside"), (2, "edit"), (3, "move")]
