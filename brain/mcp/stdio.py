@@ -104,16 +104,18 @@ class _CheckedLines:
             # os.read on the descriptor: a buffered reader's lock held by this daemon thread at
             # exit is a fatal error of the interpreter ("could not acquire lock ... at shutdown").
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-            pending = ""
+            pieces: list[str] = []  # the line being read, chunk by chunk (a long line is joined once)
             try:
                 while chunk := os.read(fd, 65536):
-                    pending += decoder.decode(chunk)
-                    *lines, pending = pending.split("\n")
+                    *lines, rest = decoder.decode(chunk).split("\n")
+                    if lines:
+                        lines[0], pieces = "".join([*pieces, lines[0]]), []
                     for line in lines:
                         anyio.from_thread.run(send.send, line + "\n", token=token)
-                pending += decoder.decode(b"", final=True)
-                if pending:
-                    anyio.from_thread.run(send.send, pending, token=token)
+                    pieces.append(rest)
+                last = "".join([*pieces, decoder.decode(b"", final=True)])
+                if last:
+                    anyio.from_thread.run(send.send, last, token=token)
                 anyio.from_thread.run(send.send, None, token=token)
             except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 pass  # stdin failed, or the server stopped and nobody reads any more
