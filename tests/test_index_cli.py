@@ -87,7 +87,7 @@ def test_search_text_json_and_filters(brain):
     assert lines[1] == "    § Action" and "jitter" in lines[2]
     hits = json.loads(brain("search", "deploy", "--json", "--type", "episode", "--field", "outcome=failure").output)
     assert [hit["path"] for hit in hits] == ["episodes/e1.md"]
-    assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score"}
+    assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score", "raw_score"}
     assert (
         json.loads(brain("search", "deploy", "--json", "--tag", "ops", "--mode", "text").output)[0]["path"]
         == "episodes/e1.md"
