@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from brain.errors import CLI, phrased, remedy
-from brain.index.search import SearchHit
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.index.search import SearchHit
 
 
 def hit_lines(number: int, hit: SearchHit) -> list[str]:
