@@ -5,8 +5,54 @@ says what is wrong and, where it can, what to do about it.
 """
 
 
+# ---------------------------------------------------------------- remedies, phrased by each front end
+#
+# A message that says what to run names it once for each front end: `remedy(cli, mcp)` puts both
+# phrasings in the message, and each front end shows its own. `str(error)` (what the CLI prints, and
+# what logs and tests read) is the CLI's phrasing: `brain fact supersede`, `--valid-from`; the MCP
+# server shows `error.phrased(MCP)`: the tool or argument an agent can use (supersede_fact,
+# valid_from), or, where no tool does it (rebuilding the index), what to ask of the vault's owner.
+
+CLI, MCP = "cli", "mcp"
+_OPEN, _SPLIT, _CLOSE = "\x02", "\x1f", "\x03"  # control characters no message text holds
+
+
+def remedy(cli: str, mcp: str) -> str:
+    """A step named for each front end, for use inside an error message."""
+    return f"{_OPEN}{cli}{_SPLIT}{mcp}{_CLOSE}"
+
+
+def phrased(message: str, front: str) -> str:
+    """`message` with every `remedy` in it phrased for `front` (CLI or MCP)."""
+    if _OPEN not in message:
+        return message
+    parts: list[str] = []
+    rest = message
+    while (start := rest.find(_OPEN)) >= 0:
+        split, end = rest.find(_SPLIT, start), rest.find(_CLOSE, start)
+        if split < 0 or end < split:
+            break
+        parts.append(rest[:start])
+        parts.append(rest[start + 1 : split] if front == CLI else rest[split + 1 : end])
+        rest = rest[end + 1 :]
+    parts.append(rest)
+    return "".join(parts)
+
+
+REINDEX = remedy("run `brain reindex`", "the vault's owner must reindex the vault (no tool does)")
+
+
 class BrainError(Exception):
-    """Base of every error brain raises on purpose."""
+    """Base of every error brain raises on purpose.
+
+    `str(error)` is the message as the CLI says it; `phrased(MCP)` as the MCP server says it.
+    """
+
+    def __str__(self) -> str:
+        return phrased(super().__str__(), CLI)
+
+    def phrased(self, front: str) -> str:
+        return phrased(super().__str__(), front)
 
 
 class VaultNotFound(BrainError):

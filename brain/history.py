@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, NoteExists
 
 HISTORY_DIR = "history"
 EVENTS = ("create", "edit", "outside", "move", "delete")
@@ -197,21 +197,16 @@ class History:
         self._append(path, entry, sync=False)
 
     def moved(self, source: str, target: str) -> None:
-        """The log follows the note to its new path (after a log the target path may have)."""
+        """The log follows the note to its new path. `Vault.move` refuses a target path that has a
+        log (a deleted note's), so two notes' versions never share one log."""
         if self.root is None:
             return
-        old = self.log_path(source)
-        if not old.exists():
+        old, new = self.log_path(source), self.log_path(target)
+        if old == new or not old.exists():  # the same path in another Unicode form: the same log
             return
-        new = self.log_path(target)
-        if not new.exists():
-            os.replace(old, new)
-            return
-        entries = self.entries(target)
-        start = entries[-1].v if entries else 0
-        moved = [Entry(**{**asdict(entry), "v": start + i}) for i, entry in enumerate(self.entries(source), 1)]
-        self._rewrite(target, entries + moved)
-        old.unlink()
+        if new.exists():
+            raise NoteExists(f"'{target}' already has a history; the move would merge two notes' versions")
+        os.replace(old, new)
 
     # ------------------------------------------------------------ reading
 
@@ -264,8 +259,14 @@ class History:
                 yield log, entries
 
     def deleted(self) -> list[Entry]:
-        """The deletion entry of every note whose last event is a deletion (restorable)."""
-        return [entries[-1] for _, entries in self.logs() if entries[-1].event == "delete"]
+        """The last entry of every note that is gone (restorable): its last event is a deletion, or
+        its file was deleted outside brain (an editor, `rm`), which leaves no deletion in the log."""
+        vault_root = self.brain_dir.parent
+        return [
+            entries[-1]
+            for _, entries in self.logs()
+            if entries[-1].event == "delete" or not _present(vault_root, entries[-1].path)
+        ]
 
     def usage(self) -> Usage:
         notes = versions = objects = size = 0
@@ -381,9 +382,6 @@ class History:
                 handle.flush()
                 os.fsync(handle.fileno())
 
-    def _rewrite(self, path: str, entries: list[Entry]) -> None:
-        self._rewrite_log(self.log_path(path), entries)
-
     @staticmethod
     def _rewrite_log(log: Path, entries: list[Entry]) -> None:
         if not entries:
@@ -395,6 +393,18 @@ class History:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, log)
+
+
+def _present(root: Path, path: str) -> bool:
+    """Whether the note file at `path` (NFC, as logs key it) exists, in whichever Unicode form it was named."""
+    target = root / path
+    if target.is_file():
+        return True
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return False
+    return any(unicodedata.normalize("NFC", name) == target.name and (target.parent / name).is_file() for name in names)
 
 
 def _next(last: Entry | None) -> int:

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from brain.errors import BrainError, InvalidInput, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
+from brain.errors import (
+    BrainError,
+    InvalidInput,
+    NoteExists,
+    NoteNotFound,
+    UnsafePath,
+    VaultNotFound,
+    WriteConflict,
+    remedy,
+)
 from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
 from brain.history import History
 from brain.lazy import lazy_module
@@ -445,13 +454,21 @@ class Vault:
             )  # Café in NFD renamed to NFC: the one allowed "twin"
             if not renaming_form:
                 refuse_twin(new, target)
+            moved_from, moved_to = self.relative(old), self.relative(new)
+            if not renaming_form and self.history.last(moved_to) is not None:
+                raise NoteExists(  # the two notes' versions would be one log: refused, each keeps its own
+                    f"'{moved_to}' holds the history of a deleted note; restore that note "
+                    f"({remedy(f'`brain note restore {moved_to!r}`', 'restore_note')}), forget it for good "
+                    f"({remedy(f'`brain note delete {moved_to!r} --purge`', 'a person can purge it')}), "
+                    "or move to another name"
+                )
             new.parent.mkdir(parents=True, exist_ok=True)
-            moved_from, data = self.relative(old), old.read_bytes()
+            data = old.read_bytes()
             self.history.before(moved_from, data, old)
             rename_new(old, new, target)
-            self.history.moved(moved_from, self.relative(new))
-            self.history.after(self.relative(new), data, "move", moved_from=moved_from)
-        self._notify(self.relative(new), moved_from)
+            self.history.moved(moved_from, moved_to)
+            self.history.after(moved_to, data, "move", moved_from=moved_from)
+        self._notify(moved_to, moved_from)
 
 
 WRITE_LOCK_SECONDS = 10.0

@@ -89,7 +89,7 @@ def test_paths_to_missing_notes_and_broken_links_reported(brain, graph_vault):
     found = json.loads(brain("pattern", "path", "PATTERN-d", "Nowhere", "--json").output)
     assert found["path"]["titles"] == ["PATTERN-d", "PATTERN-a", "Nowhere"]
     doctor = brain("doctor", "--json")
-    findings = json.loads(doctor.output)
+    findings = json.loads(doctor.output)["findings"]
     assert {"kind": "broken-link", "path": "patterns/PATTERN-a.md"}.items() <= next(
         f for f in findings if f["kind"] == "broken-link"
     ).items()

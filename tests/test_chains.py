@@ -241,7 +241,7 @@ def test_max_depth_bounds_the_walk_and_says_where(brain, chain_vault):
     assert result.output.startswith(
         "Causal chain of Run: 4 notes, root causes first\n\n1. research (2026-03-01T11:00:00Z) Research  [depth 2]\n"
     )
-    assert result.output.endswith("cut at --max-depth 2: further causes of Research not shown\n")
+    assert result.output.endswith("cut at the maximum depth (2): further causes of Research not shown\n")
     assert "  2. decision (2026-03-01T12:00:00Z) Decision  [depth 2]\n" in result.output
     assert brain("causal", "chain", "Run", "--max-depth", "0").exit_code == 2
     with pytest.raises(Exception, match="max depth must be between 1 and 1000"):
@@ -363,7 +363,7 @@ def test_doctor_reports_broken_causes_unknown_action_types_and_cycles(brain, vau
     context(vault, "A", "decision", "2026-03-01T10:00:00Z", "a", ["B"])
     context(vault, "B", "research", "2026-03-01T11:00:00Z", "b", ["A"])
     context(vault, "Odd", "deploy", "2026-03-01T12:00:00Z", "c", ["Nowhere"])
-    findings = json.loads(brain("doctor", "--json").output)
+    findings = json.loads(brain("doctor", "--json").output)["findings"]
     kinds = sorted((item["kind"], item["path"], item["message"]) for item in findings)
     assert ("broken-caused-by", "contexts/Odd.md", "caused_by 'Nowhere' matches no note") in kinds
     assert (

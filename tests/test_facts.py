@@ -442,7 +442,7 @@ def test_brain_never_edits_a_value_in_place(vault: Vault, corpus: Corpus, brain)
         result = brain("note", "edit", name, *args)
         assert result.exit_code == 1 and "is a fact; the note tools do not change its" in result.stderr
     assert brain("note", "delete", name).stderr.startswith(
-        f"error: facts/{name}.md is a fact, and a fact is never deleted: close it with invalidate_fact"
+        f"error: facts/{name}.md is a fact, and a fact is never deleted: close it with `brain fact invalidate`"
     )
     assert every_byte(vault.root) == before
     assert brain("note", "edit", name, "--append", "Context: chosen in onboarding.").exit_code == 0  # prose is fine
@@ -521,3 +521,23 @@ def test_missing_fields_are_problems_not_errors() -> None:
     )
     with pytest.raises(InvalidInput):
         parse_value("[1, 2")
+
+
+def test_recall_says_how_many_facts_wait_for_their_vectors(vault: Vault, brain, monkeypatch) -> None:
+    """Too many notes waiting to embed them now (the bound is lowered to 0 here): the recall says so."""
+    import brain.index.search as index_search
+
+    (vault.brain_dir / "config.toml").write_text('[index]\nembedder = "lexical"\n')
+    assert brain("fact", "record", "preference", "editor", "vim").exit_code == 0
+    assert brain("index").exit_code == 0
+    assert brain("fact", "record", "preference", "theme", "dark mode").exit_code == 0
+    monkeypatch.setattr(index_search, "SEARCH_EMBED_NOTES", 0)
+    found = brain("fact", "recall", "dark mode", "--json")
+    assert json.loads(found.stdout)["pending"] == 1
+    shown = brain("fact", "recall", "dark mode").stdout.splitlines()
+    assert shown[2] == (
+        "1 facts are not in vector search yet (their similarity counts as 0); "
+        "recall again in a moment to compare them by meaning"
+    )
+    monkeypatch.undo()
+    assert json.loads(brain("fact", "recall", "dark mode", "--json").stdout)["pending"] == 0

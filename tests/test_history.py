@@ -207,6 +207,16 @@ def test_brain_index_prunes_and_doctor_reports_the_size(brain, vault):
     assert [e.v for e in vault.history.entries("notes/Theta.md")] == [4]
     doctor = brain("doctor")
     assert "history: 1 version of 1 note, " in doctor.output and " in .brain/history" in doctor.output
+    usage = vault.history.usage()
+    reported = json.loads(brain("doctor", "--json").output)
+    assert reported["history"] == {
+        "notes": 1,
+        "versions": 1,
+        "objects": usage.objects,
+        "bytes": usage.bytes,
+        "path": ".brain/history",
+    }
+    assert usage.bytes > 0 and reported["findings"] == []
     # At most once a day: the next index leaves the history alone; a forced prune applies it.
     assert brain("note", "edit", "Theta", "--append", "later").exit_code == 0
     assert "history:" not in brain("index", "--no-embed").output
@@ -236,3 +246,88 @@ def test_an_import_is_named_as_the_importer(brain, vault):
     entries = vault.history.entries(relative)
     assert [(e.event, e.by, e.command) for e in entries] == [("create", "importer", "import ai-agents")]
     assert first.read_bytes() == edited  # an unchanged re-import writes nothing, so no version is due
+
+
+def test_pattern_evidence_and_a_fact_supersede_are_versions_named_by_their_command(brain, vault):
+    added = ("pattern", "add", "Retry with backoff", "--trigger", "flaky call", "--action", "retry")
+    assert brain(*added).exit_code == 0
+    assert brain("pattern", "add", "Retry with backoff", "--outcome", "failure").exit_code == 0
+    (pattern,) = [p.relative_to(vault.root).as_posix() for p in (vault.root / "patterns").glob("*.md")]
+    assert versions(vault, pattern) == [(1, "create", "cli", "pattern add"), (2, "edit", "cli", "pattern add")]
+    fact = json.loads(brain("fact", "record", "preference", "theme", "dark", "--json").output)["fact"]
+    assert brain("fact", "supersede", fact["id"], "light").exit_code == 0
+    assert versions(vault, fact["path"]) == [(1, "create", "cli", "fact record"), (2, "edit", "cli", "fact supersede")]
+    first = vault.history.entries(fact["path"])[0].sha256 or ""
+    assert b"value: dark" in vault.history.version_bytes(first)
+
+
+def test_note_list_and_recent_from_the_cli(brain, vault):
+    write(vault, "notes/A.md", "---\ntags: [adr, auth]\n---\n# A\n")
+    write(vault, "notes/deep/B.md", "---\ntype: episode\n---\n# B\n")
+    write(vault, "archive/Old.md", "# Old\n")
+    old = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC).timestamp()
+    os.utime(vault.root / "archive/Old.md", (old, old))
+    listed = json.loads(brain("note", "list", "--folder", "notes", "--json").output)
+    assert (listed["count"], [row["path"] for row in listed["notes"]]) == (2, ["notes/A.md", "notes/deep/B.md"])
+    assert listed["notes"][0] | {"modified": None} == {
+        "path": "notes/A.md",
+        "title": "A",
+        "type": "note",
+        "tags": ["adr", "auth"],
+        "modified": None,
+    }
+    assert [r["path"] for r in json.loads(brain("note", "list", "--type", "episode", "--json").output)["notes"]] == [
+        "notes/deep/B.md"
+    ]
+    tagged = brain("note", "list", "--tag", "auth").output.splitlines()
+    assert len(tagged) == 1 and tagged[0].endswith("  note  notes/A.md  #adr #auth")
+    assert brain("note", "list", "--tag", "nothing").output == "no notes match\n"
+    assert json.loads(brain("note", "list", "--json").output)["count"] == 3
+    recent = json.loads(brain("recent", "--since", "1d", "--json").output)
+    assert sorted(row["path"] for row in recent["notes"]) == ["notes/A.md", "notes/deep/B.md"]
+    assert [r["path"] for r in json.loads(brain("recent", "--since", "2026-01-01", "--json").output)["notes"]][
+        -1
+    ] == "archive/Old.md"  # newest first: the old note comes last
+    assert [r["path"] for r in json.loads(brain("recent", "--type", "episode", "--json").output)["notes"]] == [
+        "notes/deep/B.md"
+    ]
+    refused = brain("recent", "--since", "yesterday")
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: since 'yesterday' is neither a span")
+
+
+def test_a_restore_onto_a_note_changed_meanwhile_is_refused_and_keeps_the_change(vault, monkeypatch):
+    import pytest
+
+    from brain.errors import WriteConflict
+
+    corpus = Corpus(vault)
+    service.write_note(vault, corpus, "Eta", "one")
+    service.edit_note(vault, corpus, "Eta", "append", content="two")
+    path = vault.root / "notes/Eta.md"
+    real_write = vault.write
+
+    def typed_meanwhile(relative, data, **options):  # a person saves between brain's read and its write
+        path.write_text("typed meanwhile\n")
+        return real_write(relative, data, **options)
+
+    monkeypatch.setattr(vault, "write", typed_meanwhile)
+    with pytest.raises(WriteConflict):
+        history.restore_note(vault, corpus, "Eta", 1)
+    assert path.read_text() == "typed meanwhile\n"
+    assert [e.event for e in vault.history.entries("notes/Eta.md")] == ["create", "edit"]
+
+
+def test_a_note_deleted_in_an_editor_is_found_in_the_history_and_restored(brain, vault):
+    """Deleted outside brain (no deletion in its log): its versions were kept but no name reached them."""
+    assert brain("note", "write", "Kappa", "--file", "-", input="kept\n").exit_code == 0
+    kept = (vault.root / "notes/Kappa.md").read_bytes()
+    (vault.root / "notes/Kappa.md").unlink()  # a person deletes the file
+    listed = json.loads(brain("note", "history", "Kappa", "--json").output)
+    assert (listed["path"], listed["exists"], [row["version"] for row in listed["versions"]]) == (
+        "notes/Kappa.md",
+        False,
+        [1],
+    )
+    restored = brain("note", "restore", "Kappa")
+    assert restored.output == "brought back notes/Kappa.md at version 1\n"
+    assert (vault.root / "notes/Kappa.md").read_bytes() == kept

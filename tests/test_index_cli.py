@@ -87,7 +87,7 @@ def test_search_text_json_and_filters(brain):
     assert lines[1] == "    § Action" and "jitter" in lines[2]
     hits = json.loads(brain("search", "deploy", "--json", "--type", "episode", "--field", "outcome=failure").output)
     assert [hit["path"] for hit in hits] == ["episodes/e1.md"]
-    assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score"}
+    assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score", "raw_score"}
     assert (
         json.loads(brain("search", "deploy", "--json", "--tag", "ops", "--mode", "text").output)[0]["path"]
         == "episodes/e1.md"
@@ -119,7 +119,7 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
     assert "fix: move the note into the vault, or replace the link with a copy" in result.output  # the fix of its kind
     assert "stale-index     .brain/index: 1 note files changed since the last index" in result.output
     assert "fix: run `brain index`" in result.output
-    findings = json.loads(brain("doctor", "--json").output)
+    findings = json.loads(brain("doctor", "--json").output)["findings"]
     assert {f["kind"] for f in findings} >= {"skipped"}
 
 

@@ -104,3 +104,19 @@ def test_fact_tools_through_a_client_session(tmp_path: Path) -> None:
         ).structured_content["facts"]
         assert sorted(row["id"] for row in kept) == sorted([first, second])  # closed, never deleted
     assert "account closed" in cli(root, "fact", "history", "theme", "--namespace", "user:alice")
+
+
+def test_a_fresh_server_recalls_a_fact_recorded_a_moment_before_by_meaning(tmp_path: Path) -> None:
+    """Issue 22: the new fact's vectors were not made yet, so its similarity counted as 0 and a
+    fact about something else ranked above it, with nothing said. Recall now waits for the few
+    facts it compares (as search embeds a small change), and says how many it could not."""
+    vault, _ = init_vault(tmp_path / "vault")
+    root = vault.root
+    cli(root, "fact", "record", "preference", "editor", "vim keybindings")
+    cli(root, "index")  # the vault has vectors; the next fact is written after them
+    new = json.loads(cli(root, "fact", "record", "preference", "theme", "dark mode", "--json"))["fact"]["id"]
+    with connect(root, "--tools", "facts") as client:
+        found = client.ok("recall_facts", {"query": "dark colour scheme", "limit": 1}).structured_content
+    assert [row["id"] for row in found["facts"]] == [new]
+    assert found["facts"][0]["parts"]["similarity"] > 0.3
+    assert found["pending"] == 0

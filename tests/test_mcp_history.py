@@ -63,3 +63,13 @@ def test_note_tools_through_a_client_session(tmp_path: Path) -> None:
 
         client.bad("restore_note", {"name": "Routing", "version": 99}, "'notes/Routing.md' has no version 99")
         client.bad("recent_activity", {"since": "yesterday"}, "since 'yesterday' is neither a span")
+
+
+def test_every_tool_description_says_when_to_use_it() -> None:
+    """Issue 22 part 3: every MCP tool's description says when an agent should use it."""
+    from brain.mcp.common import tools_in
+    from brain.mcp.server import GROUPS
+
+    tools = [fn for modules in GROUPS.values() for module in modules for fn in tools_in(module)]
+    assert len(tools) == 33
+    assert [fn.__name__ for fn in tools if "Use it" not in " ".join((fn.__doc__ or "").split())] == []

@@ -312,7 +312,9 @@ def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: Mc
     client.bad("store_episode", malformed, "needs an 'id' or a 'session'")
     client.bad("query_episodes", {"since": "last tuesday"}, "since")
     client.bad("get_decision_sequence", {"episode": "Memory Routing Strategy"}, "not an episode")
-    client.bad("add_pattern", {"name": "brand new pattern", "outcome": "success"}, "give --trigger and --action")
+    client.bad(
+        "add_pattern", {"name": "brand new pattern", "outcome": "success"}, "give trigger and action to create it"
+    )
     client.bad("query_patterns", {"min_success_rate": 1.5}, "min_success_rate")
     client.bad(
         "get_causal_path",

@@ -57,6 +57,9 @@ def test_search_refuses_impossible_dates(brain) -> None:
         ("note", "edit", "U", "--append", "a", "--prepend", "b"),
         ("context", "save", "text", "--action-type", "research"),
         ("run", "record", "-f", "-"),
+        ("run", "recall", "loan"),  # no tenant
+        ("episode", "store"),  # neither --file nor --session, --task and --outcome
+        ("fact", "record", "preference", "theme", "dark", "--file", "-"),  # the value twice
     ],
 )
 def test_usage_errors_exit_2(brain, vault, args) -> None:

@@ -85,3 +85,41 @@ def test_no_update_links_leaves_the_linking_notes_alone(brain, vault):
 def test_rewrite_links_is_pure_and_counts():
     text, count = rewrite_links("a [[X]] b [[ X |y]] c [[Y]]\n", lambda target: "Z" if target == "X" else None)
     assert (text, count) == ("a [[Z]] b [[ Z |y]] c [[Y]]\n", 2)
+
+
+def test_a_move_onto_a_deleted_notes_path_is_refused_and_keeps_both_histories_apart(brain, vault):
+    """The two notes' versions would have been merged into one log (issue 22): refused, nothing changes."""
+    write(vault, "notes/Plan.md", "# Plan\nold plan\n")
+    assert brain("note", "edit", "Plan", "--append", "more").exit_code == 0
+    assert brain("note", "delete", "Plan").exit_code == 0
+    write(vault, "drafts/Draft.md", "# Draft\n")
+    deleted_log = vault.history.entries("notes/Plan.md")
+    refused = brain("note", "move", "Draft", "notes/Plan.md")
+    assert (refused.exit_code, refused.stderr) == (
+        1,
+        "error: 'notes/Plan.md' holds the history of a deleted note; restore that note "
+        "(`brain note restore 'notes/Plan.md'`), forget it for good (`brain note delete 'notes/Plan.md' --purge`), "
+        "or move to another name\n",
+    )
+    assert (vault.root / "drafts/Draft.md").read_text() == "# Draft\n" and not (vault.root / "notes/Plan.md").exists()
+    assert vault.history.entries("notes/Plan.md") == deleted_log
+    assert [e.event for e in vault.history.entries("notes/Plan.md")] == ["outside", "edit", "delete"]
+    # Purged, the path is free; the moved note keeps its own history alone.
+    assert brain("note", "delete", "notes/Plan.md", "--purge").exit_code == 0
+    assert brain("note", "move", "Draft", "notes/Plan.md").exit_code == 0
+    assert [(e.event, e.moved_from) for e in vault.history.entries("notes/Plan.md")] == [
+        ("outside", None),  # the draft as it was written outside brain, then its move: its own history only
+        ("move", "drafts/Draft.md"),
+    ]
+    # A move back onto its own path in another Unicode form, or onto a new path, is unaffected.
+    assert brain("note", "move", "notes/Plan.md", "notes/Plan2.md").exit_code == 0
+
+
+def test_renaming_a_note_to_its_name_in_another_unicode_form_keeps_its_one_history(vault):
+    """The log of `Cafe\u0301` and of `Café` is one file: the move used to merge it with itself, then delete it."""
+    nfd, nfc = "notes/Cafe\u0301.md", "notes/Caf\u00e9.md"
+    write(vault, nfd, "# Cafe\n")
+    vault.write(nfd, "# Cafe\nedited\n")
+    assert vault.history.deleted() == []  # its log names it in NFC; the file, named in NFD, is there
+    vault.move(nfd, nfc)
+    assert [(e.v, e.event) for e in vault.history.entries(nfc)] == [(1, "outside"), (2, "edit"), (3, "move")]

@@ -69,7 +69,8 @@ def test_another_tenant_never_sees_counts_or_explains_the_run(client: McpClient)
         other.replace(run_id, "X")
         == missing.replace("RUN-missing", "X")
         == (
-            "Error executing tool explain_run: no run named 'X' for tenant 'bank-b'; `brain run list --tenant T` lists them"
+            "Error executing tool explain_run: no run named 'X' for tenant 'bank-b'; "
+            "recall_runs finds a tenant's runs by their query"
         )
     )
     client.bad("recall_runs", {"query": QUESTION}, "tenant")  # no tenant: refused by the schema

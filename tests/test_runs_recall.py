@@ -98,7 +98,7 @@ def test_the_cli_recalls_for_the_same_tenant_and_never_across(minilm: Vault, bra
     assert json.loads(brain("run", "recall", QUESTION, "--tenant", "retail", "--json").output)["compared"] == 0
     refused = brain("run", "recall", QUESTION)
     assert (
-        refused.exit_code == 1
+        refused.exit_code == 2
         and refused.stderr == "error: recall needs --tenant; runs are never recalled across tenants\n"
     )
     # show and explain through another tenant answer exactly as for a run that does not exist

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, UsageError
 from brain.memory.episodes import service
 from brain.memory.episodes.merge import given_parts
 from brain.notes.model import Outcome
@@ -51,7 +51,7 @@ def store(
     if duration is not None:
         data["duration_minutes"] = duration
     if not data:
-        raise InvalidInput("give --file with an episode, or at least --session, --task and --outcome")
+        raise UsageError("give --file with an episode, or at least --session, --task and --outcome")
     vault_, corpus = open_vault(vault)
     episode, warnings = service.episode_from_data(service.with_stored_date(corpus, data))
     for message in warnings:

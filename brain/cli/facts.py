@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
@@ -45,7 +45,7 @@ SourceOption = Annotated[str | None, typer.Option(help="The note the fact comes 
 
 def _value(value: str | None, file: str | None) -> Any:
     if value is not None and file is not None:
-        raise InvalidInput("give the value either as an argument or with --file, not both")
+        raise UsageError("give the value either as an argument or with --file, not both")
     return parse_value(read_input(file) if file is not None else value or "")
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
-from brain.errors import InvalidInput, UsageError
+from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.runs import service
 from brain.memory.runs import validation as run_input
@@ -136,7 +136,7 @@ def recall(
 ) -> None:
     """Recall a tenant's past runs whose query is most like QUERY, each in a compact projection."""
     if tenant is None:
-        raise InvalidInput("recall needs --tenant; runs are never recalled across tenants")
+        raise UsageError("recall needs --tenant; runs are never recalled across tenants")
     vault_, corpus = open_vault(vault)
     with progress_bars({"runs": "run queries"}) as progress:  # only when many runs wait for their vectors
         found = service.recall_runs(

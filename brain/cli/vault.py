@@ -12,7 +12,7 @@ from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
 from brain.memory.notes.history import history_usage
 from brain.vault_init import init_vault
-from brain.views.notes import usage_line
+from brain.views.notes import usage_json, usage_line
 
 
 def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (created if missing).")] = Path(".")) -> None:
@@ -46,8 +46,9 @@ def doctor(
         + check_journal(vault_)
         + index_findings
     )
+    usage = history_usage(vault_)
     if as_json:
-        emit_json({"fixed": fixed, "findings": findings} if fix else findings)
+        emit_json({**({"fixed": fixed} if fix else {}), "findings": findings, "history": usage_json(usage)})
         return
     for line in fixed:
         typer.echo(f"fixed: {line}")
@@ -55,4 +56,4 @@ def doctor(
         typer.echo(f"{finding.kind:15} {finding.path}: {finding.message}\n{'':15} fix: {finding.fix}")
     counted = f"{len(findings)} findings" if findings else "no problems found"
     typer.echo(f"{counted} in {len(corpus.notes())} notes")
-    typer.echo(usage_line(history_usage(vault_)))
+    typer.echo(usage_line(usage))

@@ -27,6 +27,7 @@ still wait for `brain index` or the watcher.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -66,12 +67,18 @@ class SearchFilters:
 
 @dataclass(frozen=True)
 class SearchHit:
+    """One hit. `score` is rank-meaningful in every mode: the hit's relevance relative to the best
+    hit of the same search (1.0 = the best; 0.5 = half as relevant by the mode's own measure).
+    `raw_score` is that measure: BM25 (text), cosine similarity (vector), the fused min-max sum
+    (hybrid, 0..1) or the reranker's logit (with rerank, whose relevance is its sigmoid)."""
+
     path: str
     title: str
     type: str
     section: str | None
     snippet: str
     score: float
+    raw_score: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,20 @@ def run(
         from brain.index.rerank import rerank_notes
 
         ranked = rerank_notes(index, query, ranked[: max(RERANK_CANDIDATES, limit)], best_chunk)
-    return _hits(index, query, ranked[:limit], best_chunk)
+    return _hits(index, query, ranked[:limit], best_chunk, logits=rerank)
+
+
+def relative_scores(raw: list[float], *, logits: bool = False) -> list[float]:
+    """Each score relative to the best (1.0), in the order given; the ranking is not changed.
+
+    A BM25 score of a small vault is tiny (2e-06) and a fused score of the last candidate is 0:
+    neither says how a hit compares with the best. A logit (reranker) is made a probability first
+    (its sigmoid), so a negative one still ranks below a positive one."""
+    values = [1.0 / (1.0 + math.exp(-min(max(score, -60.0), 60.0))) for score in raw] if logits else list(raw)
+    best = max(values, default=0.0)
+    if best <= 0.0:
+        return [1.0 if value == best else 0.0 for value in values]
+    return [max(value, 0.0) / best for value in values]
 
 
 # ---------------------------------------------------------------- filters
@@ -307,8 +327,13 @@ def fuse(text: list[tuple[int, float]], dense: list[tuple[int, float]]) -> list[
 # ---------------------------------------------------------------- hits
 
 
-def _hits(index: Index, query: str, ranked: list[tuple[int, float]], best_chunk: dict[int, str]) -> list[SearchHit]:
+def _hits(
+    index: Index, query: str, ranked: list[tuple[int, float]], best_chunk: dict[int, str], *, logits: bool = False
+) -> list[SearchHit]:
     info = index.catalog.info([note_id for note_id, _ in ranked])
+    relative = dict(
+        zip([note_id for note_id, _ in ranked], relative_scores([s for _, s in ranked], logits=logits), strict=True)
+    )
     spans = index.catalog.chunk_spans([(n, best_chunk[n]) for n, _ in ranked if n in best_chunk])
     words = [w for w in dict.fromkeys(w.lower() for w in _WORD.findall(query)) if w not in STOPWORDS]
     hits = []
@@ -319,7 +344,15 @@ def _hits(index: Index, query: str, ranked: list[tuple[int, float]], best_chunk:
         span = spans.get((note_id, best_chunk.get(note_id, "")))
         section, start, end = span if span else _lexical_section(index, path, text, words)
         hits.append(
-            SearchHit(path, title, note_type, section, snippet(text[start:end] or text, words), round(score, 6))
+            SearchHit(
+                path,
+                title,
+                note_type,
+                section,
+                snippet(text[start:end] or text, words),
+                round(relative[note_id], 4),
+                float(f"{score:.6g}"),  # six significant digits: a BM25 score may be 2e-06
+            )
         )
     return hits
 

@@ -11,10 +11,12 @@ request's id when one can be read, so the client's call ends) and named in one l
 
 from __future__ import annotations
 
+import codecs
+import os
 import re
 import sys
+import threading
 from collections.abc import AsyncIterator
-from io import TextIOWrapper
 from typing import Any
 
 import anyio
@@ -79,18 +81,54 @@ def _error(code: int, message: str, request_id: str | int | None) -> types.JSONR
 
 class _CheckedLines:
     """stdin as the SDK reads it (`async for line in stdin`), without the lines `rejection` refuses;
-    those are answered through the server's write stream once it exists."""
+    those are answered through the server's write stream once it exists.
+
+    stdin is read by a daemon thread of its own, not by one of anyio's worker threads: a worker
+    blocked in `readline` cannot be cancelled, so at Ctrl-C the server waited for a line from a
+    client that kept stdin open (forever), and the interpreter's exit waited for the worker.
+    """
 
     def __init__(self) -> None:
-        self.source = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
         self.replies: Any = None
         self.ready = anyio.Event()
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
 
+    async def _read(self) -> AsyncIterator[str]:
+        send, receive = anyio.create_memory_object_stream[str | None](16)
+        fd = sys.stdin.fileno()
+        token = anyio.lowlevel.current_token()
+
+        def pump() -> None:
+            # os.read on the descriptor: a buffered reader's lock held by this daemon thread at
+            # exit is a fatal error of the interpreter ("could not acquire lock ... at shutdown").
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            pieces: list[str] = []  # the line being read, chunk by chunk (a long line is joined once)
+            try:
+                while chunk := os.read(fd, 65536):
+                    *lines, rest = decoder.decode(chunk).split("\n")
+                    if lines:
+                        lines[0], pieces = "".join([*pieces, lines[0]]), []
+                    for line in lines:
+                        anyio.from_thread.run(send.send, line + "\n", token=token)
+                    pieces.append(rest)
+                last = "".join([*pieces, decoder.decode(b"", final=True)])
+                if last:
+                    anyio.from_thread.run(send.send, last, token=token)
+                anyio.from_thread.run(send.send, None, token=token)
+            except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass  # stdin failed, or the server stopped and nobody reads any more
+
+        threading.Thread(target=pump, name="brain-mcp-stdin", daemon=True).start()
+        with receive:
+            async for line in receive:
+                if line is None:
+                    return
+                yield line
+
     async def _lines(self) -> AsyncIterator[str]:
-        async for line in self.source:
+        async for line in self._read():
             if not line.strip():
                 continue
             refused = rejection(line)
@@ -105,7 +143,8 @@ class _CheckedLines:
 
 
 def run_stdio(server: MCPServer) -> None:
-    """Serve `server` over stdin/stdout, answering every line (see the module doc)."""
+    """Serve `server` over stdin/stdout, answering every line (see the module doc), until stdin
+    ends or Ctrl-C (which cancels the serving task: requests in flight are cancelled, no traceback)."""
 
     async def serve() -> None:
         lines = _CheckedLines()
@@ -115,4 +154,7 @@ def run_stdio(server: MCPServer) -> None:
             lowlevel = server._lowlevel_server
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
-    anyio.run(serve)
+    try:
+        anyio.run(serve)
+    except KeyboardInterrupt:
+        pass

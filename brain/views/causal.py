@@ -95,7 +95,7 @@ def _chain_footer(chain: Chain, titles: dict[str, str]) -> list[str]:
     if chain.cut:
         where = "causes" if chain.direction == "backward" else "effects"
         lines.append(
-            f"cut at --max-depth {chain.max_depth}: further {where} of "
+            f"cut at the maximum depth ({chain.max_depth}): further {where} of "
             + ", ".join(titles[node] for node in chain.cut)
             + " not shown"
         )

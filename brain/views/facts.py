@@ -106,6 +106,7 @@ def recall_dict(recall: Recall) -> dict[str, Any]:
         "weights": recall.weights,
         "matched": recall.matched,
         "journal": recall.journal,
+        "pending": recall.pending,
         "facts": [hit_row(hit) for hit in recall.hits],
     }
 
@@ -121,6 +122,11 @@ def recall_lines(recall: Recall) -> list[str]:
     lines = [head]
     if recall.similarity:
         lines.append(f"similarity: {recall.similarity}")
+    if recall.pending:
+        lines.append(
+            f"{recall.pending} facts are not in vector search yet (their similarity counts as 0); "
+            "recall again in a moment to compare them by meaning"
+        )
     lines += [hit_line(number, hit) for number, hit in enumerate(recall.hits, start=1)]
     if recall.journal:
         lines.append(f"journal record #{recall.journal['seq']}")

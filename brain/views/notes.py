@@ -187,6 +187,17 @@ def listed_lines(found: list[Listed]) -> list[str]:
     ]
 
 
+def usage_json(usage: Usage) -> dict[str, Any]:
+    """The history's size in `brain doctor --json` (bytes on disk: stored versions and logs)."""
+    return {
+        "notes": usage.notes,
+        "versions": usage.versions,
+        "objects": usage.objects,
+        "bytes": usage.bytes,
+        "path": ".brain/history",
+    }
+
+
 def usage_line(usage: Usage) -> str:
     """What `brain doctor` says of the history."""
     size = f"{usage.bytes / 2**20:.1f} MiB" if usage.bytes >= 2**20 else f"{usage.bytes / 1024:.1f} KiB"

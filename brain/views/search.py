@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from brain.errors import CLI, phrased, remedy
+
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.index.search import SearchHit
 
 
 def hit_lines(number: int, hit: SearchHit) -> list[str]:
-    """`n. title [type] path score`, the matching section, then the snippet."""
-    lines = [f"{number:2}. {hit.title}  [{hit.type}]  {hit.path}  score {hit.score:.4g}"]
+    """`n. title [type] path score`, the matching section, then the snippet (score: relative to the best hit, 1.00)."""
+    lines = [f"{number:2}. {hit.title}  [{hit.type}]  {hit.path}  score {hit.score:.2f}"]
     if hit.section:
         lines.append(f"    § {hit.section}")
     lines.append(f"    {hit.snippet}")
@@ -23,6 +25,10 @@ def search_lines(hits: list[SearchHit]) -> list[str]:
     return [line for number, hit in enumerate(hits, start=1) for line in hit_lines(number, hit)]
 
 
-def pending_line(pending: int) -> str:
+def pending_line(pending: int, front: str = CLI) -> str:
     """Said beside the hits when changed notes wait for vectors (search embeds only a bounded number)."""
-    return f"{pending} changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
+    embeds = remedy(
+        "`brain index` (or `brain watch`) embeds them",
+        "they are embedded as the vault is indexed; search again shortly",
+    )
+    return phrased(f"{pending} changed notes are not in vector search yet; {embeds}", front)

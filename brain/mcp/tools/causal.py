@@ -105,6 +105,8 @@ def reconstruct_reasoning(
 
     Every statement is copied from a note and names that note, so you can open it with
     read_note. Nothing is inferred: a missing rationale is reported as missing.
+
+    Use it before reversing or revisiting a decision, or when asked why something is the way it is.
     """
     answer = chains.reconstruct_reasoning(state.corpus, note, max_depth=max_depth)
     return result("\n".join(reasoning_lines(answer)), {"reasoning": answer})

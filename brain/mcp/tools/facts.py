@@ -85,6 +85,8 @@ def supersede_fact(
 
     The old fact stays for audit and stops appearing in current recall. Only a current (open)
     fact can be superseded. Returns the new fact and the closed one.
+
+    Use it when a preference, setting or policy changes: never edit a fact's note instead.
     """
     written = service.supersede_fact(
         state.vault, state.corpus, fact, value, reason=reason, valid_from=valid_from, authority=authority, caller=CALLER
@@ -99,7 +101,10 @@ def invalidate_fact(
     reason: Annotated[str | None, Field(description="Why the fact no longer holds.")] = None,
     at: Annotated[str | None, Field(description=f"When it stops holding (default now); {Time}.")] = None,
 ) -> CallToolResult:
-    """Close a fact that no longer holds and has no replacement. It stays for audit; nothing is deleted."""
+    """Close a fact that no longer holds and has no replacement. It stays for audit; nothing is deleted.
+
+    Use it when a fact stops being true with nothing in its place (a setting removed, a policy
+    withdrawn); use supersede_fact when it has a new value."""
     closed = service.invalidate_fact(state.vault, state.corpus, fact, reason=reason, at=at, caller=CALLER)
     return result(view.invalidated_line(closed), view.written_dict(closed))
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from brain.errors import MCP
 from brain.index import search as index_search
 from brain.index.engine import open_index
 from brain.mcp.common import ServerState, result, tool
@@ -193,7 +194,7 @@ def search(
     shown = query if len(query) <= 80 else query[:77] + "..."
     lines = [f"{len(hits)} hits for '{shown}' ({mode})"]
     if report.pending:
-        lines.append(pending_line(report.pending))
+        lines.append(pending_line(report.pending, MCP))
     lines += search_lines(hits)
     return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 

@@ -115,6 +115,9 @@ def explain_run(
 
     Cites each stage id, the rule that matched and the evidence values; with a question,
     the decisions it is about come first. A run still in flight is refused.
+
+    Use it when someone asks why a past run of the tenant answered as it did, or before
+    reusing a recalled run's answer, to check its reasons still hold.
     """
     found = service.explain_run(state.corpus, run, question, tenant=tenant)
     return result("\n".join(view.explain_lines(found)), view.explain_dict(found))

@@ -31,7 +31,7 @@ def bootstrap_context(
     """Start of a session: recent failures, antipattern warnings, facts valid now about what the task names,
     patterns and tips for the task, in one compact text.
 
-    Call it once before starting work. Returns markdown within the token budget.
+    Use it once at the start of a session, before starting work. Returns markdown within the token budget.
     """
     context = session_service.bootstrap(
         state.corpus, task, budget=budget, days=days, namespaces=namespaces, caller="mcp"

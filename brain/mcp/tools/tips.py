@@ -75,6 +75,8 @@ def save_trajectory(
     Give an episode name, or the raw steps of the trajectory (then an episode note is written
     for them first). Each subtask becomes a tip note with trigger, steps, what to avoid and
     its source. Learning the same episode again adds nothing. Returns the tips written.
+
+    Use it at the end of a task (after store_episode), so the next agent starts with what you learned.
     """
     if (episode is None) == (steps is None):
         raise InvalidInput("give either an episode or the steps of a trajectory, not both")
@@ -113,6 +115,8 @@ def get_guidelines(
 
     Each tip says what to do, its steps and what to avoid. Follow them, and report with
     feedback whether they helped. Returns nothing when no tip is close enough.
+
+    Use it before starting a task, to follow what worked and avoid what failed before.
     """
     found = tip_service.guidelines(state.corpus, task, top_k=top_k, threshold=threshold)
     return result("\n".join(guideline_lines(found)), guidelines_json(found))

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 Progress = Callable[[str, int, int], None]
 PURGE_CACHE_KIB = -262144  # SQLite's page cache during a purge (256 MiB, in KiB): the transaction's pages stay in memory, not spilled to the WAL and read back
 PURGE_MMAP_BYTES = 2**31  # and the file read through memory, not one read call per page
-WORDS_SOURCE = "word overlap (this vault has no vector index; run `brain index` for similarity by meaning)"
+WORDS_SOURCE = "word overlap (this vault has no vector index yet; once it is indexed, similarity is by meaning)"
 
 
 @dataclass(frozen=True)
@@ -46,18 +47,24 @@ def words(text: str) -> set[str]:
     return {word for word in _WORD.findall(text.lower()) if len(word) > 1}
 
 
-def similarity(vault: Vault, query: str, paths: Sequence[str], text_of: Callable[[int], str]) -> tuple[np.ndarray, str]:
-    """Similarity (0..1) to the query of each candidate note (`paths[i]`), and where it came from.
+def similarity(
+    vault: Vault, query: str, paths: Sequence[str], text_of: Callable[[int], str]
+) -> tuple[np.ndarray, str, int]:
+    """Similarity (0..1) to the query of each candidate note (`paths[i]`), where it came from, and
+    how many candidates still wait for their vectors (their similarity counts as 0).
 
     With vectors: the cosine of the query's embedding and the note's best chunk (the index's
     own embedder and vectors, brought up to date first as search does), over the candidates'
-    chunks only. Else: the share of the query's words the fact holds (`text_of(i)`).
+    chunks only. A candidate without vectors yet (a fact recorded a moment ago, beside a watcher
+    that has not embedded it) is embedded first when the notes waiting are few, as a search
+    embeds a small change. Else: the share of the query's words the fact holds (`text_of(i)`).
     """
     index = _index(vault)
     if index is not None and index.has_vectors():
         from brain.index.search import freshen
 
         freshen(index, vectors=True)  # as search does: small changes embedded now, bulk left to `brain index`
+        waiting = _waiting(index, paths)
         stamps = index.catalog.stamps()
         ids = np.fromiter(
             (stamps[path].id if path in stamps else -1 for path in paths), dtype=np.int64, count=len(paths)
@@ -65,13 +72,39 @@ def similarity(vault: Vault, query: str, paths: Sequence[str], text_of: Callable
         from brain.index.embedders import query_vector
 
         best = _best_chunks(index.vectors.matrix(), query_vector(index.embedder, query), ids)
-        return np.clip(best, 0.0, 1.0), f"vectors ({index.embedder.id})"
+        return np.clip(best, 0.0, 1.0), f"vectors ({index.embedder.id})", waiting
     wanted = words(query)
     if not wanted:
-        return np.zeros(len(paths)), WORDS_SOURCE
-    return np.fromiter(
-        (len(wanted & words(text_of(i))) / len(wanted) for i in range(len(paths))), dtype=np.float64, count=len(paths)
-    ), WORDS_SOURCE
+        return np.zeros(len(paths)), WORDS_SOURCE, 0
+    return (
+        np.fromiter(
+            (len(wanted & words(text_of(i))) / len(wanted) for i in range(len(paths))),
+            dtype=np.float64,
+            count=len(paths),
+        ),
+        WORDS_SOURCE,
+        0,
+    )
+
+
+def _waiting(index: Any, paths: Sequence[str]) -> int:
+    """How many of `paths` have no vectors yet, after embedding them when few notes wait (even beside
+    a watcher, which would embed them a moment later: the caller asks about them now)."""
+    from brain.errors import IndexBusy
+    from brain.index.embedding import embed_pending
+    from brain.index.search import SEARCH_EMBED_NOTES
+
+    wanted = set(paths)
+    pending = [path for _, path in index.catalog.pending_vectors()]
+    if not wanted.intersection(pending):
+        return 0
+    if len(pending) <= SEARCH_EMBED_NOTES:
+        try:
+            embed_pending(index)
+        except IndexBusy:  # a long batch holds the index: answer now, and say what is missing
+            pass
+        pending = [path for _, path in index.catalog.pending_vectors()]
+    return len(wanted.intersection(pending))
 
 
 @dataclass(frozen=True)

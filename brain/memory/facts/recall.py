@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, remedy
 from brain.memory.corpus import Corpus
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
@@ -56,6 +56,7 @@ class Recall:
     similarity: str | None  # where similarity came from, when there was a query
     weights: dict[str, float]
     journal: dict[str, Any] = field(default_factory=dict)  # seq and hash of the journal record
+    pending: int = 0  # candidates whose vectors are not made yet: their similarity counted as 0
 
 
 def _fact_text(fact: Fact) -> str:
@@ -162,10 +163,11 @@ def recall_facts(
     facts = table.facts
     columns = {"recency": found.recency, "authority": found.authority, "validity": found.validity}
     similarity_source = None
+    pending = 0
     if query:
         if len(found.positions):
             candidates = [facts[p] for p in found.positions.tolist()]
-            columns["similarity"], similarity_source = fact_index.similarity(
+            columns["similarity"], similarity_source, pending = fact_index.similarity(
                 vault, query, [fact.path or "" for fact in candidates], lambda i: _fact_text(candidates[i])
             )
         else:
@@ -191,7 +193,9 @@ def recall_facts(
         until_time = None if until == NEVER else datetime.fromtimestamp(until, UTC)
         status = "valid" if found.validity[i] else ("not yet valid" if fact.valid_from.timestamp() > at_s else "closed")
         hits.append(RecallHit(fact, status, until_time, total, parts))
-    recalled = Recall(tuple(hits), query, chosen, at, known, len(found.positions), similarity_source, dict(weights))
+    recalled = Recall(
+        tuple(hits), query, chosen, at, known, len(found.positions), similarity_source, dict(weights), pending=pending
+    )
     record = fact_journal.append(
         vault, journal_record(recalled, kind, subject, limit, history, as_of, known_at, evaluated, caller)
     )
@@ -252,7 +256,9 @@ def history(
     table = fact_table(corpus)
     columns = table.namespaces.get(chosen)
     if columns is None or subject not in columns.by_subject:
-        raise InvalidInput(f"no facts about '{subject}' in namespace '{chosen}'; name the namespace with --namespace")
+        raise InvalidInput(
+            f"no facts about '{subject}' in namespace '{chosen}'; name the namespace with {remedy('--namespace', 'namespaces')}"
+        )
     return [table.facts[position] for position in columns.positions[columns.rows(kind, subject)]]
 
 

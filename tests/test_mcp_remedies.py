@@ -1,0 +1,130 @@
+"""An error's remedy is phrased by each front end: the CLI names a `brain` command or `--option`,
+the MCP server the tool or argument an agent can use (issue 22: MCP errors told agents to run CLI
+commands). Each message below named a CLI command or option over MCP before."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+from mcp_harness import cli, connect, make_vault
+
+from brain.errors import CLI, MCP, REINDEX, IndexMismatch, phrased, remedy
+from brain.views.search import pending_line
+
+BRAIN = Path(__file__).parent.parent / "brain"
+
+
+def _commands() -> str:
+    import typer.main
+
+    from brain.cli import app
+
+    return "|".join(sorted(typer.main.get_command(app).list_commands(None)))  # type: ignore[attr-defined]
+
+
+# A CLI command or option in a message: `brain fact supersede`, brain index, --valid-from.
+NAMES_THE_CLI = re.compile(rf"\bbrain (?:{_commands()})\b|(?<![\w-])--[a-z]")
+
+
+def test_mcp_errors_name_tools_and_arguments_not_cli_commands(tmp_path: Path) -> None:
+    root = make_vault(tmp_path / "vault")
+    fact = json.loads(cli(root, "fact", "record", "preference", "theme", "dark", "--json"))["fact"]["id"]
+    messages: list[str] = []
+    with connect(root) as client:
+        calls = [
+            (
+                "add_pattern",
+                {"name": "brand new pattern", "outcome": "success"},
+                "give trigger and action to create it",
+            ),
+            (
+                "supersede_fact",
+                {"fact": fact, "value": "light", "valid_from": "2001-01-01T00:00:00Z"},
+                "give a later valid_from",
+            ),
+            ("delete_note", {"name": fact}, "close it with invalidate_fact;"),
+            (
+                "edit_note",
+                {"name": fact, "operation": "set_frontmatter", "frontmatter": {"value": "light"}},
+                "Record a new value with supersede_fact, close it with invalidate_fact",
+            ),
+            ("recall_runs", {"query": "loan", "tenant": " "}, "recall needs a tenant (tenant)"),
+            ("explain_run", {"run": "X", "tenant": "bank"}, "recall_runs finds a tenant's runs by their query"),
+            (
+                "save_context",
+                {"project": " ", "content": "x", "action_type": "research"},
+                "a context needs a project (e.g. project: refactor-auth)",
+            ),
+            ("search", {"query": "memory", "rerank": True}, "or search without rerank"),
+        ]
+        for tool, arguments, expected in calls:
+            messages.append(client.bad(tool, arguments, expected))
+    assert [m for m in messages if NAMES_THE_CLI.search(m)] == []
+
+
+def test_the_cli_still_names_its_commands(brain, vault) -> None:
+    fact = json.loads(brain("fact", "record", "preference", "theme", "dark", "--json").output)["fact"]["id"]
+    refused = brain("note", "delete", fact)
+    assert "close it with `brain fact invalidate`; only the retention sweep" in refused.stderr
+    new = brain("pattern", "add", "brand new pattern", "--outcome", "success")
+    assert "give --trigger and --action to create it" in new.stderr
+
+
+def test_each_front_end_phrases_a_remedy_once() -> None:
+    message = f"it failed; {remedy('run `brain index`', 'search again shortly')}, then {REINDEX}"
+    assert phrased(message, CLI) == "it failed; run `brain index`, then run `brain reindex`"
+    assert phrased(message, MCP) == (
+        "it failed; search again shortly, then the vault's owner must reindex the vault (no tool does)"
+    )
+    error = IndexMismatch(f"vectors of another embedder; {REINDEX}")
+    assert str(error) == "vectors of another embedder; run `brain reindex`"
+    assert error.phrased(MCP) == "vectors of another embedder; the vault's owner must reindex the vault (no tool does)"
+    assert (
+        pending_line(3) == "3 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
+    )
+    assert not NAMES_THE_CLI.search(pending_line(3, MCP))
+
+
+# Modules only the CLI reaches (maintenance, hooks, imports, the server's own start-up): their
+# messages may name CLI commands plainly.
+CLI_ONLY = {
+    "cli",
+    "importers",
+    "memory/hooks",
+    "memory/health.py",
+    "memory/facts/health.py",
+    "memory/facts/journal.py",
+    "memory/facts/sweep.py",
+    "memory/sessions/transcripts.py",
+    "memory/tips/language_model.py",
+    "mcp/server.py",
+    "vault.py",  # VaultNotFound: the server has its vault before any tool runs
+    "index/watch.py",  # raised only where a second watcher starts (brain watch; the server warns at start)
+}
+CLI_ONLY_MESSAGES = {"lifting a legal hold needs --reason"}  # no MCP tool lifts a hold
+
+
+def test_every_error_naming_a_cli_command_goes_through_remedy() -> None:
+    """A raised message that names `brain ...` or `--option` outside `remedy(...)` would reach an agent as is."""
+    found = []
+    for path in sorted(BRAIN.rglob("*.py")):
+        relative = path.relative_to(BRAIN).as_posix()
+        if any(relative == part or relative.startswith(part + "/") for part in CLI_ONLY):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Raise) or node.exc is None:
+                continue
+            inside = {id(n) for call in ast.walk(node.exc) if _is_remedy(call) for n in ast.walk(call)}
+            for part in ast.walk(node.exc):
+                if id(part) in inside or not isinstance(part, ast.Constant) or not isinstance(part.value, str):
+                    continue
+                if NAMES_THE_CLI.search(part.value) and not any(m in part.value for m in CLI_ONLY_MESSAGES):
+                    found.append(f"{relative}:{part.lineno}: {part.value}")
+    assert found == []
+
+
+def _is_remedy(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "remedy"
