@@ -119,10 +119,14 @@ def e5_files(weights: str = WEIGHTS) -> E5Files | None:
     folder = cache_root() / E5_NAME / f"{digest[:16]}-{weights}-v{BUILD_VERSION}"
     model, tokenizer = folder / "model.onnx", folder / "tokenizer.json"
     built = False
-    if not (model.is_file() and tokenizer.is_file() and (folder / DATA_FILE).is_file()):
+    if not _complete(folder):
         _build(source_path, digest, folder, weights)
         built = True
     return E5Files(model, tokenizer, f"{source}; ONNX built in {folder}", label, built)
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in ("model.onnx", DATA_FILE, "tokenizer.json"))
 
 
 def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
@@ -151,8 +155,10 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
         try:
             os.rename(tmp, folder)
         except OSError:
-            if not (folder / "model.onnx").is_file():  # not another process winning the race
-                raise
+            if _complete(folder):  # another process won the race
+                return
+            shutil.rmtree(folder)  # a damaged build (a file deleted): replaced by this one
+            os.rename(tmp, folder)
     except Exception as error:  # onnx's checker and writer raise their own types; the cause goes in the one line
         raise ModelBuildError(f"building e5-small from {source} failed: {error}") from None
     finally:
