@@ -58,6 +58,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], float, int | None]] = {
 
 def command(source: Path, args: tuple[str, ...], python_flags: tuple[str, ...] = ()) -> tuple[list[str], dict]:
     env = {**os.environ, "PYTHONPATH": str(source), "COLUMNS": "100"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed brain has its .pyc files: so does each measured tree
     return [sys.executable, *python_flags, "-m", "brain", *args], env
 
 
@@ -131,6 +132,9 @@ def main() -> None:
     sources = {label: Path(path).resolve() for label, _, path in (item.partition("=") for item in args.src)}
     sources = sources or {args.label: ROOT}
     chosen = [name for name in args.only.split(",") if name] or list(COMMANDS)
+    for source in sources.values():
+        # pip byte-compiles an installed package; a source tree compiled here is measured alike
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(source / "brain")], check=True)
     with tempfile.TemporaryDirectory() as temp:
         vaults = {}
         for label, source in sources.items():

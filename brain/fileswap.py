@@ -20,8 +20,6 @@ index`, `brain doctor` and the retention sweep.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import os
 import re
@@ -52,6 +50,8 @@ _TEMP = re.compile(r"^\.brain-(write|[0-9a-f]{12})\.tmp$")
 def _renameat2():
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes.util  # at the first write: ctypes.util alone imports subprocess and shutil
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         function = libc.renameat2
@@ -70,6 +70,8 @@ def exchange(first: Path, second: Path) -> bool:
         return False
     if function(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
         return True
+    import ctypes
+
     code = ctypes.get_errno()
     if code in _UNSUPPORTED:
         return False

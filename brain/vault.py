@@ -17,16 +17,21 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-
-import filelock
+from typing import TYPE_CHECKING
 
 from brain.errors import BrainError, InvalidInput, NoteNotFound, UnsafePath, VaultNotFound, WriteConflict
 from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
 from brain.history import History
+from brain.lazy import lazy_module
 from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, note_files, parse_bytes
 from brain.notes.lines import has_line_break
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
+
+if TYPE_CHECKING:
+    import filelock
+else:
+    filelock = lazy_module("filelock")  # ~20 ms to import: only a write takes the vault's lock
 
 TYPE_FOLDERS = {
     "episode": "episodes",

@@ -229,7 +229,7 @@ def test_corpus_reads_notes_from_the_catalog_without_parsing(tmp_path, monkeypat
 
 
 def test_corpus_sees_brain_writes_through_the_sync_hook(lvault):
-    from brain.index.sync import attach
+    from brain.index.attach import attach
 
     put(lvault, "notes/a.md", note_text("A", "a"))
     index_vault(open_index(lvault), embed=False)
@@ -278,7 +278,8 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     from brain.vault import Vault
     from brain.index.engine import open_index
-    from brain.index.sync import index_vault, attach
+    from brain.index.attach import attach
+    from brain.index.sync import index_vault
     vault = Vault(Path(sys.argv[1]))
     role = sys.argv[2]
     if role == "writer":

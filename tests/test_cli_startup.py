@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 
 import typer
-from cli_probe import heavy, imported_modules
+from cli_probe import heavy, imported_modules, probe
 from conftest import run_brain, write
 from typer.testing import CliRunner
 
@@ -27,6 +27,7 @@ def test_help_lists_every_command_from_the_registry_without_importing_one():
         "brain.cli",
         "brain.cli.coerce",
         "brain.cli.group",
+        "brain.cli.registry",
         "brain.errors",
     ]
     help_text = run_brain("--help").output
@@ -44,6 +45,7 @@ def test_a_command_imports_its_own_module_only():
         "brain.cli.common",
         "brain.cli.group",
         "brain.cli.notes",
+        "brain.cli.registry",
     ]
 
 
@@ -55,6 +57,42 @@ def test_help_a_note_read_and_a_text_search_import_no_heavy_module(vault):
     assert heavy(imported_modules("--help")) == []
     assert heavy(imported_modules("note", "read", "Idempotency keys", "--vault", str(vault.root))) == []
     assert heavy(imported_modules("search", "retries", "--mode", "text", "--vault", str(vault.root))) == []
+
+
+def test_paths_and_chains_through_the_causal_graph_import_no_networkx(vault):
+    """networkx (~0.27 s to import) is for cycles and GraphML; a path or a why is found without it."""
+    write(
+        vault,
+        "patterns/Retry.md",
+        "---\ntype: pattern\n---\n# Retry\n\n## Causal Relationships\n- causes [[Duplicate writes]]\n",
+    )
+    write(vault, "notes/Duplicate writes.md", "# Duplicate writes\n\ncaused by retries\n")
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+    out, modules = probe("pattern", "path", "Retry", "Duplicate writes", "--vault", str(vault.root))
+    assert out == "Retry\n  --causes--> Duplicate writes\n1 hops, reliability 0.50\n"
+    assert heavy(modules) == []
+    assert heavy(imported_modules("causal", "why", "Duplicate writes", "--vault", str(vault.root))) == []
+
+
+def test_a_hook_is_answered_without_typer(vault):
+    """`brain hooks run` runs before an agent can answer: it is parsed without typer (cli/hook_runner.py)."""
+    out, modules = probe("hooks", "run", "session-start", "--vault", str(vault.root))
+    assert out == ""  # an empty vault has nothing to say
+    assert not any(m == "typer" or m.startswith("typer.") for m in modules)
+    assert "brain.cli.registry" not in modules
+
+
+def test_the_hook_runner_takes_exactly_the_options_of_the_typer_command():
+    from brain.cli.hook_runner import DEFAULT_BUDGET, parser
+    from brain.memory.hooks import runtime
+
+    root = typer.main.get_command(app)
+    hooks = root.get_command(typer.Context(root), "hooks")
+    command = hooks.get_command(typer.Context(hooks), "run")
+    typer_names = {param.name: param.default for param in command.params}
+    argparse_names = {action.dest: action.default for action in parser()._actions}
+    assert typer_names == argparse_names
+    assert DEFAULT_BUDGET == runtime.DEFAULT_BUDGET
 
 
 def test_a_mistyped_command_is_a_usage_error_naming_the_closest():

@@ -18,6 +18,7 @@ from brain.memory.corpus import Corpus
 @pytest.fixture
 def vault(tmp_path, monkeypatch):
     monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 0.0)  # these vaults are small: follow them anyway
+    monkeypatch.setattr(fresh, "TRACK_AFTER_SECONDS", 0.0)  # ... and at once
     vault = lexical_vault(tmp_path / "vault")
     put(vault, "notes/first.md", note_text("First", "the first note"))
     index_vault(open_index(vault), embed=False)
@@ -53,6 +54,19 @@ def test_every_change_made_just_before_a_tracked_read_is_seen(vault):
     assert titles(corpus) == ["Second"]
     os.rename(vault.root / "notes", vault.root / "moved")  # a folder move raises no per-file events
     assert corpus.get("Second").path == "moved/second.md"
+
+
+def test_a_one_shot_command_reading_twice_in_a_moment_starts_no_tracker(vault, monkeypatch):
+    """A CLI call or a hook reads its vault more than once in a fraction of a second: a tracker (watchdog,
+    two threads, a kernel watch per folder) would cost it more than its stat scans."""
+    monkeypatch.setattr(fresh, "TRACK_AFTER_SECONDS", 1.0)  # the default
+    corpus = Corpus(vault)
+    for _ in range(3):
+        titles(corpus)
+    assert str(vault.root) not in fresh._trackers
+    fresh._first_read[str(vault.root)] -= 1.0  # the process has been reading this vault for a second
+    titles(corpus)
+    assert fresh._trackers[str(vault.root)].alive()
 
 
 def test_a_small_vault_is_not_followed(vault, monkeypatch):

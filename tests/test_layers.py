@@ -27,7 +27,6 @@ FORBIDDEN = {
         "brain.config",
         "brain.fileswap",
         "brain.note_files",
-        "brain.lazy",
     ),
     "brain.index": ("brain.memory", "brain.views", "brain.cli", "brain.mcp", "brain.importers"),
     "brain.memory": ("brain.views", "brain.cli", "brain.mcp"),
@@ -37,7 +36,7 @@ FORBIDDEN = {
 }
 # Modules every layer may use, which use no layer themselves.
 BASE_MODULES = ("brain.errors", "brain.config", "brain.lazy")
-NOTES_MAY_IMPORT = ("brain.errors", "brain.notes")
+NOTES_MAY_IMPORT = ("brain.errors", "brain.lazy", "brain.notes")
 
 
 def module_name(path: Path) -> str:

@@ -193,6 +193,7 @@ def _frontmatter_yaml_without_libyaml():
         spec = importlib.util.spec_from_file_location("frontmatter_yaml_pure", frontmatter_yaml.__file__)
         module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+        module._yaml_classes()  # built now, while PyYAML looks as if it had no libyaml
         return module
     finally:
         for name, value in saved.items():
@@ -213,11 +214,10 @@ def canonical(value) -> str:
 
 
 def test_libyaml_is_used_and_the_fallback_is_pure_python():
-    assert (
-        frontmatter_yaml._NoTimestampLoader.__mro__[1] is yaml.CSafeLoader
-        and frontmatter_yaml._SafeDumper is yaml.CSafeDumper
-    )
-    assert PURE._NoTimestampLoader.__mro__[1] is yaml.SafeLoader and PURE._SafeDumper is yaml.SafeDumper
+    loader, dumper = frontmatter_yaml._yaml_classes()
+    assert loader.__mro__[1] is yaml.CSafeLoader and dumper is yaml.CSafeDumper
+    pure_loader, pure_dumper = PURE._yaml_classes()
+    assert pure_loader.__mro__[1] is yaml.SafeLoader and pure_dumper is yaml.SafeDumper
 
 
 @settings(max_examples=300, deadline=None)

@@ -33,7 +33,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts
 
 
 def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
-    from brain.index.sync import attach
+    from brain.index.attach import attach
     from brain.memory.corpus import Corpus
     from brain.vault import Vault
 

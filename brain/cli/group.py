@@ -1,7 +1,7 @@
 """The `brain` group: commands imported only when they run, and library errors translated once.
 
 A command that is not run costs nothing at start-up: `brain --help` lists every command from the
-registry in brain/cli/__init__.py (name, module, one-line help) without importing any command module,
+registry in brain/cli/registry.py (name, module, one-line help) without importing any command module,
 and `brain note read` imports the note commands alone.
 """
 

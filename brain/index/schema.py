@@ -92,6 +92,8 @@ MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:
     """Bring the schema of the catalog at `path` to SCHEMA_VERSION, in one transaction."""
+    if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        return  # current: no write transaction (every open but the first)
     db.execute("BEGIN IMMEDIATE")
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]

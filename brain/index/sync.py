@@ -5,10 +5,7 @@ The work is done by the scan (`scan.py`: files -> catalog) and the embedding pip
 (`embedding.py`: catalog -> vectors); this module decides when each runs. Every function takes
 the `Index` to work on (see `engine.open_index` / `engine.existing_index`, the front door).
 
-`attach(vault)` registers a `Vault.on_change` listener, so brain's own writes update the
-catalog at once; their vectors follow at the next `brain index` or search (or at once with
-`attach(vault, embed=True)`, as a long-lived server with a loaded model may prefer). Writes made
-inside `Vault.batched_changes()` (an import) reach the index as one update.
+brain's own writes reach the index through `attach.py`, which calls `update_paths` here.
 """
 
 from __future__ import annotations
@@ -21,12 +18,11 @@ from dataclasses import dataclass
 from brain.errors import BrainError
 from brain.index.consistency import repair_vectors
 from brain.index.embedding import EmbedResult, embed_pending
-from brain.index.engine import Index, existing_index
+from brain.index.engine import Index
 from brain.index.scan import Progress, ScanResult, scan
 from brain.index.vectors import DROPPED_KEY, drop_vault_collections
-from brain.vault import Vault
 
-__all__ = ["IndexReport", "attach", "index_vault", "reindex_vault", "update_paths"]
+__all__ = ["IndexReport", "index_vault", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)
 
 
@@ -85,20 +81,3 @@ def update_paths(index: Index, paths: Iterable[str], *, embed: bool = True) -> S
     if embed and index.has_vectors():
         embed_pending(index)
     return result
-
-
-def attach(vault: Vault, *, embed: bool = False) -> None:
-    """Keep the index current on brain's own writes through this Vault (see the module doc).
-
-    Only a vault that has an index is updated: reading or writing never creates one.
-    """
-
-    def listener(paths: tuple[str, ...]) -> None:
-        try:
-            index = existing_index(vault)
-            if index is not None:
-                update_paths(index, paths, embed=embed)
-        except Exception as error:
-            log.warning("index not updated after writing %s: %s", ", ".join(paths[:3]), error)
-
-    vault.on_change(listener)

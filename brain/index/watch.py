@@ -99,12 +99,14 @@ class Watcher:
                 "and keeps its index current; stop it first to watch from here"
             ) from None
         self.index.watched_here = True
+        self._beat()  # "alive, not idle" from the first moment: readers probe watch.lock only when a beat exists
         try:
             self._observer.schedule(_Handler(self), str(self.vault.root), recursive=True)
             self._observer.start()  # first, so nothing that changes during the catch-up is missed
             index_vault(self.index, embed=self.embed)
         except BaseException:
             self.index.watched_here = False
+            clear_beat(self.index.dir)
             self._lock.release()
             raise
         self._thread.start()

@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
 from brain.errors import BrainError, InvalidInput
-from brain.index.sync import attach
+from brain.index.attach import attach
 from brain.index.watch import follow
 from brain.mcp.common import BrainServer, ServerState, register_tools
 from brain.mcp.tools import causal, episodes, facts, note_history, notes, patterns, runs, sessions, tips

@@ -8,7 +8,7 @@ from brain.memory.causal.graph import find_cycles
 from brain.memory.causal.stats import causal_findings
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
-from brain.notes.episode import episode_from_note
+from brain.notes.episode import episode_from_note, local_ids
 from brain.notes.fact import fact_from_note
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
@@ -24,15 +24,6 @@ class Finding:
     path: str
     message: str
     fix: str
-
-
-def local_ids(note: Note) -> set[str]:
-    """Ids an episode defines for itself (decisions, events), which its links may point to."""
-    if note.type != "episode":
-        return set()
-    episode = episode_from_note(note)
-    ids = {decision.id for decision in episode.decisions} | {event.id for event in episode.events if event.id}
-    return {item.lower() for item in ids}
 
 
 def typed_problems(note: Note) -> tuple[str, ...]:

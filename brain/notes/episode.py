@@ -356,3 +356,12 @@ def render_episode_body(episode: Episode) -> str:
     )
     parts.append("## Relations\n" + (relations + "\n" if relations else ""))
     return "\n".join(parts)
+
+
+def local_ids(note: Note) -> set[str]:
+    """Ids an episode defines for itself (decisions, events), which its links may point to."""
+    if note.type != "episode":
+        return set()
+    episode = episode_from_note(note)
+    ids = {decision.id for decision in episode.decisions} | {event.id for event in episode.events if event.id}
+    return {item.lower() for item in ids}

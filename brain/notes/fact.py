@@ -16,16 +16,22 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from brain.errors import InvalidInput
-from brain.notes import frontmatter_yaml
+from brain.lazy import lazy_module
 from brain.notes.depth import TooDeep, load_json, too_deep_message
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Note
 from brain.notes.parse import WIKILINK, parse_wikilink
+
+if TYPE_CHECKING:
+    import yaml
+
+    from brain.notes import frontmatter_yaml
+else:  # PyYAML loads when a fact is written or its value parsed: recall reads the catalog's copy
+    yaml = lazy_module("yaml")
+    frontmatter_yaml = lazy_module("brain.notes.frontmatter_yaml")
 
 TIERS = ("long-term", "ephemeral")
 DEFAULT_TIER = "long-term"

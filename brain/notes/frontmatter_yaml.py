@@ -14,51 +14,52 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from frontmatter.default_handlers import YAMLHandler
-
+from brain.lazy import lazy_module
 from brain.notes.depth import TooDeep, deeper_than, too_deep_message
+
+if TYPE_CHECKING:
+    import yaml
+else:  # PyYAML loads at the first frontmatter read or written: a read the catalog answers never needs it
+    yaml = lazy_module("yaml")
 
 _DELIMITER = re.compile(r"^---[ \t]*\r?$")
 _CLOSING = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
 
 
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C class exists only with libyaml
-_SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+@cache
+def _yaml_classes() -> tuple[type, type]:
+    """(loader, dumper): libyaml's C classes where PyYAML has them, else the pure-Python ones."""
+    safe_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    safe_dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
+    class NoTimestampLoader(safe_loader):  # type: ignore[misc, valid-type]
+        """A safe loader that reads dates and timestamps as the strings they were written as.
 
-class _NoTimestampLoader(_SafeLoader):  # type: ignore[misc, valid-type]
-    """A safe loader that reads dates and timestamps as the strings they were written as.
+        It also notes duplicate keys (YAML keeps the last one silently), for `brain doctor`.
+        """
 
-    It also notes duplicate keys (YAML keeps the last one silently), for `brain doctor`.
-    """
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+            seen: set[str] = set()
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    if key_node.value in seen:
+                        self.duplicates = [*getattr(self, "duplicates", []), key_node.value]
+                    seen.add(key_node.value)
+            return super().construct_mapping(node, deep)
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                if key_node.value in seen:
-                    self.duplicates = [*getattr(self, "duplicates", []), key_node.value]
-                seen.add(key_node.value)
-        return super().construct_mapping(node, deep)
-
-
-_NoTimestampLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-class _BrainYAMLHandler(YAMLHandler):
-    def load(self, fm: str, **kwargs: object) -> Any:
-        return _load(fm)[0]
+    NoTimestampLoader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return NoTimestampLoader, safe_dumper
 
 
 def _load(fm: str, what: str = "the frontmatter") -> tuple[Any, list[str]]:
     """The YAML value and the keys that appeared twice in one mapping."""
-    loader = _NoTimestampLoader(fm)
+    loader = _yaml_classes()[0](fm)
     try:
         node = loader.get_single_node()  # libyaml composes without Python recursion; constructing recurses
         if node is None:
@@ -78,7 +79,6 @@ def _node_children(node: Any) -> list[Any]:
     return []
 
 
-_HANDLER = _BrainYAMLHandler()
 # Aliases (`*name`) let a few hundred bytes stand for billions of values (a "billion laughs"
 # bomb); frontmatter that expands to more values than this is refused.
 MAX_EXPANDED_VALUES = 10_000
@@ -202,7 +202,7 @@ def dump(data: dict[str, Any]) -> str:
 def _dump(mapping: dict[str, Any]) -> str:
     return yaml.dump(
         mapping,
-        Dumper=_SafeDumper,
+        Dumper=_yaml_classes()[1],
         sort_keys=False,
         allow_unicode=not _has_line_breaker(mapping),
         default_flow_style=False,

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from brain.notes import frontmatter_yaml
+from brain.lazy import lazy_module
 from brain.notes.lines import split_lines, strip_ending
 from brain.notes.model import (
     CAUSAL_TYPES,
@@ -26,6 +26,10 @@ from brain.notes.model import (
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+
+    from brain.notes import frontmatter_yaml
+else:  # PyYAML loads at the first note parsed: a read the catalog answers never pays for it
+    frontmatter_yaml = lazy_module("brain.notes.frontmatter_yaml")
 
 WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+(.*)$")

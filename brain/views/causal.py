@@ -5,8 +5,6 @@ JSON is `plain()` of the library objects; these functions only make the text peo
 
 from __future__ import annotations
 
-import yaml
-
 from brain.memory.causal.chains import Chain, ChainStep, Reasoning
 from brain.memory.causal.contexts import ContextEntry, SavedContext
 from brain.memory.causal.stats import CausalityStats
@@ -148,6 +146,8 @@ def reasoning_lines(answer: Reasoning) -> list[str]:
 def _value(value: object) -> str:
     """A fact's value as its note writes it (YAML flow style), not as Python prints it."""
     if isinstance(value, (dict, list)):
+        import yaml  # only a structured value needs it: PyYAML is left out of most `causal why` runs
+
         return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True, width=10_000).strip()
     return str(value)
 

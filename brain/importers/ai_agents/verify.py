@@ -35,7 +35,7 @@ def verify_ai_agents(vault: Vault, sources: list[Source] | tuple[Source, ...]) -
             found += [f"{source.path}: {line}" for line in _verify_episode(source.data, episodes)]
             continue
         if graph is None:
-            graph = build_graph(notes, corpus.resolver()).graph
+            graph = build_graph(notes, corpus.resolver()).to_networkx()
         found += [f"{source.path}: {line}" for line in verify_graph(source.data, notes, graph)]
     return found
 

@@ -1,19 +1,26 @@
-"""The causal graph: computed from notes, searched with networkx, drawn for people.
+"""The causal graph: computed from notes, searched for paths, drawn for people.
 
 Edges come from `## Causal Relationships` lines (causes, enables, prevents, correlates) and
 from `caused_by` frontmatter (cause -> note). A target that resolves to no note stays in the
 graph as a missing node, so paths through imported or not-yet-written notes still show, and
 is reported as a broken link.
+
+The graph is plain dicts, and paths are found here (breadth-first, Dijkstra): a `pattern path` or
+`causal why` is a one-shot process, and importing networkx alone costs ~0.27 s of it (networkx 3.6
+scans every installed package's entry points for backends). networkx is loaded only for what it is
+needed for: cycles (`brain doctor`) and GraphML export (`to_networkx`).
 """
 
 from __future__ import annotations
 
+import heapq
 import io
 import itertools
 import json
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from brain.errors import InvalidInput, NoteNotFound
 from brain.lazy import lazy_module
@@ -42,8 +49,20 @@ class BrokenLink:
 
 @dataclass(frozen=True)
 class CausalGraph:
-    graph: nx.DiGraph
+    nodes: dict[str, dict[str, Any]]  # node id -> attributes (title, type, missing, success_rate, occurrences)
+    edges: dict[tuple[str, str], dict[str, Any]]  # (source, target) -> attributes (type, origin, weight, evidence)
     broken: tuple[BrokenLink, ...]
+    targets: dict[str, list[str]] = field(default_factory=dict)  # source -> its edges' targets, in edge order
+
+    def successors(self, node: str) -> list[str]:
+        return self.targets.get(node, [])
+
+    def to_networkx(self) -> nx.DiGraph:
+        """The same graph for networkx's algorithms (cycles, GraphML)."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.nodes.items())
+        graph.add_edges_from((source, target, attributes) for (source, target), attributes in self.edges.items())
+        return graph
 
 
 @dataclass(frozen=True)
@@ -75,10 +94,11 @@ def causal_graph(corpus: Corpus) -> CausalGraph:
 
 
 def build_graph(notes: list[Note], resolver) -> CausalGraph:
-    graph = nx.DiGraph()
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: dict[tuple[str, str], dict[str, Any]] = {}
     broken: list[BrokenLink] = []
     for note in notes:
-        graph.add_node(note.path, **_node_attributes(note))
+        nodes[note.path or ""] = _node_attributes(note)
 
     def target_id(source: Note, name: str, where: str) -> str:
         found = resolver.candidates(name)
@@ -88,18 +108,21 @@ def build_graph(notes: list[Note], resolver) -> CausalGraph:
             BrokenLink(source.path or "", name, where if not found else f"{where} (ambiguous: {', '.join(found)})")
         )
         node = f"missing:{name}"
-        if node not in graph:
-            graph.add_node(node, title=name, type="missing", missing=True)
+        if node not in nodes:
+            nodes[node] = {"title": name, "type": "missing", "missing": True}
         return node
 
     for note in notes:
         for relation in note.causal_relations:
             target = target_id(note, relation.target, f"line {relation.line + 1}")
-            _add_edge(graph, note.path or "", target, relation.type, relation.weight, relation.evidence)
+            _add_edge(edges, note.path or "", target, relation.type, relation.weight, relation.evidence)
         for cause in link_targets(note.frontmatter.get("caused_by")):
             source = target_id(note, cause, "frontmatter caused_by")
-            _add_edge(graph, source, note.path or "", "causes", None, None, origin="caused_by")
-    return CausalGraph(graph, tuple(broken))
+            _add_edge(edges, source, note.path or "", "causes", None, None, origin="caused_by")
+    targets: dict[str, list[str]] = {}
+    for source, target in edges:
+        targets.setdefault(source, []).append(target)
+    return CausalGraph(nodes, edges, tuple(broken), targets)
 
 
 def _node_attributes(note: Note) -> dict:
@@ -114,18 +137,23 @@ def _node_attributes(note: Note) -> dict:
 
 
 def _add_edge(
-    graph: nx.DiGraph, source: str, target: str, kind: str, weight, evidence, origin: str = "section"
+    edges: dict[tuple[str, str], dict[str, Any]],
+    source: str,
+    target: str,
+    kind: str,
+    weight,
+    evidence,
+    origin: str = "section",
 ) -> None:
-    if graph.has_edge(source, target):  # keep the strongest statement of a repeated edge
-        current = graph.edges[source, target]
-        if (weight or 0) <= (current.get("weight") or 0):
-            return
-    attributes = {"type": kind, "origin": origin}
+    current = edges.get((source, target))
+    if current is not None and (weight or 0) <= (current.get("weight") or 0):
+        return  # keep the strongest statement of a repeated edge (in its first place, as networkx did)
+    attributes: dict[str, Any] = {"type": kind, "origin": origin}
     if weight is not None:
         attributes["weight"] = weight
     if evidence is not None:
         attributes["evidence"] = evidence
-    graph.add_edge(source, target, **attributes)
+    edges[source, target] = attributes
 
 
 def node_for(corpus: Corpus, name: str) -> str:
@@ -134,7 +162,7 @@ def node_for(corpus: Corpus, name: str) -> str:
         return corpus.resolver().resolve(name)
     except NoteNotFound:
         node = f"missing:{name.strip()}"
-        if node in causal_graph(corpus).graph:
+        if node in causal_graph(corpus).nodes:
             return node
         raise
 
@@ -148,7 +176,7 @@ def confidence(attributes: dict) -> float:
     return (rate * count + 0.5 * PRIOR_STRENGTH) / (count + PRIOR_STRENGTH)
 
 
-def _edge_cost(graph: nx.DiGraph, source: str, target: str) -> float:
+def _edge_cost(graph: CausalGraph, source: str, target: str) -> float:
     weight = graph.edges[source, target].get("weight", DEFAULT_EDGE_WEIGHT)
     reliability = max(min(weight, 1.0), 1e-6) * max(confidence(graph.nodes[target]), 1e-6)
     return -math.log(reliability)
@@ -164,7 +192,7 @@ def find_path(
     """
     if not 1 <= max_depth <= MAX_DEPTH:
         raise InvalidInput(f"max depth must be between 1 and {MAX_DEPTH}, got {max_depth}")
-    graph = causal_graph(corpus).graph
+    graph = causal_graph(corpus)
     start, end = node_for(corpus, source), node_for(corpus, target)
     if start == end:
         raise InvalidInput(f"'{source}' and '{target}' are the same note; give two different notes")
@@ -181,19 +209,34 @@ def find_path(
     return CausalPath(tuple(nodes), titles, tuple(hops), reliability)
 
 
-def _shortest_path(graph: nx.DiGraph, start: str, end: str, max_depth: int) -> list[str] | None:
-    try:
-        path = nx.bidirectional_shortest_path(graph, start, end)
-    except nx.NetworkXNoPath:
-        return None
-    return path if len(path) - 1 <= max_depth else None
+def _shortest_path(graph: CausalGraph, start: str, end: str, max_depth: int) -> list[str] | None:
+    """Fewest hops from start to end, within max_depth (breadth-first, edges in the order they were added)."""
+    came_from: dict[str, str | None] = {start: None}
+    frontier = deque([(start, 0)])
+    while frontier:
+        node, depth = frontier.popleft()
+        if node == end:
+            return _route(came_from, end)
+        if depth == max_depth:
+            continue
+        for successor in graph.successors(node):
+            if successor not in came_from:
+                came_from[successor] = node
+                frontier.append((successor, depth + 1))
+    return None
 
 
-def _weighted_path(graph: nx.DiGraph, start: str, end: str, max_depth: int) -> list[str] | None:
-    cost = lambda a, b, _: _edge_cost(graph, a, b)  # noqa: E731
-    try:
-        path = nx.dijkstra_path(graph, start, end, weight=cost)
-    except nx.NetworkXNoPath:
+def _route(came_from: dict[str, str | None], end: str) -> list[str]:
+    """The path to `end`, read back through each node's predecessor."""
+    path = [end]
+    while (previous := came_from[path[-1]]) is not None:
+        path.append(previous)
+    return path[::-1]
+
+
+def _weighted_path(graph: CausalGraph, start: str, end: str, max_depth: int) -> list[str] | None:
+    path = _most_reliable(graph, start, end)
+    if path is None:
         return None
     if len(path) - 1 <= max_depth:
         return path
@@ -213,13 +256,35 @@ def _weighted_path(graph: nx.DiGraph, start: str, end: str, max_depth: int) -> l
     return best[end][1] if end in best else None
 
 
+def _most_reliable(graph: CausalGraph, start: str, end: str) -> list[str] | None:
+    """Dijkstra over the hops' costs (-log reliability); ties go to the path found first."""
+    best = {start: 0.0}
+    came_from: dict[str, str | None] = {start: None}
+    counter = itertools.count()
+    queue = [(0.0, next(counter), start)]
+    done: set[str] = set()
+    while queue:
+        total, _, node = heapq.heappop(queue)
+        if node in done:
+            continue
+        if node == end:
+            return _route(came_from, end)
+        done.add(node)
+        for successor in graph.successors(node):
+            candidate = total + _edge_cost(graph, node, successor)
+            if successor not in done and candidate < best.get(successor, math.inf):
+                best[successor], came_from[successor] = candidate, node
+                heapq.heappush(queue, (candidate, next(counter), successor))
+    return None
+
+
 def reverse_path_exists(corpus: Corpus, source: str, target: str, max_depth: int) -> bool:
-    graph = causal_graph(corpus).graph
+    graph = causal_graph(corpus)
     return _shortest_path(graph, node_for(corpus, target), node_for(corpus, source), max_depth) is not None
 
 
 def find_cycles(corpus: Corpus, limit: int = 50) -> list[list[str]]:
-    graph = causal_graph(corpus).graph
+    graph = causal_graph(corpus).to_networkx()
     cycles = []
     for cycle in nx.simple_cycles(graph):
         cycles.append(cycle)
@@ -236,7 +301,7 @@ GRAPH_FORMATS: tuple[GraphFormat, ...] = get_args(GraphFormat)
 
 
 def export_graph(corpus: Corpus, fmt: str) -> str:
-    graph = causal_graph(corpus).graph
+    graph = causal_graph(corpus).to_networkx()
     linked = graph.subgraph([node for node in graph if graph.degree(node) > 0])
     if fmt == "json":
         return json.dumps(_as_json(linked), indent=2, ensure_ascii=False) + "\n"

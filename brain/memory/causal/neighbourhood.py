@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from brain.errors import InvalidInput
 from brain.memory.causal.graph import causal_graph
 from brain.memory.corpus import Corpus
-from brain.memory.health import local_ids
-from brain.notes.episode import decision_headline, episode_from_note
+from brain.notes.episode import decision_headline, episode_from_note, local_ids
 from brain.notes.model import Note
 
 CHARS_PER_TOKEN = 4
@@ -136,7 +135,7 @@ def _adjacency(corpus: Corpus) -> tuple[dict[str, list[_Edge]], dict[str, list[s
         return cached
     notes = corpus.notes()
     resolver = corpus.resolver()
-    graph = causal_graph(corpus).graph
+    graph = causal_graph(corpus)
     adjacency: dict[str, list[_Edge]] = {note.path: [] for note in notes if note.path}
     missing: dict[str, list[str]] = {}
     seen: set[tuple[str, str]] = set()
@@ -148,7 +147,7 @@ def _adjacency(corpus: Corpus) -> tuple[dict[str, list[_Edge]], dict[str, list[s
         adjacency[source].append(_Edge(target, kind, label))
         adjacency[target].append(_Edge(source, "backlink" if kind in ("link", "relation") else kind, back_label))
 
-    for source, target, attributes in graph.edges(data=True):  # causal edges first: they outrank plain links
+    for (source, target), attributes in graph.edges.items():  # causal edges first: they outrank plain links
         if source in adjacency and target in adjacency:
             kind = "caused_by" if attributes.get("origin") == "caused_by" else "causal"
             add(source, target, kind, attributes["type"], f"{attributes['type']} (inverse)")

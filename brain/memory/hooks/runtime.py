@@ -130,7 +130,7 @@ def _payload(text: str) -> dict[str, Any]:
 
 
 def _corpus(root: Path):
-    from brain.index.sync import attach
+    from brain.index.attach import attach
     from brain.memory.corpus import Corpus
     from brain.vault import Vault
 

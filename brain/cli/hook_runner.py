@@ -1,0 +1,89 @@
+"""`brain hooks run EVENT`: the hook body, and a way in that skips typer.
+
+A coding agent runs the session-start and first-prompt hooks before it can answer, and the
+session-end hook as it quits; importing typer alone is ~50 ms of the 0.2-0.5 s a hook may take.
+`brain.cli.main` hands `brain hooks run ...` to `main` here, which reads the same arguments with
+argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`) does; anything argparse
+does not take cleanly (`--help`, a wrong option) goes to typer, which answers it as for any
+command. A test checks that both accept the same options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+
+DEFAULT_BUDGET = 1000  # tokens: the same default as `memory.hooks.runtime.DEFAULT_BUDGET` (a test checks)
+
+
+def run_hook(
+    event: str,
+    payload: str | None,
+    vault: Path | None,
+    budget: int,
+    transcript: str | None,
+    session: str | None,
+    format: str | None,
+) -> None:
+    """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error prints
+    nothing and is a line in .brain/logs/hooks.log."""
+    from brain.memory.hooks import runtime
+
+    root = Path(vault).expanduser().resolve() if vault else None
+    try:
+        text = (
+            payload if payload is not None else ("" if event == "extract" or sys.stdin.isatty() else sys.stdin.read())
+        )
+        captured = io.StringIO()
+        with redirect_stdout(captured):  # nothing but the hook's answer reaches the agent
+            from brain.vault import Vault
+
+            root = Vault.find(vault).root
+            extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
+            from brain.history import acting_as
+
+            with acting_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
+                result = runtime.run(event, root, text, budget=budget, **extra)
+        from brain.views.hooks import hook_output
+
+        sys.stdout.write(hook_output(result))
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt):
+            return
+        runtime.log(root, event, f"error: {type(error).__name__}: {error}")
+
+
+class _NotForUs(Exception):
+    """argparse met something only typer answers as the CLI does (help, a usage error)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        raise _NotForUs(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    found = _Parser(prog="brain hooks run", add_help=False, allow_abbrev=False)
+    found.add_argument("event")
+    found.add_argument("payload", nargs="?")
+    found.add_argument("--vault", type=Path)
+    found.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
+    found.add_argument("--transcript")
+    found.add_argument("--session")
+    found.add_argument("--format")
+    return found
+
+
+def main(argv: list[str]) -> bool:
+    """Run `brain hooks run ARGV`; False (nothing done) when typer must answer instead."""
+    if any(arg in ("--help", "-h") for arg in argv):
+        return False
+    try:
+        args = parser().parse_args(argv)
+    except _NotForUs:
+        return False
+    run_hook(args.event, args.payload, args.vault, args.budget, args.transcript, args.session, args.format)
+    return True

@@ -1,0 +1,38 @@
+"""`attach(vault)`: brain's own writes through a Vault update its index at once.
+
+It registers a `Vault.on_change` listener, so the catalog follows each write; the vectors follow
+at the next `brain index` or search (or at once with `attach(vault, embed=True)`, as a long-lived
+server with a loaded model may prefer). Writes made inside `Vault.batched_changes()` (an import)
+reach the index as one update. Kept apart from sync.py: every command attaches its vault, and
+only the ones that write need the indexing pipeline, imported by the listener.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from brain.vault import Vault
+
+log = logging.getLogger(__name__)
+
+
+def attach(vault: Vault, *, embed: bool = False) -> None:
+    """Keep the index current on brain's own writes through this Vault.
+
+    Only a vault that has an index is updated: reading or writing never creates one.
+    """
+
+    def listener(paths: tuple[str, ...]) -> None:
+        from brain.index.engine import existing_index
+        from brain.index.sync import update_paths
+
+        try:
+            index = existing_index(vault)
+            if index is not None:
+                update_paths(index, paths, embed=embed)
+        except Exception as error:
+            log.warning("index not updated after writing %s: %s", ", ".join(paths[:3]), error)
+
+    vault.on_change(listener)
