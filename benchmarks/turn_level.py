@@ -251,6 +251,8 @@ def evaluate(index, questions: list[tuple[str, Items]], kwargs: dict) -> dict:
 def run_variant(name: str, layout: str, context: str, cache: list) -> dict:
     units, questions, facts = load_split(name) if layout == "split" else load_whole(name)
     root = ev.CACHE / "turn-level" / f"{name}-{layout}-{context}"
+    if context == "title":  # the product's own vault: the one retrieval_eval.py (--split) measures
+        root = ev.CACHE / "default" / (name if layout == "whole" else f"{name}-split")
     if not (root / "passages").is_dir():
         write_units(root, units, context_field=context in ("neighbours-bm25", "neighbours-both"))
     ev.use_embedder(root, "default")
