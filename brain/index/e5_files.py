@@ -106,7 +106,10 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
     try:
         # The graph first, its weights streamed to model.data (e5_graph's doc), then the tokenizer:
         # each step's memory is freed before the next (the build peaked at 891 MB, now 433 MB).
-        onnx.save(build_graph(packed, weights, external=tmp / DATA_FILE), str(tmp / "model.onnx"))
+        with (tmp / DATA_FILE).open("wb") as data:
+            graph = build_graph(packed, weights, external=data)
+        onnx.save(graph, str(tmp / "model.onnx"))
+        del graph
         onnx.checker.check_model(str(tmp / "model.onnx"))
         build_tokenizer(packed).save(str(tmp / "tokenizer.json"))
         write_json(

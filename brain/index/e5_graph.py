@@ -25,13 +25,14 @@ from brain.index.e5_model import BLOCK, PackedModel
 OPSET = 18
 
 
-def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, external: Path | None = None):
+def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, external: BinaryIO | None = None):
     """An onnx.ModelProto computing the encoder's last hidden state.
 
     weights "fp32": every encoder matrix as the float32 values of its 4-bit blocks (plain MatMul);
     "q4": the blocks kept 4-bit in onnxruntime's MatMulNBits (accuracy 4 rounds activations to int8, as the engine).
-    With `external`, the weights go to that file (the model must be saved in the same folder, and
-    is checked there: `onnx.checker.check_model(path)`); without, they are inside the proto and checked here.
+    With `external` (a file open for writing), the weights go to that file, which the graph names
+    by its base name: the model must be saved in the same folder, and is checked there
+    (`onnx.checker.check_model(path)`); without, they are inside the proto and checked here.
     """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -42,12 +43,14 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, ex
     inits: list = []
     counter = iter(range(1_000_000))
 
-    data = external.open("wb") if external is not None else None
+    data = external
 
     def const(name: str, array: np.ndarray) -> str:
         array = np.ascontiguousarray(array)
-        inline = data is None or array.nbytes < 4096  # shapes and scalars stay in the graph: shape inference reads them
-        inits.append(numpy_helper.from_array(array, name) if inline else _external(data, name, array))
+        if data is None or array.nbytes < 4096:  # shapes and scalars stay in the graph: shape inference reads them
+            inits.append(numpy_helper.from_array(array, name))
+        else:
+            inits.append(_external(data, name, array))
         return name
 
     def op(kind: str, inputs: list[str], **attrs) -> str:
@@ -143,8 +146,6 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, ex
     proto.ir_version = 8  # onnxruntime >= 1.17 reads IR 8 with opset 18
     if data is None:
         onnx.checker.check_model(proto, full_check=False)
-    else:
-        data.close()
     return proto
 
 
