@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.lazy import lazy_module
 from brain.memory.causal import chains as service
-from brain.memory.causal import stats as causal_stats
 from brain.views.causal import chain_lines, reasoning_lines, stats_lines
+
+if TYPE_CHECKING:
+    from brain.memory.causal import stats as causal_stats
+else:  # loaded by the commands that use them: the others never pay for their imports
+    causal_stats = lazy_module("brain.memory.causal.stats")
+
 
 app = typer.Typer(help="Causal chains: why a note exists and what it led to.", no_args_is_help=True)
 

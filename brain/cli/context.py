@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
 from brain.cli.sessions import bootstrap
 from brain.errors import UsageError
-from brain.memory.causal import contexts
+from brain.lazy import lazy_module
 from brain.memory.causal import neighbourhood as service
 from brain.views.causal import context_lines, saved_text
 from brain.views.notes import context_json
+
+if TYPE_CHECKING:
+    from brain.memory.causal import contexts
+else:  # loaded by the commands that use them: the others never pay for their imports
+    contexts = lazy_module("brain.memory.causal.contexts")
+
 
 app = typer.Typer(help="Compact contexts built from the vault for agents.", no_args_is_help=True)
 

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput
-from brain.memory.facts import journal as fact_journal
+from brain.lazy import lazy_module
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
-from brain.memory.facts import sweep as retention
 from brain.notes.fact import TIERS, TIME_EXAMPLE, parse_value
 from brain.views import facts as view
+
+if TYPE_CHECKING:
+    from brain.memory.facts import journal as fact_journal
+    from brain.memory.facts import sweep as retention
+else:  # loaded by the commands that use them: the others never pay for their imports
+    fact_journal = lazy_module("brain.memory.facts.journal")
+    retention = lazy_module("brain.memory.facts.sweep")
+
 
 app = typer.Typer(
     help="Immutable facts: supersession, point-in-time recall, a recall journal, retention.", no_args_is_help=True

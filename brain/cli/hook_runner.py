@@ -15,6 +15,7 @@ import io
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import NoReturn
 
 DEFAULT_BUDGET = 1000  # tokens: the same default as `memory.hooks.runtime.DEFAULT_BUDGET` (a test checks)
 
@@ -61,7 +62,7 @@ class _NotForUs(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise _NotForUs(message)
 
 

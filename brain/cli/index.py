@@ -9,7 +9,6 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
 from brain.errors import InvalidInput
 from brain.index.search import SearchMode
-from brain.memory.notes.history import prune_history
 
 ChromaOption = Annotated[
     str | None,
@@ -51,6 +50,8 @@ def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None
     typer.echo(line)
     if scan.skipped:
         typer.echo(f"{len(scan.skipped)} files skipped; `brain doctor` lists them")
+    from brain.memory.notes.history import prune_history
+
     pruned = prune_history(vault_)
     if pruned.versions:
         typer.echo(f"history: {pruned.versions} old versions pruned ([history] keep_days / max_versions)")

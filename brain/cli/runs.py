@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
 from brain.errors import InvalidInput, UsageError
-from brain.memory.runs import export as run_export
+from brain.lazy import lazy_module
 from brain.memory.runs import service
 from brain.memory.runs import validation as run_input
 from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
 from brain.views import runs as view
+
+if TYPE_CHECKING:
+    from brain.memory.runs import export as run_export
+else:  # loaded by the commands that use them: the others never pay for their imports
+    run_export = lazy_module("brain.memory.runs.export")
+
 
 app = typer.Typer(help="Recorded agent runs: what was decided and why, recalled per tenant.", no_args_is_help=True)
 

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
-from brain.memory.tips import consolidate as tips_consolidate
+from brain.lazy import lazy_module
 from brain.memory.tips import service
 from brain.notes.tip import CATEGORIES, EVIDENCE
 from brain.views import tips as views
+
+if TYPE_CHECKING:
+    from brain.memory.tips import consolidate as tips_consolidate
+else:  # loaded by the commands that use them: the others never pay for their imports
+    tips_consolidate = lazy_module("brain.memory.tips.consolidate")
+
 
 app = typer.Typer(help="Tips learned from past work: strategy, recovery and optimization.", no_args_is_help=True)
 

@@ -16,13 +16,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brain.config import load_config
-from brain.index.embedders import Embedder
 from brain.index.engine import shared_embedder
 from brain.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.embedders import Embedder
+
 
 _CACHES: dict[tuple[str, str], TextVectors] = {}
 _LOCK = threading.Lock()

@@ -52,7 +52,7 @@ def episode_from_note(note: Note) -> Episode:
         duration = None
     if fm.get("date") is not None and not _is_iso(str(fm.get("date"))):
         problems.append(f"date '{fm.get('date')}' is not an ISO date or timestamp")
-    outcome = _text(fm.get("outcome"))
+    outcome = episode_outcome(note)
     if outcome is not None and outcome not in OUTCOMES:
         problems.append(f"outcome '{outcome}' is not success, partial or failure")
     return Episode(
@@ -87,6 +87,11 @@ def _is_iso(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def episode_outcome(note: Note) -> str | None:
+    """The episode's outcome as `episode_from_note` reads it, without parsing the rest of the note."""
+    return _text(note.frontmatter.get("outcome"))
 
 
 def _text(value: Any) -> str | None:

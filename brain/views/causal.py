@@ -5,10 +5,14 @@ JSON is `plain()` of the library objects; these functions only make the text peo
 
 from __future__ import annotations
 
-from brain.memory.causal.chains import Chain, ChainStep, Reasoning
-from brain.memory.causal.contexts import ContextEntry, SavedContext
-from brain.memory.causal.stats import CausalityStats
+from typing import TYPE_CHECKING
+
 from brain.notes.parse import link_targets
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.causal.chains import Chain, ChainStep, Reasoning
+    from brain.memory.causal.contexts import ContextEntry, SavedContext
+    from brain.memory.causal.stats import CausalityStats
 
 
 def saved_text(saved: SavedContext) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brain.memory.episodes.service import StoredEpisode
 from brain.notes.episode import decision_headline
 from brain.notes.model import Decision, Episode
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.episodes.service import StoredEpisode
+
 
 __all__ = [
     "decision_headline",

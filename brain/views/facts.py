@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brain.memory.facts.recall import Recall, RecallHit, Replay
-from brain.memory.facts.service import FactWritten
-from brain.memory.facts.sweep import SweepItem, SweepReport
 from brain.notes.fact import Fact, canonical_json, format_time
+
+if TYPE_CHECKING:  # names for annotations: a recall's view never loads the sweep
+    from brain.memory.facts.recall import Recall, RecallHit, Replay
+    from brain.memory.facts.service import FactWritten
+    from brain.memory.facts.sweep import SweepItem, SweepReport
 
 VALUE_CHARS = 90
 

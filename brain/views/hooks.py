@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brain.memory.hooks.install import Change, Installed
-from brain.memory.hooks.runtime import HookResult
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.hooks.install import Change, Installed
+    from brain.memory.hooks.runtime import HookResult
 
 
 def change_line(change: Change) -> str:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brain.history import Usage
-from brain.memory.causal.neighbourhood import BuiltContext
-from brain.memory.notes.history import NoteHistory, PurgeReceipt, Restored
-from brain.memory.notes.listing import Listed
-from brain.memory.notes.service import Moved, Written
 from brain.notes.model import Note
 from brain.views.plain import plain
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.causal.neighbourhood import BuiltContext
+    from brain.memory.notes.history import NoteHistory, PurgeReceipt, Restored
+    from brain.memory.notes.listing import Listed
+    from brain.memory.notes.service import Moved, Written
 
 
 def note_json(note: Note) -> dict[str, Any]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brain.memory.causal.graph import CausalPath
-from brain.memory.patterns.service import PatternUpdate
 from brain.notes.model import Pattern
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.causal.graph import CausalPath
+    from brain.memory.patterns.service import PatternUpdate
 
 
 def pattern_summary(pattern: Pattern) -> dict[str, Any]:

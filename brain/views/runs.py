@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brain.memory.runs.export import ExportSummary
-from brain.memory.runs.service import Explanation, RecordedRun, RunRecall
 from brain.notes.run import PREVIEW_LIMIT, Run, decision_line, evidence_text, value_text
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.runs.export import ExportSummary
+    from brain.memory.runs.service import Explanation, RecordedRun, RunRecall
 
 
 def recorded_lines(stored: RecordedRun) -> list[str]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from brain.index.search import SearchHit
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.index.search import SearchHit
 
 
 def hit_lines(number: int, hit: SearchHit) -> list[str]:

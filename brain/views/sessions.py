@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brain.memory.sessions.extract import Extracted
-from brain.memory.sessions.ingest import TranscriptExtracted
-from brain.memory.sessions.protocol import Bootstrap, SessionEnd
 from brain.views.tips import learn_json
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.sessions.extract import Extracted
+    from brain.memory.sessions.protocol import Bootstrap, SessionEnd
 
 
 def bootstrap_json(context: Bootstrap) -> dict[str, Any]:
@@ -59,6 +60,8 @@ def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, An
         "metrics": episode.metrics,
         "warnings": list(item.warnings),
     }
+    from brain.memory.sessions.ingest import TranscriptExtracted  # extraction views only: a bootstrap never needs it
+
     if isinstance(item, TranscriptExtracted):
         found.update(
             lines=item.lines,
@@ -77,6 +80,8 @@ def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
         f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
         f"{len(episode.events)} events, {len(episode.lessons)} lessons"
     )
+    from brain.memory.sessions.ingest import TranscriptExtracted
+
     if isinstance(item, TranscriptExtracted):
         metrics = episode.metrics
         line += (

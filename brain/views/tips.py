@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brain.memory.tips.service import Guideline, Guidelines, LearnResult
 from brain.notes.tip import Tip
+
+if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.tips.service import Guideline, Guidelines, LearnResult
 
 
 def tip_summary(tip: Tip) -> dict[str, Any]:

@@ -147,10 +147,10 @@ def _adjacency(corpus: Corpus) -> tuple[dict[str, list[_Edge]], dict[str, list[s
         adjacency[source].append(_Edge(target, kind, label))
         adjacency[target].append(_Edge(source, "backlink" if kind in ("link", "relation") else kind, back_label))
 
-    for (source, target), attributes in graph.edges.items():  # causal edges first: they outrank plain links
-        if source in adjacency and target in adjacency:
+    for (cause, effect), attributes in graph.edges.items():  # causal edges first: they outrank plain links
+        if cause in adjacency and effect in adjacency:
             kind = "caused_by" if attributes.get("origin") == "caused_by" else "causal"
-            add(source, target, kind, attributes["type"], f"{attributes['type']} (inverse)")
+            add(cause, effect, kind, attributes["type"], f"{attributes['type']} (inverse)")
     for note in notes:
         if not note.path:
             continue

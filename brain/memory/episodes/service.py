@@ -15,6 +15,7 @@ from brain.notes.edit import replace_section, set_frontmatter
 from brain.notes.episode import (
     decision_title,
     episode_from_note,
+    episode_outcome,
     is_minutes,
     managed_frontmatter,
     managed_sections,
@@ -259,9 +260,9 @@ def list_episodes(
     needle = task.lower() if task else None
     found = []
     for note in corpus.of_type("episode"):
+        if outcome and episode_outcome(note) != outcome:
+            continue  # before the whole note is parsed: most episodes are not the outcome asked for
         episode = episode_from_note(note)
-        if outcome and episode.outcome != outcome:
-            continue
         if needle and needle not in (episode.task or "").lower() and needle not in episode.title.lower():
             continue
         when = _when(episode)

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brain.errors import InvalidInput
-from brain.index.embedders import Embedder
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, MAX_BUDGET, MIN_BUDGET
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import list_episodes, store_episode
@@ -33,6 +33,9 @@ from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines, LearnResult, guidelines, learn_episode
 from brain.notes.fact import canonical_json, format_time
 from brain.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.embedders import Embedder
 
 DEFAULT_BUDGET = 1500
 DEFAULT_DAYS = 7

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from brain.index.embedders import Embedder
 from brain.memory.corpus import Corpus
 from brain.memory.tips.advice import opposite
 from brain.memory.tips.learn import words
@@ -31,6 +31,9 @@ from brain.memory.tips.service import tip_index
 from brain.notes.edit import set_frontmatter
 from brain.notes.tip import Tip, combine_evidence, render_tip
 from brain.vault import TYPE_FOLDERS, Vault
+
+if TYPE_CHECKING:
+    from brain.index.embedders import Embedder
 
 CANDIDATE_SIMILARITY = 0.8
 STEPS_AGREE = 0.5

@@ -12,12 +12,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from brain.errors import InvalidInput
-from brain.index.embedders import Embedder
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.similarity import cosine, text_vectors
@@ -26,6 +25,9 @@ from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Episode, Note
 from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note
 from brain.vault import TYPE_FOLDERS, Vault
+
+if TYPE_CHECKING:
+    from brain.index.embedders import Embedder
 
 DEFAULT_TOP_K = 5
 MAX_TOP_K = 50
