@@ -37,7 +37,7 @@ from brain.index.sync import index_vault
 from brain.index.watch import follow
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
-from brain.memory.sessions.extract import extract_into_vault
+from brain.memory.sessions.ingest import extract_into_vault
 from brain.memory.tips import service as tips_service
 from brain.memory.tips.consolidate import consolidate
 from brain.notes.tip import SourceRef, Tip, render_tip
@@ -71,7 +71,7 @@ def bench_extraction(logs: Path) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             vault, _ = init_vault(Path(tmp) / "v")
             start = time.perf_counter()
-            results = extract_into_vault(vault, Corpus(vault), logs)
+            results = extract_into_vault(vault, Corpus(vault), [logs])
             times.append(time.perf_counter() - start)
     return {
         "logs": len(results),
@@ -214,7 +214,7 @@ def bench_usefulness(logs: Path, embedder) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         vault, _ = init_vault(Path(tmp) / "v")
         corpus = Corpus(vault)
-        extracted = extract_into_vault(vault, corpus, logs)
+        extracted = extract_into_vault(vault, corpus, [logs])
         episodes = sorted(
             (get_episode(corpus, path) for _, path, _ in extracted), key=lambda e: (e.date or "", e.title)
         )

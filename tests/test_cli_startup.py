@@ -74,6 +74,17 @@ def test_paths_and_chains_through_the_causal_graph_import_no_networkx(vault):
     assert heavy(imported_modules("causal", "why", "Duplicate writes", "--vault", str(vault.root))) == []
 
 
+def test_status_names_the_embedder_without_loading_it(vault):
+    """The model's id, source and dimension are known without loading it (the dimension is remembered
+    per model file once asked): `brain status` imports neither onnxruntime nor numpy."""
+    write(vault, "notes/Idempotency keys.md", "# Idempotency keys\n\nRetries need a key per write.\n")
+    assert run_brain("index", "--vault", str(vault.root)).exit_code == 0  # embeds with the real model
+    out, modules = probe("status", "--vault", str(vault.root))
+    assert "embedder  all-MiniLM-L6-v2:int8-onnx\n" in out
+    assert "vectors   1 chunks in " in out
+    assert heavy(modules) == []
+
+
 def test_a_hook_is_answered_without_typer(vault):
     """`brain hooks run` runs before an agent can answer: it is parsed without typer (cli/hook_runner.py)."""
     out, modules = probe("hooks", "run", "session-start", "--vault", str(vault.root))

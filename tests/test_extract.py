@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput
-from brain.memory.sessions.extract import extract_file, extract_path
+from brain.memory.sessions.extract import extract_file, extract_path, extract_text
 
 SESSIONS = Path(__file__).parent / "data" / "ai-agents" / "sessions"
 LOGS = SESSIONS / "logs"
@@ -169,3 +169,60 @@ def test_cli_extract_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
     bad = brain("episode", "extract", str(tmp_path / "plain.md"))
     assert bad.exit_code == 1 and bad.stderr.count("\n") == 1
     assert sorted(p.name for p in (vault.root / "episodes").iterdir()) == before
+
+
+UNSEEN = Path(__file__).parent / "data" / "ai-agents" / "unseen"
+
+
+@pytest.mark.parametrize("log", sorted((UNSEEN / "logs").glob("*.json")), ids=lambda p: p.stem[:32])
+def test_work_log_shapes_the_rules_were_not_written_on(log: Path):
+    """Every milestone and test of the reference episode is in brain's episode, and every commit the
+    log names: work-log entries of `{summary, evidence}`, `{phase, summary}` and `{step, evidence}`
+    (brain read none of the first two before; benchmarks/bench_extract_completeness.py measures
+    all 695 logs of that repository that have a reference)."""
+    ref = json.loads((UNSEEN / "episodes" / f"episode-{log.stem}.json").read_text(encoding="utf-8"))
+    episode = extract_file(log).episode
+    texts = [" ".join(event.text.split()) for event in episode.events]
+    for event in ref["events"]:
+        if event["type"] in ("milestone", "test"):
+            content = " ".join(event["content"].split())
+            assert any(content in text or text.startswith(content + ": ") for text in texts), content
+    log_text = log.read_text(encoding="utf-8")
+    in_log = {
+        e["content"].removeprefix("Commit: ")
+        for e in ref["events"]
+        if e["type"] == "commit" and re.search(rf"\b{e['content'].removeprefix('Commit: ')}", log_text)
+    }
+    assert in_log <= {text.removeprefix("Commit: ") for text in texts}
+
+
+def test_summary_entries_are_milestones_and_a_test_event_is_the_field_that_counts():
+    episode = extract_file(UNSEEN / "logs" / "2026-07-03-session-2606-pr-2830-merge-conflicts.json").episode
+    assert [e.text for e in episode.events if e.type == "milestone"][:3] == [  # {summary, evidence}: were dropped
+        "Assessed PR #2830 state.",
+        "Resolved origin/main merge conflicts.",
+        "Updated semgrep tests after main conflict.",
+    ]
+    episode = extract_file(
+        UNSEEN / "logs" / "2026-06-09-session-2377-drive-2514-ready-to-merge-main-merge.json"
+    ).episode
+    assert next(e.text for e in episode.events if e.type == "test") == (  # the whole evidence, not one sentence
+        "uv run pytest focused rule and plugin suites: 89 passed. "
+        "Plugin version validator passed against origin/main and previous head."
+    )
+
+
+def test_an_http_status_is_not_a_counted_failure_and_listed_actions_are_read():
+    log = {
+        "session": {"number": 1, "date": "2026-08-01", "objective": "Fix the client"},
+        "workLog": [
+            {"phase": "Diagnose", "summary": "Traced the 404 errors to a stale base URL."},
+            {"actions": ["Changed the base URL.", "Ran the suite: 2 errors in test_client.py."]},
+        ],
+    }
+    episode = extract_text(json.dumps(log), "2026-08-01-session-1.json").episode
+    assert [(e.type, e.text) for e in episode.events] == [
+        ("milestone", "Traced the 404 errors to a stale base URL."),
+        ("milestone", "Changed the base URL. Ran the suite: 2 errors in test_client.py."),
+        ("error", "Changed the base URL. Ran the suite: 2 errors in test_client.py."),
+    ]

@@ -144,6 +144,45 @@ def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
     assert config.read_text() == original
 
 
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+
+
+def test_uninstall_removes_the_folders_install_created_and_no_other(vault, tmp_path, home):
+    """Install into a bare HOME and a bare project, uninstall: both are as they were, folders included.
+    A folder that existed before install stays, even when uninstall leaves it empty."""
+    bare = tmp_path / "bare-project"
+    bare.mkdir()
+    for agent, extra in (("codex", []), ("claude-code", ["--scope", "user"]), ("claude-code", [])):
+        out = hooks("install", agent, *extra, "--project-dir", str(bare), "--vault", str(vault.root))
+        assert out.exit_code == 0, out.stderr
+    assert _tree(home) == [".claude", ".claude.json", ".claude/settings.json", ".codex", ".codex/config.toml"]
+    assert _tree(bare) == [".claude", ".claude/settings.json", ".mcp.json"]
+    hooks("install", "codex", "--vault", str(vault.root))  # a second install remembers the folder as brain's
+    for agent, extra in (("codex", []), ("claude-code", ["--scope", "user"]), ("claude-code", [])):
+        out = hooks("uninstall", agent, *extra, "--project-dir", str(bare))
+        assert out.exit_code == 0, out.stderr
+    assert _tree(home) == [] and _tree(bare) == []
+    assert list((vault.root / ".brain" / "hooks" / "installed").iterdir()) == []
+    # folders that were there before install are kept, empty or not
+    (home / ".codex").mkdir()
+    (bare / ".claude").mkdir()
+    hooks("install", "codex", "--vault", str(vault.root))
+    hooks("install", "claude-code", "--project-dir", str(bare), "--vault", str(vault.root))
+    hooks("uninstall", "codex")
+    hooks("uninstall", "claude-code", "--project-dir", str(bare))
+    assert _tree(home) == [".codex"] and _tree(bare) == [".claude"]
+
+
+def test_uninstall_after_an_edit_still_removes_a_folder_left_empty(vault, home):
+    hooks("install", "codex", "--vault", str(vault.root))
+    config = home / ".codex" / "config.toml"
+    config.write_text(config.read_text() + "\n")  # someone touched it: brain removes only its blocks
+    out = hooks("uninstall", "codex")
+    assert out.stdout == f"removed   {config}  (notify and mcp server)\n"
+    assert _tree(home) == []
+
+
 def test_codex_with_its_own_notify_is_refused(vault, home):
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
@@ -197,6 +236,8 @@ def test_session_start_hands_claude_code_its_context(example):
     )
     assert "- ANTIPATTERN-retry-without-idempotency (0% over 2):" in context
     assert "## Core tips\n- TIP-key-writes-before-enabling-retries [strategy]:" in context
+    # every item one line: a tip whose text is wrapped in its note does not break the list
+    assert [line for line in context.splitlines() if line and not line.startswith(("# ", "## ", "- "))] == []
     small = brain_process(
         "hooks", "run", "session-start", "--vault", str(example), "--budget", "100", stdin=hook_input("SessionStart")
     )

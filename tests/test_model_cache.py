@@ -25,25 +25,41 @@ def cache_home(tmp_path, monkeypatch):
 def test_the_optimized_model_is_saved_once_and_gives_the_same_vectors(cache_home):
     files = resolve(None).files
     assert files is not None, "the real model must be installed for this test"
-    first = OnnxMiniLMEmbedder.from_files(files)  # optimizes, and saves the result
+    first = OnnxMiniLMEmbedder.from_files(files)
+    assert first.loaded  # optimizes, and saves the result
     (folder,) = [p for p in cache_home.iterdir() if p.is_dir()]  # beside hashes.json, the files' sha256 memo
     assert sorted(p.name for p in folder.iterdir()) == ["model.data", "model.onnx"]
-    second = OnnxMiniLMEmbedder.from_files(files)  # reads the saved graph: nothing optimized again
+    second = OnnxMiniLMEmbedder.from_files(files)
+    assert second.loaded  # reads the saved graph: nothing optimized again
     assert second.dim == first.dim == 384
     # the reference: onnxruntime optimizing the original file at load, as brain did before the cache
     reference = OnnxMiniLMEmbedder.from_files(files)
     options = ort.SessionOptions()
     options.intra_op_num_threads, options.inter_op_num_threads, options.log_severity_level = 1, 1, 3
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    reference.query_session = ort.InferenceSession(str(files.model_path), options, providers=["CPUExecutionProvider"])
+    reference.loaded.query_session = ort.InferenceSession(
+        str(files.model_path), options, providers=["CPUExecutionProvider"]
+    )
     for text in TEXTS:
         assert np.array_equal(second.embed_array([text]), reference.embed_array([text]))
     assert np.array_equal(second.embed_array(TEXTS), first.embed_array(TEXTS))  # batches: the bulk session
 
 
+def test_naming_an_embedder_loads_no_model_once_its_dimension_is_known(cache_home):
+    """`brain status` and the vector store need the embedder's id, source and dimension: the model
+    loads at the first text embedded, and its dimension is remembered per model file."""
+    files = resolve(None).files
+    first = OnnxMiniLMEmbedder.from_files(files)
+    assert first.dim == 384 and first._loaded is not None  # the first time, the model is asked
+    second = OnnxMiniLMEmbedder.from_files(files)
+    assert (second.id, second.dim) == (first.id, 384)
+    assert second._loaded is None
+    assert second.embed_array(["x"]).shape == (1, 384) and second._loaded is not None
+
+
 def test_a_damaged_saved_model_is_optimized_again(cache_home):
     files = resolve(None).files
-    OnnxMiniLMEmbedder.from_files(files)
+    assert OnnxMiniLMEmbedder.from_files(files).loaded
     (folder,) = [p for p in cache_home.iterdir() if p.is_dir()]  # beside hashes.json, the files' sha256 memo
     (folder / "model.onnx").write_bytes(b"not a model")
     embedder = OnnxMiniLMEmbedder.from_files(files)

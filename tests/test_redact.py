@@ -102,3 +102,44 @@ def test_a_secret_in_a_transcript_reaches_no_file_of_the_vault(brain, vault, tmp
     assert leaks == []
     note = (vault.root / "episodes" / "EPISODE-2026-03-14-0199a3b2.md").read_text()
     assert "OPENAI_API_KEY=[REDACTED:" in note
+
+
+def test_a_secret_in_an_ai_agents_log_is_redacted_by_episode_extract(brain, vault, tmp_path):
+    """ai-agents session logs reach the vault only through the redacting ingest (the old writer in
+    `sessions.extract` that stored them unredacted is gone)."""
+    import brain.memory.sessions.extract as extract_module
+
+    assert not hasattr(extract_module, "extract_into_vault")
+    secret = SECRETS["github-token"]
+    logs = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
+    data = json.loads((logs / "2026-07-21-session-3275-repoint-smoke-auth-failfast.json").read_text())
+    data["session"]["objective"] += f" (GITHUB_TOKEN={secret})"
+    log = tmp_path / "2026-07-21-session-3275-repoint-smoke-auth-failfast.json"
+    log.write_text(json.dumps(data))
+    out = brain("episode", "extract", str(log))
+    assert out.exit_code == 0, out.output
+    note = (vault.root / "episodes" / "EPISODE-2026-07-21-session-3275-repoint-smoke-auth-failfast.md").read_text()
+    assert secret not in note and "GITHUB_TOKEN=[REDACTED:" in note
+
+
+def test_a_secret_in_the_steps_of_save_trajectory_is_redacted(vault):
+    """The MCP tool writes an episode from an agent's steps: a transcript in small, redacted the same way."""
+    from brain.mcp.common import ServerState
+    from brain.mcp.tools.tips import save_trajectory
+    from brain.memory.corpus import Corpus
+
+    secret = SECRETS["openai-key"]
+    steps = [
+        {"thought": "Call the API", "action": f"curl -H 'Authorization: Bearer {secret}' /v1/models", "result": "401"},
+        {"thought": "Use the project key", "action": "Export OPENAI_API_KEY and retry", "result": "200 ok"},
+    ]
+    state = ServerState(vault=vault, corpus=Corpus(vault))
+    done = save_trajectory(state, None, steps=steps, task="List the models", session="2026-04-02-models")  # type: ignore[arg-type]
+    assert done.structured_content["episode"] == "EPISODE-2026-04-02-models"
+    leaks = [
+        str(p.relative_to(vault.root))
+        for p in vault.root.rglob("*")
+        if p.is_file() and secret.encode() in p.read_bytes()
+    ]
+    assert leaks == []
+    assert "[REDACTED:" in (vault.root / "episodes" / "EPISODE-2026-04-02-models.md").read_text()

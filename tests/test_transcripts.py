@@ -3,7 +3,9 @@ foreign lines, the public samples, and the CLI. Data: tests/data/transcripts (se
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -285,9 +287,56 @@ def test_a_100_mb_transcript_is_streamed_in_bounded_memory(tmp_path):
         "            return int(line.split()[1])\n"
         "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "e = extract_transcript(sys.argv[1]).episode\n"
-        "print(json.dumps([e.metrics['tool_calls'], peak()]))\n"
+        "print(json.dumps([e.metrics['tool_calls'], e.metrics['errors'], e.duration_minutes, e.session, peak()]))\n"
     )
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
-    calls, peak_kb = json.loads(out.stdout)
-    assert calls == 1000
+    calls, errors, minutes, session, peak_kb = json.loads(out.stdout)
+    assert (calls, errors, minutes, session) == (1000, 0, 16.6, "big")  # 09:00:00 to 09:16:39
     assert peak_kb < 200_000  # KB: the file is 100 MB; the process stays under 200 MB
+
+
+def _files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _without_read_override() -> None:
+    """In the child before it runs: a root process loses the right to read what it may not (the
+    capabilities CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH leave its bounding set), so a file with
+    mode 000 is unreadable to it as to anyone."""
+    if os.geteuid() == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+            if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def test_cli_an_unreadable_transcript_is_one_line_and_writes_nothing(vault, tmp_path):
+    """A real `brain episode extract` process that may not read the transcript."""
+    transcript = tmp_path / CLAUDE.name
+    shutil.copy(CLAUDE, transcript)
+    transcript.chmod(0o000)
+    before = _files_of(vault.root)
+    command = [sys.executable, "-m", "brain", "episode", "extract", str(transcript), "--vault", str(vault.root)]
+    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=_without_read_override, timeout=120)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"error: cannot read {transcript}: Permission denied\n"
+    assert _files_of(vault.root) == before
+
+
+def test_session_end_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_path):
+    (tmp_path / "notes.jsonl").write_text('{"foo": 1}\n')
+    before = _files_of(vault.root)
+    cases = [
+        ((str(tmp_path / "notes.jsonl"),), "error: notes.jsonl is not a transcript brain knows"),
+        ((str(CLAUDE), "--format", "gemini"), "error: format 'gemini' is not one of: claude-code, codex, ai-agents\n"),
+        (
+            (str(tmp_path / "gone.jsonl"),),
+            f"error: session log '{tmp_path / 'gone.jsonl'}' does not exist; "
+            "give the transcript or log of the session that ended\n",
+        ),
+    ]
+    for args, message in cases:
+        out = brain("session", "end", *args)
+        assert (out.exit_code, out.stdout, out.stderr.count("\n")) == (1, "", 1), out.stderr
+        assert out.stderr.startswith(message), out.stderr
+    assert _files_of(vault.root) == before

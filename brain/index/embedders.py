@@ -12,20 +12,25 @@ import itertools
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from brain.config import EMBEDDER_NAMES
 from brain.errors import ModelBuildError
 from brain.index.e5_files import E5_NAME, WEIGHTS, E5Files, e5_files
+from brain.index.model_cache import file_fact
 from brain.index.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
+from brain.lazy import lazy_module
 
 if TYPE_CHECKING:
-    from tokenizers import Encoding
+    import numpy as np
+    from tokenizers import Encoding, Tokenizer
+else:
+    np = lazy_module("numpy")  # at the first text embedded: naming the embedder needs none of it
 
 __all__ = [
     "EMBEDDER_NAMES",
@@ -47,8 +52,12 @@ log = logging.getLogger(__name__)
 @runtime_checkable
 class Embedder(Protocol):
     id: str  # stored with every vector; a change means "reindex"
-    dim: int
     source: str  # where the model came from, for `brain status`
+
+    @property
+    def dim(self) -> int:
+        """The length of its vectors."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One L2-normalised vector per text (a passage: a note's chunk, a run's query), in input order."""
@@ -62,9 +71,38 @@ def query_vector(embedder: Embedder, text: str) -> list[float]:
     return embed_query(text) if embed_query is not None else embedder.embed([text])[0]
 
 
+@dataclass
+class _Loaded:
+    """What an ONNX embedder loads at its first use."""
+
+    tokenizer: Tokenizer
+    pad_id: int
+    query_session: Any  # onnxruntime.InferenceSession on one thread, for a single text
+    inputs: dict[str, Any]  # input name -> the integer type it takes
+    output: str
+    pooled: bool  # the output is already one vector per text
+    dim: int
+
+
 def _normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.clip(norms, 1e-12, None)
+
+
+def _choose_output(session) -> tuple[str, bool]:
+    """(output name, already pooled?). Token states are preferred: a 2-D output may
+    be BERT's CLS `pooler_output`, which is not the sentence embedding."""
+    outputs = {o.name: len(o.shape) for o in session.get_outputs()}
+    for name in ("last_hidden_state", "token_embeddings"):
+        if outputs.get(name) == 3:
+            return name, False
+    for name, rank in outputs.items():
+        if rank == 3:
+            return name, False
+    for name, rank in outputs.items():
+        if rank == 2 and name != "pooler_output":
+            return name, True
+    raise ValueError(f"no usable output among {outputs}")
 
 
 class OnnxMiniLMEmbedder:
@@ -86,35 +124,63 @@ class OnnxMiniLMEmbedder:
         max_batch_tokens: int = 2048,
         model_id: str | None = None,
     ) -> None:
-        from tokenizers import Tokenizer
-
         self.max_tokens, self.batch_size, self.max_batch_tokens = max_tokens, batch_size, max_batch_tokens
         self.id = model_id or f"{MODEL_NAME}:{quantization}-onnx"
         self.source = source or f"{model_path} + {tokenizer_path}"
+        self._model_path, self._tokenizer_path = str(model_path), str(tokenizer_path)
+        self._bulk_session = None
+        # The model loads at the first text embedded: naming the embedder (`brain status`, the
+        # vectors' identity) needs its id and dimension only, and the dimension is remembered.
+        self._loaded: _Loaded | None = None
+        self._load_lock = threading.Lock()
 
-        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    @property
+    def loaded(self) -> _Loaded:
+        if self._loaded is None:
+            with self._load_lock:
+                if self._loaded is None:
+                    self._loaded = self._load()
+        return self._loaded
+
+    def _load(self) -> _Loaded:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(self._tokenizer_path)
         # The published tokenizer.json carries truncation at 128 and fixed padding to 128;
         # the model was trained at 256 and we pad per batch ourselves, so override both.
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.pad_id = next((i for i in map(self.tokenizer.token_to_id, ("[PAD]", "<pad>")) if i is not None), 0)
-
-        self._model_path = str(model_path)
-        self._bulk_session = None
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        pad_id = next((i for i in map(tokenizer.token_to_id, ("[PAD]", "<pad>")) if i is not None), 0)
         # A single query runs on one thread that never spins: on this shared 2-core machine that
         # took a query from 33 ms (two spinning threads) to 6 ms at p50, and loads faster.
-        self.query_session = self._session(threads=1, spinning=False)
-        self._inputs = {
-            i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in self.query_session.get_inputs()
-        }
-        if "input_ids" not in self._inputs:
-            raise ValueError(f"{model_path}: model has no input_ids input ({sorted(self._inputs)})")
-        self._output, self._pooled = self._choose_output()
-        width = next(o.shape[-1] for o in self.query_session.get_outputs() if o.name == self._output)
+        query_session = self._session(threads=1, spinning=False)
+        inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in query_session.get_inputs()}
+        if "input_ids" not in inputs:
+            raise ValueError(f"{self._model_path}: model has no input_ids input ({sorted(inputs)})")
+        output, pooled = _choose_output(query_session)
+        loaded = _Loaded(tokenizer, pad_id, query_session, inputs, output, pooled, 0)
+        width = next(o.shape[-1] for o in query_session.get_outputs() if o.name == output)
         if not isinstance(width, int):  # symbolic in some exports: ask the model once
+            self._loaded = loaded
             _, ids, mask = self.batches(self.tokenize(["dimension probe"]))[0]
             width = self.run_batch(ids, mask).shape[1]
-        self.dim: int = width
+        loaded.dim = width
+        return loaded
+
+    @property
+    def dim(self) -> int:
+        """The vectors' length: remembered per model file, so naming the embedder loads no model."""
+        if self._loaded is not None:
+            return self._loaded.dim
+        return int(file_fact(Path(self._model_path), "dim", lambda: self.loaded.dim))
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self.loaded.tokenizer
+
+    @property
+    def pad_id(self) -> int:
+        return self.loaded.pad_id
 
     def _session(self, *, threads: int, spinning: bool):
         import onnxruntime as ort
@@ -150,21 +216,6 @@ class OnnxMiniLMEmbedder:
             quantization=files.quantization,
             source=files.source,
         )
-
-    def _choose_output(self) -> tuple[str, bool]:
-        """(output name, already pooled?). Token states are preferred: a 2-D output may
-        be BERT's CLS `pooler_output`, which is not the sentence embedding."""
-        outputs = {o.name: len(o.shape) for o in self.query_session.get_outputs()}
-        for name in ("last_hidden_state", "token_embeddings"):
-            if outputs.get(name) == 3:
-                return name, False
-        for name, rank in outputs.items():
-            if rank == 3:
-                return name, False
-        for name, rank in outputs.items():
-            if rank == 2 and name != "pooler_output":
-                return name, True
-        raise ValueError(f"no usable output among {outputs}")
 
     # -- the pieces of embed(): tokenize, batch, run (a benchmark times run_batch alone on the same batches) --
 
@@ -209,10 +260,11 @@ class OnnxMiniLMEmbedder:
     def run_batch(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """The model on one padded batch: session, mean pooling, L2. Shape (n, dim)."""
         feeds = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
-        feeds = {k: v.astype(self._inputs[k], copy=False) for k, v in feeds.items() if k in self._inputs}
-        session = self.query_session if len(input_ids) == 1 else self.session
-        (out,) = session.run([self._output], feeds)
-        if not self._pooled:
+        loaded = self.loaded
+        feeds = {k: v.astype(loaded.inputs[k], copy=False) for k, v in feeds.items() if k in loaded.inputs}
+        session = loaded.query_session if len(input_ids) == 1 else self.session
+        (out,) = session.run([loaded.output], feeds)
+        if not loaded.pooled:
             weights = attention_mask[..., None].astype(np.float32)
             out = (out * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return _normalise(out.astype(np.float32, copy=False))

@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,19 @@ def cache_root() -> Path:
 
 
 def file_sha256(path: Path) -> str:
-    """The file's sha256, remembered by (path, size, mtime) so an unchanged file is hashed once
-    (~30 ms for the 23 MB MiniLM file, at every one-shot process that loads it)."""
+    """The file's sha256, hashed once per version of the file (~30 ms for the 23 MB MiniLM file,
+    at every one-shot process that loads it)."""
+
+    def digest() -> str:
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+
+    return str(file_fact(path, "sha256", digest))
+
+
+def file_fact(path: Path, name: str, compute: Callable[[], Any]) -> Any:
+    """A fact about a file (its sha256, a model's vector length), computed once and remembered in
+    the cache by (path, size, mtime): a changed file is asked again."""
     stat = path.stat()
     stamp = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
     memo = cache_root() / "hashes.json"
@@ -42,15 +54,15 @@ def file_sha256(path: Path) -> str:
         known = json.loads(memo.read_text("utf-8"))
     except (OSError, ValueError):
         known = {}
-    entry = known.get(str(path)) if isinstance(known, dict) else None
-    if isinstance(entry, dict) and {k: entry.get(k) for k in stamp} == stamp and isinstance(entry.get("sha256"), str):
-        return entry["sha256"]
-    with path.open("rb") as f:
-        digest = hashlib.file_digest(f, "sha256").hexdigest()
     known = known if isinstance(known, dict) else {}
-    known[str(path)] = {**stamp, "sha256": digest}
+    entry = known.get(str(path))
+    entry = entry if isinstance(entry, dict) and {k: entry.get(k) for k in stamp} == stamp else dict(stamp)
+    if name in entry:
+        return entry[name]
+    value = entry[name] = compute()
+    known[str(path)] = entry
     write_json(memo, known)
-    return digest
+    return value
 
 
 def write_json(path: Path, data: dict) -> None:

@@ -14,6 +14,7 @@ from pydantic import Field
 from brain.errors import InvalidInput
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.episodes.service import get_episode, store_episode
+from brain.memory.sessions.redact import redactor_for
 from brain.memory.tips import service as tip_service
 from brain.memory.tips.language_model import ModelUnusable, model_drafter
 from brain.memory.tips.trajectory import trajectory_episode
@@ -83,6 +84,8 @@ def save_trajectory(
         now = datetime.now(UTC)
         name = session or f"{now:%Y-%m-%d}-trajectory-{now:%H%M%S}"
         made = trajectory_episode(f"EPISODE-{name}", task.strip(), steps, outcome, now.isoformat(timespec="seconds"))
+        # an agent's steps are a transcript in small: secrets in them are redacted like a transcript's
+        made = redactor_for(state.vault.brain_dir).value(made)
         stored = store_episode(state.vault, state.corpus, made)
         learned_from = get_episode(state.corpus, stored.path)
     else:

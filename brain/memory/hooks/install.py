@@ -72,26 +72,35 @@ def install(agent: str, commands: merge.Commands, *, scope: str, project_dir: Pa
     changes = []
     for path, what, text in plans:
         before = _read(path) if path.is_file() else None
+        missing = _missing_folders(path)
         change = _apply(path, what, text)
         if change.action in ("created", "updated"):
-            _remember(Path(commands.vault), path, before, text)
+            _remember(Path(commands.vault), path, before, text, missing)
         changes.append(change)
     return changes
 
 
 def uninstall(agent: str, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
     """Take brain's entries out: the file as it was before install when nobody changed it since,
-    else the file with only brain's entries removed."""
+    else the file with only brain's entries removed. A file install created goes (when nothing but
+    brain's entries is left in it), and so do the folders install created for it, when empty; a folder
+    that existed before install always stays."""
     plans = []
     for path, what in targets(agent, scope, project_dir, home):
         current = _read(path) if path.is_file() else None
-        backup = _recalled(current, path)
-        plans.append((path, what, backup[0] if backup else _new_text(path, what, None), backup))
+        record = _recalled(current, path)
+        unchanged = record is not None and record.after == current
+        plans.append((path, what, record.before if record and unchanged else _new_text(path, what, None), record))
     changes = []
-    for path, what, text, backup in plans:
+    for path, what, text, record in plans:
         changes.append(_apply(path, what, text))
-        if backup:
-            backup[1].unlink(missing_ok=True)
+        if record is None:
+            continue
+        if not path.exists():  # the folders install made for the file go too, when nothing else is in them
+            for folder in sorted(map(Path, record.created_folders), key=lambda f: len(f.parts), reverse=True):
+                if folder.is_dir() and not any(folder.iterdir()):
+                    folder.rmdir()
+        record.file.unlink(missing_ok=True)
     return changes
 
 
@@ -102,16 +111,41 @@ def _backup_file(vault: Path, path: Path) -> Path:
     return vault / ".brain" / "hooks" / "installed" / f"{digest}.json"
 
 
-def _remember(vault: Path, path: Path, before: str | None, after: str | None) -> None:
+@dataclass(frozen=True)
+class _Record:
+    """What install kept of a file: its text before and after, and the folders it made for it."""
+
+    file: Path
+    before: str | None
+    after: str | None
+    created_folders: tuple[str, ...]
+
+
+def _missing_folders(path: Path) -> list[str]:
+    """The folders above `path` that do not exist yet (writing the file will make them), innermost first."""
+    missing = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(str(folder))
+        folder = folder.parent
+    return missing
+
+
+def _remember(vault: Path, path: Path, before: str | None, after: str | None, created: list[str]) -> None:
     record = _backup_file(vault, path)
-    if record.is_file():  # installed before: keep the first 'before', the one without brain
-        before = json.loads(record.read_text(encoding="utf-8")).get("before")
+    if record.is_file():  # installed before: keep the first 'before', the one without brain, and its folders
+        saved = json.loads(record.read_text(encoding="utf-8"))
+        before = saved.get("before")
+        created = list(dict.fromkeys([*saved.get("created_folders", []), *created]))
     record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps({"path": str(path), "before": before, "after": after}), encoding="utf-8")
+    record.write_text(
+        json.dumps({"path": str(path), "before": before, "after": after, "created_folders": created}),
+        encoding="utf-8",
+    )
 
 
-def _recalled(current: str | None, path: Path) -> tuple[str | None, Path] | None:
-    """(the text before install, its record) when the file is exactly what brain wrote."""
+def _recalled(current: str | None, path: Path) -> _Record | None:
+    """What install kept of the file, found through the vaults brain's entries in it name."""
     if current is None:
         return None
     for vault in merge.vaults_named(current):
@@ -119,8 +153,7 @@ def _recalled(current: str | None, path: Path) -> tuple[str | None, Path] | None
         if not record.is_file():
             continue
         saved = json.loads(record.read_text(encoding="utf-8"))
-        if saved.get("after") == current:
-            return saved.get("before"), record
+        return _Record(record, saved.get("before"), saved.get("after"), tuple(saved.get("created_folders", [])))
     return None
 
 

@@ -3,7 +3,7 @@
 Modules:
 - `protocol`: the start of a task (`bootstrap`: failures, antipatterns, facts valid now, patterns, tips within a
   budget) and the end of a session (`end_session`).
-- `extract`: find session logs, tell their format apart, store the episodes they record.
+- `extract`: find session logs, tell their format apart, read the episodes they record (never writes).
 - `json_logs`: the ai-agents JSON session logs -> episode.
 - `markdown_logs`: the older markdown session logs -> episode.
 - `rules`: the extraction rules every log format shares (work items -> task, outcome, events, decisions).
@@ -14,7 +14,7 @@ Modules:
 
 What the other layers use:
 `protocol.bootstrap`, `end_session` (`Bootstrap`, `SessionEnd`, `DEFAULT_BUDGET`, `DEFAULT_DAYS`);
-`extract.extract_into_vault` (`Extracted`); `ingest.extract_into_vault`, `ingest.extract_transcript`
+`extract.extract_path` (`Extracted`); `ingest.extract_into_vault` (the only writer, redacting), `ingest.extract_transcript`
 (`TranscriptExtracted`); `redact.Redactor`.
 
 Nothing is imported here, on purpose: import the module you need, e.g.

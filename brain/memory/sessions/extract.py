@@ -1,8 +1,9 @@
-"""Session log -> episode: find the logs, tell their format apart, and store what they record.
+"""Session log -> episode: find the logs, tell their format apart, and read what they record.
 
 Two ai-agents log formats exist on disk: JSON logs (`session`, `protocolCompliance`, `workLog`,
 ...) read by `json_logs`, and the older markdown logs (`# Session ...`, `**Date**:`, `## Work
-Log`) read by `markdown_logs`. Both become the same `Episode` by the rules in `rules`.
+Log`) read by `markdown_logs`. Both become the same `Episode` by the rules in `rules`. Nothing here
+writes: `ingest` redacts the episodes and stores them (the one path from a log to the vault).
 """
 
 from __future__ import annotations
@@ -88,22 +89,3 @@ def extract_text(text: str, name: str) -> Extracted:
         return Extracted(episode, name, "json", tuple(warnings))
     episode, warnings = from_markdown(text, Path(name).stem)
     return Extracted(episode, name, "markdown", tuple(warnings))
-
-
-def extract_into_vault(
-    vault, corpus, path: str | Path, *, dry_run: bool = False
-) -> list[tuple[Extracted, str | None, str]]:
-    """Extract every log at `path` and store each episode: (extracted, note path, created|updated|unchanged|would write).
-
-    Every log is read before anything is written, so a bad log leaves the vault as it was."""
-    from brain.memory.episodes.service import store_episode
-
-    extracted = extract_path(path)
-    if dry_run:
-        return [(item, None, "would write") for item in extracted]
-    results: list[tuple[Extracted, str | None, str]] = []
-    for item in extracted:
-        stored = store_episode(vault, corpus, item.episode, extra_frontmatter={"source_log": item.source})
-        verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
-        results.append((item, stored.path, verb))
-    return results

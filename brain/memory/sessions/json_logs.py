@@ -24,8 +24,46 @@ from brain.memory.sessions.rules import (
 from brain.memory.timeutil import parse_instant
 from brain.notes.model import Episode
 
-TEXT_KEYS = ("task", "action", "step", "entry", "detail", "details", "outcome", "result", "evidence")
-TITLE_KEYS = ("task", "action", "step", "entry", "outcome", "detail", "details", "result")
+TEXT_KEYS = (
+    "task",
+    "action",
+    "summary",
+    "activity",
+    "title",
+    "item",
+    "step",
+    "entry",
+    "description",
+    "finding",
+    "decision",
+    "content",
+    "detail",
+    "details",
+    "outcome",
+    "result",
+    "evidence",
+    "phase",
+)
+TITLE_KEYS = (  # what names an entry, first found wins (a "phase" or "step" is often only a label)
+    "task",
+    "action",
+    "summary",
+    "activity",
+    "title",
+    "item",
+    "entry",
+    "step",
+    "description",
+    "finding",
+    "decision",
+    "content",
+    "outcome",
+    "detail",
+    "details",
+    "result",
+    "phase",
+)
+LIST_KEYS = ("actions", "activities", "findings", "decisions", "details")  # lists of sentences
 
 
 def from_json(data: dict, stem: str) -> tuple[Episode, list[str]]:
@@ -74,10 +112,18 @@ def _work_item(entry: Any) -> WorkItem | None:
     if not isinstance(entry, dict):
         return None
     strings = {key: str(value).strip() for key, value in entry.items() if isinstance(value, str) and str(value).strip()}
-    title = next((strings[key] for key in TITLE_KEYS if key in strings), "")
+    for key in LIST_KEYS:  # "actions": ["Ran x", "Fixed y"] reads as one text
+        listed_text = entry.get(key)
+        if isinstance(listed_text, list) and key not in strings:
+            joined = " ".join(str(line).strip() for line in listed_text if isinstance(line, str) and line.strip())
+            if joined:
+                strings[key] = joined
+    title = next((strings[key] for key in (*TITLE_KEYS, *LIST_KEYS) if key in strings), "")
     if not title:
         return None
-    text = " ".join(strings[key] for key in TEXT_KEYS if key in strings)
+    parts = tuple(strings[key] for key in (*TEXT_KEYS, *LIST_KEYS) if key in strings)
+    parts = tuple(dict.fromkeys(parts))
+    text = " ".join(parts)
     detail = next((strings[key] for key in TEXT_KEYS if key in strings and strings[key] != title), "")
     if len(title.split()) <= 3 and detail:  # a bare label ("Fix") says little: add what was done
         title = f"{title}: {SENTENCE.split(detail, maxsplit=1)[0].strip()}"
@@ -85,7 +131,7 @@ def _work_item(entry: Any) -> WorkItem | None:
     files = listed if isinstance(listed, list) else []
     when = entry.get("timestamp") or entry.get("time")
     when = str(when) if isinstance(when, str) and DATE.match(when) else None
-    return WorkItem(title=title, text=text, files=tuple(str(f) for f in files), timestamp=when)
+    return WorkItem(title=title, text=text, files=tuple(str(f) for f in files), timestamp=when, parts=parts)
 
 
 def _json_gates_complete(data: dict, items: list[WorkItem]) -> bool:

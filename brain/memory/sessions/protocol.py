@@ -199,7 +199,9 @@ def _fact_line(fact) -> str:
 
 
 def _pack(task: str, sections: dict[str, list[str]], budget: int) -> tuple[str, int, int]:
-    """Sections in priority order, line by line, until the budget is spent."""
+    """Sections in priority order, line by line, until the budget is spent. Each item is one line
+    (a tip's text wrapped in its note would otherwise break the list)."""
+    sections = {heading: [" ".join(line.split()) for line in lines] for heading, lines in sections.items()}
     limit = budget * CHARS_PER_TOKEN
     out = [f"# Context for: {task}\n"]
     size = len(out[0])

@@ -11,7 +11,9 @@ same `Episode`. The rules (also in the README, "Extraction rules"):
   item reports counted failures ("3 failed") with no later passing verification; else partial.
 - events: one milestone per work-log entry (a bare label such as "Fix" gets the first sentence of
   what the entry says was done), linked in order (caused_by / leads_to); a test event
-  for a counted pass ("120 passed"), an error event for a counted failure; one commit event per
+  for a counted pass ("120 passed": the entry's field that says it, a markdown log's sentence), an
+  error event for a counted failure (the whole entry; a markdown log's sentence; "404 errors" is an
+  HTTP status, not a count); one commit event per
   commit the session made (ending commit and every SHA named by a work item), caused by the
   work item that names it.
 - decisions: a work item whose text records a choice (chose, decided, selected, opted, rejected,
@@ -34,7 +36,8 @@ from brain.memory.episodes.service import episode_title
 from brain.notes.model import Decision, Episode, Event
 
 _SHA = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
-FAIL_COUNT = re.compile(r"\b([1-9]\d*)\s+(?:failed|failures|failing|errors?)\b", re.IGNORECASE)
+# a counted failure ("3 failed", "2 errors"); "404 errors" is an HTTP status, not a count
+FAIL_COUNT = re.compile(r"\b(?![1-5]\d\d\s+errors?\b)([1-9]\d*)\s+(?:failed|failures|failing|errors?)\b", re.IGNORECASE)
 PASS_COUNT = re.compile(r"\b(\d+)\s+(?:passed|passing)\b|\ball (?:checks|tests) passed\b|\bPASS\b", re.IGNORECASE)
 FIX_WORDS = re.compile(r"\b(fix(?:ed|es)?|repair(?:ed)?|recover(?:ed)?|resolved|corrected|green)\b", re.IGNORECASE)
 FILES_COUNT = re.compile(r"\b(\d+)\s+files?\s+(?:changed|modified|created|touched)\b", re.IGNORECASE)
@@ -73,6 +76,7 @@ class WorkItem:
     text: str
     files: tuple[str, ...] = ()
     timestamp: str | None = None
+    parts: tuple[str, ...] = ()  # the fields `text` joins (a JSON entry's action, result, evidence, ...)
 
 
 def build_episode(
@@ -107,10 +111,15 @@ def build_episode(
         failed = FAIL_COUNT.search(item.text)
         passed = PASS_COUNT.search(item.text)
         if failed and not recovered_in(item.text):
-            add("error", _sentence_with(item.text, failed.group(0)), (milestone,), item.timestamp)
+            add(
+                "error",
+                item.text if item.parts else _sentence_with(item.text, failed.group(0)),
+                (milestone,),
+                item.timestamp,
+            )
             open_errors += 1
         elif passed:
-            add("test", _sentence_with(item.text, passed.group(0)), (milestone,), item.timestamp)
+            add("test", _part_with(item, passed.group(0)), (milestone,), item.timestamp)
             if open_errors:
                 recoveries += 1
                 open_errors = 0
@@ -190,6 +199,11 @@ def _with_leads_to(events: list[Event]) -> list[Event]:
 def shas(text: str) -> list[str]:
     """Commit-looking hex words that are not plain numbers."""
     return [sha for sha in dict.fromkeys(_SHA.findall(text)) if not sha.isdigit() and re.search(r"\d", sha)]
+
+
+def _part_with(item: WorkItem, needle: str) -> str:
+    """The field of a work item that holds a text (what the log said of a test run), else its sentence."""
+    return next((part for part in item.parts if needle in part), None) or _sentence_with(item.text, needle)
 
 
 def _sentence_with(text: str, needle: str) -> str:

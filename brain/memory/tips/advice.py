@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from brain.memory.tips.learn import words
+from brain.memory.tips.wording import words
 from brain.notes.tip import Tip
 
 _CONTRAST = re.compile(

@@ -26,8 +26,8 @@ import numpy as np
 
 from brain.memory.corpus import Corpus
 from brain.memory.tips.advice import opposite
-from brain.memory.tips.learn import words
 from brain.memory.tips.service import tip_index
+from brain.memory.tips.wording import words
 from brain.notes.edit import set_frontmatter
 from brain.notes.tip import Tip, combine_evidence, render_tip
 from brain.vault import TYPE_FOLDERS, Vault

@@ -5,7 +5,9 @@
    are cut into runs of work: a run ends after a commit or a passing test, or after three
    milestones; an error keeps the run open until a passing test or a fix.
 2. Generalize. Entity names are stripped from descriptions: emails, URLs, paths, commit SHAs,
-   issue/PR numbers, ids, quoted code and numbers become placeholders.
+   issue/PR numbers, ids and quoted code become placeholders. Numbers stay: in advice the number is
+   usually the point (attempt 1, a 500-line limit, 30 to 90 minutes); a run's own counts ("(3
+   failed, 2 passed)") are dropped.
 3. Classify. recovery: the segment holds an error or a decision that failed (the tip names the
    failed approach as what to avoid); optimization: it succeeded with waste (a step repeated,
    retries, or a rejected first attempt); strategy: a clean success.
@@ -27,23 +29,10 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from brain.memory.tips.wording import imperative, is_instruction, strip_label
+from brain.memory.tips.wording import first_clause, generalize, imperative, is_instruction, strip_label, words
 from brain.notes.model import Decision, Episode, Event
 
 MAX_RUN_MILESTONES = 3
-_GENERALIZE = (
-    (re.compile(r"[^\s@<>()\[\]]+@[^\s@<>()\[\]]+\.[^\s@<>()\[\]]+"), "<email>"),
-    (re.compile(r"https?://\S+"), "<url>"),
-    (re.compile(r"`[^`\n]+`"), "<code>"),
-    (re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+"), "<path>"),
-    (re.compile(r"\b[\w-]+\.(?:py|ps1|psm1|md|json|ya?ml|toml|ts|js|sh|txt)\b"), "<file>"),
-    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"), "<sha>"),
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<id>"),
-    (re.compile(r"(?:\b(?:PR|issue|pull)\s*)?#\d+", re.IGNORECASE), "<issue>"),
-    (re.compile(r"\b(?:ADR|RFC|CVE|JIRA)-\d+\b"), "<doc>"),
-    (re.compile(r"\b[a-z]\d{3}\b"), "<ref>"),
-    (re.compile(r"\b\d+(?:[.,:]\d+)*(?:[kKMB%]|\s?(?:ms|s|min|h|x|KB|MB|GB|percent)\b)?"), "<n>"),
-)
 _RETRY = re.compile(
     r"\b(retr(?:y|ied|ies)|again|re-?ran|re-?run|second attempt|another attempt|redo|redid|repeated)\b", re.IGNORECASE
 )
@@ -53,34 +42,14 @@ _FIX = re.compile(
 )
 _FAILED_OUTCOME = ("failure", "failed", "fail")
 _CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
+_COMMAND_STEP = re.compile(  # a step told by the command line it ran, under an optional label
+    r"^(?:([A-Z][\w-]*(?: [\w-]+){0,3}):\s+)?(?:(?:ran|run|executed?|invoked?)\s+)?"
+    r"(?:`|<code>|[A-Z_][A-Z0-9_]*=|(?:uv|pytest|python3?|npm|npx|pnpm|yarn|git|make|cargo|go|pwsh|bash|sh|node|dotnet)"
+    r"\s+[\w./-]*[a-z])",
+    re.IGNORECASE,
+)
 _VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
 _GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
-_STOP = set(
-    "the a an and or of to in on for with by from at as is was were be been it its this that these those into".split()
-)
-
-
-def generalize(text: str, limit: int = 160) -> str:
-    """Text with entity names replaced by placeholders, one line, at most `limit` characters."""
-    out = " ".join(text.split())
-    for pattern, placeholder in _GENERALIZE:
-        out = pattern.sub(placeholder, out)
-    out = re.sub(r"\s*\((?:<n>\s+[a-z]+,?\s*)+\)", "", out)  # "(<n> failed, <n> passed)": the counts were the point
-    out = re.sub(r"(<\w+>)(?:[\s,/]+\1)+", r"\1", out)  # "<n>, <n>, <n>" -> "<n>"
-    if len(out) > limit:
-        cut = out[:limit].rsplit(" ", 1)[0]
-        out = cut.rstrip(",;:") + "..."
-    return out
-
-
-def first_clause(text: str, limit: int = 90) -> str:
-    """The first sentence or clause, for a short subtask description."""
-    head = re.split(r"(?<=[.!?;:])\s|\s[-–]\s|\(", text.strip(), maxsplit=1)[0].rstrip(".;:, ")
-    return generalize(head, limit)
-
-
-def words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _STOP}
 
 
 @dataclass
@@ -310,18 +279,45 @@ def _subtask(seg: Segment, episode: Episode) -> str:
             title = d.chosen or d.context or d.title or ""
         head = first_clause(title, 120)
         second = head.split()[1:2]
-        if (
-            second and second[0][:1].islower()
-        ):  # a log's sentence ("Chose raise over ..."), not a name ("Jittered Expiry")
+        if second and (
+            second[0][:1].islower() or second[0].startswith("<")
+        ):  # a log's sentence ("Chose raise over ...", "Wrote <doc>"), not a name ("Jittered Expiry")
             head = imperative(head)
         before_comma = head.split(", ", 1)[0]
-        return generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
+        name = generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
+        command = _COMMAND_STEP.match(name)
+        if command and episode.task:  # "Run uv run ruff check": named by its subject
+            return _by_subject(command, episode)
+        return _with_subject(name, episode) if "<" in name else name  # "Jittered Expiry" is a name already
+    labelled = _COMMAND_STEP.match(_lead(seg))
+    if labelled and episode.task:  # "Reproduce: Ran LSP_DOWN=true uv run pytest ...": named by its subject
+        return _by_subject(labelled, episode)
     lead = strip_label(_lead(seg))
     sentence = re.split(r"(?<=[.!?;])\s|\s[-–]\s|\(", lead, maxsplit=1)[0].rstrip(".;:, ")
     subtask = generalize(imperative(sentence) if len(sentence.split()) >= 3 else first_clause(_lead(seg)), 90)
-    if len(subtask.split()) < 3 and episode.task:  # a step called "Reproduce": say of what
-        subtask = f"{subtask}: {first_clause(episode.task, 70)}"
-    return subtask
+    return _with_subject(subtask, episode)
+
+
+def _by_subject(command_step: re.Match[str], episode: Episode) -> str:
+    """A step told by its command line, named by its label ("Reproduce") and the session's task."""
+    label = command_step.group(1) or "Check"
+    return generalize(f"{label}: {_lower(first_clause(episode.task or '', 70))}", 90)
+
+
+def _with_subject(subtask: str, episode: Episode) -> str:
+    """A name that says little once its entities are placeholders ("Reproduce", "Write <doc>") gets the
+    subject of the session after it, so the tip's title names what it is about."""
+    if _named_words(subtask) >= 3 or not episode.task:
+        return subtask
+    subject = first_clause(episode.task, 70)
+    if _named_words(subject) < 3:  # "Author <doc> for <issue> (metacognitive confidence-elicitation)"
+        subject = generalize(re.sub(r"[()]", "", re.split(r"(?<=[.!?])\s", episode.task.strip())[0]), 70)
+    return f"{subtask}: {_lower(subject.rstrip('.'))}"
+
+
+def _named_words(text: str) -> int:
+    """How many words of a text are not placeholders."""
+    return sum(1 for word in text.split() if not re.fullmatch(r"\W*<\w+>\W*", word))
 
 
 def decision_action(d: Decision) -> str:
@@ -347,9 +343,22 @@ def rejected_options(d: Decision) -> list[str]:
     return [o for o in d.options or () if not _same(o, d.chosen or "") and o.lower() not in chosen]
 
 
-def _why(seg: Segment) -> str:
+def _why(seg: Segment, said: str) -> str:
+    """' Why: <the rationale>', unless the advice already says it (a log's "X because Y" gives Y twice)."""
     reasons = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale and not _failed(d)]
-    return f" Why: {_sentence(reasons[0])}" if reasons else ""
+    reasons = [reason for reason in reasons if not _says(said, reason)]
+    if not reasons:
+        return ""
+    reason = re.sub(r"^(?:because|since)\s+", "", reasons[0], flags=re.IGNORECASE)  # "Why: because X" -> "Why: X"
+    return f" Why: {_sentence(reason[:1].upper() + reason[1:])}"
+
+
+def _says(text: str, reason: str) -> bool:
+    """Whether a text already holds a reason: its first words, in order (the text may be cut short),
+    or all its content words."""
+    flat = " ".join(re.findall(r"\w+", text.lower()))
+    bare = re.findall(r"\w+", re.sub(r"^\s*(?:because|since|as)\b", "", reason.lower()))
+    return bool(bare) and (" ".join(bare[:6]) in flat or _content_words(reason) <= _content_words(text))
 
 
 def _sentence(text: str) -> str:
@@ -381,7 +390,9 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     if category == "recovery":
         avoid_parts += [generalize(d.chosen or d.title) for d in bad]
         if cause and cause.proximate and not _same(cause.proximate, cause.immediate):
-            avoid_parts.append(_sentence(f"{cause.proximate}: it led to {_lower(cause.immediate)}"))
+            # the failed approach named once, with what followed it
+            avoid_parts = [part for part in avoid_parts if not _same(part, cause.proximate)]
+            avoid_parts.append(_sentence(cause.proximate) + " Last time: " + _sentence(cause.immediate))
     elif category == "optimization":
         avoid_parts += [generalize(e.text) for e in seg.events if _RETRY.search(e.text)][:2] or [
             "repeating the same step instead of changing approach"
@@ -393,11 +404,12 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     purpose_parts = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale]
     if cause:
         purpose_parts.append(
-            f"Immediate cause: {cause.immediate}"
-            + (f" Proximate cause: {cause.proximate}" if cause.proximate else "")
-            + (f" Root cause: {cause.root}" if cause.root else "")
+            _sentence(f"Immediate cause: {cause.immediate}")
+            + (" " + _sentence(f"Proximate cause: {cause.proximate}") if cause.proximate else "")
+            + (" " + _sentence(f"Root cause: {cause.root}") if cause.root else "")
         )
     purpose_parts += [generalize(lesson, 200) for lesson in lessons[:2]]
+    purpose_parts = [_sentence(part) for part in purpose_parts]
     if not purpose_parts:
         purpose_parts.append(f"Worked in a {episode.outcome or 'recorded'} session: {task}")
     lesson = " Lesson: " + _sentence(generalize(lessons[0], 160)) if lessons else ""
@@ -409,28 +421,27 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         failed_approach = generalize(bad[0].chosen or bad[0].title, 100) if bad else None
         fix = decision_action(good[0]) if good else _fix_step(seg)
         if fix:
-            tip = _sentence(fix + (f", not {_lower(failed_approach)}" if failed_approach else "")) + (
-                _why(seg) or lesson
-            )
+            said = _sentence(fix + (f", not {_lower(failed_approach)}" if failed_approach else ""))
+            tip = said + (_why(seg, said) or lesson)
         else:
             led_to = cause.immediate if cause else trigger
             tip = (
-                _sentence(f"Do not {_lower(failed_approach or 'repeat the failing step')}: it led to {_lower(led_to)}")
+                _sentence(f"Do not {_lower(failed_approach or 'repeat the failing step')}")
+                + " Last time: "
+                + _sentence(led_to)
                 + lesson
             )
     elif category == "optimization":
         evidence = "success" if episode.outcome == "success" else "both"
         doing = decision_action(seg.decisions[0]) if seg.decisions else subtask
         last = steps[-1] if steps and not _same(steps[-1], doing) else None
-        tip = (
-            _sentence(f"{doing}: go straight to {_lower(last)}" if last else doing)
-            + " Do it once instead of repeating attempts."
-            + (_why(seg) or lesson)
-        )
+        said = _sentence(f"{doing}: go straight to {_lower(last)}" if last else doing)
+        tip = said + " Do it once instead of repeating attempts." + (_why(seg, said) or lesson)
     else:
         evidence = "success" if episode.outcome in ("success", None) else "both"
         if seg.decisions:
-            tip = _sentence(decision_action(seg.decisions[0])) + (_why(seg) or lesson)
+            said = _sentence(decision_action(seg.decisions[0]))
+            tip = said + (_why(seg, said) or lesson)
         else:
             taken = [step.rstrip(". ") for step in steps if not _same(step, subtask)][:3]
             tip = _sentence(f"{subtask}: {'; then '.join(_lower(step) for step in taken)}") + lesson

@@ -5,6 +5,11 @@ Only the first word changes, and only when it is a past-tense verb this module k
 table of irregular verbs, then the regular rules of English spelling (verified -> verify,
 stopped -> stop, validated -> validate, declined -> decline, added -> add). A word it does not
 recognise is left as it was, so the worst case is the log's own wording.
+
+`generalize` takes the names of things out of a text (emails, URLs, paths, files, quoted code, commit
+SHAs, ids, issue and document numbers become placeholders) and keeps its numbers: in advice the number
+is usually the point (attempt 1, a 500-line limit, 20 to 40 minutes). A run's own counts ("(3 failed,
+2 passed)") are dropped.
 """
 
 from __future__ import annotations
@@ -89,6 +94,9 @@ _LABEL = re.compile(
 )  # "fix: ", "Phase <n>b: "
 
 
+_NAMED_LABEL = re.compile(r"^[A-Z][\w-]*(?: [\w-]+)?:\s+([A-Z][a-z-]+)\b")  # "Fix: Added", "Verify fix: Ran"
+
+
 def _needs_e(stem: str) -> bool:
     """Whether a verb's stem takes back an 'e' (validat -> validate, declin -> decline, us -> use)."""
     if stem.endswith(("iz", "yz", "v", "u", "c", "dg")) or (stem.endswith("s") and not stem.endswith("ss")):
@@ -121,6 +129,8 @@ def base_form(word: str) -> str | None:
     lower = word.lower()
     if lower in _IRREGULAR:
         plain = _IRREGULAR[lower]
+    elif lower.startswith("re") and lower[2:] in _IRREGULAR:  # retyped, rewired, rescored
+        plain = "re" + _IRREGULAR[lower[2:]]
     elif _PAST_ED.match(lower) and not lower.endswith("eed") and re.search(r"[aeiouy]", lower[:-2]):  # not need, shed
         stem = lower[:-2]
         if lower.endswith("ied"):
@@ -137,6 +147,9 @@ def base_form(word: str) -> str | None:
 def strip_label(text: str) -> str:
     """A log's step without its label ('fix: Added x' -> 'Added x'; 'Phase <n>: Verify' -> 'Verify')."""
     stripped = _LABEL.sub("", text.strip(), count=1)
+    named = _NAMED_LABEL.match(stripped)
+    if named and base_form(named.group(1)) is not None:  # "Verify fix: Added x": a label, then what was done
+        stripped = stripped[named.start(1) :]
     return stripped if len(stripped.split()) >= 2 else text.strip()
 
 
@@ -161,3 +174,51 @@ _PLAIN_VERBS = frozenset(
     "raise read record reduce remove replace reproduce require run scope set ship split start stop test "
     "use validate verify wait write".split()
 )
+
+
+# ---------------------------------------------------------------- generalizing: names out, numbers kept
+
+_GENERALIZE = (
+    (re.compile(r"[^\s@<>()\[\]]+@[^\s@<>()\[\]]+\.[^\s@<>()\[\]]+"), "<email>"),
+    (re.compile(r"https?://\S+"), "<url>"),
+    (re.compile(r"`[^`\n]+`"), "<code>"),
+    (re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+"), "<path>"),
+    (re.compile(r"\b[\w-]+\.(?:py|ps1|psm1|md|json|ya?ml|toml|ts|js|sh|txt)\b"), "<file>"),
+    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"), "<sha>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<id>"),
+    (re.compile(r"(?:\b(?:PR|issue|pull)\s*)?#\d+", re.IGNORECASE), "<issue>"),
+    (re.compile(r"\b(?:ADR|RFC|CVE|JIRA)-\d+\b"), "<doc>"),
+    (re.compile(r"\b[a-z]\d{3}\b"), "<ref>"),
+)
+_RUN_COUNTS = re.compile(  # "(3 failed, 2 passed)", "(5 passed in 0.05s)": what one run counted, not advice
+    r"\s*\((?:\d+\s+(?:passed|failed|skipped|errors?|warnings?|tests?|deselected|xfailed|xpassed)"
+    r"(?:\s+in\s+[\d.]+\s*m?s)?,?\s*)+\)",
+    re.IGNORECASE,
+)
+_STOP = set(
+    "the a an and or of to in on for with by from at as is was were be been it its this that these those into".split()
+)
+
+
+def generalize(text: str, limit: int = 160) -> str:
+    """Text with entity names replaced by placeholders, one line, at most `limit` characters."""
+    out = " ".join(text.split())
+    out = re.sub(r"\*\*([^*\n]+)\*\*", r"\1", out)  # a log's markdown bold: the words, not the stars
+    for pattern, placeholder in _GENERALIZE:
+        out = pattern.sub(placeholder, out)
+    out = _RUN_COUNTS.sub("", out)
+    out = re.sub(r"(<\w+>)(?:[\s,/]+\1)+", r"\1", out)  # "<n>, <n>, <n>" -> "<n>"
+    if len(out) > limit:
+        cut = out[:limit].rsplit(" ", 1)[0]
+        out = cut.rstrip(",;:") + "..."
+    return out
+
+
+def first_clause(text: str, limit: int = 90) -> str:
+    """The first sentence or clause, for a short subtask description."""
+    head = re.split(r"(?<=[.!?;:])\s|\s[-–]\s|\(", text.strip(), maxsplit=1)[0].rstrip(".;:, ")
+    return generalize(head, limit)
+
+
+def words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _STOP}
