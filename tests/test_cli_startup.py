@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
+import subprocess
+import sys
 
 import typer
-from cli_probe import heavy, imported_modules, probe
+from cli_probe import REPO, heavy, imported_modules, probe
 from conftest import run_brain, write
 from typer.testing import CliRunner
 
@@ -83,6 +86,19 @@ def test_status_names_the_embedder_without_loading_it(vault):
     assert "embedder  all-MiniLM-L6-v2:int8-onnx\n" in out
     assert "vectors   1 chunks in " in out
     assert heavy(modules) == []
+
+
+def test_numpy_gets_one_blas_thread_unless_the_user_chose(monkeypatch):
+    code = (
+        "import atexit, os, runpy, sys; atexit.register(lambda: print(os.environ.get('OPENBLAS_NUM_THREADS'))); "
+        "sys.argv = ['brain', '--version']; runpy.run_module('brain', run_name='__main__')"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    run = lambda extra: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**env, **extra}, cwd=REPO
+    )
+    assert run({}).stdout.splitlines()[-1] == "1"
+    assert run({"OPENBLAS_NUM_THREADS": "4"}).stdout.splitlines()[-1] == "4"
 
 
 def test_a_hook_is_answered_without_typer(vault):
