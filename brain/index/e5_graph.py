@@ -6,9 +6,17 @@ feed-forward, add & norm. The engine also rounds activations to int8 before each
 graph keeps them in float32, so it is the 4-bit model without that second rounding.
 
 Inputs input_ids and attention_mask (int64, batch x tokens); output last_hidden_state.
+
+Built for the cache (`external`), every weight is written to a data file beside the model as soon
+as it is made and the graph only points at it (ONNX external data): the build holds one tensor at
+a time, not the whole 146 MB graph plus its serialised copies (the build peaked at 891 MB with the
+weights inside the graph, 2026-11-25).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -17,11 +25,14 @@ from brain.index.e5_model import BLOCK, PackedModel
 OPSET = 18
 
 
-def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
+def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, external: BinaryIO | None = None):
     """An onnx.ModelProto computing the encoder's last hidden state.
 
     weights "fp32": every encoder matrix as the float32 values of its 4-bit blocks (plain MatMul);
     "q4": the blocks kept 4-bit in onnxruntime's MatMulNBits (accuracy 4 rounds activations to int8, as the engine).
+    With `external` (a file open for writing), the weights go to that file, which the graph names
+    by its base name: the model must be saved in the same folder, and is checked there
+    (`onnx.checker.check_model(path)`); without, they are inside the proto and checked here.
     """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -32,8 +43,14 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
     inits: list = []
     counter = iter(range(1_000_000))
 
+    data = external
+
     def const(name: str, array: np.ndarray) -> str:
-        inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        array = np.ascontiguousarray(array)
+        if data is None or array.nbytes < 4096:  # shapes and scalars stay in the graph: shape inference reads them
+            inits.append(numpy_helper.from_array(array, name))
+        else:
+            inits.append(_external(data, name, array))
         return name
 
     def op(kind: str, inputs: list[str], **attrs) -> str:
@@ -127,8 +144,29 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4):
     opsets = [helper.make_opsetid("", OPSET)] + ([helper.make_opsetid("com.microsoft", 1)] if weights == "q4" else [])
     proto = helper.make_model(graph, opset_imports=opsets, producer_name="brain")
     proto.ir_version = 8  # onnxruntime >= 1.17 reads IR 8 with opset 18
-    onnx.checker.check_model(proto, full_check=False)
+    if data is None:
+        onnx.checker.check_model(proto, full_check=False)
     return proto
+
+
+def _external(data: BinaryIO, name: str, array: np.ndarray):
+    """A TensorProto whose values are appended to `data` (64-byte aligned), not held in the proto."""
+    from onnx import TensorProto, helper
+
+    offset = data.seek(0, 2)
+    if offset % 64:
+        data.write(bytes(64 - offset % 64))
+        offset = data.tell()
+    data.write(array.tobytes())
+    tensor = TensorProto()
+    tensor.name = name
+    tensor.data_type = helper.np_dtype_to_tensor_dtype(array.dtype)
+    tensor.dims.extend(array.shape)
+    for key, value in (("location", Path(data.name).name), ("offset", offset), ("length", array.nbytes)):
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, str(value)
+    tensor.data_location = TensorProto.EXTERNAL
+    return tensor
 
 
 def _layer_norm(op, const, x: str, model: PackedModel, name: str) -> str:
