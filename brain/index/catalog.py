@@ -14,20 +14,22 @@ cache) learn cheaply that something changed.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from brain.errors import IndexMismatch
 from brain.index import codec
+from brain.index.catalog_chunks import ChunkTable
 from brain.index.rows import Row, Stamp, folder_of
 from brain.index.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
 from brain.note_files import Skip, SkipKind
-from brain.notes.model import Note
+from brain.notes.model import Note, NoteHeader
 
 __all__ = ["CATALOG_FILE", "SCHEMA_VERSION", "Catalog", "Row", "Stamp"]  # schema and rows live beside it
 
@@ -37,7 +39,7 @@ _COLUMNS = (
 _ASSIGN = ", ".join(f"{column.strip()} = ?" for column in _COLUMNS.split(","))
 
 
-class Catalog:
+class Catalog(ChunkTable):
     """One connection to a vault's catalog, safe to share between threads (calls are serialized)."""
 
     def __init__(self, path: Path, *, read_only: bool = False):
@@ -207,37 +209,78 @@ class Catalog:
             rows = self.db.execute("SELECT path, kind, reason FROM skipped").fetchall()
         return {path: Skip(SkipKind(kind), reason) for path, kind, reason in rows}
 
-    def note_versions(self) -> dict[str, int]:
-        """path -> the generation its row last changed in."""
+    def note_versions(self, types: frozenset[str] | None = None) -> dict[str, int]:
+        """path -> the generation its row last changed in (of the notes of `types`, or of all)."""
+        where, params = _of_types(types)
         with self._lock:
-            return dict(self.db.execute("SELECT path, gen FROM notes").fetchall())
+            return dict(self.db.execute(f"SELECT path, gen FROM notes WHERE {where}", params).fetchall())
 
-    def changes_since(self, generation: int) -> tuple[int, dict[str, int], int]:
+    def note_hashes(self, note_type: str) -> dict[str, str]:
+        """path -> the sha256 of its file, for the notes of a type."""
+        with self._lock:
+            return dict(self.db.execute("SELECT path, sha256 FROM notes WHERE type = ?", (note_type,)).fetchall())
+
+    def changes_since(self, generation: int, types: frozenset[str] | None = None) -> tuple[int, dict[str, int], int]:
         """(generation now, path -> gen of the rows changed after `generation`, how many notes there
-        are), from one snapshot. A reader that knows the notes as of `generation` can tell from the
-        count whether any was removed since (then it needs `note_versions`)."""
+        are), from one snapshot, of the notes of `types` (None: all). A reader that knows those notes
+        as of `generation` can tell from the count whether any was removed since (then it needs
+        `note_versions`); a note whose type changed away from `types` counts as removed."""
+        where, params = _of_types(types)
         with self._lock:
             self.db.execute("BEGIN")
             try:
                 now = self.generation()
-                changed = dict(self.db.execute("SELECT path, gen FROM notes WHERE gen > ?", (generation,)).fetchall())
-                count = self.db.execute("SELECT COUNT(*) FROM notes").fetchone()[0]
+                changed = dict(
+                    self.db.execute(
+                        f"SELECT path, gen FROM notes WHERE gen > ? AND {where}", (generation, *params)
+                    ).fetchall()
+                )
+                count = self.db.execute(f"SELECT COUNT(*) FROM notes WHERE {where}", params).fetchone()[0]
             finally:
                 self.db.execute("COMMIT")
         return now, changed, count
 
     def load(self, paths: list[str] | None = None) -> dict[str, Note]:
         """Parsed notes from their stored form, without re-parsing (all, or the given paths)."""
-        query = "SELECT path, parsed, frontmatter, text FROM notes"
+        return {path: note for path, (_, note) in self.load_rows(paths).items()}
+
+    def load_rows(
+        self,
+        paths: list[str] | None = None,
+        *,
+        types: frozenset[str] | None = None,
+        other_than: frozenset[str] = frozenset(),
+    ) -> dict[str, tuple[int, Note]]:
+        """path -> (the generation the row last changed in, its parsed note): the given paths, or
+        the notes of `types` (None: every type) but those of `other_than`."""
+        query = "SELECT path, gen, parsed, frontmatter, text FROM notes"
         with self._lock:
             if paths is None:
-                rows = self.db.execute(query).fetchall()
+                where, params = _of_types(types)
+                if other_than:
+                    where += f" AND type NOT IN ({','.join('?' * len(other_than))})"
+                    params = [*params, *sorted(other_than)]
+                rows = self.db.execute(f"{query} WHERE {where}", params).fetchall()
             else:
                 rows = []
                 for start in range(0, len(paths), 500):
                     part = paths[start : start + 500]
                     rows += self.db.execute(f"{query} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
-        return {path: codec.decode(parsed, frontmatter, text, path) for path, parsed, frontmatter, text in rows}
+        return {path: (gen, codec.decode(parsed, fm, text, path)) for path, gen, parsed, fm, text in rows}
+
+    def load_where(self, note_type: str, keep: Callable[[NoteHeader], bool]) -> dict[str, tuple[int, Note]]:
+        """`load_rows` of the notes of a type whose header passes `keep`: the others are never
+        decoded (a header is the row's path, title and frontmatter)."""
+        with self._lock:
+            self.db.execute("BEGIN")
+            try:
+                headers = self.db.execute(
+                    "SELECT path, title, frontmatter FROM notes WHERE type = ?", (note_type,)
+                ).fetchall()
+                wanted = [path for path, title, fm in headers if keep(NoteHeader(path, title, json.loads(fm)))]
+                return self.load_rows(wanted)
+            finally:
+                self.db.execute("COMMIT")
 
     def ids_where(self, where: str, params: list[Any]) -> list[int]:
         """Ids of searchable notes meeting SQL conditions on `notes n` (see search.filter_sql)."""
@@ -381,95 +424,16 @@ class Catalog:
             self.db.execute(f"DELETE FROM {table}")
         self.set_meta("embedder", None)
 
-    # ------------------------------------------------------------ chunks (what the vector store holds)
-
-    def pending_vectors(self) -> list[tuple[int, str]]:
-        """(id, path) of searchable notes whose vectors are missing or older than their text."""
-        with self._lock:
-            return self.db.execute(
-                "SELECT id, path FROM notes INDEXED BY notes_pending "
-                "WHERE searchable = 1 AND (embedded_sha IS NULL OR embedded_sha != sha256) ORDER BY id"
-            ).fetchall()
-
-    def mark_all_pending(self) -> None:
-        """Inside `write()`: every note's vectors are to be made again (see engine.Index)."""
-        self.db.execute("UPDATE notes SET embedded_sha = NULL WHERE embedded_sha IS NOT NULL")
-
-    def chunk_rows(self, note_id: int) -> dict[str, tuple[int, str | None, int, int]]:
-        with self._lock:
-            rows = self.db.execute(
-                "SELECT id, ord, section, start, end FROM chunks WHERE note_id = ?", (note_id,)
-            ).fetchall()
-        return {row[0]: row[1:] for row in rows}
-
-    def chunk_spans(self, keys: list[tuple[int, str]]) -> dict[tuple[int, str], tuple[str | None, int, int]]:
-        """(note id, chunk id) -> (section, start, end) of the chunk's text in the note."""
-        found: dict[tuple[int, str], tuple[str | None, int, int]] = {}
-        with self._lock:
-            for note_id, chunk_id in keys:
-                row = self.db.execute(
-                    "SELECT section, start, end FROM chunks WHERE note_id = ? AND id = ?", (note_id, chunk_id)
-                ).fetchone()
-                if row:
-                    found[(note_id, chunk_id)] = row
-        return found
-
-    def chunk_keys(self, note_ids: list[int]) -> list[tuple[int, str]]:
-        """(note id, chunk id) of every chunk the vector store holds for these notes."""
-        keys: list[tuple[int, str]] = []
-        with self._lock:
-            for start in range(0, len(note_ids), 500):
-                part = note_ids[start : start + 500]
-                keys += self.db.execute(
-                    f"SELECT note_id, id FROM chunks WHERE note_id IN ({','.join('?' * len(part))})", part
-                ).fetchall()
-        return keys
-
-    def orphan_chunks(self) -> list[tuple[int, str]]:
-        """Chunks of notes that were removed or became unsearchable since the vectors were updated."""
-        with self._lock:
-            return self.db.execute(
-                "SELECT c.note_id, c.id FROM gone g JOIN chunks c ON c.note_id = g.note_id"
-            ).fetchall()
-
-    def has_gone(self) -> bool:
-        with self._lock:
-            return self.db.execute("SELECT 1 FROM gone LIMIT 1").fetchone() is not None
-
-    def clear_gone(self) -> None:
-        """Inside `write()`, once the vector store dropped their chunks."""
-        self.db.execute("DELETE FROM chunks WHERE note_id IN (SELECT note_id FROM gone)")
-        self.db.execute("DELETE FROM gone")
-
-    def set_chunks(self, note_id: int, rows: list[tuple[str, int, str | None, int, int]], sha256: str) -> None:
-        """Inside `write()`: the chunks the vector store now holds for a note, made from `sha256`."""
-        self.db.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
-        self.db.executemany(
-            "INSERT OR REPLACE INTO chunks(note_id, id, ord, section, start, end) VALUES(?, ?, ?, ?, ?, ?)",
-            [(note_id, *row) for row in rows],
-        )
-        self.db.execute("UPDATE notes SET embedded_sha = ? WHERE id = ?", (sha256, note_id))
-
-    def chunk_count(self) -> int:
-        with self._lock:
-            return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-
-    def chunk_ids(self) -> list[tuple[int, str]]:
-        """(note id, chunk id) of every chunk the vector store should hold."""
-        with self._lock:
-            return self.db.execute("SELECT note_id, id FROM chunks").fetchall()
-
-    def forget_vectors(self, note_ids: list[int]) -> None:
-        """Inside `write()`: these notes' vectors are lost; their chunks wait to be embedded again."""
-        for start in range(0, len(note_ids), 500):
-            part = note_ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            self.db.execute(f"DELETE FROM chunks WHERE note_id IN ({marks})", part)
-            self.db.execute(f"UPDATE notes SET embedded_sha = NULL WHERE id IN ({marks})", part)
-
     def note_row(self, note_id: int) -> tuple[str, str, str, str, str] | None:
         """(path, type, folder, sha256, text) of a note."""
         with self._lock:
             return self.db.execute(
                 "SELECT path, type, folder, sha256, text FROM notes WHERE id = ?", (note_id,)
             ).fetchone()
+
+
+def _of_types(types: frozenset[str] | None) -> tuple[str, list[str]]:
+    """A WHERE condition on `notes` for rows of these types (None: every row) and its parameters."""
+    if types is None:
+        return "1", []
+    return f"type IN ({','.join('?' * len(types))})", sorted(types)

@@ -4,7 +4,9 @@
 `.brain/index/catalog.sqlite3`), notes come from the catalog: each call first brings the catalog
 up to date with the files (`index.fresh.ensure_fresh`: nothing while a watcher runs, the paths
 file events reported in a process that reads repeatedly, else a stat scan) and then loads just
-the rows that changed since the last call, so no file is re-read or re-parsed for a read. A vault without an index is read the old way (stat every file, re-parse what changed,
+the rows that changed since the last call, so no file is re-read or re-parsed for a read. Notes
+are loaded by type as a service asks for them, so a command about patterns never decodes the
+episodes. A vault without an index is read the old way (stat every file, re-parse what changed,
 in memory), and reading never creates an index.
 """
 
@@ -18,12 +20,13 @@ import posixpath
 import sqlite3
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from brain.errors import AmbiguousName, NoteNotFound
 from brain.note_files import parse_bytes
-from brain.notes.model import Note
+from brain.notes.model import Note, NoteHeader
 from brain.notes.parse import parse_wikilink
 from brain.vault import Vault
 
@@ -146,29 +149,79 @@ class Resolver:
 
 
 class Corpus:
+    """The notes of a vault as the services read them.
+
+    From a catalog, notes are loaded by type as they are asked for (`of_type` loads one type,
+    `notes` all of them) and kept current: every read first catches up the loaded notes with the
+    rows changed since the last one. `select` decodes only the notes of a type that a filter on
+    their header keeps, when that type is not loaded yet: a hook that wants the failed episodes of
+    3,000 parses those alone."""
+
     def __init__(self, vault: Vault):
         self.vault = vault
         self._cache: dict[str, tuple[tuple[int, int] | int, Note]] = {}  # path -> (stat or catalog gen, note)
         self._signature: object = None
         self._generation: int | None = None
-        self._list: list[Note] | None = None
+        self._types: frozenset[str] | None = frozenset()  # the types whose notes are all loaded; None: every note
+        self._catalog: Any = None  # the catalog the notes came from, while they do
+        self._list: list[Note] | None = None  # the loaded notes by path
+        self._by_type: dict[str, list[Note]] = {}
         self._resolver: Resolver | None = None
         self.derived: dict[str, Any] = {}  # caches built from the notes (e.g. the causal graph)
         self._memos: dict[str, dict[str, tuple[Note, object]]] = {}  # see `memo`
+        self._checks_held = 0  # inside `checked_once`
+        self._checked = False
 
     def notes(self) -> list[Note]:
         """Every note in the vault as it is on disk now (see the module doc for how that stays cheap)."""
+        self._sync(None)
+        return list(self._sorted())  # the caller's to change
+
+    def of_type(self, note_type: str) -> list[Note]:
+        """The notes of one type, as they are on disk now; from a catalog, only that type is loaded."""
+        self._sync(frozenset({note_type}))
+        found = self._by_type.get(note_type)
+        if found is None:
+            found = self._by_type[note_type] = [note for note in self._sorted() if note.type == note_type]
+        return list(found)
+
+    def select(self, note_type: str, keep: Callable[[NoteHeader], bool]) -> list[Note]:
+        """The notes of a type whose header (path, title, frontmatter) `keep` accepts, by path.
+        Before that type is loaded from a catalog, only the kept notes are decoded, and they are
+        not kept: what a one-shot reader (a hook, a CLI command) needs of a large vault."""
         self.refresh()
-        if self._list is None:
-            self._list = [entry[1] for _, entry in sorted(self._cache.items())]
-        return list(self._list)  # the caller's to change
+        if self._catalog is not None and self._types is not None and note_type not in self._types:
+            rows = self._catalog.load_where(note_type, keep)
+            return [rows[path][1] for path in sorted(rows)]
+        return [note for note in self.of_type(note_type) if keep(note.header)]
 
     def refresh(self) -> None:
-        """Bring the corpus up to date with the vault (clearing `derived` on a change), without
-        copying the list of notes: for readers of a `derived` cache over many notes."""
+        """Bring the notes loaded so far up to date with the vault (clearing `derived` on a
+        change), loading no others: for readers of a `derived` cache."""
+        self._sync(frozenset())
+
+    @contextmanager
+    def checked_once(self) -> Iterator[Corpus]:
+        """Reads inside check the vault's files once, at the first: for an answer made of several
+        reads (a hook's context), which a stat scan per read would slow down (~75 ms at 10,000
+        notes) and could answer from two states of the vault."""
+        self._checks_held += 1
+        try:
+            yield self
+        finally:
+            self._checks_held -= 1
+            if not self._checks_held:
+                self._checked = False
+
+    def _sync(self, types: frozenset[str] | None) -> None:
         index = self._index()
-        if index is None or not self._from_catalog(index):
+        if index is None or not self._from_catalog(index, types):
             self._from_files()
+
+    def _sorted(self) -> list[Note]:
+        if self._list is None:
+            self._list = [entry[1] for _, entry in sorted(self._cache.items())]
+        return self._list
 
     def _index(self):
         from brain.index.engine import existing_index  # the index package is optional for a plain read
@@ -179,7 +232,7 @@ class Corpus:
             log.warning("index unusable (%s); reading the notes from their files", _why(error, self.vault))
             return None
 
-    def _from_catalog(self, index) -> bool:
+    def _from_catalog(self, index, types: frozenset[str] | None) -> bool:
         from brain.index.fresh import ensure_fresh
 
         if index.read_only:  # a catalog that cannot be refreshed: the files themselves are exact
@@ -189,44 +242,70 @@ class Corpus:
             # long batch): the files themselves are exact, and reading them waits for no one
             return False
         try:
-            ensure_fresh(index)
-            if self._signature == "catalog" and index.catalog.generation() == self._generation:
-                return True
+            if not self._checked:
+                ensure_fresh(index)
+                self._checked = self._checks_held > 0
             if self._signature != "catalog" or self._generation is None:
-                self._cache, self._resolver, self._generation = {}, None, -1
-            generation, changed, count = index.catalog.changes_since(self._generation)
-            added = sum(1 for path in changed if path not in self._cache)
-            if count == len(self._cache) + added:  # nothing removed: the changed rows are all there is to do
-                versions = changed
-                gone = []
-            else:
-                versions = index.catalog.note_versions()
-                gone = [path for path in self._cache if path not in versions]
-            stale = [path for path, gen in versions.items() if self._cache.get(path, ((), None))[0] != gen]
-            if stale or gone:
-                loaded = index.catalog.load(None if len(stale) > count // 2 else stale)
-                for path in gone:
-                    del self._cache[path]
-                reloaded = []
-                for path in stale:
-                    if path in loaded:
-                        self._cache[path] = (versions[path], loaded[path])
-                        reloaded.append(loaded[path])
-                self._changed(gone, reloaded)
-                if len(reloaded) >= FREEZE_FROM:
-                    # Many notes just loaded will live as long as the corpus. Moving them out of the
-                    # cyclic collector's reach spares every later full collection a walk over them
-                    # (60+ ms at 10,000 notes, at random moments after an edit). They are still
-                    # freed by reference counting when replaced.
-                    gc.freeze()
-            self._generation, self._signature = generation, "catalog"
+                self._cache, self._types, self._generation = {}, frozenset(), -1
+                self._changed()
+            catalog = self._catalog = index.catalog
+            if catalog.generation() != self._generation:
+                self._catch_up(catalog)
+            missing = _missing(self._types, types)
+            if missing != frozenset():
+                self._load_types(catalog, missing)
+            self._signature = "catalog"
             return True
         except (sqlite3.Error, OSError) as error:
             log.warning("index unusable (%s); reading the notes from their files", _why(error, self.vault))
+            self._catalog = None
             return False
+
+    def _catch_up(self, catalog) -> None:
+        """Reload the loaded notes whose rows changed since the last read; drop the removed ones."""
+        types = self._types
+        if types == frozenset():  # nothing loaded: nothing to catch up
+            self._generation = catalog.generation()
+            return
+        generation, changed, count = catalog.changes_since(self._generation, types)
+        added = sum(1 for path in changed if path not in self._cache)
+        if count == len(self._cache) + added:  # nothing removed: the changed rows are all there is to do
+            versions, gone = changed, []
+        else:
+            versions = catalog.note_versions(types)
+            gone = [path for path in self._cache if path not in versions]
+        stale = [path for path, gen in versions.items() if self._cache.get(path, ((), None))[0] != gen]
+        if stale or gone:
+            loaded = catalog.load_rows(None, types=types) if len(stale) > count // 2 else catalog.load_rows(stale)
+            for path in gone:
+                del self._cache[path]
+            reloaded = []
+            for path in stale:
+                if path in loaded:
+                    self._cache[path] = loaded[path]
+                    reloaded.append(loaded[path][1])
+            self._changed(gone, reloaded)
+            _freeze_if_many(len(reloaded))
+        self._generation = generation
+
+    def _load_types(self, catalog, missing: frozenset[str] | None) -> None:
+        """Add the notes of the types not loaded yet (None: of every type not loaded yet). Notes
+        added are no change of what was loaded: `derived` and the memos stay."""
+        if missing is None:
+            rows = catalog.load_rows(None, other_than=self._types or frozenset())
+        else:
+            rows = catalog.load_rows(None, types=missing)
+        self._cache.update(rows)
+        self._types = None if missing is None else (self._types or frozenset()) | missing
+        self._list, self._by_type = None, {}
+        if self._resolver is not None:
+            for _, note in rows.values():
+                self._resolver.add(note)
+        _freeze_if_many(len(rows))
 
     def _from_files(self) -> None:
         """Stat every file, re-parse those whose size or mtime changed."""
+        self._catalog = None
         seen: dict[str, tuple[tuple[int, int] | int, Note]] = {}
         for relative in self.vault.iter_files():
             try:
@@ -244,7 +323,7 @@ class Corpus:
                 continue
             seen[relative] = (key, parse_bytes(data, relative))
         signature = tuple(sorted((path, entry[0]) for path, entry in seen.items()))
-        self._cache = seen
+        self._cache, self._types = seen, None
         if signature != self._signature:
             self._signature = signature
             self._generation = None
@@ -254,7 +333,7 @@ class Corpus:
         """Forget what was built from the notes. When the caller says which notes went and which
         were (re)loaded, the resolver is updated in place and `memo` keeps the other notes' values:
         after an edit of one note in 10,000, rebuilding those was most of a read's cost."""
-        self._list = None
+        self._list, self._by_type = None, {}
         self.derived.clear()
         if gone is None or loaded is None:
             self._resolver = None
@@ -280,8 +359,27 @@ class Corpus:
         memo[note.path or ""] = (note, value)
         return value
 
-    def of_type(self, note_type: str) -> list[Note]:
-        return [note for note in self.notes() if note.type == note_type]
+    def summaries(self, name: str, note_type: str, compute: Callable[[Note], T]) -> list[T]:
+        """`compute(note)` for every note of a type, by path. From a catalog whose notes of that
+        type are not loaded, the values are kept on disk by the hash of each note's file
+        (`index.summaries`), so a later process decodes only the notes changed since: the
+        first-prompt hook ranks 2,500 patterns without parsing one. `compute` must return JSON
+        (lists for tuples); change `name` when what it computes changes."""
+        self.refresh()
+        if self._catalog is None or self._types is None or note_type in self._types:
+            return [self.memo(name, note, compute) for note in self.of_type(note_type)]
+        from brain.index import summaries
+
+        hashes = self._catalog.note_hashes(note_type)
+        path = summaries.summary_path(self.vault.index_dir, name)
+        stored = summaries.load(path)
+        kept = {key: stored[key] for key, sha in hashes.items() if key in stored and stored[key][0] == sha}
+        missing = [key for key in hashes if key not in kept]
+        fresh = {key: [hashes[key], compute(note)] for key, (_, note) in self._catalog.load_rows(missing).items()}
+        if fresh or len(kept) != len(stored):
+            summaries.save(path, kept | fresh)
+        values = kept | fresh
+        return [values[key][1] for key in sorted(values)]
 
     def resolver(self) -> Resolver:
         notes = self.notes()
@@ -293,6 +391,24 @@ class Corpus:
         """The note a name resolves to (path, title, stem or permalink)."""
         path = self.resolver().resolve(name)
         return self._cache[path][1]
+
+
+def _missing(loaded: frozenset[str] | None, wanted: frozenset[str] | None) -> frozenset[str] | None:
+    """The types still to load (None: every type not loaded yet; empty: none)."""
+    if loaded is None:
+        return frozenset()
+    if wanted is None:
+        return None
+    return wanted - loaded
+
+
+def _freeze_if_many(count: int) -> None:
+    if count >= FREEZE_FROM:
+        # Many notes just loaded will live as long as the corpus. Moving them out of the cyclic
+        # collector's reach spares every later full collection a walk over them (60+ ms at
+        # 10,000 notes, at random moments after an edit). They are still freed by reference
+        # counting when replaced.
+        gc.freeze()
 
 
 def _why(error: Exception, vault: Vault) -> object:

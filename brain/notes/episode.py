@@ -19,7 +19,7 @@ from typing import Any
 
 from brain.notes import frontmatter_yaml
 from brain.notes.lines import escape_block, line_texts, unescape_block
-from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note
+from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note, NoteHeader
 from brain.notes.parse import find_wikilinks
 
 DECISION_FIELDS = ("Timestamp", "Type", "Context", "Options", "Chosen", "Rationale", "Outcome", "Effects")
@@ -52,7 +52,7 @@ def episode_from_note(note: Note) -> Episode:
         duration = None
     if fm.get("date") is not None and not _is_iso(str(fm.get("date"))):
         problems.append(f"date '{fm.get('date')}' is not an ISO date or timestamp")
-    outcome = episode_outcome(note)
+    outcome = episode_outcome(fm)
     if outcome is not None and outcome not in OUTCOMES:
         problems.append(f"outcome '{outcome}' is not success, partial or failure")
     return Episode(
@@ -89,9 +89,16 @@ def _is_iso(text: str) -> bool:
     return True
 
 
-def episode_outcome(note: Note) -> str | None:
-    """The episode's outcome as `episode_from_note` reads it, without parsing the rest of the note."""
-    return _text(note.frontmatter.get("outcome"))
+def episode_outcome(frontmatter: dict[str, Any]) -> str | None:
+    """The episode's outcome as `episode_from_note` reads it, from its frontmatter alone."""
+    return _text(frontmatter.get("outcome"))
+
+
+def episode_header(header: NoteHeader) -> tuple[str | None, str | None, str | None]:
+    """(outcome, task, date) as `episode_from_note` reads them, from what the catalog holds of the
+    note without decoding it: for choosing the episodes worth parsing."""
+    fm = header.frontmatter
+    return episode_outcome(fm), _text(fm.get("task")), _text(fm.get("date"))
 
 
 def _text(value: Any) -> str | None:

@@ -117,6 +117,20 @@ class Note:
         value = self.frontmatter.get("permalink")
         return str(value) if isinstance(value, (str, int, float)) and str(value) else None
 
+    @property
+    def header(self) -> NoteHeader:
+        return NoteHeader(self.path or "", self.title, self.frontmatter)
+
+
+@dataclass(frozen=True)
+class NoteHeader:
+    """What the catalog holds of a note without decoding it (path, title, frontmatter): enough to
+    choose the notes worth parsing (`Corpus.select`)."""
+
+    path: str
+    title: str
+    frontmatter: dict[str, Any]
+
 
 @dataclass(frozen=True)
 class Decision:

@@ -9,7 +9,7 @@ from typing import Any
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.lines import escape_block, line_texts, unescape_block
-from brain.notes.model import CausalRelation, EvidenceEpisode, Note, Pattern
+from brain.notes.model import CausalRelation, EvidenceEpisode, Note, NoteHeader, Pattern
 from brain.notes.parse import parse_wikilink
 
 OUTCOME_SCORE = {"success": 1.0, "partial": 0.5, "failure": 0.0}
@@ -29,14 +29,7 @@ _EVIDENCE = re.compile(r"^[-*][ \t]+\[\[([^\[\]\n]+)\]\](?:[ \t]*[-:–—][ \t]
 def pattern_from_note(note: Note) -> Pattern:
     fm = note.frontmatter
     problems = list(note.problems)
-    success_rate = _number(fm.get("success_rate"), float)
-    if fm.get("success_rate") is not None and (success_rate is None or not 0 <= success_rate <= 1):
-        problems.append(f"success_rate '{fm.get('success_rate')}' is not a number between 0 and 1")
-        success_rate = None
-    occurrences = _number(fm.get("occurrences"), int)
-    if fm.get("occurrences") is not None and (occurrences is None or occurrences < 0):
-        problems.append(f"occurrences '{fm.get('occurrences')}' is not a whole number >= 0")
-        occurrences = None
+    success_rate, occurrences = _counts(fm, problems)
     evidence = []
     for raw in line_texts(note.section_text("Evidence Episodes")):
         match = _EVIDENCE.match(raw.strip())
@@ -65,6 +58,19 @@ def pattern_from_note(note: Note) -> Pattern:
     )
 
 
+def _counts(fm: dict[str, Any], problems: list[str]) -> tuple[float | None, int | None]:
+    """(success_rate, occurrences) from a pattern's frontmatter; a value out of range is None, and a problem."""
+    success_rate = _number(fm.get("success_rate"), float)
+    if fm.get("success_rate") is not None and (success_rate is None or not 0 <= success_rate <= 1):
+        problems.append(f"success_rate '{fm.get('success_rate')}' is not a number between 0 and 1")
+        success_rate = None
+    occurrences = _number(fm.get("occurrences"), int)
+    if fm.get("occurrences") is not None and (occurrences is None or occurrences < 0):
+        problems.append(f"occurrences '{fm.get('occurrences')}' is not a whole number >= 0")
+        occurrences = None
+    return success_rate, occurrences
+
+
 def _number(value: Any, kind: type) -> Any:
     if isinstance(value, bool) or value is None:
         return None
@@ -78,12 +84,16 @@ def _number(value: Any, kind: type) -> Any:
 
 
 def is_antipattern(pattern: Pattern, max_success_rate: float = 0.3, min_occurrences: int = 2) -> bool:
-    return (
-        pattern.success_rate is not None
-        and pattern.occurrences is not None
-        and pattern.success_rate <= max_success_rate
-        and pattern.occurrences >= min_occurrences
-    )
+    return _keeps_failing(pattern.success_rate, pattern.occurrences, max_success_rate, min_occurrences)
+
+
+def antipattern_header(header: NoteHeader, max_success_rate: float = 0.3, min_occurrences: int = 2) -> bool:
+    """`is_antipattern` of a pattern note from its header alone, before the note is parsed."""
+    return _keeps_failing(*_counts(header.frontmatter, []), max_success_rate, min_occurrences)
+
+
+def _keeps_failing(rate: float | None, occurrences: int | None, max_success_rate: float, min_occurrences: int) -> bool:
+    return rate is not None and occurrences is not None and rate <= max_success_rate and occurrences >= min_occurrences
 
 
 def running_average(old_rate: float, occurrences: int, outcome_score: float) -> float:

@@ -15,14 +15,14 @@ from brain.notes.edit import replace_section, set_frontmatter
 from brain.notes.episode import (
     decision_title,
     episode_from_note,
-    episode_outcome,
+    episode_header,
     is_minutes,
     managed_frontmatter,
     managed_sections,
     render_episode,
 )
 from brain.notes.lines import require_one_line
-from brain.notes.model import OUTCOMES, Decision, Episode, Event
+from brain.notes.model import OUTCOMES, Decision, Episode, Event, NoteHeader
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_LIMIT = 20
@@ -127,7 +127,9 @@ def with_stored_date(corpus: Corpus, data: dict[str, Any]) -> dict[str, Any]:
         return with_default_date(data)
     stored = [
         episode.date
-        for episode in (episode_from_note(note) for note in corpus.of_type("episode"))
+        for episode in map(
+            episode_from_note, corpus.select("episode", lambda h: h.frontmatter.get("session") is not None)
+        )
         if episode.session == session and episode.date
     ]
     return {**data, "timestamp": max(stored)} if stored else with_default_date(data)
@@ -258,26 +260,27 @@ def list_episodes(
     start = parse_instant(since, "since") if since else None
     end = parse_instant(until, "until", end_of_day=True) if until else None
     needle = task.lower() if task else None
-    found = []
-    for note in corpus.of_type("episode"):
-        if outcome and episode_outcome(note) != outcome:
-            continue  # before the whole note is parsed: most episodes are not the outcome asked for
-        episode = episode_from_note(note)
-        if needle and needle not in (episode.task or "").lower() and needle not in episode.title.lower():
-            continue
-        when = _when(episode)
+
+    def wanted(header: NoteHeader) -> bool:  # decided before the note is parsed: most are not wanted
+        its_outcome, its_task, its_date = episode_header(header)
+        if outcome and its_outcome != outcome:
+            return False
+        if needle and needle not in (its_task or "").lower() and needle not in header.title.lower():
+            return False
+        when = _when(its_date, header.title)
         if (start or end) and when is None:
-            continue
-        if when is not None and ((start and when < start) or (end and when > end)):
-            continue
-        found.append((when, episode))
+            return False
+        return when is None or not ((start and when < start) or (end and when > end))
+
+    chosen = corpus.select("episode", wanted) if outcome or needle or start or end else corpus.of_type("episode")
+    found = [(_when(episode.date, episode.title), episode) for episode in map(episode_from_note, chosen)]
     oldest = datetime.min.replace(tzinfo=UTC)
     found.sort(key=lambda pair: (pair[0] or oldest, pair[1].title), reverse=True)
     return [episode for _, episode in found[:limit]]
 
 
-def _when(episode: Episode) -> datetime | None:
-    for value in (episode.date, episode.title.removeprefix("EPISODE-")[:10]):
+def _when(date: str | None, title: str) -> datetime | None:
+    for value in (date, title.removeprefix("EPISODE-")[:10]):
         if value:
             try:
                 return parse_instant(value, "date")

@@ -150,11 +150,11 @@ def build(facts: list[Fact]) -> FactTable:
 
 def fact_table(corpus: Corpus) -> FactTable:
     """Every fact of the vault, cached with the corpus until a note changes."""
-    corpus.refresh()  # brings the corpus up to date, which clears `derived` on a change
+    corpus.refresh()  # brings the loaded notes up to date, which clears `derived` on a change
     cached = corpus.derived.get("facts")
     if isinstance(cached, FactTable):
         return cached
     # Each note's Fact is remembered while the note is unchanged: after an edit only it is re-read.
-    built = build([corpus.memo("fact", note, fact_from_note) for note in corpus.notes() if note.type == "fact"])
+    built = build([corpus.memo("fact", note, fact_from_note) for note in corpus.of_type("fact")])
     corpus.derived["facts"] = built
     return built

@@ -86,7 +86,9 @@ def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDG
 
         if not _warmed(root):
             spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
-        return HookResult(AGENT_EVENT[event], session_start(_corpus(root), budget=budget))
+        corpus = _corpus(root)
+        with corpus.checked_once():  # one answer, one look at the vault's files
+            return HookResult(AGENT_EVENT[event], session_start(corpus, budget=budget))
     if event == "first-prompt":
         prompt = str(payload.get("prompt") or "").strip()
         if not prompt or not _first_time(root, str(payload.get("session_id") or "")):
@@ -96,7 +98,9 @@ def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDG
         warmed = _warmed(root)
         if not warmed:
             spawn(root, ["warm"])
-        return HookResult(AGENT_EVENT[event], first_prompt(_corpus(root), prompt, budget=budget, similar=warmed))
+        corpus = _corpus(root)
+        with corpus.checked_once():
+            return HookResult(AGENT_EVENT[event], first_prompt(corpus, prompt, budget=budget, similar=warmed))
     if event == "session-end":
         transcript = str(payload.get("transcript_path") or "")
         session = str(payload.get("session_id") or Path(transcript).stem)

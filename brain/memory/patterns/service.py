@@ -15,8 +15,8 @@ from brain.notes.lines import require_one_line
 from brain.notes.model import OUTCOMES, Note, Pattern
 from brain.notes.pattern import (
     OUTCOME_SCORE,
+    antipattern_header,
     evidence_line,
-    is_antipattern,
     pattern_from_note,
     record_evidence,
     render_pattern,
@@ -120,7 +120,7 @@ def all_patterns(corpus: Corpus) -> list[Pattern]:
     notes = corpus.of_type("pattern")  # brings the corpus up to date, which clears its caches on a change
     cached = corpus.derived.get("patterns")
     if cached is None:
-        cached = corpus.derived["patterns"] = [pattern_from_note(note) for note in notes]
+        cached = corpus.derived["patterns"] = [corpus.memo("pattern", note, pattern_from_note) for note in notes]
     return list(cast(list[Pattern], cached))
 
 
@@ -158,7 +158,9 @@ def antipatterns(
     _check_rate(max_success_rate, "max success rate")
     if min_occurrences < 0:
         raise InvalidInput(f"min occurrences must be 0 or more, got {min_occurrences}")
-    found = [p for p in all_patterns(corpus) if is_antipattern(p, max_success_rate, min_occurrences)]
+    rate, least = max_success_rate, min_occurrences
+    chosen = corpus.select("pattern", lambda header: antipattern_header(header, rate, least))
+    found = [corpus.memo("pattern", note, pattern_from_note) for note in chosen]
     found.sort(key=lambda p: (p.success_rate, -(p.occurrences or 0), p.title))
     return found
 

@@ -31,7 +31,9 @@ from brain.memory.episodes.service import list_episodes, store_episode
 from brain.memory.patterns import service as pattern_service
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines, LearnResult, guidelines, learn_episode
-from brain.notes.fact import canonical_json, format_time
+from brain.notes.fact import canonical_json, fact_from_note, format_time
+from brain.notes.model import Note
+from brain.notes.pattern import pattern_from_note
 from brain.vault import Vault
 
 if TYPE_CHECKING:
@@ -100,23 +102,38 @@ def bootstrap(
 
 
 def _relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> list[str]:
-    candidates = [p for p in pattern_service.list_patterns(corpus) if (p.success_rate or 0) > 0.3 and p.trigger]
+    candidates = [found for found in corpus.summaries(CANDIDATES, "pattern", _candidate) if found is not None]
     if not candidates:
         return []
+    candidates.sort(key=lambda c: (-c[1], -(c[2] or 0), c[0]))  # as list_patterns orders them
     vectors = text_vectors(corpus.vault, embedder)
     query = vectors.query(task)
-    by_trigger = cosine(query, vectors.matrix([p.trigger or "" for p in candidates]))
-    by_name = cosine(query, vectors.matrix([_name_words(p.title) + ": " + (p.trigger or "") for p in candidates]))
+    by_trigger = cosine(query, vectors.matrix([trigger for _, _, _, trigger, _ in candidates]))
+    by_name = cosine(
+        query, vectors.matrix([f"{_name_words(title)}: {trigger}" for title, _, _, trigger, _ in candidates])
+    )
     by_action = cosine(
-        query, vectors.matrix([_name_words(p.title) + ": " + " ".join(p.action.split()) for p in candidates])
+        query, vectors.matrix([f"{_name_words(title)}: {action}" for title, _, _, _, action in candidates])
     )
     scores = np.maximum(np.maximum(by_trigger, by_name), by_action)
     ranked = sorted(zip(scores.tolist(), candidates, strict=True), key=lambda pair: -pair[0])
     return [
-        f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger}"
-        for score, p in ranked[:MAX_PATTERNS]
+        f"- {title} ({rate:.0%} over {occurrences}): {trigger}"
+        for score, (title, rate, occurrences, trigger, _) in ranked[:MAX_PATTERNS]
         if score >= PATTERN_THRESHOLD
     ]
+
+
+CANDIDATES = "bootstrap-pattern-candidates-1"  # the name of `_candidate`'s values on disk
+
+
+def _candidate(note: Note) -> list | None:
+    """A pattern worth suggesting for a task (it works more often than not, and has a trigger) as
+    what the task is compared with: [title, success rate, occurrences, trigger, action]."""
+    pattern = pattern_from_note(note)
+    if (pattern.success_rate or 0) <= 0.3 or not pattern.trigger:
+        return None
+    return [pattern.title, pattern.success_rate, pattern.occurrences, pattern.trigger, " ".join(pattern.action.split())]
 
 
 def _name_words(title: str) -> str:
@@ -145,18 +162,16 @@ def _word_set(text: str) -> frozenset[str]:
 
 
 def _fact_subjects(corpus: Corpus) -> dict[str, dict[str, frozenset[str]]]:
-    """namespace -> subject -> its words, for every subject with a fact; cached until a note changes."""
-    from brain.memory.facts.service import all_facts
-
-    corpus.notes()  # brings the corpus up to date (a change clears `derived`)
-    cached = corpus.derived.get("bootstrap_fact_subjects")
-    if isinstance(cached, dict):
-        return cached
+    """namespace -> subject -> its words, for every subject with a fact."""
     subjects: dict[str, dict[str, frozenset[str]]] = {}
-    for fact in all_facts(corpus):
-        subjects.setdefault(fact.namespace, {}).setdefault(fact.subject, _word_set(fact.subject))
-    corpus.derived["bootstrap_fact_subjects"] = subjects
+    for namespace, subject in corpus.summaries("fact-subjects-1", "fact", _namespace_and_subject):
+        subjects.setdefault(namespace, {}).setdefault(subject, _word_set(subject))
     return subjects
+
+
+def _namespace_and_subject(note: Note) -> list[str]:
+    fact = fact_from_note(note)
+    return [fact.namespace, fact.subject]
 
 
 def facts_named_in(

@@ -87,7 +87,7 @@ def check_evidence(evidence: str | None) -> None:
 
 def all_tips(corpus: Corpus) -> list[Tip]:
     """Every tip note, parsed once and cached with the corpus until a note changes."""
-    corpus.notes()  # brings the corpus up to date (a change clears `derived`)
+    corpus.refresh()  # brings the loaded notes up to date (a change clears `derived`)
     cached = corpus.derived.get("tips")
     if cached is None:
         cached = corpus.derived["tips"] = [tip_from_note(note) for note in corpus.of_type("tip")]
@@ -261,7 +261,7 @@ def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
     A guidelines call then costs one embedding of the task and one matrix product, however many tips
     the vault has; nothing per tip is rebuilt in Python."""
     vectors = text_vectors(corpus.vault, embedder)
-    corpus.notes()  # brings the corpus up to date (a change clears `derived`)
+    corpus.refresh()  # brings the loaded notes up to date (a change clears `derived`)
     key = f"tip-index:{vectors.embedder.id}"
     cached = corpus.derived.get(key)
     if isinstance(cached, TipIndex):

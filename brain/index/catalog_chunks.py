@@ -1,0 +1,96 @@
+"""The catalog's `chunks` rows: what the vector store holds for each note, and which notes wait
+for their vectors. A part of `Catalog` (its connection and lock), kept apart by concern."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+
+class ChunkTable:
+    db: sqlite3.Connection
+    _lock: threading.RLock
+
+    def pending_vectors(self) -> list[tuple[int, str]]:
+        """(id, path) of searchable notes whose vectors are missing or older than their text."""
+        with self._lock:
+            return self.db.execute(
+                "SELECT id, path FROM notes INDEXED BY notes_pending "
+                "WHERE searchable = 1 AND (embedded_sha IS NULL OR embedded_sha != sha256) ORDER BY id"
+            ).fetchall()
+
+    def mark_all_pending(self) -> None:
+        """Inside `write()`: every note's vectors are to be made again (see engine.Index)."""
+        self.db.execute("UPDATE notes SET embedded_sha = NULL WHERE embedded_sha IS NOT NULL")
+
+    def chunk_rows(self, note_id: int) -> dict[str, tuple[int, str | None, int, int]]:
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT id, ord, section, start, end FROM chunks WHERE note_id = ?", (note_id,)
+            ).fetchall()
+        return {row[0]: row[1:] for row in rows}
+
+    def chunk_spans(self, keys: list[tuple[int, str]]) -> dict[tuple[int, str], tuple[str | None, int, int]]:
+        """(note id, chunk id) -> (section, start, end) of the chunk's text in the note."""
+        found: dict[tuple[int, str], tuple[str | None, int, int]] = {}
+        with self._lock:
+            for note_id, chunk_id in keys:
+                row = self.db.execute(
+                    "SELECT section, start, end FROM chunks WHERE note_id = ? AND id = ?", (note_id, chunk_id)
+                ).fetchone()
+                if row:
+                    found[(note_id, chunk_id)] = row
+        return found
+
+    def chunk_keys(self, note_ids: list[int]) -> list[tuple[int, str]]:
+        """(note id, chunk id) of every chunk the vector store holds for these notes."""
+        keys: list[tuple[int, str]] = []
+        with self._lock:
+            for start in range(0, len(note_ids), 500):
+                part = note_ids[start : start + 500]
+                keys += self.db.execute(
+                    f"SELECT note_id, id FROM chunks WHERE note_id IN ({','.join('?' * len(part))})", part
+                ).fetchall()
+        return keys
+
+    def orphan_chunks(self) -> list[tuple[int, str]]:
+        """Chunks of notes that were removed or became unsearchable since the vectors were updated."""
+        with self._lock:
+            return self.db.execute(
+                "SELECT c.note_id, c.id FROM gone g JOIN chunks c ON c.note_id = g.note_id"
+            ).fetchall()
+
+    def has_gone(self) -> bool:
+        with self._lock:
+            return self.db.execute("SELECT 1 FROM gone LIMIT 1").fetchone() is not None
+
+    def clear_gone(self) -> None:
+        """Inside `write()`, once the vector store dropped their chunks."""
+        self.db.execute("DELETE FROM chunks WHERE note_id IN (SELECT note_id FROM gone)")
+        self.db.execute("DELETE FROM gone")
+
+    def set_chunks(self, note_id: int, rows: list[tuple[str, int, str | None, int, int]], sha256: str) -> None:
+        """Inside `write()`: the chunks the vector store now holds for a note, made from `sha256`."""
+        self.db.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+        self.db.executemany(
+            "INSERT OR REPLACE INTO chunks(note_id, id, ord, section, start, end) VALUES(?, ?, ?, ?, ?, ?)",
+            [(note_id, *row) for row in rows],
+        )
+        self.db.execute("UPDATE notes SET embedded_sha = ? WHERE id = ?", (sha256, note_id))
+
+    def chunk_count(self) -> int:
+        with self._lock:
+            return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def chunk_ids(self) -> list[tuple[int, str]]:
+        """(note id, chunk id) of every chunk the vector store should hold."""
+        with self._lock:
+            return self.db.execute("SELECT note_id, id FROM chunks").fetchall()
+
+    def forget_vectors(self, note_ids: list[int]) -> None:
+        """Inside `write()`: these notes' vectors are lost; their chunks wait to be embedded again."""
+        for start in range(0, len(note_ids), 500):
+            part = note_ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            self.db.execute(f"DELETE FROM chunks WHERE note_id IN ({marks})", part)
+            self.db.execute(f"UPDATE notes SET embedded_sha = NULL WHERE id IN ({marks})", part)

@@ -1,0 +1,47 @@
+"""Per-note values kept on disk beside the catalog, by the sha256 of each note's file.
+
+A value computed from a note (what the first-prompt hook compares a prompt with, for each
+pattern) depends on the note's bytes alone, so it stays right for as long as the file's hash in
+the catalog is the same: a later process computes it again only for the notes that changed. Each
+set of values is one JSON file in `.brain/index/summaries/`, derived and disposable like the rest
+of the index: a damaged or unreadable file is recomputed, never an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def summary_path(index_dir: Path, name: str) -> Path:
+    return index_dir / "summaries" / f"{name}.json"
+
+
+def load(path: Path) -> dict[str, list[Any]]:
+    """path of a note -> [its file's sha256, the value]; empty when the file is missing or damaged."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: item for key, item in data.items() if isinstance(item, list) and len(item) == 2}
+
+
+def save(path: Path, values: dict[str, list[Any]]) -> None:
+    """Replace the file at once (a reader sees the old values or the new, never half); a disk that
+    refuses the write only costs the next process the same work again."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(values, out, ensure_ascii=False, separators=(",", ":"))
+        os.replace(temp, path)
+    except OSError:
+        Path(temp).unlink(missing_ok=True)

@@ -1,0 +1,182 @@
+"""The Corpus loads notes by type from the catalog, selects by header without decoding the rest,
+keeps per-note summaries on disk by file hash, and checks the files once per `checked_once`."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import lexical_vault, note_text, put
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brain.index import codec
+from brain.index.engine import forget, open_index
+from brain.index.summaries import summary_path
+from brain.index.sync import index_vault
+from brain.memory.corpus import Corpus
+from brain.memory.patterns.service import antipatterns, list_patterns
+from brain.note_files import parse_bytes
+from brain.notes.pattern import is_antipattern
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "vault-example"
+PATHS = ["a.md", "b.md", "sub/c.md", "d.md"]
+TYPES = ["pattern", "episode", "note"]
+_clock = itertools.count(1_700_000_000_000_000_000, 1_000_000_000)
+
+
+def _write(vault, relative: str, kind: str, mark: str) -> None:
+    path = put(vault, relative, note_text(f"T {relative}", f"body {mark}", type=kind, mark=mark))
+    stamp = next(_clock)  # a distinct mtime for every write, whatever the clock's resolution
+    os.utime(path, ns=(stamp, stamp))
+
+
+def _on_disk(vault) -> list:
+    """The notes as the files say, parsed afresh: what every read must equal."""
+    notes = []
+    for relative in sorted(PATHS):
+        path = vault.root / relative
+        if path.is_file():
+            notes.append(parse_bytes(path.read_bytes(), relative))
+    return notes
+
+
+def _keep(header) -> bool:
+    return str(header.frontmatter.get("mark", "")).endswith(("0", "2", "4"))
+
+
+writes = st.tuples(st.just("write"), st.sampled_from(PATHS), st.sampled_from(TYPES), st.integers(0, 9))
+deletes = st.tuples(st.just("delete"), st.sampled_from(PATHS), st.just(""), st.just(0))
+reads = st.sampled_from(["notes", *[f"type:{t}" for t in TYPES], *[f"select:{t}" for t in TYPES]])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.one_of(writes, deletes), reads), min_size=1, max_size=10))
+def test_a_long_lived_corpus_reads_by_type_as_the_files_say(steps):
+    """Whatever was loaded before (one type, several, all) and whatever changed since (a note
+    edited, retyped, removed), every read equals the files parsed afresh."""
+    with tempfile.TemporaryDirectory() as folder:
+        vault = lexical_vault(Path(folder) / "vault")
+        try:
+            _write(vault, "a.md", "pattern", "0")
+            index_vault(open_index(vault), embed=False)
+            corpus = Corpus(vault)
+            for (action, relative, kind, mark), read in steps:
+                if action == "write":
+                    _write(vault, relative, kind, str(mark))
+                elif (vault.root / relative).is_file():
+                    (vault.root / relative).unlink()
+                truth = _on_disk(vault)
+                what, _, kind_read = read.partition(":")
+                if what == "notes":
+                    assert corpus.notes() == truth
+                elif what == "type":
+                    assert corpus.of_type(kind_read) == [n for n in truth if n.type == kind_read]
+                else:
+                    expected = [n for n in truth if n.type == kind_read and _keep(n.header)]
+                    assert corpus.select(kind_read, _keep) == expected
+        finally:
+            forget(vault.root)
+
+
+@pytest.fixture
+def example(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    shutil.copytree(EXAMPLE, vault.root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".brain"))
+    index_vault(open_index(vault), embed=False)
+    yield vault
+    forget(vault.root)
+
+
+def test_select_decodes_only_the_notes_it_keeps(example, monkeypatch):
+    decoded = []
+    real = codec.decode
+    monkeypatch.setattr(codec, "decode", lambda *args: decoded.append(args[3]) or real(*args))
+    corpus = Corpus(example)
+    found = corpus.select("pattern", lambda header: header.title.startswith("ANTIPATTERN-"))
+    titles = [note.title for note in found]
+    assert titles == [
+        "ANTIPATTERN-coupled-schema-and-code-deploy",
+        "ANTIPATTERN-retry-flaky-tests-blindly",
+        "ANTIPATTERN-retry-without-idempotency",
+        "ANTIPATTERN-synchronized-cache-expiry",
+    ]
+    assert sorted(decoded) == sorted(note.path for note in found)
+    # once the type is loaded, a select filters what is in memory and decodes nothing more
+    patterns = corpus.of_type("pattern")
+    decoded.clear()
+    assert corpus.select("pattern", lambda header: header.title.startswith("ANTIPATTERN-")) == found
+    assert decoded == [] and len(patterns) == 19
+
+
+def test_antipatterns_by_header_are_the_antipatterns_of_every_pattern(example):
+    every = [p for p in list_patterns(Corpus(example)) if is_antipattern(p, 0.3, 2)]
+    every.sort(key=lambda p: (p.success_rate, -(p.occurrences or 0), p.title))
+    assert [p.title for p in antipatterns(Corpus(example))] == [p.title for p in every]
+    assert [p.title for p in antipatterns(Corpus(example), max_success_rate=0.2, min_occurrences=2)] == [
+        "ANTIPATTERN-retry-without-idempotency",
+        "ANTIPATTERN-retry-flaky-tests-blindly",
+    ]
+
+
+def test_summaries_are_computed_once_per_file_content(example):
+    calls: list[str] = []
+
+    def words(note) -> list:
+        calls.append(note.path)
+        return [note.title, len(note.body.split())]
+
+    first = Corpus(example).summaries("test-words-1", "pattern", words)
+    assert len(first) == len(calls) == 19 and first[0] == ["ANTIPATTERN-coupled-schema-and-code-deploy", 214]
+    stored = json.loads(summary_path(example.index_dir, "test-words-1").read_text())
+    assert len(stored) == 19
+    calls.clear()
+    assert Corpus(example).summaries("test-words-1", "pattern", words) == first and calls == []
+
+    edited = example.root / "patterns" / "PATTERN-safe-client-retries.md"
+    edited.write_text(edited.read_text() + "\nTwo more words.\n")
+    (example.root / "patterns" / "ANTIPATTERN-synchronized-cache-expiry.md").unlink()
+    again = Corpus(example).summaries("test-words-1", "pattern", words)
+    assert calls == ["patterns/PATTERN-safe-client-retries.md"]
+    assert (
+        len(again) == 18
+        and ["PATTERN-safe-client-retries", dict(first_titles(first))["PATTERN-safe-client-retries"] + 3] in again
+    )
+
+    summary_path(example.index_dir, "test-words-1").write_text("{not json")  # damaged: computed again
+    calls.clear()
+    assert Corpus(example).summaries("test-words-1", "pattern", words) == again and len(calls) == 18
+
+    loaded = Corpus(example)
+    loaded.of_type("pattern")  # the notes are in memory: nothing is read from disk or written to it
+    summary_path(example.index_dir, "test-words-1").unlink()
+    assert loaded.summaries("test-words-1", "pattern", words) == again
+    assert not summary_path(example.index_dir, "test-words-1").exists()
+
+
+def first_titles(values: list) -> list[tuple[str, int]]:
+    return [(title, count) for title, count in values]
+
+
+def test_summaries_of_a_vault_without_an_index_come_from_its_files(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "p.md", note_text("P", "one two", type="pattern"))
+    assert Corpus(vault).summaries("test-1", "pattern", lambda note: note.title) == ["P"]
+    assert not (vault.index_dir / "summaries").exists()
+
+
+def test_reads_inside_checked_once_look_at_the_files_once(example):
+    corpus = Corpus(example)
+    with corpus.checked_once():
+        before = corpus.of_type("fact")
+        put(example, "facts/new.md", note_text("New fact", "x", type="context"))
+        assert corpus.of_type("context") == [n for n in corpus.notes() if n.type == "context"]
+        assert "facts/new.md" not in {n.path for n in corpus.notes()}
+        assert corpus.of_type("fact") == before
+    assert "facts/new.md" in {n.path for n in corpus.of_type("context")}
