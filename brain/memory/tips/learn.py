@@ -29,7 +29,9 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from brain.memory.tips.naming import command_name, command_step, named_words, subject
 from brain.memory.tips.wording import first_clause, generalize, imperative, is_instruction, strip_label, words
+from brain.memory.tips.wording import lower_first as _lower
 from brain.notes.model import Decision, Episode, Event
 
 MAX_RUN_MILESTONES = 3
@@ -42,12 +44,6 @@ _FIX = re.compile(
 )
 _FAILED_OUTCOME = ("failure", "failed", "fail")
 _CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
-_COMMAND_STEP = re.compile(  # a step told by the command line it ran, under an optional label
-    r"^(?:([A-Z][\w-]*(?: [\w-]+){0,3}):\s+)?(?:(?:ran|run|executed?|invoked?)\s+)?"
-    r"(?:`|<code>|[A-Z_][A-Z0-9_]*=|(?:uv|pytest|python3?|npm|npx|pnpm|yarn|git|make|cargo|go|pwsh|bash|sh|node|dotnet)"
-    r"\s+[\w./-]*[a-z])",
-    re.IGNORECASE,
-)
 _VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
 _GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
 
@@ -285,39 +281,25 @@ def _subtask(seg: Segment, episode: Episode) -> str:
             head = imperative(head)
         before_comma = head.split(", ", 1)[0]
         name = generalize(before_comma if len(before_comma.split()) >= 4 else head, 90)
-        command = _COMMAND_STEP.match(name)
-        if command and episode.task:  # "Run uv run ruff check": named by its subject
-            return _by_subject(command, episode)
+        command = command_step(name)
+        if command and episode.task:  # "Run uv run ruff check": named by what it runs and the subject
+            return command_name(command, episode.task)
         return _with_subject(name, episode) if "<" in name else name  # "Jittered Expiry" is a name already
-    labelled = _COMMAND_STEP.match(_lead(seg))
+    labelled = command_step(_lead(seg))
     if labelled and episode.task:  # "Reproduce: Ran LSP_DOWN=true uv run pytest ...": named by its subject
-        return _by_subject(labelled, episode)
+        return command_name(labelled, episode.task)
     lead = strip_label(_lead(seg))
     sentence = re.split(r"(?<=[.!?;])\s|\s[-–]\s|\(", lead, maxsplit=1)[0].rstrip(".;:, ")
     subtask = generalize(imperative(sentence) if len(sentence.split()) >= 3 else first_clause(_lead(seg)), 90)
     return _with_subject(subtask, episode)
 
 
-def _by_subject(command_step: re.Match[str], episode: Episode) -> str:
-    """A step told by its command line, named by its label ("Reproduce") and the session's task."""
-    label = command_step.group(1) or "Check"
-    return generalize(f"{label}: {_lower(first_clause(episode.task or '', 70))}", 90)
-
-
 def _with_subject(subtask: str, episode: Episode) -> str:
     """A name that says little once its entities are placeholders ("Reproduce", "Write <doc>") gets the
     subject of the session after it, so the tip's title names what it is about."""
-    if _named_words(subtask) >= 3 or not episode.task:
+    if named_words(subtask) >= 3 or not episode.task:
         return subtask
-    subject = first_clause(episode.task, 70)
-    if _named_words(subject) < 3:  # "Author <doc> for <issue> (metacognitive confidence-elicitation)"
-        subject = generalize(re.sub(r"[()]", "", re.split(r"(?<=[.!?])\s", episode.task.strip())[0]), 70)
-    return f"{subtask}: {_lower(subject.rstrip('.'))}"
-
-
-def _named_words(text: str) -> int:
-    """How many words of a text are not placeholders."""
-    return sum(1 for word in text.split() if not re.fullmatch(r"\W*<\w+>\W*", word))
+    return f"{subtask}: {_lower(subject(episode.task).rstrip('.'))}"
 
 
 def decision_action(d: Decision) -> str:
@@ -477,13 +459,6 @@ def _distinct(texts: list[str]) -> list[str]:
         if text and not any(_same(text, other) for other in kept):
             kept.append(text)
     return kept
-
-
-def _lower(text: str) -> str:
-    """First letter in lower case, unless the first word is an acronym or a name in capitals (TTL, PR)."""
-    if len(text) > 1 and text[1].isupper():
-        return text
-    return text[:1].lower() + text[1:]
 
 
 def _fix_step(seg: Segment) -> str | None:

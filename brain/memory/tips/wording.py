@@ -220,5 +220,12 @@ def first_clause(text: str, limit: int = 90) -> str:
     return generalize(head, limit)
 
 
+def lower_first(text: str) -> str:
+    """First letter in lower case, unless the first word is an acronym or a name in capitals (TTL, PR)."""
+    if len(text) > 1 and text[1].isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
 def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _STOP}
