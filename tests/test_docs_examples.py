@@ -51,3 +51,36 @@ def test_the_mcp_tools_table_lists_every_tool() -> None:
     served = {fn.__name__ for modules in GROUPS.values() for module in modules for fn in tools_in(module)}
     assert served - listed == set()
     assert {"record_fact", "supersede_fact", "invalidate_fact", "recall_facts"} <= listed
+
+
+def test_the_readme_shows_what_the_hooks_print_and_what_a_session_became(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    part = readme.split("<!-- hook-example: begin -->")[1].split("<!-- hook-example: end -->")[0]
+    shown_context = re.search(r"```text\n(.*?)```", part, flags=re.S).group(1)  # type: ignore[union-attr]
+    vault = tmp_path / "vault"
+    shutil.copytree(REPO / "vault-example", vault, ignore=shutil.ignore_patterns(".brain"))
+    hook = subprocess.run(
+        [sys.executable, "-m", "brain", "hooks", "run", "session-start", "--vault", str(vault)],
+        input=json.dumps({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"] == shown_context
+
+    command = re.search(r"```console\n\$ brain (.*?)\n(.*?)\n```", part, flags=re.S)
+    assert command is not None
+    transcript = REPO / "tests/data/transcripts/public/kvsankar-claude_with_rejection.jsonl"
+    shutil.copy(transcript, tmp_path / transcript.name)
+    args = [*shlex.split(command.group(1)), "--vault", str(vault)]
+    args[2] = str(tmp_path / transcript.name)
+    result = run_brain(*args)
+    assert result.exit_code == 0 and result.output.strip() == command.group(2)
+    note = (vault / "episodes/EPISODE-2025-12-03-rejectio.md").read_text(encoding="utf-8").splitlines()
+    shown = re.search(r"```markdown\n(.*?)```", part, flags=re.S).group(1).splitlines()  # type: ignore[union-attr]
+    lines = iter(note)
+    assert all(line in lines for line in shown), "the README's episode is not an excerpt of the note, in order"
