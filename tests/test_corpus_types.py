@@ -180,3 +180,25 @@ def test_reads_inside_checked_once_look_at_the_files_once(example):
         assert "facts/new.md" not in {n.path for n in corpus.notes()}
         assert corpus.of_type("fact") == before
     assert "facts/new.md" in {n.path for n in corpus.of_type("context")}
+
+
+def test_a_command_looks_at_the_files_once_and_the_next_command_again(example, monkeypatch):
+    """`brain context bootstrap` reads failures, antipatterns, facts, patterns and tips: one stat
+    scan for all of them; a file changed before the next command is seen by it."""
+    from conftest import run_brain
+
+    import brain.index.fresh as fresh
+
+    scans = []
+    real = fresh.scan
+    monkeypatch.setattr(fresh, "scan", lambda *args, **kwargs: scans.append(1) or real(*args, **kwargs))
+    task = "Shorten the mobile access token TTL for the ledger apps"
+    first = run_brain("context", "bootstrap", task, "--vault", str(example.root))
+    assert first.exit_code == 0 and "## Antipattern warnings" in first.output and len(scans) == 1
+    put(
+        example,
+        "patterns/ANTIPATTERN-new.md",
+        note_text("ANTIPATTERN-new", "x", type="pattern", success_rate="0.0", occurrences="9"),
+    )
+    second = run_brain("context", "bootstrap", task, "--vault", str(example.root))
+    assert "- ANTIPATTERN-new (0% over 9)" in second.output and len(scans) == 2

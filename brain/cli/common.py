@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from brain.cli.group import opened_vaults
+from brain.cli.group import opened_vaults, until_the_command_ends
 from brain.errors import BrainError
 from brain.views.plain import plain
 
@@ -40,7 +40,12 @@ def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
     found = Vault.find(vault)
     opened_vaults.append(found.root)  # the disk a storage error is about (see group.BrainGroup)
     attach(found)  # brain's own writes update the index at once (when the vault has one)
-    return found, Corpus(found)
+    corpus = Corpus(found)
+    # One command is one answer: the vault's files are checked at its first read, not at each of
+    # its reads (a stat scan each, ~75 ms at 10,000 notes). brain's own writes still reach the
+    # reads after them, through the index (`attach`).
+    until_the_command_ends(corpus.checked_once())
+    return found, corpus
 
 
 def emit_json(value: Any) -> None:

@@ -8,6 +8,7 @@ and `brain note read` imports the note commands alone.
 from __future__ import annotations
 
 import importlib
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from difflib import get_close_matches
 from pathlib import Path
@@ -45,6 +46,16 @@ opened_vaults: list[
 ] = []  # the vaults this process opened (cli/common.open_vault): the disk a storage error is about
 
 
+_command_scopes: list[ExitStack] = []  # one per command running (see `until_the_command_ends`)
+
+
+def until_the_command_ends(manager: AbstractContextManager[Any]) -> None:
+    """Enter `manager` and leave it when the running command ends (at once when no command runs:
+    a library caller of cli code)."""
+    if _command_scopes:
+        _command_scopes[-1].enter_context(manager)
+
+
 class BrainGroup(TyperGroup):
     """Translates library errors once, for every command below it, and names the command as the
     writer of the versions the note history keeps (`by: cli`, `command: note edit`).
@@ -62,8 +73,12 @@ class BrainGroup(TyperGroup):
 
         try:
             _require_utf8([*ctx._protected_args, *ctx.args])
-            with acting_as("cli", self._command_name(ctx)):
-                return super().invoke(ctx)
+            with acting_as("cli", self._command_name(ctx)), ExitStack() as scope:
+                _command_scopes.append(scope)
+                try:
+                    return super().invoke(ctx)
+                finally:
+                    _command_scopes.pop()
         except BrainError as error:
             typer.echo(f"error: {one_line(str(error))}", err=True)
             raise typer.Exit(2 if isinstance(error, BrainUsageError) else 1) from None
