@@ -9,9 +9,14 @@
    earlier two thirds, and for each later episode the guidelines for its task (core off, top 3):
    precision@3 = share of returned tips whose source episode shares a subject with it (their
    tasks share at least two content words), and how many later episodes got no tip, for a
-   range of thresholds.
+   range of thresholds;
+5. wording: `brain session end` of the transcripts in tests/data (the constructed Codex one, the 11
+   public ones, the constructed Claude Code one) and the 20 JSON fixture logs into a copy of
+   vault-example, and of the new tips how many hold a placeholder (`<code>`, `<path>`, ...), have a
+   name that ends on a function word or cut mid-word, give the same cause twice, or carry a
+   `[REDACTED:...]` marker (`--show` prints each tip's title, trigger, tip and purpose).
 
-    python benchmarks/bench_tips.py [--tips 5000] [--queries 200] [--only extraction|usefulness|scale]
+    python benchmarks/bench_tips.py [--tips 5000] [--queries 200] [--only extraction|usefulness|scale|wording]
 
 The session logs are read from ../shared/fixtures/ai-agents/sessions/logs next to the
 repository; when that is missing, from the copy in tests/data (and the JSON says so).
@@ -38,14 +43,17 @@ from brain.index.watch import follow
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.sessions.ingest import extract_into_vault
+from brain.memory.sessions.protocol import end_session
 from brain.memory.tips import service as tips_service
 from brain.memory.tips.consolidate import consolidate
-from brain.notes.tip import SourceRef, Tip, render_tip
+from brain.memory.tips.wording import FUNCTION_WORDS
+from brain.notes.tip import SourceRef, Tip, render_tip, tip_from_note
 from brain.vault_init import init_vault
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_LOGS = REPO.parent / "shared" / "fixtures" / "ai-agents" / "sessions" / "logs"
 TEST_LOGS = REPO / "tests" / "data" / "ai-agents" / "sessions" / "logs"
+TRANSCRIPTS = REPO / "tests" / "data" / "transcripts"
 RESULTS = Path(__file__).resolve().parent / "results" / "tips.json"
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 STOP = set(
@@ -282,13 +290,82 @@ def bench_usefulness(logs: Path, embedder) -> dict:
         }
 
 
+_PLACEHOLDER = re.compile(r"<(?:code|path|file|issue|pr|sha|url|email|id|doc|adr|rfc|cve|jira|ref|secret)>")
+_CAUSES = re.compile(r"(Immediate|Proximate|Root) cause: (.*?)(?= (?:Proximate|Root) cause: |$)")
+
+
+def _sources(logs: Path) -> list[Path]:
+    """What the wording audit ends sessions on: every transcript in tests/data and the JSON logs."""
+    transcripts = sorted(path for path in TRANSCRIPTS.rglob("*.jsonl") if "subagents" not in path.parts)
+    return transcripts + sorted(logs.glob("*.json"))
+
+
+def _cut_name(title: str, titles: set[str]) -> str | None:
+    """Why a tip's name reads cut short: it ends on a function word, or says nothing (one word, or a
+    label and a number); None when it reads whole."""
+    base = re.sub(r"-\d+$", "", title)
+    words = (base if base in titles else title).removeprefix("TIP-").split("-")  # "-2": a second tip of a name
+    if words[-1] in FUNCTION_WORDS:
+        return "function word"
+    if len(words) < 2 or all(w.isdigit() or w in {"round", "step", "phase", "fix"} for w in words[1:]):
+        return "contentless"
+    return None
+
+
+def bench_wording(logs: Path, show: bool = False) -> dict:
+    """How the tips learned at `session end` read: placeholders, cut names, repeated causes, redaction markers."""
+    import shutil
+
+    from brain.vault import Vault
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        shutil.copytree(REPO / "vault-example", root)
+        vault = Vault(root)
+        corpus = Corpus(vault)
+        before = {note.path for note in corpus.of_type("tip")}
+        sources = _sources(logs)
+        for source in sources:
+            end_session(vault, corpus, source, today="2026-11-26")
+        corpus = Corpus(vault)
+        tips = [tip_from_note(note) for note in corpus.of_type("tip") if note.path not in before]
+    placeholders, cut, repeated, redacted = [], [], [], []
+    titles = {tip.title for tip in tips}
+    for tip in tips:
+        text = "\n".join(
+            [tip.title, tip.tip, tip.trigger, tip.subtask, tip.purpose, *tip.steps, tip.avoid, tip.applies_when]
+        )
+        if _PLACEHOLDER.search(text):
+            placeholders.append(tip.title)
+        if (why := _cut_name(tip.title, titles)) is not None:
+            cut.append(f"{tip.title} ({why})")
+        causes = [" ".join(c.rstrip(". ").lower().split()) for _, c in _CAUSES.findall(" ".join(tip.purpose.split()))]
+        if len(causes) != len(set(causes)):
+            repeated.append(tip.title)
+        if "[REDACTED" in text:
+            redacted.append(tip.title)
+        if show:
+            print(f"--- {tip.title}\n  trigger: {tip.trigger}\n  tip: {tip.tip}\n  purpose: {tip.purpose}")
+            print("  steps: " + " | ".join(tip.steps) + f"\n  avoid: {tip.avoid}\n  applies: {tip.applies_when}")
+    return {
+        "sessions": len(sources),
+        "tips": len(tips),
+        "with_a_placeholder": len(placeholders),
+        "names_cut_short": len(cut),
+        "names_cut_short_list": cut,
+        "repeated_causes": len(repeated),
+        "redaction_markers": len(redacted),
+    }
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tips", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument(
-        "--only", choices=("extraction", "usefulness", "scale"), help="run one part (implies --no-write)"
+        "--only", choices=("extraction", "usefulness", "scale", "wording"), help="run one part (implies --no-write)"
     )
+    parser.add_argument("--show", action="store_true", help="wording: print every tip learned")
     parser.add_argument("--no-write", action="store_true", help="print only; leave results/tips.json alone")
     args = parser.parse_args(argv)
     logs, source = _logs()
@@ -308,6 +385,8 @@ def main(argv: list[str] | None = None) -> dict:
         figures["extraction"] = bench_extraction(logs)
     if args.only in (None, "usefulness"):
         figures["usefulness"] = bench_usefulness(logs, embedder)
+    if args.only in (None, "wording"):
+        figures["wording"] = bench_wording(logs, args.show)
     if args.only in (None, "scale"):
         figures |= bench_scale(args.tips, args.queries, embedder)
     figures["machine"]["load_average_at_end"] = os.getloadavg()[0]

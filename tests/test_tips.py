@@ -103,7 +103,7 @@ def test_a_raw_trajectory_with_an_error_then_a_fix_is_a_recovery():
     drafts = draft_tips(episode)
     assert drafts[0].category == "recovery" and drafts[0].evidence == "both"
     assert "john.doe" not in " ".join(d.tip + d.trigger + d.applies_when for d in drafts)
-    assert drafts[0].applies_when == "Fetch invoices for <email>"
+    assert drafts[0].applies_when == "Fetch invoices for the address"
 
 
 def test_repeated_steps_are_an_optimization():
@@ -131,7 +131,7 @@ def test_generalize_strips_entities_and_keeps_numbers(email, number, sha):
         sha = "1" + sha[1:]
     text = f"Sent {number} reminders to {email} from src/app/mail.py after commit {sha} for #{number % 999} (3 failed, 2 passed)"
     assert (
-        generalize(text, limit=400) == f"Sent {number} reminders to <email> from <path> after commit <sha> for <issue>"
+        generalize(text, limit=400) == f"Sent {number} reminders to <email> from <file> after commit <sha> for <issue>"
     )
 
 

@@ -192,7 +192,7 @@ def test_before_and_after_on_real_sessions():
     )
     assert tip_slug(reproduce[0].subtask) == "reproduce-fix-issue-2759-neutralize-ambient-lsp-guard"
     assert reproduce[0].tip.startswith(
-        "Add autouse fixture _neutralize_lsp_guard_overrides to <path>"
+        "Add autouse fixture _neutralize_lsp_guard_overrides to the file"
     )  # not "Fix: Added"
     babysit = draft_tips(extract_file(LOGS / "2026-07-03-session-2604-pr-2829-autoplan-babysitter.json").episode)
     assert babysit[0].tip == (  # the reason was said a second time as "Why: because ..."
@@ -236,7 +236,7 @@ def _titles(path: Path) -> dict[str | None, str]:
     from brain.memory.sessions.ingest import extract_transcript
     from brain.memory.tips.service import tip_slug
 
-    return {d.span: f"TIP-{tip_slug(d.subtask)}" for d in draft_tips(extract_transcript(path).episode)}
+    return {d.span: f"TIP-{tip_slug(d.name or d.subtask)}" for d in draft_tips(extract_transcript(path).episode)}
 
 
 def test_a_step_told_by_its_command_line_is_named_by_what_it_runs_on_real_logs():

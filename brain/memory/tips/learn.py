@@ -29,9 +29,12 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from brain.memory.tips.naming import command_name, command_step, named_words, subject
+from brain.memory.tips.draft import Attribution, Draft, distinct_causes
+from brain.memory.tips.naming import command_name, command_step, contentless, named_words, narrated, subject, whole
+from brain.memory.tips.spoken import said
 from brain.memory.tips.wording import first_clause, generalize, imperative, is_instruction, strip_label, words
 from brain.memory.tips.wording import lower_first as _lower
+from brain.memory.tips.wording import same as _same
 from brain.notes.model import Decision, Episode, Event
 
 MAX_RUN_MILESTONES = 3
@@ -71,33 +74,6 @@ class Segment:
 
 def _sequential(ids: list[str]) -> bool:
     return all(a[0] == b[0] for a, b in itertools.pairwise(ids))
-
-
-@dataclass(frozen=True)
-class Attribution:
-    immediate: str
-    proximate: str | None
-    root: str | None
-
-
-@dataclass(frozen=True)
-class Draft:
-    """A tip before it has a title: what the rules (or a model) made of one segment."""
-
-    category: str
-    subtask: str
-    trigger: str
-    tip: str
-    steps: tuple[str, ...]
-    avoid: str
-    purpose: str
-    applies_when: str
-    task_category: str
-    priority: str
-    evidence: str
-    episode: str
-    span: str | None
-    attribution: Attribution | None = None
 
 
 def segment(episode: Episode) -> list[Segment]:
@@ -208,10 +184,10 @@ def attribute(seg: Segment, episode: Episode) -> Attribution | None:
     if proximate_id is None and error is not None and seg.decisions:
         proximate_id = seg.decisions[0].id
     root_id = chain[-1] if chain else None
-    return Attribution(
-        immediate=generalize(immediate),
-        proximate=generalize(nodes[proximate_id]) if proximate_id in nodes else None,
-        root=generalize(nodes[root_id]) if root_id in nodes and root_id != proximate_id else None,
+    return distinct_causes(
+        generalize(immediate),
+        generalize(nodes[proximate_id]) if proximate_id in nodes else None,
+        generalize(nodes[root_id]) if root_id in nodes and root_id != proximate_id else None,
     )
 
 
@@ -227,14 +203,38 @@ def task_category(episode: Episode) -> str:
 def draft_tips(episode: Episode) -> list[Draft]:
     """Every tip the rules find in an episode, one per subtask that teaches something (rule 5)."""
     drafts = []
-    for seg in segment(episode):
-        draft = _draft(seg, episode)
-        if _teaches(draft, seg, episode):
-            drafts.append(draft)
+    segments = segment(episode)
+    for seg, lessons in zip(segments, owned_lessons(segments, episode), strict=True):
+        draft = _draft(seg, episode, lessons)
+        if _teaches(draft, seg, lessons) and (spoken := said(draft)) is not None:
+            drafts.append(spoken)
     return drafts
 
 
-def _teaches(draft: Draft, seg: Segment, episode: Episode) -> bool:
+def owned_lessons(segments: list[Segment], episode: Episode) -> list[list[str]]:
+    """Each segment's lessons: a lesson belongs to the one segment it shares the most content words
+    with (at least two); a lesson two segments share as much is left out of both."""
+    texts = [
+        _content_words(
+            " ".join(
+                [
+                    *(f"{d.title} {d.chosen} {d.context} {d.rationale}" for d in seg.decisions),
+                    *(e.text for e in seg.events),
+                ]
+            )
+        )
+        for seg in segments
+    ]
+    owned: list[list[str]] = [[] for _ in segments]
+    for lesson in episode.lessons:
+        shared = [len(text & _content_words(lesson)) for text in texts]
+        best = max(shared, default=0)
+        if best >= 2 and shared.count(best) == 1:
+            owned[shared.index(best)].append(lesson)
+    return owned
+
+
+def _teaches(draft: Draft, seg: Segment, lessons: list[str]) -> bool:
     """Rule 5: a subtask makes a tip only when it says something to do. A decision does (what was
     chosen), and so does a recovery or an optimization; a run of logged steps with no decision,
     error or waste is a diary entry unless it was verified (a test, a check that passed) or a
@@ -244,7 +244,7 @@ def _teaches(draft: Draft, seg: Segment, episode: Episode) -> bool:
     if seg.decisions or draft.category != "strategy":
         return True
     verified = any(e.type == "test" or _VERIFIED.search(e.text) for e in seg.events)
-    return verified or bool(_related_lessons(episode, " ".join(e.text for e in seg.events)))
+    return verified or bool(lessons)
 
 
 def _lead(seg: Segment) -> str:
@@ -259,10 +259,10 @@ def _content_words(text: str) -> set[str]:
     return {word for word in words(text) if len(word) >= 4}
 
 
-def _related_lessons(episode: Episode, text: str) -> list[str]:
-    """The episode's lessons that share at least two content words with a text."""
+def _related_lessons(lessons: list[str], text: str) -> list[str]:
+    """The lessons that share at least two content words with a text."""
     mine = _content_words(text)
-    return [lesson for lesson in episode.lessons if len(_content_words(lesson) & mine) >= 2]
+    return [lesson for lesson in lessons if len(_content_words(lesson) & mine) >= 2]
 
 
 def _subtask(seg: Segment, episode: Episode) -> str:
@@ -273,7 +273,14 @@ def _subtask(seg: Segment, episode: Episode) -> str:
         title = strip_label(d.title or "")
         if not title or set(words(title)) <= _GENERIC_TITLES:  # "Decision", "Step 3": name it by what was chosen
             title = d.chosen or d.context or d.title or ""
+        title = whole(title, d.context or d.chosen or "")
         head = first_clause(title, 120)
+        label = re.match(r"([^:]{1,40}):\s+(?=\S)", title)
+        if label and head == label.group(1) and contentless(head):  # "Fix: compare ...": the label and what it says
+            head = f"{head}: {first_clause(title[label.end() :], 120)}"
+        told = d.chosen or ""
+        if narrated(head) and is_instruction(told) and not _same(told, head):  # "Round 10 found ...": what was done
+            head = first_clause(whole(told, d.context or ""), 120)
         second = head.split()[1:2]
         if second and (
             second[0][:1].islower() or second[0].startswith("<")
@@ -284,7 +291,7 @@ def _subtask(seg: Segment, episode: Episode) -> str:
         command = command_step(name)
         if command and episode.task:  # "Run uv run ruff check": named by what it runs and the subject
             return command_name(command, episode.task)
-        return _with_subject(name, episode) if "<" in name else name  # "Jittered Expiry" is a name already
+        return _with_subject(name, episode) if "<" in name or contentless(name) else name  # "Jittered Expiry" is one
     labelled = command_step(_lead(seg))
     if labelled and episode.task:  # "Reproduce: Ran LSP_DOWN=true uv run pytest ...": named by its subject
         return command_name(labelled, episode.task)
@@ -295,9 +302,9 @@ def _subtask(seg: Segment, episode: Episode) -> str:
 
 
 def _with_subject(subtask: str, episode: Episode) -> str:
-    """A name that says little once its entities are placeholders ("Reproduce", "Write <doc>") gets the
-    subject of the session after it, so the tip's title names what it is about."""
-    if named_words(subtask) >= 3 or not episode.task:
+    """A name that says little once its entities are placeholders ("Reproduce", "Write <doc>") or at
+    all ("Round 10", "Fix") gets the subject of the session after it, so the title names what it is about."""
+    if (named_words(subtask) >= 3 and not contentless(subtask)) or not episode.task:
         return subtask
     return f"{subtask}: {_lower(subject(episode.task).rstrip('.'))}"
 
@@ -348,7 +355,8 @@ def _sentence(text: str) -> str:
     return text.rstrip(". ") + "."
 
 
-def _draft(seg: Segment, episode: Episode) -> Draft:
+def _draft(seg: Segment, episode: Episode, lessons: list[str] | None = None) -> Draft:
+    """One segment's tip; `lessons` are the segment's own (`owned_lessons`), else the episode's."""
     category = classify(seg, episode)
     cause = attribute(seg, episode) if category == "recovery" else None
     good = [d for d in seg.decisions if not _failed(d)]
@@ -359,7 +367,7 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     elif cause is not None:  # a run of work that hit an error: the error is when this applies
         trigger = first_clause(cause.immediate, 140)
     else:  # a run of work in a session: it applies to the same kind of task
-        trigger = generalize(episode.task or _lead(seg), 140)
+        trigger = subject(episode.task, 140) if episode.task else generalize(_lead(seg), 140)
     steps = [decision_action(d) for d in good]
     steps += [
         generalize(imperative(e.text), 140)
@@ -367,7 +375,7 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         if e.type in ("milestone", "tool_call", "test", "handoff")
     ]
     steps = _distinct(steps)[:6]
-    task = generalize(episode.task or "", 160)
+    task = subject(episode.task, 160) if episode.task else ""  # the task's first clause, not the whole prompt
     avoid_parts: list[str] = []
     if category == "recovery":
         avoid_parts += [generalize(d.chosen or d.title) for d in bad]
@@ -382,7 +390,9 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
     else:
         for d in good:
             avoid_parts += [f"the rejected option: {generalize(o)}" for o in rejected_options(d)][:2]
-    lessons = _related_lessons(episode, " ".join([*steps, subtask, trigger]))
+    lessons = _related_lessons(
+        list(episode.lessons if lessons is None else lessons), " ".join([*steps, subtask, trigger])
+    )
     purpose_parts = [generalize(d.rationale, 200) for d in seg.decisions if d.rationale]
     if cause:
         purpose_parts.append(
@@ -391,7 +401,7 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
             + (" " + _sentence(f"Root cause: {cause.root}") if cause.root else "")
         )
     purpose_parts += [generalize(lesson, 200) for lesson in lessons[:2]]
-    purpose_parts = [_sentence(part) for part in purpose_parts]
+    purpose_parts = [_sentence(part[:1].upper() + part[1:]) for part in purpose_parts]
     if not purpose_parts:
         purpose_parts.append(f"Worked in a {episode.outcome or 'recorded'} session: {task}")
     lesson = " Lesson: " + _sentence(generalize(lessons[0], 160)) if lessons else ""
@@ -444,13 +454,6 @@ def _draft(seg: Segment, episode: Episode) -> Draft:
         span=seg.span(),
         attribution=cause,
     )
-
-
-def _same(a: str, b: str) -> bool:
-    """One text is the other, or starts like it (a cut-down title of the same step)."""
-    a, b = " ".join(re.findall(r"\w+", a.lower())), " ".join(re.findall(r"\w+", b.lower()))
-    short = min(len(a), len(b), 60)
-    return a[:short] == b[:short]
 
 
 def _distinct(texts: list[str]) -> list[str]:

@@ -19,16 +19,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from brain.memory.tips.wording import first_clause, generalize, imperative, lower_first, words
+from brain.memory.tips.wording import (
+    FUNCTION_WORDS,
+    RUNNERS,
+    TOOL_KINDS,
+    first_clause,
+    generalize,
+    imperative,
+    lower_first,
+    words,
+)
 
-_KINDS = {  # what a command runs, by the tool that runs it
-    "test suite": "pytest jest vitest mocha pester invoke-pester unittest tox nox",
-    "linter": "ruff eslint flake8 pylint markdownlint markdownlint-cli2 actionlint shellcheck yamllint",
-    "type checker": "mypy pyright tsc",
-}
-_KIND_OF = {tool: kind for kind, tools in _KINDS.items() for tool in tools.split()}
-_RUNNERS = "uv uvx python3 python npm npx pnpm yarn git gh make cargo go pwsh bash sh node dotnet".split()
-_TOOL = "|".join(re.escape(tool) for tool in sorted([*_KIND_OF, *_RUNNERS], key=len, reverse=True))
+_KIND_OF = {tool: kind for kind, tools in TOOL_KINDS.items() for tool in tools.split()}
+_TOOL = "|".join(re.escape(tool) for tool in sorted([*_KIND_OF, *RUNNERS], key=len, reverse=True))
 _COMMAND = re.compile(
     r"^(?:(?P<label>[A-Z][\w-]*(?: [\w-]+){0,3}):\s+)?"  # "Reproduce: "
     r"(?:(?P<verb>ran|run|executed?|invoked?)\s+(?P<qualifiers>(?:[a-z][\w-]*\s+){0,3}?))?"  # "Run full repo "
@@ -92,6 +95,48 @@ def subject(task: str, limit: int = 70) -> str:
         return first_clause(task.strip()[heading.end() :], limit)
     # "Author <doc> for <issue> (metacognitive confidence-elicitation)": the sentence, without brackets
     return generalize(re.sub(r"[()]", "", re.split(r"(?<=[.!?])\s", task.strip())[0]), limit).rstrip(".")
+
+
+_LABEL_WORDS = frozenset("fix round step phase part stage decision commit finding nit todo next n".split())
+
+
+def contentless(name: str) -> bool:
+    """Whether a name says nothing once its labels, numbers and placeholders are set aside ("Fix",
+    "Round 10", "Step 3: <file>"): fewer than two words of content."""
+    found = [w for w in re.findall(r"[a-z][a-z'-]*", re.sub(r"<\w+>", " ", name.lower())) if w not in _LABEL_WORDS]
+    return len([w for w in found if w not in FUNCTION_WORDS]) < 2
+
+
+def slug(text: str, most: int = 8) -> str:
+    """A tip's name from a text: its first `most` words, placeholders out, never ending on a function
+    word ("...-that-an") nor on a word the text was cut in ("...-correlatio" of "correlatio...")."""
+    text = re.sub(r"<\w+>", " ", text.lower())
+    cut = re.search(r"\w(?:\.\.\.|…)\s*$", text)
+    found = re.findall(r"[a-z0-9]+", text)
+    if cut and len(found) <= most:
+        found = found[:-1]
+    found = found[:most]
+    while found and found[-1] in FUNCTION_WORDS:
+        found.pop()
+    return "-".join(found)
+
+
+def narrated(name: str) -> bool:
+    """Whether a name tells what happened rather than what was done ("My own control caught ...",
+    "Round 10 (Sol) found ..."): it opens with a pronoun or a determiner, or says nothing by itself."""
+    first = name.split(" ", 1)[0].lower()
+    return first in ("my", "our", "i", "we", "the", "that", "this", "it") or contentless(name)
+
+
+def whole(title: str, full: str) -> str:
+    """A title a log cut short ("Rebuilt x from the input-based correlatio...") as the full text it
+    was cut from, when that is at hand; else without its cut word."""
+    cut = re.match(r"(.*?)\s*(?:\.\.\.|…)$", title.strip())
+    if cut is None:
+        return title
+    if full.startswith(cut.group(1)):
+        return full
+    return cut.group(1).rsplit(" ", 1)[0] if " " in cut.group(1) else cut.group(1)
 
 
 def named_words(text: str) -> int:

@@ -8,7 +8,6 @@ above a strict threshold: a loose match is worse than none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -21,6 +20,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.learn import Draft, draft_tips
+from brain.memory.tips.naming import slug
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Episode, Note
 from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note
@@ -124,7 +124,7 @@ def learn_episode(
         if (draft.episode.lower(), draft.span) in known:
             unchanged.append(f"{draft.episode} ({draft.span})")
             continue
-        tip = tip_from_draft(draft, _unique_title(vault, corpus, draft.subtask, created), today=today)
+        tip = tip_from_draft(draft, _unique_title(vault, corpus, draft.name or draft.subtask, created), today=today)
         path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(tip.title)}"
         vault.write(path, render_tip(tip), create=True)
         created.append(path)
@@ -167,8 +167,8 @@ def tip_from_draft(draft: Draft, title: str, *, today: str | None = None) -> Tip
 
 
 def tip_slug(text: str) -> str:
-    words = re.findall(r"[a-z0-9]+", re.sub(r"<\w+>", " ", text.lower()))
-    return "-".join(words[:8]) or "tip"
+    """A tip's name from its subtask: eight words at most, ending on a word of content (`naming.slug`)."""
+    return slug(text) or "tip"
 
 
 def _unique_title(vault: Vault, corpus: Corpus, subtask: str, pending: list[str]) -> str:

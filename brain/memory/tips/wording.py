@@ -14,6 +14,7 @@ is usually the point (attempt 1, a 500-line limit, 20 to 40 minutes). A run's ow
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _IRREGULAR = {
@@ -178,18 +179,63 @@ _PLAIN_VERBS = frozenset(
 
 # ---------------------------------------------------------------- generalizing: names out, numbers kept
 
+TOOL_KINDS = {  # what a command runs, by the tool that runs it
+    "test suite": "pytest jest vitest mocha pester invoke-pester unittest tox nox",
+    "linter": "ruff eslint flake8 pylint markdownlint markdownlint-cli2 actionlint shellcheck yamllint",
+    "type checker": "mypy pyright tsc",
+}
+RUNNERS = "uv uvx python3 python npm npx pnpm yarn git gh make cargo go pwsh bash sh node dotnet".split()
+_PROGRAMS = frozenset(
+    [
+        *RUNNERS,
+        *" ".join(TOOL_KINDS.values()).split(),
+        *"docker kubectl pip brain terraform helm curl jq bun deno".split(),
+    ]
+)
+_RUNNER_PREFIX = re.compile(r"^(?:uv run|uvx|poetry run|pipenv run|npx|pnpm exec|bundle exec|python3? -m|py -m)\s+")
+_TEST_COMMAND = re.compile(
+    rf"^(?:{'|'.join(TOOL_KINDS['test suite'].split())}|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|"
+    r"(?:go|cargo|dotnet|make|deno|mix)\s+test)\b",
+    re.IGNORECASE,
+)
+
+
+def quoted_code(code: str) -> str:
+    """What a quoted piece of code says once its names are gone: a test command is "the tests", another
+    command keeps its program and subcommands (`npm run build`, `ruff check`), anything else is <code>."""
+    tokens = code.split()
+    while tokens and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", tokens[0]):  # "LSP_DOWN=true uv run pytest"
+        tokens.pop(0)
+    command = _RUNNER_PREFIX.sub("", " ".join(tokens))
+    if _TEST_COMMAND.match(command):
+        return "the tests"
+    head = command.split()
+    if not head or head[0] not in _PROGRAMS:
+        return "<code>"
+    sub = list(itertools.takewhile(lambda word: re.fullmatch(r"[a-z][a-z-]*", word) is not None, head[1:]))
+    return "`" + " ".join([head[0], *sub[: 1 if head[0] == "git" else 2]]) + "`"  # `git push`, `npm run build`
+
+
 _GENERALIZE = (
     (re.compile(r"[^\s@<>()\[\]]+@[^\s@<>()\[\]]+\.[^\s@<>()\[\]]+"), "<email>"),
     (re.compile(r"https?://\S+"), "<url>"),
-    (re.compile(r"`[^`\n]+`"), "<code>"),
-    (re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+"), "<path>"),
+    (re.compile(r"`[^`\n]+`"), lambda found: quoted_code(found.group(0)[1:-1])),
+    (  # a path to a file is a file ("src/http.py" -> <file>), else a path ("origin/main")
+        re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]*\w"),  # not a full stop after it
+        lambda found: "<file>" if re.search(r"\.[a-z]{1,5}$", found.group(0)) else "<path>",
+    ),
     (re.compile(r"\b[\w-]+\.(?:py|ps1|psm1|md|json|ya?ml|toml|ts|js|sh|txt)\b"), "<file>"),
     (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"), "<sha>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<id>"),
-    (re.compile(r"(?:\b(?:PR|issue|pull)\s*)?#\d+", re.IGNORECASE), "<issue>"),
-    (re.compile(r"\b(?:ADR|RFC|CVE|JIRA)-\d+\b"), "<doc>"),
+    (  # "PR #12" is a PR, "#12" and "issue #12" an issue
+        re.compile(r"(?:\b(?:PR|issue|pull)\s*)?#\d+", re.IGNORECASE),
+        lambda found: "<pr>" if found.group(0)[:1] in "Pp" else "<issue>",
+    ),
+    (re.compile(r"\b(ADR|RFC|CVE|JIRA)-\d+\b"), lambda found: f"<{found.group(1).lower()}>"),
     (re.compile(r"\b[a-z]\d{3}\b"), "<ref>"),
 )
+_REDACTED_SENTENCE = re.compile(r"[^.!?\n]*\[REDACTED[^\]]*\][^.!?\n]*(?:[.!?]\s*|$)")
+_THEY = re.compile(r"\b(the tests)(:\s+)tests\s+(failed|passed)\b", re.IGNORECASE)
 _RUN_COUNTS = re.compile(  # "(3 failed, 2 passed)", "(5 passed in 0.05s)": what one run counted, not advice
     r"\s*\((?:\d+\s+(?:passed|failed|skipped|errors?|warnings?|tests?|deselected|xfailed|xpassed)"
     r"(?:\s+in\s+[\d.]+\s*m?s)?,?\s*)+\)",
@@ -199,13 +245,28 @@ _STOP = set(
     "the a an and or of to in on for with by from at as is was were be been it its this that these those into".split()
 )
 
+# Words that cannot end a name: a name cut after one reads as half a phrase ("...-that-an", "...-from-the")
+FUNCTION_WORDS = frozenset(
+    (
+        "a an the and or but nor so yet if then than because since as while when where whether which who whom "
+        "whose what that this these those of to in on for with by from at into onto over under about after before "
+        "between through during without within via per against across is was were be been being are am has have "
+        "had do does did will would can could should may might must shall it its it's they them their we our us "
+        "i my me you your he she his her not no also just only very"
+    ).split()
+)
+
 
 def generalize(text: str, limit: int = 160) -> str:
     """Text with entity names replaced by placeholders, one line, at most `limit` characters."""
     out = " ".join(text.split())
     out = re.sub(r"\*\*([^*\n]+)\*\*", r"\1", out)  # a log's markdown bold: the words, not the stars
+    without = _REDACTED_SENTENCE.sub("", out).strip()  # a sentence about a secret says nothing to reuse
+    out = without or re.sub(r"\[REDACTED[^\]]*\]", "<secret>", out)
     for pattern, placeholder in _GENERALIZE:
         out = pattern.sub(placeholder, out)
+    out = _THEY.sub(r"\1\2they \3", out)  # "Ran the tests: tests failed" -> "Ran the tests: they failed"
+    out = re.sub(r"(^|[.!?]\s+)the tests\b", r"\1The tests", out)  # "`pytest` failed" -> "The tests failed"
     out = _RUN_COUNTS.sub("", out)
     out = re.sub(r"(<\w+>)(?:[\s,/]+\1)+", r"\1", out)  # "<n>, <n>, <n>" -> "<n>"
     if len(out) > limit:
@@ -229,3 +290,10 @@ def lower_first(text: str) -> str:
 
 def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _STOP}
+
+
+def same(a: str, b: str) -> bool:
+    """One text is the other, or starts like it (a cut-down title of the same step)."""
+    a, b = " ".join(re.findall(r"\w+", a.lower())), " ".join(re.findall(r"\w+", b.lower()))
+    short = min(len(a), len(b), 60)
+    return a[:short] == b[:short]
