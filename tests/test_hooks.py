@@ -280,8 +280,8 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     extracts = sorted(text for event, text in lines if event == "extract")
     assert extracts == [
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: episodes/EPISODE-2026-03-14-7f3c2a10.md [success], evidence on 0 "
-        "patterns, 2 new tips; 7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl: skipped records of types brain does "
-        "not know: future-record (1)",
+        "patterns, 2 new tips, 1 value redacted; 7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl: skipped records of "
+        "types brain does not know: future-record (1)",
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: transcript unchanged since its last extraction; nothing to do",
     ]
     assert episode.is_file() and "ghp_" not in episode.read_text()
@@ -331,3 +331,133 @@ def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
     while time.monotonic() < deadline and not episode.is_file():
         time.sleep(0.2)
     assert "Commit 1a2b3c4: Round cart totals with Decimal.quantize" in episode.read_text()
+
+
+# ---------------------------------------------------------------- gaps found by the audit
+
+
+def test_session_end_says_how_many_values_were_redacted(brain, tmp_path):
+    out = brain("session", "end", str(CLAUDE))
+    assert out.exit_code == 0
+    assert out.stdout.splitlines()[0] == "episode episodes/EPISODE-2026-03-14-7f3c2a10.md [success]  (1 value redacted)"
+    two = tmp_path / CLAUDE.name
+    two.write_text(CLAUDE.read_text().replace("make the tests pass.", "make the tests pass. password=hunter2hunter2"))
+    data = json.loads(brain("session", "end", str(two), "--json").stdout)
+    assert data["redacted"] == 2
+    text = brain("session", "end", str(two))
+    assert (
+        text.stdout.splitlines()[0] == "episode episodes/EPISODE-2026-03-14-7f3c2a10.md [success]  (2 values redacted)"
+    )
+
+
+def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_path, monkeypatch):
+    codex_home = tmp_path / "codex home"
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    config = codex_home / "config.toml"
+    out = hooks("install", "codex", "--vault", str(vault.root))
+    assert out.stdout == f"created   {config}  (notify and mcp server)\n"
+    assert tomllib.loads(config.read_text())["notify"][-2:] == ["--vault", str(vault.root)]
+    assert not (home / ".codex").exists()
+    status = json.loads(hooks("status", "--project-dir", str(tmp_path), "--json").stdout)
+    brain = str(Path(sys.executable).parent / "brain")
+    assert (status[-1]["path"], status[-1]["entries"]) == (
+        str(config),
+        [
+            f'notify = ["{brain}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]',
+            "[mcp_servers.brain]",
+            f'command = "{brain}"',
+            f'args = ["mcp", "--vault", "{vault.root}"]',
+        ],
+    )
+    out = hooks("uninstall", "codex")
+    assert out.stdout == f"removed   {config}  (notify and mcp server)\n"
+    assert not codex_home.exists()
+
+
+@pytest.mark.parametrize("name", ["my vault", 'it\'s a "quoted" vault', "café — ノート"])
+def test_uninstall_gives_the_files_back_whatever_the_vault_path(name, project, home, tmp_path):
+    from brain.vault_init import init_vault
+
+    root = init_vault(tmp_path / name)[0].root
+    settings = project / ".claude" / "settings.json"
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text('model = "gpt-5-codex"\n')
+    for agent in ("claude-code", "codex"):
+        out = hooks("install", agent, "--project-dir", str(project), "--vault", str(root))
+        assert out.exit_code == 0, out.stderr
+    for agent in ("claude-code", "codex"):
+        assert hooks("uninstall", agent, "--project-dir", str(project)).exit_code == 0
+    assert settings.read_bytes() == USER_SETTINGS.encode()
+    assert codex.read_bytes() == b'model = "gpt-5-codex"\n'
+    assert not (project / ".mcp.json").exists()
+    assert list((root / ".brain" / "hooks" / "installed").iterdir()) == []
+
+
+def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault, project, home):
+    hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
+    (project / ".mcp.json").write_text("{not json")
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text("model = \n")
+    out = hooks("status", "--project-dir", str(project))
+    assert out.exit_code == 0
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"{project}/.claude/settings.json:" and len(lines[1:5]) == 4
+    assert lines[5:] == [
+        f"{project}/.mcp.json: not JSON (Expecting property name enclosed in double quotes at line 1)",
+        f"{home}/.claude/settings.json: no such file",
+        f"{home}/.claude.json: no such file",
+        f"{codex}: not TOML (Invalid value (at line 1, column 9))",
+    ]
+    rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)
+    assert [(Path(r["path"]).name, r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
+        ("settings.json", True, 4, None),
+        (".mcp.json", True, 0, "not JSON (Expecting property name enclosed in double quotes at line 1)"),
+        ("settings.json", False, 0, None),
+        (".claude.json", False, 0, None),
+        ("config.toml", True, 0, "not TOML (Invalid value (at line 1, column 9))"),
+    ]
+    before = {p: p.read_bytes() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
+    for command in (("install", "--vault", str(vault.root)), ("uninstall",)):
+        out = hooks(*command, "claude-code", "--project-dir", str(project))
+        assert (out.exit_code, out.stdout) == (1, "") and out.stderr.count("\n") == 1
+        assert out.stderr.startswith(f"error: {project}/.mcp.json is not JSON")
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_a_hook_with_arguments_it_cannot_read_exits_0_silently_and_logs_a_line(vault, tmp_path):
+    prompt = json.dumps({"session_id": "x", "prompt": "hi"})
+    for args in (["--budget", "abc"], ["--nope"]):
+        done = brain_process("hooks", "run", "first-prompt", "--vault", str(vault.root), *args, stdin=prompt)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    lines = [line.split(" ", 1)[1] for line in (vault.root / ".brain" / "logs" / "hooks.log").read_text().splitlines()]
+    assert lines == [
+        "first-prompt error: bad arguments: argument --budget: invalid int value: 'abc'",
+        "first-prompt error: bad arguments: unrecognized arguments: --nope",
+    ]
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    done = brain_process("hooks", "run", "session-start", "--budget", stdin=prompt, env={"TMPDIR": str(temp)})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (temp / "brain-hooks.log").read_text().split(" ", 1)[1] == (
+        "session-start error: bad arguments: argument --budget: expected one argument\n"
+    )
+    helped = brain_process("hooks", "run", "--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("Usage: brain hooks run [OPTIONS] {event} [payload]\n")
+
+
+def test_the_hooks_log_is_redacted_with_the_vaults_own_patterns(vault, tmp_path):
+    config = vault.root / ".brain" / "config.toml"
+    config.write_text(config.read_text() + '\n[redact]\npatterns = ["ACME-[0-9]{6}"]\n')
+    payload = json.dumps({"type": "agent-turn-complete", "thread-id": "ACME-123456"})
+    env = {"CODEX_HOME": str(tmp_path / "codex")}
+    done = brain_process("hooks", "run", "codex-notify", payload, "--vault", str(vault.root), env=env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    log = (vault.root / ".brain" / "logs" / "hooks.log").read_text()
+    assert log.split(" ", 1)[1] == (
+        "codex-notify error: InvalidInput: no Codex rollout file for thread [REDACTED:custom]\n"
+    )
+    config.write_text("[redact\n")  # a config brain cannot read: the default redactor, still a line
+    brain_process("hooks", "run", "codex-notify", payload, "--vault", str(vault.root), env=env)
+    assert log.count("\n") + 1 == (vault.root / ".brain" / "logs" / "hooks.log").read_text().count("\n")

@@ -103,7 +103,7 @@ def test_session_end_extracts_records_evidence_and_learns(example, tmp_path):
     out = cli(example, "session", "end", str(path), "--pattern", "PATTERN-lock-timeout-on-migrations")
     assert out.exit_code == 0
     lines = out.output.splitlines()
-    assert lines[0] == "episode episodes/EPISODE-2026-06-27-session-2599.md [success]"
+    assert lines[0] == "episode episodes/EPISODE-2026-06-27-session-2599.md [success]  (0 values redacted)"
     assert set(lines[1:3]) == {
         "evidence recorded on PATTERN-lock-timeout-on-migrations",
         "evidence recorded on PATTERN-hermetic-test-fixtures",

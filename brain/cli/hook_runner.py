@@ -3,9 +3,11 @@
 A coding agent runs the session-start and first-prompt hooks before it can answer, and the
 session-end hook as it quits; importing typer alone is ~50 ms of the 0.2-0.5 s a hook may take.
 `brain.cli.main` hands `brain hooks run ...` to `main` here, which reads the same arguments with
-argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`) does; anything argparse
-does not take cleanly (`--help`, a wrong option) goes to typer, which answers it as for any
-command. A test checks that both accept the same options.
+argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`) does; `--help` goes to
+typer, which answers it as for any command. Arguments argparse cannot read (a wrong option, a
+budget that is not a number) are a hook failing like any other: exit 0, nothing printed, one line in
+the log (typer would exit 2, and Claude Code blocks the prompt on a UserPromptSubmit hook's 2). A test
+checks that both accept the same options.
 """
 
 from __future__ import annotations
@@ -57,13 +59,13 @@ def run_hook(
         runtime.log(root, event, f"error: {type(error).__name__}: {error}")
 
 
-class _NotForUs(Exception):
-    """argparse met something only typer answers as the CLI does (help, a usage error)."""
+class _BadArguments(Exception):
+    """argparse could not read the arguments."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _NotForUs(message)
+        raise _BadArguments(message)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -79,12 +81,29 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> bool:
-    """Run `brain hooks run ARGV`; False (nothing done) when typer must answer instead."""
+    """Run `brain hooks run ARGV`; False (nothing done) when typer must answer instead (`--help`)."""
     if any(arg in ("--help", "-h") for arg in argv):
         return False
     try:
         args = parser().parse_args(argv)
-    except _NotForUs:
-        return False
+    except _BadArguments as error:
+        _log_bad_arguments(argv, str(error))
+        return True
     run_hook(args.event, args.payload, args.vault, args.budget, args.transcript, args.session, args.format)
     return True
+
+
+def _log_bad_arguments(argv: list[str], message: str) -> None:
+    """The one line a hook with arguments argparse cannot read leaves: in the vault's log when
+    `--vault` can be read from them, else in the temporary one."""
+    from brain.memory.hooks import runtime
+
+    vault = _Parser(add_help=False, allow_abbrev=False)
+    vault.add_argument("--vault", type=Path)
+    try:
+        known, _ = vault.parse_known_args(argv)
+        root = known.vault.expanduser().resolve() if known.vault else None
+    except (_BadArguments, OSError, RuntimeError):
+        root = None
+    event = argv[0] if argv and not argv[0].startswith("-") else "run"
+    runtime.log(root, event, f"error: bad arguments: {message}")

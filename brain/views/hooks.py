@@ -23,6 +23,9 @@ def status_lines(found: list[Installed]) -> list[str]:
     for item in found:
         if not item.exists:
             lines.append(f"{item.path}: no such file")
+        elif item.problem:
+            lines.append(f"{item.path}: {item.problem}")
+            lines += [f"  {entry}" for entry in item.entries]
         elif not item.entries:
             lines.append(f"{item.path}: nothing from brain")
         else:
@@ -32,7 +35,7 @@ def status_lines(found: list[Installed]) -> list[str]:
 
 
 def status_json(found: list[Installed]) -> list[dict[str, Any]]:
-    return [{"path": i.path, "exists": i.exists, "entries": list(i.entries)} for i in found]
+    return [{"path": i.path, "exists": i.exists, "entries": list(i.entries), "problem": i.problem} for i in found]
 
 
 def hook_output(result: HookResult) -> str:

@@ -31,11 +31,16 @@ def end_json(report: SessionEnd) -> dict[str, Any]:
         "tips": learn_json(report.tips),
         "new_antipatterns": list(report.new_antipatterns),
         "warnings": list(report.warnings),
+        "redacted": report.redacted,
     }
 
 
+def values_redacted(count: int) -> str:
+    return f"{count} value redacted" if count == 1 else f"{count} values redacted"
+
+
 def end_lines(report: SessionEnd) -> list[str]:
-    lines = [f"episode {report.episode_path} [{report.outcome}]"]
+    lines = [f"episode {report.episode_path} [{report.outcome}]  ({values_redacted(report.redacted)})"]
     lines += [f"evidence recorded on {title}" for title in report.patterns]
     lines.append(f"tips: {len(report.tips.created)} new, {len(report.tips.unchanged)} already learned")
     lines += [f"  created {path}" for path in report.tips.created]
@@ -86,6 +91,6 @@ def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
         metrics = episode.metrics
         line += (
             f"  ({item.format}: {item.lines} lines, {metrics.get('tool_calls', 0)} tool calls, "
-            f"{metrics.get('errors', 0)} errors, {item.skipped_lines} lines skipped, {item.redacted} values redacted)"
+            f"{metrics.get('errors', 0)} errors, {item.skipped_lines} lines skipped, {values_redacted(item.redacted)})"
         )
     return line

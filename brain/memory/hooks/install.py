@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import tempfile
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,15 @@ class Installed:
     path: str
     exists: bool
     entries: tuple[str, ...]  # one line per brain entry found
+    problem: str | None = None  # what is wrong with a file brain cannot read (install would refuse it)
+
+
+class BrokenFile(InvalidInput):
+    """A settings file brain cannot read or parse; `problem` says what is wrong with it."""
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 def brain_program() -> str:
@@ -59,10 +69,16 @@ def targets(agent: str, scope: str, project_dir: Path, home: Path) -> list[tuple
     if scope not in SCOPES:
         raise InvalidInput(f"scope '{scope}' is not one of: {', '.join(SCOPES)}")
     if agent == "codex":
-        return [(home / ".codex" / "config.toml", "notify and mcp server")]
+        return [(codex_home(home) / "config.toml", "notify and mcp server")]
     if scope == "project":
         return [(project_dir / ".claude" / "settings.json", "hooks"), (project_dir / ".mcp.json", "mcp server")]
     return [(home / ".claude" / "settings.json", "hooks"), (home / ".claude.json", "mcp server")]
+
+
+def codex_home(home: Path) -> Path:
+    """Where Codex keeps its config.toml: `$CODEX_HOME` when set, as Codex reads it, else `~/.codex`."""
+    value = os.environ.get("CODEX_HOME")
+    return Path(value).expanduser().absolute() if value else home / ".codex"
 
 
 def install(agent: str, commands: merge.Commands, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
@@ -165,22 +181,31 @@ def status(project_dir: Path, home: Path) -> list[Installed]:
             if not path.is_file():
                 found.append(Installed(str(path), False, ()))
                 continue
-            found.append(Installed(str(path), True, tuple(_entries(path, what))))
+            try:
+                found.append(Installed(str(path), True, *_entries(path, what)))
+            except BrokenFile as error:
+                found.append(Installed(str(path), True, (), error.problem))
     return found
 
 
-def _entries(path: Path, what: str) -> list[str]:
+def _entries(path: Path, what: str) -> tuple[tuple[str, ...], str | None]:
+    """brain's entries in the file, and what is wrong with it (a config.toml that is not TOML still
+    shows brain's marked lines)."""
     text = _read(path)
     if what == "notify and mcp server":
-        return merge.codex_installed(text)
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            return tuple(merge.codex_installed(text)), f"not TOML ({error})"
+        return tuple(merge.codex_installed(text)), None
     data = _json(path, text)
     if what == "hooks":
-        return [f"{event}: {command}" for event, command in merge.claude_hooks_in(data)]
+        return tuple(f"{event}: {command}" for event, command in merge.claude_hooks_in(data)), None
     servers = data.get("mcpServers")
     server = servers.get("brain") if isinstance(servers, dict) else None
     if not isinstance(server, dict) or not merge.is_our_server(server):
-        return []
-    return [f"mcpServers.brain: {server['command']} {' '.join(server['args'])}"]
+        return (), None
+    return (f"mcpServers.brain: {server['command']} {' '.join(server['args'])}",), None
 
 
 def _new_text(path: Path, what: str, commands: merge.Commands | None) -> str | None:
@@ -227,9 +252,10 @@ def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise InvalidInput(f"{path} is not UTF-8 text; brain leaves it alone") from None
+        raise BrokenFile(f"{path} is not UTF-8 text; brain leaves it alone", "not UTF-8 text") from None
     except OSError as error:
-        raise InvalidInput(f"cannot read {path}: {error.strerror or error}") from None
+        reason = error.strerror or str(error)
+        raise BrokenFile(f"cannot read {path}: {reason}", f"cannot be read ({reason})") from None
 
 
 def _json(path: Path, text: str) -> dict[str, Any]:
@@ -238,11 +264,11 @@ def _json(path: Path, text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InvalidInput(
-            f"{path} is not JSON ({error.msg} at line {error.lineno}); fix it, then run this again"
-        ) from None
+        problem = f"not JSON ({error.msg} at line {error.lineno})"
+        raise BrokenFile(f"{path} is {problem}; fix it, then run this again", problem) from None
     if not isinstance(data, dict):
-        raise InvalidInput(f"{path} holds a JSON {type(data).__name__}, not an object; fix it, then run this again")
+        problem = f"a JSON {type(data).__name__}, not an object"
+        raise BrokenFile(f"{path} holds {problem}; fix it, then run this again", problem)
     return data
 
 

@@ -18,7 +18,6 @@ the agent is never told of a failure.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -56,18 +55,26 @@ def log_path(root: Path | None) -> Path:
 
 
 def log(root: Path | None, event: str, message: str) -> None:
-    """One line in the hooks log, with secrets redacted. Never raises."""
+    """One line in the hooks log, with secrets redacted (the vault's `[redact] patterns` too). Never raises."""
     try:
-        from brain.memory.sessions.redact import Redactor
-
         path = log_path(root)
         path.parent.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        line = " ".join(Redactor().text(message).split())
+        line = " ".join(_redactor(root).text(message).split())
         with path.open("a", encoding="utf-8") as out:
             out.write(f"{stamp} {event} {line}\n")
     except Exception:
         pass
+
+
+def _redactor(root: Path | None):
+    """The vault's redactor (its config's patterns added); the default one when the config cannot be read."""
+    from brain.memory.sessions.redact import Redactor, redactor_for
+
+    try:
+        return redactor_for(root / ".brain" if root is not None else None)
+    except Exception:
+        return Redactor()
 
 
 def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDGET, **extract: str) -> HookResult:
@@ -113,7 +120,9 @@ def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDG
     if payload.get("type") != "agent-turn-complete":
         return HookResult(event)
     thread = str(payload.get("thread-id") or "")
-    rollout = find_codex_rollout(thread, Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")))
+    from brain.memory.hooks.install import codex_home
+
+    rollout = find_codex_rollout(thread, codex_home(Path.home()))
     if rollout is None:
         raise InvalidInput(f"no Codex rollout file for thread {thread}")
     spawn_extract(root, rollout, thread, "codex")
@@ -233,11 +242,12 @@ def extract_session(root: Path, transcript: Path, session: str, format: str | No
         done.parent.mkdir(parents=True, exist_ok=True)
         done.write_text(stamp, encoding="utf-8")
         tips = len(report.tips.created)
+        redacted = f"{report.redacted} value{'' if report.redacted == 1 else 's'} redacted"
         log(
             root,
             "extract",
             f"{session}: {report.episode_path} [{report.outcome}], evidence on {len(report.patterns)} patterns, "
-            f"{tips} new tips" + "".join(f"; {warning}" for warning in report.warnings),
+            f"{tips} new tips, {redacted}" + "".join(f"; {warning}" for warning in report.warnings),
         )
 
 

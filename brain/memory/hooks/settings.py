@@ -3,13 +3,14 @@
 Claude Code (`.claude/settings.json`): one command hook per event under `hooks.<Event>`, in a
 matcher group of its own; brain's are told apart by their command (`<brain> hooks run <event> ...`).
 The MCP server goes under `mcpServers.brain` (`.mcp.json` for a project, `~/.claude.json` for the user).
-Codex (`~/.codex/config.toml`): a `[mcp_servers.brain]` table and a top-level `notify` program, each
+Codex (`$CODEX_HOME/config.toml`, by default `~/.codex/config.toml`): a `[mcp_servers.brain]` table and a top-level `notify` program, each
 inside a block of marked lines, so uninstall removes exactly those lines.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import re
 import shlex
 import tomllib
@@ -44,11 +45,44 @@ class Commands:
 
 
 def vaults_named(text: str) -> list[str]:
-    """The vaults brain's entries in a settings text point at (`... --vault PATH`)."""
-    found = []
-    for match in re.finditer(r"--vault(?:\\?\"|\"?,\s*\"|\s+)([^\s\"',\]]+)", text):
-        found.append(match.group(1).strip("'"))
-    return list(dict.fromkeys(found))
+    """The vaults brain's entries in a settings text point at (the argument after `--vault`), read from
+    the commands themselves (Claude Code's JSON, or the lines of brain's blocks in Codex's config.toml),
+    so a path with spaces, quotes or any other character is found whole."""
+    commands: list[Any] = []
+    if BEGIN in text:
+        try:
+            data = tomllib.loads("\n".join(codex_installed(text)))
+        except tomllib.TOMLDecodeError:
+            data = {}
+        commands += [data.get("notify"), _server_args(data.get("mcp_servers"))]
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            commands += [_split(command) for _, command in claude_hooks_in(data)]
+            commands.append(_server_args(data.get("mcpServers")))
+    return list(dict.fromkeys(vault for args in commands if (vault := _vault_in(args))))
+
+
+def _split(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # someone edited the command into something a shell cannot read
+        return []
+
+
+def _server_args(servers: Any) -> Any:
+    server = servers.get("brain") if isinstance(servers, dict) else None
+    return server["args"] if isinstance(server, dict) and is_our_server(server) else None
+
+
+def _vault_in(args: Any) -> str | None:
+    if not isinstance(args, list) or "--vault" not in args[:-1]:
+        return None
+    vault = args[args.index("--vault") + 1]
+    return vault if isinstance(vault, str) else None
 
 
 def is_ours(hook: Any) -> bool:

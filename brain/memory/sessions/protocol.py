@@ -254,6 +254,7 @@ class SessionEnd:
     tips: LearnResult
     new_antipatterns: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=())
+    redacted: int = 0  # values replaced because they look like secrets
 
 
 def end_session(
@@ -274,7 +275,8 @@ def end_session(
         raise InvalidInput(
             f"session log '{session_log}' does not exist; give the transcript or log of the session that ended"
         )
-    extracted = redacted(extract_transcript(session_log, format), redactor_for(vault.brain_dir))
+    redactor = redactor_for(vault.brain_dir)
+    extracted = redacted(extract_transcript(session_log, format), redactor)
     named = [pattern_service.find_pattern(corpus, name) or corpus.resolver().resolve(name) for name in patterns]
     if isinstance(extracted, TranscriptExtracted):  # the reader saw every PATTERN- name as it streamed the file
         text = " ".join(extracted.patterns_named)
@@ -302,6 +304,7 @@ def end_session(
         tips=learned,
         new_antipatterns=tuple(title for title in after if title not in before),
         warnings=extracted.warnings,
+        redacted=redactor.count,
     )
 
 
