@@ -144,7 +144,8 @@ def test_codex_rollout_episode():
     [
         # a user rejecting an edit and a test run: errors by the rule, and the session ends partial
         ("kvsankar-claude_with_rejection.jsonl", "partial", 2, ["correction", "edit", "correction"]),
-        ("kvsankar-codex_with_escalation.jsonl", "partial", 0, ["correction", "correction"]),
+        # `echo 'Hello World' > test.txt` wrote test.txt: an edit by redirection
+        ("kvsankar-codex_with_escalation.jsonl", "partial", 0, ["edit", "correction", "correction"]),
         ("kvsankar-claude_forked_session.jsonl", "success", 0, ["edit", "correction", "edit"]),
         ("simonw-sample_session.jsonl", "success", 0, ["edit", "commit"]),
         ("kvsankar-real-claude-session-01.jsonl", "success", 0, []),

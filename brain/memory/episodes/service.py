@@ -21,8 +21,9 @@ from brain.notes.episode import (
     managed_sections,
     render_episode,
 )
-from brain.notes.lines import require_one_line
+from brain.notes.lines import escape_block, require_one_line, unescape_block
 from brain.notes.model import OUTCOMES, Decision, Episode, Event, NoteHeader
+from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_LIMIT = 20
@@ -204,12 +205,15 @@ def store_episode(
     *,
     extra_frontmatter: dict[str, Any] | None = None,
     given: frozenset[str] | None = None,
+    own_context: re.Pattern[str] | None = None,
 ) -> StoredEpisode:
     """Write an episode note; an existing one gets its managed keys and sections replaced, prose kept.
 
     `given` (the parts of the data a caller passed, see `merge.given_parts`) stores again as an
     update: only those parts change, merged by identity (`brain/memory/episodes/merge.py`); the
-    rest of the stored episode stays. Without it the whole episode is the new truth.
+    rest of the stored episode stays. Without it the whole episode is the new truth. `own_context`
+    matches the Context text brain writes: a stored Context that still matches (nobody edited it) is
+    replaced by the episode's; any other is a person's and stays.
     """
     path = f"{TYPE_FOLDERS['episode']}/{vault.filename_for(episode.title)}"
     existing = corpus.resolver().try_resolve(episode.title)
@@ -223,12 +227,20 @@ def store_episode(
     if given is not None:
         done = vault.update(existing, lambda note: merge_episode_text(note.text, episode, given, extra_frontmatter))
     else:
-        done = vault.update(existing, lambda note: update_episode_text(note.text, episode, extra_frontmatter))
+        done = vault.update(
+            existing, lambda note: update_episode_text(note.text, episode, extra_frontmatter, own_context=own_context)
+        )
     return StoredEpisode(existing, episode.title, created=False, changed=done.written)
 
 
-def update_episode_text(text: str, episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> str:
-    """Splice an episode's managed parts into an existing note's text."""
+def update_episode_text(
+    text: str,
+    episode: Episode,
+    extra_frontmatter: dict[str, Any] | None = None,
+    *,
+    own_context: re.Pattern[str] | None = None,
+) -> str:
+    """Splice an episode's managed parts into an existing note's text (and its Context, see `store_episode`)."""
     values = managed_frontmatter(episode)
     updates = {key: value for key, value in values.items() if value is not None}
     updates.update(extra_frontmatter or {})
@@ -240,6 +252,10 @@ def update_episode_text(text: str, episode: Episode, extra_frontmatter: dict[str
     }
     for heading, content in managed_sections(episode).items():
         text = replace_section(text, heading, content, after=anchors[heading])
+    if own_context is not None and episode.context:
+        stored = unescape_block(parse_note(text).section_text("Context").strip("\n"))
+        if own_context.fullmatch(stored):
+            text = replace_section(text, "Context", escape_block(episode.context.strip("\n")) + "\n")
     return text
 
 

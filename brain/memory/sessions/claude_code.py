@@ -19,7 +19,6 @@ from brain.memory.sessions.transcripts import (
     ReadStats,
     json_records,
     obj,
-    preview,
     subagent_files,
     text_of,
 )
@@ -125,7 +124,7 @@ def _user(record: dict, content: Any, when: str | None, agent: str) -> Iterator[
             yield Act(
                 "result",
                 when,
-                text=preview(text),
+                text=text,
                 call_id=str(block.get("tool_use_id", "")),
                 is_error=is_error,
                 agent=agent,

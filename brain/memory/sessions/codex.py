@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.memory.sessions.commands import exit_code
-from brain.memory.sessions.transcripts import Act, ReadStats, json_records, obj, preview, text_of
+from brain.memory.sessions.transcripts import Act, ReadStats, json_records, obj, text_of
 
 KNOWN = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
@@ -90,7 +90,7 @@ def _item(payload: dict, when: str | None) -> Iterator[Act]:
         )
     elif kind in _OUTPUTS:
         text, is_error = _output(payload.get("output"))
-        yield Act("result", when, text=preview(text), call_id=str(payload.get("call_id", "")), is_error=is_error)
+        yield Act("result", when, text=text, call_id=str(payload.get("call_id", "")), is_error=is_error)
     else:
         yield Act("meta", when)
 

@@ -5,6 +5,7 @@ Pure functions on strings and dicts, shared by the Claude Code and Codex readers
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 
@@ -30,6 +31,16 @@ _TEST_RUNNER = re.compile(
     r"(?:^|[\s;&|(/])(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|"
     r"go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|make\s+(?:test|check)|"
     r"mvn\s+(?:-\S+\s+)*test|gradle\w*\s+test|dotnet\s+test|Invoke-Pester|mix\s+test|swift\s+test|deno\s+test)\b"
+)
+# build, lint and typecheck runs, at the start of a command (after `cd x &&`, `VAR=1`, `uv run`, `python -m`)
+_CHECK = re.compile(
+    r"(?:^|[;&|(]\s*)(?:\w+=\S*\s+)*(?:(?:uv|poetry|pdm|hatch|npx|pnpx|bunx|sudo|time|env)\s+(?:run\s+)?"
+    r"|python[\d.]*\s+-m\s+)*(?:[\w.~-]*/)*"
+    r"(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:build|lint|typecheck|type-check|check)|make|cargo\s+(?:build|check|clippy)"
+    r"|go\s+(?:build|vet)|golangci-lint|tsc|mypy|pyright|ruff|flake8|pylint|eslint|biome|black\s+--check"
+    r"|prettier\s+--check|mvn\s+(?:-\S+\s+)*(?:compile|package|verify|install)|gradle\w*\s+(?:build|assemble|check)"
+    r"|dotnet\s+build|cmake\s+--build|swift\s+build|rubocop|shellcheck)(?![\w-])",
+    re.MULTILINE,
 )
 _GIT_COMMIT = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit\b")
 _COMMIT_LINE = re.compile(r"\[([^\]\s]+)(?:\s+\(root-commit\))?\s+([0-9a-f]{7,40})\]\s*(.*)")
@@ -57,6 +68,8 @@ _RUNNERS = {
     "command",
 }
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_HEREDOC_BODY = re.compile(r"<<-?\s*(['\"]?)(\w+)\1([^\n]*)\n.*?(?:^[ \t]*\2[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_OPERATOR = re.compile(r"[;&|<>()]+")
 _EXIT_CODE = re.compile(r"(?:Exit code:?|exit code|exited with code|Process exited with code)\s*(-?\d+)", re.IGNORECASE)
 
 
@@ -96,6 +109,39 @@ def patch_files(text: str) -> list[str]:
 
 def is_test_run(command: str) -> bool:
     return bool(_TEST_RUNNER.search(command))
+
+
+def is_check(command: str) -> bool:
+    """A run whose failure leaves the work broken: tests, a build, a linter, a type checker."""
+    return is_test_run(command) or bool(_CHECK.search(command))
+
+
+def redirected_files(command: str) -> list[str]:
+    """Files a shell command writes by plain redirection (`> f`, `>> f`, `cat > f <<EOF`, `| tee f`);
+    targets under /dev/ and ones named by a variable are left out."""
+    files: list[str] = []
+    if ">" not in command and "tee" not in command:
+        return files
+    for line in _HEREDOC_BODY.sub(r"\3", command).splitlines():  # a here-document's body is not a command
+        if ">" not in line and "tee" not in line:
+            continue
+        try:
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+            lexer.whitespace_split = True
+            words = list(lexer)
+        except ValueError:
+            continue
+        for position, word in enumerate(words):
+            if word in (">", ">>", ">|", "&>", "&>>"):
+                targets = words[position + 1 : position + 2]
+            elif word.rsplit("/", 1)[-1] == "tee":
+                targets = list(itertools.takewhile(lambda w: not _OPERATOR.fullmatch(w), words[position + 1 :]))
+            else:
+                continue
+            files += [
+                t for t in targets if not t.startswith(("-", "/dev/")) and not _OPERATOR.fullmatch(t) and "$" not in t
+            ]
+    return list(dict.fromkeys(files))
 
 
 def is_commit(command: str) -> bool:
@@ -160,31 +206,33 @@ def command_key(command: str) -> str:
         words[0] in _RUNNERS or words[0] in ("run", "-m") or (words[0].startswith("python") and len(words) > 1)
     ):
         words = words[1:]
+    if len(words) > 2 and words[1] == "run":  # npm run build -> npm build
+        del words[1]
     kept = [word for word in words if not word.startswith("-")][:2]
     return " ".join(kept) or command.strip()[:40]
 
 
-def first_line(text: str, limit: int = 160) -> str:
-    """The first line that says something (not blank, not a separator), cut at `limit`."""
+def first_line(text: str) -> str:
+    """The first line that says something (not blank, not a separator), whole: the caller cuts it after
+    redacting it (see `transcript_episode.Builder.clip`)."""
     for line in text.splitlines():
         line = line.strip()
         if line and not re.fullmatch(r"[=\-_*#~ ]+", line):
-            return line if len(line) <= limit else line[: limit - 3] + "..."
+            return line
     return ""
 
 
-def display_command(command: str, limit: int = 120) -> str:
+def display_command(command: str) -> str:
     """A command as a person would quote it: its first line, without a leading `cd <dir> &&`."""
-    return first_line(re.sub(r"^\s*cd\s+\S+\s*&&\s*", "", command), limit)
+    return first_line(re.sub(r"^\s*cd\s+\S+\s*&&\s*", "", command))
 
 
-def error_line(text: str, limit: int = 160) -> str:
+def error_line(text: str) -> str:
     """The line of an error output that names the error (pytest's `E   ...`, `...Error: ...`, `error: ...`,
-    `FAILED ...`), else its first line."""
+    `FAILED ...`), else its first line; whole, like `first_line`."""
     for line in text.splitlines():
         if line.startswith("E   "):
-            stripped = line[1:].strip()
-            return stripped if len(stripped) <= limit else stripped[: limit - 3] + "..."
+            return line[1:].strip()
     for line in text.splitlines():
         stripped = line.strip()
         if re.search(
@@ -192,5 +240,5 @@ def error_line(text: str, limit: int = 160) -> str:
             r"|No such file|not found|Permission denied",
             stripped,
         ):
-            return stripped if len(stripped) <= limit else stripped[: limit - 3] + "..."
-    return first_line(text, limit)
+            return stripped
+    return first_line(text)

@@ -1,12 +1,15 @@
 """Any session record -> episodes in the vault: agent transcripts (Claude Code, Codex) and ai-agents logs.
 
 Every file is read and made into an episode before anything is written, so a bad file leaves the
-vault as it was; then every episode is redacted (see `redact`) and stored. Storing the same session
-again (a transcript that grew) updates the same episode note.
+vault as it was; then every episode is redacted (see `redact`) and stored. A text cut while the
+episode is made (a long task, command or output) is redacted before it is cut. Storing the same
+session again (a transcript that grew) updates the same episode note; another session whose id
+begins alike gets a note of its own.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,8 +17,14 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.sessions.extract import Extracted
-from brain.memory.sessions.redact import Redactor, redactor_for
+from brain.memory.sessions.redact import Redactor, markers, redactor_for
 from brain.memory.sessions.transcripts import FORMATS, ReadStats, detect_format, transcript_files
+
+# The Context line an extraction writes; a stored one that still reads so is brain's, refreshed when stored again.
+EXTRACTED_CONTEXT = re.compile(
+    r"(?:Claude Code|Codex CLI) session `[^`\n]*`(?: in `[^`\n]*`)?, extracted by rules from `[^`\n]*`"
+    r"(?: and \d+ subagent transcripts)?\."
+)
 
 
 @dataclass(frozen=True)
@@ -29,10 +38,12 @@ class TranscriptExtracted(Extracted):
     subagent_files: int = 0
     patterns_named: tuple[str, ...] = ()
     redacted: int = 0
+    names: tuple[str, ...] = ()  # the note names it may take, shortest first (see `named_for_session`)
 
 
-def extract_transcript(path: str | Path, format: str | None = None) -> Extracted:
-    """One file's episode: a transcript by its format (detected unless given), or an ai-agents log."""
+def extract_transcript(path: str | Path, format: str | None = None, redactor: Redactor | None = None) -> Extracted:
+    """One file's episode: a transcript by its format (detected unless given), or an ai-agents log.
+    `redactor` (the vault's, else the built-in patterns) redacts each text before it is cut."""
     file = Path(path)
     if not file.is_file():
         raise InvalidInput(f"'{path}' does not exist or is not a file; give a transcript or a session log")
@@ -51,13 +62,15 @@ def extract_transcript(path: str | Path, format: str | None = None) -> Extracted
     else:
         from brain.memory.sessions import codex as reader  # type: ignore[no-redef]
     acts = reader.read(file, stats)
-    builder = Builder(session_id="")
+    builder = Builder(session_id="", redact=(redactor or Redactor()).text)
     first = next(acts, None)  # the reader learns the session id as it goes; the builder needs it only at the end
     if first is not None:
         builder.feed([first])
     builder.feed(acts)
     if not stats.records:
         raise InvalidInput(f"{file.name} holds no {kind} records ({stats.skipped_lines} lines that are not JSON)")
+    if stats.records == stats.unknown:  # not one record of the format: the wrong format, not a later version
+        raise InvalidInput(_wrong_format(file, kind))
     builder.session_id = stats.session_id or file.stem
     builder.cwd = stats.cwd
     warnings = []
@@ -89,10 +102,23 @@ def extract_transcript(path: str | Path, format: str | None = None) -> Extracted
         unknown_records=dict(stats.unknown),
         subagent_files=stats.files - 1,
         patterns_named=tuple(sorted(stats.patterns_named)),
+        names=tuple(builder.names()),
     )
 
 
-def extract_paths(paths: Sequence[str | Path], format: str | None = None) -> list[Extracted]:
+def _wrong_format(file: Path, kind: str) -> str:
+    try:
+        looks = detect_format(file)
+    except InvalidInput:
+        looks = None
+    if looks is None or looks == kind:
+        return f"{file.name} has no {kind} records; give a Claude Code or Codex transcript or an ai-agents log"
+    return f"{file.name} has no {kind} records (its records look like {looks}); drop --format or pass --format {looks}"
+
+
+def extract_paths(
+    paths: Sequence[str | Path], format: str | None = None, redactor: Redactor | None = None
+) -> list[Extracted]:
     """Episodes from files and folders. A folder skips files that are neither transcripts nor logs
     (with a warning); a file named on its own that is not one is an error."""
     files = transcript_files(list(paths))
@@ -101,7 +127,7 @@ def extract_paths(paths: Sequence[str | Path], format: str | None = None) -> lis
     skipped: list[str] = []
     for file in files:
         try:
-            results.append(extract_transcript(file, format))
+            results.append(extract_transcript(file, format, redactor))
         except InvalidInput as error:
             if file in named:
                 raise
@@ -120,8 +146,8 @@ def redacted(item: Extracted, redactor: Redactor) -> Extracted:
     before = redactor.count
     episode = redactor.value(item.episode)
     count = redactor.count - before
-    if isinstance(item, TranscriptExtracted):
-        return replace(item, episode=episode, redacted=count)
+    if isinstance(item, TranscriptExtracted):  # some values were redacted as they were cut: count them all
+        return replace(item, episode=episode, redacted=markers(episode))
     return replace(
         item,
         episode=episode,
@@ -133,19 +159,46 @@ def store_extracted(
     vault, corpus, items: list[Extracted], *, dry_run: bool = False
 ) -> list[tuple[Extracted, str | None, str]]:
     """Redact and store each episode: (extract, note path, created|updated|unchanged|would write)."""
-    from brain.memory.episodes.service import store_episode
-
     redactor = redactor_for(vault.brain_dir)
     results: list[tuple[Extracted, str | None, str]] = []
     for item in items:
-        clean = redacted(item, redactor)
+        clean = named_for_session(corpus, redacted(item, redactor))
         if dry_run:
             results.append((clean, None, "would write"))
             continue
-        stored = store_episode(vault, corpus, clean.episode, extra_frontmatter=source_frontmatter(clean))
+        stored = store_extract(vault, corpus, clean)
         verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
         results.append((clean, stored.path, verb))
     return results
+
+
+def named_for_session(corpus, item: Extracted) -> Extracted:
+    """A transcript's episode under the first of its names whose note holds the same session, else the
+    first name no note has: another session's note is never updated with this one."""
+    if not isinstance(item, TranscriptExtracted) or not item.names:
+        return item
+    names = item.names
+    held = {
+        note.title: note.frontmatter.get("session") for note in corpus.select("episode", lambda h: h.title in names)
+    }
+    mine = [name for name in names if name in held and str(held[name]) == item.episode.session]
+    free = [name for name in names if name not in held]
+    if not mine and not free:
+        raise InvalidInput(
+            f"{names[-1]} is the note of another session; move it to extract session {item.episode.session}"
+        )
+    title = (mine or free)[0]
+    return replace(
+        item, episode=replace(item.episode, title=title, episode_id="episode-" + title.removeprefix("EPISODE-"))
+    )
+
+
+def store_extract(vault, corpus, item: Extracted):
+    """Store a redacted, named extract; a transcript's Context line is refreshed while it is brain's own."""
+    from brain.memory.episodes.service import store_episode
+
+    own = EXTRACTED_CONTEXT if isinstance(item, TranscriptExtracted) else None
+    return store_episode(vault, corpus, item.episode, extra_frontmatter=source_frontmatter(item), own_context=own)
 
 
 def source_frontmatter(item: Extracted) -> dict[str, Any]:
@@ -156,4 +209,5 @@ def source_frontmatter(item: Extracted) -> dict[str, Any]:
 
 
 def extract_into_vault(vault, corpus, paths: Sequence[str | Path], *, format: str | None = None, dry_run: bool = False):
-    return store_extracted(vault, corpus, extract_paths(paths, format), dry_run=dry_run)
+    items = extract_paths(paths, format, redactor_for(vault.brain_dir))
+    return store_extracted(vault, corpus, items, dry_run=dry_run)

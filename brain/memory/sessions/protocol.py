@@ -27,7 +27,7 @@ import numpy as np
 from brain.errors import InvalidInput
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, MAX_BUDGET, MIN_BUDGET
 from brain.memory.corpus import Corpus
-from brain.memory.episodes.service import list_episodes, store_episode
+from brain.memory.episodes.service import list_episodes
 from brain.memory.patterns import service as pattern_service
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines, LearnResult, guidelines, learn_episode
@@ -268,15 +268,21 @@ def end_session(
 ) -> SessionEnd:
     """Extract (a transcript or a log), redact, store, record pattern evidence once per episode, learn tips,
     report new antipatterns."""
-    from brain.memory.sessions.ingest import TranscriptExtracted, extract_transcript, redacted, source_frontmatter
-    from brain.memory.sessions.redact import redactor_for
+    from brain.memory.sessions.ingest import (
+        TranscriptExtracted,
+        extract_transcript,
+        named_for_session,
+        redacted,
+        store_extract,
+    )
+    from brain.memory.sessions.redact import markers, redactor_for
 
     if not Path(session_log).is_file():
         raise InvalidInput(
             f"session log '{session_log}' does not exist; give the transcript or log of the session that ended"
         )
     redactor = redactor_for(vault.brain_dir)
-    extracted = redacted(extract_transcript(session_log, format), redactor)
+    extracted = named_for_session(corpus, redacted(extract_transcript(session_log, format, redactor), redactor))
     named = [pattern_service.find_pattern(corpus, name) or corpus.resolver().resolve(name) for name in patterns]
     if isinstance(extracted, TranscriptExtracted):  # the reader saw every PATTERN- name as it streamed the file
         text = " ".join(extracted.patterns_named)
@@ -285,7 +291,7 @@ def end_session(
     used = list(dict.fromkeys(named + _patterns_named_in(corpus, text)))
     before = {p.title for p in pattern_service.antipatterns(corpus)}
     episode = extracted.episode
-    stored = store_episode(vault, corpus, episode, extra_frontmatter=source_frontmatter(extracted))
+    stored = store_extract(vault, corpus, extracted)
     titles = []
     for path in used:
         if _has_evidence(corpus, path, episode.title):  # the same session ended again (a transcript that grew)
@@ -304,7 +310,7 @@ def end_session(
         tips=learned,
         new_antipatterns=tuple(title for title in after if title not in before),
         warnings=extracted.warnings,
-        redacted=redactor.count,
+        redacted=markers(extracted.episode),
     )
 
 

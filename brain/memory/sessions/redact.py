@@ -106,6 +106,19 @@ class Redactor:
         return value
 
 
+def markers(value: Any) -> int:
+    """How many values are redacted in `value` (its `[REDACTED:<kind>]` markers), walked as `Redactor.value` walks."""
+    if isinstance(value, str):
+        return value.count("[REDACTED:")
+    if isinstance(value, (tuple, list)):
+        return sum(markers(item) for item in value)
+    if isinstance(value, dict):
+        return sum(markers(key) + markers(item) for key, item in value.items())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(markers(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return 0
+
+
 def vault_patterns(brain_dir: Path) -> tuple[re.Pattern[str], ...]:
     """The vault's own patterns, `[redact] patterns` in `.brain/config.toml`; a bad one is a one-line error."""
     path = brain_dir / "config.toml"

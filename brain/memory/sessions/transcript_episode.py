@@ -1,12 +1,15 @@
 """A transcript's acts -> an episode, by rules (no language model); every value comes from the transcript.
 
-- task: the first real request of the person (not a slash command, a hook's or the harness's text).
+- task: the first real request of the person (not a slash command, a hook's or the harness's text;
+  blocks an IDE, a shell or a hook put in the message taken out).
 - session, date, duration_minutes: the transcript's session id; its first timestamp; first to last.
 - metrics: tool_calls = the tool calls of the session and its subagents; errors = the tool results
   that are errors; recoveries = errors followed by a success of the same tool on the same file or the
   same command (program and first word, `uv run` / `cd x &&` / env stripped); commits = `git commit`
   runs that succeeded (their shas where git printed them); files_changed = distinct files written or
-  edited; input/output/cache tokens as the agent reported them.
+  edited (by an edit tool, or a shell's plain redirection); input/output/cache tokens as the agent
+  reported them.
+- every text cut short (task, command, error line, decision, plan, tool output) is redacted first (`clip`).
 - events: edits (consecutive edits of one file are one event), test runs (passed / failed, with the
   runner's counts), commits, errors and their recoveries (linked by caused_by / leads_to), user
   corrections (a message that says no / stop / instead / undo ..., an interrupt, a rejected tool call).
@@ -15,42 +18,27 @@
   approach after a failure. Chosen = the agent's sentence, rationale = its own "because ..." words,
   outcome = failure when an error after it stayed unrecovered, else success.
 - lessons: one per error -> recovery pair: what failed and what made it work again.
-- outcome: failure when the session ends on failing tests or on an unrecovered error; partial when
-  it ends with work unfinished (a todo list with open items) or with the user rejecting, correcting
-  or interrupting the agent's work; success otherwise.
+- outcome: failure when a test, build, lint or typecheck run failed and the same command never passed
+  after it, or the session ends on failing tests or on a tool result that is an error (an `ls` that
+  failed earlier does not count); partial when it ends with work unfinished (open todo items) or with
+  the user rejecting, correcting or interrupting the agent; success otherwise.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from brain.memory.episodes.service import episode_title
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions.claude_code import REJECTED
-from brain.memory.sessions.transcripts import Act
+from brain.memory.sessions.transcripts import PREVIEW, Act, preview, request_text
 from brain.notes.model import Decision, Episode, Event
 
 MAX_EVENTS = 300
 MAX_DECISIONS = 20
-_NOT_A_REQUEST = (
-    "<command-name>",
-    "<command-message>",
-    "<command-args>",
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "Caveat: The messages below",
-    "<system-reminder>",
-    "<user-prompt-submit-hook>",
-    "<environment_context>",
-    "<user_instructions>",
-    "# AGENTS.md instructions",
-    "<permissions instructions>",
-    "<turn_aborted>",
-    "This session is being continued from a previous conversation",
-)
 _CORRECTION = re.compile(
     r"^\W*(?:no\b|nope\b|don'?t\b|do not\b|stop\b|wait\b|actually\b|instead\b|wrong\b|that'?s (?:not|wrong)\b|"
     r"revert\b|undo\b|never ?mind\b|not what\b|why did you\b|please don'?t\b)",
@@ -86,6 +74,7 @@ class _Call:
     files: list[str]
     key: str
     plan: str = ""
+    check: str | None = None  # a test, build, lint or typecheck run: its command key
 
 
 @dataclass
@@ -102,6 +91,7 @@ class Builder:
 
     session_id: str
     cwd: str | None = None
+    redact: Callable[[str], str] = field(default=lambda text: text, repr=False)
     tool_calls: int = 0
     errors: int = 0
     recoveries: int = 0
@@ -119,6 +109,7 @@ class Builder:
     pending: dict[str, _Call] = field(default_factory=dict)
     open_errors: dict[str, _Open] = field(default_factory=dict)
     last_test_failed: bool | None = None
+    failed_checks: dict[str, None] = field(default_factory=dict)  # checks whose last run failed, by command
     last_result_error: bool = False
     open_todos: int = 0
     user_stopped: bool = False
@@ -148,15 +139,23 @@ class Builder:
 
     # ------------------------------------------------------------ acts
 
+    def clip(self, text: str, limit: int) -> str:
+        """`text` cut to `limit` characters ("..." marks the cut), redacted before it is cut so that a secret
+        at the cut is replaced whole, never left in part. Text that fits is redacted with the whole episode."""
+        if len(text) <= limit:
+            return text
+        text = self.redact(text)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
     def _on_user(self, act: Act) -> None:
-        text = act.text.strip()
-        if text.startswith(_NOT_A_REQUEST):
+        text = request_text(act.text)
+        if not text:
             return
         if self.task is None:
-            self.task = " ".join(text.split())[:300]
+            self.task = self.clip(" ".join(text.split()), 300)
             return
         if _CORRECTION.search(text[:80]):
-            self._event("correction", f"User correction: {cmd.first_line(text, 200)}", act.timestamp)
+            self._event("correction", f"User correction: {self.clip(cmd.first_line(text), 200)}", act.timestamp)
             self.user_stopped = True
         else:
             self.user_stopped = False
@@ -191,11 +190,13 @@ class Builder:
         files = cmd.edited_files(act.name, act.args) or (
             cmd.patch_files(act.args.get("input", "")) if act.name == "apply_patch" else []
         )
-        if command and "apply_patch" in command:
-            files = files or cmd.patch_files(command)
-        key = f"{act.agent}:{act.name}:" + (cmd.command_key(command) if command else ",".join(files))
-        plan = str(act.args.get("plan", ""))[:300] if act.name in cmd.PLAN_TOOLS else ""
-        self.pending[act.call_id] = _Call(act.name, act.timestamp, command[:300] if command else None, files, key, plan)
+        if command:
+            files = files or (cmd.patch_files(command) if "apply_patch" in command else cmd.redirected_files(command))
+        same = cmd.command_key(command) if command else None
+        key = f"{act.agent}:{act.name}:" + (same or ",".join(files))
+        plan = str(act.args.get("plan", "")) if act.name in cmd.PLAN_TOOLS else ""
+        check = same if command and cmd.is_check(command) else None
+        self.pending[act.call_id] = _Call(act.name, act.timestamp, command, files, key, plan, check)
         if act.name in cmd.TODO_TOOLS:
             items = act.args.get("todos", act.args.get("plan", []))
             if isinstance(items, list):
@@ -207,6 +208,8 @@ class Builder:
         call = self.pending.pop(act.call_id, None)
         if call is None:
             return
+        if len(act.text) > PREVIEW:
+            act = replace(act, text=preview(act.text, self.redact))
         self.last_result_error = act.is_error and not call.plan
         if call.plan:
             self._plan(call, act)
@@ -215,12 +218,17 @@ class Builder:
             self.errors += 1  # an error result all the same; the reader marked the rejection itself
             self.last_result_error = False
             return
-        if call.command and cmd.is_test_run(call.command):
-            failed = cmd.tests_failed(act.text, act.is_error)
+        tests = call.command is not None and cmd.is_test_run(call.command)
+        failed = cmd.tests_failed(act.text, act.is_error) if tests else act.is_error
+        if call.check is not None and failed:  # the outcome's rule: a check that failed and never passed again
+            self.failed_checks[call.check] = None
+        elif call.check is not None:
+            self.failed_checks.pop(call.check, None)
+        if call.command and tests:
             self.last_test_failed = failed
             counts = cmd.test_counts(act.text)
             verdict = "failed" if failed else "passed"
-            text = f"Ran `{cmd.display_command(call.command)}`: tests {verdict}" + (f" ({counts})" if counts else "")
+            text = f"Ran `{self._command(call.command)}`: tests {verdict}" + (f" ({counts})" if counts else "")
             if act.is_error or failed:
                 self._error(call, act, text)
             else:
@@ -228,16 +236,14 @@ class Builder:
             return
         if act.is_error:
             what = (
-                f"`{cmd.display_command(call.command)}`"
-                if call.command
-                else f"{call.name} {', '.join(call.files)}".strip()
+                f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(call.files)}".strip()
             )
-            self._error(call, act, f"{what} failed: {cmd.error_line(act.text)}")
+            self._error(call, act, f"{what} failed: {self.clip(cmd.error_line(act.text), 160)}")
             return
         if call.command and cmd.is_commit(call.command):
             sha, message = cmd.commit_made(act.text)
             message = message or cmd.commit_message(call.command) or ""
-            self.commits.append(sha or message or call.command[:80])
+            self.commits.append(sha or message or call.command)
             self._success(call, act, "commit", f"Commit {sha or '(sha not printed)'}: {message}".rstrip(": "))
             return
         if call.files:
@@ -261,7 +267,7 @@ class Builder:
         self.after_error = True
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
-            self.open_errors[call.key] = _Open(index, text, cmd.error_line(act.text) or "an error")
+            self.open_errors[call.key] = _Open(index, text, self.clip(cmd.error_line(act.text), 160) or "an error")
         elif call.command:
             self.open_errors[call.key].fixes.append("retrying it")
 
@@ -281,7 +287,7 @@ class Builder:
         elif kind is not None and text is not None:
             index = self._event(kind, text, act.timestamp)
         elif opened is not None:
-            what = f"`{cmd.display_command(call.command)}`" if call.command else call.name
+            what = f"`{self._command(call.command)}`" if call.command else call.name
             index = self._event("recovery", f"{what} succeeded", act.timestamp)
         else:
             return
@@ -292,7 +298,7 @@ class Builder:
                 self.events[opened.event]["leads_to"].append(self.events[index]["id"])
             fix = ", ".join(opened.fixes) if opened.fixes else "running it again"
             subject = (
-                f"`{cmd.display_command(call.command, 80)}`"
+                f"`{self._command(call.command, 80)}`"
                 if call.command
                 else f"{call.name} on {', '.join(call.files) or 'the same input'}"
             )
@@ -301,14 +307,14 @@ class Builder:
 
     def _plan(self, call: _Call, act: Act) -> None:
         approved = not act.is_error
-        feedback = "" if approved else cmd.first_line(act.text, 200)
+        feedback = "" if approved else self.clip(cmd.first_line(act.text), 200)
         self._decision_record(
             kind="design",
             title="Plan " + ("approved" if approved else "rejected") + " by the user",
             chosen="approved the plan" if approved else "rejected the plan",
             rationale=feedback or None,
             options=("approve", "reject"),
-            context=cmd.first_line(call.plan, 200) or None,
+            context=self.clip(cmd.first_line(call.plan), 200) or None,
             when=act.timestamp,
         )
         if not approved:
@@ -346,9 +352,9 @@ class Builder:
         options = (comparison.group(1).strip(" ,"), comparison.group(2).strip(" ,.")) if comparison else None
         self._decision_record(
             kind=kind,
-            title=_short(options[0] if options else chosen) or title,
-            chosen=chosen[:300],
-            rationale=rationale[:300] if rationale else None,
+            title=self._short(options[0] if options else chosen) or title,
+            chosen=self.clip(chosen, 300),
+            rationale=self.clip(rationale, 300) if rationale else None,
             options=options,
             context=context,
             when=act.timestamp,
@@ -358,6 +364,13 @@ class Builder:
         if len(self.decisions) < MAX_DECISIONS:
             values["after"] = len(self.events)
             self.decisions.append(values)
+
+    def _command(self, command: str, limit: int = 120) -> str:
+        return self.clip(cmd.display_command(command), limit)
+
+    def _short(self, text: str) -> str:
+        """A decision's heading: its chosen option's first clause ('Count attempts, so ...' -> 'Count attempts')."""
+        return self.clip(re.split(r"[,;:(]| - ", text, maxsplit=1)[0].strip(" ."), 72)
 
     def _last_error_text(self) -> str | None:
         for event in reversed(self.events):
@@ -384,16 +397,23 @@ class Builder:
     # ------------------------------------------------------------ the episode
 
     def outcome(self) -> str:
-        if self.last_test_failed or self.last_result_error:
+        if self.failed_checks or self.last_test_failed or self.last_result_error:
             return "failure"
         if self.open_todos or self.user_stopped:
             return "partial"
         return "success"
 
-    def episode(self) -> Episode:
+    def names(self) -> list[str]:
+        """The names the episode may take, shortest first: `EPISODE-<date>-<the id's first 8 characters>`, then
+        longer parts of the id (up to each `-`), then all of it (`ingest.named_for_session` picks one)."""
         date = self.first.date().isoformat() if self.first else None
-        short = re.sub(r"[^A-Za-z0-9-]", "", self.session_id)[:8].strip("-") or "session"
-        sid = f"{date}-{short}" if date else short
+        clean = re.sub(r"[^A-Za-z0-9-]", "", self.session_id)
+        cuts = [8, *(dash.start() for dash in re.finditer("-", clean) if dash.start() > 8), len(clean)]
+        parts = dict.fromkeys(clean[:cut].strip("-") or "session" for cut in cuts)
+        return [f"EPISODE-{date}-{part}" if date else f"EPISODE-{part}" for part in parts]
+
+    def episode(self) -> Episode:
+        sid = self.names()[0].removeprefix("EPISODE-")
         unrecovered = {error.event for error in self.open_errors.values()}
         decisions = []
         ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's
@@ -468,12 +488,6 @@ class Builder:
     def _relative(self, text: str) -> str:
         """Paths under the session's working folder said relative to it, as the agent's user would."""
         return text.replace(self.cwd.rstrip("/") + "/", "") if self.cwd and len(self.cwd) > 1 else text
-
-
-def _short(text: str) -> str:
-    """A decision's heading: its chosen option's first clause ('Count attempts, so ...' -> 'Count attempts')."""
-    head = re.split(r"[,;:(]| - ", text, maxsplit=1)[0].strip(" .")
-    return head if len(head) <= 72 else head[:69].rstrip() + "..."
 
 
 def _instant(when: str | None) -> datetime:

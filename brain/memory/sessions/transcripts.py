@@ -13,7 +13,8 @@ Each reader turns records into `Act`s, the few things an episode is made from.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from brain.errors import InvalidInput
 
 FORMATS = ("claude-code", "codex", "ai-agents")
 PREVIEW = 2000  # characters of a tool's output kept for the rules (error lines, test counts, commit lines)
+REACH = 4096  # characters past a cut redacted with what is kept: more than one secret holds (a 4096-bit key ~3300)
 _PROBE_LINES = 20
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 # The record types Claude Code writes (a later version may add more: they are skipped and counted).
@@ -37,6 +39,34 @@ CLAUDE_CODE_TYPES = frozenset(
         "last-prompt",
         "attachment",
     }
+)
+
+# Text the agent, its IDE or a hook puts in a user message: taken out; what remains may be a request.
+_INJECTED_TAGS = (
+    "command-name",
+    "command-message",
+    "command-args",
+    "local-command-stdout",
+    "local-command-stderr",
+    "bash-input",
+    "bash-stdout",
+    "bash-stderr",
+    "ide_opened_file",
+    "ide_selection",
+    "system-reminder",
+    "user-prompt-submit-hook",
+    "environment_context",
+    "user_instructions",
+    "permissions instructions",
+    "turn_aborted",
+)
+_INJECTED = re.compile(
+    r"<(" + "|".join(map(re.escape, _INJECTED_TAGS)) + r")(?:\s[^>]*)?>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE
+)
+_NOT_A_REQUEST = (
+    "Caveat: The messages below",
+    "# AGENTS.md instructions",
+    "This session is being continued from a previous conversation",
 )
 
 
@@ -80,7 +110,6 @@ class ReadStats:
 
 def json_records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     """The JSON objects of a JSON Lines file, one at a time; other lines are counted in `stats.skipped_lines`."""
-    import re
 
     named = re.compile(rb"\b(?:ANTI)?PATTERN-[A-Za-z0-9][\w-]*")
     try:
@@ -189,9 +218,18 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def preview(text: str) -> str:
-    """A tool output cut for the rules: its head and its tail (a test summary prints last)."""
+def request_text(text: str) -> str:
+    """What a person wrote in a user message: the blocks an IDE, a shell or a hook put there taken out;
+    '' when nothing is left or what is left is the harness's own text (a summary, AGENTS.md)."""
+    text = _INJECTED.sub("", text).strip()
+    return "" if text.startswith(_NOT_A_REQUEST) else text
+
+
+def preview(text: str, redact: Callable[[str], str]) -> str:
+    """A tool output cut for the rules: its head and its tail (a test summary prints last). Each piece is
+    redacted before it is cut, with `REACH` characters beyond the cut, so a secret there is replaced
+    whole, never left in part."""
     if len(text) <= PREVIEW:
         return text
     half = PREVIEW // 2
-    return text[:half] + "\n...\n" + text[-half:]
+    return redact(text[: half + REACH])[:half] + "\n...\n" + redact(text[-half - REACH :])[-half:]
