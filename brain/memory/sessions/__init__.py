@@ -9,7 +9,8 @@ Modules:
 - `rules`: the extraction rules every log format shares (work items -> task, outcome, events, decisions).
 - `transcripts`: agent transcripts on disk (format detection, JSON Lines streamed a line at a time);
   `claude_code` and `codex` read them into acts; `transcript_episode` makes the episode by rules;
-  `commands` tells what a tool call did (edit, test run, commit); `redact` replaces secrets;
+  `commands` tells what a tool call did (edit, test run, commit); `choices` reads a choice the agent
+  states; `redact` replaces secrets;
   `ingest` extracts any transcript or log and stores it redacted.
 
 What the other layers use:

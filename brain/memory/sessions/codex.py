@@ -2,18 +2,27 @@
 
 Each line is `{timestamp, type, payload}`. Types read: `session_meta` (id, cwd), `turn_context`,
 `response_item` (`message` by role, `reasoning`, `function_call` / `custom_tool_call` /
-`local_shell_call` and their `*_output`), `event_msg` (`token_count`, `turn_aborted`; the rest,
-which repeat response items for the UI, are counted), `compacted`. A type a later version adds is
-counted as unknown and skipped.
+`local_shell_call` and their `*_output`), `event_msg` (`token_count`, `turn_aborted`,
+`user_message`; the rest, which repeat response items for the UI, are counted), `compacted`. A type
+a later version adds is counted as unknown and skipped. A request the Codex IDE extension wrote
+(`# Files mentioned by the user: ... ## My request for Codex: ...`) is read as its request.
 
 A tool result is an error when its output says so: a JSON output whose `metadata.exit_code` is not
 0, a text output `Exit code: N` / `Process exited with code N` with N not 0, or a `success: false`.
+
+Unified exec (Codex 0.12x): `exec_command` starts a command and answers `Process running with
+session ID N` when it has not finished within its wait; the agent then polls it with `write_stdin`
+(`session_id` N) until an answer says `Process exited with code C`. That answer is the command's
+result, given to its `exec_command` call; a poll that finds the command still running is no result
+of any call (the polls are tool calls all the same), and a poll that fails is its own error.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +37,7 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call
 def read(path: Path, stats: ReadStats) -> Iterator[Act]:
     last_usage: tuple[int, int, int, int] | None = None
     last_at: str | None = None
+    execs = _UnifiedExec()
     for record in json_records(path, stats):
         kind = str(record.get("type"))
         payload = obj(record.get("payload"))
@@ -39,12 +49,21 @@ def read(path: Path, stats: ReadStats) -> Iterator[Act]:
             stats.cwd = stats.cwd or (str(payload["cwd"]) if payload.get("cwd") else None)
             yield Act("meta", when)
         elif kind == "response_item":
-            yield from _item(payload, when)
+            yield from execs.route(_item(payload, when), payload)
         elif kind == "event_msg" and sub == "token_count":
             usage = _usage(payload.get("info"))
             if usage is not None:
                 last_usage, last_at = usage, when
             yield Act("meta", when)
+        elif kind == "event_msg" and sub == "user_message":
+            # What the person typed. A rollout holds it as a `message` item too (just before, with
+            # the same text) or, in some versions, only here.
+            text = _request(str(payload.get("message") or ""))
+            if text.strip() and text.strip() != execs.last_request:
+                yield Act("user", when, text=text)
+            else:
+                yield Act("meta", when)
+            execs.last_request = None
         elif kind == "event_msg" and sub == "turn_aborted":
             yield Act("interrupt", when, text=f"aborted the turn ({payload.get('reason', 'interrupted')})")
         else:
@@ -72,7 +91,7 @@ def _item(payload: dict, when: str | None) -> Iterator[Act]:
         role = payload.get("role")
         text = text_of(payload.get("content"))
         if role == "user" and text.strip():
-            yield Act("user", when, text=text)
+            yield Act("user", when, text=_request(text))
         elif role == "assistant" and text.strip():
             yield Act("agent", when, text=text)
         else:
@@ -134,3 +153,71 @@ def _output(output: Any) -> tuple[str, bool]:
         return body, (isinstance(code, int) and code != 0) or parsed.get("success") is False
     code = exit_code(text)
     return text, code is not None and code != 0
+
+
+_RUNNING = re.compile(r"^Process running with session ID (\d+)$", re.MULTILINE)
+_HEADER = re.compile(
+    r"\A(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|Original token count)\b"
+)
+
+
+class _UnifiedExec:
+    """Gives a command started by `exec_command` the result a later `write_stdin` poll reports (see
+    the module doc), and remembers the last request an item held (its `user_message` event repeats it)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, str] = {}  # call id -> tool name
+        self.polled: dict[str, str] = {}  # a write_stdin call id -> the process it polls
+        self.running: dict[str, str] = {}  # process id -> the exec_command call that started it
+        self.last_request: str | None = None  # the last user message item, which a user_message event repeats
+
+    def route(self, acts: Iterator[Act], payload: dict) -> Iterator[Act]:
+        for act in acts:
+            if act.kind == "call":
+                self.calls[act.call_id] = act.name
+                if act.name == "write_stdin":
+                    self.polled[act.call_id] = str(act.args.get("session_id", ""))
+                yield act
+            elif act.kind == "user":
+                self.last_request = act.text.strip()
+                yield act
+            elif act.kind == "result" and self.calls.get(act.call_id) in ("exec_command", "write_stdin"):
+                yield from self._result(act, self.calls.pop(act.call_id))
+            else:
+                yield act
+
+    def _result(self, act: Act, name: str) -> Iterator[Act]:
+        running = _RUNNING.search(act.text[:400])
+        text = _body(act.text)
+        if name == "exec_command":
+            if running:
+                self.running[running.group(1)] = act.call_id
+            else:
+                yield replace(act, text=text)
+            return
+        process = self.polled.pop(act.call_id, "")
+        if running:
+            return  # still running: no result yet
+        started = self.running.pop(process, None)
+        if started is not None and exit_code(act.text) is not None:
+            yield replace(act, call_id=started, text=text)
+        elif act.is_error or act.text.startswith("write_stdin failed"):
+            yield replace(act, is_error=True, text=act.text.removeprefix("write_stdin failed: "))
+
+
+def _body(text: str) -> str:
+    """A unified exec answer without its header lines (chunk id, wall time, exit code, ...)."""
+    head, found, body = text.partition("\nOutput:\n")
+    if found and all(_HEADER.match(line) for line in head.splitlines() if line.strip()):
+        return body
+    return text
+
+
+_IDE_REQUEST = "## My request for Codex:"
+
+
+def _request(text: str) -> str:
+    """The request of a message the Codex IDE extension wrote ('# Files mentioned by the user: ...
+    ## My request for Codex: <request>'), else the message."""
+    _, found, request = text.partition(_IDE_REQUEST)
+    return request.strip() if found and request.strip() else text

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from brain.memory.episodes.service import episode_title
+from brain.memory.sessions import choices
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions.claude_code import REJECTED
 from brain.memory.sessions.transcripts import PREVIEW, Act, preview, request_text
@@ -44,25 +45,6 @@ _CORRECTION = re.compile(
     r"revert\b|undo\b|never ?mind\b|not what\b|why did you\b|please don'?t\b)",
     re.IGNORECASE,
 )
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-_CHOICE = re.compile(
-    r"\b(?:I'll|I will|I'm going to|let's|let me|we'll|going with|decided to|chose|choose|opt(?:ed)? for|prefer)\b"
-    r".*?\b(?:instead of|rather than|over)\b"
-    r"|\b(?:I'll|I will|let's) go with\b|\b(?:going|went) with (?:option|approach)\b",
-    re.IGNORECASE,
-)
-_APPROACH_CHANGE = re.compile(
-    r"\b(?:different approach|another approach|another way|alternative|instead|try (?:a|another)"
-    r"|switch(?:ing)? to|fall back)\b",
-    re.IGNORECASE,
-)
-_LEAD = re.compile(
-    r"^(?:(?:so|ok|okay|now|then),?\s+)?(?:I'll|I will|I'm going to|let's|let me|we'll|we will)\s+(?:try\s+)?",
-    re.IGNORECASE,
-)
-_COMPARISON = re.compile(r"^(.+?)\s+(?:instead of|rather than|over)\s+(.+)$", re.IGNORECASE)
-_REASON = re.compile(r",?\s*\b(?:because|since|so that|as)\b\s+(.+)$", re.IGNORECASE)
-_BECAUSE = re.compile(r"\b(?:because|since|so that)\b", re.IGNORECASE)
 _UNFINISHED = frozenset({"pending", "in_progress", "in-progress"})
 
 
@@ -165,11 +147,11 @@ class Builder:
         self.user_stopped = True
 
     def _on_agent(self, act: Act) -> None:
-        sentences = [s.strip() for s in _SENTENCES.split(act.text) if s.strip()]
+        sentences = choices.sentences(act.text)
         if self.after_error:
             self.after_error = False
             for position, sentence in enumerate(sentences):
-                if _APPROACH_CHANGE.search(sentence):
+                if choices.changes_approach(sentence):
                     self._decision(
                         "recovery",
                         "Change of approach after a failure",
@@ -180,7 +162,7 @@ class Builder:
                     )
                     return
         for position, sentence in enumerate(sentences):
-            if _CHOICE.search(sentence):
+            if choices.states_a_choice(sentence):
                 self._decision("implementation", "Choice stated by the agent", sentences, position, act, None)
                 return
 
@@ -238,7 +220,8 @@ class Builder:
             what = (
                 f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(call.files)}".strip()
             )
-            self._error(call, act, f"{what} failed: {self.clip(cmd.error_line(act.text), 160)}")
+            line = self.clip(cmd.error_line(act.text), 160)
+            self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed")
             return
         if call.command and cmd.is_commit(call.command):
             sha, message = cmd.commit_made(act.text)
@@ -263,7 +246,7 @@ class Builder:
     # ------------------------------------------------------------ rules
 
     def _error(self, call: _Call, act: Act, text: str) -> None:
-        self.errors += 1
+        self.errors += act.is_error  # the metric counts error results; a failing run that exited 0 is an event only
         self.after_error = True
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
@@ -324,38 +307,15 @@ class Builder:
     def _decision(
         self, kind: str, title: str, sentences: list[str], position: int, act: Act, context: str | None
     ) -> None:
-        """Chosen = the sentence without its lead ('I'll') and its reason; rationale = the reason, in the
-        agent's words, from that sentence or the one before or after that says 'because' / 'since'."""
-        sentence = sentences[position].strip(" -*:")
-        if len(sentence) < 12:
+        found = choices.choice_in(sentences, position)
+        if found is None:
             return
-        reason = _REASON.search(sentence)
-        chosen = sentence[: reason.start()] if reason else sentence
-        chosen = _LEAD.sub("", chosen).strip(" ,.:;")
-        chosen = re.sub(
-            r"^(?:a |an |another )?(?:different |new |other )?(?:approach|way|fix|option)\s*:\s*",
-            "",
-            chosen,
-            flags=re.IGNORECASE,
-        )
-        chosen = chosen[:1].upper() + chosen[1:]
-        rationale = reason.group(1).strip(" .") if reason else None
-        if rationale is None:
-            for near in (
-                sentences[position - 1] if position else "",
-                sentences[position + 1] if position + 1 < len(sentences) else "",
-            ):
-                if _BECAUSE.search(near):
-                    rationale = near.strip(" .")
-                    break
-        comparison = _COMPARISON.match(chosen)
-        options = (comparison.group(1).strip(" ,"), comparison.group(2).strip(" ,.")) if comparison else None
         self._decision_record(
             kind=kind,
-            title=self._short(options[0] if options else chosen) or title,
-            chosen=self.clip(chosen, 300),
-            rationale=self.clip(rationale, 300) if rationale else None,
-            options=options,
+            title=self._short(found.options[0] if found.options else found.chosen) or title,
+            chosen=self.clip(found.chosen, 300),
+            rationale=self.clip(found.rationale, 300) if found.rationale else None,
+            options=found.options,
             context=context,
             when=act.timestamp,
         )
