@@ -74,13 +74,14 @@ def test_the_readme_shows_what_the_hooks_print_and_what_a_session_became(tmp_pat
 
     command = re.search(r"```console\n\$ brain (.*?)\n(.*?)\n```", part, flags=re.S)
     assert command is not None
-    transcript = REPO / "tests/data/transcripts/public/kvsankar-claude_with_rejection.jsonl"
+    transcript = REPO / "tests/data/transcripts/public/spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
     shutil.copy(transcript, tmp_path / transcript.name)
+    shutil.copytree(transcript.parent / transcript.stem, tmp_path / transcript.stem)  # its subagents
     args = [*shlex.split(command.group(1)), "--vault", str(vault)]
     args[2] = str(tmp_path / transcript.name)
     result = run_brain(*args)
     assert result.exit_code == 0 and result.output.strip() == command.group(2)
-    note = (vault / "episodes/EPISODE-2025-12-03-rejectio.md").read_text(encoding="utf-8").splitlines()
+    note = (vault / "episodes/EPISODE-2026-02-12-ae4a77f8.md").read_text(encoding="utf-8").splitlines()
     shown = re.search(r"```markdown\n(.*?)```", part, flags=re.S).group(1).splitlines()  # type: ignore[union-attr]
     lines = iter(note)
     assert all(line in lines for line in shown), "the README's episode is not an excerpt of the note, in order"

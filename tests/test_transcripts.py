@@ -341,3 +341,24 @@ def test_session_end_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
         assert (out.exit_code, out.stdout, out.stderr.count("\n")) == (1, "", 1), out.stderr
         assert out.stderr.startswith(message), out.stderr
     assert _files_of(vault.root) == before
+
+
+@pytest.mark.parametrize(
+    ("output", "line"),
+    [
+        (
+            "<tool_use_error>String to replace not found in file.</tool_use_error>",
+            "String to replace not found in file.",
+        ),
+        # a hook's message passed on as JSON: escaped line breaks, none real
+        (
+            "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix format' to fix.",
+            "Pre-commit validation failed:",
+        ),
+        ('print("a\\nb")\nTypeError: boom', "TypeError: boom"),  # real lines: an escaped one stays as it is
+    ],
+)
+def test_the_error_line_of_a_tool_output(output, line):
+    from brain.memory.sessions.commands import error_line
+
+    assert error_line(output) == line

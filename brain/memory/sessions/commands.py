@@ -227,9 +227,17 @@ def display_command(command: str) -> str:
     return first_line(re.sub(r"^\s*cd\s+\S+\s*&&\s*", "", command))
 
 
+_TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+
+
 def error_line(text: str) -> str:
     """The line of an error output that names the error (pytest's `E   ...`, `...Error: ...`, `error: ...`,
-    `FAILED ...`), else its first line; whole, like `first_line`."""
+    `FAILED ...`), else its first line; whole, like `first_line`. Claude Code's `<tool_use_error>` tags
+    are not part of it, and an output with no line break but escaped ones (`\\n`: a hook's message
+    passed on as JSON) is read by those."""
+    text = _TOOL_ERROR_TAG.sub("", text)
+    if "\n" not in text and "\\n" in text:
+        text = text.replace("\\n", "\n")
     for line in text.splitlines():
         if line.startswith("E   "):
             return line[1:].strip()
