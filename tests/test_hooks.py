@@ -461,3 +461,39 @@ def test_the_hooks_log_is_redacted_with_the_vaults_own_patterns(vault, tmp_path)
     config.write_text("[redact\n")  # a config brain cannot read: the default redactor, still a line
     brain_process("hooks", "run", "codex-notify", payload, "--vault", str(vault.root), env=env)
     assert log.count("\n") + 1 == (vault.root / ".brain" / "logs" / "hooks.log").read_text().count("\n")
+
+
+def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, project, home):
+    out = hooks(
+        "install", "claude-code", "--project-dir", str(project), "--vault", str(example),
+        "--namespace", "ledger-auth", "--namespace", "ledger-api",
+    )  # fmt: skip
+    assert out.exit_code == 0
+    commands = {
+        entry["command"].split(" hooks run ")[1].split()[0]: entry["command"]
+        for groups in json.loads((project / ".claude" / "settings.json").read_text())["hooks"].values()
+        for group in groups
+        for entry in group["hooks"]
+        if " hooks run " in entry["command"]
+    }
+    namespaces = "--namespace ledger-auth --namespace ledger-api"
+    assert commands["session-start"].endswith(f"--vault {example} {namespaces}")
+    assert commands["first-prompt"].endswith(f"--vault {example} {namespaces}")
+    assert commands["session-end"].endswith(f"--vault {example}")  # an extraction reads no facts
+    assert hooks("uninstall", "claude-code", "--project-dir", str(project)).exit_code == 0
+    assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
+
+    default = brain_process("hooks", "run", "session-start", "--vault", str(example), stdin=hook_input("SessionStart"))
+    assert "## Facts valid now" not in json.loads(default.stdout)["hookSpecificOutput"]["additionalContext"]
+    chosen = brain_process(
+        "hooks", "run", "session-start", "--vault", str(example), "--namespace", "ledger-auth",
+        stdin=hook_input("SessionStart"),
+    )  # fmt: skip
+    context = json.loads(chosen.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert (
+        "## Facts valid now\n- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17): "
+        '{"clients":["ledger-ios","ledger-android"],"seconds":900} [[FACT-mobile-access-token-ttl-v2]]\n'
+    ) in context
+    bad = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example), "--namespace", "a b")
+    assert bad.exit_code == 1 and "namespace 'a b' must be one word" in bad.stderr
+    assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS

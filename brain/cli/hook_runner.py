@@ -30,6 +30,7 @@ def run_hook(
     transcript: str | None,
     session: str | None,
     format: str | None,
+    namespaces: list[str] | None = None,
 ) -> None:
     """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error prints
     nothing and is a line in .brain/logs/hooks.log."""
@@ -49,7 +50,7 @@ def run_hook(
             from brain.history import acting_as
 
             with acting_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
-                result = runtime.run(event, root, text, budget=budget, **extra)
+                result = runtime.run(event, root, text, budget=budget, namespaces=tuple(namespaces or ()), **extra)
         from brain.views.hooks import hook_output
 
         sys.stdout.write(hook_output(result))
@@ -74,6 +75,7 @@ def parser() -> argparse.ArgumentParser:
     found.add_argument("payload", nargs="?")
     found.add_argument("--vault", type=Path)
     found.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
+    found.add_argument("--namespace", action="append")
     found.add_argument("--transcript")
     found.add_argument("--session")
     found.add_argument("--format")
@@ -89,7 +91,9 @@ def main(argv: list[str]) -> bool:
     except _BadArguments as error:
         _log_bad_arguments(argv, str(error))
         return True
-    run_hook(args.event, args.payload, args.vault, args.budget, args.transcript, args.session, args.format)
+    run_hook(
+        args.event, args.payload, args.vault, args.budget, args.transcript, args.session, args.format, args.namespace
+    )
     return True
 
 

@@ -16,6 +16,15 @@ app = typer.Typer(
 
 AgentArgument = Annotated[str, typer.Argument(help="claude-code or codex.")]
 ScopeOption = Annotated[str, typer.Option("--scope", help="project (this project's files) or user (your home's).")]
+NamespaceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--namespace",
+        help="Facts: a namespace the session-start and first-prompt hooks read (repeat for several; "
+        "default: [facts] default_namespace).",
+        show_default=False,
+    ),
+]
 ProjectOption = Annotated[
     Path | None,
     typer.Option("--project-dir", help="The project folder (default: the current folder).", show_default=False),
@@ -28,6 +37,7 @@ def install(
     scope: ScopeOption = "project",
     project_dir: ProjectOption = None,
     vault: VaultOption = None,
+    namespace: NamespaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Merge brain's hooks and MCP server into the agent's settings; every other setting is kept."""
@@ -40,7 +50,10 @@ def install(
     root = Vault.find(vault).root
     if not (root / ".brain").is_dir():
         raise InvalidInput(f"'{root}' is not a vault (no .brain folder); create one with 'brain init {root}'")
-    commands = Commands(brain=service.brain_program(), vault=str(root))
+    from brain.memory.facts.service import check_namespace
+
+    chosen = tuple(dict.fromkeys(check_namespace(name) for name in namespace or ()))
+    commands = Commands(brain=service.brain_program(), vault=str(root), namespaces=chosen)
     changes = service.install(agent, commands, scope=scope, project_dir=_project(project_dir), home=Path.home())
     if as_json:
         emit_json(changes_json(changes))
@@ -86,6 +99,7 @@ def run(
     ] = None,
     vault: VaultOption = None,
     budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = DEFAULT_BUDGET,
+    namespace: NamespaceOption = None,
     transcript: Annotated[str | None, typer.Option(help="extract: the transcript.", hidden=True)] = None,
     session: Annotated[str | None, typer.Option(help="extract: the session id.", hidden=True)] = None,
     format: Annotated[
@@ -96,7 +110,7 @@ def run(
     prints nothing, and is a line in .brain/logs/hooks.log."""
     from brain.cli.hook_runner import run_hook
 
-    run_hook(event, payload, vault, budget, transcript, session, format)
+    run_hook(event, payload, vault, budget, transcript, session, format, namespace)
     raise typer.Exit(0)
 
 

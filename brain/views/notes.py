@@ -174,7 +174,7 @@ def listed_json(listed: Listed) -> dict[str, Any]:
         "title": listed.title,
         "type": listed.type,
         "tags": list(listed.tags),
-        "modified": listed.modified.isoformat().replace("+00:00", "Z"),
+        "modified": listed.modified.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
     }
 
 

@@ -77,7 +77,15 @@ def _redactor(root: Path | None):
         return Redactor()
 
 
-def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDGET, **extract: str) -> HookResult:
+def run(
+    event: str,
+    root: Path,
+    payload_text: str,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    namespaces: tuple[str, ...] = (),
+    **extract: str,
+) -> HookResult:
     """Run one hook. Raises on any problem; the front end logs it and tells the agent nothing."""
     if event not in EVENTS:
         raise InvalidInput(f"hook event '{event}' is not one of: {', '.join(EVENTS)}")
@@ -95,7 +103,7 @@ def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDG
             spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
         corpus = _corpus(root)
         with corpus.checked_once():  # one answer, one look at the vault's files
-            return HookResult(AGENT_EVENT[event], session_start(corpus, budget=budget))
+            return HookResult(AGENT_EVENT[event], session_start(corpus, budget=budget, namespaces=namespaces))
     if event == "first-prompt":
         prompt = str(payload.get("prompt") or "").strip()
         if not prompt or not _first_time(root, str(payload.get("session_id") or "")):
@@ -107,7 +115,10 @@ def run(event: str, root: Path, payload_text: str, *, budget: int = DEFAULT_BUDG
             spawn(root, ["warm"])
         corpus = _corpus(root)
         with corpus.checked_once():
-            return HookResult(AGENT_EVENT[event], first_prompt(corpus, prompt, budget=budget, similar=warmed))
+            return HookResult(
+                AGENT_EVENT[event],
+                first_prompt(corpus, prompt, budget=budget, similar=warmed, namespaces=namespaces),
+            )
     if event == "session-end":
         transcript = str(payload.get("transcript_path") or "")
         session = str(payload.get("session_id") or Path(transcript).stem)

@@ -30,15 +30,21 @@ BEGIN = "# >>> brain (added by `brain hooks install codex`; `brain hooks uninsta
 END = "# <<< brain"
 
 
+CONTEXT_HOOKS = ("session-start", "first-prompt")  # the hooks that hand the agent facts
+
+
 @dataclass(frozen=True)
 class Commands:
-    """How the agent runs brain: the absolute path of the `brain` program and the vault."""
+    """How the agent runs brain: the absolute path of the `brain` program, the vault, and the facts
+    namespaces the context hooks read (none: the vault's default namespace)."""
 
     brain: str
     vault: str
+    namespaces: tuple[str, ...] = ()
 
     def hook(self, event: str, *extra: str) -> str:
-        return shlex.join([self.brain, "hooks", "run", event, "--vault", self.vault, *extra])
+        chosen = [arg for name in self.namespaces for arg in ("--namespace", name)] if event in CONTEXT_HOOKS else []
+        return shlex.join([self.brain, "hooks", "run", event, "--vault", self.vault, *chosen, *extra])
 
     def mcp(self) -> dict[str, Any]:
         return {"command": self.brain, "args": ["mcp", "--vault", self.vault]}

@@ -81,5 +81,5 @@ def _listed(corpus: Corpus, note: Note) -> Listed | None:
         info = os.stat(corpus.vault.root / (note.path or ""))
     except OSError:
         return None
-    modified = datetime.fromtimestamp(info.st_mtime, UTC).replace(microsecond=0)
+    modified = datetime.fromtimestamp(info.st_mtime, UTC)  # exact: notes changed in one second keep their order
     return Listed(note.path or "", note.title, note.type or "note", tuple(note.tags), modified)
