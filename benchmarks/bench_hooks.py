@@ -1,9 +1,10 @@
 """Hooks and transcript extraction, measured as the agent meets them: real `brain hooks run` processes.
 
-    PYTHONPATH=$PWD python benchmarks/bench_hooks.py [--runs 7] [--only hooks|extract] [--big-vault DIR]
+    PYTHONPATH=$PWD python benchmarks/bench_hooks.py [--runs 7] [--only hooks|extract] [--big-vault DIR] [--tips N]
 
 - session-start and first-prompt: wall time of the whole process (start-up included) on vault-example
-  and on a generated 10k-note vault (benchmarks/generate_vault.py, indexed without embeddings first);
+  and on a generated 10k-note vault (benchmarks/generate_vault.py, indexed without embeddings first),
+  with `--tips N` N tip notes on top of it (written under `vault_10k_<N>_tips`);
 - the warm-up (embedding every pattern and tip once, in the background after session start);
 - session-end: wall time until the hook returns (the extraction goes on in a detached process);
 - extraction of a generated 10 MB Claude Code transcript: wall time and peak memory of a process
@@ -147,6 +148,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--only", choices=("hooks", "extract"))
     parser.add_argument("--big-vault", type=Path, help="a 10k-note vault already generated and indexed")
+    parser.add_argument("--tips", type=int, default=0, help="tip notes the generated 10k-note vault gets on top")
     options = parser.parse_args(argv)
     result: dict = {"load_average_before": os.getloadavg()}
     # pip byte-compiles an installed brain; a source checkout (editable install) is compiled here alike
@@ -172,13 +174,21 @@ def main(argv: list[str] | None = None) -> dict:
             if big is None:
                 big = tmp / "big"
                 subprocess.run(
-                    [sys.executable, str(REPO / "benchmarks/generate_vault.py"), str(big), "--size", "10k"],
+                    [
+                        sys.executable,
+                        str(REPO / "benchmarks/generate_vault.py"),
+                        str(big),
+                        "--size",
+                        "10k",
+                        "--tips",
+                        str(options.tips),
+                    ],
                     check=True,
                     capture_output=True,
                 )
                 subprocess.run([*brain(), "init", str(big)], capture_output=True, check=True)
                 subprocess.run([*brain(), "index", "--no-embed", "--vault", str(big)], capture_output=True, check=True)
-            result["vault_10k"] = hook_figures(big, options.runs)
+            result[f"vault_10k_{options.tips}_tips" if options.tips else "vault_10k"] = hook_figures(big, options.runs)
             save(result)
         if options.only in (None, "extract"):
             result["extract_10mb"] = extraction_figures(tmp)

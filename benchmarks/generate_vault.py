@@ -2,10 +2,11 @@
 antipatterns with success rates and causal relationships, contexts with caused_by, facts, and
 plain notes, all linked. Deterministic for a given seed.
 
-    python benchmarks/generate_vault.py OUT --size 1k|10k [--seed 1] [--patterns-only]
+    python benchmarks/generate_vault.py OUT --size 1k|10k [--seed 1] [--patterns-only] [--tips N]
 
 Mix per 1,000 notes: 300 episodes, 250 patterns, 100 contexts, 50 facts, 300 plain notes.
-`--patterns-only` makes every note a pattern (the causal-graph benchmark at 10k patterns).
+`--patterns-only` makes every note a pattern (the causal-graph benchmark at 10k patterns). `--tips N`
+adds N tip notes on top (most with support 1-2, a quarter 3 or more).
 """
 
 from __future__ import annotations
@@ -213,6 +214,20 @@ def note(rng: random.Random, title: str, names: Names) -> str:
     return f'---\ntitle: {title}\ntags: [{rng.choice(AREAS)}]\ncreated: "2026-02-{1 + rng.randrange(28):02d}"\n---\n\n# {title}\n\n{paragraph(rng)}\n\nSee {links}.\n\n{sections}\n'
 
 
+def tip(rng: random.Random, title: str, names: Names) -> str:
+    """A tip as brain learns them: most have support 1-2, a few 3 or more (the core a session starts with)."""
+    subject, problem = rng.choice(SUBJECTS), rng.choice(PROBLEMS)
+    steps = "\n".join(f"{n}. {rng.choice(ACTIONS).capitalize()}." for n in range(1, rng.randint(2, 5)))
+    return (
+        f"---\ntitle: {title}\ntype: tip\ntags: [tip, {rng.choice(AREAS)}]\ncategory: "
+        f"{rng.choice(['strategy', 'recovery', 'optimization'])}\ntrigger: {subject.capitalize()} {problem}\n"
+        f"subtask: Keep {subject} from this\nsupport: {rng.choice([1, 1, 1, 1, 2, 2, 3, 4])}\nevidence: success\n"
+        f'source_episodes: ["[[{names.pick(rng, "episode")}]]"]\n---\n\n# {title}\n\n'
+        f"## Tip\n{sentence(rng)}\n\n## Purpose\n{paragraph(rng, 1, 2)}\n\n## Steps\n{steps}\n\n"
+        f"## Avoid\n{sentence(rng)}\n\n## Applies When\n{subject.capitalize()} {problem}.\n"
+    )
+
+
 WRITERS = {
     "episode": (episode, "episodes"),
     "pattern": (pattern, "patterns"),
@@ -222,7 +237,7 @@ WRITERS = {
 }
 
 
-def generate(out: Path, n: int, seed: int = 1, patterns_only: bool = False) -> Path:
+def generate(out: Path, n: int, seed: int = 1, patterns_only: bool = False, tips: int = 0) -> Path:
     rng = random.Random(seed)
     if out.exists():
         shutil.rmtree(out)
@@ -237,6 +252,11 @@ def generate(out: Path, n: int, seed: int = 1, patterns_only: bool = False) -> P
         path = out / sub / f"{title}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(writer(rng, title, names), encoding="utf-8")
+    if tips:
+        (out / "tips").mkdir()
+    for number in range(tips):  # on top of the n notes: a vault an agent's sessions have taught for months
+        title = f"TIP-{AREAS[number % len(AREAS)]}-{number:05d}"
+        (out / "tips" / f"{title}.md").write_text(tip(rng, title, names), encoding="utf-8")
     return out
 
 
@@ -246,8 +266,9 @@ def main() -> int:
     parser.add_argument("--size", choices=sorted(SIZES), default="1k")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--patterns-only", action="store_true")
+    parser.add_argument("--tips", type=int, default=0, help="tip notes to add on top of the size's notes")
     args = parser.parse_args()
-    generate(args.out, SIZES[args.size], args.seed, args.patterns_only)
+    generate(args.out, SIZES[args.size], args.seed, args.patterns_only, args.tips)
     print(f"wrote {SIZES[args.size]} notes to {args.out}")
     return 0
 

@@ -202,3 +202,23 @@ def test_a_command_looks_at_the_files_once_and_the_next_command_again(example, m
     )
     second = run_brain("context", "bootstrap", task, "--vault", str(example.root))
     assert "- ANTIPATTERN-new (0% over 9)" in second.output and len(scans) == 2
+
+
+def test_select_first_n_by_a_header_key_decodes_only_those(example, monkeypatch):
+    decoded = []
+    real = codec.decode
+    monkeypatch.setattr(codec, "decode", lambda *args: decoded.append(args[3]) or real(*args))
+
+    def by_rate(header) -> tuple[float, str]:
+        return float(header.frontmatter.get("success_rate") or 0), header.title
+
+    worst = Corpus(example).select("pattern", lambda header: True, first=(by_rate, 3))
+    assert [note.title for note in worst] == [
+        "ANTIPATTERN-retry-without-idempotency",
+        "ANTIPATTERN-retry-flaky-tests-blindly",
+        "ANTIPATTERN-coupled-schema-and-code-deploy",
+    ]
+    assert sorted(decoded) == sorted(note.path for note in worst)
+    loaded = Corpus(example)
+    loaded.of_type("pattern")
+    assert loaded.select("pattern", lambda header: True, first=(by_rate, 3)) == worst

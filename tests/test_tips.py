@@ -377,7 +377,7 @@ def test_the_tip_index_is_cached_until_a_tip_changes_and_the_core_is_capped(exam
         )
         (example.root / "tips" / f"{tip.title}.md").write_text(render_tip(tip), encoding="utf-8")
     rebuilt = service.tip_index(corpus, embedder)
-    assert rebuilt is not first and len(rebuilt.tips) == len(first.tips) + service.MAX_CORE + 2
+    assert rebuilt is not first and len(rebuilt.paths) == len(first.paths) + service.MAX_CORE + 2
     found = service.guidelines(corpus, "Bake a sourdough loaf", embedder=embedder)
     assert len(found.core) == service.MAX_CORE  # the best supported first; `tip list --min-support` has them all
     assert [g.tip.support for g in found.core] == [5] * service.MAX_CORE

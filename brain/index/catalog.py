@@ -268,17 +268,28 @@ class Catalog(ChunkTable):
                     rows += self.db.execute(f"{query} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
         return {path: (gen, codec.decode(parsed, fm, text, path)) for path, gen, parsed, fm, text in rows}
 
-    def load_where(self, note_type: str, keep: Callable[[NoteHeader], bool]) -> dict[str, tuple[int, Note]]:
-        """`load_rows` of the notes of a type whose header passes `keep`: the others are never
-        decoded (a header is the row's path, title and frontmatter)."""
+    def load_where(
+        self,
+        note_type: str,
+        keep: Callable[[NoteHeader], bool],
+        first: tuple[Callable[[NoteHeader], Any], int] | None = None,
+    ) -> dict[str, tuple[int, Note]]:
+        """`load_rows` of the notes of a type whose header passes `keep` (a header is the row's path,
+        title and frontmatter), by path; with `first=(key, n)`, the first n by `key`, in that order.
+        The others are never decoded."""
         with self._lock:
             self.db.execute("BEGIN")
             try:
-                headers = self.db.execute(
-                    "SELECT path, title, frontmatter FROM notes WHERE type = ?", (note_type,)
+                rows = self.db.execute(
+                    "SELECT path, title, frontmatter FROM notes WHERE type = ? ORDER BY path", (note_type,)
                 ).fetchall()
-                wanted = [path for path, title, fm in headers if keep(NoteHeader(path, title, json.loads(fm)))]
-                return self.load_rows(wanted)
+                headers = [NoteHeader(path, title, json.loads(fm)) for path, title, fm in rows]
+                wanted = [header for header in headers if keep(header)]
+                if first is not None:
+                    key, count = first
+                    wanted = sorted(wanted, key=key)[:count]
+                loaded = self.load_rows([header.path for header in wanted])
+                return {header.path: loaded[header.path] for header in wanted if header.path in loaded}
             finally:
                 self.db.execute("COMMIT")
 

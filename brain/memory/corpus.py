@@ -185,15 +185,32 @@ class Corpus:
             found = self._by_type[note_type] = [note for note in self._sorted() if note.type == note_type]
         return list(found)
 
-    def select(self, note_type: str, keep: Callable[[NoteHeader], bool]) -> list[Note]:
-        """The notes of a type whose header (path, title, frontmatter) `keep` accepts, by path.
-        Before that type is loaded from a catalog, only the kept notes are decoded, and they are
-        not kept: what a one-shot reader (a hook, a CLI command) needs of a large vault."""
+    def select(
+        self,
+        note_type: str,
+        keep: Callable[[NoteHeader], bool],
+        *,
+        first: tuple[Callable[[NoteHeader], Any], int] | None = None,
+    ) -> list[Note]:
+        """The notes of a type whose header (path, title, frontmatter) `keep` accepts, by path; with
+        `first=(key, n)`, the first n of them by `key` of their header, in that order. Before that
+        type is loaded from a catalog, only the notes returned are decoded, and they are not kept:
+        what a one-shot reader (a hook, a CLI command) needs of a large vault."""
         self.refresh()
         if self._catalog is not None and self._types is not None and note_type not in self._types:
-            rows = self._catalog.load_where(note_type, keep)
-            return [rows[path][1] for path in sorted(rows)]
-        return [note for note in self.of_type(note_type) if keep(note.header)]
+            rows = self._catalog.load_where(note_type, keep, first)
+            return [note for _, note in rows.values()]
+        found = [note for note in self.of_type(note_type) if keep(note.header)]
+        if first is not None:
+            key, count = first
+            found = sorted(found, key=lambda note: key(note.header))[:count]
+        return found
+
+    def holds(self, note_type: str) -> bool:
+        """Whether the notes of a type are in memory and kept current, so that a cache built from them
+        may live in `derived` (a change of one of them clears it). Values built from `select` or
+        `summaries` of a type not held must not: nothing would clear them."""
+        return self._types is None or note_type in self._types
 
     def refresh(self) -> None:
         """Bring the notes loaded so far up to date with the vault (clearing `derived` on a

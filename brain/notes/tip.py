@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from brain.notes import frontmatter_yaml
-from brain.notes.model import Note
+from brain.notes.model import Note, NoteHeader
 from brain.notes.parse import find_wikilinks
 
 CATEGORIES = ("strategy", "recovery", "optimization")
@@ -111,6 +111,19 @@ def _int(value: Any, problems: list[str], key: str) -> int:
 def _links(value: Any) -> tuple[str, ...]:
     items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
     return tuple(parse_source(str(item)).episode for item in items if str(item).strip())
+
+
+def tip_header(header: NoteHeader) -> tuple[str, int, str, bool]:
+    """(category, support, evidence, merged) as `tip_from_note` reads them, from the note's header
+    alone: for choosing the tips worth parsing."""
+    fm = header.frontmatter
+    support = max(_int(fm.get("support", 1), [], "support"), 0)
+    return (
+        str(fm.get("category") or ""),
+        support,
+        str(fm.get("evidence") or "success"),
+        bool(_links(fm.get("merged_into"))),
+    )
 
 
 def tip_from_note(note: Note) -> Tip:

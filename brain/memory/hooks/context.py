@@ -47,7 +47,7 @@ def session_start(
     sections["Facts valid now"] = _facts_now(corpus, caller, now, namespaces)
     sections["Core tips"] = [
         f"- {tip.title} [{tip.category}]: {tip.tip}" + (f" Avoid: {tip.avoid}" if tip.avoid else "")
-        for tip in list_tips(corpus, min_support=3)[:CORE_TIPS]
+        for tip in list_tips(corpus, min_support=3, limit=CORE_TIPS)
     ]
     if not any(sections.values()):
         return ""

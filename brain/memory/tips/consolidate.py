@@ -26,7 +26,7 @@ import numpy as np
 
 from brain.memory.corpus import Corpus
 from brain.memory.tips.advice import opposite
-from brain.memory.tips.service import tip_index
+from brain.memory.tips.service import active_tips, tip_index
 from brain.memory.tips.wording import words
 from brain.notes.edit import set_frontmatter
 from brain.notes.tip import Tip, combine_evidence, render_tip
@@ -72,7 +72,8 @@ def consolidate(
     vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None
 ) -> ConsolidationPlan:
     table = tip_index(corpus, embedder)
-    tips, subtasks, triggers = list(table.tips), table.column(0), table.column(1)
+    by_path = {tip.path: tip for tip in active_tips(corpus)}  # merging reads every part of every tip
+    tips, subtasks, triggers = [by_path[path] for path in table.paths], table.column(0), table.column(1)
     if len(tips) < 2:
         return ConsolidationPlan(0, 0, (), dry_run)
     steps = [_step_words(tip) for tip in tips]

@@ -22,8 +22,8 @@ from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.learn import Draft, draft_tips
 from brain.memory.tips.naming import slug
 from brain.notes.edit import append_to_section, set_frontmatter
-from brain.notes.model import Episode, Note
-from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note
+from brain.notes.model import Episode, Note, NoteHeader
+from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note, tip_header
 from brain.vault import TYPE_FOLDERS, Vault
 
 if TYPE_CHECKING:
@@ -195,19 +195,28 @@ def list_tips(
     min_support: int = 0,
     evidence: str | None = None,
     include_merged: bool = False,
+    limit: int | None = None,
 ) -> list[Tip]:
-    """Tips matching the filters, highest support first."""
+    """Tips matching the filters, highest support first (at most `limit`: only those are parsed)."""
     check_category(category)
     check_evidence(evidence)
     if min_support < 0:
         raise InvalidInput(f"min support must be 0 or more, got {min_support}")
-    found = [
-        tip
-        for tip in (all_tips(corpus) if include_merged else active_tips(corpus))
-        if (category is None or tip.category == category)
-        and tip.support >= min_support
-        and (evidence is None or tip.evidence == evidence)
-    ]
+
+    def wanted(header: NoteHeader) -> bool:  # decided before the note is parsed
+        its_category, support, its_evidence, merged = tip_header(header)
+        return (
+            (include_merged or not merged)
+            and (category is None or its_category == category)
+            and support >= min_support
+            and (evidence is None or its_evidence == evidence)
+        )
+
+    def best_first(header: NoteHeader) -> tuple[int, str]:
+        return -tip_header(header)[1], header.title
+
+    chosen = corpus.select("tip", wanted, first=(best_first, limit) if limit is not None else None)
+    found = [corpus.memo("tip", note, tip_from_note) for note in chosen]
     found.sort(key=lambda tip: (-tip.support, tip.title))
     return found
 
@@ -234,7 +243,7 @@ def match_texts(tip: Tip) -> tuple[str, ...]:
 class TipIndex:
     """The active tips as arrays, built once per catalog state and embedder (see `tip_index`)."""
 
-    tips: tuple[Tip, ...]
+    paths: tuple[str, ...]
     vectors: np.ndarray  # one row per distinct match text (tips of one episode share their task)
     rows: np.ndarray  # (MATCH_TEXTS, n): the row of each tip's subtask, trigger and applies-when text
     support: np.ndarray
@@ -249,14 +258,28 @@ class TipIndex:
     def similarity(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each tip's best similarity to the query over its match texts, and over its own subtask and
         trigger alone (which orders the tips of one source task, which share their applies-when text)."""
-        if not self.tips:
+        if not self.paths:
             return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
         by_text = cosine(query, self.vectors)[self.rows]
         return by_text.max(axis=0), by_text[:2].max(axis=0)
 
 
+MATCHED = "tip-match-1"  # the name of `_matched`'s values on disk (Corpus.summaries)
+
+
+def _matched(note: Note) -> list | None:
+    """What a task is compared with and ranked by, for an active tip: [path, title, match texts,
+    support, trusted, bonus] (None for a tip merged into another)."""
+    tip = tip_from_note(note)
+    if tip.merged_into is not None:
+        return None
+    return [note.path, tip.title, list(match_texts(tip)), tip.support, tip.hurt <= tip.helped, adjustment(tip)]
+
+
 def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
-    """The active tips, their match vectors and ranking arrays, cached in `corpus.derived` until a note changes.
+    """The active tips, their match vectors and ranking arrays: from per-tip values kept by
+    `Corpus.summaries` (a process that has not loaded the tips parses only those changed since the
+    last), cached in `corpus.derived` while the corpus holds the tips (a change clears it).
 
     A guidelines call then costs one embedding of the task and one matrix product, however many tips
     the vault has; nothing per tip is rebuilt in Python."""
@@ -266,26 +289,29 @@ def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
     cached = corpus.derived.get(key)
     if isinstance(cached, TipIndex):
         return cached
-    tips = tuple(active_tips(corpus))
-    texts = [match_texts(tip) for tip in tips]
+    tips = [found for found in corpus.summaries(MATCHED, "tip", _matched) if found is not None]
     distinct: dict[str, int] = {}
     rows = np.array(
-        [[distinct.setdefault(row[column], len(distinct)) for row in texts] for column in range(MATCH_TEXTS)],
+        [
+            [distinct.setdefault(texts[column], len(distinct)) for _, _, texts, *_ in tips]
+            for column in range(MATCH_TEXTS)
+        ],
         dtype=np.int64,
     )
-    order = sorted(range(len(tips)), key=lambda i: tips[i].title)
+    order = sorted(range(len(tips)), key=lambda i: tips[i][1])
     title_rank = np.empty(len(tips), dtype=np.int64)
     title_rank[order] = np.arange(len(tips))
     built = TipIndex(
-        tips=tips,
+        paths=tuple(path for path, *_ in tips),
         vectors=np.ascontiguousarray(vectors.matrix(list(distinct))),
         rows=rows.reshape(MATCH_TEXTS, len(tips)),
-        support=np.array([tip.support for tip in tips], dtype=np.int64),
-        trusted=np.array([tip.hurt <= tip.helped for tip in tips], dtype=bool),
-        bonus=np.array([adjustment(tip) for tip in tips], dtype=np.float64),
+        support=np.array([support for _, _, _, support, _, _ in tips], dtype=np.int64),
+        trusted=np.array([trusted for *_, trusted, _ in tips], dtype=bool),
+        bonus=np.array([bonus for *_, bonus in tips], dtype=np.float64),
         title_rank=title_rank,
     )
-    corpus.derived[key] = built
+    if corpus.holds("tip"):
+        corpus.derived[key] = built
     return built
 
 
@@ -307,20 +333,29 @@ def guidelines(
     if not -1.0 <= threshold <= 1.0:
         raise InvalidInput(f"threshold must be between -1 and 1, got {threshold}")
     index = tip_index(corpus, embedder)
-    if not index.tips:
+    if not index.paths:
         return Guidelines(task, threshold, (), ())
     best, own = index.similarity(text_vectors(corpus.vault, embedder).query(task))
     similarity = np.round(best.astype(np.float64), 4)
     score = np.round(similarity + index.bonus, 4)
-    in_core = (index.support >= core_support) & index.trusted if core_support else np.zeros(len(index.tips), dtype=bool)
+    in_core = (
+        (index.support >= core_support) & index.trusted if core_support else np.zeros(len(index.paths), dtype=bool)
+    )
     core = np.flatnonzero(in_core)
     core = core[np.lexsort((index.title_rank[core], -score[core], -index.support[core]))][:MAX_CORE]
     matches = np.flatnonzero((similarity >= threshold) & ~in_core)
     matches = matches[np.lexsort((index.title_rank[matches], -own[matches], -score[matches]))][:top_k]
+    wanted = {index.paths[i] for i in (*core.tolist(), *matches.tolist())}
+    parsed = {
+        note.path: corpus.memo("tip", note, tip_from_note)
+        for note in corpus.select("tip", lambda header: header.path in wanted)
+    }
 
     def made(positions: np.ndarray, reason: str) -> tuple[Guideline, ...]:
         return tuple(
-            Guideline(index.tips[i], reason, float(similarity[i]), float(score[i])) for i in positions.tolist()
+            Guideline(parsed[index.paths[i]], reason, float(similarity[i]), float(score[i]))
+            for i in positions.tolist()
+            if index.paths[i] in parsed  # a tip deleted between the index and now is left out
         )
 
     return Guidelines(task, threshold, made(core, "core"), made(matches, "match"))
