@@ -7,6 +7,8 @@ import itertools
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -222,3 +224,94 @@ def test_select_first_n_by_a_header_key_decodes_only_those(example, monkeypatch)
     loaded = Corpus(example)
     loaded.of_type("pattern")
     assert loaded.select("pattern", lambda header: True, first=(by_rate, 3)) == worst
+
+
+# ---------------------------------------------------------------- another writer inside a read
+
+
+def _pattern(title: str, trigger: str, kind: str = "pattern") -> str:
+    return f"---\ntitle: {title}\ntype: {kind}\nsuccess_rate: 0.9\noccurrences: 5\ntrigger: {trigger}\n---\n# {title}\n"
+
+
+@pytest.fixture
+def small(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    _write_text(vault, "p1.md", _pattern("P1", "alpha"))
+    _write_text(vault, "p2.md", _pattern("P2", "when x"))
+    index_vault(open_index(vault), embed=False)
+    yield vault
+    forget(vault.root)
+
+
+def _write_text(vault, relative: str, text: str) -> None:
+    path = put(vault, relative, text)
+    stamp = next(_clock)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def _rescan(vault) -> None:
+    from brain.index.scan import scan
+
+    scan(open_index(vault))
+
+
+def _once_before(monkeypatch, method: str, when, action) -> None:
+    """Run `action` once, the first time `Catalog.<method>` is called with arguments `when` accepts:
+    another process writing between two statements of a read."""
+    from brain.index.catalog import Catalog
+
+    real = getattr(Catalog, method)
+
+    def racing(self, *args, **kwargs):
+        if when(*args, **kwargs):
+            monkeypatch.setattr(Catalog, method, real)
+            action()
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Catalog, method, racing)
+
+
+def test_a_summary_is_never_filed_under_the_hash_of_another_version(small, monkeypatch):
+    def trigger(note) -> str:
+        return str(note.frontmatter["trigger"])
+
+    def edited() -> None:  # by another process: this one holds its read snapshot open
+        _write_text(small, "p1.md", _pattern("P1", "gamma"))
+        command = [sys.executable, "-m", "brain", "index", "--no-embed", "--vault", str(small.root)]
+        subprocess.run(command, check=True, capture_output=True)
+
+    _once_before(monkeypatch, "load_rows", lambda paths=None, **_: paths is not None, edited)
+    # the read saw the catalog before the edit: the values and their hashes are those of that state
+    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger)) == ["alpha", "when x"]
+    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger)) == ["gamma", "when x"]
+    _write_text(small, "p1.md", _pattern("P1", "alpha"))  # back to the first version's bytes: its stored
+    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger)) == ["alpha", "when x"]  # value
+
+
+def test_a_note_retyped_while_its_new_type_loads_leaves_no_stale_cache(small, monkeypatch):
+    from brain.memory.patterns.service import all_patterns
+
+    corpus = Corpus(small)
+    assert [p.title for p in all_patterns(corpus)] == ["P1", "P2"]
+
+    def retyped() -> None:
+        _write_text(small, "p2.md", _pattern("P2", "when x", kind="tip"))
+        _rescan(small)
+
+    _once_before(monkeypatch, "load_rows", lambda paths=None, **kw: kw.get("types") == frozenset({"tip"}), retyped)
+    assert [note.title for note in corpus.of_type("tip")] == ["P2"]
+    assert [p.title for p in all_patterns(corpus)] == ["P1"]
+
+
+def test_a_note_deleted_while_its_new_version_loads_is_gone(small, monkeypatch):
+    corpus = Corpus(small)
+    assert [n.frontmatter["trigger"] for n in corpus.of_type("pattern")] == ["alpha", "when x"]
+    _write_text(small, "p1.md", _pattern("P1", "new"))
+    _rescan(small)
+
+    def deleted() -> None:
+        (small.root / "p1.md").unlink()
+        _rescan(small)
+
+    _once_before(monkeypatch, "load_rows", lambda paths=None, **_: paths == ["p1.md"], deleted)
+    assert [n.title for n in corpus.of_type("pattern")] == ["P2"]

@@ -215,10 +215,18 @@ class Catalog(ChunkTable):
         with self._lock:
             return dict(self.db.execute(f"SELECT path, gen FROM notes WHERE {where}", params).fetchall())
 
-    def note_hashes(self, note_type: str) -> dict[str, str]:
-        """path -> the sha256 of its file, for the notes of a type."""
+    def hashed_rows(
+        self, note_type: str, wanted: Callable[[dict[str, str]], list[str]]
+    ) -> tuple[dict[str, str], dict[str, tuple[int, Note]]]:
+        """path -> the sha256 of its file for the notes of a type, and `load_rows` of the paths
+        `wanted(those hashes)` names, from one snapshot."""
         with self._lock:
-            return dict(self.db.execute("SELECT path, sha256 FROM notes WHERE type = ?", (note_type,)).fetchall())
+            self.db.execute("BEGIN")
+            try:
+                hashes = dict(self.db.execute("SELECT path, sha256 FROM notes WHERE type = ?", (note_type,)).fetchall())
+                return hashes, self.load_rows(wanted(hashes))
+            finally:
+                self.db.execute("COMMIT")
 
     def changes_since(self, generation: int, types: frozenset[str] | None = None) -> tuple[int, dict[str, int], int]:
         """(generation now, path -> gen of the rows changed after `generation`, how many notes there

@@ -4,13 +4,16 @@ A value computed from a note (what the first-prompt hook compares a prompt with,
 pattern) depends on the note's bytes alone, so it stays right for as long as the file's hash in
 the catalog is the same: a later process computes it again only for the notes that changed. Each
 set of values is one JSON file in `.brain/index/summaries/`, derived and disposable like the rest
-of the index: a damaged or unreadable file is recomputed, never an error.
+of the index: a damaged or unreadable file is recomputed, never an error, and `brain reindex`
+removes them all. The name of a set says what computes it (`bootstrap-pattern-candidates-1`): a
+change of what the values mean takes a new name.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,13 +38,19 @@ def save(path: Path, values: dict[str, list[Any]]) -> None:
     """Replace the file at once (a reader sees the old values or the new, never half); a disk that
     refuses the write only costs the next process the same work again."""
     try:
+        text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
         path.parent.mkdir(exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    except OSError:
+    except (OSError, TypeError, ValueError):  # values JSON cannot hold are kept in memory only
         return
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(values, out, ensure_ascii=False, separators=(",", ":"))
+            out.write(text)
         os.replace(temp, path)
     except OSError:
         Path(temp).unlink(missing_ok=True)
+
+
+def forget(index_dir: Path) -> None:
+    """Remove every set of values (`brain reindex`: they are made again, by this brain's code)."""
+    shutil.rmtree(index_dir / "summaries", ignore_errors=True)

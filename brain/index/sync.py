@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from brain.errors import BrainError
+from brain.index import summaries
 from brain.index.consistency import repair_vectors
 from brain.index.embedding import EmbedResult, embed_pending
 from brain.index.engine import Index
@@ -70,6 +71,7 @@ def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None
             index.catalog.set_meta(DROPPED_KEY, dropped)
         index.reset_vectors()
         drop_vault_collections(index.dir, index.vault.root, index.chroma_url)
+        summaries.forget(index.dir)  # values a brain of another version may have computed
         if embed:  # the vault's collections are gone and the catalog expects none: they agree
             index.vectors.vouch()
     return index_vault(index, embed=embed, progress=progress)

@@ -180,10 +180,13 @@ class Corpus:
     def of_type(self, note_type: str) -> list[Note]:
         """The notes of one type, as they are on disk now; from a catalog, only that type is loaded."""
         self._sync(frozenset({note_type}))
+        return list(self._held(note_type))
+
+    def _held(self, note_type: str) -> list[Note]:
         found = self._by_type.get(note_type)
         if found is None:
             found = self._by_type[note_type] = [note for note in self._sorted() if note.type == note_type]
-        return list(found)
+        return found
 
     def select(
         self,
@@ -197,10 +200,10 @@ class Corpus:
         type is loaded from a catalog, only the notes returned are decoded, and they are not kept:
         what a one-shot reader (a hook, a CLI command) needs of a large vault."""
         self.refresh()
-        if self._catalog is not None and self._types is not None and note_type not in self._types:
+        if not self.holds(note_type):  # from the catalog (a vault read from its files holds every type)
             rows = self._catalog.load_where(note_type, keep, first)
             return [note for _, note in rows.values()]
-        found = [note for note in self.of_type(note_type) if keep(note.header)]
+        found = [note for note in self._held(note_type) if keep(note.header)]
         if first is not None:
             key, count = first
             found = sorted(found, key=lambda note: key(note.header))[:count]
@@ -301,20 +304,26 @@ class Corpus:
                 if path in loaded:
                     self._cache[path] = loaded[path]
                     reloaded.append(loaded[path][1])
+                elif self._cache.pop(path, None) is not None:  # removed since its row was listed
+                    gone.append(path)
             self._changed(gone, reloaded)
             _freeze_if_many(len(reloaded))
         self._generation = generation
 
     def _load_types(self, catalog, missing: frozenset[str] | None) -> None:
         """Add the notes of the types not loaded yet (None: of every type not loaded yet). Notes
-        added are no change of what was loaded: `derived` and the memos stay."""
+        added are no change of what was loaded: `derived` and the memos stay, unless a loaded note
+        is among them under another type (another process changed its type since the catch-up)."""
         if missing is None:
             rows = catalog.load_rows(None, other_than=self._types or frozenset())
         else:
             rows = catalog.load_rows(None, types=missing)
+        retyped = [row[1] for path, row in rows.items() if path in self._cache and self._cache[path][0] != row[0]]
         self._cache.update(rows)
         self._types = None if missing is None else (self._types or frozenset()) | missing
         self._list, self._by_type = None, {}
+        if retyped:
+            self._changed((), retyped)  # updates the resolver with them too
         if self._resolver is not None:
             for _, note in rows.values():
                 self._resolver.add(note)
@@ -387,12 +396,15 @@ class Corpus:
             return [self.memo(name, note, compute) for note in self.of_type(note_type)]
         from brain.index import summaries
 
-        hashes = self._catalog.note_hashes(note_type)
         path = summaries.summary_path(self.vault.index_dir, name)
         stored = summaries.load(path)
+        # the hashes and the notes computed from are read in one snapshot of the catalog: a value is
+        # never filed under the hash of another version of its note
+        hashes, rows = self._catalog.hashed_rows(
+            note_type, lambda hashes: [key for key, sha in hashes.items() if stored.get(key, [None])[0] != sha]
+        )
         kept = {key: stored[key] for key, sha in hashes.items() if key in stored and stored[key][0] == sha}
-        missing = [key for key in hashes if key not in kept]
-        fresh = {key: [hashes[key], compute(note)] for key, (_, note) in self._catalog.load_rows(missing).items()}
+        fresh = {key: [hashes[key], compute(note)] for key, (_, note) in rows.items()}
         if fresh or len(kept) != len(stored):
             summaries.save(path, kept | fresh)
         values = kept | fresh
