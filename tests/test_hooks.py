@@ -497,3 +497,13 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
     bad = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example), "--namespace", "a b")
     assert bad.exit_code == 1 and "namespace 'a b' must be one word" in bad.stderr
     assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
+
+
+def test_install_says_when_the_vault_has_no_index_yet(example, project, home):
+    first = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example))
+    assert first.exit_code == 0 and first.stderr == (
+        f"warning: {example} has no index yet: run 'brain index --vault {example}' so the hooks answer at once\n"
+    )
+    assert brain_process("index", "--no-embed", "--vault", str(example)).returncode == 0
+    again = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example))
+    assert again.exit_code == 0 and again.stderr == ""

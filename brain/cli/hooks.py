@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json
+from brain.cli.common import JsonOption, VaultOption, emit_json, warn
 from brain.cli.hook_runner import DEFAULT_BUDGET
 
 app = typer.Typer(
@@ -55,6 +55,9 @@ def install(
     chosen = tuple(dict.fromkeys(check_namespace(name) for name in namespace or ()))
     commands = Commands(brain=service.brain_program(), vault=str(root), namespaces=chosen)
     changes = service.install(agent, commands, scope=scope, project_dir=_project(project_dir), home=Path.home())
+    if agent == "claude-code" and not (root / ".brain" / "index").is_dir():
+        # without an index every hook parses every note: fine for a few hundred, seconds for thousands
+        warn(f"{root} has no index yet: run 'brain index --vault {root}' so the hooks answer at once")
     if as_json:
         emit_json(changes_json(changes))
         return
