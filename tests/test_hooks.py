@@ -500,6 +500,7 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
 
 
 def test_install_says_when_the_vault_has_no_index_yet(example, project, home):
+    shutil.rmtree(example / ".brain" / "index", ignore_errors=True)  # a checkout where vault-example was indexed
     first = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example))
     assert first.exit_code == 0 and first.stderr == (
         f"warning: {example} has no index yet: run 'brain index --vault {example}' so the hooks answer at once\n"
