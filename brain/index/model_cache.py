@@ -65,16 +65,21 @@ def file_fact(path: Path, name: str, compute: Callable[[], Any]) -> Any:
     return value
 
 
-def write_json(path: Path, data: dict) -> None:
-    """Best effort: a cache file that cannot be written is simply computed again next time."""
+def write_json(path: Path, data: dict, *, indent: int | None = 1) -> None:
+    """Best effort: a cache file that cannot be written (or data JSON cannot hold) is simply
+    computed again next time. The file is replaced at once: a reader sees the old or the new."""
     try:
+        text = json.dumps(data, indent=indent, ensure_ascii=False, separators=None if indent else (",", ":"))
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    except (OSError, TypeError, ValueError):
+        return
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
+            f.write(text)
         os.replace(tmp, path)
     except OSError:
-        pass
+        Path(tmp).unlink(missing_ok=True)
 
 
 def _folder(model_path: str, ort_version: str) -> Path:

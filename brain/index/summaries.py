@@ -12,11 +12,11 @@ change of what the values mean takes a new name.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from brain.index.model_cache import write_json
 
 
 def summary_path(index_dir: Path, name: str) -> Path:
@@ -35,20 +35,9 @@ def load(path: Path) -> dict[str, list[Any]]:
 
 
 def save(path: Path, values: dict[str, list[Any]]) -> None:
-    """Replace the file at once (a reader sees the old values or the new, never half); a disk that
-    refuses the write only costs the next process the same work again."""
-    try:
-        text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
-        path.parent.mkdir(exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    except (OSError, TypeError, ValueError):  # values JSON cannot hold are kept in memory only
-        return
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except OSError:
-        Path(temp).unlink(missing_ok=True)
+    """Replace the file at once; a disk that refuses the write (or values JSON cannot hold) only
+    costs the next process the same work again."""
+    write_json(path, values, indent=None)
 
 
 def forget(index_dir: Path) -> None:
