@@ -182,6 +182,16 @@ class Catalog(ChunkTable):
         with self._lock:
             self.set_meta(key, value)
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """The reads inside see one state of the catalog (one read transaction on the connection)."""
+        with self._lock:
+            self.db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self.db.execute("COMMIT")
+
     def generation(self) -> int:
         return int(self.get_meta("generation", "0") or 0)
 
@@ -220,13 +230,9 @@ class Catalog(ChunkTable):
     ) -> tuple[dict[str, str], dict[str, tuple[int, Note]]]:
         """path -> the sha256 of its file for the notes of a type, and `load_rows` of the paths
         `wanted(those hashes)` names, from one snapshot."""
-        with self._lock:
-            self.db.execute("BEGIN")
-            try:
-                hashes = dict(self.db.execute("SELECT path, sha256 FROM notes WHERE type = ?", (note_type,)).fetchall())
-                return hashes, self.load_rows(wanted(hashes))
-            finally:
-                self.db.execute("COMMIT")
+        with self._snapshot():
+            hashes = dict(self.db.execute("SELECT path, sha256 FROM notes WHERE type = ?", (note_type,)).fetchall())
+            return hashes, self.load_rows(wanted(hashes))
 
     def changes_since(self, generation: int, types: frozenset[str] | None = None) -> tuple[int, dict[str, int], int]:
         """(generation now, path -> gen of the rows changed after `generation`, how many notes there
@@ -234,18 +240,11 @@ class Catalog(ChunkTable):
         as of `generation` can tell from the count whether any was removed since (then it needs
         `note_versions`); a note whose type changed away from `types` counts as removed."""
         where, params = _of_types(types)
-        with self._lock:
-            self.db.execute("BEGIN")
-            try:
-                now = self.generation()
-                changed = dict(
-                    self.db.execute(
-                        f"SELECT path, gen FROM notes WHERE gen > ? AND {where}", (generation, *params)
-                    ).fetchall()
-                )
-                count = self.db.execute(f"SELECT COUNT(*) FROM notes WHERE {where}", params).fetchone()[0]
-            finally:
-                self.db.execute("COMMIT")
+        with self._snapshot():
+            now = self.generation()
+            query = f"SELECT path, gen FROM notes WHERE gen > ? AND {where}"
+            changed = dict(self.db.execute(query, (generation, *params)).fetchall())
+            count = self.db.execute(f"SELECT COUNT(*) FROM notes WHERE {where}", params).fetchone()[0]
         return now, changed, count
 
     def load(self, paths: list[str] | None = None) -> dict[str, Note]:
@@ -285,21 +284,16 @@ class Catalog(ChunkTable):
         """`load_rows` of the notes of a type whose header passes `keep` (a header is the row's path,
         title and frontmatter), by path; with `first=(key, n)`, the first n by `key`, in that order.
         The others are never decoded."""
-        with self._lock:
-            self.db.execute("BEGIN")
-            try:
-                rows = self.db.execute(
-                    "SELECT path, title, frontmatter FROM notes WHERE type = ? ORDER BY path", (note_type,)
-                ).fetchall()
-                headers = [NoteHeader(path, title, json.loads(fm)) for path, title, fm in rows]
-                wanted = [header for header in headers if keep(header)]
-                if first is not None:
-                    key, count = first
-                    wanted = sorted(wanted, key=key)[:count]
-                loaded = self.load_rows([header.path for header in wanted])
-                return {header.path: loaded[header.path] for header in wanted if header.path in loaded}
-            finally:
-                self.db.execute("COMMIT")
+        with self._snapshot():
+            rows = self.db.execute(
+                "SELECT path, title, frontmatter FROM notes WHERE type = ? ORDER BY path", (note_type,)
+            ).fetchall()
+            wanted = [header for header in (NoteHeader(p, t, json.loads(fm)) for p, t, fm in rows) if keep(header)]
+            if first is not None:
+                key, count = first
+                wanted = sorted(wanted, key=key)[:count]
+            loaded = self.load_rows([header.path for header in wanted])
+            return {header.path: loaded[header.path] for header in wanted if header.path in loaded}
 
     def ids_where(self, where: str, params: list[Any]) -> list[int]:
         """Ids of searchable notes meeting SQL conditions on `notes n` (see search.filter_sql)."""

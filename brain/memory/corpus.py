@@ -392,8 +392,8 @@ class Corpus:
         first-prompt hook ranks 2,500 patterns without parsing one. `compute` must return JSON
         (lists for tuples); change `name` when what it computes changes."""
         self.refresh()
-        if self._catalog is None or self._types is None or note_type in self._types:
-            return [self.memo(name, note, compute) for note in self.of_type(note_type)]
+        if self.holds(note_type):  # in memory (a vault read from its files holds every type)
+            return [self.memo(name, note, compute) for note in self._held(note_type)]
         from brain.index import summaries
 
         path = summaries.summary_path(self.vault.index_dir, name)

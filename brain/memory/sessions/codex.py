@@ -49,7 +49,7 @@ def read(path: Path, stats: ReadStats) -> Iterator[Act]:
             stats.cwd = stats.cwd or (str(payload["cwd"]) if payload.get("cwd") else None)
             yield Act("meta", when)
         elif kind == "response_item":
-            yield from execs.route(_item(payload, when), payload)
+            yield from execs.route(_item(payload, when))
         elif kind == "event_msg" and sub == "token_count":
             usage = _usage(payload.get("info"))
             if usage is not None:
@@ -171,7 +171,7 @@ class _UnifiedExec:
         self.running: dict[str, str] = {}  # process id -> the exec_command call that started it
         self.last_request: str | None = None  # the last user message item, which a user_message event repeats
 
-    def route(self, acts: Iterator[Act], payload: dict) -> Iterator[Act]:
+    def route(self, acts: Iterator[Act]) -> Iterator[Act]:
         for act in acts:
             if act.kind == "call":
                 self.calls[act.call_id] = act.name
@@ -181,8 +181,8 @@ class _UnifiedExec:
             elif act.kind == "user":
                 self.last_request = act.text.strip()
                 yield act
-            elif act.kind == "result" and self.calls.get(act.call_id) in ("exec_command", "write_stdin"):
-                yield from self._result(act, self.calls.pop(act.call_id))
+            elif act.kind == "result" and (name := self.calls.pop(act.call_id, "")) in ("exec_command", "write_stdin"):
+                yield from self._result(act, name)
             else:
                 yield act
 
