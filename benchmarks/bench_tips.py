@@ -36,6 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from brain.agents.registry import READERS
 from brain.index.embedders import load_embedder
 from brain.index.engine import open_index
 from brain.index.sync import index_vault
@@ -79,7 +80,7 @@ def bench_extraction(logs: Path) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             vault, _ = init_vault(Path(tmp) / "v")
             start = time.perf_counter()
-            results = extract_into_vault(vault, Corpus(vault), [logs])
+            results = extract_into_vault(vault, Corpus(vault), [logs], readers=READERS)
             times.append(time.perf_counter() - start)
     return {
         "logs": len(results),
@@ -222,7 +223,7 @@ def bench_usefulness(logs: Path, embedder) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         vault, _ = init_vault(Path(tmp) / "v")
         corpus = Corpus(vault)
-        extracted = extract_into_vault(vault, corpus, [logs])
+        extracted = extract_into_vault(vault, corpus, [logs], readers=READERS)
         episodes = sorted(
             (get_episode(corpus, path) for _, path, _ in extracted), key=lambda e: (e.date or "", e.title)
         )
@@ -326,7 +327,7 @@ def bench_wording(logs: Path, show: bool = False) -> dict:
         before = {note.path for note in corpus.of_type("tip")}
         sources = _sources(logs)
         for source in sources:
-            end_session(vault, corpus, source, today="2026-11-26")
+            end_session(vault, corpus, source, today="2026-11-26", readers=READERS)
         corpus = Corpus(vault)
         tips = [tip_from_note(note) for note in corpus.of_type("tip") if note.path not in before]
     placeholders, cut, repeated, redacted = [], [], [], []

@@ -102,7 +102,7 @@ def test_numpy_gets_one_blas_thread_unless_the_user_chose(monkeypatch):
 
 
 def test_a_hook_is_answered_without_typer(vault):
-    """`brain hooks run` runs before an agent can answer: it is parsed without typer (cli/hook_runner.py)."""
+    """`brain hooks run` runs before an agent can answer: it is parsed without typer (agents/runner.py)."""
     out, modules = probe("hooks", "run", "session-start", "--vault", str(vault.root))
     assert out == ""  # an empty vault has nothing to say
     assert not any(m == "typer" or m.startswith("typer.") for m in modules)
@@ -110,8 +110,8 @@ def test_a_hook_is_answered_without_typer(vault):
 
 
 def test_the_hook_runner_takes_exactly_the_options_of_the_typer_command():
-    from brain.cli.hook_runner import DEFAULT_BUDGET, parser
-    from brain.memory.hooks import runtime
+    from brain.agents import runtime
+    from brain.agents.runner import parser
 
     root = typer.main.get_command(app)
     hooks = root.get_command(typer.Context(root), "hooks")
@@ -119,7 +119,7 @@ def test_the_hook_runner_takes_exactly_the_options_of_the_typer_command():
     typer_names = {param.name: param.default for param in command.params}
     argparse_names = {action.dest: action.default for action in parser()._actions}
     assert typer_names == argparse_names
-    assert DEFAULT_BUDGET == runtime.DEFAULT_BUDGET
+    assert argparse_names["budget"] == runtime.DEFAULT_BUDGET
 
 
 def test_a_mistyped_command_is_a_usage_error_naming_the_closest():

@@ -93,7 +93,7 @@ def test_each_front_end_phrases_a_remedy_once() -> None:
 CLI_ONLY = {
     "cli",
     "importers",
-    "memory/hooks",
+    "agents",
     "memory/health.py",
     "memory/facts/health.py",
     "memory/facts/journal.py",

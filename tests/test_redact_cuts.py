@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brain.agents.registry import READERS
 from brain.memory.sessions.ingest import extract_transcript, redacted, source_frontmatter
 from brain.memory.sessions.redact import Redactor
 from brain.notes.episode import render_episode
@@ -80,7 +81,7 @@ def _transcript(path: Path, secret: str, k: int) -> Path:
 def test_a_secret_at_any_cut_is_redacted_whole(tmp_path_factory, secret, k):
     k = min(k, len(secret) + 3)
     path = _transcript(tmp_path_factory.mktemp("t") / "s.jsonl", secret, k)
-    item = redacted(extract_transcript(path), Redactor())
+    item = redacted(extract_transcript(path, READERS), Redactor())
     note = render_episode(item.episode, source_frontmatter(item))
     assert _leaks(secret, note) == []
     assert item.redacted == note.count("[REDACTED:")

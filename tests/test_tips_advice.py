@@ -10,6 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from brain.agents.registry import READERS
 from brain.memory.corpus import Corpus
 from brain.memory.sessions.protocol import end_session
 from brain.memory.tips.draft import distinct_causes
@@ -30,7 +31,7 @@ def _learned(tmp_path: Path, session: Path) -> dict[str, Tip]:
     """The tips `brain session end` writes for a session into a copy of vault-example."""
     shutil.copytree(EXAMPLE, tmp_path / "vault")
     vault = Vault(tmp_path / "vault")
-    ended = end_session(vault, Corpus(vault), session, today="2026-11-26")
+    ended = end_session(vault, Corpus(vault), session, readers=READERS, today="2026-11-26")
     return {tip.title: tip for tip in (tip_from_note(vault.read(path).note) for path in ended.tips.created)}
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from brain.agents.registry import READERS
 from brain.memory.sessions.ingest import extract_transcript
 from brain.notes.parse import parse_note
 
@@ -192,7 +193,7 @@ def test_a_check_that_failed_and_never_passed_is_a_failure_though_a_later_call_s
         _bash("t2", later),
         _result("t2", later_output),
     )
-    assert extract_transcript(path).episode.outcome == "failure"
+    assert extract_transcript(path, READERS).episode.outcome == "failure"
 
 
 def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
@@ -208,7 +209,7 @@ def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
         _bash("t4", "git status --short"),
         _result("t4", " M src/app.ts"),
     )
-    episode = extract_transcript(path).episode
+    episode = extract_transcript(path, READERS).episode
     assert (episode.outcome, episode.metrics["errors"], episode.metrics["recoveries"]) == ("success", 2, 1)
 
 
@@ -224,7 +225,7 @@ def test_the_task_is_the_request_not_the_file_the_ide_had_open(tmp_path):
         tmp_path / "s.jsonl",
         _user([{"type": "text", "text": ide}, {"type": "text", "text": "Rename the helper parse_x to parse_record"}]),
     )
-    assert extract_transcript(path).episode.task == "Rename the helper parse_x to parse_record"
+    assert extract_transcript(path, READERS).episode.task == "Rename the helper parse_x to parse_record"
 
 
 def test_the_task_skips_shell_output_and_takes_a_request_after_a_selection(tmp_path):
@@ -238,7 +239,7 @@ def test_the_task_skips_shell_output_and_takes_a_request_after_a_selection(tmp_p
             "</ide_selection>\nWhy does this return None for empty input?"
         ),
     )
-    assert extract_transcript(path).episode.task == "Why does this return None for empty input?"
+    assert extract_transcript(path, READERS).episode.task == "Why does this return None for empty input?"
 
 
 # ---------------------------------------------------------------- 6. files written by a shell
@@ -271,7 +272,7 @@ def test_codex_files_written_by_shell_redirection_are_counted(tmp_path):
     ]
     path = tmp_path / "rollout.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    episode = extract_transcript(path).episode
+    episode = extract_transcript(path, READERS).episode
     assert episode.metrics["files_changed"] == 4
     assert [e.text for e in episode.events] == [
         "Edited src/x.py",

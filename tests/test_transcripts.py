@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.sessions.ingest import extract_transcript
 from brain.memory.sessions.transcripts import detect_format
@@ -24,7 +25,7 @@ PUBLIC = DATA / "public"
 
 
 def test_claude_code_every_record_type_is_read_or_counted():
-    found = extract_transcript(CLAUDE)
+    found = extract_transcript(CLAUDE, READERS)
     assert found.format == "claude-code"
     assert found.records == {
         "queue-operation": 2,
@@ -43,7 +44,7 @@ def test_claude_code_every_record_type_is_read_or_counted():
 
 
 def test_claude_code_episode_values_come_from_the_transcript():
-    episode = extract_transcript(CLAUDE).episode
+    episode = extract_transcript(CLAUDE, READERS).episode
     assert episode.title == "EPISODE-2026-03-14-7f3c2a10"
     assert episode.session == "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33"
     assert episode.date == "2026-03-14T09:00:00.000Z"  # the queue-operation that started it
@@ -111,7 +112,7 @@ def test_claude_code_episode_values_come_from_the_transcript():
 
 
 def test_codex_rollout_episode():
-    found = extract_transcript(CODEX)
+    found = extract_transcript(CODEX, READERS)
     episode = found.episode
     assert found.format == "codex" and found.unknown_records == {"future_item": 1}
     assert episode.session == "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
@@ -153,20 +154,23 @@ def test_codex_rollout_episode():
     ],
 )
 def test_public_samples(name, outcome, errors, events):
-    episode = extract_transcript(PUBLIC / name).episode
+    episode = extract_transcript(PUBLIC / name, READERS).episode
     assert (episode.outcome, episode.metrics["errors"], [e.type for e in episode.events]) == (outcome, errors, events)
 
 
 def test_the_real_samples_keep_their_redacted_prompt_as_the_task():
-    assert extract_transcript(PUBLIC / "kvsankar-real-claude-session-01.jsonl").episode.task == "[REDACTED_PROMPT]"
-    codex = extract_transcript(PUBLIC / "kvsankar-real-codex-session-01.jsonl").episode
+    assert (
+        extract_transcript(PUBLIC / "kvsankar-real-claude-session-01.jsonl", READERS).episode.task
+        == "[REDACTED_PROMPT]"
+    )
+    codex = extract_transcript(PUBLIC / "kvsankar-real-codex-session-01.jsonl", READERS).episode
     assert codex.task == "[REDACTED_PROMPT]" and codex.metrics["input_tokens"] == 22539 - 20864
 
 
 def test_a_torn_last_line_and_a_comment_header_are_skipped_and_counted(tmp_path):
     torn = tmp_path / "session.jsonl"
     torn.write_text("# exported from a laptop\n" + CLAUDE.read_text() + '{"type":"assistant","message":{"con', "utf-8")
-    found = extract_transcript(torn)
+    found = extract_transcript(torn, READERS)
     assert found.skipped_lines == 2 and found.lines == 31
     assert found.episode.metrics["tool_calls"] == 7  # no subagent folder beside this copy
     assert f"{torn.name}: skipped 2 lines that are not JSON" in found.warnings
@@ -177,17 +181,17 @@ def test_subagents_are_folded_into_their_parent_not_read_alone(tmp_path):
     shutil.copytree(DATA / "claude-code", copy)
     from brain.memory.sessions.ingest import extract_paths
 
-    (found,) = extract_paths([copy])
+    (found,) = extract_paths([copy], READERS)
     assert found.subagent_files == 1 and found.episode.metrics["tool_calls"] == 10
 
 
 def test_format_is_detected_per_file_and_can_be_forced(tmp_path):
-    assert detect_format(CLAUDE) == "claude-code" and detect_format(CODEX) == "codex"
+    assert detect_format(CLAUDE, READERS) == "claude-code" and detect_format(CODEX, READERS) == "codex"
     renamed = tmp_path / "rollout.txt"
     shutil.copy(CODEX, renamed)
-    assert extract_transcript(renamed, "codex").episode.metrics["tool_calls"] == 4
+    assert extract_transcript(renamed, READERS, "codex").episode.metrics["tool_calls"] == 4
     with pytest.raises(InvalidInput, match=r"^format .gemini. is not one of: claude-code, codex, ai-agents$"):
-        extract_transcript(renamed, "gemini")
+        extract_transcript(renamed, READERS, "gemini")
 
 
 @pytest.mark.parametrize(
@@ -205,7 +209,7 @@ def test_not_a_transcript_is_one_error(tmp_path, content, message):
     path = tmp_path / "x.jsonl"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     with pytest.raises(InvalidInput, match=message):
-        extract_transcript(path)
+        extract_transcript(path, READERS)
 
 
 def test_cli_extract_several_transcripts(brain, vault):
@@ -281,13 +285,14 @@ def test_a_100_mb_transcript_is_streamed_in_bounded_memory(tmp_path):
     assert path.stat().st_size > 100_000_000
     script = (
         "import resource, sys, json\n"
+        "from brain.agents.registry import READERS\n"
         "from brain.memory.sessions.ingest import extract_transcript\n"
         "def peak():  # KB; VmHWM is this image's own high-water mark (ru_maxrss keeps the forked parent's)\n"
         "    for line in open('/proc/self/status'):\n"
         "        if line.startswith('VmHWM:'):\n"
         "            return int(line.split()[1])\n"
         "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "e = extract_transcript(sys.argv[1]).episode\n"
+        "e = extract_transcript(sys.argv[1], READERS).episode\n"
         "print(json.dumps([e.metrics['tool_calls'], e.metrics['errors'], e.duration_minutes, e.session, peak()]))\n"
     )
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)

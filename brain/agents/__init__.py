@@ -1,5 +1,6 @@
-"""brain inside coding agents: their settings (install, uninstall, status) and the hooks they run.
+"""brain inside coding agents, a front end beside `cli/` and `mcp/`: one module per agent behind one
+interface (`agent.Agent`), the install of brain's hooks and MCP server into their settings, and the
+hooks they run. See docs/architecture.md; CONTRIBUTING.md says how to add an agent.
 
-`settings` merges brain's entries into an agent's settings (pure: data in, data out), `install`
-reads and writes the files, `context` says what the agent is handed, `runtime` runs a hook.
+Nothing is imported here, on purpose: importing the package is free and cannot start a cycle.
 """

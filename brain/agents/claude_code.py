@@ -1,35 +1,184 @@
-"""Claude Code transcripts -> acts.
+"""Claude Code: its settings (hooks in `.claude/settings.json`, the MCP server in `.mcp.json` or
+`~/.claude.json`) and its transcripts.
 
-Record types read: `user` (a prompt, or `tool_result` blocks with `is_error`), `assistant` (`text`,
-`thinking` and `tool_use` blocks, with `usage` once per API message), `system`, `summary`,
-`progress`, `file-history-snapshot`, `queue-operation`, `last-prompt`, `attachment` (counted, no act).
-A type a later version adds is counted as unknown and skipped. Subagent transcripts
-(`<session>/subagents/agent-*.jsonl`) are read after their parent, their acts marked with the agent id.
+Settings: one command hook per event under `hooks.<Event>`, in a matcher group of its own; brain's
+are told apart by their command (`<brain> hooks run <event> ...`). The MCP server goes under
+`mcpServers.brain`.
+
+Transcripts (`~/.claude/projects/<encoded-dir>/<session>.jsonl`). Record types read: `user` (a
+prompt, or `tool_result` blocks with `is_error`), `assistant` (`text`, `thinking` and `tool_use`
+blocks, with `usage` once per API message), `system`, `summary`, `progress`,
+`file-history-snapshot`, `queue-operation`, `last-prompt`, `attachment` (counted, no act). A type a
+later version adds is counted as unknown and skipped. Subagent transcripts
+(`<session>/subagents/agent-*.jsonl`) are read after their parent, their acts marked with the agent
+id. A tool call the user refused is a result marked `rejected`.
 """
 
 from __future__ import annotations
 
+import copy
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from brain.agents.agent import Agent
+from brain.agents.settings import (
+    Commands,
+    dump_json,
+    json_object,
+    mcp_server_entries,
+    server_args,
+    split_command,
+    vault_in,
+    with_mcp_server,
+    without_mcp_server,
+)
+from brain.errors import InvalidInput
 from brain.memory.sessions.transcripts import (
-    CLAUDE_CODE_TYPES,
     Act,
     ReadStats,
+    TranscriptReader,
     json_records,
     obj,
     subagent_files,
     text_of,
 )
 
-KNOWN = CLAUDE_CODE_TYPES
+# The record types Claude Code writes (a later version may add more: they are skipped and counted).
+KNOWN = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "attachment",
+    }
+)
 INTERRUPTED = "[Request interrupted by user"
 REJECTED = (
     "The user doesn't want to proceed with this tool use",
     "User rejected",
     "The user doesn't want to take this action",
 )
+
+
+EVENTS = {  # Claude Code's event -> brain's hook, and how long Claude Code may wait for it
+    "SessionStart": ("session-start", 10),
+    "UserPromptSubmit": ("first-prompt", 10),
+    "PreCompact": ("session-end", 10),
+    "SessionEnd": ("session-end", 10),
+}
+_OURS = re.compile(r"\bhooks run (?:session-start|first-prompt|session-end|codex-notify)\b")
+
+
+# ---------------------------------------------------------------- settings: .claude/settings.json, .mcp.json
+
+
+def targets(scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
+    if scope == "project":
+        return [(project_dir / ".claude" / "settings.json", "hooks"), (project_dir / ".mcp.json", "mcp server")]
+    return [(home / ".claude" / "settings.json", "hooks"), (home / ".claude.json", "mcp server")]
+
+
+def merged(path: Path, what: str, text: str | None, commands: Commands | None) -> str | None:
+    data = json_object(path, text) if text is not None else {}
+    if commands is None:
+        if text is None:
+            return None
+        new = without_claude_hooks(data) if what == "hooks" else without_mcp_server(data)
+        if new == data:
+            return text
+        return None if not new else dump_json(new, text)  # a file that held only brain's entries goes
+    new = with_claude_hooks(data, commands) if what == "hooks" else with_mcp_server(data, commands)
+    return text if text is not None and new == data else dump_json(new, text or "")
+
+
+def entries(path: Path, what: str, text: str) -> tuple[tuple[str, ...], str | None]:
+    data = json_object(path, text)
+    if what == "hooks":
+        return tuple(f"{event}: {command}" for event, command in claude_hooks_in(data)), None
+    return mcp_server_entries(data), None
+
+
+def vaults_named(text: str) -> list[str]:
+    """The vaults brain's hooks and MCP server in a settings text point at, read from the commands
+    themselves, so a path with spaces, quotes or any other character is found whole."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    commands: list[Any] = [split_command(command) for _, command in claude_hooks_in(data)]
+    commands.append(server_args(data.get("mcpServers")))
+    return list(dict.fromkeys(vault for args in commands if (vault := vault_in(args))))
+
+
+def is_ours(hook: Any) -> bool:
+    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and bool(_OURS.search(hook["command"]))
+
+
+def without_claude_hooks(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings with brain's hooks taken out (and the groups and lists that held only them)."""
+    result = copy.deepcopy(settings)
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list) and any(map(is_ours, group["hooks"])):
+                rest = [hook for hook in group["hooks"] if not is_ours(hook)]
+                if rest:
+                    kept.append({**group, "hooks": rest})
+                continue
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del result["hooks"]
+    return result
+
+
+def with_claude_hooks(settings: dict[str, Any], commands: Commands) -> dict[str, Any]:
+    """The settings with brain's hooks, replacing any brain hooks already there (another vault, another path)."""
+    result = without_claude_hooks(settings)
+    hooks = result.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InvalidInput("its 'hooks' is not an object; fix it by hand, then install again")
+    for event, (name, timeout) in EVENTS.items():
+        entry = {"type": "command", "command": commands.hook(name), "timeout": timeout}
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InvalidInput(f"its 'hooks.{event}' is not a list; fix it by hand, then install again")
+        groups.append({"hooks": [entry]})
+    return result
+
+
+def claude_hooks_in(settings: dict[str, Any]) -> list[tuple[str, str]]:
+    """(event, command) of every brain hook in the settings."""
+    found = []
+    hooks = settings.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            for hook in group.get("hooks", []) if isinstance(group, dict) else ():
+                if is_ours(hook):
+                    found.append((event, hook["command"]))
+    return found
+
+
+# ---------------------------------------------------------------- transcripts
 
 
 def read(path: Path, stats: ReadStats) -> Iterator[Act]:
@@ -121,6 +270,7 @@ def _user(record: dict, content: Any, when: str | None, agent: str) -> Iterator[
         if block.get("type") == "tool_result":
             text = text_of(block.get("content"))
             is_error = bool(block.get("is_error"))
+            rejected = is_error and text.startswith(REJECTED)
             yield Act(
                 "result",
                 when,
@@ -128,8 +278,9 @@ def _user(record: dict, content: Any, when: str | None, agent: str) -> Iterator[
                 call_id=str(block.get("tool_use_id", "")),
                 is_error=is_error,
                 agent=agent,
+                rejected=rejected,
             )
-            if is_error and text.startswith(REJECTED):
+            if rejected:
                 yield Act("interrupt", when, text="rejected a tool call", agent=agent)
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             yield from _user_text(block["text"], when, agent, meta)
@@ -142,3 +293,17 @@ def _user_text(text: str, when: str | None, agent: str, meta: bool) -> Iterator[
         yield Act("meta", when, agent=agent)  # a subagent's prompt is its parent's tool call, not a person
     elif text.strip():
         yield Act("user", when, text=text, agent=agent)
+
+
+def detects(record: dict[str, Any]) -> bool:
+    return record.get("type") in KNOWN or ("sessionId" in record and "type" in record)
+
+
+AGENT = Agent(
+    name="claude-code",
+    reader=TranscriptReader(format="claude-code", agent="Claude Code", label="Claude Code", detects=detects, read=read),
+    targets=targets,
+    merged=merged,
+    entries=entries,
+    vaults_named=vaults_named,
+)

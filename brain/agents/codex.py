@@ -1,4 +1,11 @@
-"""Codex CLI rollout files -> acts.
+"""Codex CLI: its config (`$CODEX_HOME/config.toml`, by default `~/.codex/config.toml`) and its rollouts.
+
+Config: a `[mcp_servers.brain]` table and a top-level `notify` program, each inside a block of
+marked lines, so uninstall removes exactly those lines. Codex has no session-start or prompt hook
+that adds context here, so it gets the MCP server (the agent can call `bootstrap_context` and
+`get_guidelines`) and a `notify` program that extracts the session after each turn.
+
+Rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
 
 Each line is `{timestamp, type, payload}`. Types read: `session_meta` (id, cwd), `turn_context`,
 `response_item` (`message` by role, `reasoning`, `function_call` / `custom_tool_call` /
@@ -20,18 +27,130 @@ of any call (the polls are tool calls all the same), and a poll that fails is it
 from __future__ import annotations
 
 import json
+import os
 import re
+import tomllib
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from brain.agents.agent import Agent
+from brain.agents.settings import Commands, vault_in
+from brain.errors import InvalidInput
 from brain.memory.sessions.commands import exit_code
-from brain.memory.sessions.transcripts import Act, ReadStats, json_records, obj, text_of
+from brain.memory.sessions.transcripts import Act, ReadStats, TranscriptReader, json_records, obj, text_of
 
 KNOWN = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+BEGIN = "# >>> brain (added by `brain hooks install codex`; `brain hooks uninstall codex` removes it)"
+END = "# <<< brain"
+
+
+# ---------------------------------------------------------------- config.toml, as text
+
+
+def codex_home(home: Path) -> Path:
+    """Where Codex keeps its config.toml: `$CODEX_HOME` when set, as Codex reads it, else `~/.codex`."""
+    value = os.environ.get("CODEX_HOME")
+    return Path(value).expanduser().absolute() if value else home / ".codex"
+
+
+def targets(scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
+    return [(codex_home(home) / "config.toml", "notify and mcp server")]
+
+
+def merged(path: Path, what: str, text: str | None, commands: Commands | None) -> str | None:
+    if commands is None:
+        kept = without_codex_blocks(text) if text is not None else ""
+        return None if not kept.strip() and (text is None or kept != text) else kept
+    return with_codex_blocks(text or "", commands)
+
+
+def entries(path: Path, what: str, text: str) -> tuple[tuple[str, ...], str | None]:
+    """brain's marked lines, and what is wrong with the file (one that is not TOML still shows them)."""
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        return tuple(codex_installed(text)), f"not TOML ({error})"
+    return tuple(codex_installed(text)), None
+
+
+def vaults_named(text: str) -> list[str]:
+    """The vaults brain's blocks in a config.toml point at (the argument after `--vault`)."""
+    if BEGIN not in text:
+        return []
+    try:
+        data = tomllib.loads("\n".join(codex_installed(text)))
+    except tomllib.TOMLDecodeError:
+        return []
+    servers = data.get("mcp_servers")
+    server = servers.get("brain") if isinstance(servers, dict) else None
+    commands = [data.get("notify"), server.get("args") if isinstance(server, dict) else None]
+    return list(dict.fromkeys(vault for args in commands if (vault := vault_in(args))))
+
+
+def codex_blocks(commands: Commands) -> tuple[str, str]:
+    """(the block for the top of config.toml, the block for its end)."""
+    notify = [commands.brain, "hooks", "run", "codex-notify", "--vault", commands.vault]
+    top = f"{BEGIN}\nnotify = {_toml_list(notify)}\n{END}\n"
+    server = commands.mcp()
+    table = f"[mcp_servers.brain]\ncommand = {_toml_string(server['command'])}\nargs = {_toml_list(server['args'])}\n"
+    end = f"{BEGIN}\n{table}{END}\n"
+    return top, end
+
+
+def without_codex_blocks(text: str) -> str:
+    pattern = re.compile(rf"(?m)^{re.escape(BEGIN)}\n.*?^{re.escape(END)}\n?", re.DOTALL)
+    return pattern.sub("", text)
+
+
+def with_codex_blocks(text: str, commands: Commands) -> str:
+    """config.toml with brain's blocks; refuses a file whose own `notify` or `[mcp_servers.brain]` is in the way."""
+    base = without_codex_blocks(text)
+    try:
+        data = tomllib.loads(base)
+    except tomllib.TOMLDecodeError as error:
+        raise InvalidInput(f"it is not valid TOML ({error}); fix it, then install again") from None
+    if "notify" in data:
+        raise InvalidInput(
+            "it already sets 'notify' to another program; Codex runs only one, so remove it and install again"
+        )
+    if isinstance(data.get("mcp_servers"), dict) and "brain" in data["mcp_servers"]:
+        raise InvalidInput("it already has [mcp_servers.brain] that brain did not add; rename it, then install again")
+    top, end = codex_blocks(commands)
+    body = base if not base or base.endswith("\n") else base + "\n"
+    merged = top + body + end
+    tomllib.loads(merged)  # what brain writes must parse
+    return merged
+
+
+def codex_installed(text: str) -> list[str]:
+    """The lines of brain's blocks in a config.toml, without the markers."""
+    pattern = re.compile(rf"(?m)^{re.escape(BEGIN)}\n(.*?)^{re.escape(END)}", re.DOTALL)
+    return [line for block in pattern.findall(text) for line in block.splitlines() if line.strip()]
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _toml_list(values: list[str]) -> str:
+    return "[" + ", ".join(_toml_string(value) for value in values) + "]"
+
+
+def find_rollout(thread: str, codex_home: Path) -> Path | None:
+    """The newest rollout file of a Codex thread under `<codex home>/sessions/YYYY/MM/DD/`."""
+    if not re.fullmatch(r"[A-Za-z0-9-]{8,}", thread):
+        return None
+    found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*{thread}.jsonl"), key=lambda p: p.stat().st_mtime)
+    return found[-1] if found else None
+
+
+# ---------------------------------------------------------------- rollouts
 
 
 def read(path: Path, stats: ReadStats) -> Iterator[Act]:
@@ -221,3 +340,17 @@ def _request(text: str) -> str:
     ## My request for Codex: <request>'), else the message."""
     _, found, request = text.partition(_IDE_REQUEST)
     return request.strip() if found and request.strip() else text
+
+
+def detects(record: dict[str, Any]) -> bool:
+    return record.get("type") in KNOWN and isinstance(record.get("payload"), dict)
+
+
+AGENT = Agent(
+    name="codex",
+    reader=TranscriptReader(format="codex", agent="Codex", label="Codex CLI", detects=detects, read=read),
+    targets=targets,
+    merged=merged,
+    entries=entries,
+    vaults_named=vaults_named,
+)

@@ -2,30 +2,24 @@
 
 Every file is read and its new text made before anything is written; a file that is not JSON (or
 TOML) is a one-line error and no file changes. A file is written only when its text changes (so a
-second install changes no byte), atomically (temp file + rename), keeping its mode. JSON is written
-back with the indent the file used. What brain cannot do for Codex: Codex has no session-start or
-prompt hook that adds context, so it gets the MCP server (the agent can call `bootstrap_context` and
-`get_guidelines`) and a `notify` program that extracts the session after each turn.
+second install changes no byte), atomically (temp file + rename), keeping its mode. What goes in
+each file is the agent's (see `agent.Agent`); this module reads and writes them.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from brain.agents.agent import SCOPES, Agent
+from brain.agents.registry import AGENTS, agent_named
+from brain.agents.settings import BrokenFile, Commands
 from brain.errors import InvalidInput
-from brain.memory.hooks import settings as merge
-
-AGENTS = ("claude-code", "codex")
-SCOPES = ("project", "user")
 
 
 @dataclass(frozen=True)
@@ -43,14 +37,6 @@ class Installed:
     problem: str | None = None  # what is wrong with a file brain cannot read (install would refuse it)
 
 
-class BrokenFile(InvalidInput):
-    """A settings file brain cannot read or parse; `problem` says what is wrong with it."""
-
-    def __init__(self, message: str, problem: str) -> None:
-        super().__init__(message)
-        self.problem = problem
-
-
 def brain_program() -> str:
     """The absolute path of the `brain` program that is running (so hooks work from any folder)."""
     beside = Path(sys.executable).parent / ("brain.exe" if os.name == "nt" else "brain")
@@ -62,29 +48,20 @@ def brain_program() -> str:
     raise InvalidInput("cannot find the installed 'brain' program; install brain (pip install .) and run this again")
 
 
-def targets(agent: str, scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
+def targets(agent: Agent, scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
     """(file, what goes in it) for an agent and scope."""
-    if agent not in AGENTS:
-        raise InvalidInput(f"agent '{agent}' is not one of: {', '.join(AGENTS)}")
     if scope not in SCOPES:
         raise InvalidInput(f"scope '{scope}' is not one of: {', '.join(SCOPES)}")
-    if agent == "codex":
-        return [(codex_home(home) / "config.toml", "notify and mcp server")]
-    if scope == "project":
-        return [(project_dir / ".claude" / "settings.json", "hooks"), (project_dir / ".mcp.json", "mcp server")]
-    return [(home / ".claude" / "settings.json", "hooks"), (home / ".claude.json", "mcp server")]
+    return agent.targets(scope, project_dir, home)
 
 
-def codex_home(home: Path) -> Path:
-    """Where Codex keeps its config.toml: `$CODEX_HOME` when set, as Codex reads it, else `~/.codex`."""
-    value = os.environ.get("CODEX_HOME")
-    return Path(value).expanduser().absolute() if value else home / ".codex"
-
-
-def install(agent: str, commands: merge.Commands, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
+def install(name: str, commands: Commands, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
     """Merge brain's entries in. The text each file had before is kept in the vault
     (`.brain/hooks/installed/`), so uninstall can give it back byte for byte while nobody else edited it."""
-    plans = [(path, what, _new_text(path, what, commands)) for path, what in targets(agent, scope, project_dir, home)]
+    agent = agent_named(name)
+    plans = [
+        (path, what, _new_text(agent, path, what, commands)) for path, what in targets(agent, scope, project_dir, home)
+    ]
     changes = []
     for path, what, text in plans:
         before = _read(path) if path.is_file() else None
@@ -96,17 +73,19 @@ def install(agent: str, commands: merge.Commands, *, scope: str, project_dir: Pa
     return changes
 
 
-def uninstall(agent: str, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
+def uninstall(name: str, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
     """Take brain's entries out: the file as it was before install when nobody changed it since,
     else the file with only brain's entries removed. A file install created goes (when nothing but
     brain's entries is left in it), and so do the folders install created for it, when empty; a folder
     that existed before install always stays."""
+    agent = agent_named(name)
     plans = []
     for path, what in targets(agent, scope, project_dir, home):
         current = _read(path) if path.is_file() else None
-        record = _recalled(current, path)
+        record = _recalled(agent, current, path)
         unchanged = record is not None and record.after == current
-        plans.append((path, what, record.before if record and unchanged else _new_text(path, what, None), record))
+        text = record.before if record and unchanged else _new_text(agent, path, what, None)
+        plans.append((path, what, text, record))
     changes = []
     for path, what, text, record in plans:
         changes.append(_apply(path, what, text))
@@ -160,11 +139,11 @@ def _remember(vault: Path, path: Path, before: str | None, after: str | None, cr
     )
 
 
-def _recalled(current: str | None, path: Path) -> _Record | None:
+def _recalled(agent: Agent, current: str | None, path: Path) -> _Record | None:
     """What install kept of the file, found through the vaults brain's entries in it name."""
     if current is None:
         return None
-    for vault in merge.vaults_named(current):
+    for vault in agent.vaults_named(current):
         record = _backup_file(Path(vault), path)
         if not record.is_file():
             continue
@@ -174,60 +153,30 @@ def _recalled(current: str | None, path: Path) -> _Record | None:
 
 
 def status(project_dir: Path, home: Path) -> list[Installed]:
-    """brain's entries in every file it may have written, for both agents and both scopes."""
+    """brain's entries in every file it may have written, for every agent and scope."""
     found = []
-    for agent, scope in (("claude-code", "project"), ("claude-code", "user"), ("codex", "user")):
-        for path, what in targets(agent, scope, project_dir, home):
-            if not path.is_file():
-                found.append(Installed(str(path), False, ()))
-                continue
-            try:
-                found.append(Installed(str(path), True, *_entries(path, what)))
-            except BrokenFile as error:
-                found.append(Installed(str(path), True, (), error.problem))
+    seen: set[Path] = set()
+    for agent in AGENTS.values():
+        for scope in SCOPES:
+            for path, what in targets(agent, scope, project_dir, home):
+                if path in seen:  # an agent with one file for both scopes
+                    continue
+                seen.add(path)
+                if not path.is_file():
+                    found.append(Installed(str(path), False, ()))
+                    continue
+                try:
+                    found.append(Installed(str(path), True, *agent.entries(path, what, _read(path))))
+                except BrokenFile as error:
+                    found.append(Installed(str(path), True, (), error.problem))
     return found
 
 
-def _entries(path: Path, what: str) -> tuple[tuple[str, ...], str | None]:
-    """brain's entries in the file, and what is wrong with it (a config.toml that is not TOML still
-    shows brain's marked lines)."""
-    text = _read(path)
-    if what == "notify and mcp server":
-        try:
-            tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            return tuple(merge.codex_installed(text)), f"not TOML ({error})"
-        return tuple(merge.codex_installed(text)), None
-    data = _json(path, text)
-    if what == "hooks":
-        return tuple(f"{event}: {command}" for event, command in merge.claude_hooks_in(data)), None
-    servers = data.get("mcpServers")
-    server = servers.get("brain") if isinstance(servers, dict) else None
-    if not isinstance(server, dict) or not merge.is_our_server(server):
-        return (), None
-    return (f"mcpServers.brain: {server['command']} {' '.join(server['args'])}",), None
-
-
-def _new_text(path: Path, what: str, commands: merge.Commands | None) -> str | None:
+def _new_text(agent: Agent, path: Path, what: str, commands: Commands | None) -> str | None:
     """The file's text after the change, or None when the file should stay absent."""
-    exists = path.is_file()
-    text = _read(path) if exists else ""
+    text = _read(path) if path.is_file() else None
     try:
-        if what == "notify and mcp server":
-            if commands is None:
-                kept = merge.without_codex_blocks(text) if exists else ""
-                return None if not kept.strip() and (not exists or kept != text) else kept
-            return merge.with_codex_blocks(text, commands)
-        data = _json(path, text) if exists else {}
-        if commands is None:
-            if not exists:
-                return None
-            new = merge.without_claude_hooks(data) if what == "hooks" else merge.without_mcp_server(data)
-            if new == data:
-                return text
-            return None if not new else _dump(new, text)  # a file that held only brain's entries goes
-        new = merge.with_claude_hooks(data, commands) if what == "hooks" else merge.with_mcp_server(data, commands)
-        return text if new == data else _dump(new, text)
+        return agent.merged(path, what, text, commands)
     except InvalidInput as error:
         message = str(error)
         raise InvalidInput(message if message.startswith(str(path)) else f"{path}: {message}") from None
@@ -256,28 +205,6 @@ def _read(path: Path) -> str:
     except OSError as error:
         reason = error.strerror or str(error)
         raise BrokenFile(f"cannot read {path}: {reason}", f"cannot be read ({reason})") from None
-
-
-def _json(path: Path, text: str) -> dict[str, Any]:
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        problem = f"not JSON ({error.msg} at line {error.lineno})"
-        raise BrokenFile(f"{path} is {problem}; fix it, then run this again", problem) from None
-    if not isinstance(data, dict):
-        problem = f"a JSON {type(data).__name__}, not an object"
-        raise BrokenFile(f"{path} holds {problem}; fix it, then run this again", problem)
-    return data
-
-
-def _dump(data: dict[str, Any], original: str) -> str:
-    """JSON with the indent the original used (two spaces when it had none), ending as it ended."""
-    indent = re.search(r"\n([ \t]+)\S", original)
-    unit = indent.group(1) if indent else "  "
-    text = json.dumps(data, indent=unit if "\t" in unit else len(unit), ensure_ascii=False)
-    return text + "\n" if not original or original.endswith("\n") else text
 
 
 def _write(path: Path, text: str) -> None:

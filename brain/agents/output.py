@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
-    from brain.memory.hooks.install import Change, Installed
-    from brain.memory.hooks.runtime import HookResult
+if TYPE_CHECKING:  # for annotations only: rendering loads nothing else
+    from brain.agents.install import Change, Installed
+    from brain.agents.runtime import HookResult
 
 
 def change_line(change: Change) -> str:

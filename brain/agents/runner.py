@@ -1,9 +1,9 @@
-"""`brain hooks run EVENT`: the hook body, and a way in that skips typer.
+"""`brain hooks run EVENT`: the entry point of every agent's hooks, which skips typer.
 
 A coding agent runs the session-start and first-prompt hooks before it can answer, and the
 session-end hook as it quits; importing typer alone is ~50 ms of the 0.2-0.5 s a hook may take.
 `brain.cli.main` hands `brain hooks run ...` to `main` here, which reads the same arguments with
-argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`) does; `--help` goes to
+argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`, which answers `--help`) does; `--help` goes to
 typer, which answers it as for any command. Arguments argparse cannot read (a wrong option, a
 budget that is not a number) are a hook failing like any other: exit 0, nothing printed, one line in
 the log (typer would exit 2, and Claude Code blocks the prompt on a UserPromptSubmit hook's 2). A test
@@ -19,7 +19,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import NoReturn
 
-DEFAULT_BUDGET = 1000  # tokens: the same default as `memory.hooks.runtime.DEFAULT_BUDGET` (a test checks)
+from brain.agents.runtime import DEFAULT_BUDGET
 
 
 def run_hook(
@@ -34,7 +34,7 @@ def run_hook(
 ) -> None:
     """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error prints
     nothing and is a line in .brain/logs/hooks.log."""
-    from brain.memory.hooks import runtime
+    from brain.agents import runtime
 
     root = Path(vault).expanduser().resolve() if vault else None
     try:
@@ -51,7 +51,7 @@ def run_hook(
 
             with acting_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
                 result = runtime.run(event, root, text, budget=budget, namespaces=tuple(namespaces or ()), **extra)
-        from brain.views.hooks import hook_output
+        from brain.agents.output import hook_output
 
         sys.stdout.write(hook_output(result))
     except BaseException as error:
@@ -100,7 +100,7 @@ def main(argv: list[str]) -> bool:
 def _log_bad_arguments(argv: list[str], message: str) -> None:
     """The one line a hook with arguments argparse cannot read leaves: in the vault's log when
     `--vault` can be read from them, else in the temporary one."""
-    from brain.memory.hooks import runtime
+    from brain.agents import runtime
 
     vault = _Parser(add_help=False, allow_abbrev=False)
     vault.add_argument("--vault", type=Path)

@@ -1,6 +1,6 @@
 """The hooks an agent runs: `brain hooks run EVENT`, fed the agent's hook JSON.
 
-- session-start: the context for the start of a session (see `context`).
+- session-start: the context for the start of a session (see `brain.memory.sessions.context`).
 - first-prompt: the context for the session's first prompt; later prompts get nothing (a marker per
   session under `.brain/hooks/prompted/`).
 - session-end (Claude Code's SessionEnd and PreCompact): starts `extract` in a detached process and
@@ -97,7 +97,7 @@ def run(
         return HookResult(event)
     payload = _payload(payload_text)
     if event == "session-start":
-        from brain.memory.hooks.context import session_start
+        from brain.memory.sessions.context import session_start
 
         if not _warmed(root):
             spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
@@ -108,7 +108,7 @@ def run(
         prompt = str(payload.get("prompt") or "").strip()
         if not prompt or not _first_time(root, str(payload.get("session_id") or "")):
             return HookResult(AGENT_EVENT[event])
-        from brain.memory.hooks.context import first_prompt
+        from brain.memory.sessions.context import first_prompt
 
         warmed = _warmed(root)
         if not warmed:
@@ -131,9 +131,9 @@ def run(
     if payload.get("type") != "agent-turn-complete":
         return HookResult(event)
     thread = str(payload.get("thread-id") or "")
-    from brain.memory.hooks.install import codex_home
+    from brain.agents import codex
 
-    rollout = find_codex_rollout(thread, codex_home(Path.home()))
+    rollout = codex.find_rollout(thread, codex.codex_home(Path.home()))
     if rollout is None:
         raise InvalidInput(f"no Codex rollout file for thread {thread}")
     spawn_extract(root, rollout, thread, "codex")
@@ -200,7 +200,7 @@ def warm(root: Path) -> None:
     text-vector cache), so that hook never embeds a whole vault while the agent waits."""
     from filelock import FileLock, Timeout
 
-    from brain.memory.hooks.context import first_prompt
+    from brain.memory.sessions.context import first_prompt
 
     hooks_dir(root).mkdir(parents=True, exist_ok=True)
     try:
@@ -236,6 +236,7 @@ def extract_session(root: Path, transcript: Path, session: str, format: str | No
     """The detached worker: lock, skip an unchanged transcript, end the session, remember the stamp."""
     from filelock import FileLock
 
+    from brain.agents.registry import READERS
     from brain.memory.sessions.protocol import end_session
 
     state = hooks_dir(root)
@@ -249,7 +250,7 @@ def extract_session(root: Path, transcript: Path, session: str, format: str | No
             log(root, "extract", f"{session}: transcript unchanged since its last extraction; nothing to do")
             return
         corpus = _corpus(root)
-        report = end_session(corpus.vault, corpus, transcript, format=format)
+        report = end_session(corpus.vault, corpus, transcript, readers=READERS, format=format)
         done.parent.mkdir(parents=True, exist_ok=True)
         done.write_text(stamp, encoding="utf-8")
         tips = len(report.tips.created)
@@ -260,11 +261,3 @@ def extract_session(root: Path, transcript: Path, session: str, format: str | No
             f"{session}: {report.episode_path} [{report.outcome}], evidence on {len(report.patterns)} patterns, "
             f"{tips} new tips, {redacted}" + "".join(f"; {warning}" for warning in report.warnings),
         )
-
-
-def find_codex_rollout(thread: str, codex_home: Path) -> Path | None:
-    """The newest rollout file of a Codex thread under `<codex home>/sessions/YYYY/MM/DD/`."""
-    if not re.fullmatch(r"[A-Za-z0-9-]{8,}", thread):
-        return None
-    found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*{thread}.jsonl"), key=lambda p: p.stat().st_mtime)
-    return found[-1] if found else None

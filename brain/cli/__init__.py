@@ -1,7 +1,7 @@
 """The `brain` command (`main`). Its commands are listed in `registry.py`, each imported only when it runs.
 
 `main` loads typer and the registry, except for an agent's hook (`brain hooks run ...`), which
-`hook_runner.py` answers without them: hooks run before an agent can answer, at every session.
+`brain/agents/runner.py` answers without them: hooks run before an agent can answer, at every session.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def main() -> None:
     # an idle machine, less beside other work).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if sys.argv[1:3] == ["hooks", "run"]:
-        from brain.cli.hook_runner import main as run_hook
+        from brain.agents.runner import main as run_hook
 
         if run_hook(sys.argv[3:]):
             return

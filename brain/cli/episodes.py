@@ -129,11 +129,12 @@ def extract(
     as_json: JsonOption = False,
 ) -> None:
     """Turn transcripts and session logs into episode notes by brain's extraction rules (see the README)."""
+    from brain.agents.registry import READERS
     from brain.memory.sessions.ingest import extract_into_vault
     from brain.views.sessions import extracted_json, extracted_line
 
     vault_, corpus = open_vault(vault)
-    results = extract_into_vault(vault_, corpus, paths, format=format, dry_run=dry_run)
+    results = extract_into_vault(vault_, corpus, paths, readers=READERS, format=format, dry_run=dry_run)
     if as_json:
         emit_json([extracted_json(item, path, verb) for item, path, verb in results])
         return

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from brain.agents.runtime import DEFAULT_BUDGET
 from brain.cli.common import JsonOption, VaultOption, emit_json, warn
-from brain.cli.hook_runner import DEFAULT_BUDGET
 
 app = typer.Typer(
     help="brain inside coding agents (Claude Code, Codex): install, uninstall, status, run.", no_args_is_help=True
@@ -41,11 +41,11 @@ def install(
     as_json: JsonOption = False,
 ) -> None:
     """Merge brain's hooks and MCP server into the agent's settings; every other setting is kept."""
+    from brain.agents import install as service
+    from brain.agents.output import change_line, changes_json
+    from brain.agents.settings import Commands
     from brain.errors import InvalidInput
-    from brain.memory.hooks import install as service
-    from brain.memory.hooks.settings import Commands
     from brain.vault import Vault
-    from brain.views.hooks import change_line, changes_json
 
     root = Vault.find(vault).root
     if not (root / ".brain").is_dir():
@@ -70,8 +70,8 @@ def uninstall(
     agent: AgentArgument, scope: ScopeOption = "project", project_dir: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
     """Remove exactly what `install` added; a file that held only that is deleted."""
-    from brain.memory.hooks import install as service
-    from brain.views.hooks import change_line, changes_json
+    from brain.agents import install as service
+    from brain.agents.output import change_line, changes_json
 
     changes = service.uninstall(agent, scope=scope, project_dir=_project(project_dir), home=Path.home())
     if as_json:
@@ -84,8 +84,8 @@ def uninstall(
 @app.command()
 def status(project_dir: ProjectOption = None, as_json: JsonOption = False) -> None:
     """What brain installed where: each settings file it may write, with brain's entries in it."""
-    from brain.memory.hooks import install as service
-    from brain.views.hooks import status_json, status_lines
+    from brain.agents import install as service
+    from brain.agents.output import status_json, status_lines
 
     found = service.status(_project(project_dir), Path.home())
     if as_json:
@@ -111,7 +111,7 @@ def run(
 ) -> None:
     """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error exits 0,
     prints nothing, and is a line in .brain/logs/hooks.log."""
-    from brain.cli.hook_runner import run_hook
+    from brain.agents.runner import run_hook
 
     run_hook(event, payload, vault, budget, transcript, session, format, namespace)
     raise typer.Exit(0)

@@ -29,8 +29,10 @@ def end(
     as_json: JsonOption = False,
 ) -> None:
     """Extract the episode, record evidence on the patterns it used, learn its tips, report new antipatterns."""
+    from brain.agents.registry import READERS
+
     vault_, corpus = open_vault(vault)
-    report = service.end_session(vault_, corpus, session_log, patterns=pattern or [], format=format)
+    report = service.end_session(vault_, corpus, session_log, readers=READERS, patterns=pattern or [], format=format)
     if as_json:
         emit_json(views.end_json(report))
         return

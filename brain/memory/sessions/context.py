@@ -1,57 +1,94 @@
-"""What a coding agent is handed by brain's hooks: at session start, and with the first prompt.
+"""The context brain hands an agent: lines for each kind of memory, packed into a token budget.
 
-Session start (no task is known yet): recent failure episodes, antipattern warnings, the facts valid
-now in the namespaces chosen at install (default: the vault's default one; most relevant first, as
-`fact recall` ranks them), and the core tips (support >= 3). First prompt: the facts the prompt
-names, the patterns and the tips for that prompt (the core tips were given at the start). Both are
-packed in that order into a token budget.
+`bootstrap` (the session protocol) and the hooks of every agent build their text from here: recent
+failures, antipattern warnings, the facts valid now, the patterns and the tips for a task, each a
+section of one-line items, packed in priority order by `pack`. A fact subject is named by a task when
+every word of it is a word of the task (`mobile-access-token-ttl` in "shorten the mobile access token
+TTL"; plural or not).
+
+For an agent's hooks: `session_start` (no task is known yet: recent failures, antipatterns, the facts
+valid now in the chosen namespaces, the core tips) and `first_prompt` (the facts the prompt names, the
+patterns and the tips for it; the core tips were given at the start).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN
 from brain.memory.corpus import Corpus
-from brain.memory.sessions import protocol
+from brain.memory.similarity import cosine, text_vectors
+from brain.memory.tips.service import Guidelines
+from brain.notes.fact import canonical_json, fact_from_note, format_time
+from brain.notes.model import Note
+from brain.notes.pattern import pattern_from_note
 
+if TYPE_CHECKING:
+    from brain.index.embedders import Embedder
+    from brain.notes.model import Episode, Pattern
+
+DEFAULT_DAYS = 7
+PATTERN_THRESHOLD = 0.45  # a pattern's name and trigger together; a little looser than tips, as context not instruction
+MAX_PATTERNS = 5
+MAX_FACT_SUBJECTS = 5
+FACTS_PER_SUBJECT = 3
+FACT_VALUE_CHARS = 160
 SESSION_FACTS = 8
 CORE_TIPS = 10
+_GENERIC_WORDS = frozenset("a an and the of for to in on at by with default current".split())
+
+
+def failure_lines(failures: list[Episode]) -> list[str]:
+    return [
+        f"- {e.title} ({(e.date or '')[:10]}): {e.task or ''}" + (f" Lesson: {e.lessons[0]}" if e.lessons else "")
+        for e in failures
+    ]
+
+
+def antipattern_lines(found: list[Pattern]) -> list[str]:
+    return [
+        f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger or ''}".rstrip(": ") for p in found
+    ]
 
 
 def session_start(
     corpus: Corpus,
     *,
     budget: int,
-    days: int = protocol.DEFAULT_DAYS,
+    days: int = DEFAULT_DAYS,
     caller: str = "hook",
     namespaces: tuple[str, ...] = (),
 ) -> str:
     """The text for the start of a session, or '' when the vault has nothing to say."""
     from brain.memory.episodes.service import list_episodes
+    from brain.memory.facts.recall import recall_facts
     from brain.memory.patterns import service as patterns
     from brain.memory.tips.service import list_tips
 
     now = datetime.now(UTC)
-    sections: dict[str, list[str]] = {}
-    failures = list_episodes(
-        corpus, outcome="failure", since=(now - timedelta(days=days)).isoformat(), until=now.isoformat(), limit=10
+    since = (now - timedelta(days=days)).isoformat()
+    facts = recall_facts(
+        corpus.vault, corpus, None, namespaces=namespaces or None, limit=SESSION_FACTS, caller=caller, now=now
     )
-    sections["Recent failures"] = [
-        f"- {e.title} ({(e.date or '')[:10]}): {e.task or ''}" + (f" Lesson: {e.lessons[0]}" if e.lessons else "")
-        for e in failures
-    ]
-    sections["Antipattern warnings"] = [
-        f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger or ''}".rstrip(": ")
-        for p in patterns.antipatterns(corpus)
-    ]
-    sections["Facts valid now"] = _facts_now(corpus, caller, now, namespaces)
-    sections["Core tips"] = [
-        f"- {tip.title} [{tip.category}]: {tip.tip}" + (f" Avoid: {tip.avoid}" if tip.avoid else "")
-        for tip in list_tips(corpus, min_support=3, limit=CORE_TIPS)
-    ]
+    sections = {
+        "Recent failures": failure_lines(
+            list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=10)
+        ),
+        "Antipattern warnings": antipattern_lines(patterns.antipatterns(corpus)),
+        "Facts valid now": [fact_line(hit.fact) for hit in facts.hits],
+        "Core tips": [
+            f"- {tip.title} [{tip.category}]: {tip.tip}" + (f" Avoid: {tip.avoid}" if tip.avoid else "")
+            for tip in list_tips(corpus, min_support=3, limit=CORE_TIPS)
+        ],
+    }
     if not any(sections.values()):
         return ""
-    text, _, _ = protocol._pack("this session (from brain, the team's memory)", sections, budget)
+    text, _, _ = pack("this session (from brain, the team's memory)", sections, budget)
     return text
 
 
@@ -68,28 +105,152 @@ def first_prompt(
     `similar=False` leaves out what needs the vault's patterns and tips embedded (facts only)."""
     from brain.memory.tips.service import guidelines
 
-    sections = {
-        "Facts valid now": protocol.facts_named_in(corpus, prompt, namespaces=namespaces or None, caller=caller)
-    }
+    sections = {"Facts valid now": facts_named_in(corpus, prompt, namespaces=namespaces or None, caller=caller)}
     if similar:
-        sections["Patterns for this task"] = protocol._relevant_patterns(corpus, prompt, None)
-        sections["Tips for this task"] = protocol._tip_lines(_matches_only(guidelines(corpus, prompt)))
+        sections["Patterns for this task"] = relevant_patterns(corpus, prompt, None)
+        sections["Tips for this task"] = tip_lines(replace(guidelines(corpus, prompt), core=()))
     if not any(sections.values()):
         return ""
-    text, _, _ = protocol._pack(" ".join(prompt.split())[:120], sections, budget)
+    text, _, _ = pack(" ".join(prompt.split())[:120], sections, budget)
     return text
 
 
-def _matches_only(found):
-    from dataclasses import replace
-
-    return replace(found, core=())
-
-
-def _facts_now(corpus: Corpus, caller: str, now: datetime, namespaces: tuple[str, ...]) -> list[str]:
-    from brain.memory.facts.recall import recall_facts
-
-    found = recall_facts(
-        corpus.vault, corpus, None, namespaces=namespaces or None, limit=SESSION_FACTS, caller=caller, now=now
+def relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> list[str]:
+    candidates = [found for found in corpus.summaries(CANDIDATES, "pattern", _candidate) if found is not None]
+    if not candidates:
+        return []
+    candidates.sort(key=lambda c: (-c[1], -(c[2] or 0), c[0]))  # as list_patterns orders them
+    vectors = text_vectors(corpus.vault, embedder)
+    query = vectors.query(task)
+    by_trigger = cosine(query, vectors.matrix([trigger for _, _, _, trigger, _ in candidates]))
+    by_name = cosine(
+        query, vectors.matrix([f"{_name_words(title)}: {trigger}" for title, _, _, trigger, _ in candidates])
     )
-    return [protocol._fact_line(hit.fact) for hit in found.hits]
+    by_action = cosine(
+        query, vectors.matrix([f"{_name_words(title)}: {action}" for title, _, _, _, action in candidates])
+    )
+    scores = np.maximum(np.maximum(by_trigger, by_name), by_action)
+    ranked = sorted(zip(scores.tolist(), candidates, strict=True), key=lambda pair: -pair[0])
+    return [
+        f"- {title} ({rate:.0%} over {occurrences}): {trigger}"
+        for score, (title, rate, occurrences, trigger, _) in ranked[:MAX_PATTERNS]
+        if score >= PATTERN_THRESHOLD
+    ]
+
+
+CANDIDATES = "bootstrap-pattern-candidates-1"  # the name of `_candidate`'s values on disk
+
+
+def _candidate(note: Note) -> list | None:
+    """A pattern worth suggesting for a task (it works more often than not, and has a trigger) as
+    what the task is compared with: [title, success rate, occurrences, trigger, action]."""
+    pattern = pattern_from_note(note)
+    if (pattern.success_rate or 0) <= 0.3 or not pattern.trigger:
+        return None
+    return [pattern.title, pattern.success_rate, pattern.occurrences, pattern.trigger, " ".join(pattern.action.split())]
+
+
+def _name_words(title: str) -> str:
+    """'PATTERN-jittered-ttl-and-request-coalescing' -> 'jittered ttl and request coalescing'."""
+    return re.sub(r"^(ANTI)?PATTERN-", "", title).replace("-", " ")
+
+
+def tip_lines(found: Guidelines) -> list[str]:
+    lines = []
+    for guideline in found.all:
+        tip = guideline.tip
+        line = f"- {tip.title} [{tip.category}]: {tip.tip}"
+        if tip.avoid:
+            line += f" Avoid: {tip.avoid}"
+        lines.append(line)
+    return lines
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """Lower-case words, a plural 's' dropped, so 'keys' names 'key'."""
+    found = (
+        word.removesuffix("s") if len(word) > 3 and not word.endswith("ss") else word
+        for word in re.findall(r"[a-z0-9]+", text.lower())
+    )
+    return frozenset(found) - _GENERIC_WORDS
+
+
+def _fact_subjects(corpus: Corpus) -> dict[str, dict[str, frozenset[str]]]:
+    """namespace -> subject -> its words, for every subject with a fact."""
+    subjects: dict[str, dict[str, frozenset[str]]] = {}
+    for namespace, subject in corpus.summaries("fact-subjects-1", "fact", _namespace_and_subject):
+        subjects.setdefault(namespace, {}).setdefault(subject, _word_set(subject))
+    return subjects
+
+
+def _namespace_and_subject(note: Note) -> list[str]:
+    fact = fact_from_note(note)
+    return [fact.namespace, fact.subject]
+
+
+def facts_named_in(
+    corpus: Corpus,
+    task: str,
+    *,
+    namespaces: list[str] | tuple[str, ...] | None = None,
+    caller: str | None = None,
+    now: datetime | None = None,
+) -> list[str]:
+    """Lines for the facts valid now about the subjects the task names (see the module doc)."""
+    from brain.memory.facts.recall import recall_facts
+    from brain.memory.facts.settings import load_settings
+
+    chosen = list(dict.fromkeys(namespaces or [load_settings(corpus.vault).default_namespace]))
+    known = _fact_subjects(corpus)
+    task_words = _word_set(task)
+    named: dict[str, int] = {}
+    for namespace in chosen:
+        for subject, subject_words in known.get(namespace, {}).items():
+            if subject_words and subject_words <= task_words:
+                named[subject] = max(named.get(subject, 0), len(subject_words))
+    lines: list[str] = []
+    for subject in sorted(named, key=lambda name: (-named[name], name))[:MAX_FACT_SUBJECTS]:
+        found = recall_facts(
+            corpus.vault, corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now
+        )
+        lines += [fact_line(hit.fact) for hit in found.hits]
+    return lines
+
+
+def fact_line(fact) -> str:
+    value = fact.value if isinstance(fact.value, str) else canonical_json(fact.value)
+    value = " ".join(value.split())
+    if len(value) > FACT_VALUE_CHARS:
+        value = value[: FACT_VALUE_CHARS - 3] + "..."
+    since = format_time(fact.valid_from)[:10]
+    marks = " [value edited by hand]" if fact.tampered else ""
+    return f"- {fact.subject} ({fact.kind}, {fact.namespace}, since {since}): {value} [[{fact.title}]]{marks}"
+
+
+def pack(task: str, sections: dict[str, list[str]], budget: int) -> tuple[str, int, int]:
+    """Sections in priority order, line by line, until the budget is spent. Each item is one line
+    (a tip's text wrapped in its note would otherwise break the list)."""
+    sections = {heading: [" ".join(line.split()) for line in lines] for heading, lines in sections.items()}
+    limit = budget * CHARS_PER_TOKEN
+    out = [f"# Context for: {task}\n"]
+    size = len(out[0])
+    omitted = 0
+    for heading, lines in sections.items():
+        if not lines:
+            continue
+        head = f"\n## {heading}\n"
+        if size + len(head) > limit:
+            omitted += len(lines)
+            continue
+        kept = []
+        for line in lines:
+            if size + len(head) + len(line) + 1 > limit:
+                omitted += 1
+                continue
+            kept.append(line)
+            size += len(line) + 1
+        if kept:
+            out.append(head + "\n".join(kept) + "\n")
+            size += len(head)
+    text = "".join(out)
+    return text, -(-len(text) // CHARS_PER_TOKEN), omitted

@@ -18,11 +18,18 @@ from typing import Any
 from brain.errors import InvalidInput
 from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.redact import Redactor, markers, redactor_for
-from brain.memory.sessions.transcripts import FORMATS, ReadStats, detect_format, transcript_files
+from brain.memory.sessions.transcripts import (
+    AI_AGENTS,
+    ReadStats,
+    TranscriptReader,
+    detect_format,
+    formats,
+    transcript_files,
+)
 
 # The Context line an extraction writes; a stored one that still reads so is brain's, refreshed when stored again.
 EXTRACTED_CONTEXT = re.compile(
-    r"(?:Claude Code|Codex CLI) session `[^`\n]*`(?: in `[^`\n]*`)?, extracted by rules from `[^`\n]*`"
+    r"[A-Z][\w .-]* session `[^`\n]*`(?: in `[^`\n]*`)?, extracted by rules from `[^`\n]*`"
     r"(?: and \d+ subagent transcripts)?\."
 )
 
@@ -41,26 +48,28 @@ class TranscriptExtracted(Extracted):
     names: tuple[str, ...] = ()  # the note names it may take, shortest first (see `named_for_session`)
 
 
-def extract_transcript(path: str | Path, format: str | None = None, redactor: Redactor | None = None) -> Extracted:
-    """One file's episode: a transcript by its format (detected unless given), or an ai-agents log.
-    `redactor` (the vault's, else the built-in patterns) redacts each text before it is cut."""
+def extract_transcript(
+    path: str | Path,
+    readers: Sequence[TranscriptReader],
+    format: str | None = None,
+    redactor: Redactor | None = None,
+) -> Extracted:
+    """One file's episode: a transcript read by the reader of its format (detected unless given), or an
+    ai-agents log. `redactor` (the vault's, else the built-in patterns) redacts each text before it is cut."""
     file = Path(path)
     if not file.is_file():
         raise InvalidInput(f"'{path}' does not exist or is not a file; give a transcript or a session log")
-    if format is not None and format not in FORMATS:
-        raise InvalidInput(f"format '{format}' is not one of: {', '.join(FORMATS)}")
-    kind = format or detect_format(file)
-    if kind == "ai-agents":
+    if format is not None and format not in formats(readers):
+        raise InvalidInput(f"format '{format}' is not one of: {', '.join(formats(readers))}")
+    kind = format or detect_format(file, readers)
+    if kind == AI_AGENTS:
         from brain.memory.sessions.extract import extract_file
 
         return extract_file(file)
     from brain.memory.sessions.transcript_episode import Builder
 
     stats = ReadStats()
-    if kind == "claude-code":
-        from brain.memory.sessions import claude_code as reader
-    else:
-        from brain.memory.sessions import codex as reader  # type: ignore[no-redef]
+    reader = next(reader for reader in readers if reader.format == kind)
     acts = reader.read(file, stats)
     builder = Builder(session_id="", redact=(redactor or Redactor()).text)
     first = next(acts, None)  # the reader learns the session id as it goes; the builder needs it only at the end
@@ -70,7 +79,7 @@ def extract_transcript(path: str | Path, format: str | None = None, redactor: Re
     if not stats.records:
         raise InvalidInput(f"{file.name} holds no {kind} records ({stats.skipped_lines} lines that are not JSON)")
     if stats.records == stats.unknown:  # not one record of the format: the wrong format, not a later version
-        raise InvalidInput(_wrong_format(file, kind))
+        raise InvalidInput(_wrong_format(file, kind, readers))
     builder.session_id = stats.session_id or file.stem
     builder.cwd = stats.cwd
     warnings = []
@@ -85,7 +94,7 @@ def extract_transcript(path: str | Path, format: str | None = None, redactor: Re
             f"{builder.omitted_events} more left out"
         )
     episode = builder.episode()
-    label = "Claude Code" if kind == "claude-code" else "Codex CLI"
+    label = reader.label
     subagents = stats.files - 1
     context = f"{label} session `{builder.session_id}`" + (f" in `{stats.cwd}`" if stats.cwd else "")
     context += f", extracted by rules from `{file.name}`" + (
@@ -106,18 +115,22 @@ def extract_transcript(path: str | Path, format: str | None = None, redactor: Re
     )
 
 
-def _wrong_format(file: Path, kind: str) -> str:
+def _wrong_format(file: Path, kind: str, readers: Sequence[TranscriptReader]) -> str:
     try:
-        looks = detect_format(file)
+        looks = detect_format(file, readers)
     except InvalidInput:
         looks = None
     if looks is None or looks == kind:
-        return f"{file.name} has no {kind} records; give a Claude Code or Codex transcript or an ai-agents log"
+        labels = " or ".join(reader.agent for reader in readers)
+        return f"{file.name} has no {kind} records; give a {labels} transcript or an ai-agents log"
     return f"{file.name} has no {kind} records (its records look like {looks}); drop --format or pass --format {looks}"
 
 
 def extract_paths(
-    paths: Sequence[str | Path], format: str | None = None, redactor: Redactor | None = None
+    paths: Sequence[str | Path],
+    readers: Sequence[TranscriptReader],
+    format: str | None = None,
+    redactor: Redactor | None = None,
 ) -> list[Extracted]:
     """Episodes from files and folders. A folder skips files that are neither transcripts nor logs
     (with a warning); a file named on its own that is not one is an error."""
@@ -127,7 +140,7 @@ def extract_paths(
     skipped: list[str] = []
     for file in files:
         try:
-            results.append(extract_transcript(file, format, redactor))
+            results.append(extract_transcript(file, readers, format, redactor))
         except InvalidInput as error:
             if file in named:
                 raise
@@ -208,6 +221,14 @@ def source_frontmatter(item: Extracted) -> dict[str, Any]:
     return values
 
 
-def extract_into_vault(vault, corpus, paths: Sequence[str | Path], *, format: str | None = None, dry_run: bool = False):
-    items = extract_paths(paths, format, redactor_for(vault.brain_dir))
+def extract_into_vault(
+    vault,
+    corpus,
+    paths: Sequence[str | Path],
+    *,
+    readers: Sequence[TranscriptReader],
+    format: str | None = None,
+    dry_run: bool = False,
+):
+    items = extract_paths(paths, readers, format, redactor_for(vault.brain_dir))
     return store_extracted(vault, corpus, items, dry_run=dry_run)

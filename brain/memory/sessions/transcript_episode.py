@@ -34,7 +34,6 @@ from datetime import UTC, datetime
 from brain.memory.episodes.service import episode_title
 from brain.memory.sessions import choices
 from brain.memory.sessions import commands as cmd
-from brain.memory.sessions.claude_code import REJECTED
 from brain.memory.sessions.transcripts import PREVIEW, Act, preview, request_text
 from brain.notes.model import Decision, Episode, Event
 
@@ -196,7 +195,7 @@ class Builder:
         if call.plan:
             self._plan(call, act)
             return
-        if act.is_error and act.text.startswith(REJECTED):
+        if act.rejected:
             self.errors += 1  # an error result all the same; the reader marked the rejection itself
             self.last_result_error = False
             return

@@ -7,7 +7,8 @@ A transcript is JSON Lines. Claude Code writes `~/.claude/projects/<encoded-dir>
 agent is still writing) is skipped and counted; a record type brain does not know is counted too.
 Nothing is held but the record being read, so memory stays bounded whatever the file's size.
 
-Each reader turns records into `Act`s, the few things an episode is made from.
+Each agent's reader (a `TranscriptReader`, in `brain.agents`) turns records into `Act`s, the few
+things an episode is made from; the callers pass the readers in, so this package knows no agent.
 """
 
 from __future__ import annotations
@@ -21,26 +22,10 @@ from typing import Any
 
 from brain.errors import InvalidInput
 
-FORMATS = ("claude-code", "codex", "ai-agents")
+AI_AGENTS = "ai-agents"  # the ai-agents session logs (JSON or markdown): read by this package itself
 PREVIEW = 2000  # characters of a tool's output kept for the rules (error lines, test counts, commit lines)
 REACH = 4096  # characters past a cut redacted with what is kept: more than one secret holds (a 4096-bit key ~3300)
 _PROBE_LINES = 20
-_CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
-# The record types Claude Code writes (a later version may add more: they are skipped and counted).
-CLAUDE_CODE_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "last-prompt",
-        "attachment",
-    }
-)
-
 # Text the agent, its IDE or a hook puts in a user message: taken out; what remains may be a request.
 _INJECTED_TAGS = (
     "command-name",
@@ -86,7 +71,26 @@ class Act:
     args: dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
     agent: str = ""  # the subagent's id, "" for the main session
+    rejected: bool = False  # a result: the user refused the tool call (an error, but not the tool's failure)
     tokens: tuple[int, int, int, int] | None = None  # input, output, cache read, cache creation
+
+
+@dataclass(frozen=True)
+class TranscriptReader:
+    """How one agent's transcripts are read: `detects` tells its records apart (given one of a file's
+    first JSON objects), `read` streams a file's acts. `agent` names the agent in messages, `label`
+    in an extracted episode's context line."""
+
+    format: str
+    agent: str
+    label: str
+    detects: Callable[[dict[str, Any]], bool]
+    read: Callable[[Path, ReadStats], Iterator[Act]]
+
+
+def formats(readers: Sequence[TranscriptReader]) -> tuple[str, ...]:
+    """The formats a file may be given as: each reader's, then the ai-agents logs."""
+    return (*(reader.format for reader in readers), AI_AGENTS)
 
 
 @dataclass
@@ -135,10 +139,10 @@ def json_records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                 stats.skipped_lines += 1
 
 
-def detect_format(path: Path) -> str:
-    """claude-code | codex | ai-agents, from the file's first records; an unknown file is a one-line error."""
+def detect_format(path: Path, readers: Sequence[TranscriptReader]) -> str:
+    """A reader's format or ai-agents, from the file's first records; an unknown file is a one-line error."""
     if path.suffix.lower() == ".md":
-        return "ai-agents"
+        return AI_AGENTS
     try:
         with path.open("rb") as handle:
             head = handle.read(1 << 16)
@@ -155,18 +159,17 @@ def detect_format(path: Path) -> str:
             continue
         if not isinstance(record, dict):
             continue
-        kind = record.get("type")
-        if kind in _CODEX_TYPES and isinstance(record.get("payload"), dict):
-            return "codex"
-        if kind in CLAUDE_CODE_TYPES or ("sessionId" in record and "type" in record):
-            return "claude-code"
+        for reader in readers:
+            if reader.detects(record):
+                return reader.format
         if isinstance(record.get("session"), dict):
-            return "ai-agents"
+            return AI_AGENTS
     if stripped.startswith(b"{") and path.suffix.lower() == ".json":
-        return "ai-agents"
+        return AI_AGENTS
+    labels = ", ".join(reader.agent for reader in readers)
     raise InvalidInput(
-        f"{path.name} is not a transcript brain knows (Claude Code, Codex) nor an ai-agents session log; "
-        "give --format claude-code|codex|ai-agents to force one"
+        f"{path.name} is not a transcript brain knows ({labels}) nor an ai-agents session log; "
+        f"give --format {'|'.join(formats(readers))} to force one"
     )
 
 
