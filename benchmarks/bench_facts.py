@@ -169,32 +169,30 @@ def measure_reads(
     def recall_filters() -> None:
         choice = rng.random()
         if choice < 0.4:
-            fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
+            fact_recall.recall_facts(corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
         elif choice < 0.8:
-            fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], subject=rng.choice(subjects), now=now)
+            fact_recall.recall_facts(corpus, namespaces=[NAMESPACE], subject=rng.choice(subjects), now=now)
         else:
             as_of = T0 + timedelta(days=rng.randint(0, 200))
-            fact_recall.recall_facts(
-                vault, corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), as_of=as_of, now=now
-            )
+            fact_recall.recall_facts(corpus, namespaces=[NAMESPACE], kind=rng.choice(KINDS), as_of=as_of, now=now)
 
     def recall_query() -> None:
         words = " ".join(rng.sample(WORDS, 2))
-        fact_recall.recall_facts(vault, corpus, words, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
+        fact_recall.recall_facts(corpus, words, namespaces=[NAMESPACE], kind=rng.choice(KINDS), now=now)
 
     watcher = FileLock(str(vault.index_dir / "watch.lock"), timeout=0)
     watcher.acquire()  # as `brain watch` holds it
     try:
         started = time.perf_counter()
-        fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], now=now)
+        fact_recall.recall_facts(corpus, namespaces=[NAMESPACE], now=now)
         result["first_recall_s"] = round(time.perf_counter() - started, 2)  # loads the catalog and builds the table
-        fact_recall.recall_facts(vault, corpus, "warm up", namespaces=[NAMESPACE], now=now)  # loads the vector copy
+        fact_recall.recall_facts(corpus, "warm up", namespaces=[NAMESPACE], now=now)  # loads the vector copy
         result["recall_ms"] = summary(timed(recall_filters, repeat))
         result["recall_query_ms"] = summary(timed(recall_query, repeat))
         result["history_ms"] = summary(
-            timed(lambda: fact_recall.history(vault, corpus, rng.choice(subjects), namespace=NAMESPACE), repeat)
+            timed(lambda: fact_recall.history(corpus, rng.choice(subjects), namespace=NAMESPACE), repeat)
         )
-        found = fact_recall.recall_facts(vault, corpus, namespaces=[NAMESPACE], kind="config", now=now)
+        found = fact_recall.recall_facts(corpus, namespaces=[NAMESPACE], kind="config", now=now)
         record = fact_recall.journal_record(found, "config", None, 10, False, None, None, now, "bench")
         result["journal_append_ms"] = summary(timed(lambda: fact_journal.append(vault, record), 1000))
         result["journal_records"] = len(fact_journal.records(vault))
@@ -290,7 +288,7 @@ def main() -> None:
         phases[stage if stage != "purge" else f"purge {done}/{total}"] = time.perf_counter()
 
     started = time.perf_counter()
-    swept = retention.sweep(vault, corpus, dry_run=False, now=now, progress=progress)
+    swept = retention.sweep(corpus, dry_run=False, now=now, progress=progress)
     ended = time.perf_counter()
     result["sweep_s"] = round(ended - started, 1)
     marks = [

@@ -65,7 +65,7 @@ def main() -> None:
             for mode, name in (("on", "On"), ("off", "Off")):
                 vault.history = kept if mode == "on" else off
                 start = time.perf_counter()
-                service.edit_note(vault, corpus, name, "set_frontmatter", frontmatter={"counter": number})
+                service.edit_note(corpus, name, "set_frontmatter", frontmatter={"counter": number})
                 timings[mode].append((time.perf_counter() - start) * 1000)
         vault.history = kept
         latency = {
@@ -81,7 +81,7 @@ def main() -> None:
         (vault.root / "notes/Size.md").write_text(ten_kb_note())
         start = time.perf_counter()
         for number in range(1, args.size_edits + 1):
-            service.edit_note(vault, corpus, "Size", "set_frontmatter", frontmatter={"counter": number})
+            service.edit_note(corpus, "Size", "set_frontmatter", frontmatter={"counter": number})
         seconds = time.perf_counter() - start
         store = vault.brain_dir / "history"
         log = vault.history.log_path("notes/Size.md")

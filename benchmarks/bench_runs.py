@@ -169,7 +169,6 @@ def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
     for number in range(count - RECORDED, count):
         started = time.perf_counter()
         runs.record_run(
-            vault,
             corpus,
             generated[number],
             tenant=f"tenant-{number % TENANTS:02d}",
@@ -192,14 +191,14 @@ def recall_times(vault: Vault, queries: list[tuple[str, str]], embedder) -> dict
     """Each query is also embedded alone just before its recall, so the share of the model is known
     even while the machine's load changes: `beyond_embedding` is recall time minus that."""
     corpus = Corpus(vault)
-    runs.recall_runs(vault, corpus, queries[0][1], tenant=queries[0][0])  # warm: corpus loaded, vectors in step
+    runs.recall_runs(corpus, queries[0][1], tenant=queries[0][0])  # warm: corpus loaded, vectors in step
     times, embeds, hits = [], [], 0
     for tenant, query in queries:
         started = time.perf_counter()
         embedder.embed([query + " "])  # same length, not a cache hit anywhere
         embeds.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        found = runs.recall_runs(vault, corpus, query, tenant=tenant, top_k=3, threshold=0.5)
+        found = runs.recall_runs(corpus, query, tenant=tenant, top_k=3, threshold=0.5)
         times.append((time.perf_counter() - started) * 1000)
         hits += bool(found.hits)
     beyond = [total - embed for total, embed in zip(times, embeds, strict=True)]
@@ -241,7 +240,7 @@ def main() -> None:
         vault, result["build"] = build(root, args.runs, embedder)
     started = time.perf_counter()
     corpus = Corpus(vault)
-    runs.recall_runs(vault, corpus, "warm up", tenant="tenant-00")
+    runs.recall_runs(corpus, "warm up", tenant="tenant-00")
     result["first_recall_s"] = round(
         time.perf_counter() - started, 1
     )  # loads the runs; embeds queries not embedded yet

@@ -80,7 +80,7 @@ def bench_extraction(logs: Path) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             vault, _ = init_vault(Path(tmp) / "v")
             start = time.perf_counter()
-            results = extract_into_vault(vault, Corpus(vault), [logs], readers=READERS)
+            results = extract_into_vault(Corpus(vault), [logs], readers=READERS)
             times.append(time.perf_counter() - start)
     return {
         "logs": len(results),
@@ -168,11 +168,11 @@ def bench_scale(count: int, queries: int, embedder) -> dict:
             embedder.embed([task])
         embed_ms = (time.perf_counter() - start) * 1000 / min(50, len(tasks))
         start = time.perf_counter()
-        plan = consolidate(vault, corpus, embedder=embedder)
+        plan = consolidate(corpus, embedder=embedder)
         consolidation = time.perf_counter() - start
         corpus2 = Corpus(vault)
         start = time.perf_counter()
-        consolidate(vault, corpus2, dry_run=True, embedder=embedder)
+        consolidate(corpus2, dry_run=True, embedder=embedder)
         consolidation_warm = time.perf_counter() - start
     return {
         "guidelines": {
@@ -223,13 +223,13 @@ def bench_usefulness(logs: Path, embedder) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         vault, _ = init_vault(Path(tmp) / "v")
         corpus = Corpus(vault)
-        extracted = extract_into_vault(vault, corpus, [logs], readers=READERS)
+        extracted = extract_into_vault(corpus, [logs], readers=READERS)
         episodes = sorted(
             (get_episode(corpus, path) for _, path, _ in extracted), key=lambda e: (e.date or "", e.title)
         )
         cut = (2 * len(episodes)) // 3
         earlier, later = episodes[:cut], episodes[cut:]
-        tips_service.learn(vault, corpus, [e.title for e in earlier])
+        tips_service.learn(corpus, [e.title for e in earlier])
         tasks = {e.title: e.task or "" for e in episodes}
         reachable = {e.title for e in later if any(_related(e.task or "", o.task or "") for o in earlier)}
         example = Corpus(Vault(REPO / "vault-example"))
@@ -327,7 +327,7 @@ def bench_wording(logs: Path, show: bool = False) -> dict:
         before = {note.path for note in corpus.of_type("tip")}
         sources = _sources(logs)
         for source in sources:
-            end_session(vault, corpus, source, today="2026-11-26", readers=READERS)
+            end_session(corpus, source, today="2026-11-26", readers=READERS)
         corpus = Corpus(vault)
         tips = [tip_from_note(note) for note in corpus.of_type("tip") if note.path not in before]
     placeholders, cut, repeated, redacted = [], [], [], []

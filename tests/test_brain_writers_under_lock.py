@@ -28,7 +28,7 @@ corpus = Corpus(vault)
 corpus.resolver()  # parsed before the start, so the calls overlap
 while not os.path.exists(go):
     time.sleep(0.001)
-record_feedback(vault, corpus, "TIP-shared", helped=True)
+record_feedback(corpus, "TIP-shared", helped=True)
 print("ok", flush=True)
 """
 
@@ -69,7 +69,7 @@ corpus.resolver()
 while not os.path.exists(go):
     time.sleep(0.001)
 try:
-    supersede_fact(vault, corpus, sys.argv[4], value)
+    supersede_fact(corpus, sys.argv[4], value)
     print("ok", flush=True)
 except BrainError as error:
     print(f"refused: {error}", flush=True)
@@ -100,5 +100,5 @@ def test_supersedes_of_one_fact_at_once_leave_one_current_value_and_no_editor_co
     refusals = [line for line in said if line != "ok"]
     assert all("is already closed (superseded by" in line for line in refusals), refusals
     assert not any("changed on disk" in line for line in refusals)
-    current = recall_facts(vault, Corpus(vault), namespaces=["user:alice"], subject="theme")
+    current = recall_facts(Corpus(vault), namespaces=["user:alice"], subject="theme")
     assert len(current.hits) == 1

@@ -30,7 +30,7 @@ for number in range(count):
     line = f"- {tag}-{number:03d}"
     while True:
         try:
-            edit_note(vault, Corpus(vault), "Shared", "append", content=line, section="Log")
+            edit_note(Corpus(vault), "Shared", "append", content=line, section="Log")
         except WriteConflict:
             time.sleep(0.001)
             continue
@@ -132,11 +132,11 @@ def test_a_save_between_the_recheck_and_the_rename_is_detected_and_kept(vault, m
     note.write_text("# Shared\n\nfirst\n")
     _save_right_after_the_recheck(monkeypatch, save)
     with pytest.raises(WriteConflict, match="changed on disk while brain wrote it; nothing was written"):
-        edit_note(vault, Corpus(vault), "Shared", "append", content="brain's line")
+        edit_note(Corpus(vault), "Shared", "append", content="brain's line")
     assert note.read_text() == f"# Shared\n\n{kept}\n"  # the editor's save, whole
     assert sorted(p.name for p in note.parent.iterdir()) == ["Shared.md"]  # no temp file left behind
     monkeypatch.undo()
-    edit_note(vault, Corpus(vault), "Shared", "append", content="brain's line")  # a retry goes through
+    edit_note(Corpus(vault), "Shared", "append", content="brain's line")  # a retry goes through
     assert note.read_text() == f"# Shared\n\n{kept}\n\nbrain's line\n"
 
 

@@ -201,7 +201,7 @@ def test_saved_context_is_loaded_by_a_long_lived_corpus(research):
     corpus = Corpus(research)
     assert [entry.title for entry in load_contexts(corpus, "auth")] == ["Research OAuth flows"]
     saved = save_context(
-        research, corpus, "Chose PKCE", project="auth", action_type="decision", caused_by=["[[Research OAuth flows]]"]
+        corpus, "Chose PKCE", project="auth", action_type="decision", caused_by=["[[Research OAuth flows]]"]
     )
     assert saved.caused_by == ("contexts/Research.md",)
     assert next(entry.title for entry in load_contexts(corpus, "auth")) == "Chose PKCE"
@@ -218,7 +218,7 @@ def test_any_content_saves_and_reads_back(tmp_path_factory, content, kind):
     vault, _ = init_vault(tmp_path_factory.mktemp("prop") / "vault")
     corpus = Corpus(vault)
     try:
-        saved = save_context(vault, corpus, content, project="p", action_type=kind, rationale="because")
+        saved = save_context(corpus, content, project="p", action_type=kind, rationale="because")
     except InvalidInput as error:  # a first line that makes no usable file name is refused, never written
         assert "file name" in str(error)
         assert not list((vault.root / "contexts").iterdir())

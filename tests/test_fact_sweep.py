@@ -71,7 +71,7 @@ def chain(
     titles = [first.fact.title]
     for number, value in enumerate(values[1:], start=1):
         written = service.supersede_fact(
-            vault, corpus, titles[-1], value, reason=f"change {number}", valid_from=at(10 * number), now=at(10 * number)
+            corpus, titles[-1], value, reason=f"change {number}", valid_from=at(10 * number), now=at(10 * number)
         )
         titles.append(written.fact.title)
     return titles
@@ -106,7 +106,7 @@ legal_hold = true
         vault, "profile", "email", "a@b.c", namespace="user:alice", legal_delete_at=at(2), now=at(0), valid_from=at(0)
     )
 
-    plan = retention.plan_sweep(vault, corpus, now=at(13))  # the v1s closed at day 10
+    plan = retention.plan_sweep(corpus, now=at(13))  # the v1s closed at day 10
     due = {item.fact.title: item.policy for item in plan.due}
     assert due == {
         own[0]: "retention_days (fact)",  # 10 + 3 <= 13
@@ -117,11 +117,11 @@ legal_hold = true
         held[0]: "legal hold on class hr",
         held_ns[0]: "legal hold on namespace org:ledger",
     }
-    later = {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(40)).due}
+    later = {item.fact.title for item in retention.plan_sweep(corpus, now=at(40)).due}
     assert pii[0] in later and default[0] not in later  # 10 + 30 <= 40 < 10 + 100
-    assert default[0] in {item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(110)).due}
+    assert default[0] in {item.fact.title for item in retention.plan_sweep(corpus, now=at(110)).due}
     assert not {pii[1], own[1], default[1]} & {
-        item.fact.title for item in retention.plan_sweep(vault, corpus, now=at(1000)).due
+        item.fact.title for item in retention.plan_sweep(corpus, now=at(1000)).due
     }
 
 
@@ -218,7 +218,7 @@ def test_no_mcp_tool_deletes(vault: Vault) -> None:
         from brain.memory.notes.service import delete_note
 
         fact = service.record_fact(vault, "config", "ttl", 900, now=at(0), valid_from=at(0))
-        delete_note(vault, Corpus(vault), fact.fact.title)
+        delete_note(Corpus(vault), fact.fact.title)
 
 
 def three_chains(vault: Vault, corpus: Corpus) -> tuple[dict[str, str], dict[str, list[str]]]:
@@ -269,7 +269,7 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
         kept = (vault.root / f"facts/{v3}.md").read_text()
         assert f"supersedes: '{v2} (purged)'" in kept and "[[" + v2 not in kept
     # History is what is left, in order; the catalog and the files agree.
-    assert [fact.title for fact in fact_recall.history(vault, Corpus(vault), "beta", namespace="user:alice")] == [
+    assert [fact.title for fact in fact_recall.history(Corpus(vault), "beta", namespace="user:alice")] == [
         chains["beta"][2]
     ]
 
@@ -289,7 +289,7 @@ def test_a_running_watcher_finds_the_catalog_already_swept(vault: Vault) -> None
             time.sleep(1.0)  # the watcher's debounce (0.1 s) passes: its batch runs now
 
     with Watcher(index, embed=False, debounce=0.1, on_batch=batches.append) as running:
-        report = retention.sweep(vault, corpus, dry_run=False, progress=pause_after_the_deletions)
+        report = retention.sweep(corpus, dry_run=False, progress=pause_after_the_deletions)
         assert running.wait_idle()
     assert report.stores["files"] == 6
     # The watcher saw the files go and the neighbours change, but the sweep held the index until

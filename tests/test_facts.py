@@ -50,7 +50,6 @@ def chain_of(
     for number, value in enumerate(values[1:], start=1):
         names.append(
             service.supersede_fact(
-                vault,
                 corpus,
                 names[-1],
                 value,
@@ -155,10 +154,10 @@ def test_a_supersede_chain_of_four_links_both_ways_and_keeps_every_value(vault: 
     assert [f.value for f in facts] == ["dark", "light", "system", {"mode": "auto"}]
     assert facts[-1].valid_until is None
     # Only the newest is current; each older one is found at its own time.
-    assert titles(fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], now=at(100))) == [names[-1]]
+    assert titles(fact_recall.recall_facts(corpus, namespaces=["user:alice"], now=at(100))) == [names[-1]]
     for number, name in enumerate(names):
         assert titles(
-            fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=at(10 * number + 5), now=at(100))
+            fact_recall.recall_facts(corpus, namespaces=["user:alice"], as_of=at(10 * number + 5), now=at(100))
         ) == [name]
     result = brain("fact", "history", "theme", "--namespace", "user:alice")
     assert result.stdout.splitlines() == [
@@ -200,8 +199,8 @@ def test_invalidate_closes_without_a_successor(vault: Vault, corpus: Corpus, bra
     fact = service.find_fact(Corpus(vault), name)
     assert fact.valid_until == at(31) and fact.superseded_by is None and fact.closed_reason == "account closed"
     # (the CLI closed it at the real time: known from then on)
-    assert titles(fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=at(40))) == []
-    recalled = fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], history=True, as_of=at(40))
+    assert titles(fact_recall.recall_facts(corpus, namespaces=["user:alice"], as_of=at(40))) == []
+    recalled = fact_recall.recall_facts(corpus, namespaces=["user:alice"], history=True, as_of=at(40))
     assert [(hit.fact.title, hit.status) for hit in recalled.hits] == [(name, "closed")]
     assert brain("fact", "invalidate", name).stderr.startswith(
         f"error: {name} is already closed (invalidated at 2026-02-01T00:00:00Z)"
@@ -216,7 +215,7 @@ def test_as_of_at_the_boundaries(vault: Vault, corpus: Corpus) -> None:
     second = timedelta(seconds=1)
 
     def as_of(instant):
-        return titles(fact_recall.recall_facts(vault, corpus, namespaces=["user:alice"], as_of=instant, now=at(50)))
+        return titles(fact_recall.recall_facts(corpus, namespaces=["user:alice"], as_of=instant, now=at(50)))
 
     assert as_of(at(0) - second) == []  # before the first fact held
     assert as_of(at(0)) == [v1]  # exactly at valid_from: included
@@ -228,12 +227,12 @@ def test_as_of_at_the_boundaries(vault: Vault, corpus: Corpus) -> None:
 def test_known_at_reconstructs_what_the_vault_knew_then(vault: Vault, corpus: Corpus) -> None:
     """v2 was recorded on day 20 but back-dated to hold from day 10 (a correction found late)."""
     v1 = service.record_fact(vault, "config", "ttl", 3600, namespace="org:x", valid_from=at(0), now=at(0)).fact.title
-    v2 = service.supersede_fact(vault, corpus, v1, 900, valid_from=at(10), now=at(20)).fact.title
+    v2 = service.supersede_fact(corpus, v1, 900, valid_from=at(10), now=at(20)).fact.title
     second = timedelta(seconds=1)
 
     def known(instant, as_of=None, history=False):
         found = fact_recall.recall_facts(
-            vault, corpus, namespaces=["org:x"], known_at=instant, as_of=as_of, history=history, now=at(50)
+            corpus, namespaces=["org:x"], known_at=instant, as_of=as_of, history=history, now=at(50)
         )
         return [(hit.fact.title, hit.status) for hit in found.hits]
 
@@ -244,7 +243,7 @@ def test_known_at_reconstructs_what_the_vault_knew_then(vault: Vault, corpus: Co
     assert known(at(20) - second, as_of=at(15)) == [(v1, "valid")]
     assert known(at(20), as_of=at(15)) == [(v2, "valid")]  # exactly when the correction was recorded
     assert known(at(20), as_of=at(15), history=True) == [(v2, "valid"), (v1, "closed")]
-    hit = fact_recall.recall_facts(vault, corpus, namespaces=["org:x"], known_at=at(15), now=at(50)).hits[0]
+    hit = fact_recall.recall_facts(corpus, namespaces=["org:x"], known_at=at(15), now=at(50)).hits[0]
     assert hit.valid_until is None and hit.fact.valid_until == at(10)  # open as known then, closed now
 
 
@@ -270,18 +269,18 @@ def test_history_lists_by_valid_time_then_recording_time_whatever_the_order_of_r
     backfilled = record(1, "limit", 5, 30)  # recorded last, valid first
     same_start_second = record(2, "limit", 10, 12)
     same_start_first = record(4, "quota", 10, 11)
-    assert [f.title for f in fact_recall.history(vault, corpus, "budget", namespace="org:x")] == [
+    assert [f.title for f in fact_recall.history(corpus, "budget", namespace="org:x")] == [
         backfilled,
         same_start_first,
         same_start_second,
         late,
     ]
-    assert [f.title for f in fact_recall.history(vault, corpus, "budget", namespace="org:x", kind="limit")] == [
+    assert [f.title for f in fact_recall.history(corpus, "budget", namespace="org:x", kind="limit")] == [
         backfilled,
         same_start_second,
         late,
     ]
-    assert fact_recall.history(vault, corpus, "budget", namespace="org:x", kind="nothing") == []
+    assert fact_recall.history(corpus, "budget", namespace="org:x", kind="nothing") == []
 
 
 @pytest.mark.parametrize("query", [None, "blue green"])
@@ -300,10 +299,10 @@ def test_the_best_few_of_many_candidates_are_the_head_of_the_whole_ranking(
             valid_from=at(number % 6),
             now=at(number % 6 + 0.001 * number),
         )
-    whole = fact_recall.recall_facts(vault, corpus, query, namespaces=["u"], limit=1000, now=at(30))
+    whole = fact_recall.recall_facts(corpus, query, namespaces=["u"], limit=1000, now=at(30))
     assert whole.matched == 90
     for limit in (1, 3, 10, 40):
-        head = fact_recall.recall_facts(vault, corpus, query, namespaces=["u"], limit=limit, now=at(30))
+        head = fact_recall.recall_facts(corpus, query, namespaces=["u"], limit=limit, now=at(30))
         assert [(hit.fact.title, hit.score, hit.parts) for hit in head.hits] == [
             (hit.fact.title, hit.score, hit.parts) for hit in whole.hits[:limit]
         ]
@@ -325,7 +324,7 @@ def test_recall_never_crosses_namespaces_unless_named(vault: Vault, corpus: Corp
     def recall(*namespaces, **kwargs):
         return titles(
             fact_recall.recall_facts(
-                vault, corpus, "theme", namespaces=list(namespaces) or None, subject="theme", now=at(1), **kwargs
+                corpus, "theme", namespaces=list(namespaces) or None, subject="theme", now=at(1), **kwargs
             )
         )
 
@@ -334,7 +333,7 @@ def test_recall_never_crosses_namespaces_unless_named(vault: Vault, corpus: Corp
     assert recall() == [default]  # the default namespace, never "all"
     assert sorted(recall("user:alice", "user:bob")) == sorted([alice, bob])
     assert recall("user:carol") == []
-    assert [f.title for f in fact_recall.history(vault, corpus, "theme", namespace="user:bob")] == [bob]
+    assert [f.title for f in fact_recall.history(corpus, "theme", namespace="user:bob")] == [bob]
     assert brain("fact", "history", "theme", "--namespace", "user:carol").stderr == (
         "error: no facts about 'theme' in namespace 'user:carol'; name the namespace with --namespace\n"
     )
@@ -382,7 +381,7 @@ def test_recency_and_authority_rank_without_a_query(vault: Vault, corpus: Corpus
     trusted = service.record_fact(
         vault, "note", "c", 3, namespace="u", authority=1.0, valid_from=at(0), now=at(0)
     ).fact.title
-    found = fact_recall.recall_facts(vault, corpus, namespaces=["u"], now=at(90))
+    found = fact_recall.recall_facts(corpus, namespaces=["u"], now=at(90))
     assert titles(found) == [new, trusted, old]
     assert found.hits[2].parts["recency"] == pytest.approx(0.5)  # one half-life old
 
@@ -404,7 +403,7 @@ def test_similarity_uses_the_index_model_when_the_vault_has_one(vault: Vault, co
         vault, "preference", "home-city", "lives in Lisbon, Portugal", namespace="u", now=at(0), valid_from=at(0)
     )
     index_vault(open_index(vault))
-    found = fact_recall.recall_facts(vault, corpus, "what colours should the screens use", namespaces=["u"], now=at(1))
+    found = fact_recall.recall_facts(corpus, "what colours should the screens use", namespaces=["u"], now=at(1))
     assert found.similarity.startswith("vectors (")
     assert [hit.fact.subject for hit in found.hits] == ["ui-theme", "home-city"]
     assert found.hits[0].parts["similarity"] > found.hits[1].parts["similarity"] > -1

@@ -145,10 +145,10 @@ def test_purge_deletes_the_note_and_every_version_for_good_with_a_receipt(brain,
 def test_every_writer_is_named_and_moves_keep_the_log(vault):
     corpus = Corpus(vault)
     with acting_as("mcp", "write_note"):
-        service.write_note(vault, corpus, "Epsilon", "one")
+        service.write_note(corpus, "Epsilon", "one")
     with acting_as("importer", "import ai-agents"):
-        service.edit_note(vault, corpus, "Epsilon", "append", content="two")
-    service.move_note(vault, corpus, "Epsilon", "archive")
+        service.edit_note(corpus, "Epsilon", "append", content="two")
+    service.move_note(corpus, "Epsilon", "archive")
     assert versions(vault, "archive/Epsilon.md") == [
         (1, "create", "mcp", "write_note"),
         (2, "edit", "importer", "import ai-agents"),
@@ -160,10 +160,10 @@ def test_every_writer_is_named_and_moves_keep_the_log(vault):
 
 def test_an_unchanged_version_costs_nothing_and_a_copy_without_brain_is_complete(vault, tmp_path):
     corpus = Corpus(vault)
-    service.write_note(vault, corpus, "Zeta", "same")
+    service.write_note(corpus, "Zeta", "same")
     for _ in range(3):
-        service.edit_note(vault, corpus, "Zeta", "append", content="x")
-        history.restore_note(vault, corpus, "Zeta", 1)
+        service.edit_note(corpus, "Zeta", "append", content="x")
+        history.restore_note(corpus, "Zeta", 1)
     objects = [p for p in (vault.root / ".brain/history/objects").rglob("*") if p.is_file()]
     assert len(objects) == 2  # "same" and "same + x", stored once each
     # History never changes what a note holds: the file is exactly what brain wrote.
@@ -174,9 +174,9 @@ def test_an_unchanged_version_costs_nothing_and_a_copy_without_brain_is_complete
 
 def test_retention_prunes_old_versions_but_keeps_each_notes_newest(vault):
     corpus = Corpus(vault)
-    service.write_note(vault, corpus, "Eta", "v1")
+    service.write_note(corpus, "Eta", "v1")
     for number in range(2, 7):
-        service.edit_note(vault, corpus, "Eta", "append", content=f"v{number}")
+        service.edit_note(corpus, "Eta", "append", content=f"v{number}")
     store = History(vault.brain_dir)
     pruned = store.prune(keep_days=None, max_versions=2)
     assert (pruned.versions, pruned.objects) == (4, 4)
@@ -301,8 +301,8 @@ def test_a_restore_onto_a_note_changed_meanwhile_is_refused_and_keeps_the_change
     from brain.errors import WriteConflict
 
     corpus = Corpus(vault)
-    service.write_note(vault, corpus, "Eta", "one")
-    service.edit_note(vault, corpus, "Eta", "append", content="two")
+    service.write_note(corpus, "Eta", "one")
+    service.edit_note(corpus, "Eta", "append", content="two")
     path = vault.root / "notes/Eta.md"
     real_write = vault.write
 
@@ -312,7 +312,7 @@ def test_a_restore_onto_a_note_changed_meanwhile_is_refused_and_keeps_the_change
 
     monkeypatch.setattr(vault, "write", typed_meanwhile)
     with pytest.raises(WriteConflict):
-        history.restore_note(vault, corpus, "Eta", 1)
+        history.restore_note(corpus, "Eta", 1)
     assert path.read_text() == "typed meanwhile\n"
     assert [e.event for e in vault.history.entries("notes/Eta.md")] == ["create", "edit"]
 

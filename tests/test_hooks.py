@@ -290,7 +290,7 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     from brain.vault import Vault
 
     written = Vault(example)
-    versions = note_history(written, Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10.md").entries
+    versions = note_history(Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10.md").entries
     assert {(entry.by, entry.command) for entry in versions} == {("hook", "hooks run extract")}
 
 

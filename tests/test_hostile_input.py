@@ -45,13 +45,13 @@ def test_a_self_referencing_alias_is_refused():
 def test_a_pattern_trigger_cannot_create_a_section(vault):
     """Item 9: `trigger="t\\n## Evil"` created a section."""
     with pytest.raises(InvalidInput, match="trigger"):
-        add_pattern(vault, Corpus(vault), "Evil", outcome="success", trigger="t\n## Evil", action="a")
+        add_pattern(Corpus(vault), "Evil", outcome="success", trigger="t\n## Evil", action="a")
     assert not (vault.root / "patterns" / "PATTERN-evil.md").exists()
 
 
 def test_a_multi_line_action_reads_back_equal_and_adds_no_section(vault):
     action = "Do this:\n## Evidence Episodes\n---\n```\nstill the action\n\\## already escaped"
-    update = add_pattern(vault, Corpus(vault), "Careful", outcome="success", trigger="t", action=action)
+    update = add_pattern(Corpus(vault), "Careful", outcome="success", trigger="t", action=action)
     note = Corpus(vault).get(update.path)
     assert [s.heading for s in note.sections if s.level == 2].count("Evidence Episodes") == 1
     assert pattern_from_note(note).action == action
@@ -78,15 +78,15 @@ EPISODE = {
 def test_a_rationale_cannot_corrupt_the_episode_on_the_next_store(vault):
     """Item 9: a rationale holding `\\n## Lessons Learned` corrupted the episode on the next store."""
     episode, _ = episode_from_data(EPISODE)
-    stored = store_episode(vault, Corpus(vault), episode)
+    stored = store_episode(Corpus(vault), episode)
     episode2, _ = episode_from_data({**EPISODE, "lessons": ["second lesson"]})
-    store_episode(vault, Corpus(vault), episode2)
+    store_episode(Corpus(vault), episode2)
     back = episode_from_note(Corpus(vault).get(stored.path))
     assert back.decisions[0].rationale == EPISODE["decisions"][0]["rationale"]
     assert back.decisions[0].context == "ctx\n---\nmore"
     assert back.lessons == ("second lesson",)
     first, _ = episode_from_data(EPISODE)
-    store_episode(vault, Corpus(vault), first)
+    store_episode(Corpus(vault), first)
     assert episode_from_note(Corpus(vault).get(stored.path)).lessons == tuple(EPISODE["lessons"])
 
 

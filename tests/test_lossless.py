@@ -20,7 +20,7 @@ CRLF_NOTE = (
 
 
 def _edit(vault, name, operation, **kwargs):
-    return edit_note(vault, Corpus(vault), name, operation, **kwargs)
+    return edit_note(Corpus(vault), name, operation, **kwargs)
 
 
 def test_crlf_note_keeps_block_keys_when_one_key_is_set(vault, brain):
@@ -39,7 +39,7 @@ def test_crlf_pattern_evidence_keeps_block_keys(vault):
         b"---\r\ntitle: X\r\ntype: pattern\r\ntrigger: t\r\nsuccess_rate: 1.0\r\noccurrences: 1\r\n"
         b"tags:\r\n  - keep\r\n---\r\n\r\n## Evidence Episodes\r\n- [[E1]] - success\r\n"
     )
-    record_pattern_evidence(vault, Corpus(vault), "X", outcome="failure", episode="E2")
+    record_pattern_evidence(Corpus(vault), "X", outcome="failure", episode="E2")
     text = path.read_bytes().decode()
     assert "tags:\r\n  - keep\r\n" in text
     assert "occurrences: 2\r\n" in text
@@ -117,7 +117,7 @@ def test_a_read_that_looks_truncated_is_refused(vault, monkeypatch):
     corpus.resolver()  # the catalog / corpus now knows the full note
     path.write_text("")  # the editor truncated it and has not written yet
     with pytest.raises(WriteConflict, match="looks truncated"):
-        edit_note(vault, corpus, "R", "append", content="agent line")
+        edit_note(corpus, "R", "append", content="agent line")
     assert path.read_text() == ""
 
 

@@ -160,7 +160,7 @@ def test_add_pattern_refuses_a_non_pattern_note(vault):
     from brain.errors import InvalidInput
 
     with pytest.raises(InvalidInput, match="not a pattern"):
-        add_pattern(vault, Corpus(vault), "PATTERN-fake", outcome="success")
+        add_pattern(Corpus(vault), "PATTERN-fake", outcome="success")
 
 
 def test_one_corpus_sees_a_pattern_edited_meanwhile(vault):

@@ -129,7 +129,6 @@ def test_record_and_read_back_through_the_vault_and_its_index(lexical: Vault, da
     """The whole way: checks, note file, catalog (JSON frontmatter, parsed sections), corpus, show."""
     corpus = Corpus(lexical)
     stored = runs.record_run(
-        lexical,
         corpus,
         data,
         tenant="acme",
@@ -263,11 +262,8 @@ def test_list_is_per_tenant_newest_first_and_leaves_expired_runs_out(lexical: Va
         (2, "acme", "second"),
         (4, "other", "fourth"),
     ):
-        runs.record_run(
-            lexical, corpus, {**LOAN, "query": query}, tenant=tenant, now=datetime(2026, 3, day, tzinfo=UTC)
-        )
+        runs.record_run(corpus, {**LOAN, "query": query}, tenant=tenant, now=datetime(2026, 3, day, tzinfo=UTC))
     runs.record_run(
-        lexical,
         corpus,
         {**LOAN, "query": "gone"},
         tenant="acme",
@@ -276,7 +272,7 @@ def test_list_is_per_tenant_newest_first_and_leaves_expired_runs_out(lexical: Va
     )
     assert [run.query for run in runs.list_runs(corpus, "acme")] == ["third", "second", "first"]
     assert [run.query for run in runs.list_runs(corpus, "other")] == ["fourth"]
-    kept = runs.record_run(lexical, corpus, {**LOAN, "query": "kept"}, tenant="acme", ttl="30d")
+    kept = runs.record_run(corpus, {**LOAN, "query": "kept"}, tenant="acme", ttl="30d")
     assert runs.list_runs(corpus, "acme")[0].query == "kept"
     assert runs.get_run(corpus, kept.title).expires is not None
 

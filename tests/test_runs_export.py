@@ -140,7 +140,7 @@ def labelled(vault: Vault):
         ("flying", "lending", {"finalContent": None}, RunLabels(accepted=True), day(5)),
         ("retail", "retail", {"finalContent": "Escalated to a human."}, RunLabels(escalated=True), day(6)),
     ):
-        titles[name] = runs.record_run(vault, corpus, {**LOAN, **changes}, tenant=tenant, labels=labels, now=when).title
+        titles[name] = runs.record_run(corpus, {**LOAN, **changes}, tenant=tenant, labels=labels, now=when).title
     yield vault, corpus, titles
     forget(vault.root)
 

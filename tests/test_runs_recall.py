@@ -34,21 +34,21 @@ def minilm(vault: Vault, real_embedder):
 
 
 def record(vault: Vault, corpus: Corpus, query: str, tenant: str, **changes) -> runs.RecordedRun:
-    return runs.record_run(vault, corpus, {**APPLICATION, "query": query, **changes}, tenant=tenant)
+    return runs.record_run(corpus, {**APPLICATION, "query": query, **changes}, tenant=tenant)
 
 
 def test_recall_is_strict_and_per_tenant(minilm: Vault) -> None:
     corpus = Corpus(minilm)
-    loan = runs.record_run(minilm, corpus, APPLICATION, tenant="lending", principal="officer", conversation="app-42")
+    loan = runs.record_run(corpus, APPLICATION, tenant="lending", principal="officer", conversation="app-42")
     for query in OTHER_QUERIES:
         record(minilm, corpus, query, "lending")
-    found = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending")
+    found = runs.recall_runs(corpus, QUESTION, tenant="lending")
     assert [hit.run for hit in found.hits] == [loan.title] and 0.55 < found.hits[0].similarity < 0.65
     assert found.compared == 4
-    strict = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", threshold=0.7)
+    strict = runs.recall_runs(corpus, QUESTION, tenant="lending", threshold=0.7)
     assert strict.hits == () and strict.best_below == found.hits[0].similarity  # no fallback to a weaker match
-    assert runs.recall_runs(minilm, corpus, QUESTION, tenant="retail").hits == ()
-    everything = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", top_k=10, threshold=0.0)
+    assert runs.recall_runs(corpus, QUESTION, tenant="retail").hits == ()
+    everything = runs.recall_runs(corpus, QUESTION, tenant="lending", top_k=10, threshold=0.0)
     assert 2 <= len(everything.hits) <= 4 and everything.hits[0].run == loan.title
     assert all(hit.similarity >= 0.0 for hit in everything.hits)  # a negative cosine misses even threshold 0
     assert [h.similarity for h in everything.hits] == sorted((h.similarity for h in everything.hits), reverse=True)
@@ -59,17 +59,17 @@ def test_tenants_are_filtered_before_ranking(minilm: Vault) -> None:
     corpus = Corpus(minilm)
     for number in range(25):
         record(minilm, corpus, f"Why was application #42 rejected? (copy {number})", "noisy")
-    own = runs.record_run(minilm, corpus, APPLICATION, tenant="lending")
-    found = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", top_k=1)
+    own = runs.record_run(corpus, APPLICATION, tenant="lending")
+    found = runs.recall_runs(corpus, QUESTION, tenant="lending", top_k=1)
     assert [hit.run for hit in found.hits] == [own.title] and found.compared == 1
 
 
 def test_each_projection_is_compact_with_its_token_count(minilm: Vault) -> None:
     corpus = Corpus(minilm)
-    runs.record_run(minilm, corpus, APPLICATION, tenant="lending")
+    runs.record_run(corpus, APPLICATION, tenant="lending")
     texts = {}
     for projection in ("decisions", "commits", "narrative", "full"):
-        (hit,) = runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", projection=projection).hits
+        (hit,) = runs.recall_runs(corpus, QUESTION, tenant="lending", projection=projection).hits
         assert hit.tokens == runs.count_tokens(hit.text) > 0
         texts[projection] = hit
     assert texts["decisions"].text == (
@@ -141,33 +141,31 @@ def test_explain_cites_stage_ids_rules_and_evidence(minilm: Vault, brain) -> Non
 def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, real_embedder) -> None:
     open_index(vault, embedder=LexicalFallbackEmbedder())
     corpus = Corpus(vault)
-    recorded = runs.record_run(vault, corpus, APPLICATION, tenant="lending")
+    recorded = runs.record_run(corpus, APPLICATION, tenant="lending")
     open_index(vault, embedder=real_embedder)  # the vault's embedder changed since the run was recorded
     with pytest.raises(IndexMismatch, match=r"made by embedder 'lexical-hash-v1:384'.*run `brain reindex`"):
-        runs.recall_runs(vault, corpus, QUESTION, tenant="lending")
+        runs.recall_runs(corpus, QUESTION, tenant="lending")
     with pytest.raises(IndexMismatch, match=r"run `brain reindex`"):
-        runs.record_run(vault, corpus, APPLICATION, tenant="lending", run_id="RUN-refused")
+        runs.record_run(corpus, APPLICATION, tenant="lending", run_id="RUN-refused")
     assert not (vault.root / "runs" / "lending" / "RUN-refused.md").exists()
     reindex_vault(open_index(vault, embedder=real_embedder))
-    (hit,) = runs.recall_runs(vault, Corpus(vault), QUESTION, tenant="lending").hits
+    (hit,) = runs.recall_runs(Corpus(vault), QUESTION, tenant="lending").hits
     assert hit.run == recorded.title
     forget(vault.root)
 
 
 def test_runs_written_elsewhere_are_recalled_and_deleted_ones_are_not(minilm: Vault, tmp_path: Path) -> None:
     corpus = Corpus(minilm)
-    stored = runs.record_run(minilm, corpus, APPLICATION, tenant="lending")
+    stored = runs.record_run(corpus, APPLICATION, tenant="lending")
     text = (minilm.root / stored.path).read_text(encoding="utf-8")
     (minilm.root / stored.path).unlink()  # as if another program wrote it: a plain file copy under another name
     copy = minilm.root / "runs" / "lending" / "RUN-copied.md"
     copy.write_text(text.replace(f"title: {stored.title}", "title: RUN-copied"), encoding="utf-8")
     steps: list[tuple[str, int, int]] = []
-    (hit,) = runs.recall_runs(
-        minilm, corpus, QUESTION, tenant="lending", progress=lambda *step: steps.append(step)
-    ).hits
+    (hit,) = runs.recall_runs(corpus, QUESTION, tenant="lending", progress=lambda *step: steps.append(step)).hits
     assert hit.run == "RUN-copied" and steps == [("runs", 1, 1)]  # the copy's query was embedded by this recall
     copy.unlink()
-    assert runs.recall_runs(minilm, corpus, QUESTION, tenant="lending", threshold=0.0).hits == ()
+    assert runs.recall_runs(corpus, QUESTION, tenant="lending", threshold=0.0).hits == ()
 
 
 def test_a_recall_in_a_new_process_reads_the_snapshot_and_never_opens_chroma(minilm: Vault, brain) -> None:

@@ -24,7 +24,7 @@ def test_a_section_name_with_a_line_break_adds_no_decision(vault, brain):
     )
     before = (vault.root / "episodes/EPISODE-2026-03-02-s1.md").read_bytes()
     with pytest.raises(InvalidInput, match="'section' must be one line"):
-        edit_note(vault, Corpus(vault), "EPISODE-2026-03-02-s1", "append", content="x", section=INJECTION)
+        edit_note(Corpus(vault), "EPISODE-2026-03-02-s1", "append", content="x", section=INJECTION)
     cli = brain("note", "edit", "EPISODE-2026-03-02-s1", "--section", INJECTION, "--append", "x")
     assert cli.exit_code == 1 and cli.output.count("\n") == 1
     assert cli.output.startswith("error: 'section' must be one line, but 'Notes\\n## Decisions")

@@ -22,7 +22,6 @@ def facts_vault(vault: Vault) -> Vault:
     ttl = record_fact(vault, "config", "mobile-access-token-ttl", {"seconds": 3600}, namespace="auth", now=MARCH)
     TITLES["ttl-v1"] = ttl.fact.title
     shorter = supersede_fact(
-        vault,
         corpus,
         ttl.path,
         {"seconds": 900},
@@ -37,7 +36,7 @@ def facts_vault(vault: Vault) -> Vault:
         vault, "policy", "idempotency-key-retention", "24 hours", now=MARCH
     ).fact.title  # the default namespace
     flag = record_fact(vault, "config", "feature-flag-dark-mode", True, now=MARCH)
-    invalidate_fact(vault, corpus, flag.path, reason="flag removed", now=datetime(2026, 3, 20, tzinfo=UTC))
+    invalidate_fact(corpus, flag.path, reason="flag removed", now=datetime(2026, 3, 20, tzinfo=UTC))
     return vault
 
 

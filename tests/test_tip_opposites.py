@@ -39,7 +39,7 @@ def test_consolidation_keeps_opposite_tips_apart(vault, brain):
         tip("TIP-raise-again", "Prefer raise rather than warn"),
     ):
         (vault.root / "tips" / f"{made.title}.md").write_text(render_tip(made), encoding="utf-8")
-    plan = consolidate(vault, Corpus(vault), embedder=LexicalFallbackEmbedder(), today="2026-11-25")
+    plan = consolidate(Corpus(vault), embedder=LexicalFallbackEmbedder(), today="2026-11-25")
     assert plan.conflicts == (("TIP-raise", "TIP-warn"), ("TIP-raise-again", "TIP-warn"))
     assert [(m.representative, m.members, m.support) for m in plan.merges] == [("TIP-raise", ("TIP-raise-again",), 4)]
     corpus = Corpus(vault)

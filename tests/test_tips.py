@@ -210,7 +210,7 @@ def test_bad_input_is_one_line_and_writes_nothing(example):
 
 def test_list_filters(example):
     corpus = Corpus(example)
-    service.learn(example, corpus, [STAMPEDE, "EPISODE-2026-03-27-session-15"], today="2026-04-01")
+    service.learn(corpus, [STAMPEDE, "EPISODE-2026-03-27-session-15"], today="2026-04-01")
     tips = service.list_tips(corpus)
     assert {t.category for t in tips} <= set(CATEGORIES)
     assert [t.title for t in service.list_tips(corpus, min_support=3)] == ["TIP-key-writes-before-enabling-retries"]
@@ -247,7 +247,7 @@ def test_cli_guidelines_json(example):
 def test_feedback_moves_tips(example, embedder):
     corpus = Corpus(example)
     task = "Database load spikes every five minutes after we flushed the cache"
-    service.learn(example, corpus, [STAMPEDE, "EPISODE-2026-03-27-session-15"], today="2026-04-01")
+    service.learn(corpus, [STAMPEDE, "EPISODE-2026-03-27-session-15"], today="2026-04-01")
     before = {g.tip.title: g for g in service.guidelines(corpus, task, threshold=0.3, embedder=embedder).matches}
     helped, hurt = "TIP-request-coalescing", "TIP-recover-from-cache-stampede"
     run = lambda *a: cli(example, *a)  # noqa: E731
@@ -266,7 +266,7 @@ def test_feedback_moves_tips(example, embedder):
     both = run("tip", "feedback", core, "--helped", "--hurt")
     assert both.exit_code == 2 and "give exactly one of --helped or --hurt" in both.stderr
     with pytest.raises(NoteNotFound):
-        service.record_feedback(example, corpus, core, helped=True, episode="EPISODE-nope")
+        service.record_feedback(corpus, core, helped=True, episode="EPISODE-nope")
 
 
 # ---------------------------------------------------------------- consolidation (real model)
@@ -346,7 +346,7 @@ def test_consolidation_merges_only_what_agrees_beyond_similarity(example, embedd
     )
     corpus = Corpus(example)
     before = _tip_files(example)
-    plan = consolidate(example, corpus, dry_run=True, embedder=embedder)
+    plan = consolidate(corpus, dry_run=True, embedder=embedder)
     assert _tip_files(example) == before
     assert [(m.representative, m.members) for m in plan.merges] == [("TIP-b", ("TIP-a",))]  # success ranks first
     assert plan.rejected >= 2  # TIP-c (category) and TIP-d (steps) were candidates, not merged
@@ -360,7 +360,7 @@ def test_consolidation_merges_only_what_agrees_beyond_similarity(example, embedd
         assert "merged_into: '[[TIP-b-merged]]'" in (example.root / "tips" / f"{old}.md").read_text(encoding="utf-8")
     listed = [t.title for t in service.list_tips(Corpus(example))]
     assert "TIP-b-merged" in listed and "TIP-a" not in listed and "TIP-c" in listed
-    assert consolidate(example, Corpus(example), embedder=embedder).merges == ()
+    assert consolidate(Corpus(example), embedder=embedder).merges == ()
 
 
 def test_the_tip_index_is_cached_until_a_tip_changes_and_the_core_is_capped(example, embedder):

@@ -31,7 +31,7 @@ def _learned(tmp_path: Path, session: Path) -> dict[str, Tip]:
     """The tips `brain session end` writes for a session into a copy of vault-example."""
     shutil.copytree(EXAMPLE, tmp_path / "vault")
     vault = Vault(tmp_path / "vault")
-    ended = end_session(vault, Corpus(vault), session, readers=READERS, today="2026-11-26")
+    ended = end_session(Corpus(vault), session, readers=READERS, today="2026-11-26")
     return {tip.title: tip for tip in (tip_from_note(vault.read(path).note) for path in ended.tips.created)}
 
 

@@ -43,14 +43,13 @@ def run_hook(
         )
         captured = io.StringIO()
         with redirect_stdout(captured):  # nothing but the hook's answer reaches the agent
-            from brain.vault import Vault
+            from brain.memory.front_door import open_memory
 
-            root = Vault.find(vault).root
+            memory = open_memory(vault)
+            root = memory.root
             extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
-            from brain.history import acting_as
-
-            with acting_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
-                result = runtime.run(event, root, text, budget=budget, namespaces=tuple(namespaces or ()), **extra)
+            with memory.writing_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
+                result = runtime.run(event, memory, text, budget=budget, namespaces=tuple(namespaces or ()), **extra)
         from brain.agents.output import hook_output
 
         sys.stdout.write(hook_output(result))

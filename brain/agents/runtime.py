@@ -24,9 +24,12 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brain.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from brain.memory.front_door import Memory
 
 EVENTS = ("session-start", "first-prompt", "session-end", "codex-notify", "extract", "warm")
 AGENT_EVENT = {"session-start": "SessionStart", "first-prompt": "UserPromptSubmit"}
@@ -79,7 +82,7 @@ def _redactor(root: Path | None):
 
 def run(
     event: str,
-    root: Path,
+    memory: Memory,
     payload_text: str,
     *,
     budget: int = DEFAULT_BUDGET,
@@ -87,13 +90,14 @@ def run(
     **extract: str,
 ) -> HookResult:
     """Run one hook. Raises on any problem; the front end logs it and tells the agent nothing."""
+    root = memory.root
     if event not in EVENTS:
         raise InvalidInput(f"hook event '{event}' is not one of: {', '.join(EVENTS)}")
     if event == "extract":
-        extract_session(root, Path(extract["transcript"]), extract["session"], extract.get("format") or None)
+        extract_session(memory, Path(extract["transcript"]), extract["session"], extract.get("format") or None)
         return HookResult(event)
     if event == "warm":
-        warm(root)
+        warm(memory)
         return HookResult(event)
     payload = _payload(payload_text)
     if event == "session-start":
@@ -101,8 +105,7 @@ def run(
 
         if not _warmed(root):
             spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
-        corpus = _corpus(root)
-        with corpus.checked_once():  # one answer, one look at the vault's files
+        with memory.checked_once() as corpus:  # one answer, one look at the vault's files
             return HookResult(AGENT_EVENT[event], session_start(corpus, budget=budget, namespaces=namespaces))
     if event == "first-prompt":
         prompt = str(payload.get("prompt") or "").strip()
@@ -113,8 +116,7 @@ def run(
         warmed = _warmed(root)
         if not warmed:
             spawn(root, ["warm"])
-        corpus = _corpus(root)
-        with corpus.checked_once():
+        with memory.checked_once() as corpus:
             return HookResult(
                 AGENT_EVENT[event],
                 first_prompt(corpus, prompt, budget=budget, similar=warmed, namespaces=namespaces),
@@ -153,16 +155,6 @@ def _payload(text: str) -> dict[str, Any]:
     return data
 
 
-def _corpus(root: Path):
-    from brain.index.attach import attach
-    from brain.memory.corpus import Corpus
-    from brain.vault import Vault
-
-    vault = Vault.find(root)
-    attach(vault)
-    return Corpus(vault)
-
-
 def safe_name(session: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", session)[:120] or "unknown"
 
@@ -195,19 +187,20 @@ def _warmed(root: Path) -> bool:
     return _warm_marker(root).is_file() or not _warm_marker(root).parent.is_dir()
 
 
-def warm(root: Path) -> None:
+def warm(memory: Memory) -> None:
     """Embed every pattern and tip the first-prompt hook compares a prompt with (kept in the index's
     text-vector cache), so that hook never embeds a whole vault while the agent waits."""
     from filelock import FileLock, Timeout
 
     from brain.memory.sessions.context import first_prompt
 
+    root = memory.root
     hooks_dir(root).mkdir(parents=True, exist_ok=True)
     try:
         with FileLock(str(hooks_dir(root) / "warm.lock"), timeout=0):
             started = datetime.now(UTC)
             first_prompt(
-                _corpus(root), "warm up the vectors of patterns and tips", budget=DEFAULT_BUDGET, caller="hook:warm"
+                memory.corpus, "warm up the vectors of patterns and tips", budget=DEFAULT_BUDGET, caller="hook:warm"
             )
             if _warm_marker(root).parent.is_dir():
                 _warm_marker(root).write_text(started.isoformat(), encoding="utf-8")
@@ -232,13 +225,14 @@ def spawn(root: Path, args: list[str]) -> None:
         )
 
 
-def extract_session(root: Path, transcript: Path, session: str, format: str | None) -> None:
+def extract_session(memory: Memory, transcript: Path, session: str, format: str | None) -> None:
     """The detached worker: lock, skip an unchanged transcript, end the session, remember the stamp."""
     from filelock import FileLock
 
     from brain.agents.registry import READERS
     from brain.memory.sessions.protocol import end_session
 
+    root = memory.root
     state = hooks_dir(root)
     name = safe_name(session)
     (state / "locks").mkdir(parents=True, exist_ok=True)
@@ -249,8 +243,7 @@ def extract_session(root: Path, transcript: Path, session: str, format: str | No
         if done.is_file() and done.read_text(encoding="utf-8") == stamp:
             log(root, "extract", f"{session}: transcript unchanged since its last extraction; nothing to do")
             return
-        corpus = _corpus(root)
-        report = end_session(corpus.vault, corpus, transcript, readers=READERS, format=format)
+        report = end_session(memory.corpus, transcript, readers=READERS, format=format)
         done.parent.mkdir(parents=True, exist_ok=True)
         done.write_text(stamp, encoding="utf-8")
         tips = len(report.tips.created)

@@ -36,7 +36,7 @@ def chain(
     as_json: JsonOption = False,
 ) -> None:
     """The chain of caused_by back to the root causes, root first (the whole ancestry when a note has several causes)."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.build_chain(corpus, name, forward=forward, max_depth=max_depth)
     if as_json:
         emit_json(found)
@@ -52,7 +52,7 @@ def why(
     as_json: JsonOption = False,
 ) -> None:
     """Why a note exists: action type, rationale, summary, its causes, and the decisions and facts behind them."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     answer = service.reconstruct_reasoning(corpus, name, max_depth=max_depth)
     if as_json:
         emit_json(answer)
@@ -69,7 +69,7 @@ def stats(
     as_json: JsonOption = False,
 ) -> None:
     """Exact figures over every note: causal links, action types, roots, orphans, chain lengths, cycles, broken links."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = causal_stats.causality_stats(corpus, project)
     if as_json:
         emit_json(found)

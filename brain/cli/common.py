@@ -20,8 +20,7 @@ from brain.errors import BrainError
 from brain.views.plain import plain
 
 if TYPE_CHECKING:
-    from brain.memory.corpus import Corpus
-    from brain.vault import Vault
+    from brain.memory.front_door import Memory
 
 VaultOption = Annotated[
     Path | None,
@@ -32,20 +31,18 @@ VaultOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
-def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
-    from brain.index.attach import attach
-    from brain.memory.corpus import Corpus
-    from brain.vault import Vault
+def open_vault(vault: Path | None) -> Memory:
+    """The vault of `--vault` (or $BRAIN_VAULT, or the current folder upwards), opened by the front
+    door, checked once for the whole command."""
+    from brain.memory.front_door import open_memory
 
-    found = Vault.find(vault)
-    opened_vaults.append(found.root)  # the disk a storage error is about (see group.BrainGroup)
-    attach(found)  # brain's own writes update the index at once (when the vault has one)
-    corpus = Corpus(found)
+    memory = open_memory(vault)
+    opened_vaults.append(memory.root)  # the disk a storage error is about (see group.BrainGroup)
     # One command is one answer: the vault's files are checked at its first read, not at each of
-    # its reads (a stat scan each, ~75 ms at 10,000 notes). brain's own writes still reach the
-    # reads after them, through the index (`attach`).
-    until_the_command_ends(corpus.checked_once())
-    return found, corpus
+    # its reads (a stat scan each). brain's own writes still reach the reads after them, through the
+    # index the front door attached.
+    until_the_command_ends(memory.checked_once())
+    return memory
 
 
 def emit_json(value: Any) -> None:

@@ -36,7 +36,7 @@ def build(
     as_json: JsonOption = False,
 ) -> None:
     """Summaries of a note and its neighbourhood, nearest first, packed to a token budget."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     built = service.build_context(corpus, name, depth=depth, budget=budget)
     if as_json:
         emit_json(context_json(built))
@@ -78,9 +78,8 @@ def save(
     if not project.strip():
         raise UsageError("a context needs a project (e.g. --project refactor-auth)")
     text = read_input(file) if file is not None else (content or "")
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     saved = contexts.save_context(
-        vault_,
         corpus,
         text,
         project=project,
@@ -102,7 +101,7 @@ def load(
     as_json: JsonOption = False,
 ) -> None:
     """A project's saved contexts, newest first."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     entries = contexts.load_contexts(corpus, project, limit=limit)
     if as_json:
         emit_json(entries)

@@ -52,11 +52,11 @@ def store(
         data["duration_minutes"] = duration
     if not data:
         raise UsageError("give --file with an episode, or at least --session, --task and --outcome")
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     episode, warnings = service.episode_from_data(service.with_stored_date(corpus, data))
     for message in warnings:
         warn(message)
-    typer.echo(stored_episode_line(service.store_episode(vault_, corpus, episode, given=given_parts(data))))
+    typer.echo(stored_episode_line(service.store_episode(corpus, episode, given=given_parts(data))))
 
 
 @app.command("list")
@@ -72,7 +72,7 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List episodes, newest first."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.list_episodes(corpus, outcome=outcome, task=task, since=since, until=until, limit=limit)
     if as_json:
         emit_json([episode_summary(episode) for episode in found])
@@ -86,7 +86,7 @@ def list_(
 @app.command()
 def show(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOption = False) -> None:
     """Show an episode: task, outcome, metrics, decisions, events and lessons."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     episode = service.get_episode(corpus, name)
     if as_json:
         emit_json(episode)
@@ -99,7 +99,7 @@ def show(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOption =
 @app.command()
 def decisions(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOption = False) -> None:
     """An episode's decisions in time order, with what each chose, why, and what it led to."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     sequence = service.decision_sequence(corpus, name)
     if as_json:
         emit_json(sequence)
@@ -133,8 +133,8 @@ def extract(
     from brain.memory.sessions.ingest import extract_into_vault
     from brain.views.sessions import extracted_json, extracted_line
 
-    vault_, corpus = open_vault(vault)
-    results = extract_into_vault(vault_, corpus, paths, readers=READERS, format=format, dry_run=dry_run)
+    corpus = open_vault(vault).corpus
+    results = extract_into_vault(corpus, paths, readers=READERS, format=format, dry_run=dry_run)
     if as_json:
         emit_json([extracted_json(item, path, verb) for item, path, verb in results])
         return

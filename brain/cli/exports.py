@@ -27,7 +27,7 @@ def ai_agents(
     """Export episode, pattern and causal notes as ai-agents JSON (what the notes say now)."""
     if out.exists() and not out.is_dir():
         raise InvalidInput(f"'{out}' is a file; give a folder to export into")
-    vault_, _ = open_vault(vault)
+    vault_ = open_vault(vault).vault
     result = export_ai_agents(vault_, out)
     for message in result.warnings:
         warn(message)

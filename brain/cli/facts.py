@@ -77,10 +77,11 @@ def record(
     as_json: JsonOption = False,
 ) -> None:
     """Record a new fact (a note in facts/)."""
-    vault_, corpus = open_vault(vault)
+    memory = open_vault(vault)
+    corpus = memory.corpus
     service.check_source(corpus, source)
     written = service.record_fact(
-        vault_,
+        memory.vault,
         kind,
         subject,
         _value(value, file),
@@ -112,9 +113,8 @@ def supersede(
     as_json: JsonOption = False,
 ) -> None:
     """Write a new value and close the old fact, in one step."""
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     written = service.supersede_fact(
-        vault_,
         corpus,
         fact,
         _value(value, file),
@@ -135,8 +135,8 @@ def invalidate(
     as_json: JsonOption = False,
 ) -> None:
     """Close a fact with no successor; it stays for audit."""
-    vault_, corpus = open_vault(vault)
-    closed = service.invalidate_fact(vault_, corpus, fact, reason=reason, at=at)
+    corpus = open_vault(vault).corpus
+    closed = service.invalidate_fact(corpus, fact, reason=reason, at=at)
     if as_json:
         emit_json(view.written_dict(closed))
         return
@@ -150,8 +150,8 @@ def hold(
     vault: VaultOption = None,
 ) -> None:
     """Put a legal hold on a fact: the sweeper never deletes it until `brain fact release`."""
-    vault_, corpus = open_vault(vault)
-    written = service.set_hold(vault_, corpus, fact, hold=True, reason=reason)
+    corpus = open_vault(vault).corpus
+    written = service.set_hold(corpus, fact, hold=True, reason=reason)
     typer.echo(f"held {written.path}: legal hold on {written.fact.title}")
 
 
@@ -162,8 +162,8 @@ def release(
     vault: VaultOption = None,
 ) -> None:
     """Lift a legal hold (a person's command: no MCP tool does this); the reason goes to the hold register."""
-    vault_, corpus = open_vault(vault)
-    written = service.set_hold(vault_, corpus, fact, hold=False, reason=reason)
+    corpus = open_vault(vault).corpus
+    written = service.set_hold(corpus, fact, hold=False, reason=reason)
     typer.echo(f"released {written.path}: no legal hold on {written.fact.title}")
 
 
@@ -186,9 +186,8 @@ def recall(
     as_json: JsonOption = False,
 ) -> None:
     """Facts valid now (or --as-of, --known-at), best first; every recall is journaled."""
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = fact_recall.recall_facts(
-        vault_,
         corpus,
         query,
         kind=kind,
@@ -211,8 +210,8 @@ def history_(
     as_json: JsonOption = False,
 ) -> None:
     """Every value a subject has had, oldest first, with what superseded each and why."""
-    vault_, corpus = open_vault(vault)
-    chain = fact_recall.history(vault_, corpus, subject, namespace=namespace, kind=kind)
+    corpus = open_vault(vault).corpus
+    chain = fact_recall.history(corpus, subject, namespace=namespace, kind=kind)
     emit_json([view.fact_row(fact) for fact in chain]) if as_json else _echo(view.history_lines(chain))
 
 
@@ -223,7 +222,7 @@ def journal(
     as_json: JsonOption = False,
 ) -> None:
     """The recall journal: who recalled what, when, and what came back."""
-    vault_, _ = open_vault(vault)
+    vault_ = open_vault(vault).vault
     found = fact_journal.records(vault_, since)
     if as_json:
         emit_json(found)
@@ -240,8 +239,8 @@ def replay(
     as_json: JsonOption = False,
 ) -> None:
     """What a journaled recall returned, and what the same recall returns now."""
-    vault_, corpus = open_vault(vault)
-    found = fact_recall.replay(vault_, corpus, record_)
+    corpus = open_vault(vault).corpus
+    found = fact_recall.replay(corpus, record_)
     emit_json(view.replay_dict(found)) if as_json else _echo(view.replay_lines(found))
 
 
@@ -257,9 +256,9 @@ def sweep(
     as_json: JsonOption = False,
 ) -> None:
     """Hard-delete the facts a retention policy makes due, everywhere, with an audit receipt."""
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     if dry_run is None:
         dry_run = sys.stdin.isatty() and sys.stdout.isatty()
     with progress_bars({"facts": "deleting", "relink": "relinking", "purge": "purging"}) as progress:
-        report = retention.sweep(vault_, corpus, dry_run=dry_run, progress=progress)
+        report = retention.sweep(corpus, dry_run=dry_run, progress=progress)
     emit_json(view.sweep_dict(report)) if as_json else _echo(view.sweep_lines(report))

@@ -23,7 +23,7 @@ def export(
 ) -> None:
     """Export the causal graph (notes joined by causal relationships and caused_by)."""
 
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     text = export_graph(corpus, fmt)
     if output is None:
         typer.echo(text, nl=False)

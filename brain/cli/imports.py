@@ -44,7 +44,7 @@ def ai_agents(
     from brain.importers.ai_agents.importer import import_ai_agents  # only this command needs the importer
     from brain.importers.ai_agents.verify import verify_ai_agents
 
-    vault_, _ = open_vault(vault)  # the importer batches its writes: the index takes them in one update
+    vault_ = open_vault(vault).vault  # the importer batches its writes: the index takes them in one update
     with progress_bars() as progress:
         result = import_ai_agents(vault_, path, dry_run=dry_run, progress=progress)
     for message in result.warnings:

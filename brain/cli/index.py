@@ -27,7 +27,7 @@ def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None
     from brain.index.engine import open_index
     from brain.index.sync import index_vault, reindex_vault
 
-    vault_, _ = open_vault(vault)
+    vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
     with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
         run = reindex_vault if rebuild else index_vault
@@ -71,7 +71,7 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
     """Counts by note type, how fresh the index is, and the embedder in use with where its model came from."""
     from brain.index.status import index_status
 
-    vault_, _ = open_vault(vault)
+    vault_ = open_vault(vault).vault
     found = index_status(vault_, chroma_url=chroma_url)
     if as_json:
         emit_json({**found.__dict__, "fresh": found.fresh})
@@ -123,7 +123,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
     from brain.index.engine import open_index
     from brain.index.watch import Watcher
 
-    vault_, _ = open_vault(vault)
+    vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
 
     def report(batch) -> None:
@@ -183,7 +183,7 @@ def search(
             raise InvalidInput(f"--field '{item}' is not key=value, e.g. --field outcome=success")
         fields.append((key.strip(), value.strip()))
     filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
-    vault_, _ = open_vault(vault)
+    vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
     rerank = index.config.rerank if rerank is None else rerank
     report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank)

@@ -34,7 +34,7 @@ NameArgument = Annotated[str, typer.Argument(help="Title, file stem, permalink o
 @app.command()
 def read(name: NameArgument, vault: VaultOption = None, as_json: JsonOption = False) -> None:
     """Print a note (its file as it is, or its parsed form with --json)."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     note = service.read_note(corpus, name)
     if as_json:
         emit_json(note_json(note))
@@ -58,9 +58,8 @@ def write(
     vault: VaultOption = None,
 ) -> None:
     """Create a note with a title and a body."""
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     written = service.write_note(
-        vault_,
         corpus,
         title,
         read_input(file),
@@ -93,7 +92,7 @@ def edit(
     vault: VaultOption = None,
 ) -> None:
     """Change one part of a note; the rest stays byte for byte."""
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     chosen = [
         ("append", append is not None),
         ("prepend", prepend is not None),
@@ -111,7 +110,6 @@ def edit(
         operation
     ) or ""
     written = service.edit_note(
-        vault_,
         corpus,
         name,
         operation,
@@ -136,8 +134,8 @@ def move(
     as_json: JsonOption = False,
 ) -> None:
     """Move or rename a note inside the vault; links to it in other notes follow."""
-    vault_, corpus = open_vault(vault)
-    moved = service.move_note(vault_, corpus, name, destination, update_links=not no_update_links)
+    corpus = open_vault(vault).corpus
+    moved = service.move_note(corpus, name, destination, update_links=not no_update_links)
     if as_json:
         emit_json(moved_json(moved))
     else:
@@ -154,12 +152,12 @@ def delete(
     as_json: JsonOption = False,
 ) -> None:
     """Delete a note: it moves to the history, where `brain note restore` brings it back."""
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     if purge:
-        purged = history.purge_note(vault_, corpus, name)
+        purged = history.purge_note(corpus, name)
         emit_json(purged_json(purged)) if as_json else typer.echo(purged_line(purged))
         return
-    deleted = service.delete_note(vault_, corpus, name)
+    deleted = service.delete_note(corpus, name)
     if as_json:
         emit_json({"path": deleted.path, "title": deleted.title, "restorable": True})
     else:
@@ -176,9 +174,9 @@ def history_(
     name: NameArgument, version: VersionOption = None, vault: VaultOption = None, as_json: JsonOption = False
 ) -> None:
     """List a note's versions, newest first, or print one with --version (a deleted note's too)."""
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     if version is not None:
-        found, entry, data = history.version(vault_, corpus, name, version)
+        found, entry, data = history.version(corpus, name, version)
         if as_json:
             row = next(row for row in history_json(found)["versions"] if row["version"] == entry.v)
             emit_json({"path": found.path, **row, "text": data.decode("utf-8", "replace")})
@@ -186,7 +184,7 @@ def history_(
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
         return
-    found = history.note_history(vault_, corpus, name)
+    found = history.note_history(corpus, name)
     if as_json:
         emit_json(history_json(found))
     else:
@@ -198,8 +196,8 @@ def restore(
     name: NameArgument, version: VersionOption = None, vault: VaultOption = None, as_json: JsonOption = False
 ) -> None:
     """Put a version back byte for byte (itself a new version); a deleted note comes back without --version."""
-    vault_, corpus = open_vault(vault)
-    restored = history.restore_note(vault_, corpus, name, version)
+    corpus = open_vault(vault).corpus
+    restored = history.restore_note(corpus, name, version)
     emit_json(restored_json(restored)) if as_json else typer.echo(restored_line(restored))
 
 
@@ -212,7 +210,7 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List notes by path, with type, tags and when each file last changed."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = listing.list_notes(corpus, folder=folder, note_type=note_type, tag=tag)
     if as_json:
         emit_json({"count": len(found), "notes": [listed_json(item) for item in found]})
@@ -229,7 +227,7 @@ def recent(
     as_json: JsonOption = False,
 ) -> None:
     """Notes changed lately, newest first."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     start, found = listing.recent(corpus, since=since, note_type=note_type)
     if as_json:
         emit_json(

@@ -34,8 +34,8 @@ def add(
     vault: VaultOption = None,
 ) -> None:
     """Create a pattern, or record one more occurrence of an existing one."""
-    vault_, corpus = open_vault(vault)
-    _report(service.add_pattern(vault_, corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode))
+    corpus = open_vault(vault).corpus
+    _report(service.add_pattern(corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode))
 
 
 @app.command()
@@ -46,8 +46,8 @@ def evidence(
     vault: VaultOption = None,
 ) -> None:
     """Record evidence for an existing pattern: running average, occurrences + 1, evidence line."""
-    vault_, corpus = open_vault(vault)
-    _report(service.record_pattern_evidence(vault_, corpus, name, outcome=outcome, episode=episode))
+    corpus = open_vault(vault).corpus
+    _report(service.record_pattern_evidence(corpus, name, outcome=outcome, episode=episode))
 
 
 def _print(patterns: list[Pattern], as_json: bool, empty: str) -> None:
@@ -71,7 +71,7 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List patterns, most successful first."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.list_patterns(
         corpus, min_success_rate=min_success_rate, min_occurrences=min_occurrences, trigger=trigger
     )
@@ -91,7 +91,7 @@ def antipatterns(
     as_json: JsonOption = False,
 ) -> None:
     """Patterns that keep failing, worst first."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.antipatterns(corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences)
     _print(found, as_json, "no antipatterns")
 
@@ -110,7 +110,7 @@ def path(
     as_json: JsonOption = False,
 ) -> None:
     """Find the causal path from one note to another."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = causal.find_path(corpus, source, target, max_depth=max_depth, weighted=weighted)
     if as_json:
         emit_json({"found": found is not None, "path": found})

@@ -70,9 +70,8 @@ def record(
     )
     if not (tenant or given.tenant):
         raise UsageError("a tenant is required (--tenant); runs are kept and recalled per tenant")
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     stored = service.record_run(
-        vault_,
         corpus,
         given.snapshot,
         tenant=tenant or given.tenant,
@@ -90,7 +89,7 @@ def show(
     name: RunArgument, tenant: TenantOption = None, vault: VaultOption = None, as_json: JsonOption = False
 ) -> None:
     """Show a run; --json gives back the snapshot exactly as recorded, with identity and labels."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     run = service.get_run(corpus, name, tenant)
     if as_json:
         emit_json(view.run_record(run))
@@ -108,7 +107,7 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List a tenant's runs, newest first (expired ones are left out)."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.list_runs(corpus, tenant, limit=limit)
     if as_json:
         emit_json([view.run_row(run) for run in found])
@@ -137,10 +136,9 @@ def recall(
     """Recall a tenant's past runs whose query is most like QUERY, each in a compact projection."""
     if tenant is None:
         raise UsageError("recall needs --tenant; runs are never recalled across tenants")
-    vault_, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     with progress_bars({"runs": "run queries"}) as progress:  # only when many runs wait for their vectors
         found = service.recall_runs(
-            vault_,
             corpus,
             query,
             tenant=tenant,
@@ -164,7 +162,7 @@ def explain(
     as_json: JsonOption = False,
 ) -> None:
     """Why a run chose what it chose, from its own recorded decisions and tool calls."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.explain_run(corpus, name, question, tenant=tenant)
     if as_json:
         emit_json(view.explain_dict(found))
@@ -185,7 +183,7 @@ def export_(
     as_json: JsonOption = False,
 ) -> None:
     """Write training data (sft, dpo, dpo-openai, kto, process) from labelled runs, one JSON object a line."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     summary = run_export.export_runs(corpus, format, out, tenant=tenant, since=since, min_score=min_score)
     if as_json:
         emit_json(summary)

@@ -31,8 +31,8 @@ def end(
     """Extract the episode, record evidence on the patterns it used, learn its tips, report new antipatterns."""
     from brain.agents.registry import READERS
 
-    vault_, corpus = open_vault(vault)
-    report = service.end_session(vault_, corpus, session_log, readers=READERS, patterns=pattern or [], format=format)
+    corpus = open_vault(vault).corpus
+    report = service.end_session(corpus, session_log, readers=READERS, patterns=pattern or [], format=format)
     if as_json:
         emit_json(views.end_json(report))
         return
@@ -59,7 +59,7 @@ def bootstrap(
     from brain.memory.sessions.protocol import bootstrap as build_bootstrap
     from brain.views.sessions import bootstrap_json
 
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     context = build_bootstrap(
         corpus, task, budget=budget, days=days, namespaces=namespace, caller=default_caller("cli")
     )

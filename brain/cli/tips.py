@@ -38,13 +38,14 @@ def learn(
     as_json: JsonOption = False,
 ) -> None:
     """Segment episodes into subtasks and write one tip note per subtask (by rules, or with --model)."""
-    vault_, corpus = open_vault(vault)
+    memory = open_vault(vault)
+    corpus = memory.corpus
     drafter = None
     if model:
         from brain.memory.tips.language_model import endpoint_drafter
 
-        drafter = endpoint_drafter(vault_)
-    results = service.learn(vault_, corpus, episodes, drafter=drafter)
+        drafter = endpoint_drafter(memory.vault)
+    results = service.learn(corpus, episodes, drafter=drafter)
     if as_json:
         emit_json([views.learn_json(result) for result in results])
         return
@@ -67,7 +68,7 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List tips, highest support first."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.list_tips(
         corpus,
         category=category.value if category else None,
@@ -100,7 +101,7 @@ def guidelines(
     as_json: JsonOption = False,
 ) -> None:
     """The tips to follow for a task: the always-on core plus the closest matches above the threshold."""
-    _, corpus = open_vault(vault)
+    corpus = open_vault(vault).corpus
     found = service.guidelines(corpus, task, top_k=top_k, threshold=threshold, core_support=core_support)
     if as_json:
         emit_json(views.guidelines_json(found))
@@ -116,8 +117,8 @@ def consolidate(
     as_json: JsonOption = False,
 ) -> None:
     """Merge tips that say the same thing (similar trigger and subtask, same category, same steps)."""
-    vault_, corpus = open_vault(vault)
-    plan = tips_consolidate.consolidate(vault_, corpus, dry_run=dry_run)
+    corpus = open_vault(vault).corpus
+    plan = tips_consolidate.consolidate(corpus, dry_run=dry_run)
     if as_json:
         emit_json(views.plan_json(plan))
         return
@@ -136,6 +137,6 @@ def feedback(
     """Count whether a tip that was handed out helped; guidelines prefer tips that helped."""
     if helped == hurt:
         raise typer.BadParameter("give exactly one of --helped or --hurt")
-    vault_, corpus = open_vault(vault)
-    updated = service.record_feedback(vault_, corpus, tip, helped=helped, episode=episode)
+    corpus = open_vault(vault).corpus
+    updated = service.record_feedback(corpus, tip, helped=helped, episode=episode)
     typer.echo(f"{updated.title}: helped {updated.helped}, hurt {updated.hurt}")

@@ -36,17 +36,18 @@ def doctor(
     ] = False,
 ) -> None:
     """List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix."""
-    vault_, corpus = open_vault(vault)
-    fixed = fix_fact_safety(vault_, corpus) if fix else []
-    index_findings = check_index(vault_)  # before reading the notes, which brings the catalog up to date
+    memory = open_vault(vault)
+    corpus = memory.corpus
+    fixed = fix_fact_safety(corpus) if fix else []
+    index_findings = check_index(memory.vault)  # before reading the notes, which brings the catalog up to date
     findings = (
         check_notes(corpus)
         + check_facts(corpus)
-        + check_fact_safety(vault_, corpus)
-        + check_journal(vault_)
+        + check_fact_safety(corpus)
+        + check_journal(memory.vault)
         + index_findings
     )
-    usage = history_usage(vault_)
+    usage = history_usage(memory.vault)
     if as_json:
         emit_json({**({"fixed": fixed} if fix else {}), "findings": findings, "history": usage_json(usage)})
         return

@@ -21,11 +21,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
 from brain.errors import BrainError, InvalidInput
-from brain.index.attach import attach
-from brain.index.watch import follow
 from brain.mcp.common import BrainServer, ServerState, register_tools
 from brain.mcp.tools import causal, episodes, facts, note_history, notes, patterns, runs, sessions, tips
-from brain.memory.corpus import Corpus
+from brain.memory.front_door import Memory, open_memory
 from brain.vault import Vault
 
 _TOOL_MODULES: tuple[ModuleType, ...] = (notes, note_history, episodes, patterns, runs, causal, tips, sessions, facts)
@@ -66,9 +64,9 @@ def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
 
 def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None = None) -> MCPServer:
     """An MCP server for one vault exposing the chosen tool groups (default: all)."""
-    vault = vault if isinstance(vault, Vault) else Vault.find(vault)
-    state = ServerState(vault=vault, corpus=Corpus(vault))
-    _attach_index(vault)
+    memory = open_memory(vault)
+    state = ServerState(vault=memory.vault, corpus=memory.corpus)
+    _follow_file_events(memory)
     server = BrainServer(
         "brain",
         title="brain vault memory",
@@ -82,16 +80,14 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
     return server
 
 
-def _attach_index(vault: Vault) -> None:
-    """Keep the search index current with writes made through this server, at once.
-
-    The index package owns how (a `Vault.on_change` listener); this is the one place the server
-    asks for it. An index that cannot be opened now (busy, built by another embedder) must not
-    stop the server: notes are still served, and search reports the problem itself.
+def _follow_file_events(memory: Memory) -> None:
+    """Keep the search index current with edits made anywhere, from file events (the front door
+    attached it for the server's own writes). An index that cannot be opened now (busy, built by
+    another embedder) must not stop the server: notes are still served, and search reports the
+    problem itself.
     """
     try:
-        attach(vault)
-        follow(vault)  # file events keep the catalog current: reads skip the stat scan
+        memory.follow_file_events()  # reads skip the stat scan
     except (BrainError, OSError, sqlite3.Error) as error:
         print(f"brain mcp: warning: search index not attached ({error})", file=sys.stderr, flush=True)
 

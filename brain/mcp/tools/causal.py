@@ -46,7 +46,6 @@ def save_context(
     Returns the new note's path.
     """
     saved = contexts.save_context(
-        state.vault,
         state.corpus,
         content,
         project=project,

@@ -75,7 +75,7 @@ def store_episode(
     }
     data.update({key: value for key, value in optional.items() if value is not None})
     episode, warnings = episode_service.episode_from_data(episode_service.with_stored_date(state.corpus, data))
-    stored = episode_service.store_episode(state.vault, state.corpus, episode, given=given_parts(data))
+    stored = episode_service.store_episode(state.corpus, episode, given=given_parts(data))
     text = "\n".join([stored_episode_line(stored), *(f"warning: {message}" for message in warnings)])
     return result(
         text, {"path": stored.path, "title": stored.title, "status": stored_verb(stored), "warnings": warnings}

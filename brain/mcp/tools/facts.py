@@ -89,7 +89,7 @@ def supersede_fact(
     Use it when a preference, setting or policy changes: never edit a fact's note instead.
     """
     written = service.supersede_fact(
-        state.vault, state.corpus, fact, value, reason=reason, valid_from=valid_from, authority=authority, caller=CALLER
+        state.corpus, fact, value, reason=reason, valid_from=valid_from, authority=authority, caller=CALLER
     )
     return result("\n".join(view.written_lines(written, "recorded")), view.written_dict(written))
 
@@ -105,7 +105,7 @@ def invalidate_fact(
 
     Use it when a fact stops being true with nothing in its place (a setting removed, a policy
     withdrawn); use supersede_fact when it has a new value."""
-    closed = service.invalidate_fact(state.vault, state.corpus, fact, reason=reason, at=at, caller=CALLER)
+    closed = service.invalidate_fact(state.corpus, fact, reason=reason, at=at, caller=CALLER)
     return result(view.invalidated_line(closed), view.written_dict(closed))
 
 
@@ -137,7 +137,6 @@ def recall_facts(
     history is true. Every recall is written to the vault's recall journal.
     """
     found = fact_recall.recall_facts(
-        state.vault,
         state.corpus,
         query,
         kind=kind,

@@ -52,7 +52,7 @@ def move_note(
     the new path and how many links in how many notes were rewritten (each rewrite is kept in
     the history).
     """
-    moved = service.move_note(state.vault, state.corpus, name, destination, update_links=update_links)
+    moved = service.move_note(state.corpus, name, destination, update_links=update_links)
     return result(moved_line(moved), moved_json(moved))
 
 
@@ -63,7 +63,7 @@ def delete_note(state: ServerState, name: NoteName) -> CallToolResult:
     Use it for a note that is wrong or no longer wanted. Facts cannot be deleted (use
     invalidate_fact). Nothing is deleted for good through MCP.
     """
-    deleted = service.delete_note(state.vault, state.corpus, name)
+    deleted = service.delete_note(state.corpus, name)
     return result(
         f"deleted {deleted.path} (kept in the history; restore_note brings it back)",
         {"path": deleted.path, "title": deleted.title, "restorable": True},
@@ -132,11 +132,11 @@ def note_history(
     another agent wrote, or to find the version to give restore_note. Works for deleted notes too.
     """
     if version is not None:
-        found, entry, data = history.version(state.vault, state.corpus, name, version)
+        found, entry, data = history.version(state.corpus, name, version)
         row = next(row for row in history_json(found)["versions"] if row["version"] == entry.v)
         text = data.decode("utf-8", "replace")
         return result(f"{found.path} version {entry.v}:\n\n{text}", {"path": found.path, **row, "text": text})
-    found = history.note_history(state.vault, state.corpus, name)
+    found = history.note_history(state.corpus, name)
     return result("\n".join(history_lines(found)), history_json(found))
 
 
@@ -154,5 +154,5 @@ def restore_note(
     Use it to undo an edit (yours or anyone's) or a delete. The current text is kept in the
     history first, so a restore can itself be undone.
     """
-    restored = history.restore_note(state.vault, state.corpus, name, version)
+    restored = history.restore_note(state.corpus, name, version)
     return result(restored_line(restored), restored_json(restored))

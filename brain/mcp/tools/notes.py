@@ -61,7 +61,6 @@ def write_note(
     To change part of an existing note, use edit_note instead. Returns the note's path.
     """
     written = service.write_note(
-        state.vault,
         state.corpus,
         title,
         content,
@@ -126,7 +125,6 @@ def edit_note(
     and an error says so. Returns the path of the edited note.
     """
     written = service.edit_note(
-        state.vault,
         state.corpus,
         name,
         operation,

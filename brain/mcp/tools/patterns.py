@@ -41,7 +41,7 @@ def add_pattern(
     and occurrences grows by one; the episode is listed as evidence. Returns the new rate.
     """
     update = pattern_service.add_pattern(
-        state.vault, state.corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode
+        state.corpus, name, outcome=outcome, trigger=trigger, action=action, episode=episode
     )
     text = "\n".join([pattern_update_line(update), *(f"warning: {message}" for message in update.warnings)])
     return result(

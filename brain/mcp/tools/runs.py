@@ -53,7 +53,6 @@ def record_run(
     """
     labels = run_input.labels_from(accepted, overridden, escalated, score)
     stored = service.record_run(
-        state.vault,
         state.corpus,
         snapshot,
         tenant=tenant,
@@ -97,7 +96,7 @@ def recall_runs(
     chosen projection with its similarity and token count.
     """
     found = service.recall_runs(
-        state.vault, state.corpus, query, tenant=tenant, top_k=top_k, threshold=threshold, projection=projection
+        state.corpus, query, tenant=tenant, top_k=top_k, threshold=threshold, projection=projection
     )
     return result("\n".join(view.recall_lines(found)), view.recall_dict(found))
 

@@ -88,13 +88,13 @@ def save_trajectory(
         made = trajectory_episode(f"EPISODE-{name}", task.strip(), steps, outcome, now.isoformat(timespec="seconds"))
         # an agent's steps are a transcript in small: secrets in them are redacted like a transcript's
         made = redactor_for(state.vault.brain_dir).value(made)
-        stored = store_episode(state.vault, state.corpus, made)
+        stored = store_episode(state.corpus, made)
         learned_from = get_episode(state.corpus, stored.path)
     else:
         assert episode is not None  # exactly one of episode and steps, checked above
         learned_from = get_episode(state.corpus, episode)
     drafter = model_drafter(_sampling_ask(ctx)) if use_model else None
-    learned = tip_service.learn_episode(state.vault, state.corpus, learned_from, drafter=drafter)
+    learned = tip_service.learn_episode(state.corpus, learned_from, drafter=drafter)
     lines = learn_lines(learned) + [f"warning: {message}" for message in learned.warnings]
     return result("\n".join(lines), learn_json(learned))
 

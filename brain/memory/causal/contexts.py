@@ -113,7 +113,6 @@ def check_action_type(action_type: str) -> str:
 
 
 def save_context(
-    vault: Vault,
     corpus: Corpus,
     content: str,
     *,
@@ -124,6 +123,7 @@ def save_context(
     title: str | None = None,
 ) -> SavedContext:
     """Write a context note in `contexts/`; every check runs before anything is written."""
+    vault = corpus.vault
     if not content or not content.strip():
         raise InvalidInput("a context needs content (the text to save); it is empty")
     project = _project(project)
@@ -159,7 +159,7 @@ def save_context(
         fields["rationale"] = " ".join(rationale.split())
     tags = ("context", *dict.fromkeys(tag for tag in (_tag(project), action_type) if tag))
     body = f"# {chosen_title}\n\n{content.strip()}\n"
-    written = write_note(vault, corpus, chosen_title, body, note_type="context", tags=tags, fields=fields)
+    written = write_note(corpus, chosen_title, body, note_type="context", tags=tags, fields=fields)
     return SavedContext(written.path, chosen_title, project, action_type, tuple(causes))
 
 

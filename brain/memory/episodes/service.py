@@ -24,7 +24,7 @@ from brain.notes.episode import (
 from brain.notes.lines import escape_block, require_one_line, unescape_block
 from brain.notes.model import OUTCOMES, Decision, Episode, Event, NoteHeader
 from brain.notes.parse import parse_note
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault import TYPE_FOLDERS
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -199,7 +199,6 @@ def _event(item: Any, number: int, warnings: list[str]) -> Event:
 
 
 def store_episode(
-    vault: Vault,
     corpus: Corpus,
     episode: Episode,
     *,
@@ -215,6 +214,7 @@ def store_episode(
     matches the Context text brain writes: a stored Context that still matches (nobody edited it) is
     replaced by the episode's; any other is a person's and stays.
     """
+    vault = corpus.vault
     path = f"{TYPE_FOLDERS['episode']}/{vault.filename_for(episode.title)}"
     existing = corpus.resolver().try_resolve(episode.title)
     if existing is None and vault.safe_path(path).exists():

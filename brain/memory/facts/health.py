@@ -21,10 +21,10 @@ from brain.memory.facts.service import repair_interrupted
 from brain.memory.facts.table import fact_table
 from brain.memory.health import Finding
 from brain.note_files import SKIPPED_DIRS
-from brain.vault import Vault
 
 
-def check_fact_safety(vault: Vault, corpus: Corpus) -> list[Finding]:
+def check_fact_safety(corpus: Corpus) -> list[Finding]:
+    vault = corpus.vault
     try:
         temps, how, fix = (
             vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault),
@@ -89,13 +89,14 @@ def check_fact_safety(vault: Vault, corpus: Corpus) -> list[Finding]:
     return findings
 
 
-def fix_fact_safety(vault: Vault, corpus: Corpus) -> list[str]:
+def fix_fact_safety(corpus: Corpus) -> list[str]:
     """Repair what can be repaired without a person's judgement; one line per repair."""
+    vault = corpus.vault
     done = []
-    receipt = retention.finish_interrupted(vault, corpus)
+    receipt = retention.finish_interrupted(corpus)
     if receipt:
         done.append(f"finished the interrupted sweep; receipt {receipt}")
-    for written in repair_interrupted(vault, corpus):
+    for written in repair_interrupted(corpus):
         done.append(
             f"closed {written.closed.title if written.closed else written.path}: superseded by {written.fact.title}"
         )

@@ -21,7 +21,6 @@ from brain.notes.fact import (
     format_time,
     nfc,
 )
-from brain.vault import Vault
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
@@ -120,7 +119,6 @@ def _shortlist(approx: np.ndarray, limit: int) -> np.ndarray:
 
 
 def recall_facts(
-    vault: Vault,
     corpus: Corpus,
     query: str | None = None,
     *,
@@ -141,6 +139,7 @@ def recall_facts(
     The filters pick rows from the table's per-kind and per-subject indexes; the score parts are
     numpy columns, and only a shortlist is scored exactly (rounded parts, as `--json` shows them).
     """
+    vault = corpus.vault
     if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     query = query.strip() if query and query.strip() else None
@@ -247,10 +246,9 @@ def journal_record(
 # ---------------------------------------------------------------- history and replay
 
 
-def history(
-    vault: Vault, corpus: Corpus, subject: str, *, namespace: str | None = None, kind: str | None = None
-) -> list[Fact]:
+def history(corpus: Corpus, subject: str, *, namespace: str | None = None, kind: str | None = None) -> list[Fact]:
     """The whole chain of values of a subject in one namespace, oldest first (the table keeps that order)."""
+    vault = corpus.vault
     chosen = check_namespace(namespace or load_settings(vault).default_namespace)
     subject, kind = nfc(subject), (nfc(kind) if kind is not None else None)
     table = fact_table(corpus)
@@ -268,12 +266,12 @@ class Replay:
     now: Recall
 
 
-def replay(vault: Vault, corpus: Corpus, reference: str, *, now: datetime | None = None) -> Replay:
+def replay(corpus: Corpus, reference: str, *, now: datetime | None = None) -> Replay:
     """A journal record (what that recall returned) and the same recall run now (journaled too, as `replay of #N`)."""
+    vault = corpus.vault
     record = fact_journal.find(vault, reference)
     filters = record.get("filters") or {}
     again = recall_facts(
-        vault,
         corpus,
         record.get("query"),
         kind=filters.get("kind"),

@@ -183,8 +183,9 @@ def current_of(corpus: Corpus, fact: Fact) -> Fact:
     return fact
 
 
-def _open_fact(vault: Vault, corpus: Corpus, name: str):
+def _open_fact(corpus: Corpus, name: str):
     """The file of an open fact, read now (its stamp guards the closing write)."""
+    vault = corpus.vault
     path = corpus.resolver().resolve(name)
     current = vault.read(path)
     if current.note.type != "fact":
@@ -204,7 +205,6 @@ def _open_fact(vault: Vault, corpus: Corpus, name: str):
 
 
 def supersede_fact(
-    vault: Vault,
     corpus: Corpus,
     name: str,
     value: Any,
@@ -217,9 +217,10 @@ def supersede_fact(
     now: datetime | None = None,
 ) -> FactWritten:
     """One call: write the new fact (`supersedes` the old) and close the old (`valid_until`, `superseded_by`)."""
+    vault = corpus.vault
     with vault.locked():  # brain's own writers wait for each other: the read and both writes are one step
         recorded = (now or now_utc()).astimezone(UTC)
-        current, old = _open_fact(vault, corpus, name)
+        current, old = _open_fact(corpus, name)
         starts = optional_time(valid_from, "valid from") or recorded
         if starts < old.valid_from:
             raise InvalidInput(
@@ -268,7 +269,6 @@ def supersede_fact(
 
 
 def invalidate_fact(
-    vault: Vault,
     corpus: Corpus,
     name: str,
     *,
@@ -278,9 +278,10 @@ def invalidate_fact(
     now: datetime | None = None,
 ) -> FactWritten:
     """Close a fact with no successor: it stops applying at `at` (default now) and stays for audit."""
+    vault = corpus.vault
     with vault.locked():  # brain's own writers wait for each other: the read and both writes are one step
         recorded = (now or now_utc()).astimezone(UTC)
-        current, fact = _open_fact(vault, corpus, name)
+        current, fact = _open_fact(corpus, name)
         until = optional_time(at, "invalidate at") or recorded
         if until < fact.valid_from:
             raise InvalidInput(
@@ -300,12 +301,13 @@ def invalidate_fact(
 
 
 def set_hold(
-    vault: Vault, corpus: Corpus, name: str, *, hold: bool, reason: str | None = None, caller: str | None = None
+    corpus: Corpus, name: str, *, hold: bool, reason: str | None = None, caller: str | None = None
 ) -> FactWritten:
     """Put a legal hold on a fact, or lift it (`brain fact hold` / `release`; no MCP tool lifts one).
 
     The hold register is written first (`holds`), then the note's `legal_hold`: a crash between
     the two leaves the fact held either way. Lifting needs a reason, kept in the register."""
+    vault = corpus.vault
     caller = caller or default_caller()
     path = corpus.resolver().resolve(name)
     current = vault.read(path)
@@ -328,9 +330,10 @@ def set_hold(
     return FactWritten(path, changed)
 
 
-def repair_interrupted(vault: Vault, corpus: Corpus) -> list[FactWritten]:
+def repair_interrupted(corpus: Corpus) -> list[FactWritten]:
     """Write the closing of every fact whose supersede was interrupted (the new fact written, the old
     not yet closed: `FactTable.interrupted`), as the supersede would have (`brain doctor --fix`)."""
+    vault = corpus.vault
     table = fact_table(corpus)
     repaired = []
     for title in table.interrupted:

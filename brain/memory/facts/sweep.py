@@ -135,8 +135,9 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime, registered: set[
     return SweepItem(fact, policy, reason, due, _hold(fact, settings, registered))
 
 
-def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> SweepReport:
+def plan_sweep(corpus: Corpus, *, now: datetime | None = None) -> SweepReport:
     """What a sweep would delete now and why, and what a hold keeps; nothing changes."""
+    vault = corpus.vault
     return _plan(vault, all_facts(corpus), now)
 
 
@@ -153,7 +154,7 @@ def _plan(
 
 
 def sweep(
-    vault: Vault, corpus: Corpus, *, dry_run: bool, now: datetime | None = None, progress: Progress | None = None
+    corpus: Corpus, *, dry_run: bool, now: datetime | None = None, progress: Progress | None = None
 ) -> SweepReport:
     """Plan, and unless `dry_run`, delete every due fact from every store and write a receipt.
 
@@ -171,11 +172,12 @@ def sweep(
     deleted by then is still relinked, purged from every store and put in the receipt, and then
     the error is raised.
     """
+    vault = corpus.vault
     if dry_run:
         return _plan(vault, all_facts(corpus), now)
     load_settings(vault)  # a bad config is one error before anything, the sweep's lock file too
     with sweep_plan.locked(vault):
-        finished = _resume(vault, corpus, progress)
+        finished = _resume(corpus, progress)
         facts = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
         registered = hold_register.register_seen(vault, facts, hold_register.held_titles(vault))
         plan = _plan(vault, facts, now, registered)
@@ -206,14 +208,16 @@ def pending(vault: Vault) -> dict[str, Any] | None:
     return sweep_plan.read_plan(vault)
 
 
-def finish_interrupted(vault: Vault, corpus: Corpus) -> str | None:
+def finish_interrupted(corpus: Corpus) -> str | None:
     """Finish an interrupted sweep (`brain doctor --fix`); the receipt written, or None when there was none."""
+    vault = corpus.vault
     with sweep_plan.locked(vault):
-        return _resume(vault, corpus, None)
+        return _resume(corpus, None)
 
 
-def _resume(vault: Vault, corpus: Corpus, progress: Progress | None) -> str | None:
+def _resume(corpus: Corpus, progress: Progress | None) -> str | None:
     """Finish the sweep whose plan is still written down (it was killed); its receipt, or None."""
+    vault = corpus.vault
     body = sweep_plan.read_plan(vault)
     if body is None:
         return None

@@ -60,8 +60,9 @@ class PurgeReceipt:
     receipt: str  # vault-relative path of the receipt
 
 
-def find(vault: Vault, corpus: Corpus, name: str) -> tuple[str, str, bool]:
+def find(corpus: Corpus, name: str) -> tuple[str, str, bool]:
     """(path, title, exists) of a note in the vault, else of a deleted note in the history."""
+    vault = corpus.vault
     try:
         path = corpus.resolver().resolve(name)
         return path, corpus.resolver().titles.get(path, ""), True
@@ -88,8 +89,9 @@ def _deleted_matches(vault: Vault, name: str) -> list[Entry]:
     ]
 
 
-def note_history(vault: Vault, corpus: Corpus, name: str) -> NoteHistory:
-    path, title, exists = find(vault, corpus, name)
+def note_history(corpus: Corpus, name: str) -> NoteHistory:
+    vault = corpus.vault
+    path, title, exists = find(corpus, name)
     current = None
     if exists:
         current = hashlib.sha256(vault.read_bytes(path)).hexdigest()
@@ -97,9 +99,10 @@ def note_history(vault: Vault, corpus: Corpus, name: str) -> NoteHistory:
     return NoteHistory(path, title, exists, current, entries)
 
 
-def version(vault: Vault, corpus: Corpus, name: str, number: int) -> tuple[NoteHistory, Entry, bytes]:
+def version(corpus: Corpus, name: str, number: int) -> tuple[NoteHistory, Entry, bytes]:
     """One version of a note and its bytes, exactly as they were."""
-    found = note_history(vault, corpus, name)
+    vault = corpus.vault
+    found = note_history(corpus, name)
     entry = _entry(found, number)
     return found, entry, vault.history.version_bytes(entry.sha256 or "")
 
@@ -129,13 +132,14 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(parts)
 
 
-def restore_note(vault: Vault, corpus: Corpus, name: str, number: int | None = None) -> Restored:
+def restore_note(corpus: Corpus, name: str, number: int | None = None) -> Restored:
     """Put a version back byte for byte (the newest one of a deleted note when `number` is None).
 
     The note's current bytes go to the history first (as with any write), so a restore can be
     undone by restoring again. A note changed on disk between reading it and writing is refused.
     """
-    found = note_history(vault, corpus, name)
+    vault = corpus.vault
+    found = note_history(corpus, name)
     if number is None:
         if found.exists:
             raise InvalidInput(
@@ -156,9 +160,10 @@ def restore_note(vault: Vault, corpus: Corpus, name: str, number: int | None = N
     return Restored(found.path, number, written=True, created=False)
 
 
-def purge_note(vault: Vault, corpus: Corpus, name: str) -> PurgeReceipt:
+def purge_note(corpus: Corpus, name: str) -> PurgeReceipt:
     """Delete a note (or a deleted note's remains) and every version of it, for good, with a receipt."""
-    path, title, exists = find(vault, corpus, name)
+    vault = corpus.vault
+    path, title, exists = find(corpus, name)
     if exists and corpus.get(path).type == "fact":
         raise InvalidInput(
             f"{path} is a fact; facts are hard-deleted only by the retention sweep, which also purges their history"

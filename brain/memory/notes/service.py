@@ -21,7 +21,7 @@ from brain.notes.lines import line_ending, require_one_line, split_lines, with_e
 from brain.notes.links import rewrite_links
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault import TYPE_FOLDERS
 
 DEFAULT_FOLDER = "notes"
 
@@ -43,7 +43,6 @@ def _folder(folder: str | None, note_type: str | None) -> str:
 
 
 def write_note(
-    vault: Vault,
     corpus: Corpus,
     title: str,
     body: str,
@@ -55,6 +54,7 @@ def write_note(
     overwrite: bool = False,
 ) -> Written:
     """Create a note (or, with `overwrite`, replace the body of the note with that title)."""
+    vault = corpus.vault
     title = unicodedata.normalize("NFC", title.strip())
     if not title:
         raise InvalidInput("a note needs a title")
@@ -108,7 +108,6 @@ def _body(body: str) -> str:
 
 
 def edit_note(
-    vault: Vault,
     corpus: Corpus,
     name: str,
     operation: str,
@@ -124,6 +123,7 @@ def edit_note(
 
     find_replace replaces the one occurrence of `find`; when it occurs more often, the caller
     says how many (`expected_count`) or `replace_all`, else nothing changes."""
+    vault = corpus.vault
     if operation not in EDIT_OPERATIONS:
         raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")
     path = corpus.resolver().resolve(name)
@@ -170,13 +170,14 @@ class Moved:
     failed: tuple[str, ...] = ()  # notes whose links could not be rewritten, each with why
 
 
-def move_note(vault: Vault, corpus: Corpus, name: str, destination: str, *, update_links: bool = True) -> Moved:
+def move_note(corpus: Corpus, name: str, destination: str, *, update_links: bool = True) -> Moved:
     """Move a note to a folder (keeping its file name) or to a path ending in .md.
 
     Every wikilink to it in every note is rewritten to still reach it (unless `update_links` is
     False), each rewrite a version in the history; the title follows a new file name unless the
     note's title was set to something other than its old file name.
     """
+    vault = corpus.vault
     resolver = corpus.resolver()
     source = resolver.resolve(name)
     destination = destination.strip()
@@ -258,7 +259,8 @@ def _renamer(
     return rename
 
 
-def delete_note(vault: Vault, corpus: Corpus, name: str) -> Written:
+def delete_note(corpus: Corpus, name: str) -> Written:
+    vault = corpus.vault
     source = corpus.resolver().resolve(name)
     if corpus.get(source).type == "fact":
         raise InvalidInput(

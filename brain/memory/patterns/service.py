@@ -21,7 +21,7 @@ from brain.notes.pattern import (
     record_evidence,
     render_pattern,
 )
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault import TYPE_FOLDERS
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,6 @@ def pattern_title(name: str) -> str:
 
 
 def add_pattern(
-    vault: Vault,
     corpus: Corpus,
     name: str,
     *,
@@ -57,6 +56,7 @@ def add_pattern(
     today: str | None = None,
 ) -> PatternUpdate:
     """Record one occurrence of a pattern: create it (occurrences 1) or update its running average."""
+    vault = corpus.vault
     if outcome not in OUTCOMES:
         raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
     require_one_line(name, "name")
@@ -106,13 +106,11 @@ def find_pattern(corpus: Corpus, name: str) -> str | None:
     return resolver.try_resolve(name) or resolver.try_resolve(pattern_title(name))
 
 
-def record_pattern_evidence(
-    vault: Vault, corpus: Corpus, name: str, *, outcome: str, episode: str | None = None
-) -> PatternUpdate:
+def record_pattern_evidence(corpus: Corpus, name: str, *, outcome: str, episode: str | None = None) -> PatternUpdate:
     """One more occurrence of an existing pattern; an unknown name is an error, never a new pattern."""
     if find_pattern(corpus, name) is None:
         corpus.resolver().resolve(name)  # raises NoteNotFound (or AmbiguousName) with suggestions
-    return add_pattern(vault, corpus, name, outcome=outcome, episode=episode)
+    return add_pattern(corpus, name, outcome=outcome, episode=episode)
 
 
 def all_patterns(corpus: Corpus) -> list[Pattern]:

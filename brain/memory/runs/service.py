@@ -43,7 +43,6 @@ from brain.notes.run import (
     render_run,
     run_from_note,
 )
-from brain.vault import Vault
 
 DEFAULT_TOP_K = 1
 DEFAULT_THRESHOLD = 0.5
@@ -112,7 +111,6 @@ def run_title(query: str, tenant: str, created: str) -> str:
 
 
 def record_run(
-    vault: Vault,
     corpus: Corpus,
     data: Any,
     *,
@@ -129,6 +127,7 @@ def record_run(
     With `run_id` naming a run of the same tenant that is still in flight, that note is updated
     (prose a person added is kept); any other existing id is refused.
     """
+    vault = corpus.vault
     from brain.memory.runs.vectors import Indexed, run_vectors
 
     tenant = check_tenant(tenant)
@@ -288,7 +287,6 @@ def count_tokens(text: str) -> int:
 
 
 def recall_runs(
-    vault: Vault,
     corpus: Corpus,
     query: str,
     *,
@@ -302,6 +300,7 @@ def recall_runs(
 
     Run queries not embedded yet (runs written by hand or by another process, or all of them
     after `brain reindex`) are embedded first; `progress(stage, done, total)` follows that."""
+    vault = corpus.vault
     from brain.memory.runs.vectors import Indexed, run_vectors
 
     if tenant is None or (isinstance(tenant, str) and not tenant.strip()):

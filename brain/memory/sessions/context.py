@@ -72,9 +72,7 @@ def session_start(
 
     now = datetime.now(UTC)
     since = (now - timedelta(days=days)).isoformat()
-    facts = recall_facts(
-        corpus.vault, corpus, None, namespaces=namespaces or None, limit=SESSION_FACTS, caller=caller, now=now
-    )
+    facts = recall_facts(corpus, None, namespaces=namespaces or None, limit=SESSION_FACTS, caller=caller, now=now)
     sections = {
         "Recent failures": failure_lines(
             list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=10)
@@ -211,7 +209,7 @@ def facts_named_in(
     lines: list[str] = []
     for subject in sorted(named, key=lambda name: (-named[name], name))[:MAX_FACT_SUBJECTS]:
         found = recall_facts(
-            corpus.vault, corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now
+            corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now
         )
         lines += [fact_line(hit.fact) for hit in found.hits]
     return lines

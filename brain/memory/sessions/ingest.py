@@ -169,9 +169,10 @@ def redacted(item: Extracted, redactor: Redactor) -> Extracted:
 
 
 def store_extracted(
-    vault, corpus, items: list[Extracted], *, dry_run: bool = False
+    corpus, items: list[Extracted], *, dry_run: bool = False
 ) -> list[tuple[Extracted, str | None, str]]:
     """Redact and store each episode: (extract, note path, created|updated|unchanged|would write)."""
+    vault = corpus.vault
     redactor = redactor_for(vault.brain_dir)
     results: list[tuple[Extracted, str | None, str]] = []
     for item in items:
@@ -179,7 +180,7 @@ def store_extracted(
         if dry_run:
             results.append((clean, None, "would write"))
             continue
-        stored = store_extract(vault, corpus, clean)
+        stored = store_extract(corpus, clean)
         verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
         results.append((clean, stored.path, verb))
     return results
@@ -206,12 +207,12 @@ def named_for_session(corpus, item: Extracted) -> Extracted:
     )
 
 
-def store_extract(vault, corpus, item: Extracted):
+def store_extract(corpus, item: Extracted):
     """Store a redacted, named extract; a transcript's Context line is refreshed while it is brain's own."""
     from brain.memory.episodes.service import store_episode
 
     own = EXTRACTED_CONTEXT if isinstance(item, TranscriptExtracted) else None
-    return store_episode(vault, corpus, item.episode, extra_frontmatter=source_frontmatter(item), own_context=own)
+    return store_episode(corpus, item.episode, extra_frontmatter=source_frontmatter(item), own_context=own)
 
 
 def source_frontmatter(item: Extracted) -> dict[str, Any]:
@@ -222,7 +223,6 @@ def source_frontmatter(item: Extracted) -> dict[str, Any]:
 
 
 def extract_into_vault(
-    vault,
     corpus,
     paths: Sequence[str | Path],
     *,
@@ -230,5 +230,6 @@ def extract_into_vault(
     format: str | None = None,
     dry_run: bool = False,
 ):
+    vault = corpus.vault
     items = extract_paths(paths, readers, format, redactor_for(vault.brain_dir))
-    return store_extracted(vault, corpus, items, dry_run=dry_run)
+    return store_extracted(corpus, items, dry_run=dry_run)

@@ -28,7 +28,6 @@ from brain.memory.episodes.service import list_episodes
 from brain.memory.patterns import service as pattern_service
 from brain.memory.sessions import context
 from brain.memory.tips.service import LearnResult, guidelines, learn_episode
-from brain.vault import Vault
 
 if TYPE_CHECKING:
     from brain.index.embedders import Embedder
@@ -102,7 +101,6 @@ class SessionEnd:
 
 
 def end_session(
-    vault: Vault,
     corpus: Corpus,
     session_log: str | Path,
     *,
@@ -113,6 +111,7 @@ def end_session(
 ) -> SessionEnd:
     """Extract (a transcript, read by the one of `readers` of its format, or a log), redact, store, record pattern evidence once per episode, learn tips,
     report new antipatterns."""
+    vault = corpus.vault
     from brain.memory.sessions.ingest import (
         TranscriptExtracted,
         extract_transcript,
@@ -138,16 +137,16 @@ def end_session(
     used = list(dict.fromkeys(named + _patterns_named_in(corpus, text)))
     before = {p.title for p in pattern_service.antipatterns(corpus)}
     episode = extracted.episode
-    stored = store_extract(vault, corpus, extracted)
+    stored = store_extract(corpus, extracted)
     titles = []
     for path in used:
         if _has_evidence(corpus, path, episode.title):  # the same session ended again (a transcript that grew)
             continue
         update = pattern_service.record_pattern_evidence(
-            vault, corpus, path, outcome=episode.outcome or "partial", episode=episode.title
+            corpus, path, outcome=episode.outcome or "partial", episode=episode.title
         )
         titles.append(update.pattern.title)
-    learned = learn_episode(vault, corpus, episode, today=today)
+    learned = learn_episode(corpus, episode, today=today)
     after = [p.title for p in pattern_service.antipatterns(corpus)]
     return SessionEnd(
         episode=episode.title,

@@ -30,7 +30,7 @@ from brain.memory.tips.service import active_tips, tip_index
 from brain.memory.tips.wording import words
 from brain.notes.edit import set_frontmatter
 from brain.notes.tip import Tip, combine_evidence, render_tip
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
     from brain.index.embedders import Embedder
@@ -69,8 +69,9 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def consolidate(
-    vault: Vault, corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None
+    corpus: Corpus, *, dry_run: bool = False, embedder: Embedder | None = None, today: str | None = None
 ) -> ConsolidationPlan:
+    vault = corpus.vault
     table = tip_index(corpus, embedder)
     by_path = {tip.path: tip for tip in active_tips(corpus)}  # merging reads every part of every tip
     tips, subtasks, triggers = [by_path[path] for path in table.paths], table.column(0), table.column(1)
@@ -119,7 +120,7 @@ def consolidate(
             continue
         group = [best, *members]
         taken.update(group)
-        merged = _merged_tip(vault, corpus, [tips[i] for i in group], pending, today)
+        merged = _merged_tip(corpus, [tips[i] for i in group], pending, today)
         path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(merged.title)}"
         pending.append(merged.title.lower())
         merges.append(
@@ -133,12 +134,13 @@ def consolidate(
             )
         )
         if not dry_run:
-            _write_merge(vault, corpus, merged, path, [tips[i] for i in group])
+            _write_merge(corpus, merged, path, [tips[i] for i in group])
     found = tuple(sorted({(pair[0], pair[1]) for pair in conflicts}))
     return ConsolidationPlan(candidates, rejected, tuple(merges), dry_run, found)
 
 
-def _merged_tip(vault: Vault, corpus: Corpus, group: list[Tip], pending: list[str], today: str | None) -> Tip:
+def _merged_tip(corpus: Corpus, group: list[Tip], pending: list[str], today: str | None) -> Tip:
+    vault = corpus.vault
     best = group[0]
     sources = list(dict.fromkeys(source for tip in group for source in tip.source_episodes))
     avoid = list(dict.fromkeys(part.strip() for tip in group for part in tip.avoid.split(";") if part.strip()))
@@ -174,7 +176,8 @@ def _merged_tip(vault: Vault, corpus: Corpus, group: list[Tip], pending: list[st
     )
 
 
-def _write_merge(vault: Vault, corpus: Corpus, merged: Tip, path: str, group: list[Tip]) -> None:
+def _write_merge(corpus: Corpus, merged: Tip, path: str, group: list[Tip]) -> None:
+    vault = corpus.vault
     vault.write(path, render_tip(merged), create=True)
     for tip in group:
         if tip.path is None:

@@ -24,7 +24,7 @@ from brain.memory.tips.naming import slug
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Episode, Note, NoteHeader
 from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note, tip_header
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
     from brain.index.embedders import Embedder
@@ -103,19 +103,20 @@ def active_tips(corpus: Corpus) -> list[Tip]:
 
 
 def learn(
-    vault: Vault, corpus: Corpus, names: list[str], *, drafter: Drafter | None = None, today: str | None = None
+    corpus: Corpus, names: list[str], *, drafter: Drafter | None = None, today: str | None = None
 ) -> list[LearnResult]:
     """Tips from episodes (by name). Every name is checked before anything is written."""
     if not names:
         raise InvalidInput("give at least one episode to learn from")
     episodes = [get_episode(corpus, name) for name in names]
-    return [learn_episode(vault, corpus, episode, drafter=drafter, today=today) for episode in episodes]
+    return [learn_episode(corpus, episode, drafter=drafter, today=today) for episode in episodes]
 
 
 def learn_episode(
-    vault: Vault, corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None
+    corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None
 ) -> LearnResult:
     """Write one tip note per subtask of an episode; a subtask already learned is left as it is."""
+    vault = corpus.vault
     drafts, warnings = _drafts(episode, drafter)
     known = {(source.episode.lower(), source.span) for tip in all_tips(corpus) for source in tip.source_episodes}
     created: list[str] = []
@@ -124,7 +125,7 @@ def learn_episode(
         if (draft.episode.lower(), draft.span) in known:
             unchanged.append(f"{draft.episode} ({draft.span})")
             continue
-        tip = tip_from_draft(draft, _unique_title(vault, corpus, draft.name or draft.subtask, created), today=today)
+        tip = tip_from_draft(draft, _unique_title(corpus, draft.name or draft.subtask, created), today=today)
         path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(tip.title)}"
         vault.write(path, render_tip(tip), create=True)
         created.append(path)
@@ -171,7 +172,8 @@ def tip_slug(text: str) -> str:
     return slug(text) or "tip"
 
 
-def _unique_title(vault: Vault, corpus: Corpus, subtask: str, pending: list[str]) -> str:
+def _unique_title(corpus: Corpus, subtask: str, pending: list[str]) -> str:
+    vault = corpus.vault
     base = f"TIP-{tip_slug(subtask)}"
     resolver = corpus.resolver()
     title, number = base, 1
@@ -376,13 +378,14 @@ def feedback_adjustment(tip: Tip) -> float:
 
 
 def record_feedback(
-    vault: Vault, corpus: Corpus, name: str, *, helped: bool, episode: str | None = None, today: str | None = None
+    corpus: Corpus, name: str, *, helped: bool, episode: str | None = None, today: str | None = None
 ) -> Tip:
     """Count that a tip handed out helped (or hurt); with an episode, note which one.
 
     The count is read and written under the vault's write lock (`Vault.update`): feedback
     given by several agents at once adds up, none refused as if an editor had saved meanwhile.
     """
+    vault = corpus.vault
     path = corpus.resolver().resolve(name)
     episode_title = None
     if episode:

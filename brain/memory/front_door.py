@@ -1,0 +1,53 @@
+"""The one way a front end opens a vault: `open_memory(path) -> Memory` (`brain.open` for users).
+
+A `Memory` is the vault (its files), its corpus (its notes, parsed once and kept current) and its
+index attached, so brain's own writes reach search at once. The CLI, the MCP server and the agents'
+hooks all open a vault here; services take the corpus (which knows its vault), never both.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain.history import Actor, acting_as
+from brain.index.attach import attach
+from brain.memory.corpus import Corpus
+from brain.vault import Vault
+
+
+@dataclass(frozen=True)
+class Memory:
+    """An open vault: `vault` for its files, `corpus` for what the services read and write."""
+
+    vault: Vault
+    corpus: Corpus
+
+    @property
+    def root(self) -> Path:
+        return self.vault.root
+
+    def writing_as(self, by: str, command: str = "") -> AbstractContextManager[Actor]:
+        """Name the writer (cli, mcp, hook, importer) of every version written inside the block."""
+        return acting_as(by, command)
+
+    def checked_once(self) -> AbstractContextManager[Corpus]:
+        """One answer, one look at the vault's files: reads inside the block trust the first check
+        (brain's own writes still reach them, through the attached index)."""
+        return self.corpus.checked_once()
+
+    def follow_file_events(self) -> None:
+        """Keep the index current from file events for the life of this process (a long-lived
+        server), so its reads never stat every file. Raises what opening the index raises."""
+        from brain.index.watch import follow
+
+        follow(self.vault)
+
+
+def open_memory(path: str | Path | Vault | None = None) -> Memory:
+    """Open the vault at `path` (default: $BRAIN_VAULT, then the current folder upwards) with its
+    index attached. A vault folder that does not exist is a `VaultNotFound` naming what to run."""
+    vault = path if isinstance(path, Vault) else Vault.find(path)
+    attach(vault)  # brain's own writes update the index at once (when the vault has one)
+    return Memory(vault, Corpus(vault))
