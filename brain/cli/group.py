@@ -15,15 +15,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import typer
-from typer._click import Command, Context, HelpFormatter
-from typer._click.exceptions import UsageError
-from typer._click.shell_completion import CompletionItem
-from typer._click.utils import make_default_short_help
 from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_group_from_info
 from typer.models import CommandInfo, TyperInfo
 
 from brain.cli.coerce import convert_directly
+from brain.cli.typer_private import Command, CompletionItem, Context, HelpFormatter, UsageError, make_default_short_help
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.errors import UsageError as BrainUsageError
 
