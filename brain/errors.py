@@ -4,55 +4,79 @@ The library raises these; each front end (CLI, MCP) translates them once. A mess
 says what is wrong and, where it can, what to do about it.
 """
 
+from __future__ import annotations
 
-# ---------------------------------------------------------------- remedies, phrased by each front end
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------- remedies, worded by each front end
 #
-# A message that says what to run names it once for each front end: `remedy(cli, mcp)` puts both
-# phrasings in the message, and each front end shows its own. `str(error)` (what the CLI prints, and
-# what logs and tests read) is the CLI's phrasing: `brain fact supersede`, `--valid-from`; the MCP
-# server shows `error.phrased(MCP)`: the tool or argument an agent can use (supersede_fact,
-# valid_from), or, where no tool does it (rebuilding the index), what to ask of the vault's owner.
+# A message that says what to do names the step as a `Remedy`: a key and its arguments, never the
+# words. Each front end words every key once: the CLI as a `brain` command or `--option`
+# (brain/cli/remedies.py), the MCP server as the tool or argument an agent can use, or what to ask
+# of the vault's owner where no tool does it (brain/mcp/remedies.py). `str(error)` words it with
+# `PLAIN`, the library's own names (the function or keyword argument a Python caller uses): the
+# library cannot know which front end, if any, shows an error (a log line, a warning, a Python
+# caller), and it names none of their commands. tests/test_mcp_remedies.py checks that every key
+# has a wording in each of the three.
 
-CLI, MCP = "cli", "mcp"
-_OPEN, _SPLIT, _CLOSE = "\x02", "\x1f", "\x03"  # control characters no message text holds
-
-
-def remedy(cli: str, mcp: str) -> str:
-    """A step named for each front end, for use inside an error message."""
-    return f"{_OPEN}{cli}{_SPLIT}{mcp}{_CLOSE}"
-
-
-def phrased(message: str, front: str) -> str:
-    """`message` with every `remedy` in it phrased for `front` (CLI or MCP)."""
-    if _OPEN not in message:
-        return message
-    parts: list[str] = []
-    rest = message
-    while (start := rest.find(_OPEN)) >= 0:
-        split, end = rest.find(_SPLIT, start), rest.find(_CLOSE, start)
-        if split < 0 or end < split:
-            break
-        parts.append(rest[:start])
-        parts.append(rest[start + 1 : split] if front == CLI else rest[split + 1 : end])
-        rest = rest[end + 1 :]
-    parts.append(rest)
-    return "".join(parts)
+PLAIN: dict[str, str] = {
+    # steps
+    "reindex": "reindex the vault",
+    "embed_pending": "indexing the vault embeds them",
+    "supersede_fact": "supersede_fact",
+    "invalidate_fact": "invalidate_fact",
+    "release_hold": "set_hold with hold=False lifts a hold",
+    "list_runs": "list_runs lists a tenant's runs",
+    "restore_note": "restore_note",
+    "purge_note": "purge_note",
+    # arguments to give
+    "tenant": "tenant",
+    "namespace": "namespace",
+    "valid_from": "valid_from",
+    "rerank": "rerank",
+    "trigger_and_action": "trigger and action",
+    "project": "project={example!r}",
+}
 
 
-REINDEX = remedy("run `brain reindex`", "the vault's owner must reindex the vault (no tool does)")
+@dataclass(frozen=True, init=False)
+class Remedy:
+    """A step that mends an error, or the argument to give: a key of `PLAIN` and its arguments
+    (`Remedy("restore_note", path="notes/Plan.md")`), worded by whoever shows the error."""
+
+    key: str
+    args: tuple[tuple[str, str], ...]
+
+    def __init__(self, key: str, /, **args: str) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "args", tuple(sorted(args.items())))
+
+    def worded(self, wordings: Mapping[str, str]) -> str:
+        """The remedy in one front end's words: its wording of the key, the arguments filled in."""
+        return wordings[self.key].format(**dict(self.args))
 
 
 class BrainError(Exception):
     """Base of every error brain raises on purpose.
 
-    `str(error)` is the message as the CLI says it; `phrased(MCP)` as the MCP server says it.
+    The message is text and remedies in reading order, e.g.
+    `InvalidInput("the new value would start too early; give a later ", Remedy("valid_from"))`:
+    `worded(wordings)` is it in a front end's words, `str(error)` in the library's (`PLAIN`).
     """
 
-    def __str__(self) -> str:
-        return phrased(super().__str__(), CLI)
+    def __init__(self, *message: str | Remedy) -> None:
+        super().__init__(*message)
 
-    def phrased(self, front: str) -> str:
-        return phrased(super().__str__(), front)
+    @property
+    def remedies(self) -> tuple[Remedy, ...]:
+        return tuple(part for part in self.args if isinstance(part, Remedy))
+
+    def worded(self, wordings: Mapping[str, str]) -> str:
+        return "".join(part.worded(wordings) if isinstance(part, Remedy) else str(part) for part in self.args)
+
+    def __str__(self) -> str:
+        return self.worded(PLAIN)
 
 
 class VaultNotFound(BrainError):

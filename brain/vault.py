@@ -24,10 +24,10 @@ from brain.errors import (
     InvalidInput,
     NoteExists,
     NoteNotFound,
+    Remedy,
     UnsafePath,
     VaultNotFound,
     WriteConflict,
-    remedy,
 )
 from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
 from brain.history import History
@@ -457,10 +457,11 @@ class Vault:
             moved_from, moved_to = self.relative(old), self.relative(new)
             if not renaming_form and self.history.last(moved_to) is not None:
                 raise NoteExists(  # the two notes' versions would be one log: refused, each keeps its own
-                    f"'{moved_to}' holds the history of a deleted note; restore that note "
-                    f"({remedy(f'`brain note restore {moved_to!r}`', 'restore_note')}), forget it for good "
-                    f"({remedy(f'`brain note delete {moved_to!r} --purge`', 'a person can purge it')}), "
-                    "or move to another name"
+                    f"'{moved_to}' holds the history of a deleted note; restore that note (",
+                    Remedy("restore_note", path=moved_to),
+                    "), forget it for good (",
+                    Remedy("purge_note", path=moved_to),
+                    "), or move to another name",
                 )
             new.parent.mkdir(parents=True, exist_ok=True)
             data = old.read_bytes()

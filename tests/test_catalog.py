@@ -20,7 +20,7 @@ from conftest import lexical_vault, note_text, put, state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.errors import IndexMismatch
+from brain.errors import IndexMismatch, Remedy
 from brain.index import codec, reading, schema
 from brain.index.catalog import SCHEMA_VERSION, Catalog
 from brain.index.engine import forget, open_index
@@ -197,8 +197,9 @@ def test_newer_schema_is_refused_with_a_reindex_hint(tmp_path):
     db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
     db.commit()
     db.close()
-    with pytest.raises(IndexMismatch, match="brain reindex"):
+    with pytest.raises(IndexMismatch, match="written by a newer brain") as refused:
         Catalog(path)
+    assert refused.value.remedies == (Remedy("reindex"),)
 
 
 # ---------------------------------------------------------------- the Corpus on the catalog

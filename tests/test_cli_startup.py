@@ -31,6 +31,7 @@ def test_help_lists_every_command_from_the_registry_without_importing_one():
         "brain.cli.coerce",
         "brain.cli.group",
         "brain.cli.registry",
+        "brain.cli.typer_private",
         "brain.errors",
     ]
     help_text = run_brain("--help").output
@@ -49,6 +50,7 @@ def test_a_command_imports_its_own_module_only():
         "brain.cli.group",
         "brain.cli.notes",
         "brain.cli.registry",
+        "brain.cli.typer_private",
     ]
 
 
@@ -193,9 +195,8 @@ def outcome(runtime, value, param, ctx):
 
 def test_direct_conversion_agrees_with_typers_adapter_on_every_parameter():
     """brain/cli/coerce.py converts plain values without pydantic: same value, same type, same error as typer's."""
-    from typer._coercion import build_runtime_param
-
     from brain.cli.coerce import DirectParam
+    from brain.cli.typer_private import build_runtime_param
 
     root = typer.main.get_command(app)
     checked = 0

@@ -1,6 +1,7 @@
-"""An error's remedy is phrased by each front end: the CLI names a `brain` command or `--option`,
+"""An error's remedy is worded by each front end: the CLI names a `brain` command or `--option`,
 the MCP server the tool or argument an agent can use (issue 22: MCP errors told agents to run CLI
-commands). Each message below named a CLI command or option over MCP before."""
+commands). Each message below named a CLI command or option over MCP before. The library names a
+remedy by its key (`brain.errors.Remedy`); brain/cli/remedies.py and brain/mcp/remedies.py word it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 
 from mcp_harness import cli, connect, make_vault
 
-from brain.errors import CLI, MCP, REINDEX, IndexMismatch, phrased, remedy
+from brain.cli.remedies import CLI_WORDINGS
+from brain.errors import PLAIN, IndexMismatch, Remedy
+from brain.mcp.remedies import MCP_WORDINGS
 from brain.views.search import pending_line
 
 BRAIN = Path(__file__).parent.parent / "brain"
@@ -73,19 +76,43 @@ def test_the_cli_still_names_its_commands(brain, vault) -> None:
     assert "give --trigger and --action to create it" in new.stderr
 
 
-def test_each_front_end_phrases_a_remedy_once() -> None:
-    message = f"it failed; {remedy('run `brain index`', 'search again shortly')}, then {REINDEX}"
-    assert phrased(message, CLI) == "it failed; run `brain index`, then run `brain reindex`"
-    assert phrased(message, MCP) == (
-        "it failed; search again shortly, then the vault's owner must reindex the vault (no tool does)"
+def test_each_front_end_words_a_remedy_once() -> None:
+    error = IndexMismatch("vectors of another embedder; ", Remedy("reindex"), " to rebuild them")
+    assert error.worded(CLI_WORDINGS) == "vectors of another embedder; run `brain reindex` to rebuild them"
+    assert error.worded(MCP_WORDINGS) == (
+        "vectors of another embedder; the vault's owner must reindex the vault (no tool does) to rebuild them"
     )
-    error = IndexMismatch(f"vectors of another embedder; {REINDEX}")
-    assert str(error) == "vectors of another embedder; run `brain reindex`"
-    assert error.phrased(MCP) == "vectors of another embedder; the vault's owner must reindex the vault (no tool does)"
-    assert (
-        pending_line(3) == "3 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
+    assert str(error) == "vectors of another embedder; reindex the vault to rebuild them"  # the library's own words
+    assert error.remedies == (Remedy("reindex"),)
+    moved = Remedy("restore_note", path="notes/Plan.md")
+    assert moved.worded(CLI_WORDINGS) == "`brain note restore 'notes/Plan.md'`"
+    assert moved.worded(MCP_WORDINGS) == "restore_note"
+    assert pending_line(3, CLI_WORDINGS) == (
+        "3 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
     )
-    assert not NAMES_THE_CLI.search(pending_line(3, MCP))
+    assert not NAMES_THE_CLI.search(pending_line(3, MCP_WORDINGS))
+
+
+def _remedies_in_the_library() -> list[tuple[str, str, set[str]]]:
+    """Each `Remedy(key, **arguments)` written in brain/: where, its key, the names of its arguments."""
+    found = []
+    for path in sorted(BRAIN.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if _is_remedy(node):
+                assert isinstance(node, ast.Call) and isinstance(node.args[0], ast.Constant), ast.unparse(node)
+                where = f"{path.relative_to(BRAIN).as_posix()}:{node.lineno}"
+                found.append((where, node.args[0].value, {keyword.arg or "" for keyword in node.keywords}))
+    return found
+
+
+def test_every_remedy_key_has_a_wording_in_both_front_ends_and_the_library() -> None:
+    assert set(CLI_WORDINGS) == set(MCP_WORDINGS) == set(PLAIN)
+    used = _remedies_in_the_library()
+    assert {key for _, key, _ in used} == set(PLAIN)  # no key unused, none unworded
+    for where, key, arguments in used:
+        for wordings in (CLI_WORDINGS, MCP_WORDINGS, PLAIN):
+            assert Remedy(key, **dict.fromkeys(arguments, "x")).worded(wordings), where  # every placeholder filled
+    assert [w for w in [*MCP_WORDINGS.values(), *PLAIN.values()] if NAMES_THE_CLI.search(w)] == []
 
 
 # Modules only the CLI reaches (maintenance, hooks, imports, the server's own start-up): their
@@ -108,7 +135,7 @@ CLI_ONLY_MESSAGES = {"lifting a legal hold needs --reason"}  # no MCP tool lifts
 
 
 def test_every_error_naming_a_cli_command_goes_through_remedy() -> None:
-    """A raised message that names `brain ...` or `--option` outside `remedy(...)` would reach an agent as is."""
+    """A raised message that names `brain ...` or `--option` as text, not as a `Remedy(...)`, would reach an agent as is."""
     found = []
     for path in sorted(BRAIN.rglob("*.py")):
         relative = path.relative_to(BRAIN).as_posix()
@@ -127,4 +154,4 @@ def test_every_error_naming_a_cli_command_goes_through_remedy() -> None:
 
 
 def _is_remedy(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "remedy"
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Remedy"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 
-from brain.errors import IndexMismatch
+from brain.errors import IndexMismatch, Remedy
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.index.sync import reindex_vault
@@ -143,10 +143,12 @@ def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, re
     corpus = Corpus(vault)
     recorded = runs.record_run(corpus, APPLICATION, tenant="lending")
     open_index(vault, embedder=real_embedder)  # the vault's embedder changed since the run was recorded
-    with pytest.raises(IndexMismatch, match=r"made by embedder 'lexical-hash-v1:384'.*run `brain reindex`"):
+    with pytest.raises(IndexMismatch, match=r"made by embedder 'lexical-hash-v1:384'") as refused:
         runs.recall_runs(corpus, QUESTION, tenant="lending")
-    with pytest.raises(IndexMismatch, match=r"run `brain reindex`"):
+    assert refused.value.remedies == (Remedy("reindex"),)
+    with pytest.raises(IndexMismatch) as refused:
         runs.record_run(corpus, APPLICATION, tenant="lending", run_id="RUN-refused")
+    assert refused.value.remedies == (Remedy("reindex"),)
     assert not (vault.root / "runs" / "lending" / "RUN-refused.md").exists()
     reindex_vault(open_index(vault, embedder=real_embedder))
     (hit,) = runs.recall_runs(Corpus(vault), QUESTION, tenant="lending").hits

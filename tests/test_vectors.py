@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import REPO, lexical_vault, note_text, put
 
-from brain.errors import IndexMismatch
+from brain.errors import IndexMismatch, Remedy
 from brain.index.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.index.search import search
@@ -56,10 +56,12 @@ def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
     open_index(vault, embedder=LexicalFallbackEmbedder())
     index_vault(open_index(vault))
     open_index(vault, embedder=LexicalFallbackEmbedder(dim=128))  # another id: lexical-hash-v1:128
-    with pytest.raises(IndexMismatch, match="brain reindex"):
+    with pytest.raises(IndexMismatch) as refused:
         search(open_index(vault), "alpha", mode="vector")
-    with pytest.raises(IndexMismatch, match="brain reindex"):
+    assert refused.value.remedies == (Remedy("reindex"),)
+    with pytest.raises(IndexMismatch) as refused:
         index_vault(open_index(vault))
+    assert refused.value.remedies == (Remedy("reindex"),)
     assert [hit.path for hit in search(open_index(vault), "alpha", mode="text")] == [
         "notes/a.md"
     ]  # words need no vectors

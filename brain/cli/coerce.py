@@ -17,9 +17,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from typer._click import Command, Context, Parameter
-from typer._coercion import RuntimeParam, build_runtime_param
-from typer._param_types import coerce_cli_choice, coerce_cli_path
+from brain.cli.typer_private import (
+    Command,
+    Context,
+    Parameter,
+    RuntimeParam,
+    build_runtime_param,
+    coerce_cli_choice,
+    coerce_cli_path,
+)
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")

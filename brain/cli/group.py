@@ -15,15 +15,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import typer
-from typer._click import Command, Context, HelpFormatter
-from typer._click.exceptions import UsageError
-from typer._click.shell_completion import CompletionItem
-from typer._click.utils import make_default_short_help
 from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_group_from_info
 from typer.models import CommandInfo, TyperInfo
 
 from brain.cli.coerce import convert_directly
+from brain.cli.typer_private import Command, CompletionItem, Context, HelpFormatter, UsageError, make_default_short_help
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.errors import UsageError as BrainUsageError
 
@@ -60,8 +57,8 @@ class BrainGroup(TyperGroup):
     """Translates library errors once, for every command below it, and names the command as the
     writer of the versions the note history keeps (`by: cli`, `command: note edit`).
 
-    A BrainError becomes one line on stderr and exit code 1, a usage error (click's, or brain's
-    `UsageError`) exit code 2. A fault of the disk (full, read-only, failing; `errors.storage_error`)
+    A BrainError becomes one line on stderr, its remedies in the CLI's words (cli/remedies.py), and
+    exit code 1, a usage error (click's, or brain's `UsageError`) exit code 2. A fault of the disk (full, read-only, failing; `errors.storage_error`)
     raised by a library brain uses is translated the same way; anything else is a bug and keeps its
     traceback.
     """
@@ -80,13 +77,13 @@ class BrainGroup(TyperGroup):
                 finally:
                     _command_scopes.pop()
         except BrainError as error:
-            typer.echo(f"error: {one_line(str(error))}", err=True)
+            _say(error)
             raise typer.Exit(2 if isinstance(error, BrainUsageError) else 1) from None
         except Exception as error:  # a full or read-only disk that got past the library: one line too
             translated = storage_error(error, disk=str(opened_vaults[-1]) if opened_vaults else None)
             if translated is None:
                 raise
-            typer.echo(f"error: {one_line(str(translated))}", err=True)
+            _say(translated)
             raise typer.Exit(1) from None
 
     def _command_name(self, ctx: Any) -> str:
@@ -102,6 +99,13 @@ class BrainGroup(TyperGroup):
         if command is not None and hasattr(command, "get_command") and len(words) > 1:
             return f"{words[0]} {words[1]}"
         return words[0]
+
+
+def _say(error: BrainError) -> None:
+    """`error: <message>` on stderr, one line, its remedies in the CLI's words."""
+    from brain.cli.remedies import CLI_WORDINGS  # only when an error is shown: start-up imports stay few
+
+    typer.echo(f"error: {one_line(error.worded(CLI_WORDINGS))}", err=True)
 
 
 def _require_utf8(arguments: list[str]) -> None:

@@ -172,6 +172,7 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score."""
+    from brain.cli.remedies import CLI_WORDINGS
     from brain.index.engine import open_index
     from brain.index.search import SearchFilters, search_report
     from brain.views.search import pending_line, search_lines
@@ -189,7 +190,7 @@ def search(
     report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
     hits = report.hits
     if report.pending:
-        typer.echo(pending_line(report.pending), err=True)
+        typer.echo(pending_line(report.pending, CLI_WORDINGS), err=True)
     if as_json:
         emit_json(hits)
         return

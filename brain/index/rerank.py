@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.errors import InvalidInput, remedy
+from brain.errors import InvalidInput, Remedy
 from brain.index.model_cache import file_sha256
 from brain.index.model_files import _pick_onnx
 
@@ -45,7 +45,8 @@ def resolve_reranker(configured: str | None) -> RerankerFiles:
     if not explicit:
         raise InvalidInput(
             f"no reranker model is configured: set reranker_model under [search] in .brain/config.toml or "
-            f"${ENV_RERANKER} to a folder with an ONNX cross-encoder and its tokenizer.json, or search without {remedy('--rerank', 'rerank')}"
+            f"${ENV_RERANKER} to a folder with an ONNX cross-encoder and its tokenizer.json, or search without ",
+            Remedy("rerank"),
         )
     path = Path(explicit).expanduser()
     folder = path.parent if path.is_file() else path

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from brain.errors import REINDEX, IndexMismatch
+from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
 SCHEMA_VERSION = 4
@@ -100,7 +100,9 @@ def migrate(db: sqlite3.Connection, path: Path) -> None:
         if version > SCHEMA_VERSION:
             raise IndexMismatch(
                 f"the catalog in {path.parent} was written by a newer brain (schema {version}, "
-                f"this one knows {SCHEMA_VERSION}); {REINDEX} to rebuild it"
+                f"this one knows {SCHEMA_VERSION}); ",
+                Remedy("reindex"),
+                " to rebuild it",
             )
         for step in range(version + 1, SCHEMA_VERSION + 1):
             MIGRATIONS[step](db)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.errors import REINDEX, IndexMismatch, IndexUnavailable
+from brain.errors import IndexMismatch, IndexUnavailable, Remedy
 from brain.index.catalog import Catalog
 from brain.index.chunking import CHUNKING_VERSION
 from brain.index.vector_identity import collection_name, files_stamp, is_copy, parse_url, renew_vault_identity
@@ -134,7 +134,9 @@ class VectorStore:
         if written is not None and written != self.embedder_id:
             raise IndexMismatch(
                 f"the vectors of this vault were made by embedder '{written}', but the embedder in use is "
-                f"'{self.embedder_id}'; {REINDEX} to rebuild them (or switch the embedder back)"
+                f"'{self.embedder_id}'; ",
+                Remedy("reindex"),
+                " to rebuild them (or switch the embedder back)",
             )
 
     @_serialized
@@ -165,7 +167,8 @@ class VectorStore:
             found = (self._collection.metadata or {}).get("embedder")
             if found not in (None, self.embedder_id):
                 raise IndexMismatch(
-                    f"collection '{self.name}' holds vectors of embedder '{found}', not '{self.embedder_id}'; {REINDEX}"
+                    f"collection '{self.name}' holds vectors of embedder '{found}', not '{self.embedder_id}'; ",
+                    Remedy("reindex"),
                 )
             if self.chroma_url:
                 self._claim(create)

@@ -16,8 +16,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
-from brain.errors import MCP, BrainError, InvalidInput, one_line, storage_error
+from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.history import acting_as
+from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
 from brain.notes.depth import deeper_than, too_deep_message
 from brain.vault import Vault
@@ -116,7 +117,7 @@ def register_tools(server: MCPServer, state: ServerState, module: ModuleType) ->
 
     Library errors become tool errors here, for every tool, once: a `BrainError` is raised
     again as the SDK's `ToolError`, so the client gets `isError` and the message (what was
-    wrong, its remedies phrased for an agent: `errors.remedy`) and the server keeps serving. Anything else is a bug, which the SDK reports as a
+    wrong, its remedies in an agent's words: mcp/remedies.py) and the server keeps serving. Anything else is a bug, which the SDK reports as a
     generic tool error and logs with its traceback.
     """
     for fn in tools_in(module):
@@ -133,13 +134,13 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
             try:
                 _check_arguments(fn.__name__, kwargs)
                 return fn(state, *args, **kwargs)
-            except BrainError as error:  # its remedy phrased for an agent: a tool, not a CLI command
-                raise ToolError(one_line(error.phrased(MCP))) from None
+            except BrainError as error:  # its remedies in an agent's words: a tool, not a CLI command
+                raise ToolError(one_line(error.worded(MCP_WORDINGS))) from None
             except Exception as error:  # a full or read-only disk: one line, as a BrainError would be
                 translated = storage_error(error, disk=str(state.vault.root))
                 if translated is None:
                     raise
-                raise ToolError(one_line(translated.phrased(MCP))) from None
+                raise ToolError(one_line(translated.worded(MCP_WORDINGS))) from None
 
     signature = inspect.signature(fn, eval_str=True)
     served = signature.replace(parameters=list(signature.parameters.values())[1:])

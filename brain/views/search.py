@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from brain.errors import CLI, phrased, remedy
+from brain.errors import Remedy
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.index.search import SearchHit
@@ -25,10 +26,7 @@ def search_lines(hits: list[SearchHit]) -> list[str]:
     return [line for number, hit in enumerate(hits, start=1) for line in hit_lines(number, hit)]
 
 
-def pending_line(pending: int, front: str = CLI) -> str:
-    """Said beside the hits when changed notes wait for vectors (search embeds only a bounded number)."""
-    embeds = remedy(
-        "`brain index` (or `brain watch`) embeds them",
-        "they are embedded as the vault is indexed; search again shortly",
-    )
-    return phrased(f"{pending} changed notes are not in vector search yet; {embeds}", front)
+def pending_line(pending: int, wordings: Mapping[str, str]) -> str:
+    """Said beside the hits when changed notes wait for vectors (search embeds only a bounded number);
+    `wordings` is the front end's for remedies (cli/remedies.py, mcp/remedies.py)."""
+    return f"{pending} changed notes are not in vector search yet; {Remedy('embed_pending').worded(wordings)}"

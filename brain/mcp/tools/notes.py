@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from brain.errors import MCP
 from brain.index import search as index_search
 from brain.index.engine import open_index
 from brain.mcp.common import ServerState, result, tool
+from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.notes import service
 from brain.notes.edit import EditOperation
@@ -192,7 +192,7 @@ def search(
     shown = query if len(query) <= 80 else query[:77] + "..."
     lines = [f"{len(hits)} hits for '{shown}' ({mode})"]
     if report.pending:
-        lines.append(pending_line(report.pending, MCP))
+        lines.append(pending_line(report.pending, MCP_WORDINGS))
     lines += search_lines(hits)
     return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 

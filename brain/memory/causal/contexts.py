@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
-from brain.errors import InvalidInput, remedy
+from brain.errors import InvalidInput, Remedy
 from brain.memory.causal.chains import ancestor_names
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.notes.service import write_note
@@ -94,9 +94,7 @@ def _instant(value: str | None) -> datetime | None:
 def _project(project: str) -> str:
     name = (project or "").strip()
     if not name:
-        raise InvalidInput(
-            f"a context needs a project (e.g. {remedy('--project refactor-auth', 'project: refactor-auth')})"
-        )
+        raise InvalidInput("a context needs a project (e.g. ", Remedy("project", example="refactor-auth"), ")")
     return name
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from brain.errors import InvalidInput, remedy
+from brain.errors import InvalidInput, Remedy
 from brain.memory.corpus import Corpus
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
@@ -255,7 +255,7 @@ def history(corpus: Corpus, subject: str, *, namespace: str | None = None, kind:
     columns = table.namespaces.get(chosen)
     if columns is None or subject not in columns.by_subject:
         raise InvalidInput(
-            f"no facts about '{subject}' in namespace '{chosen}'; name the namespace with {remedy('--namespace', 'namespaces')}"
+            f"no facts about '{subject}' in namespace '{chosen}'; name the namespace with ", Remedy("namespace")
         )
     return [table.facts[position] for position in columns.positions[columns.rows(kind, subject)]]
 

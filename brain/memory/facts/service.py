@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from brain.errors import InvalidInput, remedy
+from brain.errors import InvalidInput, Remedy
 from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts.settings import FactSettings, load_settings
@@ -224,7 +224,9 @@ def supersede_fact(
         starts = optional_time(valid_from, "valid from") or recorded
         if starts < old.valid_from:
             raise InvalidInput(
-                f"the new value would start at {format_time(starts)}, before {old.title} itself ({format_time(old.valid_from)}); give a later {remedy('--valid-from', 'valid_from')}"
+                f"the new value would start at {format_time(starts)}, before {old.title} itself "
+                f"({format_time(old.valid_from)}); give a later ",
+                Remedy("valid_from"),
             )
         hashed = value_hash(value)
         if hashed == old.actual_hash:

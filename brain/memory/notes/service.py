@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from brain.errors import BrainError, InvalidInput, remedy
+from brain.errors import BrainError, InvalidInput, Remedy
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.facts.holds import held_titles
 from brain.notes import frontmatter_yaml
@@ -154,9 +154,10 @@ def _keep_fact_immutable(before: Note, text: str) -> None:
     changed = changed_managed_keys(before, parse_note(text, before.path))
     if changed:
         raise InvalidInput(
-            f"{before.path} is a fact; the note tools do not change its {', '.join(changed)}. "
-            f"Record a new value with {remedy('`brain fact supersede`', 'supersede_fact')}, close it with "
-            f"{remedy('`brain fact invalidate`', 'invalidate_fact')}"
+            f"{before.path} is a fact; the note tools do not change its {', '.join(changed)}. Record a new value with ",
+            Remedy("supersede_fact"),
+            ", close it with ",
+            Remedy("invalidate_fact"),
         )
 
 
@@ -264,14 +265,15 @@ def delete_note(corpus: Corpus, name: str) -> Written:
     source = corpus.resolver().resolve(name)
     if corpus.get(source).type == "fact":
         raise InvalidInput(
-            f"{source} is a fact, and a fact is never deleted: close it with "
-            f"{remedy('`brain fact invalidate`', 'invalidate_fact')}; only the retention sweep hard-deletes facts"
+            f"{source} is a fact, and a fact is never deleted: close it with ",
+            Remedy("invalidate_fact"),
+            "; only the retention sweep hard-deletes facts",
         )
     title = corpus.resolver().titles.get(source, "")
     if title.lower() in held_titles(vault):  # a held fact whose note was edited into another type
         raise InvalidInput(
-            f"{source} is under a legal hold (the hold register names {title}); it is not deleted. "
-            f"{remedy('`brain fact release` lifts a hold', 'only the vault owner can lift a hold')}"
+            f"{source} is under a legal hold (the hold register names {title}); it is not deleted. ",
+            Remedy("release_hold"),
         )
     vault.delete(source)
     return Written(source, title, created=False)

@@ -8,7 +8,7 @@ from datetime import date
 from typing import cast
 
 from brain.config import load_config
-from brain.errors import InvalidInput, remedy
+from brain.errors import InvalidInput, Remedy
 from brain.memory.corpus import Corpus
 from brain.notes.edit import set_frontmatter
 from brain.notes.lines import require_one_line
@@ -72,9 +72,7 @@ def add_pattern(
     existing = find_pattern(corpus, name)
     if existing is None:
         if not trigger or not action:
-            raise InvalidInput(
-                f"'{name}' is a new pattern: give {remedy('--trigger and --action', 'trigger and action')} to create it"
-            )
+            raise InvalidInput(f"'{name}' is a new pattern: give ", Remedy("trigger_and_action"), " to create it")
         title = pattern_title(name)
         path = f"{TYPE_FOLDERS['pattern']}/{vault.filename_for(title)}"
         text = render_pattern(

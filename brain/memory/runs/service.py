@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from brain.errors import InvalidInput, NoteExists, NoteNotFound, remedy
+from brain.errors import InvalidInput, NoteExists, NoteNotFound, Remedy
 from brain.memory.corpus import Corpus
 from brain.memory.runs.validation import (
     check_projection,
@@ -244,10 +244,7 @@ def get_run(corpus: Corpus, name: str, tenant: str | None = None) -> Run:
         return found[0]
     scope = f" for tenant '{tenant}'" if tenant is not None else ""
     if not found:
-        raise NoteNotFound(
-            f"no run named '{name}'{scope}; "
-            + remedy("`brain run list --tenant T` lists them", "recall_runs finds a tenant's runs by their query")
-        )
+        raise NoteNotFound(f"no run named '{name}'{scope}; ", Remedy("list_runs"))
     raise InvalidInput(f"'{name}' names {len(found)} runs{scope}; give its path")
 
 
@@ -304,9 +301,7 @@ def recall_runs(
     from brain.memory.runs.vectors import Indexed, run_vectors
 
     if tenant is None or (isinstance(tenant, str) and not tenant.strip()):
-        raise InvalidInput(
-            f"recall needs a tenant ({remedy('--tenant', 'tenant')}); runs are never recalled across tenants"
-        )
+        raise InvalidInput("recall needs a tenant (", Remedy("tenant"), "); runs are never recalled across tenants")
     tenant = check_tenant(tenant)
     check_projection(projection)
     if not isinstance(query, str) or not query.strip():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from brain.errors import InvalidInput, remedy
+from brain.errors import InvalidInput, Remedy
 from brain.memory.timeutil import parse_instant
 from brain.notes.depth import deeper_than, too_deep_message
 from brain.notes.run import PREVIEW_LIMIT, PROJECTIONS, Run, RunLabels, TruncatedPreview
@@ -30,9 +30,7 @@ def tenant_is_safe(tenant: str) -> bool:
 def check_tenant(tenant: Any) -> str:
     """A tenant names a folder under runs/, so it may hold only characters that cannot escape it."""
     if not isinstance(tenant, str) or not tenant.strip():
-        raise InvalidInput(
-            f"a tenant is required ({remedy('--tenant', 'tenant')}); runs are kept and recalled per tenant"
-        )
+        raise InvalidInput("a tenant is required (", Remedy("tenant"), "); runs are kept and recalled per tenant")
     if not tenant_is_safe(tenant):
         raise InvalidInput(
             f"tenant {tenant!r} may hold only letters, digits, '.', '_' and '-' (at most 64, no '..'); it names a folder under runs/"

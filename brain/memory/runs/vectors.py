@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from brain.errors import REINDEX, IndexMismatch
+from brain.errors import IndexMismatch, Remedy
 from brain.index.engine import open_index
 from brain.index.vectors import DROPPED_KEY
 from brain.vault import Vault
@@ -198,7 +198,9 @@ class RunVectors:
         if others:
             raise IndexMismatch(
                 f"the query vectors of recorded runs were made by embedder '{others[0]}', but the embedder in use is "
-                f"'{current}'; {REINDEX} to re-embed them (or switch the embedder back)"
+                f"'{current}'; ",
+                Remedy("reindex"),
+                " to re-embed them (or switch the embedder back)",
             )
 
     def synced(self, token: object) -> bool:

@@ -1,0 +1,27 @@
+"""Each remedy as the CLI words it: the `brain` command to run, or the `--option` to give.
+
+The library names a remedy by its key (`brain.errors.Remedy`); this table is the one place the CLI
+words it, used by the error translation in `cli/group.py` (and by any line a command prints that
+names a remedy). The MCP server words the same keys in `brain/mcp/remedies.py`.
+"""
+
+from __future__ import annotations
+
+CLI_WORDINGS: dict[str, str] = {
+    # steps
+    "reindex": "run `brain reindex`",
+    "embed_pending": "`brain index` (or `brain watch`) embeds them",
+    "supersede_fact": "`brain fact supersede`",
+    "invalidate_fact": "`brain fact invalidate`",
+    "release_hold": "`brain fact release` lifts a hold",
+    "list_runs": "`brain run list --tenant T` lists them",
+    "restore_note": "`brain note restore {path!r}`",
+    "purge_note": "`brain note delete {path!r} --purge`",
+    # arguments to give
+    "tenant": "--tenant",
+    "namespace": "--namespace",
+    "valid_from": "--valid-from",
+    "rerank": "--rerank",
+    "trigger_and_action": "--trigger and --action",
+    "project": "--project {example}",
+}

@@ -1,0 +1,42 @@
+"""The names brain takes from typer's private modules, all in one place.
+
+typer 0.29 carries its own copy of click (`typer._click`) and no longer depends on the click package
+(a click installed beside it, for other packages, is another copy: typer's commands, contexts and
+errors are not its classes). typer publishes none of the click names brain's command group needs,
+so they come from that copy:
+
+- `Command`, `Context`, `HelpFormatter`, `Parameter`: the types of what typer builds and passes
+  (`typer.Context` is a subclass, and not the class of the contexts typer makes);
+- `UsageError`: what an unknown command raises, caught to suggest names that are not imported yet;
+- `CompletionItem`, `make_default_short_help`: completion and `brain --help` from the registry's
+  summaries, without importing a command module to ask it.
+
+Start-up time needs the rest (brain/cli/coerce.py): typer converts every value with pydantic, and
+brain converts plain values itself, exactly as typer would, through typer's converter contract
+(`RuntimeParam`), its own converter for anything else (`build_runtime_param`), and its rules for
+choices and paths (`coerce_cli_choice`, `coerce_cli_path`).
+
+pyproject.toml pins typer to 0.29.x for these names; tests/test_cli_startup.py checks that brain's
+conversion agrees with typer's on every parameter.
+"""
+
+from typer._click import Command, Context, HelpFormatter, Parameter
+from typer._click.exceptions import UsageError
+from typer._click.shell_completion import CompletionItem
+from typer._click.utils import make_default_short_help
+from typer._coercion import RuntimeParam, build_runtime_param
+from typer._param_types import coerce_cli_choice, coerce_cli_path
+
+__all__ = [
+    "Command",
+    "CompletionItem",
+    "Context",
+    "HelpFormatter",
+    "Parameter",
+    "RuntimeParam",
+    "UsageError",
+    "build_runtime_param",
+    "coerce_cli_choice",
+    "coerce_cli_path",
+    "make_default_short_help",
+]
