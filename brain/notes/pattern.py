@@ -13,16 +13,6 @@ from brain.notes.model import CausalRelation, EvidenceEpisode, Note, NoteHeader,
 from brain.notes.parse import parse_wikilink
 
 OUTCOME_SCORE = {"success": 1.0, "partial": 0.5, "failure": 0.0}
-SECTION_ORDER = (
-    "Context",
-    "Trigger",
-    "Action",
-    "Observations",
-    "Causal Relationships",
-    "Evidence Episodes",
-    "Anti-Pattern Warning",
-    "Relations",
-)
 _EVIDENCE = re.compile(r"^[-*][ \t]+\[\[([^\[\]\n]+)\]\](?:[ \t]*[-:–—][ \t]*(\w+)(?:[ \t]*\((.*)\))?)?")
 
 

@@ -42,7 +42,6 @@ from brain.memory.notes.history import purge_paths
 from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
-RECEIPTS_DIR = fact_journal.SWEEPS_DIR
 LOG_BUSY = (
     "another process kept reading the catalog for a minute, so its write-ahead log "
     "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows"
@@ -133,11 +132,6 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime, registered: set[
         return None
     due, policy, reason = passed[0]
     return SweepItem(fact, policy, reason, due, _hold(fact, settings, registered))
-
-
-def plan_sweep(vault: Vault, corpus: Corpus, *, now: datetime | None = None) -> SweepReport:
-    """What a sweep would delete now and why, and what a hold keeps; nothing changes."""
-    return _plan(vault, all_facts(corpus), now)
 
 
 def _plan(
