@@ -38,7 +38,6 @@ from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep_plan
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
-from brain.memory.notes.history import purge_paths
 from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
@@ -303,7 +302,8 @@ def _carry_out(
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)
     # The legal delete reaches the history: no version of a swept fact survives (brain/history.py).
-    history_purged = purge_paths(vault, deleted)
+    with vault.locked():
+        history_purged = vault.history.purge(deleted)
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     temps = vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
     stores = {
