@@ -1,7 +1,7 @@
 """brain: markdown notes as working memory for AI agents.
 
 The version is defined once, in pyproject.toml. `brain.__version__` reads it from the installed
-package's metadata at first use (looking it up costs ~0.1 s, which `import brain` must not pay).
+package's metadata at first use (the lookup is slow, and `import brain` must not pay for it).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def open_vault(vault: Path | None) -> tuple[Vault, Corpus]:
     attach(found)  # brain's own writes update the index at once (when the vault has one)
     corpus = Corpus(found)
     # One command is one answer: the vault's files are checked at its first read, not at each of
-    # its reads (a stat scan each, ~75 ms at 10,000 notes). brain's own writes still reach the
+    # its reads (a stat scan each, which grows with the vault). brain's own writes still reach the
     # reads after them, through the index (`attach`).
     until_the_command_ends(corpus.checked_once())
     return found, corpus
