@@ -1,7 +1,8 @@
 """The session protocol and session logs: bootstrap a task, end a session, turn logs and transcripts into episodes.
 
-The front ends and the agents' hooks call `protocol` (bootstrap, end of session), `extract` and
-`ingest` (logs and transcripts into redacted episodes).
+The front ends and `brain.agents` call `protocol` (bootstrap, end of session), `ingest` (logs and
+transcripts into redacted episodes), `context` (what a hook hands the agent) and `redact`; the
+agents' transcript readers build on `transcripts`.
 
 Nothing is imported here, on purpose: import the module you need, e.g.
 `from brain.memory.sessions import protocol`, so importing the package costs
