@@ -11,7 +11,7 @@ services of each domain live in `brain.memory.<domain>` and take `memory.corpus`
 see are `BrainError`s. Importing `brain` loads nothing else: every name here is looked up at first use.
 
 The version is defined once, in pyproject.toml. `brain.__version__` reads it from the installed
-package's metadata at first use (looking it up is slow enough that `import brain` must not pay it).
+package's metadata at first use (the lookup is slow, and `import brain` must not pay for it).
 """
 
 from __future__ import annotations

@@ -56,11 +56,6 @@ def current_actor() -> Actor:
     return _ACTOR.get() or _NOBODY
 
 
-def set_actor(by: str, command: str = "") -> None:
-    """Name the writer for the rest of this context (a CLI process runs one command)."""
-    _ACTOR.set(Actor(by, command))
-
-
 @contextmanager
 def acting_as(by: str, command: str = "") -> Iterator[Actor]:
     """Name the writer of the versions written inside the block (an MCP tool call, an import)."""

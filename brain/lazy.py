@@ -10,7 +10,7 @@ from types import ModuleType
 def lazy_module(name: str) -> ModuleType:
     """`name`, imported when one of its attributes is first read (importlib's LazyLoader).
 
-    networkx takes 0.1-0.4 s to import and most commands (search, note reads) never draw a graph.
+    networkx is slow to import, and most commands (search, note reads) never draw a graph.
     """
     if name in sys.modules:
         return sys.modules[name]

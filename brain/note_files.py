@@ -59,7 +59,8 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
     and the note files left out with why (a symlink leading outside the vault, a file that
     cannot be stat'ed). A path that is gone is in neither.
 
-    `is_note_path`'s rule; the whole vault is walked with os.scandir, so 10k notes stat in ~0.1 s.
+    `is_note_path`'s rule; the whole vault is walked with os.scandir, one listing per folder, so a
+    stat scan stays cheap on a large vault.
     """
     root_text = str(root)
     found: dict[str, tuple[int, int]] = {}

@@ -40,7 +40,7 @@ from brain.notes.parse import parse_note
 if TYPE_CHECKING:
     import filelock
 else:
-    filelock = lazy_module("filelock")  # ~20 ms to import: only a write takes the vault's lock
+    filelock = lazy_module("filelock")  # imported at first use: only a write takes the vault's lock
 
 TYPE_FOLDERS = {
     "episode": "episodes",
@@ -370,7 +370,7 @@ class Vault:
         return [path.relative_to(self.root).as_posix() for path in found]
 
     # ------------------------------------------------------------ batches (hundreds of files)
-    # One hold of the write lock per batch (0.45 ms each), files one after another (threads in one folder
+    # One hold of the write lock per batch, files one after another (threads in one folder
     # wait on its lock in the kernel); the caller keeps batches to a few hundred files, syncs once (os.sync).
 
     def delete_many(self, relatives: Sequence[str]) -> Batch:

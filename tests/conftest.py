@@ -87,7 +87,7 @@ def vault(tmp_path: Path) -> Vault:
 
 @pytest.fixture
 def adr_vault(vault: Vault) -> Vault:
-    """A vault holding the two example notes of the ADR-018 seed, copied verbatim."""
+    """A vault holding the example episode and pattern of tests/data (ai-agents layout), copied verbatim."""
     shutil.copy(ADR_EPISODE, vault.root / "episodes" / ADR_EPISODE.name)
     shutil.copy(ADR_PATTERN, vault.root / "patterns" / ADR_PATTERN.name)
     return vault

@@ -24,7 +24,6 @@ from brain.index.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.patterns.service import antipatterns, list_patterns
 from brain.note_files import parse_bytes
-from brain.notes.pattern import is_antipattern
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
@@ -118,7 +117,12 @@ def test_select_decodes_only_the_notes_it_keeps(example, monkeypatch):
 
 
 def test_antipatterns_by_header_are_the_antipatterns_of_every_pattern(example):
-    every = [p for p in list_patterns(Corpus(example)) if is_antipattern(p, 0.3, 2)]
+    """The header shortcut keeps exactly the parsed patterns at most 0.3 successful over 2 or more occurrences."""
+    every = [
+        p
+        for p in list_patterns(Corpus(example))
+        if p.success_rate is not None and p.occurrences is not None and p.success_rate <= 0.3 and p.occurrences >= 2
+    ]
     every.sort(key=lambda p: (p.success_rate, -(p.occurrences or 0), p.title))
     assert [p.title for p in antipatterns(Corpus(example))] == [p.title for p in every]
     assert [p.title for p in antipatterns(Corpus(example), max_success_rate=0.2, min_occurrences=2)] == [

@@ -1,6 +1,6 @@
 """The docs keep up with the code: every command is explained in a guide page, the generated CLI and
 MCP references match the code, the site's pages are in its nav, the README's links survive the
-package index, and CI runs exactly the README's test command."""
+package index, and CI (and `just check`) runs exactly the README's test command."""
 
 from __future__ import annotations
 
@@ -100,9 +100,13 @@ def test_the_benchmark_history_lives_in_the_docs():
     assert "*Measured 2026-11-23" in benchmarks and "| sweep of 10,000 due facts" in benchmarks
 
 
-def test_ci_runs_the_readme_test_command():
+def readme_test_command() -> re.Match[str] | None:
     readme = (REPO / "README.md").read_text()
-    block = re.search(r"<!-- test-command -->\n```bash\n(.+?)\n```\n<!-- /test-command -->", readme, re.S)
+    return re.search(r"<!-- test-command -->\n```bash\n(.+?)\n```\n<!-- /test-command -->", readme, re.S)
+
+
+def test_ci_runs_the_readme_test_command():
+    block = readme_test_command()
     assert block, "README.md must hold the test command between <!-- test-command --> markers"
     assert "\n" not in block.group(1)  # one line
     assert 'mkdocs build --strict --site-dir "$(mktemp -d)"' in block.group(1)  # the site, outside the tree
@@ -114,6 +118,35 @@ def test_ci_runs_the_readme_test_command():
     )
     assert extracted.stdout.strip() == block.group(1)  # what CI extracts is exactly the README's block ...
     assert 'bash -euo pipefail -c "$command"' in ci  # ... and CI runs it
+
+
+def justfile_recipes() -> dict[str, list[str]]:
+    """Each recipe of the justfile, by name: the lines of its body, stripped (a leading `@` too)."""
+    recipes: dict[str, list[str]] = {}
+    body: list[str] | None = None
+    for line in (REPO / "justfile").read_text(encoding="utf-8").splitlines():
+        if line[:1].isspace():
+            if body is not None:
+                body.append(line.strip().removeprefix("@"))
+        elif line and not line.startswith("#"):  # a recipe's header, or a setting (`set`, `:=`)
+            header = ":" in line and ":=" not in line and not line.startswith("set ")
+            body = recipes.setdefault(line.split()[0].rstrip(":"), []) if header else None
+    return recipes
+
+
+def test_just_check_runs_the_readme_test_command_in_the_existing_venv():
+    """`just check` runs CI's steps, the README's test command, but the ones that make the venv and
+    install brain into it; `lint`, `typecheck`, `docs` and `test` run the same commands."""
+    block = readme_test_command()
+    assert block
+    steps = block.group(1).split(" && ")
+    setup = [step for step in steps if step.startswith("python3 -m venv ") or " install " in step]
+    assert setup and steps[: len(setup)] == setup  # the venv is made first
+    recipes = justfile_recipes()
+    assert recipes["check"] == steps[len(setup) :]
+    for name in ("lint", "typecheck", "docs"):
+        assert recipes[name] and set(recipes[name]) <= set(recipes["check"]), name
+    assert recipes["test"] == [recipes["check"][-1] + " {{ args }}"]
 
 
 def test_the_version_is_defined_once():

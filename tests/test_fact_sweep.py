@@ -106,7 +106,7 @@ legal_hold = true
         vault, "profile", "email", "a@b.c", namespace="user:alice", legal_delete_at=at(2), now=at(0), valid_from=at(0)
     )
 
-    plan = retention.plan_sweep(corpus, now=at(13))  # the v1s closed at day 10
+    plan = retention.sweep(corpus, dry_run=True, now=at(13))  # the v1s closed at day 10
     due = {item.fact.title: item.policy for item in plan.due}
     assert due == {
         own[0]: "retention_days (fact)",  # 10 + 3 <= 13
@@ -117,11 +117,11 @@ legal_hold = true
         held[0]: "legal hold on class hr",
         held_ns[0]: "legal hold on namespace org:ledger",
     }
-    later = {item.fact.title for item in retention.plan_sweep(corpus, now=at(40)).due}
+    later = {item.fact.title for item in retention.sweep(corpus, dry_run=True, now=at(40)).due}
     assert pii[0] in later and default[0] not in later  # 10 + 30 <= 40 < 10 + 100
-    assert default[0] in {item.fact.title for item in retention.plan_sweep(corpus, now=at(110)).due}
+    assert default[0] in {item.fact.title for item in retention.sweep(corpus, dry_run=True, now=at(110)).due}
     assert not {pii[1], own[1], default[1]} & {
-        item.fact.title for item in retention.plan_sweep(corpus, now=at(1000)).due
+        item.fact.title for item in retention.sweep(corpus, dry_run=True, now=at(1000)).due
     }
 
 

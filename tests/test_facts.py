@@ -146,7 +146,7 @@ def test_value_from_a_file_and_from_stdin(brain, vault: Vault, tmp_path: Path) -
 
 def test_a_supersede_chain_of_four_links_both_ways_and_keeps_every_value(vault: Vault, corpus: Corpus, brain) -> None:
     names = chain_of(vault, corpus, ["dark", "light", "system", {"mode": "auto"}])
-    facts = [service.find_fact(corpus, name) for name in names]
+    facts = [fact_from_note(corpus.get(name)) for name in names]
     for old, new in itertools.pairwise(facts):
         assert old.superseded_by == new.title and new.supersedes == old.title
         assert old.valid_until == new.valid_from and old.closed_at == new.recorded_at
@@ -196,7 +196,7 @@ def test_invalidate_closes_without_a_successor(vault: Vault, corpus: Corpus, bra
     (name,) = chain_of(vault, corpus, ["dark"])
     result = brain("fact", "invalidate", name, "--reason", "account closed", "--at", "2026-02-01T00:00:00Z")
     assert result.stdout == f"invalidated facts/{name}.md: valid until 2026-02-01T00:00:00Z\n"
-    fact = service.find_fact(Corpus(vault), name)
+    fact = fact_from_note(Corpus(vault).get(name))
     assert fact.valid_until == at(31) and fact.superseded_by is None and fact.closed_reason == "account closed"
     # (the CLI closed it at the real time: known from then on)
     assert titles(fact_recall.recall_facts(corpus, namespaces=["user:alice"], as_of=at(40))) == []

@@ -88,6 +88,47 @@ def test_no_import_cycles() -> None:
     assert cycles == []
 
 
+def room(name: str, path: Path) -> str:
+    """The node of the package graph a module is part of (see test_no_cycles_between_packages)."""
+    if path.name == "__init__.py":
+        return name
+    if any((child / "__init__.py").is_file() for child in path.parent.iterdir()):
+        return name  # a module beside subpackages is a room of its own
+    return name.rpartition(".")[0]
+
+
+def package_graph() -> nx.DiGraph:
+    known = modules()
+    edges = nx.DiGraph()
+    for source, target in graph().edges:
+        if (tail := room(source, known[source])) != (head := room(target, known[target])):
+            edges.add_edge(tail, head)
+            edges.edges[tail, head].setdefault("via", []).append(f"{source} -> {target}")
+    return edges
+
+
+def test_no_cycles_between_packages() -> None:
+    """Between packages too, imports run one way: no two packages depend on each other, through any modules.
+
+    The modules of a package without subpackages (`brain/memory/facts/`, `brain/cli/`) are one node:
+    a cycle through any of them is a cycle between packages, even when no single module takes part
+    in a module cycle. A module that sits beside subpackages (`brain/vault.py` beside `brain/notes/`,
+    `brain/memory/corpus.py` and `brain/memory/health.py` beside the domain packages,
+    `brain/mcp/server.py` beside `brain/mcp/tools/`) is a node of its own: such modules are layers of
+    their own (the corpus under every domain, the doctor above them), so lumping them with their
+    folder would report a layering as a cycle (with `brain/*.py` as one node `brain`, `__main__.py`
+    -> cli -> `vault.py` would make every layer one cycle). A package's `__init__.py` is its
+    package's node.
+    """
+    packages = package_graph()
+    cycles = [
+        sorted(via for edge in packages.subgraph(component).edges.values() for via in edge["via"])
+        for component in nx.strongly_connected_components(packages)
+        if len(component) > 1
+    ]
+    assert cycles == []
+
+
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_layer_imports_run_one_way(layer: str) -> None:
     wrong = sorted(

@@ -1,4 +1,4 @@
-"""The two example notes of the ADR-018 seed parse to exactly what they say."""
+"""The example episode and pattern of tests/data (ai-agents layout) parse to exactly what they say."""
 
 from conftest import ADR_EPISODE, ADR_PATTERN
 

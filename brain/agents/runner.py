@@ -1,7 +1,7 @@
 """`brain hooks run EVENT`: the entry point of every agent's hooks, which skips typer.
 
 A coding agent runs the session-start and first-prompt hooks before it can answer, and the
-session-end hook as it quits; importing typer alone is ~50 ms of the 0.2-0.5 s a hook may take.
+session-end hook as it quits; importing typer alone is a sizeable part of a hook's time.
 `brain.cli.main` hands `brain hooks run ...` to `main` here, which reads the same arguments with
 argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`, which answers `--help`) does; `--help` goes to
 typer, which answers it as for any command. Arguments argparse cannot read (a wrong option, a

@@ -13,9 +13,8 @@ from typing import Any
 
 def main() -> None:
     # One thread for numpy's BLAS unless the user says otherwise: brain multiplies a query by at most
-    # tens of thousands of rows, and OpenBLAS starting a pool per core cost a one-shot command ~0.1 s
-    # of CPU at numpy's import (measured: `fact recall` 0.40 -> 0.29 s of CPU, the same wall time on
-    # an idle machine, less beside other work).
+    # tens of thousands of rows, which one thread does well, and OpenBLAS starting a pool per core at
+    # numpy's import costs a one-shot command CPU it never gets back (more so beside other work).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if sys.argv[1:3] == ["hooks", "run"]:
         from brain.agents.runner import main as run_hook

@@ -1,9 +1,9 @@
 """Command-line values converted without pydantic when they are plainly valid.
 
 typer (0.29) converts every parameter's value with a pydantic TypeAdapter: importing pydantic and
-building the adapters took 0.13-0.2 s of CPU on every `brain` command, more than the rest of a
-text search. brain's parameters are plain types (str, int and float with bounds, Path, list[str],
-Literal and Enum choices), whose valid values need no pydantic: such a value is converted here to
+building the adapters cost every `brain` command more CPU than the rest of a text search. brain's
+parameters are plain types (str, int and float with bounds, Path, list[str], Literal and Enum
+choices), whose valid values need no pydantic: such a value is converted here to
 exactly what typer's adapter returns (tests/test_cli_startup.py checks both agree on every
 parameter). Anything else, an invalid value above all, goes to typer's own adapter, so every error
 message stays typer's.

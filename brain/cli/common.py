@@ -39,8 +39,8 @@ def open_vault(vault: Path | None) -> Memory:
     memory = open_memory(vault)
     opened_vaults.append(memory.root)  # the disk a storage error is about (see group.BrainGroup)
     # One command is one answer: the vault's files are checked at its first read, not at each of
-    # its reads (a stat scan each). brain's own writes still reach the reads after them, through the
-    # index the front door attached.
+    # its reads (a stat scan each, which grows with the vault). brain's own writes still reach the
+    # reads after them, through the index the front door attached.
     until_the_command_ends(memory.checked_once())
     return memory
 

@@ -42,17 +42,6 @@ class ChunkTable:
                     found[(note_id, chunk_id)] = row
         return found
 
-    def chunk_keys(self, note_ids: list[int]) -> list[tuple[int, str]]:
-        """(note id, chunk id) of every chunk the vector store holds for these notes."""
-        keys: list[tuple[int, str]] = []
-        with self._lock:
-            for start in range(0, len(note_ids), 500):
-                part = note_ids[start : start + 500]
-                keys += self.db.execute(
-                    f"SELECT note_id, id FROM chunks WHERE note_id IN ({','.join('?' * len(part))})", part
-                ).fetchall()
-        return keys
-
     def orphan_chunks(self) -> list[tuple[int, str]]:
         """Chunks of notes that were removed or became unsearchable since the vectors were updated."""
         with self._lock:

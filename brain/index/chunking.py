@@ -1,7 +1,7 @@
 """Split a note into chunks for dense search, along its sections, within the model's window.
 
 A note longer than the model's 256-token window embedded whole is nearly invisible to dense
-search (DESIGN.md, Search), so each level-2 section becomes a chunk, prefixed with the note's
+search, so each level-2 section becomes a chunk, prefixed with the note's
 title and the section heading. A section over the window is cut at line boundaries, and a
 single over-long line by token windows, each piece overlapping the previous one by `overlap`
 tokens. Token counts come from the embedder's own tokenizer, so no chunk is ever truncated.

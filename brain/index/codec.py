@@ -3,7 +3,8 @@
 Only what cannot be recomputed cheaply is stored: the body and each section's content are
 slices of the text, so they are cut again from the text on load. `decode(encode(n), n.text, path)`
 equals `n` for every note the parser makes (tests check this on the example vault and on
-generated text).
+generated text). A change to the stored shape needs a new `SCHEMA_VERSION` in schema.py whose
+step rebuilds the catalog.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from typing import Any
 
 from brain.notes.lines import split_lines
 from brain.notes.model import CausalRelation, Note, Observation, Relation, Section, WikiLink
-
-FORMAT = 1  # bump when the stored shape changes; the catalog's version follows it
 
 
 def encode(note: Note) -> str:

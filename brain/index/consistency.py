@@ -6,7 +6,7 @@ Chroma server that lost its data, a vault whose id (and so its collection) chang
 catalog says "up to date" while vector search finds nothing.
 
 The check is cheap when all is well. With the embedded store it does not even open Chroma
-(importing chromadb and opening the store took 0.5 s of the 1.4 s of `brain status`) while the
+(importing chromadb and opening the store were most of `brain status`) while the
 store's files are as brain last vouched for them (`VectorStore.unchanged`, see
 `vector_identity.files_stamp`): brain records their stamp after its own writes and after a check that
 found the store consistent, so a store changed by anyone else (records deleted through another

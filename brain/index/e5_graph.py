@@ -9,8 +9,7 @@ Inputs input_ids and attention_mask (int64, batch x tokens); output last_hidden_
 
 Built for the cache (`external`), every weight is written to a data file beside the model as soon
 as it is made and the graph only points at it (ONNX external data): the build holds one tensor at
-a time, not the whole 146 MB graph plus its serialised copies (the build peaked at 891 MB with the
-weights inside the graph, 2026-11-25).
+a time, not the whole graph plus its serialised copies.
 """
 
 from __future__ import annotations

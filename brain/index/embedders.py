@@ -151,8 +151,8 @@ class OnnxMiniLMEmbedder:
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=self.max_tokens)
         pad_id = next((i for i in map(tokenizer.token_to_id, ("[PAD]", "<pad>")) if i is not None), 0)
-        # A single query runs on one thread that never spins: on this shared 2-core machine that
-        # took a query from 33 ms (two spinning threads) to 6 ms at p50, and loads faster.
+        # A single query runs on one thread that never spins: spinning threads compete for a busy
+        # machine's cores, and one quiet thread answers one text sooner and loads faster.
         query_session = self._session(threads=1, spinning=False)
         inputs = {i.name: (np.int32 if i.type == "tensor(int32)" else np.int64) for i in query_session.get_inputs()}
         if "input_ids" not in inputs:
@@ -190,8 +190,7 @@ class OnnxMiniLMEmbedder:
         options.inter_op_num_threads = 1  # one sequential graph; extra pools only contend
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Memory patterns pay off for fixed shapes only; with dynamic padding every batch
-        # has a new shape, and the cached plans raised peak RSS embedding 300 ~110-token
-        # texts at batch 32 from ~0.66 GB to ~1.05 GB.
+        # has a new shape, and the cached plans only raise peak memory.
         options.enable_mem_pattern = False
         options.log_severity_level = 3
         if not spinning:
@@ -243,8 +242,8 @@ class OnnxMiniLMEmbedder:
 
     def _groups(self, order: list[int], encodings: Sequence[Encoding]) -> list[list[int]]:
         """Consecutive runs of `order` of at most batch_size rows and max_batch_tokens padded
-        tokens: 32 rows of 256 tokens made onnxruntime's arena grow to ~1 GB and ran slower
-        than 8 rows (measured: 406 MB and 15 texts/s against 1026 MB and 11 texts/s)."""
+        tokens: large batches of long texts make onnxruntime's arena grow, and run slower than
+        small ones."""
         groups: list[list[int]] = []
         current: list[int] = []
         for i in order:  # ascending length: the newest member is the widest

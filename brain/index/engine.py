@@ -138,7 +138,7 @@ class Index:
             raise ReadOnlyStorage(
                 f"the index in '{self.dir}' is on a read-only disk; it cannot be updated. {READ_ONLY_HINT}"
             )
-        from filelock import FileLock, Timeout  # ~20 ms to import: only a write pays for it
+        from filelock import FileLock, Timeout  # imported here: only a write pays for the import
 
         with self._thread_lock:
             if self._file_lock is None:
@@ -193,7 +193,7 @@ _shared_lock = threading.Lock()
 
 def shared_embedder(name: str, model_path: str | None) -> Embedder:
     """The embedder a vault's config names, loaded once per process and only when first asked for:
-    indexes, tips and a bootstrap share it (a model is ~170 MB and 0.1-0.3 s each time it loads;
+    indexes, tips and a bootstrap share it (a model is large and slow to load;
     two threads asking at once, a query embedded while the notes are read, load it once)."""
     from brain.index.embedders import load_embedder  # numpy, onnxruntime: only when needed
     from brain.index.model_files import ENV_MODEL

@@ -8,14 +8,15 @@ Three cases, cheapest first:
   reported since the last read are re-checked. A read costs a few stats, not one per note. So
   that a change made just before the read is never missed, the read first creates and removes a
   marker file under `.brain/index/` and waits for its event: events arrive in order, so every
-  change made before the read has been seen by then (about a millisecond).
-- Otherwise: a stat scan of every note file (`scan.scan`), ~30 ms at 10,000 notes.
+  change made before the read has been seen by then.
+- Otherwise: a stat scan of every note file (`scan.scan`), whose cost grows with the vault.
 
-A process starts a tracker at a read of a vault it has been reading for `TRACK_AFTER_SECONDS` or more,
-when its stat scan took `TRACK_FROM_SCAN_MS` or more (about 2,000 notes): a one-shot command (a CLI
-call, a hook) that reads twice in its fraction of a second never starts one, and starting one (watchdog, a kernel watch per folder, two threads) costs
-tens of milliseconds, more than a small vault's scans, while on a large vault a script, notebook,
-server or long command stops paying ~30 ms per read. A tracker writes nothing and takes no lock (`brain watch` can still start
+A process starts a tracker at a read of a vault it has been reading for `TRACK_AFTER_SECONDS` or
+more, when its stat scan took `TRACK_FROM_SCAN_MS` or more (a vault of a few thousand notes): a
+one-shot command (a CLI call, a hook) that reads twice in its fraction of a second never starts
+one, and starting one (watchdog, a kernel watch per folder, two threads) costs more than a small
+vault's scans, while on a large vault a script, notebook, server or long command stops paying a
+stat scan per read. A tracker writes nothing and takes no lock (`brain watch` can still start
 beside it); it only notes which paths changed. Events can be lost (a kernel queue overflow, a
 network file system whose other clients' writes raise no event), so a tracked vault still gets
 a full scan every `RESCAN_EVERY` seconds of reading, and at once if the observer has stopped.

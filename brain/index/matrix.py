@@ -2,13 +2,12 @@
 
 Chroma stays the store of record (every vector is written there, and `brain reindex` rebuilds it),
 but reading goes through this copy: a matrix product over all chunks is exact (a filter never
-loses an allowed chunk, a fresh upsert is never missing from an approximate index) and takes about
-a millisecond per 5,000 chunks on one thread, where Chroma's query took 4-90 ms on this machine. It costs
-1.5 KB per chunk of memory (384 floats), ~80 MB at 10,000 notes.
+loses an allowed chunk, a fresh upsert is never missing from an approximate index) and is much
+faster on one thread than Chroma's query. It costs 1.5 KB of memory per chunk (384 float32s).
 
 A snapshot of the copy is kept in `.brain/index/` next to the catalog, stamped with the catalog's
 vectors generation, so a one-shot `brain search` loads one file with numpy and never imports
-chromadb (0.4 s of imports alone). A process that writes vectors updates its copy in place; any
+chromadb (a heavy import). A process that writes vectors updates its copy in place; any
 process that finds the snapshot older than the catalog's generation rebuilds it from Chroma.
 """
 
@@ -49,7 +48,7 @@ class ChunkMatrix:
     def _rows(self, notes: np.ndarray, chunks: np.ndarray) -> np.ndarray:
         """The rows holding any of the chunks (notes[i], chunks[i]). Rows are first narrowed by note id
         (a numeric comparison), and only those compared by chunk id: building a text key for every
-        row took 0.5 s at 200,000 chunks, on every write."""
+        row was slow on a large store, and ran on every write."""
         if not len(self) or not len(notes):
             return np.zeros(0, np.int64)
         candidates = np.flatnonzero(np.isin(self.notes, notes))
@@ -90,7 +89,7 @@ class ChunkMatrix:
         vector = np.asarray(query, dtype=np.float32)
         vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
         # einsum, not `@`: a matrix-vector `@` goes to multi-threaded BLAS, whose threads wait on each
-        # other on a busy machine (2,000 rows: 18 ms against 0.1 ms with einsum's one-thread loop).
+        # other on a busy machine; einsum runs a one-thread loop.
         if note_ids is None:
             rows = None
             similarities = np.einsum("ij,j->i", self.vectors, vector)

@@ -1,12 +1,12 @@
-"""The embedding model as onnxruntime optimizes it, saved once, so a process loads it at a third of the memory.
+"""The embedding model as onnxruntime optimizes it, saved once, so a process loads it faster and in less memory.
 
 The int8 model's weights go through DequantizeLinear; onnxruntime's graph optimizer folds those
-into float32 constants when it loads the model (~90 MB), and while it does, the model, the folded
-copy and the optimizer's work are all in memory: a one-shot search peaked at ~300 MB. The
-optimized graph is the same every time, so the first load saves it (`optimized_model_filepath`)
-with its weights in a separate file, and later loads read that file without optimizing again:
-the weights are mapped from the file, loading takes ~0.1 s instead of ~0.3 s, and the process
-peaks at ~110 MB. The vectors are bit-for-bit the same (the same kernels run on the same graph).
+into float32 constants when it loads the model, and while it does, the model, the folded copy
+and the optimizer's work are all in memory at once. The optimized graph is the same every time,
+so the first load saves it (`optimized_model_filepath`) with its weights in a separate file, and
+later loads read that file without optimizing again: the weights are mapped from the file, so
+loading is faster and the process's peak memory much lower. The vectors are bit-for-bit the
+same (the same kernels run on the same graph).
 
 The files live in `$XDG_CACHE_HOME/brain/models/` (default `~/.cache/brain/models/`), one folder
 per model file (path, size and mtime) and onnxruntime version. They are derived: delete them at
@@ -34,8 +34,8 @@ def cache_root() -> Path:
 
 
 def file_sha256(path: Path) -> str:
-    """The file's sha256, hashed once per version of the file (~30 ms for the 23 MB MiniLM file,
-    at every one-shot process that loads it)."""
+    """The file's sha256, hashed once per version of the file (not again at every one-shot process
+    that loads it)."""
 
     def digest() -> str:
         with path.open("rb") as f:
@@ -107,7 +107,7 @@ def session(model_path: str, options: Any) -> Any:
             shutil.rmtree(folder, ignore_errors=True)
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Saved at the EXTENDED level: ALL adds layout changes for this machine's CPU that onnxruntime
-    # warns must not be saved; for this model they change nothing (measured: identical vectors).
+    # warns must not be saved; for this model they change nothing (the vectors are identical).
     level = options.graph_optimization_level
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
     try:

@@ -1,6 +1,6 @@
 """Where the default embedding model's files come from.
 
-Resolution order (DESIGN.md, Embedders): the configured path or BRAIN_EMBEDDING_MODEL,
+Resolution order: the configured path or BRAIN_EMBEDDING_MODEL,
 Chroma's model cache, installed packages that ship the files. Nothing is downloaded
 here: brain works offline, so a missing model is reported by the caller and a
 lexical fallback is used instead.
@@ -75,7 +75,7 @@ def installed_version(distribution: str, package_dir: Path) -> str:
     """The version of the distribution that installed `package_dir`, "?" when unknown.
 
     Read from its `.dist-info` folder beside the package, which is where importlib.metadata finds
-    it too; importing importlib.metadata costs ~25 ms of a one-shot search, so it is the fallback.
+    it too; importing importlib.metadata is a cost a one-shot search need not pay, so it is the fallback.
     """
     prefix = distribution.replace("-", "_").lower() + "-"
     for entry in package_dir.parent.glob("*.dist-info"):

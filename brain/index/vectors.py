@@ -296,7 +296,7 @@ class VectorStore:
     def deleting(self, ids: Sequence[str]) -> Iterator[None]:
         """Delete these records from the store and from this process's copy of the vectors, with the
         caller's block run meanwhile: Chroma deletes in its own native code
-        without holding Python's lock (about 0.3 ms a record), so a large delete runs on a thread
+        without holding Python's lock, so a large delete runs on a thread
         beside the block. This process's copy of the vectors loses the records after the block
         (a copy the block loads, e.g. `load_snapshot`, included); the thread's error is raised then."""
         with self._lock:

@@ -1,7 +1,7 @@
 """Pool workers that die with the process that started them.
 
 A `brain index` killed with SIGKILL runs no cleanup, and its parse workers, blocked reading
-their next task, lived on (found 1.5 hours later, about 41 MB each). Each worker therefore asks
+their next task, lived on, each holding its memory. Each worker therefore asks
 the kernel to kill it when its parent dies (Linux `PR_SET_PDEATHSIG`) and, wherever that is not
 to be had, watches its parent from a thread and exits when it is gone.
 """

@@ -1,1 +1,5 @@
-"""Services over the notes: episodes, patterns, the causal graph, and the notes themselves."""
+"""The services, one package per domain, which the front ends and the importers call.
+
+The modules beside the domain packages serve them all: `corpus` (the notes, read through the
+catalog), `similarity`, `timeutil`, and `health` and `finding` for `brain doctor`.
+"""

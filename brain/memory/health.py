@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from brain.memory.causal.graph import find_cycles
 from brain.memory.causal.stats import causal_findings
 from brain.memory.corpus import Corpus
+from brain.memory.finding import Finding
 from brain.note_files import SkipKind
 from brain.notes.episode import episode_from_note, local_ids
 from brain.notes.fact import fact_from_note
@@ -16,14 +15,6 @@ from brain.notes.run import run_from_note
 from brain.notes.summary import causes_named
 from brain.notes.tip import tip_from_note
 from brain.vault import Vault
-
-
-@dataclass(frozen=True)
-class Finding:
-    kind: str  # malformed | duplicate-name | broken-link | ambiguous-link | cycle | broken-caused-by | unknown-action-type | skipped | stale-index | tampered-fact | unhashed-fact | journal
-    path: str
-    message: str
-    fix: str
 
 
 def typed_problems(note: Note) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Episodes: read the typed parts of an episode note, and render a new one.
 
-Grammar (ADR-018): `### d001: Title` blocks of `- **Field**: value` bullets under
+Grammar (the episode layout of the ai-agents episodic memory): `### d001: Title` blocks of `- **Field**: value` bullets under
 `## Decisions`, and one numbered line per event under `## Events Timeline`:
 
     3. [2026-03-02T10:05:00Z] e003 (commit): Fix rotation (caused_by: [[e002]]; leads_to: [[e004]])
@@ -320,7 +320,7 @@ def managed_sections(episode: Episode) -> dict[str, str]:
 
 
 def render_episode(episode: Episode, extra_frontmatter: dict[str, Any] | None = None) -> str:
-    """Markdown for a new episode note, in the ADR-018 layout."""
+    """Markdown for a new episode note, in the layout the module docstring describes."""
     fm = episode_frontmatter(episode, extra_frontmatter)
     return f"---\n{frontmatter_yaml.dump(fm)}---\n\n" + render_episode_body(episode)
 

@@ -59,8 +59,6 @@ FACT_KEYS = (
     "recorded_by",
     "value_hash",
 )
-# What never changes once written: a new value is a new fact (supersede), never an edit.
-IMMUTABLE_KEYS = ("kind", "subject", "value", "namespace", "valid_from", "recorded_at", "value_hash")
 # What only the fact commands change (and `type`): the note tools refuse to touch any of it, so no
 # agent can lift a hold, move a legal delete date, reopen or retype a fact through them.
 MANAGED_KEYS = ("type", *FACT_KEYS, "legal_hold", "closed_at", "closed_by", "closed_reason")
@@ -103,9 +101,6 @@ class Fact:
     def tampered(self) -> bool:
         """The value no longer matches the hash written with it (edited by hand)."""
         return self.value_hash is not None and self.value_hash != self.actual_hash
-
-    def valid_at(self, instant: datetime) -> bool:
-        return self.valid_from <= instant and (self.valid_until is None or instant < self.valid_until)
 
 
 # ---------------------------------------------------------------- values and times

@@ -5,7 +5,7 @@ datetime and drop the seventh fractional digit, so the loader keeps them as stri
 what the user typed is what comes back.
 
 Loading and dumping use libyaml's C parser and emitter (PyYAML's `CSafeLoader`/`CSafeDumper`,
-about 7x faster per note than the pure-Python classes, which dominated indexing and import),
+much faster than the pure-Python classes, which dominated indexing and import),
 and fall back to the pure-Python classes where PyYAML was built without libyaml. Both sides
 share PyYAML's resolver and representer, so values are the same either way.
 """

@@ -13,16 +13,6 @@ from brain.notes.model import CausalRelation, EvidenceEpisode, Note, NoteHeader,
 from brain.notes.parse import parse_wikilink
 
 OUTCOME_SCORE = {"success": 1.0, "partial": 0.5, "failure": 0.0}
-SECTION_ORDER = (
-    "Context",
-    "Trigger",
-    "Action",
-    "Observations",
-    "Causal Relationships",
-    "Evidence Episodes",
-    "Anti-Pattern Warning",
-    "Relations",
-)
 _EVIDENCE = re.compile(r"^[-*][ \t]+\[\[([^\[\]\n]+)\]\](?:[ \t]*[-:–—][ \t]*(\w+)(?:[ \t]*\((.*)\))?)?")
 
 
@@ -83,16 +73,10 @@ def _number(value: Any, kind: type) -> Any:
     return number if math.isfinite(number) else None
 
 
-def is_antipattern(pattern: Pattern, max_success_rate: float = 0.3, min_occurrences: int = 2) -> bool:
-    return _keeps_failing(pattern.success_rate, pattern.occurrences, max_success_rate, min_occurrences)
-
-
 def antipattern_header(header: NoteHeader, max_success_rate: float = 0.3, min_occurrences: int = 2) -> bool:
-    """`is_antipattern` of a pattern note from its header alone, before the note is parsed."""
-    return _keeps_failing(*_counts(header.frontmatter, []), max_success_rate, min_occurrences)
-
-
-def _keeps_failing(rate: float | None, occurrences: int | None, max_success_rate: float, min_occurrences: int) -> bool:
+    """Whether a pattern note keeps failing (success rate at most `max_success_rate` over at least
+    `min_occurrences`), from its header alone, before the note is parsed."""
+    rate, occurrences = _counts(header.frontmatter, [])
     return rate is not None and occurrences is not None and rate <= max_success_rate and occurrences >= min_occurrences
 
 

@@ -27,7 +27,6 @@ PROJECTIONS = ("decisions", "commits", "narrative", "full")
 DEFAULT_PROJECTION = "decisions"
 PREVIEW_LIMIT = 500
 SNAPSHOT_HEADING = "Snapshot"
-READABLE_HEADINGS = ("Query", "Answer", "Decisions", "Tool Calls", "Narrative")
 GOOD_SCORE = 0.5  # an eval score at or above this counts as a good run when no other label decides
 _LINE_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")

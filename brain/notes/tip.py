@@ -20,7 +20,6 @@ from brain.notes.parse import find_wikilinks
 
 CATEGORIES = ("strategy", "recovery", "optimization")
 EVIDENCE = ("success", "failure", "both")
-PRIORITIES = ("high", "medium", "low")
 SECTIONS = ("Tip", "Purpose", "Steps", "Avoid", "Applies When")
 _STEP = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+(.*)$")
 _SPAN = re.compile(r"\(([^()]*)\)\s*$")

@@ -1,4 +1,4 @@
-"""Episode tools, named as in ADR-018: store episodes, find them, read their decisions."""
+"""Episode tools, named as in the ai-agents episodic memory: store episodes, find them, read their decisions."""
 
 from __future__ import annotations
 

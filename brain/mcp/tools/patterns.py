@@ -1,4 +1,4 @@
-"""Pattern tools, named as in ADR-018: record and find patterns, causal paths between them, antipatterns."""
+"""Pattern tools, named as in the ai-agents episodic memory: record and find patterns, causal paths between them, antipatterns."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Saved contexts: what an agent did or learned, with its action type, rationale and cause.
 
-A context is a note of type `context` in `contexts/` (see DESIGN.md): frontmatter `project`,
+A context is a note of type `context` in `contexts/`: frontmatter `project`,
 `action_type`, `caused_by` (one `[[Note]]` or a list of them) and `rationale`; the body is the
 content. `caused_by` may name any note, of any type. Saving checks everything first (content,
 action type, that every cause is one existing note, that the new note would not become its own

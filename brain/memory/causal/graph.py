@@ -6,7 +6,7 @@ graph as a missing node, so paths through imported or not-yet-written notes stil
 is reported as a broken link.
 
 The graph is plain dicts, and paths are found here (breadth-first, Dijkstra): a `pattern path` or
-`causal why` is a one-shot process, and importing networkx alone costs ~0.27 s of it (networkx 3.6
+`causal why` is a one-shot process, and importing networkx alone is a large part of it (networkx 3.6
 scans every installed package's entry points for backends). networkx is loaded only for what it is
 needed for: cycles (`brain doctor`) and GraphML export (`to_networkx`).
 """

@@ -19,7 +19,7 @@ from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep as retention
 from brain.memory.facts.service import repair_interrupted
 from brain.memory.facts.table import fact_table
-from brain.memory.health import Finding
+from brain.memory.finding import Finding
 from brain.note_files import SKIPPED_DIRS
 
 

@@ -162,10 +162,10 @@ def held(vault: Vault) -> Iterator[None]:
 
     This process stops following this vault's file events (`fresh.stop_tracking`; its next read
     re-scans): each of a sweep's tens of thousands of file changes would be an event handled in
-    Python on the same cores, which made the file work three times slower.
+    Python on the same cores, which slowed the file work several times over.
     Nothing else runs beside the file work either. Opening Chroma on a thread meanwhile holds
-    Python's lock for seconds; Chroma's deletes on a thread (they do not hold it) still made the
-    relinks 2.5 times slower at 100,000 facts, both waiting on the file system's journal. They
+    Python's lock; Chroma's deletes on a thread (they do not hold it) still slowed the relinks
+    down, both waiting on the file system's journal. They
     run beside the catalog's VACUUM instead (`purge`).
     """
     index = _index(vault)
@@ -200,7 +200,7 @@ def purge(
     while the full-text index is merged ('optimize', which drops the deleted notes' words from
     its segments) and the catalog is vacuumed; then the orphans' chunk rows go, the vectors
     snapshot is written again without them (else the next dense read would rebuild it from
-    Chroma: 11 s at 180,000 chunks), and the WAL is checkpointed and truncated.
+    Chroma, slowly on a large vault), and the WAL is checkpointed and truncated.
 
     The VACUUM is needed: `secure_delete` zeroes deleted cells and freed pages, but not the old
     copies of cells that SQLite leaves in the unused middle of a page when it rebalances one (a

@@ -38,7 +38,7 @@ _SCORE_ALL_BELOW = 64
 @dataclass(frozen=True)
 class RecallHit:
     fact: Fact
-    status: str  # one of STATUSES, at as_of as known at known_at
+    status: str  # "valid", "closed" or "not yet valid", at as_of as known at known_at
     valid_until: datetime | None  # as known at known_at
     score: float
     parts: dict[str, float]

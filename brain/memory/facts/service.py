@@ -40,7 +40,6 @@ from brain.notes.model import Note
 from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS, Vault
 
-STATUSES = ("valid", "closed", "not yet valid")
 MAX_RETENTION_DAYS = 3_650_000  # ten thousand years: any longer is "forever", which is no retention at all
 _NAMESPACE = re.compile(r"^[\w.:@/+-]+$", re.UNICODE)
 
@@ -161,14 +160,6 @@ def record_fact(
     if legal_hold:  # first: a hold is never on a fact the register does not know
         hold_register.register(vault, [new.title], new.recorded_by)
     return _write_new(vault, new)
-
-
-def find_fact(corpus: Corpus, name: str) -> Fact:
-    """The fact a name (title, stem, permalink, path) resolves to; another note type is an error."""
-    note = corpus.get(name)
-    if note.type != "fact":
-        raise InvalidInput(f"'{name}' is {note.path}, a {note.type} note, not a fact")
-    return fact_from_note(note)
 
 
 def current_of(corpus: Corpus, fact: Fact) -> Fact:

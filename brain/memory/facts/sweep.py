@@ -38,11 +38,9 @@ from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep_plan
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
-from brain.memory.notes.history import purge_paths
 from brain.notes.fact import Fact, format_time
 from brain.vault import Vault
 
-RECEIPTS_DIR = fact_journal.SWEEPS_DIR
 LOG_BUSY = (
     "another process kept reading the catalog for a minute, so its write-ahead log "
     "(.brain/index/catalog.sqlite3-wal) still holds old pages of the swept rows"
@@ -133,12 +131,6 @@ def due_item(fact: Fact, settings: FactSettings, now: datetime, registered: set[
         return None
     due, policy, reason = passed[0]
     return SweepItem(fact, policy, reason, due, _hold(fact, settings, registered))
-
-
-def plan_sweep(corpus: Corpus, *, now: datetime | None = None) -> SweepReport:
-    """What a sweep would delete now and why, and what a hold keeps; nothing changes."""
-    vault = corpus.vault
-    return _plan(vault, all_facts(corpus), now)
 
 
 def _plan(
@@ -313,7 +305,8 @@ def _carry_out(
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)
     # The legal delete reaches the history: no version of a swept fact survives (brain/history.py).
-    history_purged = purge_paths(vault, deleted)
+    with vault.locked():
+        history_purged = vault.history.purge(deleted)
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     temps = vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
     stores = {

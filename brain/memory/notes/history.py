@@ -182,12 +182,6 @@ def purge_note(corpus: Corpus, name: str) -> PurgeReceipt:
     return PurgeReceipt(path, title, digest is not None, purged, receipt)
 
 
-def purge_paths(vault: Vault, paths: list[str]) -> Purged:
-    """Forget every version of these notes (the fact sweep's legal delete reaches the history)."""
-    with vault.locked():
-        return vault.history.purge(paths)
-
-
 PRUNE_EVERY_SECONDS = 86400  # `brain index` prunes at most once a day: a prune reads every note's log
 
 

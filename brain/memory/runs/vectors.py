@@ -7,7 +7,7 @@ are compared, so other tenants' runs and other models' vectors are left out befo
 ranked; the few hundred vectors of a tenant are then ranked exactly (no approximate index can
 drop a match) and cached until the vault changes.
 
-Chroma is the store of record, but a read does not open it (importing chromadb alone took 0.4 s):
+Chroma is the store of record, but a read does not open it (importing chromadb alone is slow):
 the records are read from a snapshot, `.brain/index/runs-vectors.npz`, stamped with the time
 `brain reindex` last dropped the vault's collections and a stamp every write of run vectors
 renews (`runs_vectors_stamp`), the way a search reads chunk vectors (brain/index/matrix.py). A

@@ -49,7 +49,6 @@ _HEREDOC_MESSAGE = re.compile(r"<<\s*'?EOF'?\s*\n(.*?)\n", re.DOTALL)
 _FAILED = re.compile(
     r"\b(\d+)\s+(?:failed|failing|failures?|errors?)\b|\bFAILED\b|\bFAIL\b|\btest result: FAILED\b|\bERRORS?\b"
 )
-_PASSED = re.compile(r"\b(\d+)\s+(?:passed|passing|tests? passed|ok)\b|\btest result: ok\b|\bOK\b|\bPASS(?:ED)?\b")
 _COUNTS = re.compile(r"\b\d+\s+(?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)\b")
 _RUNNERS = {
     "uv",

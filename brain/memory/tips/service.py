@@ -223,13 +223,6 @@ def list_tips(
     return found
 
 
-def get_tip(corpus: Corpus, name: str) -> Tip:
-    note = corpus.get(name)
-    if note.type != "tip":
-        raise InvalidInput(f"'{name}' is a {note.type} note, not a tip")
-    return tip_from_note(note)
-
-
 # ---------------------------------------------------------------- guidelines
 
 
