@@ -17,7 +17,7 @@ no vectors), through the library calls the CLI and MCP make:
 
 Each is measured with a `brain watch` watcher running (readers trust the catalog) and without one.
 Without one, the first read of the process stat-scans every file and later reads re-check only the
-paths file events reported (index/fresh.py); `one_shot_stat_scan` is what a read pays when the
+paths file events reported (index/watch/fresh.py); `one_shot_stat_scan` is what a read pays when the
 process has no tracker (a one-shot command's single read): a scan that finds nothing changed.
 Results: benchmarks/results/causal-<N>.json.
 """
@@ -40,9 +40,9 @@ from generate_vault import sentence
 from run import CACHE, RESULTS, lexical_config, machine, percentile
 
 from brain.index.engine import forget, open_index
-from brain.index.scan import scan
-from brain.index.sync import index_vault
-from brain.index.watch import Watcher
+from brain.index.sync.scan import scan
+from brain.index.sync.sync import index_vault
+from brain.index.watch.watch import Watcher
 from brain.memory.causal.chains import build_chain, reconstruct_reasoning
 from brain.memory.causal.contexts import ACTION_TYPES
 from brain.memory.causal.stats import causality_stats

@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE.parent))
 from filelock import FileLock
 
 from brain.index.engine import forget, open_index
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import recall as fact_recall
@@ -199,7 +199,7 @@ def measure_reads(
     finally:
         watcher.release()
     result["recall_without_watcher_ms"] = summary(timed(recall_filters, 5))
-    from brain.index.embedders import load_embedder
+    from brain.index.embedders.embedders import load_embedder
 
     model = load_embedder("default")
     model.embed(["warm up"])

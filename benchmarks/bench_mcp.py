@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from brain.index.sync import attach as attach_index
+from brain.index.sync.sync import attach as attach_index
 from brain.memory.causal import graph as causal
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.corpus import Corpus

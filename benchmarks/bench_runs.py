@@ -34,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from brain.index.embedders import load_embedder
+from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.runs import export as run_export
@@ -136,7 +136,7 @@ def labels(rng: random.Random) -> RunLabels:
 
 
 def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
-    from brain.index.sync import attach, index_vault
+    from brain.index.sync.sync import attach, index_vault
 
     shutil.rmtree(root, ignore_errors=True)
     vault, _ = init_vault(root)
@@ -215,7 +215,7 @@ def recall_times(vault: Vault, queries: list[tuple[str, str]], embedder) -> dict
 
 
 def main() -> None:
-    from brain.index.watch import Watcher
+    from brain.index.watch.watch import Watcher
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)

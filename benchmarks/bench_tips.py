@@ -37,10 +37,10 @@ import time
 from pathlib import Path
 
 from brain.agents.registry import READERS
-from brain.index.embedders import load_embedder
+from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import open_index
-from brain.index.sync import index_vault
-from brain.index.watch import follow
+from brain.index.sync.sync import index_vault
+from brain.index.watch.watch import follow
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.sessions.ingest import extract_into_vault

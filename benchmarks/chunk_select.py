@@ -49,11 +49,11 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import retrieval_eval as ev
 
 from brain.index import search as search_module
-from brain.index.chunking import chunk_note
-from brain.index.embedders import load_embedder
+from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import forget, open_index
-from brain.index.matrix import ChunkMatrix
-from brain.index.scan import scan
+from brain.index.sync.scan import scan
+from brain.index.vectors.chunking import chunk_note
+from brain.index.vectors.matrix import ChunkMatrix
 from brain.vault import Vault
 
 CACHE = HERE / ".cache" / "chunk-select"

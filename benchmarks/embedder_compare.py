@@ -43,11 +43,11 @@ RESULTS = HERE / "results" / "embedders.json"
 
 def candidates() -> dict[str, tuple[Callable, Callable]]:
     """name -> (embed passages, embed one query), each returning L2-normalised float32 rows."""
-    from brain.index.embedders import load_embedder
+    from brain.index.embedders.embedders import load_embedder
 
     minilm = load_embedder()
     found = {minilm.id: (minilm.embed_array, lambda text: minilm.embed_array([text])[0])}
-    from brain.index.embedders import OnnxE5Embedder, query_vector
+    from brain.index.embedders.embedders import OnnxE5Embedder, query_vector
 
     ours = load_embedder("e5-small")
     if isinstance(ours, OnnxE5Embedder):

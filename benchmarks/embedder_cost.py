@@ -40,7 +40,7 @@ QUERIES = 100
 
 def child(embedder: str, work: bool) -> dict:
     started = time.perf_counter()
-    from brain.index.embedders import load_embedder, query_vector
+    from brain.index.embedders.embedders import load_embedder, query_vector
 
     model = load_embedder(embedder)
     model.embed(["warm"])

@@ -29,7 +29,7 @@ import retrieval_eval as ev
 
 from brain.index import search as search_module
 from brain.index.engine import open_index
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 
 DEPTH = 30
 

@@ -46,7 +46,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives besi
 
 from brain.index import search as search_module
 from brain.index.engine import open_index
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.vault import Vault
 
 SHARED = REPO.parent / "shared" / "benchmarks" / "retrieval"
@@ -251,7 +251,7 @@ def load_times(embedder: str) -> dict:
     if embedder == "default":
         return {}
     code = (
-        "import time; t = time.perf_counter(); from brain.index.embedders import load_embedder; "
+        "import time; t = time.perf_counter(); from brain.index.embedders.embedders import load_embedder; "
         f"e = load_embedder({embedder!r}); e.embed(['warm']); print(time.perf_counter() - t)"
     )
     found = {}

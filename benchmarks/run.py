@@ -17,7 +17,7 @@ What each row measures, where it is not obvious:
   count as the real model would give, minutes instead of an hour); each query is embedded by
   the real model. Latency is FTS5 + real query embedding + an exact scan of all chunk vectors + fusion.
   Measured twice: with a watcher running (readers trust the catalog) and without (the first
-  search stats the whole vault; later ones re-check the paths file events reported, index/fresh.py).
+  search stats the whole vault; later ones re-check the paths file events reported, index/watch/fresh.py).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ sys.path.insert(0, str(HERE))
 
 from generate_vault import ACTIONS, PROBLEMS, SIZES, SUBJECTS, generate
 
-from brain.index.embedders import LexicalFallbackEmbedder, load_embedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
 from brain.index.engine import forget, open_index
 from brain.vault import Vault
 
@@ -85,7 +85,7 @@ def fresh_vault(size: str, name: str = "vault", patterns_only: bool = False) -> 
 
 
 def _cold_runs(size: str, count: int) -> tuple[int, list[float], list[float]]:
-    from brain.index.sync import index_vault
+    from brain.index.sync.sync import index_vault
 
     walls, cpus = [], []
     for _ in range(count):
@@ -124,8 +124,8 @@ def row_cold(size: str) -> dict:
 
 
 def row_rescan(size: str) -> dict:
-    from brain.index.scan import scan
-    from brain.index.sync import index_vault
+    from brain.index.sync.scan import scan
+    from brain.index.sync.sync import index_vault
 
     root = fresh_vault(size)
     lexical_config(root)
@@ -147,8 +147,8 @@ def row_rescan(size: str) -> dict:
 
 
 def row_embed(size: str) -> dict:
-    from brain.index.chunking import chunk_note
-    from brain.index.sync import index_vault
+    from brain.index.sync.sync import index_vault
+    from brain.index.vectors.chunking import chunk_note
 
     source = fresh_vault(size)
     runs = []
@@ -231,8 +231,8 @@ def _time_searches(vault: Vault, items: list[str], **kwargs) -> list[float]:
 
 def row_search(size: str) -> dict:
     from brain.index.search import SearchFilters
-    from brain.index.sync import index_vault
-    from brain.index.watch import Watcher
+    from brain.index.sync.sync import index_vault
+    from brain.index.watch.watch import Watcher
 
     root = fresh_vault(size, "search")
     lexical_config(root)
@@ -272,8 +272,8 @@ def row_search(size: str) -> dict:
 
 
 def row_causal(size: str) -> dict:
-    from brain.index.sync import index_vault
-    from brain.index.watch import Watcher
+    from brain.index.sync.sync import index_vault
+    from brain.index.watch.watch import Watcher
     from brain.memory.causal.graph import causal_graph, find_path
     from brain.memory.corpus import Corpus
     from brain.memory.patterns.service import antipatterns
@@ -381,8 +381,8 @@ def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
 
 
 def row_watch(size: str) -> dict:
-    from brain.index.sync import index_vault
-    from brain.index.watch import Watcher
+    from brain.index.sync.sync import index_vault
+    from brain.index.watch.watch import Watcher
 
     result = {}
     root = fresh_vault(size, "watch")
@@ -420,7 +420,7 @@ sys.path.insert(0, {repo!r})
 from pathlib import Path
 from brain.vault import Vault
 from brain.index.engine import open_index
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 root = Path({root!r})
 vault = Vault(root)
 index_vault(open_index(vault), embed=False)               # the whole catalog, process pool included

@@ -8,7 +8,7 @@ lexical embedder (same dimension and chunk count as the real model, minutes inst
 embedding + the vector search over every chunk + fusion (+ the reranker when there is one).
 Measured twice: `fresh` (the search alone, on an index known current) and `no_watcher` (`search()`
 as a process calls it with no watcher running: its first search stat-scans the vault, later ones
-re-check only what file events reported once a scan costs 5 ms or more, see index/fresh.py; a 1k
+re-check only what file events reported once a scan costs 5 ms or more, see index/watch/fresh.py; a 1k
 vault scans faster than that, so there every search still scans). The machine is shared: figures are noisy.
 Writes benchmarks/results/search-latency.json under `--label` and `--size`.
 """
@@ -30,9 +30,9 @@ from retrieval_eval import reranker_available
 from run import RealQueries, fresh_vault, lexical_config, percentile, queries
 
 from brain.index import search as search_module
-from brain.index.embedders import LexicalFallbackEmbedder, load_embedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
 from brain.index.engine import forget, open_index
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.vault import Vault
 
 RESULTS = HERE / "results" / "search-latency.json"

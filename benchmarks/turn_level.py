@@ -54,11 +54,11 @@ sys.path.insert(0, str(HERE))
 
 import retrieval_eval as ev
 
-from brain.index import embedding as embedding_module
 from brain.index import search as search_module
-from brain.index.chunking import chunk_id
 from brain.index.engine import open_index
-from brain.index.sync import index_vault
+from brain.index.sync import embedding as embedding_module
+from brain.index.sync.sync import index_vault
+from brain.index.vectors.chunking import chunk_id
 from brain.vault import Vault
 
 RESULTS = HERE / "results" / "turn-level.json"

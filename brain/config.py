@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 
 from brain.errors import InvalidInput
 
-# The embedders a vault may name in `embedder =` (brain.index.embedders builds each one).
+# The embedders a vault may name in `embedder =` (brain.index.embedders.embedders builds each one).
 EMBEDDER_NAMES = ("default", "minilm", "e5-small", "lexical")
 
 DEFAULT_CONFIG = """\

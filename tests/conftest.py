@@ -58,7 +58,7 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session", autouse=True)
 def _model_cache(tmp_path_factory):
-    """The optimized model brain saves (brain/index/model_cache.py) goes to a folder of this session,
+    """The optimized model brain saves (brain/index/embedders/model_cache.py) goes to a folder of this session,
     not the user's ~/.cache; subprocesses inherit it."""
     previous = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
@@ -71,10 +71,10 @@ def _model_cache(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _no_trackers_left():
-    """A read that follows file events (index/fresh.py) keeps an observer per vault: stop them
+    """A read that follows file events (index/watch/fresh.py) keeps an observer per vault: stop them
     after each test, as a process stops them when it exits."""
     yield
-    from brain.index.fresh import stop_tracking
+    from brain.index.watch.fresh import stop_tracking
 
     stop_tracking()
 
@@ -210,7 +210,7 @@ def chroma_server(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def real_embedder():
     """all-MiniLM-L6-v2, loaded once for every test of the session that is about meaning."""
-    from brain.index.embedders import load_embedder
+    from brain.index.embedders.embedders import load_embedder
 
     embedder = load_embedder("default", warn=lambda message: pytest.fail(message))
     assert embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"

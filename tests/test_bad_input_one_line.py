@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import write
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 
 

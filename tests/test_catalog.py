@@ -21,11 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.errors import IndexMismatch, Remedy
-from brain.index import codec, reading, schema
-from brain.index.catalog import SCHEMA_VERSION, Catalog
+from brain.index.catalog import codec, schema
+from brain.index.catalog.catalog import SCHEMA_VERSION, Catalog
 from brain.index.engine import forget, open_index
-from brain.index.scan import scan
-from brain.index.sync import index_vault, reindex_vault
+from brain.index.sync import reading
+from brain.index.sync.scan import scan
+from brain.index.sync.sync import index_vault, reindex_vault
 from brain.memory.corpus import Corpus
 from brain.note_files import Skip, SkipKind, parse_bytes
 from brain.notes.parse import parse_note
@@ -230,7 +231,7 @@ def test_corpus_reads_notes_from_the_catalog_without_parsing(tmp_path, monkeypat
 
 
 def test_corpus_sees_brain_writes_through_the_sync_hook(lvault):
-    from brain.index.attach import attach
+    from brain.index.sync.attach import attach
 
     put(lvault, "notes/a.md", note_text("A", "a"))
     index_vault(open_index(lvault), embed=False)
@@ -279,8 +280,8 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     from brain.vault import Vault
     from brain.index.engine import open_index
-    from brain.index.attach import attach
-    from brain.index.sync import index_vault
+    from brain.index.sync.attach import attach
+    from brain.index.sync.sync import index_vault
     vault = Vault(Path(sys.argv[1]))
     role = sys.argv[2]
     if role == "writer":

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.index.engine import open_index
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.memory.causal.chains import build_chain, caused_by_graph
 from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus

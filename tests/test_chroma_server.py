@@ -13,7 +13,7 @@ from conftest import lexical_vault
 
 from brain.index.engine import forget, open_index
 from brain.index.search import search
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.vault import Vault
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from brain.index.chunking import MAX_TOKENS, chunk_note, regex_spans, spans_for
-from brain.index.embedders import OnnxMiniLMEmbedder, resolve_default_model
+from brain.index.embedders.embedders import OnnxMiniLMEmbedder, resolve_default_model
+from brain.index.vectors.chunking import MAX_TOKENS, chunk_note, regex_spans, spans_for
 from brain.notes.parse import parse_note
 
 EMBEDDER_ID = "test-embedder"

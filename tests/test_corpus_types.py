@@ -17,10 +17,10 @@ from conftest import lexical_vault, note_text, put
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.index import codec
+from brain.index.catalog import codec
+from brain.index.catalog.summaries import summary_path
 from brain.index.engine import forget, open_index
-from brain.index.summaries import summary_path
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.patterns.service import antipatterns, list_patterns
 from brain.note_files import parse_bytes
@@ -193,7 +193,7 @@ def test_a_command_looks_at_the_files_once_and_the_next_command_again(example, m
     scan for all of them; a file changed before the next command is seen by it."""
     from conftest import run_brain
 
-    import brain.index.fresh as fresh
+    import brain.index.watch.fresh as fresh
 
     scans = []
     real = fresh.scan
@@ -254,7 +254,7 @@ def _write_text(vault, relative: str, text: str) -> None:
 
 
 def _rescan(vault) -> None:
-    from brain.index.scan import scan
+    from brain.index.sync.scan import scan
 
     scan(open_index(vault))
 
@@ -262,7 +262,7 @@ def _rescan(vault) -> None:
 def _once_before(monkeypatch, method: str, when, action) -> None:
     """Run `action` once, the first time `Catalog.<method>` is called with arguments `when` accepts:
     another process writing between two statements of a read."""
-    from brain.index.catalog import Catalog
+    from brain.index.catalog.catalog import Catalog
 
     real = getattr(Catalog, method)
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import write
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.notes.depth import MAX_DEPTH, deeper_than, load_json
 from brain.notes.parse import parse_note

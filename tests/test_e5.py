@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from brain.errors import ModelBuildError
-from brain.index import e5_files
-from brain.index.e5_model import read_packed
-from brain.index.embedders import OnnxE5Embedder, OnnxMiniLMEmbedder, load_embedder, query_vector
+from brain.index.embedders import e5_files
+from brain.index.embedders.e5_model import read_packed
+from brain.index.embedders.embedders import OnnxE5Embedder, OnnxMiniLMEmbedder, load_embedder, query_vector
 
 DATA = Path(__file__).parent / "data"
 PACKED = e5_files.packed_file()

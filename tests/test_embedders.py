@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from brain.index import model_files
-from brain.index.embedders import (
+from brain.index.embedders import model_files
+from brain.index.embedders.embedders import (
     Embedder,
     LexicalFallbackEmbedder,
     OnnxMiniLMEmbedder,
@@ -143,7 +143,7 @@ def test_lexical_fallback_is_deterministic() -> None:
 def test_lexical_fallback_is_stable_across_processes() -> None:
     # Stored vectors must not depend on Python's per-process str hash salt.
     code = (
-        "from brain.index.embedders import LexicalFallbackEmbedder as L;"
+        "from brain.index.embedders.embedders import LexicalFallbackEmbedder as L;"
         "print(L().embed(['stable across processes'])[0])"
     )
     outputs = {
@@ -233,7 +233,7 @@ def test_unknown_name_lists_choices() -> None:
 
 def test_no_model_loaded_at_import() -> None:
     # `import brain` (CLI, MCP server, embedders) must stay fast: the model runtime loads on first use.
-    probe = "import sys, brain.cli, brain.index.embedders, brain.mcp.server; print(sorted(m for m in ('onnxruntime', 'tokenizers', 'chromadb') if m in sys.modules))"
+    probe = "import sys, brain.cli, brain.index.embedders.embedders, brain.mcp.server; print(sorted(m for m in ('onnxruntime', 'tokenizers', 'chromadb') if m in sys.modules))"
     loaded = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,

@@ -13,7 +13,7 @@ import pytest
 
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import recall as fact_recall
@@ -275,7 +275,7 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
 
 
 def test_a_running_watcher_finds_the_catalog_already_swept(vault: Vault) -> None:
-    from brain.index.watch import Watcher
+    from brain.index.watch.watch import Watcher
 
     configure(vault)
     corpus = Corpus(vault)
@@ -326,8 +326,8 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
 
 
 def test_the_vectors_snapshot_is_written_again_without_the_swept_vectors(vault: Vault, brain) -> None:
-    from brain.index.matrix import ChunkMatrix
-    from brain.index.vectors import GENERATION_KEY
+    from brain.index.vectors.matrix import ChunkMatrix
+    from brain.index.vectors.vectors import GENERATION_KEY
 
     configure(vault)
     corpus = Corpus(vault)
@@ -385,7 +385,7 @@ def test_purge_leaves_no_copy_of_a_deleted_notes_text_after_rows_were_rewritten(
     deleted notes' text stayed in the catalog.)"""
     import random
 
-    from brain.index.scan import scan
+    from brain.index.sync.scan import scan
     from brain.memory.facts import index as fact_index
     from brain.vault_init import init_vault
 

@@ -388,7 +388,7 @@ def test_recency_and_authority_rank_without_a_query(vault: Vault, corpus: Corpus
 
 def test_similarity_uses_the_index_model_when_the_vault_has_one(vault: Vault, corpus: Corpus) -> None:
     from brain.index.engine import open_index
-    from brain.index.sync import index_vault
+    from brain.index.sync.sync import index_vault
 
     service.record_fact(
         vault,

@@ -1,5 +1,5 @@
 """Freshness before a read in a process without a watcher: a stat scan on the first read, then the
-paths file events report (index/fresh.py). Every change made before a read is in what it returns."""
+paths file events report (index/watch/fresh.py). Every change made before a read is in what it returns."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import os
 import pytest
 from conftest import lexical_vault, note_text, put
 
-from brain.index import fresh
 from brain.index.engine import forget, open_index
-from brain.index.sync import index_vault
-from brain.index.watch import Watcher
+from brain.index.sync.sync import index_vault
+from brain.index.watch import fresh
+from brain.index.watch.watch import Watcher
 from brain.memory.corpus import Corpus
 
 
@@ -119,7 +119,7 @@ def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
         for note in fresh_corpus.notes():
             assert corpus.get(note.title).path == note.path
         index = open_index(vault)
-        from brain.index.catalog import Catalog
+        from brain.index.catalog.catalog import Catalog
 
         assert index.catalog.stamps() == Catalog(index.catalog.path).stamps()
 
@@ -153,7 +153,7 @@ def test_a_following_server_sees_a_change_made_just_before_its_read(vault):
     """The MCP server follows its vault (a watcher, which batches events after a debounce) and
     tracks the events for its own reads, so a read right after an edit already has it."""
     from brain.index.search import search
-    from brain.index.watch import follow
+    from brain.index.watch.watch import follow
 
     watcher = follow(vault, embed=False)
     assert watcher is not None and watcher.caught_up.wait(30)

@@ -446,7 +446,7 @@ def test_a_path_that_does_not_exist_is_an_error(fresh, tmp_path):
 
 def test_an_indexed_vault_gets_the_imported_notes_into_its_catalog(fresh):
     from brain.index.engine import open_index
-    from brain.index.scan import scan
+    from brain.index.sync.scan import scan
 
     assert brain("index", "--no-embed", "--vault", str(fresh.root)).exit_code == 0
     result = brain("import", "ai-agents", str(FIXTURES / "v1"), "--vault", str(fresh.root))

@@ -1,4 +1,4 @@
-"""The architecture, enforced: imports between brain's modules run one way, and modules stay small.
+"""The architecture, enforced: imports between brain's modules run one way, and modules and folders stay small.
 
 Every import counts, including the ones inside functions (a lazy import is still a dependency).
 """
@@ -13,6 +13,7 @@ import pytest
 
 SOURCE = Path(__file__).resolve().parent.parent / "brain"
 MAX_LINES = 500
+MAX_MODULES_PER_FOLDER = 22
 
 # layer -> the layers it must never import
 FORBIDDEN = {
@@ -164,6 +165,16 @@ def test_no_module_over_500_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def test_no_folder_over_22_modules() -> None:
+    """A folder past 22 modules (besides its `__init__.py`) is split into rooms, as brain/index/ was."""
+    crowded = {
+        folder.relative_to(SOURCE.parent).as_posix(): count
+        for folder in [SOURCE, *(path for path in SOURCE.rglob("*") if path.is_dir())]
+        if (count := len([path for path in folder.glob("*.py") if path.name != "__init__.py"])) > MAX_MODULES_PER_FOLDER
+    }
+    assert crowded == {}
 
 
 def test_every_domain_has_one_name_in_every_layer() -> None:

@@ -6,10 +6,10 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from brain.index import model_cache
-from brain.index.embedders import OnnxMiniLMEmbedder
+from brain.index.embedders import model_cache
+from brain.index.embedders.embedders import OnnxMiniLMEmbedder
+from brain.index.embedders.model_files import resolve
 from brain.index.engine import open_index, shared_embedder
-from brain.index.model_files import resolve
 from brain.memory.similarity import vault_embedder
 from brain.vault import Vault
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import write
 from mcp_harness import connect, make_vault
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.vault import Vault
 

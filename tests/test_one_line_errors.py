@@ -140,7 +140,7 @@ def test_a_moved_vault_keeps_its_vectors(tmp_path, brain):
 
     from brain.index.engine import open_index
     from brain.index.search import search
-    from brain.index.vector_identity import collection_name
+    from brain.index.vectors.identity import collection_name
     from brain.vault import Vault
 
     first = lexical_vault(tmp_path / "before")

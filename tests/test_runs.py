@@ -16,7 +16,7 @@ from conftest import DATA, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs

@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs

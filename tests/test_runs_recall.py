@@ -9,9 +9,9 @@ import pytest
 from conftest import DATA
 
 from brain.errors import IndexMismatch, Remedy
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.index.sync import reindex_vault
+from brain.index.sync.sync import reindex_vault
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
 from brain.notes.run import project

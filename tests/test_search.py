@@ -18,7 +18,7 @@ from labelled_queries import KEYWORDS, PARAPHRASE
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
 from brain.index.search import SearchFilters, run, search
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.vault import Vault
 
 REPO = Path(__file__).resolve().parents[1]

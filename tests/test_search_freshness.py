@@ -17,8 +17,8 @@ from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
 from brain.index.search import search, search_report
-from brain.index.sync import index_vault
-from brain.index.watch import follow
+from brain.index.sync.sync import index_vault
+from brain.index.watch.watch import follow
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -117,7 +117,7 @@ def test_a_long_lived_process_follows_file_events_and_skips_the_stat_scan(vault,
     try:
         assert index.watcher_alive() and follow(vault) is None  # one follower per vault
         scans = []
-        from brain.index import sync
+        from brain.index.sync import sync
 
         real_scan = sync.scan
         monkeypatch.setattr(sync, "scan", lambda *a, **k: scans.append(k) or real_scan(*a, **k))
@@ -130,7 +130,7 @@ def test_a_long_lived_process_follows_file_events_and_skips_the_stat_scan(vault,
 
 
 def test_a_model_that_is_not_a_cross_encoder_is_refused(vault, tmp_path, monkeypatch):
-    from brain.index.model_files import resolve
+    from brain.index.embedders.model_files import resolve
 
     files = resolve().files
     assert files is not None, "the real model must be installed for this test"

@@ -15,7 +15,7 @@ import pytest
 
 from brain.index.engine import forget, open_index
 from brain.index.search import run
-from brain.index.sync import index_vault
+from brain.index.sync.sync import index_vault
 from brain.vault import Vault
 
 SAMPLE = Path(__file__).parent / "data" / "retrieval" / "hotpotqa_sample.json"

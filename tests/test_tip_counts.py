@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.notes.parse import parse_note
 from brain.notes.tip import MAX_COUNT, Tip, render_tip, tip_from_note

@@ -4,7 +4,7 @@ a rewrite of the same advice still merges."""
 
 from __future__ import annotations
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.memory.corpus import Corpus
 from brain.memory.tips.advice import opposite
 from brain.memory.tips.consolidate import consolidate

@@ -16,9 +16,9 @@ import pytest
 from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
-from brain.index.sync import update_paths
-from brain.index.vector_identity import collection_name, is_copy, vault_identity
-from brain.index.vectors import STAMP_KEY, record_id
+from brain.index.sync.sync import update_paths
+from brain.index.vectors.identity import collection_name, is_copy, vault_identity
+from brain.index.vectors.vectors import STAMP_KEY, record_id
 from brain.vault import Vault
 
 

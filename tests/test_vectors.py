@@ -10,11 +10,11 @@ import pytest
 from conftest import REPO, lexical_vault, note_text, put
 
 from brain.errors import IndexMismatch, Remedy
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.index.search import search
-from brain.index.sync import index_vault, reindex_vault
-from brain.index.vector_identity import collection_name
+from brain.index.sync.sync import index_vault, reindex_vault
+from brain.index.vectors.identity import collection_name
 
 
 class Counting(LexicalFallbackEmbedder):
@@ -104,12 +104,12 @@ def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
     """When chunking.CHUNKING_VERSION moves (the texts chunks embed changed), a vault embedded with
     the old texts is re-chunked on the next open: every note pending (a search says so), `brain
     index` re-embeds only the chunks whose text changed, and the new version is remembered."""
-    import brain.index.chunking as chunking
-    import brain.index.embedding as embedding
     import brain.index.engine as engine
-    import brain.index.vectors as vectors
+    import brain.index.sync.embedding as embedding
+    import brain.index.vectors.chunking as chunking
+    import brain.index.vectors.vectors as vectors
     from brain.index.search import search_report
-    from brain.index.vectors import CHUNKING_KEY
+    from brain.index.vectors.vectors import CHUNKING_KEY
 
     embedder = Counting()
     open_index(vault, embedder=embedder)

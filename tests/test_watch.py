@@ -10,10 +10,10 @@ import pytest
 from conftest import lexical_vault, note_text, put, state
 
 from brain.index.engine import forget, open_index
-from brain.index.fresh import ignored
 from brain.index.search import search
-from brain.index.sync import reindex_vault
-from brain.index.watch import Watcher
+from brain.index.sync.sync import reindex_vault
+from brain.index.watch.fresh import ignored
+from brain.index.watch.watch import Watcher
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
 

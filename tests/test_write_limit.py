@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from brain.index.embedders import LexicalFallbackEmbedder
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.note_files import MAX_NOTE_BYTES
 

@@ -25,7 +25,7 @@ NoEmbedOption = Annotated[
 
 def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
     from brain.index.engine import open_index
-    from brain.index.sync import index_vault, reindex_vault
+    from brain.index.sync.sync import index_vault, reindex_vault
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
@@ -121,7 +121,7 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
 def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
     """Keep the indexes current while notes change in any editor, until Ctrl-C."""
     from brain.index.engine import open_index
-    from brain.index.watch import Watcher
+    from brain.index.watch.watch import Watcher
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)

@@ -27,16 +27,16 @@ from typing import TYPE_CHECKING
 
 from brain.config import load_config
 from brain.errors import READ_ONLY_HINT, IndexBusy, ReadOnlyStorage
-from brain.index.catalog import CATALOG_FILE, Catalog
-from brain.index.chunking import CHUNKING_VERSION, FIRST_CHUNKING
+from brain.index.catalog.catalog import CATALOG_FILE, Catalog
 from brain.index.heartbeat import BEAT_FILE, current
-from brain.index.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
+from brain.index.vectors.chunking import CHUNKING_VERSION, FIRST_CHUNKING
+from brain.index.vectors.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
 from brain.vault import Vault
 
 if TYPE_CHECKING:
     from filelock import FileLock
 
-    from brain.index.embedders import Embedder
+    from brain.index.embedders.embedders import Embedder
 
 ENV_CHROMA_URL = "BRAIN_CHROMA_URL"
 LOCK_TIMEOUT = 600.0
@@ -115,7 +115,7 @@ class Index:
         """The token counter chunking uses: the embedder's own tokenizer (see chunking.spans_for)."""
         embedder = self.embedder
         if self._spans is None or self._spans[0] is not embedder:
-            from brain.index.chunking import spans_for
+            from brain.index.vectors.chunking import spans_for
 
             self._spans = (embedder, spans_for(embedder))
         return self._spans[1]
@@ -195,8 +195,8 @@ def shared_embedder(name: str, model_path: str | None) -> Embedder:
     """The embedder a vault's config names, loaded once per process and only when first asked for:
     indexes, tips and a bootstrap share it (a model is large and slow to load;
     two threads asking at once, a query embedded while the notes are read, load it once)."""
-    from brain.index.embedders import load_embedder  # numpy, onnxruntime: only when needed
-    from brain.index.model_files import ENV_MODEL
+    from brain.index.embedders.embedders import load_embedder  # numpy, onnxruntime: only when needed
+    from brain.index.embedders.model_files import ENV_MODEL
 
     key = (name, model_path, os.environ.get(ENV_MODEL))
     with _shared_lock:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brain.errors import InvalidInput, Remedy
-from brain.index.model_cache import file_sha256
-from brain.index.model_files import _pick_onnx
+from brain.index.embedders.model_cache import file_sha256
+from brain.index.embedders.model_files import _pick_onnx
 
 if TYPE_CHECKING:
     from brain.index.engine import Index

@@ -2,11 +2,11 @@
 
 Filters (type, folder, tags, frontmatter fields, dates) are applied before ranking: the allowed
 notes come from SQL; BM25 ranks every match and keeps the best allowed ones; the dense side ranks
-exactly the allowed notes' chunks (an exact in-memory copy of the vectors, see index/matrix.py).
+exactly the allowed notes' chunks (an exact in-memory copy of the vectors, see index/vectors/matrix.py).
 So a note that would rank low without the filter is still found with it.
 
 A note's dense score is its best chunk's cosine similarity (each chunk is embedded with the note's
-title and its section heading, see chunking.py). Fusion was chosen on one data set and reported on
+title and its section heading, see vectors/chunking.py). Fusion was chosen on one data set and reported on
 the others (benchmarks/fusion_select.py: 46 variants of reciprocal-rank, min-max, z-score and
 top-scaled fusion, chosen on MuSiQue): each list's scores are min-max scaled over its top
 NORM_DEPTH and summed with equal weights. Reciprocal rank fusion (k=60), the previous choice,
@@ -118,8 +118,8 @@ def search_report(
 def freshen(index: Index, *, vectors: bool) -> int:
     """Before a read: the catalog brought up to date (`fresh.ensure_fresh`) and, for the
     dense modes, embedding what changed when it is small. Returns the notes left waiting."""
-    from brain.index.embedding import embed_pending
-    from brain.index.fresh import ensure_fresh
+    from brain.index.sync.embedding import embed_pending
+    from brain.index.watch.fresh import ensure_fresh
 
     watched = ensure_fresh(index)
     if not vectors:
@@ -297,7 +297,7 @@ def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: in
     """(note id, best chunk similarity, best chunk id), best first. Exact, filtered before ranking."""
     if allowed is not None and not allowed:
         return []
-    from brain.index.embedders import query_vector  # loaded with the embedder, not with search
+    from brain.index.embedders.embedders import query_vector  # loaded with the embedder, not with search
 
     vector = query_vector(index.embedder, query)
     best: dict[int, tuple[float, str]] = {}

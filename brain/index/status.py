@@ -1,5 +1,5 @@
 """What `brain status` and `brain doctor` report about the indexes. Reading only: nothing is updated
-but the vector store's stamp, once a full check found it consistent (see index/consistency.py)."""
+but the vector store's stamp, once a full check found it consistent (see index/sync/consistency.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from brain.errors import IndexBusy
-from brain.index.consistency import VectorCheck, check_vectors
 from brain.index.engine import existing_index, open_index, warn_once
+from brain.index.sync.consistency import VectorCheck, check_vectors
 from brain.note_files import Skip, note_files
 from brain.vault import Vault
 
@@ -31,7 +31,7 @@ class IndexStatus:
     vectors_embedder: str | None = None  # the embedder that wrote the vectors
     vector_store: str | None = None
     watcher: bool = False
-    # What the vector store lacks or holds beyond the catalog (see index/consistency.py);
+    # What the vector store lacks or holds beyond the catalog (see index/sync/consistency.py);
     # None when not checked (no vectors yet, another embedder's, or the index busy writing).
     vectors_missing: int | None = None  # chunk records the catalog expects and the store lacks
     vectors_missing_notes: int | None = None  # notes those records belong to
@@ -56,7 +56,7 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
         embedder = None
         if with_embedder:  # which embedder an index would use, without creating one
             from brain.config import load_config
-            from brain.index.embedders import load_embedder
+            from brain.index.embedders.embedders import load_embedder
 
             config = load_config(vault.brain_dir)
             embedder = load_embedder(config.embedder, config.model_path, warn=warn_once)

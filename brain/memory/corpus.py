@@ -255,7 +255,7 @@ class Corpus:
             return None
 
     def _from_catalog(self, index, types: frozenset[str] | None) -> bool:
-        from brain.index.fresh import ensure_fresh
+        from brain.index.watch.fresh import ensure_fresh
 
         if index.read_only:  # a catalog that cannot be refreshed: the files themselves are exact
             return False
@@ -396,7 +396,7 @@ class Corpus:
         self.refresh()
         if self.holds(note_type):  # in memory (a vault read from its files holds every type)
             return [self.memo(name, note, compute) for note in self._held(note_type)]
-        from brain.index import summaries
+        from brain.index.catalog import summaries
 
         path = summaries.summary_path(self.vault.index_dir, name)
         stored = summaries.load(path)

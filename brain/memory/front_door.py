@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.history import Actor, acting_as
-from brain.index.attach import attach
+from brain.index.sync.attach import attach
 from brain.memory.corpus import Corpus
 from brain.vault import Vault
 
@@ -40,7 +40,7 @@ class Memory:
     def follow_file_events(self) -> None:
         """Keep the index current from file events for the life of this process (a long-lived
         server), so its reads never stat every file. Raises what opening the index raises."""
-        from brain.index.watch import follow
+        from brain.index.watch.watch import follow
 
         follow(self.vault)
 

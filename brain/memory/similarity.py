@@ -1,6 +1,6 @@
 """Text similarity with the vault's embedder, for guidelines, consolidation and bootstrap.
 
-The embedder is the one the vault's config names (`brain/index/embedders.py`), loaded once per
+The embedder is the one the vault's config names (`brain/index/embedders/embedders.py`), loaded once per
 process. Vectors of short texts (tip subtasks, triggers, steps) are cached by content hash in
 memory and in `.brain/index/text-vectors-<embedder>.npz` (derived and disposable like the rest
 of the index), so a vault's tips are embedded once, not on every call.
@@ -25,7 +25,7 @@ from brain.index.engine import shared_embedder
 from brain.vault import Vault
 
 if TYPE_CHECKING:
-    from brain.index.embedders import Embedder
+    from brain.index.embedders.embedders import Embedder
 
 
 _CACHES: dict[tuple[str, str], TextVectors] = {}

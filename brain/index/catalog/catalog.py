@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from brain.errors import IndexMismatch
-from brain.index import codec
-from brain.index.catalog_chunks import ChunkTable
-from brain.index.rows import Row, Stamp, folder_of
-from brain.index.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
+from brain.index.catalog import codec
+from brain.index.catalog.chunks import ChunkTable
+from brain.index.catalog.rows import Row, Stamp, folder_of
+from brain.index.catalog.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
 from brain.note_files import Skip, SkipKind
 from brain.notes.model import Note, NoteHeader
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from brain.index import codec
+from brain.index.catalog import codec
 from brain.note_files import Skip, SkipKind
 from brain.notes.model import Note
 

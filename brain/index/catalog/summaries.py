@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from brain.index.model_cache import write_json
+from brain.index.embedders.model_cache import write_json
 
 
 def summary_path(index_dir: Path, name: str) -> Path:

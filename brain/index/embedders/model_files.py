@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brain.index.model_cache import file_sha256
+from brain.index.embedders.model_cache import file_sha256
 
 ENV_MODEL = "BRAIN_EMBEDDING_MODEL"
 MODEL_NAME = "all-MiniLM-L6-v2"

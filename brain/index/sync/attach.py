@@ -26,7 +26,7 @@ def attach(vault: Vault, *, embed: bool = False) -> None:
 
     def listener(paths: tuple[str, ...]) -> None:
         from brain.index.engine import existing_index
-        from brain.index.sync import update_paths
+        from brain.index.sync.sync import update_paths
 
         try:
             index = existing_index(vault)

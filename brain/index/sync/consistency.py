@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from brain.errors import IndexMismatch
 from brain.index.engine import Index
-from brain.index.vectors import record_id
+from brain.index.vectors.vectors import record_id
 
 
 @dataclass(frozen=True)

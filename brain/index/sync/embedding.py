@@ -11,10 +11,10 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from brain.index.chunking import chunk_note
 from brain.index.engine import Index
-from brain.index.scan import Progress
-from brain.index.vectors import record_id
+from brain.index.sync.scan import Progress
+from brain.index.vectors.chunking import chunk_note
+from brain.index.vectors.vectors import record_id
 
 EMBED_BATCH = 256  # chunks per model call and per vector write
 

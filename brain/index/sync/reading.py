@@ -6,7 +6,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from brain.index.rows import Row, is_binary
+from brain.index.catalog.rows import Row, is_binary
 from brain.note_files import Skip, parse_bytes, unreadable
 
 

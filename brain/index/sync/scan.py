@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.index.catalog.rows import Stamp
 from brain.index.engine import Index
-from brain.index.reading import Read, read_many
-from brain.index.rows import Stamp
-from brain.index.workers import die_with_parent
+from brain.index.sync.reading import Read, read_many
+from brain.index.sync.workers import die_with_parent
 from brain.note_files import Skip, note_files
 
 Progress = Callable[[str, int, int], None]

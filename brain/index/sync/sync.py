@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from brain.errors import BrainError
-from brain.index import summaries
-from brain.index.consistency import repair_vectors
-from brain.index.embedding import EmbedResult, embed_pending
+from brain.index.catalog import summaries
 from brain.index.engine import Index
-from brain.index.scan import Progress, ScanResult, scan
-from brain.index.vectors import DROPPED_KEY, drop_vault_collections
+from brain.index.sync.consistency import repair_vectors
+from brain.index.sync.embedding import EmbedResult, embed_pending
+from brain.index.sync.scan import Progress, ScanResult, scan
+from brain.index.vectors.vectors import DROPPED_KEY, drop_vault_collections
 
 __all__ = ["IndexReport", "index_vault", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)

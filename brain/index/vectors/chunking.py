@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from brain.index.rows import meta_text
+from brain.index.catalog.rows import meta_text
 from brain.notes.lines import split_lines
 from brain.notes.model import Note
 

@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import IndexMismatch, IndexUnavailable, Remedy
-from brain.index.catalog import Catalog
-from brain.index.chunking import CHUNKING_VERSION
-from brain.index.vector_identity import collection_name, files_stamp, is_copy, parse_url, renew_vault_identity
+from brain.index.catalog.catalog import Catalog
+from brain.index.vectors.chunking import CHUNKING_VERSION
+from brain.index.vectors.identity import collection_name, files_stamp, is_copy, parse_url, renew_vault_identity
 
 if TYPE_CHECKING:
-    from brain.index.matrix import ChunkMatrix
+    from brain.index.vectors.matrix import ChunkMatrix
 
 GENERATION_KEY = "vectors_generation"
 EMBEDDER_KEY = "embedder"
@@ -344,7 +344,7 @@ class VectorStore:
     def matrix(self) -> ChunkMatrix:
         """This process's exact copy of the vectors: from the snapshot file when it is current,
         else from Chroma (and then saved as the snapshot for the next process)."""
-        from brain.index.matrix import ChunkMatrix
+        from brain.index.vectors.matrix import ChunkMatrix
 
         self.check_embedder()
         self._check_fresh()
@@ -362,7 +362,7 @@ class VectorStore:
     def load_snapshot(self) -> bool:
         """Take this process's copy of the vectors from the snapshot file, only if it is current
         (never from Chroma, which is slow for a large store). Whether a copy is held now."""
-        from brain.index.matrix import ChunkMatrix
+        from brain.index.vectors.matrix import ChunkMatrix
 
         self.check_embedder()
         self._check_fresh()
@@ -380,7 +380,7 @@ class VectorStore:
             self.snapshot_path.unlink(missing_ok=True)
 
     def _matrix_from_chroma(self) -> ChunkMatrix:
-        from brain.index.matrix import ChunkMatrix
+        from brain.index.vectors.matrix import ChunkMatrix
 
         records: list[str] = []
         parts = []

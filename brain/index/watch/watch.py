@@ -28,12 +28,12 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from brain.errors import IndexBusy
-from brain.index.embedding import embed_pending
 from brain.index.engine import Index, existing_index
-from brain.index.fresh import event_paths, track
 from brain.index.heartbeat import BEAT_SECONDS, Beat, clear_beat, write_beat
-from brain.index.scan import scan
-from brain.index.sync import index_vault, update_paths
+from brain.index.sync.embedding import embed_pending
+from brain.index.sync.scan import scan
+from brain.index.sync.sync import index_vault, update_paths
+from brain.index.watch.fresh import event_paths, track
 from brain.vault import Vault
 
 DEBOUNCE = 0.3

@@ -34,7 +34,7 @@ class Purged:
 
 
 def _index(vault: Vault):
-    from brain.index.catalog import CATALOG_FILE
+    from brain.index.catalog.catalog import CATALOG_FILE
 
     if not (vault.index_dir / CATALOG_FILE).is_file():
         return None
@@ -69,7 +69,7 @@ def similarity(
         ids = np.fromiter(
             (stamps[path].id if path in stamps else -1 for path in paths), dtype=np.int64, count=len(paths)
         )
-        from brain.index.embedders import query_vector
+        from brain.index.embedders.embedders import query_vector
 
         best = _best_chunks(index.vectors.matrix(), query_vector(index.embedder, query), ids)
         return np.clip(best, 0.0, 1.0), f"vectors ({index.embedder.id})", waiting
@@ -91,8 +91,8 @@ def _waiting(index: Any, paths: Sequence[str]) -> int:
     """How many of `paths` have no vectors yet, after embedding them when few notes wait (even beside
     a watcher, which would embed them a moment later: the caller asks about them now)."""
     from brain.errors import IndexBusy
-    from brain.index.embedding import embed_pending
     from brain.index.search import SEARCH_EMBED_NOTES
+    from brain.index.sync.embedding import embed_pending
 
     wanted = set(paths)
     pending = [path for _, path in index.catalog.pending_vectors()]
@@ -172,7 +172,7 @@ def held(vault: Vault) -> Iterator[None]:
     if index is None:
         yield
         return
-    from brain.index.fresh import stop_tracking
+    from brain.index.watch.fresh import stop_tracking
 
     stop_tracking(vault.root)
     with index.locked():
@@ -211,8 +211,8 @@ def purge(
     index = _index(vault)
     if index is None or not (deleted or changed):
         return Purged(0, 0, index is not None)
-    from brain.index.sync import scan
-    from brain.index.vectors import record_id
+    from brain.index.sync.sync import scan
+    from brain.index.vectors.vectors import record_id
 
     catalog = index.catalog
     wanted = set(ids.values())

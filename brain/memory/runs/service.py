@@ -264,7 +264,7 @@ def list_runs(corpus: Corpus, tenant: str, *, limit: int = DEFAULT_LIMIT) -> lis
 def _tokenizer() -> Any:
     from tokenizers import Tokenizer
 
-    from brain.index.model_files import resolve_default_model
+    from brain.index.embedders.model_files import resolve_default_model
 
     files = resolve_default_model()
     if files is None:

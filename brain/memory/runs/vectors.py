@@ -10,7 +10,7 @@ drop a match) and cached until the vault changes.
 Chroma is the store of record, but a read does not open it (importing chromadb alone is slow):
 the records are read from a snapshot, `.brain/index/runs-vectors.npz`, stamped with the time
 `brain reindex` last dropped the vault's collections and a stamp every write of run vectors
-renews (`runs_vectors_stamp`), the way a search reads chunk vectors (brain/index/matrix.py). A
+renews (`runs_vectors_stamp`), the way a search reads chunk vectors (brain/index/vectors/matrix.py). A
 snapshot with another stamp is not used: the records are read from Chroma again and the
 snapshot rewritten. A process that writes run vectors rewrites the snapshot under the index
 lock, unless someone else wrote since it read (then it drops the snapshot, and the next reader
@@ -39,7 +39,7 @@ import numpy as np
 
 from brain.errors import IndexMismatch, Remedy
 from brain.index.engine import open_index
-from brain.index.vectors import DROPPED_KEY
+from brain.index.vectors.vectors import DROPPED_KEY
 from brain.vault import Vault
 
 COLLECTION = "runs"

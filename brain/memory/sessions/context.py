@@ -29,7 +29,7 @@ from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
 
 if TYPE_CHECKING:
-    from brain.index.embedders import Embedder
+    from brain.index.embedders.embedders import Embedder
     from brain.notes.model import Episode, Pattern
 
 DEFAULT_DAYS = 7

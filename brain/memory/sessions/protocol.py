@@ -30,7 +30,7 @@ from brain.memory.sessions import context
 from brain.memory.tips.service import LearnResult, guidelines, learn_episode
 
 if TYPE_CHECKING:
-    from brain.index.embedders import Embedder
+    from brain.index.embedders.embedders import Embedder
     from brain.memory.sessions.transcripts import TranscriptReader
 
 DEFAULT_BUDGET = 1500

@@ -33,7 +33,7 @@ from brain.notes.tip import Tip, combine_evidence, render_tip
 from brain.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
-    from brain.index.embedders import Embedder
+    from brain.index.embedders.embedders import Embedder
 
 CANDIDATE_SIMILARITY = 0.8
 STEPS_AGREE = 0.5

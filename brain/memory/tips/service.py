@@ -27,7 +27,7 @@ from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, ti
 from brain.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
-    from brain.index.embedders import Embedder
+    from brain.index.embedders.embedders import Embedder
 
 DEFAULT_TOP_K = 5
 MAX_TOP_K = 50
