@@ -82,7 +82,7 @@ def decisions(draw):
     options = draw(st.none() | st.lists(line, max_size=4).map(tuple))
     return Decision(
         id=f"d{number:03d}",
-        title=draw(line).replace("#", ""),
+        title=draw(line.map(lambda text: text.replace("#", "").strip()).filter(bool)),  # no heading marks
         timestamp=draw(st.none() | timestamps),
         type=draw(st.none() | st.sampled_from(["design", "implementation", "test", "recovery", "routing"])),
         context=draw(st.none() | line),
