@@ -188,8 +188,11 @@ def test_every_domain_has_one_name_in_every_layer() -> None:
 def test_every_agent_is_one_module_behind_the_one_interface() -> None:
     """An agent module of brain/agents builds an `Agent` named AGENT and is listed in the registry;
     the rest of the package (the shared rooms) names no agent."""
-    from brain.agents.registry import AGENTS
+    from brain.agents.registry import AGENTS, HOOKS
+    from brain.agents.runtime import OWN_EVENTS
 
     shared = {"__init__", "agent", "registry", "settings", "install", "runtime", "runner", "output"}
     agent_modules = sorted(p.stem for p in (SOURCE / "agents").glob("*.py") if p.stem not in shared)
     assert sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values()) == agent_modules
+    assert len(HOOKS) == sum(len(agent.hooks) for agent in AGENTS.values())  # no event is two agents'
+    assert not set(HOOKS) & set(OWN_EVENTS)

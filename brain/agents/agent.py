@@ -7,10 +7,11 @@ and is listed in `registry.AGENTS`; `install` and `runtime` work through this in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from brain.agents.runtime import Hook
 from brain.agents.settings import Commands
 from brain.memory.sessions.transcripts import TranscriptReader
 
@@ -26,7 +27,8 @@ class Agent:
       them (`None`); `text` is None when the file does not exist; None back means the file should not exist;
     - `entries(path, what, text)`: brain's entries in the file, one line each, and what is wrong with it;
     - `vaults_named(text)`: the vaults brain's entries in a file's text point at;
-    - `reader`: how its transcripts are read into acts.
+    - `reader`: how its transcripts are read into acts;
+    - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s.
     """
 
     name: str
@@ -35,3 +37,4 @@ class Agent:
     merged: Callable[[Path, str, str | None, Commands | None], str | None]
     entries: Callable[[Path, str, str], tuple[tuple[str, ...], str | None]]
     vaults_named: Callable[[str], list[str]]
+    hooks: Mapping[str, Hook]

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from brain.agents import runtime
 from brain.agents.agent import Agent
 from brain.agents.settings import (
     Commands,
@@ -75,6 +76,35 @@ EVENTS = {  # Claude Code's event -> brain's hook, and how long Claude Code may 
     "SessionEnd": ("session-end", 10),
 }
 _OURS = re.compile(r"\bhooks run (?:session-start|first-prompt|session-end|codex-notify)\b")
+
+
+# ---------------------------------------------------------------- hooks
+
+
+def _session_start(request: runtime.HookRequest) -> runtime.HookResult:
+    return runtime.session_start(request, "SessionStart")
+
+
+def _first_prompt(request: runtime.HookRequest) -> runtime.HookResult:
+    return runtime.first_prompt(request, "UserPromptSubmit")
+
+
+def _session_end(request: runtime.HookRequest) -> runtime.HookResult:
+    """SessionEnd and PreCompact: the transcript (`transcript_path`) is extracted in the background."""
+    transcript = str(request.payload.get("transcript_path") or "")
+    if not transcript:
+        raise InvalidInput("the hook input has no transcript_path")
+    session = str(request.payload.get("session_id") or Path(transcript).stem)
+    note = str(request.payload.get("hook_event_name", ""))
+    runtime.start_extraction("session-end", request.memory, Path(transcript), session, "claude-code", note)
+    return runtime.HookResult("session-end")
+
+
+HOOKS: dict[str, runtime.Hook] = {
+    "session-start": _session_start,
+    "first-prompt": _first_prompt,
+    "session-end": _session_end,
+}
 
 
 # ---------------------------------------------------------------- settings: .claude/settings.json, .mcp.json
@@ -306,4 +336,5 @@ AGENT = Agent(
     merged=merged,
     entries=entries,
     vaults_named=vaults_named,
+    hooks=HOOKS,
 )

@@ -35,6 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from brain.agents import runtime
 from brain.agents.agent import Agent
 from brain.agents.settings import Commands, vault_in
 from brain.errors import InvalidInput
@@ -148,6 +149,22 @@ def find_rollout(thread: str, codex_home: Path) -> Path | None:
         return None
     found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*{thread}.jsonl"), key=lambda p: p.stat().st_mtime)
     return found[-1] if found else None
+
+
+def _notify(request: runtime.HookRequest) -> runtime.HookResult:
+    """Codex's `notify` program (its JSON comes as the last argument): after a turn, the session's
+    rollout file is extracted in the background."""
+    if request.payload.get("type") != "agent-turn-complete":
+        return runtime.HookResult("codex-notify")
+    thread = str(request.payload.get("thread-id") or "")
+    rollout = find_rollout(thread, codex_home(Path.home()))
+    if rollout is None:
+        raise InvalidInput(f"no Codex rollout file for thread {thread}")
+    runtime.start_extraction("codex-notify", request.memory, rollout, thread, "codex")
+    return runtime.HookResult("codex-notify")
+
+
+HOOKS: dict[str, runtime.Hook] = {"codex-notify": _notify}
 
 
 # ---------------------------------------------------------------- rollouts
@@ -353,4 +370,5 @@ AGENT = Agent(
     merged=merged,
     entries=entries,
     vaults_named=vaults_named,
+    hooks=HOOKS,
 )

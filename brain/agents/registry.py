@@ -1,14 +1,16 @@
-"""The agents brain works with, by name, and their transcript readers for the sessions domain."""
+"""The agents brain works with, by name; their transcript readers (for the sessions domain) and their hooks."""
 
 from __future__ import annotations
 
 from brain.agents import claude_code, codex
 from brain.agents.agent import Agent
+from brain.agents.runtime import Hook
 from brain.errors import InvalidInput
 from brain.memory.sessions.transcripts import TranscriptReader
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (claude_code.AGENT, codex.AGENT)}
 READERS: tuple[TranscriptReader, ...] = tuple(agent.reader for agent in AGENTS.values())
+HOOKS: dict[str, Hook] = {event: hook for agent in AGENTS.values() for event, hook in agent.hooks.items()}
 
 
 def agent_named(name: str) -> Agent:

@@ -35,6 +35,7 @@ def run_hook(
     """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error prints
     nothing and is a line in .brain/logs/hooks.log."""
     from brain.agents import runtime
+    from brain.agents.registry import HOOKS, READERS
 
     root = Path(vault).expanduser().resolve() if vault else None
     try:
@@ -49,7 +50,9 @@ def run_hook(
             root = memory.root
             extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
             with memory.writing_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
-                result = runtime.run(event, memory, text, budget=budget, namespaces=tuple(namespaces or ()), **extra)
+                result = runtime.run(
+                    event, memory, text, HOOKS, READERS, budget=budget, namespaces=tuple(namespaces or ()), **extra
+                )
         from brain.agents.output import hook_output
 
         sys.stdout.write(hook_output(result))

@@ -1,15 +1,15 @@
-"""The hooks an agent runs: `brain hooks run EVENT`, fed the agent's hook JSON.
+"""The work behind every agent's hooks: `brain hooks run EVENT`, fed the agent's hook JSON.
 
-- session-start: the context for the start of a session (see `brain.memory.sessions.context`).
-- first-prompt: the context for the session's first prompt; later prompts get nothing (a marker per
-  session under `.brain/hooks/prompted/`).
-- session-end (Claude Code's SessionEnd and PreCompact): starts `extract` in a detached process and
-  returns at once.
-- codex-notify: Codex's `notify` program (the JSON comes as the last argument); after a turn, finds
-  the session's rollout file and starts `extract` the same way.
-- extract: the detached worker. One lock per session, so two ends of one session never store it
-  twice; a transcript unchanged since its last extraction is skipped; one that grew updates the same
-  episode. Then what `brain session end` does: pattern evidence (once per episode) and tips.
+Each agent module maps its events to hooks (`Agent.hooks`), built from what is here:
+- `session_start`: the context for the start of a session (see `brain.memory.sessions.context`);
+- `first_prompt`: the context for the session's first prompt; later prompts get nothing (a marker
+  per session under `.brain/hooks/prompted/`);
+- `start_extraction`: a session ended (or a turn did): `extract` starts in a detached process and the
+  hook returns at once.
+Two events are brain's own: `extract`, the detached worker (one lock per session, so two ends of one
+session never store it twice; a transcript unchanged since its last extraction is skipped; one that
+grew updates the same episode; then what `brain session end` does: pattern evidence and tips), and
+`warm`, which embeds the patterns and tips the first prompt is compared with.
 
 Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes);
 the agent is never told of a failure.
@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,9 +31,9 @@ from brain.errors import InvalidInput
 
 if TYPE_CHECKING:
     from brain.memory.front_door import Memory
+    from brain.memory.sessions.transcripts import TranscriptReader
 
-EVENTS = ("session-start", "first-prompt", "session-end", "codex-notify", "extract", "warm")
-AGENT_EVENT = {"session-start": "SessionStart", "first-prompt": "UserPromptSubmit"}
+OWN_EVENTS = ("extract", "warm")
 DEFAULT_BUDGET = 1000
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
 
@@ -43,6 +44,19 @@ class HookResult:
 
     event: str
     context: str = ""
+
+
+@dataclass(frozen=True)
+class HookRequest:
+    """One run of a hook: the vault, the agent's hook JSON, and the options of its command line."""
+
+    memory: Memory
+    payload: dict[str, Any]
+    budget: int = DEFAULT_BUDGET
+    namespaces: tuple[str, ...] = ()
+
+
+Hook = Callable[[HookRequest], HookResult]
 
 
 def hooks_dir(root: Path) -> Path:
@@ -84,63 +98,59 @@ def run(
     event: str,
     memory: Memory,
     payload_text: str,
+    hooks: Mapping[str, Hook],
+    readers: Sequence[TranscriptReader],
     *,
     budget: int = DEFAULT_BUDGET,
     namespaces: tuple[str, ...] = (),
     **extract: str,
 ) -> HookResult:
-    """Run one hook. Raises on any problem; the front end logs it and tells the agent nothing."""
-    root = memory.root
-    if event not in EVENTS:
-        raise InvalidInput(f"hook event '{event}' is not one of: {', '.join(EVENTS)}")
+    """Run one hook: one of the agents' `hooks`, or one of brain's own events (`extract` reads the
+    transcript with the agents' `readers`). Raises on any problem; the front end logs it and tells the
+    agent nothing."""
     if event == "extract":
-        extract_session(memory, Path(extract["transcript"]), extract["session"], extract.get("format") or None)
+        transcript, session, format = Path(extract["transcript"]), extract["session"], extract.get("format") or None
+        extract_session(memory, transcript, session, format, readers)
         return HookResult(event)
     if event == "warm":
         warm(memory)
         return HookResult(event)
-    payload = _payload(payload_text)
-    if event == "session-start":
-        from brain.memory.sessions.context import session_start
+    if event not in hooks:
+        raise InvalidInput(f"hook event '{event}' is not one of: {', '.join([*hooks, *OWN_EVENTS])}")
+    return hooks[event](HookRequest(memory, _payload(payload_text), budget, namespaces))
 
-        if not _warmed(root):
-            spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
-        with memory.checked_once() as corpus:  # one answer, one look at the vault's files
-            return HookResult(AGENT_EVENT[event], session_start(corpus, budget=budget, namespaces=namespaces))
-    if event == "first-prompt":
-        prompt = str(payload.get("prompt") or "").strip()
-        if not prompt or not _first_time(root, str(payload.get("session_id") or "")):
-            return HookResult(AGENT_EVENT[event])
-        from brain.memory.sessions.context import first_prompt
 
-        warmed = _warmed(root)
-        if not warmed:
-            spawn(root, ["warm"])
-        with memory.checked_once() as corpus:
-            return HookResult(
-                AGENT_EVENT[event],
-                first_prompt(corpus, prompt, budget=budget, similar=warmed, namespaces=namespaces),
-            )
-    if event == "session-end":
-        transcript = str(payload.get("transcript_path") or "")
-        session = str(payload.get("session_id") or Path(transcript).stem)
-        if not transcript:
-            raise InvalidInput("the hook input has no transcript_path")
-        spawn_extract(root, Path(transcript), session, "claude-code")
-        log(root, event, f"{session}: extraction started for {transcript} ({payload.get('hook_event_name', '')})")
-        return HookResult(event)
-    # codex-notify
-    if payload.get("type") != "agent-turn-complete":
-        return HookResult(event)
-    thread = str(payload.get("thread-id") or "")
-    from brain.agents import codex
+def session_start(request: HookRequest, agent_event: str) -> HookResult:
+    """The context for the start of a session, as the agent's `agent_event` answer."""
+    from brain.memory.sessions.context import session_start as context
 
-    rollout = codex.find_rollout(thread, codex.codex_home(Path.home()))
-    if rollout is None:
-        raise InvalidInput(f"no Codex rollout file for thread {thread}")
-    spawn_extract(root, rollout, thread, "codex")
-    log(root, event, f"{thread}: extraction started for {rollout}")
-    return HookResult(event)
+    root = request.memory.root
+    if not _warmed(root):
+        spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
+    with request.memory.checked_once() as corpus:  # one answer, one look at the vault's files
+        return HookResult(agent_event, context(corpus, budget=request.budget, namespaces=request.namespaces))
+
+
+def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
+    """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON)."""
+    from brain.memory.sessions.context import first_prompt as context
+
+    root = request.memory.root
+    prompt = str(request.payload.get("prompt") or "").strip()
+    if not prompt or not _first_time(root, str(request.payload.get("session_id") or "")):
+        return HookResult(agent_event)
+    warmed = _warmed(root)
+    if not warmed:
+        spawn(root, ["warm"])
+    with request.memory.checked_once() as corpus:
+        text = context(corpus, prompt, budget=request.budget, similar=warmed, namespaces=request.namespaces)
+        return HookResult(agent_event, text)
+
+
+def start_extraction(event: str, memory: Memory, transcript: Path, session: str, format: str, note: str = "") -> None:
+    """Extract the session in a detached process (the hook returns at once), and say so in the log."""
+    spawn_extract(memory.root, transcript, session, format)
+    log(memory.root, event, f"{session}: extraction started for {transcript}" + (f" ({note})" if note else ""))
 
 
 def _payload(text: str) -> dict[str, Any]:
@@ -225,11 +235,12 @@ def spawn(root: Path, args: list[str]) -> None:
         )
 
 
-def extract_session(memory: Memory, transcript: Path, session: str, format: str | None) -> None:
+def extract_session(
+    memory: Memory, transcript: Path, session: str, format: str | None, readers: Sequence[TranscriptReader]
+) -> None:
     """The detached worker: lock, skip an unchanged transcript, end the session, remember the stamp."""
     from filelock import FileLock
 
-    from brain.agents.registry import READERS
     from brain.memory.sessions.protocol import end_session
 
     root = memory.root
@@ -243,7 +254,7 @@ def extract_session(memory: Memory, transcript: Path, session: str, format: str 
         if done.is_file() and done.read_text(encoding="utf-8") == stamp:
             log(root, "extract", f"{session}: transcript unchanged since its last extraction; nothing to do")
             return
-        report = end_session(memory.corpus, transcript, readers=READERS, format=format)
+        report = end_session(memory.corpus, transcript, readers=readers, format=format)
         done.parent.mkdir(parents=True, exist_ok=True)
         done.write_text(stamp, encoding="utf-8")
         tips = len(report.tips.created)
