@@ -28,6 +28,7 @@ import stat
 import sys
 import time
 import unicodedata
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -47,7 +48,7 @@ _TEMP = re.compile(r"^\.brain-(write|[0-9a-f]{12})\.tmp$")
 
 
 @cache
-def _renameat2():
+def _renameat2() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
     import ctypes.util  # at the first write: ctypes.util alone imports subprocess and shutil

@@ -121,7 +121,7 @@ class Vault:
     # ------------------------------------------------------------ finding
 
     @classmethod
-    def find(cls, explicit: str | os.PathLike | None = None, cwd: Path | None = None) -> Vault:
+    def find(cls, explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Vault:
         """The vault from `explicit`, else $BRAIN_VAULT, else the first folder upwards holding `.brain/`."""
         chosen = explicit or os.environ.get("BRAIN_VAULT")
         if chosen:

@@ -289,7 +289,7 @@ def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
             )
 
 
-def _user(record: dict, content: Any, when: str | None, agent: str) -> Iterator[Act]:
+def _user(record: dict[str, Any], content: Any, when: str | None, agent: str) -> Iterator[Act]:
     meta = bool(record.get("isMeta") or record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly"))
     if isinstance(content, str):
         yield from _user_text(content, when, agent, meta)

@@ -221,7 +221,7 @@ def _usage(info: Any) -> tuple[int, int, int, int] | None:
     return (number("input_tokens") - cached, number("output_tokens"), cached, 0)
 
 
-def _item(payload: dict, when: str | None) -> Iterator[Act]:
+def _item(payload: dict[str, Any], when: str | None) -> Iterator[Act]:
     kind = payload.get("type")
     if kind == "message":
         role = payload.get("role")
@@ -250,13 +250,13 @@ def _item(payload: dict, when: str | None) -> Iterator[Act]:
         yield Act("meta", when)
 
 
-def _name(payload: dict) -> str:
+def _name(payload: dict[str, Any]) -> str:
     if payload.get("type") == "local_shell_call":
         return "local_shell"
     return str(payload.get("name", ""))
 
 
-def _args(payload: dict) -> dict[str, Any]:
+def _args(payload: dict[str, Any]) -> dict[str, Any]:
     if payload.get("type") == "local_shell_call":
         action = obj(payload.get("action"))
         return {"command": action.get("command", [])}

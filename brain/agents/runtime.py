@@ -31,6 +31,7 @@ from brain.errors import InvalidInput
 
 if TYPE_CHECKING:
     from brain.memory.front_door import Memory
+    from brain.memory.sessions.redact import Redactor
     from brain.memory.sessions.transcripts import TranscriptReader
 
 OWN_EVENTS = ("extract", "warm")
@@ -84,7 +85,7 @@ def log(root: Path | None, event: str, message: str) -> None:
         pass
 
 
-def _redactor(root: Path | None):
+def _redactor(root: Path | None) -> Redactor:
     """The vault's redactor (its config's patterns added); the default one when the config cannot be read."""
     from brain.memory.sessions.redact import Redactor, redactor_for
 

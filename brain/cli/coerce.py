@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from brain.cli.typer_private import (
     Command,
@@ -26,6 +26,8 @@ from brain.cli.typer_private import (
     coerce_cli_choice,
     coerce_cli_path,
 )
+
+_Converted = TypeVar("_Converted", Command, Parameter)
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -69,7 +71,7 @@ def _convert(annotation: Any, info: Any, value: Any, param: Any, ctx: Context) -
     raise _Fallback
 
 
-def _number(kind: type, info: Any, value: Any) -> int | float:
+def _number(kind: type[int] | type[float], info: Any, value: Any) -> int | float:
     if isinstance(value, bool):
         raise _Fallback
     if isinstance(value, str):
@@ -87,7 +89,7 @@ def _number(kind: type, info: Any, value: Any) -> int | float:
     return number
 
 
-def convert_directly(item: Command | Parameter) -> Any:
+def convert_directly(item: _Converted) -> _Converted:
     """Give a typer parameter the direct conversion; for a command, each of its parameters and subcommands'."""
     if isinstance(item, Parameter):
         descriptor = getattr(item, "type_descriptor", None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -33,7 +33,7 @@ def store(
     vault: VaultOption = None,
 ) -> None:
     """Write an episode note from ai-agents-shaped JSON and/or flags (flags win)."""
-    data: dict = {}
+    data: dict[str, Any] = {}
     if file is not None:
         text = read_input(file)
         try:

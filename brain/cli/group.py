@@ -89,7 +89,7 @@ class BrainGroup(TyperGroup):
     def _command_name(self, ctx: Any) -> str:
         """`note edit` for `brain note edit X --append Y`: the group and command words of the arguments."""
         leading = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or []
-        words = [word for word in [*leading, *ctx.args] if not word.startswith("-")]
+        words: list[str] = [word for word in [*leading, *ctx.args] if not word.startswith("-")]
         if not words:
             return ""
         try:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
 from brain.errors import InvalidInput
 from brain.index.search import SearchMode
+
+if TYPE_CHECKING:
+    from brain.index.watch.watch import Batch
 
 ChromaOption = Annotated[
     str | None,
@@ -23,7 +27,7 @@ NoEmbedOption = Annotated[
 ]
 
 
-def _index(vault, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
+def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
     from brain.index.engine import open_index
     from brain.index.sync.sync import index_vault, reindex_vault
 
@@ -126,7 +130,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
 
-    def report(batch) -> None:
+    def report(batch: Batch) -> None:
         if batch.changes or batch.errors:
             typer.echo(
                 f"updated {batch.changes} notes"

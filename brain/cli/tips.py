@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -10,7 +9,7 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
 from brain.lazy import lazy_module
 from brain.memory.tips import service
-from brain.notes.tip import CATEGORIES, EVIDENCE
+from brain.notes.tip import Category, Evidence
 from brain.views import tips as views
 
 if TYPE_CHECKING:
@@ -20,9 +19,6 @@ else:  # loaded by the commands that use them: the others never pay for their im
 
 
 app = typer.Typer(help="Tips learned from past work: strategy, recovery and optimization.", no_args_is_help=True)
-
-Category = Enum("Category", {name: name for name in CATEGORIES}, type=str)  # type: ignore[misc]
-Evidence = Enum("Evidence", {name: name for name in EVIDENCE}, type=str)  # type: ignore[misc]
 
 
 @app.command()
@@ -71,9 +67,9 @@ def list_(
     corpus = open_vault(vault).corpus
     found = service.list_tips(
         corpus,
-        category=category.value if category else None,
+        category=category,
         min_support=min_support,
-        evidence=evidence.value if evidence else None,
+        evidence=evidence,
         include_merged=include_merged,
     )
     if as_json:

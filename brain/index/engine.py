@@ -29,7 +29,7 @@ from brain.config import load_config
 from brain.errors import READ_ONLY_HINT, IndexBusy, ReadOnlyStorage
 from brain.index.catalog.catalog import CATALOG_FILE, Catalog
 from brain.index.heartbeat import BEAT_FILE, current
-from brain.index.vectors.chunking import CHUNKING_VERSION, FIRST_CHUNKING
+from brain.index.vectors.chunking import CHUNKING_VERSION, FIRST_CHUNKING, Spans
 from brain.index.vectors.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
 from brain.vault import Vault
 
@@ -66,7 +66,7 @@ class Index:
         self.chroma_url = chroma_url or os.environ.get(ENV_CHROMA_URL) or config.chroma_url
         self._embedder = embedder
         self._vectors: VectorStore | None = None
-        self._spans: tuple | None = None
+        self._spans: tuple[Embedder, Spans] | None = None  # (the embedder, its token counter)
         self._file_lock: FileLock | None = None  # made at the first write: most one-shot reads never lock
         self._thread_lock = threading.RLock()
         self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
@@ -111,7 +111,7 @@ class Index:
         return self._vectors
 
     @property
-    def spans(self):
+    def spans(self) -> Spans:
         """The token counter chunking uses: the embedder's own tokenizer (see chunking.spans_for)."""
         embedder = self.embedder
         if self._spans is None or self._spans[0] is not embedder:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from brain.errors import IndexBusy
-from brain.index.engine import existing_index, open_index, warn_once
+from brain.index.engine import Index, existing_index, open_index, warn_once
 from brain.index.sync.consistency import VectorCheck, check_vectors
 from brain.note_files import Skip, note_files
 from brain.vault import Vault
@@ -101,7 +101,7 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
     )
 
 
-def _vector_check(index) -> VectorCheck | None:
+def _vector_check(index: Index) -> VectorCheck | None:
     """The catalog/vector check, under the index lock (a write in progress changes the store
     first); skipped when a writer holds the lock for long, and on a read-only disk (no Chroma
     store opens there, and no writer can be under way through it)."""

@@ -25,6 +25,7 @@ from brain.vault import Vault
 from brain.views.plain import plain
 
 F = TypeVar("F", bound=Callable[..., Any])
+_TOOL_SPEC = "__brain_tool__"  # the attribute `tool` gives a function it marks: its ToolSpec
 
 
 class BrainServer(MCPServer):
@@ -100,7 +101,7 @@ def tool(*, title: str, read_only: bool, destructive: bool = False, idempotent: 
     """
 
     def decorator(fn: F) -> F:
-        fn.__brain_tool__ = ToolSpec(title, read_only, destructive, idempotent)  # type: ignore[attr-defined]
+        setattr(fn, _TOOL_SPEC, ToolSpec(title, read_only, destructive, idempotent))
         return fn
 
     return decorator
@@ -108,7 +109,7 @@ def tool(*, title: str, read_only: bool, destructive: bool = False, idempotent: 
 
 def tools_in(module: ModuleType) -> list[Callable[..., Any]]:
     """The tools a module defines, in the order they are written."""
-    found = [value for value in vars(module).values() if callable(value) and hasattr(value, "__brain_tool__")]
+    found = [value for value in vars(module).values() if callable(value) and hasattr(value, _TOOL_SPEC)]
     return [fn for fn in found if fn.__module__ == module.__name__]
 
 
@@ -121,7 +122,7 @@ def register_tools(server: MCPServer, state: ServerState, module: ModuleType) ->
     generic tool error and logs with its traceback.
     """
     for fn in tools_in(module):
-        spec: ToolSpec = fn.__brain_tool__  # type: ignore[attr-defined]
+        spec: ToolSpec = getattr(fn, _TOOL_SPEC)
         server.add_tool(_bound(fn, state), title=spec.title, annotations=_annotations(spec))
 
 
@@ -144,7 +145,7 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
 
     signature = inspect.signature(fn, eval_str=True)
     served = signature.replace(parameters=list(signature.parameters.values())[1:])
-    guarded.__signature__ = served  # type: ignore[attr-defined]
+    guarded.__signature__ = served  # type: ignore[attr-defined]  # typeshed's functions lack it; inspect reads it
     # The SDK reads both the signature and the type hints (to find a `Context` argument); both are
     # given evaluated, without the state, since the wrapper's module cannot resolve the tool's names.
     guarded.__annotations__ = {name: parameter.annotation for name, parameter in served.parameters.items()}

@@ -148,6 +148,7 @@ def run_stdio(server: MCPServer) -> None:
 
     async def serve() -> None:
         lines = _CheckedLines()
+        # the SDK's stdin is typed anyio.AsyncFile[str], but it only iterates it (`async for line in stdin`)
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
             lines.replies = write_stream
             lines.ready.set()

@@ -22,13 +22,17 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from brain.errors import AmbiguousName, NoteNotFound
 from brain.note_files import parse_bytes
 from brain.notes.model import Note, NoteHeader
 from brain.notes.parse import parse_wikilink
 from brain.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.catalog.catalog import Catalog
+    from brain.index.engine import Index
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -245,7 +249,7 @@ class Corpus:
             self._list = [entry[1] for _, entry in sorted(self._cache.items())]
         return self._list
 
-    def _index(self):
+    def _index(self) -> Index | None:
         from brain.index.engine import existing_index  # the index package is optional for a plain read
 
         try:
@@ -254,7 +258,7 @@ class Corpus:
             log.warning("index unusable (%s); reading the notes from their files", _why(error, self.vault))
             return None
 
-    def _from_catalog(self, index, types: frozenset[str] | None) -> bool:
+    def _from_catalog(self, index: Index, types: frozenset[str] | None) -> bool:
         from brain.index.watch.fresh import ensure_fresh
 
         if index.read_only:  # a catalog that cannot be refreshed: the files themselves are exact
@@ -272,7 +276,7 @@ class Corpus:
                 self._changed()
             catalog = self._catalog = index.catalog
             if catalog.generation() != self._generation:
-                self._catch_up(catalog)
+                self._catch_up(catalog, self._generation)
             missing = _missing(self._types, types)
             if missing != frozenset():
                 self._load_types(catalog, missing)
@@ -283,13 +287,13 @@ class Corpus:
             self._catalog = None
             return False
 
-    def _catch_up(self, catalog) -> None:
-        """Reload the loaded notes whose rows changed since the last read; drop the removed ones."""
+    def _catch_up(self, catalog: Catalog, known: int) -> None:
+        """Reload the loaded notes whose rows changed after generation `known` (the last read); drop the removed ones."""
         types = self._types
         if types == frozenset():  # nothing loaded: nothing to catch up
             self._generation = catalog.generation()
             return
-        generation, changed, count = catalog.changes_since(self._generation, types)
+        generation, changed, count = catalog.changes_since(known, types)
         added = sum(1 for path in changed if path not in self._cache)
         if count == len(self._cache) + added:  # nothing removed: the changed rows are all there is to do
             versions, gone = changed, []
@@ -312,7 +316,7 @@ class Corpus:
             _freeze_if_many(len(reloaded))
         self._generation = generation
 
-    def _load_types(self, catalog, missing: frozenset[str] | None) -> None:
+    def _load_types(self, catalog: Catalog, missing: frozenset[str] | None) -> None:
         """Add the notes of the types not loaded yet (None: of every type not loaded yet). Notes
         added are no change of what was loaded: `derived` and the memos stay, unless a loaded note
         is among them under another type (another process changed its type since the catch-up)."""
@@ -382,7 +386,7 @@ class Corpus:
         memo = self._memos.setdefault(key, {})
         seen = memo.get(note.path or "")
         if seen is not None and seen[0] is note:
-            return seen[1]  # type: ignore[return-value]
+            return cast(T, seen[1])  # what `compute` made for this key: one key, one kind of value
         value = compute(note)
         memo[note.path or ""] = (note, value)
         return value

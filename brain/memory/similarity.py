@@ -138,4 +138,5 @@ def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.float32)
     # einsum, not `matrix @ query`: BLAS splits a matrix-vector product over threads, and on a busy
     # machine waiting for the second thread costs far more than the product; einsum runs it on one thread.
-    return np.einsum("ij,j->i", matrix, query)
+    similarities: np.ndarray = np.einsum("ij,j->i", matrix, query)
+    return similarities

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from brain.errors import InvalidInput
 from brain.lazy import lazy_module
@@ -33,7 +33,8 @@ else:  # PyYAML loads when a fact is written or its value parsed: recall reads t
     yaml = lazy_module("yaml")
     frontmatter_yaml = lazy_module("brain.notes.frontmatter_yaml")
 
-TIERS = ("long-term", "ephemeral")
+Tier = Literal["long-term", "ephemeral"]
+TIERS: tuple[Tier, ...] = get_args(Tier)
 DEFAULT_TIER = "long-term"
 COMPLIANCE_CLASSES = ("public", "internal", "confidential", "financial", "pii", "phi", "pci")
 DEFAULT_COMPLIANCE_CLASS = "internal"
@@ -189,7 +190,7 @@ def _link_target(value: Any) -> str | None:
     return parse_wikilink(match.group(1)).target if match else value.strip()
 
 
-def _optional_time(fm: dict, key: str, problems: list[str]) -> datetime | None:
+def _optional_time(fm: dict[str, Any], key: str, problems: list[str]) -> datetime | None:
     raw = fm.get(key)
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None

@@ -35,20 +35,22 @@ def _yaml_classes() -> tuple[type, type]:
     safe_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     safe_dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
+    # PyYAML ships no types, and the base is chosen at run time (libyaml's loader or the pure-Python one)
     class NoTimestampLoader(safe_loader):  # type: ignore[misc, valid-type]
         """A safe loader that reads dates and timestamps as the strings they were written as.
 
         It also notes duplicate keys (YAML keeps the last one silently), for `brain doctor`.
         """
 
-        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
             seen: set[str] = set()
             for key_node, _ in node.value:
                 if isinstance(key_node, yaml.ScalarNode):
                     if key_node.value in seen:
                         self.duplicates = [*getattr(self, "duplicates", []), key_node.value]
                     seen.add(key_node.value)
-            return super().construct_mapping(node, deep)
+            mapping: dict[Any, Any] = super().construct_mapping(node, deep)  # YAML keys may be any scalar
+            return mapping
 
     NoTimestampLoader.yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -200,7 +202,7 @@ def dump(data: dict[str, Any]) -> str:
 
 
 def _dump(mapping: dict[str, Any]) -> str:
-    return yaml.dump(
+    text: str = yaml.dump(
         mapping,
         Dumper=_yaml_classes()[1],
         sort_keys=False,
@@ -208,3 +210,4 @@ def _dump(mapping: dict[str, Any]) -> str:
         default_flow_style=False,
         width=1_000_000,
     )
+    return text

@@ -11,7 +11,8 @@ from typing import Any, Literal, get_args
 
 CAUSAL_TYPES = ("causes", "enables", "prevents", "correlates")
 # What a saved context records (`action_type` of a context note).
-ACTION_TYPES = ("conversation", "decision", "file_edit", "tool_use", "research")
+ActionType = Literal["conversation", "decision", "file_edit", "tool_use", "research"]
+ACTION_TYPES: tuple[ActionType, ...] = get_args(ActionType)
 Outcome = Literal["success", "partial", "failure"]  # the choice the CLI and MCP offer
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 

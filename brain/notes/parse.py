@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain.lazy import lazy_module
 from brain.notes.lines import split_lines, strip_ending
@@ -71,7 +71,7 @@ def parse_note(text: str, path: str | None = None) -> Note:
         problems.append("file contains NUL bytes (binary?); read as text as far as possible")
     lines = split_lines(text)
 
-    frontmatter: dict = {}
+    frontmatter: dict[str, Any] = {}
     body_start = 0
     block = frontmatter_yaml.locate(lines)
     if block is not None:
@@ -248,7 +248,7 @@ def _frontmatter_links(value: object) -> list[WikiLink]:
     return []
 
 
-def _title(frontmatter: dict, sections: list[Section], path: str | None) -> str:
+def _title(frontmatter: dict[str, Any], sections: list[Section], path: str | None) -> str:
     title = frontmatter.get("title")
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
         return str(title).strip()

@@ -16,15 +16,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from brain.notes import frontmatter_yaml
 from brain.notes.depth import TooDeep, load_json
 from brain.notes.model import Note
 
 RUNS_FOLDER = "runs"
-PROJECTIONS = ("decisions", "commits", "narrative", "full")
-DEFAULT_PROJECTION = "decisions"
+Projection = Literal["decisions", "commits", "narrative", "full"]  # what of a run recall shows
+PROJECTIONS: tuple[Projection, ...] = get_args(Projection)
+DEFAULT_PROJECTION: Projection = "decisions"
 PREVIEW_LIMIT = 500
 SNAPSHOT_HEADING = "Snapshot"
 GOOD_SCORE = 0.5  # an eval score at or above this counts as a good run when no other label decides

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from brain.notes import frontmatter_yaml
 from brain.notes.model import Note, NoteHeader
 from brain.notes.parse import find_wikilinks
 
-CATEGORIES = ("strategy", "recovery", "optimization")
-EVIDENCE = ("success", "failure", "both")
+Category = Literal["strategy", "recovery", "optimization"]
+CATEGORIES: tuple[Category, ...] = get_args(Category)
+Evidence = Literal["success", "failure", "both"]  # what kind of work a tip was learned from
+EVIDENCE: tuple[Evidence, ...] = get_args(Evidence)
 SECTIONS = ("Tip", "Purpose", "Steps", "Avoid", "Applies When")
 _STEP = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+(.*)$")
 _SPAN = re.compile(r"\(([^()]*)\)\s*$")

@@ -152,7 +152,8 @@ def _value(value: object) -> str:
     if isinstance(value, (dict, list)):
         import yaml  # only a structured value needs it: PyYAML is left out of most `causal why` runs
 
-        return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True, width=10_000).strip()
+        text: str = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True, width=10_000)
+        return text.strip()
     return str(value)
 
 

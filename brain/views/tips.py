@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from brain.notes.tip import Tip
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.tips.consolidate import ConsolidationPlan
     from brain.memory.tips.service import Guideline, Guidelines, LearnResult
 
 
@@ -92,7 +93,7 @@ def learn_lines(result: LearnResult) -> list[str]:
     return lines
 
 
-def plan_json(plan) -> dict[str, Any]:
+def plan_json(plan: ConsolidationPlan) -> dict[str, Any]:
     """A consolidation plan (brain.memory.tips.consolidate.ConsolidationPlan)."""
     return {
         "dry_run": plan.dry_run,
@@ -113,7 +114,7 @@ def plan_json(plan) -> dict[str, Any]:
     }
 
 
-def plan_lines(plan) -> list[str]:
+def plan_lines(plan: ConsolidationPlan) -> list[str]:
     verb = "would merge" if plan.dry_run else "merged"
     lines = [
         f"{plan.candidates} candidate pairs, {plan.rejected} rejected (category, steps or advice differ), {len(plan.merges)} merges"

@@ -63,7 +63,12 @@ def check_episode(data: dict[str, Any]) -> list[str]:
 
 
 def _item(
-    item: dict, where: str, required: tuple[str, ...], id_pattern: str, types: tuple[str, ...], found: list[str]
+    item: dict[str, Any],
+    where: str,
+    required: tuple[str, ...],
+    id_pattern: str,
+    types: tuple[str, ...],
+    found: list[str],
 ) -> None:
     for key in required:
         if key not in item:
@@ -75,7 +80,7 @@ def _item(
     _timestamp(item, "timestamp", f"{where}.timestamp", found)
 
 
-def _timestamp(data: dict, key: str, where: str, found: list[str]) -> None:
+def _timestamp(data: dict[str, Any], key: str, where: str, found: list[str]) -> None:
     value = data.get(key)
     if value is None or not isinstance(value, str):
         if key in data and value is not None:
@@ -136,12 +141,12 @@ def check_graph(data: dict[str, Any]) -> list[str]:
     return _grouped(found)
 
 
-def _list(data: dict, key: str) -> list:
+def _list(data: dict[str, Any], key: str) -> list[Any]:
     value = data.get(key)
     return value if isinstance(value, list) else []
 
 
-def _ids(what: str, items: list[dict], v1: re.Pattern, found: list[str]) -> None:
+def _ids(what: str, items: list[dict[str, Any]], v1: re.Pattern[str], found: list[str]) -> None:
     ids = [item["id"] for item in items if isinstance(item.get("id"), str)]
     old = sum(1 for value in ids if v1.match(value))
     new = sum(1 for value in ids if _V2_ID.match(value))
@@ -153,13 +158,13 @@ def _ids(what: str, items: list[dict], v1: re.Pattern, found: list[str]) -> None
             found.append(f"{what}[{index}].id: {value!r} is neither a sequential nor a content-hash id")
 
 
-def _rate(item: dict, key: str, where: str, found: list[str]) -> None:
+def _rate(item: dict[str, Any], key: str, where: str, found: list[str]) -> None:
     value = item.get(key)
     if key in item and not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1):
         found.append(f"{where}.{key}: {value!r} is not a number between 0 and 1")
 
 
-def _count(item: dict, key: str, minimum: int, where: str, found: list[str]) -> None:
+def _count(item: dict[str, Any], key: str, minimum: int, where: str, found: list[str]) -> None:
     value = item.get(key)
     if key in item and not (isinstance(value, int) and not isinstance(value, bool) and value >= minimum):
         found.append(f"{where}.{key}: {value!r} is not a whole number >= {minimum}")

@@ -20,7 +20,7 @@ def same(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(same(value, b[key]) for key, value in a.items())
     if isinstance(a, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
+    return bool(a == b)
 
 
 def short(value: Any, limit: int = 60) -> str:

@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -151,12 +152,19 @@ def graph_from_notes(notes: list[Note], resolver: Resolver, now: str) -> tuple[d
     return graph, warnings
 
 
-def _keyed(notes, to_json, key_of, ids: dict[str, Any], warnings: list[str]) -> dict[str, dict[str, Any]]:
+def _keyed(
+    notes: list[Note],
+    to_json: Callable[[Note], dict[str, Any]],
+    key_of: Callable[[dict[str, Any]], Any],
+    ids: dict[str, Any],
+    warnings: list[str],
+) -> dict[str, dict[str, Any]]:
     items: dict[str, dict[str, Any]] = {}
     for note in notes:
         item = to_json(note)
         key = key_of(item)
-        ids[note.path] = item.get("id")
+        if note.path is not None:  # a note without a path is never looked up in ids
+            ids[note.path] = item.get("id")
         if not isinstance(key, str) or key in items:
             warnings.append(f"{note.path}: its id {key!r} is not unique among the notes; exported after the others")
             key = f"{key} ({note.path})"

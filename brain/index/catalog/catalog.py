@@ -315,7 +315,8 @@ class Catalog(ChunkTable):
 
     def searchable_count(self) -> int:
         with self._reader_lock:
-            return self._reader.execute("SELECT COUNT(*) FROM fts").fetchone()[0]
+            count: int = self._reader.execute("SELECT COUNT(*) FROM fts").fetchone()[0]
+        return count
 
     def bm25(
         self, expression: str, weights: tuple[float, ...], depth: int, allowed: set[int] | None = None
@@ -440,9 +441,10 @@ class Catalog(ChunkTable):
     def note_row(self, note_id: int) -> tuple[str, str, str, str, str] | None:
         """(path, type, folder, sha256, text) of a note."""
         with self._lock:
-            return self.db.execute(
+            row: tuple[str, str, str, str, str] | None = self.db.execute(
                 "SELECT path, type, folder, sha256, text FROM notes WHERE id = ?", (note_id,)
             ).fetchone()
+        return row
 
 
 def _of_types(types: frozenset[str] | None) -> tuple[str, list[str]]:

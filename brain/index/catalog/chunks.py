@@ -69,7 +69,8 @@ class ChunkTable:
 
     def chunk_count(self) -> int:
         with self._lock:
-            return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+            count: int = self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        return count
 
     def chunk_ids(self) -> list[tuple[int, str]]:
         """(note id, chunk id) of every chunk the vector store should hold."""

@@ -14,17 +14,23 @@ a time, not the whole graph plus its serialised copies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from brain.index.embedders.e5_model import BLOCK, PackedModel
 
+if TYPE_CHECKING:
+    import onnx
+
 OPSET = 18
 
 
-def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, external: BinaryIO | None = None):
+def build_graph(
+    model: PackedModel, weights: str = "fp32", accuracy: int = 4, external: BinaryIO | None = None
+) -> onnx.ModelProto:
     """An onnx.ModelProto computing the encoder's last hidden state.
 
     weights "fp32": every encoder matrix as the float32 values of its 4-bit blocks (plain MatMul);
@@ -38,8 +44,8 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, ex
 
     H, heads = model.hidden, model.heads
     head_dim = H // heads
-    nodes: list = []
-    inits: list = []
+    nodes: list[onnx.NodeProto] = []
+    inits: list[onnx.TensorProto] = []
     counter = iter(range(1_000_000))
 
     data = external
@@ -52,12 +58,13 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, ex
             inits.append(_external(data, name, array))
         return name
 
-    def op(kind: str, inputs: list[str], **attrs) -> str:
+    def op(kind: str, inputs: list[str], **attrs: Any) -> str:
         out = f"{kind.lower()}_{next(counter)}"
         nodes.append(helper.make_node(kind, inputs, [out], **attrs))
         return out
 
-    shape_i64 = lambda name, values: const(name, np.asarray(values, dtype=np.int64))  # noqa: E731
+    def shape_i64(name: str, values: list[int]) -> str:
+        return const(name, np.asarray(values, dtype=np.int64))
 
     # -- embeddings: the word table stays 4-bit; gather the rows' nibbles and scales, unpack here --
     nibbles, scales = model.q4("emb.word", model.vocab_rows, H)
@@ -148,7 +155,7 @@ def build_graph(model: PackedModel, weights: str = "fp32", accuracy: int = 4, ex
     return proto
 
 
-def _external(data: BinaryIO, name: str, array: np.ndarray):
+def _external(data: BinaryIO, name: str, array: np.ndarray) -> onnx.TensorProto:
     """A TensorProto whose values are appended to `data` (64-byte aligned), not held in the proto."""
     from onnx import TensorProto, helper
 
@@ -168,7 +175,9 @@ def _external(data: BinaryIO, name: str, array: np.ndarray):
     return tensor
 
 
-def _layer_norm(op, const, x: str, model: PackedModel, name: str) -> str:
+def _layer_norm(
+    op: Callable[..., str], const: Callable[[str, np.ndarray], str], x: str, model: PackedModel, name: str
+) -> str:
     H = model.hidden
     return op(
         "LayerNormalization",

@@ -27,10 +27,14 @@ import itertools
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from brain.errors import ModelBuildError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MAGIC = b"E5S1"
 BLOCK = 32
@@ -86,7 +90,8 @@ class PackedModel:
         """A Q4_0 matrix as its exact float32 values, shape (rows, cols)."""
         nibbles, scales = self.q4(name, rows, cols)
         values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=-1).astype(np.float32) - 8.0
-        return (values * scales[..., None]).reshape(rows, cols)
+        matrix: np.ndarray = (values * scales[..., None]).reshape(rows, cols)
+        return matrix
 
     def _tensor(self, name: str, dtype: int, values: int) -> Tensor:
         t = self.tensors.get(name)
@@ -111,7 +116,7 @@ class _Reader:
         self.pos += n
         return out
 
-    def unpack(self, fmt: str) -> tuple:
+    def unpack(self, fmt: str) -> tuple[Any, ...]:
         s = struct.Struct("<" + fmt)
         return s.unpack(self.take(s.size))
 
@@ -193,7 +198,7 @@ _DELETED = "[\x01-\x08\x0b\x0e-\x1f\x7f\x8f\x9f]"
 _SPACES = "[\t\n\x0c\r\u1680\u200b-\u200f\u2028\u2029\u2581\ufeff\ufffd]"
 
 
-def build_tokenizer(model: PackedModel):
+def build_tokenizer(model: PackedModel) -> Tokenizer:
     """A `tokenizers` Unigram tokenizer with the model's pieces, scores and normalisation.
 
     The engine's table is NFKC applied one code point at a time plus the replacements above;

@@ -86,10 +86,11 @@ class _Loaded:
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.clip(norms, 1e-12, None)
+    normalised: np.ndarray = vectors / np.clip(norms, 1e-12, None)
+    return normalised
 
 
-def _choose_output(session) -> tuple[str, bool]:
+def _choose_output(session: Any) -> tuple[str, bool]:
     """(output name, already pooled?). Token states are preferred: a 2-D output may
     be BERT's CLS `pooler_output`, which is not the sentence embedding."""
     outputs = {o.name: len(o.shape) for o in session.get_outputs()}
@@ -128,7 +129,7 @@ class OnnxMiniLMEmbedder:
         self.id = model_id or f"{MODEL_NAME}:{quantization}-onnx"
         self.source = source or f"{model_path} + {tokenizer_path}"
         self._model_path, self._tokenizer_path = str(model_path), str(tokenizer_path)
-        self._bulk_session = None
+        self._bulk_session: Any = None  # an onnxruntime.InferenceSession, made at the first batch
         # The model loads at the first text embedded: naming the embedder (`brain status`, the
         # vectors' identity) needs its id and dimension only, and the dimension is remembered.
         self._loaded: _Loaded | None = None
@@ -182,7 +183,7 @@ class OnnxMiniLMEmbedder:
     def pad_id(self) -> int:
         return self.loaded.pad_id
 
-    def _session(self, *, threads: int, spinning: bool):
+    def _session(self, *, threads: int, spinning: bool) -> Any:  # an onnxruntime.InferenceSession (untyped)
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -200,7 +201,7 @@ class OnnxMiniLMEmbedder:
         return session(self._model_path, options)
 
     @property
-    def session(self):
+    def session(self) -> Any:
         """The session for batches: every core (created at the first batch, so a search never pays for it)."""
         if self._bulk_session is None:
             self._bulk_session = self._session(threads=os.cpu_count() or 1, spinning=True)
@@ -303,7 +304,8 @@ class OnnxE5Embedder(OnnxMiniLMEmbedder):
 
     def embed_query(self, text: str) -> list[float]:
         ((_, ids, mask),) = self.batches(self.tokenizer.encode_batch([self.QUERY + text]))
-        return self.run_batch(ids, mask)[0].tolist()
+        vector: list[float] = self.run_batch(ids, mask)[0].tolist()
+        return vector
 
 
 _WORD = re.compile(r"\w+")

@@ -65,7 +65,7 @@ def file_fact(path: Path, name: str, compute: Callable[[], Any]) -> Any:
     return value
 
 
-def write_json(path: Path, data: dict, *, indent: int | None = 1) -> None:
+def write_json(path: Path, data: dict[str, Any], *, indent: int | None = 1) -> None:
     """Best effort: a cache file that cannot be written (or data JSON cannot hold) is simply
     computed again next time. The file is replaced at once: a reader sees the old or the new."""
     try:

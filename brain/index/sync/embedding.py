@@ -10,13 +10,27 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from brain.index.engine import Index
 from brain.index.sync.scan import Progress
-from brain.index.vectors.chunking import chunk_note
-from brain.index.vectors.vectors import record_id
+from brain.index.vectors.chunking import Chunk, chunk_note
+from brain.index.vectors.vectors import Metadata, record_id
 
 EMBED_BATCH = 256  # chunks per model call and per vector write
+
+_Queued = tuple[int, str, Metadata, list[Chunk]]  # (note id, sha, metadata, chunks)
+
+
+class _Prepared(NamedTuple):
+    """One batch ready to write: which records are new (with their vectors), kept or gone."""
+
+    new_ids: list[str]
+    vectors: Any  # the new records' vectors: an array (or lists) from the embedder, None when none are new
+    new_meta: list[Metadata]
+    kept_ids: list[str]
+    kept_meta: list[Metadata]
+    gone: list[str]
 
 
 @dataclass
@@ -52,11 +66,11 @@ def embed_pending(index: Index, *, progress: Progress | None = None) -> EmbedRes
         embedder = index.embedder
         spans = index.spans
         max_tokens = getattr(embedder, "max_tokens", 256)
-        queue: list[tuple[int, str, dict, list]] = []  # (note id, sha, metadata, chunks)
+        queue: list[_Queued] = []
         waiting = 0
         # The model runs here while the previous batch is written (Chroma, catalog) on a thread.
         writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brain-embed-writer")
-        writing: Future | None = None
+        writing: Future[None] | None = None
 
         def flush() -> None:
             nonlocal writing
@@ -73,7 +87,13 @@ def embed_pending(index: Index, *, progress: Progress | None = None) -> EmbedRes
                     continue
                 _, note_type, folder, sha, _ = row
                 chunks = chunk_note(note, embedder.id, spans, max_tokens=max_tokens)
-                meta = {"note_id": note_id, "path": path, "type": note_type, "folder": folder, "embedder": embedder.id}
+                meta: Metadata = {
+                    "note_id": note_id,
+                    "path": path,
+                    "type": note_type,
+                    "folder": folder,
+                    "embedder": embedder.id,
+                }
                 queue.append((note_id, sha, meta, chunks))
                 waiting += len(chunks)
                 if waiting >= EMBED_BATCH or number == len(pending):
@@ -91,15 +111,20 @@ def embed_pending(index: Index, *, progress: Progress | None = None) -> EmbedRes
     return result
 
 
-def _embed(index: Index, queue: list) -> tuple:
+def _embed(index: Index, queue: list[_Queued]) -> _Prepared:
     """Which chunks are new, kept or gone, and the new ones' vectors (the model runs here)."""
     catalog, embedder = index.catalog, index.embedder
-    new_ids, new_texts, new_meta, kept_ids, kept_meta, gone = [], [], [], [], [], []
+    new_ids: list[str] = []
+    new_texts: list[str] = []
+    new_meta: list[Metadata] = []
+    kept_ids: list[str] = []
+    kept_meta: list[Metadata] = []
+    gone: list[str] = []
     for note_id, _, meta, chunks in queue:
         existing = catalog.chunk_rows(note_id)
         wanted = {chunk.id for chunk in chunks}
         for chunk in chunks:
-            chunk_meta = {**meta, "section": chunk.section or "", "ord": chunk.ord}
+            chunk_meta: Metadata = {**meta, "section": chunk.section or "", "ord": chunk.ord}
             if chunk.id in existing:
                 kept_ids.append(record_id(note_id, chunk.id))
                 kept_meta.append(chunk_meta)
@@ -108,13 +133,13 @@ def _embed(index: Index, queue: list) -> tuple:
                 new_texts.append(chunk.text)
                 new_meta.append(chunk_meta)
         gone += [record_id(note_id, chunk_id) for chunk_id in existing if chunk_id not in wanted]
-    vectors = None
+    vectors: Any = None
     if new_texts:
         vectors = embedder.embed_array(new_texts) if hasattr(embedder, "embed_array") else embedder.embed(new_texts)
-    return new_ids, vectors, new_meta, kept_ids, kept_meta, gone
+    return _Prepared(new_ids, vectors, new_meta, kept_ids, kept_meta, gone)
 
 
-def _store(index: Index, queue: list, prepared: tuple, result: EmbedResult) -> None:
+def _store(index: Index, queue: list[_Queued], prepared: _Prepared, result: EmbedResult) -> None:
     """Write one batch: vectors to Chroma, then the chunks that now stand for each note."""
     catalog, store = index.catalog, index.vectors
     new_ids, vectors, new_meta, kept_ids, kept_meta, gone = prepared

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.index.catalog.catalog import Catalog
 from brain.index.catalog.rows import Stamp
 from brain.index.engine import Index
 from brain.index.sync.reading import Read, read_many
@@ -135,7 +136,12 @@ def scan(
 
 
 def _apply(
-    catalog, read: Read, stamps: dict[str, Stamp], vanished: dict[str, Stamp], removed: set[str], result: ScanResult
+    catalog: Catalog,
+    read: Read,
+    stamps: dict[str, Stamp],
+    vanished: dict[str, Stamp],
+    removed: set[str],
+    result: ScanResult,
 ) -> None:
     known = stamps.get(read.path)
     if read.skip is not None:

@@ -27,11 +27,11 @@ import functools
 import hashlib
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from brain.errors import IndexMismatch, IndexUnavailable, Remedy
 from brain.index.catalog.catalog import Catalog
@@ -48,6 +48,11 @@ ROOT_KEY = "vault_root"  # collection metadata on a server: the folder of the va
 STAMP_KEY = "vectors_stamp"  # the store's stamp when brain last knew it held what the catalog says
 DROPPED_KEY = "collections_dropped"  # when `brain reindex` last dropped every collection of the vault (time_ns)
 
+Metadata = Mapping[str, str | int | float | bool | None]  # one record's metadata, as Chroma takes it
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 
 @dataclass(frozen=True)
 class VectorHit:
@@ -56,9 +61,9 @@ class VectorHit:
     similarity: float
 
 
-def _serialized(method):
+def _serialized(method: Callable[Concatenate[VectorStore, _P], _R]) -> Callable[Concatenate[VectorStore, _P], _R]:
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: VectorStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._lock:
             return method(self, *args, **kwargs)
 
@@ -275,7 +280,7 @@ class VectorStore:
             yield
 
     @_serialized
-    def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[dict]) -> None:
+    def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[Metadata]) -> None:
         if ids:
             with self._using() as collection:
                 collection.upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
@@ -283,7 +288,7 @@ class VectorStore:
                 self._matrix = self._matrix.upsert(ids, embeddings)
 
     @_serialized
-    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict]) -> None:
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         if ids:
             with self._using() as collection:
                 collection.update(ids=list(ids), metadatas=list(metadatas))

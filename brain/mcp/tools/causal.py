@@ -3,18 +3,18 @@ causal chain, reconstruct the reasoning behind a note, causality stats."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.causal import chains, contexts, stats
+from brain.notes.model import ActionType
 from brain.views.causal import chain_lines, context_lines, reasoning_lines, saved_text, stats_lines
 
 GROUP = "causal"
 
-ActionType = Literal[contexts.ACTION_TYPES]  # type: ignore[valid-type]  # the one tuple of action types
 NoteName = Annotated[
     str,
     Field(description="Any note (context, episode, decision, fact, run, tip...): title, file stem, permalink or path."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.types import CallToolResult
 from pydantic import Field
@@ -10,13 +10,12 @@ from pydantic import Field
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
-from brain.notes.fact import TIERS, TIME_EXAMPLE
+from brain.notes.fact import TIME_EXAMPLE, Tier
 from brain.views import facts as view
 
 GROUP = "facts"
 CALLER = "mcp"
 
-Tier = Literal[TIERS]  # type: ignore[valid-type]
 FactName = Annotated[str, Field(description="The fact's id (FACT-...), file stem or path, as recall_facts returns it.")]
 Value = Annotated[
     dict[str, Any] | list[Any] | str | int | float | bool,

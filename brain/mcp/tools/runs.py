@@ -5,7 +5,7 @@ Every tool takes the tenant: a run of another tenant is never returned, counted 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.types import CallToolResult
 from pydantic import Field
@@ -13,12 +13,11 @@ from pydantic import Field
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.runs import service
 from brain.memory.runs import validation as run_input
-from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
+from brain.notes.run import DEFAULT_PROJECTION, Projection
 from brain.views import runs as view
 
 GROUP = "runs"
 
-ProjectionName = Literal[PROJECTIONS]  # type: ignore[valid-type]
 Tenant = Annotated[str, Field(description="The tenant the runs belong to; runs are kept and recalled per tenant.")]
 SNAPSHOT_KEYS = (
     "query (text, required), finalContent (text, required; null while the run is in flight), iterations, "
@@ -79,7 +78,7 @@ def recall_runs(
         service.DEFAULT_THRESHOLD
     ),
     projection: Annotated[
-        ProjectionName,
+        Projection,
         Field(
             description=(
                 "decisions: each stage -> chosen (rule) [evidence], the cheapest answer to 'why'; commits: stage: chose X; "

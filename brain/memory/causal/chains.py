@@ -184,7 +184,8 @@ def build_chain(corpus: Corpus, name: str, *, forward: bool = False, max_depth: 
 
 
 def _cached_chain(corpus: Corpus, graph: CausedByGraph, start: str, forward: bool, max_depth: int) -> Chain:
-    memo = corpus.derived.setdefault("causal_chains", {})  # cleared with the graph when a note changes
+    # cleared with the graph when a note changes
+    memo: dict[tuple[str, bool, int], Chain] = corpus.derived.setdefault("causal_chains", {})
     key = (start, forward, max_depth)
     if key not in memo:
         if len(memo) >= _CHAIN_CACHE_SIZE:

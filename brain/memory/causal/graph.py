@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from brain.errors import InvalidInput, NoteNotFound
 from brain.lazy import lazy_module
-from brain.memory.corpus import Corpus
+from brain.memory.corpus import Corpus, Resolver
 from brain.notes.model import Note
 from brain.notes.parse import link_targets
 from brain.notes.pattern import pattern_from_note
@@ -93,7 +93,7 @@ def causal_graph(corpus: Corpus) -> CausalGraph:
     return built
 
 
-def build_graph(notes: list[Note], resolver) -> CausalGraph:
+def build_graph(notes: list[Note], resolver: Resolver) -> CausalGraph:
     nodes: dict[str, dict[str, Any]] = {}
     edges: dict[tuple[str, str], dict[str, Any]] = {}
     broken: list[BrokenLink] = []
@@ -125,8 +125,8 @@ def build_graph(notes: list[Note], resolver) -> CausalGraph:
     return CausalGraph(nodes, edges, tuple(broken), targets)
 
 
-def _node_attributes(note: Note) -> dict:
-    attributes = {"title": note.title, "type": note.type, "missing": False}
+def _node_attributes(note: Note) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"title": note.title, "type": note.type, "missing": False}
     if note.type == "pattern":
         pattern = pattern_from_note(note)
         if pattern.success_rate is not None:
@@ -141,8 +141,8 @@ def _add_edge(
     source: str,
     target: str,
     kind: str,
-    weight,
-    evidence,
+    weight: float | None,
+    evidence: int | None,
     origin: str = "section",
 ) -> None:
     current = edges.get((source, target))
@@ -167,12 +167,12 @@ def node_for(corpus: Corpus, name: str) -> str:
         raise
 
 
-def confidence(attributes: dict) -> float:
+def confidence(attributes: dict[str, Any]) -> float:
     """How much to trust a node: its success rate, shrunk toward 0.5 when it has few occurrences."""
-    rate = attributes.get("success_rate")
+    rate: float | None = attributes.get("success_rate")
     if rate is None:
         return 1.0
-    count = attributes.get("occurrences") or 0
+    count: int = attributes.get("occurrences") or 0
     return (rate * count + 0.5 * PRIOR_STRENGTH) / (count + PRIOR_STRENGTH)
 
 
@@ -314,7 +314,7 @@ def export_graph(corpus: Corpus, fmt: str) -> str:
     raise InvalidInput(f"unknown graph format '{fmt}'; use one of {', '.join(GRAPH_FORMATS)}")
 
 
-def _as_json(graph: nx.DiGraph) -> dict:
+def _as_json(graph: nx.DiGraph) -> dict[str, list[dict[str, Any]]]:
     nodes = [{"id": node, **attributes} for node, attributes in sorted(graph.nodes(data=True))]
     edges = [{"source": a, "target": b, **attributes} for a, b, attributes in sorted(graph.edges(data=True))]
     return {"nodes": nodes, "edges": edges}

@@ -95,7 +95,7 @@ def _cycle_lengths(
 def causality_stats(corpus: Corpus, project: str | None = None) -> CausalityStats:
     """Exact figures over every note (or every note of one project), cached until a note changes."""
     graph = caused_by_graph(corpus)
-    memo = corpus.derived.setdefault("causality_stats", {})
+    memo: dict[str | None, CausalityStats] = corpus.derived.setdefault("causality_stats", {})
     key = project.strip().lower() if project and project.strip() else None
     if key not in memo:
         memo[key] = _stats(corpus, graph, key)
@@ -116,7 +116,7 @@ def _stats(corpus: Corpus, graph: CausedByGraph, project: str | None) -> Causali
     named = [path for path in scope if graph.parents.get(path)]
     causing = [path for path in scope if graph.children.get(path)]
     kinds = Counter(value for path in scope if (value := text_field(graph.notes[path], "action_type")))
-    ordered = {kind: kinds[kind] for kind in ACTION_TYPES if kinds[kind]}
+    ordered: dict[str, int] = {kind: kinds[kind] for kind in ACTION_TYPES if kinds[kind]}
     unknown = tuple(sorted(kind for kind in kinds if kind not in ACTION_TYPES))
     ordered.update({kind: kinds[kind] for kind in unknown})
     orphans = tuple(

@@ -140,7 +140,7 @@ def _string(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _list(data: dict, key: str, warnings: list[str]) -> list:
+def _list(data: dict[str, Any], key: str, warnings: list[str]) -> list[Any]:
     value = data.get(key)
     if value is None:
         if key in data:
@@ -316,7 +316,7 @@ def decision_sequence(corpus: Corpus, name: str) -> list[Decision]:
     """An episode's decisions in time order (decisions without a timestamp keep their place at the end)."""
     decisions = get_episode(corpus, name).decisions
 
-    def key(pair: tuple[int, Decision]):
+    def key(pair: tuple[int, Decision]) -> tuple[bool, datetime, int]:
         position, decision = pair
         try:
             instant = parse_instant(decision.timestamp, "timestamp") if decision.timestamp else None

@@ -17,6 +17,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep as retention
+from brain.memory.facts import sweep_plan
 from brain.memory.facts.service import repair_interrupted
 from brain.memory.facts.table import fact_table
 from brain.memory.finding import Finding
@@ -71,7 +72,7 @@ def check_fact_safety(corpus: Corpus) -> list[Finding]:
         findings.append(
             Finding(
                 "interrupted-sweep",
-                retention.sweep_plan.pending_path(vault).relative_to(vault.root).as_posix(),
+                sweep_plan.pending_path(vault).relative_to(vault.root).as_posix(),
                 f"a sweep of {count} facts was interrupted: their values may still be in the index or the journal",
                 "run `brain doctor --fix` (or `brain fact sweep --no-dry-run`) to finish it",
             )

@@ -12,11 +12,16 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from brain.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.catalog.catalog import Catalog
+    from brain.index.engine import Index
+    from brain.index.vectors.matrix import ChunkMatrix
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 Progress = Callable[[str, int, int], None]
@@ -33,7 +38,7 @@ class Purged:
     log_truncated: bool = True  # False: another process kept reading; old pages wait in the catalog's WAL
 
 
-def _index(vault: Vault):
+def _index(vault: Vault) -> Index | None:
     from brain.index.catalog.catalog import CATALOG_FILE
 
     if not (vault.index_dir / CATALOG_FILE).is_file():
@@ -120,7 +125,7 @@ class _ChunkRows:
 _chunk_rows: list[_ChunkRows] = []  # for the last matrix seen (a ChunkMatrix is never changed in place)
 
 
-def _rows_of(matrix) -> _ChunkRows:
+def _rows_of(matrix: ChunkMatrix) -> _ChunkRows:
     if _chunk_rows and _chunk_rows[0].matrix is matrix:
         return _chunk_rows[0]
     order = np.argsort(matrix.notes, kind="stable")
@@ -131,7 +136,7 @@ def _rows_of(matrix) -> _ChunkRows:
     return found
 
 
-def _best_chunks(matrix, query: Sequence[float], ids: np.ndarray) -> np.ndarray:
+def _best_chunks(matrix: ChunkMatrix, query: Sequence[float], ids: np.ndarray) -> np.ndarray:
     """The best cosine of the query with each note's chunks (0 for a note without vectors), exact:
     only the rows of these notes are multiplied, however many chunks the vault holds."""
     best = np.zeros(len(ids))
@@ -211,7 +216,7 @@ def purge(
     index = _index(vault)
     if index is None or not (deleted or changed):
         return Purged(0, 0, index is not None)
-    from brain.index.sync.sync import scan
+    from brain.index.sync.scan import scan
     from brain.index.vectors.vectors import record_id
 
     catalog = index.catalog
@@ -258,14 +263,14 @@ def purge(
     return Purged(len(wanted - remaining), vectors, True, truncated)
 
 
-def _compact(catalog) -> None:
+def _compact(catalog: Catalog) -> None:
     """Rewrite the full-text index and then the whole file without what was deleted."""
     with catalog.write() as db:
         db.execute("INSERT INTO fts(fts) VALUES('optimize')")
     catalog.db.execute("VACUUM")
 
 
-def _truncate_log(catalog) -> bool:
+def _truncate_log(catalog: Catalog) -> bool:
     """Copy the WAL into the file and empty it, so no old page stays in it. False when another
     process kept a read open through the whole busy timeout (the log keeps its pages then)."""
     busy, _, _ = catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()

@@ -38,7 +38,7 @@ from brain.notes.fact import (
 )
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault import TYPE_FOLDERS, NoteFile, Vault
 
 MAX_RETENTION_DAYS = 3_650_000  # ten thousand years: any longer is "forever", which is no retention at all
 _NAMESPACE = re.compile(r"^[\w.:@/+-]+$", re.UNICODE)
@@ -174,7 +174,7 @@ def current_of(corpus: Corpus, fact: Fact) -> Fact:
     return fact
 
 
-def _open_fact(corpus: Corpus, name: str):
+def _open_fact(corpus: Corpus, name: str) -> tuple[NoteFile, Fact]:
     """The file of an open fact, read now (its stamp guards the closing write)."""
     vault = corpus.vault
     path = corpus.resolver().resolve(name)

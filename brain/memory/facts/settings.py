@@ -67,14 +67,14 @@ class FactSettings:
         return name
 
 
-def _table(data: dict, key: str, where: str) -> dict:
+def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, dict):
         raise InvalidInput(f".brain/config.toml: [{where}] must be a table")
     return value
 
 
-def _unknown(table: dict, allowed: tuple[str, ...], where: str) -> None:
+def _unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
     extra = [key for key in table if key not in allowed]
     if extra:
         raise InvalidInput(

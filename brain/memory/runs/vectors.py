@@ -90,7 +90,7 @@ class RunVectors:
             return np.asarray(embedder.embed_array(texts), dtype=np.float32)
         return np.asarray(embedder.embed(texts), dtype=np.float32)
 
-    def embed_later(self, query: str) -> Future:
+    def embed_later(self, query: str) -> Future[np.ndarray]:
         """The query's vector, computed on a worker thread while the caller reads the notes
         (the model releases the GIL, so the two overlap as they do in search)."""
         return _pool().submit(lambda: self.embed([query])[0])

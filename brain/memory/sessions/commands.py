@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
+from collections.abc import Mapping
+from typing import Any
 
 EDIT_TOOLS = frozenset(
     {
@@ -72,24 +74,20 @@ _OPERATOR = re.compile(r"[;&|<>()]+")
 _EXIT_CODE = re.compile(r"(?:Exit code:?|exit code|exited with code|Process exited with code)\s*(-?\d+)", re.IGNORECASE)
 
 
-def shell_command(name: str, args: dict) -> str | None:
+def shell_command(name: str, args: Mapping[str, Any]) -> str | None:
     """The command line of a shell tool call, else None."""
     if name not in SHELL_TOOLS and "command" not in args and "cmd" not in args:
         return None
     command = args.get("command", args.get("cmd"))
     if isinstance(command, list):
-        command = [str(part) for part in command]
-        if (
-            len(command) >= 3
-            and command[0] in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh")
-            and command[1] in ("-lc", "-c")
-        ):
-            return command[2]
-        return shlex.join(command)
+        parts = [str(part) for part in command]
+        if len(parts) >= 3 and parts[0] in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh") and parts[1] in ("-lc", "-c"):
+            return parts[2]
+        return shlex.join(parts)
     return command if isinstance(command, str) else None
 
 
-def edited_files(name: str, args: dict) -> list[str]:
+def edited_files(name: str, args: Mapping[str, Any]) -> list[str]:
     """Files an edit tool call writes: its file_path / path, or the files an apply_patch names."""
     if name not in EDIT_TOOLS:
         return []

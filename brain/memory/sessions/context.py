@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN
 from brain.memory.corpus import Corpus
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines
-from brain.notes.fact import canonical_json, fact_from_note, format_time
+from brain.notes.fact import Fact, canonical_json, fact_from_note, format_time
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
 
@@ -139,7 +139,7 @@ def relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> l
 CANDIDATES = "bootstrap-pattern-candidates-1"  # the name of `_candidate`'s values on disk
 
 
-def _candidate(note: Note) -> list | None:
+def _candidate(note: Note) -> list[Any] | None:
     """A pattern worth suggesting for a task (it works more often than not, and has a trigger) as
     what the task is compared with: [title, success rate, occurrences, trigger, action]."""
     pattern = pattern_from_note(note)
@@ -215,7 +215,7 @@ def facts_named_in(
     return lines
 
 
-def fact_line(fact) -> str:
+def fact_line(fact: Fact) -> str:
     value = fact.value if isinstance(fact.value, str) else canonical_json(fact.value)
     value = " ".join(value.split())
     if len(value) > FACT_VALUE_CHARS:

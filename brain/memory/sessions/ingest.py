@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brain.errors import InvalidInput
 from brain.memory.sessions.extract import Extracted
@@ -26,6 +26,10 @@ from brain.memory.sessions.transcripts import (
     formats,
     transcript_files,
 )
+
+if TYPE_CHECKING:
+    from brain.memory.corpus import Corpus
+    from brain.memory.episodes.service import StoredEpisode
 
 # The Context line an extraction writes; a stored one that still reads so is brain's, refreshed when stored again.
 EXTRACTED_CONTEXT = re.compile(
@@ -169,7 +173,7 @@ def redacted(item: Extracted, redactor: Redactor) -> Extracted:
 
 
 def store_extracted(
-    corpus, items: list[Extracted], *, dry_run: bool = False
+    corpus: Corpus, items: list[Extracted], *, dry_run: bool = False
 ) -> list[tuple[Extracted, str | None, str]]:
     """Redact and store each episode: (extract, note path, created|updated|unchanged|would write)."""
     vault = corpus.vault
@@ -186,7 +190,7 @@ def store_extracted(
     return results
 
 
-def named_for_session(corpus, item: Extracted) -> Extracted:
+def named_for_session(corpus: Corpus, item: Extracted) -> Extracted:
     """A transcript's episode under the first of its names whose note holds the same session, else the
     first name no note has: another session's note is never updated with this one."""
     if not isinstance(item, TranscriptExtracted) or not item.names:
@@ -207,7 +211,7 @@ def named_for_session(corpus, item: Extracted) -> Extracted:
     )
 
 
-def store_extract(corpus, item: Extracted):
+def store_extract(corpus: Corpus, item: Extracted) -> StoredEpisode:
     """Store a redacted, named extract; a transcript's Context line is refreshed while it is brain's own."""
     from brain.memory.episodes.service import store_episode
 
@@ -223,13 +227,13 @@ def source_frontmatter(item: Extracted) -> dict[str, Any]:
 
 
 def extract_into_vault(
-    corpus,
+    corpus: Corpus,
     paths: Sequence[str | Path],
     *,
     readers: Sequence[TranscriptReader],
     format: str | None = None,
     dry_run: bool = False,
-):
+) -> list[tuple[Extracted, str | None, str]]:
     vault = corpus.vault
     items = extract_paths(paths, readers, format, redactor_for(vault.brain_dir))
     return store_extracted(corpus, items, dry_run=dry_run)

@@ -66,7 +66,7 @@ TITLE_KEYS = (  # what names an entry, first found wins (a "phase" or "step" is 
 LIST_KEYS = ("actions", "activities", "findings", "decisions", "details")  # lists of sentences
 
 
-def from_json(data: dict, stem: str) -> tuple[Episode, list[str]]:
+def from_json(data: dict[str, Any], stem: str) -> tuple[Episode, list[str]]:
     warnings: list[str] = []
     session = data["session"]
     date = str(session.get("date") or "") or None
@@ -94,7 +94,7 @@ def from_json(data: dict, stem: str) -> tuple[Episode, list[str]]:
     return episode, warnings
 
 
-def _work_log(data: dict, warnings: list[str]) -> list:
+def _work_log(data: dict[str, Any], warnings: list[str]) -> list[Any]:
     entries = data.get("workLog")
     if entries is None:
         # Early JSON logs recorded work as agent activities instead of a work log.
@@ -134,7 +134,7 @@ def _work_item(entry: Any) -> WorkItem | None:
     return WorkItem(title=title, text=text, files=tuple(str(f) for f in files), timestamp=when, parts=parts)
 
 
-def _json_gates_complete(data: dict, items: list[WorkItem]) -> bool:
+def _json_gates_complete(data: dict[str, Any], items: list[WorkItem]) -> bool:
     """Every session-end MUST gate complete, and the checklist gate too whatever its level.
 
     Gate names differ across log generations, so the level decides, not the name. A log whose
@@ -151,7 +151,7 @@ def _json_gates_complete(data: dict, items: list[WorkItem]) -> bool:
     return bool(musts) and checklist and all(_gate(gate, "complete") is True for gate in musts)
 
 
-def _gate(gate: dict, key: str):
+def _gate(gate: dict[str, Any], key: str) -> Any:
     """A gate field whichever case the log spelled it in (`Complete` and `complete` both occur)."""
     return gate.get(key.capitalize(), gate.get(key))
 
@@ -167,7 +167,7 @@ def _failing(items: list[WorkItem]) -> bool:
     return failing
 
 
-def _json_commits(data: dict, items: list[WorkItem], starting: str) -> list[str]:
+def _json_commits(data: dict[str, Any], items: list[WorkItem], starting: str) -> list[str]:
     texts = [item.text for item in items]
     compliance = data.get("protocolCompliance")
     end = compliance.get("sessionEnd") if isinstance(compliance, dict) else None
@@ -189,7 +189,7 @@ def _json_commits(data: dict, items: list[WorkItem], starting: str) -> list[str]
     return found
 
 
-def _json_lessons(data: dict) -> list[str]:
+def _json_lessons(data: dict[str, Any]) -> list[str]:
     found: list[str] = []
     retro = data.get("retrospective")
     for raw in (
@@ -207,7 +207,7 @@ def _json_lessons(data: dict) -> list[str]:
     return found
 
 
-def _duration(data: dict, items: list[WorkItem]) -> int | None:
+def _duration(data: dict[str, Any], items: list[WorkItem]) -> int | None:
     """A logged duration, else the minutes from the first to the last timed work item."""
     session = data["session"]
     for key in ("durationMinutes", "duration_minutes"):

@@ -214,7 +214,7 @@ def _sentence_with(text: str, needle: str) -> str:
 
 
 def _decision(
-    number: int, item: WorkItem, choice: re.Match | None, timestamp: str | None, milestone: str | None
+    number: int, item: WorkItem, choice: re.Match[str] | None, timestamp: str | None, milestone: str | None
 ) -> Decision:
     chosen = _sentence_with(item.text, choice.group(0)) if choice else item.text.strip()
     options = None

@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import NotRequired, TypedDict, Unpack
 
 from brain.memory.episodes.service import episode_title
 from brain.memory.sessions import choices
@@ -66,6 +67,33 @@ class _Open:
     fixes: list[str] = field(default_factory=list)
 
 
+class _EventRecord(TypedDict):
+    """An event as it is recorded (its id is renumbered in time order when the episode is made)."""
+
+    id: str
+    type: str
+    text: str
+    when: str | None
+    caused_by: list[str]
+    leads_to: list[str]
+    files: NotRequired[str]  # an edit's files, while its repeats are counted into one event
+    count: NotRequired[int]
+
+
+class _Choice(TypedDict):
+    kind: str
+    title: str
+    chosen: str
+    rationale: str | None
+    options: tuple[str, ...] | None
+    context: str | None
+    when: str | None
+
+
+class _DecisionRecord(_Choice):
+    after: int  # how many events were recorded before it
+
+
 @dataclass
 class Builder:
     """Consumes acts one by one; `episode()` makes the episode. Holds only what the episode needs."""
@@ -83,9 +111,9 @@ class Builder:
     tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     commits: list[str] = field(default_factory=list)
     files: dict[str, None] = field(default_factory=dict)
-    events: list[dict] = field(default_factory=list)
+    events: list[_EventRecord] = field(default_factory=list)
     omitted_events: int = 0
-    decisions: list[dict] = field(default_factory=list)
+    decisions: list[_DecisionRecord] = field(default_factory=list)
     lessons: list[str] = field(default_factory=list)
     pending: dict[str, _Call] = field(default_factory=dict)
     open_errors: dict[str, _Open] = field(default_factory=dict)
@@ -265,7 +293,8 @@ class Builder:
                 return
             index = self._event("edit", f"Edited {name}", act.timestamp)
             if index >= 0:
-                self.events[index].update(files=name, count=1)
+                self.events[index]["files"] = name
+                self.events[index]["count"] = 1
         elif kind is not None and text is not None:
             index = self._event(kind, text, act.timestamp)
         elif opened is not None:
@@ -319,10 +348,9 @@ class Builder:
             when=act.timestamp,
         )
 
-    def _decision_record(self, **values) -> None:
+    def _decision_record(self, **choice: Unpack[_Choice]) -> None:
         if len(self.decisions) < MAX_DECISIONS:
-            values["after"] = len(self.events)
-            self.decisions.append(values)
+            self.decisions.append(_DecisionRecord(**choice, after=len(self.events)))
 
     def _command(self, command: str, limit: int = 120) -> str:
         return self.clip(cmd.display_command(command), limit)
@@ -434,7 +462,7 @@ class Builder:
             tags=("episodic", "extracted", "transcript"),
         )
 
-    def _effects(self, values: dict) -> list[str]:
+    def _effects(self, values: _DecisionRecord) -> list[str]:
         """What a change of approach led to: the events from it up to the recovery of the error it answered."""
         if values["kind"] != "recovery":
             return []

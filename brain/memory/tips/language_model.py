@@ -28,7 +28,8 @@ from dataclasses import replace
 
 from brain.config import load_config
 from brain.errors import BrainError, InvalidInput
-from brain.memory.tips.learn import Draft, Segment, _draft
+from brain.memory.tips.draft import Draft
+from brain.memory.tips.learn import Segment, _draft
 from brain.memory.tips.wording import generalize
 from brain.notes.model import Episode
 from brain.vault import Vault

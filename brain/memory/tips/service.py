@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -19,7 +19,8 @@ from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.similarity import cosine, text_vectors
-from brain.memory.tips.learn import Draft, draft_tips
+from brain.memory.tips.draft import Draft
+from brain.memory.tips.learn import draft_tips
 from brain.memory.tips.naming import slug
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Episode, Note, NoteHeader
@@ -248,7 +249,8 @@ class TipIndex:
 
     def column(self, number: int) -> np.ndarray:
         """The vectors of one match text of every tip (0: subtask, 1: trigger, 2: applies when)."""
-        return self.vectors[self.rows[number]]
+        column: np.ndarray = self.vectors[self.rows[number]]
+        return column
 
     def similarity(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each tip's best similarity to the query over its match texts, and over its own subtask and
@@ -262,7 +264,7 @@ class TipIndex:
 MATCHED = "tip-match-1"  # the name of `_matched`'s values on disk (Corpus.summaries)
 
 
-def _matched(note: Note) -> list | None:
+def _matched(note: Note) -> list[Any] | None:
     """What a task is compared with and ranked by, for an active tip: [path, title, match texts,
     support, trusted, bonus] (None for a tip merged into another)."""
     tip = tip_from_note(note)

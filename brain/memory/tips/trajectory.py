@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from brain.memory.tips.learn import first_clause
+from brain.memory.tips.wording import first_clause
 from brain.notes.model import Decision, Episode, Event
 
 
-def trajectory_episode(title: str, task: str, steps: list[dict], outcome: str | None, date: str | None) -> Episode:
+def trajectory_episode(
+    title: str, task: str, steps: list[dict[str, Any]], outcome: str | None, date: str | None
+) -> Episode:
     """An episode from a raw trajectory: each step {thought, action, result} becomes a decision
     (thought -> context, action -> chosen) and a milestone, an error event when its result reports
     one. The outcome, when not given, is success unless the last step failed."""
