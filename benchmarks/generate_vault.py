@@ -2,7 +2,7 @@
 antipatterns with success rates and causal relationships, contexts with caused_by, facts, and
 plain notes, all linked. Deterministic for a given seed.
 
-    python benchmarks/generate_vault.py OUT --size 1k|10k [--seed 1] [--patterns-only] [--tips N]
+    python -m benchmarks.generate_vault OUT --size 1k|10k [--seed 1] [--patterns-only] [--tips N]
 
 Mix per 1,000 notes: 300 episodes, 250 patterns, 100 contexts, 50 facts, 300 plain notes.
 `--patterns-only` makes every note a pattern (the causal-graph benchmark at 10k patterns). `--tips N`

@@ -180,7 +180,7 @@ UNSEEN = Path(__file__).parent / "data" / "ai-agents" / "unseen"
 def test_work_log_shapes_the_rules_were_not_written_on(log: Path):
     """Every milestone and test of the reference episode is in brain's episode, and every commit the
     log names: work-log entries of `{summary, evidence}`, `{phase, summary}` and `{step, evidence}`
-    (brain read none of the first two before; benchmarks/bench_extract_completeness.py measures
+    (brain read none of the first two before; benchmarks/quality/extract_completeness.py measures
     all 695 logs of that repository that have a reference)."""
     ref = json.loads((UNSEEN / "episodes" / f"episode-{log.stem}.json").read_text(encoding="utf-8"))
     episode = extract_file(log).episode

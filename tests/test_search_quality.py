@@ -1,6 +1,6 @@
 """Search quality with the real model: hybrid never worse than either half, on data it was not tuned on.
 
-The fusion was chosen on MuSiQue (benchmarks/fusion_select.py); this test holds it on a fixed
+The fusion was chosen on MuSiQue (benchmarks/studies/fusion_select.py); this test holds it on a fixed
 sample of HotpotQA (tests/data/retrieval/, 12 questions over their 120 candidate passages, one
 note per passage). vault-example's labelled queries are held in tests/test_search.py.
 """

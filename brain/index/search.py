@@ -7,7 +7,7 @@ So a note that would rank low without the filter is still found with it.
 
 A note's dense score is its best chunk's cosine similarity (each chunk is embedded with the note's
 title and its section heading, see vectors/chunking.py). Fusion was chosen on one data set and reported on
-the others (benchmarks/fusion_select.py: 46 variants of reciprocal-rank, min-max, z-score and
+the others (benchmarks/studies/fusion_select.py: 46 variants of reciprocal-rank, min-max, z-score and
 top-scaled fusion, chosen on MuSiQue): each list's scores are min-max scaled over its top
 NORM_DEPTH and summed with equal weights. Reciprocal rank fusion (k=60), the previous choice,
 fell below dense search alone on MuSiQue (recall@5 0.593 against 0.610); min-max fusion gives

@@ -34,7 +34,7 @@ DEFAULT_TOP_K = 5
 MAX_TOP_K = 50
 # The rule: a tip must score above what a task from an unrelated project reaches. The 15 tasks of
 # vault-example (payments, caching, auth) against the tips learned from the ai-agents fixture
-# sessions reach at most 0.39 with the default model (benchmarks/bench_tips.py, "null"); the
+# sessions reach at most 0.39 with the default model (benchmarks/perf/bench_tips.py, "null"); the
 # threshold is the first step of 0.05 above that. Tasks of the same project share more words, so
 # this is the least strict threshold the rule allows, not a guarantee.
 DEFAULT_THRESHOLD = 0.40

@@ -1,7 +1,7 @@
 """Choose the hybrid fusion on ONE data set, then report the choice on the others.
 
-    python benchmarks/fusion_select.py                 # choose on musique, report hotpotqa and example
-    python benchmarks/fusion_select.py --choose-on hotpotqa
+    python -m benchmarks.studies.fusion_select                 # choose on musique, report hotpotqa and example
+    python -m benchmarks.studies.fusion_select --choose-on hotpotqa
 
 For every query of every set the two halves are computed once with brain's own rankings
 (`search.text_ranking` as hybrid mode calls it, `search.dense_ranking`), then each fusion variant
@@ -9,41 +9,33 @@ below is scored offline: recall@5 and MRR@10 (hit@5 for vault-example). The vari
 recall@5 + MRR@10 on the choosing set wins; the other sets are reported, never used to choose.
 Variants live here, not in brain/: the product carries only the chosen fusion.
 
-Needs the vaults built by benchmarks/retrieval_eval.py (it builds them when missing).
+Measures the vaults benchmarks/quality/retrieval_eval.py measures (benchmarks/retrieval.py builds them when missing).
 Writes benchmarks/results/fusion-select.json.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))  # labelled_queries.py lives beside the test that keeps fusion honest
-
-import retrieval_eval as ev
-
+from benchmarks import harness, retrieval
 from brain.index import search as search_module
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 
+RESULTS = harness.RESULTS / "fusion-select.json"
 DEPTH = 30
 
 
 def halves(name: str) -> list[tuple[list, list, set]]:
     """(text ranking, dense ranking, relevant note ids) per query of a set."""
     if name == "example":
-        from labelled_queries import QUERIES
+        from tests.labelled_queries import QUERIES
 
-        vault = ev.example_vault()
+        vault = retrieval.example_vault()
         questions = list(QUERIES.items())
     else:
-        passages, questions = ev.load_set(name)
-        vault = ev.prepared_vault(name, passages)
+        passages, questions = retrieval.load_set(name)
+        vault = retrieval.prepared_vault(name, passages)
     index = open_index(vault)
     index_vault(index)
     ids = {path: stamp.id for path, stamp in index.catalog.stamps().items()}
@@ -52,7 +44,7 @@ def halves(name: str) -> list[tuple[list, list, set]]:
         if name == "example":
             relevant = {ids[p] for p in wanted}
         else:
-            relevant = {ids[p] for p in ids if ev.number_of(p) in wanted}
+            relevant = {ids[p] for p in ids if retrieval.number_of(p) in wanted}
         text = search_module.text_ranking(index, query, None, DEPTH, strict=True)
         dense = [(n, s) for n, s, _ in search_module.dense_ranking(index, query, None, DEPTH)]
         out.append((text, dense, relevant))
@@ -147,11 +139,10 @@ def score(queries: list, fuse) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--choose-on", default="musique", choices=ev.SETS)
+    parser.add_argument("--choose-on", default="musique", choices=retrieval.SETS)
     args = parser.parse_args()
-    sets = [args.choose_on] + [s for s in ev.SETS if s != args.choose_on]
-    if not ev.SHARED.is_dir():
-        print(f"{ev.SHARED} is missing: only vault-example can be measured")
+    sets = [args.choose_on] + [s for s in retrieval.SETS if s != args.choose_on]
+    if retrieval.public_sets(instead="only vault-example can be measured") is None:
         sets = [s for s in sets if s == "example"]
     data = {name: halves(name) for name in sets}
     table = {name: {label: score(data[name], fuse) for label, fuse in variants().items()} for name in sets}
@@ -164,9 +155,7 @@ def main() -> int:
         print(
             f"{name:9} text {rows['text']}  vector {rows['vector']}  chosen {rows[best]}  rrf60 {rows['rrf k=60 text=0.5']}"
         )
-    out = HERE / "results" / "fusion-select.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"chosen_on": sets[0], "chosen": best, "table": table}, indent=2) + "\n")
+    harness.write_json(RESULTS, {"chosen_on": sets[0], "chosen": best, "table": table})
     return 0
 
 

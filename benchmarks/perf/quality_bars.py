@@ -1,7 +1,7 @@
-"""Measure every row of DESIGN.md's Quality bars on a synthetic vault; write JSON, print a table.
+"""Measure every row of the design's Quality bars on a generated vault; write JSON, print a table.
 
-    python benchmarks/run.py --size 1k            # or 10k; --only ROW to run one row
-    python benchmarks/run.py --size 10k --only search
+    python -m benchmarks.perf.quality_bars --size 1k            # or 10k; --only ROW to run one row
+    python -m benchmarks.perf.quality_bars --size 10k --only search
 
 Rows: cold (cold catalog, no embeddings), rescan (unchanged vault), embed (pipeline vs the raw
 model, same run, same chunks), search (hybrid p50/p95, warm), causal (path and antipatterns at
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import resource
 import shutil
@@ -34,20 +33,25 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-from generate_vault import ACTIONS, PROBLEMS, SIZES, SUBJECTS, generate
-
+from benchmarks.generate_vault import SIZES
+from benchmarks.harness import (
+    CACHE,
+    REPO,
+    RESULTS,
+    load_json,
+    machine,
+    measure,
+    p50_p95,
+    percentile,
+    use_embedder,
+    write_json,
+)
+from benchmarks.perf.generated import RealQueries, fresh_vault, queries
 from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
 from brain.index.engine import forget, open_index
 from brain.vault import Vault
 
-CACHE = HERE / ".cache"
-RESULTS = HERE / "results"
 EMBED_NOTES = 60
 TARGETS = {
     "cold": ">= 1000 notes/s",
@@ -60,27 +64,6 @@ TARGETS = {
 }
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
-
-
-def lexical_config(root: Path) -> None:
-    (root / ".brain").mkdir(exist_ok=True)
-    (root / ".brain/config.toml").write_text('[index]\nembedder = "lexical"\n')
-
-
-def fresh_vault(size: str, name: str = "vault", patterns_only: bool = False) -> Path:
-    """A generated vault (cached by size) copied to a scratch folder without any index."""
-    source = CACHE / f"vault-{size}{'-patterns' if patterns_only else ''}"
-    if not source.exists():
-        generate(source, SIZES[size], seed=1, patterns_only=patterns_only)
-    target = CACHE / "work" / f"{name}-{size}"
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns("index"))
-    return target
-
-
 # ---------------------------------------------------------------- rows
 
 
@@ -90,7 +73,7 @@ def _cold_runs(size: str, count: int) -> tuple[int, list[float], list[float]]:
     walls, cpus = [], []
     for _ in range(count):
         root = fresh_vault(size)
-        lexical_config(root)
+        use_embedder(root, "lexical")
         vault = Vault(root)
         cpu = time.process_time() + _children_cpu()
         started = time.perf_counter()
@@ -118,7 +101,7 @@ def row_cold(size: str) -> dict:
         "runs_notes_per_s": [round(r, 1) for r in walls],
         "notes_per_cpu_s": round(max(cpus), 1),
         "load_avg_1m": round(os.getloadavg()[0], 2),
-        "yaml_loader": frontmatter_yaml._NoTimestampLoader.__mro__[1].__name__,
+        "yaml_loader": frontmatter_yaml._yaml_classes()[0].__mro__[1].__name__,
         "ok": max(walls) >= 1000,
     }
 
@@ -128,7 +111,7 @@ def row_rescan(size: str) -> dict:
     from brain.index.sync.sync import index_vault
 
     root = fresh_vault(size)
-    lexical_config(root)
+    use_embedder(root, "lexical")
     vault = Vault(root)
     index_vault(open_index(vault), embed=False)
     index = open_index(vault)
@@ -197,36 +180,10 @@ def raw_model_throughput(embedder, texts: list[str]) -> float:
     return len(texts) / (time.perf_counter() - start)
 
 
-class RealQueries:
-    """The lexical embedder's identity (so the lexical vectors may be searched) with the real
-    model's cost for each query: for timing only."""
-
-    def __init__(self, real, lexical):
-        self.real, self.id, self.dim, self.source = real, lexical.id, lexical.dim, "timing"
-
-    def embed(self, texts):
-        return self.real.embed(texts)
-
-
-def queries(count: int, seed: int = 3) -> list[str]:
-    rng = random.Random(seed)
-    return [
-        f"{rng.choice(SUBJECTS)} {rng.choice(PROBLEMS)} {rng.choice(ACTIONS)}"[: rng.randint(20, 80)]
-        for _ in range(count)
-    ]
-
-
 def _time_searches(vault: Vault, items: list[str], **kwargs) -> list[float]:
     from brain.index.search import search
 
-    for query in items[:5]:
-        search(open_index(vault), query, **kwargs)  # warm
-    times = []
-    for query in items:
-        started = time.perf_counter()
-        search(open_index(vault), query, **kwargs)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
+    return measure(lambda query: search(open_index(vault), query, **kwargs), items, warm=5)
 
 
 def row_search(size: str) -> dict:
@@ -235,7 +192,7 @@ def row_search(size: str) -> dict:
     from brain.index.watch.watch import Watcher
 
     root = fresh_vault(size, "search")
-    lexical_config(root)
+    use_embedder(root, "lexical")
     vault = Vault(root)
     lexical = LexicalFallbackEmbedder()
     index = open_index(vault, embedder=lexical)
@@ -252,11 +209,7 @@ def row_search(size: str) -> dict:
         watched = _time_searches(vault, items)
         filtered = _time_searches(vault, items[:40], filters=SearchFilters(types=("episode",), since="2026-03-10"))
         text_only = _time_searches(vault, items[:40], mode="text")
-    query_embed = []
-    for query in items:
-        started = time.perf_counter()
-        real.embed([query])
-        query_embed.append((time.perf_counter() - started) * 1000)
+    query_embed = measure(lambda query: real.embed([query]), items)
     for name, values in (
         ("with_watcher", watched),
         ("without_watcher", no_watch),
@@ -265,7 +218,7 @@ def row_search(size: str) -> dict:
         ("text_mode_with_watcher", text_only),
         ("query_embedding_only", query_embed),
     ):
-        result[name] = {"p50_ms": round(percentile(values, 0.5), 1), "p95_ms": round(percentile(values, 0.95), 1)}
+        result[name] = p50_p95(values)
     result["ok"] = result["with_watcher"]["p95_ms"] <= 50
     forget(root)
     return result
@@ -279,39 +232,32 @@ def row_causal(size: str) -> dict:
     from brain.memory.patterns.service import antipatterns
 
     root = fresh_vault(size, "causal", patterns_only=True)
-    lexical_config(root)
+    use_embedder(root, "lexical")
     vault = Vault(root)
     index_vault(open_index(vault), embed=False)
     corpus = Corpus(vault)
     started = time.perf_counter()
-    graph = causal_graph(corpus).graph
+    graph = causal_graph(corpus)
     cold_graph = time.perf_counter() - started
     rng = random.Random(5)
-    nodes = [n for n in graph if not n.startswith("missing:")]
+    nodes = [n for n in graph.nodes if not n.startswith("missing:")]
     pairs = [(graph.nodes[a]["title"], graph.nodes[b]["title"]) for a, b in (rng.sample(nodes, 2) for _ in range(40))]
 
-    def measure() -> dict:
-        path_times, anti_times = [], []
-        for source, target in pairs:
-            started = time.perf_counter()
-            find_path(corpus, source, target, max_depth=5)
-            path_times.append((time.perf_counter() - started) * 1000)
-        for _ in range(20):
-            started = time.perf_counter()
-            antipatterns(corpus)
-            anti_times.append((time.perf_counter() - started) * 1000)
+    def path_and_antipatterns() -> dict:
+        path = p50_p95(measure(lambda pair: find_path(corpus, *pair, max_depth=5), pairs))
+        anti = p50_p95(measure(lambda _: antipatterns(corpus), range(20)))
         return {
-            "path_p50_ms": round(percentile(path_times, 0.5), 1),
-            "path_p95_ms": round(percentile(path_times, 0.95), 1),
-            "antipatterns_p50_ms": round(percentile(anti_times, 0.5), 1),
-            "antipatterns_p95_ms": round(percentile(anti_times, 0.95), 1),
+            "path_p50_ms": path["p50_ms"],
+            "path_p95_ms": path["p95_ms"],
+            "antipatterns_p50_ms": anti["p50_ms"],
+            "antipatterns_p95_ms": anti["p95_ms"],
         }
 
-    measure()  # warm
-    result = {"patterns": len(nodes), "edges": graph.number_of_edges(), "first_graph_build_s": round(cold_graph, 2)}
-    result["without_watcher"] = measure()
+    path_and_antipatterns()  # warm
+    result = {"patterns": len(nodes), "edges": len(graph.edges), "first_graph_build_s": round(cold_graph, 2)}
+    result["without_watcher"] = path_and_antipatterns()
     with Watcher(open_index(vault), embed=False):
-        result["with_watcher"] = watched = measure()
+        result["with_watcher"] = watched = path_and_antipatterns()
     forget(root)
     result["ok"] = max(watched["path_p95_ms"], watched["antipatterns_p95_ms"]) <= 100
     return result
@@ -380,35 +326,33 @@ def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
     return latencies
 
 
+def seconds_p50_p95(seconds: list[float]) -> dict:
+    return {"p50_s": round(percentile(seconds, 0.5), 2), "p95_s": round(percentile(seconds, 0.95), 2)}
+
+
 def row_watch(size: str) -> dict:
     from brain.index.sync.sync import index_vault
     from brain.index.watch.watch import Watcher
 
     result = {}
     root = fresh_vault(size, "watch")
-    lexical_config(root)
+    use_embedder(root, "lexical")
     vault = Vault(root)
     index_vault(open_index(vault))
     with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 20, "text")
-    result[f"{size}_vault_lexical_embedder"] = {
-        "p50_s": round(percentile(lat, 0.5), 2),
-        "p95_s": round(percentile(lat, 0.95), 2),
-    }
+    result[f"{size}_vault_lexical_embedder"] = seconds_p50_p95(lat)
     forget(root)
     # the real model: its vectors must be current before a dense hit can show the new words
     small = CACHE / "work" / "watch-real"
     shutil.rmtree(small, ignore_errors=True)
-    shutil.copytree(HERE.parent / "vault-example", small, ignore=shutil.ignore_patterns(".brain"))
+    shutil.copytree(REPO / "vault-example", small, ignore=shutil.ignore_patterns(".brain"))
     (small / ".brain").mkdir()
     vault = Vault(small)
     index_vault(open_index(vault))
     with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 15, "vector")
-    result["example_vault_real_model_vector_mode"] = {
-        "p50_s": round(percentile(lat, 0.5), 2),
-        "p95_s": round(percentile(lat, 0.95), 2),
-    }
+    result["example_vault_real_model_vector_mode"] = seconds_p50_p95(lat)
     forget(small)
     result["ok"] = all(v["p95_s"] <= 2 for k, v in result.items() if isinstance(v, dict))
     return result
@@ -416,7 +360,6 @@ def row_watch(size: str) -> dict:
 
 MEMORY_SCRIPT = """
 import json, resource, sys, shutil, random
-sys.path.insert(0, {repo!r})
 from pathlib import Path
 from brain.vault import Vault
 from brain.index.engine import open_index
@@ -437,9 +380,10 @@ print(json.dumps({{"main_mb": round(own, 1), "largest_worker_mb": round(workers,
 
 def row_memory(size: str) -> dict:
     root = fresh_vault(size, "memory")
-    script = MEMORY_SCRIPT.format(repo=str(HERE.parent), root=str(root), subset=EMBED_NOTES)
+    script = MEMORY_SCRIPT.format(root=str(root), subset=EMBED_NOTES)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
+    # cwd: `python -c` puts the working directory first on sys.path, so the checkout's brain is measured
+    done = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True, cwd=REPO)
     peaks = json.loads(done.stdout.strip().splitlines()[-1])
     peak = max(peaks.values())
     return {
@@ -468,9 +412,7 @@ def main() -> int:
     parser.add_argument("--only", choices=sorted(ROWS), action="append")
     args = parser.parse_args()
     out = RESULTS / f"quality-{args.size}.json"
-    RESULTS.mkdir(exist_ok=True)
-    previous = json.loads(out.read_text()) if out.exists() else {}
-    results = previous.get("rows", {})
+    results = load_json(out).get("rows", {})
     for name in args.only or list(ROWS):
         started = time.perf_counter()
         print(f"running {name} at {args.size} ...", flush=True)
@@ -480,7 +422,7 @@ def main() -> int:
             "elapsed_s": round(time.perf_counter() - started, 1),
         }
         print(json.dumps(results[name]), flush=True)
-        out.write_text(json.dumps({"size": args.size, "machine": machine(), "rows": results}, indent=2) + "\n")
+        write_json(out, {"size": args.size, "machine": machine(), "rows": results})
     print(f"\n{'row':8} {'ok':3} result")
     for name, row in results.items():
         shown = {k: v for k, v in row.items() if k not in ("target", "elapsed_s", "ok")}
@@ -491,21 +433,8 @@ def main() -> int:
 
 def merge_results() -> None:
     """benchmarks/results/quality.json: every size's latest rows together."""
-    merged = {
-        path.stem.removeprefix("quality-"): json.loads(path.read_text())
-        for path in sorted(RESULTS.glob("quality-*.json"))
-    }
-    (RESULTS / "quality.json").write_text(json.dumps(merged, indent=2) + "\n")
-
-
-def machine() -> dict:
-    return {
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "load_avg": os.getloadavg(),
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+    merged = {path.stem.removeprefix("quality-"): load_json(path) for path in sorted(RESULTS.glob("quality-*.json"))}
+    write_json(RESULTS / "quality.json", merged)
 
 
 if __name__ == "__main__":

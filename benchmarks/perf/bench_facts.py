@@ -1,10 +1,10 @@
 """Facts at scale: recall (with and without a query), history, journal append, and a sweep; JSON out.
 
-    python benchmarks/bench_facts.py                  # 100,000 facts over 5,000 subjects
-    python benchmarks/bench_facts.py --facts 10000    # a quicker run
-    python benchmarks/bench_facts.py --vault DIR      # keep the generated, indexed vault in DIR.pristine
-                                                      # and start the next run from a copy of it
-    python benchmarks/bench_facts.py --only sweep     # the sweep alone (its figures replace those in the results)
+    python -m benchmarks.perf.bench_facts                  # 100,000 facts over 5,000 subjects
+    python -m benchmarks.perf.bench_facts --facts 10000    # a quicker run
+    python -m benchmarks.perf.bench_facts --vault DIR      # keep the generated, indexed vault in DIR.pristine
+                                                           # and start the next run from a copy of it
+    python -m benchmarks.perf.bench_facts --only sweep     # the sweep alone (its figures replace those in the results)
 
 The vault holds FACTS facts in one namespace (the worst case: recall filters one namespace's
 facts), SUBJECTS subjects with FACTS / SUBJECTS versions each (every version but the newest
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import shutil
 import statistics
@@ -33,11 +32,9 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
 from filelock import FileLock
 
+from benchmarks.harness import CACHE, RESULTS, load_json, machine, measure, percentile, use_embedder, write_json
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
@@ -49,18 +46,11 @@ from brain.notes.edit import set_frontmatter
 from brain.notes.fact import NewFact, close_fact, fact_title, format_time, render_fact, value_hash
 from brain.vault import Vault
 
-CACHE = HERE / ".cache"
-RESULTS = HERE / "results"
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 KINDS = ("preference", "config", "policy", "profile", "limit")
 WORDS = "theme timezone region quota limit retry budget owner tier plan currency locale alert window channel".split()
 NAMESPACE = "org:bench"
 TARGETS = {"recall_p95_ms": 50, "recall_query_p95_ms": 80, "history_ms": 10, "journal_append_ms": 1, "sweep_s": 30}
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 def summary(values: list[float]) -> dict:
@@ -76,7 +66,7 @@ def generate(root: Path, facts: int, subjects: int) -> int:
     """Write the facts (on both cores); returns how many are due for deletion (10% of them)."""
     shutil.rmtree(root, ignore_errors=True)
     (root / ".brain" / "journal").mkdir(parents=True)
-    (root / ".brain/config.toml").write_text('[index]\nembedder = "lexical"\n')
+    use_embedder(root, "lexical")
     (root / "facts").mkdir()
     versions = facts // subjects
     with ProcessPoolExecutor(max_workers=2) as pool:
@@ -152,15 +142,6 @@ def _closed(text: str, at: datetime, successor: str) -> str:
     return text + line if "\n## Relations\n" in text else text + "\n## Relations\n" + line
 
 
-def timed(call, repeat: int) -> list[float]:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - started) * 1000)
-    return times
-
-
 def measure_reads(
     vault: Vault, corpus: Corpus, result: dict, rng: random.Random, now: datetime, subjects: list[str], repeat: int
 ) -> None:
@@ -187,23 +168,25 @@ def measure_reads(
         fact_recall.recall_facts(corpus, namespaces=[NAMESPACE], now=now)
         result["first_recall_s"] = round(time.perf_counter() - started, 2)  # loads the catalog and builds the table
         fact_recall.recall_facts(corpus, "warm up", namespaces=[NAMESPACE], now=now)  # loads the vector copy
-        result["recall_ms"] = summary(timed(recall_filters, repeat))
-        result["recall_query_ms"] = summary(timed(recall_query, repeat))
+        result["recall_ms"] = summary(measure(lambda _: recall_filters(), range(repeat)))
+        result["recall_query_ms"] = summary(measure(lambda _: recall_query(), range(repeat)))
         result["history_ms"] = summary(
-            timed(lambda: fact_recall.history(corpus, rng.choice(subjects), namespace=NAMESPACE), repeat)
+            measure(lambda _: fact_recall.history(corpus, rng.choice(subjects), namespace=NAMESPACE), range(repeat))
         )
         found = fact_recall.recall_facts(corpus, namespaces=[NAMESPACE], kind="config", now=now)
         record = fact_recall.journal_record(found, "config", None, 10, False, None, None, now, "bench")
-        result["journal_append_ms"] = summary(timed(lambda: fact_journal.append(vault, record), 1000))
+        result["journal_append_ms"] = summary(measure(lambda _: fact_journal.append(vault, record), range(1000)))
         result["journal_records"] = len(fact_journal.records(vault))
     finally:
         watcher.release()
-    result["recall_without_watcher_ms"] = summary(timed(recall_filters, 5))
+    result["recall_without_watcher_ms"] = summary(measure(lambda _: recall_filters(), range(5)))
     from brain.index.embedders.embedders import load_embedder
 
     model = load_embedder("default")
     model.embed(["warm up"])
-    result["real_model_query_embedding_ms"] = summary(timed(lambda: model.embed([" ".join(rng.sample(WORDS, 2))]), 50))
+    result["real_model_query_embedding_ms"] = summary(
+        measure(lambda _: model.embed([" ".join(rng.sample(WORDS, 2))]), range(50))
+    )
     result["real_model"] = model.id
 
 
@@ -227,8 +210,7 @@ def main() -> None:
     result: dict = {
         "facts": args.facts,
         "subjects": args.subjects,
-        "machine": f"{platform.machine()} {os.cpu_count()} CPUs",
-        "note": "shared machine: other engineers' tests ran at the same time",
+        "machine": machine(note="shared machine: other engineers' tests ran at the same time"),
         "targets": TARGETS,
     }
 
@@ -308,10 +290,9 @@ def main() -> None:
     result["sweep"] = {"due": due, **swept.stores}
     result["load_avg_1m"] = round(os.getloadavg()[0], 2)
     forget(root)
-    RESULTS.mkdir(exist_ok=True)
     name = "facts.json" if (args.facts, args.subjects) == (100_000, 5_000) else f"facts-{args.facts}.json"
     if args.only and (RESULTS / name).is_file():  # the other measures keep their last figures
-        earlier = json.loads((RESULTS / name).read_text())
+        earlier = load_json(RESULTS / name)
         result["sweep_load_avg_1m"] = result.pop("load_avg_1m")
         result = {**earlier, **result}
     result["ok"] = (
@@ -325,7 +306,7 @@ def main() -> None:
         if "recall_ms" in result
         else {"sweep": result["sweep_s"] <= TARGETS["sweep_s"]}
     )
-    (RESULTS / name).write_text(json.dumps(result, indent=2) + "\n")
+    write_json(RESULTS / name, result)
     print(json.dumps(result, indent=2))
 
 

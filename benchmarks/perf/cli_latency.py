@@ -1,8 +1,8 @@
 """Wall time, CPU time and peak memory of one-shot `brain` commands, each a new process, JSON out.
 
-    python benchmarks/cli_latency.py --label after [--runs 5] [--only search,status]
+    python -m benchmarks.perf.cli_latency --label after [--runs 5] [--only search,status]
     git archive <commit> | tar -x -C /tmp/brain-before   # another commit's brain, measured beside this one:
-    python benchmarks/cli_latency.py --src after=. --src before=/tmp/brain-before
+    python -m benchmarks.perf.cli_latency --src after=. --src before=/tmp/brain-before
 
 A copy of `vault-example/` is indexed with the real model (`brain index`) by each brain measured,
 then each command of the table runs once to warm the OS caches and `--runs` times more, each as its
@@ -18,7 +18,6 @@ Writes benchmarks/results/cli_latency.json under each label.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -28,9 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-RESULTS = HERE / "results" / "cli_latency.json"
+from benchmarks import harness
+from benchmarks.harness import REPO
+
+RESULTS = harness.RESULTS / "cli_latency.json"
 HEAVY = ("numpy", "onnxruntime", "tokenizers", "chromadb", "networkx", "markdown_it", "pydantic", "mcp", "watchdog")
 
 # name -> (arguments after `brain`, each but --help run with `--vault VAULT`; target seconds; target MB)
@@ -82,16 +82,13 @@ def heavy_imports(source: Path, args: tuple[str, ...]) -> list[str]:
     """The heavy top-level packages the command imported (`python -X importtime`)."""
     argv, env = command(source, args, ("-X", "importtime"))
     stderr = subprocess.run(argv, env=env, cwd=source, capture_output=True, text=True, check=True).stderr
-    names = set()
-    for line in stderr.splitlines():
-        if line.startswith("import time:") and "|" in line and "cumulative" not in line:
-            names.add(line.rsplit("|", 1)[1].strip())
+    names = {name for _, name in harness.import_times(stderr)}
     found = {name.split(".")[0] for name in names}
     # networkx is bound lazily by brain (brain/lazy.py): only its submodules mean it was loaded
     return [name for name in HEAVY if name in found and (name != "networkx" or "networkx.classes" in names)]
 
 
-def measure(sources: dict[str, Path], vaults: dict[str, Path], name: str, runs: int) -> dict[str, dict]:
+def command_figures(sources: dict[str, Path], vaults: dict[str, Path], name: str, runs: int) -> dict[str, dict]:
     """The command `name` under every source, runs alternating between the sources."""
     template, target_s, target_mb = COMMANDS[name]
 
@@ -130,21 +127,22 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated command names (default: all)")
     args = parser.parse_args()
     sources = {label: Path(path).resolve() for label, _, path in (item.partition("=") for item in args.src)}
-    sources = sources or {args.label: ROOT}
+    sources = sources or {args.label: REPO}
     chosen = [name for name in args.only.split(",") if name] or list(COMMANDS)
     for source in sources.values():
-        # pip byte-compiles an installed package; a source tree compiled here is measured alike
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(source / "brain")], check=True)
+        harness.byte_compile(source / "brain")  # as pip compiles an installed brain
     with tempfile.TemporaryDirectory() as temp:
         vaults = {}
         for label, source in sources.items():
             vault = vaults[label] = Path(temp) / label / "vault"
-            shutil.copytree(ROOT / "vault-example", vault, ignore=shutil.ignore_patterns("index", ".brain"))
+            shutil.copytree(REPO / "vault-example", vault, ignore=shutil.ignore_patterns("index", ".brain"))
             argv, env = command(source, ("index", "--vault", str(vault)))
             first = subprocess.run(argv, env=env, cwd=source, capture_output=True, text=True, check=True).stdout
             if "all-MiniLM" not in first:
                 sys.exit(f"the real model is not in use (brain index said: {first.strip()})")
-        python_floor = statistics.median([run_time([sys.executable, "-c", "pass"]) for _ in range(args.runs)])
+        python_floor = statistics.median(
+            [harness.process_seconds([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
+        )
         results: dict[str, dict] = {
             label: {
                 "vault": "vault-example (copy, indexed with the real model)",
@@ -157,24 +155,15 @@ def main() -> None:
             for label, source in sources.items()
         }
         for name in chosen:
-            for label, figures in measure(sources, vaults, name, args.runs).items():
+            for label, figures in command_figures(sources, vaults, name, args.runs).items():
                 results[label]["commands"][name] = figures
                 print(
                     f"{label:8} {name:18} {figures['median_s']:6.3f} s (cpu {figures['cpu_median_s']:5.3f} s) "
                     f"{figures['peak_rss_mb']:5} MB  load {figures['load_1min']}",
                     flush=True,
                 )
-    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    stored.update(results)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
+    harness.merge_json(RESULTS, results)
     print(f"wrote {RESULTS} [{', '.join(results)}]")
-
-
-def run_time(argv: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, check=True)
-    return time.perf_counter() - started
 
 
 if __name__ == "__main__":

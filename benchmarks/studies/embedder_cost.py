@@ -1,6 +1,6 @@
 """What each embedder costs on this machine: model load (cold and cached), peak memory, chunks/s, query latency.
 
-    python benchmarks/embedder_cost.py                       # minilm and e5-small, once (the machine is shared)
+    python -m benchmarks.studies.embedder_cost               # minilm and e5-small, once (the machine is shared)
 
 Per embedder, two fresh processes one after the other, sharing one empty cache folder
 ($XDG_CACHE_HOME under benchmarks/.cache/cost, deleted afterwards):
@@ -26,14 +26,12 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
+from benchmarks import harness
+from benchmarks.harness import REPO
 
-RESULTS = HERE / "results" / "embedders.json"
-CACHE = HERE / ".cache" / "cost"
+RESULTS = harness.RESULTS / "embedders.json"
+CACHE = harness.CACHE / "cost"
 PASSAGES = 300
 QUERIES = 100
 
@@ -47,33 +45,30 @@ def child(embedder: str, work: bool) -> dict:
     found: dict = {"id": model.id, "load_s": round(time.perf_counter() - started, 2)}
     found["peak_after_load_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     if work:
-        from retrieval_eval import SHARED, load_set, percentile
+        from benchmarks.retrieval import PUBLIC, load_set
 
-        if SHARED.is_dir():
+        if PUBLIC.is_dir():  # said in main() when it is not
             passages, questions = load_set("hotpotqa")
             texts = [f"{title}\n{text.strip()}" for title, text in passages[:PASSAGES]]
             started = time.perf_counter()
             model.embed(texts)
             found["chunks_per_s"] = round(len(texts) / (time.perf_counter() - started), 1)
-            times = []
-            for query, _ in questions[:QUERIES]:
-                started = time.perf_counter()
-                query_vector(model, query)
-                times.append((time.perf_counter() - started) * 1000)
-            found["query_p50_ms"] = round(percentile(times, 0.5), 1)
-            found["query_p95_ms"] = round(percentile(times, 0.95), 1)
+            times = harness.measure(lambda query: query_vector(model, query), [q for q, _ in questions[:QUERIES]])
+            found["query_p50_ms"] = round(harness.percentile(times, 0.5), 1)
+            found["query_p95_ms"] = round(harness.percentile(times, 0.95), 1)
         found["peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return found
 
 
-def measure(embedder: str) -> dict:
+def cost_of(embedder: str) -> dict:
+    """The embedder loaded cold, then cached, each in a fresh process (see the module doc)."""
     shutil.rmtree(CACHE, ignore_errors=True)
     CACHE.mkdir(parents=True)
     env = {**os.environ, "XDG_CACHE_HOME": str(CACHE)}
     out: dict = {"load_avg_before": [round(x, 2) for x in os.getloadavg()]}
     for phase in ("cold", "cached"):
-        command = [sys.executable, __file__, "--child", embedder] + (["--work"] if phase == "cached" else [])
-        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=HERE.parent)
+        command = [sys.executable, "-m", __spec__.name, "--child", embedder] + (["--work"] if phase == "cached" else [])
+        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO)
         if done.returncode:
             out[phase] = {"failed": done.stderr.strip().splitlines()[-1:]}
         else:
@@ -93,15 +88,16 @@ def main() -> int:
         print(json.dumps(child(args.child, args.work)))
         return 0
     # Byte-compiled first: with PYTHONDONTWRITEBYTECODE a load would also time compiling every module.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "brain")], check=True)
-    results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    harness.byte_compile(REPO / "brain")
+    harness.shared("benchmarks/retrieval", instead="chunks/s and query latency are not measured")
+    results = harness.load_json(RESULTS)
     cost = results.setdefault("cost", {})
     cost["when"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     cost["cpus"] = os.cpu_count()
     for embedder in args.embedders:
-        cost[embedder] = measure(embedder)
+        cost[embedder] = cost_of(embedder)
         print(f"{embedder:10} {json.dumps(cost[embedder])}", flush=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    harness.write_json(RESULTS, results)
     print(f"wrote {RESULTS} [cost]")
     return 0
 

@@ -1,6 +1,8 @@
 """Hooks and transcript extraction, measured as the agent meets them: real `brain hooks run` processes.
 
-    PYTHONPATH=$PWD python benchmarks/bench_hooks.py [--runs 7] [--only hooks|extract] [--big-vault DIR] [--tips N]
+    PYTHONPATH=$PWD python -m benchmarks.perf.bench_hooks [--runs 7] [--only hooks|extract] [--big-vault DIR] [--tips N]
+
+(PYTHONPATH: the hooks run as `brain` processes, which find this checkout's brain only through it.)
 
 - session-start and first-prompt: wall time of the whole process (start-up included) on vault-example
   and on a generated 10k-note vault (benchmarks/generate_vault.py, indexed without embeddings first),
@@ -27,8 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results" / "hooks.json"
+from benchmarks import harness
+from benchmarks.generate_vault import SIZES, generate
+from benchmarks.harness import REPO
+
+RESULTS = harness.RESULTS / "hooks.json"
 TRANSCRIPT = REPO / "tests/data/transcripts/claude-code/-work-demo/7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
 
 
@@ -37,16 +42,13 @@ def brain() -> list[str]:
     return [str(program)] if program.is_file() else [sys.executable, "-m", "brain"]
 
 
-def timed(args: list[str], stdin: str) -> float:
-    start = time.perf_counter()
-    subprocess.run([*brain(), *args], input=stdin, capture_output=True, text=True, check=True, timeout=300)
-    return time.perf_counter() - start
+def hook_seconds(args: list[str], stdin: str) -> float:
+    """Wall seconds of one `brain ARGS` process fed `stdin`, as the agent runs a hook."""
+    return harness.process_seconds([*brain(), *args], input=stdin, capture_output=True, text=True, timeout=300)
 
 
 def _wall(command: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, capture_output=True, check=True, timeout=300)
-    return time.perf_counter() - start
+    return harness.process_seconds(command, capture_output=True, timeout=300)
 
 
 def hook_figures(vault: Path, runs: int) -> dict:
@@ -55,9 +57,9 @@ def hook_figures(vault: Path, runs: int) -> dict:
     # The first session start in a vault starts a warm-up in the background (every pattern and tip
     # embedded for the first-prompt hook); measured on its own first, so the hooks below are timed as
     # every later session meets them, not beside a warm-up they started themselves.
-    figures["warm_up_s"] = round(timed(["hooks", "run", "warm", "--vault", str(vault)], ""), 3)
-    timed(["hooks", "run", "session-start", "--vault", str(vault)], start)  # warm the OS file cache
-    walls = [timed(["hooks", "run", "session-start", "--vault", str(vault)], start) for _ in range(runs)]
+    figures["warm_up_s"] = round(hook_seconds(["hooks", "run", "warm", "--vault", str(vault)], ""), 3)
+    hook_seconds(["hooks", "run", "session-start", "--vault", str(vault)], start)  # warm the OS file cache
+    walls = [hook_seconds(["hooks", "run", "session-start", "--vault", str(vault)], start) for _ in range(runs)]
     figures["session_start_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
     walls = []
     for n in range(runs):
@@ -68,14 +70,14 @@ def hook_figures(vault: Path, runs: int) -> dict:
                 "prompt": "Shorten the mobile access token TTL for the ledger apps",
             }
         )
-        walls.append(timed(["hooks", "run", "first-prompt", "--vault", str(vault)], prompt))
+        walls.append(hook_seconds(["hooks", "run", "first-prompt", "--vault", str(vault)], prompt))
     figures["first_prompt_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
     walls = []
     for n in range(runs):
         end = json.dumps(
             {"session_id": f"bench-end-{n}", "transcript_path": str(TRANSCRIPT), "hook_event_name": "SessionEnd"}
         )
-        walls.append(timed(["hooks", "run", "session-end", "--vault", str(vault)], end))
+        walls.append(hook_seconds(["hooks", "run", "session-end", "--vault", str(vault)], end))
         wait_for_extractions(vault)  # each run returns at once; its extraction is not timed beside the next
     figures["session_end_return_s"] = {
         "median": round(statistics.median(walls), 3),
@@ -155,7 +157,7 @@ def main(argv: list[str] | None = None) -> dict:
     # pip byte-compiles an installed brain; a source checkout (editable install) is compiled here alike
     package = importlib.util.find_spec("brain")
     assert package is not None and package.origin is not None, "brain is not importable here"
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(package.origin).parent)], check=True)
+    harness.byte_compile(Path(package.origin).parent)
     # the same machine's floor in the same run: a bare interpreter, and `brain --version` (CLI start-up)
     bare = [_wall([sys.executable, "-c", "pass"]) for _ in range(options.runs)]
     version = [_wall([*brain(), "--version"]) for _ in range(options.runs)]
@@ -173,20 +175,7 @@ def main(argv: list[str] | None = None) -> dict:
             save(result)
             big = options.big_vault
             if big is None:
-                big = tmp / "big"
-                subprocess.run(
-                    [
-                        sys.executable,
-                        str(REPO / "benchmarks/generate_vault.py"),
-                        str(big),
-                        "--size",
-                        "10k",
-                        "--tips",
-                        str(options.tips),
-                    ],
-                    check=True,
-                    capture_output=True,
-                )
+                big = generate(tmp / "big", SIZES["10k"], tips=options.tips)
                 subprocess.run([*brain(), "init", str(big)], capture_output=True, check=True)
                 subprocess.run([*brain(), "index", "--no-embed", "--vault", str(big)], capture_output=True, check=True)
             result[f"vault_10k_{options.tips}_tips" if options.tips else "vault_10k"] = hook_figures(big, options.runs)
@@ -200,10 +189,7 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def save(result: dict) -> None:
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    previous = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
-    previous.update(result)
-    RESULTS.write_text(json.dumps(previous, indent=2) + "\n")
+    harness.merge_json(RESULTS, result)
 
 
 if __name__ == "__main__":

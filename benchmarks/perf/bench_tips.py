@@ -16,7 +16,7 @@
    name that ends on a function word or cut mid-word, give the same cause twice, or carry a
    `[REDACTED:...]` marker (`--show` prints each tip's title, trigger, tip and purpose).
 
-    python benchmarks/bench_tips.py [--tips 5000] [--queries 200] [--only extraction|usefulness|scale|wording]
+    python -m benchmarks.perf.bench_tips [--tips 5000] [--queries 200] [--only extraction|usefulness|scale|wording]
 
 The session logs are read from ../shared/fixtures/ai-agents/sessions/logs next to the
 repository; when that is missing, from the copy in tests/data (and the JSON says so).
@@ -27,15 +27,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import harness
+from benchmarks.harness import REPO, percentile
 from brain.agents.registry import READERS
 from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import open_index
@@ -51,11 +51,10 @@ from brain.memory.tips.wording import FUNCTION_WORDS
 from brain.notes.tip import SourceRef, Tip, render_tip, tip_from_note
 from brain.vault_init import init_vault
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_LOGS = REPO.parent / "shared" / "fixtures" / "ai-agents" / "sessions" / "logs"
+SHARED_LOGS = "fixtures/ai-agents/sessions/logs"  # under ../shared
 TEST_LOGS = REPO / "tests" / "data" / "ai-agents" / "sessions" / "logs"
 TRANSCRIPTS = REPO / "tests" / "data" / "transcripts"
-RESULTS = Path(__file__).resolve().parent / "results" / "tips.json"
+RESULTS = harness.RESULTS / "tips.json"
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 STOP = set(
     "the a an and or of to in on for with by from at as is was were be it its this that into every each per "
@@ -69,8 +68,9 @@ NOUNS = (
 
 
 def _logs() -> tuple[Path, str]:
-    if SHARED_LOGS.is_dir():
-        return SHARED_LOGS, "../shared/fixtures/ai-agents/sessions/logs"
+    shared = harness.shared(SHARED_LOGS, instead="the copy in tests/data is read")
+    if shared is not None:
+        return shared, f"../shared/{SHARED_LOGS}"
     return TEST_LOGS, "tests/data/ai-agents/sessions/logs (../shared is missing)"
 
 
@@ -143,26 +143,18 @@ def bench_scale(count: int, queries: int, embedder) -> dict:
             f"{rng.choice(VERBS)} the {rng.choice(NOUNS)} {rng.choice(NOUNS)} in the {rng.choice(NOUNS)}"
             for _ in range(queries)
         ]
-        latencies, rescan = [], []
-        for task in tasks[:20]:  # without an index, each call re-stats every file of the vault
-            start = time.perf_counter()
-            tips_service.guidelines(corpus, task, embedder=embedder)
-            rescan.append((time.perf_counter() - start) * 1000)
+        # without an index, each call re-stats every file of the vault
+        rescan = harness.measure(lambda task: tips_service.guidelines(corpus, task, embedder=embedder), tasks[:20])
         # As the MCP server runs: an index, and file events keeping the catalog current (no stat scan).
         index_vault(open_index(vault), embed=False)
         watcher = follow(vault, embed=False)
         assert watcher is not None and watcher.caught_up.wait(timeout=120)
         corpus = Corpus(vault)
         tips_service.guidelines(corpus, "warm up")
-        try:
-            for task in tasks:  # as `get_guidelines` calls it: the vault's own embedder, from its config
-                start = time.perf_counter()
-                tips_service.guidelines(corpus, task)
-                latencies.append((time.perf_counter() - start) * 1000)
+        try:  # as `get_guidelines` calls it: the vault's own embedder, from its config
+            latencies = harness.measure(lambda task: tips_service.guidelines(corpus, task), tasks)
         finally:
             watcher.stop()
-        latencies.sort()
-        rescan.sort()
         start = time.perf_counter()
         for task in tasks[:50]:
             embedder.embed([task])
@@ -179,12 +171,10 @@ def bench_scale(count: int, queries: int, embedder) -> dict:
             "tips": count,
             "first_call_seconds (embeds every tip once)": round(first, 2),
             "queries": queries,
-            "p50_ms": round(latencies[len(latencies) // 2], 2),
-            "p95_ms": round(latencies[int(len(latencies) * 0.95) - 1], 2),
+            "p50_ms": round(percentile(latencies, 0.5), 2),
+            "p95_ms": round(percentile(latencies, 0.95), 2),
             "of which embedding the task, mean_ms": round(embed_ms, 2),
-            "p95_ms_with_rescan_of_every_file (vault without index or watcher)": round(
-                rescan[int(len(rescan) * 0.95) - 1], 2
-            ),
+            "p95_ms_with_rescan_of_every_file (vault without index or watcher)": round(percentile(rescan, 0.95), 2),
             "target_p95_ms": 30,
         },
         "consolidation": {
@@ -372,13 +362,7 @@ def main(argv: list[str] | None = None) -> dict:
     logs, source = _logs()
     embedder = load_embedder("default")
     figures = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": sys.version.split()[0],
-            "cpus": os.cpu_count(),
-            "load_average_at_start": os.getloadavg()[0],
-            "note": "shared machine: other engineers' tests were running",
-        },
+        "machine": harness.machine(note="shared machine: other engineers' tests were running"),
         "embedder": embedder.id,
         "logs": source,
     }
@@ -394,8 +378,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.only:
         args.no_write = True
     if not args.no_write:
-        RESULTS.parent.mkdir(exist_ok=True)
-        RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        harness.write_json(RESULTS, figures)
     print(json.dumps(figures, indent=2))
     return figures
 

@@ -1,6 +1,6 @@
 """Choose how chunks carry context and how a note's chunk scores pool, on MuSiQue only; report the rest.
 
-    python benchmarks/chunk_select.py                 # choose on the MuSiQue protocols, report the others
+    python -m benchmarks.studies.chunk_select         # choose on the MuSiQue protocols, report the others
 
 Two questions (issue 15, point 4):
 - neighbours: in a short note, should a chunk's embedding text also carry some of the chunks
@@ -35,19 +35,11 @@ import json
 import random
 import re
 import shutil
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-import retrieval_eval as ev
-
+from benchmarks import harness, retrieval
 from brain.index import search as search_module
 from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import forget, open_index
@@ -56,13 +48,14 @@ from brain.index.vectors.chunking import chunk_note
 from brain.index.vectors.matrix import ChunkMatrix
 from brain.vault import Vault
 
-CACHE = HERE / ".cache" / "chunk-select"
-RESULTS = HERE / "results" / "chunk-select.json"
+CACHE = harness.CACHE / "chunk-select"
+RESULTS = harness.RESULTS / "chunk-select.json"
 DEPTH = 30
 LONG_SECTIONS = 6
 SEED = 15
 CHOOSE = ("musique", "musique-long", "musique-split")
 REPORT = ("hotpotqa", "hotpotqa-long", "hotpotqa-split", "example")
+# the split this study chose on; retrieval.sentences (written later) also keeps initials whole
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 # chunk text variants: keyword arguments of with_neighbours
@@ -137,17 +130,17 @@ def sentences(text: str) -> list[str]:
 def build(name: str) -> tuple[Vault, list[tuple[str, list[set[str]]]]]:
     """The protocol's vault and its questions: (query, [paths that answer each wanted item])."""
     if name == "example":
-        from labelled_queries import QUERIES
+        from tests.labelled_queries import QUERIES
 
-        return ev.example_vault(), [(q, [set(paths)]) for q, paths in QUERIES.items()]
+        return retrieval.example_vault(), [(q, [set(paths)]) for q, paths in QUERIES.items()]
     base, _, protocol = name.partition("-")
-    passages, questions = ev.load_set(base)
+    passages, questions = retrieval.load_set(base)
     root = CACHE / "vaults" / name
     where: dict[int, str] = {}  # passage -> the note holding it
     notes: dict[str, str] = {}
     if not protocol:
         for number, (title, text) in enumerate(passages):
-            where[number] = f"passages/{ev.note_name(number, title)}"
+            where[number] = f"passages/{retrieval.note_name(number, title)}"
             notes[where[number]] = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n{text.strip()}\n"
     elif protocol == "long":
         order = list(range(len(passages)))
@@ -162,7 +155,7 @@ def build(name: str) -> tuple[Vault, list[tuple[str, list[set[str]]]]]:
             notes[path] = f"---\ntitle: Notes {group}\n---\n" + "\n".join(body)
     elif protocol == "split":
         for number, (title, text) in enumerate(passages):
-            path = f"passages/{ev.note_name(number, title)}"
+            path = f"passages/{retrieval.note_name(number, title)}"
             parts = "\n".join(f"## {i}\n\n{s}\n" for i, s in enumerate(sentences(text), start=1))
             notes[path] = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n{parts}"
             where[number] = path
@@ -277,8 +270,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="choose chunk context and pooling on MuSiQue, report the rest")
     parser.add_argument("--sets", nargs="*", default=[*CHOOSE, *REPORT])
     args = parser.parse_args()
-    if not ev.SHARED.is_dir():
-        print(f"{ev.SHARED} is missing: the public sets are kept outside this repository")
+    if retrieval.public_sets(instead="nothing to choose on") is None:
         return 1
     embed = Embeddings()
     results = {name: evaluate(name, embed) for name in args.sets}
@@ -298,8 +290,7 @@ def main() -> int:
         "merit": {v: round(merit(v), 4) for v in variants},
         "sets": results,
     }
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    harness.write_json(RESULTS, report)
     for name, found in results.items():
         print(f"{name:15} text {found['text']}")
         for variant in (variants[0], best):

@@ -1,8 +1,8 @@
 """Wall time of `brain status` and of a no-op `brain index`, each a fresh process, JSON out.
 
-    python benchmarks/status_latency.py --label after [--runs 5]
+    python -m benchmarks.perf.status_latency --label after [--runs 5]
     git archive main | tar -x -C /tmp/brain-main   # another commit's brain, for a "before" figure:
-    python benchmarks/status_latency.py --label before --brain-src /tmp/brain-main
+    python -m benchmarks.perf.status_latency --label before --brain-src /tmp/brain-main
 
 A copy of `vault-example/` is indexed with the real model (`brain index`), then each command runs
 `--runs` times as its own process (as a person or an agent runs it); the figure is the median wall
@@ -21,15 +21,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-RESULTS = HERE / "results" / "status-latency.json"
+from benchmarks import harness
+from benchmarks.harness import REPO
+
+RESULTS = harness.RESULTS / "status-latency.json"
 
 
-SOURCE = ROOT  # the brain measured (--brain-src)
+SOURCE = REPO  # the brain measured (--brain-src)
 
 
 def brain(*args: str, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
@@ -46,38 +46,29 @@ def brain(*args: str, python_flags: tuple[str, ...] = ()) -> subprocess.Complete
 
 
 def median_seconds(args: tuple[str, ...], runs: int) -> dict:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        brain(*args)
-        times.append(time.perf_counter() - started)
+    times = [milliseconds / 1000 for milliseconds in harness.measure(lambda _: brain(*args), range(runs))]
     return {"median_s": round(statistics.median(times), 3), "runs_s": [round(t, 3) for t in times]}
 
 
 def imports(vault: Path) -> dict:
     """chromadb imported or not, and the costliest imports (cumulative microseconds)."""
-    stderr = brain("status", "--vault", str(vault), python_flags=("-X", "importtime")).stderr
-    rows = []
-    for line in stderr.splitlines():
-        if line.startswith("import time:") and "|" in line and "cumulative" not in line:
-            _, cumulative, name = line.split("|")
-            rows.append((int(cumulative), name.rstrip()))
-    names = {name.strip() for _, name in rows}
+    rows = harness.import_times(brain("status", "--vault", str(vault), python_flags=("-X", "importtime")).stderr)
+    names = {name for _, name in rows}
     top = sorted(rows, reverse=True)[:10]
-    return {"chromadb_imported": "chromadb" in names, "top_cumulative_us": [[us, name.strip()] for us, name in top]}
+    return {"chromadb_imported": "chromadb" in names, "top_cumulative_us": [[us, name] for us, name in top]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="current")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--brain-src", type=Path, default=ROOT, help="the source tree whose brain is measured")
+    parser.add_argument("--brain-src", type=Path, default=REPO, help="the source tree whose brain is measured")
     args = parser.parse_args()
     global SOURCE
     SOURCE = args.brain_src.resolve()
     with tempfile.TemporaryDirectory() as temp:
         vault = Path(temp) / "vault"
-        shutil.copytree(ROOT / "vault-example", vault, ignore=shutil.ignore_patterns("index"))
+        shutil.copytree(REPO / "vault-example", vault, ignore=shutil.ignore_patterns("index"))
         first = brain("index", "--vault", str(vault)).stdout.strip()
         if "all-MiniLM" not in first:
             sys.exit(f"the real model is not in use (brain index said: {first})")
@@ -90,10 +81,7 @@ def main() -> None:
             "status_imports": imports(vault),
         }
     print(json.dumps(result, indent=2))
-    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    stored[args.label] = result
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
+    harness.merge_json(RESULTS, {args.label: result})
     print(f"wrote {RESULTS} [{args.label}]")
 
 

@@ -4,7 +4,7 @@ Reports the import time without embeddings (the vault has no index), against the
 most 10 s, and for context the time of a second, idempotent import and of an export. Writes
 benchmarks/results/import.json and prints the same figures.
 
-    python benchmarks/bench_import.py [--episodes 1000] [--nodes 2500] [--edges 100] [--patterns 10]
+    python -m benchmarks.perf.bench_import [--episodes 1000] [--nodes 2500] [--edges 100] [--patterns 10]
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import platform
 import random
 import sys
 import tempfile
@@ -21,12 +19,13 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from benchmarks import harness
 from brain.importers.ai_agents.export import export_ai_agents
 from brain.importers.ai_agents.importer import import_ai_agents
 from brain.vault_init import init_vault
 
 TARGET_SECONDS = 10.0
-RESULTS = Path(__file__).resolve().parent / "results" / "import.json"
+RESULTS = harness.RESULTS / "import.json"
 WORDS = (
     "fix review gate hook commit test session memory graph plugin schema validate merge branch "
     "agent retry timeout model pin lint docs release queue cache index search route fallback"
@@ -180,13 +179,7 @@ def main(argv: list[str] | None = None) -> dict:
     notes = len(first.writes)
     figures = {
         "benchmark": "import ai-agents (no embeddings)",
-        "when": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-            "load_average_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-        },
+        "machine": harness.machine(),
         "input": {"episodes": args.episodes, "nodes": args.nodes, "edges": args.edges, "patterns": args.patterns},
         "notes_written": notes,
         "import_seconds": round(import_seconds, 3),
@@ -200,8 +193,7 @@ def main(argv: list[str] | None = None) -> dict:
         "skipped_files": len(first.skipped),
     }
     if not args.no_save:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        harness.write_json(RESULTS, figures)
     print(json.dumps(figures, indent=2))
     return figures
 

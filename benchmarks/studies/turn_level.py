@@ -1,10 +1,10 @@
 """Turn-level retrieval (issue 23, point 5): the public sets split into single sentences, and the
 context variants measured on them through brain's own index and search.
 
-    python benchmarks/retrieval_eval.py --split --sets musique hotpotqa        # the product as it is
-    python benchmarks/turn_level.py                                            # every variant, both layouts
+    python -m benchmarks.quality.retrieval_eval --split --sets musique hotpotqa   # the product as it is
+    python -m benchmarks.studies.turn_level                                       # every variant, both layouts
 
-**The split sets.** Every passage becomes one note per sentence (a short note: a single message, a
+**The split sets** (built by benchmarks/retrieval.py, `load_split`). Every passage becomes one note per sentence (a short note: a single message, a
 one-line fact), titled with its passage's title (`p<number> s<sentence>.md`). Labels follow the
 sentence that holds the answer:
 - HotpotQA: its `supporting_facts` name the sentences themselves, `[title, sentence index]`; each
@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import re
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -48,12 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-import retrieval_eval as ev
-
+from benchmarks import harness, retrieval
+from benchmarks.retrieval import Items
 from brain.index import search as search_module
 from brain.index.engine import open_index
 from brain.index.sync import embedding as embedding_module
@@ -61,9 +55,7 @@ from brain.index.sync.sync import index_vault
 from brain.index.vectors.chunking import chunk_id
 from brain.vault import Vault
 
-RESULTS = HERE / "results" / "turn-level.json"
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"'(])")  # not after an initial (G. Stanley Hall)
-_WORD = re.compile(r"\w+")
+RESULTS = harness.RESULTS / "turn-level.json"
 CONTEXTS = ("title", "bare", "neighbours", "neighbours-bm25", "neighbours-both")
 WHOLE_CONTEXTS = ("title", "bare")
 BM25_WEIGHTS = {  # title, tags, meta, body
@@ -75,103 +67,13 @@ BM25_WEIGHTS = {  # title, tags, meta, body
     "8,3,0.5,1": (8.0, 3.0, 0.5, 1.0),
 }
 
-Items = list[set[int]]  # each item: the units (notes) any of which finds it
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
-
-
-# ---------------------------------------------------------------- the split sets
-
-
-def load_split(name: str, shared: Path = ev.SHARED) -> tuple[list[dict], list[tuple[str, Items]], dict]:
-    """(sentence units, questions with their items, facts about the labels). A unit is
-    {title, text, passage, sentence, before, after}; items index into the units."""
-    units: list[dict] = []
-    where: dict[tuple[int, int], int] = {}  # (passage, sentence) -> unit
-
-    def add(passage: int, title: str, parts: list[str]) -> None:
-        for number, text in enumerate(parts):
-            if not text.strip():
-                continue
-            where[(passage, number)] = len(units)
-            units.append({"title": title, "text": text.strip(), "passage": passage, "sentence": number})
-
-    facts = {"dropped_labels": 0, "fallback_labels": 0}
-    questions: list[tuple[str, Items]] = []
-    if name == "hotpotqa":
-        corpus = json.loads((shared / "hotpotqa_train_corpus.json").read_text())
-        titles = list(corpus)
-        for passage, title in enumerate(titles):
-            add(passage, title, corpus[title])
-        number_of = {title: i for i, title in enumerate(titles)}
-        for item in json.loads((shared / "hotpotqa_train.json").read_text()):
-            items = []
-            for title, sentence in item["supporting_facts"]:
-                unit = where.get((number_of[title], sentence))
-                if unit is None:
-                    facts["dropped_labels"] += 1
-                    continue
-                items.append({unit})
-            questions.append((item["question"], items))
-    elif name == "musique":
-        corpus = json.loads((shared / "musique_train_corpus.json").read_text())
-        passage_of = {}
-        for passage, p in enumerate(corpus):
-            passage_of[(p["title"], p["text"])] = passage
-            add(passage, p["title"], sentences(p["text"]))
-        for item in json.loads((shared / "musique_train.json").read_text()):
-            items, answers = [], []
-            hops = item["question_decomposition"]
-            for hop_number, hop in enumerate(hops):
-                paragraph = item["paragraphs"][hop["paragraph_support_idx"]]
-                passage = passage_of[(paragraph["title"], paragraph["paragraph_text"])]
-                parts = sentences(paragraph["paragraph_text"])
-                wanted = [hop["answer"]] + (item.get("answer_aliases", []) if hop_number == len(hops) - 1 else [])
-                holding = {
-                    where[(passage, n)] for n, s in enumerate(parts) if any(a.lower() in s.lower() for a in wanted)
-                }
-                if not holding:
-                    question = hop["question"]
-                    for k, answer in enumerate(answers, start=1):
-                        question = question.replace(f"#{k}", answer)
-                    words = {w.lower() for w in _WORD.findall(f"{question} {hop['answer']}")}
-                    best = max(range(len(parts)), key=lambda n: len(words & set(_WORD.findall(parts[n].lower()))))
-                    holding = {where[(passage, best)]}
-                    facts["fallback_labels"] += 1
-                answers.append(hop["answer"])
-                items.append(holding)
-            questions.append((item["question"], items))
-    else:
-        raise ValueError(name)
-    for unit in units:
-        before = where.get((unit["passage"], unit["sentence"] - 1))
-        after = where.get((unit["passage"], unit["sentence"] + 1))
-        unit["before"] = units[before]["text"] if before is not None else ""
-        unit["after"] = units[after]["text"] if after is not None else ""
-    facts["units"], facts["items"] = len(units), sum(len(items) for _, items in questions)
-    return units, [(q, items) for q, items in questions if items], facts
+# ---------------------------------------------------------------- the layouts
 
 
 def load_whole(name: str) -> tuple[list[dict], list[tuple[str, Items]], dict]:
-    passages, questions = ev.load_set(name)
+    passages, questions = retrieval.load_set(name)
     units = [{"title": t, "text": x.strip(), "before": "", "after": ""} for t, x in passages]
     return units, [(q, [{n} for n in sorted(wanted)]) for q, wanted in questions], {"units": len(units)}
-
-
-def write_units(root: Path, units: list[dict], *, context_field: bool) -> None:
-    """One note per unit, `p<number>.md` (the number is the unit's index: the eval reads it back)."""
-    folder = root / "passages"
-    folder.mkdir(parents=True, exist_ok=True)
-    for number, unit in enumerate(units):
-        lines = [f"title: {json.dumps(unit['title'], ensure_ascii=False)}"]
-        context = " … ".join(part for part in (unit["before"], unit["after"]) if part)
-        if context_field and context:
-            lines.append(f"context: {json.dumps(context, ensure_ascii=False)}")
-        (folder / ev.note_name(number, unit["title"])).write_text(
-            "---\n" + "\n".join(lines) + f"\n---\n{unit['text']}\n", encoding="utf-8"
-        )
 
 
 # ---------------------------------------------------------------- the variants
@@ -182,7 +84,7 @@ class CachedVectors:
 
     def __init__(self, embedder) -> None:
         self.embed = embedder.embed_array
-        self.file = ev.CACHE / f"embeddings-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder.id)}.npz"
+        self.file = retrieval.CACHE / f"embeddings-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder.id)}.npz"
         self.known: dict[str, np.ndarray] = {}
         self.added = 0
         if self.file.exists():
@@ -213,7 +115,7 @@ def chunk_texts(context: str, units: list[dict]) -> Callable:
     original = embedding_module.chunk_note
     if context == "title":
         return original
-    unit_of = {ev.note_name(n, u["title"]): u for n, u in enumerate(units)}
+    unit_of = {retrieval.note_name(n, u["title"]): u for n, u in enumerate(units)}
 
     def chunk_note(note, embedder_id, spans, **kwargs):
         chunks = original(note, embedder_id, spans, **kwargs)
@@ -240,7 +142,7 @@ def chunk_texts(context: str, units: list[dict]) -> Callable:
 def evaluate(index, questions: list[tuple[str, Items]], kwargs: dict) -> dict:
     recall = mrr = 0.0
     for query, items in questions:
-        ranked = [ev.number_of(hit.path) for hit in search_module.run(index, query, limit=10, **kwargs)]
+        ranked = [retrieval.number_of(hit.path) for hit in search_module.run(index, query, limit=10, **kwargs)]
         top5 = set(ranked[:5])
         recall += sum(1 for units in items if units & top5) / len(items)
         every = set().union(*items)
@@ -249,13 +151,13 @@ def evaluate(index, questions: list[tuple[str, Items]], kwargs: dict) -> dict:
 
 
 def run_variant(name: str, layout: str, context: str, cache: list) -> dict:
-    units, questions, facts = load_split(name) if layout == "split" else load_whole(name)
-    root = ev.CACHE / "turn-level" / f"{name}-{layout}-{context}"
+    units, questions, facts = retrieval.load_split(name) if layout == "split" else load_whole(name)
+    root = retrieval.CACHE / "turn-level" / f"{name}-{layout}-{context}"
     if context == "title":  # the product's own vault: the one retrieval_eval.py (--split) measures
-        root = ev.CACHE / "default" / (name if layout == "whole" else f"{name}-split")
+        root = retrieval.CACHE / "default" / (name if layout == "whole" else f"{name}-split")
     if not (root / "passages").is_dir():
-        write_units(root, units, context_field=context in ("neighbours-bm25", "neighbours-both"))
-    ev.use_embedder(root, "default")
+        retrieval.write_units(root, units, context_field=context in ("neighbours-bm25", "neighbours-both"))
+    harness.use_embedder(root, "default")
     saved = embedding_module.chunk_note
     embedding_module.chunk_note = chunk_texts(context, units)
     try:
@@ -294,10 +196,9 @@ def main() -> int:
     parser.add_argument("--layouts", nargs="+", default=["whole", "split"], choices=["whole", "split"])
     parser.add_argument("--contexts", nargs="+", default=list(CONTEXTS), choices=CONTEXTS)
     args = parser.parse_args()
-    if not ev.SHARED.is_dir():
-        print(f"{ev.SHARED} is missing (the public sets are kept outside this repository): nothing to measure")
+    if retrieval.public_sets(instead="nothing to measure") is None:
         return 0
-    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    stored = harness.load_json(RESULTS)
     cache: list = []
     for name in args.sets:
         for layout in args.layouts:
@@ -308,9 +209,9 @@ def main() -> int:
                 stored.setdefault(f"{name}-{layout}", {})[context] = found
                 product = found["bm25"]["8,3,2,1 (product)"]
                 print(f"{name}-{layout:5} {context:16} vector {found['vector']} hybrid {product['hybrid']}", flush=True)
-                RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
-    stored["machine"] = ev.machine()
-    RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
+                harness.write_json(RESULTS, stored)
+    stored["machine"] = harness.machine(note="2-core machine shared with other jobs: latency is noisy")
+    harness.write_json(RESULTS, stored)
     print(f"wrote {RESULTS}")
     return 0
 

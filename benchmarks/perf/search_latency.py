@@ -1,8 +1,8 @@
 """Per-query search latency for every mode at 1k and 10k notes (in-process, warm), JSON out.
 
-    python benchmarks/search_latency.py --size 1k --label after      # or --size 10k
+    python -m benchmarks.perf.search_latency --size 1k --label after      # or --size 10k
 
-The vault is the generated one of benchmarks/run.py (fixed seed). Its chunks are embedded by the
+The vault is the generated one of benchmarks/perf/quality_bars.py (fixed seed). Its chunks are embedded by the
 lexical embedder (same dimension and chunk count as the real model, minutes instead of an hour at
 10k), while every query is embedded by the real model, so each figure is FTS5 + the real query
 embedding + the vector search over every chunk + fusion (+ the reranker when there is one).
@@ -16,42 +16,31 @@ Writes benchmarks/results/search-latency.json under `--label` and `--size`.
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import resource
 import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-from retrieval_eval import reranker_available
-from run import RealQueries, fresh_vault, lexical_config, percentile, queries
-
+from benchmarks import harness
+from benchmarks.harness import REPO, measure, p50_p95, use_embedder
+from benchmarks.perf.generated import RealQueries, fresh_vault, queries
+from benchmarks.retrieval import search_modes
 from brain.index import search as search_module
 from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.vault import Vault
 
-RESULTS = HERE / "results" / "search-latency.json"
+RESULTS = harness.RESULTS / "search-latency.json"
 
 
-def timed(call, items: list[str]) -> dict:
-    for query in items[:5]:
-        call(query)  # warm
-    times = []
-    for query in items:
-        started = time.perf_counter()
-        call(query)
-        times.append((time.perf_counter() - started) * 1000)
-    return {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1)}
+def warm_p50_p95(call, items: list[str]) -> dict:
+    return p50_p95(measure(call, items, warm=5))
 
 
-def measure(size: str, count: int) -> dict:
+def latency_by_mode(size: str, count: int) -> dict:
     root = fresh_vault(size, "latency")
-    lexical_config(root)
+    use_embedder(root, "lexical")
     vault = Vault(root)
     lexical = LexicalFallbackEmbedder()
     index = open_index(vault, embedder=lexical)
@@ -65,20 +54,18 @@ def measure(size: str, count: int) -> dict:
     real = load_embedder("default")
     index = open_index(vault, embedder=RealQueries(real, lexical))
     items = queries(count)
-    modes = [("text", {"mode": "text"}), ("vector", {"mode": "vector"}), ("hybrid", {"mode": "hybrid"})]
-    if reranker_available():
-        modes.append(("hybrid+rerank", {"mode": "hybrid", "rerank": True}))
+    modes = search_modes()
     result["fresh"] = {}
     for label, kwargs in modes:
-        result["fresh"][label] = timed(lambda q, kw=kwargs: search_module.run(index, q, limit=10, **kw), items)
+        result["fresh"][label] = warm_p50_p95(lambda q, kw=kwargs: search_module.run(index, q, limit=10, **kw), items)
         print(size, "fresh", label, result["fresh"][label], flush=True)
     result["no_watcher"] = {}
     for label, kwargs in modes[:3]:
-        result["no_watcher"][label] = timed(
+        result["no_watcher"][label] = warm_p50_p95(
             lambda q, kw=kwargs: search_module.search(open_index(vault), q, limit=10, **kw), items[:40]
         )
         print(size, "no_watcher", label, result["no_watcher"][label], flush=True)
-    result["query_embedding_only"] = timed(lambda q: real.embed([q]), items)
+    result["query_embedding_only"] = warm_p50_p95(lambda q: real.embed([q]), items)
     forget(root)
     return result
 
@@ -92,11 +79,11 @@ def measure_mcp(size: str, count: int) -> dict:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
     root = fresh_vault(size, "latency-mcp")
-    lexical_config(root)
+    use_embedder(root, "lexical")
     index_vault(open_index(Vault(root)))
     forget(root)
     items = queries(count)
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "brain", "mcp", "--vault", str(root)], env=env)
     times: list[float] = []
 
@@ -112,11 +99,7 @@ def measure_mcp(size: str, count: int) -> dict:
                         times.append((time.perf_counter() - started) * 1000)
 
     anyio.run(session_run)
-    return {
-        "p50_ms": round(percentile(times, 0.5), 1),
-        "p95_ms": round(percentile(times, 0.95), 1),
-        "calls": len(times),
-    }
+    return {**p50_p95(times), "calls": len(times)}
 
 
 def main() -> int:
@@ -128,23 +111,14 @@ def main() -> int:
         "--mcp", action="store_true", help="also time MCP search round trips (a `brain mcp` subprocess)"
     )
     args = parser.parse_args()
-    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    result = measure(args.size, args.queries)
+    result = latency_by_mode(args.size, args.queries)
     if args.mcp:
         result["mcp_search_hybrid_lexical_queries"] = measure_mcp(args.size, args.queries)
         print(args.size, "mcp", result["mcp_search_hybrid_lexical_queries"], flush=True)
-    import resource
-
     result["peak_rss_mb_whole_run"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    result["machine"] = {
-        "cpus": os.cpu_count(),
-        "load_avg": [round(x, 2) for x in os.getloadavg()],
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "note": "2-core machine shared with other engineers' jobs: latency is noisy",
-    }
-    stored.setdefault(args.label, {})[args.size] = result
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
+    result["machine"] = harness.machine(note="2-core machine shared with other engineers' jobs: latency is noisy")
+    sizes = harness.load_json(RESULTS).get(args.label, {})
+    harness.merge_json(RESULTS, {args.label: sizes | {args.size: result}})
     print(f"wrote {RESULTS} [{args.label}][{args.size}]")
     return 0
 

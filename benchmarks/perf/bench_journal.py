@@ -1,8 +1,8 @@
 """The recall journal's append alone, on its own small vault: JSON out.
 
-    python benchmarks/bench_journal.py            # 2,000 appends after 50 to warm up
+    python -m benchmarks.perf.bench_journal       # 2,000 appends after 50 to warm up
 
-`bench_facts.py` times the same append inside its 100,000-fact run, where the machine is busy with
+`bench_facts` times the same append inside its 100,000-fact run, where the machine is busy with
 the rest of that run; this isolates it. Each append takes the journal lock, checks the chain's end
 (remembered in the process), writes one line on an O_APPEND descriptor (checked: a short write is an
 error), records the new end and rewrites the anchor in place (one pwrite).
@@ -13,17 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-from run import RESULTS, machine, percentile
-
+from benchmarks.harness import RESULTS, machine, measure, percentile, write_json
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import journal_check
 from brain.vault_init import init_vault
@@ -45,11 +38,7 @@ def main() -> int:
         vault, _ = init_vault(Path(folder) / "vault")
         for _ in range(50):
             fact_journal.append(vault, RECORD)
-        times = []
-        for _ in range(args.appends):
-            started = time.perf_counter()
-            fact_journal.append(vault, RECORD)
-            times.append((time.perf_counter() - started) * 1000)
+        times = measure(lambda _: fact_journal.append(vault, RECORD), range(args.appends))
         check = journal_check.verify(vault)
     result = {
         "appends": args.appends,
@@ -62,8 +51,7 @@ def main() -> int:
         "chain_verified": check.ok,
         "machine": machine(),
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "journal.json").write_text(json.dumps(result, indent=2) + "\n")
+    write_json(RESULTS / "journal.json", result)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -1,6 +1,6 @@
 """Causal chains at scale: 10,000 contexts in chains up to depth 50 with branching; write JSON.
 
-    python benchmarks/bench_causal.py              # 10,000 contexts (--contexts N for another size)
+    python -m benchmarks.perf.bench_causal         # 10,000 contexts (--contexts N for another size)
 
 The vault: contexts grouped in stories; each context's first cause is one of the three notes saved
 just before it in its story, a fifth of them name a second, earlier cause (so ancestries are DAGs,
@@ -28,17 +28,11 @@ import argparse
 import json
 import random
 import shutil
-import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-from generate_vault import sentence
-from run import CACHE, RESULTS, lexical_config, machine, percentile
-
+from benchmarks.generate_vault import sentence
+from benchmarks.harness import CACHE, RESULTS, Timing, machine, percentile, timed, use_embedder, write_json
 from brain.index.engine import forget, open_index
 from brain.index.sync.scan import scan
 from brain.index.sync.sync import index_vault
@@ -100,16 +94,10 @@ def generate(root: Path, count: int, seed: int = 11) -> dict:
     return {"contexts": count, "longest_chain_written": max(longest), "second_parents": second_parents}
 
 
-def timed(call) -> tuple[float, float]:
-    """Wall time and this thread's CPU time of a call, in ms: on a machine shared with other jobs the
-    CPU figure shows what the call costs when it gets a core (the watcher's thread is not counted)."""
-    cpu, started = time.thread_time(), time.perf_counter()
-    call()
-    return (time.perf_counter() - started) * 1000, (time.thread_time() - cpu) * 1000
-
-
-def summary(values: list[tuple[float, float]]) -> dict:
-    walls, cpus = [wall for wall, _ in values], [cpu for _, cpu in values]
+def summary(values: list[Timing]) -> dict:
+    """Wall time, and this thread's CPU time: on a machine shared with other jobs the CPU figure shows
+    what a call costs when it gets a core (the watcher's thread is not counted)."""
+    walls, cpus = [t.wall_ms for t in values], [t.cpu_ms for t in values]
     return {
         "p50_ms": round(percentile(walls, 0.5), 2),
         "p95_ms": round(percentile(walls, 0.95), 2),
@@ -119,7 +107,7 @@ def summary(values: list[tuple[float, float]]) -> dict:
     }
 
 
-def measure(vault: Vault, rng: random.Random, count: int) -> dict:
+def chain_and_stats_figures(vault: Vault, rng: random.Random, count: int) -> dict:
     corpus = Corpus(vault)
     first_build = timed(lambda: build_chain(corpus, "ctx-00010"))  # reads the catalog, builds the caused_by graph
     starts = [f"ctx-{rng.randrange(count):05d}" for _ in range(300)]
@@ -142,7 +130,7 @@ def measure(vault: Vault, rng: random.Random, count: int) -> dict:
     one_shot = [timed(lambda: scan(index)) for _ in range(20)]
     return {
         "one_shot_stat_scan": summary(one_shot),
-        "first_graph_build_ms": round(first_build[0], 1),
+        "first_graph_build_ms": round(first_build.wall_ms, 1),
         "chain_first_call": summary(first),
         "chain_cached": summary(again),
         "deepest_chain_measured_steps": len(build_chain(corpus, deepest).steps),
@@ -174,17 +162,17 @@ def main() -> int:
     args = parser.parse_args()
     root = CACHE / "work" / f"causal-chains-{args.contexts}"
     shape = generate(root, args.contexts)
-    lexical_config(root)
+    use_embedder(root, "lexical")
     vault = Vault(root)
     started = time.perf_counter()
     index_vault(open_index(vault), embed=False)
     result = {"vault": {**shape, "index_s": round(time.perf_counter() - started, 1)}}
     print("without a watcher ...", flush=True)
-    result["without_watcher"] = measure(vault, random.Random(3), args.contexts)
+    result["without_watcher"] = chain_and_stats_figures(vault, random.Random(3), args.contexts)
     print(json.dumps(result["without_watcher"]), flush=True)
     print("with a watcher ...", flush=True)
     with Watcher(open_index(vault), embed=False):
-        result["with_watcher"] = measure(vault, random.Random(3), args.contexts)
+        result["with_watcher"] = chain_and_stats_figures(vault, random.Random(3), args.contexts)
     print(json.dumps(result["with_watcher"]), flush=True)
     forget(root)
     watched = result["with_watcher"]
@@ -197,9 +185,7 @@ def main() -> int:
         unwatched["chain_first_call"]["p95_ms"] <= 20 and unwatched["stats_after_an_edit"]["max_ms"] <= 300
     )
     result["machine"] = machine()
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"causal-{args.contexts}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    out = write_json(RESULTS / f"causal-{args.contexts}.json", result)
     print(f"wrote {out}")
     return 0
 

@@ -1,8 +1,8 @@
 """The cost of keeping every version: a brain edit of a 10 KB note with the history on and off, and
 the history's size after 10,000 edits of one note; write JSON.
 
-    python benchmarks/bench_history.py                 # 400 timed edits each way, 10,000 for the size
-    python benchmarks/bench_history.py --edits 100 --size-edits 2000
+    python -m benchmarks.perf.bench_history                 # 400 timed edits each way, 10,000 for the size
+    python -m benchmarks.perf.bench_history --edits 100 --size-edits 2000
 
 Edits go through `brain.memory.notes.service.edit_note` (what `brain note edit --set` and MCP
 edit_note call) on a vault without an index, so the figure is the write path alone: read under
@@ -20,17 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-from run import RESULTS, machine, percentile
-
+from benchmarks.harness import RESULTS, machine, percentile, timed, write_json
 from brain.history import History
 from brain.memory.corpus import Corpus
 from brain.memory.notes import service
@@ -64,9 +59,8 @@ def main() -> None:
         for number in range(1, args.edits + 1):
             for mode, name in (("on", "On"), ("off", "Off")):
                 vault.history = kept if mode == "on" else off
-                start = time.perf_counter()
-                service.edit_note(corpus, name, "set_frontmatter", frontmatter={"counter": number})
-                timings[mode].append((time.perf_counter() - start) * 1000)
+                edit = partial(service.edit_note, corpus, name, "set_frontmatter", frontmatter={"counter": number})
+                timings[mode].append(timed(edit).wall_ms)
         vault.history = kept
         latency = {
             mode: {
@@ -118,8 +112,7 @@ def main() -> None:
                 "after_prune_max_versions_100": after,
             },
         }
-        RESULTS.mkdir(exist_ok=True)
-        (RESULTS / "history.json").write_text(json.dumps(report, indent=2) + "\n")
+        write_json(RESULTS / "history.json", report)
         print(json.dumps(report, indent=2))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

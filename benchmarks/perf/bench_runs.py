@@ -1,7 +1,7 @@
 """Recorded runs at scale: recall latency, projection sizes, export time. Writes JSON, prints a summary.
 
-    python benchmarks/bench_runs.py                 # 10,000 runs over 20 tenants
-    python benchmarks/bench_runs.py --runs 2000     # smaller, quicker
+    python -m benchmarks.perf.bench_runs                 # 10,000 runs over 20 tenants
+    python -m benchmarks.perf.bench_runs --runs 2000     # smaller, quicker
 
 What is measured (targets from issue 13):
 - record: `record_run` (checks, note write, catalog update, query embedding, Chroma upsert) on
@@ -22,18 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import shutil
 import statistics
-import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
+from benchmarks import harness
+from benchmarks.harness import REPO, percentile
 from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
@@ -43,9 +40,9 @@ from brain.notes.run import Run, RunLabels, RunScope, project, render_run
 from brain.vault import Vault
 from brain.vault_init import init_vault
 
-RESULTS = HERE / "results" / "runs.json"
-WORK = HERE / ".cache" / "work" / "runs"
-LOAN = json.loads((HERE.parent / "tests" / "data" / "runs" / "application-42.json").read_text(encoding="utf-8"))
+RESULTS = harness.RESULTS / "runs.json"
+WORK = harness.CACHE / "work" / "runs"
+LOAN = json.loads((REPO / "tests" / "data" / "runs" / "application-42.json").read_text(encoding="utf-8"))
 RECORDED = 100
 TENANTS = 20
 SUBJECTS = [
@@ -69,11 +66,6 @@ ASKS = [
 ]
 STAGES = ["classify-risk", "check-policy", "pick-reason", "choose-action", "verify-identity", "estimate-cost"]
 TOOLS = ["lookupCreditBureau", "fetchPolicy", "getCustomer", "searchTickets", "computeExposure"]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 def snapshot(rng: random.Random, number: int, query: str) -> dict:
@@ -136,7 +128,8 @@ def labels(rng: random.Random) -> RunLabels:
 
 
 def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
-    from brain.index.sync.sync import attach, index_vault
+    from brain.index.sync.attach import attach
+    from brain.index.sync.sync import index_vault
 
     shutil.rmtree(root, ignore_errors=True)
     vault, _ = init_vault(root)
@@ -165,23 +158,22 @@ def build(root: Path, count: int, embedder) -> tuple[Vault, dict]:
     cataloged = time.perf_counter() - started
     attach(vault)
     corpus = Corpus(vault)
-    times = []
-    for number in range(count - RECORDED, count):
-        started = time.perf_counter()
-        runs.record_run(
+    times = harness.measure(
+        lambda number: runs.record_run(
             corpus,
             generated[number],
             tenant=f"tenant-{number % TENANTS:02d}",
             labels=labels(rng),
             now=start + timedelta(minutes=number),
-        )
-        times.append(time.perf_counter() - started)
+        ),
+        range(count - RECORDED, count),
+    )
     return vault, {
         "notes_written_s": round(written, 1),
         "catalog_s": round(cataloged, 1),
         "record_run_ms": {
-            "p50": round(percentile(times, 0.5) * 1000, 1),
-            "p95": round(percentile(times, 0.95) * 1000, 1),
+            "p50": round(percentile(times, 0.5), 1),
+            "p95": round(percentile(times, 0.95), 1),
             "runs": RECORDED,
         },
     }
@@ -228,8 +220,7 @@ def main() -> None:
         "runs": args.runs,
         "tenants": TENANTS,
         "embedder": embedder.id,
-        "machine": platform.platform(),
-        "note": "2-core machine shared with other engineers' test runs while measuring",
+        "machine": harness.machine(note="2-core machine shared with other engineers' test runs while measuring"),
     }
     root = WORK / f"vault-{args.runs}"
     if args.reuse and root.is_dir():
@@ -298,8 +289,7 @@ def main() -> None:
         "export_le_20s": all(e["seconds"] <= 20 for e in exports.values()),
     }
     forget(vault.root)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    harness.write_json(RESULTS, result)
     print(json.dumps(result, indent=2))
 
 

@@ -6,7 +6,7 @@ as `session.call_tool` against a `brain mcp` subprocess through the SDK's stdio 
 and at p95. It covers argument validation, the worker-thread hop, formatting the result, JSON-RPC
 and the pipe both ways. A ping round trip is reported as the protocol's floor.
 
-    python benchmarks/bench_mcp.py [--iterations 200] [--vault vault-example]
+    python -m benchmarks.perf.bench_mcp [--iterations 200] [--vault vault-example]
 
 Writes benchmarks/results/mcp.json and prints a table.
 """
@@ -14,9 +14,7 @@ Writes benchmarks/results/mcp.json and prints a table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -30,7 +28,9 @@ from typing import Any
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from brain.index.sync.sync import attach as attach_index
+from benchmarks import harness
+from benchmarks.harness import REPO, percentile
+from brain.index.sync.attach import attach as attach_index
 from brain.memory.causal import graph as causal
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.corpus import Corpus
@@ -39,8 +39,7 @@ from brain.memory.notes import service as notes
 from brain.memory.patterns import service as patterns
 from brain.vault import Vault
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).parent / "results" / "mcp.json"
+RESULTS = harness.RESULTS / "mcp.json"
 
 
 @dataclass(frozen=True)
@@ -111,34 +110,31 @@ def cases() -> list[Case]:
         Case(
             "write_note",
             lambda i: {"title": f"Bench note mcp {i}", "content": "A benchmark note.\n"},
-            lambda v, c, i: notes.write_note(v, c, f"Bench note lib {i}", "A benchmark note.\n"),
+            lambda v, c, i: notes.write_note(c, f"Bench note lib {i}", "A benchmark note.\n"),
         ),
         Case(
             "edit_note",
             lambda i: {"name": "Bench note mcp 0", "operation": "append", "content": f"- line {i}"},
-            lambda v, c, i: notes.edit_note(v, c, "Bench note lib 0", "append", content=f"- line {i}"),
+            lambda v, c, i: notes.edit_note(c, "Bench note lib 0", "append", content=f"- line {i}"),
         ),
         Case(
             "store_episode",
             lambda i: _episode(i, "mcp"),
-            lambda v, c, i: episodes.store_episode(v, c, episodes.episode_from_data(_episode(i, "lib"))[0]),
+            lambda v, c, i: episodes.store_episode(c, episodes.episode_from_data(_episode(i, "lib"))[0]),
         ),
         Case(
             "add_pattern",
             lambda i: {"name": "bench pattern mcp", "outcome": "success", "trigger": "t", "action": "a"},
-            lambda v, c, i: patterns.add_pattern(v, c, "bench pattern lib", outcome="success", trigger="t", action="a"),
+            lambda v, c, i: patterns.add_pattern(c, "bench pattern lib", outcome="success", trigger="t", action="a"),
         ),
     ]
     search_case = _search_case()
     return found + ([search_case] if search_case else [])
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-async def measure(library_root: Path, server_root: Path, all_cases: list[Case], iterations: int, warmup: int):
+async def library_and_roundtrip(
+    library_root: Path, server_root: Path, all_cases: list[Case], iterations: int, warmup: int
+):
     """Per tool: library call and tool call alternate, so load on the machine hits both alike."""
     vault = Vault(library_root)
     attach_index(vault)  # as build_server does: writes update the catalog at once on both sides
@@ -194,7 +190,7 @@ def main() -> None:
         shutil.copytree(options.vault, server_root)
         note_count = len(list(Vault(library_root).iter_files()))
         library, roundtrip = anyio.run(
-            measure, library_root, server_root, all_cases, options.iterations, options.warmup
+            library_and_roundtrip, library_root, server_root, all_cases, options.iterations, options.warmup
         )
 
     tools = {}
@@ -215,16 +211,15 @@ def main() -> None:
         "vault": f"{options.vault.name} ({note_count} notes)",
         "iterations": options.iterations,
         "warmup": options.warmup,
-        "python": platform.python_version(),
-        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+        "machine": harness.machine(),
         "median_overhead_ms": statistics.median(overheads),
         "ping_roundtrip_ms": {"p50": percentile(pings, 0.5), "p95": percentile(pings, 0.95)},
         "tools": tools,
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    harness.write_json(RESULTS, report)
 
-    print(f"{report['benchmark']}: {report['vault']}, {options.iterations} calls per tool, {report['machine']}")
+    where = f"{report['machine']['cpus']} CPUs, load {report['machine']['load_avg']}"
+    print(f"{report['benchmark']}: {report['vault']}, {options.iterations} calls per tool, {where}")
     print(f"{'tool':24} {'library p50':>12} {'round trip p50':>15} {'overhead p50':>13} {'overhead p95':>13}")
     for name, row in tools.items():
         print(

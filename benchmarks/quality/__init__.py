@@ -1,0 +1,1 @@
+"""Quality benchmarks: how well brain finds (search) and keeps (session extraction) what it should."""
