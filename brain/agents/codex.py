@@ -5,6 +5,9 @@ marked lines, so uninstall removes exactly those lines. Codex has no session-sta
 that adds context here, so it gets the MCP server (the agent can call `bootstrap_context` and
 `get_guidelines`) and a `notify` program that extracts the session after each turn.
 
+`notify` runs after every turn and imports this module, so tomllib, which only install and status
+need, is imported where it is used.
+
 Rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
 
 Each line is `{timestamp, type, payload}`. Types read: `session_meta` (id, cwd), `turn_context`,
@@ -29,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -73,6 +75,8 @@ def merged(path: Path, what: str, text: str | None, commands: Commands | None) -
 
 def entries(path: Path, what: str, text: str) -> tuple[tuple[str, ...], str | None]:
     """brain's marked lines, and what is wrong with the file (one that is not TOML still shows them)."""
+    import tomllib
+
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -82,6 +86,8 @@ def entries(path: Path, what: str, text: str) -> tuple[tuple[str, ...], str | No
 
 def vaults_named(text: str) -> list[str]:
     """The vaults brain's blocks in a config.toml point at (the argument after `--vault`)."""
+    import tomllib
+
     if BEGIN not in text:
         return []
     try:
@@ -111,6 +117,8 @@ def without_codex_blocks(text: str) -> str:
 
 def with_codex_blocks(text: str, commands: Commands) -> str:
     """config.toml with brain's blocks; refuses a file whose own `notify` or `[mcp_servers.brain]` is in the way."""
+    import tomllib
+
     base = without_codex_blocks(text)
     try:
         data = tomllib.loads(base)

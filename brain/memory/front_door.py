@@ -9,20 +9,30 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.history import Actor, acting_as
 from brain.index.sync.attach import attach
-from brain.memory.corpus import Corpus
 from brain.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.memory.corpus import Corpus
 
 
 @dataclass(frozen=True)
 class Memory:
-    """An open vault: `vault` for its files, `corpus` for what the services read and write."""
+    """An open vault: `vault` for its files, `corpus` for what the services read and write (made at
+    first use: a hook that only starts an extraction never loads it)."""
 
     vault: Vault
-    corpus: Corpus
+
+    @cached_property
+    def corpus(self) -> Corpus:
+        from brain.memory.corpus import Corpus
+
+        return Corpus(self.vault)
 
     @property
     def root(self) -> Path:
@@ -50,4 +60,4 @@ def open_memory(path: str | Path | Vault | None = None) -> Memory:
     index attached. A vault folder that does not exist is a `VaultNotFound` naming what to run."""
     vault = path if isinstance(path, Vault) else Vault.find(path)
     attach(vault)  # brain's own writes update the index at once (when the vault has one)
-    return Memory(vault, Corpus(vault))
+    return Memory(vault)

@@ -9,13 +9,10 @@ only the ones that write need the indexing pipeline, imported by the listener.
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from brain.vault import Vault
-
-log = logging.getLogger(__name__)
 
 
 def attach(vault: Vault, *, embed: bool = False) -> None:
@@ -33,6 +30,8 @@ def attach(vault: Vault, *, embed: bool = False) -> None:
             if index is not None:
                 update_paths(index, paths, embed=embed)
         except Exception as error:
-            log.warning("index not updated after writing %s: %s", ", ".join(paths[:3]), error)
+            import logging  # only here: every command and hook attaches its vault, few ever warn
+
+            logging.getLogger(__name__).warning("index not updated after writing %s: %s", ", ".join(paths[:3]), error)
 
     vault.on_change(listener)

@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,16 @@ _INJECTED_TAGS = (
     "permissions instructions",
     "turn_aborted",
 )
-_INJECTED = re.compile(
-    r"<(" + "|".join(map(re.escape, _INJECTED_TAGS)) + r")(?:\s[^>]*)?>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE
-)
+
+
+@cache
+def _injected() -> re.Pattern[str]:
+    """The blocks an IDE, a shell or a hook injects (compiled at first use: a hook imports this module)."""
+    return re.compile(
+        r"<(" + "|".join(map(re.escape, _INJECTED_TAGS)) + r")(?:\s[^>]*)?>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE
+    )
+
+
 _NOT_A_REQUEST = (
     "Caveat: The messages below",
     "# AGENTS.md instructions",
@@ -224,7 +232,7 @@ def text_of(content: Any) -> str:
 def request_text(text: str) -> str:
     """What a person wrote in a user message: the blocks an IDE, a shell or a hook put there taken out;
     '' when nothing is left or what is left is the harness's own text (a summary, AGENTS.md)."""
-    text = _INJECTED.sub("", text).strip()
+    text = _injected().sub("", text).strip()
     return "" if text.startswith(_NOT_A_REQUEST) else text
 
 
