@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 ADR_EPISODE = DATA / "EPISODE-2026-01-21-session-42.md"
 ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
 AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
+TRANSCRIPTS = DATA / "transcripts"  # Claude Code and Codex sessions, made and public (see its README)
 
 
 # Tests that take seconds are marked `slow`, so `pytest -m "not slow"` is a quick run while editing
@@ -32,18 +33,18 @@ AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT
 # the modules whose tests build a real-model index, start servers or generate many cases (the
 # slowest in `pytest --durations=40`).
 SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server"}
-SLOW_MODULES = {
-    "test_search",  # vault-example indexed with the real model
-    "test_search_quality",
-    "test_import_ai_agents",
-    "test_mcp_stdio",
-    "test_mcp_http",
-    "test_chroma_server",
-    "test_vector_consistency",
-    "test_learning_session",
-    "test_runs_recall",
-    "test_model_cache",
-    "test_parse_properties",
+SLOW_MODULES = {  # by their path under tests/, dotted
+    "index.test_search",  # vault-example indexed with the real model
+    "index.test_search_quality",
+    "importers.test_ai_agents",
+    "mcp.test_tools_over_stdio",
+    "mcp.test_http",
+    "index.test_chroma_server",
+    "index.test_vector_consistency",
+    "memory.sessions.test_protocol",
+    "memory.runs.test_recall",
+    "index.test_model_cache",
+    "notes.test_parse_properties",
 }
 
 
@@ -51,7 +52,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         module = getattr(item, "module", None)
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or (
-            module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES
+            module is not None and module.__name__.removeprefix("tests.") in SLOW_MODULES
         ):
             item.add_marker(pytest.mark.slow)
 

@@ -13,10 +13,17 @@ import pytest
 from brain.agents.registry import READERS
 from brain.memory.sessions.ingest import extract_transcript
 from brain.notes.parse import parse_note
+from tests.conftest import TRANSCRIPTS
 
-DATA = Path(__file__).parent / "data" / "transcripts"
-CLAUDE = DATA / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
-CODEX = DATA / "codex" / "2026" / "03" / "14" / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
+CODEX = (
+    TRANSCRIPTS
+    / "codex"
+    / "2026"
+    / "03"
+    / "14"
+    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+)
 CODEX_ID = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
 TASK = "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
 

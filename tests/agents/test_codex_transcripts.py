@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_brain
+
+from tests.conftest import REPO, run_brain
 
 PUBLIC = REPO / "tests/data/transcripts/public"
 SPOTTER = PUBLIC / "spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"

@@ -17,11 +17,18 @@ from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.sessions.ingest import extract_transcript
 from brain.memory.sessions.transcripts import detect_format
+from tests.conftest import TRANSCRIPTS
 
-DATA = Path(__file__).parent / "data" / "transcripts"
-CLAUDE = DATA / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
-CODEX = DATA / "codex" / "2026" / "03" / "14" / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
-PUBLIC = DATA / "public"
+CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
+CODEX = (
+    TRANSCRIPTS
+    / "codex"
+    / "2026"
+    / "03"
+    / "14"
+    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+)
+PUBLIC = TRANSCRIPTS / "public"
 
 
 def test_claude_code_every_record_type_is_read_or_counted():
@@ -178,7 +185,7 @@ def test_a_torn_last_line_and_a_comment_header_are_skipped_and_counted(tmp_path)
 
 def test_subagents_are_folded_into_their_parent_not_read_alone(tmp_path):
     copy = tmp_path / "claude-code"
-    shutil.copytree(DATA / "claude-code", copy)
+    shutil.copytree(TRANSCRIPTS / "claude-code", copy)
     from brain.memory.sessions.ingest import extract_paths
 
     (found,) = extract_paths([copy], READERS)

@@ -9,14 +9,11 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO, lexical_vault, note_text, put, run_brain
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import run_brain, write
+from tests.conftest import run_brain, write
 
 
 def snapshot(vault):

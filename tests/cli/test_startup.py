@@ -8,11 +8,11 @@ import subprocess
 import sys
 
 import typer
-from cli_probe import REPO, heavy, imported_modules, probe
-from conftest import run_brain, write
 from typer.testing import CliRunner
 
 from brain.cli import COMMANDS, app
+from tests.conftest import run_brain, write
+from tests.helpers.cli_probe import REPO, heavy, imported_modules, probe
 
 
 def test_each_registry_summary_is_the_first_paragraph_of_its_commands_help():

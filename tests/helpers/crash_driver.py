@@ -1,6 +1,6 @@
 """Run `brain ARGS` in this process with one function made to kill it, as a crash would.
 
-    python tests/crash_driver.py MODULE:ATTR N before|after -- ARGS...
+    python tests/helpers/crash_driver.py MODULE:ATTR N before|after -- ARGS...
 
 The Nth call of MODULE.ATTR (e.g. `os:link`, `brain.vault:Vault.write`) ends the process with
 `os._exit(9)`: before the call runs, or right after it returned. Nothing is cleaned up, no

@@ -13,13 +13,12 @@ from typing import Any
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from conftest import run_brain
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, Tool
 
 from brain.vault_init import init_vault
+from tests.conftest import DATA, run_brain
 
-DATA = Path(__file__).parent / "data"
 LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}
 FACT_TOOLS = {"record_fact", "supersede_fact", "invalidate_fact", "recall_facts"}
 CORE_TOOLS = {

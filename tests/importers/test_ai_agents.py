@@ -11,8 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import AI_AGENTS as FIXTURES
-from conftest import run_brain
 
 from brain.importers.ai_agents.export import export_ai_agents
 from brain.importers.ai_agents.importer import import_ai_agents
@@ -20,6 +18,8 @@ from brain.importers.ai_agents.verify import verify_ai_agents
 from brain.notes.parse import parse_note
 from brain.vault import Vault
 from brain.vault_init import init_vault
+from tests.conftest import AI_AGENTS as FIXTURES
+from tests.conftest import run_brain
 
 GENERATIONS = ("v1", "transitional", "v2")
 

@@ -16,7 +16,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import lexical_vault, note_text, put, state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,8 +29,8 @@ from brain.index.sync.sync import index_vault, reindex_vault
 from brain.memory.corpus import Corpus
 from brain.note_files import Skip, SkipKind, parse_bytes
 from brain.notes.parse import parse_note
+from tests.conftest import REPO, lexical_vault, note_text, put, state
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
 
 

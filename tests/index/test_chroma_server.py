@@ -6,17 +6,16 @@ test_search.py runs its plumbing tests against the server too.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
-from conftest import lexical_vault
 
 from brain.index.engine import forget, open_index
 from brain.index.search import search
 from brain.index.sync.sync import index_vault
 from brain.vault import Vault
+from tests.conftest import REPO, lexical_vault
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
+EXAMPLE = REPO / "vault-example"
 
 
 @pytest.fixture

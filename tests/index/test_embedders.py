@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO
 
 from brain.index.embedders import model_files
 from brain.index.embedders.embedders import (
@@ -23,6 +22,7 @@ from brain.index.embedders.embedders import (
     load_embedder,
     resolve_default_model,
 )
+from tests.conftest import REPO
 
 
 @pytest.fixture(scope="module")

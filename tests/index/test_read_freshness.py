@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import lexical_vault, note_text, put
 
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.index.watch import fresh
 from brain.index.watch.watch import Watcher
 from brain.memory.corpus import Corpus
+from tests.conftest import lexical_vault, note_text, put
 
 
 @pytest.fixture

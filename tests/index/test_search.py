@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 import pytest
-from conftest import lexical_vault, note_text, put
-from labelled_queries import KEYWORDS, PARAPHRASE
 
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
 from brain.index.search import SearchFilters, run, search
 from brain.index.sync.sync import index_vault
 from brain.vault import Vault
+from tests.conftest import REPO, lexical_vault, note_text, put
+from tests.helpers.labelled_queries import KEYWORDS, PARAPHRASE
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
 PKCE_NOTES = {  # notes about OAuth2 with PKCE for the mobile app
     "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md",

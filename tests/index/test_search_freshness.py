@@ -10,17 +10,14 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
 from brain.index.search import search, search_report
 from brain.index.sync.sync import index_vault
 from brain.index.watch.watch import follow
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO, lexical_vault, note_text, put, run_brain
 
 
 @pytest.fixture

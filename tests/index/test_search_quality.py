@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,9 @@ from brain.index.engine import forget, open_index
 from brain.index.search import run
 from brain.index.sync.sync import index_vault
 from brain.vault import Vault
+from tests.conftest import DATA
 
-SAMPLE = Path(__file__).parent / "data" / "retrieval" / "hotpotqa_sample.json"
+SAMPLE = DATA / "retrieval" / "hotpotqa_sample.json"
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import lexical_vault, note_text, put, run_brain
-from mcp_harness import connect, make_vault
 
 from brain.index.engine import forget, open_index
 from brain.index.search import relative_scores, search
+from tests.conftest import lexical_vault, note_text, put, run_brain
+from tests.helpers.mcp_harness import connect, make_vault
 
 
 @pytest.fixture

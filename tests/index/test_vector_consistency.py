@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import lexical_vault, note_text, put, run_brain
 
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import update_paths
 from brain.index.vectors.identity import collection_name, is_copy, vault_identity
 from brain.index.vectors.vectors import STAMP_KEY, record_id
 from brain.vault import Vault
+from tests.conftest import lexical_vault, note_text, put, run_brain
 
 
 @pytest.fixture

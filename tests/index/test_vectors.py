@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, lexical_vault, note_text, put
 
 from brain.errors import IndexMismatch, Remedy
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
@@ -15,6 +14,7 @@ from brain.index.engine import forget, open_index
 from brain.index.search import search
 from brain.index.sync.sync import index_vault, reindex_vault
 from brain.index.vectors.identity import collection_name
+from tests.conftest import REPO, lexical_vault, note_text, put
 
 
 class Counting(LexicalFallbackEmbedder):

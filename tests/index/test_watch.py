@@ -7,7 +7,6 @@ import os
 import random
 
 import pytest
-from conftest import lexical_vault, note_text, put, state
 
 from brain.index.engine import forget, open_index
 from brain.index.search import search
@@ -16,6 +15,7 @@ from brain.index.watch.fresh import ignored
 from brain.index.watch.watch import Watcher
 from brain.memory.corpus import Corpus
 from brain.note_files import SkipKind
+from tests.conftest import lexical_vault, note_text, put, state
 
 
 @pytest.fixture

@@ -15,12 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import run_brain
-
 from brain.index.heartbeat import BEAT_FILE, STALE_SECONDS, Beat, current, write_beat
 from brain.vault_init import init_vault
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO, run_brain
 
 
 def test_only_a_recent_idle_beat_is_current(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from mcp_harness import McpClient, connect, make_vault, snapshot
+
+from tests.helpers.mcp_harness import McpClient, connect, make_vault, snapshot
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp_harness import CAUSAL_TOOLS, cli, connect, snapshot, text_of
-
 from brain.notes.model import ACTION_TYPES
 from brain.vault_init import init_vault
+from tests.helpers.mcp_harness import CAUSAL_TOOLS, cli, connect, snapshot, text_of
 
 
 def test_causal_tools_through_a_client_session(tmp_path: Path) -> None:

@@ -7,10 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from mcp_harness import FACT_TOOLS, cli, connect, snapshot, text_of
-
 from brain.notes.fact import TIERS
 from brain.vault_init import init_vault
+from tests.helpers.mcp_harness import FACT_TOOLS, cli, connect, snapshot, text_of
 
 
 def test_fact_tools_through_a_client_session(tmp_path: Path) -> None:

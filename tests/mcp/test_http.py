@@ -16,7 +16,8 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp_harness import (
+
+from tests.helpers.mcp_harness import (
     CAUSAL_TOOLS,
     CORE_TOOLS,
     EPISODIC_TOOLS,

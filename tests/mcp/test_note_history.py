@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp_harness import connect, make_vault, text_of
+from tests.helpers.mcp_harness import connect, make_vault, text_of
 
 
 def test_note_tools_through_a_client_session(tmp_path: Path) -> None:

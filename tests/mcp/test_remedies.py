@@ -10,14 +10,14 @@ import json
 import re
 from pathlib import Path
 
-from mcp_harness import cli, connect, make_vault
-
 from brain.cli.remedies import CLI_WORDINGS
 from brain.errors import PLAIN, IndexMismatch, Remedy
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.views.search import pending_line
+from tests.conftest import REPO
+from tests.helpers.mcp_harness import cli, connect, make_vault
 
-BRAIN = Path(__file__).parent.parent / "brain"
+BRAIN = REPO / "brain"
 
 
 def _commands() -> str:

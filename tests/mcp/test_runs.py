@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from conftest import DATA
-from mcp_harness import RUN_TOOLS, McpClient, connect, snapshot, text_of
 
 from brain.vault_init import init_vault
+from tests.conftest import DATA
+from tests.helpers.mcp_harness import RUN_TOOLS, McpClient, connect, snapshot, text_of
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
 QUESTION = "Should we approve application #42? Credit: 580. Income: 95k. Amount: 50k."

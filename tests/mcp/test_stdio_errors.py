@@ -13,8 +13,7 @@ import threading
 from pathlib import Path
 
 from brain.vault_init import init_vault
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO
 
 
 class Wire:

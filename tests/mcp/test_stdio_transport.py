@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from brain.vault_init import init_vault
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_brain
-from mcp_harness import (
+
+from tests.conftest import run_brain
+from tests.helpers.mcp_harness import (
     CAUSAL_TOOLS,
     CORE_TOOLS,
     EPISODIC_TOOLS,

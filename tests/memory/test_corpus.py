@@ -13,7 +13,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import lexical_vault, note_text, put
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,8 +23,8 @@ from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.patterns.service import antipatterns, list_patterns
 from brain.note_files import parse_bytes
+from tests.conftest import REPO, lexical_vault, note_text, put
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "vault-example"
 PATHS = ["a.md", "b.md", "sub/c.md", "d.md"]
 TYPES = ["pattern", "episode", "note"]
@@ -191,9 +190,9 @@ def test_reads_inside_checked_once_look_at_the_files_once(example):
 def test_a_command_looks_at_the_files_once_and_the_next_command_again(example, monkeypatch):
     """`brain context bootstrap` reads failures, antipatterns, facts, patterns and tips: one stat
     scan for all of them; a file changed before the next command is seen by it."""
-    from conftest import run_brain
 
     import brain.index.watch.fresh as fresh
+    from tests.conftest import run_brain
 
     scans = []
     real = fresh.scan

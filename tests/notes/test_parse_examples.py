@@ -1,11 +1,10 @@
 """The example episode and pattern of tests/data (ai-agents layout) parse to exactly what they say."""
 
-from conftest import ADR_EPISODE, ADR_PATTERN
-
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Decision, EvidenceEpisode
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note
+from tests.conftest import ADR_EPISODE, ADR_PATTERN
 
 
 def test_adr_episode_parses_every_part():

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import write
 
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
+from tests.conftest import write
 
 
 @pytest.fixture

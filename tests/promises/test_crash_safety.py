@@ -1,4 +1,4 @@
-"""Facts under crashes: a real process is killed at the moment that matters (tests/crash_driver.py
+"""Facts under crashes: a real process is killed at the moment that matters (tests/helpers/crash_driver.py
 wraps one function to `os._exit(9)`, as `kill -9` would), then the invariants are checked: no
 value the sweep deleted is anywhere in the vault, one current value per subject, every
 acknowledged journal record present and verified."""
@@ -15,8 +15,9 @@ import pytest
 
 import brain as brain_package
 from brain.vault import Vault
+from tests.helpers import crash_driver
 
-DRIVER = Path(__file__).parent / "crash_driver.py"
+DRIVER = Path(crash_driver.__file__)
 CODE = Path(brain_package.__file__).resolve().parents[1]  # the brain under test, for the subprocess
 SECRET = "zebra-quokka-7731"  # a value that occurs nowhere else
 

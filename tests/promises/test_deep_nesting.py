@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import write
 
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.notes.depth import MAX_DEPTH, deeper_than, load_json
 from brain.notes.parse import parse_note
+from tests.conftest import write
 
 DEEP_FRONTMATTER = "---\ntitle: Deep\nnest: " + "[" * 600 + "]" * 600 + "\n---\n\n# Deep\n\nA body about payments.\n"
 MESSAGE = f"frontmatter not read: the frontmatter nests more than {MAX_DEPTH} levels deep"

@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from disk_faults import brain, files, full_disk, read_only_vault, unmount
+
+from tests.helpers.disk_faults import brain, files, full_disk, read_only_vault, unmount
 
 SNAPSHOT = {"query": "how do I retry a payment", "finalContent": "Retry with backoff", "decisions": []}
 EPISODE = {"session": "2026-03-02-s1", "task": "T", "outcome": "success", "lessons": ["a lesson"]}
@@ -112,7 +113,7 @@ def test_writes_on_a_read_only_vault_are_one_line(read_only: Path, command: tupl
 
 
 def test_mcp_reads_work_and_writes_are_one_line_on_a_read_only_vault(read_only: Path) -> None:
-    from mcp_harness import connect, text_of
+    from tests.helpers.mcp_harness import connect, text_of
 
     before = files(read_only)
     with connect(read_only) as client:

@@ -11,9 +11,9 @@ import subprocess
 import typer
 import typer.main
 import yaml
-from conftest import REPO
 
 from brain.cli import app
+from tests.conftest import REPO
 
 DOCS = REPO / "docs"
 GUIDE_PAGES = sorted(path for path in DOCS.rglob("*.md") if path.parent.name != "reference")

@@ -8,10 +8,9 @@ import shlex
 import shutil
 from pathlib import Path
 
-from conftest import REPO, run_brain
-
 from brain.mcp.common import tools_in
 from brain.mcp.server import GROUPS
+from tests.conftest import REPO, run_brain
 
 DOCS = REPO / "docs"
 

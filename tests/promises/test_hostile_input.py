@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import write
 
 from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
@@ -14,6 +13,7 @@ from brain.memory.patterns.service import add_pattern
 from brain.notes.episode import episode_from_note
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note
+from tests.conftest import write
 
 BOMB = (
     "---\ntitle: Bomb\n"

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from brain.vault_init import init_vault
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO
 
 
 def children(pid: int) -> list[int]:

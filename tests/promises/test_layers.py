@@ -11,7 +11,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-SOURCE = Path(__file__).resolve().parent.parent / "brain"
+from tests.conftest import REPO
+
+SOURCE = REPO / "brain"
 MAX_LINES = 500
 MAX_MODULES_PER_FOLDER = 22
 

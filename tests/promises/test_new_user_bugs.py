@@ -7,14 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import write
-from mcp_harness import connect, make_vault
 
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.vault import Vault
+from tests.conftest import DATA, write
+from tests.helpers.mcp_harness import connect, make_vault
 
-DATA = Path(__file__).parent / "data"
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 
 

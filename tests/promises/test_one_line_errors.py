@@ -6,11 +6,11 @@ from __future__ import annotations
 import socket
 
 import pytest
-from conftest import write
 from filelock import FileLock
 
 from brain.index import engine
 from brain.index.engine import forget
+from tests.conftest import write
 
 
 @pytest.fixture(autouse=True)
@@ -136,12 +136,11 @@ def test_nfc_and_nfd_titles_make_one_note(vault, brain):
 
 def test_a_moved_vault_keeps_its_vectors(tmp_path, brain):
     """Item 7: after `mv`, vector search returned nothing (the collection name hashed the path)."""
-    from conftest import lexical_vault
-
     from brain.index.engine import open_index
     from brain.index.search import search
     from brain.index.vectors.identity import collection_name
     from brain.vault import Vault
+    from tests.conftest import lexical_vault
 
     first = lexical_vault(tmp_path / "before")
     write(first, "notes/a.md", "# Alpha\n\nquartz lattice resonance\n")

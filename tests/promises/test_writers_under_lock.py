@@ -15,6 +15,7 @@ from pathlib import Path
 
 from brain.memory.corpus import Corpus
 from brain.notes.tip import Tip, render_tip, tip_from_note
+from tests.conftest import REPO
 
 GIVER = r"""
 import os, sys, time
@@ -37,7 +38,7 @@ def test_eight_feedback_calls_at_once_all_count(vault, tmp_path: Path):
     tip = Tip(title="TIP-shared", category="strategy", tip="Read the log first", trigger="a failure")
     (vault.root / "tips" / "TIP-shared.md").write_text(render_tip(tip), encoding="utf-8")
     go = tmp_path / "go"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     givers = [
         subprocess.Popen(
             [sys.executable, "-c", GIVER, str(vault.root), str(go)],
@@ -82,7 +83,7 @@ def test_supersedes_of_one_fact_at_once_leave_one_current_value_and_no_editor_co
 
     first = record_fact(vault, "preference", "theme", "dark", namespace="user:alice")
     go = tmp_path / "go"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     writers = [
         subprocess.Popen(
             [sys.executable, "-c", SUPERSEDER, str(vault.root), str(go), f"colour-{n}", first.fact.title],

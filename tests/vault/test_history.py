@@ -9,12 +9,11 @@ import os
 import zlib
 from datetime import UTC, datetime, timedelta
 
-from conftest import write
-
 from brain.history import History, acting_as
 from brain.memory.corpus import Corpus
 from brain.memory.notes import history, service
 from brain.vault import Vault
+from tests.conftest import write
 
 
 def sha(data: bytes) -> str:
@@ -234,7 +233,7 @@ def test_a_plain_folder_used_as_a_vault_keeps_no_history(tmp_path):
 
 
 def test_an_import_is_named_as_the_importer(brain, vault):
-    from conftest import AI_AGENTS
+    from tests.conftest import AI_AGENTS
 
     source = AI_AGENTS / "v2" / "episodes"
     assert brain("import", "ai-agents", str(source)).exit_code == 0

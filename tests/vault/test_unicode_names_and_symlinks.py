@@ -8,11 +8,11 @@ import json
 import os
 
 import pytest
-from conftest import write
 
 from brain.errors import NoteExists, UnsafePath
 from brain.index.engine import forget
 from brain.note_files import Skip, SkipKind, note_files
+from tests.conftest import write
 
 NFC, NFD = "Caf\u00e9", "Cafe\u0301"
 

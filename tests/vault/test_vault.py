@@ -4,12 +4,12 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import write
 
 from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
 from brain.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
 from brain.vault import Vault
 from brain.vault_init import init_vault
+from tests.conftest import write
 
 
 @pytest.mark.parametrize(

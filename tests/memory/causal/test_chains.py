@@ -6,7 +6,6 @@ import json
 
 import networkx as nx
 import pytest
-from conftest import write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +15,7 @@ from brain.memory.causal.chains import build_chain, caused_by_graph
 from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus
 from brain.vault_init import init_vault
+from tests.conftest import write
 
 
 def context(vault, title, kind, time, body, causes=(), rationale=None, project="auth"):

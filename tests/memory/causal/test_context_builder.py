@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_brain
 
 from brain.errors import InvalidInput, NoteNotFound
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, build_context
 from brain.memory.corpus import Corpus
 from brain.vault_init import init_vault
+from tests.conftest import DATA, run_brain
 
 NOTES = {
     "notes/Hub.md": "---\ntitle: Hub\ntags: [start]\nstatus: active\n---\n\n# Hub\n\nThe hub links to [[Linked]] and [[Not Written Yet]].\n\n"
@@ -86,7 +86,7 @@ def test_a_small_budget_truncates_and_omits(corpus: Corpus) -> None:
 
 def test_episode_summary_lists_decisions_and_skips_local_ids(tmp_path: Path) -> None:
     vault, _ = init_vault(tmp_path / "vault")
-    source = Path(__file__).parent / "data" / "EPISODE-2026-01-21-session-42.md"
+    source = DATA / "EPISODE-2026-01-21-session-42.md"
     (vault.root / "episodes" / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     built = build_context(Corpus(vault), "EPISODE-2026-01-21-session-42", depth=1, budget=1000)
     assert "- decision d001: Episode Storage Format -> Markdown notes (success)" in built.text

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import write
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +14,7 @@ from brain.memory.corpus import Corpus
 from brain.note_files import parse_bytes
 from brain.notes.model import ACTION_TYPES
 from brain.notes.summary import note_summary
+from tests.conftest import write
 
 
 def files(vault) -> dict[str, bytes]:

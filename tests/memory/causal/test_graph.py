@@ -5,10 +5,10 @@ import json
 
 import networkx as nx
 import pytest
-from conftest import write
 
 from brain.memory.causal.graph import find_path
 from brain.memory.corpus import Corpus
+from tests.conftest import write
 
 
 def pattern(vault, title, rate, occurrences, *edges, extra=""):

@@ -2,12 +2,11 @@
 
 import json
 
-from conftest import AI_AGENTS as FIXTURES
-from conftest import write
-
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import episode_from_data
 from brain.notes.episode import episode_from_note
+from tests.conftest import AI_AGENTS as FIXTURES
+from tests.conftest import write
 
 
 def episode_json(session: str, outcome: str, task: str, timestamp: str, **extra) -> str:

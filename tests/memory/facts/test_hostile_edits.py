@@ -14,10 +14,11 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from mcp_harness import connect, text_of
 
 import brain as brain_package
 from brain.vault import Vault
+from tests.conftest import DATA
+from tests.helpers.mcp_harness import connect, text_of
 
 CODE = Path(brain_package.__file__).resolve().parents[1]
 SECRET = "zebra-quokka-7731"
@@ -297,7 +298,7 @@ def test_dates_out_of_range_never_stop_the_fact_commands(vault: Vault, brain) ->
                 "run",
                 "record",
                 "-f",
-                str(Path(__file__).parent / "data/runs/loan-42.json"),
+                str(DATA / "runs" / "loan-42.json"),
                 "--tenant",
                 "t",
                 "--ttl",

@@ -18,6 +18,7 @@ from brain.memory.facts import service
 from brain.notes.fact import NewFact, fact_from_note, parse_value, render_fact, value_hash
 from brain.notes.parse import parse_note
 from brain.vault import Vault
+from tests.conftest import REPO
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -494,7 +495,7 @@ def test_json_values_parse_back_as_given(value) -> None:
 
 
 def test_the_example_vault_chain_reads_cleanly() -> None:
-    root = Path(__file__).resolve().parents[1] / "vault-example" / "facts"
+    root = REPO / "vault-example" / "facts"
     facts = {
         f.title: f for f in (fact_from_note(parse_note(p.read_text(), f"facts/{p.name}")) for p in root.glob("*.md"))
     }

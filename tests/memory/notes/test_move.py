@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 import os
 
-from conftest import write
-
 from brain.notes.links import rewrite_links
+from tests.conftest import write
 
 LINKING = (
     "---\r\n"

@@ -3,12 +3,12 @@
 import json
 
 import pytest
-from conftest import ADR_PATTERN, write
 
 from brain.memory.corpus import Corpus
 from brain.memory.patterns.service import add_pattern, antipatterns
 from brain.notes.parse import parse_note
 from brain.notes.pattern import pattern_from_note, running_average
+from tests.conftest import ADR_PATTERN, write
 
 
 def pattern_note(title: str, rate: float, occurrences: int, trigger: str = "t") -> str:

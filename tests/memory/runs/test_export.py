@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from conftest import DATA
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
@@ -17,6 +16,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
 from brain.notes.run import RunLabels
 from brain.vault import Vault
+from tests.conftest import DATA
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import DATA
 
 from brain.errors import IndexMismatch, Remedy
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
@@ -16,6 +15,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
 from brain.notes.run import project
 from brain.vault import Vault
+from tests.conftest import DATA
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
 QUESTION = "why was application #42 rejected?"
@@ -172,7 +172,7 @@ def test_runs_written_elsewhere_are_recalled_and_deleted_ones_are_not(minilm: Va
 
 def test_a_recall_in_a_new_process_reads_the_snapshot_and_never_opens_chroma(minilm: Vault, brain) -> None:
     """Run vectors are read the way search reads chunk vectors: from a snapshot stamped by the last write."""
-    from cli_probe import probe
+    from tests.helpers.cli_probe import probe
 
     brain("run", "record", "-f", str(DATA / "runs" / "application-42.json"), "--tenant", "lending", "--accepted")
     in_process = brain("run", "recall", QUESTION, "--tenant", "lending").output

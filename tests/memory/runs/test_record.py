@@ -12,7 +12,6 @@ from datetime import UTC
 from pathlib import Path
 
 import pytest
-from conftest import DATA, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from brain.notes.parse import parse_note
 from brain.notes.run import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note
 from brain.vault import Vault
 from brain.views import runs as run_views
+from tests.conftest import DATA, REPO
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 

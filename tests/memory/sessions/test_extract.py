@@ -18,8 +18,9 @@ from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.sessions.extract import extract_file, extract_text
 from brain.memory.sessions.ingest import extract_paths
+from tests.conftest import DATA
 
-SESSIONS = Path(__file__).parent / "data" / "ai-agents" / "sessions"
+SESSIONS = DATA / "ai-agents" / "sessions"
 LOGS = SESSIONS / "logs"
 REFERENCES = sorted((SESSIONS / "episodes").glob("episode-*.json"))
 # outcome: where brain's rule differs from the reference, and why that is the better answer
@@ -173,7 +174,7 @@ def test_cli_extract_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
     assert sorted(p.name for p in (vault.root / "episodes").iterdir()) == before
 
 
-UNSEEN = Path(__file__).parent / "data" / "ai-agents" / "unseen"
+UNSEEN = DATA / "ai-agents" / "unseen"
 
 
 @pytest.mark.parametrize("log", sorted((UNSEEN / "logs").glob("*.json")), ids=lambda p: p.stem[:32])

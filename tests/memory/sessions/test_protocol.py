@@ -16,7 +16,6 @@ import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, stdio_client
 from mcp.types import CreateMessageResult, TextContent
-from mcp_harness import McpClient, server_command, text_of
 from typer.testing import CliRunner
 
 from brain.cli import app
@@ -27,9 +26,11 @@ from brain.memory.tips import service as tip_service
 from brain.memory.tips.language_model import endpoint_drafter
 from brain.notes.parse import parse_note
 from brain.vault import Vault
+from tests.conftest import DATA, REPO
+from tests.helpers.mcp_harness import McpClient, server_command, text_of
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
-LOGS = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
+EXAMPLE = REPO / "vault-example"
+LOGS = DATA / "ai-agents" / "sessions" / "logs"
 STAMPEDE = "EPISODE-2026-03-25-session-14"
 SCRIPTED = [
     {

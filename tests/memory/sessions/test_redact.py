@@ -4,12 +4,12 @@ a whole vault (notes, catalog, full text, vectors) searched byte by byte after a
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from brain.errors import InvalidInput
 from brain.memory.sessions.redact import Redactor, redactor_for
+from tests.conftest import DATA, TRANSCRIPTS
 
 SECRETS = {
     "anthropic-key": "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
@@ -82,7 +82,7 @@ def test_a_secret_in_a_transcript_reaches_no_file_of_the_vault(brain, vault, tmp
     """Extract, index (catalog, FTS, Chroma vectors), learn tips and search: then no byte of any
     file under the vault holds the secret."""
     secret = SECRETS["openai-key"]
-    source = Path(__file__).parent / "data" / "transcripts" / "codex" / "2026" / "03" / "14"
+    source = TRANSCRIPTS / "codex" / "2026" / "03" / "14"
     text = next(source.glob("*.jsonl")).read_text()
     text = text.replace("and commit the fix", f"and commit the fix; OPENAI_API_KEY={secret}")
     text = text.replace("1 failed, 1 passed in 0.05s", f"1 failed, 1 passed in 0.05s token={secret}")
@@ -111,7 +111,7 @@ def test_a_secret_in_an_ai_agents_log_is_redacted_by_episode_extract(brain, vaul
 
     assert not hasattr(extract_module, "extract_into_vault")
     secret = SECRETS["github-token"]
-    logs = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
+    logs = DATA / "ai-agents" / "sessions" / "logs"
     data = json.loads((logs / "2026-07-21-session-3275-repoint-smoke-auth-failfast.json").read_text())
     data["session"]["objective"] += f" (GITHUB_TOKEN={secret})"
     log = tmp_path / "2026-07-21-session-3275-repoint-smoke-auth-failfast.json"

@@ -19,9 +19,9 @@ from brain.memory.tips.spoken import say
 from brain.memory.tips.wording import FUNCTION_WORDS, generalize, quoted_code, same
 from brain.notes.tip import Tip, tip_from_note
 from brain.vault import Vault
+from tests.conftest import DATA, REPO
 
-DATA = Path(__file__).parent / "data"
-EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
+EXAMPLE = REPO / "vault-example"
 CLAUDE = DATA / "transcripts" / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
 CODEX = DATA / "transcripts" / "codex" / "2026" / "03" / "14"
 AUTOFIX = DATA / "ai-agents" / "sessions" / "logs" / "2026-08-11-session-4728-pr-autofix.json"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -23,8 +22,9 @@ from brain.memory.tips.wording import generalize
 from brain.notes.parse import parse_note
 from brain.notes.tip import CATEGORIES, SourceRef, Tip, render_tip, tip_from_note
 from brain.vault import Vault
+from tests.conftest import REPO
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
+EXAMPLE = REPO / "vault-example"
 STAMPEDE = "EPISODE-2026-03-25-session-14"
 
 

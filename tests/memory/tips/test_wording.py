@@ -19,9 +19,10 @@ from brain.memory.tips.naming import CommandStep, command_name, command_step, su
 from brain.memory.tips.wording import base_form, imperative, strip_label
 from brain.notes.model import Decision, Episode, Event
 from brain.vault import Vault
+from tests.conftest import DATA, REPO, TRANSCRIPTS
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
-LOGS = Path(__file__).parent / "data" / "ai-agents" / "sessions" / "logs"
+EXAMPLE = REPO / "vault-example"
+LOGS = DATA / "ai-agents" / "sessions" / "logs"
 
 
 @pytest.mark.parametrize(
@@ -149,8 +150,7 @@ def test_a_run_of_logged_steps_makes_a_tip_only_when_verified_or_a_lesson_speaks
     assert [d.tip for d in draft_tips(decided)] == ["Choose markdown over HTML."]
 
 
-TRANSCRIPTS = Path(__file__).parent / "data" / "transcripts"
-AI_AGENTS = Path(__file__).parent / "data" / "ai-agents"
+AI_AGENTS = DATA / "ai-agents"
 REAL_SESSIONS = (
     sorted(p for p in TRANSCRIPTS.rglob("*.jsonl") if "subagents" not in p.parts)
     + sorted(p for p in LOGS.glob("*.*") if not p.name.endswith(".schema.json"))

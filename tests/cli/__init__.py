@@ -1,0 +1,1 @@
+"""Tests of brain/cli/: start-up, the registry, commands driven through the CLI."""

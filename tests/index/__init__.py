@@ -1,0 +1,1 @@
+"""Tests of brain/index/: the catalog, vectors, embedders, chunking, search, the watcher, freshness."""

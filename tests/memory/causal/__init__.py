@@ -1,0 +1,1 @@
+"""Tests of brain/memory/causal/: paths, chains, contexts, neighbourhoods."""

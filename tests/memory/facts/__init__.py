@@ -1,0 +1,1 @@
+"""Tests of brain/memory/facts/: record and recall, the journal, the sweep, holds."""

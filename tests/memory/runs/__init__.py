@@ -1,0 +1,1 @@
+"""Tests of brain/memory/runs/: record, recall, export."""

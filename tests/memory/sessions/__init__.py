@@ -1,0 +1,1 @@
+"""Tests of brain/memory/sessions/: the session protocol, log extraction, redaction."""

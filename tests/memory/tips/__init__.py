@@ -1,0 +1,1 @@
+"""Tests of brain/memory/tips/: learning, wording, consolidation."""
