@@ -99,6 +99,15 @@ def test_search_text_json_and_filters(brain):
     assert url.exit_code == 1 and "http(s) URL" in url.output
 
 
+def test_search_refuses_impossible_dates(brain) -> None:
+    for option, value in (("--since", "2026-13-45"), ("--until", "2026-02-30"), ("--since", "2026-13")):
+        result = brain("search", "anything", option, value)
+        assert (result.exit_code, result.stderr) == (
+            1,
+            f"error: {option} '{value}' is not a real date (no such month or day)\n",
+        )
+
+
 def test_cli_writes_update_the_index_at_once(brain, vault):
     brain("index")
     assert brain("note", "write", "Fresh Note", "--folder", "notes").exit_code == 0

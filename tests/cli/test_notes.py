@@ -58,6 +58,16 @@ def test_write_refuses_to_clobber_and_overwrite_keeps_frontmatter(brain, vault):
     assert text.endswith("\nthree\n") and "owner: sam" in text and "one" not in text
 
 
+def test_note_write_refuses_a_title_another_folder_has(brain, vault) -> None:
+    assert brain("note", "write", "Plan", "--folder", "a").exit_code == 0
+    second = brain("note", "write", "Plan", "--folder", "b")
+    assert (second.exit_code, second.stderr) == (
+        1,
+        "error: 'a/Plan.md' already exists; use overwrite to replace its body, or edit it\n",
+    )
+    assert not (vault.root / "b").exists()
+
+
 def test_hostile_titles_and_folders_stay_inside(brain, vault):
     before = snapshot(vault)
     escape = brain("note", "write", "x", "--folder", "../../outside", input="")
@@ -99,6 +109,19 @@ def test_edit_operations_change_only_their_part(brain, vault):
     both = brain("note", "edit", "E", "--append", "a", "--prepend", "b")
     assert both.exit_code == 2 and "exactly one" in both.output
     assert (vault.root / "notes/E.md").read_text() == text
+
+
+def test_find_replace_replaces_one_and_refuses_several_unless_told(brain, vault) -> None:
+    write(vault, "notes/F.md", "# F\nred, red and red\n")
+    several = brain("note", "edit", "F", "--find", "red", "--replace", "blue")
+    assert several.exit_code == 1 and "'red' occurs 3 times in notes/F.md; nothing was changed" in several.stderr
+    assert (vault.root / "notes/F.md").read_text() == "# F\nred, red and red\n"
+    assert brain("note", "edit", "F", "--find", "red,", "--replace", "blue,").exit_code == 0
+    assert (vault.root / "notes/F.md").read_text() == "# F\nblue, red and red\n"
+    assert brain("note", "edit", "F", "--find", "red", "--replace", "green", "--count", "2").exit_code == 0
+    write(vault, "notes/G.md", "a a a\n")
+    assert brain("note", "edit", "G", "--find", "a", "--replace", "b", "--all").exit_code == 0
+    assert (vault.root / "notes/G.md").read_text() == "b b b\n"
 
 
 def test_move_and_delete(brain, vault):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from brain.index.engine import forget, open_index
+from brain.index.search import search
 from brain.index.sync.sync import update_paths
 from brain.index.vectors.identity import collection_name, is_copy, vault_identity
 from brain.index.vectors.vectors import STAMP_KEY, record_id
@@ -241,3 +242,18 @@ def test_a_copied_vault_gets_its_own_collection_and_a_moved_one_keeps_its_vector
     assert vault_identity(moved.root) == identity
     assert "0 chunks embedded, 0 unchanged, 0 deleted" in brain(moved, "index")
     forget(moved.root)
+
+
+def test_a_moved_vault_keeps_its_vectors(tmp_path):
+    """After `mv`, vector search finds what it found before (the collection's name is not the path's hash)."""
+    first = lexical_vault(tmp_path / "before")
+    put(first, "notes/a.md", "# Alpha\n\nquartz lattice resonance\n")
+    assert run_brain("index", "--vault", str(first.root)).exit_code == 0
+    before = collection_name(first.root, "lexical")
+    forget(first.root)
+    moved = tmp_path / "after"
+    first.root.rename(moved)
+    hits = search(open_index(Vault(moved)), "quartz lattice resonance", mode="vector")
+    forget(moved)
+    assert [hit.path for hit in hits] == ["notes/a.md"]
+    assert collection_name(moved, "lexical") == before  # the same vectors, nothing re-embedded

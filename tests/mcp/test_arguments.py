@@ -4,6 +4,7 @@ naming the argument and what is wrong (pydantic's text was several lines ending 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,13 @@ def test_wrong_arguments_are_one_line_errors(client: McpClient, tool: str, argum
 def test_a_long_wrong_value_is_cut_short(client: McpClient) -> None:
     message = client.bad("read_note", {"name": ["a" * 500]})
     assert message == "read_note: argument 'name' should be a valid string (got ['" + "a" * 58 + "...)"
+
+
+def test_mcp_refuses_unknown_and_oversized_arguments(tmp_path: Path) -> None:
+    root = make_vault(tmp_path / "vault")
+    with connect(root, "--tools", "core") as client:
+        client.bad("read_note", {"name": "Memory Routing Strategy", "nmae": "x"}, "read_note: unknown argument 'nmae'")
+        client.bad("search", {"query": "x" * 120_000}, "argument 'query'", "at most 2000 characters")
+        client.bad("write_note", {"title": "t" * 100_000}, "argument 'title'", "at most 300 characters")
+        found = client.ok("search", {"query": "memory " * 200, "mode": "text"})
+        assert len(found.content[0].text.splitlines()[0]) < 120

@@ -1,6 +1,5 @@
-"""Issue 10 item 11: names typed in NFC or NFD find the same note, true NFC/NFD duplicates are
-reported and never created, and a symlink into `.brain/` (or to anything that is not a note) is
-neither indexed nor read."""
+"""Names typed in NFC or NFD find the same note, true NFC/NFD duplicates are reported and never
+created, and a symlink into `.brain/` (or to anything that is not a note) is neither indexed nor read."""
 
 from __future__ import annotations
 
@@ -131,3 +130,9 @@ def test_a_long_lived_corpus_sees_twins_come_and_go(vault, brain):
     assert corpus.resolver().twins == []
     assert corpus.resolver() is resolver  # updated in place, not rebuilt
     assert corpus.get(NFC).path == f"notes/{NFD}.md" and corpus.get(f"notes/{NFC}.md").path == f"notes/{NFD}.md"
+
+
+def test_nfc_and_nfd_titles_make_one_note(vault, brain):
+    brain("note", "write", "Cafe\u0301")  # NFD
+    assert brain("note", "write", "Caf\u00e9").exit_code == 1  # NFC: the same note, not a second one
+    assert sorted(p.name for p in (vault.root / "notes").iterdir()) == ["Caf\u00e9.md"]

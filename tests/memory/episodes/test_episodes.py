@@ -1,6 +1,7 @@
 """Episodes through the CLI: store from ai-agents JSON, list with filters, show, decisions."""
 
 import json
+from datetime import UTC, datetime
 
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import episode_from_data
@@ -162,6 +163,23 @@ def test_bad_input_is_an_error_and_writes_nothing(brain, vault, tmp_path):
     result = brain("episode", "store", "--outcome", "maybe")
     assert result.exit_code == 2
     assert sorted(p.name for p in (vault.root / "episodes").iterdir()) == before
+
+
+def test_episode_store_names_a_missing_outcome_and_dates_the_episode(brain, vault) -> None:
+    missing = brain("episode", "store", "--task", "x")
+    assert (missing.exit_code, missing.stderr) == (
+        1,
+        "error: an episode needs an outcome: one of success, partial, failure\n",
+    )
+    assert (
+        brain("episode", "store", "--session", "2026-03-02-session-01", "--task", "t", "--outcome", "success").exit_code
+        == 0
+    )
+    dated = json.loads(brain("episode", "list", "--json").output)
+    assert [row["date"] for row in dated] == ["2026-03-02"]
+    assert brain("episode", "store", "--session", "nightly", "--task", "t", "--outcome", "partial").exit_code == 0
+    today = datetime.now(UTC).date().isoformat()
+    assert sorted(row["date"] for row in json.loads(brain("episode", "list", "--json").output)) == ["2026-03-02", today]
 
 
 def test_list_filters_and_orders_newest_first(brain, vault):

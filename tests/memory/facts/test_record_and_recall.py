@@ -18,7 +18,7 @@ from brain.memory.facts import service
 from brain.notes.fact import NewFact, fact_from_note, parse_value, render_fact, value_hash
 from brain.notes.parse import parse_note
 from brain.vault import Vault
-from tests.conftest import REPO
+from tests.conftest import REPO, write
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -122,6 +122,14 @@ def test_bad_input_is_one_line_and_changes_nothing(brain, vault: Vault, args, me
     assert result.exit_code == 1
     assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith(message), result.stderr
     assert every_byte(vault.root) == before
+
+
+def test_fact_source_must_be_a_note(brain, vault) -> None:
+    refused = brain("fact", "record", "preference", "theme", "dark", "--source", "No Such Note")
+    assert refused.exit_code == 1 and refused.stderr.startswith("error: no note named 'No Such Note'")
+    assert not any((vault.root / "facts").iterdir())
+    write(vault, "notes/Chat 12.md", "# Chat 12\n")
+    assert brain("fact", "record", "preference", "theme", "dark", "--source", "[[Chat 12]]").exit_code == 0
 
 
 def test_value_from_a_file_and_from_stdin(brain, vault: Vault, tmp_path: Path) -> None:

@@ -316,6 +316,22 @@ def test_a_run_in_flight_is_completed_by_recording_its_id_again(lexical: Vault, 
     )
 
 
+def test_completing_a_run_in_flight_keeps_its_labels_and_ttl(lexical: Vault, brain) -> None:
+    first = brain(
+        "run", "record", "-f", "-", "--tenant", "lending", "--id", "RUN-7", "--accepted", "--score", "0.8",
+        "--ttl", "2099-01-01", input=json.dumps({**LOAN, "finalContent": None}),
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    done = brain("run", "record", "-f", "-", "--tenant", "lending", "--id", "RUN-7", input=json.dumps(LOAN))
+    assert done.output == "updated runs/lending/RUN-7.md\n"
+    shown = json.loads(brain("run", "show", "RUN-7", "--json").output)
+    assert (shown["outcome"], shown["expires"], shown["in_flight"]) == (
+        {"accepted": True, "score": 0.8},
+        "2099-01-01T00:00:00Z",
+        False,
+    )
+
+
 def test_a_run_kept_in_frontmatter_by_the_older_layout_is_read(lexical: Vault, brain) -> None:
     shutil.copytree(REPO / "vault-example" / "runs", lexical.root / "runs", dirs_exist_ok=True)
     shown = json.loads(brain("run", "show", "RUN-2026-03-26-duplicate-credit-explanation", "--json").output)
