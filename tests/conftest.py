@@ -34,8 +34,8 @@ TRANSCRIPTS = DATA / "transcripts"  # Claude Code and Codex sessions, made and p
 # slowest in `pytest --durations=40`).
 SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server"}
 SLOW_MODULES = {  # by their path under tests/, dotted
-    "index.test_search",  # vault-example indexed with the real model
-    "index.test_search_quality",
+    "index.test_search",  # half of it against a `chroma run` server (asked for inside a fixture)
+    "index.test_search_quality",  # vault-example and a HotpotQA sample indexed with the real model
     "importers.test_ai_agents",
     "mcp.test_tools_over_stdio",
     "mcp.test_http",

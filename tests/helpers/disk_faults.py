@@ -1,4 +1,4 @@
-"""A vault on a full disk or a read-only one, for the fault tests (issue 25 points 16 and 17).
+"""A vault on a full disk or a read-only one, for the fault tests (tests/promises/test_disk_faults.py).
 
 A full disk is a small tmpfs filled to the last block when `mount` works here (as root), else the
 file size limit (RLIMIT_FSIZE: a write past it fails with EFBIG, which brain treats as a full

@@ -1,24 +1,89 @@
-"""Search quality with the real model: hybrid never worse than either half, on data it was not tuned on.
+"""Search quality with the real model: a query finds notes by meaning, and hybrid is never worse than
+either half, on vault-example's labelled queries and on data it was not tuned on.
 
-The fusion was chosen on MuSiQue (benchmarks/studies/fusion_select.py); this test holds it on a fixed
-sample of HotpotQA (tests/data/retrieval/, 12 questions over their 120 candidate passages, one
-note per passage). vault-example's labelled queries are held in tests/test_search.py.
+The tests about meaning use the real all-MiniLM-L6-v2 model on a copy of vault-example/, labelled
+by tests/helpers/labelled_queries.py. The fusion was chosen on MuSiQue (benchmarks/studies/fusion_select.py);
+the last test holds it on a fixed sample of HotpotQA (tests/data/retrieval/, 12 questions over their
+120 candidate passages, one note per passage).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.search import run
+from brain.index.search import run, search
 from brain.index.sync.sync import index_vault
 from brain.vault import Vault
-from tests.conftest import DATA
+from tests.conftest import DATA, REPO
+from tests.helpers.labelled_queries import KEYWORDS, PARAPHRASE
 
 SAMPLE = DATA / "retrieval" / "hotpotqa_sample.json"
+EXAMPLE = REPO / "vault-example"
+PKCE_NOTES = {  # notes about OAuth2 with PKCE for the mobile app
+    "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md",
+    "patterns/PATTERN-pkce-for-public-clients.md",
+    "episodes/EPISODE-2026-03-03-session-02.md",
+    "contexts/Mobile login requirements conversation.md",
+    "contexts/Decision adopt authorization code with PKCE.md",
+    "contexts/Research OAuth2 flows for native clients.md",
+}
+
+
+# ---------------------------------------------------------------- vault-example, labelled
+
+
+@pytest.fixture(scope="session")
+def example(tmp_path_factory) -> Vault:
+    """vault-example/, indexed once with the real model for every test about meaning."""
+    root = tmp_path_factory.mktemp("example") / "vault"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".brain"))
+    (root / ".brain").mkdir()
+    vault = Vault(root)
+    index = open_index(vault)
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    index_vault(open_index(vault))
+    yield vault
+    forget(vault.root)
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def test_a_query_sharing_no_words_finds_the_note_by_meaning(example):
+    top = [hit.path for hit in search(open_index(example), "phone app sign-in security", limit=2)]
+    assert set(top) <= PKCE_NOTES, top
+    query = "smartphone sign-in safety"
+    adr = "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"
+    assert not (words(query) - {"in"}) & words((example.root / adr).read_text())  # no shared word but "in"
+    hits = search(open_index(example), query, limit=2)
+    assert adr in [hit.path for hit in hits]
+    assert adr not in [
+        h.path for h in search(open_index(example), query, mode="text", limit=10)
+    ]  # words alone cannot find it
+
+
+def test_hybrid_is_never_worse_than_its_better_half(example):
+    index = open_index(example)
+
+    def mrr(queries, mode):
+        total = 0.0
+        for query, relevant in queries.items():
+            paths = [hit.path for hit in run(index, query, mode=mode, limit=10)]
+            total += next((1.0 / rank for rank, path in enumerate(paths, start=1) if path in relevant), 0.0)
+        return total / len(queries)
+
+    for queries in (PARAPHRASE, KEYWORDS):
+        scores = {mode: mrr(queries, mode) for mode in ("text", "vector", "hybrid")}
+        assert scores["hybrid"] >= max(scores["text"], scores["vector"]), scores
+
+
+# ---------------------------------------------------------------- HotpotQA, held out
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""Issue 22: search scores printed as `2e-06` (text mode, a small vault's BM25) and `0` (hybrid):
-every mode now shows each hit's relevance relative to the best hit (1.00), the same number in the
-CLI's text and JSON and in MCP; the mode's own measure stays in `raw_score`; the ranking is unchanged."""
+"""Search scores: every mode shows each hit's relevance relative to the best hit (1.00), the same
+number in the CLI's text and JSON and in MCP (they printed as `2e-06` in text mode, a small vault's
+BM25, and `0` in hybrid); the mode's own measure stays in `raw_score`; the ranking is unchanged."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 10 item 12: an argument of the wrong type, or a missing one, is a one-line tool error
-naming the argument and what is wrong (pydantic's text was several lines ending in a URL)."""
+"""An argument of the wrong type, a missing one, an unknown one or one too long is a one-line tool
+error naming the argument and what is wrong (pydantic's text was several lines ending in a URL)."""
 
 from __future__ import annotations
 

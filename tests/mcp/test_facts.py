@@ -106,7 +106,7 @@ def test_fact_tools_through_a_client_session(tmp_path: Path) -> None:
 
 
 def test_a_fresh_server_recalls_a_fact_recorded_a_moment_before_by_meaning(tmp_path: Path) -> None:
-    """Issue 22: the new fact's vectors were not made yet, so its similarity counted as 0 and a
+    """A fact's vectors are not made the moment it is recorded: its similarity counted as 0 and a
     fact about something else ranked above it, with nothing said. Recall now waits for the few
     facts it compares (as search embeds a small change), and says how many it could not."""
     vault, _ = init_vault(tmp_path / "vault")

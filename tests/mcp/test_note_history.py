@@ -66,7 +66,7 @@ def test_note_tools_through_a_client_session(tmp_path: Path) -> None:
 
 
 def test_every_tool_description_says_when_to_use_it() -> None:
-    """Issue 22 part 3: every MCP tool's description says when an agent should use it."""
+    """Every MCP tool's description says when an agent should use it."""
     from brain.mcp.common import tools_in
     from brain.mcp.server import GROUPS
 

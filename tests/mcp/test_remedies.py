@@ -1,5 +1,5 @@
 """An error's remedy is worded by each front end: the CLI names a `brain` command or `--option`,
-the MCP server the tool or argument an agent can use (issue 22: MCP errors told agents to run CLI
+the MCP server the tool or argument an agent can use (MCP errors told agents to run CLI
 commands). Each message below named a CLI command or option over MCP before. The library names a
 remedy by its key (`brain.errors.Remedy`); brain/cli/remedies.py and brain/mcp/remedies.py word it."""
 

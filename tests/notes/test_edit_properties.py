@@ -1,4 +1,4 @@
-"""Property tests (issue 10): every edit keeps every byte outside what it manages.
+"""Property tests: every edit keeps every byte outside what it manages.
 
 Generated notes mix what real files hold: CRLF, LF and lone-CR endings, a BOM, trailing spaces
 and tabs, and characters some readers take as line breaks (U+2028, U+2029, NEL, form feed,
@@ -8,6 +8,8 @@ in order, and the lines it adds take the note's line-ending style.
 """
 
 from __future__ import annotations
+
+import string
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -152,3 +154,45 @@ def test_append_and_prepend_keep_the_note_around_them(text, new_line):
     assert prepended.startswith(head.rstrip("\r\n") if head and not head.endswith(("\n", "\r")) else head)
     assert prepended.endswith(rest)
     assert new_line + eol in prepended
+
+
+# ---------------------------------------------------------------- frontmatter values and whole sections
+
+
+keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=10)
+yaml_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
+    max_leaves=6,
+)
+
+
+@FAST
+@given(st.dictionaries(keys, yaml_values, min_size=1, max_size=6), keys, yaml_values, st.text(max_size=60))
+def test_set_frontmatter_changes_only_that_key(existing, key, value, body):
+    text = "---\n" + frontmatter_yaml.dump(existing) + "# a user comment\n---\n" + body
+    updated = set_frontmatter(text, {key: value})
+    before, after = parse_note(text), parse_note(updated)
+    assert after.frontmatter[key] == value
+    assert {k: v for k, v in after.frontmatter.items() if k != key} == {
+        k: v for k, v in before.frontmatter.items() if k != key
+    }
+    assert "\n# a user comment\n" in updated
+    assert updated.endswith("---\n" + body)
+    assert [k for k in after.frontmatter if k in existing] == list(existing)  # key order kept
+    unchanged = {k: v for k, v in existing.items() if k != key}
+    for k, v in unchanged.items():  # every other key keeps its exact text
+        assert frontmatter_yaml.dump_key(k, v) in updated
+
+
+@FAST
+@given(
+    st.text(alphabet=string.ascii_letters + " \n.", max_size=80),
+    st.text(alphabet=string.ascii_letters + " .", min_size=1, max_size=40),
+)
+def test_replace_section_keeps_other_sections_byte_for_byte(prose, new):
+    text = f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\nold\n\n## Mine\nuser text\n"
+    updated = replace_section(text, "Decisions", new)
+    assert updated.startswith(f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\n")
+    assert updated.endswith("## Mine\nuser text\n")
+    assert parse_note(updated).section_text("Decisions").strip() == new.strip()

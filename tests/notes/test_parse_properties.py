@@ -1,4 +1,5 @@
-"""Property tests: the parser never raises, generated notes round-trip, edits touch only their part."""
+"""Property tests: the parser never raises, generated notes round-trip, frontmatter reads back exactly
+with libyaml and without (edits are in test_edit_properties.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.notes import frontmatter_yaml
-from brain.notes.edit import replace_section, set_frontmatter
 from brain.notes.episode import episode_from_note, render_episode
 from brain.notes.model import Decision, Episode, Event
 from brain.notes.parse import parse_note
@@ -140,45 +140,6 @@ def test_generated_episodes_round_trip(episode):
         episode.date,
         episode.metrics,
     )
-
-
-keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=10)
-yaml_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
-    max_leaves=6,
-)
-
-
-@FAST
-@given(st.dictionaries(keys, yaml_values, min_size=1, max_size=6), keys, yaml_values, st.text(max_size=60))
-def test_set_frontmatter_changes_only_that_key(existing, key, value, body):
-    text = "---\n" + frontmatter_yaml.dump(existing) + "# a user comment\n---\n" + body
-    updated = set_frontmatter(text, {key: value})
-    before, after = parse_note(text), parse_note(updated)
-    assert after.frontmatter[key] == value
-    assert {k: v for k, v in after.frontmatter.items() if k != key} == {
-        k: v for k, v in before.frontmatter.items() if k != key
-    }
-    assert "\n# a user comment\n" in updated
-    assert updated.endswith("---\n" + body)
-    assert [k for k in after.frontmatter if k in existing] == list(existing)  # key order kept
-    unchanged = {k: v for k, v in existing.items() if k != key}
-    for k, v in unchanged.items():  # every other key keeps its exact text
-        assert frontmatter_yaml.dump_key(k, v) in updated
-
-
-@FAST
-@given(
-    st.text(alphabet=string.ascii_letters + " \n.", max_size=80),
-    st.text(alphabet=string.ascii_letters + " .", min_size=1, max_size=40),
-)
-def test_replace_section_keeps_other_sections_byte_for_byte(prose, new):
-    text = f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\nold\n\n## Mine\nuser text\n"
-    updated = replace_section(text, "Decisions", new)
-    assert updated.startswith(f"---\ntitle: T\n---\n\n## Context\n{prose}\n\n## Decisions\n")
-    assert updated.endswith("## Mine\nuser text\n")
-    assert parse_note(updated).section_text("Decisions").strip() == new.strip()
 
 
 # ---------------------------------------------------------------- frontmatter YAML: libyaml and the pure fallback

@@ -1,4 +1,4 @@
-"""Issue 25 points 16 and 17: a full disk and a read-only vault end a command in one line.
+"""A full disk and a read-only vault end a command in one line.
 
 Every write on a full disk fails with one line that says what happened and what to do, and every
 file of the vault is left as it was. On a read-only vault reads answer from what is there (saying

@@ -1,13 +1,18 @@
-"""Issue 10, data loss: each test reproduces a way an edit lost or changed what a person wrote."""
+"""What a person wrote survives brain: an edit never loses or changes what it does not manage (block
+keys of a CRLF note, bytes past the parse limit, invalid UTF-8, line endings, the file mode, a
+save made meanwhile), and a write brain could not read back whole is refused, not recorded cut."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
 import pytest
 
 from brain.errors import InvalidInput, WriteConflict
+from brain.index.embedders.embedders import LexicalFallbackEmbedder
+from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.notes.service import edit_note
 from brain.memory.patterns.service import record_pattern_evidence
@@ -24,7 +29,7 @@ def _edit(vault, name, operation, **kwargs):
 
 
 def test_crlf_note_keeps_block_keys_when_one_key_is_set(vault, brain):
-    """Item 1: `--set status=closed` on a CRLF note deleted `tags:`, `aliases:` and `meta:`."""
+    """`--set status=closed` on a CRLF note keeps `tags:`, `aliases:` and `meta:` (it deleted them)."""
     path = vault.root / "notes" / "T.md"
     path.parent.mkdir(exist_ok=True)
     path.write_bytes(CRLF_NOTE.encode())
@@ -47,7 +52,7 @@ def test_crlf_pattern_evidence_keeps_block_keys(vault):
 
 
 def test_a_note_over_the_parse_limit_is_never_truncated_by_an_edit(vault):
-    """Item 2: a 50 MB note became 5,242,891 bytes after an edit."""
+    """A 50 MB note keeps every byte through an edit (it became 5,242,891 bytes)."""
     path = vault.root / "notes" / "big.md"
     path.parent.mkdir(exist_ok=True)
     data = b"---\ntitle: Big\n---\n\n" + b"line of prose\n" * (MAX_NOTE_BYTES // 14 + 1000)
@@ -59,7 +64,7 @@ def test_a_note_over_the_parse_limit_is_never_truncated_by_an_edit(vault):
 
 @pytest.mark.parametrize("breaker", ["\u2028", "\x85", "\x0c", "\x0b", "\u2029", "\x1c"])
 def test_unicode_line_breaks_do_not_move_section_edits(vault, breaker):
-    """Item 4: a U+2028 above `## Notes` made `--replace-section Log` delete the wrong lines."""
+    """A U+2028 above `## Notes` moves no section edit (`--replace-section Log` deleted the wrong lines)."""
     path = vault.root / "notes" / "U.md"
     path.parent.mkdir(exist_ok=True)
     original = f"---\ntitle: U\n---\n\nintro{breaker}more{breaker}\n\n## Notes\nkeep me\n\n## Log\nold\n"
@@ -69,7 +74,7 @@ def test_unicode_line_breaks_do_not_move_section_edits(vault, breaker):
 
 
 def test_a_note_with_invalid_utf8_is_not_rewritten(vault):
-    """Item 5: editing a note with invalid UTF-8 turned those bytes into U+FFFD."""
+    """A note with invalid UTF-8 is not rewritten (an edit turned those bytes into U+FFFD)."""
     path = vault.root / "notes" / "latin.md"
     path.parent.mkdir(exist_ok=True)
     data = b"---\ntitle: Latin\n---\n\ncaf\xe9 au lait\n"
@@ -80,7 +85,7 @@ def test_a_note_with_invalid_utf8_is_not_rewritten(vault):
 
 
 def test_appends_to_a_crlf_note_stay_crlf(vault):
-    """Item 6: appends to a CRLF note added bare LF lines, or `\\r\\r\\n`."""
+    """Appends to a CRLF note add CRLF lines (they added bare LF lines, or `\\r\\r\\n`)."""
     path = vault.root / "notes" / "T.md"
     path.parent.mkdir(exist_ok=True)
     path.write_bytes(CRLF_NOTE.encode())
@@ -95,7 +100,7 @@ def test_appends_to_a_crlf_note_stay_crlf(vault):
 
 
 def test_an_edit_keeps_the_file_mode(vault):
-    """Item 6: every edit turned a 0644 file into 0600."""
+    """An edit keeps a 0644 file 0644 (every edit made it 0600)."""
     path = vault.root / "notes" / "M.md"
     path.parent.mkdir(exist_ok=True)
     path.write_text("---\ntitle: M\n---\n\nbody\n")
@@ -108,7 +113,7 @@ def test_an_edit_keeps_the_file_mode(vault):
 
 
 def test_a_read_that_looks_truncated_is_refused(vault, monkeypatch):
-    """Item 3: while an editor rewrote a file in place, brain read it empty and wrote one line back."""
+    """A file an editor is rewriting in place reads empty for a moment: brain refuses the read, it once wrote one line back."""
     path = vault.root / "notes" / "R.md"
     path.parent.mkdir(exist_ok=True)
     full = "---\ntitle: R\n---\n\n" + "prose\n" * 50
@@ -122,7 +127,7 @@ def test_a_read_that_looks_truncated_is_refused(vault, monkeypatch):
 
 
 def test_the_write_is_rechecked_right_before_the_rename(vault, monkeypatch):
-    """Item 3: a change made between brain's check and its rename was overwritten."""
+    """A change made between brain's check and its rename is not overwritten."""
     path = vault.root / "notes" / "C.md"
     path.parent.mkdir(exist_ok=True)
     path.write_text("---\ntitle: C\n---\n\nbody\n")
@@ -136,3 +141,50 @@ def test_the_write_is_rechecked_right_before_the_rename(vault, monkeypatch):
     with pytest.raises(WriteConflict):
         _edit(vault, "C", "append", content="agent line")
     assert path.read_text() == "---\ntitle: C\n---\n\nthe editor's version\n"
+
+
+# ---------------------------------------------------------------- writes brain could not read back whole
+# A run or a fact over the 5 MiB a note may hold was "recorded", then read back cut (no decisions,
+# no longer a fact): such a write is refused in one line.
+
+
+LIMIT = f"over the {MAX_NOTE_BYTES // 2**20} MiB a note may hold (brain reads no more of a note back); nothing was written. Make it smaller"
+
+
+@pytest.fixture
+def lexical(vault):
+    open_index(vault, embedder=LexicalFallbackEmbedder())
+    yield vault
+    forget(vault.root)
+
+
+def one_line(result) -> str:
+    assert result.exit_code == 1, result.output
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    return result.stderr.rstrip("\n")
+
+
+def test_a_run_over_the_limit_is_refused(lexical, brain):
+    snapshot = {
+        "query": "a big run",
+        "finalContent": "done",
+        "decisions": [{"stageId": "s1", "chosen": "x"}],
+        "narrative": "n" * (MAX_NOTE_BYTES + 10),
+    }
+    message = one_line(brain("run", "record", "-f", "-", "--tenant", "acme", input=json.dumps(snapshot)))
+    assert message.endswith(LIMIT)
+    assert not list((lexical.root / "runs").rglob("*.md"))
+
+
+def test_a_fact_over_the_limit_is_refused(vault, brain):
+    message = one_line(brain("fact", "record", "config", "blob", json.dumps("v" * (6 * 2**20))))
+    assert message.endswith(LIMIT)
+    assert not list((vault.root / "facts").glob("*.md"))
+
+
+def test_a_note_edit_that_would_pass_the_limit_is_refused(vault, brain):
+    assert brain("note", "write", "Grows", "-f", "-", input="start\n").exit_code == 0
+    path = vault.root / "notes" / "Grows.md"
+    before = path.read_bytes()
+    message = one_line(brain("note", "edit", "Grows", "--append", "x" * (MAX_NOTE_BYTES + 1)))
+    assert message.endswith(LIMIT) and path.read_bytes() == before

@@ -87,7 +87,7 @@ def test_rewrite_links_is_pure_and_counts():
 
 
 def test_a_move_onto_a_deleted_notes_path_is_refused_and_keeps_both_histories_apart(brain, vault):
-    """The two notes' versions would have been merged into one log (issue 22): refused, nothing changes."""
+    """The two notes' versions would have been merged into one log: refused, nothing changes."""
     write(vault, "notes/Plan.md", "# Plan\nold plan\n")
     assert brain("note", "edit", "Plan", "--append", "more").exit_code == 0
     assert brain("note", "delete", "Plan").exit_code == 0

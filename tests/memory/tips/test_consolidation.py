@@ -1,4 +1,4 @@
-"""Issue 25 point 24: consolidation compares what tips advise, not only their words: "Choose
+"""Consolidation compares what tips advise, not only their words: "Choose
 raise over warn" and "Choose warn over raise" are kept apart and reported as a conflict, while
 a rewrite of the same advice still merges."""
 

@@ -1,4 +1,4 @@
-"""Issue 25 point 23: a tip whose counts were edited by hand (-1, .inf, 1e400) is read with its
+"""A tip whose counts were edited by hand (-1, .inf, 1e400) is read with its
 counts clamped and reported by `doctor`; it never stops the tip commands or the bootstrap."""
 
 from __future__ import annotations
