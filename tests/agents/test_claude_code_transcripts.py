@@ -1,11 +1,14 @@
-"""Transcript extraction at its edges: two sessions whose ids begin alike, a format that does not fit
-the file, an error never recovered, text an IDE put in the first message, files written by a shell.
-Real files in temp folders; the CLI through CliRunner."""
+"""The Claude Code reader: every record type, the episode's values, torn lines, subagents folded into
+their parent, a 100 MB transcript in bounded memory, the outcome and the task a session gives, a
+real session with subagents. Data: tests/data/transcripts (see its README)."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,74 +16,116 @@ import pytest
 from brain.agents.registry import READERS
 from brain.memory.sessions.ingest import extract_transcript
 from brain.notes.parse import parse_note
-from tests.conftest import TRANSCRIPTS
+from tests.conftest import REPO, TRANSCRIPTS, run_brain
 
 CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
-CODEX = (
-    TRANSCRIPTS
-    / "codex"
-    / "2026"
-    / "03"
-    / "14"
-    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
-)
-CODEX_ID = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
-TASK = "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
+PUBLIC = TRANSCRIPTS / "public"
+SPOTTER = PUBLIC / "spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
 
 
-def _files_of(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+def test_claude_code_every_record_type_is_read_or_counted():
+    found = extract_transcript(CLAUDE, READERS)
+    assert found.format == "claude-code"
+    assert found.records == {
+        "queue-operation": 2,
+        "file-history-snapshot": 1,
+        "user": 14,
+        "assistant": 14,
+        "progress": 1,
+        "system": 1,
+        "future-record": 1,
+        "summary": 1,
+        "last-prompt": 1,
+    }
+    assert found.unknown_records == {"future-record": 1}
+    assert found.skipped_lines == 0 and found.subagent_files == 1
+    assert found.warnings == (f"{CLAUDE.name}: skipped records of types brain does not know: future-record (1)",)
 
 
-def _codex_copy(folder: Path, session: str, task: str) -> Path:
-    """The Codex sample as another session: its id and its task changed."""
-    path = folder / f"rollout-2026-03-14T10-00-30-{session}.jsonl"
-    path.write_text(CODEX.read_text().replace(CODEX_ID, session).replace(TASK, task))
-    return path
-
-
-# ---------------------------------------------------------------- 1. two sessions, one name
-
-
-def test_two_codex_sessions_started_within_a_minute_get_a_note_each(brain, vault, tmp_path):
-    other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
-    first = brain("episode", "extract", str(CODEX))
-    second = brain("episode", "extract", str(other))
-    assert first.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2.md ")
-    assert second.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md ")
-    notes = {p.name: parse_note(p.read_text()) for p in (vault.root / "episodes").iterdir()}
-    mine, theirs = notes["EPISODE-2026-03-14-0199a3b2.md"], notes["EPISODE-2026-03-14-0199a3b2-77aa.md"]
-    assert (mine.frontmatter["session"], mine.frontmatter["task"]) == (CODEX_ID, TASK)
-    assert (theirs.frontmatter["session"], theirs.frontmatter["task"]) == (
-        "0199a3b2-77aa-7e5f-8a9b-111111111111",
-        "Add a discount code field to checkout",
-    )
-    assert theirs.frontmatter["episode_id"] == "episode-2026-03-14-0199a3b2-77aa"
-    assert "`0199a3b2-77aa-7e5f-8a9b-111111111111`" in theirs.section_text("Context")
-    # each session extracted again finds its own note
-    assert brain("episode", "extract", str(other)).stdout.startswith(
-        "unchanged episodes/EPISODE-2026-03-14-0199a3b2-77aa.md "
-    )
-    assert brain("episode", "extract", str(CODEX)).stdout.startswith(
-        "unchanged episodes/EPISODE-2026-03-14-0199a3b2.md "
-    )
-    assert len(notes) == 2 and len(list((vault.root / "episodes").iterdir())) == 2
-
-
-def test_two_sessions_with_the_same_start_in_one_command_get_a_note_each(brain, vault, tmp_path):
-    other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
-    out = brain("episode", "extract", str(CODEX), str(other))
-    assert [line.split("  ")[0] for line in out.stdout.splitlines()] == [
-        "created episodes/EPISODE-2026-03-14-0199a3b2.md",
-        "created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md",
+def test_claude_code_episode_values_come_from_the_transcript():
+    episode = extract_transcript(CLAUDE, READERS).episode
+    assert episode.title == "EPISODE-2026-03-14-7f3c2a10"
+    assert episode.session == "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33"
+    assert episode.date == "2026-03-14T09:00:00.000Z"  # the queue-operation that started it
+    assert episode.task.startswith("Add retry with exponential backoff to the HTTP client in src/client.py")
+    assert episode.duration_minutes == 1.8
+    assert episode.outcome == "success"
+    # 7 tool calls in the session and 3 in its subagent; the failing test run and the subagent's
+    # lint error are the 2 error results, and each is followed by a success of the same command
+    assert episode.metrics == {
+        "tool_calls": 10,
+        "errors": 2,
+        "recoveries": 2,
+        "commits": 1,
+        "files_changed": 1,
+        "input_tokens": 3820,
+        "output_tokens": 820,
+        "cache_read_tokens": 85600,
+        "cache_creation_tokens": 400,
+    }
+    assert [(e.id, e.type, e.text, e.caused_by, e.leads_to) for e in episode.events] == [
+        ("e001", "edit", "Edited src/client.py", (), ()),
+        (
+            "e002",
+            "error",
+            "Ran `uv run pytest tests/test_client.py -q`: tests failed (1 failed, 4 passed)",
+            (),
+            ("e004",),
+        ),
+        ("e003", "edit", "Edited src/client.py", (), ()),
+        ("e004", "test", "Ran `uv run pytest tests/test_client.py -q`: tests passed (5 passed)", ("e002",), ()),
+        # the subagent's events, in time order among its parent's
+        (
+            "e005",
+            "error",
+            "`uv run ruff check src` failed: src/client.py:1:8: F401 [*] `time` imported but unused",
+            (),
+            ("e007",),
+        ),
+        ("e006", "edit", "Edited src/client.py", (), ()),
+        ("e007", "recovery", "`uv run ruff check src` succeeded", ("e005",), ()),
+        ("e008", "commit", "Commit 3f9a2c1: Retry HTTP calls with exponential backoff and jitter", (), ()),
     ]
+    assert episode.context == (
+        "Claude Code session `7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33` in `/work/demo`, extracted by rules from "
+        "`7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl` and 1 subagent transcripts."
+    )
+    first, second = episode.decisions
+    assert (first.chosen, first.options, first.rationale, first.outcome) == (
+        "Use exponential backoff with jitter rather than a fixed delay",
+        ("Use exponential backoff with jitter", "a fixed delay"),
+        "fixed delays make every client retry in lockstep",
+        "success",
+    )
+    assert (second.type, second.chosen, second.rationale) == (
+        "recovery",
+        "Count attempts, so the first call is attempt 1",
+        "The test fails because the loop counts retries, not attempts",
+    )
+    assert episode.lessons == (
+        "`uv run pytest tests/test_client.py -q` failed (AssertionError: expected 3 attempts, got 2); "
+        "it passed after editing src/client.py.",
+        "`uv run ruff check src` failed (src/client.py:1:8: F401 [*] `time` imported but unused); "
+        "it worked after editing src/client.py.",
+    )
 
 
-def test_session_end_of_a_second_session_with_the_same_start_keeps_both(brain, vault, tmp_path):
-    other = _codex_copy(tmp_path, "0199a3b2-1c4d-7e5f-8a9b-222222222222", "Rename the cart module")
-    one = json.loads(brain("session", "end", str(CODEX), "--json").output)
-    two = json.loads(brain("session", "end", str(other), "--json").output)
-    assert (one["episode"], two["episode"]) == ("EPISODE-2026-03-14-0199a3b2", "EPISODE-2026-03-14-0199a3b2-1c4d")
+def test_a_torn_last_line_and_a_comment_header_are_skipped_and_counted(tmp_path):
+    torn = tmp_path / "session.jsonl"
+    torn.write_text("# exported from a laptop\n" + CLAUDE.read_text() + '{"type":"assistant","message":{"con', "utf-8")
+    found = extract_transcript(torn, READERS)
+    assert found.skipped_lines == 2 and found.lines == 31
+    assert found.episode.metrics["tool_calls"] == 7  # no subagent folder beside this copy
+    assert f"{torn.name}: skipped 2 lines that are not JSON" in found.warnings
+
+
+def test_subagents_are_folded_into_their_parent_not_read_alone(tmp_path):
+    copy = tmp_path / "claude-code"
+    shutil.copytree(TRANSCRIPTS / "claude-code", copy)
+    from brain.memory.sessions.ingest import extract_paths
+
+    (found,) = extract_paths([copy], READERS)
+    assert found.subagent_files == 1 and found.episode.metrics["tool_calls"] == 10
 
 
 def test_a_stored_context_line_is_refreshed_unless_a_person_edited_it(brain, vault, tmp_path):
@@ -107,39 +152,51 @@ def test_a_stored_context_line_is_refreshed_unless_a_person_edited_it(brain, vau
     assert "the retry work, extracted by rules" in parse_note(note.read_text()).section_text("Context")
 
 
-# ---------------------------------------------------------------- 2. a format that does not fit
-
-
-def test_a_forced_format_the_file_does_not_have_is_one_error_and_writes_nothing(brain, vault):
-    brain("episode", "extract", str(CLAUDE))
-    before = _files_of(vault.root)
-    out = brain("episode", "extract", str(CLAUDE), "--format", "codex")
-    assert out.exit_code == 1
-    assert out.stderr == (
-        f"error: {CLAUDE.name} has no codex records (its records look like claude-code); "
-        "drop --format or pass --format claude-code\n"
+def test_a_100_mb_transcript_is_streamed_in_bounded_memory(tmp_path):
+    """A generated 100 MB transcript (large tool outputs, as a long session has), read in a child
+    process whose peak memory is measured: the reader holds one line at a time."""
+    path = tmp_path / "big.jsonl"
+    big = "x" * 100_000
+    with path.open("w") as handle:
+        for n in range(1000):
+            when = f"2026-03-14T{9 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+            call = {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": "ls"}}
+            handle.write(
+                json.dumps(
+                    {
+                        "type": "assistant",
+                        "sessionId": "big",
+                        "timestamp": when,
+                        "message": {"id": f"m{n}", "content": [call]},
+                    }
+                )
+                + "\n"
+            )
+            result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": big}
+            handle.write(
+                json.dumps({"type": "user", "sessionId": "big", "timestamp": when, "message": {"content": [result]}})
+                + "\n"
+            )
+    assert path.stat().st_size > 100_000_000
+    script = (
+        "import resource, sys, json\n"
+        "from brain.agents.registry import READERS\n"
+        "from brain.memory.sessions.ingest import extract_transcript\n"
+        "def peak():  # KB; VmHWM is this image's own high-water mark (ru_maxrss keeps the forked parent's)\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM:'):\n"
+        "            return int(line.split()[1])\n"
+        "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "e = extract_transcript(sys.argv[1], READERS).episode\n"
+        "print(json.dumps([e.metrics['tool_calls'], e.metrics['errors'], e.duration_minutes, e.session, peak()]))\n"
     )
-    out = brain("session", "end", str(CODEX), "--format", "claude-code")
-    assert out.exit_code == 1
-    assert out.stderr == (
-        f"error: {CODEX.name} has no claude-code records (its records look like codex); "
-        "drop --format or pass --format codex\n"
-    )
-    assert _files_of(vault.root) == before
-    # the hooks' detached extraction logs the same line and writes no episode
-    out = brain("hooks", "run", "extract", "--transcript", str(CLAUDE), "--session", "7f3c2a10", "--format", "codex")
-    assert (out.exit_code, out.stdout) == (0, "")
-    log = (vault.root / ".brain" / "logs" / "hooks.log").read_text().splitlines()
-    assert log[-1].endswith(
-        f" extract error: InvalidInput: {CLAUDE.name} has no codex records (its records look like claude-code); "
-        "drop --format or pass --format claude-code"
-    )
-    assert {k: v for k, v in _files_of(vault.root).items() if k.startswith("episodes/")} == {
-        k: v for k, v in before.items() if k.startswith("episodes/")
-    }
+    out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
+    calls, errors, minutes, session, peak_kb = json.loads(out.stdout)
+    assert (calls, errors, minutes, session) == (1000, 0, 16.6, "big")  # 09:00:00 to 09:16:39
+    assert peak_kb < 200_000  # KB: the file is 100 MB; the process stays under 200 MB
 
 
-# ---------------------------------------------------------------- 4. outcome
+# ---------------------------------------------------------------- the outcome
 
 
 def _claude(path: Path, *records: dict) -> Path:
@@ -220,7 +277,7 @@ def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
     assert (episode.outcome, episode.metrics["errors"], episode.metrics["recoveries"]) == ("success", 2, 1)
 
 
-# ---------------------------------------------------------------- 5. the task
+# ---------------------------------------------------------------- the task
 
 
 def test_the_task_is_the_request_not_the_file_the_ide_had_open(tmp_path):
@@ -249,40 +306,54 @@ def test_the_task_skips_shell_output_and_takes_a_request_after_a_selection(tmp_p
     assert extract_transcript(path, READERS).episode.task == "Why does this return None for empty input?"
 
 
-# ---------------------------------------------------------------- 6. files written by a shell
+# ---------------------------------------------------------------- a real session, counted from its raw JSON by a reading independent of brain's readers
 
 
-def test_codex_files_written_by_shell_redirection_are_counted(tmp_path):
-    def call(number: int, script: str) -> list[dict]:
-        when = f"2026-03-15T10:00:{number:02d}.000Z"
-        arguments = json.dumps({"command": ["bash", "-lc", script]})
-        return [
-            {
-                "timestamp": when,
-                "type": "response_item",
-                "payload": {"type": "function_call", "name": "shell", "arguments": arguments, "call_id": f"c{number}"},
-            },
-            {
-                "timestamp": when,
-                "type": "response_item",
-                "payload": {"type": "function_call_output", "call_id": f"c{number}", "output": "Exit code: 0\n"},
-            },
-        ]
+def _records(path: Path):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
 
-    records = [
-        {"timestamp": "2026-03-15T10:00:00.000Z", "type": "session_meta", "payload": {"id": "019a-x", "cwd": "/w"}},
-        *call(1, "cat > src/x.py <<'EOF'\nif a > b:\n    print(a >> 2)\nEOF"),
-        *call(2, "echo 'VERSION = 2' >> src/version.py 2>&1"),
-        *call(3, "printf 'a\\n' | tee notes/a.txt docs/b.txt > /dev/null"),
-        *call(4, "grep -r foo src > /dev/null; ls > $OUT"),
-        *call(5, 'python -c "print(1 > 0)"'),
-    ]
-    path = tmp_path / "rollout.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    episode = extract_transcript(path, READERS).episode
-    assert episode.metrics["files_changed"] == 4
-    assert [e.text for e in episode.events] == [
-        "Edited src/x.py",
-        "Edited src/version.py",
-        "Edited notes/a.txt, docs/b.txt",
-    ]
+
+def _claude_blocks(paths: list[Path]):
+    for path in paths:
+        for record in _records(path):
+            content = (record.get("message") or {}).get("content")
+            if isinstance(content, list):
+                yield from (block for block in content if isinstance(block, dict))
+
+
+@pytest.fixture
+def example_vault(tmp_path) -> Path:
+    """A copy of vault-example/, without its index."""
+    shutil.copytree(REPO / "vault-example", tmp_path / "vault", ignore=shutil.ignore_patterns(".brain"))
+    return tmp_path / "vault"
+
+
+def _extract(vault: Path, transcript: Path) -> dict:
+    result = run_brain("episode", "extract", str(transcript), "--vault", str(vault), "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    return found[0] if isinstance(found, list) else found
+
+
+def test_a_real_claude_code_session_with_subagents(example_vault):
+    files = [SPOTTER, *sorted((SPOTTER.parent / SPOTTER.stem / "subagents").glob("agent-*.jsonl"))]
+    blocks = list(_claude_blocks(files))
+    calls = sum(1 for b in blocks if b.get("type") == "tool_use")
+    errors = sum(1 for b in blocks if b.get("type") == "tool_result" and b.get("is_error"))
+    assert (len(files), calls, errors) == (3, 254, 12)
+
+    report = _extract(example_vault, SPOTTER)
+    note = (example_vault / report["path"]).read_text(encoding="utf-8")
+    assert report["subagent_files"] == 2 and report["lines"] == 2427 and report["skipped_lines"] == 0
+    assert f"  tool_calls: {calls}\n  errors: {errors}\n" in note
+    assert "  commits: 6\n" in note and "duration_minutes: 53.1\n" in note and "outcome: success\n" in note
+    assert "task: Work on bead spotter-4te. Run bd show spotter-4te to see the issue details" in note
+    # an error and what recovered it are linked both ways
+    assert re.search(r"e004 \(error\): Edit lib/spotter/telemetry/otel.ex failed: .*\(leads_to: \[\[e005\]\]\)", note)
+    assert "e005 (edit): Edited lib/spotter/telemetry/otel.ex (caused_by: [[e004]])" in note
+    shas = re.findall(r"\(commit\): Commit ([0-9a-f]{7}):", note)
+    assert len(shas) == 6 and shas[0] == "12e2d10"

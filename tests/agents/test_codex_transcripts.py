@@ -1,6 +1,5 @@
-"""Real sessions recorded by other people (tests/data/transcripts/README.md says where each comes
-from): what brain reads of them is checked against counts taken from the raw JSON here, by a
-reading independent of brain's readers."""
+"""The Codex reader: a rollout's episode, two sessions whose ids begin alike, files written by a shell,
+real sessions with unified exec. Data: tests/data/transcripts (see its README)."""
 
 from __future__ import annotations
 
@@ -11,11 +10,144 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_brain
+from brain.agents.registry import READERS
+from brain.memory.sessions.ingest import extract_transcript
+from brain.notes.parse import parse_note
+from tests.conftest import REPO, TRANSCRIPTS, run_brain
 
-PUBLIC = REPO / "tests/data/transcripts/public"
-SPOTTER = PUBLIC / "spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
-CODEMIE = sorted((PUBLIC / "codemie").glob("rollout-*.jsonl"))
+CODEX = (
+    TRANSCRIPTS
+    / "codex"
+    / "2026"
+    / "03"
+    / "14"
+    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+)
+CODEX_ID = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
+TASK = "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
+CODEMIE = sorted((TRANSCRIPTS / "public" / "codemie").glob("rollout-*.jsonl"))
+
+
+def test_codex_rollout_episode():
+    found = extract_transcript(CODEX, READERS)
+    episode = found.episode
+    assert found.format == "codex" and found.unknown_records == {"future_item": 1}
+    assert episode.session == "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
+    assert episode.task == "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
+    assert episode.metrics == {
+        "tool_calls": 4,
+        "errors": 1,
+        "recoveries": 1,
+        "commits": 1,
+        "files_changed": 1,
+        "input_tokens": 12000,
+        "output_tokens": 1800,
+        "cache_read_tokens": 30000,
+        "cache_creation_tokens": 0,
+    }
+    assert [(e.type, e.text) for e in episode.events] == [
+        ("error", "Ran `pytest tests/test_cart.py -q`: tests failed (1 failed, 1 passed)"),
+        ("edit", "Edited shop/cart.py"),
+        ("test", "Ran `pytest tests/test_cart.py -q`: tests passed (2 passed)"),
+        ("commit", "Commit 1a2b3c4: Round cart totals with Decimal.quantize"),
+    ]
+    (decision,) = episode.decisions
+    assert decision.options == ("Round with Decimal.quantize and ROUND_HALF_EVEN", "float round()")
+    assert decision.rationale == "float rounding is what drifts by a cent"
+    assert episode.outcome == "success"
+
+
+# ---------------------------------------------------------------- two sessions, one name
+
+
+def _codex_copy(folder: Path, session: str, task: str) -> Path:
+    """The Codex sample as another session: its id and its task changed."""
+    path = folder / f"rollout-2026-03-14T10-00-30-{session}.jsonl"
+    path.write_text(CODEX.read_text().replace(CODEX_ID, session).replace(TASK, task))
+    return path
+
+
+def test_two_codex_sessions_started_within_a_minute_get_a_note_each(brain, vault, tmp_path):
+    other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
+    first = brain("episode", "extract", str(CODEX))
+    second = brain("episode", "extract", str(other))
+    assert first.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2.md ")
+    assert second.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md ")
+    notes = {p.name: parse_note(p.read_text()) for p in (vault.root / "episodes").iterdir()}
+    mine, theirs = notes["EPISODE-2026-03-14-0199a3b2.md"], notes["EPISODE-2026-03-14-0199a3b2-77aa.md"]
+    assert (mine.frontmatter["session"], mine.frontmatter["task"]) == (CODEX_ID, TASK)
+    assert (theirs.frontmatter["session"], theirs.frontmatter["task"]) == (
+        "0199a3b2-77aa-7e5f-8a9b-111111111111",
+        "Add a discount code field to checkout",
+    )
+    assert theirs.frontmatter["episode_id"] == "episode-2026-03-14-0199a3b2-77aa"
+    assert "`0199a3b2-77aa-7e5f-8a9b-111111111111`" in theirs.section_text("Context")
+    # each session extracted again finds its own note
+    assert brain("episode", "extract", str(other)).stdout.startswith(
+        "unchanged episodes/EPISODE-2026-03-14-0199a3b2-77aa.md "
+    )
+    assert brain("episode", "extract", str(CODEX)).stdout.startswith(
+        "unchanged episodes/EPISODE-2026-03-14-0199a3b2.md "
+    )
+    assert len(notes) == 2 and len(list((vault.root / "episodes").iterdir())) == 2
+
+
+def test_two_sessions_with_the_same_start_in_one_command_get_a_note_each(brain, vault, tmp_path):
+    other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
+    out = brain("episode", "extract", str(CODEX), str(other))
+    assert [line.split("  ")[0] for line in out.stdout.splitlines()] == [
+        "created episodes/EPISODE-2026-03-14-0199a3b2.md",
+        "created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md",
+    ]
+
+
+def test_session_end_of_a_second_session_with_the_same_start_keeps_both(brain, vault, tmp_path):
+    other = _codex_copy(tmp_path, "0199a3b2-1c4d-7e5f-8a9b-222222222222", "Rename the cart module")
+    one = json.loads(brain("session", "end", str(CODEX), "--json").output)
+    two = json.loads(brain("session", "end", str(other), "--json").output)
+    assert (one["episode"], two["episode"]) == ("EPISODE-2026-03-14-0199a3b2", "EPISODE-2026-03-14-0199a3b2-1c4d")
+
+
+# ---------------------------------------------------------------- files written by a shell
+
+
+def test_codex_files_written_by_shell_redirection_are_counted(tmp_path):
+    def call(number: int, script: str) -> list[dict]:
+        when = f"2026-03-15T10:00:{number:02d}.000Z"
+        arguments = json.dumps({"command": ["bash", "-lc", script]})
+        return [
+            {
+                "timestamp": when,
+                "type": "response_item",
+                "payload": {"type": "function_call", "name": "shell", "arguments": arguments, "call_id": f"c{number}"},
+            },
+            {
+                "timestamp": when,
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": f"c{number}", "output": "Exit code: 0\n"},
+            },
+        ]
+
+    records = [
+        {"timestamp": "2026-03-15T10:00:00.000Z", "type": "session_meta", "payload": {"id": "019a-x", "cwd": "/w"}},
+        *call(1, "cat > src/x.py <<'EOF'\nif a > b:\n    print(a >> 2)\nEOF"),
+        *call(2, "echo 'VERSION = 2' >> src/version.py 2>&1"),
+        *call(3, "printf 'a\\n' | tee notes/a.txt docs/b.txt > /dev/null"),
+        *call(4, "grep -r foo src > /dev/null; ls > $OUT"),
+        *call(5, 'python -c "print(1 > 0)"'),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    episode = extract_transcript(path, READERS).episode
+    assert episode.metrics["files_changed"] == 4
+    assert [e.text for e in episode.events] == [
+        "Edited src/x.py",
+        "Edited src/version.py",
+        "Edited notes/a.txt, docs/b.txt",
+    ]
+
+
+# ---------------------------------------------------------------- real sessions, counted from their raw JSON by a reading independent of brain's readers
 
 
 def _records(path: Path):
@@ -26,16 +158,9 @@ def _records(path: Path):
             continue
 
 
-def _claude_blocks(paths: list[Path]):
-    for path in paths:
-        for record in _records(path):
-            content = (record.get("message") or {}).get("content")
-            if isinstance(content, list):
-                yield from (block for block in content if isinstance(block, dict))
-
-
 @pytest.fixture
-def vault(tmp_path):
+def example_vault(tmp_path) -> Path:
+    """A copy of vault-example/, without its index."""
     shutil.copytree(REPO / "vault-example", tmp_path / "vault", ignore=shutil.ignore_patterns(".brain"))
     return tmp_path / "vault"
 
@@ -45,26 +170,6 @@ def _extract(vault: Path, transcript: Path) -> dict:
     assert result.exit_code == 0, result.output
     found = json.loads(result.output)
     return found[0] if isinstance(found, list) else found
-
-
-def test_a_real_claude_code_session_with_subagents(vault):
-    files = [SPOTTER, *sorted((SPOTTER.parent / SPOTTER.stem / "subagents").glob("agent-*.jsonl"))]
-    blocks = list(_claude_blocks(files))
-    calls = sum(1 for b in blocks if b.get("type") == "tool_use")
-    errors = sum(1 for b in blocks if b.get("type") == "tool_result" and b.get("is_error"))
-    assert (len(files), calls, errors) == (3, 254, 12)
-
-    report = _extract(vault, SPOTTER)
-    note = (vault / report["path"]).read_text(encoding="utf-8")
-    assert report["subagent_files"] == 2 and report["lines"] == 2427 and report["skipped_lines"] == 0
-    assert f"  tool_calls: {calls}\n  errors: {errors}\n" in note
-    assert "  commits: 6\n" in note and "duration_minutes: 53.1\n" in note and "outcome: success\n" in note
-    assert "task: Work on bead spotter-4te. Run bd show spotter-4te to see the issue details" in note
-    # an error and what recovered it are linked both ways
-    assert re.search(r"e004 \(error\): Edit lib/spotter/telemetry/otel.ex failed: .*\(leads_to: \[\[e005\]\]\)", note)
-    assert "e005 (edit): Edited lib/spotter/telemetry/otel.ex (caused_by: [[e004]])" in note
-    shas = re.findall(r"\(commit\): Commit ([0-9a-f]{7}):", note)
-    assert len(shas) == 6 and shas[0] == "12e2d10"
 
 
 def _codex_counts(path: Path) -> tuple[int, int]:
@@ -86,10 +191,10 @@ def _codex_counts(path: Path) -> tuple[int, int]:
     return calls, failed
 
 
-def test_real_codex_sessions_with_unified_exec(vault):
+def test_real_codex_sessions_with_unified_exec(example_vault):
     assert [_codex_counts(path) for path in CODEMIE] == [(102, 5), (38, 1)]
-    first = _extract(vault, CODEMIE[0])
-    note = (vault / first["path"]).read_text(encoding="utf-8")
+    first = _extract(example_vault, CODEMIE[0])
+    note = (example_vault / first["path"]).read_text(encoding="utf-8")
     assert "  tool_calls: 102\n  errors: 5\n" in note and "task: show tools\n" in note
     # the command a write_stdin poll finished is the one that failed and then passed
     test_run = (
@@ -100,8 +205,8 @@ def test_real_codex_sessions_with_unified_exec(vault):
     assert "Chunk ID" not in note  # unified exec's headers are not the error
     assert "e001 (error): write_stdin failed: stdin is closed for this session" in note
 
-    second = _extract(vault, CODEMIE[1])
-    note = (vault / second["path"]).read_text(encoding="utf-8")
+    second = _extract(example_vault, CODEMIE[1])
+    note = (example_vault / second["path"]).read_text(encoding="utf-8")
     assert "  tool_calls: 38\n  errors: 1\n" in note
     # this rollout holds the person's requests only as user_message events, the first one written
     # by the IDE extension around the request
