@@ -51,6 +51,9 @@ def hooks(*args: str):
     return run_brain("hooks", *args)
 
 
+# ---------------------------------------------------------------- install, uninstall, status
+
+
 def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_file_back(vault, project, home):
     out = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
     assert out.exit_code == 0
@@ -198,6 +201,93 @@ def test_codex_with_its_own_notify_is_refused(vault, home):
     assert config.read_text() == 'notify = ["my-notifier"]\n'
 
 
+def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_path, monkeypatch):
+    codex_home = tmp_path / "codex home"
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    config = codex_home / "config.toml"
+    out = hooks("install", "codex", "--vault", str(vault.root))
+    assert out.stdout == f"created   {config}  (notify and mcp server)\n"
+    assert tomllib.loads(config.read_text())["notify"][-2:] == ["--vault", str(vault.root)]
+    assert not (home / ".codex").exists()
+    status = json.loads(hooks("status", "--project-dir", str(tmp_path), "--json").stdout)
+    brain = str(Path(sys.executable).parent / "brain")
+    assert (status[-1]["path"], status[-1]["entries"]) == (
+        str(config),
+        [
+            f'notify = ["{brain}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]',
+            "[mcp_servers.brain]",
+            f'command = "{brain}"',
+            f'args = ["mcp", "--vault", "{vault.root}"]',
+        ],
+    )
+    out = hooks("uninstall", "codex")
+    assert out.stdout == f"removed   {config}  (notify and mcp server)\n"
+    assert not codex_home.exists()
+
+
+@pytest.mark.parametrize("name", ["my vault", 'it\'s a "quoted" vault', "café — ノート"])
+def test_uninstall_gives_the_files_back_whatever_the_vault_path(name, project, home, tmp_path):
+    from brain.vault_init import init_vault
+
+    root = init_vault(tmp_path / name)[0].root
+    settings = project / ".claude" / "settings.json"
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text('model = "gpt-5-codex"\n')
+    for agent in ("claude-code", "codex"):
+        out = hooks("install", agent, "--project-dir", str(project), "--vault", str(root))
+        assert out.exit_code == 0, out.stderr
+    for agent in ("claude-code", "codex"):
+        assert hooks("uninstall", agent, "--project-dir", str(project)).exit_code == 0
+    assert settings.read_bytes() == USER_SETTINGS.encode()
+    assert codex.read_bytes() == b'model = "gpt-5-codex"\n'
+    assert not (project / ".mcp.json").exists()
+    assert list((root / ".brain" / "hooks" / "installed").iterdir()) == []
+
+
+def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault, project, home):
+    hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
+    (project / ".mcp.json").write_text("{not json")
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text("model = \n")
+    out = hooks("status", "--project-dir", str(project))
+    assert out.exit_code == 0
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"{project}/.claude/settings.json:" and len(lines[1:5]) == 4
+    assert lines[5:] == [
+        f"{project}/.mcp.json: not JSON (Expecting property name enclosed in double quotes at line 1)",
+        f"{home}/.claude/settings.json: no such file",
+        f"{home}/.claude.json: no such file",
+        f"{codex}: not TOML (Invalid value (at line 1, column 9))",
+    ]
+    rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)
+    assert [(Path(r["path"]).name, r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
+        ("settings.json", True, 4, None),
+        (".mcp.json", True, 0, "not JSON (Expecting property name enclosed in double quotes at line 1)"),
+        ("settings.json", False, 0, None),
+        (".claude.json", False, 0, None),
+        ("config.toml", True, 0, "not TOML (Invalid value (at line 1, column 9))"),
+    ]
+    before = {p: p.read_bytes() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
+    for command in (("install", "--vault", str(vault.root)), ("uninstall",)):
+        out = hooks(*command, "claude-code", "--project-dir", str(project))
+        assert (out.exit_code, out.stdout) == (1, "") and out.stderr.count("\n") == 1
+        assert out.stderr.startswith(f"error: {project}/.mcp.json is not JSON")
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_install_says_when_the_vault_has_no_index_yet(example, project, home):
+    shutil.rmtree(example / ".brain" / "index", ignore_errors=True)  # a checkout where vault-example was indexed
+    first = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example))
+    assert first.exit_code == 0 and first.stderr == (
+        f"warning: {example} has no index yet: run 'brain index --vault {example}' so the hooks answer at once\n"
+    )
+    assert brain_process("index", "--no-embed", "--vault", str(example)).returncode == 0
+    again = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example))
+    assert again.exit_code == 0 and again.stderr == ""
+
+
 # ---------------------------------------------------------------- the hooks as the agent runs them
 
 
@@ -339,9 +429,6 @@ def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
     assert "Commit 1a2b3c4: Round cart totals with Decimal.quantize" in episode.read_text()
 
 
-# ---------------------------------------------------------------- gaps found by the audit
-
-
 def test_session_end_says_how_many_values_were_redacted(brain, tmp_path):
     out = brain("session", "end", str(CLAUDE))
     assert out.exit_code == 0
@@ -354,82 +441,6 @@ def test_session_end_says_how_many_values_were_redacted(brain, tmp_path):
     assert (
         text.stdout.splitlines()[0] == "episode episodes/EPISODE-2026-03-14-7f3c2a10.md [success]  (2 values redacted)"
     )
-
-
-def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_path, monkeypatch):
-    codex_home = tmp_path / "codex home"
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    config = codex_home / "config.toml"
-    out = hooks("install", "codex", "--vault", str(vault.root))
-    assert out.stdout == f"created   {config}  (notify and mcp server)\n"
-    assert tomllib.loads(config.read_text())["notify"][-2:] == ["--vault", str(vault.root)]
-    assert not (home / ".codex").exists()
-    status = json.loads(hooks("status", "--project-dir", str(tmp_path), "--json").stdout)
-    brain = str(Path(sys.executable).parent / "brain")
-    assert (status[-1]["path"], status[-1]["entries"]) == (
-        str(config),
-        [
-            f'notify = ["{brain}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]',
-            "[mcp_servers.brain]",
-            f'command = "{brain}"',
-            f'args = ["mcp", "--vault", "{vault.root}"]',
-        ],
-    )
-    out = hooks("uninstall", "codex")
-    assert out.stdout == f"removed   {config}  (notify and mcp server)\n"
-    assert not codex_home.exists()
-
-
-@pytest.mark.parametrize("name", ["my vault", 'it\'s a "quoted" vault', "café — ノート"])
-def test_uninstall_gives_the_files_back_whatever_the_vault_path(name, project, home, tmp_path):
-    from brain.vault_init import init_vault
-
-    root = init_vault(tmp_path / name)[0].root
-    settings = project / ".claude" / "settings.json"
-    codex = home / ".codex" / "config.toml"
-    codex.parent.mkdir()
-    codex.write_text('model = "gpt-5-codex"\n')
-    for agent in ("claude-code", "codex"):
-        out = hooks("install", agent, "--project-dir", str(project), "--vault", str(root))
-        assert out.exit_code == 0, out.stderr
-    for agent in ("claude-code", "codex"):
-        assert hooks("uninstall", agent, "--project-dir", str(project)).exit_code == 0
-    assert settings.read_bytes() == USER_SETTINGS.encode()
-    assert codex.read_bytes() == b'model = "gpt-5-codex"\n'
-    assert not (project / ".mcp.json").exists()
-    assert list((root / ".brain" / "hooks" / "installed").iterdir()) == []
-
-
-def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault, project, home):
-    hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
-    (project / ".mcp.json").write_text("{not json")
-    codex = home / ".codex" / "config.toml"
-    codex.parent.mkdir()
-    codex.write_text("model = \n")
-    out = hooks("status", "--project-dir", str(project))
-    assert out.exit_code == 0
-    lines = out.stdout.splitlines()
-    assert lines[0] == f"{project}/.claude/settings.json:" and len(lines[1:5]) == 4
-    assert lines[5:] == [
-        f"{project}/.mcp.json: not JSON (Expecting property name enclosed in double quotes at line 1)",
-        f"{home}/.claude/settings.json: no such file",
-        f"{home}/.claude.json: no such file",
-        f"{codex}: not TOML (Invalid value (at line 1, column 9))",
-    ]
-    rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)
-    assert [(Path(r["path"]).name, r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
-        ("settings.json", True, 4, None),
-        (".mcp.json", True, 0, "not JSON (Expecting property name enclosed in double quotes at line 1)"),
-        ("settings.json", False, 0, None),
-        (".claude.json", False, 0, None),
-        ("config.toml", True, 0, "not TOML (Invalid value (at line 1, column 9))"),
-    ]
-    before = {p: p.read_bytes() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
-    for command in (("install", "--vault", str(vault.root)), ("uninstall",)):
-        out = hooks(*command, "claude-code", "--project-dir", str(project))
-        assert (out.exit_code, out.stdout) == (1, "") and out.stderr.count("\n") == 1
-        assert out.stderr.startswith(f"error: {project}/.mcp.json is not JSON")
-    assert {p: p.read_bytes() for p in before} == before
 
 
 def test_a_hook_with_arguments_it_cannot_read_exits_0_silently_and_logs_a_line(vault, tmp_path):
@@ -503,14 +514,3 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
     bad = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example), "--namespace", "a b")
     assert bad.exit_code == 1 and "namespace 'a b' must be one word" in bad.stderr
     assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
-
-
-def test_install_says_when_the_vault_has_no_index_yet(example, project, home):
-    shutil.rmtree(example / ".brain" / "index", ignore_errors=True)  # a checkout where vault-example was indexed
-    first = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example))
-    assert first.exit_code == 0 and first.stderr == (
-        f"warning: {example} has no index yet: run 'brain index --vault {example}' so the hooks answer at once\n"
-    )
-    assert brain_process("index", "--no-embed", "--vault", str(example)).returncode == 0
-    again = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example))
-    assert again.exit_code == 0 and again.stderr == ""
