@@ -1,6 +1,6 @@
 """MCP tools are plain module-level functions: importable and callable alone, and served with the same schema.
 
-The client-session tests (test_mcp_*.py) cover the protocol; these show a tool can be tested
+The client-session tests (the other files of tests/mcp/) cover the protocol; these show a tool can be tested
 without a server, and that the server registers every tool of every domain module exactly once.
 """
 

@@ -1,4 +1,5 @@
-"""The architecture, enforced: imports between brain's modules run one way, and modules and folders stay small.
+"""The architecture, enforced: imports between brain's modules run one way, modules and folders stay
+small, and tests/ mirrors the packages.
 
 Every import counts, including the ones inside functions (a lazy import is still a dependency).
 """
@@ -6,6 +7,7 @@ Every import counts, including the ones inside functions (a lazy import is still
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -198,3 +200,49 @@ def test_every_agent_is_one_module_behind_the_one_interface() -> None:
     assert sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values()) == agent_modules
     assert len(HOOKS) == sum(len(agent.hooks) for agent in AGENTS.values())  # no event is two agents'
     assert not set(HOOKS) & set(OWN_EVENTS)
+
+
+# ---------------------------------------------------------------- the tests mirror the packages
+
+
+TESTS = REPO / "tests"
+OWN_ROOMS = {"helpers", "promises"}  # shared helpers; guarantees that cross the packages
+
+
+def rooms() -> list[Path]:
+    """Every folder of tests/ that holds Python, tests/data/ aside."""
+    return sorted(
+        folder
+        for folder in {path.parent for path in TESTS.rglob("*.py")}
+        if folder != TESTS and "data" not in folder.relative_to(TESTS).parts and "__pycache__" not in folder.parts
+    )
+
+
+def test_no_test_file_sits_flat_at_the_root_of_tests() -> None:
+    """A test lives in the room of what it tests (docs/architecture.md, Tests); tests/ itself holds
+    only conftest.py, whose fixtures every room sees."""
+    flat = sorted(path.name for path in TESTS.glob("*.py") if path.name not in ("__init__.py", "conftest.py"))
+    assert flat == [], f"move {flat} into the room of what they test"
+
+
+def test_every_room_mirrors_a_package_and_is_one() -> None:
+    """tests/index/ is about brain/index/, tests/memory/facts/ about brain/memory/facts/, tests/vault/
+    about brain/vault.py; each room has an __init__.py, so its modules are named by their path
+    (tests.index.test_search) and two rooms may hold the same file name."""
+    for room in rooms():
+        relative = room.relative_to(TESTS)
+        assert (room / "__init__.py").is_file(), f"tests/{relative} has no __init__.py"
+        if relative.parts[0] in OWN_ROOMS:
+            continue
+        mirrored = SOURCE.joinpath(*relative.parts)
+        assert mirrored.is_dir() or mirrored.with_suffix(".py").is_file(), f"tests/{relative} mirrors nothing in brain/"
+
+
+def test_test_files_are_named_by_what_they_check() -> None:
+    """A name says what is tested, never which issue or story asked for it."""
+    by_issue = sorted(
+        str(path.relative_to(TESTS))
+        for path in TESTS.rglob("test_*.py")
+        if re.search(r"issue|(?<![a-z])stor(y|ies)", path.name)
+    )
+    assert by_issue == []

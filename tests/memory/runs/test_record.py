@@ -1,6 +1,6 @@
 """Recorded runs: the note format (lossless round trips), `brain run record|show|list`, bad input.
 
-Plumbing tests here use the lexical embedder (tests/test_runs_recall.py is about meaning and
+Plumbing tests here use the lexical embedder (test_recall.py is about meaning and
 uses the real model); the vectors are real Chroma either way.
 """
 
