@@ -1,7 +1,8 @@
 """The docs keep up with the code: every command is explained in a guide page, the generated CLI and
 MCP references match the code, the site's pages are in its nav, the README's links survive the
-package index, CI (and `just check`) runs exactly the README's test command, and the examples in the
-docs are what the commands print."""
+package index, CI (and `just check`) runs exactly the README's test command, the examples in the
+docs are what the commands print, docs/architecture.md's tree names every package and module of
+brain/ and nothing that is gone, and the README's library example runs against vault-example and prints what its comments say."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import typer
@@ -268,3 +270,119 @@ def test_the_readme_shows_what_the_hooks_print_and_what_a_session_became(tmp_pat
     shown = re.search(r"```markdown\n(.*?)```", part, flags=re.S).group(1).splitlines()  # type: ignore[union-attr]
     lines = iter(note)
     assert all(line in lines for line in shown), "the README's episode is not an excerpt of the note, in order"
+
+
+# ---------------------------------------------------------------- the architecture page names every package and module
+
+
+DOC = REPO / "docs" / "architecture.md"
+_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def tree_block() -> list[str]:
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("```\nbrain/\n")
+    return text[start + 4 : text.index("```", start + 4)].splitlines()
+
+
+def documented() -> tuple[set[str], set[str], set[str]]:
+    """(packages, modules, modules named as files) the tree names, as paths from the repository root.
+
+    A line is a folder (`name/  what it holds`, which may list its modules as bare words:
+    `facts/  service, recall, ...`), or one or more modules (`a.py b.py  what they do`); a deeper
+    line that is neither continues the description, and the module list, of the line above."""
+    packages: set[str] = set()
+    modules: set[str] = set()
+    files: set[str] = set()
+    stack: list[tuple[int, str]] = []  # (indent, folder) of the folders above this line
+    listing: str | None = None  # the folder whose bare-word module list may continue
+    for line in tree_block():
+        tokens = line.split()
+        if not tokens:
+            continue
+        indent = len(line) - len(line.lstrip())
+        if tokens[0].endswith(("/", ".py")):
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+        parent = stack[-1][1] if stack else ""
+        if tokens[0].endswith("/"):
+            folder = f"{parent}/{tokens[0][:-1]}" if parent else tokens[0][:-1]
+            packages.add(folder)
+            stack.append((indent, folder))
+            listing, words = folder, " ".join(tokens[1:])
+        elif tokens[0].endswith(".py"):
+            for token in tokens:
+                if not token.endswith(".py"):
+                    break
+                files.add(f"{parent}/{token}")
+            listing = None
+            continue
+        elif listing is not None:
+            words = line
+        else:
+            continue
+        for word in re.sub(r"\([^)]*\)", "", words).replace(",", " ").split():
+            word = word.rstrip(":")
+            if _NAME.fullmatch(word):
+                modules.add(f"{listing}/{word}.py")
+    return packages, modules | files, files
+
+
+def actual() -> tuple[set[str], set[str]]:
+    source = REPO / "brain"
+    packages = {str(p.parent.relative_to(REPO)) for p in source.rglob("__init__.py")}
+    modules = {str(p.relative_to(REPO)) for p in source.rglob("*.py") if p.name != "__init__.py"}
+    return packages, modules
+
+
+def test_the_tree_names_every_package_and_module() -> None:
+    (doc_packages, doc_modules, _), (packages, modules) = documented(), actual()
+    assert sorted(packages - doc_packages) == []
+    assert sorted(modules - doc_modules) == []
+
+
+def test_the_tree_names_nothing_that_is_gone() -> None:
+    (doc_packages, _, doc_files), (packages, modules) = documented(), actual()
+    assert sorted(doc_packages - packages) == []
+    initial = {str(p.relative_to(REPO)) for p in (REPO / "brain").rglob("__init__.py")}
+    assert sorted(doc_files - modules - initial) == []
+
+
+# ---------------------------------------------------------------- the README's library example
+
+
+def _block(name: str) -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(rf"<!-- {name} -->\n```\w+\n(.*?)```\n<!-- /{name} -->", text, re.DOTALL)
+    assert found, f"README.md has no {name} block"
+    return found.group(1)
+
+
+def test_the_readme_library_example_prints_what_the_readme_says(tmp_path):
+    import shutil
+
+    shutil.copytree(REPO / "vault-example", tmp_path / "vault-example", ignore=shutil.ignore_patterns(".brain"))
+    (tmp_path / "vault-example" / ".brain").mkdir()
+    run = subprocess.run(
+        [sys.executable, "-c", _block("library-example")], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    expected = [line.removeprefix("# ") for line in _block("library-example").splitlines() if line.startswith("# ")]
+    assert run.stderr == ""
+    assert run.stdout.splitlines() == expected
+
+
+def test_brain_offers_what_its_all_says():
+    import brain
+
+    assert sorted(brain.__all__) == [
+        "AmbiguousName",
+        "BrainError",
+        "InvalidInput",
+        "Memory",
+        "NoteNotFound",
+        "VaultNotFound",
+        "__version__",
+        "open",
+    ]
+    for name in brain.__all__:
+        assert getattr(brain, name) is not None
