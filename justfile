@@ -40,7 +40,7 @@ bench name="" *args:
 
 # `check` runs what CI runs (.ci/run runs the README's test command), but in the existing .venv: the
 # README's command without its first two steps, which make the venv and install brain into it.
-# tests/test_docs.py keeps the two the same.
+# tests/promises/test_docs.py keeps the two the same.
 
 # What CI runs, in the existing .venv
 check:

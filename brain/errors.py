@@ -17,7 +17,7 @@ from dataclasses import dataclass
 # of the vault's owner where no tool does it (brain/mcp/remedies.py). `str(error)` words it with
 # `PLAIN`, the library's own names (the function or keyword argument a Python caller uses): the
 # library cannot know which front end, if any, shows an error (a log line, a warning, a Python
-# caller), and it names none of their commands. tests/test_mcp_remedies.py checks that every key
+# caller), and it names none of their commands. tests/mcp/test_remedies.py checks that every key
 # has a wording in each of the three.
 
 PLAIN: dict[str, str] = {

@@ -7,7 +7,7 @@ The CLI reference walks the command tree that `brain` runs (typer's click group,
 public `list_commands` / `get_command`, so a lazily loaded group is walked the same way) and
 prints every command's `--help`. The MCP reference builds the server on an empty temporary vault
 and lists its tools as a client sees them: name, title, hints, description and input schema.
-tests/test_docs.py regenerates both in memory and compares them with the committed files.
+tests/promises/test_docs.py regenerates both in memory and compares them with the committed files.
 """
 
 from __future__ import annotations

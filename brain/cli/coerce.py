@@ -4,7 +4,7 @@ typer (0.29) converts every parameter's value with a pydantic TypeAdapter: impor
 building the adapters cost every `brain` command more CPU than the rest of a text search. brain's
 parameters are plain types (str, int and float with bounds, Path, list[str], Literal and Enum
 choices), whose valid values need no pydantic: such a value is converted here to
-exactly what typer's adapter returns (tests/test_cli_startup.py checks both agree on every
+exactly what typer's adapter returns (tests/cli/test_startup.py checks both agree on every
 parameter). Anything else, an invalid value above all, goes to typer's own adapter, so every error
 message stays typer's.
 """

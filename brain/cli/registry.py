@@ -2,7 +2,7 @@
 
 To add a command group, add ONE line to COMMANDS: its name, its module (whose `app` is a typer.Typer;
 `module:function` for a single command) and the first paragraph of its help, which `brain --help`
-shows without importing the module (tests/test_cli_startup.py checks it matches the module's help).
+shows without importing the module (tests/cli/test_startup.py checks it matches the module's help).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ brain converts plain values itself, exactly as typer would, through typer's conv
 (`RuntimeParam`), its own converter for anything else (`build_runtime_param`), and its rules for
 choices and paths (`coerce_cli_choice`, `coerce_cli_path`).
 
-pyproject.toml pins typer to 0.29.x for these names; tests/test_cli_startup.py checks that brain's
+pyproject.toml pins typer to 0.29.x for these names; tests/cli/test_startup.py checks that brain's
 conversion agrees with typer's on every parameter.
 """
 
