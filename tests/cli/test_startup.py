@@ -42,6 +42,16 @@ def test_help_lists_every_command_from_the_registry_without_importing_one():
     assert "  init     Create a vault, or add the folders, templates and config an...\n" in help_text
 
 
+def test_mcp_help_names_every_tool_group(brain) -> None:
+    from brain.mcp.server import GROUPS
+
+    shown = brain("mcp", "--help").output
+    assert "core, episodic, runs, causal, learning, facts (default: all)" in " ".join(shown.split())
+    from brain.cli.mcp import TOOL_GROUPS
+
+    assert set(TOOL_GROUPS) == set(GROUPS)
+
+
 def test_a_command_imports_its_own_module_only():
     modules = imported_modules("note", "--help")
     assert sorted(m for m in modules if m.startswith("brain.cli.")) == [

@@ -100,16 +100,6 @@ def test_tools_profile_limits_the_groups(tmp_path: Path) -> None:
     assert "unknown tool group(s) bogus" in refused.stderr and "core, episodic" in refused.stderr
 
 
-def test_mcp_help_names_every_tool_group(brain) -> None:
-    from brain.mcp.server import GROUPS
-
-    shown = brain("mcp", "--help").output
-    assert "core, episodic, runs, causal, learning, facts (default: all)" in " ".join(shown.split())
-    from brain.cli.mcp import TOOL_GROUPS
-
-    assert set(TOOL_GROUPS) == set(GROUPS)
-
-
 # ---------------------------------------------------------------- notes
 
 
