@@ -4,8 +4,8 @@
   repository): one note per passage (`load_set`, `prepared_vault`), or one note per sentence with
   the labels following the sentence that holds the answer (`load_split`, `split_vault`; the rule
   is in `load_split`'s doc);
-- vault-example with its labelled queries (tests/labelled_queries.py, beside the test that keeps the
-  fusion honest): `example_vault`.
+- vault-example with its labelled queries (tests/helpers/labelled_queries.py, used by the test that keeps
+  the fusion honest): `example_vault`.
 
 Vaults are kept under benchmarks/.cache/retrieval/<embedder>/ between runs (embedding takes minutes).
 """

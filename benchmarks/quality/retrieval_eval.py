@@ -11,7 +11,7 @@ brain's own `search.run`. Metrics per mode (text, vector, hybrid, hybrid+rerank)
 - recall@5: share of a question's supporting passages among the top 5 notes, averaged;
 - mrr@10: 1 / rank of the first supporting passage in the top 10 (0 if none), averaged;
 - latency p50/p95 of each query (in-process, warm, index already fresh; the machine is shared).
-vault-example's 32 labelled queries (tests/labelled_queries.py) report hit@5 and mrr@10.
+vault-example's 32 labelled queries (tests/helpers/labelled_queries.py) report hit@5 and mrr@10.
 
 The data sets live in ../shared/benchmarks/retrieval/ (not in this repository); when that folder is
 missing the public sets are skipped with a message saying so. Results are merged into
@@ -84,7 +84,7 @@ def evaluate_public(index, questions: list[tuple[str, list[set[int]]]], kwargs: 
 
 
 def evaluate_example(index, kwargs: dict) -> dict:
-    from tests.labelled_queries import KEYWORDS, PARAPHRASE
+    from tests.helpers.labelled_queries import KEYWORDS, PARAPHRASE
 
     result = {}
     for set_name, queries in (("paraphrase", PARAPHRASE), ("keywords", KEYWORDS), ("all", {**PARAPHRASE, **KEYWORDS})):

@@ -130,7 +130,7 @@ def sentences(text: str) -> list[str]:
 def build(name: str) -> tuple[Vault, list[tuple[str, list[set[str]]]]]:
     """The protocol's vault and its questions: (query, [paths that answer each wanted item])."""
     if name == "example":
-        from tests.labelled_queries import QUERIES
+        from tests.helpers.labelled_queries import QUERIES
 
         return retrieval.example_vault(), [(q, [set(paths)]) for q, paths in QUERIES.items()]
     base, _, protocol = name.partition("-")

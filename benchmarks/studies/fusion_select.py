@@ -29,7 +29,7 @@ DEPTH = 30
 def halves(name: str) -> list[tuple[list, list, set]]:
     """(text ranking, dense ranking, relevant note ids) per query of a set."""
     if name == "example":
-        from tests.labelled_queries import QUERIES
+        from tests.helpers.labelled_queries import QUERIES
 
         vault = retrieval.example_vault()
         questions = list(QUERIES.items())

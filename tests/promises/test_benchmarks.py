@@ -17,7 +17,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.conftest import REPO
+
 ROOTS = ("benchmarks", "brain", "tests")  # the packages of this repository a benchmark may import from
 
 

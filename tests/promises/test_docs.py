@@ -2,7 +2,8 @@
 MCP references match the code, the site's pages are in its nav, the README's links survive the
 package index, CI (and `just check`) runs exactly the README's test command, the examples in the
 docs are what the commands print, docs/architecture.md's tree names every package and module of
-brain/ and nothing that is gone, and the README's library example runs against vault-example and prints what its comments say."""
+brain/ and nothing that is gone, and the README's library example runs against vault-example and
+prints what its comments say."""
 
 from __future__ import annotations
 
