@@ -1,7 +1,8 @@
 """Which files in a vault are notes, and what a note file's bytes read as.
 
 The one rule (`is_note_path`) is shared by the index's scan, the file-event code, doctor and
-`Vault` (which writes only where brain reads back). `note_files` lists the vault, or some paths
+`Vault` (which writes only where brain reads back); besides the folders it names, a vault's own
+templates folder (`templates_folder`: where Obsidian's Templates plugin looks) holds no notes. `note_files` lists the vault, or some paths
 in it, with os.scandir and stat only, and says which note-like files it leaves out and why.
 `parse_bytes` turns a file's bytes into a `Note`, reporting what is too large or not UTF-8.
 Nothing here writes.
@@ -9,6 +10,7 @@ Nothing here writes.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Iterable
@@ -23,6 +25,8 @@ BRAIN_DIR = ".brain"  # brain's own state: never notes
 
 # Folders that are not notes: brain's own state, editors' and tools' state, templates.
 SKIPPED_DIRS = {BRAIN_DIR, ".git", ".obsidian", ".trash", ".venv", "node_modules", "templates"}
+# Obsidian's core Templates plugin keeps its settings here; its `folder` holds templates, not notes.
+OBSIDIAN_TEMPLATES = ".obsidian/templates.json"
 MAX_NOTE_BYTES = 5 * 1024 * 1024
 
 
@@ -45,13 +49,38 @@ def _is_note_name(name: str) -> bool:
     return name.lower().endswith(".md") and not name.startswith(".")
 
 
-def is_note_path(relative: str) -> bool:
+def templates_folder(root: Path) -> str | None:
+    """The vault-relative folder Obsidian's Templates plugin takes templates from (`folder` in
+    `.obsidian/templates.json`), or None when none is set or the settings cannot be read."""
+    try:
+        settings = json.loads((root / OBSIDIAN_TEMPLATES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    folder = settings.get("folder") if isinstance(settings, dict) else None
+    if not isinstance(folder, str):
+        return None
+    parts = PurePosixPath(folder.replace("\\", "/").strip().strip("/")).parts
+    if not parts or ".." in parts:
+        return None  # the vault's root, or a folder outside it: no folder of notes is taken away
+    return "/".join(parts)
+
+
+def is_note_path(relative: str, templates: str | None = None) -> bool:
     """The one rule for note files: a `.md` file, not hidden, in no hidden or skipped folder
-    (brain's state, editors' and tools' folders, templates). Symlinks are judged by `note_files`."""
+    (brain's state, editors' and tools' folders, templates; `templates` is the vault's own
+    templates folder, `templates_folder`). Symlinks are judged by `note_files`."""
     parts = PurePosixPath(relative).parts
     if not parts or not _is_note_name(parts[-1]):
         return False
+    if in_templates(relative, templates):
+        return False
     return not any(part in SKIPPED_DIRS or part.startswith(".") for part in parts[:-1])
+
+
+def in_templates(relative: str, templates: str | None) -> bool:
+    """Whether `relative` is under the templates folder, ignoring case (on a disk that ignores case,
+    Obsidian told `templates` finds `Templates`)."""
+    return templates is not None and relative.casefold().startswith(templates.casefold() + "/")
 
 
 def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str, tuple[int, int]], dict[str, Skip]]:
@@ -63,11 +92,12 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
     stat scan stays cheap on a large vault.
     """
     root_text = str(root)
+    templates = templates_folder(root)
     found: dict[str, tuple[int, int]] = {}
     left_out: dict[str, Skip] = {}
 
     def take(relative: str, path: str, is_link: bool) -> None:
-        seen = _look(root_text, path, is_link)
+        seen = _look(root_text, path, is_link, templates)
         if isinstance(seen, Skip):
             left_out[relative] = seen
         elif seen is not None:
@@ -75,7 +105,7 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
 
     if paths is not None:
         for relative in paths:
-            if is_note_path(relative):
+            if is_note_path(relative, templates):
                 path = os.path.join(root_text, relative)
                 take(relative, path, os.path.islink(path))
         return found, left_out
@@ -90,8 +120,9 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
             name = entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if name not in SKIPPED_DIRS and not name.startswith("."):
-                        stack.append((entry.path, f"{prefix}{name}/"))
+                    inside = f"{prefix}{name}/"
+                    if name not in SKIPPED_DIRS and not name.startswith(".") and not in_templates(inside, templates):
+                        stack.append((entry.path, inside))
                     continue
                 is_link = entry.is_symlink()
             except OSError:
@@ -101,7 +132,7 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
     return found, left_out
 
 
-def _look(root_text: str, path: str, is_link: bool) -> tuple[int, int] | Skip | None:
+def _look(root_text: str, path: str, is_link: bool, templates: str | None) -> tuple[int, int] | Skip | None:
     """A note file's (mtime_ns, size), why it is left out, or None when it is no file (gone, a folder)."""
     try:
         if is_link:  # only links pay for realpath: what they lead to must be a note file by the same rule
@@ -109,7 +140,7 @@ def _look(root_text: str, path: str, is_link: bool) -> tuple[int, int] | Skip | 
             if not target.startswith(root_text + os.sep):
                 return OUTSIDE_SYMLINK
             inside = target[len(root_text) + 1 :].replace(os.sep, "/")
-            if not is_note_path(inside):
+            if not is_note_path(inside, templates):
                 return Skip(
                     SkipKind.SYMLINK_TO_NON_NOTE, f"symlink leads to '{inside}', which is not a note file; not followed"
                 )

@@ -32,7 +32,7 @@ from brain.errors import (
 from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
 from brain.history import History
 from brain.lazy import lazy_module
-from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, note_files, parse_bytes
+from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, in_templates, note_files, parse_bytes, templates_folder
 from brain.notes.lines import has_line_break
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
@@ -315,6 +315,10 @@ class Vault:
                 raise UnsafePath(
                     f"'{relative}' is inside '{part}/', which brain does not read as notes; choose another folder"
                 )
+        if in_templates("/".join(parts), templates := templates_folder(self.root)):
+            raise UnsafePath(
+                f"'{relative}' is inside '{templates}/', Obsidian's templates folder; choose another folder"
+            )
         if parts[-1].startswith("."):
             raise UnsafePath(
                 f"'{parts[-1]}' is a hidden file, which brain does not read as a note; choose another name"

@@ -15,7 +15,8 @@ from brain.cli.group import Lazy, LazyGroup
 
 COMMANDS: dict[str, Lazy] = {
     "init": Lazy(
-        "brain.cli.vault:init", "Create a vault, or add the folders, templates and config an existing folder lacks."
+        "brain.cli.vault:init",
+        "Create a vault, or add what an existing folder lacks (to an Obsidian vault, only .brain/).",
     ),
     "doctor": Lazy(
         "brain.cli.vault:doctor",

@@ -11,17 +11,47 @@ from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.health import check_facts, check_index, check_journal, check_notes
 from brain.memory.notes.history import history_usage
-from brain.vault_init import init_vault
+from brain.note_files import BRAIN_DIR, templates_folder
+from brain.vault_init import Initialized, initialize
 from brain.views.notes import usage_json, usage_line
 
 
-def init(path: Annotated[Path, typer.Argument(help="Folder for the vault (created if missing).")] = Path(".")) -> None:
-    """Create a vault, or add the folders, templates and config an existing folder lacks."""
-    vault, created = init_vault(path)
-    if created:
-        typer.echo(f"vault ready at {vault.root}; created: {', '.join(created)}")
+def init(
+    path: Annotated[Path, typer.Argument(help="Folder for the vault (created if missing).")] = Path("."),
+    templates: Annotated[
+        bool,
+        typer.Option(
+            "--templates",
+            help="In an Obsidian vault, copy brain's templates to the folder of Obsidian's Templates plugin "
+            "(else templates/); a file already there stays.",
+        ),
+    ] = False,
+) -> None:
+    """Create a vault, or add what an existing folder lacks (to an Obsidian vault, only .brain/)."""
+    done = initialize(path, templates=templates)
+    if done.created:
+        typer.echo(f"vault ready at {done.vault.root}; created: {', '.join(done.created)}")
     else:
-        typer.echo(f"vault at {vault.root} already has everything; nothing changed")
+        typer.echo(f"vault at {done.vault.root} already has everything; nothing changed")
+    if done.kept:
+        typer.echo(f"kept your own: {', '.join(done.kept)} (brain's templates of those names were not copied)")
+    if done.obsidian:
+        typer.echo(_obsidian_line(done))
+
+
+def _obsidian_line(done: Initialized) -> str:
+    """What `brain init` left alone in an Obsidian vault, and where the templates are."""
+    plugin = templates_folder(done.vault.root)
+    where = (
+        f"{plugin}/, the folder of Obsidian's Templates plugin"
+        if plugin
+        else "templates/ (choose it as the Templates plugin's folder in Obsidian)"
+    )
+    if done.templates.startswith(BRAIN_DIR + "/"):
+        templates = f"the templates wait in {done.templates}/ ('brain init --templates' copies them to {where})"
+    else:
+        templates = f"the templates are in {where}"
+    return f"an Obsidian vault: brain adds a folder of its own only with a note for it (episodes/ with the first episode); {templates}"
 
 
 def doctor(

@@ -39,7 +39,7 @@ def test_help_lists_every_command_from_the_registry_without_importing_one():
         line.split()[0] for line in help_text.split("Commands:\n")[1].splitlines() if line.startswith("  ")
     ]
     assert "  note     Read and write any note.\n" in help_text
-    assert "  init     Create a vault, or add the folders, templates and config an...\n" in help_text
+    assert "  init     Create a vault, or add what an existing folder lacks (to an...\n" in help_text
 
 
 def test_mcp_help_names_every_tool_group(brain) -> None:
