@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault
 from brain.lazy import lazy_module
 from brain.memory.causal import chains as service
 from brain.views.causal import chain_lines, reasoning_lines, stats_lines
@@ -19,7 +19,12 @@ else:  # loaded by the commands that use them: the others never pay for their im
 
 app = typer.Typer(help="Causal chains: why a note exists and what it led to.", no_args_is_help=True)
 
-NoteArgument = Annotated[str, typer.Argument(metavar="NOTE", help="Any note: title, file stem, permalink or path.")]
+NoteArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="NOTE", help="Any note: title, file stem, permalink or path.", autocompletion=complete_notes()
+    ),
+]
 MaxDepthOption = Annotated[
     int, typer.Option(min=1, max=service.MAX_DEPTH, help="Most caused_by hops to follow from the note.")
 ]

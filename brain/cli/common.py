@@ -1,4 +1,5 @@
-"""What every command shares: the vault option, JSON output, input files, progress bars.
+"""What every command shares: the vault option, JSON output, input files, progress bars, and the
+shell completion of the note names and agent names arguments take.
 
 Kept light: a command module imports it at start-up, so the library is imported only where a command uses it
 (errors are translated once, in brain/cli/group.py).
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from brain.cli.group import opened_vaults, until_the_command_ends
+from brain.cli.typer_private import Context
 from brain.errors import BrainError
 from brain.views.plain import plain
 
@@ -101,3 +103,47 @@ def write_output(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise BrainError(f"cannot write '{path}': {error.strerror or error}") from None
+
+
+# ---------------------------------------------------------------- shell completion
+# typer calls a completer while the shell asks (`brain --install-completion` sets that up). A note
+# completer reads the vault the command would open (`--vault` when it is on the line before the
+# word, else $BRAIN_VAULT, else the current folder upwards), from the catalog when the vault is
+# indexed, else from its files, and never builds an index.
+
+Candidates = list[tuple[str, str]]  # (what is typed, what the shell may show beside it)
+
+
+def complete_notes(note_type: str | None = None) -> Callable[[Context, str], Candidates]:
+    """A completer of note names (only those of `note_type` when given): each note's title, its
+    path beside it, and its path, its title beside it."""
+
+    def complete(ctx: Context, incomplete: str) -> Candidates:
+        try:
+            return _note_candidates(ctx, incomplete, note_type)
+        except Exception:  # whatever went wrong, the shell gets no candidate rather than a traceback on its line
+            return []
+
+    return complete
+
+
+def _note_candidates(ctx: Context, incomplete: str, note_type: str | None) -> Candidates:
+    from brain.memory.notes.names import note_names
+    from brain.vault import Vault
+
+    names = note_names(Vault.find(ctx.params.get("vault")), note_type)
+    found: dict[str, str] = {}
+    for name in sorted(names, key=lambda name: name.title.casefold()):
+        if name.title.startswith(incomplete):
+            found.setdefault(name.title, name.path)
+    for name in names:
+        if name.path.startswith(incomplete):
+            found.setdefault(name.path, name.title)
+    return list(found.items())
+
+
+def complete_agents(incomplete: str) -> list[str]:
+    """The agents `brain hooks` installs into."""
+    from brain.agents.registry import AGENTS
+
+    return [name for name in AGENTS if name.startswith(incomplete)]

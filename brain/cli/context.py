@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, read_input
 from brain.cli.sessions import bootstrap
 from brain.errors import UsageError
 from brain.lazy import lazy_module
@@ -25,7 +25,9 @@ app = typer.Typer(help="Compact contexts built from the vault for agents.", no_a
 
 @app.command()
 def build(
-    name: Annotated[str, typer.Argument(help="Start note: title, file stem, permalink or path.")],
+    name: Annotated[
+        str, typer.Argument(help="Start note: title, file stem, permalink or path.", autocompletion=complete_notes())
+    ],
     depth: Annotated[
         int, typer.Option(help=f"Hops of links, relations and causal edges to follow (0-{service.MAX_DEPTH}).")
     ] = (service.DEFAULT_DEPTH),
@@ -63,7 +65,12 @@ def save(
     ] = "",
     caused_by: Annotated[
         list[str] | None,
-        typer.Option("--caused-by", metavar="NOTE", help="A note that caused it (any type); repeat for several."),
+        typer.Option(
+            "--caused-by",
+            metavar="NOTE",
+            help="A note that caused it (any type); repeat for several.",
+            autocompletion=complete_notes(),
+        ),
     ] = None,
     rationale: Annotated[str | None, typer.Option(help="Why this context exists.")] = None,
     title: Annotated[str | None, typer.Option(help="Title (default: the first line of the content).")] = None,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input, warn
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, read_input, warn
 from brain.errors import InvalidInput, UsageError
 from brain.memory.episodes import service
 from brain.memory.episodes.merge import given_parts
@@ -16,7 +16,9 @@ from brain.views.episodes import decision_lines, episode_lines, episode_row, epi
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
 
-EpisodeArgument = Annotated[str, typer.Argument(help="Episode title, id, file stem or path.")]
+EpisodeArgument = Annotated[
+    str, typer.Argument(help="Episode title, id, file stem or path.", autocompletion=complete_notes("episode"))
+]
 
 
 @app.command()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, progress_bars, read_input
 from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.facts import recall as fact_recall
@@ -40,7 +40,9 @@ NamespaceOption = Annotated[
 ]
 ReasonOption = Annotated[str | None, typer.Option(help="Why, kept on the closed fact.")]
 AuthorityOption = Annotated[float | None, typer.Option(min=0.0, max=1.0, help="How much to trust the source, 0..1.")]
-SourceOption = Annotated[str | None, typer.Option(help="The note the fact comes from.")]
+SourceOption = Annotated[
+    str | None, typer.Option(help="The note the fact comes from.", autocompletion=complete_notes())
+]
 
 
 def _value(value: str | None, file: str | None) -> Any:
@@ -100,7 +102,9 @@ def record(
 
 @app.command()
 def supersede(
-    fact: Annotated[str, typer.Argument(help="The fact to replace (title, stem or path).")],
+    fact: Annotated[
+        str, typer.Argument(help="The fact to replace (title, stem or path).", autocompletion=complete_notes("fact"))
+    ],
     value: ValueArgument = None,
     file: FileOption = None,
     reason: ReasonOption = None,
@@ -128,7 +132,7 @@ def supersede(
 
 @app.command()
 def invalidate(
-    fact: Annotated[str, typer.Argument(help="The fact that stops applying.")],
+    fact: Annotated[str, typer.Argument(help="The fact that stops applying.", autocompletion=complete_notes("fact"))],
     reason: ReasonOption = None,
     at: Annotated[str | None, typer.Option(help=f"When it stops applying (default now); {TIME_HELP}.")] = None,
     vault: VaultOption = None,
@@ -145,7 +149,9 @@ def invalidate(
 
 @app.command()
 def hold(
-    fact: Annotated[str, typer.Argument(help="The fact to keep from every deletion.")],
+    fact: Annotated[
+        str, typer.Argument(help="The fact to keep from every deletion.", autocompletion=complete_notes("fact"))
+    ],
     reason: ReasonOption = None,
     vault: VaultOption = None,
 ) -> None:
@@ -157,7 +163,7 @@ def hold(
 
 @app.command()
 def release(
-    fact: Annotated[str, typer.Argument(help="The held fact.")],
+    fact: Annotated[str, typer.Argument(help="The held fact.", autocompletion=complete_notes("fact"))],
     reason: Annotated[str, typer.Option(help="Why the hold ends, kept in the hold register.")],
     vault: VaultOption = None,
 ) -> None:

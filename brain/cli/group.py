@@ -8,6 +8,8 @@ and `brain note read` imports the note commands alone.
 from __future__ import annotations
 
 import importlib
+import re
+from collections.abc import MutableMapping
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from difflib import get_close_matches
@@ -20,7 +22,16 @@ from typer.main import get_command_from_info, get_group_from_info
 from typer.models import CommandInfo, TyperInfo
 
 from brain.cli.coerce import convert_directly
-from brain.cli.typer_private import Command, CompletionItem, Context, HelpFormatter, UsageError, make_default_short_help
+from brain.cli.typer_private import (
+    BashComplete,
+    Command,
+    CompletionItem,
+    Context,
+    HelpFormatter,
+    UsageError,
+    add_completion_class,
+    make_default_short_help,
+)
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.errors import UsageError as BrainUsageError
 
@@ -164,6 +175,13 @@ class LazyGroup(BrainGroup):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def _main_shell_completion(
+        self, ctx_args: MutableMapping[str, Any], prog_name: str, complete_var: str | None = None
+    ) -> None:
+        """typer's shell completion, answering when the shell asks ($_BRAIN_COMPLETE), bash's candidates escaped."""
+        add_completion_class(EscapedBashComplete, "bash")
+        super()._main_shell_completion(ctx_args, prog_name, complete_var)
+
     def shell_complete(self, ctx: Context, incomplete: str) -> list[CompletionItem]:
         """Command names for shell completion, from the registry (options too, as click completes them)."""
         names = [name for name in self.list_commands(ctx) if name.startswith(incomplete)]
@@ -186,3 +204,15 @@ class LazyGroup(BrainGroup):
             return self.registry[name].summary
         command = self.get_command(ctx, name)
         return (command.help or "") if command is not None else ""
+
+
+class EscapedBashComplete(BashComplete):
+    """typer's bash completion, each candidate escaped as bash reads a word (as `printf %q` would):
+    bash puts a candidate on the line as it is, so a note's title with spaces would become several
+    arguments. zsh and fish quote what they insert themselves."""
+
+    def format_completion(self, item: CompletionItem) -> str:
+        return _SHELL_SPECIAL.sub(r"\\\g<0>", item.value)
+
+
+_SHELL_SPECIAL = re.compile(r"[^\w@%+=:,./-]")  # shlex's safe characters stay as they are

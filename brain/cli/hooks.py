@@ -8,13 +8,13 @@ from typing import Annotated
 import typer
 
 from brain.agents.runtime import DEFAULT_BUDGET
-from brain.cli.common import JsonOption, VaultOption, emit_json, warn
+from brain.cli.common import JsonOption, VaultOption, complete_agents, emit_json, warn
 
 app = typer.Typer(
     help="brain inside coding agents (Claude Code, Codex): install, uninstall, status, run.", no_args_is_help=True
 )
 
-AgentArgument = Annotated[str, typer.Argument(help="claude-code or codex.")]
+AgentArgument = Annotated[str, typer.Argument(help="claude-code or codex.", autocompletion=complete_agents)]
 ScopeOption = Annotated[str, typer.Option("--scope", help="project (this project's files) or user (your home's).")]
 NamespaceOption = Annotated[
     list[str] | None,

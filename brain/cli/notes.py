@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, read_input
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, read_input
 from brain.errors import UsageError
 from brain.memory.notes import history, listing, service
 from brain.views.notes import (
@@ -28,7 +28,9 @@ from brain.views.notes import (
 
 app = typer.Typer(help="Read and write any note.", no_args_is_help=True)
 
-NameArgument = Annotated[str, typer.Argument(help="Title, file stem, permalink or path of the note.")]
+NameArgument = Annotated[
+    str, typer.Argument(help="Title, file stem, permalink or path of the note.", autocompletion=complete_notes())
+]
 
 
 @app.command()

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, warn
 from brain.memory.causal import graph as causal
 from brain.memory.patterns import service
 from brain.notes.model import Outcome, Pattern
@@ -15,7 +15,10 @@ from brain.views.patterns import causal_path_lines, no_path_line, pattern_row, p
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
 
 OutcomeOption = Annotated[Outcome, typer.Option(help="How this occurrence went.")]
-EpisodeOption = Annotated[str | None, typer.Option(help="The episode this occurrence comes from.")]
+EpisodeOption = Annotated[
+    str | None,
+    typer.Option(help="The episode this occurrence comes from.", autocompletion=complete_notes("episode")),
+]
 
 
 def _report(update: service.PatternUpdate) -> None:
@@ -26,7 +29,13 @@ def _report(update: service.PatternUpdate) -> None:
 
 @app.command()
 def add(
-    name: Annotated[str, typer.Argument(help="Pattern name or title (PATTERN-... is added to a plain name).")],
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="Pattern name or title (PATTERN-... is added to a plain name).",
+            autocompletion=complete_notes("pattern"),
+        ),
+    ],
     outcome: OutcomeOption = "success",
     trigger: Annotated[str | None, typer.Option(help="When the pattern applies (needed for a new pattern).")] = None,
     action: Annotated[str | None, typer.Option(help="What to do (needed for a new pattern).")] = None,
@@ -40,7 +49,7 @@ def add(
 
 @app.command()
 def evidence(
-    name: Annotated[str, typer.Argument(help="An existing pattern.")],
+    name: Annotated[str, typer.Argument(help="An existing pattern.", autocompletion=complete_notes("pattern"))],
     outcome: OutcomeOption,
     episode: EpisodeOption = None,
     vault: VaultOption = None,
@@ -98,8 +107,11 @@ def antipatterns(
 
 @app.command()
 def path(
-    source: Annotated[str, typer.Argument(metavar="FROM", help="Start note (title, stem or permalink).")],
-    target: Annotated[str, typer.Argument(metavar="TO", help="End note.")],
+    source: Annotated[
+        str,
+        typer.Argument(metavar="FROM", help="Start note (title, stem or permalink).", autocompletion=complete_notes()),
+    ],
+    target: Annotated[str, typer.Argument(metavar="TO", help="End note.", autocompletion=complete_notes())],
     max_depth: Annotated[
         int, typer.Option(min=1, max=causal.MAX_DEPTH, help="Most hops to follow.")
     ] = causal.DEFAULT_DEPTH,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars, read_input
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, progress_bars, read_input
 from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.runs import service
@@ -24,7 +24,9 @@ else:  # loaded by the commands that use them: the others never pay for their im
 app = typer.Typer(help="Recorded agent runs: what was decided and why, recalled per tenant.", no_args_is_help=True)
 
 # Choices are checked by the library, so a wrong one gets brain's one-line error.
-RunArgument = Annotated[str, typer.Argument(help="Run id (title), file stem or path.")]
+RunArgument = Annotated[
+    str, typer.Argument(help="Run id (title), file stem or path.", autocompletion=complete_notes("run"))
+]
 TenantOption = Annotated[str | None, typer.Option("--tenant", help="Only runs of this tenant.", show_default=False)]
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
+from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, warn
 from brain.lazy import lazy_module
 from brain.memory.tips import service
 from brain.notes.tip import Category, Evidence
@@ -23,7 +23,12 @@ app = typer.Typer(help="Tips learned from past work: strategy, recovery and opti
 
 @app.command()
 def learn(
-    episodes: Annotated[list[str], typer.Argument(help="Episodes to learn from (title, id, stem or path).")],
+    episodes: Annotated[
+        list[str],
+        typer.Argument(
+            help="Episodes to learn from (title, id, stem or path).", autocompletion=complete_notes("episode")
+        ),
+    ],
     model: Annotated[
         bool,
         typer.Option(
@@ -124,10 +129,12 @@ def consolidate(
 
 @app.command()
 def feedback(
-    tip: Annotated[str, typer.Argument(help="The tip (title, stem or path).")],
+    tip: Annotated[str, typer.Argument(help="The tip (title, stem or path).", autocompletion=complete_notes("tip"))],
     helped: Annotated[bool, typer.Option("--helped", help="The tip helped.")] = False,
     hurt: Annotated[bool, typer.Option("--hurt", help="The tip hurt.")] = False,
-    episode: Annotated[str | None, typer.Option(help="The episode it was used in.")] = None,
+    episode: Annotated[
+        str | None, typer.Option(help="The episode it was used in.", autocompletion=complete_notes("episode"))
+    ] = None,
     vault: VaultOption = None,
 ) -> None:
     """Count whether a tip that was handed out helped; guidelines prefer tips that helped."""

@@ -9,7 +9,9 @@ so they come from that copy:
   (`typer.Context` is a subclass, and not the class of the contexts typer makes);
 - `UsageError`: what an unknown command raises, caught to suggest names that are not imported yet;
 - `CompletionItem`, `make_default_short_help`: completion and `brain --help` from the registry's
-  summaries, without importing a command module to ask it.
+  summaries, without importing a command module to ask it;
+- `BashComplete`, `add_completion_class`: typer's bash completion, and the way to put brain's in its
+  place (candidates escaped as bash reads a word: a note's title holds spaces).
 
 Start-up time needs the rest (brain/cli/coerce.py): typer converts every value with pydantic, and
 brain converts plain values itself, exactly as typer would, through typer's converter contract
@@ -22,12 +24,14 @@ conversion agrees with typer's on every parameter.
 
 from typer._click import Command, Context, HelpFormatter, Parameter
 from typer._click.exceptions import UsageError
-from typer._click.shell_completion import CompletionItem
+from typer._click.shell_completion import CompletionItem, add_completion_class
 from typer._click.utils import make_default_short_help
 from typer._coercion import RuntimeParam, build_runtime_param
+from typer._completion_classes import BashComplete
 from typer._param_types import coerce_cli_choice, coerce_cli_path
 
 __all__ = [
+    "BashComplete",
     "Command",
     "CompletionItem",
     "Context",
@@ -35,6 +39,7 @@ __all__ = [
     "Parameter",
     "RuntimeParam",
     "UsageError",
+    "add_completion_class",
     "build_runtime_param",
     "coerce_cli_choice",
     "coerce_cli_path",
