@@ -23,6 +23,8 @@ from dataclasses import dataclass
 PLAIN: dict[str, str] = {
     # steps
     "reindex": "reindex the vault",
+    "index": "index the vault",
+    "list_skipped": "IndexStatus.skipped lists them",
     "embed_pending": "indexing the vault embeds them",
     "supersede_fact": "supersede_fact",
     "invalidate_fact": "invalidate_fact",

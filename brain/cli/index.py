@@ -30,6 +30,7 @@ NoEmbedOption = Annotated[
 def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
     from brain.index.engine import open_index
     from brain.index.sync.sync import index_vault, reindex_vault
+    from brain.views.index import index_report_line
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
@@ -37,21 +38,7 @@ def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: 
         run = reindex_vault if rebuild else index_vault
         report = run(index, embed=not no_embed, progress=progress)
     scan = report.scan
-    parts = [
-        f"{len(scan.added)} added",
-        f"{len(scan.changed)} changed",
-        f"{len(scan.moved)} moved",
-        f"{len(scan.removed)} removed",
-    ]
-    line = f"{report.notes} notes: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
-    if report.embed is not None:
-        embed = report.embed
-        line += f"; vectors: {embed.embedded} chunks embedded, {embed.kept} unchanged, {embed.deleted} deleted ({report.embedder})"
-        if report.lost_vectors:
-            line += f"; {report.lost_vectors} of them had been lost from the vector store"
-    else:
-        line += "; embeddings skipped"
-    typer.echo(line)
+    typer.echo(index_report_line(report))
     if scan.skipped:
         typer.echo(f"{len(scan.skipped)} files skipped; `brain doctor` lists them")
     from brain.memory.notes.history import prune_history
@@ -73,53 +60,15 @@ def reindex(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_u
 
 def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: JsonOption = False) -> None:
     """Counts by note type, how fresh the index is, and the embedder in use with where its model came from."""
+    from brain.cli.remedies import CLI_WORDINGS
     from brain.index.status import index_status
+    from brain.views.index import status_json, status_lines
 
-    vault_ = open_vault(vault).vault
-    found = index_status(vault_, chroma_url=chroma_url)
+    found = index_status(open_vault(vault).vault, chroma_url=chroma_url)
     if as_json:
-        emit_json({**found.__dict__, "fresh": found.fresh})
+        emit_json(status_json(found))
         return
-    typer.echo(f"vault     {found.vault}: {found.notes} note files")
-    if not found.indexed:
-        typer.echo("index     none yet; run `brain index`")
-        typer.echo(f"embedder  {found.embedder}")
-        typer.echo(f"model     {found.embedder_source}")
-        return
-    types = ", ".join(f"{count} {name}" for name, count in found.by_type.items()) or "none"
-    typer.echo(f"notes     {types}")
-    freshness = (
-        "up to date"
-        if found.fresh
-        else (
-            f"{found.changed_files} files changed and {found.pending_vectors} notes wait for vectors since the last index; run `brain index`"
-        )
-    )
-    if found.vectors_missing or found.vectors_extra:
-        wrong = (
-            [f"lacks {found.vectors_missing} of {found.chunks} chunks ({found.vectors_missing_notes} notes)"]
-            if found.vectors_missing
-            else []
-        )
-        wrong += [f"holds {found.vectors_extra} chunks the catalog does not know"] if found.vectors_extra else []
-        freshness = f"the vector store {' and '.join(wrong)}; run `brain index` to repair it"
-    if found.read_only:
-        freshness = f"read-only disk, read as it is (cannot be refreshed here); {freshness.split(';')[0]}"
-    typer.echo(
-        f"index     {freshness} (last updated {found.updated_at or 'never'}{'; watcher running' if found.watcher else ''})"
-    )
-    typer.echo(
-        f"vectors   {found.chunks} chunks in {found.vector_store}"
-        + (
-            f"; written by {found.vectors_embedder}"
-            if found.vectors_embedder and found.vectors_embedder != found.embedder
-            else ""
-        )
-    )
-    typer.echo(f"embedder  {found.embedder}")
-    typer.echo(f"model     {found.embedder_source}")
-    if found.skipped:
-        typer.echo(f"skipped   {len(found.skipped)} files; `brain doctor` lists them")
+    typer.echo("\n".join(status_lines(found, CLI_WORDINGS)))
 
 
 def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:

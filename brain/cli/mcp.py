@@ -10,7 +10,7 @@ import typer
 from brain.cli.common import VaultOption
 
 # The server's tool groups (brain/mcp/server.py GROUPS), named here so `brain --help` need not load the server.
-TOOL_GROUPS = ("core", "episodic", "runs", "causal", "learning", "facts")
+TOOL_GROUPS = ("core", "episodic", "runs", "causal", "learning", "facts", "maintenance")
 
 
 def mcp(
@@ -30,7 +30,9 @@ def mcp(
     tools: Annotated[
         str | None,
         typer.Option(
-            "--tools", help=f"Tool groups to expose, comma-separated: {', '.join(TOOL_GROUPS)} (default: all)."
+            "--tools",
+            help=f"Tool groups to expose, comma-separated: {', '.join(TOOL_GROUPS)}, or all "
+            "(default: every group but maintenance, whose reindex rebuilds the index).",
         ),
     ] = None,
     allow_host: Annotated[

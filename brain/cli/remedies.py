@@ -10,6 +10,8 @@ from __future__ import annotations
 CLI_WORDINGS: dict[str, str] = {
     # steps
     "reindex": "run `brain reindex`",
+    "index": "run `brain index`",
+    "list_skipped": "`brain doctor` lists them",
     "embed_pending": "`brain index` (or `brain watch`) embeds them",
     "supersede_fact": "`brain fact supersede`",
     "invalidate_fact": "`brain fact invalidate`",

@@ -39,6 +39,11 @@ class IndexStatus:
     read_only: bool = False  # on a read-only disk: read as it is, never refreshed there
 
     @property
+    def other_embedder(self) -> bool:
+        """The vectors were made by an embedder other than the one in use: dense search refuses them."""
+        return bool(self.vectors_embedder and self.embedder and self.vectors_embedder != self.embedder)
+
+    @property
     def fresh(self) -> bool:
         return (
             self.indexed
@@ -46,6 +51,7 @@ class IndexStatus:
             and self.pending_vectors == 0
             and not self.vectors_missing
             and not self.vectors_extra
+            and not self.other_embedder
         )
 
 

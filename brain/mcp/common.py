@@ -6,14 +6,24 @@ import functools
 import inspect
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypeVar
 
+import anyio.to_thread
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+    Resource,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import ValidationError
 
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
@@ -29,12 +39,28 @@ _TOOL_SPEC = "__brain_tool__"  # the attribute `tool` gives a function it marks:
 
 
 class BrainServer(MCPServer):
-    """The SDK's server, with arguments of the wrong type or missing reported in one line.
+    """The SDK's server, with arguments of the wrong type or missing reported in one line, and
+    resources listed a page at a time.
 
     The SDK turns a pydantic `ValidationError` into a tool error holding pydantic's text:
     several lines ending in a documentation URL, naming an internal model. An agent needs the
     argument and what is wrong with it, once.
+
+    The SDK lists only the resources registered one by one, all in one answer; a vault's notes
+    change under the server and may be many, so `resource_pages(cursor)` (mcp/resources.py)
+    gives them a page at a time, as they are when asked.
     """
+
+    resource_pages: Callable[[str | None], tuple[list[Resource], str | None]] | None = None
+
+    async def _handle_list_resources(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        if self.resource_pages is None:
+            return await super()._handle_list_resources(ctx, params)
+        pages = self.resource_pages
+        listed, following = await anyio.to_thread.run_sync(pages, params.cursor if params else None)
+        return ListResourcesResult(resources=listed, next_cursor=following)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         found = self._tool_manager.get_tool(name)
@@ -82,6 +108,8 @@ class ServerState:
     vault: Vault
     corpus: Corpus
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # how errors and results word a remedy: as the tools this server serves can take it (mcp/remedies.py)
+    wordings: Mapping[str, str] = field(default_factory=lambda: MCP_WORDINGS)
 
 
 @dataclass(frozen=True)
@@ -131,17 +159,9 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        with state.lock, acting_as("mcp", fn.__name__):  # the history names who wrote each version
-            try:
-                _check_arguments(fn.__name__, kwargs)
-                return fn(state, *args, **kwargs)
-            except BrainError as error:  # its remedies in an agent's words: a tool, not a CLI command
-                raise ToolError(one_line(error.worded(MCP_WORDINGS))) from None
-            except Exception as error:  # a full or read-only disk: one line, as a BrainError would be
-                translated = storage_error(error, disk=str(state.vault.root))
-                if translated is None:
-                    raise
-                raise ToolError(one_line(translated.worded(MCP_WORDINGS))) from None
+        with serving(state, ToolError), acting_as("mcp", fn.__name__):  # the history names who wrote each version
+            _check_arguments(fn.__name__, kwargs)
+            return fn(state, *args, **kwargs)
 
     signature = inspect.signature(fn, eval_str=True)
     served = signature.replace(parameters=list(signature.parameters.values())[1:])
@@ -152,6 +172,21 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
     guarded.__annotations__["return"] = served.return_annotation
     del guarded.__wrapped__
     return guarded
+
+
+@contextmanager
+def serving(state: ServerState, refusal: Callable[[str], Exception]) -> Iterator[None]:
+    """One request on the corpus at a time; a library error leaves as `refusal(message)`, the one
+    line an agent reads (its remedies in an agent's words: a tool, not a CLI command). A full or
+    read-only disk is worded as a library error would be; anything else is a bug and passes as is."""
+    with state.lock:
+        try:
+            yield
+        except Exception as error:
+            translated = error if isinstance(error, BrainError) else storage_error(error, disk=str(state.vault.root))
+            if translated is None:
+                raise
+            raise refusal(one_line(translated.worded(state.wordings))) from None
 
 
 def _check_arguments(tool: str, arguments: dict[str, Any]) -> None:

@@ -1,16 +1,23 @@
 """Each remedy as the MCP server words it for an agent: the tool or argument it can use, or, where
-no tool does the step, what to ask of the vault's owner. Never a CLI command: an agent has none.
+no tool served does the step, what to ask of the vault's owner. Never a CLI command: an agent has none.
 
 The library names a remedy by its key (`brain.errors.Remedy`); this table is the one place the
 server words it, used by the error translation in `mcp/common.py` (and by any tool result that names
-a remedy). The CLI words the same keys in `brain/cli/remedies.py`.
+a remedy). The CLI words the same keys in `brain/cli/remedies.py`. A server that serves the
+maintenance group (`reindex`) words the index's steps as that tool: `wordings_for`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
+MAINTENANCE_GROUP = "maintenance"
+
 MCP_WORDINGS: dict[str, str] = {
     # steps
-    "reindex": "the vault's owner must reindex the vault (no tool does)",
+    "reindex": "the vault's owner must reindex the vault (no tool served here does)",
+    "index": "the vault's owner must index the vault (no tool served here does)",
+    "list_skipped": "index_status's structured content lists them",
     "embed_pending": "they are embedded as the vault is indexed; search again shortly",
     "supersede_fact": "supersede_fact",
     "invalidate_fact": "invalidate_fact",
@@ -26,3 +33,14 @@ MCP_WORDINGS: dict[str, str] = {
     "trigger_and_action": "trigger and action",
     "project": "project: {example}",
 }
+
+# The steps the maintenance group's reindex tool takes, where the server serves it.
+MAINTENANCE_WORDINGS: dict[str, str] = {
+    "reindex": "call reindex with full: true",
+    "index": "call reindex",
+}
+
+
+def wordings_for(groups: Iterable[str]) -> Mapping[str, str]:
+    """The wordings of a server serving these tool groups."""
+    return {**MCP_WORDINGS, **MAINTENANCE_WORDINGS} if MAINTENANCE_GROUP in groups else MCP_WORDINGS

@@ -1,8 +1,10 @@
-"""The MCP server: tool groups chosen by a profile, over stdio or streamable HTTP.
+"""The MCP server: tool groups chosen by a profile, the notes as resources, the session protocol
+as prompts, over stdio or streamable HTTP.
 
 Tools are module-level functions in `brain.mcp.tools.<domain>`; each module names the group it
-belongs to (`GROUP`), and `--tools core,episodic` picks groups. Adding a domain is one new module
-and one entry in `_TOOL_MODULES`.
+belongs to (`GROUP`), and `--tools core,episodic` picks groups. Without `--tools`, every group but
+maintenance is served (an agent's working set); `--tools all` adds it. Adding a domain is one new
+module and one entry in `_TOOL_MODULES`.
 """
 
 from __future__ import annotations
@@ -21,15 +23,45 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
 from brain.errors import BrainError, InvalidInput
-from brain.mcp.common import BrainServer, ServerState, register_tools
-from brain.mcp.tools import causal, episodes, facts, note_history, notes, patterns, runs, sessions, tips
+from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
+from brain.mcp.prompts import serve_prompts
+from brain.mcp.remedies import MAINTENANCE_GROUP, wordings_for
+from brain.mcp.resources import serve_notes
+from brain.mcp.tools import (
+    causal,
+    episodes,
+    facts,
+    index,
+    maintenance,
+    note_history,
+    notes,
+    patterns,
+    runs,
+    sessions,
+    tips,
+)
 from brain.memory.front_door import Memory, open_memory
 from brain.vault import Vault
 
-_TOOL_MODULES: tuple[ModuleType, ...] = (notes, note_history, episodes, patterns, runs, causal, tips, sessions, facts)
+_TOOL_MODULES: tuple[ModuleType, ...] = (
+    notes,
+    note_history,
+    index,
+    episodes,
+    patterns,
+    runs,
+    causal,
+    tips,
+    sessions,
+    facts,
+    maintenance,
+)
 GROUPS: dict[str, tuple[ModuleType, ...]] = {}
 for _module in _TOOL_MODULES:
     GROUPS[_module.GROUP] = (*GROUPS.get(_module.GROUP, ()), _module)
+# Served without --tools: what an agent works with. Maintenance rebuilds the index, holding every
+# other call meanwhile: served only when asked for.
+DEFAULT_GROUPS = tuple(name for name in GROUPS if name != MAINTENANCE_GROUP)
 TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
@@ -46,15 +78,19 @@ Facts (preferences, settings, policies) are immutable: record_fact, then superse
 recall_facts returns the facts valid now (or at a past time) in the namespaces you name.
 Save what you did with save_context (naming what caused it in caused_by); ask build_causal_chain or
 reconstruct_reasoning why a note exists before reversing a decision.
-Notes are named by title, file stem, permalink or vault-relative path."""
+Notes are named by title, file stem, permalink or vault-relative path; each is also a resource,
+memory://notes/<vault-relative path>. index_status says how current search is."""
 
 
 def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
-    """Group names from 'core,episodic' (None or 'all' means every group), in registry order."""
+    """Group names from 'core,episodic', in registry order: None (or nothing named) means the
+    default groups, every one but maintenance; 'all' means every group."""
     if spec is None:
-        return tuple(GROUPS)
+        return DEFAULT_GROUPS
     names = [part.strip() for part in (spec.split(",") if isinstance(spec, str) else spec) if part.strip()]
-    if not names or names == ["all"]:
+    if not names:
+        return DEFAULT_GROUPS
+    if names == ["all"]:
         return tuple(GROUPS)
     unknown = [name for name in names if name not in GROUPS]
     if unknown:
@@ -63,9 +99,11 @@ def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None = None) -> MCPServer:
-    """An MCP server for one vault exposing the chosen tool groups (default: all)."""
+    """An MCP server for one vault exposing the chosen tool groups (default: every group but
+    maintenance), its notes as resources and the session protocol as prompts."""
+    chosen = parse_groups(groups)
     memory = open_memory(vault)
-    state = ServerState(vault=memory.vault, corpus=memory.corpus)
+    state = ServerState(vault=memory.vault, corpus=memory.corpus, wordings=wordings_for(chosen))
     _follow_file_events(memory)
     server = BrainServer(
         "brain",
@@ -74,9 +112,11 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
         version=__version__,
         log_level="WARNING",
     )
-    for name in parse_groups(groups):
-        for module in GROUPS[name]:
-            register_tools(server, state, module)
+    served = [module for name in chosen for module in GROUPS[name]]
+    for module in served:
+        register_tools(server, state, module)
+    serve_notes(server, state)
+    serve_prompts(server, state, {fn.__name__ for module in served for fn in tools_in(module)})
     return server
 
 

@@ -46,7 +46,10 @@ def test_mcp_help_names_every_tool_group(brain) -> None:
     from brain.mcp.server import GROUPS
 
     shown = brain("mcp", "--help").output
-    assert "core, episodic, runs, causal, learning, facts (default: all)" in " ".join(shown.split())
+    assert (
+        "core, episodic, runs, causal, learning, facts, maintenance, or all (default: every group but maintenance, "
+        "whose reindex rebuilds the index)"
+    ) in " ".join(shown.split())
     from brain.cli.mcp import TOOL_GROUPS
 
     assert set(TOOL_GROUPS) == set(GROUPS)

@@ -1,5 +1,5 @@
 """Driving `brain mcp` as a client does, shared by the MCP tests: a vault with a few notes, the
-SDK's stdio client in a portal thread, and the tool names each group must expose."""
+SDK's stdio client in a portal thread (tools, resources, prompts), and the tool names each group must expose."""
 
 from __future__ import annotations
 
@@ -14,7 +14,15 @@ from typing import Any
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.types import CallToolResult, Tool
+from mcp.types import (
+    CallToolResult,
+    GetPromptResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+    Prompt,
+    TextResourceContents,
+    Tool,
+)
 
 from brain.vault_init import init_vault
 from tests.conftest import DATA, run_brain
@@ -33,6 +41,7 @@ CORE_TOOLS = {
     "recent_activity",
     "note_history",
     "restore_note",
+    "index_status",
 }
 EPISODIC_TOOLS = {
     "store_episode",
@@ -45,6 +54,8 @@ EPISODIC_TOOLS = {
 }
 RUN_TOOLS = {"record_run", "recall_runs", "explain_run"}
 CAUSAL_TOOLS = {"save_context", "load_context", "build_causal_chain", "reconstruct_reasoning", "get_causality_stats"}
+MAINTENANCE_TOOLS = {"reindex"}  # served only with --tools all (or maintenance)
+DEFAULT_TOOLS = CORE_TOOLS | EPISODIC_TOOLS | RUN_TOOLS | CAUSAL_TOOLS | LEARNING_TOOLS | FACT_TOOLS
 
 ADR_NOTE = """\
 ---
@@ -187,6 +198,26 @@ class McpClient:
                 return await self.session.call_tool(tool, arguments)
 
         return self.portal.call(call)
+
+    def list_resources(self, cursor: str | None = None) -> ListResourcesResult:
+        params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        return self.portal.call(lambda: self.session.list_resources(params=params))
+
+    def read_resource(self, uri: str) -> str:
+        """The text of the one content a resource is read as."""
+        (content,) = self.portal.call(self.session.read_resource, uri).contents
+        assert isinstance(content, TextResourceContents), content
+        return content.text
+
+    def list_prompts(self) -> dict[str, Prompt]:
+        return {prompt.name: prompt for prompt in self.portal.call(self.session.list_prompts).prompts}
+
+    def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """The text of the one message a prompt renders."""
+        got: GetPromptResult = self.portal.call(self.session.get_prompt, name, arguments)
+        (message,) = got.messages
+        assert message.role == "user" and message.content.type == "text", message
+        return message.content.text
 
     def ok(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         result = self.call(tool, arguments)

@@ -71,5 +71,5 @@ def test_every_tool_description_says_when_to_use_it() -> None:
     from brain.mcp.server import GROUPS
 
     tools = [fn for modules in GROUPS.values() for module in modules for fn in tools_in(module)]
-    assert len(tools) == 33
+    assert len(tools) == 35
     assert [fn.__name__ for fn in tools if "Use it" not in " ".join((fn.__doc__ or "").split())] == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from brain.cli.remedies import CLI_WORDINGS
 from brain.errors import PLAIN, IndexMismatch, Remedy
-from brain.mcp.remedies import MCP_WORDINGS
+from brain.mcp.remedies import MAINTENANCE_GROUP, MCP_WORDINGS, wordings_for
 from brain.views.search import pending_line
 from tests.conftest import REPO
 from tests.helpers.mcp_harness import cli, connect, make_vault
@@ -80,7 +80,7 @@ def test_each_front_end_words_a_remedy_once() -> None:
     error = IndexMismatch("vectors of another embedder; ", Remedy("reindex"), " to rebuild them")
     assert error.worded(CLI_WORDINGS) == "vectors of another embedder; run `brain reindex` to rebuild them"
     assert error.worded(MCP_WORDINGS) == (
-        "vectors of another embedder; the vault's owner must reindex the vault (no tool does) to rebuild them"
+        "vectors of another embedder; the vault's owner must reindex the vault (no tool served here does) to rebuild them"
     )
     assert str(error) == "vectors of another embedder; reindex the vault to rebuild them"  # the library's own words
     assert error.remedies == (Remedy("reindex"),)
@@ -112,7 +112,9 @@ def test_every_remedy_key_has_a_wording_in_both_front_ends_and_the_library() -> 
     for where, key, arguments in used:
         for wordings in (CLI_WORDINGS, MCP_WORDINGS, PLAIN):
             assert Remedy(key, **dict.fromkeys(arguments, "x")).worded(wordings), where  # every placeholder filled
-    assert [w for w in [*MCP_WORDINGS.values(), *PLAIN.values()] if NAMES_THE_CLI.search(w)] == []
+    maintained = wordings_for([MAINTENANCE_GROUP])  # a server serving reindex words the index's steps as that tool
+    assert set(maintained) == set(MCP_WORDINGS) and maintained["reindex"] == "call reindex with full: true"
+    assert [w for w in [*MCP_WORDINGS.values(), *maintained.values(), *PLAIN.values()] if NAMES_THE_CLI.search(w)] == []
 
 
 # Modules only the CLI reaches (maintenance, hooks, imports, the server's own start-up): their

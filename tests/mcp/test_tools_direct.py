@@ -34,7 +34,7 @@ def test_a_library_error_is_a_tool_error_once_served(vault: Vault) -> None:
 
 
 def test_every_tool_module_is_served_once_and_state_is_not_an_argument(vault: Vault) -> None:
-    server = mcp_server.build_server(vault)
+    server = mcp_server.build_server(vault, "all")
     served = asyncio.run(server.list_tools())
     names = [tool.name for tool in served]
     defined = [fn.__name__ for module in mcp_server._TOOL_MODULES for fn in tools_in(module)]

@@ -18,7 +18,7 @@ from brain.note_files import Skip, SkipKind
 from brain.notes.model import Note
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_DATE_KEYS = ("date", "created", "valid_from", "last_validated")
+DATE_KEYS = ("date", "created", "valid_from", "last_validated")  # what dates a note for search filters, first first
 _NOT_META = {"title", "type", "tags", "permalink"}
 
 
@@ -85,7 +85,7 @@ class Row:
 def note_date(note: Note, mtime_ns: int) -> str:
     """The date search filters use: the first ISO date among date, created, valid_from,
     last_validated; else the file's modification day (UTC)."""
-    for key in _DATE_KEYS:
+    for key in DATE_KEYS:
         value = note.frontmatter.get(key)
         if isinstance(value, str) and _DATE.match(value.strip()):
             return value.strip()[:10]

@@ -16,7 +16,13 @@ from brain.views import facts as view
 GROUP = "facts"
 CALLER = "mcp"
 
-FactName = Annotated[str, Field(description="The fact's id (FACT-...), file stem or path, as recall_facts returns it.")]
+FactName = Annotated[
+    str,
+    Field(
+        description="The fact's id (FACT-<subject>-<8 hex>, as record_fact and recall_facts return it), file stem "
+        "or path; not its subject, which several facts may share."
+    ),
+]
 Value = Annotated[
     dict[str, Any] | list[Any] | str | int | float | bool,
     Field(description="The value: any JSON value (object, list, text, number, boolean)."),
@@ -45,11 +51,12 @@ def record_fact(
         int | None, Field(ge=0, description="Days to keep the fact once it is superseded.")
     ] = None,
 ) -> CallToolResult:
-    """Record a durable fact (a preference, a setting, a policy) as an immutable note.
+    """Record a durable fact (a preference, a setting, a policy) as a new immutable note.
 
-    Use it when you learn something that should hold until it changes. Never record a second
-    fact about the same subject to change a value: use supersede_fact, which closes the old one.
-    Returns the new fact's id and path.
+    Use it when you learn something that should hold until it changes. Recording a subject
+    again replaces nothing: it adds a second fact about that subject, both stay valid, and
+    recall_facts returns both. To change a value, supersede_fact the current fact by its id
+    (recall_facts gives it), which closes the old one. Returns the new fact's id and path.
     """
     service.check_source(state.corpus, source)
     written = service.record_fact(
@@ -82,8 +89,10 @@ def supersede_fact(
 ) -> CallToolResult:
     """Replace a fact's value: writes the new fact and closes the old one (valid_until, superseded_by) in one call.
 
-    The old fact stays for audit and stops appearing in current recall. Only a current (open)
-    fact can be superseded. Returns the new fact and the closed one.
+    Name the fact by its id (FACT-..., from recall_facts or record_fact), not by its subject.
+    The new fact keeps the old one's kind, subject and namespace. The old fact stays for audit
+    and stops appearing in current recall. Only a current (open) fact can be superseded.
+    Returns the new fact and the closed one.
 
     Use it when a preference, setting or policy changes: never edit a fact's note instead.
     """

@@ -8,9 +8,9 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.index import search as index_search
+from brain.index.catalog.rows import DATE_KEYS
 from brain.index.engine import open_index
 from brain.mcp.common import ServerState, result, tool
-from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.notes import service
 from brain.notes.edit import EditOperation
@@ -20,6 +20,11 @@ from brain.views.search import pending_line, search_lines
 GROUP = "core"
 MAX_TITLE = 300  # characters: a file name holds at most 255 bytes, and a title is one line
 MAX_QUERY = 2000  # characters: a question or keywords, not a document
+# What since and until compare with: `note_date` in brain/index/catalog/rows.py.
+NOTE_DATE = (
+    f"A note's date is the first ISO date among its frontmatter keys {', '.join(DATE_KEYS)}; "
+    "else the day its file last changed (UTC)."
+)
 
 NoteName = Annotated[
     str,
@@ -162,8 +167,14 @@ def search(
         dict[str, str] | None,
         Field(description="Only notes whose frontmatter has these values (e.g. {'outcome': 'failure'})."),
     ] = None,
-    since: Annotated[str | None, Field(description="Only notes dated on or after this ISO date.")] = None,
-    until: Annotated[str | None, Field(description="Only notes dated on or before this ISO date.")] = None,
+    since: Annotated[
+        str | None,
+        Field(description=f"Only notes dated on or after this day (YYYY-MM-DD, or YYYY-MM, YYYY). {NOTE_DATE}"),
+    ] = None,
+    until: Annotated[
+        str | None,
+        Field(description=f"Only notes dated on or before this day (YYYY-MM-DD, or YYYY-MM, YYYY). {NOTE_DATE}"),
+    ] = None,
     rerank: Annotated[
         bool,
         Field(
@@ -192,7 +203,7 @@ def search(
     shown = query if len(query) <= 80 else query[:77] + "..."
     lines = [f"{len(hits)} hits for '{shown}' ({mode})"]
     if report.pending:
-        lines.append(pending_line(report.pending, MCP_WORDINGS))
+        lines.append(pending_line(report.pending, state.wordings))
     lines += search_lines(hits)
     return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
 

@@ -1,0 +1,107 @@
+"""The index's status and an indexing run's report as lines, shared by the CLI (`brain status`,
+`brain index`) and the MCP server (index_status, reindex)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from brain.errors import Remedy
+
+if TYPE_CHECKING:  # the index's types, for annotations: a view loads nothing
+    from brain.index.status import IndexStatus
+    from brain.index.sync.sync import IndexReport
+
+
+def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
+    """What `brain status` prints; `wordings` is the front end's for remedies (cli/remedies.py,
+    mcp/remedies.py): how to bring the index up to date, where the skipped files are listed."""
+    index_it = Remedy("index").worded(wordings)
+    lines = [f"vault     {found.vault}: {found.notes} note files"]
+    if not found.indexed:
+        return [
+            *lines,
+            f"index     none yet; {index_it}",
+            f"embedder  {found.embedder}",
+            f"model     {found.embedder_source}",
+        ]
+    types = ", ".join(f"{count} {name}" for name, count in found.by_type.items()) or "none"
+    lines.append(f"notes     {types}")
+    freshness = (
+        "up to date"
+        if found.fresh
+        else f"{found.changed_files} files changed and {found.pending_vectors} notes wait for vectors since the last index; {index_it}"
+    )
+    if found.vectors_missing or found.vectors_extra:
+        wrong = (
+            [f"lacks {found.vectors_missing} of {found.chunks} chunks ({found.vectors_missing_notes} notes)"]
+            if found.vectors_missing
+            else []
+        )
+        wrong += [f"holds {found.vectors_extra} chunks the catalog does not know"] if found.vectors_extra else []
+        freshness = f"the vector store {' and '.join(wrong)}; {index_it} to repair it"
+    if found.other_embedder:
+        freshness = (
+            f"the vectors were made by {found.vectors_embedder}, not by {found.embedder} in use; "
+            f"{Remedy('reindex').worded(wordings)} to rebuild them"
+        )
+    if found.read_only:
+        freshness = f"read-only disk, read as it is (cannot be refreshed here); {freshness.split(';')[0]}"
+    lines.append(
+        f"index     {freshness} (last updated {found.updated_at or 'never'}{'; watcher running' if found.watcher else ''})"
+    )
+    written_by = (
+        f"; written by {found.vectors_embedder}"
+        if found.vectors_embedder and found.vectors_embedder != found.embedder
+        else ""
+    )
+    lines += [
+        f"vectors   {found.chunks} chunks in {found.vector_store}{written_by}",
+        f"embedder  {found.embedder}",
+        f"model     {found.embedder_source}",
+    ]
+    if found.skipped:
+        lines.append(f"skipped   {len(found.skipped)} files; {Remedy('list_skipped').worded(wordings)}")
+    return lines
+
+
+def status_json(found: IndexStatus) -> dict[str, Any]:
+    """Every figure of the status, and whether the index is fresh (`brain status --json`)."""
+    return {**found.__dict__, "fresh": found.fresh}
+
+
+def index_report_line(report: IndexReport) -> str:
+    """One indexing run in a line: what the scan found, what was embedded (`brain index`, reindex)."""
+    scan = report.scan
+    parts = [
+        f"{len(scan.added)} added",
+        f"{len(scan.changed)} changed",
+        f"{len(scan.moved)} moved",
+        f"{len(scan.removed)} removed",
+    ]
+    line = f"{report.notes} notes: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
+    if report.embed is None:
+        return line + "; embeddings skipped"
+    embed = report.embed
+    line += f"; vectors: {embed.embedded} chunks embedded, {embed.kept} unchanged, {embed.deleted} deleted ({report.embedder})"
+    if report.lost_vectors:
+        line += f"; {report.lost_vectors} of them had been lost from the vector store"
+    return line
+
+
+def index_report_json(report: IndexReport) -> dict[str, Any]:
+    """The run's counts (not its paths: a rebuild of a large vault names every note)."""
+    scan, embed = report.scan, report.embed
+    return {
+        "notes": report.notes,
+        "added": len(scan.added),
+        "changed": len(scan.changed),
+        "moved": len(scan.moved),
+        "removed": len(scan.removed),
+        "skipped": len(scan.skipped),
+        "embedded": embed.embedded if embed else None,
+        "kept": embed.kept if embed else None,
+        "deleted": embed.deleted if embed else None,
+        "lost_vectors": report.lost_vectors,
+        "embedder": report.embedder,
+    }
