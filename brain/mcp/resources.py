@@ -8,6 +8,7 @@ so a title, file stem or permalink reads the note too (`memory://notes/ADR-001%2
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from urllib.parse import quote
 
 from mcp.shared.exceptions import MCPError
@@ -55,12 +56,12 @@ def serve_notes(server: BrainServer, state: ServerState) -> None:
 
 
 def note_page(notes: list[Note], cursor: str | None, size: int = PAGE_SIZE) -> tuple[list[Resource], str | None]:
-    """The notes after `cursor` (the last path of the page before; None: from the first), by path,
-    and the cursor of the next page (None on the last). A cursor is a path, so a note added or
-    removed meanwhile neither repeats nor skips another."""
-    after = [note for note in notes if cursor is None or (note.path or "") > cursor]
-    shown = after[:size]
-    following = (shown[-1].path or "") if len(after) > size else None
+    """A page of `notes` (sorted by path, as the corpus gives them): those after `cursor` (the last
+    path of the page before; None: from the first), and the cursor of the next page (None on the
+    last). A cursor is a path, so a note added or removed meanwhile neither repeats nor skips another."""
+    start = 0 if cursor is None else bisect_right(notes, cursor, key=lambda note: note.path or "")
+    shown = notes[start : start + size]
+    following = (shown[-1].path or "") if start + size < len(notes) else None
     return [_resource(note) for note in shown], following
 
 

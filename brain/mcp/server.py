@@ -79,7 +79,8 @@ recall_facts returns the facts valid now (or at a past time) in the namespaces y
 Save what you did with save_context (naming what caused it in caused_by); ask build_causal_chain or
 reconstruct_reasoning why a note exists before reversing a decision.
 Notes are named by title, file stem, permalink or vault-relative path; each is also a resource,
-memory://notes/<vault-relative path>. index_status says how current search is."""
+memory://notes/<vault-relative path>. index_status says how current search is. The prompts
+start_task and end_session carry the same protocol: what is known at the start, what to record at the end."""
 
 
 def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
