@@ -4,7 +4,7 @@ A new folder gets brain's layout: a folder per note type, `templates/` and `.bra
 Obsidian opens as a vault (it holds `.obsidian/`) is the user's: only `.brain/` is added, each type's
 folder appears with its first note (every write makes the folder it writes into), and brain's
 templates wait in `.brain/templates/` until asked for where Obsidian's Templates plugin looks.
-No file that exists is ever changed.
+`.brain/.gitignore` keeps brain's state out of git. No file that exists is ever changed.
 """
 
 from __future__ import annotations
@@ -18,6 +18,19 @@ from brain.vault import TYPE_FOLDERS, Vault
 
 OBSIDIAN_DIR = ".obsidian"
 TEMPLATES = "templates"  # brain's templates folder in a vault of its own (never read as notes)
+# Under .brain/, the settings and the templates waiting there are the team's; everything else is the
+# state of this copy of the vault (the index, the note history, the recall journal, logs, locks, the
+# vault's id). Git ignores it all, so a clone indexed and searched stays clean, and a state file brain
+# adds later is ignored without a change here.
+GITIGNORE = """\
+# Written by `brain init`: brain's state in this copy of the vault stays out of git;
+# the settings (config.toml) and the templates are the team's to commit. See docs/configuration.md.
+*
+!/.gitignore
+!/config.toml
+!/templates/
+!/templates/**
+"""
 
 
 @dataclass
@@ -53,6 +66,7 @@ def initialize(root: Path, *, templates: bool = False) -> Initialized:
     layout = [] if done.obsidian else [*TYPE_FOLDERS.values()]
     _make_folders(done, [*layout, done.templates, f"{BRAIN_DIR}/index", f"{BRAIN_DIR}/journal"])
     _write_config(done)
+    _write_gitignore(done)
     _copy_templates(done)
     return done
 
@@ -82,6 +96,14 @@ def _write_config(done: Initialized) -> None:
     if not config.exists():
         config.write_text(DEFAULT_CONFIG, encoding="utf-8")
         done.created.append(f"{BRAIN_DIR}/config.toml")
+
+
+def _write_gitignore(done: Initialized) -> None:
+    """`.brain/.gitignore`, unless the vault has one (a team's own is kept as it is)."""
+    path = done.vault.brain_dir / ".gitignore"
+    if not path.exists():
+        path.write_text(GITIGNORE, encoding="utf-8")
+        done.created.append(f"{BRAIN_DIR}/.gitignore")
 
 
 def _copy_templates(done: Initialized) -> None:

@@ -48,7 +48,7 @@ def test_init_adds_only_brain_folder_to_an_obsidian_vault(obsidian: Path):
     templates = [f".brain/templates/{name}" for name in TEMPLATE_NAMES]
     assert result.output == (
         f"vault ready at {obsidian}; created: .brain/templates/, .brain/index/, .brain/journal/, "
-        f".brain/config.toml, {', '.join(templates)}\n"
+        f".brain/config.toml, .brain/.gitignore, {', '.join(templates)}\n"
         "an Obsidian vault: brain adds a folder of its own only with a note for it (episodes/ with the first "
         "episode); the templates wait in .brain/templates/ ('brain init --templates' copies them to Meta/Templates/, "
         "the folder of Obsidian's Templates plugin)\n"
@@ -57,6 +57,7 @@ def test_init_adds_only_brain_folder_to_an_obsidian_vault(obsidian: Path):
     assert {path: data for path, data in after.items() if not path.startswith(".brain")} == before
     assert sorted(path for path in after if path.startswith(".brain")) == [
         ".brain",
+        ".brain/.gitignore",
         ".brain/config.toml",
         ".brain/index",
         ".brain/journal",

@@ -1,6 +1,8 @@
 """The vault on disk: finding it, safe paths, atomic and conflict-checked writes, init."""
 
+import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -8,8 +10,8 @@ import pytest
 from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
 from brain.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
 from brain.vault import Vault
-from brain.vault_init import init_vault
-from tests.conftest import write
+from brain.vault_init import GITIGNORE, init_vault
+from tests.conftest import lexical_vault, run_brain, write
 
 
 @pytest.mark.parametrize(
@@ -118,10 +120,74 @@ def test_init_adds_what_is_missing_and_changes_nothing_else(tmp_path: Path):
     for folder in ("episodes", "patterns", "causal", "contexts", "facts", "runs", "tips", "templates"):
         assert (root / folder).is_dir()
     assert (root / ".brain/config.toml").is_file()
+    assert ".brain/.gitignore" in created
     snapshot = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     _, again = init_vault(root)
     assert again == []
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == snapshot
+
+
+def test_init_gives_an_older_vault_its_gitignore_and_keeps_a_teams_own(tmp_path: Path):
+    older, _ = init_vault(tmp_path / "older")
+    (older.brain_dir / ".gitignore").unlink()  # a vault made before brain wrote the file
+    _, created = init_vault(older.root)
+    assert created == [".brain/.gitignore"]
+    assert (older.brain_dir / ".gitignore").read_text(encoding="utf-8") == GITIGNORE
+    (older.brain_dir / ".gitignore").write_text("index/\n", encoding="utf-8")
+    assert init_vault(older.root)[1] == []
+    assert (older.brain_dir / ".gitignore").read_text(encoding="utf-8") == "index/\n"
+
+
+def test_git_sees_nothing_brain_writes_under_dot_brain_but_the_settings(tmp_path: Path):
+    """A vault in a git repository, put through commands that write each kind of state brain keeps
+    (index, vault id, write lock, note history, recall journal, hold register, hooks' markers and log):
+    `git status` shows the notes written and nothing under .brain/."""
+    vault = lexical_vault(tmp_path / "vault")
+    root = str(vault.root)
+
+    def git(*args: str) -> str:
+        return _git(vault.root, *args)
+
+    assert _committed(vault.root, ".brain") == [".brain/.gitignore", ".brain/config.toml"]
+    first_prompt = json.dumps({"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "retry writes"})
+
+    def brain(*args: str, stdin: str | None = None) -> None:
+        done = run_brain(*args, "--vault", root, input=stdin)
+        assert done.exit_code == 0, (args, done.output)
+
+    brain("note", "write", "Retries", "-f", "-", stdin="Retry writes with a key.\n")
+    brain("note", "edit", "Retries", "--append", "Only with a key.")
+    brain("index")
+    brain("fact", "record", "config", "ttl", "900")
+    (fact,) = (vault.root / "facts").glob("*.md")
+    brain("fact", "hold", fact.stem, "--reason", "audit")
+    brain("fact", "recall", "--subject", "ttl")
+    brain("hooks", "run", "first-prompt", stdin=first_prompt)
+    brain("hooks", "run", "session-end", stdin="{not json")
+    state = {str(p.relative_to(vault.brain_dir)).split("/")[0] for p in vault.brain_dir.rglob("*") if p.is_file()}
+    assert {"index", "vault-id", "write.lock", "history", "journal", "hooks", "logs"} <= state
+    changed = sorted(line[3:] for line in git("status", "--porcelain", "--untracked-files=all").splitlines())
+    assert changed == [f"facts/{fact.name}", "notes/Retries.md"]
+
+
+def test_an_obsidian_vault_commits_the_templates_waiting_in_dot_brain(tmp_path: Path):
+    (tmp_path / "obsidian" / ".obsidian").mkdir(parents=True)
+    init_vault(tmp_path / "obsidian")
+    committed = _committed(tmp_path / "obsidian", ".brain")
+    assert committed[:2] == [".brain/.gitignore", ".brain/config.toml"]
+    assert committed[2:] and all(path.startswith(".brain/templates/") for path in committed[2:])
+
+
+def _git(folder: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, check=True).stdout
+
+
+def _committed(folder: Path, under: str) -> list[str]:
+    """Make `folder` a git repository, commit all it holds, and list the files committed under `under`."""
+    _git(folder, "init", "-q")
+    _git(folder, "add", "-A")
+    _git(folder, "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "a vault")
+    return _git(folder, "ls-files", under).splitlines()
 
 
 def test_templates_are_not_notes(vault):
