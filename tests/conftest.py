@@ -45,6 +45,8 @@ SLOW_MODULES = {  # by their path under tests/, dotted
     "memory.runs.test_recall",
     "index.test_model_cache",
     "notes.test_parse_properties",
+    "promises.test_examples",  # vault-example indexed with the real model, the README's examples run
+    "promises.test_clean_clone",  # the README's main command, in subprocesses
 }
 
 
@@ -104,9 +106,10 @@ def brain(vault: Vault):
     return run
 
 
-def run_brain(*args: str, input: str | None = None):
-    """`brain ARGS` in-process; an exception escapes to the test instead of becoming exit code 1."""
-    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
+def run_brain(*args: str, input: str | None = None, env: dict[str, str | None] | None = None):
+    """`brain ARGS` in-process; an exception escapes to the test instead of becoming exit code 1.
+    `env` sets (or, with None, unsets) environment variables for the command."""
+    return CliRunner().invoke(app, list(args), input=input, env=env, catch_exceptions=False)
 
 
 def _takes_vault(args: tuple[str, ...]) -> bool:
