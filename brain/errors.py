@@ -32,7 +32,20 @@ PLAIN: dict[str, str] = {
     "list_runs": "list_runs lists a tenant's runs",
     "restore_note": "restore_note",
     "purge_note": "purge_note",
-    # arguments to give
+    "init_vault": "init_vault({path!r})",
+    "rebuild_index": "delete {folder} (the index, rebuilt from the notes) and index the vault again",
+    # arguments to give, or named where a value is refused
+    "vault": "the vault's path",
+    "vault_path": "the vault path",
+    "overwrite": "overwrite=True",
+    "since": "since",
+    "until": "until",
+    "caused_by": "caused_by",
+    "section": "section",
+    "find": "find",
+    "count": "expected_count={count}",
+    "replace_all": "replace_all=True",
+    "chroma_url": "chroma_url",
     "tenant": "tenant",
     "namespace": "namespace",
     "valid_from": "valid_from",
@@ -120,7 +133,12 @@ class InvalidInput(BrainError):
 
 
 class UsageError(InvalidInput):
-    """A command was called wrongly (options that do not go together, a required one missing): exit code 2."""
+    """A call was wrong: an argument out of its range or not one of its choices, a path given that names
+    nothing, arguments that do not go together, a required one missing. The CLI exits with 2."""
+
+
+class VaultPathMissing(VaultNotFound, UsageError):
+    """The vault a path names (an argument, $BRAIN_VAULT) is not a folder: the call is wrong, not the vault."""
 
 
 class IndexMismatch(BrainError):

@@ -26,7 +26,6 @@ from brain.errors import (
     NoteNotFound,
     Remedy,
     UnsafePath,
-    VaultNotFound,
     WriteConflict,
 )
 from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
@@ -36,6 +35,7 @@ from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, in_templates, note_files, 
 from brain.notes.lines import has_line_break
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
+from brain.vault_root import vault_root
 
 if TYPE_CHECKING:
     import filelock
@@ -122,20 +122,9 @@ class Vault:
 
     @classmethod
     def find(cls, explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Vault:
-        """The vault from `explicit`, else $BRAIN_VAULT, else the first folder upwards holding `.brain/`."""
-        chosen = explicit or os.environ.get("BRAIN_VAULT")
-        if chosen:
-            root = Path(chosen).expanduser()
-            if not root.is_dir():
-                raise VaultNotFound(f"vault folder '{root}' does not exist; create it with 'brain init {root}'")
-            return cls(root)
-        here = (cwd or Path.cwd()).resolve()
-        for folder in (here, *here.parents):
-            if (folder / BRAIN_DIR).is_dir():
-                return cls(folder)
-        raise VaultNotFound(
-            f"no vault found in '{here}' or above it; run 'brain init PATH', pass --vault, or set BRAIN_VAULT"
-        )
+        """The vault from `explicit`, else $BRAIN_VAULT, else the first folder upwards holding `.brain/`
+        (brain/vault_root.py, which says what is wrong when none is found)."""
+        return cls(vault_root(explicit, cwd))
 
     @property
     def brain_dir(self) -> Path:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, UsageError
 from brain.note_files import BRAIN_DIR, templates_folder
 from brain.vault import TYPE_FOLDERS, Vault
 
@@ -59,7 +59,7 @@ def initialize(root: Path, *, templates: bool = False) -> Initialized:
     """
     root = Path(root).expanduser()
     if root.exists() and not root.is_dir():
-        raise InvalidInput(f"'{root}' is a file, not a folder; choose a folder for the vault")
+        raise UsageError(f"'{root}' is a file, not a folder; choose a folder for the vault")
     root.mkdir(parents=True, exist_ok=True)
     done = Initialized(Vault(root), obsidian=(root / OBSIDIAN_DIR).is_dir())
     done.templates = templates_destination(root, obsidian=done.obsidian, asked=templates)

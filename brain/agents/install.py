@@ -19,7 +19,7 @@ from pathlib import Path
 from brain.agents.agent import SCOPES, Agent
 from brain.agents.registry import AGENTS, agent_named
 from brain.agents.settings import BrokenFile, Commands
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, UsageError
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def brain_program() -> str:
 def targets(agent: Agent, scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
     """(file, what goes in it) for an agent and scope."""
     if scope not in SCOPES:
-        raise InvalidInput(f"scope '{scope}' is not one of: {', '.join(SCOPES)}")
+        raise UsageError(f"scope '{scope}' is not one of: {', '.join(SCOPES)}")
     return agent.targets(scope, project_dir, home)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from brain.agents import claude_code, codex
 from brain.agents.agent import Agent
 from brain.agents.runtime import Hook
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.memory.sessions.transcripts import TranscriptReader
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (claude_code.AGENT, codex.AGENT)}
@@ -15,5 +15,5 @@ HOOKS: dict[str, Hook] = {event: hook for agent in AGENTS.values() for event, ho
 
 def agent_named(name: str) -> Agent:
     if name not in AGENTS:
-        raise InvalidInput(f"agent '{name}' is not one of: {', '.join(AGENTS)}")
+        raise UsageError(f"agent '{name}' is not one of: {', '.join(AGENTS)}")
     return AGENTS[name]

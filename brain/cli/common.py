@@ -18,7 +18,7 @@ import typer
 
 from brain.cli.group import opened_vaults, until_the_command_ends
 from brain.cli.typer_private import Context
-from brain.errors import BrainError
+from brain.errors import BrainError, UsageError
 from brain.views.plain import plain
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def read_input(file: str | None) -> str:
         return sys.stdin.read()
     path = Path(file)
     if not path.is_file():
-        raise BrainError(f"input file '{file}' does not exist")
+        raise UsageError(f"--file '{file}' does not exist; give a file, or - for stdin")
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -96,9 +96,9 @@ def progress_bars(labels: dict[str, str] | None = None) -> Iterator[Callable[[st
 def write_output(path: Path, text: str) -> None:
     """Write a command's output file; a missing folder, a folder or a refused write is one line."""
     if path.is_dir():
-        raise BrainError(f"'{path}' is a folder; give a file name for the output")
+        raise UsageError(f"'{path}' is a folder; give a file name for the output")
     if not path.parent.is_dir():
-        raise BrainError(f"folder '{path.parent}' does not exist; create it first or choose another --output")
+        raise UsageError(f"folder '{path.parent}' does not exist; create it first or choose another --output")
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:

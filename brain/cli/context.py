@@ -11,6 +11,7 @@ from brain.cli.sessions import bootstrap
 from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.causal import neighbourhood as service
+from brain.notes.model import ActionType
 from brain.views.causal import context_lines, saved_text
 from brain.views.notes import context_json
 
@@ -29,11 +30,13 @@ def build(
         str, typer.Argument(help="Start note: title, file stem, permalink or path.", autocompletion=complete_notes())
     ],
     depth: Annotated[
-        int, typer.Option(help=f"Hops of links, relations and causal edges to follow (0-{service.MAX_DEPTH}).")
-    ] = (service.DEFAULT_DEPTH),
+        int,
+        typer.Option(min=0, max=service.MAX_DEPTH, help="Hops of links, relations and causal edges to follow."),
+    ] = service.DEFAULT_DEPTH,
     budget: Annotated[
-        int, typer.Option(help=f"Most tokens the context may use ({service.MIN_BUDGET}-{service.MAX_BUDGET}).")
-    ] = (service.DEFAULT_BUDGET),
+        int,
+        typer.Option(min=service.MIN_BUDGET, max=service.MAX_BUDGET, help="Most tokens the context may use."),
+    ] = service.DEFAULT_BUDGET,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -56,13 +59,8 @@ def save(
         str, typer.Option(metavar="PROJECT", help="Project the context belongs to.", show_default=False)
     ] = "",
     action_type: Annotated[
-        str,
-        typer.Option(
-            metavar="TYPE",
-            help=f"What kind of work produced it: {', '.join(contexts.ACTION_TYPES)}.",
-            show_default=False,
-        ),
-    ] = "",
+        ActionType | None, typer.Option(help="What kind of work produced it.", show_default=False)
+    ] = None,
     caused_by: Annotated[
         list[str] | None,
         typer.Option(
@@ -90,7 +88,7 @@ def save(
         corpus,
         text,
         project=project,
-        action_type=action_type,
+        action_type=action_type or "",
         caused_by=caused_by or [],
         rationale=rationale,
         title=title,

@@ -31,7 +31,7 @@ def store(
     outcome: Annotated[Outcome | None, typer.Option(help="How the session went.")] = None,
     date: Annotated[str | None, typer.Option(help="When it happened (ISO timestamp).")] = None,
     lesson: Annotated[list[str] | None, typer.Option("--lesson", help="A lesson learned; repeat for more.")] = None,
-    duration: Annotated[float | None, typer.Option(help="Duration in minutes.")] = None,
+    duration: Annotated[float | None, typer.Option(min=0.0, help="Duration in minutes.")] = None,
     vault: VaultOption = None,
 ) -> None:
     """Write an episode note from ai-agents-shaped JSON and/or flags (flags win)."""

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import VaultOption, open_vault, warn
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.importers.ai_agents.export import EPISODES_DIR, export_ai_agents
 
 app = typer.Typer(help="Export the vault's memory for other tools.", no_args_is_help=True)
@@ -26,7 +26,7 @@ def ai_agents(
 ) -> None:
     """Export episode, pattern and causal notes as ai-agents JSON (what the notes say now)."""
     if out.exists() and not out.is_dir():
-        raise InvalidInput(f"'{out}' is a file; give a folder to export into")
+        raise UsageError(f"'{out}' is a file; give a folder to export into")
     vault_ = open_vault(vault).vault
     result = export_ai_agents(vault_, out)
     for message in result.warnings:

@@ -12,7 +12,7 @@ from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
-from brain.notes.fact import TIERS, TIME_EXAMPLE, parse_value
+from brain.notes.fact import TIME_EXAMPLE, Tier, parse_value
 from brain.views import facts as view
 
 if TYPE_CHECKING:
@@ -48,6 +48,8 @@ SourceOption = Annotated[
 def _value(value: str | None, file: str | None) -> Any:
     if value is not None and file is not None:
         raise UsageError("give the value either as an argument or with --file, not both")
+    if value is None and file is None:
+        raise UsageError("the fact value is empty; give it as an argument or with --file")
     return parse_value(read_input(file) if file is not None else value or "")
 
 
@@ -64,13 +66,15 @@ def record(
     file: FileOption = None,
     namespace: NamespaceOption = None,
     tier: Annotated[
-        str | None, typer.Option(help=f"{' or '.join(TIERS)} (default: from [facts.tiers], else long-term).")
+        Tier | None, typer.Option(help="How long it is meant to hold (default: from [facts.tiers], else long-term).")
     ] = None,
     source: SourceOption = None,
     authority: AuthorityOption = None,
     valid_from: Annotated[str | None, typer.Option(help=f"When it starts to hold (default now); {TIME_HELP}.")] = None,
     compliance_class: Annotated[str | None, typer.Option(help="pii, phi, financial, internal (default) ...")] = None,
-    retention_days: Annotated[int | None, typer.Option(min=0, help="Days to keep it once it is closed.")] = None,
+    retention_days: Annotated[
+        int | None, typer.Option(min=0, max=service.MAX_RETENTION_DAYS, help="Days to keep it once it is closed.")
+    ] = None,
     legal_delete_at: Annotated[
         str | None, typer.Option(help=f"Delete it at this time whatever else holds; {TIME_HELP}.")
     ] = None,

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import MutableMapping
-from contextlib import AbstractContextManager, ExitStack
+from collections.abc import Iterator, MutableMapping
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from difflib import get_close_matches
+from enum import Enum
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,16 +24,22 @@ from typer.models import CommandInfo, TyperInfo
 
 from brain.cli.coerce import convert_directly
 from brain.cli.typer_private import (
+    BadOptionUsage,
+    BadParameter,
     BashComplete,
     Command,
     CompletionItem,
     Context,
     HelpFormatter,
+    MissingParameter,
+    NoArgsIsHelpError,
+    NoSuchOption,
+    Parameter,
     UsageError,
     add_completion_class,
     make_default_short_help,
 )
-from brain.errors import BrainError, InvalidInput, one_line, storage_error
+from brain.errors import BrainError, one_line, storage_error
 from brain.errors import UsageError as BrainUsageError
 
 
@@ -69,9 +76,9 @@ class BrainGroup(TyperGroup):
     writer of the versions the note history keeps (`by: cli`, `command: note edit`).
 
     A BrainError becomes one line on stderr, its remedies in the CLI's words (cli/remedies.py), and
-    exit code 1, a usage error (click's, or brain's `UsageError`) exit code 2. A fault of the disk (full, read-only, failing; `errors.storage_error`)
-    raised by a library brain uses is translated the same way; anything else is a bug and keeps its
-    traceback.
+    exit code 1; a usage error (typer's, worded by `usage_line` below, or brain's `UsageError`) one line
+    and exit code 2. A fault of the disk (full, read-only, failing; `errors.storage_error`) raised by
+    a library brain uses is translated the same way; anything else is a bug and keeps its traceback.
     """
 
     def invoke(self, ctx: Any) -> Any:
@@ -81,7 +88,7 @@ class BrainGroup(TyperGroup):
 
         try:
             _require_utf8([*ctx._protected_args, *ctx.args])
-            with acting_as("cli", self._command_name(ctx)), ExitStack() as scope:
+            with acting_as("cli", self._command_name(ctx)), ExitStack() as scope, usage_in_one_line():
                 _command_scopes.append(scope)
                 try:
                     return super().invoke(ctx)
@@ -112,6 +119,19 @@ class BrainGroup(TyperGroup):
         return words[0]
 
 
+@contextmanager
+def usage_in_one_line() -> Iterator[None]:
+    """typer's usage errors (a bad option value, a missing argument, an unknown option) as one
+    `error: ` line in brain's words (`usage_line`), exit code 2; a group called bare still shows its help."""
+    try:
+        yield
+    except NoArgsIsHelpError:
+        raise
+    except UsageError as error:
+        typer.echo(f"error: {one_line(usage_line(error))}", err=True)
+        raise typer.Exit(2) from None
+
+
 def _say(error: BrainError) -> None:
     """`error: <message>` on stderr, one line, its remedies in the CLI's words."""
     from brain.cli.remedies import CLI_WORDINGS  # only when an error is shown: start-up imports stay few
@@ -126,7 +146,7 @@ def _require_utf8(arguments: list[str]) -> None:
         if any("\udc80" <= char <= "\udcff" for char in argument):
             raw = argument.encode("utf-8", "surrogateescape")
             shown = repr(raw[:60])[2:-1] + ("..." if len(raw) > 60 else "")
-            raise InvalidInput(f"the argument '{shown}' is not UTF-8 text; give it in UTF-8")
+            raise BrainUsageError(f"the argument '{shown}' is not UTF-8 text; give it in UTF-8")
 
 
 class LazyGroup(BrainGroup):
@@ -163,7 +183,8 @@ class LazyGroup(BrainGroup):
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         convert_directly(self)  # its own options (--version, completion, --help): typer adds them after __init__
-        return super().parse_args(ctx, args)
+        with usage_in_one_line():  # `brain --bogus`: the commands' own are read inside `invoke`
+            return super().parse_args(ctx, args)
 
     def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         """The command list of `brain --help`, from the registry's summaries: nothing is imported."""
@@ -216,3 +237,105 @@ class EscapedBashComplete(BashComplete):
 
 
 _SHELL_SPECIAL = re.compile(r"[^\w@%+=:,./-]")  # shlex's safe characters stay as they are
+
+
+# ---------------------------------------------------------------- usage errors in brain's words
+#
+# typer reports a usage error itself, in several lines (the usage, a hint, then the error), and
+# words a bad value with pydantic's text ("Value error, 'bogus' is not one of ...", "Input should
+# be greater than or equal to 1"). `usage_line` words each kind as brain's other errors are worded:
+# what is wrong, naming the option with its dashes, and what to give instead ("--mode: 'bogus' is
+# not one of: hybrid, text, vector"). A bad value is worded from the option's declaration (its
+# choices, its bounds, its type) by brain/views/refusals.py, as the MCP server words a bad
+# argument, never from the validation library's message.
+
+
+def usage_line(error: UsageError) -> str:
+    """The error as one line (without `error: `): the option or argument named as typed, and the fix."""
+    if isinstance(error, MissingParameter) and error.param is not None:
+        return f"missing {error.param.param_type_name} {_named(error.param)}{_choices_hint(error.param)}{_help(error)}"
+    if isinstance(error, BadParameter) and error.param is not None:
+        return f"{_named(error.param)}: {_bad_value(error, error.param)}"
+    if isinstance(error, NoSuchOption):
+        guesses = sorted(error.possibilities or ())
+        guess = f"; did you mean {' or '.join(guesses)}?" if guesses else ""
+        return f"no such option: {error.option_name}{guess}{_help(error) if not guess else ''}"
+    if isinstance(error, BadOptionUsage) and "requires" in error.message:
+        return f"{error.option_name} needs a value{_help(error)}"
+    message = " ".join(error.format_message().split()).rstrip(".").removeprefix("Got ")
+    guessed = ". Did you mean" in message  # an unknown command, and the names close to it
+    message = message.replace(". Did you mean", "; did you mean")
+    return f"{message[:1].lower()}{message[1:]}{'' if guessed else _help(error)}"
+
+
+def _named(param: Parameter) -> str:
+    """`--mode` for an option (its long name), `'query'` for an argument."""
+    if param.param_type_name == "option":
+        long = [opt for opt in param.opts if opt.startswith("--")]
+        return (long or param.opts)[0]
+    return f"'{param.name}'"
+
+
+def _help(error: UsageError) -> str:
+    return f"; see `{error.ctx.command_path} --help`" if error.ctx is not None else ""
+
+
+def _choices(param: Parameter) -> list[str] | None:
+    descriptor = getattr(param, "type_descriptor", None)
+    choices = getattr(descriptor, "choices", None)
+    if not choices:
+        return None
+    return [str(choice.value if isinstance(choice, Enum) else choice) for choice in choices]
+
+
+def _choices_hint(param: Parameter) -> str:
+    choices = _choices(param)
+    return f" (one of: {', '.join(choices)})" if choices else ""
+
+
+def _bad_value(error: BadParameter, param: Parameter) -> str:
+    """What is wrong with the value, from the option's declaration (views/refusals.py words it)."""
+    from brain.views.refusals import not_a, not_one_of, out_of_range
+
+    value = _given(error)
+    if value is None:
+        return _without_library_words(error.message)
+    choices = _choices(param)
+    if choices is not None:
+        return not_one_of(value, choices)
+    descriptor = getattr(param, "type_descriptor", None)
+    annotation = getattr(descriptor, "annotation", None)
+    info = getattr(descriptor, "parameter_info", None)
+    if annotation in (int, float):
+        number = _number(annotation, value)
+        if number is None:
+            return not_a(value, "a whole number" if annotation is int else "a number")
+        low, high = getattr(info, "min", None), getattr(info, "max", None)
+        if low is not None or high is not None:
+            return out_of_range(number, low, high)
+    return f"{value!r} is {_without_library_words(error.message)}"
+
+
+def _given(error: BadParameter) -> Any:
+    """The value typed, as the validation library that refused it kept it (None when it did not)."""
+    cause = error.__cause__
+    problems = cause.errors() if cause is not None and hasattr(cause, "errors") else []
+    return problems[0].get("input") if problems else None
+
+
+def _number(kind: type, value: Any) -> int | float | None:
+    try:
+        return int(value) if kind is int else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+_LIBRARY_WORDS = ("Value error, ", "Input should be ", "Input ")
+
+
+def _without_library_words(message: str) -> str:
+    """typer's message for a value brain does not declare (none today), its validation library's prefixes cut."""
+    text = " ".join(message.split()).rstrip(".")
+    for words in _LIBRARY_WORDS:
+        text = text.replace(words, "")
+    return f"not valid ({text})" if text else "not valid"

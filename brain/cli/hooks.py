@@ -118,4 +118,8 @@ def run(
 
 
 def _project(project_dir: Path | None) -> Path:
+    if project_dir is not None and not project_dir.expanduser().is_dir():
+        from brain.errors import UsageError
+
+        raise UsageError(f"--project-dir '{project_dir}' is not a folder; give the project's folder")
     return (project_dir or Path.cwd()).expanduser().resolve()

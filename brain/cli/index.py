@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
-from brain.errors import InvalidInput
-from brain.index.search import SearchMode
+from brain.errors import UsageError
+from brain.index.search import MAX_LIMIT, SearchMode
 
 if TYPE_CHECKING:
     from brain.index.watch.watch import Batch
@@ -112,7 +112,7 @@ def search(
     ] = None,
     since: Annotated[str | None, typer.Option(help="Only notes dated on or after this day (YYYY-MM-DD).")] = None,
     until: Annotated[str | None, typer.Option(help="Only notes dated on or before this day (YYYY-MM-DD).")] = None,
-    limit: Annotated[int, typer.Option(help="How many notes to show.")] = 10,
+    limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT, help="How many notes to show.")] = 10,
     rerank: Annotated[
         bool | None,
         typer.Option(
@@ -134,7 +134,7 @@ def search(
     for item in field or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise InvalidInput(f"--field '{item}' is not key=value, e.g. --field outcome=success")
+            raise UsageError(f"--field '{item}' is not key=value, e.g. --field outcome=success")
         fields.append((key.strip(), value.strip()))
     filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
     vault_ = open_vault(vault).vault

@@ -85,7 +85,7 @@ def edit(
     replace: Annotated[str | None, typer.Option(help="Replacement for --find.")] = None,
     count: Annotated[
         int | None,
-        typer.Option(help="With --find: replace all N occurrences (refused unless it occurs exactly N times)."),
+        typer.Option(min=1, help="With --find: replace all N occurrences (refused unless it occurs exactly N times)."),
     ] = None,
     replace_all: Annotated[bool, typer.Option("--all", help="With --find: replace every occurrence.")] = False,
     set_field: Annotated[

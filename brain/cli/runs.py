@@ -12,7 +12,7 @@ from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.runs import service
 from brain.memory.runs import validation as run_input
-from brain.notes.run import DEFAULT_PROJECTION, PROJECTIONS
+from brain.notes.run import DEFAULT_PROJECTION, Projection
 from brain.views import runs as view
 
 if TYPE_CHECKING:
@@ -52,7 +52,9 @@ def record(
     ] = None,
     overridden: Annotated[bool, typer.Option("--overridden", help="A person overrode the answer.")] = False,
     escalated: Annotated[bool, typer.Option("--escalated", help="The run was escalated to a person.")] = False,
-    score: Annotated[float | None, typer.Option(help="An eval score between 0 and 1.", show_default=False)] = None,
+    score: Annotated[
+        float | None, typer.Option(min=0.0, max=1.0, help="An eval score between 0 and 1.", show_default=False)
+    ] = None,
     ttl: Annotated[
         str | None, typer.Option(help="Forget the run after this long (30d, 12h, 2w) or at this ISO date.")
     ] = None,
@@ -127,11 +129,9 @@ def recall(
         int, typer.Option("--top-k", min=1, max=service.MAX_TOP_K, help="At most this many runs.")
     ] = service.DEFAULT_TOP_K,
     threshold: Annotated[
-        float, typer.Option(help="Strict: runs less similar than this are never returned.")
+        float, typer.Option(min=0.0, max=1.0, help="Strict: runs less similar than this are never returned.")
     ] = service.DEFAULT_THRESHOLD,
-    projection: Annotated[
-        str, typer.Option(help=f"What of each run to show: {', '.join(PROJECTIONS)}.")
-    ] = DEFAULT_PROJECTION,
+    projection: Annotated[Projection, typer.Option(help="What of each run to show.")] = DEFAULT_PROJECTION,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -179,7 +179,8 @@ def export_(
     tenant: TenantOption = None,
     since: Annotated[str | None, typer.Option(help="Only runs recorded on or after this date.")] = None,
     min_score: Annotated[
-        float | None, typer.Option("--min-score", help="Leave out runs whose eval score is below this.")
+        float | None,
+        typer.Option("--min-score", min=0.0, max=1.0, help="Leave out runs whose eval score is below this."),
     ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,

@@ -45,7 +45,9 @@ def end(
 # `brain context bootstrap`: registered on the `context` group (brain/cli/context.py), where a session starts.
 def bootstrap(
     task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
-    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = 1500,
+    budget: Annotated[
+        int, typer.Option(min=service.MIN_BUDGET, max=service.MAX_BUDGET, help="Most tokens the context may use.")
+    ] = 1500,
     days: Annotated[int, typer.Option(min=0, help="Recent failures: episodes of the last this many days.")] = 7,
     namespace: Annotated[
         list[str] | None,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, warn
+from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.tips import service
 from brain.notes.tip import Category, Evidence
@@ -93,7 +94,7 @@ def guidelines(
         int, typer.Option("--top-k", min=1, max=service.MAX_TOP_K, help="At most this many matching tips.")
     ] = service.DEFAULT_TOP_K,
     threshold: Annotated[
-        float, typer.Option(help="Least similarity of task to a tip's subtask or trigger.")
+        float, typer.Option(min=-1.0, max=1.0, help="Least similarity of task to a tip's subtask or trigger.")
     ] = service.DEFAULT_THRESHOLD,
     core_support: Annotated[
         int, typer.Option(min=0, help="Tips with this much support are always included (0: none).")
@@ -139,7 +140,7 @@ def feedback(
 ) -> None:
     """Count whether a tip that was handed out helped; guidelines prefer tips that helped."""
     if helped == hurt:
-        raise typer.BadParameter("give exactly one of --helped or --hurt")
+        raise UsageError("give exactly one of --helped or --hurt")
     corpus = open_vault(vault).corpus
     updated = service.record_feedback(corpus, tip, helped=helped, episode=episode)
     typer.echo(f"{updated.title}: helped {updated.helped}, hurt {updated.hurt}")

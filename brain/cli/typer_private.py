@@ -7,7 +7,9 @@ so they come from that copy:
 
 - `Command`, `Context`, `HelpFormatter`, `Parameter`: the types of what typer builds and passes
   (`typer.Context` is a subclass, and not the class of the contexts typer makes);
-- `UsageError`: what an unknown command raises, caught to suggest names that are not imported yet;
+- `UsageError` and its kinds (`BadParameter`, `MissingParameter`, `NoSuchOption`, `BadOptionUsage`,
+  `NoArgsIsHelpError`): what a wrong command line raises, worded on one line by `usage_line` in brain/cli/group.py
+  (and an unknown command's, caught to suggest names that are not imported yet);
 - `CompletionItem`, `make_default_short_help`: completion and `brain --help` from the registry's
   summaries, without importing a command module to ask it;
 - `BashComplete`, `add_completion_class`: typer's bash completion, and the way to put brain's in its
@@ -23,7 +25,14 @@ conversion agrees with typer's on every parameter.
 """
 
 from typer._click import Command, Context, HelpFormatter, Parameter
-from typer._click.exceptions import UsageError
+from typer._click.exceptions import (
+    BadOptionUsage,
+    BadParameter,
+    MissingParameter,
+    NoArgsIsHelpError,
+    NoSuchOption,
+    UsageError,
+)
 from typer._click.shell_completion import CompletionItem, add_completion_class
 from typer._click.utils import make_default_short_help
 from typer._coercion import RuntimeParam, build_runtime_param
@@ -31,11 +40,16 @@ from typer._completion_classes import BashComplete
 from typer._param_types import coerce_cli_choice, coerce_cli_path
 
 __all__ = [
+    "BadOptionUsage",
+    "BadParameter",
     "BashComplete",
     "Command",
     "CompletionItem",
     "Context",
     "HelpFormatter",
+    "MissingParameter",
+    "NoArgsIsHelpError",
+    "NoSuchOption",
     "Parameter",
     "RuntimeParam",
     "UsageError",

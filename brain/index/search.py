@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal, get_args
 
-from brain.errors import InvalidInput
+from brain.errors import Remedy, UsageError
 from brain.index.engine import Index
 from brain.notes.lines import split_lines
 
@@ -43,6 +43,7 @@ MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 TEXT_WEIGHT = 0.5  # chosen on MuSiQue, see the module doc
 NORM_DEPTH = 30  # min-max scaling over each list's top 30 (as chosen), so `limit` cannot move it
 MAX_TERMS = 6
+MAX_LIMIT = 1000  # most hits one search returns
 RERANK_CANDIDATES = 20
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # a short wait for the model at most; more waits for `brain index`
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
@@ -137,11 +138,11 @@ def freshen(index: Index, *, vectors: bool) -> int:
 
 def _check(query: str, mode: str, limit: int) -> None:
     if mode not in MODES:
-        raise InvalidInput(f"search mode '{mode}' is not one of {', '.join(MODES)}")
-    if not isinstance(limit, int) or not 1 <= limit <= 1000:
-        raise InvalidInput(f"limit must be between 1 and 1000, got {limit}")
+        raise UsageError(f"search mode '{mode}' is not one of {', '.join(MODES)}")
+    if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     if not query or not query.strip():
-        raise InvalidInput("the search query is empty; give some words to look for")
+        raise UsageError("the search query is empty; give some words to look for")
 
 
 def run(
@@ -221,7 +222,7 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
     for key, value in filters.fields:
         key = key.strip()
         if not key or '"' in key or "\\" in key:
-            raise InvalidInput(f"field name '{key}' cannot be filtered on; use a plain frontmatter key")
+            raise UsageError(f"field name '{key}' cannot be filtered on; use a plain frontmatter key")
         # json_each on a scalar yields the scalar itself, so this matches `outcome: success` and
         # `owners: [sam, ada]` alike.
         clauses.append(
@@ -229,16 +230,16 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
             "WHERE LOWER(CAST(j.value AS TEXT)) IN (LOWER(?), ?))"
         )
         params += [value.strip(), {"true": "1", "false": "0"}.get(value.strip().lower(), value.strip())]
-    for name, bound, operator in (("since", filters.since, ">="), ("until", filters.until, "<=")):
+    for named, bound, operator in ((Remedy("since"), filters.since, ">="), (Remedy("until"), filters.until, "<=")):
         if bound is None:
             continue
         day = bound.strip()
         if not _DAY.match(day):
-            raise InvalidInput(f"--{name} '{day}' is not a date; use YYYY-MM-DD (or YYYY-MM, YYYY)")
+            raise UsageError(named, f" '{day}' is not a date; use YYYY-MM-DD (or YYYY-MM, YYYY)")
         try:  # 2026-13-45 or 2026-02-30 has the shape of a date but is none
             date.fromisoformat((day + "-01-01")[:10] if len(day) < 10 else day)
         except ValueError:
-            raise InvalidInput(f"--{name} '{day}' is not a real date (no such month or day)") from None
+            raise UsageError(named, f" '{day}' is not a real date (no such month or day)") from None
         clauses.append(f"substr(n.date, 1, {len(day)}) {operator} ?")
         params.append(day)
     return " AND ".join(clauses), params

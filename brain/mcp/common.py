@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.history import acting_as
+from brain.mcp.arguments import argument_errors
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
 from brain.notes.depth import deeper_than, too_deep_message
@@ -39,12 +40,8 @@ _TOOL_SPEC = "__brain_tool__"  # the attribute `tool` gives a function it marks:
 
 
 class BrainServer(MCPServer):
-    """The SDK's server, with arguments of the wrong type or missing reported in one line, and
-    resources listed a page at a time.
-
-    The SDK turns a pydantic `ValidationError` into a tool error holding pydantic's text:
-    several lines ending in a documentation URL, naming an internal model. An agent needs the
-    argument and what is wrong with it, once.
+    """The SDK's server, with arguments of the wrong type, missing or unknown reported in one line
+    in brain's words (mcp/arguments.py), not in pydantic's, and resources listed a page at a time.
 
     The SDK lists only the resources registered one by one, all in one answer; a vault's notes
     change under the server and may be many, so `resource_pages(cursor)` (mcp/resources.py)
@@ -76,25 +73,9 @@ class BrainServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
             cause = error.__cause__
-            if type(error) is ToolError and isinstance(cause, ValidationError):
-                raise ToolError(argument_errors(name, cause)) from cause
+            if type(error) is ToolError and isinstance(cause, ValidationError) and found is not None:
+                raise ToolError(argument_errors(name, cause, found.parameters)) from cause
             raise
-
-
-def argument_errors(tool: str, error: ValidationError) -> str:
-    """One line naming each wrong argument, e.g. `read_note: argument 'name' should be a valid string (got 5)`."""
-    parts = []
-    for problem in error.errors(include_url=False):
-        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
-        if problem["type"] == "missing":
-            parts.append(f"argument '{where}' is required")
-            continue
-        message = problem["msg"].removeprefix("Input ").replace("\n", " ")
-        given = repr(problem.get("input"))
-        parts.append(
-            f"argument '{where}' {message[:1].lower() + message[1:]} (got {given[:60] + '...' if len(given) > 60 else given})"
-        )
-    return f"{tool}: " + "; ".join(parts)
 
 
 @dataclass

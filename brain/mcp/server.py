@@ -22,7 +22,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
-from brain.errors import BrainError, InvalidInput
+from brain.errors import BrainError, UsageError
 from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
 from brain.mcp.prompts import serve_prompts
 from brain.mcp.remedies import MAINTENANCE_GROUP, wordings_for
@@ -95,7 +95,7 @@ def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
         return tuple(GROUPS)
     unknown = [name for name in names if name not in GROUPS]
     if unknown:
-        raise InvalidInput(f"unknown tool group(s) {', '.join(unknown)}; choose from {', '.join(GROUPS)} (or 'all')")
+        raise UsageError(f"unknown tool group(s) {', '.join(unknown)}; choose from {', '.join(GROUPS)} (or 'all')")
     return tuple(name for name in GROUPS if name in names)
 
 
@@ -173,11 +173,11 @@ def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False)
     """
     token = environ.get(TOKEN_ENV)
     if token is not None and not token.strip():
-        raise InvalidInput(
+        raise UsageError(
             f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token"
         )
     if token is None and not insecure and _bracket(host) not in LOOPBACK_HOSTS:
-        raise InvalidInput(
+        raise UsageError(
             f"--host {host} is reachable from other machines: set {TOKEN_ENV} to require a bearer token, or pass --insecure to serve without one"
         )
     return token

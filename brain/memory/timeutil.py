@@ -5,13 +5,17 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, time
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, Remedy, UsageError
 
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
 
 
-def parse_instant(value: str, what: str, *, end_of_day: bool = False) -> datetime:
-    """A timezone-aware datetime; a value without a zone is taken as UTC, a bare date as its start (or end)."""
+def parse_instant(value: str, what: str | Remedy, *, end_of_day: bool = False) -> datetime:
+    """A timezone-aware datetime; a value without a zone is taken as UTC, a bare date as its start (or end).
+
+    `what` names the value in the error: a field of a document (`"timestamp"`: an `InvalidInput`), or
+    an argument the caller gave, as a `Remedy` each front end words (`Remedy("since")`: a `UsageError`).
+    """
     text = str(value).strip()
     try:
         if len(text) == 10:
@@ -20,7 +24,8 @@ def parse_instant(value: str, what: str, *, end_of_day: bool = False) -> datetim
         # Python reads at most six fractional digits; real data has seven.
         parsed = datetime.fromisoformat(_LONG_FRACTION.sub(r"\1", text).replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidInput(
-            f"{what} '{value}' is not an ISO date or timestamp (e.g. 2026-01-21 or 2026-01-21T10:30:00Z)"
+        refused = UsageError if isinstance(what, Remedy) else InvalidInput
+        raise refused(
+            what, f" '{value}' is not an ISO date or timestamp (e.g. 2026-01-21 or 2026-01-21T10:30:00Z)"
         ) from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, get_args
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.notes import frontmatter_yaml
 from brain.notes.lines import has_ending, line_ending, require_one_line, split_lines, strip_ending, with_ending
 from brain.notes.parse import parse_note
@@ -202,11 +202,11 @@ def apply_edit(
         return prepend(text, content)
     if operation == "replace_section":
         if not section:
-            raise InvalidInput("replace_section needs the section heading to replace")
+            raise UsageError("give the heading of the section to replace (", Remedy("section"), ")")
         return replace_section(text, section, content)
     if operation == "find_replace":
         if not find:
-            raise InvalidInput("find_replace needs the text to find")
+            raise UsageError("give the text to find (", Remedy("find"), ")")
         count = text.count(find)
         if count == 0:
             raise InvalidInput(f"'{find}' does not occur in {where}; nothing was changed")
@@ -214,12 +214,15 @@ def apply_edit(
             raise InvalidInput(f"'{find}' occurs {count} times in {where}, not {expected_count}; nothing was changed")
         if count > 1 and expected_count is None and not replace_all:
             raise InvalidInput(
-                f"'{find}' occurs {count} times in {where}; nothing was changed. Say how many to replace "
-                f"(count {count}, or all), or find a longer text that occurs once"
+                f"'{find}' occurs {count} times in {where}; nothing was changed. Say how many to replace (",
+                Remedy("count", count=str(count)),
+                ", or ",
+                Remedy("replace_all"),
+                "), or find a longer text that occurs once",
             )
         return text.replace(find, with_ending(content, line_ending(text)))
     if operation == "set_frontmatter":
         if not frontmatter:
-            raise InvalidInput("set_frontmatter needs at least one key to set")
+            raise UsageError("set_frontmatter needs at least one key to set")
         return set_frontmatter(text, frontmatter)
-    raise InvalidInput(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")
+    raise UsageError(f"unknown edit operation '{operation}'; use one of {', '.join(EDIT_OPERATIONS)}")

@@ -131,7 +131,7 @@ def test_a_settings_file_that_is_not_json_is_one_error_and_changes_no_file(vault
     )
     assert (project / ".claude" / "settings.json").read_text() == "{not json" and not (project / ".mcp.json").exists()
     bad = hooks("install", "cursor", "--project-dir", str(project), "--vault", str(vault.root))
-    assert bad.exit_code == 1 and bad.stderr == "error: agent 'cursor' is not one of: claude-code, codex\n"
+    assert bad.exit_code == 2 and bad.stderr == "error: agent 'cursor' is not one of: claude-code, codex\n"
 
 
 def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
@@ -512,5 +512,27 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
         '{"clients":["ledger-ios","ledger-android"],"seconds":900} [[FACT-mobile-access-token-ttl-v2]]\n'
     ) in context
     bad = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(example), "--namespace", "a b")
-    assert bad.exit_code == 1 and "namespace 'a b' must be one word" in bad.stderr
+    assert bad.exit_code == 2 and "namespace 'a b' must be one word" in bad.stderr
     assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
+
+
+def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_path):
+    """A hook run where a relative $BRAIN_VAULT names nothing (exported in another folder) never fails
+    the agent: exit 0, nothing printed, and the log line names $BRAIN_VAULT, its value and the fix."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "brain", "hooks", "run", "session-start"],
+        input=hook_input("SessionStart"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TMPDIR": str(temp), "BRAIN_VAULT": "vault-example"},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (temp / "brain-hooks.log").read_text().split(" ", 1)[1] == (
+        f"session-start error: VaultPathMissing: $BRAIN_VAULT is 'vault-example', which does not exist in "
+        f"'{tmp_path.resolve()}' (a relative path is read from the current folder); set $BRAIN_VAULT to an "
+        "existing vault (an absolute path works from any folder) or unset it, or give the vault's path\n"
+    )

@@ -192,18 +192,23 @@ def test_cli_an_unreadable_transcript_is_one_line_and_writes_nothing(vault, tmp_
 def test_session_end_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_path):
     (tmp_path / "notes.jsonl").write_text('{"foo": 1}\n')
     before = _files_of(vault.root)
-    cases = [
-        ((str(tmp_path / "notes.jsonl"),), "error: notes.jsonl is not a transcript brain knows"),
-        ((str(CLAUDE), "--format", "gemini"), "error: format 'gemini' is not one of: claude-code, codex, ai-agents\n"),
+    cases = [  # what is in a file: 1; a value or path the command line gets wrong: a usage error, 2
+        ((str(tmp_path / "notes.jsonl"),), 1, "error: notes.jsonl is not a transcript brain knows"),
+        (
+            (str(CLAUDE), "--format", "gemini"),
+            2,
+            "error: format 'gemini' is not one of: claude-code, codex, ai-agents\n",
+        ),
         (
             (str(tmp_path / "gone.jsonl"),),
+            2,
             f"error: session log '{tmp_path / 'gone.jsonl'}' does not exist; "
             "give the transcript or log of the session that ended\n",
         ),
     ]
-    for args, message in cases:
+    for args, code, message in cases:
         out = brain("session", "end", *args)
-        assert (out.exit_code, out.stdout, out.stderr.count("\n")) == (1, "", 1), out.stderr
+        assert (out.exit_code, out.stdout, out.stderr.count("\n")) == (code, "", 1), out.stderr
         assert out.stderr.startswith(message), out.stderr
     assert _files_of(vault.root) == before
 

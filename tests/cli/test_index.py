@@ -93,17 +93,19 @@ def test_search_text_json_and_filters(brain):
     assert in_folder and all(hit["path"].startswith("patterns/") for hit in in_folder)
     assert brain("search", "zzzqqq", "--mode", "text").output == "no notes match\n"
     bad = brain("search", "x", "--field", "novalue")
-    assert bad.exit_code == 1 and "key=value" in bad.output
+    assert bad.exit_code == 2 and "key=value" in bad.output
     assert "is not one of" in brain("search", "x", "--mode", "fuzzy").output
     url = brain("search", "x", "--chroma-url", "ftp://nowhere")
-    assert url.exit_code == 1 and "http(s) URL" in url.output
+    assert url.exit_code == 2 and url.stderr == (
+        "error: --chroma-url 'ftp://nowhere' is not an http(s) URL such as http://127.0.0.1:8000\n"
+    )
 
 
 def test_search_refuses_impossible_dates(brain) -> None:
     for option, value in (("--since", "2026-13-45"), ("--until", "2026-02-30"), ("--since", "2026-13")):
         result = brain("search", "anything", option, value)
         assert (result.exit_code, result.stderr) == (
-            1,
+            2,
             f"error: {option} '{value}' is not a real date (no such month or day)\n",
         )
 

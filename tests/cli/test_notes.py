@@ -16,7 +16,7 @@ def test_init_creates_and_reports(tmp_path):
     assert "nothing changed" in again.output
     (tmp_path / "file").write_text("x")
     bad = run_brain("init", str(tmp_path / "file"))
-    assert bad.exit_code == 1 and "is a file" in bad.output
+    assert bad.exit_code == 2 and "is a file" in bad.output  # the path given is no folder: a usage error
 
 
 def test_write_then_read_from_stdin_and_file(brain, vault, tmp_path):
@@ -63,7 +63,7 @@ def test_note_write_refuses_a_title_another_folder_has(brain, vault) -> None:
     second = brain("note", "write", "Plan", "--folder", "b")
     assert (second.exit_code, second.stderr) == (
         1,
-        "error: 'a/Plan.md' already exists; use overwrite to replace its body, or edit it\n",
+        "error: 'a/Plan.md' already exists; give --overwrite to replace its body, or edit it\n",
     )
     assert not (vault.root / "b").exists()
 
@@ -80,7 +80,7 @@ def test_hostile_titles_and_folders_stay_inside(brain, vault):
         "error: title 'CON' does not make a usable file name; choose another title\n",
     )
     bad_field = brain("note", "write", "y", "--field", "no equals sign")
-    assert bad_field.exit_code == 1 and "key=value" in bad_field.output
+    assert bad_field.exit_code == 2 and "key=value" in bad_field.output
     assert snapshot(vault) == before
     sneaky = brain("note", "write", "../../etc/passwd")
     assert (sneaky.exit_code, sneaky.output) == (0, "created notes/-..-etc-passwd.md\n")

@@ -140,9 +140,9 @@ def test_the_hook_runner_takes_exactly_the_options_of_the_typer_command():
 def test_a_mistyped_command_is_a_usage_error_naming_the_closest():
     result = run_brain("serch", "x")
     assert result.exit_code == 2
-    assert "Error: No such command 'serch'. Did you mean 'search'?" in result.output
+    assert result.stderr == "error: no such command 'serch'; did you mean 'search'?\n"
     result = run_brain("nosuch")
-    assert result.exit_code == 2 and "Error: No such command 'nosuch'.\n" in result.output
+    assert result.exit_code == 2 and result.stderr.startswith("error: no such command 'nosuch'; see `")
 
 
 def test_version_comes_from_the_package_metadata():

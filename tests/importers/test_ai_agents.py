@@ -440,7 +440,7 @@ def test_unknown_fields_odd_values_and_orphan_items_survive(tmp_path, fresh):
 
 def test_a_path_that_does_not_exist_is_an_error(fresh, tmp_path):
     result = brain("import", "ai-agents", str(tmp_path / "nowhere"), "--vault", str(fresh.root))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a path given that names nothing is a usage error
     assert "does not exist" in result.stderr
 
 

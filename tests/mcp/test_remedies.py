@@ -130,7 +130,6 @@ CLI_ONLY = {
     "memory/sessions/transcripts.py",
     "memory/tips/language_model.py",
     "mcp/server.py",
-    "vault.py",  # VaultNotFound: the server has its vault before any tool runs
     "index/watch/watch.py",  # raised only where a second watcher starts (brain watch; the server warns at start)
 }
 CLI_ONLY_MESSAGES = {"lifting a legal hold needs --reason"}  # no MCP tool lifts a hold

@@ -111,8 +111,8 @@ def test_impossible_dates_are_refused(bad, vault, brain):
     with pytest.raises(InvalidInput, match="not an ISO date"):
         episode_from_data({**EPISODE, "timestamp": bad})
     result = brain("episode", "list", "--since", bad)
-    assert result.exit_code == 1
-    assert result.output.startswith(f"error: since '{bad}' is not an ISO date")
+    assert result.exit_code == 2  # a bad option value is a usage error
+    assert result.output.startswith(f"error: --since '{bad}' is not an ISO date")
 
 
 def test_a_negative_duration_is_refused(brain):

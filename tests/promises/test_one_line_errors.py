@@ -1,7 +1,8 @@
 """What goes wrong ends a command in one line naming what is wrong, never a traceback, and leaves
 every file as it was: bad config, busy locks, an unreachable Chroma, bad arguments, bytes that are
 not UTF-8, over-long paths and filters, values nested too deep, journal lines that are not records,
-names holding a line break. A usage error exits with 2, also in one line."""
+names holding a line break. A usage error (what the command line alone shows wrong: a bad value, a
+path that names nothing, options that do not go together) exits with 2, also in one line."""
 
 from __future__ import annotations
 
@@ -29,9 +30,10 @@ def _config(vault, body: str) -> None:
     (vault.brain_dir / "config.toml").write_text("[index]\n" + body + "\n", encoding="utf-8")
 
 
-def one_line(result, *parts: str) -> str:
-    """The error of a command that failed: exit 1, nothing on stdout, one `error: ` line holding `parts`."""
-    assert result.exit_code == 1, result.output
+def one_line(result, *parts: str, code: int = 1) -> str:
+    """The error of a command that failed: exit `code` (2: a usage error), nothing on stdout, one
+    `error: ` line holding `parts`."""
+    assert result.exit_code == code, result.output
     assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith("error: ")
     line = result.stderr.rstrip("\n")
@@ -96,8 +98,9 @@ def test_an_unreachable_chroma_server_is_named_not_silently_empty(vault, brain):
 
 
 def test_graph_export_into_a_missing_folder_or_onto_a_folder(vault, brain, tmp_path):
-    one_line(brain("graph", "export", "--output", str(tmp_path / "missing" / "g.md")), "missing", "does not exist")
-    one_line(brain("graph", "export", "--output", str(tmp_path)), str(tmp_path), "is a folder")
+    missing = brain("graph", "export", "--output", str(tmp_path / "missing" / "g.md"))
+    one_line(missing, "missing", "does not exist", code=2)
+    one_line(brain("graph", "export", "--output", str(tmp_path)), str(tmp_path), "is a folder", code=2)
 
 
 def test_export_into_an_unwritable_place(vault, brain):
@@ -108,15 +111,15 @@ def test_export_into_an_unwritable_place(vault, brain):
 def test_mcp_port_out_of_range(brain, port):
     result = brain("mcp", "--http", "--port", port)
     assert result.exit_code == 2
-    assert "Invalid value for '--port'" in result.stderr
+    assert result.stderr == f"error: --port: {port} is out of range; give 1 to 65535\n"
 
 
 def test_a_public_host_needs_a_token_and_an_empty_token_is_refused(brain, monkeypatch):
     """A non-loopback --host never serves without a token, and an empty BRAIN_MCP_TOKEN is no token."""
     monkeypatch.delenv("BRAIN_MCP_TOKEN", raising=False)
-    one_line(brain("mcp", "--http", "--host", "0.0.0.0"), "0.0.0.0", "BRAIN_MCP_TOKEN", "--insecure")
+    one_line(brain("mcp", "--http", "--host", "0.0.0.0"), "0.0.0.0", "BRAIN_MCP_TOKEN", "--insecure", code=2)
     monkeypatch.setenv("BRAIN_MCP_TOKEN", "  ")
-    one_line(brain("mcp", "--http"), "BRAIN_MCP_TOKEN is set but empty")
+    one_line(brain("mcp", "--http"), "BRAIN_MCP_TOKEN is set but empty", code=2)
 
 
 @pytest.mark.parametrize("folder", [".git", ".obsidian", "templates", "node_modules", ".hidden", "a/.secret"])
@@ -154,7 +157,7 @@ def lexical(vault):
     ids=lambda args: " ".join(args[:2]),
 )
 def test_a_byte_that_is_not_utf8_is_named(vault, brain, args):
-    message = one_line(brain(*args))
+    message = one_line(brain(*args), code=2)
     assert "\\xff" in message and message.endswith("is not UTF-8 text; give it in UTF-8")
     assert not list((vault.root / "notes").glob("*")) and not list((vault.root / "facts").glob("*"))
 

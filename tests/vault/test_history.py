@@ -291,7 +291,7 @@ def test_note_list_and_recent_from_the_cli(brain, vault):
         "notes/deep/B.md"
     ]
     refused = brain("recent", "--since", "yesterday")
-    assert refused.exit_code == 1 and refused.stderr.startswith("error: since 'yesterday' is neither a span")
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: --since 'yesterday' is neither a span")
 
 
 def test_a_restore_onto_a_note_changed_meanwhile_is_refused_and_keeps_the_change(vault, monkeypatch):

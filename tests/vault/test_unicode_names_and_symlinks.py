@@ -56,7 +56,7 @@ def test_a_write_or_move_that_would_create_a_second_form_is_refused(vault, brain
     assert (result.exit_code, result.stdout, result.stderr) == (
         1,
         "",
-        f"error: 'notes/{NFD}.md' already exists; use overwrite to replace its body, or edit it\n",
+        f"error: 'notes/{NFD}.md' already exists; give --overwrite to replace its body, or edit it\n",
     )
     with pytest.raises(NoteExists, match="another Unicode form"):  # the vault refuses it whoever asks
         vault.write(f"notes/{NFC}.md", "second\n", create=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.errors import InvalidInput, NoteExists, UnsafePath, VaultNotFound, WriteConflict
+from brain.errors import InvalidInput, NoteExists, Remedy, UnsafePath, VaultNotFound, WriteConflict
 from brain.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
 from brain.vault import Vault
 from brain.vault_init import GITIGNORE, init_vault
@@ -103,10 +103,17 @@ def test_find_vault_from_option_env_and_upwards(vault, monkeypatch, tmp_path):
     assert Vault.find(cwd=tmp_path).root == vault.root
     assert Vault.find(str(vault.root)).root == vault.root
     monkeypatch.delenv("BRAIN_VAULT")
-    with pytest.raises(VaultNotFound, match="brain init"):
+    with pytest.raises(VaultNotFound, match=r"create one with init_vault\('PATH'\), give the vault's path") as none:
         Vault.find(cwd=tmp_path)
+    assert none.value.remedies == (Remedy("init_vault", path="PATH"), Remedy("vault"))
     with pytest.raises(VaultNotFound, match="does not exist"):
         Vault.find(str(tmp_path / "missing"))
+    monkeypatch.setenv("BRAIN_VAULT", "missing")  # relative: read from the current folder, not the shell's at export
+    with pytest.raises(VaultNotFound) as relative:
+        Vault.find(cwd=tmp_path)
+    assert str(relative.value).startswith(
+        f"$BRAIN_VAULT is 'missing', which does not exist in '{tmp_path.resolve()}' (a relative path is read from"
+    )
 
 
 def test_init_adds_what_is_missing_and_changes_nothing_else(tmp_path: Path):

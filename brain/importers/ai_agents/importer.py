@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from brain.errors import InvalidInput, WriteConflict
+from brain.errors import InvalidInput, UsageError, WriteConflict
 from brain.history import acting_as
 from brain.importers.ai_agents.checks import check_graph
 from brain.importers.ai_agents.common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, same
@@ -84,7 +84,7 @@ def find_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise InvalidInput(f"'{path}' does not exist; give a folder of ai-agents JSON files or one such file")
+        raise UsageError(f"'{path}' does not exist; give a folder of ai-agents JSON files or one such file")
     files = sorted(
         found
         for found in path.rglob("*.json")

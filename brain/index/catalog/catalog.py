@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from brain.errors import IndexMismatch
+from brain.errors import IndexMismatch, Remedy, storage_error
 from brain.index.catalog import codec
 from brain.index.catalog.chunks import ChunkTable
 from brain.index.catalog.rows import Row, Stamp, folder_of
@@ -59,10 +59,19 @@ class Catalog(ChunkTable):
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA busy_timeout=60000")
-            self._migrate()
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA busy_timeout=60000")
+                self._migrate()
+            except sqlite3.DatabaseError as error:
+                self.db.close()
+                if storage_error(error) is not None or not _damaged(error):
+                    raise  # a fault of the disk is translated as such; anything else is a bug
+                raise IndexMismatch(
+                    f"the catalog {self.path} is damaged and cannot be read; ",
+                    Remedy("rebuild_index", folder=str(self.path.parent)),
+                ) from None
             # A second connection for reads that must not wait behind another thread's query or
             # write on the first (WAL lets them run side by side): searches, freshness checks.
             self._reader = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
@@ -452,3 +461,9 @@ def _of_types(types: frozenset[str] | None) -> tuple[str, list[str]]:
     if types is None:
         return "1", []
     return f"type IN ({','.join('?' * len(types))})", sorted(types)
+
+
+def _damaged(error: sqlite3.DatabaseError) -> bool:
+    """SQLite's words for a file that is not a database, or one whose pages are broken."""
+    text = str(error).lower()
+    return "not a database" in text or "malformed" in text

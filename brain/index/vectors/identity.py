@@ -9,7 +9,7 @@ import secrets
 from pathlib import Path
 from urllib.parse import urlparse
 
-from brain.errors import InvalidInput
+from brain.errors import Remedy, UsageError
 
 
 def collection_name(vault_root: Path, embedder_id: str) -> str:
@@ -99,5 +99,5 @@ def files_stamp(chroma_dir: Path) -> str | None:
 def parse_url(url: str) -> tuple[str, int, bool]:
     parsed = urlparse(url if "://" in url else f"http://{url}")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise InvalidInput(f"chroma url '{url}' is not an http(s) URL such as http://127.0.0.1:8000")
+        raise UsageError(Remedy("chroma_url"), f" '{url}' is not an http(s) URL such as http://127.0.0.1:8000")
     return parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 8000), parsed.scheme == "https"

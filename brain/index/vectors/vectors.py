@@ -108,9 +108,9 @@ class VectorStore:
             host, port, ssl = parse_url(self.chroma_url)
             try:
                 return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
-            except Exception as error:
+            except Exception:  # chromadb's own words ("Could not connect to a Chroma server...") say no more
                 raise IndexUnavailable(
-                    f"cannot reach the Chroma server at {self.chroma_url} ({error}); start it (`chroma run`) or fix chroma_url"
+                    f"cannot reach the Chroma server at {self.chroma_url}; start it (`chroma run`) or fix chroma_url"
                 ) from None
         self.path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(self.path), settings=settings)
@@ -167,7 +167,7 @@ class VectorStore:
                     if type(error).__name__ == "NotFoundError" or "does not exist" in str(error):
                         return None
                     raise IndexUnavailable(
-                        f"the vectors at {self.location} cannot be read ({type(error).__name__}: {error})"
+                        f"the vectors at {self.location} cannot be read; ", Remedy("reindex"), " to rebuild them"
                     ) from None
             found = (self._collection.metadata or {}).get("embedder")
             if found not in (None, self.embedder_id):

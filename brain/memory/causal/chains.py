@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.memory.corpus import Corpus, Resolver
 from brain.notes.episode import episode_from_note
 from brain.notes.model import Note
@@ -173,7 +173,7 @@ def ancestor_names(corpus: Corpus, paths: list[str]) -> set[str]:
 
 def _check_depth(max_depth: int) -> None:
     if not 1 <= max_depth <= MAX_DEPTH:
-        raise InvalidInput(f"max depth must be between 1 and {MAX_DEPTH}, got {max_depth}")
+        raise UsageError(f"max depth must be between 1 and {MAX_DEPTH}, got {max_depth}")
 
 
 def build_chain(corpus: Corpus, name: str, *, forward: bool = False, max_depth: int = DEFAULT_DEPTH) -> Chain:

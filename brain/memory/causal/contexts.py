@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
-from brain.errors import InvalidInput, Remedy
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.causal.chains import ancestor_names
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.notes.service import write_note
@@ -69,7 +69,7 @@ def context_entry(note: Note) -> ContextEntry:
 def load_contexts(corpus: Corpus, project: str, *, limit: int = DEFAULT_LIMIT) -> list[ContextEntry]:
     """A project's contexts, newest first (contexts without a time come last)."""
     if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     wanted = _project(project)
     found = [
         note for note in corpus.of_type("context") if (text_field(note, "project") or "").lower() == wanted.lower()
@@ -94,7 +94,7 @@ def _instant(value: str | None) -> datetime | None:
 def _project(project: str) -> str:
     name = (project or "").strip()
     if not name:
-        raise InvalidInput("a context needs a project (e.g. ", Remedy("project", example="refactor-auth"), ")")
+        raise UsageError("a context needs a project (e.g. ", Remedy("project", example="refactor-auth"), ")")
     return name
 
 
@@ -104,9 +104,9 @@ def _project(project: str) -> str:
 def check_action_type(action_type: str) -> str:
     value = (action_type or "").strip()
     if not value:
-        raise InvalidInput(f"a context needs an action type: one of {', '.join(ACTION_TYPES)}")
+        raise UsageError(f"a context needs an action type: one of {', '.join(ACTION_TYPES)}")
     if value not in ACTION_TYPES:
-        raise InvalidInput(f"action type '{action_type}' is not one of {', '.join(ACTION_TYPES)}")
+        raise UsageError(f"action type '{action_type}' is not one of {', '.join(ACTION_TYPES)}")
     return value
 
 
@@ -123,7 +123,7 @@ def save_context(
     """Write a context note in `contexts/`; every check runs before anything is written."""
     vault = corpus.vault
     if not content or not content.strip():
-        raise InvalidInput("a context needs content (the text to save); it is empty")
+        raise UsageError("a context needs content (the text to save); it is empty")
     project = _project(project)
     action_type = check_action_type(action_type)
     resolver = corpus.resolver()
@@ -135,7 +135,9 @@ def save_context(
     causes: list[str] = []
     for name in caused_by:
         if not name or not str(name).strip():
-            raise InvalidInput("caused_by holds an empty name; give the title, stem or path of the causing note")
+            raise UsageError(
+                Remedy("caused_by"), " holds an empty name; give the title, stem or path of the causing note"
+            )
         if _bare(name).lower() in names:
             raise InvalidInput(f"'{chosen_title}' cannot be caused by itself; name the note that led to it")
         path = resolver.resolve(name)
@@ -145,7 +147,8 @@ def save_context(
     if loop:
         causing = ", ".join(resolver.titles.get(path, path) for path in causes)
         raise InvalidInput(
-            f"caused_by would make '{chosen_title}' its own ancestor: {causing} (or a note before it) names '{loop[0]}' as its cause"
+            Remedy("caused_by"),
+            f" would make '{chosen_title}' its own ancestor: {causing} (or a note before it) names '{loop[0]}' as its cause",
         )
     # milliseconds: an agent saves several contexts a second, and load lists them newest first
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

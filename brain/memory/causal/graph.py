@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from brain.errors import InvalidInput, NoteNotFound
+from brain.errors import NoteNotFound, UsageError
 from brain.lazy import lazy_module
 from brain.memory.corpus import Corpus, Resolver
 from brain.notes.model import Note
@@ -191,11 +191,11 @@ def find_path(
     the edge weight times the target's confidence (success rate and occurrences).
     """
     if not 1 <= max_depth <= MAX_DEPTH:
-        raise InvalidInput(f"max depth must be between 1 and {MAX_DEPTH}, got {max_depth}")
+        raise UsageError(f"max depth must be between 1 and {MAX_DEPTH}, got {max_depth}")
     graph = causal_graph(corpus)
     start, end = node_for(corpus, source), node_for(corpus, target)
     if start == end:
-        raise InvalidInput(f"'{source}' and '{target}' are the same note; give two different notes")
+        raise UsageError(f"'{source}' and '{target}' are the same note; give two different notes")
     nodes = _weighted_path(graph, start, end, max_depth) if weighted else _shortest_path(graph, start, end, max_depth)
     if nodes is None:
         return None
@@ -311,7 +311,7 @@ def export_graph(corpus: Corpus, fmt: str) -> str:
         return buffer.getvalue().decode("utf-8")
     if fmt == "mermaid":
         return _as_mermaid(linked)
-    raise InvalidInput(f"unknown graph format '{fmt}'; use one of {', '.join(GRAPH_FORMATS)}")
+    raise UsageError(f"unknown graph format '{fmt}'; use one of {', '.join(GRAPH_FORMATS)}")
 
 
 def _as_json(graph: nx.DiGraph) -> dict[str, list[dict[str, Any]]]:

@@ -13,7 +13,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.memory.causal.graph import causal_graph
 from brain.memory.corpus import Corpus
 from brain.notes.episode import decision_headline, episode_from_note, local_ids
@@ -88,9 +88,9 @@ def build_context(
 ) -> BuiltContext:
     """The start note and its neighbourhood to `depth` hops, nearest first, within `budget` tokens."""
     if not 0 <= depth <= MAX_DEPTH:
-        raise InvalidInput(f"depth must be between 0 and {MAX_DEPTH}, got {depth}")
+        raise UsageError(f"depth must be between 0 and {MAX_DEPTH}, got {depth}")
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
-        raise InvalidInput(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens, got {budget}")
+        raise UsageError(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens, got {budget}")
     start = corpus.get(name)
     notes = {note.path: note for note in corpus.notes() if note.path}
     adjacency, missing_targets = _adjacency(corpus)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.merge import merge_episode_text
 from brain.memory.timeutil import parse_instant
@@ -270,11 +270,11 @@ def list_episodes(
 ) -> list[Episode]:
     """Episodes matching the filters, newest first."""
     if outcome is not None and outcome not in OUTCOMES:
-        raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
+        raise UsageError(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
     if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
-    start = parse_instant(since, "since") if since else None
-    end = parse_instant(until, "until", end_of_day=True) if until else None
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+    start = parse_instant(since, Remedy("since")) if since else None
+    end = parse_instant(until, Remedy("until"), end_of_day=True) if until else None
     needle = task.lower() if task else None
 
     def wanted(header: NoteHeader) -> bool:  # decided before the note is parsed: most are not wanted

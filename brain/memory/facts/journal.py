@@ -39,7 +39,7 @@ from typing import Any
 
 from filelock import FileLock
 
-from brain.errors import InvalidInput, WriteFailed
+from brain.errors import InvalidInput, UsageError, WriteFailed
 from brain.notes.fact import parse_time
 from brain.vault import Vault
 
@@ -318,7 +318,10 @@ def parse_record(line: str) -> dict[str, Any] | None:
 
 def records(vault: Vault, since: str | None = None) -> list[dict[str, Any]]:
     """Every record (or those at or after `since`), oldest first; unreadable lines are left to `verify`."""
-    cutoff = parse_time(since, "--since") if since else None
+    try:
+        cutoff = parse_time(since, "--since") if since else None
+    except InvalidInput as error:  # the caller's value, not the journal's
+        raise UsageError(*error.args) from None
     found = []
     for _, line in _lines(journal_path(vault)):
         record = parse_record(line)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from brain.errors import InvalidInput, Remedy
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
@@ -141,7 +141,7 @@ def recall_facts(
     """
     vault = corpus.vault
     if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     query = query.strip() if query and query.strip() else None
     kind, subject = (nfc(kind) if kind is not None else None), (nfc(subject) if subject is not None else None)
     settings = load_settings(vault)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from brain.errors import InvalidInput, Remedy
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts.settings import FactSettings, load_settings
@@ -75,7 +75,7 @@ class FactWritten:
 def check_namespace(namespace: str) -> str:
     namespace = nfc(namespace.strip())
     if not _NAMESPACE.match(namespace):
-        raise InvalidInput(
+        raise UsageError(
             f"namespace '{namespace}' must be one word of letters, digits and . : @ / + - (e.g. user:alice, org:ledger, run:123)"
         )
     return namespace
@@ -83,7 +83,7 @@ def check_namespace(namespace: str) -> str:
 
 def _check_line(value: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip() or "\n" in value.strip():
-        raise InvalidInput(f"a fact needs a {what}: one line of text")
+        raise UsageError(f"a fact needs a {what}: one line of text")
     return nfc(value.strip())
 
 
@@ -93,14 +93,19 @@ def _time_or_unknown(value: datetime | None) -> str:
 
 def _check_authority(authority: float) -> float:
     if not 0.0 <= authority <= 1.0:
-        raise InvalidInput(f"authority must be between 0 and 1, got {authority}")
+        raise UsageError(f"authority must be between 0 and 1, got {authority}")
     return authority
 
 
 def optional_time(value: str | datetime | None, what: str) -> datetime | None:
     if value is None or value == "":
         return None
-    return value.astimezone(UTC) if isinstance(value, datetime) else parse_time(value, what)
+    if isinstance(value, datetime):
+        return value.astimezone(UTC)
+    try:
+        return parse_time(value, what)
+    except InvalidInput as error:  # a time the caller gave, not one read from a note
+        raise UsageError(*error.args) from None
 
 
 def _write_new(vault: Vault, new: NewFact) -> FactWritten:
@@ -136,9 +141,9 @@ def record_fact(
     namespace = check_namespace(namespace or settings.default_namespace)
     tier = tier or settings.tier_for(namespace)
     if tier not in TIERS:
-        raise InvalidInput(f"tier '{tier}' is not one of {', '.join(TIERS)}")
+        raise UsageError(f"tier '{tier}' is not one of {', '.join(TIERS)}")
     if retention_days is not None and not 0 <= retention_days <= MAX_RETENTION_DAYS:
-        raise InvalidInput(f"retention days must be between 0 and {MAX_RETENTION_DAYS}, got {retention_days}")
+        raise UsageError(f"retention days must be between 0 and {MAX_RETENTION_DAYS}, got {retention_days}")
     hashed = value_hash(value)  # refuses what is not plain data
     new = NewFact(
         title=fact_title(subject, kind, namespace, recorded, hashed),

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.timeutil import parse_instant
 from brain.notes.model import Note
@@ -69,10 +69,10 @@ def since_instant(since: str, now: datetime | None = None) -> datetime:
         amount, unit = int(match.group(1)), match.group(2).lower()
         return (now or datetime.now(UTC)) - timedelta(**{_UNITS[unit]: amount})
     try:
-        return parse_instant(since, "since")
+        return parse_instant(since, Remedy("since"))
     except InvalidInput:
-        raise InvalidInput(
-            f"since '{since}' is neither a span (30m, 12h, 1d, 2w) nor an ISO date (2026-01-21)"
+        raise UsageError(
+            Remedy("since"), f" '{since}' is neither a span (30m, 12h, 1d, 2w) nor an ISO date (2026-01-21)"
         ) from None
 
 

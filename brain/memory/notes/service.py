@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from brain.errors import BrainError, InvalidInput, Remedy
+from brain.errors import BrainError, InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.facts.holds import held_titles
 from brain.notes import frontmatter_yaml
@@ -57,12 +57,12 @@ def write_note(
     vault = corpus.vault
     title = unicodedata.normalize("NFC", title.strip())
     if not title:
-        raise InvalidInput("a note needs a title")
+        raise UsageError("a note needs a title")
     require_one_line(title, "title")
     fields = dict(fields or {})
     reserved = {"title", "type", "tags", "permalink"} & set(fields)
     if reserved:
-        raise InvalidInput(f"set {', '.join(sorted(reserved))} with their own options, not as fields")
+        raise UsageError(f"set {', '.join(sorted(reserved))} with their own options, not as fields")
     folder_path = _folder(folder, note_type)
     relative = str(PurePosixPath(folder_path) / vault.filename_for(title)) if folder_path else vault.filename_for(title)
     vault.safe_path(relative)  # refuse a hostile folder before anything else
@@ -73,7 +73,9 @@ def write_note(
     existing = existing or (titled[0] if titled else None)
     if existing is not None:
         if not overwrite:
-            raise InvalidInput(f"'{existing}' already exists; use overwrite to replace its body, or edit it")
+            raise InvalidInput(
+                f"'{existing}' already exists; give ", Remedy("overwrite"), " to replace its body, or edit it"
+            )
         updates = {**fields, **({"type": note_type} if note_type else {}), **({"tags": list(tags)} if tags else {})}
 
         def new_body(note: Note) -> str:
@@ -285,7 +287,7 @@ def parse_fields(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not re.match(r"^[A-Za-z_][\w-]*$", key.strip()):
-            raise InvalidInput(f"'{pair}' is not key=value (a key is letters, digits, '_' or '-')")
+            raise UsageError(f"'{pair}' is not key=value (a key is letters, digits, '_' or '-')")
         loaded, problem = frontmatter_yaml.load(f"v: {value}" if value.strip() else "v: ''")
         fields[key.strip()] = value if problem else loaded.get("v")
     return fields

@@ -8,7 +8,7 @@ from datetime import date
 from typing import cast
 
 from brain.config import load_config
-from brain.errors import InvalidInput, Remedy
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.notes.edit import set_frontmatter
 from brain.notes.lines import require_one_line
@@ -36,12 +36,12 @@ def pattern_title(name: str) -> str:
     """`PATTERN-slug` for a free-text name; a name that already has the prefix is kept."""
     name = name.strip()
     if not name:
-        raise InvalidInput("a pattern needs a name")
+        raise UsageError("a pattern needs a name")
     if re.match(r"^(ANTI)?PATTERN-", name, re.IGNORECASE):
         return name
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     if not slug:
-        raise InvalidInput(f"'{name}' has no letters or digits to name a pattern with")
+        raise UsageError(f"'{name}' has no letters or digits to name a pattern with")
     return f"PATTERN-{slug}"
 
 
@@ -58,7 +58,7 @@ def add_pattern(
     """Record one occurrence of a pattern: create it (occurrences 1) or update its running average."""
     vault = corpus.vault
     if outcome not in OUTCOMES:
-        raise InvalidInput(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
+        raise UsageError(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
     require_one_line(name, "name")
     require_one_line(trigger, "trigger")
     today = today or date.today().isoformat()
@@ -153,7 +153,7 @@ def antipatterns(
         min_occurrences = config.antipattern_min_occurrences if min_occurrences is None else min_occurrences
     _check_rate(max_success_rate, "max success rate")
     if min_occurrences < 0:
-        raise InvalidInput(f"min occurrences must be 0 or more, got {min_occurrences}")
+        raise UsageError(f"min occurrences must be 0 or more, got {min_occurrences}")
     rate, least = max_success_rate, min_occurrences
     chosen = corpus.select("pattern", lambda header: antipattern_header(header, rate, least))
     found = [corpus.memo("pattern", note, pattern_from_note) for note in chosen]
@@ -163,4 +163,4 @@ def antipatterns(
 
 def _check_rate(value: float, what: str) -> None:
     if not 0.0 <= value <= 1.0:
-        raise InvalidInput(f"{what} must be between 0 and 1, got {value}")
+        raise UsageError(f"{what} must be between 0 and 1, got {value}")

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.runs.service import all_runs
 from brain.memory.runs.validation import check_tenant, expired
@@ -58,17 +58,17 @@ def export_runs(
 ) -> ExportSummary:
     """Write one JSON object per line to `out` (all checks first: bad input writes nothing)."""
     if format not in FORMATS:
-        raise InvalidInput(f"export format '{format}' is not one of {', '.join(FORMATS)}")
+        raise UsageError(f"export format '{format}' is not one of {', '.join(FORMATS)}")
     if tenant is not None:
         check_tenant(tenant)
-    start = parse_instant(since, "since") if since else None
+    start = parse_instant(since, Remedy("since")) if since else None
     if min_score is not None and not 0.0 <= min_score <= 1.0:
-        raise InvalidInput(f"min-score must be between 0 and 1, got {min_score}")
+        raise UsageError(f"min_score must be between 0 and 1, got {min_score}")
     out = Path(out)
     if out.is_dir():
-        raise InvalidInput(f"'{out}' is a folder; give a .jsonl file to write")
+        raise UsageError(f"'{out}' is a folder; give a .jsonl file to write")
     if not out.parent.is_dir():
-        raise InvalidInput(f"folder '{out.parent}' does not exist; create it first")
+        raise UsageError(f"cannot write '{out}': folder '{out.parent}' does not exist; create it first")
     now = datetime.now(UTC)
     counts = {"unlabelled": 0, "in_flight": 0, "expired": 0, "filtered": 0}
     usable: list[Run] = []

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from brain.errors import InvalidInput, NoteExists, NoteNotFound, Remedy
+from brain.errors import InvalidInput, NoteExists, NoteNotFound, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.runs.validation import (
     check_projection,
@@ -251,7 +251,7 @@ def get_run(corpus: Corpus, name: str, tenant: str | None = None) -> Run:
 def list_runs(corpus: Corpus, tenant: str, *, limit: int = DEFAULT_LIMIT) -> list[Run]:
     """A tenant's runs, newest first (expired ones left out)."""
     if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     runs = tenant_runs(corpus, tenant)
     runs.sort(key=lambda run: (run.created, run.title), reverse=True)
     return runs[:limit]
@@ -301,15 +301,15 @@ def recall_runs(
     from brain.memory.runs.vectors import Indexed, run_vectors
 
     if tenant is None or (isinstance(tenant, str) and not tenant.strip()):
-        raise InvalidInput("recall needs a tenant (", Remedy("tenant"), "); runs are never recalled across tenants")
+        raise UsageError("recall needs a tenant (", Remedy("tenant"), "); runs are never recalled across tenants")
     tenant = check_tenant(tenant)
     check_projection(projection)
     if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("the recall query is empty; give the question to match past runs against")
+        raise UsageError("the recall query is empty; give the question to match past runs against")
     if not 1 <= top_k <= MAX_TOP_K:
-        raise InvalidInput(f"top-k must be between 1 and {MAX_TOP_K}, got {top_k}")
+        raise UsageError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
     if not 0.0 <= threshold <= 1.0:
-        raise InvalidInput(f"threshold must be between 0 and 1, got {threshold}")
+        raise UsageError(f"threshold must be between 0 and 1, got {threshold}")
     vectors = run_vectors(vault)
     vector = vectors.embed_later(query)
     parsed = _parsed_runs(corpus)

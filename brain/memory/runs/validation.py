@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from brain.errors import InvalidInput, Remedy
+from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.timeutil import parse_instant
 from brain.notes.depth import deeper_than, too_deep_message
 from brain.notes.run import PREVIEW_LIMIT, PROJECTIONS, Run, RunLabels, TruncatedPreview
@@ -30,9 +30,9 @@ def tenant_is_safe(tenant: str) -> bool:
 def check_tenant(tenant: Any) -> str:
     """A tenant names a folder under runs/, so it may hold only characters that cannot escape it."""
     if not isinstance(tenant, str) or not tenant.strip():
-        raise InvalidInput("a tenant is required (", Remedy("tenant"), "); runs are kept and recalled per tenant")
+        raise UsageError("a tenant is required (", Remedy("tenant"), "); runs are kept and recalled per tenant")
     if not tenant_is_safe(tenant):
-        raise InvalidInput(
+        raise UsageError(
             f"tenant {tenant!r} may hold only letters, digits, '.', '_' and '-' (at most 64, no '..'); it names a folder under runs/"
         )
     return tenant
@@ -40,7 +40,7 @@ def check_tenant(tenant: Any) -> str:
 
 def check_projection(projection: str) -> str:
     if projection not in PROJECTIONS:
-        raise InvalidInput(f"projection '{projection}' is not one of {', '.join(PROJECTIONS)}")
+        raise UsageError(f"projection '{projection}' is not one of {', '.join(PROJECTIONS)}")
     return projection
 
 
@@ -140,10 +140,10 @@ def expiry(ttl: str | None, now: datetime) -> str | None:
             try:
                 when = parse_instant(str(ttl), "ttl")
             except InvalidInput:
-                raise InvalidInput(f"ttl '{ttl}' is not a duration (30d, 12h, 90m, 2w) or an ISO date") from None
+                raise UsageError(f"ttl '{ttl}' is not a duration (30d, 12h, 90m, 2w) or an ISO date") from None
         return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     except OverflowError:
-        raise InvalidInput(
+        raise UsageError(
             f"ttl '{ttl}' ends after the year 9999 (UTC); give a shorter one, or none to keep the run"
         ) from None
 

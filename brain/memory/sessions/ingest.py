@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, UsageError
 from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.redact import Redactor, markers, redactor_for
 from brain.memory.sessions.transcripts import (
@@ -62,9 +62,9 @@ def extract_transcript(
     ai-agents log. `redactor` (the vault's, else the built-in patterns) redacts each text before it is cut."""
     file = Path(path)
     if not file.is_file():
-        raise InvalidInput(f"'{path}' does not exist or is not a file; give a transcript or a session log")
+        raise UsageError(f"'{path}' does not exist or is not a file; give a transcript or a session log")
     if format is not None and format not in formats(readers):
-        raise InvalidInput(f"format '{format}' is not one of: {', '.join(formats(readers))}")
+        raise UsageError(f"format '{format}' is not one of: {', '.join(formats(readers))}")
     kind = format or detect_format(file, readers)
     if kind == AI_AGENTS:
         from brain.memory.sessions.extract import extract_file

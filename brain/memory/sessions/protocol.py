@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.errors import InvalidInput
+from brain.errors import UsageError
 from brain.memory.causal.neighbourhood import MAX_BUDGET, MIN_BUDGET
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import list_episodes
@@ -61,11 +61,11 @@ def bootstrap(
     """The session's starting context. `now` is the clock for recent failures and for the facts'
     validity; `namespaces` and `caller` go to the facts recall (and so to its journal)."""
     if not task.strip():
-        raise InvalidInput("give the task the session is about to start")
+        raise UsageError("give the task the session is about to start")
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
-        raise InvalidInput(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens, got {budget}")
+        raise UsageError(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens, got {budget}")
     if days < 0:
-        raise InvalidInput(f"days must be 0 or more, got {days}")
+        raise UsageError(f"days must be 0 or more, got {days}")
     now = now or datetime.now(UTC)
     try:
         since = (now - timedelta(days=days)).isoformat()
@@ -122,7 +122,7 @@ def end_session(
     from brain.memory.sessions.redact import markers, redactor_for
 
     if not Path(session_log).is_file():
-        raise InvalidInput(
+        raise UsageError(
             f"session log '{session_log}' does not exist; give the transcript or log of the session that ended"
         )
     redactor = redactor_for(vault.brain_dir)

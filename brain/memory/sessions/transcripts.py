@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, UsageError
 
 AI_AGENTS = "ai-agents"  # the ai-agents session logs (JSON or markdown): read by this package itself
 PREVIEW = 2000  # characters of a tool's output kept for the rules (error lines, test counts, commit lines)
@@ -205,7 +205,7 @@ def transcript_files(paths: Sequence[str | Path]) -> list[Path]:
         elif target.is_file():
             found.append(target)
         else:
-            raise InvalidInput(f"'{given}' does not exist; give a transcript, a session log, or a folder of them")
+            raise UsageError(f"'{given}' does not exist; give a transcript, a session log, or a folder of them")
     return list(dict.fromkeys(found))
 
 

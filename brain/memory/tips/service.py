@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from brain.errors import InvalidInput
+from brain.errors import InvalidInput, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.similarity import cosine, text_vectors
@@ -78,12 +78,12 @@ class Guidelines:
 
 def check_category(category: str | None) -> None:
     if category is not None and category not in CATEGORIES:
-        raise InvalidInput(f"category '{category}' is not one of {', '.join(CATEGORIES)}")
+        raise UsageError(f"category '{category}' is not one of {', '.join(CATEGORIES)}")
 
 
 def check_evidence(evidence: str | None) -> None:
     if evidence is not None and evidence not in EVIDENCE:
-        raise InvalidInput(f"evidence '{evidence}' is not one of {', '.join(EVIDENCE)}")
+        raise UsageError(f"evidence '{evidence}' is not one of {', '.join(EVIDENCE)}")
 
 
 def all_tips(corpus: Corpus) -> list[Tip]:
@@ -108,7 +108,7 @@ def learn(
 ) -> list[LearnResult]:
     """Tips from episodes (by name). Every name is checked before anything is written."""
     if not names:
-        raise InvalidInput("give at least one episode to learn from")
+        raise UsageError("give at least one episode to learn from")
     episodes = [get_episode(corpus, name) for name in names]
     return [learn_episode(corpus, episode, drafter=drafter, today=today) for episode in episodes]
 
@@ -204,7 +204,7 @@ def list_tips(
     check_category(category)
     check_evidence(evidence)
     if min_support < 0:
-        raise InvalidInput(f"min support must be 0 or more, got {min_support}")
+        raise UsageError(f"min support must be 0 or more, got {min_support}")
 
     def wanted(header: NoteHeader) -> bool:  # decided before the note is parsed
         its_category, support, its_evidence, merged = tip_header(header)
@@ -324,11 +324,11 @@ def guidelines(
     """The core tips (support >= `core_support`, at most MAX_CORE) plus the `top_k` tips most similar
     to the task above `threshold`."""
     if not task.strip():
-        raise InvalidInput("give the task to find guidelines for")
+        raise UsageError("give the task to find guidelines for")
     if not 1 <= top_k <= MAX_TOP_K:
-        raise InvalidInput(f"top-k must be between 1 and {MAX_TOP_K}, got {top_k}")
+        raise UsageError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
     if not -1.0 <= threshold <= 1.0:
-        raise InvalidInput(f"threshold must be between -1 and 1, got {threshold}")
+        raise UsageError(f"threshold must be between -1 and 1, got {threshold}")
     index = tip_index(corpus, embedder)
     if not index.paths:
         return Guidelines(task, threshold, (), ())

@@ -133,4 +133,4 @@ def test_cli_context_build(corpus: Corpus) -> None:
     assert data["start"] == "notes/Hub.md" and data["budget_tokens"] == 300
     assert data["items"][0]["title"] == "Hub"
     refused = run_brain("context", "build", "Hub", "--depth", "9", "--vault", root)
-    assert refused.exit_code == 1 and "depth must be between 0 and 5" in refused.output
+    assert refused.exit_code == 2 and refused.stderr == "error: --depth: 9 is out of range; give 0 to 5\n"

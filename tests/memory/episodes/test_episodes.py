@@ -165,7 +165,7 @@ def test_bad_input_is_an_error_and_writes_nothing(brain, vault, tmp_path):
     result = brain("episode", "store", "--file", str(bad))
     assert result.exit_code == 1 and "outcome 'great'" in result.output
     result = brain("episode", "store", "--file", str(tmp_path / "missing.json"))
-    assert result.exit_code == 1 and "does not exist" in result.output
+    assert result.exit_code == 2 and "does not exist" in result.output  # a path that names nothing: usage
     result = brain("episode", "store", "--outcome", "maybe")
     assert result.exit_code == 2
     assert sorted(p.name for p in (vault.root / "episodes").iterdir()) == before
@@ -210,7 +210,7 @@ def test_list_filters_and_orders_newest_first(brain, vault):
     assert len(json.loads(brain("episode", "list", "--limit", "1", "--json").output)) == 1
     assert brain("episode", "list", "--limit", "101").exit_code == 2
     bad = brain("episode", "list", "--since", "last tuesday")
-    assert bad.exit_code == 1 and "not an ISO date" in bad.output
+    assert bad.exit_code == 2 and bad.stderr.startswith("error: --since 'last tuesday' is not an ISO date")
 
 
 def test_show_and_decisions_in_time_order(brain, vault):

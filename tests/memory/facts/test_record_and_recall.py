@@ -98,28 +98,35 @@ def test_record_writes_a_fact_note_with_its_hash(brain, vault: Vault) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "code", "message"),
     [
-        (("config", "ttl", "{seconds: [900"), "error: the fact value is not valid YAML or JSON"),
+        (("config", "ttl", "{seconds: [900"), 1, "error: the fact value is not valid YAML or JSON"),
         (
             ("config", "ttl", "900", "--valid-from", "2026-03-17T11:25:00"),
+            2,
             "error: valid from '2026-03-17T11:25:00' has no time zone; write e.g. 2026-03-17T11:25:00Z or 2026-03-17T12:25:00+01:00",
         ),
-        (("config", "ttl", "900", "--valid-from", "2026-03-17"), "error: valid from '2026-03-17' has no time zone"),
+        (("config", "ttl", "900", "--valid-from", "2026-03-17"), 2, "error: valid from '2026-03-17' has no time zone"),
         (
             ("config", "ttl", "900", "--valid-from", "yesterday"),
+            2,
             "error: valid from 'yesterday' is not an ISO 8601 time",
         ),
-        (("config", "ttl", "900", "--compliance-class", "secret"), "error: compliance class 'secret' is not known"),
-        (("config", "ttl", "900", "--namespace", "user alice"), "error: namespace 'user alice' must be one word"),
-        (("config", "ttl", "900", "--tier", "forever"), "error: tier 'forever' is not one of long-term, ephemeral"),
-        (("config", "ttl"), "error: the fact value is empty"),
+        (("config", "ttl", "900", "--compliance-class", "secret"), 1, "error: compliance class 'secret' is not known"),
+        (("config", "ttl", "900", "--namespace", "user alice"), 2, "error: namespace 'user alice' must be one word"),
+        (
+            ("config", "ttl", "900", "--tier", "forever"),
+            2,
+            "error: --tier: 'forever' is not one of: long-term, ephemeral",
+        ),
+        (("config", "ttl"), 2, "error: the fact value is empty"),
     ],
 )
-def test_bad_input_is_one_line_and_changes_nothing(brain, vault: Vault, args, message) -> None:
+def test_bad_input_is_one_line_and_changes_nothing(brain, vault: Vault, args, code, message) -> None:
+    """A value the command line gets wrong is a usage error (2); one the vault refuses, or a value that does not parse, 1."""
     before = every_byte(vault.root)
     result = brain("fact", "record", *args)
-    assert result.exit_code == 1
+    assert result.exit_code == code
     assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith(message), result.stderr
     assert every_byte(vault.root) == before
 

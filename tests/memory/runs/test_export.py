@@ -232,12 +232,12 @@ def test_filters_and_summary(labelled, brain, tmp_path: Path) -> None:
     [
         (("--format", "alpaca"), "error: export format 'alpaca' is not one of sft, dpo, dpo-openai, kto, process\n"),
         (("--format", "sft", "--tenant", "../x"), "error: tenant '../x' may hold only letters"),
-        (("--format", "sft", "--since", "last week"), "error: since 'last week' is not an ISO date"),
-        (("--format", "sft", "--min-score", "7"), "error: min-score must be between 0 and 1, got 7.0\n"),
+        (("--format", "sft", "--since", "last week"), "error: --since 'last week' is not an ISO date"),
+        (("--format", "sft", "--min-score", "7"), "error: --min-score: 7 is out of range; give 0 to 1\n"),
     ],
 )
 def test_bad_export_options_write_nothing(labelled, brain, tmp_path: Path, args, message) -> None:
     out = tmp_path / "out.jsonl"
     result = brain("run", "export", str(out), *args)
-    assert result.exit_code == 1 and result.stderr.startswith(message) and result.stderr.count("\n") == 1
+    assert result.exit_code == 2 and result.stderr.startswith(message) and result.stderr.count("\n") == 1
     assert not out.exists() and list(tmp_path.iterdir()) == [tmp_path / "vault"]

@@ -163,7 +163,7 @@ def test_cli_extract_writes_episodes_and_is_idempotent(brain, vault):
 def test_cli_extract_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_path):
     before = sorted(p.name for p in (vault.root / "episodes").iterdir())
     missing = brain("episode", "extract", str(tmp_path / "nope.json"))
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2  # a path that names nothing is a usage error
     assert (
         missing.stderr
         == f"error: '{tmp_path / 'nope.json'}' does not exist; give a transcript, a session log, or a folder of them\n"
