@@ -96,7 +96,7 @@ def test_tools_profile_limits_the_groups(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert refused.returncode == 1
+    assert refused.returncode == 2  # a bad option value is a usage error
     assert "unknown tool group(s) bogus" in refused.stderr and "core, episodic" in refused.stderr
 
 
@@ -308,7 +308,11 @@ def test_episodic_tools_happy_paths(client: McpClient) -> None:
 
 def test_episodic_tools_bad_inputs_are_tool_errors_and_change_nothing(client: McpClient) -> None:
     before = snapshot(client.root)
-    client.bad("store_episode", {**EPISODE, "outcome": "great"}, "outcome", "'success', 'partial' or 'failure'")
+    client.bad(
+        "store_episode",
+        {**EPISODE, "outcome": "great"},
+        "argument 'outcome': 'great' is not one of: success, partial, failure",
+    )
     malformed = {key: value for key, value in EPISODE.items() if key != "session"}
     client.bad("store_episode", malformed, "needs an 'id' or a 'session'")
     client.bad("query_episodes", {"since": "last tuesday"}, "since")

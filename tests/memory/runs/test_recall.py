@@ -113,9 +113,8 @@ def test_the_cli_recalls_for_the_same_tenant_and_never_across(minilm: Vault, bra
         )
     assert brain("run", "list", "--tenant", "retail").output == "no runs for tenant 'retail'\n"
     bad = brain("run", "recall", QUESTION, "--tenant", "lending", "--projection", "everything")
-    assert (
-        bad.exit_code == 1
-        and bad.stderr == "error: projection 'everything' is not one of decisions, commits, narrative, full\n"
+    assert bad.exit_code == 2 and bad.stderr == (
+        "error: --projection: 'everything' is not one of: decisions, commits, narrative, full\n"
     )
 
 

@@ -88,7 +88,7 @@ def test_cli_bootstrap_and_bad_budget(example):
     data = json.loads(out.output)
     assert data["tokens"] <= 1500 and "Tips" in data["sections"]
     bad = cli(example, "context", "bootstrap", "x", "--budget", "5")
-    assert bad.exit_code == 1 and bad.stderr == "error: budget must be between 100 and 100000 tokens, got 5\n"
+    assert bad.exit_code == 2 and bad.stderr == "error: --budget: 5 is out of range; give 100 to 100000\n"
 
 
 # ---------------------------------------------------------------- session end
@@ -142,7 +142,7 @@ def test_session_end_reports_a_new_antipattern(example, tmp_path):
 def test_session_end_bad_input_writes_nothing(example, tmp_path):
     before = sorted(p.name for p in (example.root / "episodes").iterdir())
     out = cli(example, "session", "end", str(tmp_path / "missing.json"))
-    assert out.exit_code == 1 and out.stderr.startswith("error: session log '") and out.stderr.count("\n") == 1
+    assert out.exit_code == 2 and out.stderr.startswith("error: session log '") and out.stderr.count("\n") == 1
     out = cli(example, "session", "end", str(LOGS / "2026-06-04-session-2334.json"), "--pattern", "PATTERN-nope")
     assert out.exit_code == 1 and out.stderr.startswith("error: no note named 'PATTERN-nope'")
     assert sorted(p.name for p in (example.root / "episodes").iterdir()) == before
