@@ -47,6 +47,9 @@ class Config:
     learning_api_key_env: str | None = None  # the name of the environment variable holding its key
     rerank: bool = False  # [search] rerank: `brain search` reranks unless --no-rerank
     reranker_model: str | None = None  # [search] reranker_model: a cross-encoder folder or .onnx file
+    search_min_score: float | None = (
+        None  # [search] min_score: hits under it are not shown (None: index/relevance.py's)
+    )
     history_keep_days: int | None = 90  # [history] keep_days: versions older than this are pruned by `brain index`
     history_max_versions: int | None = 100  # [history] max_versions: the newest this many versions of a note are kept
 
@@ -71,6 +74,11 @@ def load_config(brain_dir: Path) -> Config:
             raise InvalidInput(f"{path}: [history] {key} must be a whole number of at least 1 (got {value!r})")
     if not isinstance(searching.get("rerank", False), bool):
         raise InvalidInput(f"{path}: [search] rerank must be true or false")
+    min_score = searching.get("min_score")
+    if min_score is not None and (
+        isinstance(min_score, bool) or not isinstance(min_score, int | float) or not 0 <= min_score <= 1
+    ):
+        raise InvalidInput(f"{path}: [search] min_score must be a number from 0 to 1 (got {min_score!r})")
     try:
         config = Config(
             embedder=index.get("embedder", "default"),
@@ -83,6 +91,7 @@ def load_config(brain_dir: Path) -> Config:
             learning_api_key_env=str(learning["api_key_env"]) if learning.get("api_key_env") else None,
             rerank=searching.get("rerank", False),
             reranker_model=searching.get("reranker_model") or None,
+            search_min_score=None if min_score is None else float(min_score),
             history_keep_days=history.get("keep_days", 90),
             history_max_versions=history.get("max_versions", 100),
         )

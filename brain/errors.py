@@ -26,6 +26,7 @@ PLAIN: dict[str, str] = {
     "index": "index the vault",
     "list_skipped": "IndexStatus.skipped lists them",
     "embed_pending": "indexing the vault embeds them",
+    "min_score": "min_score=0 shows every hit",
     "supersede_fact": "supersede_fact",
     "invalidate_fact": "invalidate_fact",
     "release_hold": "set_hold with hold=False lifts a hold",

@@ -32,7 +32,7 @@ TRANSCRIPTS = DATA / "transcripts"  # Claude Code and Codex sessions, made and p
 # (the README's command runs them all): those that ask for the real model or a Chroma server, and
 # the modules whose tests build a real-model index, start servers or generate many cases (the
 # slowest in `pytest --durations=40`).
-SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server"}
+SLOW_FIXTURES = {"real_embedder", "embedder", "chroma_server", "example"}
 SLOW_MODULES = {  # by their path under tests/, dotted
     "index.test_search",  # half of it against a `chroma run` server (asked for inside a fixture)
     "index.test_search_quality",  # vault-example and a HotpotQA sample indexed with the real model

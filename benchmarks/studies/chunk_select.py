@@ -22,7 +22,8 @@ sections, episodes of 10-13 chunks).
 Everything is computed offline from brain's own pieces: `chunk_note` for the chunk texts, the
 default embedder (texts embedded once, cached in benchmarks/.cache/chunk-select/), the exact
 chunk scan of `matrix.ChunkMatrix` (the same top depth*3 chunks `search.dense_ranking` pools),
-`search.text_ranking` on each vault's real catalog and `search.fuse`. The variant with the best
+`search.text_ranking` on each vault's real catalog and the min-max fusion search used then
+(`fusion_select.minmax(0.5)`). The variant with the best
 hybrid recall@5 + MRR@10 summed over the MuSiQue protocols wins; HotpotQA and vault-example are
 reported, never used to choose. Writes benchmarks/results/chunk-select.json.
 """
@@ -40,6 +41,7 @@ import time
 import numpy as np
 
 from benchmarks import harness, retrieval
+from benchmarks.studies.fusion_select import minmax
 from brain.index import search as search_module
 from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import forget, open_index
@@ -249,7 +251,8 @@ def evaluate(name: str, embed: Embeddings) -> dict:
                     per_note.setdefault(note_id, []).append(similarity)
                 dense = sorted(((n, pool(s)) for n, s in per_note.items()), key=lambda item: -item[1])[:DEPTH]
                 vector.append(score([n for n, _ in dense], w))
-                hybrid.append(score([n for n, _ in search_module.fuse(strict, dense)], w))
+                fused = minmax(0.5)(strict, dense)
+                hybrid.append(score([n for n, _ in sorted(fused.items(), key=lambda item: (-item[1], item[0]))], w))
             out["variants"][f"{chunking} | {pooling}"] = {
                 "chunks": len(chunks),
                 "vector": _mean(vector),

@@ -113,6 +113,14 @@ def search(
     since: Annotated[str | None, typer.Option(help="Only notes dated on or after this day (YYYY-MM-DD).")] = None,
     until: Annotated[str | None, typer.Option(help="Only notes dated on or before this day (YYYY-MM-DD).")] = None,
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT, help="How many notes to show.")] = 10,
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Hide hits scoring under this relevance, 0-1 (default: [search] min_score in config, else the mode's: 0.15 in hybrid, 0.1 in vector, 0 in text with the default model).",
+        ),
+    ] = None,
     rerank: Annotated[
         bool | None,
         typer.Option(
@@ -124,7 +132,9 @@ def search(
     chroma_url: ChromaOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score."""
+    """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its relevance (0-1).
+
+    Hits under a floor are not shown; when none is left, the closest titles are named instead."""
     from brain.cli.remedies import CLI_WORDINGS
     from brain.index.engine import open_index
     from brain.index.search import SearchFilters, search_report
@@ -140,11 +150,10 @@ def search(
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
     rerank = index.config.rerank if rerank is None else rerank
-    report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank)
-    hits = report.hits
+    report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)
     if report.pending:
         typer.echo(pending_line(report.pending, CLI_WORDINGS), err=True)
     if as_json:
-        emit_json(hits)
+        emit_json(report.hits)
         return
-    typer.echo("\n".join(search_lines(hits)))
+    typer.echo("\n".join(search_lines(report, query, CLI_WORDINGS)))

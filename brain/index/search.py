@@ -1,22 +1,24 @@
-"""Hybrid search: BM25 from the catalog's FTS5 table and dense similarity over chunk vectors, fused.
+"""Hybrid search: BM25 from the catalog's FTS5 table and dense similarity over chunk vectors.
 
 Filters (type, folder, tags, frontmatter fields, dates) are applied before ranking: the allowed
 notes come from SQL; BM25 ranks every match and keeps the best allowed ones; the dense side ranks
 exactly the allowed notes' chunks (an exact in-memory copy of the vectors, see index/vectors/matrix.py).
 So a note that would rank low without the filter is still found with it.
 
-A note's dense score is its best chunk's cosine similarity (each chunk is embedded with the note's
-title and its section heading, see vectors/chunking.py). Fusion was chosen on one data set and reported on
-the others (benchmarks/studies/fusion_select.py: 46 variants of reciprocal-rank, min-max, z-score and
-top-scaled fusion, chosen on MuSiQue): each list's scores are min-max scaled over its top
-NORM_DEPTH and summed with equal weights. Reciprocal rank fusion (k=60), the previous choice,
-fell below dense search alone on MuSiQue (recall@5 0.593 against 0.610); min-max fusion gives
-0.636 there, and on the held-out sets HotpotQA 0.800 (text 0.770, vector 0.785) and vault-example
-(hit@5 1.000 against 0.938 for each half). In hybrid mode, words found in more than half the notes
-are left out of the BM25 query (their IDF is ~0), see `informative_words`; when no word is left
-the dense half ranks alone.
+The candidates are BM25's best and the notes whose chunks are nearest the query (a note's dense
+similarity is its best chunk's cosine; each chunk is embedded with the note's title and its
+section heading, see vectors/chunking.py). Each candidate is scored on the absolute scale of
+index/relevance.py from its own evidence, both halves measured exactly for it, and the hits are
+the candidates at or above the floor (`[search] min_score`), best first. Ranking by that score
+replaced a min-max fusion of the two lists (each scaled to 0..1 over its top 30, so a score said
+how a hit compared with the best of its search, not how relevant it was); the choice, made on
+MuSiQue and reported on HotpotQA and vault-example, is in benchmarks/studies/relevance_select.py
+and docs/benchmarks.md. In hybrid mode, words found in more than half the notes are left out of
+the BM25 query (their IDF is ~0), see `informative_words`; when no word is left the dense half
+ranks alone.
 
-`rerank=True` re-orders the fused top RERANK_CANDIDATES with a cross-encoder (index/rerank.py).
+`rerank=True` re-orders the top RERANK_CANDIDATES at or above the floor with a cross-encoder
+(index/rerank.py); a hit's score is then the sigmoid of the cross-encoder's logit.
 
 Freshness: `search()` first brings the catalog up to date (nothing while `brain watch` runs) and
 embeds what changed only when that is small (SEARCH_EMBED_NOTES notes, SEARCH_EMBED_BYTES bytes):
@@ -29,22 +31,23 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Literal, get_args
 
 from brain.errors import Remedy, UsageError
 from brain.index.engine import Index
+from brain.index.relevance import calibration, floor_for, idf_total, similarities, word_scores
 from brain.notes.lines import split_lines
 
 SearchMode = Literal["hybrid", "text", "vector"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
-TEXT_WEIGHT = 0.5  # chosen on MuSiQue, see the module doc
-NORM_DEPTH = 30  # min-max scaling over each list's top 30 (as chosen), so `limit` cannot move it
 MAX_TERMS = 6
 MAX_LIMIT = 1000  # most hits one search returns
 RERANK_CANDIDATES = 20
+CLOSEST = 3  # when no hit reaches the floor, this many candidates under it are named
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # a short wait for the model at most; more waits for `brain index`
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
 SNIPPET_CHARS = 200
@@ -68,10 +71,10 @@ class SearchFilters:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One hit. `score` is rank-meaningful in every mode: the hit's relevance relative to the best
-    hit of the same search (1.0 = the best; 0.5 = half as relevant by the mode's own measure).
-    `raw_score` is that measure: BM25 (text), cosine similarity (vector), the fused min-max sum
-    (hybrid, 0..1) or the reranker's logit (with rerank, whose relevance is its sigmoid)."""
+    """One hit. `score` is its relevance on the absolute scale of index/relevance.py, 0..1: the same
+    for a note and a query whatever else is found (with rerank, the sigmoid of the cross-encoder's
+    logit). Its evidence: `similarity`, the cosine similarity of its best chunk (None in text mode,
+    or for a note not embedded yet), and `words`, its word score (None in vector mode)."""
 
     path: str
     title: str
@@ -79,13 +82,25 @@ class SearchHit:
     section: str | None
     snippet: str
     score: float
-    raw_score: float = 0.0
+    similarity: float | None = None
+    words: float | None = None
 
 
 @dataclass(frozen=True)
 class SearchReport:
     hits: list[SearchHit]
     pending: int  # notes changed since their vectors were made, not yet in dense search
+    min_score: float = 0.0  # the floor the search applied
+    closest: list[SearchHit] = field(default_factory=list)  # when no hit reaches the floor: the best under it
+
+
+@dataclass(frozen=True)
+class Candidate:
+    note_id: int
+    score: float
+    similarity: float | None
+    words: float | None
+    chunk: str | None  # the best chunk's id, for the hit's section and snippet
 
 
 def search(
@@ -96,9 +111,10 @@ def search(
     limit: int = 10,
     filters: SearchFilters | None = None,
     rerank: bool = False,
+    min_score: float | None = None,
 ) -> list[SearchHit]:
     """Notes matching `query` by meaning and by words, best first (see the module doc)."""
-    return search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank).hits
+    return search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score).hits
 
 
 def search_report(
@@ -109,11 +125,13 @@ def search_report(
     limit: int = 10,
     filters: SearchFilters | None = None,
     rerank: bool = False,
+    min_score: float | None = None,
 ) -> SearchReport:
-    """`search`, and how many notes still wait for their vectors."""
+    """`search`, how many notes still wait for their vectors, and the closest notes when none matches."""
     _check(query, mode, limit)
     pending = freshen(index, vectors=mode != "text")
-    return SearchReport(run(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank), pending)
+    found = ranked(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)
+    return replace(found, pending=pending)
 
 
 def freshen(index: Index, *, vectors: bool) -> int:
@@ -153,47 +171,100 @@ def run(
     limit: int = 10,
     filters: SearchFilters | None = None,
     rerank: bool = False,
+    min_score: float | None = None,
 ) -> list[SearchHit]:
     """The search itself, on an index already brought up to date."""
+    return ranked(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score).hits
+
+
+def ranked(
+    index: Index,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    limit: int = 10,
+    filters: SearchFilters | None = None,
+    rerank: bool = False,
+    min_score: float | None = None,
+) -> SearchReport:
+    """The hits at or above the floor (`min_score`, else the vault's `[search] min_score`, else the
+    mode's default), best first; when there is none, the CLOSEST candidates under it."""
     _check(query, mode, limit)
+    embedder_id = None if mode == "text" else index.embedder.id
+    floor = floor_for(mode, embedder_id, index.config.search_min_score if min_score is None else min_score)
     where, params = filter_sql(filters or SearchFilters())
-    depth = max(limit * 3, 30)
     allowed = allowed_ids(index, where, params) if where else None
+    candidates = scored_candidates(index, query, mode, allowed, max(limit * 3, 30))
+    passing = [candidate for candidate in candidates if candidate.score >= floor]
+    if rerank:
+        passing = _reranked(index, query, passing[: max(RERANK_CANDIDATES, limit)])
+    closest = [] if passing else candidates[:CLOSEST]
+    return SearchReport(_hits(index, query, passing[:limit]), 0, floor, _hits(index, query, closest))
+
+
+def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | None, depth: int) -> list[Candidate]:
+    """The best `depth` of each ranking the mode has, each scored from its own evidence
+    (index/relevance.py), best first."""
     text: list[tuple[int, float]] = []
     dense: list[tuple[int, float, str]] = []
+    vector: Sequence[float] = ()
     if mode == "hybrid":  # SQLite and the model both release the GIL: run the two halves at once
         pending = _pool().submit(text_ranking, index, query, allowed, depth, strict=True)
-        dense = dense_ranking(index, query, allowed, depth)
+        vector = _query_vector(index, query)
+        dense = dense_ranking(index, query, allowed, depth, vector)
         text = pending.result()
     elif mode == "text":
         text = text_ranking(index, query, allowed, depth)
     else:
-        dense = dense_ranking(index, query, allowed, depth)
-    if mode == "text":
-        ranked = [(note_id, score) for note_id, score in text]
-    elif mode == "vector":
-        ranked = [(note_id, score) for note_id, score, _ in dense]
-    else:
-        ranked = fuse(text, [(n, s) for n, s, _ in dense])
-    best_chunk = {note_id: chunk for note_id, _, chunk in dense}
-    if rerank:
-        from brain.index.rerank import rerank_notes
+        vector = _query_vector(index, query)
+        dense = dense_ranking(index, query, allowed, depth, vector)
+    ids = list(dict.fromkeys([note_id for note_id, _ in text] + [note_id for note_id, _, _ in dense]))
+    best = {note_id: (similarity, chunk) for note_id, similarity, chunk in dense}
+    if mode == "hybrid":  # BM25's candidates that the dense half did not reach
+        best.update(similarities(index, vector, [note_id for note_id in ids if note_id not in best]))
+    words: dict[int, float] = {}
+    if mode != "vector":
+        # Unfiltered, the text ranking scored these very words (a filtered one scores every word).
+        scored_words = informative_words(index, query, strict=mode == "hybrid")
+        unfiltered = allowed is None
+        words = word_scores(
+            index,
+            scored_words,
+            idf_total(index, query_words(query), scored_words),
+            ids,
+            dict(text) if unfiltered else {},
+            complete=unfiltered and len(text) < depth,
+            bm25_weights=BM25_WEIGHTS,
+        )
+    curve = calibration(mode, None if mode == "text" else index.embedder.id)
+    candidates = []
+    for note_id in ids:
+        similarity, chunk = best.get(note_id, (None, None))
+        word_score = words.get(note_id)
+        candidates.append(Candidate(note_id, curve.relevance(similarity, word_score), similarity, word_score, chunk))
+    return sorted(candidates, key=lambda candidate: (-candidate.score, candidate.note_id))
 
-        ranked = rerank_notes(index, query, ranked[: max(RERANK_CANDIDATES, limit)], best_chunk)
-    return _hits(index, query, ranked[:limit], best_chunk, logits=rerank)
+
+def _query_vector(index: Index, query: str) -> list[float]:
+    from brain.index.embedders.embedders import query_vector  # loaded with the embedder, not with search
+
+    return query_vector(index.embedder, query)
 
 
-def relative_scores(raw: list[float], *, logits: bool = False) -> list[float]:
-    """Each score relative to the best (1.0), in the order given; the ranking is not changed.
+def _reranked(index: Index, query: str, candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates in the cross-encoder's order, each scored by its logit's sigmoid."""
+    from brain.index.rerank import rerank_notes
 
-    A BM25 score of a small vault is tiny (2e-06) and a fused score of the last candidate is 0:
-    neither says how a hit compares with the best. A logit (reranker) is made a probability first
-    (its sigmoid), so a negative one still ranks below a positive one."""
-    values = [1.0 / (1.0 + math.exp(-min(max(score, -60.0), 60.0))) for score in raw] if logits else list(raw)
-    best = max(values, default=0.0)
-    if best <= 0.0:
-        return [1.0 if value == best else 0.0 for value in values]
-    return [max(value, 0.0) / best for value in values]
+    by_id = {candidate.note_id: candidate for candidate in candidates}
+    order = rerank_notes(
+        index,
+        query,
+        [(candidate.note_id, candidate.score) for candidate in candidates],
+        {candidate.note_id: candidate.chunk for candidate in candidates if candidate.chunk},
+    )
+    return [
+        replace(by_id[note_id], score=1.0 / (1.0 + math.exp(-min(max(logit, -60.0), 60.0)))) for note_id, logit in order
+    ]
 
 
 # ---------------------------------------------------------------- filters
@@ -252,6 +323,12 @@ def allowed_ids(index: Index, where: str, params: list[Any]) -> list[int]:
 # ---------------------------------------------------------------- the two rankings
 
 
+def query_words(query: str) -> list[str]:
+    """The query's distinct words, lowercase, without stop words (unless it has nothing else)."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
+    return [w for w in words if w not in STOPWORDS] or words
+
+
 def informative_words(index: Index, query: str, *, strict: bool = False) -> list[str]:
     """The query's words that can move a BM25 score, rarest first, at most MAX_TERMS.
 
@@ -261,9 +338,7 @@ def informative_words(index: Index, query: str, *, strict: bool = False) -> list
     (hybrid search) returns none: the dense half ranks alone rather than fused with noise; text
     mode keeps them all. A filtered search keeps every word: its notes may match only common ones.
     """
-    words = [w for w in dict.fromkeys(w.lower() for w in _WORD.findall(query)) if w not in STOPWORDS] or [
-        w.lower() for w in _WORD.findall(query)
-    ]
+    words = query_words(query)
     if len(words) <= 2 and not strict:
         return words
     total = max(index.catalog.searchable_count(), 1)
@@ -294,13 +369,15 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=2, thread_name_prefix="brain-search")
 
 
-def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: int) -> list[tuple[int, float, str]]:
-    """(note id, best chunk similarity, best chunk id), best first. Exact, filtered before ranking."""
+def dense_ranking(
+    index: Index, query: str, allowed: list[int] | None, depth: int, vector: Sequence[float] | None = None
+) -> list[tuple[int, float, str]]:
+    """(note id, best chunk similarity, best chunk id), best first. Exact, filtered before ranking;
+    `vector` is the query's, when it is already embedded."""
     if allowed is not None and not allowed:
         return []
-    from brain.index.embedders.embedders import query_vector  # loaded with the embedder, not with search
-
-    vector = query_vector(index.embedder, query)
+    if vector is None:
+        vector = _query_vector(index, query)
     best: dict[int, tuple[float, str]] = {}
     for hit in index.vectors.query(vector, depth * 3, allowed):
         if hit.note_id not in best or hit.similarity > best[hit.note_id][0]:
@@ -309,40 +386,19 @@ def dense_ranking(index: Index, query: str, allowed: list[int] | None, depth: in
     return [(note_id, score, chunk) for note_id, (score, chunk) in ranked[:depth]]
 
 
-def fuse(text: list[tuple[int, float]], dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
-    """One ranking from two: each list's scores min-max scaled over its top NORM_DEPTH (below that,
-    0), summed with weights TEXT_WEIGHT and 1 - TEXT_WEIGHT. A list that is empty adds nothing,
-    so a half without signal for the query leaves the other to rank alone."""
-    scores: dict[int, float] = {}
-    for ranking, weight in ((text, TEXT_WEIGHT), (dense, 1.0 - TEXT_WEIGHT)):
-        head = [score for _, score in ranking[:NORM_DEPTH]]
-        if not head:
-            continue
-        high, low = max(head), min(head)
-        for note_id, score in ranking:
-            scaled = (score - low) / (high - low) if high > low else 1.0
-            scores[note_id] = scores.get(note_id, 0.0) + weight * max(scaled, 0.0)
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-
-
 # ---------------------------------------------------------------- hits
 
 
-def _hits(
-    index: Index, query: str, ranked: list[tuple[int, float]], best_chunk: dict[int, str], *, logits: bool = False
-) -> list[SearchHit]:
-    info = index.catalog.info([note_id for note_id, _ in ranked])
-    relative = dict(
-        zip([note_id for note_id, _ in ranked], relative_scores([s for _, s in ranked], logits=logits), strict=True)
-    )
-    spans = index.catalog.chunk_spans([(n, best_chunk[n]) for n, _ in ranked if n in best_chunk])
+def _hits(index: Index, query: str, candidates: list[Candidate]) -> list[SearchHit]:
+    info = index.catalog.info([candidate.note_id for candidate in candidates])
+    spans = index.catalog.chunk_spans([(c.note_id, c.chunk) for c in candidates if c.chunk is not None])
     words = [w for w in dict.fromkeys(w.lower() for w in _WORD.findall(query)) if w not in STOPWORDS]
     hits = []
-    for note_id, score in ranked:
-        if note_id not in info:
+    for candidate in candidates:
+        if candidate.note_id not in info:
             continue  # removed since the vectors were written
-        path, title, note_type, text = info[note_id]
-        span = spans.get((note_id, best_chunk.get(note_id, "")))
+        path, title, note_type, text = info[candidate.note_id]
+        span = spans.get((candidate.note_id, candidate.chunk or ""))
         section, start, end = span if span else _lexical_section(index, path, text, words)
         hits.append(
             SearchHit(
@@ -351,8 +407,9 @@ def _hits(
                 note_type,
                 section,
                 snippet(text[start:end] or text, words),
-                round(relative[note_id], 4),
-                float(f"{score:.6g}"),  # six significant digits: a BM25 score may be 2e-06
+                round(candidate.score, 4),
+                None if candidate.similarity is None else round(candidate.similarity, 4),
+                None if candidate.words is None else round(candidate.words, 4),
             )
         )
     return hits

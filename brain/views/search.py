@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING
 from brain.errors import Remedy
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
-    from brain.index.search import SearchHit
+    from brain.index.search import SearchHit, SearchReport
+
+QUERY_CHARS = 80
 
 
 def hit_lines(number: int, hit: SearchHit) -> list[str]:
-    """`n. title [type] path score`, the matching section, then the snippet (score: relative to the best hit, 1.00)."""
+    """`n. title [type] path score`, the matching section, then the snippet (score: the hit's relevance, 0..1)."""
     lines = [f"{number:2}. {hit.title}  [{hit.type}]  {hit.path}  score {hit.score:.2f}"]
     if hit.section:
         lines.append(f"    § {hit.section}")
@@ -20,10 +22,19 @@ def hit_lines(number: int, hit: SearchHit) -> list[str]:
     return lines
 
 
-def search_lines(hits: list[SearchHit]) -> list[str]:
-    if not hits:
-        return ["no notes match"]
-    return [line for number, hit in enumerate(hits, start=1) for line in hit_lines(number, hit)]
+def search_lines(report: SearchReport, query: str, wordings: Mapping[str, str]) -> list[str]:
+    """The hits; or that no note matches, with the closest titles under the floor, marked as such
+    (`wordings`: the front end's, for how to see them)."""
+    if report.hits:
+        return [line for number, hit in enumerate(report.hits, start=1) for line in hit_lines(number, hit)]
+    shown = query if len(query) <= QUERY_CHARS else query[: QUERY_CHARS - 3] + "..."
+    if not report.closest:
+        return [f"no note matches '{shown}'"]
+    closest = ", ".join(f"{hit.title} ({hit.score:.2f})" for hit in report.closest)
+    return [
+        f"no note matches '{shown}'; closest titles: {closest}",
+        f"(each under the floor, {report.min_score:.2f}; {Remedy('min_score').worded(wordings)})",
+    ]
 
 
 def pending_line(pending: int, wordings: Mapping[str, str]) -> str:

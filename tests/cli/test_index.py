@@ -84,14 +84,14 @@ def test_search_text_json_and_filters(brain):
     assert lines[1] == "    § Action" and "jitter" in lines[2]
     hits = json.loads(brain("search", "deploy", "--json", "--type", "episode", "--field", "outcome=failure").output)
     assert [hit["path"] for hit in hits] == ["episodes/e1.md"]
-    assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score", "raw_score"}
+    assert set(hits[0]) == {"path", "title", "type", "section", "snippet", "score", "similarity", "words"}
     assert (
         json.loads(brain("search", "deploy", "--json", "--tag", "ops", "--mode", "text").output)[0]["path"]
         == "episodes/e1.md"
     )
     in_folder = json.loads(brain("search", "deploy", "--json", "--folder", "patterns").output)
     assert in_folder and all(hit["path"].startswith("patterns/") for hit in in_folder)
-    assert brain("search", "zzzqqq", "--mode", "text").output == "no notes match\n"
+    assert brain("search", "zzzqqq", "--mode", "text").output == "no note matches 'zzzqqq'\n"
     bad = brain("search", "x", "--field", "novalue")
     assert bad.exit_code == 2 and "key=value" in bad.output
     assert "is not one of" in brain("search", "x", "--mode", "fuzzy").output

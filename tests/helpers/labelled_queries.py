@@ -144,3 +144,28 @@ KEYWORDS = {
 }
 
 QUERIES = {**PARAPHRASE, **KEYWORDS}
+
+# Queries vault-example has nothing about (a payments service's engineering notes): what the search
+# floor must hide (benchmarks/studies/relevance_select.py chooses it; tests/index/test_search_scores.py).
+OFF_TOPIC = (
+    "quarterly tax filing deadline",
+    "chocolate cake recipe with buttercream",
+    "how to prune tomato plants",
+    "best hiking trails in the alps",
+    "who won the world cup in 1998",
+    "symptoms of the common cold",
+    "learn to play guitar chords",
+    "renaissance painting techniques",
+    "train a puppy to sit",
+    "mortgage interest rates this year",
+    "knitting a wool scarf",
+    "planets in the solar system",
+    "wedding dress shopping",
+    "marathon training plan for beginners",
+    "french verb conjugation",
+    "asdf qwerty zxcv",
+    "banana",
+    "history of the roman empire",
+    "how to change a car tyre",
+    "birdwatching in spring",
+)

@@ -1,17 +1,17 @@
 """Search quality with the real model: a query finds notes by meaning, and hybrid is never worse than
 either half, on vault-example's labelled queries and on data it was not tuned on.
 
-The tests about meaning use the real all-MiniLM-L6-v2 model on a copy of vault-example/, labelled
-by tests/helpers/labelled_queries.py. The fusion was chosen on MuSiQue (benchmarks/studies/fusion_select.py);
-the last test holds it on a fixed sample of HotpotQA (tests/data/retrieval/, 12 questions over their
-120 candidate passages, one note per passage).
+The tests about meaning use the real all-MiniLM-L6-v2 model on a copy of vault-example/ (the
+`example` fixture of tests/index/conftest.py), labelled by tests/helpers/labelled_queries.py. The
+hybrid score was fitted on MuSiQue (benchmarks/studies/relevance_select.py); the last test holds
+it on a fixed sample of HotpotQA (tests/data/retrieval/, 12 questions over their 120 candidate
+passages, one note per passage).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
@@ -19,11 +19,10 @@ from brain.index.engine import forget, open_index
 from brain.index.search import run, search
 from brain.index.sync.sync import index_vault
 from brain.vault import Vault
-from tests.conftest import DATA, REPO
+from tests.conftest import DATA
 from tests.helpers.labelled_queries import KEYWORDS, PARAPHRASE
 
 SAMPLE = DATA / "retrieval" / "hotpotqa_sample.json"
-EXAMPLE = REPO / "vault-example"
 PKCE_NOTES = {  # notes about OAuth2 with PKCE for the mobile app
     "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md",
     "patterns/PATTERN-pkce-for-public-clients.md",
@@ -35,20 +34,6 @@ PKCE_NOTES = {  # notes about OAuth2 with PKCE for the mobile app
 
 
 # ---------------------------------------------------------------- vault-example, labelled
-
-
-@pytest.fixture(scope="session")
-def example(tmp_path_factory) -> Vault:
-    """vault-example/, indexed once with the real model for every test about meaning."""
-    root = tmp_path_factory.mktemp("example") / "vault"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".brain"))
-    (root / ".brain").mkdir()
-    vault = Vault(root)
-    index = open_index(vault)
-    assert index.embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
-    index_vault(open_index(vault))
-    yield vault
-    forget(vault.root)
 
 
 def words(text: str) -> set[str]:

@@ -183,7 +183,7 @@ def test_a_huge_folder_filter_is_no_sqlite_error(lexical, brain):
     write(lexical, "notes/a%b/Note.md", "# Note\n\nabout payments\n")
     write(lexical, "notes/axb/Other.md", "# Other\n\nabout payments\n")
     done = brain("search", "payments", "--mode", "text", "--folder", "a%" * 30000)
-    assert done.exit_code == 0 and done.output == "no notes match\n"
+    assert done.exit_code == 0 and done.output == "no note matches 'payments'\n"
     only = brain("search", "payments", "--mode", "text", "--folder", "notes/a%b")
     assert "notes/a%b/Note.md" in only.output and "Other" not in only.output  # % means itself
 

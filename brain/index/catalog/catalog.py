@@ -348,6 +348,21 @@ class Catalog(ChunkTable):
                         break
             return found
 
+    def bm25_of(self, expression: str, weights: tuple[float, ...], note_ids: list[int]) -> dict[int, float]:
+        """The BM25 score of each of `note_ids` that matches (the others are absent).
+
+        `+rowid` keeps the id list out of FTS5's plan: pushed into it, each id would be a query of
+        its own; applied after the match, BM25 is computed for these notes only."""
+        if not note_ids:
+            return {}
+        columns = ", ".join(str(weight) for weight in weights)
+        sql = (
+            f"SELECT rowid, -bm25(fts, {columns}) FROM fts WHERE fts MATCH ? "
+            f"AND +rowid IN ({','.join('?' * len(note_ids))})"
+        )
+        with self._reader_lock:
+            return {row[0]: float(row[1]) for row in self._reader.execute(sql, (expression, *note_ids))}
+
     def counts_by_type(self) -> dict[str, int]:
         with self._lock:
             return dict(self.db.execute("SELECT type, COUNT(*) FROM notes GROUP BY type ORDER BY type").fetchall())

@@ -175,6 +175,14 @@ def search(
         str | None,
         Field(description=f"Only notes dated on or before this day (YYYY-MM-DD, or YYYY-MM, YYYY). {NOTE_DATE}"),
     ] = None,
+    min_score: Annotated[
+        float | None,
+        Field(
+            ge=0.0,
+            le=1.0,
+            description="Leave out hits scoring under this relevance, 0-1 (default: the vault's floor; 0.15 in hybrid mode with the default model).",
+        ),
+    ] = None,
     rerank: Annotated[
         bool,
         Field(
@@ -185,8 +193,10 @@ def search(
     """Search every note in the vault and return the best matches, best first.
 
     Use it to find what the vault knows about a topic before answering or deciding. Each hit
-    has the note's path, title, type, the matching section and a snippet; read a hit in full
-    with read_note or gather its neighbourhood with build_context.
+    has the note's path, title, type, the matching section, a snippet and a score: its relevance
+    from 0 to 1, the same for a note and a query whatever else is found. Hits under the vault's
+    floor are left out; when none is left, `closest` names the nearest notes, which are not
+    matches. Read a hit in full with read_note or gather its neighbourhood with build_context.
     """
     filters = index_search.SearchFilters(
         types=tuple(types or ()),
@@ -197,15 +207,25 @@ def search(
         until=until,
     )
     report = index_search.search_report(
-        open_index(state.vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank
+        open_index(state.vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score
     )
     hits = report.hits
     shown = query if len(query) <= 80 else query[:77] + "..."
     lines = [f"{len(hits)} hits for '{shown}' ({mode})"]
     if report.pending:
         lines.append(pending_line(report.pending, state.wordings))
-    lines += search_lines(hits)
-    return result("\n".join(lines), {"query": query, "mode": mode, "hits": hits, "pending": report.pending})
+    lines += search_lines(report, query, state.wordings)
+    return result(
+        "\n".join(lines),
+        {
+            "query": query,
+            "mode": mode,
+            "hits": hits,
+            "pending": report.pending,
+            "min_score": report.min_score,
+            "closest": report.closest,
+        },
+    )
 
 
 @tool(title="Build a context around a note", read_only=True)
