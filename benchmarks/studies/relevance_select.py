@@ -8,18 +8,18 @@ For every labelled query of every set, each mode's candidates are taken with bra
 similarity of the best chunk and the word score (index/relevance.py). Then, offline:
 
 1. the curves: per mode, a logistic regression on MuSiQue's candidates, the passages a question
-   needs against the others, the two classes weighed equally (text: sqrt(word score); vector:
-   similarity; hybrid: both). The other sets are reported, never used to fit.
-2. the ranking: recall@5, hit@5 and MRR@10 when the candidates are ordered by
-   the fitted score, beside the min-max fusion it replaces (each list scaled to 0..1 over its top
-   30, summed with equal weights).
-3. the floor, for hybrid search: the highest multiple of 0.05 at which no set loses a needed
-   note from its top 5, and the lowest at which every off-topic query on vault-example is left
-   with no hit (tests/helpers/labelled_queries.py's OFF_TOPIC); the table has, for every mode and
-   floor, what is kept and the share of off-topic queries hidden (on the public sets, vault-example's
-   own queries, about a payments service). In text and vector mode no floor keeps every needed note
-   and hides the off-topic queries (one kind of evidence cannot tell them apart), which is why
-   their default floor is 0 (docs/guide/search.md).
+   needs against the others, the two classes weighed equally, over sqrt(word score) (text), the
+   similarity (vector), or similarity + k * sqrt(word score) (hybrid; k from 0.05 to 2 chosen
+   like the fusion was, by recall@5 + MRR@10 on MuSiQue). The other sets are reported, never
+   used to fit.
+2. the ranking: recall@5, hit@5 and MRR@10 when the candidates are ordered by the fitted score,
+   beside the min-max fusion it replaces (each list scaled to 0..1 over its top 30, summed with
+   equal weights).
+3. the default floor, per mode: the lowest multiple of 0.05 at which every off-topic query on
+   vault-example is left with no hit (tests/helpers/labelled_queries.py's OFF_TOPIC), but never
+   above the highest at which a set loses a needed note from its top 5. The table has, for every
+   mode and floor, what is kept and the share of off-topic queries hidden (on the public sets,
+   vault-example's own queries, about a payments service).
 
 Prints the curves as brain/index/relevance.py writes them. Measures the vaults
 benchmarks/quality/retrieval_eval.py measures (benchmarks/retrieval.py builds them when missing).
@@ -132,7 +132,7 @@ def hybrid_curve(labelled: list) -> tuple[np.ndarray, dict]:
     """Hybrid: the share of the word score chosen like the fusion was (recall@5 + MRR@10 on the
     fitting set, similarity + k * sqrt(word score)), then the curve fitted on that one number."""
     tried = {}
-    for k in [round(0.05 * step, 2) for step in range(2, 21)]:
+    for k in [round(0.05 * step, 2) for step in range(1, 41)]:
         combined = [([(note, [row[0] + k * row[1]]) for note, row in rows], relevant) for rows, relevant in labelled]
         w = fit(combined)
         tried[k] = quality([([n for _, n in scored(rows, w)], relevant) for rows, relevant in combined])
@@ -166,16 +166,22 @@ def report(data: dict, curves: dict) -> dict:
 
 
 def floors(table: dict) -> dict:
-    """Hybrid search: the highest floor at which no set loses a needed note from its top 5, and the
-    lowest at which vault-example's off-topic queries all go unanswered."""
-    entries = [modes["hybrid"]["by_floor"] for modes in table.values()]
-    safe = 0.0
-    for floor in FLOORS:
-        if any(entry[floor]["recall@5"] < entry[0.0]["recall@5"] for entry in entries):
-            break
-        safe = floor
-    hiding = next((f for f in FLOORS if table["example"]["hybrid"]["by_floor"][f]["off_topic_hidden"] == 1.0), None)
-    return {"highest_keeping_recall": safe, "lowest_hiding_off_topic": hiding}
+    """Per mode: the highest floor at which no set loses a needed note from its top 5, the lowest at
+    which vault-example's off-topic queries all go unanswered, and the default: the lowest that
+    hides them all, but never above the highest that keeps every needed note."""
+    chosen = {}
+    for mode in MODES:
+        entries = [modes[mode]["by_floor"] for modes in table.values()]
+        safe = 0.0
+        for floor in FLOORS:
+            if any(entry[floor]["recall@5"] < entry[0.0]["recall@5"] for entry in entries):
+                break
+            safe = floor
+        off = table["example"][mode]["by_floor"]
+        hiding = next((f for f in FLOORS if off[f]["off_topic_hidden"] == 1.0), None)
+        default = safe if hiding is None else min(hiding, safe)
+        chosen[mode] = {"keeping_recall": safe, "hiding_off_topic": hiding, "default": default}
+    return chosen
 
 
 def main() -> int:
@@ -196,8 +202,8 @@ def main() -> int:
     for mode, w in curves.items():
         similarity = float(w[0]) if mode != "text" else 0.0
         words = float(w[-2]) if mode != "vector" else 0.0
-        print(f"{mode:7} {Calibration(round(similarity, 2), round(words, 2), round(float(w[-1]), 2))}")
-    print(f"hybrid floors: {chosen}")
+        curve = Calibration(round(similarity, 2), round(words, 2), round(float(w[-1]), 2), chosen[mode]["default"])
+        print(f"{mode:7} {curve}  floors {chosen[mode]}")
     for name, modes in table.items():
         for mode, entry in modes.items():
             fused = f"  min-max fusion {entry['minmax_fusion']}" if "minmax_fusion" in entry else ""

@@ -8,8 +8,9 @@ is a logistic curve over two pieces of evidence:
 - word score: the note's BM25 over the query's words divided by the sum of those words' IDF, a
   word no note holds counted too: how much of the query the note holds, each word weighed by its
   rarity (about 1 when every word is once in the body, more in the title, at most 2.2; 0 when no
-  word is there). FTS5's BM25 gives a word in more than half the notes no weight (see
-  search.informative_words), so such words count only in a query made of nothing else.
+  word is there). FTS5's BM25 gives a word in more than half the notes no weight, so hybrid search
+  leaves such words out and text mode counts them only in a query made of nothing else (see
+  search.informative_words).
 
 Each mode counts the evidence it measures (text: the words; vector: the similarity; hybrid: both),
 with the weights fitted on MuSiQue's questions (benchmarks/studies/relevance_select.py): the
@@ -18,8 +19,11 @@ equally, so 0.5 is a hit that looks as much like a needed passage as like a dist
 similarities are on each model's own scale (unrelated texts reach about 0.2 with all-MiniLM-L6-v2,
 0.8 with multilingual-e5-small), so the weights are per embedder.
 
-A search shows no hit under a floor, `[search] min_score` in `.brain/config.toml` (brain.config
-has its default); how it was chosen and what it keeps is in the study and in docs/guide/search.md.
+A search shows no hit under a floor: `[search] min_score` in `.brain/config.toml` (or the search's
+own `min_score`), else the curve's default, chosen on the same data: the lowest that leaves every
+off-topic query on vault-example unanswered, but never above the highest at which a labelled query
+of any set loses a needed note from its top 5. Where one kind of evidence cannot tell a weak match
+from nothing (text mode; the lexical embedder's hybrid search) that is 0: every candidate is shown.
 """
 
 from __future__ import annotations
@@ -38,11 +42,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Calibration:
-    """z = bias + similarity_weight * similarity + word_weight * sqrt(word score); relevance = 1 / (1 + e^-z)."""
+    """relevance = 1 / (1 + e^-z), z = bias + similarity_weight * similarity + word_weight *
+    sqrt(word score); `floor`: the default floor of the mode and embedder it is for."""
 
     similarity_weight: float
     word_weight: float
     bias: float
+    floor: float
 
     def relevance(self, similarity: float | None, words: float | None) -> float:
         z = (
@@ -53,19 +59,22 @@ class Calibration:
         return 1.0 / (1.0 + math.exp(-min(max(z, -60.0), 60.0)))
 
 
-# Fitted by benchmarks/studies/relevance_select.py (it prints them); text mode reads no vectors.
-TEXT = Calibration(0.0, 7.88, -5.33)
+# Fitted and chosen by benchmarks/studies/relevance_select.py (it prints them); text mode reads no vectors.
+TEXT = Calibration(0.0, 7.88, -5.33, floor=0.0)
 DENSE: dict[str, dict[str, Calibration]] = {
-    "minilm": {"vector": Calibration(16.36, 0.0, -6.33), "hybrid": Calibration(10.17, 3.56, -5.46)},
-    "e5-small": {"vector": Calibration(43.84, 0.0, -36.29), "hybrid": Calibration(21.41, 4.28, -19.86)},
-    "lexical": {"vector": Calibration(1.06, 0.0, -0.42), "hybrid": Calibration(6.49, 6.49, -5.62)},
+    "minilm": {
+        "vector": Calibration(16.36, 0.0, -6.33, floor=0.1),
+        "hybrid": Calibration(10.17, 3.56, -5.46, floor=0.15),
+    },
+    "e5-small": {
+        "vector": Calibration(43.84, 0.0, -36.29, floor=0.2),
+        "hybrid": Calibration(41.08, 2.05, -34.66, floor=0.3),
+    },
+    "lexical": {
+        "vector": Calibration(1.06, 0.0, -0.42, floor=0.4),
+        "hybrid": Calibration(3.88, 6.98, -5.17, floor=0.0),
+    },
 }
-# The default floor of hybrid search with a sentence model, chosen on the same data: the lowest
-# that leaves every off-topic query of vault-example unanswered (with all-MiniLM-L6-v2); no set
-# loses a needed note from its top 5 up to 0.2 (e5-small too). Where only words are compared (text
-# mode, the lexical embedder) or only the similarity (vector mode), no floor keeps every needed
-# note, so by default those show every candidate, scored.
-MEANING_FLOOR = 0.15
 
 
 def embedder_family(embedder_id: str) -> str:
@@ -82,11 +91,10 @@ def calibration(mode: str, embedder_id: str | None) -> Calibration:
     return TEXT if mode == "text" or embedder_id is None else DENSE[embedder_family(embedder_id)][mode]
 
 
-def floor_for(mode: str, embedder_id: str | None, min_score: float | None) -> float:
-    """The floor a search applies: `min_score` when one is given, else the default (see MEANING_FLOOR)."""
+def floor_for(curve: Calibration, min_score: float | None) -> float:
+    """The floor a search applies: `min_score` when one is given, else the curve's default."""
     if min_score is None:
-        meaning = mode == "hybrid" and embedder_id is not None and embedder_family(embedder_id) != "lexical"
-        return MEANING_FLOOR if meaning else 0.0
+        return curve.floor
     if isinstance(min_score, bool) or not isinstance(min_score, int | float) or not 0.0 <= min_score <= 1.0:
         raise InvalidInput(f"min_score must be between 0 and 1, got {min_score!r}")
     return float(min_score)

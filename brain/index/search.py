@@ -188,18 +188,20 @@ def ranked(
     min_score: float | None = None,
 ) -> SearchReport:
     """The hits at or above the floor (`min_score`, else the vault's `[search] min_score`, else the
-    mode's default), best first; when there is none, the CLOSEST candidates under it."""
+    default of the mode and embedder, see index/relevance.py), best first; when there is none, the
+    CLOSEST candidates under it."""
     _check(query, mode, limit)
-    embedder_id = None if mode == "text" else index.embedder.id
-    floor = floor_for(mode, embedder_id, index.config.search_min_score if min_score is None else min_score)
+    curve = calibration(mode, None if mode == "text" else index.embedder.id)
+    floor = floor_for(curve, index.config.search_min_score if min_score is None else min_score)
     where, params = filter_sql(filters or SearchFilters())
     allowed = allowed_ids(index, where, params) if where else None
     candidates = scored_candidates(index, query, mode, allowed, max(limit * 3, 30))
     passing = [candidate for candidate in candidates if candidate.score >= floor]
     if rerank:
         passing = _reranked(index, query, passing[: max(RERANK_CANDIDATES, limit)])
-    closest = [] if passing else candidates[:CLOSEST]
-    return SearchReport(_hits(index, query, passing[:limit]), 0, floor, _hits(index, query, closest))
+    if passing:
+        return SearchReport(_hits(index, query, passing[:limit]), 0, floor)
+    return SearchReport([], 0, floor, _hits(index, query, candidates[:CLOSEST]))
 
 
 def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | None, depth: int) -> list[Candidate]:

@@ -33,7 +33,7 @@ def search_lines(report: SearchReport, query: str, wordings: Mapping[str, str]) 
     closest = ", ".join(f"{hit.title} ({hit.score:.2f})" for hit in report.closest)
     return [
         f"no note matches '{shown}'; closest titles: {closest}",
-        f"(each under the floor, {report.min_score:.2f}; {Remedy('min_score').worded(wordings)})",
+        f"(all under the floor, {report.min_score:.2f}; {Remedy('min_score').worded(wordings)})",
     ]
 
 

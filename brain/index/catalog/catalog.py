@@ -312,20 +312,22 @@ class Catalog(ChunkTable):
 
     def document_frequency(self, word: str) -> int:
         """How many notes a (quoted) word matches; cached until the catalog changes."""
+        return self._counted(f'"{word}"', "SELECT COUNT(*) FROM fts WHERE fts MATCH ?", (f'"{word}"',))
+
+    def searchable_count(self) -> int:
+        """How many notes full-text search holds (FTS5's N); cached until the catalog changes."""
+        return self._counted("", "SELECT COUNT(*) FROM fts", ())
+
+    def _counted(self, key: str, sql: str, params: tuple[str, ...]) -> int:
         generation = self.peek_meta("generation")
         if self._df_generation != generation:
             self._df, self._df_generation = {}, generation
-        found = self._df.get(word)
+        found = self._df.get(key)
         if found is None:
             with self._reader_lock:
-                found = self._reader.execute("SELECT COUNT(*) FROM fts WHERE fts MATCH ?", (f'"{word}"',)).fetchone()[0]
-            self._df[word] = found
+                found = int(self._reader.execute(sql, params).fetchone()[0])
+            self._df[key] = found
         return found
-
-    def searchable_count(self) -> int:
-        with self._reader_lock:
-            count: int = self._reader.execute("SELECT COUNT(*) FROM fts").fetchone()[0]
-        return count
 
     def bm25(
         self, expression: str, weights: tuple[float, ...], depth: int, allowed: set[int] | None = None
