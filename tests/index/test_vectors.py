@@ -118,8 +118,9 @@ def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
     for note in range(2, 120):  # over search's embed-at-once budget: the rest waits for `brain index`
         put(vault, f"notes/n{note}.md", note_text(f"N{note}", f"## One\nfiller {note}"))
     index_vault(open_index(vault))
-    assert open_index(vault).catalog.get_meta(CHUNKING_KEY) == chunking.FIRST_CHUNKING
+    assert open_index(vault).catalog.get_meta(CHUNKING_KEY) == chunking.CHUNKING_VERSION
     forget(vault.root)
+    later = str(int(chunking.CHUNKING_VERSION) + 1)
 
     # the next brain embeds a note's first section with a marker: only a's and b's "One" chunks change
     def chunk_note(note, *args, **kwargs):
@@ -134,9 +135,9 @@ def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
 
     monkeypatch.setattr(embedding, "chunk_note", chunk_note)
     for module in (engine, vectors):
-        monkeypatch.setattr(module, "CHUNKING_VERSION", "2")
+        monkeypatch.setattr(module, "CHUNKING_VERSION", later)
     index = open_index(vault, embedder=embedder)
-    assert len(index.catalog.pending_vectors()) == 120 and index.catalog.get_meta(CHUNKING_KEY) == "2"
+    assert len(index.catalog.pending_vectors()) == 120 and index.catalog.get_meta(CHUNKING_KEY) == later
     assert search_report(index, "second part", mode="vector").pending == 120  # said, not silently mixed
     embedder.texts.clear()
     report = index_vault(index)

@@ -25,8 +25,9 @@ from brain.notes.model import Note
 # The version of the texts chunks embed: bump it whenever chunk_note's output changes, so that
 # vaults embedded with the old texts are re-chunked (engine.Index) instead of silently mixed.
 # Version 1 (title, heading, content) was never written down: a vault without one has version 1.
+# Version 2: the first chunk's line of what the note is about leaves out dates and times.
 FIRST_CHUNKING = "1"
-CHUNKING_VERSION = "1"
+CHUNKING_VERSION = "2"
 MAX_TOKENS = 256
 OVERLAP = 32
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
@@ -151,7 +152,7 @@ def chunk_note(
 ) -> list[Chunk]:
     """The note's chunks, in order, none longer than `max_tokens` tokens (special tokens included)."""
     text = note.text
-    about = " ".join(meta_text(note).split())[:300]  # task, trigger ...: what the note is about
+    about = " ".join(meta_text(note, instants=False).split())[:300]  # task, trigger ...: what the note is about
     segments = [(heading, *_trim(text, a, b)) for heading, a, b in _segments(note)]
     heading, a, b = segments[0]
     if text.startswith("# ", a):  # the title heading alone says nothing the prefix does not
