@@ -89,6 +89,8 @@ def test_what_a_note_is_about_leaves_out_its_dates():
         text = f"---\ntitle: Plan\ncreated: '{created}'\ndate: 2026-03-02\ntask: ship the mobile login\n---\nBody.\n"
         return chunk_note(parse_note(text, path="notes/plan.md"), EMBEDDER_ID)[0].text
 
-    assert first_chunk("2026-11-28T04:08:27Z") == first_chunk("2026-11-29T17:00:01+02:00") == (
-        "Plan\nship the mobile login\nBody."
+    assert (
+        first_chunk("2026-11-28T04:08:27Z")
+        == first_chunk("2026-11-29T17:00:01+02:00")
+        == ("Plan\nship the mobile login\nBody.")
     )
