@@ -132,9 +132,10 @@ def search(
     chroma_url: ChromaOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its relevance (0-1).
+    """Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score.
 
-    Hits under a floor are not shown; when none is left, the closest titles are named instead."""
+    A score is the hit's relevance, from 0 to 1. Hits under a floor are not shown; when none is
+    left, the closest titles are named instead."""
     from brain.cli.remedies import CLI_WORDINGS
     from brain.index.engine import open_index
     from brain.index.search import SearchFilters, search_report
