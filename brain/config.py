@@ -47,9 +47,7 @@ class Config:
     learning_api_key_env: str | None = None  # the name of the environment variable holding its key
     rerank: bool = False  # [search] rerank: `brain search` reranks unless --no-rerank
     reranker_model: str | None = None  # [search] reranker_model: a cross-encoder folder or .onnx file
-    search_min_score: float | None = (
-        None  # [search] min_score: hits under it are not shown (None: index/relevance.py's)
-    )
+    search_min_score: float | None = None  # [search] min_score: the search floor (None: index/relevance.py's)
     history_keep_days: int | None = 90  # [history] keep_days: versions older than this are pruned by `brain index`
     history_max_versions: int | None = 100  # [history] max_versions: the newest this many versions of a note are kept
 
