@@ -241,6 +241,20 @@ def connect(root: Path, *extra: str) -> Iterator[McpClient]:
             yield McpClient(portal, session, root)
 
 
+def list_tool_names_of(command: str, args: list[str], env: dict[str, str]) -> set[str]:
+    """The tool names an MCP server started by `command ARGS` (with `env` only) lists to a client."""
+
+    async def names() -> set[str]:
+        server = StdioServerParameters(command=command, args=args, env=env)
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(server, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return {tool.name for tool in (await session.list_tools()).tools}
+
+    return anyio.run(names)
+
+
 def text_of(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
