@@ -28,7 +28,8 @@ class Agent:
     - `entries(path, what, text)`: brain's entries in the file, one line each, and what is wrong with it;
     - `vaults_named(text)`: the vaults brain's entries in a file's text point at;
     - `reader`: how its transcripts are read into acts;
-    - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s.
+    - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s;
+    - `store(home)`: the folder where the agent keeps its sessions' transcripts (for a backfill).
     """
 
     name: str
@@ -38,3 +39,4 @@ class Agent:
     entries: Callable[[Path, str, str], tuple[tuple[str, ...], str | None]]
     vaults_named: Callable[[str], list[str]]
     hooks: Mapping[str, Hook]
+    store: Callable[[Path], Path]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,6 +106,12 @@ HOOKS: dict[str, runtime.Hook] = {
     "first-prompt": _first_prompt,
     "session-end": _session_end,
 }
+
+
+def transcript_store(home: Path) -> Path:
+    """Where Claude Code keeps transcripts: `projects/` of its config folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`)."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(configured).expanduser() if configured else home / ".claude") / "projects"
 
 
 # ---------------------------------------------------------------- settings: .claude/settings.json, .mcp.json
@@ -337,4 +344,5 @@ AGENT = Agent(
     entries=entries,
     vaults_named=vaults_named,
     hooks=HOOKS,
+    store=transcript_store,
 )

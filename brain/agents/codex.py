@@ -379,4 +379,5 @@ AGENT = Agent(
     entries=entries,
     vaults_named=vaults_named,
     hooks=HOOKS,
+    store=lambda home: codex_home(home) / "sessions",
 )

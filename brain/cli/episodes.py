@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, read_input, warn
+from brain.cli.common import (
+    JsonOption,
+    VaultOption,
+    complete_agents,
+    complete_notes,
+    emit_json,
+    open_vault,
+    read_input,
+    warn,
+)
 from brain.errors import InvalidInput, UsageError
 from brain.memory.episodes import service
 from brain.memory.episodes.merge import given_parts
 from brain.notes.model import Outcome
 from brain.views.episodes import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
+
+if TYPE_CHECKING:
+    from brain.memory.corpus import Corpus
 
 app = typer.Typer(help="Episodes: what happened in a session, with its decisions.", no_args_is_help=True)
 
@@ -115,16 +129,29 @@ def decisions(name: EpisodeArgument, vault: VaultOption = None, as_json: JsonOpt
 @app.command()
 def extract(
     paths: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
             help="Transcripts (Claude Code, Codex), ai-agents session logs (JSON or markdown), or folders of them."
         ),
-    ],
+    ] = None,
     format: Annotated[
         str | None,
         typer.Option(
             "--format", help="Read every file as this format: claude-code, codex or ai-agents (default: told per file)."
         ),
+    ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Backfill: every session the agent (claude-code, codex) still keeps that the vault does not hold "
+            "yet, oldest first (~/.claude/projects, $CODEX_HOME/sessions).",
+            autocompletion=complete_agents,
+        ),
+    ] = None,
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", help="With --from: only the sessions run in this folder or below it."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written, write nothing.")] = False,
     vault: VaultOption = None,
@@ -136,6 +163,15 @@ def extract(
     from brain.views.sessions import extracted_json, extracted_line
 
     corpus = open_vault(vault).corpus
+    if agent is not None:
+        if paths:
+            raise UsageError("give transcripts or --from AGENT, not both")
+        _backfill(corpus, agent, project, dry_run, as_json)
+        return
+    if project is not None:
+        raise UsageError("--project goes with --from AGENT; give --from claude-code or --from codex")
+    if not paths:
+        raise UsageError("give transcripts, session logs or folders of them, or --from claude-code|codex")
     results = extract_into_vault(corpus, paths, readers=READERS, format=format, dry_run=dry_run)
     if as_json:
         emit_json([extracted_json(item, path, verb) for item, path, verb in results])
@@ -144,3 +180,29 @@ def extract(
         for message in item.warnings:
             warn(message)
         typer.echo(extracted_line(item, path, verb))
+
+
+def _backfill(corpus: Corpus, agent: str, project: Path | None, dry_run: bool, as_json: bool) -> None:
+    from brain.agents.registry import agent_named
+    from brain.memory.sessions.backfill import backfill, sessions_in
+    from brain.views.sessions import backfill_summary, backfilled_json, extracted_line
+
+    found = agent_named(agent)
+    store = found.store(Path.home())
+    sessions = sessions_in(store, project)
+    results = []
+    with typer.progressbar(
+        length=len(sessions), label=f"{found.name} sessions", file=sys.stderr, hidden=as_json or not sessions
+    ) as bar:
+        for result in backfill(corpus, sessions, found.reader, dry_run=dry_run, progress=lambda _: bar.update(1)):
+            results.append(result)
+            if as_json:
+                continue
+            if result.item is None:
+                warn(f"skipped {result.session.file.name}: {result.reason}")
+            else:
+                typer.echo(extracted_line(result.item, result.path, result.verb))
+    if as_json:
+        emit_json(backfilled_json(store, sessions, results))
+        return
+    typer.echo(backfill_summary(store, sessions, results))

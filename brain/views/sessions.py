@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.views.tips import learn_json
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
+    from brain.memory.sessions.backfill import Backfilled, Session
     from brain.memory.sessions.extract import Extracted
     from brain.memory.sessions.protocol import Bootstrap, SessionEnd
 
@@ -94,3 +97,40 @@ def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
             f"{metrics.get('errors', 0)} errors, {item.skipped_lines} lines skipped, {values_redacted(item.redacted)})"
         )
     return line
+
+
+def backfill_counts(results: Sequence[Backfilled]) -> dict[str, int]:
+    counts = {"created": 0, "updated": 0, "unchanged": 0, "would write": 0, "skipped": 0}
+    for result in results:
+        counts[result.verb] = counts.get(result.verb, 0) + 1
+    return {verb: count for verb, count in counts.items() if count}
+
+
+def backfill_summary(store: Path, sessions: Sequence[Session], results: Sequence[Backfilled]) -> str:
+    """The last line of a backfill: how many sessions the store holds and what became of them."""
+    held = len(sessions) - len(results)
+    parts = [f"{count} {verb}" for verb, count in backfill_counts(results).items()]
+    parts.append(f"{held} already in the vault")
+    noun = "session" if len(sessions) == 1 else "sessions"
+    return f"{len(sessions)} {noun} in {store}: " + ", ".join(parts)
+
+
+def backfilled_json(store: Path, sessions: Sequence[Session], results: Sequence[Backfilled]) -> dict[str, Any]:
+    return {
+        "store": str(store),
+        "sessions": len(sessions),
+        "already_in_vault": len(sessions) - len(results),
+        "counts": backfill_counts(results),
+        "results": [
+            {
+                "session": result.session.session,
+                "file": str(result.session.file),
+                "started": result.session.started,
+                "status": result.verb,
+                "path": result.path,
+                "reason": result.reason or None,
+                "episode": extracted_json(result.item, result.path, result.verb) if result.item else None,
+            }
+            for result in results
+        ],
+    }
