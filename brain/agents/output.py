@@ -21,15 +21,16 @@ def changes_json(changes: list[Change]) -> list[dict[str, Any]]:
 def status_lines(found: list[Installed]) -> list[str]:
     lines = []
     for item in found:
+        name = item.label or item.path
         if not item.exists:
-            lines.append(f"{item.path}: no such file")
+            lines.append(f"{name}: no such file")
         elif item.problem:
-            lines.append(f"{item.path}: {item.problem}")
+            lines.append(f"{name}: {item.problem}")
             lines += [f"  {entry}" for entry in item.entries]
         elif not item.entries:
-            lines.append(f"{item.path}: nothing from brain")
+            lines.append(f"{name}: nothing from brain")
         else:
-            lines.append(f"{item.path}:")
+            lines.append(f"{name}:")
             lines += [f"  {entry}" for entry in item.entries]
     return lines
 
