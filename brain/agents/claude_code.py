@@ -154,6 +154,8 @@ def _with_server(target: Target, data: dict[str, Any], commands: Commands | None
         result.setdefault("projects", {})[key] = changed
     else:
         del result["projects"][key]
+        if not result["projects"]:
+            del result["projects"]
     return result
 
 
