@@ -44,6 +44,7 @@ class Installed:
     entries: tuple[str, ...]  # one line per brain entry found
     problem: str | None = None  # what is wrong with a file brain cannot read (install would refuse it)
     label: str = ""  # how `status` names the place: the path, and the project of a local entry in a user file
+    share: str = "user"  # shared (a project file a team commits) | local (this machine's, for a project) | user
 
 
 def brain_program() -> str:
@@ -147,15 +148,15 @@ def status(project_dir: Path, home: Path) -> list[Installed]:
                 if target in seen:  # an agent with one file for both scopes
                     continue
                 seen.add(target)
-                label = _label(target)
+                path, label, share = str(target.path), _label(target), target.share
                 if not target.path.is_file():
-                    found.append(Installed(str(target.path), False, (), label=label))
+                    found.append(Installed(path, False, (), None, label, share))
                     continue
                 try:
                     entries, problem = agent.entries(target, _read(target.path))
-                    found.append(Installed(str(target.path), True, entries, problem, label))
+                    found.append(Installed(path, True, entries, problem, label, share))
                 except BrokenFile as error:
-                    found.append(Installed(str(target.path), True, (), error.problem, label))
+                    found.append(Installed(path, True, (), error.problem, label, share))
     return found
 
 

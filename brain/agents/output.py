@@ -36,7 +36,10 @@ def status_lines(found: list[Installed]) -> list[str]:
 
 
 def status_json(found: list[Installed]) -> list[dict[str, Any]]:
-    return [{"path": i.path, "exists": i.exists, "entries": list(i.entries), "problem": i.problem} for i in found]
+    return [
+        {"path": i.path, "share": i.share, "exists": i.exists, "entries": list(i.entries), "problem": i.problem}
+        for i in found
+    ]
 
 
 def hook_output(result: HookResult) -> str:
