@@ -374,6 +374,13 @@ def test_first_prompt_only_once_per_session(example):
     assert "## Patterns for this task\n- PATTERN-refresh-token-rotation (50% over 1):" in context["additionalContext"]
     second = brain_process("hooks", "run", "first-prompt", "--vault", str(example), stdin=prompt)
     assert (second.returncode, second.stdout, second.stderr) == (0, "", "")
+    state = modes(example / ".brain" / "hooks")
+    assert "prompted/7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33" in state and set(state.values()) == {0o600}
+
+
+def modes(folder: Path) -> dict[str, int]:
+    """The mode of every file under a folder, by its path there."""
+    return {str(p.relative_to(folder)): p.stat().st_mode & 0o777 for p in folder.rglob("*") if p.is_file()}
 
 
 def test_session_end_returns_at_once_and_extracts_in_the_background_once(example):
@@ -403,6 +410,8 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     written = Vault(example)
     versions = note_history(Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10.md").entries
     assert {(entry.by, entry.command) for entry in versions} == {("hook", "hooks run extract")}
+    state = modes(example / ".brain" / "hooks")  # session ids and transcript stamps: the owner's alone
+    assert "extracted/7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33" in state and set(state.values()) == {0o600}
 
 
 @pytest.mark.parametrize("stdin", ["{not json", '["a list"]', ""])
