@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -113,7 +114,10 @@ def install(name: str, commands: Commands, *, scope: str, project_dir: Path, hom
                 changes.append(change)
             continue
         missing = _missing_folders(target.path)
-        changes.append(_apply(target, current, text))
+        change = _apply(target, current, text)
+        changes.append(change)
+        if change.action == "created" and target.share == "local" and target.path.is_relative_to(root):
+            changes += _keep_out_of_git(root, target.path)
         created = current is None or any(record.created_file for record in records)
         folders = [*missing, *(folder for record in records for folder in record.created_folders)]
         for record in records:
@@ -169,6 +173,26 @@ def _root_note(root: Path, asked: Path) -> str:
     if not (root / ".git").exists():
         return "not in a git repository: this folder"
     return "git top level" if root == asked else f"git top level of {asked}"
+
+
+def _keep_out_of_git(root: Path, path: Path) -> list[Change]:
+    """Make git ignore a local file brain created in a repository (`.git/info/exclude`, which is not
+    committed): Claude Code ignores the settings.local.json it creates itself, and one brain creates
+    would otherwise be offered for the next commit, with this machine's paths."""
+    git = shutil.which("git")
+    if git is None:
+        return []
+    relative = path.relative_to(root).as_posix()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([git, "-C", str(root), *args], capture_output=True, text=True, check=False)
+
+    if run("check-ignore", "-q", relative).returncode != 1:  # ignored already (0), or not a repository git reads
+        return []
+    exclude = root / run("rev-parse", "--git-path", "info/exclude").stdout.strip()
+    before = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+    _write(exclude, before + ("" if not before or before.endswith("\n") else "\n") + f"/{relative}\n")
+    return [Change(str(exclude), "updated" if before else "created", f"git ignores {relative}")]
 
 
 def _refuse_a_second_scope(agent: Agent, scope: str, chosen: list[Target], root: Path, home: Path) -> None:

@@ -423,3 +423,21 @@ def test_brains_hooks_are_never_installed_at_two_scopes(first, vault, repo, home
         f"'brain hooks uninstall claude-code --scope {first}' first\n"
     )
     assert {p: p.read_bytes() for p in (*_files(home), *_files(repo))} == files
+
+
+def test_a_local_settings_file_brain_creates_is_kept_out_of_git(vault, tmp_path, home):
+    repo = tmp_path / "real repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    out = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
+    exclude = repo / ".git" / "info" / "exclude"
+    assert out.stdout.splitlines()[1:3] == [
+        f"created   {repo}/.claude/settings.local.json  (hooks, this machine only)",
+        f"updated   {exclude}  (git ignores .claude/settings.local.json)",
+    ]
+    assert exclude.read_text().endswith("\n/.claude/settings.local.json\n")
+    untracked = subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True)
+    assert untracked.stdout == ""
+    hooks("uninstall", "claude-code", "--project-dir", str(repo))
+    again = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
+    assert "git ignores" not in again.stdout and exclude.read_text().count("settings.local.json") == 1
