@@ -108,21 +108,28 @@ def install(name: str, commands: Commands, *, scope: str, project_dir: Path, hom
     _forget_copies(vault)
     for target, current, text, wanted in plans:
         records = _records(agent, target, current)
-        if wanted is None:
+        if wanted is None:  # the other pair of a project's files: brain's entries go out of them
             change = _take_out(target, current, text, records)
-            if change.action not in ("unchanged", "absent"):
-                changes.append(change)
-            continue
-        missing = _missing_folders(target.path)
-        change = _apply(target, current, text)
-        changes.append(change)
-        if change.action == "created" and target.share == "local" and target.path.is_relative_to(root):
-            changes += _keep_out_of_git(root, target.path)
-        created = current is None or any(record.created_file for record in records)
-        folders = [*missing, *(folder for record in records for folder in record.created_folders)]
-        for record in records:
-            record.file.unlink(missing_ok=True)
-        _remember(vault, agent, target, text, created, folders)
+            changes += [change] if change.action not in ("unchanged", "absent") else []
+        else:
+            changes += _put_in(agent, vault, root, target, current, text, records)
+    return changes
+
+
+def _put_in(
+    agent: Agent, vault: Path, root: Path, target: Target, current: str | None, text: str | None, records: list[_Record]
+) -> list[Change]:
+    """Write the file with brain's entries, and remember it in the vault (once, whatever vault had it)."""
+    missing = _missing_folders(target.path)
+    change = _apply(target, current, text)
+    changes = [change]
+    if change.action == "created" and target.share == "local" and target.path.is_relative_to(root):
+        changes += _keep_out_of_git(root, target.path)
+    created = current is None or any(record.created_file for record in records)
+    folders = [*missing, *(folder for record in records for folder in record.created_folders)]
+    for record in records:
+        record.file.unlink(missing_ok=True)
+    _remember(vault, agent, target, text, created, folders)
     return changes
 
 
