@@ -143,9 +143,12 @@ def _with_server(target: Target, data: dict[str, Any], commands: Commands | None
         return without_mcp_server(data) if commands is None else with_mcp_server(data, _server(commands))
     projects = data.get("projects", {})
     key = str(target.project)
-    if not isinstance(projects, dict) or not isinstance(projects.get(key, {}), dict):
-        raise InvalidInput(f"its 'projects.{key}' is not an object; fix it by hand, then install again")
-    project = projects.get(key, {})
+    project = projects.get(key, {}) if isinstance(projects, dict) else None
+    if not isinstance(project, dict):
+        if commands is None:  # nothing of brain's can be in it
+            return data
+        where = f"projects.{key}" if isinstance(projects, dict) else "projects"
+        raise InvalidInput(f"its '{where}' is not an object; fix it by hand, then install again")
     changed = without_mcp_server(project) if commands is None else with_mcp_server(project, _server(commands))
     if changed == project:
         return data
@@ -186,7 +189,10 @@ def vaults_named(target: Target, text: str) -> list[str]:
     if not isinstance(data, dict):
         return []
     commands: list[Any] = [split_command(command) for _, command in claude_hooks_in(data)]
-    holder = data.get("projects", {}).get(str(target.project)) if _in_projects(target) else data
+    projects = data.get("projects")
+    holder = (
+        data if not _in_projects(target) else projects.get(str(target.project)) if isinstance(projects, dict) else None
+    )
     commands.append(server_args(holder.get("mcpServers")) if isinstance(holder, dict) else None)
     found = (vault for args in commands if (vault := vault_in(args)))
     return list(dict.fromkeys(_project_path(vault, target.project) for vault in found))

@@ -441,3 +441,20 @@ def test_a_local_settings_file_brain_creates_is_kept_out_of_git(vault, tmp_path,
     hooks("uninstall", "claude-code", "--project-dir", str(repo))
     again = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
     assert "git ignores" not in again.stdout and exclude.read_text().count("settings.local.json") == 1
+
+
+def test_a_claude_json_whose_projects_brain_cannot_read_refuses_install_and_not_uninstall(vault, repo, home):
+    claude_json = home / ".claude.json"
+    claude_json.write_text('{"projects": 5}\n')
+    out = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
+    assert (out.exit_code, out.stdout) == (1, "")
+    assert out.stderr == (
+        f"error: {claude_json}: its 'projects' is not an object; fix it by hand, then install again\n"
+    )
+    assert not (repo / ".claude" / "settings.local.json").exists()
+    out = hooks("uninstall", "claude-code", "--project-dir", str(repo))
+    assert (
+        out.exit_code == 0
+        and out.stdout.splitlines()[-1] == f"unchanged {claude_json}  (mcp server, this machine only)"
+    )
+    assert claude_json.read_text() == '{"projects": 5}\n'
