@@ -458,3 +458,19 @@ def test_a_claude_json_whose_projects_brain_cannot_read_refuses_install_and_not_
         and out.stdout.splitlines()[-1] == f"unchanged {claude_json}  (mcp server, this machine only)"
     )
     assert claude_json.read_text() == '{"projects": 5}\n'
+
+
+def test_codex_keeps_a_table_added_after_install_and_copies_no_token(tmp_path, home):
+    first = init_vault(tmp_path / "A")[0].root
+    second = init_vault(tmp_path / "B")[0].root
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = f'model = "gpt-5-codex"\n\n[mcp_servers.github.env]\nGITHUB_TOKEN = "{TOKEN}"\n'
+    config.write_text(original)
+    hooks("install", "codex", "--vault", str(first))
+    added = '\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+    config.write_text(config.read_text() + added)
+    hooks("install", "codex", "--vault", str(second))
+    assert not any(TOKEN in f.read_text() for f in [*_files(first / ".brain"), *_files(second / ".brain")])
+    hooks("uninstall", "codex")
+    assert config.read_text() == original + added
