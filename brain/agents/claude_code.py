@@ -170,12 +170,18 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
     data = json_object(target.path, text)
     if target.what == "hooks":
         return tuple(f"{event}: {command}" for event, command in claude_hooks_in(data)), None
-    if _in_projects(target):
-        projects = data.get("projects")
-        project = projects.get(str(target.project)) if isinstance(projects, dict) else None
-        found = mcp_server_entries(project) if isinstance(project, dict) else ()
-        return tuple(f"projects.{target.project}.{line}" for line in found), None
-    return mcp_server_entries(data), None
+    holder = _server_holder(target, data)
+    found = mcp_server_entries(holder) if isinstance(holder, dict) else ()
+    return tuple(f"projects.{target.project}.{line}" if _in_projects(target) else line for line in found), None
+
+
+def _server_holder(target: Target, data: dict[str, Any]) -> Any:
+    """The object whose `mcpServers` holds brain's server: the file's own, or its project's in
+    `~/.claude.json` (None when that is missing or not an object)."""
+    if not _in_projects(target):
+        return data
+    projects = data.get("projects")
+    return projects.get(str(target.project)) if isinstance(projects, dict) else None
 
 
 def vaults_named(target: Target, text: str) -> list[str]:
@@ -189,10 +195,7 @@ def vaults_named(target: Target, text: str) -> list[str]:
     if not isinstance(data, dict):
         return []
     commands: list[Any] = [split_command(command) for _, command in claude_hooks_in(data)]
-    projects = data.get("projects")
-    holder = (
-        data if not _in_projects(target) else projects.get(str(target.project)) if isinstance(projects, dict) else None
-    )
+    holder = _server_holder(target, data)
     commands.append(server_args(holder.get("mcpServers")) if isinstance(holder, dict) else None)
     found = (vault for args in commands if (vault := vault_in(args)))
     return list(dict.fromkeys(_project_path(vault, target.project) for vault in found))
@@ -205,9 +208,10 @@ _SERVER_ROOT = "${CLAUDE_PROJECT_DIR:-.}"
 
 
 def _project_path(vault: str, project: Path | None) -> str:
+    """A portable entry's vault (`$CLAUDE_PROJECT_DIR/notes`, as the shell hands it over) in the project."""
     for variable in ("$CLAUDE_PROJECT_DIR", _SERVER_ROOT):
         if project is not None and (vault == variable or vault.startswith(variable + "/")):
-            return str(project / vault[len(variable) + 1 :]) if vault != variable else str(project)
+            return str(project / vault[len(variable) :].lstrip("/"))
     return vault
 
 

@@ -387,6 +387,8 @@ def test_a_vault_inside_the_repository_with_brain_on_path_is_committed_portable(
         f"absent    {home}/.claude.json  (mcp server, this machine only)\n"
     )
     assert json.loads((repo / ".claude" / "settings.json").read_text()) == json.loads(USER_SETTINGS)
+    # the vault named from $CLAUDE_PROJECT_DIR is found: what install remembered there is gone
+    assert list((example_in_repo / ".brain" / "hooks" / "installed").iterdir()) == []
 
 
 def test_without_brain_on_path_the_entries_move_to_this_machines_files(example_in_repo, repo, home, monkeypatch):
