@@ -19,14 +19,35 @@ SCOPES = ("project", "user")
 
 
 @dataclass(frozen=True)
+class Target:
+    """One place brain's entries go: a settings file, what goes in it, and who it is for.
+
+    `share` is `shared` (a project file the team commits: only portable entries, brain found on PATH),
+    `local` (this machine's project file, kept out of git: absolute paths) or `user` (the user's own
+    file: absolute paths). `project` is the project a local entry belongs to (Claude Code keeps a
+    project's local MCP servers in the user's `~/.claude.json`, under the project's path)."""
+
+    path: Path
+    what: str
+    share: str = "user"
+    project: Path | None = None
+
+    @property
+    def runs_hooks(self) -> bool:
+        return "hooks" in self.what or "notify" in self.what
+
+
+@dataclass(frozen=True)
 class Agent:
     """One coding agent.
 
-    - `targets(scope, project_dir, home)`: (file, what brain puts in it) for a scope;
-    - `merged(path, what, text, commands)`: the file's text with brain's entries (`commands`), or without
-      them (`None`); `text` is None when the file does not exist; None back means the file should not exist;
-    - `entries(path, what, text)`: brain's entries in the file, one line each, and what is wrong with it;
-    - `vaults_named(text)`: the vaults brain's entries in a file's text point at;
+    - `targets(scope, project_dir, home)`: the files brain may write for a scope (`project_dir` is the
+      project's root);
+    - `merged(target, text, commands)`: the file's text with brain's entries (`commands`), or without
+      them (`None`); `text` is None when the file does not exist, and so is the result when nothing
+      would be written;
+    - `entries(target, text)`: brain's entries in the file, one line each, and what is wrong with it;
+    - `vaults_named(target, text)`: the vaults brain's entries in a file's text point at;
     - `reader`: how its transcripts are read into acts;
     - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s;
     - `store(home)`: the folder where the agent keeps its sessions' transcripts (for a backfill).
@@ -34,9 +55,9 @@ class Agent:
 
     name: str
     reader: TranscriptReader
-    targets: Callable[[str, Path, Path], list[tuple[Path, str]]]
-    merged: Callable[[Path, str, str | None, Commands | None], str | None]
-    entries: Callable[[Path, str, str], tuple[tuple[str, ...], str | None]]
-    vaults_named: Callable[[str], list[str]]
+    targets: Callable[[str, Path, Path], list[Target]]
+    merged: Callable[[Target, str | None, Commands | None], str | None]
+    entries: Callable[[Target, str], tuple[tuple[str, ...], str | None]]
+    vaults_named: Callable[[Target, str], list[str]]
     hooks: Mapping[str, Hook]
     store: Callable[[Path], Path]

@@ -19,16 +19,17 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from brain.agents import runtime
-from brain.agents.agent import Agent
+from brain.agents.agent import Agent, Target
 from brain.agents.settings import (
     Commands,
     dump_json,
+    is_brain_hook,
     json_object,
     mcp_server_entries,
     server_args,
@@ -76,7 +77,7 @@ EVENTS = {  # Claude Code's event -> brain's hook, and how long Claude Code may 
     "PreCompact": ("session-end", 10),
     "SessionEnd": ("session-end", 10),
 }
-_OURS = re.compile(r"\bhooks run (?:session-start|first-prompt|session-end|codex-notify)\b")
+_EVENTS = ("session-start", "first-prompt", "session-end")  # brain's hook events Claude Code runs
 
 
 # ---------------------------------------------------------------- hooks
@@ -114,38 +115,86 @@ def transcript_store(home: Path) -> Path:
     return (Path(configured).expanduser() if configured else home / ".claude") / "projects"
 
 
-# ---------------------------------------------------------------- settings: .claude/settings.json, .mcp.json
+# ---------------------------------------------------------------- settings
 
 
-def targets(scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
+def targets(scope: str, project_dir: Path, home: Path) -> list[Target]:
+    """Project scope: the committed `.claude/settings.json` and `.mcp.json` (portable entries only),
+    and this machine's `.claude/settings.local.json` and local MCP server (`~/.claude.json`, under the
+    project's path). User scope: `~/.claude/settings.json` and `~/.claude.json`."""
     if scope == "project":
-        return [(project_dir / ".claude" / "settings.json", "hooks"), (project_dir / ".mcp.json", "mcp server")]
-    return [(home / ".claude" / "settings.json", "hooks"), (home / ".claude.json", "mcp server")]
+        return [
+            Target(project_dir / ".claude" / "settings.json", "hooks", "shared", project_dir),
+            Target(project_dir / ".claude" / "settings.local.json", "hooks", "local", project_dir),
+            Target(project_dir / ".mcp.json", "mcp server", "shared", project_dir),
+            Target(home / ".claude.json", "mcp server", "local", project_dir),
+        ]
+    return [Target(home / ".claude" / "settings.json", "hooks"), Target(home / ".claude.json", "mcp server")]
 
 
-def merged(path: Path, what: str, text: str | None, commands: Commands | None) -> str | None:
-    data = json_object(path, text) if text is not None else {}
+def merged(target: Target, text: str | None, commands: Commands | None) -> str | None:
+    data = json_object(target.path, text) if text is not None else {}
     if commands is None:
-        if text is None:
-            return None
-        new = without_claude_hooks(data) if what == "hooks" else without_mcp_server(data)
-        if new == data:
-            return text
-        return None if not new else dump_json(new, text)  # a file that held only brain's entries goes
-    new = with_claude_hooks(data, commands) if what == "hooks" else with_mcp_server(data, commands)
-    return text if text is not None and new == data else dump_json(new, text or "")
+        new = without_claude_hooks(data) if target.what == "hooks" else _with_server(target, data, None)
+    else:
+        new = with_claude_hooks(data, commands) if target.what == "hooks" else _with_server(target, data, commands)
+    if new == data:
+        return text
+    return dump_json(new, text or "")
 
 
-def entries(path: Path, what: str, text: str) -> tuple[tuple[str, ...], str | None]:
-    data = json_object(path, text)
-    if what == "hooks":
+def _with_server(target: Target, data: dict[str, Any], commands: Commands | None) -> dict[str, Any]:
+    """The settings with brain's MCP server (or without it): at the top, or for a local server under
+    `projects.<project>` of `~/.claude.json`."""
+    if not _in_projects(target):
+        return without_mcp_server(data) if commands is None else with_mcp_server(data, _server(commands))
+    projects = data.get("projects", {})
+    key = str(target.project)
+    project = projects.get(key, {}) if isinstance(projects, dict) else None
+    if not isinstance(project, dict):
+        if commands is None:  # nothing of brain's can be in it
+            return data
+        where = f"projects.{key}" if isinstance(projects, dict) else "projects"
+        raise InvalidInput(f"its '{where}' is not an object; fix it by hand, then install again")
+    changed = without_mcp_server(project) if commands is None else with_mcp_server(project, _server(commands))
+    if changed == project:
+        return data
+    result = copy.deepcopy(data)
+    if changed:
+        result.setdefault("projects", {})[key] = changed
+    else:
+        del result["projects"][key]
+        if not result["projects"]:
+            del result["projects"]
+    return result
+
+
+def _in_projects(target: Target) -> bool:
+    return target.share == "local" and target.what == "mcp server"
+
+
+def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
+    data = json_object(target.path, text)
+    if target.what == "hooks":
         return tuple(f"{event}: {command}" for event, command in claude_hooks_in(data)), None
-    return mcp_server_entries(data), None
+    holder = _server_holder(target, data)
+    found = mcp_server_entries(holder) if isinstance(holder, dict) else ()
+    return tuple(f"projects.{target.project}.{line}" if _in_projects(target) else line for line in found), None
 
 
-def vaults_named(text: str) -> list[str]:
+def _server_holder(target: Target, data: dict[str, Any]) -> Any:
+    """The object whose `mcpServers` holds brain's server: the file's own, or its project's in
+    `~/.claude.json` (None when that is missing or not an object)."""
+    if not _in_projects(target):
+        return data
+    projects = data.get("projects")
+    return projects.get(str(target.project)) if isinstance(projects, dict) else None
+
+
+def vaults_named(target: Target, text: str) -> list[str]:
     """The vaults brain's hooks and MCP server in a settings text point at, read from the commands
-    themselves, so a path with spaces, quotes or any other character is found whole."""
+    themselves, so a path with spaces, quotes or any other character is found whole; a portable
+    entry's vault is found from the project's root."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
@@ -153,12 +202,47 @@ def vaults_named(text: str) -> list[str]:
     if not isinstance(data, dict):
         return []
     commands: list[Any] = [split_command(command) for _, command in claude_hooks_in(data)]
-    commands.append(server_args(data.get("mcpServers")))
-    return list(dict.fromkeys(vault for args in commands if (vault := vault_in(args))))
+    holder = _server_holder(target, data)
+    commands.append(server_args(holder.get("mcpServers")) if isinstance(holder, dict) else None)
+    found = (vault for args in commands if (vault := vault_in(args)))
+    return list(dict.fromkeys(_project_path(vault, target.project) for vault in found))
+
+
+# A portable entry names the vault from the project's root, which Claude Code gives hooks as
+# $CLAUDE_PROJECT_DIR; an MCP server starts in the project's root, so `.` stands in when it is unset.
+_HOOK_ROOT = '"$CLAUDE_PROJECT_DIR"'
+_SERVER_ROOT = "${CLAUDE_PROJECT_DIR:-.}"
+
+
+def _project_path(vault: str, project: Path | None) -> str:
+    """A portable entry's vault (`$CLAUDE_PROJECT_DIR/notes`, as the shell hands it over) in the project."""
+    for variable in ("$CLAUDE_PROJECT_DIR", _SERVER_ROOT):
+        if project is not None and (vault == variable or vault.startswith(variable + "/")):
+            return str(project / vault[len(variable) :].lstrip("/"))
+    return vault
+
+
+def hook_command(commands: Commands, event: str) -> str:
+    args = commands.hook_args(event)
+    if not commands.portable:
+        return shlex.join(args)
+    at = args.index("--vault") + 1
+    vault = _HOOK_ROOT if args[at] == "." else f"{_HOOK_ROOT}/{shlex.quote(args[at])}"
+    return " ".join([shlex.join(args[:at]), vault, *map(shlex.quote, args[at + 1 :])]).strip()
+
+
+def _server(commands: Commands) -> Commands:
+    if not commands.portable:
+        return commands
+    vault = _SERVER_ROOT if commands.vault == "." else f"{_SERVER_ROOT}/{commands.vault}"
+    return Commands(commands.brain, vault, commands.namespaces, portable=True)
 
 
 def is_ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and bool(_OURS.search(hook["command"]))
+    """A hook brain wrote: exactly `<brain> hooks run EVENT [--vault V] [--namespace N]...`."""
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    return is_brain_hook(split_command(hook["command"]), _EVENTS)
 
 
 def without_claude_hooks(settings: dict[str, Any]) -> dict[str, Any]:
@@ -195,7 +279,7 @@ def with_claude_hooks(settings: dict[str, Any], commands: Commands) -> dict[str,
     if not isinstance(hooks, dict):
         raise InvalidInput("its 'hooks' is not an object; fix it by hand, then install again")
     for event, (name, timeout) in EVENTS.items():
-        entry = {"type": "command", "command": commands.hook(name), "timeout": timeout}
+        entry = {"type": "command", "command": hook_command(commands, name), "timeout": timeout}
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"its 'hooks.{event}' is not a list; fix it by hand, then install again")

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.agents import runtime
-from brain.agents.agent import Agent
+from brain.agents.agent import Agent, Target
 from brain.agents.settings import Commands, vault_in
 from brain.errors import InvalidInput
 from brain.memory.sessions.commands import exit_code
@@ -62,18 +62,17 @@ def codex_home(home: Path) -> Path:
     return Path(value).expanduser().absolute() if value else home / ".codex"
 
 
-def targets(scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
-    return [(codex_home(home) / "config.toml", "notify and mcp server")]
+def targets(scope: str, project_dir: Path, home: Path) -> list[Target]:
+    return [Target(codex_home(home) / "config.toml", "notify and mcp server")]
 
 
-def merged(path: Path, what: str, text: str | None, commands: Commands | None) -> str | None:
+def merged(target: Target, text: str | None, commands: Commands | None) -> str | None:
     if commands is None:
-        kept = without_codex_blocks(text) if text is not None else ""
-        return None if not kept.strip() and (text is None or kept != text) else kept
+        return without_codex_blocks(text) if text is not None else None
     return with_codex_blocks(text or "", commands)
 
 
-def entries(path: Path, what: str, text: str) -> tuple[tuple[str, ...], str | None]:
+def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
     """brain's marked lines, and what is wrong with the file (one that is not TOML still shows them)."""
     import tomllib
 
@@ -84,7 +83,7 @@ def entries(path: Path, what: str, text: str) -> tuple[tuple[str, ...], str | No
     return tuple(codex_installed(text)), None
 
 
-def vaults_named(text: str) -> list[str]:
+def vaults_named(target: Target, text: str) -> list[str]:
     """The vaults brain's blocks in a config.toml point at (the argument after `--vault`)."""
     import tomllib
 

@@ -2,21 +2,30 @@
 
 Every file is read and its new text made before anything is written; a file that is not JSON (or
 TOML) is a one-line error and no file changes. A file is written only when its text changes (so a
-second install changes no byte), atomically (temp file + rename), keeping its mode. What goes in
-each file is the agent's (see `agent.Agent`); this module reads and writes them.
+second install changes no byte), atomically (temp file + rename), keeping its mode, and through a
+symlink (the link stays, its target gets the change). What goes in each file is the agent's (see
+`agent.Agent`); this module reads and writes them.
+
+Uninstall takes brain's entries out of each file as it is now, so whatever anyone else changed in it
+since install stays. What install remembers of a file, in the vault (`.brain/hooks/installed/`,
+mode 600), is only whether brain created it and the folders above it, brain's own entries and a hash
+of the text brain wrote: never the file's text, which may hold credentials (`~/.claude.json`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from brain.agents.agent import SCOPES, Agent
+from brain.agents.agent import SCOPES, Agent, Target
 from brain.agents.registry import AGENTS, agent_named
 from brain.agents.settings import BrokenFile, Commands
 from brain.errors import InvalidInput, UsageError
@@ -25,8 +34,8 @@ from brain.errors import InvalidInput, UsageError
 @dataclass(frozen=True)
 class Change:
     path: str
-    action: str  # created | updated | unchanged | removed | absent
-    what: str  # hooks | mcp server | notify and mcp server
+    action: str  # project | created | updated | unchanged | removed | absent
+    what: str  # hooks | mcp server | notify and mcp server (", this machine only" for a local file)
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,8 @@ class Installed:
     exists: bool
     entries: tuple[str, ...]  # one line per brain entry found
     problem: str | None = None  # what is wrong with a file brain cannot read (install would refuse it)
+    label: str = ""  # how `status` names the place: the path, and the project of a local entry in a user file
+    share: str = "user"  # shared (a project file a team commits) | local (this machine's, for a project) | user
 
 
 def brain_program() -> str:
@@ -48,72 +59,215 @@ def brain_program() -> str:
     raise InvalidInput("cannot find the installed 'brain' program; install brain (pip install .) and run this again")
 
 
-def targets(agent: Agent, scope: str, project_dir: Path, home: Path) -> list[tuple[Path, str]]:
-    """(file, what goes in it) for an agent and scope."""
+def project_root(folder: Path) -> Path:
+    """The repository's top level (the nearest folder upwards holding `.git`, a folder or a worktree's
+    file), where Claude Code reads a project's settings; the folder itself outside a repository."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+def targets(agent: Agent, scope: str, project_dir: Path, home: Path) -> list[Target]:
+    """The files an agent may hold brain's entries in for a scope."""
     if scope not in SCOPES:
         raise UsageError(f"scope '{scope}' is not one of: {', '.join(SCOPES)}")
     return agent.targets(scope, project_dir, home)
 
 
+def portable(commands: Commands, root: Path) -> Commands | None:
+    """The commands a team can commit: `brain` found on PATH (the same program) and the vault relative
+    to the project's root; None when either would need a path of this machine."""
+    on_path = shutil.which("brain")
+    vault = Path(commands.vault).resolve()
+    if on_path is None or Path(on_path).resolve() != Path(commands.brain).resolve():
+        return None
+    if not vault.is_relative_to(root.resolve()):
+        return None
+    relative = vault.relative_to(root.resolve()).as_posix() or "."
+    return Commands("brain", relative, commands.namespaces, portable=True)
+
+
 def install(name: str, commands: Commands, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
-    """Merge brain's entries in. The text each file had before is kept in the vault
-    (`.brain/hooks/installed/`), so uninstall can give it back byte for byte while nobody else edited it."""
+    """Merge brain's entries in, replacing brain's own where they are (another vault, namespaces or
+    program). At project scope they go to the committed files when they are portable, else to this
+    machine's local files, and out of the other pair. Refused when another scope has brain's hooks."""
     agent = agent_named(name)
-    plans = [
-        (path, what, _new_text(agent, path, what, commands)) for path, what in targets(agent, scope, project_dir, home)
-    ]
-    changes = []
-    for path, what, text in plans:
-        before = _read(path) if path.is_file() else None
-        missing = _missing_folders(path)
-        change = _apply(path, what, text)
-        if change.action in ("created", "updated"):
-            _remember(Path(commands.vault), path, before, text, missing)
-        changes.append(change)
+    root = project_root(project_dir)
+    chosen = targets(agent, scope, root, home)
+    _refuse_a_second_scope(agent, scope, chosen, root, home)
+    shared = portable(commands, root) if any(target.share == "shared" for target in chosen) else None
+    plans = []
+    for target in chosen:
+        wanted = {"shared": shared, "local": None if shared else commands, "user": commands}[target.share]
+        current = _read(target.path) if target.path.is_file() else None
+        plans.append((target, current, _new_text(agent, target, current, wanted), wanted))
+    in_project = any(target.share != "user" for target in chosen)
+    changes = [Change(str(root), "project", _root_note(root, project_dir))] if in_project else []
+    vault = Path(commands.vault)
+    _forget_copies(vault)
+    for target, current, text, wanted in plans:
+        records = _records(agent, target, current)
+        if wanted is None:  # the other pair of a project's files: brain's entries go out of them
+            change = _take_out(target, current, text, records)
+            changes += [change] if change.action not in ("unchanged", "absent") else []
+        else:
+            changes += _put_in(agent, vault, root, target, current, text, records)
+    return changes
+
+
+def _put_in(
+    agent: Agent, vault: Path, root: Path, target: Target, current: str | None, text: str | None, records: list[_Record]
+) -> list[Change]:
+    """Write the file with brain's entries, and remember it in the vault (once, whatever vault had it)."""
+    missing = _missing_folders(target.path)
+    change = _apply(target, current, text)
+    changes = [change]
+    if change.action == "created" and target.share == "local" and target.path.is_relative_to(root):
+        changes += _keep_out_of_git(root, target.path)
+    created = current is None or any(record.created_file for record in records)
+    folders = [*missing, *(folder for record in records for folder in record.created_folders)]
+    for record in records:
+        record.file.unlink(missing_ok=True)
+    _remember(vault, agent, target, text, created, folders)
     return changes
 
 
 def uninstall(name: str, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
-    """Take brain's entries out: the file as it was before install when nobody changed it since,
-    else the file with only brain's entries removed. A file install created goes (when nothing but
-    brain's entries is left in it), and so do the folders install created for it, when empty; a folder
-    that existed before install always stays."""
+    """Take brain's entries out of each file as it is now; everything else stays. A file install
+    created goes when nothing is left in it, and so do the folders install created for it, when
+    empty; a folder that existed before install always stays, and a symlink stays a link."""
     agent = agent_named(name)
     plans = []
-    for path, what in targets(agent, scope, project_dir, home):
-        current = _read(path) if path.is_file() else None
-        record = _recalled(agent, current, path)
-        unchanged = record is not None and record.after == current
-        text = record.before if record and unchanged else _new_text(agent, path, what, None)
-        plans.append((path, what, text, record))
-    changes = []
-    for path, what, text, record in plans:
-        changes.append(_apply(path, what, text))
-        if record is None:
+    for target in targets(agent, scope, project_root(project_dir), home):
+        current = _read(target.path) if target.path.is_file() else None
+        plans.append((target, current, _new_text(agent, target, current, None)))
+    for target, current, _ in plans:
+        for vault in agent.vaults_named(target, current) if current is not None else ():
+            _forget_copies(Path(vault))
+    return [_take_out(target, current, text, _records(agent, target, current)) for target, current, text in plans]
+
+
+def status(project_dir: Path, home: Path) -> list[Installed]:
+    """brain's entries in every file it may have written, for every agent and scope."""
+    found = []
+    seen: set[Target] = set()
+    root = project_root(project_dir)
+    for agent in AGENTS.values():
+        for scope in SCOPES:
+            for target in targets(agent, scope, root, home):
+                if target in seen:  # an agent with one file for both scopes
+                    continue
+                seen.add(target)
+                path, label, share = str(target.path), _label(target), target.share
+                if not target.path.is_file():
+                    found.append(Installed(path, False, (), None, label, share))
+                    continue
+                try:
+                    entries, problem = agent.entries(target, _read(target.path))
+                    found.append(Installed(path, True, entries, problem, label, share))
+                except BrokenFile as error:
+                    found.append(Installed(path, True, (), error.problem, label, share))
+    return found
+
+
+def _label(target: Target) -> str:
+    inside = target.project is not None and target.path.is_relative_to(target.project)
+    return str(target.path) if target.project is None or inside else f"{target.path} (project {target.project})"
+
+
+def _root_note(root: Path, asked: Path) -> str:
+    if not (root / ".git").exists():
+        return "not in a git repository: this folder"
+    return "git top level" if root == asked else f"git top level of {asked}"
+
+
+def _keep_out_of_git(root: Path, path: Path) -> list[Change]:
+    """Make git ignore a local file brain created in a repository (`.git/info/exclude`, which is not
+    committed): Claude Code ignores the settings.local.json it creates itself, and one brain creates
+    would otherwise be offered for the next commit, with this machine's paths."""
+    git = shutil.which("git")
+    if git is None:
+        return []
+    relative = path.relative_to(root).as_posix()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([git, "-C", str(root), *args], capture_output=True, text=True, check=False)
+
+    if run("check-ignore", "-q", relative).returncode != 1:  # ignored already (0), or not a repository git reads
+        return []
+    exclude = root / run("rev-parse", "--git-path", "info/exclude").stdout.strip()
+    before = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+    _write(exclude, before + ("" if not before or before.endswith("\n") else "\n") + f"/{relative}\n")
+    return [Change(str(exclude), "updated" if before else "created", f"git ignores {relative}")]
+
+
+def _refuse_a_second_scope(agent: Agent, scope: str, chosen: list[Target], root: Path, home: Path) -> None:
+    """Claude Code runs the hooks of every settings file, so brain's hooks in two scopes would run twice."""
+    own = {target.path for target in chosen}
+    other = next(name for name in SCOPES if name != scope)
+    for target in targets(agent, other, root, home):
+        if not target.runs_hooks or target.path in own or not target.path.is_file():
             continue
-        if not path.exists():  # the folders install made for the file go too, when nothing else is in them
-            for folder in sorted(map(Path, record.created_folders), key=lambda f: len(f.parts), reverse=True):
-                if folder.is_dir() and not any(folder.iterdir()):
-                    folder.rmdir()
+        try:
+            entries, _ = agent.entries(target, _read(target.path))
+        except BrokenFile:
+            continue
+        if entries:
+            raise InvalidInput(
+                f"brain's hooks are already in {target.path} ({other} scope), and both would run; "
+                f"take them out with 'brain hooks uninstall {agent.name} --scope {other}' first"
+            )
+
+
+def _new_text(agent: Agent, target: Target, current: str | None, commands: Commands | None) -> str | None:
+    """The file's text after the change (None: the file stays absent)."""
+    try:
+        return agent.merged(target, current, commands)
+    except InvalidInput as error:
+        message = str(error)
+        path = str(target.path)
+        raise InvalidInput(message if message.startswith(path) else f"{path}: {message}") from None
+
+
+def _what(target: Target) -> str:
+    return f"{target.what}, this machine only" if target.share == "local" else target.what
+
+
+def _apply(target: Target, current: str | None, text: str | None) -> Change:
+    path, what = target.path, _what(target)
+    if text is None:
+        return Change(str(path), "absent", what)
+    if current == text:
+        return Change(str(path), "unchanged", what)
+    _write(path, text)
+    return Change(str(path), "updated" if current is not None else "created", what)
+
+
+def _take_out(target: Target, current: str | None, text: str | None, records: list[_Record]) -> Change:
+    """Write the file without brain's entries; a file brain created (or one that held only brain's
+    entries) goes when nothing is left, with the folders install made for it, when empty."""
+    path, what = target.path, _what(target)
+    for record in records:
         record.file.unlink(missing_ok=True)
-    return changes
+    if current is None or text is None:
+        return Change(str(path), "absent", what)
+    if text == current:
+        return Change(str(path), "unchanged", what)
+    created = not records or any(record.created_file for record in records)
+    if _holds_nothing(text) and created and not path.is_symlink():
+        path.unlink()
+        folders = {folder for record in records for folder in record.created_folders}
+        for folder in sorted(map(Path, folders), key=lambda f: len(f.parts), reverse=True):
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        return Change(str(path), "removed", what)
+    _write(path, text)
+    return Change(str(path), "updated", what)
 
 
-def _backup_file(vault: Path, path: Path) -> Path:
-    import hashlib
-
-    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:20]
-    return vault / ".brain" / "hooks" / "installed" / f"{digest}.json"
-
-
-@dataclass(frozen=True)
-class _Record:
-    """What install kept of a file: its text before and after, and the folders it made for it."""
-
-    file: Path
-    before: str | None
-    after: str | None
-    created_folders: tuple[str, ...]
+def _holds_nothing(text: str) -> bool:
+    return text.strip() in ("", "{}")
 
 
 def _missing_folders(path: Path) -> list[str]:
@@ -126,75 +280,105 @@ def _missing_folders(path: Path) -> list[str]:
     return missing
 
 
-def _remember(vault: Path, path: Path, before: str | None, after: str | None, created: list[str]) -> None:
-    record = _backup_file(vault, path)
-    if record.is_file():  # installed before: keep the first 'before', the one without brain, and its folders
-        saved = json.loads(record.read_text(encoding="utf-8"))
-        before = saved.get("before")
-        created = list(dict.fromkeys([*saved.get("created_folders", []), *created]))
-    record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(
-        json.dumps({"path": str(path), "before": before, "after": after, "created_folders": created}),
-        encoding="utf-8",
-    )
+# ---------------------------------------------------------------- what install remembers, in the vault
 
 
-def _recalled(agent: Agent, current: str | None, path: Path) -> _Record | None:
-    """What install kept of the file, found through the vaults brain's entries in it name."""
+@dataclass(frozen=True)
+class _Record:
+    """What install kept of a file: whether brain created it and the folders it made for it."""
+
+    file: Path
+    created_file: bool
+    created_folders: tuple[str, ...]
+
+
+def _installed_dir(vault: Path) -> Path:
+    return vault / ".brain" / "hooks" / "installed"
+
+
+def _record_file(vault: Path, target: Target) -> Path:
+    key = f"{target.path.resolve()}\n{target.share}\n{target.project or ''}"
+    return _installed_dir(vault) / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
+
+
+def _legacy_record_file(vault: Path, path: Path) -> Path:
+    """Where earlier versions kept their copy of a file (keyed by the path alone)."""
+    return _installed_dir(vault) / f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:20]}.json"
+
+
+def _remember(vault: Path, agent: Agent, target: Target, text: str | None, created: bool, folders: list[str]) -> None:
+    if text is None:
+        return
+    entries, _ = agent.entries(target, text)
+    record = {
+        "path": str(target.path),
+        "created_file": created,
+        "created_folders": list(dict.fromkeys(folders)),
+        "entries": list(entries),
+        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+    }
+    _write_private(_record_file(vault, target), json.dumps(record, ensure_ascii=False))
+
+
+def _records(agent: Agent, target: Target, current: str | None) -> list[_Record]:
+    """What install kept of the file, in the vaults brain's entries in it name (one per vault when it
+    was installed with one vault and then another)."""
     if current is None:
-        return None
-    for vault in agent.vaults_named(current):
-        record = _backup_file(Path(vault), path)
-        if not record.is_file():
-            continue
-        saved = json.loads(record.read_text(encoding="utf-8"))
-        return _Record(record, saved.get("before"), saved.get("after"), tuple(saved.get("created_folders", [])))
-    return None
-
-
-def status(project_dir: Path, home: Path) -> list[Installed]:
-    """brain's entries in every file it may have written, for every agent and scope."""
+        return []
     found = []
-    seen: set[Path] = set()
-    for agent in AGENTS.values():
-        for scope in SCOPES:
-            for path, what in targets(agent, scope, project_dir, home):
-                if path in seen:  # an agent with one file for both scopes
-                    continue
-                seen.add(path)
-                if not path.is_file():
-                    found.append(Installed(str(path), False, ()))
-                    continue
-                try:
-                    found.append(Installed(str(path), True, *agent.entries(path, what, _read(path))))
-                except BrokenFile as error:
-                    found.append(Installed(str(path), True, (), error.problem))
+    for vault in agent.vaults_named(target, current):
+        for file in (_record_file(Path(vault), target), _legacy_record_file(Path(vault), target.path)):
+            saved = _load(file)
+            if saved is not None and saved.get("path") == str(target.path):
+                created = bool(saved.get("created_file", "before" in saved and saved["before"] is None))
+                found.append(_Record(file, created, tuple(saved.get("created_folders", []))))
     return found
 
 
-def _new_text(agent: Agent, path: Path, what: str, commands: Commands | None) -> str | None:
-    """The file's text after the change, or None when the file should stay absent."""
-    text = _read(path) if path.is_file() else None
+def _forget_copies(vault: Path) -> None:
+    """Earlier versions kept each file's whole text (`before`, `after`) in the vault, `~/.claude.json`
+    with its tokens included: keep only what brain needs of them, at mode 600."""
+    folder = _installed_dir(vault)
+    for file in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        saved = _load(file)
+        if saved is None:
+            file.unlink(missing_ok=True)
+        elif "before" in saved or "after" in saved:
+            after = saved.get("after")
+            kept = {
+                "path": saved.get("path"),
+                "created_file": saved.get("before") is None,
+                "created_folders": saved.get("created_folders", []),
+                "sha256": hashlib.sha256(after.encode()).hexdigest() if isinstance(after, str) else None,
+            }
+            _write_private(file, json.dumps(kept, ensure_ascii=False))
+        else:
+            os.chmod(file, 0o600)
+
+
+def _load(file: Path) -> dict[str, Any] | None:
     try:
-        return agent.merged(path, what, text, commands)
-    except InvalidInput as error:
-        message = str(error)
-        raise InvalidInput(message if message.startswith(str(path)) else f"{path}: {message}") from None
+        saved = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return saved if isinstance(saved, dict) else None
 
 
-def _apply(path: Path, what: str, text: str | None) -> Change:
-    if text is None:
-        if path.is_file():
-            path.unlink()
-            return Change(str(path), "removed", what)
-        return Change(str(path), "absent", what)
-    if path.is_file():
-        if _read(path) == text:
-            return Change(str(path), "unchanged", what)
-        _write(path, text)
-        return Change(str(path), "updated", what)
-    _write(path, text)
-    return Change(str(path), "created", what)
+def _write_private(file: Path, text: str) -> None:
+    """A file only its owner reads, in a folder only its owner opens."""
+    file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(file.parent, 0o700)
+    handle, temp = tempfile.mkstemp(prefix=f".{file.name}.", dir=file.parent)  # mode 600
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, file)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------- settings files
 
 
 def _read(path: Path) -> str:
@@ -208,15 +392,17 @@ def _read(path: Path) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    """Write atomically, keeping the mode; through a symlink, the link's target (the link stays)."""
+    real = path.resolve() if path.is_symlink() else path
+    real.parent.mkdir(parents=True, exist_ok=True)
+    mode = real.stat().st_mode & 0o777 if real.exists() else None
+    handle, temp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         if mode is not None:
             os.chmod(temp, mode)
-        os.replace(temp, path)
+        os.replace(temp, real)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise

@@ -21,21 +21,25 @@ def changes_json(changes: list[Change]) -> list[dict[str, Any]]:
 def status_lines(found: list[Installed]) -> list[str]:
     lines = []
     for item in found:
+        name = item.label or item.path
         if not item.exists:
-            lines.append(f"{item.path}: no such file")
+            lines.append(f"{name}: no such file")
         elif item.problem:
-            lines.append(f"{item.path}: {item.problem}")
+            lines.append(f"{name}: {item.problem}")
             lines += [f"  {entry}" for entry in item.entries]
         elif not item.entries:
-            lines.append(f"{item.path}: nothing from brain")
+            lines.append(f"{name}: nothing from brain")
         else:
-            lines.append(f"{item.path}:")
+            lines.append(f"{name}:")
             lines += [f"  {entry}" for entry in item.entries]
     return lines
 
 
 def status_json(found: list[Installed]) -> list[dict[str, Any]]:
-    return [{"path": i.path, "exists": i.exists, "entries": list(i.entries), "problem": i.problem} for i in found]
+    return [
+        {"path": i.path, "share": i.share, "exists": i.exists, "entries": list(i.entries), "problem": i.problem}
+        for i in found
+    ]
 
 
 def hook_output(result: HookResult) -> str:

@@ -18,6 +18,7 @@ the agent is never told of a failure.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 OWN_EVENTS = ("extract", "warm")
 DEFAULT_BUDGET = 1000
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
+PRIVATE = 0o600  # the mode of every file brain keeps under .brain/hooks/ (session ids, what it installed)
 
 
 @dataclass(frozen=True)
@@ -175,10 +177,18 @@ def _first_time(root: Path, session: str) -> bool:
     marker = hooks_dir(root) / "prompted" / safe_name(session)
     marker.parent.mkdir(parents=True, exist_ok=True)
     try:
-        marker.open("x").close()
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
     except FileExistsError:
         return False
     return True
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a state file under `.brain/hooks/` that only its owner reads (mode 600)."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
+    os.fchmod(handle, PRIVATE)
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
 
 
 def spawn_extract(root: Path, transcript: Path, session: str, format: str) -> None:
@@ -208,7 +218,7 @@ def warm(memory: Memory) -> None:
     root = memory.root
     hooks_dir(root).mkdir(parents=True, exist_ok=True)
     try:
-        with FileLock(str(hooks_dir(root) / "warm.lock"), timeout=0):
+        with FileLock(str(hooks_dir(root) / "warm.lock"), timeout=0, mode=PRIVATE):
             started = datetime.now(UTC)
             first_prompt(
                 memory.corpus, "warm up the vectors of patterns and tips", budget=DEFAULT_BUDGET, caller="hook:warm"
@@ -248,7 +258,7 @@ def extract_session(
     state = hooks_dir(root)
     name = safe_name(session)
     (state / "locks").mkdir(parents=True, exist_ok=True)
-    with FileLock(str(state / "locks" / f"{name}.lock"), timeout=LOCK_WAIT):
+    with FileLock(str(state / "locks" / f"{name}.lock"), timeout=LOCK_WAIT, mode=PRIVATE):
         info = transcript.stat()
         stamp = f"{info.st_size}:{info.st_mtime_ns}"
         done = state / "extracted" / name
@@ -257,7 +267,7 @@ def extract_session(
             return
         report = end_session(memory.corpus, transcript, readers=readers, format=format)
         done.parent.mkdir(parents=True, exist_ok=True)
-        done.write_text(stamp, encoding="utf-8")
+        _write_private(done, stamp)
         tips = len(report.tips.created)
         redacted = f"{report.redacted} value{'' if report.redacted == 1 else 's'} redacted"
         log(

@@ -22,12 +22,15 @@ CONTEXT_HOOKS = ("session-start", "first-prompt")  # the hooks that hand the age
 
 @dataclass(frozen=True)
 class Commands:
-    """How the agent runs brain: the absolute path of the `brain` program, the vault, and the facts
-    namespaces the context hooks read (none: the vault's default namespace)."""
+    """How the agent runs brain: the `brain` program, the vault, and the facts namespaces the context
+    hooks read (none: the vault's default namespace). `portable`: the program is `brain` found on PATH
+    and the vault a path relative to the project's root, so the entries hold no path of this machine
+    and a team can commit them."""
 
     brain: str
     vault: str
     namespaces: tuple[str, ...] = ()
+    portable: bool = False
 
     def hook_args(self, event: str, *extra: str) -> list[str]:
         chosen = [arg for name in self.namespaces for arg in ("--namespace", name)] if event in CONTEXT_HOOKS else []
@@ -46,6 +49,30 @@ class BrokenFile(InvalidInput):
     def __init__(self, message: str, problem: str) -> None:
         super().__init__(message)
         self.problem = problem
+
+
+def is_brain_program(value: Any) -> bool:
+    """`brain` on PATH, or a path whose last part is `brain` (or `brain.exe`)."""
+    return isinstance(value, str) and re.split(r"[/\\]", value)[-1] in ("brain", "brain.exe")
+
+
+def only_options(args: list[Any]) -> bool:
+    """Nothing but the options brain writes after a command: `--vault V` and `--namespace N` pairs."""
+    pairs = list(zip(args[::2], args[1::2], strict=False))
+    return len(args) % 2 == 0 and all(flag in ("--vault", "--namespace") and isinstance(v, str) for flag, v in pairs)
+
+
+def is_brain_hook(args: list[Any], events: tuple[str, ...]) -> bool:
+    """Whether a command's arguments are exactly a hook brain writes: `<brain> hooks run EVENT` and its
+    options, nothing before or after. A user's wrapper, or a command that merely mentions
+    `hooks run session-end`, is not brain's."""
+    return (
+        len(args) >= 4
+        and is_brain_program(args[0])
+        and args[1:3] == ["hooks", "run"]
+        and args[3] in events
+        and only_options(args[4:])
+    )
 
 
 def split_command(command: str) -> list[str]:
@@ -95,8 +122,11 @@ def server_args(servers: Any) -> Any:
 
 
 def is_our_server(server: Any) -> bool:
-    args = server.get("args") if isinstance(server, dict) else None
-    return isinstance(args, list) and args[:1] == ["mcp"] and "--vault" in args
+    """Exactly the server brain writes: `<brain> mcp --vault V`."""
+    if not isinstance(server, dict) or not is_brain_program(server.get("command")):
+        return False
+    args = server.get("args")
+    return isinstance(args, list) and args[:1] == ["mcp"] and "--vault" in args and only_options(args[1:])
 
 
 def with_mcp_server(config: dict[str, Any], commands: Commands) -> dict[str, Any]:

@@ -15,7 +15,14 @@ app = typer.Typer(
 )
 
 AgentArgument = Annotated[str, typer.Argument(help="claude-code or codex.", autocompletion=complete_agents)]
-ScopeOption = Annotated[str, typer.Option("--scope", help="project (this project's files) or user (your home's).")]
+ScopeOption = Annotated[
+    str,
+    typer.Option(
+        "--scope",
+        help="project (the repository's files: the committed ones when no path of this machine is needed, "
+        "else its local ones) or user (your home's).",
+    ),
+]
 NamespaceOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -27,7 +34,11 @@ NamespaceOption = Annotated[
 ]
 ProjectOption = Annotated[
     Path | None,
-    typer.Option("--project-dir", help="The project folder (default: the current folder).", show_default=False),
+    typer.Option(
+        "--project-dir",
+        help="A folder of the project; its repository's top level is used (default: the current folder).",
+        show_default=False,
+    ),
 ]
 
 
@@ -40,7 +51,8 @@ def install(
     namespace: NamespaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Merge brain's hooks and MCP server into the agent's settings; every other setting is kept."""
+    """Merge brain's hooks and MCP server into the agent's settings; every other setting is kept.
+    A project install works on the repository's top level; brain's hooks are never in two scopes."""
     from brain.agents import install as service
     from brain.agents.output import change_line, changes_json
     from brain.agents.settings import Commands
@@ -69,7 +81,8 @@ def install(
 def uninstall(
     agent: AgentArgument, scope: ScopeOption = "project", project_dir: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
-    """Remove exactly what `install` added; a file that held only that is deleted."""
+    """Take brain's entries out of the files as they are now; a file install created and nothing else
+    holds is deleted."""
     from brain.agents import install as service
     from brain.agents.output import change_line, changes_json
 

@@ -54,17 +54,18 @@ def hooks(*args: str):
 # ---------------------------------------------------------------- install, uninstall, status
 
 
-def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_file_back(vault, project, home):
-    out = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
+def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_settings_back(vault, project, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(USER_SETTINGS)
+    out = hooks("install", "claude-code", "--scope", "user", "--vault", str(vault.root))
     assert out.exit_code == 0
-    assert out.stdout == (
-        f"updated   {project}/.claude/settings.json  (hooks)\ncreated   {project}/.mcp.json  (mcp server)\n"
-    )
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert out.stdout == f"updated   {settings}  (hooks)\ncreated   {home}/.claude.json  (mcp server)\n"
+    data = json.loads(settings.read_text())
     brain = str(Path(sys.executable).parent / "brain")
     command = f"{brain} hooks run {{}} --vault {vault.root}"
-    assert settings["permissions"] == {"allow": ["Bash(ls:*)"]} and settings["model"] == "opus"
-    assert settings["hooks"] == {
+    assert data["permissions"] == {"allow": ["Bash(ls:*)"]} and data["model"] == "opus"
+    assert data["hooks"] == {
         "SessionStart": [
             {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]},
             {"hooks": [{"type": "command", "command": command.format("session-start"), "timeout": 10}]},
@@ -75,40 +76,45 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_fil
         "PreCompact": [{"hooks": [{"type": "command", "command": command.format("session-end"), "timeout": 10}]}],
         "SessionEnd": [{"hooks": [{"type": "command", "command": command.format("session-end"), "timeout": 10}]}],
     }
-    assert json.loads((project / ".mcp.json").read_text()) == {
+    assert json.loads((home / ".claude.json").read_text()) == {
         "mcpServers": {"brain": {"type": "stdio", "command": brain, "args": ["mcp", "--vault", str(vault.root)]}}
     }
-    written = {p: p.read_bytes() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
-    again = hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
-    assert again.stdout.splitlines()[0].startswith("unchanged ")
+    written = {p: p.read_bytes() for p in (settings, home / ".claude.json")}
+    again = hooks("install", "claude-code", "--scope", "user", "--vault", str(vault.root))
+    assert again.stdout == f"unchanged {settings}  (hooks)\nunchanged {home}/.claude.json  (mcp server)\n"
     assert {p: p.read_bytes() for p in written} == written
     status = hooks("status", "--project-dir", str(project), "--json")
-    entries = {Path(item["path"]).name: item["entries"] for item in json.loads(status.stdout) if item["exists"]}
+    entries = {row["path"]: row["entries"] for row in json.loads(status.stdout) if row["entries"]}
     assert entries == {
-        "settings.json": [
+        str(settings): [
             f"SessionStart: {command.format('session-start')}",
             f"UserPromptSubmit: {command.format('first-prompt')}",
             f"PreCompact: {command.format('session-end')}",
             f"SessionEnd: {command.format('session-end')}",
         ],
-        ".mcp.json": [f"mcpServers.brain: {brain} mcp --vault {vault.root}"],
+        f"{home}/.claude.json": [f"mcpServers.brain: {brain} mcp --vault {vault.root}"],
     }
-    gone = hooks("uninstall", "claude-code", "--project-dir", str(project))
-    assert gone.stdout == (
-        f"updated   {project}/.claude/settings.json  (hooks)\nremoved   {project}/.mcp.json  (mcp server)\n"
-    )
-    assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
-    assert not (project / ".mcp.json").exists()
+    gone = hooks("uninstall", "claude-code", "--scope", "user")
+    assert gone.stdout == f"updated   {settings}  (hooks)\nremoved   {home}/.claude.json  (mcp server)\n"
+    # every setting comes back; brain writes JSON its own way (two-space indent), so a file already
+    # written that way comes back byte for byte
+    assert json.loads(settings.read_text()) == json.loads(USER_SETTINGS)
+    assert not (home / ".claude.json").exists()
+    formatted = settings.read_bytes()
+    hooks("install", "claude-code", "--scope", "user", "--vault", str(vault.root))
+    hooks("uninstall", "claude-code", "--scope", "user")
+    assert settings.read_bytes() == formatted
 
 
 def test_uninstall_after_someone_else_edited_removes_only_brains_entries(vault, project, home):
     hooks("install", "claude-code", "--project-dir", str(project), "--vault", str(vault.root))
-    path = project / ".claude" / "settings.json"
+    path = project / ".claude" / "settings.local.json"
     edited = json.loads(path.read_text())
     edited["env"] = {"FOO": "1"}
     path.write_text(json.dumps(edited, indent=2))
     hooks("uninstall", "claude-code", "--project-dir", str(project))
-    assert json.loads(path.read_text()) == {**json.loads(USER_SETTINGS), "env": {"FOO": "1"}}
+    assert json.loads(path.read_text()) == {"env": {"FOO": "1"}}
+    assert (project / ".claude" / "settings.json").read_text() == USER_SETTINGS
 
 
 def test_user_scope_writes_the_users_files(vault, project, home):
@@ -162,12 +168,15 @@ def test_uninstall_removes_the_folders_install_created_and_no_other(vault, tmp_p
     A folder that existed before install stays, even when uninstall leaves it empty."""
     bare = tmp_path / "bare-project"
     bare.mkdir()
-    for agent, extra in (("codex", []), ("claude-code", ["--scope", "user"]), ("claude-code", [])):
+    for agent, extra in (("codex", []), ("claude-code", ["--scope", "user"])):
         out = hooks("install", agent, *extra, "--project-dir", str(bare), "--vault", str(vault.root))
         assert out.exit_code == 0, out.stderr
     assert _tree(home) == [".claude", ".claude.json", ".claude/settings.json", ".codex", ".codex/config.toml"]
-    assert _tree(bare) == [".claude", ".claude/settings.json", ".mcp.json"]
     hooks("install", "codex", "--vault", str(vault.root))  # a second install remembers the folder as brain's
+    hooks("uninstall", "claude-code", "--scope", "user")
+    out = hooks("install", "claude-code", "--project-dir", str(bare), "--vault", str(vault.root))
+    assert out.exit_code == 0, out.stderr
+    assert _tree(bare) == [".claude", ".claude/settings.local.json"]
     for agent, extra in (("codex", []), ("claude-code", ["--scope", "user"]), ("claude-code", [])):
         out = hooks("uninstall", agent, *extra, "--project-dir", str(bare))
         assert out.exit_code == 0, out.stderr
@@ -239,7 +248,7 @@ def test_uninstall_gives_the_files_back_whatever_the_vault_path(name, project, h
         assert out.exit_code == 0, out.stderr
     for agent in ("claude-code", "codex"):
         assert hooks("uninstall", agent, "--project-dir", str(project)).exit_code == 0
-    assert settings.read_bytes() == USER_SETTINGS.encode()
+    assert settings.read_bytes() == USER_SETTINGS.encode() and not settings.with_name("settings.local.json").exists()
     assert codex.read_bytes() == b'model = "gpt-5-codex"\n'
     assert not (project / ".mcp.json").exists()
     assert list((root / ".brain" / "hooks" / "installed").iterdir()) == []
@@ -254,20 +263,26 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
     out = hooks("status", "--project-dir", str(project))
     assert out.exit_code == 0
     lines = out.stdout.splitlines()
-    assert lines[0] == f"{project}/.claude/settings.json:" and len(lines[1:5]) == 4
-    assert lines[5:] == [
+    assert lines[:2] == [
+        f"{project}/.claude/settings.json: nothing from brain",
+        f"{project}/.claude/settings.local.json:",
+    ]
+    assert len(lines[2:6]) == 4 and lines[7] == f"{home}/.claude.json (project {project}):"
+    assert [lines[6], *lines[9:]] == [
         f"{project}/.mcp.json: not JSON (Expecting property name enclosed in double quotes at line 1)",
         f"{home}/.claude/settings.json: no such file",
-        f"{home}/.claude.json: no such file",
+        f"{home}/.claude.json: nothing from brain",
         f"{codex}: not TOML (Invalid value (at line 1, column 9))",
     ]
     rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)
-    assert [(Path(r["path"]).name, r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
-        ("settings.json", True, 4, None),
-        (".mcp.json", True, 0, "not JSON (Expecting property name enclosed in double quotes at line 1)"),
-        ("settings.json", False, 0, None),
-        (".claude.json", False, 0, None),
-        ("config.toml", True, 0, "not TOML (Invalid value (at line 1, column 9))"),
+    assert [(Path(r["path"]).name, r["share"], r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
+        ("settings.json", "shared", True, 0, None),
+        ("settings.local.json", "local", True, 4, None),
+        (".mcp.json", "shared", True, 0, "not JSON (Expecting property name enclosed in double quotes at line 1)"),
+        (".claude.json", "local", True, 1, None),
+        ("settings.json", "user", False, 0, None),
+        (".claude.json", "user", True, 0, None),
+        ("config.toml", "user", True, 0, "not TOML (Invalid value (at line 1, column 9))"),
     ]
     before = {p: p.read_bytes() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
     for command in (("install", "--vault", str(vault.root)), ("uninstall",)):
@@ -359,6 +374,13 @@ def test_first_prompt_only_once_per_session(example):
     assert "## Patterns for this task\n- PATTERN-refresh-token-rotation (50% over 1):" in context["additionalContext"]
     second = brain_process("hooks", "run", "first-prompt", "--vault", str(example), stdin=prompt)
     assert (second.returncode, second.stdout, second.stderr) == (0, "", "")
+    state = modes(example / ".brain" / "hooks")
+    assert "prompted/7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33" in state and set(state.values()) == {0o600}
+
+
+def modes(folder: Path) -> dict[str, int]:
+    """The mode of every file under a folder, by its path there."""
+    return {str(p.relative_to(folder)): p.stat().st_mode & 0o777 for p in folder.rglob("*") if p.is_file()}
 
 
 def test_session_end_returns_at_once_and_extracts_in_the_background_once(example):
@@ -388,6 +410,8 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     written = Vault(example)
     versions = note_history(Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10.md").entries
     assert {(entry.by, entry.command) for entry in versions} == {("hook", "hooks run extract")}
+    state = modes(example / ".brain" / "hooks")  # session ids and transcript stamps: the owner's alone
+    assert "extracted/7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33" in state and set(state.values()) == {0o600}
 
 
 @pytest.mark.parametrize("stdin", ["{not json", '["a list"]', ""])
@@ -488,7 +512,7 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
     assert out.exit_code == 0
     commands = {
         entry["command"].split(" hooks run ")[1].split()[0]: entry["command"]
-        for groups in json.loads((project / ".claude" / "settings.json").read_text())["hooks"].values()
+        for groups in json.loads((project / ".claude" / "settings.local.json").read_text())["hooks"].values()
         for group in groups
         for entry in group["hooks"]
         if " hooks run " in entry["command"]
