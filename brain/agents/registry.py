@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from brain.agents import claude_code, codex
+from brain.agents import claude_code, codex, gemini
 from brain.agents.agent import Agent
 from brain.agents.runtime import Hook
 from brain.errors import UsageError
 from brain.memory.sessions.transcripts import TranscriptReader
 
-AGENTS: dict[str, Agent] = {agent.name: agent for agent in (claude_code.AGENT, codex.AGENT)}
+AGENTS: dict[str, Agent] = {agent.name: agent for agent in (claude_code.AGENT, codex.AGENT, gemini.AGENT)}
 READERS: tuple[TranscriptReader, ...] = tuple(agent.reader for agent in AGENTS.values())
 HOOKS: dict[str, Hook] = {event: hook for agent in AGENTS.values() for event, hook in agent.hooks.items()}
 

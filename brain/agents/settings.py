@@ -17,7 +17,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 
-CONTEXT_HOOKS = ("session-start", "first-prompt")  # the hooks that hand the agent facts
+CONTEXT_HOOKS = ("session-start", "first-prompt")  # the hooks that hand the agent facts (an agent may prefix them)
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,9 @@ class Commands:
     portable: bool = False
 
     def hook_args(self, event: str, *extra: str) -> list[str]:
-        chosen = [arg for name in self.namespaces for arg in ("--namespace", name)] if event in CONTEXT_HOOKS else []
+        chosen = (
+            [arg for name in self.namespaces for arg in ("--namespace", name)] if event.endswith(CONTEXT_HOOKS) else []
+        )
         return [self.brain, "hooks", "run", event, "--vault", self.vault, *chosen, *extra]
 
     def hook(self, event: str, *extra: str) -> str:

@@ -137,15 +137,16 @@ def extract(
     format: Annotated[
         str | None,
         typer.Option(
-            "--format", help="Read every file as this format: claude-code, codex or ai-agents (default: told per file)."
+            "--format",
+            help="Read every file as this format: claude-code, codex, gemini or ai-agents (default: told per file).",
         ),
     ] = None,
     agent: Annotated[
         str | None,
         typer.Option(
             "--from",
-            help="Backfill: every session the agent (claude-code, codex) still keeps that the vault does not hold "
-            "yet, oldest first (~/.claude/projects, $CODEX_HOME/sessions).",
+            help="Backfill: every session the agent (claude-code, codex, gemini) still keeps that the vault does not "
+            "hold yet, oldest first (~/.claude/projects, $CODEX_HOME/sessions, ~/.gemini/tmp).",
             autocompletion=complete_agents,
         ),
     ] = None,
@@ -169,9 +170,11 @@ def extract(
         _backfill(corpus, agent, project, dry_run, as_json)
         return
     if project is not None:
-        raise UsageError("--project goes with --from AGENT; give --from claude-code or --from codex")
+        raise UsageError("--project goes with --from AGENT; give --from claude-code, codex or gemini")
     if not paths:
-        raise UsageError("give transcripts, session logs or folders of them, or --from claude-code|codex")
+        raise UsageError(
+            "give transcripts, session logs or folders of them, or --from AGENT (claude-code, codex, gemini)"
+        )
     results = extract_into_vault(corpus, paths, readers=READERS, format=format, dry_run=dry_run)
     if as_json:
         emit_json([extracted_json(item, path, verb) for item, path, verb in results])

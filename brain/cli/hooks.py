@@ -14,7 +14,7 @@ app = typer.Typer(
     help="brain inside coding agents (Claude Code, Codex): install, uninstall, status, run.", no_args_is_help=True
 )
 
-AgentArgument = Annotated[str, typer.Argument(help="claude-code or codex.", autocompletion=complete_agents)]
+AgentArgument = Annotated[str, typer.Argument(help="claude-code, codex or gemini.", autocompletion=complete_agents)]
 ScopeOption = Annotated[
     str,
     typer.Option(

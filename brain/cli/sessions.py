@@ -19,7 +19,8 @@ def end(
         str, typer.Argument(help="The session's transcript (Claude Code, Codex) or ai-agents log (JSON or markdown).")
     ],
     format: Annotated[
-        str | None, typer.Option("--format", help="claude-code, codex or ai-agents (default: told from the file).")
+        str | None,
+        typer.Option("--format", help="claude-code, codex, gemini or ai-agents (default: told from the file)."),
     ] = None,
     pattern: Annotated[
         list[str] | None,

@@ -137,7 +137,7 @@ def test_a_settings_file_that_is_not_json_is_one_error_and_changes_no_file(vault
     )
     assert (project / ".claude" / "settings.json").read_text() == "{not json" and not (project / ".mcp.json").exists()
     bad = hooks("install", "cursor", "--project-dir", str(project), "--vault", str(vault.root))
-    assert bad.exit_code == 2 and bad.stderr == "error: agent 'cursor' is not one of: claude-code, codex\n"
+    assert bad.exit_code == 2 and bad.stderr == "error: agent 'cursor' is not one of: claude-code, codex, gemini\n"
 
 
 def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
@@ -220,7 +220,8 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
     assert not (home / ".codex").exists()
     status = json.loads(hooks("status", "--project-dir", str(tmp_path), "--json").stdout)
     brain = str(Path(sys.executable).parent / "brain")
-    assert (status[-1]["path"], status[-1]["entries"]) == (
+    [codex_row] = [row for row in status if row["path"] == str(config)]
+    assert (codex_row["path"], codex_row["entries"]) == (
         str(config),
         [
             f'notify = ["{brain}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]',
@@ -273,6 +274,8 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
         f"{home}/.claude/settings.json: no such file",
         f"{home}/.claude.json: nothing from brain",
         f"{codex}: not TOML (Invalid value (at line 1, column 9))",
+        f"{project}/.gemini/settings.json: no such file",
+        f"{home}/.gemini/settings.json: no such file",
     ]
     rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)
     assert [(Path(r["path"]).name, r["share"], r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
@@ -283,6 +286,8 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
         ("settings.json", "user", False, 0, None),
         (".claude.json", "user", True, 0, None),
         ("config.toml", "user", True, 0, "not TOML (Invalid value (at line 1, column 9))"),
+        ("settings.json", "local", False, 0, None),
+        ("settings.json", "user", False, 0, None),
     ]
     before = {p: p.read_bytes() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
     for command in (("install", "--vault", str(vault.root)), ("uninstall",)):

@@ -135,7 +135,7 @@ def test_installing_with_another_vault_updates_in_place_and_one_uninstall_takes_
     assert json.loads(settings.read_text()) == json.loads(USER_SETTINGS)
     assert not (home / ".claude.json").exists()
     status = hooks("status", "--project-dir", str(tmp_path), "--json")
-    assert [row["entries"] for row in json.loads(status.stdout)] == [[]] * 7
+    assert [row["entries"] for row in json.loads(status.stdout)] == [[]] * 9  # Claude Code 6, Codex 1, Gemini 2
     for vault in (first, second):
         assert list((vault / ".brain" / "hooks" / "installed").iterdir()) == []
 
@@ -326,6 +326,8 @@ def test_a_project_install_from_a_subfolder_writes_the_repository_root_and_commi
         f"{home}/.claude/settings.json: no such file",
         f"{home}/.claude.json: nothing from brain",
         f"{home}/.codex/config.toml: no such file",
+        f"{repo}/.gemini/settings.json: no such file",
+        f"{home}/.gemini/settings.json: no such file",
     ]
     out = hooks("uninstall", "claude-code", "--project-dir", str(sub))
     assert out.stdout == (

@@ -69,8 +69,8 @@ def test_format_is_detected_per_file_and_can_be_forced(tmp_path):
     renamed = tmp_path / "rollout.txt"
     shutil.copy(CODEX, renamed)
     assert extract_transcript(renamed, READERS, "codex").episode.metrics["tool_calls"] == 4
-    with pytest.raises(InvalidInput, match=r"^format .gemini. is not one of: claude-code, codex, ai-agents$"):
-        extract_transcript(renamed, READERS, "gemini")
+    with pytest.raises(InvalidInput, match=r"^format .cursor. is not one of: claude-code, codex, gemini, ai-agents$"):
+        extract_transcript(renamed, READERS, "cursor")
 
 
 def test_a_forced_format_the_file_does_not_have_is_one_error_and_writes_nothing(brain, vault):
@@ -107,7 +107,7 @@ def test_a_forced_format_the_file_does_not_have_is_one_error_and_writes_nothing(
     [
         (
             '{"foo": 1}\n{"bar": 2}\n',
-            r"not a transcript brain knows \(Claude Code, Codex\) nor an ai-agents session log",
+            r"not a transcript brain knows \(Claude Code, Codex, Gemini CLI\) nor an ai-agents session log",
         ),
         ("hello\nworld\n", "not a transcript brain knows"),
         (b"\x00\x01binary", "is a binary file, not a transcript or a session log"),
@@ -146,7 +146,7 @@ def test_cli_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_path):
         and out.stderr.startswith("error: x.jsonl is not a transcript")
     )
     out = brain("episode", "extract", str(CLAUDE), "--format", "nope")
-    assert out.stderr == "error: format 'nope' is not one of: claude-code, codex, ai-agents\n"
+    assert out.stderr == "error: format 'nope' is not one of: claude-code, codex, gemini, ai-agents\n"
     assert sorted((vault.root / "episodes").iterdir()) == before
 
 
@@ -195,9 +195,9 @@ def test_session_end_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
     cases = [  # what is in a file: 1; a value or path the command line gets wrong: a usage error, 2
         ((str(tmp_path / "notes.jsonl"),), 1, "error: notes.jsonl is not a transcript brain knows"),
         (
-            (str(CLAUDE), "--format", "gemini"),
+            (str(CLAUDE), "--format", "cursor"),
             2,
-            "error: format 'gemini' is not one of: claude-code, codex, ai-agents\n",
+            "error: format 'cursor' is not one of: claude-code, codex, gemini, ai-agents\n",
         ),
         (
             (str(tmp_path / "gone.jsonl"),),

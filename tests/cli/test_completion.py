@@ -120,10 +120,10 @@ def test_completion_offers_nothing_rather_than_fail(notes: Vault, tmp_path: Path
 
 
 def test_agent_names_complete_for_hooks_install_and_uninstall(tmp_path: Path):
-    assert complete("brain", "hooks", "install", "", cwd=tmp_path) == "claude-code\ncodex\n"
+    assert complete("brain", "hooks", "install", "", cwd=tmp_path) == "claude-code\ncodex\ngemini\n"
     assert complete("brain", "hooks", "uninstall", "co", cwd=tmp_path) == "codex\n"
     assert complete("brain", "hooks", "install", "", shell="zsh", cwd=tmp_path) == (
-        '_arguments \'*: :(("claude-code"\n"codex"))\'\n'
+        '_arguments \'*: :(("claude-code"\n"codex"\n"gemini"))\'\n'
     )
 
 

@@ -135,10 +135,10 @@ def test_claude_config_dir_moves_the_store(vault, home, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--from", "gemini"), "error: agent 'gemini' is not one of: claude-code, codex"),
+        (("--from", "cursor"), "error: agent 'cursor' is not one of: claude-code, codex, gemini"),
         (("--from", "claude-code", "some.jsonl"), "error: give transcripts or --from AGENT, not both"),
-        (("--project", "/work"), "error: --project goes with --from AGENT; give --from claude-code or --from codex"),
-        ((), "error: give transcripts, session logs or folders of them, or --from claude-code|codex"),
+        (("--project", "/work"), "error: --project goes with --from AGENT; give --from claude-code, codex or gemini"),
+        ((), "error: give transcripts, session logs or folders of them, or --from AGENT (claude-code, codex, gemini)"),
     ],
 )
 def test_bad_backfill_usage_is_one_line_and_exit_2(vault, home, args, message):
