@@ -42,16 +42,18 @@ class EmbedResult:
     seconds: float = 0.0
 
 
-def embed_pending(index: Index, *, progress: Progress | None = None) -> EmbedResult:
-    """Embed the chunks of notes whose text changed since their vectors were made; drop the rest."""
+def embed_pending(index: Index, *, progress: Progress | None = None, wait: float | None = None) -> EmbedResult:
+    """Embed the chunks of notes whose text changed since their vectors were made; drop the rest.
+    `wait` bounds the wait for the index lock (IndexBusy after it; default: engine.LOCK_TIMEOUT)."""
     started = time.perf_counter()
     catalog = index.catalog
     result = EmbedResult()
     store = index.vectors
     store.check_embedder()
-    if not catalog.pending_vectors() and not catalog.has_gone():
+    if not catalog.pending_vectors() and not catalog.has_gone() and not index.vectors_outdated():
         return result
-    with index.locked():
+    with index.locked(timeout=wait):
+        index.renew_outdated_vectors()  # left by a reader that found the lock busy (see engine.Index)
         orphans = catalog.orphan_chunks()
         if orphans or catalog.has_gone():
             store.delete([record_id(n, c) for n, c in orphans])

@@ -13,7 +13,12 @@ made under the index lock, so only one process writes at a time and always from 
 
 Reads never query Chroma: they go to an exact in-memory copy of the vectors (`matrix.ChunkMatrix`),
 loaded from a snapshot file when it is current, else from Chroma, and kept current by this
-process's own writes.
+process's own writes. The embedded store is read only under the index lock, taken without waiting:
+opening it applies Chroma's write-ahead log to the vector segment, a write, and a second process
+doing so beside a writer failed its reads (`InternalError: Error finding id`) and grew the
+segment's files. While another process holds the lock, a read uses the last snapshot, restricted
+to the chunks the catalog lists now (a chunk's id is the hash of its text, so each vector kept is
+exact) and says how many notes it lacks (`lacking`).
 
 Checking the vectors against the catalog (`consistency.py`) need not open Chroma either: brain
 records a stamp of the embedded store's files (`files_stamp`) whenever it knows they hold what
@@ -28,12 +33,12 @@ import hashlib
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from brain.errors import IndexMismatch, IndexUnavailable, Remedy
+from brain.errors import IndexBusy, IndexMismatch, IndexUnavailable, Remedy
 from brain.index.catalog.catalog import Catalog
 from brain.index.vectors.chunking import CHUNKING_VERSION
 from brain.index.vectors.identity import collection_name, files_stamp, is_copy, parse_url, renew_vault_identity
@@ -71,8 +76,18 @@ def _serialized(method: Callable[Concatenate[VectorStore, _P], _R]) -> Callable[
 
 
 class VectorStore:
-    def __init__(self, catalog: Catalog, vault_root: Path, embedder_id: str, dim: int, chroma_url: str | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        vault_root: Path,
+        embedder_id: str,
+        dim: int,
+        chroma_url: str | None = None,
+        index_lock: Callable[[float | None], AbstractContextManager[None]] | None = None,
+    ):
         self.catalog = catalog
+        self._index_lock = index_lock  # the index lock (engine.Index.locked): reading the embedded store takes it
+        self.lacking = 0  # notes the last read's copy lacked: another process was writing (see the module doc)
         self.embedder_id = embedder_id
         self.dim = dim
         if chroma_url:
@@ -348,20 +363,48 @@ class VectorStore:
     @_serialized
     def matrix(self) -> ChunkMatrix:
         """This process's exact copy of the vectors: from the snapshot file when it is current,
-        else from Chroma (and then saved as the snapshot for the next process)."""
+        else from Chroma (and then saved as the snapshot for the next process); while another
+        process writes the embedded store, the last snapshot (see the module doc)."""
         from brain.index.vectors.matrix import ChunkMatrix
 
         self.check_embedder()
         self._check_fresh()
-        if self._matrix is None:
-            generation = self._seen_generation or "0"
-            loaded = ChunkMatrix.load(self.snapshot_path, generation, self.dim)
-            if loaded is None:
-                loaded = self._matrix_from_chroma()
-                if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
-                    loaded.save(self.snapshot_path, generation)
-            self._matrix = loaded
-        return self._matrix
+        if self._matrix is not None:
+            return self._matrix
+        loaded = ChunkMatrix.load(self.snapshot_path, self._seen_generation or "0", self.dim)
+        if loaded is None:
+            try:
+                with self._reading():
+                    self._check_fresh()  # the generation the store holds now, under the lock
+                    generation = self._seen_generation or "0"
+                    loaded = ChunkMatrix.load(self.snapshot_path, generation, self.dim)
+                    if loaded is None:
+                        loaded = self._matrix_from_chroma()
+                        if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
+                            loaded.save(self.snapshot_path, generation)
+            except IndexBusy:
+                return self._last_snapshot()
+        self.lacking = 0
+        self._matrix = loaded
+        return loaded
+
+    def _reading(self) -> AbstractContextManager[None]:
+        """The index lock without waiting, for reading the embedded store (a server serves its own reads)."""
+        if self._index_lock is None or self.chroma_url or self.catalog.read_only:
+            return nullcontext()
+        return self._index_lock(0)
+
+    def _last_snapshot(self) -> ChunkMatrix:
+        """The last snapshot, whatever its generation, restricted to the chunks the catalog lists now;
+        not kept: the next read looks again."""
+        from brain.index.vectors.matrix import ChunkMatrix
+
+        listed = self.catalog.chunk_ids()
+        found = ChunkMatrix.load(self.snapshot_path, None, self.dim) or ChunkMatrix.empty(self.dim)
+        kept = found.only(listed)
+        held = set(zip(kept.notes.tolist(), kept.chunks.tolist(), strict=True))
+        self.lacking = len({note for note, chunk in listed if (note, chunk.encode()) not in held})
+        return kept
 
     @_serialized
     def load_snapshot(self) -> bool:
