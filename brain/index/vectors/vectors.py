@@ -28,9 +28,12 @@ match the stamp are trusted; any other change, made by anyone, means a full chec
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import os
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -468,7 +471,31 @@ def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | 
                 dropped += 1
     finally:
         client.close()
+    if not chroma_url:
+        remove_orphan_segments(store.path)
     return dropped
+
+
+_SEGMENT_FOLDER = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def remove_orphan_segments(chroma_dir: Path) -> list[str]:
+    """Delete the vector segment folders no collection of the embedded store uses any more; the
+    names of those deleted. Chroma deletes a collection's rows but leaves its segment's files on
+    disk, so each `brain reindex` left a whole copy of the vectors behind. Nothing is deleted
+    when the store's list of segments cannot be read."""
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{chroma_dir / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
+            used = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
+        folders = [entry for entry in os.scandir(chroma_dir) if entry.is_dir(follow_symlinks=False)]
+    except (sqlite3.Error, OSError):
+        return []
+    orphans = [entry.name for entry in folders if _SEGMENT_FOLDER.fullmatch(entry.name) and entry.name not in used]
+    for name in orphans:
+        shutil.rmtree(chroma_dir / name, ignore_errors=True)
+    return orphans
 
 
 def record_id(note_id: int, chunk_id: str) -> str:
