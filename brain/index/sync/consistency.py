@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from brain.errors import IndexMismatch
 from brain.index.engine import Index
+from brain.index.sync.disk_bound import keep_in_bounds
 from brain.index.vectors.vectors import record_id
 
 
@@ -78,4 +79,5 @@ def repair_vectors(index: Index) -> VectorCheck | None:
         with index.catalog.write():
             index.catalog.forget_vectors(list(check.missing_notes))
             store.written(agreed=True)  # they agree now, whatever changed the store before
+        keep_in_bounds(index)
         return check

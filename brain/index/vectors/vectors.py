@@ -28,12 +28,9 @@ match the stamp are trusted; any other change, made by anyone, means a full chec
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import os
 import re
-import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -57,6 +54,13 @@ STAMP_KEY = "vectors_stamp"  # the store's stamp when brain last knew it held wh
 DROPPED_KEY = "collections_dropped"  # when `brain reindex` last dropped every collection of the vault (time_ns)
 
 Metadata = Mapping[str, str | int | float | bool | None]  # one record's metadata, as Chroma takes it
+# Chroma's HNSW index for brain's write pattern: brain writes in batches of 256 chunks
+# (sync/embedding.py), so one batch is one insert into the index (`batch_size`), and the index's
+# files are rewritten every 16 batches (`sync_threshold`) rather than every 1,000 records: fewer
+# resize-and-persist cycles, the pattern behind the link_lists.bin growth projects embedding Chroma
+# reported. Records not persisted yet are in Chroma's write-ahead log (durable) meanwhile.
+HNSW_BATCH, HNSW_SYNC = 256, 4096
+HNSW = {"space": "cosine", "batch_size": HNSW_BATCH, "sync_threshold": HNSW_SYNC}
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -172,11 +176,13 @@ class VectorStore:
             if self._client is None:
                 self._client = self._connect()
             if create:
-                self._collection = self._client.get_or_create_collection(
-                    self.name,
-                    metadata={"embedder": self.embedder_id, "dim": self.dim, ROOT_KEY: str(self.vault_root)},
-                    configuration={"hnsw": {"space": "cosine"}},
-                    embedding_function=None,  # brain embeds; Chroma's own function must never run (or download)
+                self._collection = _with_hnsw(
+                    self._client.get_or_create_collection(
+                        self.name,
+                        metadata={"embedder": self.embedder_id, "dim": self.dim, ROOT_KEY: str(self.vault_root)},
+                        configuration={"hnsw": HNSW},
+                        embedding_function=None,  # brain embeds; Chroma's own function must never run (or download)
+                    )
                 )
             else:
                 try:
@@ -230,9 +236,29 @@ class VectorStore:
         self._check_fresh()
         if self._client is None:
             self._client = self._connect()
-        return self._client.get_or_create_collection(
-            collection_name(self.vault_root, kind), configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        return _with_hnsw(
+            self._client.get_or_create_collection(
+                collection_name(self.vault_root, kind), configuration={"hnsw": HNSW}, embedding_function=None
+            )
         )
+
+    @_serialized
+    def rebuild(self, name: str, ids: Sequence[str], embeddings: Any, metadatas: Sequence[Metadata]) -> None:
+        """Replace this vault's collection `name` by a new one holding exactly these records (under the
+        index lock): a segment out of its bound (see segments.py) is never read again, only replaced."""
+        self._check_fresh()
+        if self._client is None:
+            self._client = self._connect()
+        old = self._client.get_collection(name, embedding_function=None)
+        metadata = old.metadata
+        self._client.delete_collection(name)
+        self._collection = None
+        new = self._client.create_collection(
+            name, metadata=metadata, configuration={"hnsw": HNSW}, embedding_function=None
+        )
+        for start in range(0, len(ids), HNSW_BATCH):
+            end = start + HNSW_BATCH
+            new.add(ids=list(ids[start:end]), embeddings=embeddings[start:end], metadatas=list(metadatas[start:end]))
 
     def written(self, *, agreed: bool = False) -> None:
         """Inside the catalog's write(): record that this process changed the vectors, and their
@@ -397,14 +423,25 @@ class VectorStore:
             return nullcontext()
         return self._index_lock(0)
 
+    def last_copy(self) -> ChunkMatrix:
+        """This process's copy of the vectors if it holds one, else the last snapshot whatever its
+        generation (empty without one): brain's own vectors, never read from Chroma."""
+        from brain.index.vectors.matrix import ChunkMatrix
+
+        held = self._matrix
+        return held or ChunkMatrix.load(self.snapshot_path, None, self.dim) or ChunkMatrix.empty(self.dim)
+
+    def adopt(self, copy: ChunkMatrix) -> None:
+        """After `written`: `copy` is exactly what the store holds now; keep it and save it as the snapshot."""
+        with self._lock:
+            self._matrix = copy
+            self.save_snapshot()
+
     def _last_snapshot(self) -> ChunkMatrix:
         """The last snapshot, whatever its generation, restricted to the chunks the catalog lists now;
         not kept: the next read looks again."""
-        from brain.index.vectors.matrix import ChunkMatrix
-
         listed = self.catalog.chunk_ids()
-        found = ChunkMatrix.load(self.snapshot_path, None, self.dim) or ChunkMatrix.empty(self.dim)
-        kept = found.only(listed)
+        kept = self.last_copy().only(listed)
         held = set(zip(kept.notes.tolist(), kept.chunks.tolist(), strict=True))
         self.lacking = len({note for note, chunk in listed if (note, chunk.encode()) not in held})
         return kept
@@ -454,48 +491,14 @@ class VectorStore:
         ]
 
 
-def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | None) -> int:
-    """Delete every collection of this vault, whatever embedder wrote it (reindex). Returns how many."""
-    store = VectorStore.__new__(VectorStore)
-    store.chroma_url, store.path, store._client, store._collection = chroma_url, Path(index_dir) / "chroma", None, None
-    if not chroma_url and not store.path.exists():
-        return 0
-    client = store._connect()
-    prefix = collection_name(vault_root, "x")[:-1]
-    dropped = 0
-    try:
-        for collection in client.list_collections():
-            name = collection if isinstance(collection, str) else collection.name
-            if name.startswith(prefix):
-                client.delete_collection(name)
-                dropped += 1
-    finally:
-        client.close()
-    if not chroma_url:
-        remove_orphan_segments(store.path)
-    return dropped
-
-
-_SEGMENT_FOLDER = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def remove_orphan_segments(chroma_dir: Path) -> list[str]:
-    """Delete the vector segment folders no collection of the embedded store uses any more; the
-    names of those deleted. Chroma deletes a collection's rows but leaves its segment's files on
-    disk, so each `brain reindex` left a whole copy of the vectors behind. Nothing is deleted
-    when the store's list of segments cannot be read."""
-    import sqlite3
-
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{chroma_dir / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
-            used = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
-        folders = [entry for entry in os.scandir(chroma_dir) if entry.is_dir(follow_symlinks=False)]
-    except (sqlite3.Error, OSError):
-        return []
-    orphans = [entry.name for entry in folders if _SEGMENT_FOLDER.fullmatch(entry.name) and entry.name not in used]
-    for name in orphans:
-        shutil.rmtree(chroma_dir / name, ignore_errors=True)
-    return orphans
+def _with_hnsw(collection: Any) -> Any:
+    """A collection made before brain set HNSW gets it (Chroma keeps a collection's first configuration)."""
+    current = (collection.configuration or {}).get("hnsw") or {}
+    if current.get("sync_threshold") != HNSW["sync_threshold"]:
+        collection.modify(
+            configuration={"hnsw": {"batch_size": HNSW["batch_size"], "sync_threshold": HNSW["sync_threshold"]}}
+        )
+    return collection
 
 
 def record_id(note_id: int, chunk_id: str) -> str:
