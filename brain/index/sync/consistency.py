@@ -71,6 +71,7 @@ def repair_vectors(index: Index) -> VectorCheck | None:
     """Make the catalog and the store agree again (part of `brain index`): records nobody wants
     are deleted, and notes with missing records wait to be embedded again (by `embed_pending`)."""
     with index.locked():
+        keep_in_bounds(index)  # a segment out of bounds is rebuilt before anything reads it
         check = check_vectors(index)
         if check is None or check.consistent:
             return check
@@ -79,5 +80,4 @@ def repair_vectors(index: Index) -> VectorCheck | None:
         with index.catalog.write():
             index.catalog.forget_vectors(list(check.missing_notes))
             store.written(agreed=True)  # they agree now, whatever changed the store before
-        keep_in_bounds(index)
         return check
