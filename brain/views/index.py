@@ -120,7 +120,7 @@ def segment_lines(found: list[Segment]) -> list[str]:
         if not segment.collection:
             lines.append(f"vectors: segment {segment.id}: {held}, left by no collection")
             continue
-        elements = "not persisted yet" if segment.elements is None else f"{segment.elements} elements"
+        elements = "none persisted yet" if segment.elements is None else f"{segment.elements} elements persisted"
         lines.append(
             f"vectors: segment {segment.id} ({segment.records} records, {elements}): {held}, "
             f"bound {_size(segment.bound)} and {segment.allowed_elements} elements"
