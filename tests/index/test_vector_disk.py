@@ -106,6 +106,7 @@ def test_writers_killed_mid_batch_on_a_small_disk_never_grow_the_store_past_its_
             put(vault, f"notes/n{number}.md", note_text(f"Note {number}", _text(number, 0)))
         assert disk_brain("index", "--vault", root, file_limit=limit).returncode == 0
         chroma = vault.index_dir / "chroma"
+        seen = {segment for segment, *_ in _vector_segments(chroma)}
         for round_ in range(1, 13):
             for number in range(NOTES):
                 put(vault, f"notes/n{number}.md", note_text(f"Note {number}", _text(number, round_)))
@@ -118,6 +119,8 @@ def test_writers_killed_mid_batch_on_a_small_disk_never_grow_the_store_past_its_
             _, errors = writer.communicate(timeout=300)
             assert "Traceback" not in errors, errors[-800:]
             _within_bound(chroma)
+            seen |= {segment for segment, *_ in _vector_segments(chroma)}
+        assert len(seen) > 1  # the segment grew out of its bound and was rebuilt, under another id
         done = disk_brain("index", "--vault", root, file_limit=limit)
         assert done.returncode == 0, done.stderr
         _within_bound(chroma)
@@ -134,3 +137,31 @@ NOTES = 300
 
 def _text(number: int, round_: int) -> str:
     return f"orchard {number}\n\n## Harvest\napples pears {number % 13}\n\n## Round\norchard {number} round {round_}\n"
+
+
+def test_a_segment_grown_past_its_bound_is_reported_then_rebuilt_from_brains_vectors(vault):
+    """A `link_lists.bin` of 2 GB (sparse, as the reports show them) for 100 records: doctor names it,
+    and the next `brain index` replaces the segment from brain's own copy of the vectors, never reading it."""
+    for number in range(50):
+        put(vault, f"notes/n{number}.md", note_text(f"Note {number}", f"orchard {number}\n\n## More\nplums {number}"))
+    assert run_brain("index", "--vault", str(vault.root)).exit_code == 0
+    chroma = vault.index_dir / "chroma"
+    [(segment, records, _, _)] = _vector_segments(chroma)
+    assert records == 100
+    with open(chroma / segment / "link_lists.bin", "ab") as grown:
+        grown.truncate(2 << 30)
+    doctor = run_brain("doctor", "--vault", str(vault.root))
+    assert f"vector-store    .brain/index/chroma/{segment}: the vector segment {segment} (" in doctor.output
+    assert "fix: run `brain index`: it rebuilds the segment from brain's own vectors (or deletes it)" in doctor.output
+    assert doctor.output.count("OUT OF BOUNDS") == 1
+    indexed = run_brain("index", "--vault", str(vault.root))
+    assert indexed.exit_code == 0
+    _within_bound(chroma)
+    [(rebuilt, records, _, taken)] = _vector_segments(chroma)
+    assert rebuilt != segment and records == 100 and taken < 1 << 20
+    assert not (chroma / segment).exists()
+    after = run_brain("doctor", "--json", "--vault", str(vault.root))
+    assert [finding["kind"] for finding in json.loads(after.output)["findings"]] == []
+    found = run_brain("search", "orchard 7", "--mode", "vector", "--limit", "1", "--vault", str(vault.root))
+    assert " 1. Note 7  [note]  notes/n7.md" in found.output
+    assert "not in vector search yet" not in found.output

@@ -16,7 +16,7 @@ import time
 
 from brain.index.engine import Index
 from brain.index.vectors.identity import collection_name
-from brain.index.vectors.segments import Segment, remove_orphan_segments, segments
+from brain.index.vectors.segments import Segment, rebuild_collection, remove_orphan_segments, segments
 from brain.index.vectors.vectors import DROPPED_KEY, Metadata, record_id
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ def keep_in_bounds(index: Index) -> list[Segment]:
         if segment.collection == store.name:
             _rebuild_chunks(index)
         elif segment.collection.startswith(vault_prefix):
-            store.rebuild(segment.collection, [], [], [])
+            rebuild_collection(store, segment.collection, [], [], [])
             with index.catalog.write():
                 index.catalog.set_meta(DROPPED_KEY, str(time.time_ns()))  # its users read it again
                 store.written()
@@ -69,7 +69,7 @@ def _rebuild_chunks(index: Index) -> None:
     ]
     held = copy.only([(note, chunk) for note, chunk, *_ in kept])
     order = [rows[(note, chunk)] for note, chunk, *_ in kept]
-    store.rebuild(store.name, ids, copy.vectors[order], metadatas)
+    rebuild_collection(store, store.name, ids, copy.vectors[order], metadatas)
     with catalog.write():
         catalog.forget_vectors(sorted(lacking))
         store.written(agreed=True)  # the store holds exactly the chunks the catalog lists now

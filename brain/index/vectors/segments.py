@@ -20,11 +20,13 @@ import re
 import shutil
 import sqlite3
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from brain.index.vectors.identity import collection_name
-from brain.index.vectors.vectors import VectorStore
+from brain.index.vectors.vectors import HNSW, HNSW_BATCH, Metadata, VectorStore
 
 # hnswlib's header as Chroma persists it: a format version, then offsetLevel0, max_elements,
 # cur_element_count, size_data_per_element, label_offset, offsetData, maxlevel, enterpoint_node,
@@ -174,3 +176,24 @@ def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | 
     if not chroma_url:
         remove_orphan_segments(store.path)  # Chroma leaves a deleted collection's files behind
     return dropped
+
+
+def rebuild_collection(
+    store: VectorStore, name: str, ids: Sequence[str], embeddings: Any, metadatas: Sequence[Metadata]
+) -> None:
+    """Replace the vault's collection `name` by a new one holding exactly these records (under the index
+    lock): a segment out of its bound is never read again, only replaced; its folder is deleted."""
+    with store._lock:
+        store._check_fresh()
+        if store._client is None:
+            store._client = store._connect()
+        metadata = store._client.get_collection(name, embedding_function=None).metadata  # read from Chroma's catalog
+        store._client.delete_collection(name)
+        store._collection = None
+        new = store._client.create_collection(
+            name, metadata=metadata, configuration={"hnsw": HNSW}, embedding_function=None
+        )
+        for start in range(0, len(ids), HNSW_BATCH):
+            end = start + HNSW_BATCH
+            new.add(ids=list(ids[start:end]), embeddings=embeddings[start:end], metadatas=list(metadatas[start:end]))
+    remove_orphan_segments(store.path)

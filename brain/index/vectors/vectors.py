@@ -32,6 +32,7 @@ import functools
 import hashlib
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -241,24 +242,6 @@ class VectorStore:
                 collection_name(self.vault_root, kind), configuration={"hnsw": HNSW}, embedding_function=None
             )
         )
-
-    @_serialized
-    def rebuild(self, name: str, ids: Sequence[str], embeddings: Any, metadatas: Sequence[Metadata]) -> None:
-        """Replace this vault's collection `name` by a new one holding exactly these records (under the
-        index lock): a segment out of its bound (see segments.py) is never read again, only replaced."""
-        self._check_fresh()
-        if self._client is None:
-            self._client = self._connect()
-        old = self._client.get_collection(name, embedding_function=None)
-        metadata = old.metadata
-        self._client.delete_collection(name)
-        self._collection = None
-        new = self._client.create_collection(
-            name, metadata=metadata, configuration={"hnsw": HNSW}, embedding_function=None
-        )
-        for start in range(0, len(ids), HNSW_BATCH):
-            end = start + HNSW_BATCH
-            new.add(ids=list(ids[start:end]), embeddings=embeddings[start:end], metadatas=list(metadatas[start:end]))
 
     def written(self, *, agreed: bool = False) -> None:
         """Inside the catalog's write(): record that this process changed the vectors, and their
@@ -493,7 +476,9 @@ class VectorStore:
 
 def _with_hnsw(collection: Any) -> Any:
     """A collection made before brain set HNSW gets it (Chroma keeps a collection's first configuration)."""
-    current = (collection.configuration or {}).get("hnsw") or {}
+    with warnings.catch_warnings():  # chromadb warns of the embedding function brain never gave it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        current = (collection.configuration or {}).get("hnsw") or {}
     if current.get("sync_threshold") != HNSW["sync_threshold"]:
         collection.modify(
             configuration={"hnsw": {"batch_size": HNSW["batch_size"], "sync_threshold": HNSW["sync_threshold"]}}
