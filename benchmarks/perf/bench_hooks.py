@@ -99,8 +99,30 @@ time.sleep(3600)
 """
 
 
+def context_hook_seconds(vault: Path, runs: int, label: str) -> dict:
+    """session-start and first-prompt, `runs` times each: wall seconds (median and all)."""
+    start = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup"})
+    figures = {}
+    walls = [hook_seconds(["hooks", "run", "session-start", "--vault", str(vault)], start) for _ in range(runs)]
+    figures["session_start_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
+    walls = []
+    for n in range(runs):
+        prompt = json.dumps(
+            {
+                "session_id": f"bench-{label}-{time.time_ns()}-{n}",
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "Shorten the mobile access token TTL for the ledger apps",
+            }
+        )
+        walls.append(hook_seconds(["hooks", "run", "first-prompt", "--vault", str(vault)], prompt))
+    figures["first_prompt_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
+    return figures
+
+
 def beside_writer_figures(vault: Path, runs: int, changed: int = 4000) -> dict:
-    """The context hooks while another process holds the index lock and `changed` notes wait for it."""
+    """The context hooks as they are, then while another process holds the index lock and `changed`
+    notes wait for it (as while `brain index` catches up on them)."""
+    figures: dict = {"idle": context_hook_seconds(vault, runs, "idle")}
     notes = sorted(path for path in vault.rglob("*.md") if ".brain" not in path.parts)[:changed]
     for path in notes:
         with path.open("a", encoding="utf-8") as note:
@@ -112,21 +134,8 @@ def beside_writer_figures(vault: Path, runs: int, changed: int = 4000) -> dict:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        start = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup"})
-        walls = [hook_seconds(["hooks", "run", "session-start", "--vault", str(vault)], start) for _ in range(runs)]
-        figures: dict = {"changed_notes": len(notes)}
-        figures["session_start_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
-        walls = []
-        for n in range(runs):
-            prompt = json.dumps(
-                {
-                    "session_id": f"bench-writer-{time.time_ns()}-{n}",
-                    "hook_event_name": "UserPromptSubmit",
-                    "prompt": "Shorten the mobile access token TTL for the ledger apps",
-                }
-            )
-            walls.append(hook_seconds(["hooks", "run", "first-prompt", "--vault", str(vault)], prompt))
-        figures["first_prompt_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
+        figures["changed_notes"] = len(notes)
+        figures["beside_writer"] = context_hook_seconds(vault, runs, "writer")
     finally:
         holder.kill()
         holder.wait()

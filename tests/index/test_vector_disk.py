@@ -136,7 +136,11 @@ NOTES = 300
 
 
 def _text(number: int, round_: int) -> str:
-    return f"orchard {number}\n\n## Harvest\napples pears {number % 13}\n\n## Round\norchard {number} round {round_}\n"
+    """Every chunk of the note changes from one round to the next."""
+    return (
+        f"orchard {number} round {round_}\n\n## Harvest\napples pears {number % 13} in round {round_}\n\n"
+        f"## Round\norchard {number} round {round_}\n"
+    )
 
 
 def test_a_segment_grown_past_its_bound_is_reported_then_rebuilt_from_brains_vectors(vault):
