@@ -78,10 +78,9 @@ class Index:
         # current (every read after the first) takes no lock here.
         self.catalog = Catalog.for_index_dir(self.dir)
         if self.vectors_outdated():
+            # without waiting: a reader never waits for a writer, and a writer renews them (embed_pending)
             try:
-                with self.locked(
-                    timeout=0
-                ):  # a reader never waits: a busy writer renews them (`renew_outdated_vectors`)
+                with self.locked(timeout=0):
                     self.renew_outdated_vectors()
             except IndexBusy:
                 pass
@@ -91,10 +90,10 @@ class Index:
         return self.catalog.get_meta(EMBEDDER_KEY) is not None and written != CHUNKING_VERSION
 
     def renew_outdated_vectors(self) -> None:
-        """Under the index lock: vectors made from another chunking's texts (chunking.CHUNKING_VERSION) are made again:
-        every note is marked pending, so a search reports them as waiting (and embeds them at once
-        in a small vault) and `brain index` re-chunks them all, embedding only the chunks whose
-        text changed. Old and new chunk texts are never mixed without saying so."""
+        """Under the index lock: vectors made from another chunking's texts (chunking.CHUNKING_VERSION)
+        are made again: every note is marked pending, so a search reports them as waiting (and embeds
+        them at once in a small vault) and `brain index` re-chunks them all, embedding only the chunks
+        whose text changed. Old and new chunk texts are never mixed without saying so."""
         if not self.vectors_outdated():  # another process renewed them while this one waited for the lock
             return
         with self.catalog.write():

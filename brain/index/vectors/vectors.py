@@ -411,8 +411,9 @@ class VectorStore:
         generation (empty without one): brain's own vectors, never read from Chroma."""
         from brain.index.vectors.matrix import ChunkMatrix
 
-        held = self._matrix
-        return held or ChunkMatrix.load(self.snapshot_path, None, self.dim) or ChunkMatrix.empty(self.dim)
+        if self._matrix is not None:
+            return self._matrix
+        return ChunkMatrix.load(self.snapshot_path, None, self.dim) or ChunkMatrix.empty(self.dim)
 
     def adopt(self, copy: ChunkMatrix) -> None:
         """After `written`: `copy` is exactly what the store holds now; keep it and save it as the snapshot."""
