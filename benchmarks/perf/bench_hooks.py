@@ -1,6 +1,6 @@
 """Hooks and transcript extraction, measured as the agent meets them: real `brain hooks run` processes.
 
-    PYTHONPATH=$PWD python -m benchmarks.perf.bench_hooks [--runs 7] [--only hooks|extract] [--big-vault DIR] [--tips N]
+    PYTHONPATH=$PWD python -m benchmarks.perf.bench_hooks [--runs 7] [--only hooks|extract|beside-writer] [--big-vault DIR] [--tips N]
 
 (PYTHONPATH: the hooks run as `brain` processes, which find this checkout's brain only through it.)
 
@@ -8,6 +8,9 @@
   and on a generated 10k-note vault (benchmarks/generate_vault.py, indexed without embeddings first),
   with `--tips N` N tip notes on top of it (written under `vault_10k_<N>_tips`);
 - the warm-up (embedding every pattern and tip once, in the background after session start);
+- session-start and first-prompt on the 10k-note vault beside a writer (`beside_writer`): 4,000 notes
+  changed since the last index and another process holding the index lock, as while `brain index`
+  catches up on them; the hooks answer from the catalog as it was, without waiting for the lock;
 - session-end: wall time until the hook returns (the extraction goes on in a detached process);
 - extraction of a generated 10 MB Claude Code transcript: wall time and peak memory of a process
   that reads it (`extract_transcript`).
@@ -86,6 +89,59 @@ def hook_figures(vault: Path, runs: int) -> dict:
     return figures
 
 
+HOLD_THE_LOCK = """
+import sys, time
+from filelock import FileLock
+lock = FileLock(sys.argv[1], thread_local=False)
+lock.acquire()
+print("held", flush=True)
+time.sleep(3600)
+"""
+
+
+def context_hook_seconds(vault: Path, runs: int, label: str) -> dict:
+    """session-start and first-prompt, `runs` times each: wall seconds (median and all)."""
+    start = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup"})
+    figures = {}
+    walls = [hook_seconds(["hooks", "run", "session-start", "--vault", str(vault)], start) for _ in range(runs)]
+    figures["session_start_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
+    walls = []
+    for n in range(runs):
+        prompt = json.dumps(
+            {
+                "session_id": f"bench-{label}-{time.time_ns()}-{n}",
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "Shorten the mobile access token TTL for the ledger apps",
+            }
+        )
+        walls.append(hook_seconds(["hooks", "run", "first-prompt", "--vault", str(vault)], prompt))
+    figures["first_prompt_s"] = {"median": round(statistics.median(walls), 3), "all": [round(w, 3) for w in walls]}
+    return figures
+
+
+def beside_writer_figures(vault: Path, runs: int, changed: int = 4000) -> dict:
+    """The context hooks as they are, then while another process holds the index lock and `changed`
+    notes wait for it (as while `brain index` catches up on them)."""
+    figures: dict = {"idle": context_hook_seconds(vault, runs, "idle")}
+    notes = sorted(path for path in vault.rglob("*.md") if ".brain" not in path.parts)[:changed]
+    for path in notes:
+        with path.open("a", encoding="utf-8") as note:
+            note.write("\nchanged while brain index runs\n")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK, str(vault / ".brain" / "index" / "index.lock")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        figures["changed_notes"] = len(notes)
+        figures["beside_writer"] = context_hook_seconds(vault, runs, "writer")
+    finally:
+        holder.kill()
+        holder.wait()
+    return figures
+
+
 def wait_for_extractions(vault: Path, limit: float = 120.0) -> None:
     """Until no detached `brain hooks run extract ... --vault VAULT` process is left (Linux /proc)."""
     deadline = time.monotonic() + limit
@@ -149,7 +205,7 @@ def extraction_figures(tmp: Path) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--only", choices=("hooks", "extract"))
+    parser.add_argument("--only", choices=("hooks", "extract", "beside-writer"))
     parser.add_argument("--big-vault", type=Path, help="a 10k-note vault already generated and indexed")
     parser.add_argument("--tips", type=int, default=0, help="tip notes the generated 10k-note vault gets on top")
     options = parser.parse_args(argv)
@@ -179,6 +235,21 @@ def main(argv: list[str] | None = None) -> dict:
                 subprocess.run([*brain(), "init", str(big)], capture_output=True, check=True)
                 subprocess.run([*brain(), "index", "--no-embed", "--vault", str(big)], capture_output=True, check=True)
             result[f"vault_10k_{options.tips}_tips" if options.tips else "vault_10k"] = hook_figures(big, options.runs)
+            save(result)
+        if options.only in (None, "beside-writer"):
+            big = generate(tmp / "writer", SIZES["10k"])
+            subprocess.run([*brain(), "init", str(big)], capture_output=True, check=True)
+            subprocess.run([*brain(), "index", "--no-embed", "--vault", str(big)], capture_output=True, check=True)
+            hook_figures(big, 1)  # warmed as every later session meets it (see hook_figures)
+            # this run's machine with its figures: the keys above belong to the runs of the other cases
+            writer = {"baseline": result.pop("baseline"), "load_average_before": result.pop("load_average_before")}
+            result["vault_10k_beside_writer"] = {**writer, **beside_writer_figures(big, options.runs)}
+            result["vault_10k_beside_writer"]["load_average_after"] = os.getloadavg()
+            if options.only == "beside-writer":
+                harness.merge_json(RESULTS, {"vault_10k_beside_writer": result["vault_10k_beside_writer"]})
+                print(json.dumps(result, indent=2))
+                return result
+            result.update(writer)
             save(result)
         if options.only in (None, "extract"):
             result["extract_10mb"] = extraction_figures(tmp)

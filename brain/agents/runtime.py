@@ -131,7 +131,9 @@ def session_start(request: HookRequest, agent_event: str) -> HookResult:
     if not _warmed(root):
         spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
     with request.memory.checked_once() as corpus:  # one answer, one look at the vault's files
-        return HookResult(agent_event, context(corpus, budget=request.budget, namespaces=request.namespaces))
+        text = context(corpus, budget=request.budget, namespaces=request.namespaces)
+    _say_if_catching_up(request.memory, agent_event)
+    return HookResult(agent_event, text)
 
 
 def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
@@ -147,7 +149,20 @@ def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
         spawn(root, ["warm"])
     with request.memory.checked_once() as corpus:
         text = context(corpus, prompt, budget=request.budget, similar=warmed, namespaces=request.namespaces)
-        return HookResult(agent_event, text)
+    _say_if_catching_up(request.memory, agent_event)
+    return HookResult(agent_event, text)
+
+
+def _say_if_catching_up(memory: Memory, event: str) -> None:
+    """A hook never waits for the index: while `brain index` holds it, the context comes from the
+    index as it was, and the log says so."""
+    if memory.index_catching_up():
+        log(
+            memory.root,
+            event,
+            "the index is catching up (another brain process is writing it): "
+            "the context came from the index as it was, without the changes still being indexed",
+        )
 
 
 def start_extraction(event: str, memory: Memory, transcript: Path, session: str, format: str, note: str = "") -> None:

@@ -66,6 +66,9 @@ def doctor(
     ] = False,
 ) -> None:
     """List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix."""
+    from brain.index.status import vector_segments
+    from brain.views.index import segment_lines, segments_json
+
     memory = open_vault(vault)
     corpus = memory.corpus
     fixed = fix_fact_safety(corpus) if fix else []
@@ -78,8 +81,16 @@ def doctor(
         + index_findings
     )
     usage = history_usage(memory.vault)
+    found_segments = vector_segments(memory.vault)
     if as_json:
-        emit_json({**({"fixed": fixed} if fix else {}), "findings": findings, "history": usage_json(usage)})
+        emit_json(
+            {
+                **({"fixed": fixed} if fix else {}),
+                "findings": findings,
+                "history": usage_json(usage),
+                "vectors": segments_json(found_segments),
+            }
+        )
         return
     for line in fixed:
         typer.echo(f"fixed: {line}")
@@ -88,3 +99,5 @@ def doctor(
     counted = f"{len(findings)} findings" if findings else "no problems found"
     typer.echo(f"{counted} in {len(corpus.notes())} notes")
     typer.echo(usage_line(usage))
+    for line in segment_lines(found_segments):
+        typer.echo(line)

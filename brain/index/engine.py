@@ -70,26 +70,31 @@ class Index:
         self._file_lock: FileLock | None = None  # made at the first write: most one-shot reads never lock
         self._thread_lock = threading.RLock()
         self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
+        self.catching_up = False  # the last read answered from the catalog as it was: another process writes it
         if self.read_only:
             self.catalog = Catalog.for_index_dir(self.dir, read_only=True)
             return
         # Creating or migrating the schema is one SQLite transaction of its own; an index that is
         # current (every read after the first) takes no lock here.
         self.catalog = Catalog.for_index_dir(self.dir)
-        if self._vectors_outdated():
-            with self.locked():
-                self._renew_outdated_vectors()
+        if self.vectors_outdated():
+            # without waiting: a reader never waits for a writer, and a writer renews them (embed_pending)
+            try:
+                with self.locked(timeout=0):
+                    self.renew_outdated_vectors()
+            except IndexBusy:
+                pass
 
-    def _vectors_outdated(self) -> bool:
+    def vectors_outdated(self) -> bool:
         written = self.catalog.get_meta(CHUNKING_KEY, FIRST_CHUNKING)
         return self.catalog.get_meta(EMBEDDER_KEY) is not None and written != CHUNKING_VERSION
 
-    def _renew_outdated_vectors(self) -> None:
-        """Vectors made from another chunking's texts (chunking.CHUNKING_VERSION) are made again:
-        every note is marked pending, so a search reports them as waiting (and embeds them at once
-        in a small vault) and `brain index` re-chunks them all, embedding only the chunks whose
-        text changed. Old and new chunk texts are never mixed without saying so."""
-        if not self._vectors_outdated():  # another process renewed them while this one waited for the lock
+    def renew_outdated_vectors(self) -> None:
+        """Under the index lock: vectors made from another chunking's texts (chunking.CHUNKING_VERSION)
+        are made again: every note is marked pending, so a search reports them as waiting (and embeds
+        them at once in a small vault) and `brain index` re-chunks them all, embedding only the chunks
+        whose text changed. Old and new chunk texts are never mixed without saying so."""
+        if not self.vectors_outdated():  # another process renewed them while this one waited for the lock
             return
         with self.catalog.write():
             self.catalog.mark_all_pending()
@@ -107,7 +112,9 @@ class Index:
     def vectors(self) -> VectorStore:
         if self._vectors is None:
             embedder = self.embedder
-            self._vectors = VectorStore(self.catalog, self.vault.root, embedder.id, embedder.dim, self.chroma_url)
+            self._vectors = VectorStore(
+                self.catalog, self.vault.root, embedder.id, embedder.dim, self.chroma_url, index_lock=self.locked
+            )
         return self._vectors
 
     @property
@@ -140,20 +147,25 @@ class Index:
             )
         from filelock import FileLock, Timeout  # imported here: only a write pays for the import
 
-        with self._thread_lock:
+        busy = IndexBusy(
+            f"another brain process has held {self.dir / 'index.lock'} for over {timeout:g} s; "
+            "if none is running, delete that file"
+        )
+        if not self._thread_lock.acquire(timeout=timeout):  # a thread of this process writes
+            raise busy
+        try:
             if self._file_lock is None:
                 self._file_lock = FileLock(str(self.dir / "index.lock"), timeout=LOCK_TIMEOUT, thread_local=False)
             try:
                 self._file_lock.acquire(timeout=timeout)
             except Timeout:
-                raise IndexBusy(
-                    f"another brain process has held {self.dir / 'index.lock'} for over {timeout:g} s; "
-                    "if none is running, delete that file"
-                ) from None
+                raise busy from None
             try:
                 yield
             finally:
                 self._file_lock.release()
+        finally:
+            self._thread_lock.release()
 
     def watcher_alive(self) -> bool:
         """True while some process runs `brain watch` on this vault (it holds watch.lock)."""

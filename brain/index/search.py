@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Literal, get_args
 
-from brain.errors import Remedy, UsageError
+from brain.errors import IndexBusy, Remedy, UsageError
 from brain.index.engine import Index
 from brain.index.relevance import calibration, floor_for, idf_total, similarities, word_scores
 from brain.notes.lines import split_lines
@@ -131,7 +131,8 @@ def search_report(
     _check(query, mode, limit)
     pending = freshen(index, vectors=mode != "text")
     found = ranked(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)
-    return replace(found, pending=pending)
+    lacking = index.vectors.lacking if mode != "text" and index.has_vectors() else 0  # another process writes them
+    return replace(found, pending=pending + lacking)
 
 
 def freshen(index: Index, *, vectors: bool) -> int:
@@ -149,7 +150,10 @@ def freshen(index: Index, *, vectors: bool) -> int:
     stamps = index.catalog.stamps()
     size = sum(stamps[path].size for _, path in waiting if path in stamps)
     if not watched and len(waiting) <= SEARCH_EMBED_NOTES and size <= SEARCH_EMBED_BYTES:
-        embed_pending(index)
+        try:
+            embed_pending(index, wait=0)  # a read never waits for a writer: that writer embeds them
+        except IndexBusy:
+            return len(waiting)
         return len(index.catalog.pending_vectors())
     return len(waiting)
 

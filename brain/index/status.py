@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from brain.errors import IndexBusy
 from brain.index.engine import Index, existing_index, open_index, warn_once
 from brain.index.sync.consistency import VectorCheck, check_vectors
+from brain.index.vectors.segments import Segment, segments
 from brain.note_files import Skip, note_files
 from brain.vault import Vault
 
@@ -118,3 +119,12 @@ def _vector_check(index: Index) -> VectorCheck | None:
             return check_vectors(index)
     except IndexBusy:
         return None
+
+
+def vector_segments(vault: Vault) -> list[Segment]:
+    """The embedded store's vector segments, their size and their bound (none on a Chroma server):
+    read from the files, nothing opened or written."""
+    index = existing_index(vault)
+    if index is None or index.chroma_url:
+        return []
+    return segments(index.dir / "chroma")

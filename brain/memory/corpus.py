@@ -391,19 +391,22 @@ class Corpus:
         memo[note.path or ""] = (note, value)
         return value
 
-    def summaries(self, name: str, note_type: str, compute: Callable[[Note], T]) -> list[T]:
+    def summaries(
+        self, name: str, note_type: str, compute: Callable[[Note], T], fits: Callable[[Any], bool]
+    ) -> list[T]:
         """`compute(note)` for every note of a type, by path. From a catalog whose notes of that
         type are not loaded, the values are kept on disk by the hash of each note's file
         (`index.summaries`), so a later process decodes only the notes changed since: the
         first-prompt hook ranks 2,500 patterns without parsing one. `compute` must return JSON
-        (lists for tuples); change `name` when what it computes changes."""
+        (lists for tuples), and `fits` accept exactly what it returns: a value read back that it
+        refuses is computed again. Change `name` when what it computes changes."""
         self.refresh()
         if self.holds(note_type):  # in memory (a vault read from its files holds every type)
             return [self.memo(name, note, compute) for note in self._held(note_type)]
         from brain.index.catalog import summaries
 
         path = summaries.summary_path(self.vault.index_dir, name)
-        stored = summaries.load(path)
+        stored = summaries.load(path, fits)
         # the hashes and the notes computed from are read in one snapshot of the catalog: a value is
         # never filed under the hash of another version of its note
         hashes, rows = self._catalog.hashed_rows(

@@ -47,6 +47,14 @@ class Memory:
         (brain's own writes still reach them, through the attached index)."""
         return self.corpus.checked_once()
 
+    def index_catching_up(self) -> bool:
+        """Whether this process's last read answered from the index as it was, without the changes
+        another process (`brain index`) was still writing into it: reads never wait for a writer."""
+        from brain.index.engine import existing_index
+
+        index = existing_index(self.vault)
+        return index is not None and index.catching_up
+
     def follow_file_events(self) -> None:
         """Keep the index current from file events for the life of this process (a long-lived
         server), so its reads never stat every file. Raises what opening the index raises."""

@@ -92,12 +92,25 @@ _SKIP_FIXES = {
 
 def check_index(vault: Vault) -> list[Finding]:
     """Files left out of the index, and an index that lags behind the files or the embedder."""
-    from brain.index.status import index_status  # the index package loads only for doctor
+    from brain.index.status import (
+        index_status,  # the index package loads only for doctor
+        vector_segments,
+    )
 
     status = index_status(vault, with_embedder=False)
     findings = []
     for path, skip in sorted(status.skipped.items()):
         findings.append(Finding("skipped", path, skip.reason, _SKIP_FIXES[skip.kind]))
+    for segment in vector_segments(vault):
+        if not segment.in_bounds:
+            findings.append(
+                Finding(
+                    "vector-store",
+                    f".brain/index/chroma/{segment.id}",
+                    segment.why(),
+                    "run `brain index`: it rebuilds the segment from brain's own vectors (or deletes it)",
+                )
+            )
     if not status.indexed:
         return findings
     where = ".brain/index"

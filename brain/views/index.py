@@ -11,6 +11,7 @@ from brain.errors import Remedy
 if TYPE_CHECKING:  # the index's types, for annotations: a view loads nothing
     from brain.index.status import IndexStatus
     from brain.index.sync.sync import IndexReport
+    from brain.index.vectors.segments import Segment
 
 
 def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
@@ -105,3 +106,41 @@ def index_report_json(report: IndexReport) -> dict[str, Any]:
         "lost_vectors": report.lost_vectors,
         "embedder": report.embedder,
     }
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:.1f} MiB" if count >= 2**20 else f"{count / 1024:.1f} KiB"
+
+
+def segment_lines(found: list[Segment]) -> list[str]:
+    """What `brain doctor` says of each vector segment of the embedded store: its size and its bound."""
+    lines = []
+    for segment in found:
+        held = f"{_size(segment.on_disk)} on disk ({_size(segment.apparent)} apparent)"
+        if not segment.collection:
+            lines.append(f"vectors: segment {segment.id}: {held}, left by no collection")
+            continue
+        elements = "none persisted yet" if segment.elements is None else f"{segment.elements} elements persisted"
+        lines.append(
+            f"vectors: segment {segment.id} ({segment.records} records, {elements}): {held}, "
+            f"bound {_size(segment.bound)} and {segment.allowed_elements} elements"
+            + ("" if segment.in_bounds else "; OUT OF BOUNDS")
+        )
+    return lines
+
+
+def segments_json(found: list[Segment]) -> list[dict[str, Any]]:
+    return [
+        {
+            "segment": segment.id,
+            "collection": segment.collection,
+            "records": segment.records,
+            "elements": segment.elements,
+            "bytes_on_disk": segment.on_disk,
+            "bytes_apparent": segment.apparent,
+            "bound_bytes": segment.bound,
+            "bound_elements": segment.allowed_elements,
+            "in_bounds": segment.in_bounds,
+        }
+        for segment in found
+    ]

@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,11 +25,6 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
 
 def brain(*args: str, input: str | None = None, file_limit: int | None = None) -> subprocess.CompletedProcess:
     """`brain ARGS` as a subprocess; with `file_limit`, no file may grow past that many bytes."""
-
-    def limited() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of being killed
-        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
-
     return subprocess.run(
         [sys.executable, "-m", "brain", *args],
         input=input,
@@ -37,8 +32,31 @@ def brain(*args: str, input: str | None = None, file_limit: int | None = None) -
         text=True,
         env=ENV,
         timeout=300,
-        preexec_fn=limited if file_limit is not None else None,
+        preexec_fn=_limit(file_limit),
     )
+
+
+def start_brain(*args: str, file_limit: int | None = None) -> subprocess.Popen[str]:
+    """`brain ARGS` started as a subprocess (to be killed, or waited for)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "brain", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        preexec_fn=_limit(file_limit),
+    )
+
+
+def _limit(file_limit: int | None) -> Callable[[], None] | None:
+    if file_limit is None:
+        return None
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of being killed
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
+    return limited
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -87,6 +105,25 @@ def full_disk(vault: Path, tmp: Path) -> Iterator[tuple[Path, int | None]]:
         return
     shutil.copytree(vault, disk / "vault", symlinks=True)
     yield disk / "vault", 1  # any file that grows fails: a note, the catalog, a journal
+
+
+@contextmanager
+def small_disk(tmp: Path, megabytes: int) -> Iterator[tuple[Path, int | None]]:
+    """A folder on a disk of `megabytes`: (the folder, the file size limit to run brain with). A tmpfs of
+    that size where `mount` works here (as root), else a folder in `tmp` and the size as every file's limit."""
+    disk = tmp / f"small-{uuid.uuid4().hex[:6]}"
+    disk.mkdir()
+    if (
+        os.geteuid() == 0
+        and shutil.which("mount")
+        and _mount("-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(disk))
+    ):
+        try:
+            yield disk, None
+        finally:
+            subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+        return
+    yield disk, megabytes << 20
 
 
 def read_only_vault(vault: Path, tmp: Path) -> Path | None:

@@ -63,6 +63,7 @@ def test_note_tools_through_a_client_session(tmp_path: Path) -> None:
 
         client.bad("restore_note", {"name": "Routing", "version": 99}, "'notes/Routing.md' has no version 99")
         client.bad("recent_activity", {"since": "yesterday"}, "since 'yesterday' is neither a span")
+        client.bad("recent_activity", {"since": "10000000w"}, "since '10000000w' reaches back before the year 1")
 
 
 def test_every_tool_description_says_when_to_use_it() -> None:

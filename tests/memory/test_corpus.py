@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.index.catalog import codec
-from brain.index.catalog.summaries import summary_path
+from brain.index.catalog.summaries import has_shape, summary_path
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
@@ -137,17 +137,17 @@ def test_summaries_are_computed_once_per_file_content(example):
         calls.append(note.path)
         return [note.title, len(note.body.split())]
 
-    first = Corpus(example).summaries("test-words-1", "pattern", words)
+    first = Corpus(example).summaries("test-words-1", "pattern", words, _title_and_count)
     assert len(first) == len(calls) == 19 and first[0] == ["ANTIPATTERN-coupled-schema-and-code-deploy", 214]
     stored = json.loads(summary_path(example.index_dir, "test-words-1").read_text())
     assert len(stored) == 19
     calls.clear()
-    assert Corpus(example).summaries("test-words-1", "pattern", words) == first and calls == []
+    assert Corpus(example).summaries("test-words-1", "pattern", words, _title_and_count) == first and calls == []
 
     edited = example.root / "patterns" / "PATTERN-safe-client-retries.md"
     edited.write_text(edited.read_text() + "\nTwo more words.\n")
     (example.root / "patterns" / "ANTIPATTERN-synchronized-cache-expiry.md").unlink()
-    again = Corpus(example).summaries("test-words-1", "pattern", words)
+    again = Corpus(example).summaries("test-words-1", "pattern", words, _title_and_count)
     assert calls == ["patterns/PATTERN-safe-client-retries.md"]
     assert (
         len(again) == 18
@@ -156,13 +156,70 @@ def test_summaries_are_computed_once_per_file_content(example):
 
     summary_path(example.index_dir, "test-words-1").write_text("{not json")  # damaged: computed again
     calls.clear()
-    assert Corpus(example).summaries("test-words-1", "pattern", words) == again and len(calls) == 18
+    assert Corpus(example).summaries("test-words-1", "pattern", words, _title_and_count) == again and len(calls) == 18
 
     loaded = Corpus(example)
     loaded.of_type("pattern")  # the notes are in memory: nothing is read from disk or written to it
     summary_path(example.index_dir, "test-words-1").unlink()
-    assert loaded.summaries("test-words-1", "pattern", words) == again
+    assert loaded.summaries("test-words-1", "pattern", words, _title_and_count) == again
     assert not summary_path(example.index_dir, "test-words-1").exists()
+
+
+def _title_and_count(value) -> bool:
+    return has_shape(value, (str, int))
+
+
+def _is_text(value) -> bool:
+    return isinstance(value, str)
+
+
+def test_a_summary_of_another_shape_under_the_right_hash_is_computed_again(example):
+    """A value the set's shape refuses (a file edited by hand, or by another version of brain) is
+    never handed to the caller: it is computed again and the file repaired; the rest are kept."""
+    calls: list[str] = []
+
+    def words(note) -> list:
+        calls.append(note.path)
+        return [note.title, len(note.body.split())]
+
+    first = Corpus(example).summaries("test-words-1", "pattern", words, _title_and_count)
+    path = summary_path(example.index_dir, "test-words-1")
+    original = json.loads(path.read_text())
+    stored = json.loads(path.read_text())
+    wrong = {
+        "patterns/PATTERN-safe-client-retries.md": "a string",
+        "patterns/ANTIPATTERN-synchronized-cache-expiry.md": ["title only"],
+        "patterns/ANTIPATTERN-retry-without-idempotency.md": [True, 3],
+        "patterns/ANTIPATTERN-retry-flaky-tests-blindly.md": [{"title": 1}, 2.5],
+    }
+    for key, value in wrong.items():
+        stored[key] = [stored[key][0], value]  # the right hash, a value of another shape
+    path.write_text(json.dumps(stored))
+    calls.clear()
+    assert Corpus(example).summaries("test-words-1", "pattern", words, _title_and_count) == first
+    assert sorted(calls) == sorted(wrong)
+    assert json.loads(path.read_text()) == original  # the file holds the right values again
+
+
+def test_shapes_are_exact() -> None:
+    from brain.index.catalog.summaries import ListOf
+
+    shape = (str, float, int | None, ListOf(str, 2), bool)
+    assert has_shape(["a", 1, None, ["x", "y"], False], shape)
+    assert has_shape(["a", 0.5, 3, ["x", "y"], True], shape)
+    assert has_shape(None, shape, or_none=True) and not has_shape(None, shape)
+    for wrong in (
+        ["a", True, None, ["x", "y"], False],  # a boolean is no number
+        ["a", 1, 2.5, ["x", "y"], False],  # a float is no int
+        ["a", 1, None, ["x"], False],  # one item short
+        ["a", 1, None, ["x", 2], False],
+        ["a", 1, None, ["x", "y"], 0],  # a number is no boolean
+        ["a", 1, None, ["x", "y"]],
+        ("a", 1, None, ["x", "y"], False),
+        {"a": 1},
+        "a",
+    ):
+        assert not has_shape(wrong, shape), wrong
 
 
 def first_titles(values: list) -> list[tuple[str, int]]:
@@ -172,7 +229,7 @@ def first_titles(values: list) -> list[tuple[str, int]]:
 def test_summaries_of_a_vault_without_an_index_come_from_its_files(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     put(vault, "p.md", note_text("P", "one two", type="pattern"))
-    assert Corpus(vault).summaries("test-1", "pattern", lambda note: note.title) == ["P"]
+    assert Corpus(vault).summaries("test-1", "pattern", lambda note: note.title, _is_text) == ["P"]
     assert not (vault.index_dir / "summaries").exists()
 
 
@@ -285,10 +342,13 @@ def test_a_summary_is_never_filed_under_the_hash_of_another_version(small, monke
 
     _once_before(monkeypatch, "load_rows", lambda paths=None, **_: paths is not None, edited)
     # the read saw the catalog before the edit: the values and their hashes are those of that state
-    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger)) == ["alpha", "when x"]
-    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger)) == ["gamma", "when x"]
+    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger, _is_text)) == ["alpha", "when x"]
+    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger, _is_text)) == ["gamma", "when x"]
     _write_text(small, "p1.md", _pattern("P1", "alpha"))  # back to the first version's bytes: its stored
-    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger)) == ["alpha", "when x"]  # value
+    assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger, _is_text)) == [
+        "alpha",
+        "when x",
+    ]  # value
 
 
 def test_a_note_retyped_while_its_new_type_loads_leaves_no_stale_cache(small, monkeypatch):

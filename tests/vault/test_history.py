@@ -294,6 +294,24 @@ def test_note_list_and_recent_from_the_cli(brain, vault):
     assert refused.exit_code == 2 and refused.stderr.startswith("error: --since 'yesterday' is neither a span")
 
 
+def test_a_span_reaching_before_the_year_1_is_refused_naming_since_and_the_longest(brain, vault):
+    """`timedelta` and `datetime` overflow past the year 1: the span is refused in one line that names
+    --since and the longest span of that unit, however many digits it has."""
+    from datetime import UTC, datetime
+
+    longest = (datetime.now(UTC) - datetime.min.replace(tzinfo=UTC)).days // 7
+    for given in ("10000000w", "99999999999999w", "9" * 5000 + "w"):
+        refused = brain("recent", "--since", given)
+        assert refused.exit_code == 2, given
+        assert refused.stderr == (
+            f"error: --since '{given}' reaches back before the year 1; give a span from 0 to {longest}w, "
+            "or an ISO date\n"
+        )
+    assert brain("recent", "--since", f"{longest}w").exit_code == 0
+    days = (datetime.now(UTC) - datetime.min.replace(tzinfo=UTC)).days
+    assert f"from 0 to {days}d," in brain("recent", "--since", "10000000000d").stderr
+
+
 def test_a_restore_onto_a_note_changed_meanwhile_is_refused_and_keeps_the_change(vault, monkeypatch):
     import pytest
 

@@ -77,6 +77,14 @@ class ChunkTable:
         with self._lock:
             return self.db.execute("SELECT note_id, id FROM chunks").fetchall()
 
+    def chunk_records(self) -> list[tuple[int, str, int, str | None, str, str, str]]:
+        """(note id, chunk id, ord, section, path, type, folder) of every chunk, what its vector's record holds."""
+        with self._lock:
+            return self.db.execute(
+                "SELECT c.note_id, c.id, c.ord, c.section, n.path, n.type, n.folder "
+                "FROM chunks c JOIN notes n ON n.id = c.note_id ORDER BY c.note_id, c.ord"
+            ).fetchall()
+
     def forget_vectors(self, note_ids: list[int]) -> None:
         """Inside `write()`: these notes' vectors are lost; their chunks wait to be embedded again."""
         for start in range(0, len(note_ids), 500):

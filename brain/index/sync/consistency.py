@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from brain.errors import IndexMismatch
 from brain.index.engine import Index
+from brain.index.sync.disk_bound import keep_in_bounds
 from brain.index.vectors.vectors import record_id
 
 
@@ -70,6 +71,7 @@ def repair_vectors(index: Index) -> VectorCheck | None:
     """Make the catalog and the store agree again (part of `brain index`): records nobody wants
     are deleted, and notes with missing records wait to be embedded again (by `embed_pending`)."""
     with index.locked():
+        keep_in_bounds(index)  # a segment out of bounds is rebuilt before anything reads it
         check = check_vectors(index)
         if check is None or check.consistent:
             return check

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from brain.index.engine import Index
+from brain.index.sync.disk_bound import keep_in_bounds
 from brain.index.sync.scan import Progress
 from brain.index.vectors.chunking import Chunk, chunk_note
 from brain.index.vectors.vectors import Metadata, record_id
@@ -42,73 +43,84 @@ class EmbedResult:
     seconds: float = 0.0
 
 
-def embed_pending(index: Index, *, progress: Progress | None = None) -> EmbedResult:
-    """Embed the chunks of notes whose text changed since their vectors were made; drop the rest."""
+def embed_pending(index: Index, *, progress: Progress | None = None, wait: float | None = None) -> EmbedResult:
+    """Embed the chunks of notes whose text changed since their vectors were made; drop the rest.
+    `wait` bounds the wait for the index lock (IndexBusy after it; default: engine.LOCK_TIMEOUT)."""
     started = time.perf_counter()
     catalog = index.catalog
     result = EmbedResult()
     store = index.vectors
     store.check_embedder()
-    if not catalog.pending_vectors() and not catalog.has_gone():
+    if not catalog.pending_vectors() and not catalog.has_gone() and not index.vectors_outdated():
         return result
-    with index.locked():
-        orphans = catalog.orphan_chunks()
-        if orphans or catalog.has_gone():
-            store.delete([record_id(n, c) for n, c in orphans])
-            with catalog.write():
-                catalog.clear_gone()
-                store.written()
-            result.deleted += len(orphans)
-        pending = catalog.pending_vectors()
-        if not pending:
-            result.seconds = time.perf_counter() - started
-            return result
-        embedder = index.embedder
-        spans = index.spans
-        max_tokens = getattr(embedder, "max_tokens", 256)
-        queue: list[_Queued] = []
-        waiting = 0
-        # The model runs here while the previous batch is written (Chroma, catalog) on a thread.
-        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brain-embed-writer")
-        writing: Future[None] | None = None
-
-        def flush() -> None:
-            nonlocal writing
-            prepared = _embed(index, queue)
-            if writing is not None:
-                writing.result()  # in order, and errors surface here
-            writing = writer.submit(_store, index, queue, prepared, result)
-
-        try:
-            for number, (note_id, path) in enumerate(pending, start=1):
-                row = catalog.note_row(note_id)
-                note = catalog.load([path]).get(path)
-                if row is None or note is None:
-                    continue
-                _, note_type, folder, sha, _ = row
-                chunks = chunk_note(note, embedder.id, spans, max_tokens=max_tokens)
-                meta: Metadata = {
-                    "note_id": note_id,
-                    "path": path,
-                    "type": note_type,
-                    "folder": folder,
-                    "embedder": embedder.id,
-                }
-                queue.append((note_id, sha, meta, chunks))
-                waiting += len(chunks)
-                if waiting >= EMBED_BATCH or number == len(pending):
-                    flush()
-                    queue, waiting = [], 0
-                    if progress:
-                        progress("embedding", number, len(pending))
-            if queue:
-                flush()
-            if writing is not None:
-                writing.result()
-        finally:
-            writer.shutdown(wait=True)
+    with index.locked(timeout=wait):
+        index.renew_outdated_vectors()  # left by a reader that found the lock busy (see engine.Index)
+        # brain's own copy of the vectors, kept current by the writes below: a segment rebuilt
+        # mid-run (disk_bound.py) is rebuilt from it whole; saved as the snapshot at the end
+        store.load_snapshot()
+        _embed_pending(index, result, progress)
+        store.save_snapshot()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None) -> None:
+    catalog, store = index.catalog, index.vectors
+    orphans = catalog.orphan_chunks()
+    if orphans or catalog.has_gone():
+        store.delete([record_id(n, c) for n, c in orphans])
+        with catalog.write():
+            catalog.clear_gone()
+            store.written()
+        keep_in_bounds(index)
+        result.deleted += len(orphans)
+    pending = catalog.pending_vectors()
+    if not pending:
+        return
+    embedder = index.embedder
+    spans = index.spans
+    max_tokens = getattr(embedder, "max_tokens", 256)
+    queue: list[_Queued] = []
+    waiting = 0
+    # The model runs here while the previous batch is written (Chroma, catalog) on a thread.
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brain-embed-writer")
+    writing: Future[None] | None = None
+
+    def flush() -> None:
+        nonlocal writing
+        prepared = _embed(index, queue)
+        if writing is not None:
+            writing.result()  # in order, and errors surface here
+        writing = writer.submit(_store, index, queue, prepared, result)
+
+    try:
+        for number, (note_id, path) in enumerate(pending, start=1):
+            row = catalog.note_row(note_id)
+            note = catalog.load([path]).get(path)
+            if row is None or note is None:
+                continue
+            _, note_type, folder, sha, _ = row
+            chunks = chunk_note(note, embedder.id, spans, max_tokens=max_tokens)
+            meta: Metadata = {
+                "note_id": note_id,
+                "path": path,
+                "type": note_type,
+                "folder": folder,
+                "embedder": embedder.id,
+            }
+            queue.append((note_id, sha, meta, chunks))
+            waiting += len(chunks)
+            if waiting >= EMBED_BATCH or number == len(pending):
+                flush()
+                queue, waiting = [], 0
+                if progress:
+                    progress("embedding", number, len(pending))
+        if queue:
+            flush()
+        if writing is not None:
+            writing.result()
+    finally:
+        writer.shutdown(wait=True)
 
 
 def _embed(index: Index, queue: list[_Queued]) -> _Prepared:
@@ -152,6 +164,7 @@ def _store(index: Index, queue: list[_Queued], prepared: _Prepared, result: Embe
         for note_id, sha, _, chunks in queue:
             catalog.set_chunks(note_id, [(c.id, c.ord, c.section, c.start, c.end) for c in chunks], sha)
         store.written()
+    keep_in_bounds(index)  # after every write: no segment of the store grows past what it holds
     result.notes += len(queue)
     result.embedded += len(new_ids)
     result.kept += len(kept_ids)

@@ -21,7 +21,8 @@ from brain.index.engine import Index
 from brain.index.sync.consistency import repair_vectors
 from brain.index.sync.embedding import EmbedResult, embed_pending
 from brain.index.sync.scan import Progress, ScanResult, scan
-from brain.index.vectors.vectors import DROPPED_KEY, drop_vault_collections
+from brain.index.vectors.segments import drop_vault_collections
+from brain.index.vectors.vectors import DROPPED_KEY
 
 __all__ = ["IndexReport", "index_vault", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)

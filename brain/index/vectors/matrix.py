@@ -80,6 +80,15 @@ class ChunkMatrix:
             return self
         return self._without(self._rows(*_split(records)))
 
+    def only(self, records: Sequence[tuple[int, str]]) -> ChunkMatrix:
+        """The rows of these (note id, chunk id) pairs that the copy holds."""
+        if not len(self) or not len(records):
+            return ChunkMatrix.empty(self.vectors.shape[1])
+        notes = np.asarray([note for note, _ in records], dtype=np.int64)
+        chunks = np.asarray([chunk for _, chunk in records], dtype="S64")
+        rows = np.sort(self._rows(notes, chunks))
+        return ChunkMatrix(self.notes[rows], self.chunks[rows], self.vectors[rows])
+
     def nearest(
         self, query: Sequence[float], n: int, note_ids: Sequence[int] | None = None
     ) -> list[tuple[int, str, float]]:
@@ -118,11 +127,13 @@ class ChunkMatrix:
         os.replace(temporary, path)
 
     @classmethod
-    def load(cls, path: Path, generation: str, dim: int) -> ChunkMatrix | None:
-        """The snapshot at `path` if it was written at `generation` with vectors of `dim`, else None."""
+    def load(cls, path: Path, generation: str | None, dim: int) -> ChunkMatrix | None:
+        """The snapshot at `path` if it was written at `generation` (None: at any) with vectors of `dim`, else None."""
         try:
             with np.load(path, allow_pickle=False) as data:
-                if str(data["generation"]) != generation or data["vectors"].shape[1:] != (dim,):
+                if generation is not None and str(data["generation"]) != generation:
+                    return None
+                if data["vectors"].shape[1:] != (dim,):
                     return None
                 return cls(data["notes"], data["chunks"], data["vectors"])
         except (OSError, KeyError, ValueError):

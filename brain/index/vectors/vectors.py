@@ -13,7 +13,12 @@ made under the index lock, so only one process writes at a time and always from 
 
 Reads never query Chroma: they go to an exact in-memory copy of the vectors (`matrix.ChunkMatrix`),
 loaded from a snapshot file when it is current, else from Chroma, and kept current by this
-process's own writes.
+process's own writes. The embedded store is read only under the index lock, taken without waiting:
+opening it applies Chroma's write-ahead log to the vector segment, a write, and a second process
+doing so beside a writer failed its reads (`InternalError: Error finding id`) and grew the
+segment's files. While another process holds the lock, a read uses the last snapshot, restricted
+to the chunks the catalog lists now (a chunk's id is the hash of its text, so each vector kept is
+exact) and says how many notes it lacks (`lacking`).
 
 Checking the vectors against the catalog (`consistency.py`) need not open Chroma either: brain
 records a stamp of the embedded store's files (`files_stamp`) whenever it knows they hold what
@@ -27,13 +32,14 @@ import functools
 import hashlib
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from brain.errors import IndexMismatch, IndexUnavailable, Remedy
+from brain.errors import IndexBusy, IndexMismatch, IndexUnavailable, Remedy
 from brain.index.catalog.catalog import Catalog
 from brain.index.vectors.chunking import CHUNKING_VERSION
 from brain.index.vectors.identity import collection_name, files_stamp, is_copy, parse_url, renew_vault_identity
@@ -49,6 +55,13 @@ STAMP_KEY = "vectors_stamp"  # the store's stamp when brain last knew it held wh
 DROPPED_KEY = "collections_dropped"  # when `brain reindex` last dropped every collection of the vault (time_ns)
 
 Metadata = Mapping[str, str | int | float | bool | None]  # one record's metadata, as Chroma takes it
+# Chroma's HNSW index for brain's write pattern: brain writes in batches of 256 chunks
+# (sync/embedding.py), so one batch is one insert into the index (`batch_size`), and the index's
+# files are rewritten every 16 batches (`sync_threshold`) rather than every 1,000 records: fewer
+# resize-and-persist cycles, the pattern behind the link_lists.bin growth projects embedding Chroma
+# reported. Records not persisted yet are in Chroma's write-ahead log (durable) meanwhile.
+HNSW_BATCH, HNSW_SYNC = 256, 4096
+HNSW = {"space": "cosine", "batch_size": HNSW_BATCH, "sync_threshold": HNSW_SYNC}
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -71,8 +84,18 @@ def _serialized(method: Callable[Concatenate[VectorStore, _P], _R]) -> Callable[
 
 
 class VectorStore:
-    def __init__(self, catalog: Catalog, vault_root: Path, embedder_id: str, dim: int, chroma_url: str | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        vault_root: Path,
+        embedder_id: str,
+        dim: int,
+        chroma_url: str | None = None,
+        index_lock: Callable[[float | None], AbstractContextManager[None]] | None = None,
+    ):
         self.catalog = catalog
+        self._index_lock = index_lock  # the index lock (engine.Index.locked): reading the embedded store takes it
+        self.lacking = 0  # notes the last read's copy lacked: another process was writing (see the module doc)
         self.embedder_id = embedder_id
         self.dim = dim
         if chroma_url:
@@ -154,11 +177,13 @@ class VectorStore:
             if self._client is None:
                 self._client = self._connect()
             if create:
-                self._collection = self._client.get_or_create_collection(
-                    self.name,
-                    metadata={"embedder": self.embedder_id, "dim": self.dim, ROOT_KEY: str(self.vault_root)},
-                    configuration={"hnsw": {"space": "cosine"}},
-                    embedding_function=None,  # brain embeds; Chroma's own function must never run (or download)
+                self._collection = _with_hnsw(
+                    self._client.get_or_create_collection(
+                        self.name,
+                        metadata={"embedder": self.embedder_id, "dim": self.dim, ROOT_KEY: str(self.vault_root)},
+                        configuration={"hnsw": HNSW},
+                        embedding_function=None,  # brain embeds; Chroma's own function must never run (or download)
+                    )
                 )
             else:
                 try:
@@ -212,8 +237,10 @@ class VectorStore:
         self._check_fresh()
         if self._client is None:
             self._client = self._connect()
-        return self._client.get_or_create_collection(
-            collection_name(self.vault_root, kind), configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        return _with_hnsw(
+            self._client.get_or_create_collection(
+                collection_name(self.vault_root, kind), configuration={"hnsw": HNSW}, embedding_function=None
+            )
         )
 
     def written(self, *, agreed: bool = False) -> None:
@@ -348,20 +375,60 @@ class VectorStore:
     @_serialized
     def matrix(self) -> ChunkMatrix:
         """This process's exact copy of the vectors: from the snapshot file when it is current,
-        else from Chroma (and then saved as the snapshot for the next process)."""
+        else from Chroma (and then saved as the snapshot for the next process); while another
+        process writes the embedded store, the last snapshot (see the module doc)."""
         from brain.index.vectors.matrix import ChunkMatrix
 
         self.check_embedder()
         self._check_fresh()
-        if self._matrix is None:
-            generation = self._seen_generation or "0"
-            loaded = ChunkMatrix.load(self.snapshot_path, generation, self.dim)
-            if loaded is None:
-                loaded = self._matrix_from_chroma()
-                if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
-                    loaded.save(self.snapshot_path, generation)
-            self._matrix = loaded
-        return self._matrix
+        if self._matrix is not None:
+            return self._matrix
+        loaded = ChunkMatrix.load(self.snapshot_path, self._seen_generation or "0", self.dim)
+        if loaded is None:
+            try:
+                with self._reading():
+                    self._check_fresh()  # the generation the store holds now, under the lock
+                    generation = self._seen_generation or "0"
+                    loaded = ChunkMatrix.load(self.snapshot_path, generation, self.dim)
+                    if loaded is None:
+                        loaded = self._matrix_from_chroma()
+                        if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
+                            loaded.save(self.snapshot_path, generation)
+            except IndexBusy:
+                return self._last_snapshot()
+        self.lacking = 0
+        self._matrix = loaded
+        return loaded
+
+    def _reading(self) -> AbstractContextManager[None]:
+        """The index lock without waiting, for reading the embedded store (a server serves its own reads)."""
+        if self._index_lock is None or self.chroma_url or self.catalog.read_only:
+            return nullcontext()
+        return self._index_lock(0)
+
+    def last_copy(self) -> ChunkMatrix:
+        """This process's copy of the vectors if it holds one, else the last snapshot whatever its
+        generation (empty without one): brain's own vectors, never read from Chroma."""
+        from brain.index.vectors.matrix import ChunkMatrix
+
+        if self._matrix is not None:
+            return self._matrix
+        return ChunkMatrix.load(self.snapshot_path, None, self.dim) or ChunkMatrix.empty(self.dim)
+
+    def adopt(self, copy: ChunkMatrix) -> None:
+        """After `written`: `copy` is exactly what the store holds now; keep it and save it as the snapshot."""
+        with self._lock:
+            self._matrix = copy
+            self.save_snapshot()
+
+    def _last_snapshot(self) -> ChunkMatrix:
+        """The last snapshot, whatever its generation, restricted to the chunks the catalog lists now;
+        not kept: the next read looks again."""
+        listed = self.catalog.chunk_ids()
+        kept = self.last_copy().only(listed)
+        held = set(zip(kept.notes.tolist(), kept.chunks.tolist(), strict=True))
+        self.lacking = len({note for note, chunk in listed if (note, chunk.encode()) not in held})
+        return kept
 
     @_serialized
     def load_snapshot(self) -> bool:
@@ -408,24 +475,16 @@ class VectorStore:
         ]
 
 
-def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | None) -> int:
-    """Delete every collection of this vault, whatever embedder wrote it (reindex). Returns how many."""
-    store = VectorStore.__new__(VectorStore)
-    store.chroma_url, store.path, store._client, store._collection = chroma_url, Path(index_dir) / "chroma", None, None
-    if not chroma_url and not store.path.exists():
-        return 0
-    client = store._connect()
-    prefix = collection_name(vault_root, "x")[:-1]
-    dropped = 0
-    try:
-        for collection in client.list_collections():
-            name = collection if isinstance(collection, str) else collection.name
-            if name.startswith(prefix):
-                client.delete_collection(name)
-                dropped += 1
-    finally:
-        client.close()
-    return dropped
+def _with_hnsw(collection: Any) -> Any:
+    """A collection made before brain set HNSW gets it (Chroma keeps a collection's first configuration)."""
+    with warnings.catch_warnings():  # chromadb warns of the embedding function brain never gave it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        current = (collection.configuration or {}).get("hnsw") or {}
+    if current.get("sync_threshold") != HNSW["sync_threshold"]:
+        collection.modify(
+            configuration={"hnsw": {"batch_size": HNSW["batch_size"], "sync_threshold": HNSW["sync_threshold"]}}
+        )
+    return collection
 
 
 def record_id(note_id: int, chunk_id: str) -> str:

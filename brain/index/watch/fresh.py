@@ -11,6 +11,12 @@ Three cases, cheapest first:
   change made before the read has been seen by then.
 - Otherwise: a stat scan of every note file (`scan.scan`), whose cost grows with the vault.
 
+A read never waits for a writer. When the scan finds changes but another process holds the index
+lock (`brain index` catching up on thousands of changed notes, a reindex), the read answers from the
+catalog as it is, the last state a writer committed (SQLite's WAL keeps it whole), and
+`Index.catching_up` says so until a read finds the lock free again. A busy watcher's batch is
+waited for at most `BUSY_WATCHER_WAIT`.
+
 A process starts a tracker at a read of a vault it has been reading for `TRACK_AFTER_SECONDS` or
 more, when its stat scan took `TRACK_FROM_SCAN_MS` or more (a vault of a few thousand notes): a
 one-shot command (a CLI call, a hook) that reads twice in its fraction of a second never starts
@@ -183,7 +189,8 @@ def ensure_fresh(index: Index) -> bool:
         if tracker is not None:
             _trackers.move_to_end(root)
     if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
-        _apply(index, tracker)
+        if not _apply(index, tracker):
+            return True  # another process is writing: leave the rest (embedding) to it
         return index.watcher_current()
     if index.watcher_current():  # alive, beating and idle: not merely holding its lock
         return True
@@ -198,13 +205,26 @@ def ensure_fresh(index: Index) -> bool:
             return True
         return False
     tracker = _maybe_track(index)
-    if tracker is None:
-        started = time.perf_counter()
-        scan(index)
-        _scan_ms[root] = (time.perf_counter() - started) * 1000
-    else:
-        _apply(index, tracker)
+    if tracker is not None:
+        return not _apply(index, tracker)
+    started = time.perf_counter()
+    try:
+        scan(index, wait=0)
+    except IndexBusy:
+        return _catching_up(index)
+    _scan_ms[root] = (time.perf_counter() - started) * 1000
+    index.catching_up = False
     return False
+
+
+def _catching_up(index: Index) -> bool:
+    """Another process holds the index lock: the read answers from the catalog as it is (see the module doc)."""
+    index.catching_up = True
+    warn_once(
+        f"another brain process is writing the index of {index.vault.root} (`brain index` catching up); "
+        "answering from the index as it is (changes of the last moments may be missing)"
+    )
+    return True
 
 
 def track(index: Index) -> None:
@@ -215,16 +235,24 @@ def track(index: Index) -> None:
             _start(index)
 
 
-def _apply(index: Index, tracker: Tracker) -> None:
+def _apply(index: Index, tracker: Tracker) -> bool:
+    """Apply the changes the tracker saw; False when another process holds the index lock (the
+    changes are applied at the next read)."""
     paths, full = tracker.take()
     try:
         if full:
-            scan(index)
+            scan(index, wait=0)
         elif paths:
-            scan(index, paths=paths)
+            scan(index, paths=paths, wait=0)
+    except IndexBusy:
+        tracker.missed()
+        _catching_up(index)
+        return False
     except BaseException:
         tracker.missed()
         raise
+    index.catching_up = False
+    return True
 
 
 def _maybe_track(index: Index) -> Tracker | None:

@@ -66,8 +66,17 @@ def recent(
 def since_instant(since: str, now: datetime | None = None) -> datetime:
     match = _SPAN.match(since or "")
     if match:
-        amount, unit = int(match.group(1)), match.group(2).lower()
-        return (now or datetime.now(UTC)) - timedelta(**{_UNITS[unit]: amount})
+        now = now or datetime.now(UTC)
+        digits, unit = match.group(1), match.group(2).lower()
+        step = timedelta(**{_UNITS[unit]: 1})
+        longest = (now - datetime.min.replace(tzinfo=UTC)) // step  # back to the year 1, the first Python knows
+        # compared as digits first: int() refuses a string of thousands of digits
+        if len(digits.lstrip("0")) > len(str(longest)) or int(digits) > longest:
+            raise UsageError(
+                Remedy("since"),
+                f" '{since}' reaches back before the year 1; give a span from 0 to {longest}{unit}, or an ISO date",
+            )
+        return now - int(digits) * step
     try:
         return parse_instant(since, Remedy("since"))
     except InvalidInput:

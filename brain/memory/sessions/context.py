@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from brain.index.catalog import summaries
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN
 from brain.memory.corpus import Corpus
 from brain.memory.similarity import cosine, text_vectors
@@ -114,7 +115,9 @@ def first_prompt(
 
 
 def relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> list[str]:
-    candidates = [found for found in corpus.summaries(CANDIDATES, "pattern", _candidate) if found is not None]
+    candidates = [
+        found for found in corpus.summaries(CANDIDATES, "pattern", _candidate, _is_candidate) if found is not None
+    ]
     if not candidates:
         return []
     candidates.sort(key=lambda c: (-c[1], -(c[2] or 0), c[0]))  # as list_patterns orders them
@@ -148,6 +151,10 @@ def _candidate(note: Note) -> list[Any] | None:
     return [pattern.title, pattern.success_rate, pattern.occurrences, pattern.trigger, " ".join(pattern.action.split())]
 
 
+def _is_candidate(value: Any) -> bool:
+    return summaries.has_shape(value, (str, float, int | None, str, str), or_none=True)
+
+
 def _name_words(title: str) -> str:
     """'PATTERN-jittered-ttl-and-request-coalescing' -> 'jittered ttl and request coalescing'."""
     return re.sub(r"^(ANTI)?PATTERN-", "", title).replace("-", " ")
@@ -176,9 +183,15 @@ def _word_set(text: str) -> frozenset[str]:
 def _fact_subjects(corpus: Corpus) -> dict[str, dict[str, frozenset[str]]]:
     """namespace -> subject -> its words, for every subject with a fact."""
     subjects: dict[str, dict[str, frozenset[str]]] = {}
-    for namespace, subject in corpus.summaries("fact-subjects-1", "fact", _namespace_and_subject):
+    for namespace, subject in corpus.summaries(
+        "fact-subjects-1", "fact", _namespace_and_subject, _is_namespace_and_subject
+    ):
         subjects.setdefault(namespace, {}).setdefault(subject, _word_set(subject))
     return subjects
+
+
+def _is_namespace_and_subject(value: Any) -> bool:
+    return summaries.has_shape(value, (str, str))
 
 
 def _namespace_and_subject(note: Note) -> list[str]:

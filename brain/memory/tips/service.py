@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from brain.errors import InvalidInput, UsageError
+from brain.index.catalog import summaries
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.similarity import cosine, text_vectors
@@ -273,6 +274,11 @@ def _matched(note: Note) -> list[Any] | None:
     return [note.path, tip.title, list(match_texts(tip)), tip.support, tip.hurt <= tip.helped, adjustment(tip)]
 
 
+def _is_matched(value: Any) -> bool:
+    shape = (str, str, summaries.ListOf(str, MATCH_TEXTS), int, bool, float)
+    return summaries.has_shape(value, shape, or_none=True)
+
+
 def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
     """The active tips, their match vectors and ranking arrays: from per-tip values kept by
     `Corpus.summaries` (a process that has not loaded the tips parses only those changed since the
@@ -286,7 +292,7 @@ def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
     cached = corpus.derived.get(key)
     if isinstance(cached, TipIndex):
         return cached
-    tips = [found for found in corpus.summaries(MATCHED, "tip", _matched) if found is not None]
+    tips = [found for found in corpus.summaries(MATCHED, "tip", _matched, _is_matched) if found is not None]
     distinct: dict[str, int] = {}
     rows = np.array(
         [

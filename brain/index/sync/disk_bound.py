@@ -1,0 +1,76 @@
+"""The vector store's disk bound: after every write, each segment of the embedded store is checked
+against what its records allow (`vectors/segments.py`), and one beyond its bound is rebuilt.
+
+A segment out of bounds is never read again (loading an overgrown `link_lists.bin` reads it whole):
+the vault's chunk collection is rebuilt from brain's own copy of its vectors (this process's copy or
+the snapshot file, see `vectors/matrix.py`), restricted to the chunks the catalog lists; a note with
+a chunk that copy lacks (embedded since the snapshot was saved) waits to be embedded again. Another
+collection of the vault (the runs' query vectors) is made again, empty: its records are made from
+the notes at its next use. A folder no collection uses is deleted. Called under the index lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from brain.index.engine import Index
+from brain.index.vectors.identity import collection_name
+from brain.index.vectors.segments import Segment, rebuild_collection, remove_orphan_segments, segments
+from brain.index.vectors.vectors import DROPPED_KEY, Metadata, record_id
+
+log = logging.getLogger(__name__)
+
+
+def keep_in_bounds(index: Index) -> list[Segment]:
+    """Rebuild (or delete) every segment of this vault's embedded store found out of bounds; those found."""
+    if index.chroma_url or index.read_only or not index.has_vectors():
+        return []
+    store = index.vectors
+    over = [segment for segment in segments(store.path) if not segment.in_bounds]
+    if not over:
+        return []
+    vault_prefix = collection_name(index.vault.root, "x")[:-1]
+    for segment in over:
+        log.warning("%s; %s", segment.why(), "rebuilt from brain's vectors" if segment.collection else "deleted")
+        if segment.collection == store.name:
+            _rebuild_chunks(index)
+        elif segment.collection.startswith(vault_prefix):
+            rebuild_collection(store, segment.collection, [], [], [])
+            with index.catalog.write():
+                index.catalog.set_meta(DROPPED_KEY, str(time.time_ns()))  # its users read it again
+                store.written()
+    remove_orphan_segments(store.path)
+    return over
+
+
+def _rebuild_chunks(index: Index) -> None:
+    catalog, store = index.catalog, index.vectors
+    records = catalog.chunk_records()
+    copy = store.last_copy().only([(note, chunk) for note, chunk, *_ in records])
+    rows = {
+        (note, chunk.decode()): row
+        for row, (note, chunk) in enumerate(zip(copy.notes.tolist(), copy.chunks.tolist(), strict=True))
+    }
+    lacking = {note for note, chunk, *_ in records if (note, chunk) not in rows}
+    kept = [record for record in records if record[0] not in lacking]
+    ids = [record_id(note, chunk) for note, chunk, *_ in kept]
+    metadatas: list[Metadata] = [
+        {
+            "note_id": note,
+            "path": path,
+            "type": kind,
+            "folder": folder,
+            "embedder": store.embedder_id,
+            "section": section or "",
+            "ord": order,
+        }
+        for note, _, order, section, path, kind, folder in kept
+    ]
+    held = copy.only([(note, chunk) for note, chunk, *_ in kept])
+    order = [rows[(note, chunk)] for note, chunk, *_ in kept]
+    rebuild_collection(store, store.name, ids, copy.vectors[order], metadatas)
+    with catalog.write():
+        catalog.forget_vectors(sorted(lacking))
+        store.written(agreed=True)  # the store holds exactly the chunks the catalog lists now
+    store.adopt(held)
