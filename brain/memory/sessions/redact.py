@@ -59,9 +59,7 @@ def _valued(name: str, shape: str, pattern: str, *, numbers: bool = True) -> Kin
     return Kind(name, shape, re.compile(pattern), valued=True, numbers=numbers)
 
 
-_SECRET_NAME = (
-    r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
-)
+_SECRET_NAME = r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
 _FLAG = (
     r"(?:password|passwd|secret|token|api-?key|access-key|secret-key|secret-access-key|account-key|"
     r"client-secret|auth-token|access-token|sas-token|storage-key)"
@@ -79,7 +77,9 @@ KINDS: tuple[Kind, ...] = (
     _whole("openai-key", "sk-..., sk-proj-...", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
     _whole("aws-access-key", "AKIA...", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
     _whole(
-        "github-token", "ghp_..., gho_..., github_pat_...", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"
+        "github-token",
+        "ghp_..., gho_..., github_pat_...",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
     ),
     _whole("gitlab-token", "glpat-...", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
     _whole(
@@ -92,7 +92,11 @@ KINDS: tuple[Kind, ...] = (
     _whole("sendgrid-key", "SG.<id>.<secret>", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
     _whole("npm-token", "npm_...", r"\bnpm_[A-Za-z0-9]{36,}"),
     _whole("jwt", "eyJ....eyJ....<signature>", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    _valued("bearer", "Bearer <16 or more characters>", r"\b(?:[Bb]earer|[Tt]oken)\s+([A-Za-z0-9._\-+/=]{16,})"),
+    _valued(
+        "bearer",
+        "Bearer <16 or more characters>, Token <16 or more, a digit among them>",
+        r"\b[Bb]earer\s+([A-Za-z0-9._\-+/=]{16,})|\b[Tt]oken\s+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
+    ),
     _valued(
         "authorization",
         "Authorization: Basic <value> (Bearer, Token too)",
@@ -107,7 +111,8 @@ KINDS: tuple[Kind, ...] = (
     _valued(
         "aws-secret",
         "aws configure set aws_secret_access_key <value>",
-        r"\baws\s+configure\s+set\s+(?:[\w-]+\.)?[\w.-]*(?:secret|token|password)[\w.-]*\s+" + f"(?:{_DQ}|{_SQ}|{_WORD})",
+        r"\baws\s+configure\s+set\s+(?:[\w-]+\.)?[\w.-]*(?:secret|token|password)[\w.-]*\s+"
+        + f"(?:{_DQ}|{_SQ}|{_WORD})",
         numbers=False,
     ),
     _valued(
@@ -131,7 +136,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     _valued(
         "assignment",
-        'password=<value>, API_TOKEN: "<value>", secret=\'<value>\' (the whole quoted value)',
+        "password=<value>, API_TOKEN: \"<value>\", secret='<value>' (the whole quoted value)",
         r"(?i)(?<![A-Za-z0-9])[\w.-]*?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*"
         r"(?:\"((?:[^\"\\\n]|\\.){3,})\"|'([^'\n]{3,})'|[\"']?([^\s\"',;&)}\]<>${][^\s\"',;&)}\]]{3,}))",
     ),
