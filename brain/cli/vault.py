@@ -1,4 +1,4 @@
-"""Top-level commands about the vault itself: init, doctor."""
+"""Top-level commands about the vault itself: init, doctor, redact."""
 
 from __future__ import annotations
 
@@ -88,3 +88,27 @@ def doctor(
     counted = f"{len(findings)} findings" if findings else "no problems found"
     typer.echo(f"{counted} in {len(corpus.notes())} notes")
     typer.echo(usage_line(usage))
+
+
+def redact(
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run/--apply",
+            help="List where secrets are and change nothing (the default), or replace them everywhere (with a receipt).",
+        ),
+    ] = True,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find secrets in the notes, their history, the index, the summaries cache and the hooks log, and replace them."""
+    from brain.memory.notes.redaction import redact_vault
+    from brain.views.notes import redaction_json, redaction_lines
+
+    found = redact_vault(open_vault(vault).vault, apply=not dry_run)
+    if as_json:
+        emit_json(redaction_json(found))
+        return
+    typer.echo("\n".join(redaction_lines(found)))
+    if found.places and not found.applied:
+        typer.echo("run `brain redact --apply` to replace them (a receipt names where, never what)")
