@@ -21,6 +21,7 @@ never what it was, nor a hash of it (a hash of a short secret can be guessed bac
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
@@ -78,9 +79,8 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
         places = tuple(notes + history + catalog + cached + logs)
         rewritten = tuple(sorted({place.path for place in notes}))
         reindexed = tuple(sorted({*rewritten, *stale})) if index is not None else ()
-        return Redaction(
-            False, places, rewritten, len(_logged(vault, replacements)), reindexed, _has_vectors(index), skipped
-        )
+        versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
+        return Redaction(False, places, rewritten, versions, reindexed, _has_vectors(index), skipped)
     unwritable = {path for path, _ in skipped}
     rewritten = _rewrite_notes(vault, redactor, sorted({place.path for place in notes} - unwritable))
     with vault.locked():
@@ -161,6 +161,17 @@ def _logged(vault: Vault, replacements: dict[str, bytes]) -> list[tuple[str, int
         for entry in entries
         if entry.sha256 in replacements
     ]
+
+
+def _unrecorded(vault: Vault, paths: tuple[str, ...]) -> list[str]:
+    """The notes whose bytes the history does not hold yet (saved in an editor): rewriting one
+    stores them first, a version that is then redacted too."""
+    unrecorded = []
+    for path in paths:
+        last = vault.history.last(path)
+        if last is None or last.sha256 != hashlib.sha256(vault.read_bytes(path)).hexdigest():
+            unrecorded.append(path)
+    return unrecorded if vault.history.root is not None else []
 
 
 def _catalog_places(index: Index, redactor: Redactor) -> list[Place]:

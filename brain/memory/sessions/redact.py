@@ -36,7 +36,7 @@ _PROSE = frozenset("a an and as at by for from if in is it of on option flag arg
 # A value as a command line or an assignment writes it: "double quoted" (escapes included),
 # 'single quoted', or one unquoted word; each in a group of its own.
 _DQ, _SQ = r"\"((?:[^\"\\\n]|\\.)+)\"", r"'([^'\n]+)'"
-_WORD = r"([^\s\"'`|;&<>()]+)"
+_WORD = r"([^\s\"'`|;&<>()]*[^\s\"'`|;&<>().,:!?])"  # a sentence's closing stop is not part of it
 
 
 @dataclass(frozen=True)

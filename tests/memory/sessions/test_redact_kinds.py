@@ -200,6 +200,7 @@ ORDINARY = [
     "pass --token when calling the API",
     "docker login --password-stdin",
     "the --password flag",
+    "Nothing to hide: ls -pa, mysql -p.",
     "max_tokens: 4096",
     "input_tokens: 1200",
     "password=<your password>",
