@@ -1,6 +1,6 @@
 """Secrets never reach the vault: values that look like credentials are replaced before anything is written.
 
-Built in (`KINDS` lists each kind with the shape it covers; docs/guide/agents.md has the table):
+Built in (`KINDS`; docs/promises.md has the table of kinds and their shapes):
 API keys of the common providers (Anthropic, OpenAI, AWS access keys, GitHub and GitLab tokens,
 Slack, Stripe, Google, SendGrid, npm), private key blocks (PEM, OpenSSH, PGP), JWTs,
 `Authorization` and `Bearer` headers, passwords in URLs, `password=` / `token=` / `secret=` /
@@ -41,22 +41,21 @@ _WORD = r"([^\s\"'`|;&<>()]*[^\s\"'`|;&<>().,:!?])"  # a sentence's closing stop
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of secret: its name (the marker's `<kind>`), the shape it covers, and its pattern.
-    `valued`: only the pattern's value group goes (the name or flag before it stays)."""
+    """One kind of secret: its name (the marker's `<kind>`) and its pattern. `valued`: only the
+    pattern's value group goes (the name or flag before it stays)."""
 
     name: str
-    shape: str
     pattern: re.Pattern[str]
     valued: bool = False
     numbers: bool = True  # False: a value of digits alone is not a secret of this kind
 
 
-def _whole(name: str, shape: str, pattern: str) -> Kind:
-    return Kind(name, shape, re.compile(pattern))
+def _whole(name: str, pattern: str) -> Kind:
+    return Kind(name, re.compile(pattern))
 
 
-def _valued(name: str, shape: str, pattern: str, *, numbers: bool = True) -> Kind:
-    return Kind(name, shape, re.compile(pattern), valued=True, numbers=numbers)
+def _valued(name: str, pattern: str, *, numbers: bool = True) -> Kind:
+    return Kind(name, re.compile(pattern), valued=True, numbers=numbers)
 
 
 _SECRET_NAME = r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
@@ -69,74 +68,56 @@ _FLAG = (
 KINDS: tuple[Kind, ...] = (
     _whole(
         "private-key",
-        "-----BEGIN RSA PRIVATE KEY----- ... -----END RSA PRIVATE KEY----- (PEM, OpenSSH, PGP PRIVATE KEY BLOCK)",
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
     ),
-    _whole("anthropic-key", "sk-ant-api03-...", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    _whole("openai-key", "sk-..., sk-proj-...", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    _whole("aws-access-key", "AKIA...", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    _whole(
-        "github-token",
-        "ghp_..., gho_..., github_pat_...",
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-    ),
-    _whole("gitlab-token", "glpat-...", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    _whole("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    _whole("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    _whole("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    _whole("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    _whole("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
     _whole(
         "slack-token",
-        "xoxb-..., https://hooks.slack.com/services/...",
         r"\bxox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
     ),
-    _whole("stripe-key", "sk_live_..., rk_test_..., pk_live_...", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    _whole("google-key", "AIza...", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    _whole("sendgrid-key", "SG.<id>.<secret>", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
-    _whole("npm-token", "npm_...", r"\bnpm_[A-Za-z0-9]{36,}"),
-    _whole("jwt", "eyJ....eyJ....<signature>", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    _whole("stripe-key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _whole("google-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    _whole("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    _whole("npm-token", r"\bnpm_[A-Za-z0-9]{36,}"),
+    _whole("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     _valued(
         "bearer",
-        "Bearer <16 or more characters>, Token <16 or more, a digit among them>",
         r"\b[Bb]earer\s+([A-Za-z0-9._\-+/=]{16,})|\b[Tt]oken\s+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
     ),
     _valued(
         "authorization",
-        "Authorization: Basic <value> (Bearer, Token too)",
         r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token)\s+([A-Za-z0-9._~+/=\-]{3,})",
     ),
-    _valued(
-        "url-password",
-        "scheme://user:<password>@host, scheme://:<password>@host",
-        r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@",
-        numbers=False,
-    ),
+    _valued("url-password", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@", numbers=False),
     _valued(
         "aws-secret",
-        "aws configure set aws_secret_access_key <value>",
         r"\baws\s+configure\s+set\s+(?:[\w-]+\.)?[\w.-]*(?:secret|token|password)[\w.-]*\s+"
         + f"(?:{_DQ}|{_SQ}|{_WORD})",
         numbers=False,
     ),
     _valued(
         "option-secret",
-        "--password <value>, --password=<value>, --account-key <value>, --token <value>, --api-key <value>",
         r"(?i)(?<![\w-])--" + _FLAG + r"(?:=|\s+)" + f"(?:{_DQ}|{_SQ}|(?!-){_WORD})",
         numbers=False,
     ),
     _valued(
         "mysql-password",
-        "mysql -u root -p<value> (mysqldump, mysqladmin, mariadb)",
         r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p"
         + f"(?:{_DQ}|{_SQ}|{_WORD})",
         numbers=False,
     ),
     _valued(
         "curl-user",
-        "curl -u user:<password>, curl --user user:<password>",
         r"\bcurl\b[^\n|;&]*?\s(?:-u\s*|--user[\s=]+)[\"']?[^\s:\"']*:([^\s\"']+)",
         numbers=False,
     ),
     _valued(
         "assignment",
-        "password=<value>, API_TOKEN: \"<value>\", secret='<value>' (the whole quoted value)",
         r"(?i)(?<![A-Za-z0-9])[\w.-]*?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*"
         r"(?:\"((?:[^\"\\\n]|\\.){3,})\"|'([^'\n]{3,})'|[\"']?([^\s\"',;&)}\]<>${][^\s\"',;&)}\]]{3,}))",
     ),
@@ -161,7 +142,7 @@ class Redactor:
     kinds: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        custom = [Kind("custom", "", pattern) for pattern in self.extra]
+        custom = [Kind("custom", pattern) for pattern in self.extra]
         self._kinds = [kind for kind in KINDS if not kind.valued] + custom + [kind for kind in KINDS if kind.valued]
 
     def spans(self, text: str) -> list[Span]:
