@@ -102,8 +102,8 @@ def redact(
     as_json: JsonOption = False,
 ) -> None:
     """Find secrets in the notes, their history, the index, the summaries cache and the hooks log, and replace them."""
-    from brain.memory.notes.redaction import redact_vault
-    from brain.views.notes import redaction_json, redaction_lines
+    from brain.memory.sessions.scrub import redact_vault
+    from brain.views.sessions import redaction_json, redaction_lines
 
     found = redact_vault(open_vault(vault).vault, apply=not dry_run)
     if as_json:

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.memory.corpus import Corpus
-from brain.memory.notes.redaction import redact_vault
 from brain.memory.sessions.context import CANDIDATES, _candidate
+from brain.memory.sessions.scrub import redact_vault
 from brain.vault import Vault
 from tests.conftest import run_brain, state, write
 
