@@ -12,7 +12,11 @@ patterns` too) and replaced with the same `[REDACTED:<kind>]` markers, in:
   page or old full-text segment keeps the old text;
 - the summaries cache (`.brain/index/summaries/`): an entry holding a secret, or computed from a
   note that was rewritten, is dropped (it is computed again from the redacted note);
-- the logs under `.brain/logs/` (the hooks log), line by line.
+- the logs under `.brain/logs/` (the hooks log), line by line;
+- the recall journal: a returned fact value holding a secret is purged (its hashes kept, so the
+  chain still verifies), under the name of the receipt, which lists the fact.
+
+A fact's value is redacted like any text, and its `value_hash` follows the redacted value.
 
 A dry run (the default) reads everything and changes no file. Applied, it writes a receipt to
 `.brain/journal/redactions/` that names where each secret was (store, note, version, line, kind),
@@ -23,25 +27,28 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from brain.errors import InvalidInput
 from brain.index.catalog import summaries
 from brain.index.engine import Index, existing_index
+from brain.memory.facts import journal
 from brain.memory.notes.receipts import write_receipt
 from brain.memory.sessions.redact import Redactor, Span, redactor_for
+from brain.notes.edit import set_frontmatter
+from brain.notes.fact import fact_from_note
+from brain.notes.parse import parse_note
 from brain.vault import Vault
 
-REDACTIONS_DIR = "redactions"  # under .brain/journal/: the receipts, beside the purges'
 LOGS_DIR = "logs"  # under .brain/: the hooks log
 
 
 @dataclass(frozen=True)
 class Place:
-    """Where one secret is: its store (note, history, catalog, summaries, log), the note or file,
+    """Where one secret is: its store (note, history, catalog, summaries, log, journal), the note or file,
     the line (1-based, in the text of that store), the version (history) and its kind."""
 
     store: str
@@ -76,7 +83,8 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
         history, replacements = _history_places(vault, redactor)
         cached = list(_summary_places(vault, redactor))
         logs = list(_log_places(vault, redactor))
-        places = tuple(notes + history + catalog + cached + logs)
+        recalled, _ = _journal_places(vault, redactor)
+        places = tuple(notes + history + catalog + cached + logs + recalled)
         rewritten = tuple(sorted({place.path for place in notes}))
         reindexed = tuple(sorted({*rewritten, *stale})) if index is not None else ()
         versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
@@ -91,13 +99,17 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
         _reindex(index, reindexed)
     cached = _scrub_summaries(vault, redactor, set(reindexed))
     logs = _scrub_logs(vault, redactor)
-    places = tuple(notes + history + catalog + cached + logs)
+    recalled, facts = _journal_places(vault, redactor)
+    places = tuple(notes + history + catalog + cached + logs + recalled)
     found = Redaction(
         True, places, rewritten, versions, reindexed if index is not None else (), _has_vectors(index), skipped
     )
     if not places:
         return found
-    return replace(found, receipt=write_receipt(vault, REDACTIONS_DIR, "REDACT", _receipt_body(found)))
+    receipt = write_receipt(vault, journal.REDACTIONS_DIR, "REDACT", _receipt_body(found, facts))
+    # after the receipt: a value the journal marks purged is verified against the receipt naming it
+    journal.purge_values(vault, facts, PurePosixPath(receipt).stem)
+    return replace(found, receipt=receipt)
 
 
 # ---------------------------------------------------------------- finding
@@ -149,7 +161,8 @@ def _history_places(vault: Vault, redactor: Redactor) -> tuple[list[Place], dict
                 clean.add(digest)
                 continue
             places += [Place("history", entry.path, kind, line, entry.v) for line, kind in _lines(text, spans)]
-            replacements[digest] = redactor.text(text).encode("utf-8", "surrogateescape")
+            redacted = _rehashed(text, redactor.text(text), entry.path)
+            replacements[digest] = redacted.encode("utf-8", "surrogateescape")
     return places, replacements
 
 
@@ -210,6 +223,25 @@ def _summary_places(vault: Vault, redactor: Redactor) -> Iterator[Place]:
                 yield from (Place("summaries", path, span.kind, file=name) for span in redactor.spans(text))
 
 
+def _journal_places(vault: Vault, redactor: Redactor) -> tuple[list[Place], set[str]]:
+    """Secrets in the values the recall journal returned, and the facts whose values hold one."""
+    path = journal.journal_path(vault)
+    if not path.is_file():
+        return [], set()
+    name = path.relative_to(vault.root).as_posix()
+    places: list[Place] = []
+    facts: set[str] = set()
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            record = journal.parse_record(line)
+            for result in (record or {}).get("results") or ():
+                found = [span for text in _strings(result.get("value")) for span in redactor.spans(text)]
+                places += [Place("journal", name, span.kind, number) for span in found]
+                if found:
+                    facts.add(str(result.get("id")))
+    return places, facts
+
+
 def _log_files(vault: Vault) -> list[Path]:
     return sorted(path for path in (vault.brain_dir / LOGS_DIR).glob("*") if path.is_file())
 
@@ -227,11 +259,28 @@ def _log_places(vault: Vault, redactor: Redactor) -> Iterator[Place]:
 def _rewrite_notes(vault: Vault, redactor: Redactor, paths: list[str]) -> tuple[str, ...]:
     """Rewrite the notes that hold a secret. The first refusal (an editor saving meanwhile, a note
     grown past the edit limit) stops with its one-line error; the notes before it are rewritten."""
-    done = vault.update_many({path: redactor.text for path in paths})
+    done = vault.update_many({path: _redacting(redactor, path) for path in paths})
     os.sync()  # update_many does not sync each file: once, here
     if done.error is not None:
         raise done.error
     return tuple(sorted(done.changed))
+
+
+def _redacting(redactor: Redactor, path: str) -> Callable[[str], str]:
+    return lambda text: _rehashed(text, redactor.text(text), path)
+
+
+def _rehashed(before: str, after: str, path: str) -> str:
+    """`after`, and for a fact whose value held a secret, its `value_hash` made from the redacted
+    value (else `brain doctor` takes the redaction for a hand edit, and the note keeps a hash of
+    the secret). A fact whose value already did not match its hash keeps its hash as it was."""
+    note = parse_note(after, path)
+    if note.type != "fact" or after == before:
+        return after
+    if fact_from_note(parse_note(before, path)).tampered:
+        return after
+    fact = fact_from_note(note)
+    return set_frontmatter(after, {"value_hash": fact.actual_hash}) if fact.tampered else after
 
 
 def _reindex(index: Index, paths: tuple[str, ...]) -> None:
@@ -282,7 +331,7 @@ def _scrub_logs(vault: Vault, redactor: Redactor) -> list[Place]:
     return places
 
 
-def _receipt_body(found: Redaction) -> dict[str, Any]:
+def _receipt_body(found: Redaction, journal_facts: set[str]) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for place in found.places:
         counts[place.store] = counts.get(place.store, 0) + 1
@@ -296,4 +345,5 @@ def _receipt_body(found: Redaction) -> dict[str, Any]:
         },
         "places": [{key: value for key, value in asdict(place).items() if value is not None} for place in found.places],
         "skipped": [{"path": path, "why": why} for path, why in found.skipped],
+        "journal_facts": sorted(journal_facts),  # their values purged from the recall journal, their hashes kept
     }

@@ -265,3 +265,25 @@ def test_receipts_path_is_under_the_journal(lex):
     write(lex, "notes/A.md", "# A\n\ntoken=abcd1234efgh\n")
     done = redact_vault(lex, apply=True)
     assert done.receipt is not None and Path(lex.root / done.receipt).parent == lex.brain_dir / "journal" / "redactions"
+
+
+def test_a_fact_value_and_the_recall_journal_are_scrubbed_and_the_journal_still_verifies(lex):
+    """A fact recorded with a secret and recalled: the value is redacted in the note (its value_hash
+    follows, so doctor sees no hand edit), purged from the recall journal under the receipt's name
+    (the chain and its hashes kept, so the journal still verifies), and gone from every file."""
+    out = _brain(lex, "fact", "record", "config", "db-url", '"postgres://app:Hunt3rPass@db/x"')
+    assert out.exit_code == 0, out.output
+    assert "Hunt3rPass" in _brain(lex, "fact", "recall", "db-url").stdout
+    dry = _brain(lex, "redact")
+    assert "journal   .brain/journal/recall.jsonl:1" in dry.stdout and "Hunt3rPass" not in dry.stdout
+    done = json.loads(_brain(lex, "redact", "--apply", "--json").stdout)
+    assert _leaks(lex, ["Hunt3rPass"]) == {}
+    fact = next((lex.root / "facts").glob("FACT-db-url-*.md")).read_text()
+    assert "value: postgres://app:[REDACTED:url-password]@db/x" in fact
+    receipt = json.loads((lex.root / done["receipt"]).read_text())
+    assert receipt["journal_facts"] == [next((lex.root / "facts").glob("FACT-db-url-*.md")).stem]
+    record = json.loads((lex.root / ".brain/journal/recall.jsonl").read_text().splitlines()[0])
+    assert record["results"][0]["value"] is None and record["results"][0]["purged"] == Path(done["receipt"]).stem
+    doctor = _brain(lex, "doctor")
+    assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found in 1 notes"), doctor.stdout
+    assert "Hunt3rPass" not in _brain(lex, "fact", "recall", "db-url").stdout
