@@ -72,40 +72,34 @@ class Redaction:
 
 
 def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
-    """Find every secret in the vault's notes, history, index, summaries cache and logs; with
-    `apply`, replace each with its marker and write a receipt (none when nothing was found)."""
+    """Find every secret in the vault's notes, history, index, summaries cache, logs and recall
+    journal; with `apply`, replace each with its marker and write a receipt. When nothing is found,
+    nothing is written (no receipt either)."""
     redactor = redactor_for(vault.brain_dir)  # a bad `[redact] pattern` is a one-line error, nothing read
     index = existing_index(vault)
     notes, skipped = _note_places(vault, redactor)
     catalog = _catalog_places(index, redactor) if index is not None else []
-    stale = sorted({place.path for place in catalog} - {place.path for place in notes})
-    if not apply:
-        history, replacements = _history_places(vault, redactor)
-        cached = list(_summary_places(vault, redactor))
-        logs = list(_log_places(vault, redactor))
-        recalled, _ = _journal_places(vault, redactor)
-        places = tuple(notes + history + catalog + cached + logs + recalled)
-        rewritten = tuple(sorted({place.path for place in notes}))
-        reindexed = tuple(sorted({*rewritten, *stale})) if index is not None else ()
+    history, replacements = _history_places(vault, redactor)
+    cached = list(_summary_places(vault, redactor))
+    logs = list(_log_places(vault, redactor))
+    recalled, facts = _journal_places(vault, redactor)
+    rewritten = tuple(sorted({place.path for place in notes} - {path for path, _ in skipped}))
+    reindexed = tuple(sorted({place.path for place in notes + catalog})) if index is not None else ()
+    vectors = index is not None and index.has_vectors()
+    if not apply or not (notes or history or catalog or cached or logs or recalled):
         versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
-        return Redaction(False, places, rewritten, versions, reindexed, _has_vectors(index), skipped)
-    unwritable = {path for path, _ in skipped}
-    rewritten = _rewrite_notes(vault, redactor, sorted({place.path for place in notes} - unwritable))
+        places = tuple(notes + history + catalog + cached + logs + recalled)
+        return Redaction(False, places, rewritten, versions, reindexed, vectors, skipped)
+    done = _rewrite_notes(vault, redactor, rewritten)
     with vault.locked():
-        history, replacements = _history_places(vault, redactor)
+        history, replacements = _history_places(vault, redactor)  # the versions the rewrites stored first too
         versions = vault.history.rewrite_versions(replacements)
-    reindexed = tuple(sorted({*rewritten, *stale}))
     if index is not None:
         _reindex(index, reindexed)
-    cached = _scrub_summaries(vault, redactor, set(reindexed))
-    logs = _scrub_logs(vault, redactor)
-    recalled, facts = _journal_places(vault, redactor)
+    _scrub_summaries(vault, redactor, set(reindexed))
+    _scrub_logs(vault, redactor)
     places = tuple(notes + history + catalog + cached + logs + recalled)
-    found = Redaction(
-        True, places, rewritten, versions, reindexed if index is not None else (), _has_vectors(index), skipped
-    )
-    if not places:
-        return found
+    found = Redaction(True, places, done, versions, reindexed, vectors, skipped)
     receipt = write_receipt(vault, journal.REDACTIONS_DIR, "REDACT", _receipt_body(found, facts))
     # after the receipt: a value the journal marks purged is verified against the receipt naming it
     journal.purge_values(vault, facts, PurePosixPath(receipt).stem)
@@ -195,10 +189,6 @@ def _catalog_places(index: Index, redactor: Redactor) -> list[Place]:
     ]
 
 
-def _has_vectors(index: Index | None) -> bool:
-    return index is not None and index.has_vectors()
-
-
 def _summary_files(vault: Vault) -> list[Path]:
     return sorted((vault.index_dir / "summaries").glob("*.json"))
 
@@ -256,7 +246,7 @@ def _log_places(vault: Vault, redactor: Redactor) -> Iterator[Place]:
 # ---------------------------------------------------------------- replacing
 
 
-def _rewrite_notes(vault: Vault, redactor: Redactor, paths: list[str]) -> tuple[str, ...]:
+def _rewrite_notes(vault: Vault, redactor: Redactor, paths: tuple[str, ...]) -> tuple[str, ...]:
     """Rewrite the notes that hold a secret. The first refusal (an editor saving meanwhile, a note
     grown past the edit limit) stops with its one-line error; the notes before it are rewritten."""
     done = vault.update_many({path: _redacting(redactor, path) for path in paths})
@@ -295,40 +285,27 @@ def _reindex(index: Index, paths: tuple[str, ...]) -> None:
         compact(index.catalog)
 
 
-def _scrub_summaries(vault: Vault, redactor: Redactor, rewritten: set[str]) -> list[Place]:
-    """Drop every cached value that holds a secret or was computed from a note that was rewritten."""
-    places: list[Place] = []
+def _scrub_summaries(vault: Vault, redactor: Redactor, reindexed: set[str]) -> None:
+    """Drop every cached value that holds a secret or was computed from a note indexed again."""
     for file in _summary_files(vault):
-        name = file.relative_to(vault.root).as_posix()
         stored = summaries.load(file)
-        kept: dict[str, list[Any]] = {}
-        for path, entry in stored.items():
-            found = [
-                Place("summaries", path, span.kind, file=name)
-                for text in _strings(entry[1])
-                for span in redactor.spans(text)
-            ]
-            places += found
-            if not found and path not in rewritten:
-                kept[path] = entry
+        kept = {
+            path: entry
+            for path, entry in stored.items()
+            if path not in reindexed and not any(redactor.spans(text) for text in _strings(entry[1]))
+        }
         if len(kept) != len(stored):
             summaries.save(file, kept)
-    return places
 
 
-def _scrub_logs(vault: Vault, redactor: Redactor) -> list[Place]:
-    places: list[Place] = []
+def _scrub_logs(vault: Vault, redactor: Redactor) -> None:
     for file in _log_files(vault):
-        name = file.relative_to(vault.root).as_posix()
         text = file.read_text(encoding="utf-8", errors="surrogateescape")
-        spans = redactor.spans(text)
-        if not spans:
-            continue
-        places += [Place("log", name, kind, line) for line, kind in _lines(text, spans)]
-        temp = file.with_name(f".{file.name}.tmp")
-        temp.write_text(redactor.text(text), encoding="utf-8", errors="surrogateescape")
-        os.replace(temp, file)
-    return places
+        redacted = redactor.text(text)
+        if redacted != text:
+            temp = file.with_name(f".{file.name}.tmp")
+            temp.write_text(redacted, encoding="utf-8", errors="surrogateescape")
+            os.replace(temp, file)
 
 
 def _receipt_body(found: Redaction, journal_facts: set[str]) -> dict[str, Any]:

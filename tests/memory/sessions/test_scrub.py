@@ -173,8 +173,10 @@ def test_applied_no_byte_of_any_secret_is_left_anywhere_in_the_vault(lex):
     found = json.loads(_brain(lex, "search", "horse battery staple", "--mode", "text", "--json").stdout)
     assert [hit["path"] for hit in found] == []
     # nothing is left to do, and no second receipt is written
+    before = _files(lex)
     again = _brain(lex, "redact", "--apply")
     assert again.stdout == "no secrets found; nothing changed\n"
+    assert _files(lex) == before
     assert len(list((lex.brain_dir / "journal" / "redactions").iterdir())) == 1
 
 
