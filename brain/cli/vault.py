@@ -101,7 +101,13 @@ def redact(
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Find secrets in the notes, their history, the index, the summaries cache and the hooks log, and replace them."""
+    """Find secrets in the notes, their history, the index, the summaries cache and the hooks log, and replace them.
+
+    A dry run by default: each secret's place and kind is printed, never the secret, and no file
+    changes. With --apply each is replaced by the marker the extractor writes ([REDACTED:<kind>]),
+    recalled fact values holding one are purged from the recall journal, and a receipt in
+    .brain/journal/redactions/ names where each was, never what.
+    """
     from brain.memory.sessions.scrub import redact_vault
     from brain.views.sessions import redaction_json, redaction_lines
 
