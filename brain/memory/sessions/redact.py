@@ -15,6 +15,7 @@ again: redacting twice gives what redacting once gave.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 import tomllib
@@ -36,7 +37,7 @@ _PROSE = frozenset("a an and as at by for from if in is it of on option flag arg
 # A value as a command line or an assignment writes it: "double quoted" (escapes included),
 # 'single quoted', or one unquoted word; each in a group of its own.
 _DQ, _SQ = r"\"((?:[^\"\\\n]|\\.)+)\"", r"'([^'\n]+)'"
-_WORD = r"([^\s\"'`|;&<>()]*[^\s\"'`|;&<>().,:!?])"  # a sentence's closing stop is not part of it
+_WORD = r"([^\s\"'`|;&<>()]*[^\s\"'`|;&<>().,:!?][^\s\"'`|;&<>()]*)"  # not punctuation alone: `mysql -p.`
 
 
 @dataclass(frozen=True)
@@ -147,13 +148,13 @@ class Redactor:
 
     def spans(self, text: str) -> list[Span]:
         """Every secret in `text`, in order, none overlapping another or a `[REDACTED...]` marker."""
-        taken = [(match.start(), match.end()) for match in MARKER.finditer(text)]
+        taken = [(match.start(), match.end()) for match in MARKER.finditer(text)]  # sorted, never overlapping
         found: list[Span] = []
         for kind in self._kinds:
             for match in kind.pattern.finditer(text):
                 start, end = _secret(match, kind)
-                if end > start and not any(start < right and left < end for left, right in taken):
-                    taken.append((start, end))
+                if end > start and _free(taken, start, end):
+                    bisect.insort(taken, (start, end))
                     found.append(Span(start, end, kind.name))
         return sorted(found, key=lambda span: span.start)
 
@@ -186,6 +187,12 @@ class Redactor:
             changes = {f.name: self.value(getattr(value, f.name)) for f in dataclasses.fields(value)}
             return dataclasses.replace(value, **changes)
         return value
+
+
+def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps none of the sorted, disjoint spans `taken`."""
+    after = bisect.bisect_left(taken, (start, start))
+    return (after == 0 or taken[after - 1][1] <= start) and (after == len(taken) or taken[after][0] >= end)
 
 
 def _secret(match: re.Match[str], kind: Kind) -> tuple[int, int]:
