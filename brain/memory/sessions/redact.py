@@ -47,16 +47,17 @@ class Kind:
 
     name: str
     pattern: re.Pattern[str]
+    needles: tuple[str, ...] = ()  # a match holds one of these (casefolded): a text with none is not searched
     valued: bool = False
     numbers: bool = True  # False: a value of digits alone is not a secret of this kind
 
 
-def _whole(name: str, pattern: str) -> Kind:
-    return Kind(name, re.compile(pattern))
+def _whole(name: str, needles: str, pattern: str) -> Kind:
+    return Kind(name, re.compile(pattern), tuple(needles.split()))
 
 
-def _valued(name: str, pattern: str, *, numbers: bool = True) -> Kind:
-    return Kind(name, re.compile(pattern), valued=True, numbers=numbers)
+def _valued(name: str, needles: str, pattern: str, *, numbers: bool = True) -> Kind:
+    return Kind(name, re.compile(pattern), tuple(needles.split()), valued=True, numbers=numbers)
 
 
 _SECRET_NAME = r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
@@ -69,56 +70,69 @@ _FLAG = (
 KINDS: tuple[Kind, ...] = (
     _whole(
         "private-key",
+        "private",
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
     ),
-    _whole("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    _whole("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    _whole("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    _whole("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    _whole("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    _whole("anthropic-key", "sk-ant-", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    _whole("openai-key", "sk-", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    _whole("aws-access-key", "akia asia abia acca", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    _whole(
+        "github-token",
+        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
+    _whole("gitlab-token", "glpat-", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
     _whole(
         "slack-token",
+        "xox hooks.slack.com",
         r"\bxox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
     ),
-    _whole("stripe-key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    _whole("google-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    _whole("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
-    _whole("npm-token", r"\bnpm_[A-Za-z0-9]{36,}"),
-    _whole("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    _whole("stripe-key", "_live_ _test_", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _whole("google-key", "aiza", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    _whole("sendgrid-key", "sg.", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    _whole("npm-token", "npm_", r"\bnpm_[A-Za-z0-9]{36,}"),
+    _whole("jwt", "eyj", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     _valued(
         "bearer",
+        "bearer token",
         r"\b[Bb]earer\s+([A-Za-z0-9._\-+/=]{16,})|\b[Tt]oken\s+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
     ),
     _valued(
         "authorization",
+        "authorization",
         r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token)\s+([A-Za-z0-9._~+/=\-]{3,})",
     ),
-    _valued("url-password", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@", numbers=False),
+    _valued("url-password", "://", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@", numbers=False),
     _valued(
         "aws-secret",
+        "aws",
         r"\baws\s+configure\s+set\s+(?:[\w-]+\.)?[\w.-]*(?:secret|token|password)[\w.-]*\s+"
         + f"(?:{_DQ}|{_SQ}|{_WORD})",
         numbers=False,
     ),
     _valued(
         "option-secret",
+        "--",
         r"(?i)(?<![\w-])--" + _FLAG + r"(?:=|\s+)" + f"(?:{_DQ}|{_SQ}|(?!-){_WORD})",
         numbers=False,
     ),
     _valued(
         "mysql-password",
+        "mysql mariadb",
         r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p"
         + f"(?:{_DQ}|{_SQ}|{_WORD})",
         numbers=False,
     ),
     _valued(
         "curl-user",
+        "curl",
         r"\bcurl\b[^\n|;&]*?\s(?:-u\s*|--user[\s=]+)[\"']?[^\s:\"']*:([^\s\"']+)",
         numbers=False,
     ),
     _valued(
         "assignment",
+        "pass pwd secret token key",
         r"(?i)(?<![A-Za-z0-9])[\w.-]*?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*"
         r"(?:\"((?:[^\"\\\n]|\\.){3,})\"|'([^'\n]{3,})'|[\"']?([^\s\"',;&)}\]<>${][^\s\"',;&)}\]]{3,}))",
     ),
@@ -150,7 +164,10 @@ class Redactor:
         """Every secret in `text`, in order, none overlapping another or a `[REDACTED...]` marker."""
         taken = [(match.start(), match.end()) for match in MARKER.finditer(text)]  # sorted, never overlapping
         found: list[Span] = []
+        folded = text.casefold()  # as (?i) compares: the long s and the Kelvin sign too
         for kind in self._kinds:
+            if kind.needles and not any(needle in folded for needle in kind.needles):
+                continue
             for match in kind.pattern.finditer(text):
                 start, end = _secret(match, kind)
                 if end > start and _free(taken, start, end):
