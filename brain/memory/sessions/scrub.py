@@ -110,9 +110,12 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
 
 
 def _lines(text: str, spans: list[Span]) -> Iterator[tuple[int, str]]:
-    """(line, kind) of each span: the line its first character is on."""
+    """(line, kind) of each span (in order): the line its first character is on."""
+    line, counted = 1, 0
     for span in spans:
-        yield text.count("\n", 0, span.start) + 1, span.kind
+        line += text.count("\n", counted, span.start)
+        counted = span.start
+        yield line, span.kind
 
 
 def _note_places(vault: Vault, redactor: Redactor) -> tuple[list[Place], tuple[tuple[str, str], ...]]:
@@ -173,12 +176,14 @@ def _logged(vault: Vault, replacements: dict[str, bytes]) -> list[tuple[str, int
 def _unrecorded(vault: Vault, paths: tuple[str, ...]) -> list[str]:
     """The notes whose bytes the history does not hold yet (saved in an editor): rewriting one
     stores them first, a version that is then redacted too."""
+    if vault.history.root is None:  # a plain folder used as a vault keeps no history
+        return []
     unrecorded = []
     for path in paths:
         last = vault.history.last(path)
         if last is None or last.sha256 != hashlib.sha256(vault.read_bytes(path)).hexdigest():
             unrecorded.append(path)
-    return unrecorded if vault.history.root is not None else []
+    return unrecorded
 
 
 def _catalog_places(index: Index, redactor: Redactor) -> list[Place]:
