@@ -26,10 +26,10 @@ import os
 import secrets
 import unicodedata
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -307,6 +307,32 @@ class History:
             except FileNotFoundError:
                 pass
         return Purged(versions, objects, tuple(sorted(shas)))
+
+    def rewrite_versions(self, replacements: Mapping[str, bytes]) -> int:
+        """Put `replacements[sha]` in place of the stored version `sha` (a secret redacted out of
+        it) in every log that names it, then forget the old bytes for good. Returns the log
+        lines changed."""
+        if self.root is None or not replacements:
+            return 0
+        new: dict[str, tuple[str, int]] = {}
+        for old, data in replacements.items():
+            digest = hashlib.sha256(data).hexdigest()
+            self._store(digest, data, sync=True)
+            new[old] = (digest, len(data))
+        changed = 0
+        for log, entries in self.logs():
+            rewritten = [
+                replace(entry, sha256=new[entry.sha256][0], size=new[entry.sha256][1]) if entry.sha256 in new else entry
+                for entry in entries
+            ]
+            if rewritten != entries:
+                changed += sum(1 for entry in entries if entry.sha256 in new)
+                self._rewrite_log(log, rewritten)
+        kept = {digest for digest, _ in new.values()}
+        for old in replacements:
+            if old not in kept:
+                self.object_path(old).unlink(missing_ok=True)
+        return changed
 
     def prune(self, *, keep_days: int | None, max_versions: int | None, now: datetime | None = None) -> Purged:
         """Drop versions older than `keep_days` and beyond the newest `max_versions` of each note,

@@ -22,6 +22,10 @@ COMMANDS: dict[str, Lazy] = {
         "brain.cli.vault:doctor",
         "List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix.",
     ),
+    "redact": Lazy(
+        "brain.cli.vault:redact",
+        "Find secrets in the notes, their history, the index, the summaries cache and the hooks log, and replace them.",
+    ),
     "mcp": Lazy(
         "brain.cli.mcp:mcp", "Serve the vault to AI agents (Claude Desktop, Claude Code, Cursor, any MCP client)."
     ),

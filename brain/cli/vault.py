@@ -1,4 +1,4 @@
-"""Top-level commands about the vault itself: init, doctor."""
+"""Top-level commands about the vault itself: init, doctor, redact."""
 
 from __future__ import annotations
 
@@ -101,3 +101,33 @@ def doctor(
     typer.echo(usage_line(usage))
     for line in segment_lines(found_segments):
         typer.echo(line)
+
+
+def redact(
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run/--apply",
+            help="List where secrets are and change nothing (the default), or replace them everywhere (with a receipt).",
+        ),
+    ] = True,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find secrets in the notes, their history, the index, the summaries cache and the hooks log, and replace them.
+
+    A dry run by default: each secret's place and kind is printed, never the secret, and no file
+    changes. With --apply each is replaced by the marker the extractor writes ([REDACTED:<kind>]),
+    recalled fact values holding one are purged from the recall journal, and a receipt in
+    .brain/journal/redactions/ names where each was, never what.
+    """
+    from brain.memory.sessions.scrub import redact_vault
+    from brain.views.sessions import redaction_json, redaction_lines
+
+    found = redact_vault(open_vault(vault).vault, apply=not dry_run)
+    if as_json:
+        emit_json(redaction_json(found))
+        return
+    typer.echo("\n".join(redaction_lines(found)))
+    if found.places and not found.applied:
+        typer.echo("run `brain redact --apply` to replace them (a receipt names where, never what)")

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.views.plain import plain
 from brain.views.tips import learn_json
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.sessions.backfill import Backfilled, Session
     from brain.memory.sessions.extract import Extracted
     from brain.memory.sessions.protocol import Bootstrap, SessionEnd
+    from brain.memory.sessions.scrub import Place, Redaction
 
 
 def bootstrap_json(context: Bootstrap) -> dict[str, Any]:
@@ -134,3 +136,51 @@ def backfilled_json(store: Path, sessions: Sequence[Session], results: Sequence[
             for result in results
         ],
     }
+
+
+def _where(place: Place) -> str:
+    """Where a secret is, never what it is: `notes/a.md:7`, `notes/a.md v3:7`, a summaries entry."""
+    if place.store == "summaries":
+        return f"{place.file}  {place.path}"
+    version = f" v{place.version}" if place.version is not None else ""
+    line = f":{place.line}" if place.line is not None else ""
+    return f"{place.path}{version}{line}"
+
+
+def redaction_lines(found: Redaction) -> list[str]:
+    """One line per secret (its store, where, its kind), the notes left alone, then what was done."""
+    width = max((len(_where(place)) for place in found.places if place.store != "summaries"), default=0)
+    lines = [f"{place.store:<9} {_where(place):<{width}}  {place.kind}" for place in found.places]
+    lines += [f"not rewritten: {path}: {why}" for path, why in found.skipped]
+    if not found.places:
+        return [*lines, "no secrets found; nothing changed"]
+    stores: dict[str, int] = {}
+    for place in found.places:
+        stores[place.store] = stores.get(place.store, 0) + 1
+    where = ", ".join(f"{count} in {store}" for store, count in stores.items())
+    notes, versions = _count(len(found.notes), "note"), _count(found.versions, "history version")
+    indexes = "catalog, full text, vectors" if found.vectors else "catalog, full text"
+    reindexed = f"; {{}} {_count(len(found.reindexed), 'note')} ({indexes})" if found.reindexed else ""
+    secrets = _count(len(found.places), "secret")
+    if found.applied:
+        done = f"rewrote {notes} and {versions}" + reindexed.format("reindexed")
+        return [*lines, f"redacted {secrets} ({where}): {done}; receipt {found.receipt}"]
+    would = f"would rewrite {notes} and {versions}" + reindexed.format("would reindex")
+    return [*lines, f"dry run, nothing changed: {secrets} found ({where}); {would}"]
+
+
+def redaction_json(found: Redaction) -> dict[str, Any]:
+    return {
+        "applied": found.applied,
+        "places": plain(found.places),
+        "notes": list(found.notes),
+        "history_versions": found.versions,
+        "reindexed": list(found.reindexed),
+        "vectors": found.vectors,
+        "skipped": [{"path": path, "why": why} for path, why in found.skipped],
+        "receipt": found.receipt,
+    }
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

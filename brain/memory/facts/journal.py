@@ -46,6 +46,7 @@ from brain.vault import Vault
 JOURNAL_DIR = "journal"
 JOURNAL_FILE = "recall.jsonl"
 SWEEPS_DIR = "sweeps"  # the sweep receipts, and the journal's anchor
+REDACTIONS_DIR = "redactions"  # the receipts of `brain redact`, which may purge values holding a secret
 ANCHOR_FILE = "anchor.json"
 TORN_DIR = "torn"
 REWRITE_TEMP = ".journal-rewrite.tmp"

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from brain.errors import InvalidInput
 from brain.memory.facts.journal import (
     GENESIS,
+    REDACTIONS_DIR,
     SWEEPS_DIR,
     _lines,
     anchor_path,
@@ -43,16 +45,27 @@ class JournalCheck:
 
 
 def receipts(vault: Vault) -> dict[str, dict[str, str | None]]:
-    """Each sweep receipt's id -> {fact id: its value hash}: what the sweeps purged."""
-    folder = journal_dir(vault) / SWEEPS_DIR
+    """Each sweep receipt's id -> {fact id: its value hash}: what the sweeps purged; and each
+    redaction receipt's id -> {fact id: None}: the facts whose values `brain redact` purged."""
     found: dict[str, dict[str, str | None]] = {}
-    for path in sorted(folder.glob("SWEEP-*.json")) if folder.is_dir() else ():
+    for path in _receipt_files(vault, SWEEPS_DIR, "SWEEP-*.json"):
         try:
             body = json.loads(path.read_text(encoding="utf-8"))
             found[path.stem] = {str(item["id"]): item.get("value_hash") for item in body.get("facts", ())}
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
+    for path in _receipt_files(vault, REDACTIONS_DIR, "REDACT-*.json"):
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            found[path.stem] = {str(fact_id): None for fact_id in body.get("journal_facts", ())}
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
     return found
+
+
+def _receipt_files(vault: Vault, folder: str, pattern: str) -> list[Path]:
+    where = journal_dir(vault) / folder
+    return sorted(where.glob(pattern)) if where.is_dir() else []
 
 
 def _result_problem(result: dict[str, Any], swept: dict[str, dict[str, str | None]]) -> str | None:

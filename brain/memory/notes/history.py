@@ -8,17 +8,16 @@ and a restore goes back through `Vault.write`, so it is itself a version that ca
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from brain.config import load_config
 from brain.errors import AmbiguousName, InvalidInput, NoteNotFound
-from brain.history import Entry, Purged, Usage, current_actor, now_text
+from brain.history import Entry, Purged, Usage, now_text
 from brain.memory.corpus import Corpus
 from brain.memory.facts.holds import held_titles
+from brain.memory.notes.receipts import write_receipt
 from brain.vault import Vault
 
 PURGES_DIR = "purges"  # under .brain/journal/: the receipts of purges, beside the fact sweep's
@@ -210,33 +209,20 @@ def history_usage(vault: Vault) -> Usage:
 
 
 def _write_receipt(vault: Vault, path: str, title: str, digest: str | None, purged: Purged) -> str:
-    time = now_text()
-    folder = vault.brain_dir / "journal" / PURGES_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = "PURGE-" + time[:19].replace("-", "").replace(":", "") + "Z"
-    target = folder / f"{stem}.json"
-    suffix = 1
-    while target.exists():
-        suffix += 1
-        target = folder / f"{stem}-{suffix}.json"
-    actor = current_actor()
-    body = {
-        "receipt": target.stem,
-        "time": time,
-        "by": actor.by,
-        "command": actor.command,
-        "path": path,
-        "title": title,
-        "file_sha256": digest,
-        "stores_purged": (["files"] if digest else []) + ["history"],
-        "counts": {"files": 1 if digest else 0, "history_versions": purged.versions, "history_objects": purged.objects},
-        "version_sha256": list(purged.sha256),
-    }
-    temp = target.with_suffix(".tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        json.dump(body, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, target)
-    return target.relative_to(vault.root).as_posix()
+    return write_receipt(
+        vault,
+        PURGES_DIR,
+        "PURGE",
+        {
+            "path": path,
+            "title": title,
+            "file_sha256": digest,
+            "stores_purged": (["files"] if digest else []) + ["history"],
+            "counts": {
+                "files": 1 if digest else 0,
+                "history_versions": purged.versions,
+                "history_objects": purged.objects,
+            },
+            "version_sha256": list(purged.sha256),
+        },
+    )

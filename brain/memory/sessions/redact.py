@@ -1,52 +1,151 @@
 """Secrets never reach the vault: values that look like credentials are replaced before anything is written.
 
-Built in: API keys of the common providers (Anthropic, OpenAI, AWS access keys, GitHub and GitLab
-tokens, Slack, Stripe, Google), private key blocks, JWTs, `Bearer` headers, passwords in URLs, and
-`password=` / `token=` / `secret=` / `api_key:` style assignments (the name is kept, the value is
-replaced). A vault adds its own under `[redact] patterns = ["..."]` in `.brain/config.toml` (Python
-regular expressions; the whole match is replaced). A replaced value reads `[REDACTED:<kind>]`.
+Built in (`KINDS`; docs/promises.md has the table of kinds and their shapes):
+API keys of the common providers (Anthropic, OpenAI, AWS access keys, GitHub and GitLab tokens,
+Slack, Stripe, Google, SendGrid, npm), private key blocks (PEM, OpenSSH, PGP), JWTs,
+`Authorization` and `Bearer` headers, passwords in URLs, `password=` / `token=` / `secret=` /
+`api_key:` style assignments (a quoted value goes whole, spaces and `&` included), and the
+credentials of everyday command lines (`--password X`, `--account-key X`, mysql `-pX`,
+`curl -u user:pass`, `aws configure set aws_secret_access_key X`). Where a name says what the
+value is, the name is kept and only the value is replaced. A vault adds its own under
+`[redact] patterns = ["..."]` in `.brain/config.toml` (Python regular expressions; the whole
+match is replaced). A replaced value reads `[REDACTED:<kind>]`, and a marker is never matched
+again: redacting twice gives what redacting once gave.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from brain.errors import InvalidInput
 
+MARKER = re.compile(r"\[REDACTED(?::[^\]\n]*)?\]")
+# values that stand for a secret without being one: `<your token>`, `${TOKEN}`, `****`, `...`
 _PLACEHOLDER = re.compile(
-    r"^(?:<[^>]*>|\$\{?\w+\}?|\*+|x+|\.\.\.|REDACTED.*|\[REDACTED[^\]]*\]|null|none|true|false|\d+)$", re.IGNORECASE
+    r"^(?:<[^>]*>|\$\{?\w+\}?|\*+|x+|\.\.\.|REDACTED.*|\[REDACTED[^\]]*\]|null|none|true|false)$", re.IGNORECASE
+)
+_NUMBER = re.compile(r"^\d+$")  # `secret: 42` in an assignment is a count, not a secret
+# the word after a flag in prose ("set --password to ..."): read as a word, not as the flag's value
+_PROSE = frozenset("a an and as at by for from if in is it of on option flag argument or the then to when with".split())
+
+# A value as a command line or an assignment writes it: "double quoted" (escapes included),
+# 'single quoted', or one unquoted word; each in a group of its own.
+_DQ, _SQ = r"\"((?:[^\"\\\n]|\\.)+)\"", r"'([^'\n]+)'"
+_WORD = r"([^\s\"'`|;&<>()]*[^\s\"'`|;&<>().,:!?][^\s\"'`|;&<>()]*)"  # not punctuation alone: `mysql -p.`
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of secret: its name (the marker's `<kind>`) and its pattern. `valued`: only the
+    pattern's value group goes (the name or flag before it stays)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    needles: tuple[str, ...] = ()  # a match holds one of these (casefolded): a text with none is not searched
+    valued: bool = False
+    numbers: bool = True  # False: a value of digits alone is not a secret of this kind
+
+
+def _whole(name: str, needles: str, pattern: str) -> Kind:
+    return Kind(name, re.compile(pattern), tuple(needles.split()))
+
+
+def _valued(name: str, needles: str, pattern: str, *, numbers: bool = True) -> Kind:
+    return Kind(name, re.compile(pattern), tuple(needles.split()), valued=True, numbers=numbers)
+
+
+_SECRET_NAME = r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
+_FLAG = (
+    r"(?:password|passwd|secret|token|api-?key|access-key|secret-key|secret-access-key|account-key|"
+    r"client-secret|auth-token|access-token|sas-token|storage-key)"
 )
 
-BUILTIN: tuple[tuple[str, str], ...] = (
-    ("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)"),
-    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
-    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/]+"),
-    ("stripe-key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("google-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-)
-# `Bearer <value>`, `scheme://user:<value>@host`, `password=<value>`: only the value group is replaced
-_VALUED: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("bearer", re.compile(r"\b(?:[Bb]earer|[Tt]oken)\s+([A-Za-z0-9._\-+/=]{16,})")),
-    ("url-password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@")),
-    (
+# Earlier kinds win: a span one kind replaced is not looked at again by a later one.
+KINDS: tuple[Kind, ...] = (
+    _whole(
+        "private-key",
+        "private",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
+    ),
+    _whole("anthropic-key", "sk-ant-", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    _whole("openai-key", "sk-", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    _whole("aws-access-key", "akia asia abia acca", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    _whole(
+        "github-token",
+        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
+    _whole("gitlab-token", "glpat-", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    _whole(
+        "slack-token",
+        "xox hooks.slack.com",
+        r"\bxox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
+    ),
+    _whole("stripe-key", "_live_ _test_", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _whole("google-key", "aiza", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    _whole("sendgrid-key", "sg.", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    _whole("npm-token", "npm_", r"\bnpm_[A-Za-z0-9]{36,}"),
+    _whole("jwt", "eyj", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    _valued(
+        "bearer",
+        "bearer token",
+        r"\b[Bb]earer\s+([A-Za-z0-9._\-+/=]{16,})|\b[Tt]oken\s+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
+    ),
+    _valued(
+        "authorization",
+        "authorization",
+        r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token)\s+([A-Za-z0-9._~+/=\-]{3,})",
+    ),
+    _valued("url-password", "://", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@", numbers=False),
+    _valued(
+        "aws-secret",
+        "aws",
+        r"\baws\s+configure\s+set\s+(?:[\w-]+\.)?[\w.-]*(?:secret|token|password)[\w.-]*\s+"
+        + f"(?:{_DQ}|{_SQ}|{_WORD})",
+        numbers=False,
+    ),
+    _valued(
+        "option-secret",
+        "--",
+        r"(?i)(?<![\w-])--" + _FLAG + r"(?:=|\s+)" + f"(?:{_DQ}|{_SQ}|(?!-){_WORD})",
+        numbers=False,
+    ),
+    _valued(
+        "mysql-password",
+        "mysql mariadb",
+        r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p"
+        + f"(?:{_DQ}|{_SQ}|{_WORD})",
+        numbers=False,
+    ),
+    _valued(
+        "curl-user",
+        "curl",
+        r"\bcurl\b[^\n|;&]*?\s(?:-u\s*|--user[\s=]+)[\"']?[^\s:\"']*:([^\s\"']+)",
+        numbers=False,
+    ),
+    _valued(
         "assignment",
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9])[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
-            r"[\"']?\s*(?:=|:)\s*[\"']?([^\s\"',;&)}\]<>${][^\s\"',;&)}\]]{3,})"
-        ),
+        "pass pwd secret token key",
+        r"(?i)(?<![A-Za-z0-9])[\w.-]*?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*"
+        r"(?:\"((?:[^\"\\\n]|\\.){3,})\"|'([^'\n]{3,})'|[\"']?([^\s\"',;&)}\]<>${][^\s\"',;&)}\]]{3,}))",
     ),
 )
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a secret is in a text (`start`, `end`) and its kind; never the secret itself."""
+
+    start: int
+    end: int
+    kind: str
 
 
 @dataclass
@@ -58,37 +157,38 @@ class Redactor:
     kinds: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._whole = [(kind, re.compile(pattern)) for kind, pattern in BUILTIN]
-        self._whole += [("custom", pattern) for pattern in self.extra]
+        custom = [Kind("custom", pattern) for pattern in self.extra]
+        self._kinds = [kind for kind in KINDS if not kind.valued] + custom + [kind for kind in KINDS if kind.valued]
+
+    def spans(self, text: str) -> list[Span]:
+        """Every secret in `text`, in order, none overlapping another or a `[REDACTED...]` marker."""
+        taken = [(match.start(), match.end()) for match in MARKER.finditer(text)]  # sorted, never overlapping
+        found: list[Span] = []
+        folded = text.casefold()  # as (?i) compares: the long s and the Kelvin sign too
+        for kind in self._kinds:
+            if kind.needles and not any(needle in folded for needle in kind.needles):
+                continue
+            for match in kind.pattern.finditer(text):
+                start, end = _secret(match, kind)
+                if end > start and _free(taken, start, end):
+                    bisect.insort(taken, (start, end))
+                    found.append(Span(start, end, kind.name))
+        return sorted(found, key=lambda span: span.start)
 
     def text(self, value: str) -> str:
         if not value:
             return value
-        for kind, pattern in self._whole:
-            value = pattern.sub(self._marker(kind), value)
-        for kind, pattern in _VALUED:
-            value = pattern.sub(self._valuer(kind), value)
-        return value
-
-    def _marker(self, kind: str) -> Callable[[re.Match[str]], str]:
-        return lambda match: self._mark(kind)
-
-    def _valuer(self, kind: str) -> Callable[[re.Match[str]], str]:
-        return lambda match: self._value(match, kind)
+        parts: list[str] = []
+        last = 0
+        for span in self.spans(value):
+            parts += [value[last : span.start], self._mark(span.kind)]
+            last = span.end
+        return "".join(parts) + value[last:] if parts else value
 
     def _mark(self, kind: str) -> str:
         self.count += 1
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
         return f"[REDACTED:{kind}]"
-
-    def _value(self, match: re.Match[str], kind: str) -> str:
-        secret = match.group(1)
-        if _PLACEHOLDER.match(secret) or "REDACTED" in secret:
-            return match.group(0)
-        start, end = match.span(1)
-        offset = match.start(0)
-        whole = match.group(0)
-        return whole[: start - offset] + self._mark(kind) + whole[end - offset :]
 
     def value(self, value: Any) -> Any:
         """Any value of an episode: strings redacted; tuples, lists, dicts and dataclasses walked."""
@@ -104,6 +204,27 @@ class Redactor:
             changes = {f.name: self.value(getattr(value, f.name)) for f in dataclasses.fields(value)}
             return dataclasses.replace(value, **changes)
         return value
+
+
+def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps none of the sorted, disjoint spans `taken`."""
+    after = bisect.bisect_left(taken, (start, start))
+    return (after == 0 or taken[after - 1][1] <= start) and (after == len(taken) or taken[after][0] >= end)
+
+
+def _secret(match: re.Match[str], kind: Kind) -> tuple[int, int]:
+    """The span of `match` that is the secret: all of it, or its value group; (0, 0) for none."""
+    if not kind.valued:
+        return match.span()
+    group = next((number for number in range(1, len(match.groups()) + 1) if match.group(number) is not None), None)
+    if group is None:
+        return 0, 0
+    secret = match.group(group)
+    if _PLACEHOLDER.match(secret) or (kind.numbers and _NUMBER.match(secret)):
+        return 0, 0
+    if kind.name == "option-secret" and secret.lower() in _PROSE:
+        return 0, 0
+    return match.span(group)
 
 
 def markers(value: Any) -> int:

@@ -253,3 +253,41 @@ def test_cli_no_piece_of_a_cut_secret_reaches_the_note_the_catalog_or_the_log(br
         if p.is_file()
     }
     assert {name: pieces for name, pieces in found.items() if pieces} == {}
+
+
+COMMAND_LINE_SECRETS = {  # kind -> (a line holding one, the secret): the kinds issue 33 names
+    "url-password": ("the cache is redis://:Pa55Redis9@cache:6379", "Pa55Redis9"),
+    "mysql-password": ("run mysql -u root -pMyS3cretQ7 shop", "MyS3cretQ7"),
+    "curl-user": ("check with curl -u deploy:Cu7lP4ss https://api.example.com", "Cu7lP4ss"),
+    "option-secret": ("az storage blob list --account-key Eby8vdM02xNOcqFl", "Eby8vdM02xNOcqFl"),
+    "aws-secret": ("aws configure set aws_secret_access_key wJalrXUtnFEMIK7MD", "wJalrXUtnFEMIK7MD"),
+    "authorization": ("send Authorization: Basic ZGVwbG95OnMzY3IzdA==", "ZGVwbG95OnMzY3IzdA=="),
+    "sendgrid-key": ("key SG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc", "TwL2iGABf9DHoTf"),
+    "npm-token": ("token npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "AbCdEfGhIjKlMnOpQr"),
+    "private-key": (
+        "key -----BEGIN PGP PRIVATE KEY BLOCK-----\\nlQOYBGR0PgpKeyMaterialZq9\\n-----END PGP PRIVATE KEY BLOCK-----",
+        "PgpKeyMaterialZq9",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(COMMAND_LINE_SECRETS))
+def test_a_command_line_secret_in_a_transcript_reaches_no_file_of_the_vault(brain, vault, tmp_path, kind):
+    """A task that holds a credential of a kind issue 33 names: the episode keeps the task with the
+    credential replaced, and no byte of it is in any file of the vault (note, catalog, full text, log)."""
+    line, secret = COMMAND_LINE_SECRETS[kind]
+    source = TRANSCRIPTS / "codex" / "2026" / "03" / "14"
+    text = next(source.glob("*.jsonl")).read_text().replace("and commit the fix", f"and commit the fix; {line}")
+    transcript = tmp_path / "rollout-2026-03-14T10-00-00-x.jsonl"
+    transcript.write_text(text)
+    assert brain("index", "--no-embed").exit_code == 0
+    out = brain("session", "end", str(transcript), "--json")
+    assert out.exit_code == 0, out.output
+    leaks = [
+        str(path.relative_to(vault.root))
+        for path in vault.root.rglob("*")
+        if path.is_file() and secret.encode() in path.read_bytes()
+    ]
+    assert leaks == []
+    note = (vault.root / "episodes" / "EPISODE-2026-03-14-0199a3b2.md").read_text()
+    assert f"[REDACTED:{kind}]" in note

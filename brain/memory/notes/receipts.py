@@ -1,0 +1,38 @@
+"""Audit receipts: one JSON file per purge or redaction under `.brain/journal/<folder>/`, written whole.
+
+A receipt says what was done, when, by whom and with which command; it is synced and renamed
+into place, so a crash leaves it whole or absent. Its name is its time (`PURGE-20261128T230501Z`),
+with `-2`, `-3` ... when several are written in one second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from brain.history import current_actor, now_text
+from brain.vault import Vault
+
+
+def write_receipt(vault: Vault, folder: str, prefix: str, body: dict[str, Any]) -> str:
+    """Write `body` after the receipt's name, time, writer and command; return its vault-relative path."""
+    time = now_text()
+    where = vault.brain_dir / "journal" / folder
+    where.mkdir(parents=True, exist_ok=True)
+    stem = f"{prefix}-" + time[:19].replace("-", "").replace(":", "") + "Z"
+    target = where / f"{stem}.json"
+    suffix = 1
+    while target.exists():
+        suffix += 1
+        target = where / f"{stem}-{suffix}.json"
+    actor = current_actor()
+    data = {"receipt": target.stem, "time": time, "by": actor.by, "command": actor.command, **body}
+    temp = target.with_suffix(".tmp")
+    with open(temp, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, target)
+    return target.relative_to(vault.root).as_posix()
