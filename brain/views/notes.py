@@ -153,6 +153,11 @@ def restored_json(restored: Restored) -> dict[str, Any]:
 
 
 def purged_line(purged: PurgeReceipt) -> str:
+    if purged.version is not None:
+        return (
+            f"purged version {purged.version} of {purged.path}: {_count(purged.purged.versions, 'version')} of those "
+            f"bytes gone for good; the note and its other versions stay (receipt {purged.receipt})"
+        )
     what = "deleted and purged" if purged.file_deleted else "purged"
     return f"{what} {purged.path}: {_count(purged.purged.versions, 'version')} gone for good (receipt {purged.receipt})"
 
@@ -165,6 +170,7 @@ def purged_json(purged: PurgeReceipt) -> dict[str, Any]:
         "versions_purged": purged.purged.versions,
         "objects_purged": purged.purged.objects,
         "receipt": purged.receipt,
+        **({"version": purged.version} if purged.version is not None else {}),
     }
 
 

@@ -15,10 +15,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from brain.config import load_config
-from brain.errors import AmbiguousName, InvalidInput, NoteNotFound
-from brain.history import Entry, Purged, Usage, current_actor, now_text
+from brain.errors import AmbiguousName, InvalidInput, NoteNotFound, Remedy
+from brain.history import Purged, Usage, current_actor
+from brain.history_log import Entry, now_text
 from brain.memory.corpus import Corpus
 from brain.memory.facts.holds import held_titles
+from brain.note_files import parse_bytes
+from brain.notes.fact import changed_managed_keys
+from brain.notes.model import Note
 from brain.vault import Vault
 
 PURGES_DIR = "purges"  # under .brain/journal/: the receipts of purges, beside the fact sweep's
@@ -58,6 +62,7 @@ class PurgeReceipt:
     file_deleted: bool
     purged: Purged
     receipt: str  # vault-relative path of the receipt
+    version: int | None = None  # one version purged, the note kept
 
 
 def find(corpus: Corpus, name: str) -> tuple[str, str, bool]:
@@ -151,13 +156,31 @@ def restore_note(corpus: Corpus, name: str, number: int | None = None) -> Restor
     entry = _entry(found, number)
     data = vault.history.version_bytes(entry.sha256 or "")
     if not found.exists:
+        newest = found.versions[0]
+        if newest.sha256 != entry.sha256:
+            _keep_fact_closed(
+                found.path, number, parse_bytes(vault.history.version_bytes(newest.sha256 or ""), found.path), data
+            )
         vault.write(found.path, data, create=True)
         return Restored(found.path, number, written=True, created=True)
     current = vault.read(found.path)
     if current.stamp.sha256 == entry.sha256:
         return Restored(found.path, number, written=False, created=False)
+    _keep_fact_closed(found.path, number, current.note, data)
     vault.write(found.path, data, expected=current.stamp)
     return Restored(found.path, number, written=True, created=False)
+
+
+def _keep_fact_closed(path: str, number: int, now: Note, data: bytes) -> None:
+    """A restore is refused, like any edit, when it would change a fact's managed keys: it would
+    reopen a closed fact, or bring back a value recorded over, which only the fact commands do."""
+    changed = changed_managed_keys(now, parse_bytes(data, path))
+    if changed:
+        raise InvalidInput(
+            f"version {number} of {path} would change the fact's {', '.join(changed)}; a restore never reopens a "
+            "fact or brings back a withdrawn value. Record the value again with ",
+            Remedy("supersede_fact"),
+        )
 
 
 def purge_note(corpus: Corpus, name: str) -> PurgeReceipt:
@@ -180,6 +203,29 @@ def purge_note(corpus: Corpus, name: str) -> PurgeReceipt:
         purged = vault.history.purge([path])
     receipt = _write_receipt(vault, path, title, digest, purged)
     return PurgeReceipt(path, title, digest is not None, purged, receipt)
+
+
+def purge_version(corpus: Corpus, name: str, number: int) -> PurgeReceipt:
+    """Forget one version of a note for good (a secret pasted in, then edited out), with a receipt;
+    the note and its other versions stay. Refused for the version the note holds now (edit it
+    first), for a fact (only the retention sweep forgets a fact's versions) and under a legal hold."""
+    vault = corpus.vault
+    found = note_history(corpus, name)
+    entry = _entry(found, number)
+    if found.exists and entry.sha256 == found.current_sha256:
+        raise InvalidInput(
+            f"version {number} is what {found.path} holds now; edit the note first, then purge the version"
+        )
+    if found.exists and corpus.get(found.path).type == "fact":
+        raise InvalidInput(f"{found.path} is a fact; only the retention sweep forgets a fact's versions")
+    if found.title.lower() in held_titles(vault):
+        raise InvalidInput(
+            f"{found.path} is under a legal hold (the hold register names {found.title}); nothing was purged"
+        )
+    with vault.locked():
+        purged = vault.history.purge_version(entry.sha256 or "")
+    receipt = _write_receipt(vault, found.path, found.title, None, purged, version=number)
+    return PurgeReceipt(found.path, found.title, False, purged, receipt, version=number)
 
 
 PRUNE_EVERY_SECONDS = 86400  # `brain index` prunes at most once a day: a prune reads every note's log
@@ -209,7 +255,9 @@ def history_usage(vault: Vault) -> Usage:
     return vault.history.usage()
 
 
-def _write_receipt(vault: Vault, path: str, title: str, digest: str | None, purged: Purged) -> str:
+def _write_receipt(
+    vault: Vault, path: str, title: str, digest: str | None, purged: Purged, *, version: int | None = None
+) -> str:
     time = now_text()
     folder = vault.brain_dir / "journal" / PURGES_DIR
     folder.mkdir(parents=True, exist_ok=True)
@@ -231,6 +279,7 @@ def _write_receipt(vault: Vault, path: str, title: str, digest: str | None, purg
         "stores_purged": (["files"] if digest else []) + ["history"],
         "counts": {"files": 1 if digest else 0, "history_versions": purged.versions, "history_objects": purged.objects},
         "version_sha256": list(purged.sha256),
+        **({"version": version} if version is not None else {}),
     }
     temp = target.with_suffix(".tmp")
     with open(temp, "w", encoding="utf-8") as handle:

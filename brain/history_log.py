@@ -1,0 +1,78 @@
+"""One line of a note's history log: an `Entry`, written as JSON, read back whole or skipped.
+
+A line cut short by a crash (or anything else that is not a whole entry) reads as None, never as
+an error: the log's other lines still read, and `History.torn` reports it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a note's log: a version (with `sha256`) or a deletion (`sha256` None)."""
+
+    v: int
+    event: str
+    path: str
+    sha256: str | None
+    size: int
+    time: str
+    by: str
+    command: str = ""
+    moved_from: str | None = None
+    title: str | None = None  # on a deletion: the note's title, to find it by name later
+
+    def line(self) -> bytes:
+        data = {key: value for key, value in asdict(self).items() if value is not None}
+        return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def now_text() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def time_of(mtime_ns: int) -> str:
+    return datetime.fromtimestamp(mtime_ns / 1e9, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def last_version(entries: list[Entry]) -> str | None:
+    return next((entry.sha256 for entry in reversed(entries) if entry.sha256), None)
+
+
+def next_number(last: Entry | None) -> int:
+    return last.v + 1 if last is not None else 1
+
+
+def read_entry(line: bytes) -> Entry | None:
+    """One log line, or None for a line that is not a whole entry (cut short by a crash)."""
+    try:
+        data = json.loads(line)
+        entry = Entry(**{key: data.get(key) for key in Entry.__dataclass_fields__ if key in data or key == "sha256"})
+    except (ValueError, TypeError, AttributeError):
+        return None
+    if not isinstance(entry.v, int) or not isinstance(entry.path, str) or not isinstance(entry.time, str):
+        return None
+    return entry
+
+
+def read_entries(data: bytes) -> tuple[list[Entry], int]:
+    """A log's whole entries, and how many lines were not whole (skipped)."""
+    entries: list[Entry] = []
+    torn = 0
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        entry = read_entry(line)
+        if entry is None:
+            torn += 1
+        else:
+            entries.append(entry)
+    return entries, torn
