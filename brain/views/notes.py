@@ -12,7 +12,8 @@ if TYPE_CHECKING:  # the services' types, for annotations: a view loads no servi
     from brain.memory.causal.neighbourhood import BuiltContext
     from brain.memory.notes.history import NoteHistory, PurgeReceipt, Restored
     from brain.memory.notes.listing import Listed
-    from brain.memory.notes.service import Moved, Written
+    from brain.memory.notes.move_journal import Moved
+    from brain.memory.notes.service import Written
 
 
 def note_json(note: Note) -> dict[str, Any]:
@@ -71,6 +72,11 @@ def moved_line(moved: Moved) -> str:
     if moved.failed:
         line += f"; {_count(len(moved.failed), 'note')} not updated: " + "; ".join(moved.failed)
     return line
+
+
+def finished_move_line(moved: Moved) -> str:
+    """What `brain doctor` says of a move killed part-way that opening the vault finished."""
+    return f"finished the interrupted move: {moved_line(moved)}"
 
 
 def moved_json(moved: Moved) -> dict[str, Any]:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from brain.config import load_config
-from brain.errors import AmbiguousName, InvalidInput, NoteNotFound, Remedy
+from brain.errors import AmbiguousName, BrainError, InvalidInput, NoteNotFound, Remedy
 from brain.history import Purged, Usage, current_actor
 from brain.history_log import Entry, now_text
 from brain.memory.corpus import Corpus
 from brain.memory.facts.holds import held_titles
 from brain.note_files import parse_bytes
-from brain.notes.fact import changed_managed_keys
+from brain.notes.fact import changed_managed_keys, fact_from_note
 from brain.notes.model import Note
 from brain.vault import Vault
 
@@ -100,8 +100,20 @@ def note_history(corpus: Corpus, name: str) -> NoteHistory:
     current = None
     if exists:
         current = hashlib.sha256(vault.read_bytes(path)).hexdigest()
+        if vault.history.last(path) is None:
+            _adopt(vault, path, current)
     entries = tuple(reversed(vault.history.entries(path)))
     return NoteHistory(path, title, exists, current, entries)
+
+
+def _adopt(vault: Vault, path: str, digest: str) -> None:
+    """The versions of a note moved or renamed outside brain follow it to its path (`History.adopt`);
+    a vault that cannot be written now is left as it is (the next write adopts them)."""
+    try:
+        with vault.locked():
+            vault.history.adopt(path, digest)
+    except (BrainError, OSError):
+        pass
 
 
 def version(corpus: Corpus, name: str, number: int) -> tuple[NoteHistory, Entry, bytes]:
@@ -173,9 +185,12 @@ def restore_note(corpus: Corpus, name: str, number: int | None = None) -> Restor
 
 def _keep_fact_closed(path: str, number: int, now: Note, data: bytes) -> None:
     """A restore is refused, like any edit, when it would change a fact's managed keys: it would
-    reopen a closed fact, or bring back a value recorded over, which only the fact commands do."""
-    changed = changed_managed_keys(now, parse_bytes(data, path))
-    if changed:
+    reopen a closed fact, or bring back a value recorded over, which only the fact commands do.
+    A closed version may come back (it closes a fact reopened by hand)."""
+    restored = parse_bytes(data, path)
+    changed = changed_managed_keys(now, restored)
+    closing = restored.type == "fact" and fact_from_note(restored).closed
+    if changed and not closing:
         raise InvalidInput(
             f"version {number} of {path} would change the fact's {', '.join(changed)}; a restore never reopens a "
             "fact or brings back a withdrawn value. Record the value again with ",
@@ -200,7 +215,7 @@ def purge_note(corpus: Corpus, name: str) -> PurgeReceipt:
             if done.error is not None:
                 raise done.error
             digest = hashlib.sha256(done.changed[path]).hexdigest() if path in done.changed else None
-        purged = vault.history.purge([path])
+        purged = vault.history.purge([path], {path: digest})
     receipt = _write_receipt(vault, path, title, digest, purged)
     return PurgeReceipt(path, title, digest is not None, purged, receipt)
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import BrainError, WriteConflict
@@ -55,14 +55,17 @@ class MovePlan:
 
 
 @dataclass(frozen=True)
-class MoveDone:
+class Moved:
+    path: str
+    title: str
+    moved_from: str
     links: int  # links rewritten
     notes: tuple[str, ...]  # notes whose links were rewritten
     failed: tuple[str, ...] = ()  # notes whose links could not be rewritten, each with why
 
 
 def pending_path(vault: Vault) -> Path:
-    return vault.brain_dir / "journal" / MOVES_DIR / PENDING_FILE
+    return vault.brain_dir / "journal" / MOVES_DIR / PENDING_FILE  # memory/front_door.py's PENDING_MOVE
 
 
 @contextmanager
@@ -105,7 +108,7 @@ def read_plan(vault: Vault) -> MovePlan | None:
         ) from None
 
 
-def carry_out(vault: Vault, plan: MovePlan) -> MoveDone:
+def carry_out(vault: Vault, plan: MovePlan, title: str) -> Moved:
     """Do what `plan` still lists: move the file, set its title, rewrite the links; then remove the plan."""
     source, target = vault.safe_path(plan.source), vault.safe_path(plan.target)
     if source.is_file() and not target.exists():
@@ -128,10 +131,10 @@ def carry_out(vault: Vault, plan: MovePlan) -> MoveDone:
             links += count[0]
             changed.append(where)
     pending_path(vault).unlink(missing_ok=True)
-    return MoveDone(links, tuple(changed), tuple(failed))
+    return Moved(plan.target, title, plan.source, links, tuple(changed), tuple(failed))
 
 
-def finish_pending(vault: Vault) -> tuple[MovePlan, MoveDone] | None:
+def finish_pending(vault: Vault) -> Moved | None:
     """Finish a move that was killed part-way, when there is one and no other process is moving
     a note; what it finished, or None. A move that cannot be finished now (a read-only vault)
     stays written down, for the next command or `brain doctor`."""
@@ -142,7 +145,7 @@ def finish_pending(vault: Vault) -> tuple[MovePlan, MoveDone] | None:
             plan = read_plan(vault)
             if plan is None:
                 return None
-            return plan, carry_out(vault, plan)
+            return carry_out(vault, plan, plan.title or PurePosixPath(plan.target).stem)
     except (BrainError, OSError):
         return None
 

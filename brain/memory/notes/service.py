@@ -15,6 +15,7 @@ from brain.errors import InvalidInput, NoteExists, Remedy, UsageError
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.facts.holds import held_titles
 from brain.memory.notes import move_journal
+from brain.memory.notes.move_journal import Moved
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
 from brain.notes.fact import changed_managed_keys
@@ -164,16 +165,6 @@ def _keep_fact_immutable(before: Note, text: str) -> None:
         )
 
 
-@dataclass(frozen=True)
-class Moved:
-    path: str
-    title: str
-    moved_from: str
-    links: int  # links rewritten
-    notes: tuple[str, ...]  # notes whose links were rewritten
-    failed: tuple[str, ...] = ()  # notes whose links could not be rewritten, each with why
-
-
 def move_note(corpus: Corpus, name: str, destination: str, *, update_links: bool = True) -> Moved:
     """Move a note to a folder (keeping its file name) or to a path ending in .md.
 
@@ -197,8 +188,7 @@ def move_note(corpus: Corpus, name: str, destination: str, *, update_links: bool
         _refuse_taken_name(resolver, source, target)
         plan, title = _plan(corpus, source, target, note, update_links)
         move_journal.write_plan(vault, plan)
-        done = move_journal.carry_out(vault, plan)
-    return Moved(target, title, source, done.links, done.notes, done.failed)
+        return move_journal.carry_out(vault, plan, title)
 
 
 def _destination(source: str, destination: str) -> str:
