@@ -9,6 +9,7 @@ import os
 from brain.notes.links import rewrite_links
 from tests.conftest import write
 
+
 def files(vault) -> dict[str, bytes]:
     """Every file of the vault, brain's history and journal too (not the index, not lock files), with its bytes."""
     return {
