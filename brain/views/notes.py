@@ -115,6 +115,7 @@ def history_json(found: NoteHistory) -> dict[str, Any]:
                 "size": entry.size,
                 "sha256": entry.sha256,
                 "moved_from": entry.moved_from,
+                "path_then": entry.path,  # where the note was (a note renamed outside brain keeps its history)
                 "current": bool(entry.sha256) and entry.sha256 == found.current_sha256 and entry is found.versions[0],
             }
             for entry in found.entries
