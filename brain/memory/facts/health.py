@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from brain.errors import BrainError
 from brain.fileswap import stale_temps
 from brain.memory.corpus import Corpus
@@ -114,14 +116,23 @@ def fix_fact_safety(corpus: Corpus) -> list[str]:
 
 
 def _reopened(corpus: Corpus, facts: tuple[Fact, ...]) -> list[Finding]:
-    """Open facts an earlier version of which was closed (a fact has few versions: it is immutable)."""
+    """Open facts one version of which was closed (a fact has few versions: it is immutable; the one
+    the file holds now is not read again)."""
     vault = corpus.vault
     findings = []
     for fact in facts:
         if fact.closed or fact.superseded_by or not fact.path:
             continue
         versions = [entry for entry in vault.history.entries(fact.path) if entry.sha256]
-        for entry in versions[:-1] if len(versions) > 1 else ():
+        if not versions:
+            continue
+        try:
+            current = hashlib.sha256(vault.read_bytes(fact.path)).hexdigest()
+        except BrainError:
+            continue
+        for entry in reversed(versions):
+            if entry.sha256 == current:  # the version the file holds: the open fact itself
+                continue
             try:
                 earlier = fact_from_note(parse_bytes(vault.history.version_bytes(entry.sha256 or ""), fact.path))
             except BrainError:
