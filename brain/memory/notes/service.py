@@ -204,7 +204,8 @@ def _refuse_taken_name(resolver: Resolver, source: str, target: str) -> None:
     """A note may not take a name another note answers to: `[[Name]]` would match both."""
     stem = PurePosixPath(target).stem
     found = resolver.candidates(stem)
-    others = [path for path in found if path != source]
+    same_file = unicodedata.normalize("NFC", target)  # a twin in another Unicode form: `Vault.move` refuses it
+    others = [path for path in found if path != source and unicodedata.normalize("NFC", path) != same_file]
     if others and source not in found:
         raise NoteExists(
             f"{', '.join(others)} already answers to '{stem}'; moving {source} to {target} would make "
