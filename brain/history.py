@@ -100,7 +100,7 @@ class History:
     def __init__(self, brain_dir: Path):
         self.brain_dir = brain_dir
         self._root: Path | None = None
-        self._last_versions: tuple[int, dict[str, list[Path]]] | None = None  # see `_ending_with`
+        self._last_versions: tuple[int | None, dict[str, list[Path]]] | None = None  # see `_ending_with`
 
     @property
     def root(self) -> Path | None:
@@ -211,10 +211,8 @@ class History:
         once per process and read again when a log is added, renamed or removed (the folder
         changes); this process's own appends keep it current."""
         assert self.root is not None
-        folder = self.root / "notes"
-        try:
-            changed = folder.stat().st_mtime_ns
-        except FileNotFoundError:
+        changed = _stamp(self.root / "notes")
+        if changed is None:
             return []
         if self._last_versions is None or self._last_versions[0] != changed:
             ends: dict[str, list[Path]] = {}
@@ -455,8 +453,8 @@ class History:
     def _append(self, path: str, entry: Entry, *, sync: bool) -> None:
         log = self.log_path(path)
         log.parent.mkdir(parents=True, exist_ok=True)
-        if entry.sha256 and self._last_versions is not None:
-            self._last_versions[1].setdefault(entry.sha256, []).append(log)
+        known = self._last_versions
+        current = known is not None and known[0] == _stamp(log.parent)
         with open(log, "a+b") as handle:
             size = handle.seek(0, os.SEEK_END)
             cut = False
@@ -467,6 +465,10 @@ class History:
             if sync:
                 handle.flush()
                 os.fsync(handle.fileno())
+        if known is not None and current:  # this process's own new log: the map stays current, not read again
+            if entry.sha256:
+                known[1].setdefault(entry.sha256, []).append(log)
+            self._last_versions = (_stamp(log.parent), known[1])
 
     @staticmethod
     def _rewrite_log(log: Path, entries: list[Entry]) -> None:
@@ -479,6 +481,14 @@ class History:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, log)
+
+
+def _stamp(folder: Path) -> int | None:
+    """When a folder last had a file added, renamed or removed (None: there is no folder)."""
+    try:
+        return folder.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
 
 
 def _present(root: Path, path: str) -> bool:
