@@ -39,7 +39,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.errors import InvalidInput, NoteExists
-from brain.history_log import Entry, last_version, next_number, now_text, parse_time, read_entries, read_entry, time_of
+from brain.history_log import (
+    Entry,
+    Purged,
+    Usage,
+    last_version,
+    next_number,
+    now_text,
+    parse_time,
+    read_entries,
+    read_entry,
+    time_of,
+)
 
 HISTORY_DIR = "history"
 EVENTS = ("create", "edit", "outside", "move", "delete")
@@ -71,23 +82,6 @@ def acting_as(by: str, command: str = "") -> Iterator[Actor]:
         yield actor
     finally:
         _ACTOR.reset(token)
-
-
-@dataclass(frozen=True)
-class Purged:
-    """What a purge removed: versions (log lines), objects (stored bytes) and their hashes."""
-
-    versions: int
-    objects: int
-    sha256: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Usage:
-    notes: int
-    versions: int
-    objects: int
-    bytes: int
 
 
 def _key(path: str) -> str:

@@ -1,4 +1,5 @@
-"""One line of a note's history log: an `Entry`, written as JSON, read back whole or skipped.
+"""One line of a note's history log (an `Entry`, written as JSON, read back whole or skipped), and
+what forgetting and counting versions report (`Purged`, `Usage`).
 
 A line cut short by a crash (or anything else that is not a whole entry) reads as None, never as
 an error: the log's other lines still read, and `History.torn` reports it.
@@ -29,6 +30,23 @@ class Entry:
     def line(self) -> bytes:
         data = {key: value for key, value in asdict(self).items() if value is not None}
         return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What a purge removed: versions (log lines), objects (stored bytes) and their hashes."""
+
+    versions: int
+    objects: int
+    sha256: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Usage:
+    notes: int
+    versions: int
+    objects: int
+    bytes: int
 
 
 def now_text() -> str:

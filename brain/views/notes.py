@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brain.history import Usage
+from brain.history_log import Usage
 from brain.notes.model import Note
 from brain.views.plain import plain
 

@@ -16,8 +16,8 @@ from pathlib import PurePosixPath
 
 from brain.config import load_config
 from brain.errors import AmbiguousName, BrainError, InvalidInput, NoteNotFound, Remedy
-from brain.history import Purged, Usage, current_actor
-from brain.history_log import Entry, now_text
+from brain.history import current_actor
+from brain.history_log import Entry, Purged, Usage, now_text
 from brain.memory.corpus import Corpus
 from brain.memory.facts.holds import held_titles
 from brain.note_files import parse_bytes
