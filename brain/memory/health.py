@@ -236,6 +236,6 @@ def fix_history(vault: Vault) -> list[str]:
     plan = move_journal.read_plan(vault)
     if plan is not None:
         with move_journal.locked(vault):
-            moved = move_journal.carry_out(vault, plan, plan.title or plan.target)
+            moved = move_journal.carry_out(vault, plan)
         done.append(f"finished the interrupted move of {moved.moved_from} to {moved.path}")
     return done

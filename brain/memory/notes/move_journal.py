@@ -108,8 +108,9 @@ def read_plan(vault: Vault) -> MovePlan | None:
         ) from None
 
 
-def carry_out(vault: Vault, plan: MovePlan, title: str) -> Moved:
-    """Do what `plan` still lists: move the file, set its title, rewrite the links; then remove the plan."""
+def carry_out(vault: Vault, plan: MovePlan, title: str | None = None) -> Moved:
+    """Do what `plan` still lists: move the file, set its title, rewrite the links; then remove the
+    plan. `title` is the note's title after the move, as the caller shows it (default: its new title)."""
     source, target = vault.safe_path(plan.source), vault.safe_path(plan.target)
     if source.is_file() and not target.exists():
         vault.move(plan.source, plan.target)
@@ -131,7 +132,8 @@ def carry_out(vault: Vault, plan: MovePlan, title: str) -> Moved:
             links += count[0]
             changed.append(where)
     pending_path(vault).unlink(missing_ok=True)
-    return Moved(plan.target, title, plan.source, links, tuple(changed), tuple(failed))
+    shown = title or plan.title or PurePosixPath(plan.target).stem
+    return Moved(plan.target, shown, plan.source, links, tuple(changed), tuple(failed))
 
 
 def finish_pending(vault: Vault) -> Moved | None:
@@ -145,7 +147,7 @@ def finish_pending(vault: Vault) -> Moved | None:
             plan = read_plan(vault)
             if plan is None:
                 return None
-            return carry_out(vault, plan, plan.title or PurePosixPath(plan.target).stem)
+            return carry_out(vault, plan)
     except (BrainError, OSError):
         return None
 
