@@ -32,13 +32,11 @@ import secrets
 import unicodedata
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.errors import InvalidInput, NoteExists
+from brain.history_log import Actor as Actor  # who writes: re-exported for the front ends
 from brain.history_log import (
     Entry,
     Purged,
@@ -51,37 +49,12 @@ from brain.history_log import (
     read_entry,
     time_of,
 )
+from brain.history_log import acting_as as acting_as
+from brain.history_log import current_actor as current_actor
 
 HISTORY_DIR = "history"
 EVENTS = ("create", "edit", "outside", "move", "delete")
 _TAIL = 8192  # bytes read from a log's end to find its last line
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who is writing: `by` is cli | mcp | importer | hook | brain, `command` what they ran."""
-
-    by: str
-    command: str = ""
-
-
-_ACTOR: ContextVar[Actor | None] = ContextVar("brain_history_actor", default=None)
-_NOBODY = Actor("brain")  # a library call no front end named
-
-
-def current_actor() -> Actor:
-    return _ACTOR.get() or _NOBODY
-
-
-@contextmanager
-def acting_as(by: str, command: str = "") -> Iterator[Actor]:
-    """Name the writer of the versions written inside the block (an MCP tool call, an import)."""
-    actor = Actor(by, command)
-    token = _ACTOR.set(actor)
-    try:
-        yield actor
-    finally:
-        _ACTOR.reset(token)
 
 
 def _key(path: str) -> str:
@@ -320,6 +293,16 @@ class History:
                     found.append((entries[-1], last))
         return found
 
+    def gone_named(self, stems: set[str]) -> list[str]:
+        """The paths of the notes that are gone whose file had one of these names (lower-cased, no
+        `.md`) at any time: a fact's file is named by its id, so a fact moved and edited outside
+        brain, whose bytes match nothing, is still found."""
+        return [
+            entries[-1].path
+            for _, entries in self.logs()
+            if self._gone(entries[-1]) and any(_stem(entry.path) in stems for entry in entries)
+        ]
+
     def usage(self) -> Usage:
         notes = versions = objects = size = 0
         if self.root is None:
@@ -475,6 +458,10 @@ class History:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, log)
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md").lower()
 
 
 def _stamp(folder: Path) -> int | None:

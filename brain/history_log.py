@@ -1,5 +1,6 @@
 """One line of a note's history log (an `Entry`, written as JSON, read back whole or skipped), and
-what forgetting and counting versions report (`Purged`, `Usage`).
+what forgetting and counting versions report (`Purged`, `Usage`). Who wrote a version comes from
+`acting_as` (a context variable the front ends set: cli, mcp, importer, hook).
 
 A line cut short by a crash (or anything else that is not a whole entry) reads as None, never as
 an error: the log's other lines still read, and `History.torn` reports it.
@@ -8,8 +9,38 @@ an error: the log's other lines still read, and `History.torn` reports it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is writing: `by` is cli | mcp | importer | hook | brain, `command` what they ran."""
+
+    by: str
+    command: str = ""
+
+
+_ACTOR: ContextVar[Actor | None] = ContextVar("brain_history_actor", default=None)
+_NOBODY = Actor("brain")  # a library call no front end named
+
+
+def current_actor() -> Actor:
+    return _ACTOR.get() or _NOBODY
+
+
+@contextmanager
+def acting_as(by: str, command: str = "") -> Iterator[Actor]:
+    """Name the writer of the versions written inside the block (an MCP tool call, an import)."""
+    actor = Actor(by, command)
+    token = _ACTOR.set(actor)
+    try:
+        yield actor
+    finally:
+        _ACTOR.reset(token)
 
 
 @dataclass(frozen=True)

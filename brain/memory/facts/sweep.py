@@ -338,7 +338,9 @@ def _carry_out(
     # path it had (brain/history.py). Should that fail, the plan stays, for the next sweep to finish.
     try:
         with vault.locked():
-            history_purged = vault.history.purge(deleted, {str(e.get("path")): e.get("file_sha256") for e in gone})
+            named = vault.history.gone_named({title.lower() for title in titles})  # moved and edited outside brain
+            shas = {str(e.get("path")): e.get("file_sha256") for e in gone}
+            history_purged = vault.history.purge([*deleted, *named], shas)
     except OSError as failure:
         where = sweep_plan.pending_path(vault).relative_to(vault.root).as_posix()
         raise WriteFailed(

@@ -75,6 +75,18 @@ def test_a_fact_moved_outside_brain_is_swept_from_every_path_it_had(vault: Vault
     assert SECRET not in recalled.stdout
 
 
+def test_a_fact_moved_and_edited_outside_brain_is_still_swept_from_its_old_path(vault: Vault) -> None:
+    old, _ = superseded_secret(vault)
+    (vault.root / "archive").mkdir()
+    text = (vault.root / f"facts/{old}.md").read_text()
+    (vault.root / f"archive/{old}.md").write_text(text + "a note added by hand\n")  # moved, and its bytes changed
+    (vault.root / f"facts/{old}.md").unlink()
+    report = retention.sweep(Corpus(vault), dry_run=False, now=at(20))
+    assert [item.fact.title for item in report.due] == [old]
+    assert holding(vault.root, SECRET) == []
+    assert vault.history.deleted() == []
+
+
 def test_a_fact_deleted_by_hand_has_its_versions_swept_after_its_retention(vault: Vault) -> None:
     (vault.brain_dir / "config.toml").write_text(
         '[index]\nembedder = "lexical"\n[retention]\nretention_days = 30\n', encoding="utf-8"
