@@ -53,6 +53,20 @@ def test_a_note_renamed_outside_brain_keeps_its_versions_and_a_purge_reaches_the
     assert vault.history.deleted() == []
 
 
+def test_the_old_name_of_a_note_renamed_outside_brain_finds_the_note_and_never_restores_a_copy(brain, vault) -> None:
+    write(vault, "notes/Old.md", "# Old\nfirst\n")
+    assert brain("note", "edit", "Old", "--append", "second").exit_code == 0
+    (vault.root / "archive").mkdir()
+    os.rename(vault.root / "notes/Old.md", vault.root / "archive/Renamed.md")
+    refused = brain("note", "restore", "notes/Old.md")
+    assert (refused.exit_code, refused.stderr) == (
+        1,
+        "error: 'archive/Renamed.md' exists; give the version to restore (its history lists 3 versions)\n",
+    )
+    assert not (vault.root / "notes/Old.md").exists()
+    assert history_of(brain, "Renamed")[0] == (3, "move", "archive/Renamed.md")
+
+
 def test_a_note_renamed_outside_brain_and_then_edited_by_brain_keeps_one_history(brain, vault: Vault) -> None:
     write(vault, "notes/Old.md", "# Old\nfirst\n")
     assert brain("note", "edit", "Old", "--append", "second").exit_code == 0

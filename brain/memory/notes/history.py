@@ -77,7 +77,24 @@ def find(corpus: Corpus, name: str) -> tuple[str, str, bool]:
             raise AmbiguousName(name, sorted(entry.path for entry in matches)) from None
         if not matches:
             raise missing from None
+        moved = _moved_away(corpus, matches[0])
+        if moved is not None:
+            return moved, corpus.resolver().titles.get(moved, ""), True
         return matches[0].path, matches[0].title or PurePosixPath(matches[0].path).stem, False
+
+
+def _moved_away(corpus: Corpus, last: Entry) -> str | None:
+    """Where a note that looks deleted lives now, when it was renamed or moved outside brain and
+    brain has not met it since: a note in the vault holds its last version. Its history follows
+    it there (`History.adopt`), so `restore OLDNAME` never makes a second copy of it."""
+    if last.sha256 is None:  # deleted by brain: not moved
+        return None
+    for note in corpus.notes():
+        if note.path and hashlib.sha256(note.text.encode("utf-8")).hexdigest() == last.sha256:
+            same = hashlib.sha256(corpus.vault.read_bytes(note.path)).hexdigest() == last.sha256
+            if same and _adopt(corpus.vault, note.path, last.sha256) is not None:
+                return note.path
+    return None
 
 
 def _deleted_matches(vault: Vault, name: str) -> list[Entry]:
@@ -106,14 +123,14 @@ def note_history(corpus: Corpus, name: str) -> NoteHistory:
     return NoteHistory(path, title, exists, current, entries)
 
 
-def _adopt(vault: Vault, path: str, digest: str) -> None:
+def _adopt(vault: Vault, path: str, digest: str) -> Entry | None:
     """The versions of a note moved or renamed outside brain follow it to its path (`History.adopt`);
     a vault that cannot be written now is left as it is (the next write adopts them)."""
     try:
         with vault.locked():
-            vault.history.adopt(path, digest)
+            return vault.history.adopt(path, digest)
     except (BrainError, OSError):
-        pass
+        return None
 
 
 def version(corpus: Corpus, name: str, number: int) -> tuple[NoteHistory, Entry, bytes]:
