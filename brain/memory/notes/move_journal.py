@@ -10,7 +10,8 @@ change, so carrying the plan out again never makes it worse.
 A move killed part-way (a crash, `kill -9`, a full disk) is *finished*, never undone: the next
 brain command that opens the vault (`brain.open`), the next move, and `brain doctor --fix` carry
 out what the plan still lists. Moves take `.brain/journal/move.lock`, one at a time; a move
-running in another process is never finished by a second one.
+running in another process is never finished by a second one. A plain folder used as a vault
+(no `.brain/`) keeps no plan: its moves hold its write lock throughout instead.
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ def pending_path(vault: Vault) -> Path:
 @contextmanager
 def locked(vault: Vault, *, wait: float = LOCK_SECONDS) -> Iterator[None]:
     """One move at a time; `WriteConflict` when another has held the lock for `wait` seconds."""
+    if not vault.brain_dir.is_dir():  # a plain folder used as a vault keeps no state: its write lock, no plan
+        with vault.locked():
+            yield
+        return
     folder = vault.brain_dir / "journal"
     folder.mkdir(parents=True, exist_ok=True)
     try:
@@ -83,7 +88,8 @@ def locked(vault: Vault, *, wait: float = LOCK_SECONDS) -> Iterator[None]:
 
 
 def write_plan(vault: Vault, plan: MovePlan) -> None:
-    write_json(pending_path(vault), asdict(plan))
+    if vault.brain_dir.is_dir():
+        write_json(pending_path(vault), asdict(plan))
 
 
 def read_plan(vault: Vault) -> MovePlan | None:

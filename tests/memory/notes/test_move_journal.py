@@ -100,3 +100,14 @@ def test_a_move_that_cannot_be_finished_now_is_reported_by_doctor(brain, vault: 
         f"interrupted-move {PENDING}: a note move was interrupted and could not be finished yet: links may still "
         "name the old path\n" in doctor.stdout
     )
+
+
+def test_a_plain_folder_used_as_a_vault_gets_no_brain_folder_from_a_move(tmp_path: Path) -> None:
+    from tests.conftest import run_brain
+
+    (tmp_path / "A.md").write_text("# A\n")
+    (tmp_path / "B.md").write_text("[[A]]\n")
+    result = run_brain("note", "move", "A", "C.md", "--vault", str(tmp_path))
+    assert result.output == "moved A.md to C.md; 1 link in 1 note updated\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["B.md", "C.md"]
+    assert (tmp_path / "B.md").read_text() == "[[C]]\n"
