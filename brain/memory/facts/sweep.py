@@ -212,14 +212,14 @@ def deleted_by_hand(vault: Vault, live: tuple[Fact, ...]) -> tuple[Fact, ...]:
     for last, version in vault.history.gone_versions():
         try:
             note = parse_bytes(vault.history.version_bytes(version.sha256 or ""), last.path)
-        except InvalidInput:  # its bytes are gone or damaged: nothing of it is left to sweep
+            gone_at = datetime.fromisoformat(last.time.replace("Z", "+00:00")).astimezone(UTC)
+        except (InvalidInput, ValueError):  # its bytes are gone or damaged: nothing of it is left to sweep
             continue
         if note.type != "fact":
             continue
         fact = fact_from_note(note)
         if fact.title.lower() in titles:  # moved outside brain, not deleted: it is swept from its new path
             continue
-        gone_at = datetime.fromisoformat(last.time.replace("Z", "+00:00"))
         found.append(replace(fact, valid_until=fact.valid_until or gone_at))
         titles.add(fact.title.lower())
     return tuple(found)
