@@ -11,7 +11,13 @@ On disk (not disposable, like the journal):
   (content-addressed: a version stored once costs nothing the next time);
 - `notes/<sha256 of the path>.jsonl`: one JSON line per version of the note at that path
   (`v`, `event`, `path`, `sha256`, `size`, `time`, `by`, `command`, and `moved_from` / `title`).
-  A rename moves the log with the note.
+
+A log is the note's identity: it follows the note whatever paths it has. Brain's own move moves
+the log with the note; a note renamed or moved outside brain (`mv`, Obsidian) is recognised the
+first time brain meets it under its new path (a write, a purge, its history): its bytes are a
+version of a log whose note is gone, and that log is adopted (`adopt`), logged as a move. So a
+purge and the retention sweep reach every version of a note whatever paths it had. A line cut
+short by a crash is skipped when read, reported by `torn`, and dropped by `repair_torn`.
 
 Who wrote a version comes from `acting_as` (a context variable the front ends set: cli, mcp,
 importer, hook). Nothing here reads or changes a note's file; a vault copied without `.brain/`
@@ -21,95 +27,38 @@ is still a complete vault.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import secrets
 import unicodedata
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.errors import InvalidInput, NoteExists
+from brain.history_log import Actor as Actor  # who writes: re-exported for the front ends
+from brain.history_log import (
+    Entry,
+    Purged,
+    Usage,
+    folder_stamp,
+    last_version,
+    next_number,
+    note_present,
+    now_text,
+    parse_time,
+    read_entries,
+    read_entry,
+    stem_of,
+    time_of,
+)
+from brain.history_log import acting_as as acting_as
+from brain.history_log import current_actor as current_actor
 
 HISTORY_DIR = "history"
 EVENTS = ("create", "edit", "outside", "move", "delete")
 _TAIL = 8192  # bytes read from a log's end to find its last line
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who is writing: `by` is cli | mcp | importer | hook | brain, `command` what they ran."""
-
-    by: str
-    command: str = ""
-
-
-_ACTOR: ContextVar[Actor | None] = ContextVar("brain_history_actor", default=None)
-_NOBODY = Actor("brain")  # a library call no front end named
-
-
-def current_actor() -> Actor:
-    return _ACTOR.get() or _NOBODY
-
-
-@contextmanager
-def acting_as(by: str, command: str = "") -> Iterator[Actor]:
-    """Name the writer of the versions written inside the block (an MCP tool call, an import)."""
-    actor = Actor(by, command)
-    token = _ACTOR.set(actor)
-    try:
-        yield actor
-    finally:
-        _ACTOR.reset(token)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One line of a note's log: a version (with `sha256`) or a deletion (`sha256` None)."""
-
-    v: int
-    event: str
-    path: str
-    sha256: str | None
-    size: int
-    time: str
-    by: str
-    command: str = ""
-    moved_from: str | None = None
-    title: str | None = None  # on a deletion: the note's title, to find it by name later
-
-    def line(self) -> bytes:
-        data = {key: value for key, value in asdict(self).items() if value is not None}
-        return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-
-
-@dataclass(frozen=True)
-class Purged:
-    """What a purge removed: versions (log lines), objects (stored bytes) and their hashes."""
-
-    versions: int
-    objects: int
-    sha256: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Usage:
-    notes: int
-    versions: int
-    objects: int
-    bytes: int
-
-
-def now_text() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def _time_of(mtime_ns: int) -> str:
-    return datetime.fromtimestamp(mtime_ns / 1e9, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def _key(path: str) -> str:
@@ -122,6 +71,7 @@ class History:
     def __init__(self, brain_dir: Path):
         self.brain_dir = brain_dir
         self._root: Path | None = None
+        self._last_versions: tuple[int | None, dict[str, list[Path]]] | None = None  # see `_ending_with`
 
     @property
     def root(self) -> Path | None:
@@ -151,15 +101,17 @@ class History:
         if self.root is None:
             return
         digest = hashlib.sha256(data).hexdigest()
-        last = self.last(path)
+        last = self.last(path) or self.adopt(path, digest)
         if last is not None and last.sha256 == digest and self._has(digest):
             return
         self._store(digest, data, sync=sync)
         try:
-            when = _time_of(file.stat().st_mtime_ns) if file is not None else now_text()
+            when = time_of(file.stat().st_mtime_ns) if file is not None else now_text()
         except OSError:
             when = now_text()
-        self._append(path, Entry(_next(last), "outside", _key(path), digest, len(data), when, "editor"), sync=sync)
+        self._append(
+            path, Entry(next_number(last), "outside", _key(path), digest, len(data), when, "editor"), sync=sync
+        )
 
     def after(
         self,
@@ -178,7 +130,7 @@ class History:
         if digest is not None and data is not None:
             self._store(digest, data, sync=False)  # `before` stores it again if a crash lost it
         entry = Entry(
-            _next(self.last(path)),
+            next_number(self.last(path)),
             event,
             _key(path),
             digest,
@@ -203,6 +155,75 @@ class History:
             raise NoteExists(f"'{target}' already has a history; the move would merge two notes' versions")
         os.replace(old, new)
 
+    def adopt(self, path: str, digest: str) -> Entry | None:
+        """The log of the note now at `path`, found by its bytes (`digest`) when it was moved or
+        renamed outside brain: a log whose note is gone and whose last version it is follows the
+        note to `path` (a `move` entry by "editor"). Its last entry, or None (a note new to brain).
+        Called under the vault's write lock, only for a path that has no log."""
+        if self.root is None or self.log_path(path).exists():
+            return None
+        found = []
+        for log in self._ending_with(digest):
+            entries = self.entries_of(log)
+            if entries and last_version(entries) == digest and self._gone(entries[-1]):
+                found.append((entries[-1].time, log.name, log, entries[-1]))
+        if not found:
+            return None
+        *_, log, last = max(found)  # the latest, if several
+        os.replace(log, self.log_path(path))
+        self._last_versions = None
+        size = self._size_of(digest)
+        moved = Entry(next_number(last), "move", _key(path), digest, size, now_text(), "editor", "", last.path)
+        self._append(path, moved, sync=True)
+        return moved
+
+    def _ending_with(self, digest: str) -> list[Path]:
+        """The logs whose last version is `digest`, from a map of every log's last version read
+        once per process and read again when a log is added, renamed or removed (the folder
+        changes); this process's own appends keep it current."""
+        assert self.root is not None
+        changed = folder_stamp(self.root / "notes")
+        if changed is None:
+            return []
+        if self._last_versions is None or self._last_versions[0] != changed:
+            ends: dict[str, list[Path]] = {}
+            for log, entries in self.logs():
+                last = last_version(entries)
+                if last:
+                    ends.setdefault(last, []).append(log)
+            self._last_versions = (changed, ends)
+        return list(self._last_versions[1].get(digest, ()))
+
+    def _gone(self, last: Entry) -> bool:
+        return last.event == "delete" or not note_present(self.brain_dir.parent, last.path)
+
+    def _size_of(self, digest: str) -> int:
+        try:
+            return len(self.version_bytes(digest))
+        except InvalidInput:
+            return 0
+
+    def torn(self) -> list[tuple[Path, int]]:
+        """Logs with lines that are not whole entries (a write cut short), and how many each."""
+        if self.root is None or not (self.root / "notes").is_dir():
+            return []
+        found = []
+        for log in sorted((self.root / "notes").glob("*.jsonl")):
+            try:
+                torn = read_entries(log.read_bytes())[1]
+            except FileNotFoundError:
+                continue
+            if torn:
+                found.append((log, torn))
+        return found
+
+    def repair_torn(self) -> list[tuple[Path, int]]:
+        """Rewrite each torn log with its whole entries only (under the vault's write lock)."""
+        repaired = self.torn()
+        for log, _ in repaired:
+            self._rewrite_log(log, read_entries(log.read_bytes())[0])
+        return repaired
+
     # ------------------------------------------------------------ reading
 
     def entries(self, path: str) -> list[Entry]:
@@ -213,7 +234,13 @@ class History:
             data = self.log_path(path).read_bytes()
         except FileNotFoundError:
             return []
-        return [_entry(line) for line in data.splitlines() if line.strip()]
+        return read_entries(data)[0]
+
+    def entries_of(self, log: Path) -> list[Entry]:
+        try:
+            return read_entries(log.read_bytes())[0]
+        except FileNotFoundError:
+            return []
 
     def last(self, path: str) -> Entry | None:
         if self.root is None:
@@ -225,11 +252,13 @@ class History:
                 tail = handle.read()
         except FileNotFoundError:
             return None
-        lines = tail.rstrip(b"\n").split(b"\n")
-        if len(lines) < 2 and size > _TAIL:  # one line longer than the tail: read it all
-            entries = self.entries(path)
-            return entries[-1] if entries else None
-        return _entry(lines[-1]) if lines and lines[-1].strip() else None
+        lines = tail.split(b"\n")[1:] if size > _TAIL else tail.split(b"\n")  # the first may be cut by the seek
+        for line in reversed(lines):
+            entry = read_entry(line) if line.strip() else None
+            if entry is not None:
+                return entry
+        entries = self.entries(path)  # no whole line in the tail: read it all
+        return entries[-1] if entries else None
 
     def version_bytes(self, sha256: str) -> bytes:
         try:
@@ -249,18 +278,33 @@ class History:
                 data = log.read_bytes()
             except FileNotFoundError:
                 continue
-            entries = [_entry(line) for line in data.splitlines() if line.strip()]
+            entries = read_entries(data)[0]
             if entries:
                 yield log, entries
 
     def deleted(self) -> list[Entry]:
         """The last entry of every note that is gone (restorable): its last event is a deletion, or
         its file was deleted outside brain (an editor, `rm`), which leaves no deletion in the log."""
-        vault_root = self.brain_dir.parent
+        return [entries[-1] for _, entries in self.logs() if self._gone(entries[-1])]
+
+    def gone_versions(self) -> list[tuple[Entry, Entry]]:
+        """Each note that is gone (as `deleted`): its last entry and its last version with content."""
+        found = []
+        for _, entries in self.logs():
+            if self._gone(entries[-1]):
+                last = next((entry for entry in reversed(entries) if entry.sha256), None)
+                if last is not None:
+                    found.append((entries[-1], last))
+        return found
+
+    def gone_named(self, stems: set[str]) -> list[str]:
+        """The paths of the notes that are gone whose file had one of these names (lower-cased, no
+        `.md`) at any time: a fact's file is named by its id, so a fact moved and edited outside
+        brain, whose bytes match nothing, is still found."""
         return [
-            entries[-1]
+            entries[-1].path
             for _, entries in self.logs()
-            if entries[-1].event == "delete" or not _present(vault_root, entries[-1].path)
+            if self._gone(entries[-1]) and any(stem_of(entry.path) in stems for entry in entries)
         ]
 
     def usage(self) -> Usage:
@@ -280,18 +324,37 @@ class History:
 
     # ------------------------------------------------------------ forgetting (under the vault's write lock)
 
-    def purge(self, paths: Iterable[str]) -> Purged:
+    def purge(self, paths: Iterable[str], found_as: Mapping[str, str | None] | None = None) -> Purged:
         """Forget every version of the notes at `paths`, for good: their logs, their stored bytes,
-        and any other note's log line that points at the same bytes (no copy survives)."""
+        and any other note's log line that points at the same bytes (no copy survives).
+
+        `found_as` gives the sha256 of the bytes a note's file held (a file deleted just before):
+        a note that came to its path outside brain is found by them (`adopt`), so its versions
+        under its earlier paths go too."""
         if self.root is None:
             return Purged(0, 0, ())
         shas: set[str] = set()
         versions = 0
         for path in paths:
+            digest = (found_as or {}).get(path)
+            if digest and not self.log_path(path).exists():
+                self.adopt(path, digest)
             entries = self.entries(path)
+            if digest:
+                shas.add(digest)
             shas.update(entry.sha256 for entry in entries if entry.sha256)
             versions += len(entries)
             self.log_path(path).unlink(missing_ok=True)
+        return self._forget(shas, versions)
+
+    def purge_version(self, digest: str) -> Purged:
+        """Forget one version's bytes, for good: every log line that points at them, and the bytes."""
+        if self.root is None:
+            return Purged(0, 0, ())
+        return self._forget({digest}, 0)
+
+    def _forget(self, shas: set[str], versions: int) -> Purged:
+        """Drop every log line that points at `shas`, then the stored bytes (`versions` counted so far)."""
         if not shas:
             return Purged(versions, 0, ())
         for log, entries in self.logs():
@@ -352,7 +415,7 @@ class History:
                 if entry is newest or entry.sha256 is None:
                     keep.append(entry)
                     continue
-                age = (now - _parse_time(entry.time)).total_seconds() / 86400
+                age = (now - parse_time(entry.time)).total_seconds() / 86400
                 too_old = keep_days is not None and age > keep_days
                 too_many = max_versions is not None and rank[id(entry)] > max_versions
                 if not (too_old or too_many):
@@ -397,11 +460,22 @@ class History:
     def _append(self, path: str, entry: Entry, *, sync: bool) -> None:
         log = self.log_path(path)
         log.parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "ab") as handle:
-            handle.write(entry.line())
+        known = self._last_versions
+        current = known is not None and known[0] == folder_stamp(log.parent)
+        with open(log, "a+b") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            cut = False
+            if size:
+                handle.seek(size - 1)
+                cut = handle.read(1) != b"\n"  # a line cut short by a crash stays a line of its own
+            handle.write((b"\n" if cut else b"") + entry.line())
             if sync:
                 handle.flush()
                 os.fsync(handle.fileno())
+        if known is not None and current:  # this process's own new log: the map stays current, not read again
+            if entry.sha256:
+                known[1].setdefault(entry.sha256, []).append(log)
+            self._last_versions = (folder_stamp(log.parent), known[1])
 
     @staticmethod
     def _rewrite_log(log: Path, entries: list[Entry]) -> None:
@@ -414,28 +488,3 @@ class History:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, log)
-
-
-def _present(root: Path, path: str) -> bool:
-    """Whether the note file at `path` (NFC, as logs key it) exists, in whichever Unicode form it was named."""
-    target = root / path
-    if target.is_file():
-        return True
-    try:
-        names = os.listdir(target.parent)
-    except OSError:
-        return False
-    return any(unicodedata.normalize("NFC", name) == target.name and (target.parent / name).is_file() for name in names)
-
-
-def _next(last: Entry | None) -> int:
-    return last.v + 1 if last is not None else 1
-
-
-def _entry(line: bytes) -> Entry:
-    data = json.loads(line)
-    return Entry(**{key: data.get(key) for key in Entry.__dataclass_fields__ if key in data or key == "sha256"})
-
-
-def _parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))

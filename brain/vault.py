@@ -437,6 +437,8 @@ class Vault:
 
     def move(self, source: str, target: str) -> None:
         old, new = self.safe_path(source), self._note_path(target)
+        if old == new:  # onto its own path: nothing moves, and no version is written
+            return
         with self._locked():
             if not old.is_file():
                 raise NoteNotFound(f"no file '{source}' in the vault")

@@ -150,13 +150,21 @@ def delete(
     purge: Annotated[
         bool, typer.Option("--purge", help="Delete the note and every version of it for good (writes a receipt).")
     ] = False,
+    version: Annotated[
+        int | None,
+        typer.Option(
+            "--version", min=1, help="With --purge: forget only this version (from `note history`); the note stays."
+        ),
+    ] = None,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Delete a note: it moves to the history, where `brain note restore` brings it back."""
+    if version is not None and not purge:
+        raise UsageError("--version goes with --purge: `brain note delete NAME --purge --version N`")
     corpus = open_vault(vault).corpus
     if purge:
-        purged = history.purge_note(corpus, name)
+        purged = history.purge_note(corpus, name) if version is None else history.purge_version(corpus, name, version)
         emit_json(purged_json(purged)) if as_json else typer.echo(purged_line(purged))
         return
     deleted = service.delete_note(corpus, name)

@@ -9,11 +9,11 @@ import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
-from brain.memory.health import check_facts, check_index, check_journal, check_notes
+from brain.memory.health import check_facts, check_history, check_index, check_journal, check_notes, fix_history
 from brain.memory.notes.history import history_usage
 from brain.note_files import BRAIN_DIR, templates_folder
 from brain.vault_init import Initialized, initialize
-from brain.views.notes import usage_json, usage_line
+from brain.views.notes import finished_move_line, usage_json, usage_line
 
 
 def init(
@@ -61,7 +61,8 @@ def doctor(
         bool,
         typer.Option(
             "--fix",
-            help="First finish an interrupted sweep, close an interrupted supersede, anchor the journal.",
+            help="First finish an interrupted sweep or move, close an interrupted supersede, anchor the journal, "
+            "drop torn lines of history logs.",
         ),
     ] = False,
 ) -> None:
@@ -71,10 +72,12 @@ def doctor(
 
     memory = open_vault(vault)
     corpus = memory.corpus
-    fixed = fix_fact_safety(corpus) if fix else []
+    fixed = [finished_move_line(memory.finished_move)] if memory.finished_move else []
+    fixed += (fix_history(memory.vault) + fix_fact_safety(corpus)) if fix else []
     index_findings = check_index(memory.vault)  # before reading the notes, which brings the catalog up to date
     findings = (
-        check_notes(corpus)
+        check_history(memory.vault)
+        + check_notes(corpus)
         + check_facts(corpus)
         + check_fact_safety(corpus)
         + check_journal(memory.vault)
@@ -85,7 +88,7 @@ def doctor(
     if as_json:
         emit_json(
             {
-                **({"fixed": fixed} if fix else {}),
+                **({"fixed": fixed} if fixed or fix else {}),
                 "findings": findings,
                 "history": usage_json(usage),
                 "vectors": segments_json(found_segments),

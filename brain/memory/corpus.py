@@ -131,8 +131,8 @@ class Resolver:
             return []
         if key in self._paths:
             return [self._paths[key]]
-        found = self._names.get(key)
-        if found:
+        found = self._names.get(key) or (self._names.get(key[:-3]) if key.endswith(".md") else None)
+        if found:  # `[[Old.md]]` names the note `Old`, as in Obsidian
             return sorted(found)
         if "/" in key:  # [[folder/Title]]: a path suffix
             tail = "/" + key.removesuffix(".md")

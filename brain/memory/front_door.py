@@ -13,12 +13,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.history import Actor, acting_as
+from brain.history import Actor, acting_as, current_actor
 from brain.index.sync.attach import attach
 from brain.vault import Vault
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
+    from brain.memory.notes.move_journal import Moved
+
+# Where a move is written down while it runs (brain/memory/notes/move_journal.py, which is loaded
+# only when one is there: every command opens a vault).
+PENDING_MOVE = ("journal", "moves", "PENDING.json")
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,7 @@ class Memory:
     first use: a hook that only starts an extraction never loads it)."""
 
     vault: Vault
+    finished_move: Moved | None = None  # a move killed part-way, finished when the vault was opened
 
     @cached_property
     def corpus(self) -> Corpus:
@@ -68,4 +74,14 @@ def open_memory(path: str | Path | Vault | None = None) -> Memory:
     index attached. A vault folder that does not exist is a `VaultNotFound` naming what to run."""
     vault = path if isinstance(path, Vault) else Vault.find(path)
     attach(vault)  # brain's own writes update the index at once (when the vault has one)
-    return Memory(vault)
+    return Memory(vault, _finish_interrupted_move(vault))
+
+
+def _finish_interrupted_move(vault: Vault) -> Moved | None:
+    """A move killed part-way is finished by the next command that opens the vault."""
+    if not vault.brain_dir.joinpath(*PENDING_MOVE).is_file():
+        return None
+    from brain.memory.notes.move_journal import finish_pending
+
+    with acting_as(current_actor().by, "note move (finished)"):
+        return finish_pending(vault)

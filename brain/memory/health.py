@@ -207,3 +207,48 @@ def check_journal(vault: Vault) -> list[Finding]:
         )
         for problem in check.problems
     ]
+
+
+def check_history(vault: Vault) -> list[Finding]:
+    """History logs with lines cut short, and a move that is still written down (it could not be finished)."""
+    from brain.memory.notes import move_journal
+
+    findings = [
+        Finding(
+            "history-torn",
+            log.relative_to(vault.root).as_posix(),
+            f"{torn} line{'s' if torn > 1 else ''} of this note's history log {'are' if torn > 1 else 'is'} not a whole "
+            "entry (a write cut short by a crash or a full disk); brain reads the other lines",
+            "run `brain doctor --fix` to drop them",
+        )
+        for log, torn in vault.history.torn()
+    ]
+    if move_journal.pending_path(vault).is_file():
+        findings.append(
+            Finding(
+                "interrupted-move",
+                move_journal.pending_path(vault).relative_to(vault.root).as_posix(),
+                "a note move was interrupted and could not be finished yet: links may still name the old path",
+                "run `brain doctor --fix` to finish it (once the vault is writable)",
+            )
+        )
+    return findings
+
+
+def fix_history(vault: Vault) -> list[str]:
+    """Drop the torn lines of the history logs, and finish an interrupted move; one line per repair."""
+    from brain.memory.notes import move_journal
+
+    done = []
+    if vault.history.torn():
+        with vault.locked():
+            for log, torn in vault.history.repair_torn():
+                done.append(
+                    f"dropped {torn} torn line{'s' if torn > 1 else ''} of {log.relative_to(vault.root).as_posix()}"
+                )
+    plan = move_journal.read_plan(vault)
+    if plan is not None:
+        with move_journal.locked(vault):
+            moved = move_journal.carry_out(vault, plan)
+        done.append(f"finished the interrupted move of {moved.moved_from} to {moved.path}")
+    return done

@@ -1,17 +1,29 @@
-"""Rewrite the wikilinks of a note's text that point at a renamed note, the way Obsidian does.
+"""Rewrite the links of a note's text that point at a renamed note, the way Obsidian does.
 
-Only the target part of a link changes: `[[Old#Heading|alias]]` becomes `[[New#Heading|alias]]`,
-an embed `![[Old]]` stays an embed, every other byte of the text (line endings included) is
-kept. Links inside fenced or indented code are not links and stay as they are; links in the
-frontmatter (`caused_by: "[[Old]]"`) are rewritten too. Pure: text in, text out.
+Only the target part of a link changes: `[[Old#Heading|alias]]` becomes `[[New#Heading|alias]]`
+(and `[[Old\\|alias]]`, a link in a table, keeps its escaped pipe), an embed `![[Old]]` stays an
+embed, a markdown link `[text](Old%20Name.md#part)` gets its new path (encoded as the old one was),
+and every other byte of the text (line endings included) is kept. A link that is only text is
+left as it is: in fenced or indented code, inline code, an HTML or Obsidian comment, `$$` math
+(`spans`). Links in the frontmatter (`caused_by: "[[Old]]"`) are rewritten too. Pure: text in,
+text out.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from brain.notes.lines import split_lines
 from brain.notes.parse import WIKILINK, _markdown, parse_note
+from brain.notes.spans import outside, protected_spans
+
+# `[text](destination)` or `![text](destination)`: the destination bare (no spaces) or in <...>.
+MARKDOWN_LINK = re.compile(r"\[[^\]\n]*\]\((<[^>\n]+>|[^)\s]+)\)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+Renamer = Callable[[str], str | None]
+_ENCODED = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "%": "%25"})
 
 
 def code_lines(text: str) -> set[int]:
@@ -30,32 +42,98 @@ def code_lines(text: str) -> set[int]:
     return found
 
 
-def rewrite_links(text: str, new_target: Callable[[str], str | None]) -> tuple[str, int]:
-    """`text` with each link whose target `new_target(target)` renames (None: leave it) rewritten,
-    and how many links changed."""
+def _prose(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The (start, end) ranges of `text` outside code blocks, and the protected spans within them."""
     skip = code_lines(text)
-    changed = 0
-    out: list[str] = []
+    ranges: list[tuple[int, int]] = []
+    position = 0
     for number, line in enumerate(split_lines(text)):
-        if number in skip or "[[" not in line:
-            out.append(line)
-            continue
-        pieces: list[str] = []
-        position = 0
-        for match in WIKILINK.finditer(line):
-            inner = match.group(1)
-            cut = min((index for index in (inner.find("|"), inner.find("#")) if index >= 0), default=len(inner))
-            raw = inner[:cut]
-            target = raw.strip()
-            renamed = new_target(target) if target else None
-            if renamed is None or renamed == target:
-                continue
-            lead = raw[: len(raw) - len(raw.lstrip())]
-            trail = raw[len(raw.rstrip()) :]
-            start = match.start(1)
-            pieces.append(line[position:start] + lead + renamed + trail)
-            position = start + cut
-            changed += 1
-        pieces.append(line[position:])
-        out.append("".join(pieces))
-    return "".join(out), changed
+        if number not in skip:
+            if ranges and ranges[-1][1] == position:
+                ranges[-1] = (ranges[-1][0], position + len(line))
+            else:
+                ranges.append((position, position + len(line)))
+        position += len(line)
+    spans = [(begin + start, begin + end) for begin, stop in ranges for start, end in protected_spans(text[begin:stop])]
+    return ranges, spans
+
+
+def markdown_target(destination: str) -> str | None:
+    """The vault path a markdown link's destination names (decoded, without `#part`), or None
+    when it is no link to a note (a URL, a file that is not .md)."""
+    bare = destination[1:-1] if destination.startswith("<") else destination
+    path = unquote(bare.partition("#")[0])
+    if not path or _SCHEME.match(path) or not path.lower().endswith(".md"):
+        return None
+    return path
+
+
+def markdown_links(text: str) -> list[str]:
+    """The note paths (as written, decoded) of the markdown links in `text` that are links."""
+    ranges, spans = _prose(text)
+    found = []
+    for begin, stop in ranges:
+        for match in MARKDOWN_LINK.finditer(text, begin, stop):
+            target = markdown_target(match.group(1))
+            if target is not None and outside(spans, match.start()):
+                found.append(target)
+    return found
+
+
+def rewrite_links(text: str, new_target: Renamer, new_path: Renamer | None = None) -> tuple[str, int]:
+    """`text` with each wikilink whose target `new_target(target)` renames (None: leave it), and
+    each markdown link whose decoded path `new_path(path)` renames, rewritten; and how many
+    links changed."""
+    ranges, spans = _prose(text)
+    edits: list[tuple[int, int, str]] = []
+    for begin, stop in ranges:
+        for match in WIKILINK.finditer(text, begin, stop):
+            if outside(spans, match.start()):
+                edit = _wikilink_edit(match, new_target)
+                if edit is not None:
+                    edits.append(edit)
+        if new_path is not None:
+            for match in MARKDOWN_LINK.finditer(text, begin, stop):
+                if outside(spans, match.start()):
+                    edit = _markdown_edit(match, new_path)
+                    if edit is not None:
+                        edits.append(edit)
+    pieces: list[str] = []
+    position = 0
+    for start, end, replacement in sorted(edits):
+        pieces.append(text[position:start] + replacement)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces), len(edits)
+
+
+def _wikilink_edit(match: re.Match[str], new_target: Renamer) -> tuple[int, int, str] | None:
+    inner = match.group(1)
+    cut = min((index for index in (inner.find("|"), inner.find("#")) if index >= 0), default=len(inner))
+    if cut < len(inner) and inner[cut] == "|" and inner[:cut].endswith("\\"):
+        cut -= 1  # `[[Old\|alias]]` in a table: the backslash escapes the pipe
+    raw = inner[:cut]
+    target = raw.strip()
+    renamed = new_target(target) if target else None
+    if renamed is None or renamed == target:
+        return None
+    lead = raw[: len(raw) - len(raw.lstrip())]
+    trail = raw[len(raw.rstrip()) :]
+    start = match.start(1)
+    return start, start + cut, lead + renamed + trail
+
+
+def _markdown_edit(match: re.Match[str], new_path: Renamer) -> tuple[int, int, str] | None:
+    destination = match.group(1)
+    target = markdown_target(destination)
+    renamed = new_path(target) if target is not None else None
+    if renamed is None or renamed == target:
+        return None
+    angled = destination.startswith("<")
+    bare = destination[1:-1] if angled else destination
+    _, hash_, part = bare.partition("#")
+    # A bare destination cannot hold a space or a parenthesis: they are encoded, as Obsidian does.
+    new = renamed if angled else renamed.translate(_ENCODED)
+    new += hash_ + part
+    start, end = match.span(1)
+    return start, end, f"<{new}>" if angled else new

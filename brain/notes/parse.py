@@ -23,6 +23,7 @@ from brain.notes.model import (
     Section,
     WikiLink,
 )
+from brain.notes.spans import blank_spans
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -52,8 +53,11 @@ def _markdown() -> MarkdownIt:
 
 
 def parse_wikilink(inner: str) -> WikiLink:
-    """`Title#Heading|alias` -> WikiLink(target='Title', heading='Heading', alias='alias')."""
-    target, _, alias = inner.partition("|")
+    """`Title#Heading|alias` -> WikiLink(target='Title', heading='Heading', alias='alias'); in a
+    table the pipe is escaped (`Title\\|alias`), and the backslash is not part of the target."""
+    target, pipe, alias = inner.partition("|")
+    if pipe and target.endswith("\\"):
+        target = target[:-1]
     target, _, heading = target.partition("#")
     return WikiLink(target.strip(), heading.strip() or None, alias.strip() or None)
 
@@ -111,7 +115,8 @@ def parse_note(text: str, path: str | None = None) -> Note:
         if observation:
             observations.append(observation)
 
-    links = find_wikilinks("".join(line for i, line in enumerate(lines) if i >= body_start and i not in code_lines))
+    prose = "".join(line for i, line in enumerate(lines) if i >= body_start and i not in code_lines)
+    links = find_wikilinks(blank_spans(prose) if "[[" in prose else prose)
     links += _frontmatter_links(frontmatter)
 
     note_type = frontmatter.get("type")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brain.history import Usage
+from brain.history_log import Usage
 from brain.notes.model import Note
 from brain.views.plain import plain
 
@@ -12,7 +12,8 @@ if TYPE_CHECKING:  # the services' types, for annotations: a view loads no servi
     from brain.memory.causal.neighbourhood import BuiltContext
     from brain.memory.notes.history import NoteHistory, PurgeReceipt, Restored
     from brain.memory.notes.listing import Listed
-    from brain.memory.notes.service import Moved, Written
+    from brain.memory.notes.move_journal import Moved
+    from brain.memory.notes.service import Written
 
 
 def note_json(note: Note) -> dict[str, Any]:
@@ -73,6 +74,11 @@ def moved_line(moved: Moved) -> str:
     return line
 
 
+def finished_move_line(moved: Moved) -> str:
+    """What `brain doctor` says of a move killed part-way that opening the vault finished."""
+    return f"finished the interrupted move: {moved_line(moved)}"
+
+
 def moved_json(moved: Moved) -> dict[str, Any]:
     return {
         "path": moved.path,
@@ -109,6 +115,7 @@ def history_json(found: NoteHistory) -> dict[str, Any]:
                 "size": entry.size,
                 "sha256": entry.sha256,
                 "moved_from": entry.moved_from,
+                "path_then": entry.path,  # where the note was (a note renamed outside brain keeps its history)
                 "current": bool(entry.sha256) and entry.sha256 == found.current_sha256 and entry is found.versions[0],
             }
             for entry in found.entries
@@ -153,6 +160,11 @@ def restored_json(restored: Restored) -> dict[str, Any]:
 
 
 def purged_line(purged: PurgeReceipt) -> str:
+    if purged.version is not None:
+        return (
+            f"purged version {purged.version} of {purged.path}: {_count(purged.purged.versions, 'version')} of those "
+            f"bytes gone for good; the note and its other versions stay (receipt {purged.receipt})"
+        )
     what = "deleted and purged" if purged.file_deleted else "purged"
     return f"{what} {purged.path}: {_count(purged.purged.versions, 'version')} gone for good (receipt {purged.receipt})"
 
@@ -165,6 +177,7 @@ def purged_json(purged: PurgeReceipt) -> dict[str, Any]:
         "versions_purged": purged.purged.versions,
         "objects_purged": purged.purged.objects,
         "receipt": purged.receipt,
+        **({"version": purged.version} if purged.version is not None else {}),
     }
 
 

@@ -152,7 +152,8 @@ def restore_note(
     """Put an earlier version of a note back, byte for byte, or bring back a deleted note.
 
     Use it to undo an edit (yours or anyone's) or a delete. The current text is kept in the
-    history first, so a restore can itself be undone.
+    history first, so a restore can itself be undone. A version that would reopen a closed fact
+    (or bring back a value recorded over) is refused: use supersede_fact.
     """
     restored = history.restore_note(state.corpus, name, version)
     return result(restored_line(restored), restored_json(restored))

@@ -6,10 +6,14 @@
 - a legal hold lifted in a note but kept by the hold register: reported (the sweep keeps it held);
 - torn journal lines set aside: reported;
 - temp files left by killed writes (they can hold a deleted value): removed at once, and reported;
-- a journal with no anchor: reported by the journal check, written by `--fix`.
+- a journal with no anchor: reported by the journal check, written by `--fix`;
+- a fact that was closed and is open again (a version in its history is closed, its file is not:
+  restored or edited outside the fact commands): reported, for a person to close it again.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from brain.errors import BrainError
 from brain.fileswap import stale_temps
@@ -21,7 +25,8 @@ from brain.memory.facts import sweep_plan
 from brain.memory.facts.service import repair_interrupted
 from brain.memory.facts.table import fact_table
 from brain.memory.finding import Finding
-from brain.note_files import SKIPPED_DIRS
+from brain.note_files import SKIPPED_DIRS, parse_bytes
+from brain.notes.fact import Fact, fact_from_note
 
 
 def check_fact_safety(corpus: Corpus) -> list[Finding]:
@@ -66,6 +71,7 @@ def check_fact_safety(corpus: Corpus) -> list[Finding]:
                 "restore `legal_hold: true` in the note",
             )
         )
+    findings += _reopened(corpus, table.facts)
     plan = retention.pending(vault)
     if plan is not None:
         count = len(plan.get("facts") or ()) if not plan.get("unreadable") else "some"
@@ -107,3 +113,40 @@ def fix_fact_safety(corpus: Corpus) -> list[str]:
             if anchored:
                 done.append(f"anchored the journal at #{anchored[0]}")
     return done
+
+
+def _reopened(corpus: Corpus, facts: tuple[Fact, ...]) -> list[Finding]:
+    """Open facts one version of which was closed (a fact has few versions: it is immutable; the one
+    the file holds now is not read again)."""
+    vault = corpus.vault
+    findings = []
+    for fact in facts:
+        if fact.closed or fact.superseded_by or not fact.path:
+            continue
+        versions = [entry for entry in vault.history.entries(fact.path) if entry.sha256]
+        if not versions:
+            continue
+        try:
+            current = hashlib.sha256(vault.read_bytes(fact.path)).hexdigest()
+        except BrainError:
+            continue
+        for entry in reversed(versions):
+            if entry.sha256 == current:  # the version the file holds: the open fact itself
+                continue
+            try:
+                earlier = fact_from_note(parse_bytes(vault.history.version_bytes(entry.sha256 or ""), fact.path))
+            except BrainError:
+                continue
+            if earlier.closed or earlier.superseded_by:
+                findings.append(
+                    Finding(
+                        "reopened-fact",
+                        fact.path,
+                        f"{fact.title} was closed (version {entry.v} of its history) and is open again: recall "
+                        "returns a value that was withdrawn",
+                        f"restore its closed version with `brain note restore {fact.title} --version N` "
+                        "(`brain note history` lists them), or close it with `brain fact invalidate`",
+                    )
+                )
+                break
+    return findings

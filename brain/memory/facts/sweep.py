@@ -18,6 +18,12 @@ sweep killed part-way is finished by the next sweep (or `brain doctor --fix`) be
 anew. Temp files left by killed writes (`.brain-write.tmp`, a journal rewrite) are purged too.
 A hold the fact commands set stays in the hold register (`holds`), so a hold lifted by editing
 the note does not make the fact deletable.
+
+A fact whose file was deleted by hand still has its versions in the history: the sweep reads its
+last version there and counts it as closed when its file went (the time of its last entry in the
+history, when brain saw it last), so its versions are swept when its retention has passed. A
+fact moved outside brain is found in the history by its bytes (`History.adopt`): the sweep purges
+its versions under every path it had.
 """
 
 from __future__ import annotations
@@ -26,11 +32,11 @@ import functools
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from brain.errors import BrainError, IndexBusy, InvalidInput, WriteConflict
+from brain.errors import BrainError, IndexBusy, InvalidInput, WriteConflict, WriteFailed
 from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts import index as fact_index
@@ -38,7 +44,8 @@ from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep_plan
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
-from brain.notes.fact import Fact, format_time
+from brain.note_files import parse_bytes
+from brain.notes.fact import Fact, fact_from_note, format_time
 from brain.vault import Vault
 
 LOG_BUSY = (
@@ -166,11 +173,13 @@ def sweep(
     """
     vault = corpus.vault
     if dry_run:
-        return _plan(vault, all_facts(corpus), now)
+        live = all_facts(corpus)
+        return _plan(vault, live + deleted_by_hand(vault, live), now)
     load_settings(vault)  # a bad config is one error before anything, the sweep's lock file too
     with sweep_plan.locked(vault):
         finished = _resume(corpus, progress)
-        facts = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
+        live = all_facts(corpus)  # read once: each read of a large vault first checks it for changes
+        facts = live + deleted_by_hand(vault, live)
         registered = hold_register.register_seen(vault, facts, hold_register.held_titles(vault))
         plan = _plan(vault, facts, now, registered)
         if not plan.due:
@@ -193,6 +202,27 @@ def sweep(
     if done.error is not None:
         raise _stopped(done.error, len(done.gone), done.receipt)
     return SweepReport(**{**report.__dict__, "finished": finished})
+
+
+def deleted_by_hand(vault: Vault, live: tuple[Fact, ...]) -> tuple[Fact, ...]:
+    """The facts whose files are gone but whose versions the history keeps, each as its last
+    version, closed when the history last saw it (when it was not closed already)."""
+    titles = {fact.title.lower() for fact in live}
+    found = []
+    for last, version in vault.history.gone_versions():
+        try:
+            note = parse_bytes(vault.history.version_bytes(version.sha256 or ""), last.path)
+            gone_at = datetime.fromisoformat(last.time.replace("Z", "+00:00")).astimezone(UTC)
+        except (InvalidInput, ValueError):  # its bytes are gone or damaged: nothing of it is left to sweep
+            continue
+        if note.type != "fact":
+            continue
+        fact = fact_from_note(note)
+        if fact.title.lower() in titles:  # moved outside brain, not deleted: it is swept from its new path
+            continue
+        found.append(replace(fact, valid_until=fact.valid_until or gone_at))
+        titles.add(fact.title.lower())
+    return tuple(found)
 
 
 def pending(vault: Vault) -> dict[str, Any] | None:
@@ -304,9 +334,19 @@ def _carry_out(
         )
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)
-    # The legal delete reaches the history: no version of a swept fact survives (brain/history.py).
-    with vault.locked():
-        history_purged = vault.history.purge(deleted)
+    # The legal delete reaches the history: no version of a swept fact survives, under whichever
+    # path it had (brain/history.py). Should that fail, the plan stays, for the next sweep to finish.
+    try:
+        with vault.locked():
+            named = vault.history.gone_named({title.lower() for title in titles})  # moved and edited outside brain
+            shas = {str(e.get("path")): e.get("file_sha256") for e in gone}
+            history_purged = vault.history.purge([*deleted, *named], shas)
+    except OSError as failure:
+        where = sweep_plan.pending_path(vault).relative_to(vault.root).as_posix()
+        raise WriteFailed(
+            f"sweep stopped: the history could not be purged ({failure.strerror or failure}); its plan stays "
+            f"in {where}: fix that and run `brain doctor --fix` to finish it"
+        ) from None
     journal_values = fact_journal.purge_values(vault, titles, receipt_id)
     temps = vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
     stores = {

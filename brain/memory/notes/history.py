@@ -13,11 +13,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from brain.config import load_config
-from brain.errors import AmbiguousName, InvalidInput, NoteNotFound
-from brain.history import Entry, Purged, Usage, now_text
+from brain.errors import AmbiguousName, BrainError, InvalidInput, NoteNotFound, Remedy
+from brain.history_log import Entry, Purged, Usage, now_text
 from brain.memory.corpus import Corpus
 from brain.memory.facts.holds import held_titles
 from brain.memory.notes.receipts import write_receipt
+from brain.note_files import parse_bytes
+from brain.notes.fact import changed_managed_keys, fact_from_note
+from brain.notes.model import Note
 from brain.vault import Vault
 
 PURGES_DIR = "purges"  # under .brain/journal/: the receipts of purges, beside the fact sweep's
@@ -57,6 +60,7 @@ class PurgeReceipt:
     file_deleted: bool
     purged: Purged
     receipt: str  # vault-relative path of the receipt
+    version: int | None = None  # one version purged, the note kept
 
 
 def find(corpus: Corpus, name: str) -> tuple[str, str, bool]:
@@ -71,7 +75,24 @@ def find(corpus: Corpus, name: str) -> tuple[str, str, bool]:
             raise AmbiguousName(name, sorted(entry.path for entry in matches)) from None
         if not matches:
             raise missing from None
+        moved = _moved_away(corpus, matches[0])
+        if moved is not None:
+            return moved, corpus.resolver().titles.get(moved, ""), True
         return matches[0].path, matches[0].title or PurePosixPath(matches[0].path).stem, False
+
+
+def _moved_away(corpus: Corpus, last: Entry) -> str | None:
+    """Where a note that looks deleted lives now, when it was renamed or moved outside brain and
+    brain has not met it since: a note in the vault holds its last version. Its history follows
+    it there (`History.adopt`), so `restore OLDNAME` never makes a second copy of it."""
+    if last.sha256 is None:  # deleted by brain: not moved
+        return None
+    for note in corpus.notes():
+        if note.path and hashlib.sha256(note.text.encode("utf-8")).hexdigest() == last.sha256:
+            same = hashlib.sha256(corpus.vault.read_bytes(note.path)).hexdigest() == last.sha256
+            if same and _adopt(corpus.vault, note.path, last.sha256) is not None:
+                return note.path
+    return None
 
 
 def _deleted_matches(vault: Vault, name: str) -> list[Entry]:
@@ -94,8 +115,20 @@ def note_history(corpus: Corpus, name: str) -> NoteHistory:
     current = None
     if exists:
         current = hashlib.sha256(vault.read_bytes(path)).hexdigest()
+        if vault.history.last(path) is None:
+            _adopt(vault, path, current)
     entries = tuple(reversed(vault.history.entries(path)))
     return NoteHistory(path, title, exists, current, entries)
+
+
+def _adopt(vault: Vault, path: str, digest: str) -> Entry | None:
+    """The versions of a note moved or renamed outside brain follow it to its path (`History.adopt`);
+    a vault that cannot be written now is left as it is (the next write adopts them)."""
+    try:
+        with vault.locked():
+            return vault.history.adopt(path, digest)
+    except (BrainError, OSError):
+        return None
 
 
 def version(corpus: Corpus, name: str, number: int) -> tuple[NoteHistory, Entry, bytes]:
@@ -150,13 +183,34 @@ def restore_note(corpus: Corpus, name: str, number: int | None = None) -> Restor
     entry = _entry(found, number)
     data = vault.history.version_bytes(entry.sha256 or "")
     if not found.exists:
+        newest = found.versions[0]
+        if newest.sha256 != entry.sha256:
+            _keep_fact_closed(
+                found.path, number, parse_bytes(vault.history.version_bytes(newest.sha256 or ""), found.path), data
+            )
         vault.write(found.path, data, create=True)
         return Restored(found.path, number, written=True, created=True)
     current = vault.read(found.path)
     if current.stamp.sha256 == entry.sha256:
         return Restored(found.path, number, written=False, created=False)
+    _keep_fact_closed(found.path, number, current.note, data)
     vault.write(found.path, data, expected=current.stamp)
     return Restored(found.path, number, written=True, created=False)
+
+
+def _keep_fact_closed(path: str, number: int, now: Note, data: bytes) -> None:
+    """A restore is refused, like any edit, when it would change a fact's managed keys: it would
+    reopen a closed fact, or bring back a value recorded over, which only the fact commands do.
+    A closed version may come back (it closes a fact reopened by hand)."""
+    restored = parse_bytes(data, path)
+    changed = changed_managed_keys(now, restored)
+    closing = restored.type == "fact" and fact_from_note(restored).closed
+    if changed and not closing:
+        raise InvalidInput(
+            f"version {number} of {path} would change the fact's {', '.join(changed)}; a restore never reopens a "
+            "fact or brings back a withdrawn value. Record the value again with ",
+            Remedy("supersede_fact"),
+        )
 
 
 def purge_note(corpus: Corpus, name: str) -> PurgeReceipt:
@@ -176,9 +230,32 @@ def purge_note(corpus: Corpus, name: str) -> PurgeReceipt:
             if done.error is not None:
                 raise done.error
             digest = hashlib.sha256(done.changed[path]).hexdigest() if path in done.changed else None
-        purged = vault.history.purge([path])
+        purged = vault.history.purge([path], {path: digest})
     receipt = _write_receipt(vault, path, title, digest, purged)
     return PurgeReceipt(path, title, digest is not None, purged, receipt)
+
+
+def purge_version(corpus: Corpus, name: str, number: int) -> PurgeReceipt:
+    """Forget one version of a note for good (a secret pasted in, then edited out), with a receipt;
+    the note and its other versions stay. Refused for the version the note holds now (edit it
+    first), for a fact (only the retention sweep forgets a fact's versions) and under a legal hold."""
+    vault = corpus.vault
+    found = note_history(corpus, name)
+    entry = _entry(found, number)
+    if found.exists and entry.sha256 == found.current_sha256:
+        raise InvalidInput(
+            f"version {number} is what {found.path} holds now; edit the note first, then purge the version"
+        )
+    if found.exists and corpus.get(found.path).type == "fact":
+        raise InvalidInput(f"{found.path} is a fact; only the retention sweep forgets a fact's versions")
+    if found.title.lower() in held_titles(vault):
+        raise InvalidInput(
+            f"{found.path} is under a legal hold (the hold register names {found.title}); nothing was purged"
+        )
+    with vault.locked():
+        purged = vault.history.purge_version(entry.sha256 or "")
+    receipt = _write_receipt(vault, found.path, found.title, None, purged, version=number)
+    return PurgeReceipt(found.path, found.title, False, purged, receipt, version=number)
 
 
 PRUNE_EVERY_SECONDS = 86400  # `brain index` prunes at most once a day: a prune reads every note's log
@@ -208,7 +285,9 @@ def history_usage(vault: Vault) -> Usage:
     return vault.history.usage()
 
 
-def _write_receipt(vault: Vault, path: str, title: str, digest: str | None, purged: Purged) -> str:
+def _write_receipt(
+    vault: Vault, path: str, title: str, digest: str | None, purged: Purged, *, version: int | None = None
+) -> str:
     return write_receipt(
         vault,
         PURGES_DIR,
@@ -224,5 +303,6 @@ def _write_receipt(vault: Vault, path: str, title: str, digest: str | None, purg
                 "history_objects": purged.objects,
             },
             "version_sha256": list(purged.sha256),
+            **({"version": version} if version is not None else {}),
         },
     )

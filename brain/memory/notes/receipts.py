@@ -11,7 +11,8 @@ import json
 import os
 from typing import Any
 
-from brain.history import current_actor, now_text
+from brain.history import current_actor
+from brain.history_log import now_text
 from brain.vault import Vault
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+import posixpath
 import re
 import unicodedata
 from collections.abc import Callable
@@ -11,14 +11,16 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from brain.errors import BrainError, InvalidInput, Remedy, UsageError
+from brain.errors import InvalidInput, NoteExists, Remedy, UsageError
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.facts.holds import held_titles
+from brain.memory.notes import move_journal
+from brain.memory.notes.move_journal import Moved
 from brain.notes import frontmatter_yaml
 from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
 from brain.notes.fact import changed_managed_keys
 from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
-from brain.notes.links import rewrite_links
+from brain.notes.links import markdown_links
 from brain.notes.model import Note
 from brain.notes.parse import parse_note
 from brain.vault import TYPE_FOLDERS
@@ -163,67 +165,98 @@ def _keep_fact_immutable(before: Note, text: str) -> None:
         )
 
 
-@dataclass(frozen=True)
-class Moved:
-    path: str
-    title: str
-    moved_from: str
-    links: int  # links rewritten
-    notes: tuple[str, ...]  # notes whose links were rewritten
-    failed: tuple[str, ...] = ()  # notes whose links could not be rewritten, each with why
-
-
 def move_note(corpus: Corpus, name: str, destination: str, *, update_links: bool = True) -> Moved:
     """Move a note to a folder (keeping its file name) or to a path ending in .md.
 
-    Every wikilink to it in every note is rewritten to still reach it (unless `update_links` is
-    False), each rewrite a version in the history; the title follows a new file name unless the
-    note's title was set to something other than its old file name.
+    Every link to it in every note (wikilinks, and markdown links to its file) is rewritten to
+    still reach it (unless `update_links` is False), each rewrite a version in the history; the
+    title follows a new file name unless the note's title was set to something other than its
+    old file name. The whole move is written down first (`move_journal`), so a move killed
+    part-way is finished by the next brain command. A new file name another note already has is
+    refused: the links to that note would become ambiguous. A move onto the note's own path
+    changes nothing.
     """
     vault = corpus.vault
-    resolver = corpus.resolver()
-    source = resolver.resolve(name)
+    with move_journal.locked(vault):
+        move_journal.finish_pending(vault)  # one killed before: finished first, on the notes as it left them
+        resolver = corpus.resolver()
+        source = resolver.resolve(name)
+        target = _destination(source, destination)
+        note = corpus.get(source)
+        if vault.safe_path(target) == vault.safe_path(source):
+            return Moved(source, note.title, source, 0, ())
+        _refuse_taken_name(resolver, source, target)
+        plan, title = _plan(corpus, source, target, note, update_links)
+        move_journal.write_plan(vault, plan)
+        return move_journal.carry_out(vault, plan, title)
+
+
+def _destination(source: str, destination: str) -> str:
     destination = destination.strip()
     if not destination:
         raise InvalidInput("give a destination folder or path")
-    target = (
-        destination
-        if destination.lower().endswith(".md")
-        else f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
-    )
-    note = corpus.get(source)
+    if destination.lower().endswith(".md"):
+        return destination
+    return f"{destination.rstrip('/')}/{PurePosixPath(source).name}"
+
+
+def _refuse_taken_name(resolver: Resolver, source: str, target: str) -> None:
+    """A note may not take a name another note answers to: `[[Name]]` would match both."""
+    stem = PurePosixPath(target).stem
+    found = resolver.candidates(stem)
+    same_file = unicodedata.normalize("NFC", target)  # a twin in another Unicode form: `Vault.move` refuses it
+    others = [path for path in found if path != source and unicodedata.normalize("NFC", path) != same_file]
+    if others and source not in found:
+        raise NoteExists(
+            f"{', '.join(others)} already answers to '{stem}'; moving {source} to {target} would make "
+            f"[[{stem}]] match two notes. Choose another file name"
+        )
+
+
+def _plan(
+    corpus: Corpus, source: str, target: str, note: Note, update_links: bool
+) -> tuple[move_journal.MovePlan, str]:
+    """The whole move, and the note's title after it."""
     old_stem, new_stem = PurePosixPath(source).stem, PurePosixPath(target).stem
-    renamed = old_stem != new_stem
-    follows = renamed and str(note.frontmatter.get("title", "")).strip() in ("", old_stem)
-    linking = _linking(corpus, source) if update_links else {}
-    vault.move(source, target)
-    title = note.title
-    if follows and "title" in note.frontmatter:
-        vault.update(target, lambda moved: set_frontmatter(moved.text, {"title": new_stem}))
-        title = new_stem
-    elif follows and note.title == old_stem:
-        title = new_stem
-    rename = _renamer(resolver, source, target, note, title, renamed)
-    links, changed, failed = 0, [], []
-    for path in sorted(linking):
-        where = target if path == source else path
-        count = [0]
-        change = functools.partial(_rewritten, targets=frozenset(linking[path]), rename=rename, count=count)
-        try:
-            vault.update(where, change)
-        except BrainError as error:
-            failed.append(f"{where}: {error}")
-            continue
-        if count[0]:
-            links += count[0]
-            changed.append(where)
-    return Moved(target, title, source, links, tuple(changed), tuple(failed))
+    written_title = str(note.frontmatter.get("title", "")).strip()
+    follows = old_stem != new_stem and written_title in ("", old_stem)
+    title = new_stem if follows and (note.title == old_stem or "title" in note.frontmatter) else note.title
+    retitle = new_stem if follows and "title" in note.frontmatter else None
+    wikilinks: dict[str, dict[str, str]] = {}
+    paths: dict[str, dict[str, str]] = {}
+    if update_links:
+        resolver = corpus.resolver()
+        rename = _renamer(resolver, source, target, note, title, old_stem != new_stem)
+        for path, targets in _linking(corpus, source).items():
+            renamed = {written: rename(written) for written in targets}
+            wikilinks[path] = {old: new for old, new in renamed.items() if old != new}
+        for linking in corpus.notes():
+            moved_paths = _markdown_renames(resolver, linking, source, target)
+            if moved_paths:
+                paths[linking.path or ""] = moved_paths
+    plan = move_journal.MovePlan(
+        source, target, retitle, written_title, {path: links for path, links in wikilinks.items() if links}, paths
+    )
+    return plan, title
 
 
-def _rewritten(note: Note, *, targets: frozenset[str], rename: Callable[[str], str], count: list[int]) -> str:
-    """`note`'s text with its links to the moved note (written as one of `targets`) renamed; `count[0]` how many."""
-    text, count[0] = rewrite_links(note.text, lambda target: rename(target) if target in targets else None)
-    return text
+def _markdown_renames(resolver: Resolver, note: Note, source: str, target: str) -> dict[str, str]:
+    """Each markdown link path in `note` that reaches `source` (relative to the note's folder,
+    from the vault's root, or by file name alone), with the path that reaches `target` written
+    the same way."""
+    if "](" not in note.text:
+        return {}
+    here = posixpath.dirname(note.path or "")
+    found: dict[str, str] = {}
+    for written in markdown_links(note.text):
+        relative = posixpath.normpath(posixpath.join(here, written))
+        if "/" not in written and resolver.candidates(written.removesuffix(".md")) == [source]:
+            found[written] = PurePosixPath(target).name  # by file name alone, as Obsidian writes it
+        elif relative == source:
+            found[written] = posixpath.relpath(target, here or ".")
+        elif written == source:
+            found[written] = target
+    return found
 
 
 def _linking(corpus: Corpus, source: str) -> dict[str, set[str]]:
@@ -241,20 +274,21 @@ def _renamer(
     resolver: Resolver, source: str, target: str, note: Note, title: str, renamed: bool
 ) -> Callable[[str], str]:
     """How a link target that reached `source` is written to reach `target`: a path stays a path
-    (`[[folder/Old]]` -> `[[new/New]]`), a name that was the file name or a title that changed
-    becomes the new name, or the new path when another note has that name; a permalink, an alias
-    or an unchanged title still reach the note and stay."""
+    (`[[folder/Old]]` -> `[[new/New]]`), a name that was the file name (`[[Old]]`, `[[Old.md]]`)
+    or a title that changed becomes the new name; a permalink, an alias or an unchanged title
+    still reach the note and stay."""
     new_path = target.removesuffix(".md")
     stem = PurePosixPath(target).stem
-    taken = [path for path in resolver.candidates(stem) if path != source]
+    taken = [path for path in resolver.candidates(stem) if path != source]  # an ambiguity there was before
     new_name = new_path if taken else stem
 
     def rename(written: str) -> str:
         key = written.casefold().replace("\\", "/")
+        suffix = ".md" if key.endswith(".md") else ""
         if "/" in key:
-            return target if key.endswith(".md") else new_path
+            return new_path + suffix
         if key.removesuffix(".md") == PurePosixPath(source).stem.casefold():
-            return new_name if renamed or taken else written
+            return new_name + suffix if renamed or taken else written
         if key == note.title.casefold() and title != note.title:
             return new_name
         return written

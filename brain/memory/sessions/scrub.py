@@ -210,10 +210,15 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+def _any_value(value: Any) -> bool:
+    """Every cached value, whatever its set's shape: a secret may be in any of them."""
+    return True
+
+
 def _summary_places(vault: Vault, redactor: Redactor) -> Iterator[Place]:
     for file in _summary_files(vault):
         name = file.relative_to(vault.root).as_posix()
-        for path, entry in summaries.load(file).items():
+        for path, entry in summaries.load(file, _any_value).items():
             for text in _strings(entry[1]):
                 yield from (Place("summaries", path, span.kind, file=name) for span in redactor.spans(text))
 
@@ -293,7 +298,7 @@ def _reindex(index: Index, paths: tuple[str, ...]) -> None:
 def _scrub_summaries(vault: Vault, redactor: Redactor, reindexed: set[str]) -> None:
     """Drop every cached value that holds a secret or was computed from a note indexed again."""
     for file in _summary_files(vault):
-        stored = summaries.load(file)
+        stored = summaries.load(file, _any_value)
         kept = {
             path: entry
             for path, entry in stored.items()

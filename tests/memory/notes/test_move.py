@@ -9,6 +9,16 @@ import os
 from brain.notes.links import rewrite_links
 from tests.conftest import write
 
+
+def files(vault) -> dict[str, bytes]:
+    """Every file of the vault, brain's history and journal too (not the index, not lock files), with its bytes."""
+    return {
+        path.relative_to(vault.root).as_posix(): path.read_bytes()
+        for path in sorted(vault.root.rglob("*"))
+        if path.is_file() and "index" not in path.relative_to(vault.root).parts and path.suffix != ".lock"
+    }
+
+
 LINKING = (
     "---\r\n"
     "title: Index\r\n"
@@ -64,12 +74,72 @@ def test_a_title_the_user_set_stays_and_links_by_title_still_reach_the_note(brai
     assert (vault.root / "notes/adr-007.md").read_text() == "---\ntitle: Memory First\n---\nbody\n"
 
 
-def test_a_new_name_another_note_has_is_linked_by_path(brain, vault):
+def test_a_file_name_another_note_has_is_refused_and_its_links_stay_unambiguous(brain, vault):
     write(vault, "notes/Draft.md", "# Draft\n")
-    write(vault, "other/Final.md", "# Final\n")
-    write(vault, "notes/Links.md", "[[Draft]]\n")
-    assert brain("note", "move", "Draft", "notes/Final.md").exit_code == 0
-    assert (vault.root / "notes/Links.md").read_text() == "[[notes/Final]]\n"
+    write(vault, "other/Final Plan.md", "# Final Plan\n")
+    write(vault, "notes/Links.md", "[[Draft]] and [[Final Plan]]\n")
+    write(vault, "notes/Cause.md", '---\ncaused_by: "[[Final Plan]]"\n---\nbody\n')
+    before = files(vault)
+    refused = brain("note", "move", "Draft", "notes/Final Plan.md")
+    assert (refused.exit_code, refused.stdout, refused.stderr) == (
+        1,
+        "",
+        "error: other/Final Plan.md already answers to 'Final Plan'; moving notes/Draft.md to notes/Final Plan.md "
+        "would make [[Final Plan]] match two notes. Choose another file name\n",
+    )
+    assert files(vault) == before
+    assert "ambiguous-link" not in brain("doctor").output
+    assert not (vault.root / ".brain/journal/moves/PENDING.json").exists()
+
+
+def test_a_move_onto_its_own_path_changes_nothing_and_adds_no_version(brain, vault):
+    write(vault, "notes/Same.md", "# Same\n")
+    write(vault, "notes/Links.md", "[[Same]]\n")
+    assert brain("note", "edit", "Same", "--append", "more").exit_code == 0
+    log = vault.history.entries("notes/Same.md")
+    for destination in ("notes", "notes/Same.md", "notes/"):
+        result = brain("note", "move", "Same", destination)
+        assert result.output == "moved notes/Same.md to notes/Same.md; 0 links in 0 notes updated\n"
+    assert vault.history.entries("notes/Same.md") == log
+    assert vault.history.entries("notes/Links.md") == []
+
+
+TRICKY = (
+    "| note | why |\n"
+    "| --- | --- |\n"
+    "| [[Old\\|the old one]] | a table |\n"
+    "By file: [[Old.md]], [[Old.md#Plan|plan]].\n"
+    "Inline `[[Old]]` and ``a ` [[Old]]`` stay; <!-- [[Old]] --> and %% [[Old]] %% too.\n"
+    "$$\n[[Old]]\n$$\n"
+    "Markdown: [x](Old.md), [y](../notes/Old.md#Plan), [z](<Old.md>), [url](https://example.com/Old.md).\n"
+)
+
+
+def test_links_by_file_name_escaped_pipes_and_markdown_links_follow_but_code_comments_and_math_do_not(brain, vault):
+    write(vault, "notes/Old.md", "# Old\n\n## Plan\n")
+    write(vault, "notes/Table.md", TRICKY)
+    write(vault, "notes/Space Name.md", "# Space Name\n")
+    write(vault, "other/Refs.md", "[a](../notes/Space%20Name.md) [b](notes/Space%20Name.md) [c](Space%20Name.md)\n")
+    # Before the move: [[Old.md]] and the escaped pipe resolve (no broken link).
+    assert "broken-link" not in brain("doctor").output
+    result = brain("note", "move", "Old", "archive/New Name.md")
+    assert result.output == "moved notes/Old.md to archive/New Name.md; 6 links in 1 note updated\n"
+    assert (vault.root / "notes/Table.md").read_text() == (
+        "| note | why |\n"
+        "| --- | --- |\n"
+        "| [[New Name\\|the old one]] | a table |\n"
+        "By file: [[New Name.md]], [[New Name.md#Plan|plan]].\n"
+        "Inline `[[Old]]` and ``a ` [[Old]]`` stay; <!-- [[Old]] --> and %% [[Old]] %% too.\n"
+        "$$\n[[Old]]\n$$\n"
+        "Markdown: [x](New%20Name.md), [y](../archive/New%20Name.md#Plan), [z](<New Name.md>), "
+        "[url](https://example.com/Old.md).\n"
+    )
+    assert "broken-link" not in brain("doctor").output
+    moved = brain("note", "move", "Space Name", "archive/Spaced Out.md")
+    assert moved.output == "moved notes/Space Name.md to archive/Spaced Out.md; 3 links in 1 note updated\n"
+    assert (vault.root / "other/Refs.md").read_text() == (
+        "[a](../archive/Spaced%20Out.md) [b](archive/Spaced%20Out.md) [c](Spaced%20Out.md)\n"
+    )
 
 
 def test_no_update_links_leaves_the_linking_notes_alone(brain, vault):
