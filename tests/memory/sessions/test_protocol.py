@@ -272,7 +272,9 @@ APRIL = datetime(2026, 4, 1, tzinfo=UTC)
 @pytest.fixture
 def facts_vault(vault: Vault) -> Vault:
     corpus = Corpus(vault)
-    ttl = record_fact(vault, "config", "mobile-access-token-ttl", {"seconds": 3600}, namespace="auth", now=MARCH)
+    ttl = record_fact(
+        Corpus(vault), "config", "mobile-access-token-ttl", {"seconds": 3600}, namespace="auth", now=MARCH
+    )
     TITLES["ttl-v1"] = ttl.fact.title
     shorter = supersede_fact(
         corpus,
@@ -283,12 +285,17 @@ def facts_vault(vault: Vault) -> Vault:
     )
     TITLES["ttl-v2"] = shorter.fact.title
     TITLES["rate"] = record_fact(
-        vault, "config", "payments-api-default-rate-limit", {"requests_per_second": 50}, namespace="api", now=MARCH
+        Corpus(vault),
+        "config",
+        "payments-api-default-rate-limit",
+        {"requests_per_second": 50},
+        namespace="api",
+        now=MARCH,
     ).fact.title
     TITLES["keys"] = record_fact(
-        vault, "policy", "idempotency-key-retention", "24 hours", now=MARCH
+        Corpus(vault), "policy", "idempotency-key-retention", "24 hours", now=MARCH
     ).fact.title  # the default namespace
-    flag = record_fact(vault, "config", "feature-flag-dark-mode", True, now=MARCH)
+    flag = record_fact(Corpus(vault), "config", "feature-flag-dark-mode", True, now=MARCH)
     invalidate_fact(corpus, flag.path, reason="flag removed", now=datetime(2026, 3, 20, tzinfo=UTC))
     return vault
 
