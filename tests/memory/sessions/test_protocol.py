@@ -345,6 +345,28 @@ def test_default_namespace_plurals_closed_facts_and_tasks_that_name_nothing(fact
     assert "Facts valid now" not in bootstrap(corpus, "retention of logs", now=APRIL, embedder=embedder).sections
 
 
+def test_a_subject_is_named_by_its_words_or_their_abbreviations_not_by_one_shared_word(vault, embedder):
+    pool = record_fact(Corpus(vault), "config", "db-pool-size", 20, now=MARCH).fact.title
+    env = record_fact(Corpus(vault), "config", "staging-environment-url", "https://staging.example", now=MARCH)
+    corpus = Corpus(vault)
+    pool_line = f"- db-pool-size (config, default, since 2026-03-03): 20 [[{pool}]]"
+    env_line = (
+        f"- staging-environment-url (config, default, since 2026-03-03): https://staging.example [[{env.fact.title}]]"
+    )
+
+    def facts(task: str) -> list[str]:
+        return bootstrap(corpus, task, now=APRIL, embedder=embedder).sections.get("Facts valid now", [])
+
+    assert facts("tune the database pool size") == [pool_line]
+    assert facts("tune the db pool size") == [pool_line]
+    assert facts("the pool size is too small under load") == [pool_line]  # two of its three words
+    assert facts("point the tests at the staging env URL") == [env_line]
+    # one shared word names nothing: a wrong fact costs more than a missing one
+    assert facts("fix the font size on the login page") == []
+    assert facts("add a database migration for invoices") == []
+    assert facts("deploy to staging") == []
+
+
 def test_facts_count_against_the_budget_and_each_recall_is_journaled(facts_vault, embedder):
     corpus = Corpus(facts_vault)
     small = bootstrap(
