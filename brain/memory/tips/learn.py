@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from brain.memory.tips.draft import Attribution, Draft, distinct_causes
 from brain.memory.tips.naming import command_name, command_step, contentless, named_words, narrated, subject, whole
+from brain.memory.tips.recovery import recovery_drafts
 from brain.memory.tips.spoken import said
 from brain.memory.tips.wording import first_clause, generalize, imperative, is_instruction, strip_label, words
 from brain.memory.tips.wording import lower_first as _lower
@@ -201,10 +202,14 @@ def task_category(episode: Episode) -> str:
 
 
 def draft_tips(episode: Episode) -> list[Draft]:
-    """Every tip the rules find in an episode, one per subtask that teaches something (rule 5)."""
-    drafts = []
+    """Every tip the rules find in an episode: one per failure the session recovered from, as its
+    extraction recorded it (`recovery`), then one per other subtask that teaches something (rule 5)."""
+    drafts = [spoken for draft in recovery_drafts(episode) if (spoken := said(draft)) is not None]
+    told = {span.split("-", 1)[0] for span in (draft.span or "" for draft in drafts)}
     segments = segment(episode)
     for seg, lessons in zip(segments, owned_lessons(segments, episode), strict=True):
+        if not seg.decisions and any(event.id in told for event in seg.events):
+            continue  # its failure is told by its recovery tip
         draft = _draft(seg, episode, lessons)
         if _teaches(draft, seg, lessons) and (spoken := said(draft)) is not None:
             drafts.append(spoken)
