@@ -6,8 +6,8 @@ lesson is the whole of a recovery tip, said as what to do and when:
 
     When `mix test` fails with "the error's line": edit the file it names, then run it again.
 
-The failing step is named by its program (`git commit` of "git add -A && git commit -m ..."), or by
-its tool (Edit, Read); the error by its first line; the fix by what was done ("editing <file>":
+The failing step is named by its program (`git commit` of "git add -A && git commit -m ...", the
+tests for a test command), or by its tool (Edit, Read); the error by its first line; the fix by what was done ("editing <file>":
 edit the file; "running it again": run it again). The task of the session is never quoted: a tip
 applies when the failure happens, whatever the task.
 """
@@ -17,34 +17,29 @@ from __future__ import annotations
 import re
 
 from brain.memory.tips.draft import Attribution, Draft
-from brain.memory.tips.wording import generalize
+from brain.memory.tips.wording import generalize, quoted_code
 from brain.notes.model import Episode, Event
 
 LESSON = re.compile(
     r"^(?P<what>.+?) failed \((?P<error>.*)\); it (?P<verb>worked|passed) after (?P<fix>.+?)\.?$", re.DOTALL
 )
 _ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
-_QUIET_WORDS = {"sudo", "time", "env", "uv", "npx", "bunx", "poetry", "pipenv"}
 _MOST = 120
 
 
-def program(command: str) -> str:
-    """A command line's program and its first word: the last step of a `&&` chain, before any pipe
-    ("git add -A && git commit -m x" -> "git commit", "mix test --seed 0 2>&1 | tail" -> "mix test")."""
-    step = re.split(r"&&|;", command)[-1].split("|")[0]
-    found = [word for word in step.split() if not _ENVIRONMENT.match(word)]
-    while found and found[0] in _QUIET_WORDS:
-        found = found[1:] if found[0] != "uv" else found[2:]  # "uv run pytest": pytest
-    kept = [word for word in found[:2] if not word.startswith("-")]
-    return " ".join(kept) or step.strip()
-
-
 def failing_step(what: str) -> str:
-    """How a tip names the failing step: `program` for a command, the tool for a tool call."""
+    """How a tip names the failing step: a command by its program (the last step of a `&&` chain,
+    before any pipe: "git add -A && git commit -m x" -> `git commit`, a test command -> the tests),
+    a tool call by its tool ("Edit on a.py" -> Edit)."""
     command = re.fullmatch(r"`(.*?)(?:\.\.\.)?`", what.strip(), re.DOTALL)
-    if command:
-        return f"`{program(command.group(1))}`"
-    return what.split(" on ", 1)[0].strip()
+    if command is None:
+        return what.split(" on ", 1)[0].strip()
+    step = re.split(r"&&|;", command.group(1))[-1].split("|")[0].strip()
+    said = quoted_code(step)
+    if said != "<code>":
+        return said
+    words = [word for word in step.split() if not _ENVIRONMENT.match(word)]
+    return f"`{words[0].rsplit('/', 1)[-1]}`" if words else "the command"
 
 
 def error_line(error: str) -> str:
@@ -85,15 +80,16 @@ def _draft(episode: Episode, lesson: str, match: re.Match[str], span: str) -> Dr
     what = match.group("what")
     step = failing_step(what)
     error = error_line(match.group("error"))
-    fix = fix_step(match.group("fix"), step.startswith("`"))
-    when = f'{step} fails with "{error}"' if error else f"{step} fails"
+    fix = fix_step(match.group("fix"), step.startswith("`") or step == "the tests")
+    fails = "fail" if step == "the tests" else "fails"
+    when = f'{step} {fails} with "{error}"' if error else f"{step} {fails}"
     return Draft(
         category="recovery",
         subtask=when[:1].upper() + when[1:],
         trigger=when,
         tip=f"When {when}: {fix}.",
         steps=(fix[:1].upper() + fix[1:],),
-        avoid=f"giving up on {step} or working around it",
+        avoid="",
         purpose=generalize(lesson, 240),
         applies_when=when,
         task_category="recovery",

@@ -189,7 +189,9 @@ def test_model_endpoint_segments_and_words_and_falls_back(example):
         assert "Steps:\nd001 decision [failure]" in received[0]["messages"][1]["content"]
         out = cli(example, "tip", "learn", "EPISODE-2026-03-27-session-15", "--model")
         assert "warning: model not used for EPISODE-2026-03-27-session-15 (the reply is not JSON" in out.stderr
-        assert out.stdout.startswith("EPISODE-2026-03-27-session-15: 4 new tips")  # learned by rules instead
+        assert out.stdout.startswith(  # learned by rules instead
+            "EPISODE-2026-03-27-session-15: 1 new, 0 supported again, 3 held for a second session"
+        )
     missing = Vault(example.root)
     (missing.brain_dir / "config.toml").write_text("", encoding="utf-8")
     with pytest.raises(Exception, match=r"--model needs \[learning\] model_url and model"):
