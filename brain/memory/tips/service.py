@@ -165,7 +165,7 @@ def learn_episode(
         tuple(unchanged),
         tuple(drafts),
         tuple(warnings),
-        tuple(dict.fromkeys(supported)),
+        tuple(path for path in dict.fromkeys(supported) if path not in created),
         tuple(held),
     )
 
