@@ -107,9 +107,7 @@ class Candidates:
         )
 
     def holds(self, draft: Draft) -> bool:
-        return any(
-            (other.episode.lower(), other.span) == (draft.episode.lower(), draft.span) for other in self.drafts
-        )
+        return any((other.episode.lower(), other.span) == (draft.episode.lower(), draft.span) for other in self.drafts)
 
     def add(self, draft: Draft) -> None:
         self.changed = True

@@ -19,7 +19,9 @@
    the rejected options"), then its rationale (else a lesson of the episode that shares at least
    two content words with it). A subtask that teaches nothing is dropped: a run of logged steps
    with no decision, error or waste makes a tip only when it was verified (a test, a check that
-   passed) or a lesson speaks of it, and a step that only restates its subtask is no tip.
+   passed) or a lesson speaks of it, a run of plain tool calls (files edited, tests that passed, a
+   commit) never does, and a step that only restates its subtask is no tip. A failure the session
+   recovered from is told by its recovery tip (`recovery`), not by its run.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ _FIX = re.compile(
 _FAILED_OUTCOME = ("failure", "failed", "fail")
 _CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
 _VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
+_ROUTINE = {"edit", "test", "commit", "recovery"}  # the event types of a transcript's plain tool calls
 _GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
 
 
@@ -246,6 +249,8 @@ def _teaches(draft: Draft, seg: Segment, lessons: list[str]) -> bool:
     lesson of the episode speaks of it."""
     if not any(not _same(step, draft.subtask) for step in draft.steps) and not seg.decisions:
         return False
+    if not seg.decisions and draft.category != "recovery" and all(e.type in _ROUTINE for e in seg.events):
+        return False  # files edited, tests that passed, a commit: what every session does
     if seg.decisions or draft.category != "strategy":
         return True
     verified = any(e.type == "test" or _VERIFIED.search(e.text) for e in seg.events)

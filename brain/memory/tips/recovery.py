@@ -25,6 +25,9 @@ LESSON = re.compile(
 )
 _ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
 _MOST = 120
+SIGNATURE_WORDS = 8
+# an error line that names no failure: an exit status alone, or a call cancelled because another failed
+_UNINFORMATIVE = re.compile(r"^(?:exit code \d+|sibling tool call errored\W*|error:?)$", re.IGNORECASE)
 
 
 def failing_step(what: str) -> str:
@@ -39,13 +42,18 @@ def failing_step(what: str) -> str:
     if said != "<code>":
         return said
     words = [word for word in step.split() if not _ENVIRONMENT.match(word)]
-    return f"`{words[0].rsplit('/', 1)[-1]}`" if words else "the command"
+    program = words[0].rsplit("/", 1)[-1].strip("()") if words else ""
+    return f"`{program}`" if re.fullmatch(r"[\w.+-]+", program) else "a command"
 
 
 def error_line(error: str) -> str:
-    """The error's first line of text, without a trailing colon, names generalized."""
-    first = next((line.strip() for line in error.replace("\\n", "\n").splitlines() if line.strip()), "")
-    return generalize(first.rstrip(":").strip(), _MOST)
+    """The error's first informative line (not "Exit code 1"), without a trailing colon, names
+    generalized, cut to its first SIGNATURE_WORDS words: what follows is this occurrence's detail
+    ("error: could not apply <sha>... <the commit's message>"), not the failure's."""
+    lines = (re.sub(r"</?tool_use_error>", "", line).strip() for line in error.replace("\\n", "\n").splitlines())
+    first = next((line for line in lines if line and not _UNINFORMATIVE.match(line)), "")
+    said = generalize(first.rstrip(":").strip(), _MOST).split()
+    return " ".join(said[:SIGNATURE_WORDS]) + ("..." if len(said) > SIGNATURE_WORDS else "")
 
 
 def fix_step(fix: str, command: bool) -> str:
@@ -66,7 +74,11 @@ def recovery_drafts(episode: Episode) -> list[Draft]:
     found = [(lesson, match) for lesson, match in lessons if match is not None]
     if len(spans) != len(found):
         spans = [f"lesson {number}" for number in range(1, len(found) + 1)]
-    return [_draft(episode, lesson, match, span) for (lesson, match), span in zip(found, spans, strict=True)]
+    return [
+        _draft(episode, lesson, match, span)
+        for (lesson, match), span in zip(found, spans, strict=True)
+        if error_line(match.group("error"))  # a failure with no error line to know it by teaches nothing
+    ]
 
 
 def _recovered_errors(episode: Episode) -> list[Event]:
@@ -82,7 +94,7 @@ def _draft(episode: Episode, lesson: str, match: re.Match[str], span: str) -> Dr
     error = error_line(match.group("error"))
     fix = fix_step(match.group("fix"), step.startswith("`") or step == "the tests")
     fails = "fail" if step == "the tests" else "fails"
-    when = f'{step} {fails} with "{error}"' if error else f"{step} {fails}"
+    when = f'{step} {fails} with "{error}"'
     return Draft(
         category="recovery",
         subtask=when[:1].upper() + when[1:],
