@@ -19,8 +19,9 @@
    the rejected options"), then its rationale (else a lesson of the episode that shares at least
    two content words with it). A subtask that teaches nothing is dropped: a run of logged steps
    with no decision, error or waste makes a tip only when it was verified (a test, a check that
-   passed) or a lesson speaks of it, a run of plain tool calls (files edited, tests that passed, a
-   commit) never does, and a step that only restates its subtask is no tip. A failure the session
+   passed) or a lesson speaks of it, a run of plain tool calls (files edited, tests run, a commit,
+   an error) never does (the errors it recovered from are `recovery`'s tips), nor a user's verdict
+   on a plan, and a step that only restates its subtask is no tip. A failure the session
    recovered from is told by its recovery tip (`recovery`), not by its run.
 """
 
@@ -51,7 +52,9 @@ _FIX = re.compile(
 _FAILED_OUTCOME = ("failure", "failed", "fail")
 _CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
 _VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
-_ROUTINE = {"edit", "test", "commit", "recovery"}  # the event types of a transcript's plain tool calls
+# the event types of a transcript's plain tool calls, and of the person stopping one
+_TOOL_EVENTS = {"edit", "test", "commit", "recovery", "error", "correction"}
+_PLAN_VERDICT = re.compile(r"^Plan (?:approved|rejected) by the user$")
 _GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
 
 
@@ -249,8 +252,10 @@ def _teaches(draft: Draft, seg: Segment, lessons: list[str]) -> bool:
     lesson of the episode speaks of it."""
     if not any(not _same(step, draft.subtask) for step in draft.steps) and not seg.decisions:
         return False
-    if not seg.decisions and draft.category != "recovery" and all(e.type in _ROUTINE for e in seg.events):
-        return False  # files edited, tests that passed, a commit: what every session does
+    if not seg.decisions and all(e.type in _TOOL_EVENTS for e in seg.events):
+        return False  # files edited, tests run, a commit: what every session does (its recoveries are `recovery`'s)
+    if seg.decisions and all(_PLAN_VERDICT.match(d.title or "") for d in seg.decisions):
+        return False  # the user approved or rejected a plan: a verdict on that plan, no advice
     if seg.decisions or draft.category != "strategy":
         return True
     verified = any(e.type == "test" or _VERIFIED.search(e.text) for e in seg.events)
