@@ -26,8 +26,13 @@ LESSON = re.compile(
 _ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
 _MOST = 120
 SIGNATURE_WORDS = 8
-# an error line that names no failure: an exit status alone, or a call cancelled because another failed
-_UNINFORMATIVE = re.compile(r"^(?:exit code \d+|sibling tool call errored\W*|error:?)$", re.IGNORECASE)
+# an error line that names no failure: an exit status alone, a call cancelled because another failed,
+# a test runner's progress line ("=== RUN TestX", "--- FAIL: TestX (0.52s)", "FAIL", "ok  pkg")
+_UNINFORMATIVE = re.compile(
+    r"^(?:exit code \d+|sibling tool call errored\W*|error:?"
+    r"|=== (?:run|cont|pause|name)\b.*|--- (?:fail|pass|skip)\b.*|fail|pass|ok\b.*|fail\s+\S+.*)$",
+    re.IGNORECASE,
+)
 
 
 def failing_step(what: str) -> str:

@@ -117,3 +117,21 @@ def test_what_one_session_did_becomes_a_tip_when_a_second_session_does_it(tmp_pa
         assert [source.episode for source in sources] == [CACHING, "EPISODE-2026-04-02-session-99"]
     candidates = root / ".brain/tips/candidates.jsonl"
     assert candidates.read_text(encoding="utf-8") == ""  # the first session's candidates became tips
+
+
+def test_a_failure_is_known_by_its_program_or_tool_and_its_first_informative_line() -> None:
+    from brain.memory.tips.recovery import error_line, failing_step
+
+    assert failing_step('`git add -A && git commit -m "feat: x"`') == "`git commit`"
+    assert failing_step("`uv run pytest -q tests/a.py`") == "the tests"
+    assert failing_step("`mix test --seed 0 2>&1 | tail -30`") == "the tests"
+    assert failing_step("`./scripts/release.sh --dry-run`") == "`release.sh`"
+    assert failing_step("Edit on lib/a.ex") == "Edit"
+    assert error_line("Exit code 1\\nfatal: pathspec 'x' did not match any files") == (
+        "fatal: pathspec 'x' did not match any files"
+    )
+    assert error_line("<tool_use_error>Sibling tool call errored</tool_use_error>") == ""
+    assert error_line("--- FAIL: TestShadow (0.52s)") == "" and error_line("=== RUN TestX") == ""
+    assert error_line("error: could not apply 1a2b3c4d... feat: a long message about the change") == (
+        "error: could not apply <sha>... feat: a long..."
+    )
