@@ -14,9 +14,19 @@
    public ones, the constructed Claude Code one) and the 20 JSON fixture logs into a copy of
    vault-example, and of the new tips how many hold a placeholder (`<code>`, `<path>`, ...), have a
    name that ends on a function word or cut mid-word, give the same cause twice, or carry a
-   `[REDACTED:...]` marker (`--show` prints each tip's title, trigger, tip and purpose).
+   `[REDACTED:...]` marker (`--show` prints each tip's title, trigger, tip and purpose), tips per
+   session and their duplicate rate;
+6. histories: `brain session end` of every session of real project histories (one folder of
+   `<session_id>.jsonl` per project, default /work/data/histories or $BRAIN_HISTORIES), in the order
+   of their first timestamps, each project into a fresh vault: tips per session, the share of
+   sessions that wrote a tip, and the duplicate rate. A missing folder is reported, not an error.
 
-    python -m benchmarks.perf.bench_tips [--tips 5000] [--queries 200] [--only extraction|usefulness|scale|wording]
+Duplicate rate: the share of the tips written that repeat an earlier one of the same run: a title
+that is another's with a `-2`, `-3` ... suffix, or advice whose words (lower case, numbers out)
+overlap an earlier tip's by at least 0.8 (Jaccard).
+
+    python -m benchmarks.perf.bench_tips [--tips 5000] [--queries 200]
+        [--only extraction|usefulness|scale|wording|histories] [--histories DIR]
 
 The session logs are read from ../shared/fixtures/ai-agents/sessions/logs next to the
 repository; when that is missing, from the copy in tests/data (and the JSON says so).
@@ -303,6 +313,81 @@ def _cut_name(title: str, titles: set[str]) -> str | None:
     return None
 
 
+HISTORIES = Path(os.environ.get("BRAIN_HISTORIES", "/work/data/histories"))
+
+
+def _advice_words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z]+", text.lower()))
+
+
+def duplicates(tips: list[Tip]) -> int:
+    """How many tips repeat an earlier one (see the module doc), in the order they were written."""
+    seen_titles: set[str] = set()
+    seen_words: list[frozenset[str]] = []
+    found = 0
+    for tip in tips:
+        mine = _advice_words(tip.tip)
+        copy = re.sub(r"-\d+$", "", tip.title) in seen_titles and re.search(r"-\d+$", tip.title) is not None
+        near = any(len(mine & other) >= 0.8 * len(mine | other) for other in seen_words if mine | other)
+        found += copy or near
+        seen_titles.add(tip.title)
+        seen_words.append(mine)
+    return found
+
+
+def _written(corpus: Corpus, before: set[str]) -> list[Tip]:
+    """The tips written since `before`, oldest first (their note's creation order on disk)."""
+    notes = [note for note in corpus.of_type("tip") if note.path not in before]
+    notes.sort(key=lambda note: ((corpus.vault.root / note.path).stat().st_mtime_ns, note.path))
+    return [tip_from_note(note) for note in notes]
+
+
+def _first_time(path: Path) -> str:
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            found = re.search(r'"timestamp"\s*:\s*"([^"]+)"', line)
+            if found:
+                return found.group(1)
+    return ""
+
+
+def tip_figures(tips: list[Tip], sessions: int, with_tips: int) -> dict:
+    repeated = duplicates(tips)
+    return {
+        "sessions": sessions,
+        "tips": len(tips),
+        "tips_per_session": round(len(tips) / sessions, 3) if sessions else None,
+        "sessions_with_a_new_tip": with_tips,
+        "duplicates": repeated,
+        "duplicate_rate": round(repeated / len(tips), 3) if tips else 0.0,
+    }
+
+
+def bench_histories(root: Path) -> dict:
+    """Tips per session and duplicate rate on each project history under `root` (see the module doc)."""
+    from brain.errors import BrainError
+
+    if not root.is_dir():
+        return {"missing": f"{root} does not exist: materialise the histories there or pass --histories"}
+    figures: dict = {"folder": str(root)}
+    for project in sorted(path for path in root.iterdir() if path.is_dir()):
+        sessions = sorted(project.glob("*.jsonl"), key=lambda path: (_first_time(path), path.name))
+        with tempfile.TemporaryDirectory() as tmp:
+            vault, _ = init_vault(Path(tmp) / "v")
+            corpus = Corpus(vault)
+            ended = with_tips = 0
+            for session in sessions:
+                count = len(corpus.of_type("tip"))
+                try:
+                    end_session(corpus, session, today="2026-11-28", readers=READERS)
+                except BrainError:
+                    continue  # not a transcript brain reads: left out of the count
+                ended += 1
+                with_tips += len(corpus.of_type("tip")) > count
+            figures[project.name] = tip_figures(_written(corpus, set()), ended, with_tips)
+    return figures
+
+
 def bench_wording(logs: Path, show: bool = False) -> dict:
     """How the tips learned at `session end` read: placeholders, cut names, repeated causes, redaction markers."""
     import shutil
@@ -316,10 +401,14 @@ def bench_wording(logs: Path, show: bool = False) -> dict:
         corpus = Corpus(vault)
         before = {note.path for note in corpus.of_type("tip")}
         sources = _sources(logs)
+        with_tips = 0
         for source in sources:
+            count = len(corpus.of_type("tip"))
             end_session(corpus, source, today="2026-11-26", readers=READERS)
+            with_tips += len(corpus.of_type("tip")) > count
         corpus = Corpus(vault)
-        tips = [tip_from_note(note) for note in corpus.of_type("tip") if note.path not in before]
+        tips = _written(corpus, before)
+        transcripts = [source for source in sources if source.suffix == ".jsonl"]
     placeholders, cut, repeated, redacted = [], [], [], []
     titles = {tip.title for tip in tips}
     for tip in tips:
@@ -339,8 +428,8 @@ def bench_wording(logs: Path, show: bool = False) -> dict:
             print(f"--- {tip.title}\n  trigger: {tip.trigger}\n  tip: {tip.tip}\n  purpose: {tip.purpose}")
             print("  steps: " + " | ".join(tip.steps) + f"\n  avoid: {tip.avoid}\n  applies: {tip.applies_when}")
     return {
-        "sessions": len(sources),
-        "tips": len(tips),
+        **tip_figures(tips, len(sources), with_tips),
+        "transcripts": len(transcripts),
         "with_a_placeholder": len(placeholders),
         "names_cut_short": len(cut),
         "names_cut_short_list": cut,
@@ -354,8 +443,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--tips", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument(
-        "--only", choices=("extraction", "usefulness", "scale", "wording"), help="run one part (implies --no-write)"
+        "--only",
+        choices=("extraction", "usefulness", "scale", "wording", "histories"),
+        help="run one part (implies --no-write)",
     )
+    parser.add_argument("--histories", type=Path, default=HISTORIES, help="folder of project histories")
     parser.add_argument("--show", action="store_true", help="wording: print every tip learned")
     parser.add_argument("--no-write", action="store_true", help="print only; leave results/tips.json alone")
     args = parser.parse_args(argv)
@@ -372,6 +464,8 @@ def main(argv: list[str] | None = None) -> dict:
         figures["usefulness"] = bench_usefulness(logs, embedder)
     if args.only in (None, "wording"):
         figures["wording"] = bench_wording(logs, args.show)
+    if args.only in (None, "histories"):
+        figures["histories"] = bench_histories(args.histories)
     if args.only in (None, "scale"):
         figures |= bench_scale(args.tips, args.queries, embedder)
     figures["machine"]["load_average_at_end"] = os.getloadavg()[0]

@@ -12,6 +12,10 @@ blocks, with `usage` once per API message), `system`, `summary`, `progress`,
 later version adds is counted as unknown and skipped. Subagent transcripts
 (`<session>/subagents/agent-*.jsonl`) are read after their parent, their acts marked with the agent
 id. A tool call the user refused is a result marked `rejected`.
+
+A resumed, forked or compacted session replays earlier records in its transcript, each with the
+`uuid` it had the first time: a record whose `uuid` was read already gives no act (the uuids seen are
+the one thing held per file), so its tool calls, results, prompts and tokens count once.
 """
 
 from __future__ import annotations
@@ -313,9 +317,15 @@ def _acts(path: Path, stats: ReadStats, agent: str) -> Iterator[Act]:
     usage_id: str | None = None
     usage: tuple[int, int, int, int] | None = None
     usage_at: str | None = None
+    seen: set[str] = set()
     for record in json_records(path, stats):
         kind = str(record.get("type"))
         stats.count(kind, kind in KNOWN)
+        uuid = record.get("uuid")
+        if isinstance(uuid, str) and uuid:
+            if uuid in seen:
+                continue  # a replay of a record already read (see the module doc)
+            seen.add(uuid)
         when = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         if not agent:
             if stats.session_id is None and isinstance(record.get("sessionId"), str):

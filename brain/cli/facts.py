@@ -79,15 +79,17 @@ def record(
         str | None, typer.Option(help=f"Delete it at this time whatever else holds; {TIME_HELP}.")
     ] = None,
     legal_hold: Annotated[bool, typer.Option(help="Never delete it while the hold stands.")] = False,
+    supersede: Annotated[
+        bool, typer.Option("--supersede", help="Supersede the subject's current value, if it has one.")
+    ] = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Record a new fact (a note in facts/)."""
-    memory = open_vault(vault)
-    corpus = memory.corpus
+    """Record a new fact (a note in facts/); a subject with a current value needs --supersede."""
+    corpus = open_vault(vault).corpus
     service.check_source(corpus, source)
     written = service.record_fact(
-        memory.vault,
+        corpus,
         kind,
         subject,
         _value(value, file),
@@ -100,6 +102,7 @@ def record(
         retention_days=retention_days,
         legal_delete_at=legal_delete_at,
         legal_hold=legal_hold,
+        supersede=supersede,
     )
     emit_json(view.written_dict(written)) if as_json else _echo(view.written_lines(written, "recorded"))
 
@@ -107,10 +110,15 @@ def record(
 @app.command()
 def supersede(
     fact: Annotated[
-        str, typer.Argument(help="The fact to replace (title, stem or path).", autocompletion=complete_notes("fact"))
+        str,
+        typer.Argument(
+            help="The fact to replace: its id (title, stem or path) or its subject.",
+            autocompletion=complete_notes("fact"),
+        ),
     ],
     value: ValueArgument = None,
     file: FileOption = None,
+    namespace: NamespaceOption = None,
     reason: ReasonOption = None,
     valid_from: Annotated[
         str | None, typer.Option(help=f"When the new value starts (default now); {TIME_HELP}.")
@@ -126,6 +134,7 @@ def supersede(
         corpus,
         fact,
         _value(value, file),
+        namespace=namespace,
         reason=reason,
         valid_from=valid_from,
         authority=authority,
@@ -136,7 +145,14 @@ def supersede(
 
 @app.command()
 def invalidate(
-    fact: Annotated[str, typer.Argument(help="The fact that stops applying.", autocompletion=complete_notes("fact"))],
+    fact: Annotated[
+        str,
+        typer.Argument(
+            help="The fact that stops applying: its id (title, stem or path) or its subject.",
+            autocompletion=complete_notes("fact"),
+        ),
+    ],
+    namespace: NamespaceOption = None,
     reason: ReasonOption = None,
     at: Annotated[str | None, typer.Option(help=f"When it stops applying (default now); {TIME_HELP}.")] = None,
     vault: VaultOption = None,
@@ -144,7 +160,7 @@ def invalidate(
 ) -> None:
     """Close a fact with no successor; it stays for audit."""
     corpus = open_vault(vault).corpus
-    closed = service.invalidate_fact(corpus, fact, reason=reason, at=at)
+    closed = service.invalidate_fact(corpus, fact, namespace=namespace, reason=reason, at=at)
     if as_json:
         emit_json(view.written_dict(closed))
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.views.plain import plain
-from brain.views.tips import learn_json
+from brain.views.tips import learn_json, learned_counts
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.sessions.backfill import Backfilled, Session
@@ -47,8 +47,9 @@ def values_redacted(count: int) -> str:
 def end_lines(report: SessionEnd) -> list[str]:
     lines = [f"episode {report.episode_path} [{report.outcome}]  ({values_redacted(report.redacted)})"]
     lines += [f"evidence recorded on {title}" for title in report.patterns]
-    lines.append(f"tips: {len(report.tips.created)} new, {len(report.tips.unchanged)} already learned")
+    lines.append(f"tips: {learned_counts(report.tips)}")
     lines += [f"  created {path}" for path in report.tips.created]
+    lines += [f"  supported {path}" for path in report.tips.supported]
     lines += [f"new antipattern: {title}" for title in report.new_antipatterns] or ["no new antipatterns"]
     return lines
 

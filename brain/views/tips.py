@@ -79,6 +79,8 @@ def learn_json(result: LearnResult) -> dict[str, Any]:
         "episode": result.episode,
         "created": list(result.created),
         "unchanged": list(result.unchanged),
+        "supported": list(result.supported),
+        "held": list(result.held),
         "tips": [
             {"category": d.category, "subtask": d.subtask, "span": d.span, "evidence": d.evidence, "tip": d.tip}
             for d in result.drafts
@@ -87,9 +89,18 @@ def learn_json(result: LearnResult) -> dict[str, Any]:
     }
 
 
+def learned_counts(result: LearnResult) -> str:
+    """'1 new, 1 supported again, 2 held for a second session, 0 already learned'."""
+    return (
+        f"{len(result.created)} new, {len(result.supported)} supported again, "
+        f"{len(result.held)} held for a second session, {len(result.unchanged)} already learned"
+    )
+
+
 def learn_lines(result: LearnResult) -> list[str]:
-    lines = [f"{result.episode}: {len(result.created)} new tips, {len(result.unchanged)} already learned"]
+    lines = [f"{result.episode}: {learned_counts(result)}"]
     lines += [f"  created {path}" for path in result.created]
+    lines += [f"  supported {path}" for path in result.supported]
     return lines
 
 

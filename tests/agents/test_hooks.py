@@ -388,6 +388,21 @@ def modes(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.stat().st_mode & 0o777 for p in folder.rglob("*") if p.is_file()}
 
 
+def test_first_prompt_names_a_fact_by_an_abbreviation_of_its_subject(tmp_path):
+    vault = tmp_path / "vault"
+    assert run_brain("init", str(vault)).exit_code == 0
+    recorded = run_brain("fact", "record", "config", "db-pool-size", "20", "--json", "--vault", str(vault))
+    title = json.loads(recorded.stdout)["fact"]["id"]
+    prompt = hook_input("UserPromptSubmit", prompt="Tune the database pool size for the nightly import")
+    answer = brain_process("hooks", "run", "first-prompt", "--vault", str(vault), stdin=prompt)
+    context = json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "## Facts valid now\n- db-pool-size (config, default, since " in context
+    assert context.rstrip().endswith(f": 20 [[{title}]]")
+    unrelated = hook_input("UserPromptSubmit", prompt="Fix the font size on the login page", session_id="other")
+    quiet = brain_process("hooks", "run", "first-prompt", "--vault", str(vault), stdin=unrelated)
+    assert (quiet.returncode, quiet.stdout) == (0, "")
+
+
 def test_session_end_returns_at_once_and_extracts_in_the_background_once(example):
     log = example / ".brain" / "logs" / "hooks.log"
     ends = [

@@ -18,25 +18,46 @@ def test_fact_descriptions_say_what_recording_again_does_and_what_supersede_take
         tools = client.list_tools()
         record = " ".join((tools["record_fact"].description or "").split())
         assert (
-            "Recording a subject again replaces nothing: it adds a second fact about that subject, both stay valid, "
-            "and recall_facts returns both. To change a value, supersede_fact the current fact by its id"
+            "A subject has one current value per namespace: recording a subject that already has one is refused "
+            "(the error names the current fact) unless supersede is true, which closes the old fact and records "
+            "the new value in one step."
         ) in record
+        assert tools["record_fact"].input_schema["properties"]["supersede"]["default"] is False
         supersede = " ".join((tools["supersede_fact"].description or "").split())
-        assert "Name the fact by its id (FACT-..., from recall_facts or record_fact), not by its subject." in supersede
+        assert (
+            "Name the fact by its id (FACT-..., from recall_facts or record_fact) or by its subject "
+            "(with namespace when it is not the default one)."
+        ) in supersede
         assert tools["supersede_fact"].input_schema["properties"]["fact"]["description"] == (
-            "The fact's id (FACT-<subject>-<8 hex>, as record_fact and recall_facts return it), file stem or path; "
-            "not its subject, which several facts may share."
+            "The fact's id (FACT-<subject>-<8 hex>, as record_fact and recall_facts return it), file stem or path, "
+            "or its subject (the subject's current fact in `namespace`)."
         )
 
         first = client.ok("record_fact", {"kind": "preference", "subject": "theme", "value": "dark"})
-        second = client.ok("record_fact", {"kind": "preference", "subject": "theme", "value": "light"})
-        recalled = client.ok("recall_facts", {"subject": "theme"}).structured_content
-        assert sorted((hit["id"], hit["status"]) for hit in recalled["facts"]) == sorted(
-            [(first.structured_content["fact"]["id"], "valid"), (second.structured_content["fact"]["id"], "valid")]
+        first_id = first.structured_content["fact"]["id"]
+        refused = client.bad("record_fact", {"kind": "preference", "subject": "theme", "value": "light"}, "theme")
+        assert refused == (
+            f"Error executing tool record_fact: 'theme' already has a current value in namespace 'default': {first_id} = dark; to replace it, "
+            "call supersede_fact with fact 'theme' and namespace 'default', or record_fact with supersede: true"
         )
-        client.bad("supersede_fact", {"fact": "theme", "value": "blue"}, "no note named 'theme'")
-        replaced = client.ok("supersede_fact", {"fact": second.structured_content["fact"]["id"], "value": "blue"})
-        assert replaced.structured_content["closed"]["id"] == second.structured_content["fact"]["id"]
+        second = client.ok(
+            "record_fact", {"kind": "preference", "subject": "theme", "value": "light", "supersede": True}
+        )
+        second_id = second.structured_content["fact"]["id"]
+        assert second.structured_content["closed"]["id"] == first_id
+        recalled = client.ok("recall_facts", {"subject": "theme"}).structured_content
+        assert [(hit["id"], hit["status"]) for hit in recalled["facts"]] == [(second_id, "valid")]
+        replaced = client.ok("supersede_fact", {"fact": "theme", "value": "blue"})
+        assert replaced.structured_content["closed"]["id"] == second_id
+        client.ok("record_fact", {"kind": "preference", "subject": "theme", "value": "red", "namespace": "user:bo"})
+        closed = client.ok("invalidate_fact", {"fact": "theme", "namespace": "user:bo"}).structured_content
+        assert closed["fact"]["subject"] == "theme" and closed["fact"]["namespace"] == "user:bo"
+        client.bad(
+            "supersede_fact",
+            {"fact": "colour", "value": "blue"},
+            "no fact is named 'colour' and no current fact is about 'colour' in namespace 'default'; "
+            "give the fact's id, or its subject with namespace",
+        )
 
 
 def test_search_dates_say_which_date_they_filter_on(tmp_path: Path) -> None:

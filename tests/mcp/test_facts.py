@@ -71,7 +71,7 @@ def test_fact_tools_through_a_client_session(tmp_path: Path) -> None:
 
         before = snapshot(root)
         client.bad(
-            "supersede_fact", {"fact": "FACT-nothing-like-it", "value": "x"}, "no note named 'FACT-nothing-like-it'"
+            "supersede_fact", {"fact": "FACT-nothing-like-it", "value": "x"}, "no fact is named 'FACT-nothing-like-it'"
         )
         client.bad(
             "supersede_fact",

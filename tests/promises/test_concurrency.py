@@ -226,7 +226,7 @@ def test_supersedes_of_one_fact_at_once_leave_one_current_value_and_no_editor_co
     from brain.memory.facts.recall import recall_facts
     from brain.memory.facts.service import record_fact
 
-    first = record_fact(vault, "preference", "theme", "dark", namespace="user:alice")
+    first = record_fact(Corpus(vault), "preference", "theme", "dark", namespace="user:alice")
     go = tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     writers = [

@@ -20,8 +20,12 @@ FactName = Annotated[
     str,
     Field(
         description="The fact's id (FACT-<subject>-<8 hex>, as record_fact and recall_facts return it), file stem "
-        "or path; not its subject, which several facts may share."
+        "or path, or its subject (the subject's current fact in `namespace`)."
     ),
+]
+SubjectNamespace = Annotated[
+    str | None,
+    Field(description="The namespace of a fact named by its subject (default: the vault's default)."),
 ]
 Value = Annotated[
     dict[str, Any] | list[Any] | str | int | float | bool,
@@ -50,17 +54,23 @@ def record_fact(
     retention_days: Annotated[
         int | None, Field(ge=0, description="Days to keep the fact once it is superseded.")
     ] = None,
+    supersede: Annotated[
+        bool,
+        Field(
+            description="When the subject already has a current value: supersede it with this one (default: refuse)."
+        ),
+    ] = False,
 ) -> CallToolResult:
     """Record a durable fact (a preference, a setting, a policy) as a new immutable note.
 
-    Use it when you learn something that should hold until it changes. Recording a subject
-    again replaces nothing: it adds a second fact about that subject, both stay valid, and
-    recall_facts returns both. To change a value, supersede_fact the current fact by its id
-    (recall_facts gives it), which closes the old one. Returns the new fact's id and path.
+    Use it when you learn something that should hold until it changes. A subject has one
+    current value per namespace: recording a subject that already has one is refused (the error
+    names the current fact) unless supersede is true, which closes the old fact and records the
+    new value in one step. Returns the new fact's id and path.
     """
     service.check_source(state.corpus, source)
     written = service.record_fact(
-        state.vault,
+        state.corpus,
         kind,
         subject,
         value,
@@ -72,6 +82,7 @@ def record_fact(
         compliance_class=compliance_class,
         retention_days=retention_days,
         caller=CALLER,
+        supersede=supersede,
     )
     return result("\n".join(view.written_lines(written, "recorded")), view.written_dict(written))
 
@@ -81,6 +92,7 @@ def supersede_fact(
     state: ServerState,
     fact: FactName,
     value: Value,
+    namespace: SubjectNamespace = None,
     reason: Annotated[str | None, Field(description="Why the value changed; kept on the old fact.")] = None,
     valid_from: Annotated[str | None, Field(description=f"When the new value starts (default now); {Time}.")] = None,
     authority: Annotated[
@@ -89,15 +101,22 @@ def supersede_fact(
 ) -> CallToolResult:
     """Replace a fact's value: writes the new fact and closes the old one (valid_until, superseded_by) in one call.
 
-    Name the fact by its id (FACT-..., from recall_facts or record_fact), not by its subject.
-    The new fact keeps the old one's kind, subject and namespace. The old fact stays for audit
+    Name the fact by its id (FACT-..., from recall_facts or record_fact) or by its subject
+    (with namespace when it is not the default one). The new fact keeps the old one's kind, subject and namespace. The old fact stays for audit
     and stops appearing in current recall. Only a current (open) fact can be superseded.
     Returns the new fact and the closed one.
 
     Use it when a preference, setting or policy changes: never edit a fact's note instead.
     """
     written = service.supersede_fact(
-        state.corpus, fact, value, reason=reason, valid_from=valid_from, authority=authority, caller=CALLER
+        state.corpus,
+        fact,
+        value,
+        namespace=namespace,
+        reason=reason,
+        valid_from=valid_from,
+        authority=authority,
+        caller=CALLER,
     )
     return result("\n".join(view.written_lines(written, "recorded")), view.written_dict(written))
 
@@ -106,6 +125,7 @@ def supersede_fact(
 def invalidate_fact(
     state: ServerState,
     fact: FactName,
+    namespace: SubjectNamespace = None,
     reason: Annotated[str | None, Field(description="Why the fact no longer holds.")] = None,
     at: Annotated[str | None, Field(description=f"When it stops holding (default now); {Time}.")] = None,
 ) -> CallToolResult:
@@ -113,7 +133,7 @@ def invalidate_fact(
 
     Use it when a fact stops being true with nothing in its place (a setting removed, a policy
     withdrawn); use supersede_fact when it has a new value."""
-    closed = service.invalidate_fact(state.corpus, fact, reason=reason, at=at, caller=CALLER)
+    closed = service.invalidate_fact(state.corpus, fact, namespace=namespace, reason=reason, at=at, caller=CALLER)
     return result(view.invalidated_line(closed), view.written_dict(closed))
 
 

@@ -73,8 +73,10 @@ def save_trajectory(
     """After a task: turn what happened into tips (strategy, recovery, optimization) for next time.
 
     Give an episode name, or the raw steps of the trajectory (then an episode note is written
-    for them first). Each subtask becomes a tip note with trigger, steps, what to avoid and
-    its source. Learning the same episode again adds nothing. Returns the tips written.
+    for them first). A failure followed by its recovery becomes a tip note at once; any other
+    lesson waits until a second session shows the same, and one a tip already says adds support
+    to that tip. Learning the same episode again adds nothing. Returns the tips written, supported
+    and held.
 
     Use it at the end of a task (after store_episode), so the next agent starts with what you learned.
     """

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from brain.errors import InvalidInput, Remedy, UsageError
+from brain.errors import InvalidInput, NoteNotFound, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts.settings import FactSettings, load_settings
@@ -27,6 +27,7 @@ from brain.notes.fact import (
     TIERS,
     Fact,
     NewFact,
+    canonical_json,
     close_fact,
     fact_from_note,
     fact_title,
@@ -116,7 +117,7 @@ def _write_new(vault: Vault, new: NewFact) -> FactWritten:
 
 
 def record_fact(
-    vault: Vault,
+    corpus: Corpus,
     kind: str,
     subject: str,
     value: Any,
@@ -133,8 +134,14 @@ def record_fact(
     caller: str | None = None,
     now: datetime | None = None,
     settings: FactSettings | None = None,
+    supersede: bool = False,
 ) -> FactWritten:
-    """Write a new fact note in `facts/`. Everything is checked before anything is written."""
+    """Write a new fact note in `facts/`. Everything is checked before anything is written.
+
+    A subject has one current value per namespace: when it already has one, recording is refused
+    (the error names that fact and how to supersede it), unless `supersede` is true, which
+    supersedes the current fact with the new value in the same step (`supersede_fact`)."""
+    vault = corpus.vault
     settings = settings or load_settings(vault)
     recorded = (now or now_utc()).astimezone(UTC)
     kind, subject = _check_line(kind, "kind"), _check_line(subject, "subject")
@@ -162,9 +169,78 @@ def record_fact(
         recorded_at=recorded,
         recorded_by=caller or default_caller(),
     )
-    if legal_hold:  # first: a hold is never on a fact the register does not know
-        hold_register.register(vault, [new.title], new.recorded_by)
-    return _write_new(vault, new)
+    with vault.locked():  # the check and the write are one step: two writers never both record a first value
+        current = current_facts(corpus, subject, namespace)
+        if current and not supersede:
+            shown = current[0]
+            raise InvalidInput(
+                f"'{subject}' already has a current value in namespace '{namespace}': {shown.title} = "
+                f"{shown_value(shown.value)}; to replace it, ",
+                Remedy("supersede_subject", subject=subject, namespace=namespace),
+            )
+        if current:
+            old = _only(current, subject, namespace)
+            if old.kind != kind:
+                raise InvalidInput(
+                    f"{old.title} is a {old.kind} fact; a supersede keeps the kind, so record '{kind}' "
+                    f"under another subject, or supersede with kind '{old.kind}'"
+                )
+            return supersede_fact(
+                corpus,
+                old.title,
+                value,
+                valid_from=valid_from,
+                authority=authority,
+                source=source,
+                caller=new.recorded_by,
+                now=recorded,
+            )
+        if legal_hold:  # first: a hold is never on a fact the register does not know
+            hold_register.register(vault, [new.title], new.recorded_by)
+        return _write_new(vault, new)
+
+
+def shown_value(value: Any, limit: int = 80) -> str:
+    """A value on one line, cut to `limit` characters."""
+    text = " ".join((value if isinstance(value, str) else canonical_json(value)).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def current_facts(corpus: Corpus, subject: str, namespace: str) -> list[Fact]:
+    """The open facts about `subject` in `namespace`: one, or several in a vault whose facts were
+    recorded before brain refused a second current value (or written by hand)."""
+    table = fact_table(corpus)
+    columns = table.namespaces.get(namespace)
+    if columns is None:
+        return []
+    rows = columns.rows(None, nfc(subject))
+    return [fact for fact in (table.facts[position] for position in columns.positions[rows]) if not fact.closed]
+
+
+def _only(current: list[Fact], subject: str, namespace: str) -> Fact:
+    if len(current) == 1:
+        return current[0]
+    shown = ", ".join(f"{fact.title} ({shown_value(fact.value, 40)})" for fact in current)
+    raise InvalidInput(
+        f"'{subject}' has {len(current)} current values in namespace '{namespace}': {shown}; name one by its id"
+    )
+
+
+def _named_fact(corpus: Corpus, name: str, namespace: str | None) -> str:
+    """The path of the fact `name` names: a subject with a current value in the namespace, else a note name."""
+    chosen = check_namespace(namespace or load_settings(corpus.vault).default_namespace)
+    subject = nfc(name.strip())
+    current = current_facts(corpus, subject, chosen)
+    if current:
+        return _only(current, subject, chosen).path or ""
+    try:
+        return corpus.resolver().resolve(name)
+    except NoteNotFound:
+        raise NoteNotFound(
+            f"no fact is named '{name}' and no current fact is about '{subject}' in namespace '{chosen}'; "
+            "give the fact's id, or its subject with ",
+            Remedy("subject_namespace"),
+        ) from None
 
 
 def current_of(corpus: Corpus, fact: Fact) -> Fact:
@@ -179,10 +255,11 @@ def current_of(corpus: Corpus, fact: Fact) -> Fact:
     return fact
 
 
-def _open_fact(corpus: Corpus, name: str) -> tuple[NoteFile, Fact]:
-    """The file of an open fact, read now (its stamp guards the closing write)."""
+def _open_fact(corpus: Corpus, name: str, namespace: str | None = None) -> tuple[NoteFile, Fact]:
+    """The file of an open fact (named by its id, stem or path, or by its subject in `namespace`),
+    read now (its stamp guards the closing write)."""
     vault = corpus.vault
-    path = corpus.resolver().resolve(name)
+    path = _named_fact(corpus, name, namespace)
     current = vault.read(path)
     if current.note.type != "fact":
         raise InvalidInput(f"'{name}' is {path}, a {current.note.type} note, not a fact")
@@ -205,6 +282,7 @@ def supersede_fact(
     name: str,
     value: Any,
     *,
+    namespace: str | None = None,
     reason: str | None = None,
     valid_from: str | datetime | None = None,
     authority: float | None = None,
@@ -212,11 +290,13 @@ def supersede_fact(
     caller: str | None = None,
     now: datetime | None = None,
 ) -> FactWritten:
-    """One call: write the new fact (`supersedes` the old) and close the old (`valid_until`, `superseded_by`)."""
+    """One call: write the new fact (`supersedes` the old) and close the old (`valid_until`, `superseded_by`).
+
+    `name` is the fact's id, stem or path, or its subject (in `namespace`, default the vault's)."""
     vault = corpus.vault
     with vault.locked():  # brain's own writers wait for each other: the read and both writes are one step
         recorded = (now or now_utc()).astimezone(UTC)
-        current, old = _open_fact(corpus, name)
+        current, old = _open_fact(corpus, name, namespace)
         starts = optional_time(valid_from, "valid from") or recorded
         if starts < old.valid_from:
             raise InvalidInput(
@@ -270,16 +350,18 @@ def invalidate_fact(
     corpus: Corpus,
     name: str,
     *,
+    namespace: str | None = None,
     reason: str | None = None,
     at: str | datetime | None = None,
     caller: str | None = None,
     now: datetime | None = None,
 ) -> FactWritten:
-    """Close a fact with no successor: it stops applying at `at` (default now) and stays for audit."""
+    """Close a fact with no successor: it stops applying at `at` (default now) and stays for audit.
+    `name` is as for `supersede_fact`."""
     vault = corpus.vault
     with vault.locked():  # brain's own writers wait for each other: the read and both writes are one step
         recorded = (now or now_utc()).astimezone(UTC)
-        current, fact = _open_fact(corpus, name)
+        current, fact = _open_fact(corpus, name, namespace)
         until = optional_time(at, "invalidate at") or recorded
         if until < fact.valid_from:
             raise InvalidInput(

@@ -2,9 +2,8 @@
 
 `bootstrap` (the session protocol) and the hooks of every agent build their text from here: recent
 failures, antipattern warnings, the facts valid now, the patterns and the tips for a task, each a
-section of one-line items, packed in priority order by `pack`. A fact subject is named by a task when
-every word of it is a word of the task (`mobile-access-token-ttl` in "shorten the mobile access token
-TTL"; plural or not).
+section of one-line items, packed in priority order by `pack`. A fact subject is named by a task by its
+words or their common abbreviations (`db-pool-size` in "tune the database pool size": `facts.naming`).
 
 For an agent's hooks: `session_start` (no task is known yet: recent failures, antipatterns, the facts
 valid now in the chosen namespaces, the core tips) and `first_prompt` (the facts the prompt names, the
@@ -23,6 +22,7 @@ import numpy as np
 from brain.index.catalog import summaries
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN
 from brain.memory.corpus import Corpus
+from brain.memory.facts import naming
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines
 from brain.notes.fact import Fact, canonical_json, fact_from_note, format_time
@@ -41,7 +41,6 @@ FACTS_PER_SUBJECT = 3
 FACT_VALUE_CHARS = 160
 SESSION_FACTS = 8
 CORE_TIPS = 10
-_GENERIC_WORDS = frozenset("a an and the of for to in on at by with default current".split())
 
 
 def failure_lines(failures: list[Episode]) -> list[str]:
@@ -171,22 +170,13 @@ def tip_lines(found: Guidelines) -> list[str]:
     return lines
 
 
-def _word_set(text: str) -> frozenset[str]:
-    """Lower-case words, a plural 's' dropped, so 'keys' names 'key'."""
-    found = (
-        word.removesuffix("s") if len(word) > 3 and not word.endswith("ss") else word
-        for word in re.findall(r"[a-z0-9]+", text.lower())
-    )
-    return frozenset(found) - _GENERIC_WORDS
-
-
 def _fact_subjects(corpus: Corpus) -> dict[str, dict[str, frozenset[str]]]:
     """namespace -> subject -> its words, for every subject with a fact."""
     subjects: dict[str, dict[str, frozenset[str]]] = {}
     for namespace, subject in corpus.summaries(
         "fact-subjects-1", "fact", _namespace_and_subject, _is_namespace_and_subject
     ):
-        subjects.setdefault(namespace, {}).setdefault(subject, _word_set(subject))
+        subjects.setdefault(namespace, {}).setdefault(subject, naming.words(subject))
     return subjects
 
 
@@ -213,12 +203,13 @@ def facts_named_in(
 
     chosen = list(dict.fromkeys(namespaces or [load_settings(corpus.vault).default_namespace]))
     known = _fact_subjects(corpus)
-    task_words = _word_set(task)
+    task_words = naming.words(task)
     named: dict[str, int] = {}
     for namespace in chosen:
         for subject, subject_words in known.get(namespace, {}).items():
-            if subject_words and subject_words <= task_words:
-                named[subject] = max(named.get(subject, 0), len(subject_words))
+            shared = naming.names(subject_words, task_words)
+            if shared:
+                named[subject] = max(named.get(subject, 0), shared)
     lines: list[str] = []
     for subject in sorted(named, key=lambda name: (-named[name], name))[:MAX_FACT_SUBJECTS]:
         found = recall_facts(

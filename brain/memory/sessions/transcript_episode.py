@@ -3,7 +3,9 @@
 - task: the first real request of the person (not a slash command, a hook's or the harness's text;
   blocks an IDE, a shell or a hook put in the message taken out).
 - session, date, duration_minutes: the transcript's session id; its first timestamp; first to last.
-- metrics: tool_calls = the tool calls of the session and its subagents; errors = the tool results
+- metrics: tool_calls = the tool calls of the session and its subagents, once per call id (a resumed
+  or forked session's transcript replays earlier calls; Claude Code's reader drops replayed records
+  by their uuid too); errors = the tool results
   that are errors; recoveries = errors followed by a success of the same tool on the same file or the
   same command (program and first word, `uv run` / `cd x &&` / env stripped); commits = `git commit`
   runs that succeeded (their shas where git printed them); files_changed = distinct files written or
@@ -116,6 +118,7 @@ class Builder:
     decisions: list[_DecisionRecord] = field(default_factory=list)
     lessons: list[str] = field(default_factory=list)
     pending: dict[str, _Call] = field(default_factory=dict)
+    called: set[str] = field(default_factory=set)  # every call id seen: a replayed call counts once
     open_errors: dict[str, _Open] = field(default_factory=dict)
     last_test_failed: bool | None = None
     failed_checks: dict[str, None] = field(default_factory=dict)  # checks whose last run failed, by command
@@ -194,6 +197,10 @@ class Builder:
                 return
 
     def _on_call(self, act: Act) -> None:
+        if act.call_id:
+            if act.call_id in self.called:
+                return  # the transcript replays a call it holds already (a resumed or forked session)
+            self.called.add(act.call_id)
         self.tool_calls += 1
         command = cmd.shell_command(act.name, act.args)
         files = cmd.edited_files(act.name, act.args) or (

@@ -19,7 +19,10 @@
    the rejected options"), then its rationale (else a lesson of the episode that shares at least
    two content words with it). A subtask that teaches nothing is dropped: a run of logged steps
    with no decision, error or waste makes a tip only when it was verified (a test, a check that
-   passed) or a lesson speaks of it, and a step that only restates its subtask is no tip.
+   passed) or a lesson speaks of it, a run of plain tool calls (files edited, tests run, a commit,
+   an error) never does (the errors it recovered from are `recovery`'s tips), nor a user's verdict
+   on a plan, and a step that only restates its subtask is no tip. A failure the session
+   recovered from is told by its recovery tip (`recovery`), not by its run.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 
 from brain.memory.tips.draft import Attribution, Draft, distinct_causes
 from brain.memory.tips.naming import command_name, command_step, contentless, named_words, narrated, subject, whole
+from brain.memory.tips.recovery import recovery_drafts
 from brain.memory.tips.spoken import said
 from brain.memory.tips.wording import first_clause, generalize, imperative, is_instruction, strip_label, words
 from brain.memory.tips.wording import lower_first as _lower
@@ -48,6 +52,9 @@ _FIX = re.compile(
 _FAILED_OUTCOME = ("failure", "failed", "fail")
 _CONTRAST = re.compile(r"\b(over|rather than|instead of|not)\b", re.IGNORECASE)
 _VERIFIED = re.compile(r"\b(test(?:s|ed)?|verif(?:y|ied)|passe[sd]|green)\b", re.IGNORECASE)
+# the event types of a transcript's plain tool calls, and of the person stopping one
+_TOOL_EVENTS = {"edit", "test", "commit", "recovery", "error", "correction"}
+_PLAN_VERDICT = re.compile(r"^Plan (?:approved|rejected) by the user$")
 _GENERIC_TITLES = {"decision", "choice", "chosen", "step", "phase", "n", "next", "todo"}
 
 
@@ -201,10 +208,14 @@ def task_category(episode: Episode) -> str:
 
 
 def draft_tips(episode: Episode) -> list[Draft]:
-    """Every tip the rules find in an episode, one per subtask that teaches something (rule 5)."""
-    drafts = []
+    """Every tip the rules find in an episode: one per failure the session recovered from, as its
+    extraction recorded it (`recovery`), then one per other subtask that teaches something (rule 5)."""
+    drafts = [spoken for draft in recovery_drafts(episode) if (spoken := said(draft)) is not None]
+    told = {span.split("-", 1)[0] for span in (draft.span or "" for draft in drafts)}
     segments = segment(episode)
     for seg, lessons in zip(segments, owned_lessons(segments, episode), strict=True):
+        if not seg.decisions and any(event.id in told for event in seg.events):
+            continue  # its failure is told by its recovery tip
         draft = _draft(seg, episode, lessons)
         if _teaches(draft, seg, lessons) and (spoken := said(draft)) is not None:
             drafts.append(spoken)
@@ -241,6 +252,10 @@ def _teaches(draft: Draft, seg: Segment, lessons: list[str]) -> bool:
     lesson of the episode speaks of it."""
     if not any(not _same(step, draft.subtask) for step in draft.steps) and not seg.decisions:
         return False
+    if not seg.decisions and all(e.type in _TOOL_EVENTS for e in seg.events):
+        return False  # files edited, tests run, a commit: what every session does (its recoveries are `recovery`'s)
+    if seg.decisions and all(_PLAN_VERDICT.match(d.title or "") for d in seg.decisions):
+        return False  # the user approved or rejected a plan: a verdict on that plan, no advice
     if seg.decisions or draft.category != "strategy":
         return True
     verified = any(e.type == "test" or _VERIFIED.search(e.text) for e in seg.events)

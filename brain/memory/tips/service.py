@@ -9,7 +9,7 @@ above a strict threshold: a loose match is worse than none.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, cast
 
@@ -20,6 +20,7 @@ from brain.index.catalog import summaries
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.similarity import cosine, text_vectors
+from brain.memory.tips import admit
 from brain.memory.tips.draft import Draft
 from brain.memory.tips.learn import draft_tips
 from brain.memory.tips.naming import slug
@@ -55,6 +56,8 @@ class LearnResult:
     unchanged: tuple[str, ...]
     drafts: tuple[Draft, ...]
     warnings: tuple[str, ...] = ()
+    supported: tuple[str, ...] = ()  # tips that said the same already: one more source each
+    held: tuple[str, ...] = ()  # drafts kept as candidates until another session does the same (`admit`)
 
 
 @dataclass(frozen=True)
@@ -117,21 +120,65 @@ def learn(
 def learn_episode(
     corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None
 ) -> LearnResult:
-    """Write one tip note per subtask of an episode; a subtask already learned is left as it is."""
+    """Tips from one episode, through the gate of `admit`: a recovered failure is a tip, what else
+    one session did waits for a second session; a draft that says what a tip says already adds its
+    source to that tip. A subtask already learned is left as it is."""
     vault = corpus.vault
     drafts, warnings = _drafts(episode, drafter)
-    known = {(source.episode.lower(), source.span) for tip in all_tips(corpus) for source in tip.source_episodes}
+    tips = {tip.path or "": tip for tip in active_tips(corpus)}
+    known = {(source.episode.lower(), source.span) for tip in tips.values() for source in tip.source_episodes}
+    candidates = admit.Candidates(vault.brain_dir)
     created: list[str] = []
     unchanged: list[str] = []
-    for draft in drafts:
-        if (draft.episode.lower(), draft.span) in known:
-            unchanged.append(f"{draft.episode} ({draft.span})")
-            continue
-        tip = tip_from_draft(draft, _unique_title(corpus, draft.name or draft.subtask, created), today=today)
-        path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(tip.title)}"
-        vault.write(path, render_tip(tip), create=True)
-        created.append(path)
-    return LearnResult(episode.title, tuple(created), tuple(unchanged), tuple(drafts), tuple(warnings))
+    supported: list[str] = []
+    held: list[str] = []
+    with vault.locked():  # the tips read and the tips written are one step
+        for draft in drafts:
+            if (draft.episode.lower(), draft.span) in known or candidates.holds(draft):
+                unchanged.append(f"{draft.episode} ({draft.span})")
+                continue
+            known.add((draft.episode.lower(), draft.span))
+            mine = admit.draft_content(draft)
+            twin = next((path for path, tip in tips.items() if admit.twins(mine, admit.tip_content(tip))), None)
+            if twin is not None:
+                tips[twin] = _add_source(corpus, twin, draft)
+                supported.append(twin)
+                continue
+            earlier = None if admit.recovered(draft) else candidates.twin(draft)
+            if not admit.recovered(draft) and earlier is None:
+                candidates.add(draft)
+                held.append(f"{draft.episode} ({draft.span})")
+                continue
+            tip = tip_from_draft(draft, _unique_title(corpus, draft.name or draft.subtask, created), today=today)
+            if earlier is not None:
+                candidates.drop(earlier)
+                tip = admit.with_source(replace(tip, source_episodes=(), support=0), earlier)
+                tip = admit.with_source(tip, draft)
+            path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(tip.title)}"
+            vault.write(path, render_tip(tip), create=True)
+            tips[path] = replace(tip, path=path)
+            created.append(path)
+        if candidates.changed:
+            candidates.save()
+    return LearnResult(
+        episode.title,
+        tuple(created),
+        tuple(unchanged),
+        tuple(drafts),
+        tuple(warnings),
+        tuple(path for path in dict.fromkeys(supported) if path not in created),
+        tuple(held),
+    )
+
+
+def _add_source(corpus: Corpus, path: str, draft: Draft) -> Tip:
+    """One more source on a tip's note (support, evidence and its Source Episodes)."""
+
+    def supported(note: Note) -> str:
+        return render_tip(admit.with_source(tip_from_note(note), draft))
+
+    corpus.vault.update(path, supported)
+    return tip_from_note(corpus.vault.read(path).note)
 
 
 def _drafts(episode: Episode, drafter: Drafter | None) -> tuple[list[Draft], list[str]]:

@@ -328,7 +328,11 @@ def test_subjects_kinds_and_namespaces_compare_in_nfc(vault: Vault, brain) -> No
     assert [row["id"] for row in by_nfd["facts"]] == [first]
     history = brain("fact", "history", nfd, "--namespace", f"user:{nfd}")
     assert history.exit_code == 0 and first in history.stdout
-    second = record(brain, nfd, "light", "--valid-from", "2026-02-01T00:00:00Z", namespace=f"user:{nfc}")
+    refused = brain("fact", "record", "preference", nfd, "light", "--namespace", f"user:{nfc}")
+    assert refused.exit_code == 1 and refused.stderr.startswith(
+        f"error: '{nfc}' already has a current value in namespace 'user:{nfc}': {first} = dark;"
+    )
+    second = record(brain, nfd, "light", "--valid-from", "2026-02-01T00:00:00Z", "--supersede", namespace=f"user:{nfc}")
     text = (vault.root / f"facts/{second}.md").read_text()
     assert f"subject: {nfc}" in text and f"namespace: user:{nfc}" in text
     history = brain("fact", "history", nfc, "--namespace", f"user:{nfc}", "--json")

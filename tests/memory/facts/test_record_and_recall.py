@@ -15,7 +15,7 @@ from brain.errors import InvalidInput
 from brain.memory.corpus import Corpus
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
-from brain.notes.fact import NewFact, fact_from_note, parse_value, render_fact, value_hash
+from brain.notes.fact import NewFact, fact_from_note, fact_title, parse_value, render_fact, value_hash
 from brain.notes.parse import parse_note
 from brain.vault import Vault
 from tests.conftest import REPO, write
@@ -45,7 +45,7 @@ def chain_of(
 ) -> list[str]:
     """values[0] valid from day 0 (recorded then); each next value supersedes at day 10, 20, ... (recorded then)."""
     first = service.record_fact(
-        vault, "preference", subject, values[0], namespace=namespace, valid_from=at(0), now=at(0)
+        Corpus(vault), "preference", subject, values[0], namespace=namespace, valid_from=at(0), now=at(0)
     )
     names = [first.fact.title]
     for number, value in enumerate(values[1:], start=1):
@@ -198,8 +198,9 @@ def test_superseding_a_closed_fact_names_the_current_one_and_changes_nothing(
         f"error: {names[0]} is already closed (superseded by {names[1]} at 2026-01-11T00:00:00Z); "
         f"supersede the current fact {names[2]} instead\n"
     )
-    assert brain("fact", "supersede", "FACT-nothing-like-it", "blue").stderr.startswith(
-        "error: no note named 'FACT-nothing-like-it'"
+    assert brain("fact", "supersede", "FACT-nothing-like-it", "blue").stderr == (
+        "error: no fact is named 'FACT-nothing-like-it' and no current fact is about 'FACT-nothing-like-it' "
+        "in namespace 'default'; give the fact's id, or its subject with --namespace\n"
     )
     assert (
         brain("fact", "supersede", names[2], "system").stderr
@@ -242,7 +243,9 @@ def test_as_of_at_the_boundaries(vault: Vault, corpus: Corpus) -> None:
 
 def test_known_at_reconstructs_what_the_vault_knew_then(vault: Vault, corpus: Corpus) -> None:
     """v2 was recorded on day 20 but back-dated to hold from day 10 (a correction found late)."""
-    v1 = service.record_fact(vault, "config", "ttl", 3600, namespace="org:x", valid_from=at(0), now=at(0)).fact.title
+    v1 = service.record_fact(
+        Corpus(vault), "config", "ttl", 3600, namespace="org:x", valid_from=at(0), now=at(0)
+    ).fact.title
     v2 = service.supersede_fact(corpus, v1, 900, valid_from=at(10), now=at(20)).fact.title
     second = timedelta(seconds=1)
 
@@ -273,13 +276,22 @@ def test_default_recall_is_current_and_history_marks_closed_facts(vault: Vault, 
     assert f"{v1}  preference theme = dark  score" in text and text.splitlines()[2].endswith("[closed]")
 
 
+def written_by_hand(vault: Vault, kind: str, subject: str, value, namespace: str, valid: float, recorded: float) -> str:
+    """A fact note as a vault written before brain refused a second current value can hold it."""
+    title = fact_title(subject, kind, namespace, at(recorded), value_hash(value))
+    new = NewFact(
+        title, kind, subject, value, namespace, "long-term", None, 0.5, at(valid), "internal", None, None, False,
+        at(recorded), "test",
+    )  # fmt: skip
+    write(vault, f"facts/{title}.md", render_fact(new))
+    return title
+
+
 def test_history_lists_by_valid_time_then_recording_time_whatever_the_order_of_recording(
     vault: Vault, corpus: Corpus
 ) -> None:
     def record(value, kind: str, valid: float, recorded: float) -> str:
-        return service.record_fact(
-            vault, kind, "budget", value, namespace="org:x", valid_from=at(valid), now=at(recorded)
-        ).fact.title
+        return written_by_hand(vault, kind, "budget", value, "org:x", valid, recorded)
 
     late = record(3, "limit", 20, 21)
     backfilled = record(1, "limit", 5, 30)  # recorded last, valid first
@@ -306,7 +318,7 @@ def test_the_best_few_of_many_candidates_are_the_head_of_the_whole_ranking(
     colours = ["blue", "green", "red", "blue green", "grey"]
     for number in range(90):  # many equal scores: 3 authorities, 6 start days, 5 values
         service.record_fact(
-            vault,
+            Corpus(vault),
             "preference",
             f"screen-{number}",
             colours[number % 5],
@@ -330,12 +342,12 @@ def test_the_best_few_of_many_candidates_are_the_head_of_the_whole_ranking(
 
 def test_recall_never_crosses_namespaces_unless_named(vault: Vault, corpus: Corpus, brain) -> None:
     alice = service.record_fact(
-        vault, "preference", "theme", "dark", namespace="user:alice", now=at(0), valid_from=at(0)
+        Corpus(vault), "preference", "theme", "dark", namespace="user:alice", now=at(0), valid_from=at(0)
     ).fact.title
     bob = service.record_fact(
-        vault, "preference", "theme", "light", namespace="user:bob", now=at(0), valid_from=at(0)
+        Corpus(vault), "preference", "theme", "light", namespace="user:bob", now=at(0), valid_from=at(0)
     ).fact.title
-    default = service.record_fact(vault, "preference", "theme", "sepia", now=at(0), valid_from=at(0)).fact.title
+    default = service.record_fact(Corpus(vault), "preference", "theme", "sepia", now=at(0), valid_from=at(0)).fact.title
 
     def recall(*namespaces, **kwargs):
         return titles(
@@ -359,8 +371,8 @@ def test_the_default_namespace_and_tiers_come_from_the_config(vault: Vault) -> N
     (vault.brain_dir / "config.toml").write_text(
         '[facts]\ndefault_namespace = "org:acme"\n[facts.tiers]\n"run:*" = "ephemeral"\n'
     )
-    plain = service.record_fact(vault, "config", "x", 1, now=at(0))
-    run = service.record_fact(vault, "scratch", "x", 1, namespace="run:42", now=at(0))
+    plain = service.record_fact(Corpus(vault), "config", "x", 1, now=at(0))
+    run = service.record_fact(Corpus(vault), "scratch", "x", 1, namespace="run:42", now=at(0))
     assert (plain.fact.namespace, plain.fact.tier) == ("org:acme", "long-term")
     assert (run.fact.namespace, run.fact.tier) == ("run:42", "ephemeral")
 
@@ -370,10 +382,10 @@ def test_the_default_namespace_and_tiers_come_from_the_config(vault: Vault) -> N
 
 def test_score_parts_are_visible_and_add_up(vault: Vault, corpus: Corpus, brain) -> None:
     service.record_fact(
-        vault, "preference", "theme", "dark mode", namespace="u", authority=0.9, valid_from=at(0), now=at(0)
+        Corpus(vault), "preference", "theme", "dark mode", namespace="u", authority=0.9, valid_from=at(0), now=at(0)
     )
     service.record_fact(
-        vault, "preference", "city", "Lisbon", namespace="u", authority=0.9, valid_from=at(0), now=at(0)
+        Corpus(vault), "preference", "city", "Lisbon", namespace="u", authority=0.9, valid_from=at(0), now=at(0)
     )
     found = json.loads(brain("fact", "recall", "dark theme", "--namespace", "u", "--json").stdout)
     assert found["similarity"].startswith("word overlap (this vault has no vector index")
@@ -389,13 +401,13 @@ def test_score_parts_are_visible_and_add_up(vault: Vault, corpus: Corpus, brain)
 
 def test_recency_and_authority_rank_without_a_query(vault: Vault, corpus: Corpus) -> None:
     old = service.record_fact(
-        vault, "note", "a", 1, namespace="u", authority=0.5, valid_from=at(0), now=at(0)
+        Corpus(vault), "note", "a", 1, namespace="u", authority=0.5, valid_from=at(0), now=at(0)
     ).fact.title
     new = service.record_fact(
-        vault, "note", "b", 2, namespace="u", authority=0.5, valid_from=at(90), now=at(90)
+        Corpus(vault), "note", "b", 2, namespace="u", authority=0.5, valid_from=at(90), now=at(90)
     ).fact.title
     trusted = service.record_fact(
-        vault, "note", "c", 3, namespace="u", authority=1.0, valid_from=at(0), now=at(0)
+        Corpus(vault), "note", "c", 3, namespace="u", authority=1.0, valid_from=at(0), now=at(0)
     ).fact.title
     found = fact_recall.recall_facts(corpus, namespaces=["u"], now=at(90))
     assert titles(found) == [new, trusted, old]
@@ -407,7 +419,7 @@ def test_similarity_uses_the_index_model_when_the_vault_has_one(vault: Vault, co
     from brain.index.sync.sync import index_vault
 
     service.record_fact(
-        vault,
+        Corpus(vault),
         "preference",
         "ui-theme",
         "dark colour scheme for the interface",
@@ -416,7 +428,13 @@ def test_similarity_uses_the_index_model_when_the_vault_has_one(vault: Vault, co
         valid_from=at(0),
     )
     service.record_fact(
-        vault, "preference", "home-city", "lives in Lisbon, Portugal", namespace="u", now=at(0), valid_from=at(0)
+        Corpus(vault),
+        "preference",
+        "home-city",
+        "lives in Lisbon, Portugal",
+        namespace="u",
+        now=at(0),
+        valid_from=at(0),
     )
     index_vault(open_index(vault))
     found = fact_recall.recall_facts(corpus, "what colours should the screens use", namespaces=["u"], now=at(1))

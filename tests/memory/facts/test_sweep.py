@@ -58,7 +58,7 @@ def chain(
 ):
     """Record values[0] at day 0, supersede with each next value 10 days apart; returns the facts' titles."""
     first = service.record_fact(
-        vault,
+        Corpus(vault),
         "preference",
         subject,
         values[0],
@@ -100,10 +100,17 @@ legal_hold = true
     held = chain(vault, corpus, "salary", ["1", "2"], cls="hr", days=0)
     held_ns = chain(vault, corpus, "limit", ["50", "60"], namespace="org:ledger", cls="internal", days=0)
     ephemeral = service.record_fact(
-        vault, "scratch", "step", "x", namespace="run:1", tier="ephemeral", now=at(0), valid_from=at(0)
+        Corpus(vault), "scratch", "step", "x", namespace="run:1", tier="ephemeral", now=at(0), valid_from=at(0)
     )
     legal = service.record_fact(
-        vault, "profile", "email", "a@b.c", namespace="user:alice", legal_delete_at=at(2), now=at(0), valid_from=at(0)
+        Corpus(vault),
+        "profile",
+        "email",
+        "a@b.c",
+        namespace="user:alice",
+        legal_delete_at=at(2),
+        now=at(0),
+        valid_from=at(0),
     )
 
     plan = retention.sweep(corpus, dry_run=True, now=at(13))  # the v1s closed at day 10
@@ -217,7 +224,7 @@ def test_no_mcp_tool_deletes(vault: Vault) -> None:
     with pytest.raises(InvalidInput):
         from brain.memory.notes.service import delete_note
 
-        fact = service.record_fact(vault, "config", "ttl", 900, now=at(0), valid_from=at(0))
+        fact = service.record_fact(Corpus(vault), "config", "ttl", 900, now=at(0), valid_from=at(0))
         delete_note(Corpus(vault), fact.fact.title)
 
 

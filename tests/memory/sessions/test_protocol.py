@@ -189,7 +189,9 @@ def test_model_endpoint_segments_and_words_and_falls_back(example):
         assert "Steps:\nd001 decision [failure]" in received[0]["messages"][1]["content"]
         out = cli(example, "tip", "learn", "EPISODE-2026-03-27-session-15", "--model")
         assert "warning: model not used for EPISODE-2026-03-27-session-15 (the reply is not JSON" in out.stderr
-        assert out.stdout.startswith("EPISODE-2026-03-27-session-15: 4 new tips")  # learned by rules instead
+        assert out.stdout.startswith(  # learned by rules instead
+            "EPISODE-2026-03-27-session-15: 1 new, 0 supported again, 3 held for a second session"
+        )
     missing = Vault(example.root)
     (missing.brain_dir / "config.toml").write_text("", encoding="utf-8")
     with pytest.raises(Exception, match=r"--model needs \[learning\] model_url and model"):
@@ -272,7 +274,9 @@ APRIL = datetime(2026, 4, 1, tzinfo=UTC)
 @pytest.fixture
 def facts_vault(vault: Vault) -> Vault:
     corpus = Corpus(vault)
-    ttl = record_fact(vault, "config", "mobile-access-token-ttl", {"seconds": 3600}, namespace="auth", now=MARCH)
+    ttl = record_fact(
+        Corpus(vault), "config", "mobile-access-token-ttl", {"seconds": 3600}, namespace="auth", now=MARCH
+    )
     TITLES["ttl-v1"] = ttl.fact.title
     shorter = supersede_fact(
         corpus,
@@ -283,12 +287,17 @@ def facts_vault(vault: Vault) -> Vault:
     )
     TITLES["ttl-v2"] = shorter.fact.title
     TITLES["rate"] = record_fact(
-        vault, "config", "payments-api-default-rate-limit", {"requests_per_second": 50}, namespace="api", now=MARCH
+        Corpus(vault),
+        "config",
+        "payments-api-default-rate-limit",
+        {"requests_per_second": 50},
+        namespace="api",
+        now=MARCH,
     ).fact.title
     TITLES["keys"] = record_fact(
-        vault, "policy", "idempotency-key-retention", "24 hours", now=MARCH
+        Corpus(vault), "policy", "idempotency-key-retention", "24 hours", now=MARCH
     ).fact.title  # the default namespace
-    flag = record_fact(vault, "config", "feature-flag-dark-mode", True, now=MARCH)
+    flag = record_fact(Corpus(vault), "config", "feature-flag-dark-mode", True, now=MARCH)
     invalidate_fact(corpus, flag.path, reason="flag removed", now=datetime(2026, 3, 20, tzinfo=UTC))
     return vault
 
@@ -336,6 +345,28 @@ def test_default_namespace_plurals_closed_facts_and_tasks_that_name_nothing(fact
     )
     # only part of a subject's words is not naming it
     assert "Facts valid now" not in bootstrap(corpus, "retention of logs", now=APRIL, embedder=embedder).sections
+
+
+def test_a_subject_is_named_by_its_words_or_their_abbreviations_not_by_one_shared_word(vault, embedder):
+    pool = record_fact(Corpus(vault), "config", "db-pool-size", 20, now=MARCH).fact.title
+    env = record_fact(Corpus(vault), "config", "staging-environment-url", "https://staging.example", now=MARCH)
+    corpus = Corpus(vault)
+    pool_line = f"- db-pool-size (config, default, since 2026-03-03): 20 [[{pool}]]"
+    env_line = (
+        f"- staging-environment-url (config, default, since 2026-03-03): https://staging.example [[{env.fact.title}]]"
+    )
+
+    def facts(task: str) -> list[str]:
+        return bootstrap(corpus, task, now=APRIL, embedder=embedder).sections.get("Facts valid now", [])
+
+    assert facts("tune the database pool size") == [pool_line]
+    assert facts("tune the db pool size") == [pool_line]
+    assert facts("the pool size is too small under load") == [pool_line]  # two of its three words
+    assert facts("point the tests at the staging env URL") == [env_line]
+    # one shared word names nothing: a wrong fact costs more than a missing one
+    assert facts("fix the font size on the login page") == []
+    assert facts("add a database migration for invoices") == []
+    assert facts("deploy to staging") == []
 
 
 def test_facts_count_against_the_budget_and_each_recall_is_journaled(facts_vault, embedder):

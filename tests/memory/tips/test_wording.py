@@ -331,70 +331,61 @@ def _fields(tip: Tip) -> tuple:
     return (tip.category, tip.trigger, tip.tip, tip.steps, tip.avoid, tip.purpose, tip.applies_when)
 
 
-def test_the_claude_code_session_gives_advice_without_placeholders_or_the_token(tmp_path):
-    """The sample session's tips once read 'Ran <code>: tests failed', had another decision's lesson in Purpose,
-    and the whole prompt (with its redacted token) in Applies When."""
+def test_the_claude_code_session_gives_one_tip_per_recovered_failure_and_holds_its_choices(tmp_path):
+    """The sample session once gave a tip per decision, its task in Applies When; now each failure it
+    recovered from is a tip said as when and what to do, and its stated choices wait for a second session."""
     tips = _learned(tmp_path, CLAUDE)
-    task = "Add retry with exponential backoff to the HTTP client in the file and make the tests pass"
-    assert sorted(tips) == ["TIP-count-attempts", "TIP-use-exponential-backoff-with-jitter"]
-    assert _fields(tips["TIP-count-attempts"]) == (
-        "strategy",
-        "Ran the tests: they failed",
-        "Count attempts, so the first call is attempt 1. Why: The test fails because the loop counts retries, not attempts.",
-        ("Count attempts, so the first call is attempt 1", "Run the tests: they passed"),
+    assert sorted(tips) == [
+        "TIP-ruff-check-src-fails-with-1-8-f401",
+        "TIP-the-tests-fail-with-assertionerror-expected-3-attempts",
+    ]
+    failing = 'the tests fail with "AssertionError: expected 3 attempts, got 2"'
+    assert _fields(tips["TIP-the-tests-fail-with-assertionerror-expected-3-attempts"]) == (
+        "recovery",
+        failing,
+        f"When {failing}: edit the file it names, then run it again.",
+        ("Edit the file it names, then run it again",),
         "",
-        "The test fails because the loop counts retries, not attempts. The tests failed (AssertionError: expected 3"
-        " attempts, got 2); it passed after editing the file.",
-        task,
+        "The tests failed (AssertionError: expected 3 attempts, got 2); it passed after editing the file.",
+        failing,
     )
-    assert _fields(tips["TIP-use-exponential-backoff-with-jitter"]) == (
-        "strategy",
-        task,
-        "Use exponential backoff with jitter rather than a fixed delay. Why: Fixed delays make every client retry in lockstep.",
-        ("Use exponential backoff with jitter rather than a fixed delay",),
+    lint = '`ruff check src` fails with "the file:1:8: F401 [*] the code imported but unused"'
+    assert _fields(tips["TIP-ruff-check-src-fails-with-1-8-f401"]) == (
+        "recovery",
+        lint,
+        f"When {lint}: edit the file it names, then run it again.",
+        ("Edit the file it names, then run it again",),
         "",
-        "Fixed delays make every client retry in lockstep.",  # the pytest lesson is the other decision's
-        task,
+        "`ruff check src` failed (the file:1:8: F401 [*] the code imported but unused); it worked after editing the file.",
+        lint,
     )
 
 
 def test_the_codex_session_names_the_test_run_in_words(tmp_path):
     tips = _learned(tmp_path, next(CODEX.glob("rollout-*.jsonl")))
-    assert list(tips) == ["TIP-round-with-decimal-quantize-and-round-half-even"]
-    assert _fields(tips["TIP-round-with-decimal-quantize-and-round-half-even"]) == (
-        "strategy",
-        "Ran the tests: they failed",
-        "Round with Decimal.quantize and ROUND_HALF_EVEN instead of float round(). Why: Float rounding is what drifts by a cent.",
-        ("Round with Decimal.quantize and ROUND_HALF_EVEN instead of float round()", "Run the tests: they passed"),
+    assert list(tips) == ["TIP-the-tests-fail-with-assert-decimal-10-01"]
+    failing = "the tests fail with \"assert Decimal('10.01') == Decimal('10.00')\""
+    assert _fields(tips["TIP-the-tests-fail-with-assert-decimal-10-01"]) == (
+        "recovery",
+        failing,
+        f"When {failing}: edit the file it names, then run it again.",
+        ("Edit the file it names, then run it again",),
         "",
-        "Float rounding is what drifts by a cent. The tests failed (assert Decimal('10.01') == Decimal('10.00')); it"
-        " passed after editing the file.",
-        "Fix the rounding bug in cart totals",
+        "The tests failed (assert Decimal('10.01') == Decimal('10.00')); it passed after editing the file.",
+        failing,
     )
 
 
-def test_an_ai_agents_log_applies_to_its_task_not_its_heading(tmp_path):
-    """'Resolve PR #4728 T4: Validate PR, ...': Applies When is the clause after the heading."""
-    tips = _learned(tmp_path, AUTOFIX)
-    assert list(tips) == ["TIP-address-review-findings-mapped-run-python-tests"]
-    tip = tips["TIP-address-review-findings-mapped-run-python-tests"]
+def test_an_ai_agents_log_applies_to_its_task_not_its_heading():
+    """'Resolve PR #4728 T4: Validate PR, ...': Applies When is the clause after the heading. (A run of
+    work from one session is a candidate, not yet a tip: the draft is what is checked.)"""
+    (draft,) = draft_tips(extract_file(AUTOFIX).episode)
     task = "Validate PR, address every review thread, and merge only after the completion gate passes"
-    assert _fields(tip) == (
-        "strategy",
-        task,
+    assert (draft.category, draft.trigger, draft.applies_when) == ("strategy", task, task)
+    assert draft.tip == (
         "Address review findings: Mapped Run Python Tests to the file:test-result, pinned actual...: validate local"
         " changes: Focused pytest suites passed 327 tests; then correct PR validation: The first pushed run applied"
-        " the 40-commit allowance but failed on stale PR-body file claims.",
-        (
-            "Address review findings: Mapped Run Python Tests to the file:test-result, pinned actual validation actions"
-            " in mutation controls, and required...",
-            "Validate local changes: Focused pytest suites passed 327 tests.",
-            "Correct PR validation: The first pushed run applied the 40-commit allowance but failed on stale PR-body"
-            " file claims.",
-        ),
-        "",
-        f"Worked in a partial session: {task}",
-        task,
+        " the 40-commit allowance but failed on stale PR-body file claims."
     )
 
 

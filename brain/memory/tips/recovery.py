@@ -1,0 +1,118 @@
+"""Recovery tips from the failures an extracted session recovered from, one per failure and its fix.
+
+An episode extracted from a transcript records each failure that was followed by its recovery as a
+lesson: "`mix test --seed 0` failed (the error's line); it passed after editing lib/a.ex." Such a
+lesson is the whole of a recovery tip, said as what to do and when:
+
+    When `mix test` fails with "the error's line": edit the file it names, then run it again.
+
+The failing step is named by its program (`git commit` of "git add -A && git commit -m ...", the
+tests for a test command), or by its tool (Edit, Read); the error by its first line; the fix by what was done ("editing <file>":
+edit the file; "running it again": run it again). The task of the session is never quoted: a tip
+applies when the failure happens, whatever the task.
+"""
+
+from __future__ import annotations
+
+import re
+
+from brain.memory.tips.draft import Attribution, Draft
+from brain.memory.tips.wording import generalize, quoted_code
+from brain.notes.model import Episode, Event
+
+LESSON = re.compile(
+    r"^(?P<what>.+?) failed \((?P<error>.*)\); it (?P<verb>worked|passed) after (?P<fix>.+?)\.?$", re.DOTALL
+)
+_ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
+_MOST = 120
+SIGNATURE_WORDS = 8
+# an error line that names no failure: an exit status alone, a call cancelled because another failed,
+# a test runner's progress line ("=== RUN TestX", "--- FAIL: TestX (0.52s)", "FAIL", "ok  pkg")
+_UNINFORMATIVE = re.compile(
+    r"^(?:exit code \d+|sibling tool call errored\W*|error:?"
+    r"|=== (?:run|cont|pause|name)\b.*|--- (?:fail|pass|skip)\b.*|fail|pass|ok\b.*|fail\s+\S+.*)$",
+    re.IGNORECASE,
+)
+
+
+def failing_step(what: str) -> str:
+    """How a tip names the failing step: a command by its program (the last step of a `&&` chain,
+    before any pipe: "git add -A && git commit -m x" -> `git commit`, a test command -> the tests),
+    a tool call by its tool ("Edit on a.py" -> Edit)."""
+    command = re.fullmatch(r"`(.*?)(?:\.\.\.)?`", what.strip(), re.DOTALL)
+    if command is None:
+        return what.split(" on ", 1)[0].strip()
+    step = re.split(r"&&|;", command.group(1))[-1].split("|")[0].strip()
+    said = quoted_code(step)
+    if said != "<code>":
+        return said
+    words = [word for word in step.split() if not _ENVIRONMENT.match(word)]
+    program = words[0].rsplit("/", 1)[-1].strip("()") if words else ""
+    return f"`{program}`" if re.fullmatch(r"[\w.+-]+", program) else "a command"
+
+
+def error_line(error: str) -> str:
+    """The error's first informative line (not "Exit code 1"), without a trailing colon, names
+    generalized, cut to its first SIGNATURE_WORDS words: what follows is this occurrence's detail
+    ("error: could not apply <sha>... <the commit's message>"), not the failure's."""
+    lines = (re.sub(r"</?tool_use_error>", "", line).strip() for line in error.replace("\\n", "\n").splitlines())
+    first = next((line for line in lines if line and not _UNINFORMATIVE.match(line)), "")
+    said = generalize(first.rstrip(":").strip(), _MOST).split()
+    return " ".join(said[:SIGNATURE_WORDS]) + ("..." if len(said) > SIGNATURE_WORDS else "")
+
+
+def fix_step(fix: str, command: bool) -> str:
+    """What fixed it, as an instruction: "editing a.ex, editing b.ex" -> "edit the files it names"."""
+    parts = list(dict.fromkeys(part.strip() for part in fix.split(", ") if part.strip()))
+    edited = [part for part in parts if part.startswith("editing ")]
+    if edited:
+        files = "the file" if len(edited) == 1 else "the files"
+        return f"edit {files} it names, then run it again" if command else f"edit {files} again with its current text"
+    return "run it again, unchanged"
+
+
+def recovery_drafts(episode: Episode) -> list[Draft]:
+    """One recovery draft per lesson of the extracted form (see the module doc)."""
+    lessons = [(lesson, LESSON.match(" ".join(lesson.split()))) for lesson in episode.lessons]
+    recovered = _recovered_errors(episode)
+    spans = [f"{error.id}-{error.leads_to[0]}" for error in recovered]
+    found = [(lesson, match) for lesson, match in lessons if match is not None]
+    if len(spans) != len(found):
+        spans = [f"lesson {number}" for number in range(1, len(found) + 1)]
+    return [
+        _draft(episode, lesson, match, span)
+        for (lesson, match), span in zip(found, spans, strict=True)
+        if error_line(match.group("error"))  # a failure with no error line to know it by teaches nothing
+    ]
+
+
+def _recovered_errors(episode: Episode) -> list[Event]:
+    """The error events with a recovery, in the order of their recoveries (the order of the lessons)."""
+    position = {event.id: number for number, event in enumerate(episode.events)}
+    recovered = [event for event in episode.events if event.type == "error" and event.leads_to]
+    return sorted(recovered, key=lambda event: position.get(event.leads_to[0], len(position)))
+
+
+def _draft(episode: Episode, lesson: str, match: re.Match[str], span: str) -> Draft:
+    what = match.group("what")
+    step = failing_step(what)
+    error = error_line(match.group("error"))
+    fix = fix_step(match.group("fix"), step.startswith("`") or step == "the tests")
+    fails = "fail" if step == "the tests" else "fails"
+    when = f'{step} {fails} with "{error}"'
+    return Draft(
+        category="recovery",
+        subtask=when[:1].upper() + when[1:],
+        trigger=when,
+        tip=f"When {when}: {fix}.",
+        steps=(fix[:1].upper() + fix[1:],),
+        avoid="",
+        purpose=generalize(lesson, 240),
+        applies_when=when,
+        task_category="recovery",
+        priority="high",
+        evidence="both",
+        episode=episode.title,
+        span=span,
+        attribution=Attribution(generalize(f"{what} failed: {match.group('error')}", 160), None, None),
+    )
