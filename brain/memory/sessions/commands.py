@@ -225,11 +225,12 @@ def display_command(command: str) -> str:
 
 
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+_EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
 
 
 def error_line(text: str) -> str:
     """The line of an error output that names the error (pytest's `E   ...`, `...Error: ...`, `error: ...`,
-    `FAILED ...`), else its first line; whole, like `first_line`. Claude Code's `<tool_use_error>` tags
+    `FAILED ...`), else its first line past an `Exit code N` line; whole, like `first_line`. Claude Code's `<tool_use_error>` tags
     are not part of it, and an output with no line break but escaped ones (`\\n`: a hook's message
     passed on as JSON) is read by those."""
     text = _TOOL_ERROR_TAG.sub("", text)
@@ -246,4 +247,4 @@ def error_line(text: str) -> str:
             stripped,
         ):
             return stripped
-    return first_line(text)
+    return first_line(_EXIT_LINE.sub("", text, count=1)) or first_line(text)
