@@ -13,8 +13,9 @@ pattern evidence, tips), and the vault is indexed.
 What is scored is judged apart from the hook's signature, on the raw transcripts (so the hook is
 not graded by its own rule). Two failures are twins when they are the same tool (every shell tool
 is one), the same program for a shell command (the signature's rule for it), and their error
-texts, numbers and hashes masked, read nearly the same: difflib's ratio of their first 300
-characters (past an `Exit code N` line) is at least 0.8. An earlier failure counts when it was
+texts read nearly the same: difflib's ratio of their first and last 500 characters (past an
+`Exit code N` line, paths under the working folder made relative, numbers and hashes masked) is
+at least 0.8. An earlier failure counts when it was
 recovered in its session: a later call of the same tool on the same file or with the same program
 succeeded. Calls failed only because a sibling call failed, or interrupted by the user, are left
 out.
@@ -56,9 +57,10 @@ from brain.notes.failures import SHELL_TOOLS, program
 from brain.vault_init import init_vault
 
 TWIN_RATIO = 0.8
-TEXT_CHARS = 300
+TEXT_CHARS = 500
 _SKIP = ("Sibling tool call errored", "[Request interrupted by user", "The user doesn't want to")
 _MASK = re.compile(r"\b[0-9a-f]{7,64}\b|\d+(?:\.\d+)?")
+_TAGS = re.compile(r"</?tool_use_error>")
 _EXIT = re.compile(r"^\s*Exit code:?\s*-?\d+\s*\n", re.IGNORECASE)
 
 
@@ -70,6 +72,7 @@ class Failed:
     error: str
     target: str  # the program of a shell command, else the file the call was on
     text: str  # masked error text for the twin test
+    call_id: str = ""
     recovered: bool = False
     answer: str = ""
 
@@ -97,10 +100,15 @@ def _target(tool: str, tool_input: dict[str, Any]) -> str:
     return ""
 
 
-def _masked(error: str) -> str:
-    return _MASK.sub("#", _EXIT.sub("", error.replace("<tool_use_error>", "").replace("</tool_use_error>", "")))[
-        :TEXT_CHARS
-    ].strip()
+def _masked(error: str, cwd: str) -> str:
+    """The error's text as the twin test compares it: its head and tail, tags, the `Exit code N` line
+    and the working folder taken out, numbers and hashes masked."""
+    text = _EXIT.sub("", _TAGS.sub("", error)).strip()
+    if cwd:
+        text = text.replace(cwd.rstrip("/") + "/", "")
+    if len(text) > 2 * TEXT_CHARS:
+        text = text[:TEXT_CHARS] + "\n" + text[-TEXT_CHARS:]
+    return _MASK.sub("#", text)
 
 
 def read_session(index: int, session_id: str, path: Path) -> Session:
@@ -110,20 +118,26 @@ def read_session(index: int, session_id: str, path: Path) -> Session:
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     failed: list[Failed] = []
     seen_ids: set[str] = set()
+    cwd = ""
     for act in READERS[0].read(path, stats):
+        cwd = cwd or stats.cwd or ""
         if act.kind == "call":
             calls[act.call_id] = (act.name, act.args)
         elif act.kind == "result" and act.call_id in calls and act.call_id not in seen_ids:
             seen_ids.add(act.call_id)  # a resumed session replays earlier records: each call once
             tool, args = calls[act.call_id]
             target = _target(tool, args)
-            if act.is_error and not act.rejected and not act.text.startswith(_SKIP):
-                failed.append(Failed(index, tool, args, act.text, target, _masked(act.text)))
+            if act.is_error and not act.rejected and not _TAGS.sub("", act.text).startswith(_SKIP):
+                failed.append(Failed(index, tool, args, act.text, target, _masked(act.text, cwd), act.call_id))
             elif not act.is_error:
                 for earlier in failed:
                     if not earlier.recovered and _kind(earlier.tool) == _kind(tool) and earlier.target == target:
                         earlier.recovered = True
     return Session(index, session_id, stats.cwd or "", path, failed)
+
+
+def _call_ids(path: Path) -> set[str]:
+    return {act.call_id for act in READERS[0].read(path, ReadStats()) if act.kind == "call" and act.call_id}
 
 
 def twins(failure: Failed, earlier: list[Failed]) -> list[Failed]:
@@ -186,8 +200,11 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
     tips: list[str] = []
     tips_per_session: list[int] = []
     examples: list[dict[str, Any]] = []
+    misses: list[dict[str, Any]] = []
+    replayed: set[str] = set()  # tool_use ids of earlier sessions: a resumed session's copies are no new failure
     for index, entry in enumerate(sessions):
         session = read_session(index, entry.session_id, entry.path)
+        session.failures = [failure for failure in session.failures if failure.call_id not in replayed]
         injected = 0
         for failure in session.failures:
             answer, elapsed = hook(vault, session, failure)
@@ -203,11 +220,14 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
                 repeats_named += hit
                 if len(examples) < 5 and hit:
                     examples.append({"session": index, "tool": failure.tool, "answer": answer})
+                elif not hit:
+                    misses.append({"session": index, "tool": failure.tool, "error": failure.text[:200], "answer": answer})
             elif not found:
                 fresh += 1
                 fresh_answered += bool(answer)
         tokens.append(injected)
         earlier += session.failures
+        replayed |= _call_ids(entry.path)
         report = end_session(memory.corpus, entry.path, readers=READERS, format="claude-code")
         episodes_of[index] = Path(report.episode_path).stem
         created = [str(Path(tip).stem) for tip in report.tips.created]
@@ -226,6 +246,7 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
         "tips_per_session": round(sum(tips_per_session) / len(tips_per_session), 2) if tips_per_session else 0,
         "tip_duplicate_rate": duplicate_share(tips),
         "examples": examples,
+        "misses": misses,
     }
 
 
@@ -246,7 +267,7 @@ def main() -> None:
     result["histories"] = str(options.histories or histories_root())
     out = options.out or harness.RESULTS / f"memory-replay-{options.project}.json"
     out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps({k: v for k, v in result.items() if k != "examples"}, indent=1))
+    print(json.dumps({k: v for k, v in result.items() if k not in ("examples", "misses")}, indent=1))
 
 
 if __name__ == "__main__":
