@@ -4,7 +4,8 @@ Some projects publish their agents' sessions on purpose with Entire, on the git 
 `entire/checkpoints/v1`: `<xx>/<checkpoint>/metadata.json` lists the checkpoint's sessions, each a
 `<n>/full.jsonl` transcript and a `<n>/metadata.json` (its `session_id`, `created_at`). A session
 is in every checkpoint it reached, each copy holding the transcript so far, so the longest copy of
-each session id is the session.
+each session id is the session. Only Claude Code's sessions are kept (JSON Lines transcripts; a
+Gemini CLI session is left out).
 
     python -m benchmarks.histories MIRROR PROJECT [--to DIR]
 
@@ -27,6 +28,7 @@ from typing import Any
 from benchmarks.harness import SHARED
 
 BRANCH = "entire/checkpoints/v1"
+OTHER_AGENTS = ("Gemini CLI", "Cursor", "Codex")  # sessions of agents other than Claude Code (metadata's `agent`)
 INDEX = "index.json"
 
 
@@ -92,6 +94,14 @@ def _blobs(mirror: Path, paths: list[str]) -> dict[str, bytes]:
     return blobs
 
 
+def _is_json_lines(transcript: bytes) -> bool:
+    first = next((line for line in transcript.splitlines() if line.strip()), b"")
+    try:
+        return isinstance(json.loads(first), dict)
+    except ValueError:
+        return False
+
+
 def _first_timestamp(transcript: bytes) -> str:
     for line in transcript.splitlines():
         try:
@@ -121,6 +131,8 @@ def materialise(mirror: Path, project: str, root: Path | None = None) -> list[Se
         session_id = meta.get("session_id")
         if not session_id or transcript not in sizes:
             continue
+        if meta.get("agent") in OTHER_AGENTS:
+            continue
         candidate = (sizes[transcript], transcript, str(meta.get("created_at", "")))
         if session_id not in best or candidate[0] > best[session_id][0]:
             best[session_id] = candidate
@@ -128,8 +140,14 @@ def materialise(mirror: Path, project: str, root: Path | None = None) -> list[Se
     folder.mkdir(parents=True, exist_ok=True)
     transcripts = _blobs(mirror, [transcript for _, transcript, _ in best.values()])
     sessions = []
+    for stale in folder.glob("*.jsonl"):
+        if stale.stem not in best:
+            stale.unlink()  # a session an earlier copy kept that is no Claude Code session
     for session_id, (_, transcript, created_at) in best.items():
         text = transcripts[transcript]
+        if not _is_json_lines(text):
+            (folder / f"{session_id}.jsonl").unlink(missing_ok=True)
+            continue  # an older Entire wrote other agents' sessions as "Agent" too (Gemini CLI's one JSON document)
         target = folder / f"{session_id}.jsonl"
         target.write_bytes(text)
         sessions.append(Session(session_id, _first_timestamp(text), created_at, target))
