@@ -11,6 +11,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from brain.notes import failures
+
 EDIT_TOOLS = frozenset(
     {
         "Write",
@@ -23,9 +25,8 @@ EDIT_TOOLS = frozenset(
         "edit_file",
     }
 )
-SHELL_TOOLS = frozenset(
-    {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}
-)
+SHELL_TOOLS = failures.SHELL_TOOLS
+READ_TOOLS = frozenset({"Read", "read_file", "NotebookRead", "view"})
 PLAN_TOOLS = frozenset({"ExitPlanMode"})
 TODO_TOOLS = frozenset({"TodoWrite", "update_plan"})
 
@@ -97,6 +98,14 @@ def edited_files(name: str, args: Mapping[str, Any]) -> list[str]:
             return [value]
     patch = args.get("input", args.get("patch", ""))
     return [path.strip() for path in _PATCH_FILE.findall(patch)] if isinstance(patch, str) else []
+
+
+def read_file(name: str, args: Mapping[str, Any]) -> str:
+    """The file a read tool call reads, else ''."""
+    if name not in READ_TOOLS:
+        return ""
+    value = args.get("file_path", args.get("path", args.get("notebook_path")))
+    return value if isinstance(value, str) else ""
 
 
 def patch_files(text: str) -> list[str]:

@@ -57,6 +57,7 @@ class _Call:
     key: str
     plan: str = ""
     check: str | None = None  # a test, build, lint or typecheck run: its command key
+    read: str = ""  # the file a read tool read
 
 
 @dataclass
@@ -205,7 +206,8 @@ class Builder:
         key = f"{act.agent}:{act.name}:" + (same or ",".join(files))
         plan = str(act.args.get("plan", "")) if act.name in cmd.PLAN_TOOLS else ""
         check = same if command and cmd.is_check(command) else None
-        self.pending[act.call_id] = _Call(act.name, act.timestamp, command, files, key, plan, check)
+        read = cmd.read_file(act.name, act.args)
+        self.pending[act.call_id] = _Call(act.name, act.timestamp, command, files, key, plan, check, read)
         if act.name in cmd.TODO_TOOLS:
             items = act.args.get("todos", act.args.get("plan", []))
             if isinstance(items, list):
@@ -227,6 +229,7 @@ class Builder:
             self.errors += 1  # an error result all the same; the reader marked the rejection itself
             self.last_result_error = False
             return
+        self._attempt(call, act)
         tests = call.command is not None and cmd.is_test_run(call.command)
         failed = cmd.tests_failed(act.text, act.is_error) if tests else act.is_error
         if call.check is not None and failed:  # the outcome's rule: a check that failed and never passed again
@@ -259,12 +262,29 @@ class Builder:
         if call.files:
             for name in call.files:
                 self.files.setdefault(name, None)
-                for error in self.open_errors.values():
-                    if len(error.fixes) < 5 and f"editing {name}" not in error.fixes:
-                        error.fixes.append(f"editing {name}")
             self._success(call, act, "edit", None)
             return
         self._success(call, act, None, None)
+
+    def _attempt(self, call: _Call, act: Act) -> None:
+        """What the agent did while errors were open, for their lessons: files edited or read,
+        other commands run (or tried: they failed too)."""
+        if not self.open_errors:
+            return
+        if call.files and not act.is_error:
+            done = [f"editing {name}" for name in call.files]
+        elif call.command:
+            done = [f"{'trying' if act.is_error else 'running'} `{self._command(call.command, 80)}`"]
+        elif call.read and not act.is_error:
+            done = [f"reading {call.read}"]
+        else:
+            return
+        for key, error in self.open_errors.items():
+            if key == call.key:
+                continue
+            for step in done:
+                if len(error.fixes) < 5 and step not in error.fixes:
+                    error.fixes.append(step)
 
     def _on_usage(self, act: Act) -> None:
         for index, value in enumerate(act.tokens or ()):
