@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.test_hooks import brain_process
-from tests.conftest import TRANSCRIPTS, run_brain
+from tests.conftest import REPO, TRANSCRIPTS, run_brain
 
 SLICE = TRANSCRIPTS / "public" / "cipher-box"
 FIRST = SLICE / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"  # failed, then recovered
@@ -139,3 +139,9 @@ def test_a_ten_megabyte_error_is_read_like_any_other(remembered):
         {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": SEEN_BEFORE}}
     ) + "\n", "")
     assert len(log_lines(remembered)) == 1
+
+
+def test_the_readme_and_the_guide_show_this_very_answer():
+    block = f"```text\n{SEEN_BEFORE}\n```"
+    assert block in (REPO / "README.md").read_text()
+    assert block in (REPO / "docs" / "guide" / "agents.md").read_text()

@@ -267,24 +267,16 @@ class Builder:
         self._success(call, act, None, None)
 
     def _attempt(self, call: _Call, act: Act) -> None:
-        """What the agent did while errors were open, for their lessons: files edited or read,
-        other commands run (or tried: they failed too)."""
-        if not self.open_errors:
-            return
+        """What the agent did while errors were open (files edited or read, other commands run or tried)."""
         if call.files and not act.is_error:
             done = [f"editing {name}" for name in call.files]
         elif call.command:
             done = [f"{'trying' if act.is_error else 'running'} `{self._command(call.command, 80)}`"]
-        elif call.read and not act.is_error:
-            done = [f"reading {call.read}"]
         else:
-            return
+            done = [f"reading {call.read}"] if call.read and not act.is_error else []
         for key, error in self.open_errors.items():
-            if key == call.key:
-                continue
-            for step in done:
-                if len(error.fixes) < 5 and step not in error.fixes:
-                    error.fixes.append(step)
+            fresh = [step for step in done if key != call.key and step not in error.fixes]
+            error.fixes += fresh[: max(0, 5 - len(error.fixes))]
 
     def _on_usage(self, act: Act) -> None:
         for index, value in enumerate(act.tokens or ()):
@@ -298,7 +290,7 @@ class Builder:
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
             self.open_errors[call.key] = _Open(index, text, self.clip(cmd.error_line(act.text), 160) or "an error")
-        elif call.command:
+        elif call.command and "retrying it" not in self.open_errors[call.key].fixes:
             self.open_errors[call.key].fixes.append("retrying it")
 
     def _success(self, call: _Call, act: Act, kind: str | None, text: str | None) -> None:
