@@ -13,7 +13,8 @@ pattern evidence, tips), and the vault is indexed.
 What is scored is judged apart from the hook's signature, on the raw transcripts (so the hook is
 not graded by its own rule). Two failures are twins when they are the same tool (every shell tool
 is one), the same program for a shell command (the signature's rule for it), and their error
-texts read nearly the same: difflib's ratio of their first and last 500 characters (past an
+same file for a tool called on a file (for any other tool, the same
+search path or pattern, if any), and their error texts read nearly the same: difflib's ratio of their first and last 500 characters (past an
 `Exit code N` line, paths under the working folder made relative, numbers and hashes masked) is
 at least 0.8. An earlier failure counts when it was
 recovered in its session: a later call of the same tool on the same file or with the same program
@@ -126,7 +127,7 @@ def read_session(index: int, session_id: str, path: Path) -> Session:
         elif act.kind == "result" and act.call_id in calls and act.call_id not in seen_ids:
             seen_ids.add(act.call_id)  # a resumed session replays earlier records: each call once
             tool, args = calls[act.call_id]
-            target = _target(tool, args)
+            target = _target(tool, args).replace(cwd.rstrip("/") + "/", "") if cwd else _target(tool, args)
             if act.is_error and not act.rejected and not _TAGS.sub("", act.text).startswith(_SKIP):
                 failed.append(Failed(index, tool, args, act.text, target, _masked(act.text, cwd), act.call_id))
             elif not act.is_error:
@@ -145,7 +146,7 @@ def twins(failure: Failed, earlier: list[Failed]) -> list[Failed]:
         other
         for other in earlier
         if _kind(other.tool) == _kind(failure.tool)
-        and (other.target == failure.target if _kind(failure.tool) == "shell" else True)
+        and other.target == failure.target
         and other.text
         and difflib.SequenceMatcher(None, other.text, failure.text, autojunk=False).ratio() >= TWIN_RATIO
     ]
@@ -201,6 +202,7 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
     tips_per_session: list[int] = []
     examples: list[dict[str, Any]] = []
     misses: list[dict[str, Any]] = []
+    alarms: list[dict[str, Any]] = []
     replayed: set[str] = set()  # tool_use ids of earlier sessions: a resumed session's copies are no new failure
     for index, entry in enumerate(sessions):
         session = read_session(index, entry.session_id, entry.path)
@@ -225,6 +227,8 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
             elif not found:
                 fresh += 1
                 fresh_answered += bool(answer)
+                if answer:
+                    alarms.append({"session": index, "tool": failure.tool, "error": failure.text[:200], "answer": answer})
         tokens.append(injected)
         earlier += session.failures
         replayed |= _call_ids(entry.path)
@@ -247,6 +251,7 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
         "tip_duplicate_rate": duplicate_share(tips),
         "examples": examples,
         "misses": misses,
+        "false_alarms_seen": alarms,
     }
 
 
@@ -267,7 +272,7 @@ def main() -> None:
     result["histories"] = str(options.histories or histories_root())
     out = options.out or harness.RESULTS / f"memory-replay-{options.project}.json"
     out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps({k: v for k, v in result.items() if k not in ("examples", "misses")}, indent=1))
+    print(json.dumps({k: v for k, v in result.items() if k not in ("examples", "misses", "false_alarms_seen")}, indent=1))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ Two failures are the same when their signatures are equal. A signature is three 
   tool is its own name (`Edit`, `Read`, `mcp__github__create_issue`);
 - for a shell command, its program: the first program the command runs, past `cd dir &&`,
   environment assignments, `sudo`, `env`, `time`, the runners (`uv run`, `npx`, `poetry run` ...)
-  and `python -m` (`cd api && FOO=1 uv run pytest -q` -> `pytest`);
+  and `python -m` (`cd api && FOO=1 uv run pytest -q` -> `pytest`); for a tool that edits or reads
+  files, the file it was called on (relative to the working folder): an edit that failed on one
+  file and one that failed on another are two failures, whatever the error says;
 - the error's informative line (the line that names the error, chosen where the failure is read),
   paths under the working folder said relative to it, with what differs from one run to the next
   blanked: temporary paths (`<tmp>`), UUIDs (`<id>`), hashes (`<hash>`), durations (`<time>`) and
@@ -53,7 +55,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 # an error event as the session extractor writes it: "`cmd` failed: line" or "Tool files failed: line"
 _SHELL_EVENT = re.compile(r"^`(?P<command>.+?)` failed: (?P<line>.+)$", re.DOTALL)
-_TOOL_EVENT = re.compile(r"^(?P<tool>[\w.:-]+)(?: [^`]*?)? failed: (?P<line>.+)$", re.DOTALL)
+_TOOL_EVENT = re.compile(r"^(?P<tool>[\w.:-]+)(?: (?P<target>[^`]*?))? failed: (?P<line>.+)$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class Failure:
     tool: str
     command: str
     line: str
+    target: str = ""  # the file(s) a tool that edits or reads files was called on, as the episode names them
 
 
 def program(command: str) -> str:
@@ -111,7 +114,7 @@ def signature(failure: Failure) -> str | None:
         return None
     shell = failure.tool in SHELL_TOOLS
     tool = "shell" if shell else failure.tool
-    return f"{tool}|{program(failure.command) if shell else ''}|{line}"
+    return f"{tool}|{program(failure.command) if shell else failure.target}|{line}"
 
 
 def event_failure(text: str) -> Failure | None:
@@ -122,7 +125,7 @@ def event_failure(text: str) -> Failure | None:
         return Failure("Bash", shell.group("command"), shell.group("line"))
     tool = _TOOL_EVENT.match(text)
     if tool:
-        return Failure(tool.group("tool"), "", tool.group("line"))
+        return Failure(tool.group("tool"), "", tool.group("line"), tool.group("target") or "")
     return None
 
 

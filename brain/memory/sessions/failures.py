@@ -40,7 +40,11 @@ def live_failure(
     """A failed call as the hook is told of it, read the way the extractor reads a transcript's."""
     command = cmd.shell_command(tool, tool_input) or ""
     line = redact(cmd.error_line(preview(error, redact)))
-    return Failure(tool, relative(cmd.display_command(command), cwd), relative(line, cwd))
+    files = cmd.edited_files(tool, tool_input) or (
+        cmd.patch_files(str(tool_input.get("input", ""))) if tool == "apply_patch" else []
+    )
+    target = ", ".join(files) or cmd.read_file(tool, tool_input)
+    return Failure(tool, relative(cmd.display_command(command), cwd), relative(line, cwd), relative(target, cwd))
 
 
 def earlier_fix(index_dir: Path, failure: Failure, session: str) -> EarlierFix:

@@ -247,9 +247,8 @@ class Builder:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
-            what = (
-                f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(call.files)}".strip()
-            )
+            on = call.files or ([call.read] if call.read else [])
+            what = f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(on)}".strip()
             line = self.clip(cmd.error_line(act.text), 160)
             self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed")
             return
