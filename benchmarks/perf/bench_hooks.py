@@ -127,7 +127,7 @@ def failure_figures(vault: Path, runs: int) -> dict:
                 "tool_name": "Bash",
                 "tool_input": {"command": "python run"},
                 "tool_use_id": "toolu_bench",
-                "error": f"Exit code 1\nTraceback (most recent call last):\n  File \"x.py\", line 1\n{error}",
+                "error": f'Exit code 1\nTraceback (most recent call last):\n  File "x.py", line 1\n{error}',
                 "is_interrupt": False,
             }
         )

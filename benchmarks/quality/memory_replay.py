@@ -14,9 +14,12 @@ What is scored is judged apart from the hook's signature, on the raw transcripts
 not graded by its own rule). Two failures are twins when they are the same tool (every shell tool
 is one), the same program for a shell command (the signature's rule for it), and their error
 same file for a tool called on a file (for any other tool, the same
-search path or pattern, if any), and their error texts read nearly the same: difflib's ratio of their first and last 500 characters (past an
-`Exit code N` line, paths under the working folder made relative, numbers and hashes masked) is
-at least 0.8. An earlier failure counts when it was
+search path or pattern, if any), and their error texts read nearly the same: difflib's ratio of
+their first and last 500 characters is at least 0.8, the texts read past an `Exit code N` line,
+paths under the working folder made relative, numbers and hashes masked, and the lines found in the
+failures of 4 sessions or more left out (a runner's banner, `[lint] ERROR task failed`, `ok pkg
+(cached)`: what every failure of a kind prints says nothing of which failure it is), unless that
+leaves nothing (an error that recurs word for word is its own content). An earlier failure counts when it was
 recovered in its session: a later call of the same tool on the same file or with the same program
 succeeded. Calls failed only because a sibling call failed, or interrupted by the user, are left
 out.
@@ -59,6 +62,7 @@ from brain.vault_init import init_vault
 
 TWIN_RATIO = 0.8
 TEXT_CHARS = 500
+BOILERPLATE_SESSIONS = 4
 _SKIP = ("Sibling tool call errored", "[Request interrupted by user", "The user doesn't want to")
 _MASK = re.compile(r"\b[0-9a-f]{7,64}\b|\d+(?:\.\d+)?")
 _TAGS = re.compile(r"</?tool_use_error>")
@@ -102,14 +106,34 @@ def _target(tool: str, tool_input: dict[str, Any]) -> str:
 
 
 def _masked(error: str, cwd: str) -> str:
-    """The error's text as the twin test compares it: its head and tail, tags, the `Exit code N` line
-    and the working folder taken out, numbers and hashes masked."""
+    """The error's text as the twin test reads it: tags, the `Exit code N` line and the working folder
+    taken out, numbers and hashes masked (cut to its head and tail by `_content`)."""
+    if len(error) > 40_000:  # a 10 MB output: its ends say what failed
+        error = error[:20_000] + "\n" + error[-20_000:]
     text = _EXIT.sub("", _TAGS.sub("", error)).strip()
     if cwd:
         text = text.replace(cwd.rstrip("/") + "/", "")
-    if len(text) > 2 * TEXT_CHARS:
-        text = text[:TEXT_CHARS] + "\n" + text[-TEXT_CHARS:]
     return _MASK.sub("#", text)
+
+
+def _content(text: str, boilerplate: set[str]) -> str:
+    """What the twin test compares: the text without the lines that recur in the failures of many
+    sessions (a runner's banner, `[lint] ERROR task failed`, `ok pkg (cached)`), unless that leaves
+    nothing (then the whole text: an error that recurs word for word is its own content); its first
+    and last TEXT_CHARS characters."""
+    kept = "\n".join(line for line in text.splitlines() if line.strip() and line.strip() not in boilerplate)
+    text = kept or text
+    return text if len(text) <= 2 * TEXT_CHARS else text[:TEXT_CHARS] + "\n" + text[-TEXT_CHARS:]
+
+
+def boilerplate_lines(sessions: list[Session]) -> set[str]:
+    """The masked lines found in the failures of BOILERPLATE_SESSIONS sessions or more."""
+    seen: dict[str, set[int]] = {}
+    for session in sessions:
+        for failure in session.failures:
+            for line in {line.strip() for line in failure.text.splitlines() if line.strip()}:
+                seen.setdefault(line, set()).add(session.index)
+    return {line for line, where in seen.items() if len(where) >= BOILERPLATE_SESSIONS}
 
 
 def read_session(index: int, session_id: str, path: Path) -> Session:
@@ -148,8 +172,17 @@ def twins(failure: Failed, earlier: list[Failed]) -> list[Failed]:
         if _kind(other.tool) == _kind(failure.tool)
         and other.target == failure.target
         and other.text
-        and difflib.SequenceMatcher(None, other.text, failure.text, autojunk=False).ratio() >= TWIN_RATIO
+        and _similar(other.text, failure.text)
     ]
+
+
+def _similar(one: str, other: str) -> bool:
+    matcher = difflib.SequenceMatcher(None, one, other, autojunk=False)
+    return (
+        matcher.real_quick_ratio() >= TWIN_RATIO
+        and matcher.quick_ratio() >= TWIN_RATIO
+        and matcher.ratio() >= TWIN_RATIO
+    )
 
 
 def hook(vault: Path, session: Session, failure: Failed) -> tuple[str, float]:
@@ -204,8 +237,12 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
     misses: list[dict[str, Any]] = []
     alarms: list[dict[str, Any]] = []
     replayed: set[str] = set()  # tool_use ids of earlier sessions: a resumed session's copies are no new failure
-    for index, entry in enumerate(sessions):
-        session = read_session(index, entry.session_id, entry.path)
+    read = [read_session(index, entry.session_id, entry.path) for index, entry in enumerate(sessions)]
+    boilerplate = boilerplate_lines(read)
+    for session in read:
+        for failure in session.failures:
+            failure.text = _content(failure.text, boilerplate)
+    for index, (entry, session) in enumerate(zip(sessions, read, strict=True)):
         session.failures = [failure for failure in session.failures if failure.call_id not in replayed]
         injected = 0
         for failure in session.failures:
@@ -223,12 +260,16 @@ def replay(project: str, root: Path | None, limit: int | None, work: Path) -> di
                 if len(examples) < 5 and hit:
                     examples.append({"session": index, "tool": failure.tool, "answer": answer})
                 elif not hit:
-                    misses.append({"session": index, "tool": failure.tool, "error": failure.text[:200], "answer": answer})
+                    misses.append(
+                        {"session": index, "tool": failure.tool, "error": failure.text[:200], "answer": answer}
+                    )
             elif not found:
                 fresh += 1
                 fresh_answered += bool(answer)
                 if answer:
-                    alarms.append({"session": index, "tool": failure.tool, "error": failure.text[:200], "answer": answer})
+                    alarms.append(
+                        {"session": index, "tool": failure.tool, "error": failure.text[:200], "answer": answer}
+                    )
         tokens.append(injected)
         earlier += session.failures
         replayed |= _call_ids(entry.path)
@@ -272,7 +313,9 @@ def main() -> None:
     result["histories"] = str(options.histories or histories_root())
     out = options.out or harness.RESULTS / f"memory-replay-{options.project}.json"
     out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps({k: v for k, v in result.items() if k not in ("examples", "misses", "false_alarms_seen")}, indent=1))
+    print(
+        json.dumps({k: v for k, v in result.items() if k not in ("examples", "misses", "false_alarms_seen")}, indent=1)
+    )
 
 
 if __name__ == "__main__":

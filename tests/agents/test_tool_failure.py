@@ -27,7 +27,9 @@ SEEN_BEFORE = (
 def failure_input(transcript: Path = SECOND, **changes: object) -> dict:
     """The hook JSON Claude Code sends for the failed call of a slice: its call and its result."""
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
-    use = next(b for r in records if r["type"] == "assistant" for b in r["message"]["content"] if b["type"] == "tool_use")
+    use = next(
+        b for r in records if r["type"] == "assistant" for b in r["message"]["content"] if b["type"] == "tool_use"
+    )
     result = next(
         (r, b)
         for r in records
@@ -103,15 +105,23 @@ def test_a_failure_seen_before_but_never_recovered_gets_silence(remembered):
     """The `rm` of the first session failed and was never run again: nothing to teach."""
     records = [json.loads(line) for line in FIRST.read_text().splitlines()]
     rm = next(
-        b for r in records if r["type"] == "assistant" for b in r["message"]["content"]
+        b
+        for r in records
+        if r["type"] == "assistant"
+        for b in r["message"]["content"]
         if b["type"] == "tool_use" and b["input"]["command"].startswith("rm ")
     )
     error = next(
-        b["content"] for r in records if r["type"] == "user" and isinstance(r["message"]["content"], list)
-        for b in r["message"]["content"] if b.get("type") == "tool_result" and b["tool_use_id"] == rm["id"]
+        b["content"]
+        for r in records
+        if r["type"] == "user" and isinstance(r["message"]["content"], list)
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_result" and b["tool_use_id"] == rm["id"]
     )
     assert run_hook(remembered, failure_input(tool_input=rm["input"], error=error)) == (0, "", "")
-    assert log_lines(remembered)[-1].endswith("[shell|rm|rm: .git/index.lock: No such file or directory] not seen before")
+    assert log_lines(remembered)[-1].endswith(
+        "[shell|rm|rm: .git/index.lock: No such file or directory] not seen before"
+    )
 
 
 def test_a_vault_without_an_index_gets_silence(vault):
@@ -123,7 +133,10 @@ def test_a_vault_without_an_index_gets_silence(vault):
     [
         ("{not json", "tool-failure error: InvalidInput: the hook input is not JSON"),
         ('["a list"]', "tool-failure error: InvalidInput: the hook input is not a JSON object"),
-        (json.dumps({"session_id": "s", "error": "boom"}), "tool-failure error: InvalidInput: the hook input has no tool_name"),
+        (
+            json.dumps({"session_id": "s", "error": "boom"}),
+            "tool-failure error: InvalidInput: the hook input has no tool_name",
+        ),
     ],
 )
 def test_bad_input_exits_0_silently_and_logs_one_line(remembered, stdin, logged):
@@ -135,9 +148,12 @@ def test_bad_input_exits_0_silently_and_logs_one_line(remembered, stdin, logged)
 
 def test_a_ten_megabyte_error_is_read_like_any_other(remembered):
     error = failure_input()["error"] + "\n" + "x" * 10_000_000
-    assert run_hook(remembered, failure_input(error=error)) == (0, json.dumps(
-        {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": SEEN_BEFORE}}
-    ) + "\n", "")
+    assert run_hook(remembered, failure_input(error=error)) == (
+        0,
+        json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": SEEN_BEFORE}})
+        + "\n",
+        "",
+    )
     assert len(log_lines(remembered)) == 1
 
 

@@ -85,9 +85,7 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
     index_vault(open_index(vault), embed=False)
     transcript = TRANSCRIPTS / "public" / "cipher-box" / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"
     assert run_brain("episode", "extract", str(transcript), "--vault", str(vault.root)).exit_code == 0
-    found = failures_seen(
-        vault.index_dir, "shell|git|fatal: Unable to create '.git/index.lock': File exists."
-    )
+    found = failures_seen(vault.index_dir, "shell|git|fatal: Unable to create '.git/index.lock': File exists.")
     assert [(f.title, f.session, f.fix) for f in found] == [
         (
             "EPISODE-2026-02-21-9e4910ab",

@@ -82,7 +82,11 @@ def test_an_error_event_read_back_gives_the_signature_it_was_written_from(tool, 
     line = " ".join(parts) + f" ({number})"
     command = "cd x && make build" if tool == "Bash" else ""
     target = "src/a.py" if tool in ("Edit", "Read") else ""  # the extractor names the file of a file tool
-    text = f"`{command.removeprefix('cd x && ')}` failed: {line}" if command else f"{tool} {target}".strip() + f" failed: {line}"
+    text = (
+        f"`{command.removeprefix('cd x && ')}` failed: {line}"
+        if command
+        else f"{tool} {target}".strip() + f" failed: {line}"
+    )
     read = event_failure(text)
     assert read is not None
     assert signature(read) == signature(Failure(tool, command, line, target))
@@ -96,7 +100,14 @@ def test_an_episode_keeps_its_failures_with_what_fixed_them_through_its_note():
         session="9e4910ab",
         date="2026-02-21T00:31:28Z",
         events=(
-            Event("`git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists.", None, "e001", "error", (), ("e003",)),
+            Event(
+                "`git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists.",
+                None,
+                "e001",
+                "error",
+                (),
+                ("e003",),
+            ),
             Event("`make` failed: Exit code 2", None, "e002", "error"),
             Event("`git checkout main` succeeded", None, "e003", "recovery", ("e001",)),
             Event("Commit 0a1b2c3: switch to main", None, "e004", "commit"),
