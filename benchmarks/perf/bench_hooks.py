@@ -10,7 +10,9 @@
 - the warm-up (embedding every pattern and tip once, in the background after session start);
 - tool-failure (`--only failure`): wall time of the whole process on a generated 10k-note vault whose
   episodes hold 5,000 failure events (each an error and its recovery, 200 distinct errors), for a
-  failure seen before (answered) and one never seen (silence), written under `vault_10k_5000_failures`;
+  failure seen before (answered) and one never seen (silence), wall and CPU seconds (the CPU time
+  of the process is what it costs once it has a core, on a loaded machine), written under
+  `vault_10k_5000_failures`;
 - session-end: wall time until the hook returns (the extraction goes on in a detached process);
 - extraction of a generated 10 MB Claude Code transcript: wall time and peak memory of a process
   that reads it (`extract_transcript`).
@@ -24,6 +26,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -136,11 +139,21 @@ def failure_figures(vault: Path, runs: int) -> dict:
     for name, error in (("seen_before", ERRORS[7]), ("never_seen", "ModuleNotFoundError: No module named 'zzz_q'")):
         command = ["hooks", "run", "tool-failure", "--vault", str(vault)]
         hook_seconds(command, payload(error))  # the OS file cache
-        walls = [hook_seconds(command, payload(error)) for _ in range(runs)]
+        walls, cpus = [], []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            walls.append(hook_seconds(command, payload(error)))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
         figures[f"{name}_s"] = {
             "median": round(statistics.median(walls), 3),
             "p95": round(harness.percentile(walls, 0.95), 3),
             "all": [round(w, 3) for w in walls],
+        }
+        # CPU seconds of the process (user + system): what it costs once it has a core, whatever the load
+        figures[f"{name}_cpu_s"] = {
+            "median": round(statistics.median(cpus), 3),
+            "p95": round(harness.percentile(cpus, 0.95), 3),
         }
     answered = subprocess.run([*brain(), *command], input=payload(ERRORS[7]), capture_output=True, text=True)
     figures["answered"] = bool(answered.stdout.strip())
