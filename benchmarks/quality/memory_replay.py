@@ -13,8 +13,7 @@ pattern evidence, tips), and the vault is indexed.
 What is scored is judged apart from the hook's signature, on the raw transcripts (so the hook is
 not graded by its own rule). Two failures are twins when they are the same tool (every shell tool
 is one), the same program for a shell command (the signature's rule for it), and their error
-same file for a tool called on a file (for any other tool, the same
-search path or pattern, if any), and their error texts read nearly the same: difflib's ratio of
+same file for a tool called on a file (Edit, Write, Read ...), and their error texts read nearly the same: difflib's ratio of
 their first and last 500 characters is at least 0.8, the texts read past an `Exit code N` line,
 paths under the working folder made relative, numbers and hashes masked, and the lines found in the
 failures of 4 sessions or more left out (a runner's banner, `[lint] ERROR task failed`, `ok pkg
@@ -99,7 +98,7 @@ def _target(tool: str, tool_input: dict[str, Any]) -> str:
     command = cmd.shell_command(tool, tool_input)
     if command is not None:
         return program(command)
-    for key in ("file_path", "notebook_path", "path", "pattern"):
+    for key in ("file_path", "notebook_path"):
         if isinstance(tool_input.get(key), str):
             return str(tool_input[key])
     return ""
