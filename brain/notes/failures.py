@@ -55,6 +55,8 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 # an error event as the session extractor writes it: "`cmd` failed: line" or "Tool files failed: line"
 _SHELL_EVENT = re.compile(r"^`(?P<command>.+?)` failed: (?P<line>.+)$", re.DOTALL)
+_TEST_EVENT = re.compile(r"^Ran `(?P<command>.+?)`: tests failed")
+_LESSON = re.compile(r"^`(?P<command>.+?)` failed \((?P<line>.*)\); it (?:worked|passed) after ", re.DOTALL)
 _TOOL_EVENT = re.compile(r"^(?P<tool>[\w.:-]+)(?: (?P<target>[^`]*?))? failed: (?P<line>.+)$", re.DOTALL)
 
 
@@ -141,12 +143,18 @@ class Recorded:
 
 
 def recorded_failures(episode: Episode) -> list[Recorded]:
-    """The failures of an episode's error events that have a signature, with their recovery."""
+    """The failures of an episode's error events that have a signature, with their recovery. A failed
+    test run's event holds the runner's counts, not the error's line: its lesson (written when it was
+    recovered) holds the line."""
     by_id = {event.id: event for event in episode.events if event.id}
     order = [event.id for event in episode.events]
+    lessons = [found for lesson in episode.lessons if (found := _LESSON.match(lesson))]
     found = []
     for event in episode.events:
         failure = event_failure(event.text) if event.type == "error" else None
+        test = _TEST_EVENT.match(event.text) if event.type == "error" and event.leads_to else None
+        if test is not None:
+            failure = _test_failure(test.group("command"), lessons)
         key = signature(failure) if failure else None
         if failure is None or key is None:
             continue
@@ -161,3 +169,13 @@ def recorded_failures(episode: Episode) -> list[Recorded]:
             commit = next((e.text for e in later if e.type == "commit"), "")
         found.append(Recorded(key, event.id or "", event.text, fix, commit))
     return found
+
+
+def _test_failure(command: str, lessons: list[re.Match[str]]) -> Failure | None:
+    """The failure of a failed test run, its line from the first lesson on that command (taken)."""
+    for position, lesson in enumerate(lessons):
+        said = lesson.group("command").removesuffix("...")
+        if command.removesuffix("...").startswith(said) or said.startswith(command.removesuffix("...")):
+            del lessons[position]
+            return Failure("Bash", command, lesson.group("line"))
+    return None

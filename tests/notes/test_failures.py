@@ -127,3 +127,25 @@ def test_an_episode_keeps_its_failures_with_what_fixed_them_through_its_note():
             "Commit 0a1b2c3: switch to main",
         )
     ]
+
+
+def test_a_failed_test_run_takes_its_line_from_its_lesson():
+    episode = Episode(
+        title="EPISODE-2026-02-12-ae4a77f8",
+        events=(
+            Event("Ran `mix test --seed 0`: tests failed (2 failed)", None, "e001", "error", (), ("e002",)),
+            Event("Ran `mix test --seed 0`: tests passed", None, "e002", "test", ("e001",)),
+            Event("Ran `mix test test/a.exs`: tests failed", None, "e003", "error"),  # never recovered: no lesson
+        ),
+        lessons=(
+            "`mix test --seed 0` failed (test/a_test.exs:12: Spotter.A.run/1 is undefined); "
+            "it passed after editing lib/a.ex.",
+        ),
+    )
+    note = parse_note(render_episode(episode), "episodes/EPISODE-2026-02-12-ae4a77f8.md")
+    assert [(f.signature, f.fix) for f in recorded_failures(episode_from_note(note))] == [
+        (
+            "shell|mix|test/a_test.exs:<n>: Spotter.A.run/<n> is undefined",
+            "Ran `mix test --seed 0`: tests passed; it passed after editing lib/a.ex.",
+        )
+    ]
