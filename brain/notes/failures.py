@@ -148,7 +148,7 @@ def recorded_failures(episode: Episode) -> list[Recorded]:
     recovered) holds the line."""
     by_id = {event.id: event for event in episode.events if event.id}
     order = [event.id for event in episode.events]
-    lessons = [found for lesson in episode.lessons if (found := _LESSON.match(lesson))]
+    lessons = [matched for lesson in episode.lessons if (matched := _LESSON.match(lesson))]
     found = []
     for event in episode.events:
         failure = event_failure(event.text) if event.type == "error" else None
