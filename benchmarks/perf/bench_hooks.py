@@ -1,6 +1,6 @@
 """Hooks and transcript extraction, measured as the agent meets them: real `brain hooks run` processes.
 
-    PYTHONPATH=$PWD python -m benchmarks.perf.bench_hooks [--runs 7] [--only hooks|extract|beside-writer] [--big-vault DIR] [--tips N]
+    PYTHONPATH=$PWD python -m benchmarks.perf.bench_hooks [--runs 7] [--only hooks|extract|beside-writer|failure] [--big-vault DIR] [--tips N]
 
 (PYTHONPATH: the hooks run as `brain` processes, which find this checkout's brain only through it.)
 
@@ -11,6 +11,11 @@
 - session-start and first-prompt on the 10k-note vault beside a writer (`beside_writer`): 4,000 notes
   changed since the last index and another process holding the index lock, as while `brain index`
   catches up on them; the hooks answer from the catalog as it was, without waiting for the lock;
+- tool-failure (`--only failure`): wall time of the whole process on a generated 10k-note vault whose
+  episodes hold 5,000 failure events (each an error and its recovery, 200 distinct errors), for a
+  failure seen before (answered) and one never seen (silence), wall and CPU seconds (the CPU time
+  of the process is what it costs once it has a core, on a loaded machine), written under
+  `vault_10k_5000_failures`;
 - session-end: wall time until the hook returns (the extraction goes on in a detached process);
 - extraction of a generated 10 MB Claude Code transcript: wall time and peak memory of a process
   that reads it (`extract_transcript`).
@@ -24,6 +29,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -139,6 +145,73 @@ def beside_writer_figures(vault: Path, runs: int, changed: int = 4000) -> dict:
     finally:
         holder.kill()
         holder.wait()
+
+
+FAILURE_EVENTS = 5000
+ERRORS = [  # words, not numbers: the signature blanks numbers, and 5,000 failures should not be one
+    f"ModuleNotFoundError: No module named '{first}_{second}'"
+    for first in ("ledger", "payments", "auth", "mobile", "cache", "search", "billing", "webhooks", "ci", "sync")
+    for second in ("client", "models", "views", "tasks", "store", "schema", "retry", "keys", "queue", "cli")
+] + [
+    f"fatal: pathspec '{area}/{name}.py' did not match any files"
+    for area in ("api", "web", "core", "jobs", "tools", "infra", "docs", "lib", "app", "sdk")
+    for name in ("main", "config", "routes", "models", "utils", "errors", "tasks", "types", "store", "client")
+]
+
+
+def add_failures(vault: Path, count: int = FAILURE_EVENTS) -> None:
+    """Give the generated vault's episodes `count` failure events, each an error and its recovery."""
+    episodes = sorted((vault / "episodes").glob("*.md"))
+    for number in range(count):
+        path = episodes[number % len(episodes)]
+        text = path.read_text(encoding="utf-8")
+        error = ERRORS[number % len(ERRORS)]
+        first, second = f"f{number:05d}a", f"f{number:05d}b"
+        program = "python" if error.startswith("Module") else "git"
+        events = (
+            f"\n90. [2026-03-02T10:00:00Z] {first} (error): `{program} run` failed: {error} (leads_to: [[{second}]])"
+            f"\n91. [2026-03-02T10:05:00Z] {second} (recovery): `{program} run` succeeded (caused_by: [[{first}]])"
+        )
+        path.write_text(text.replace("\n\n## Lessons Learned", events + "\n\n## Lessons Learned", 1), encoding="utf-8")
+
+
+def failure_figures(vault: Path, runs: int) -> dict:
+    def payload(error: str) -> str:
+        return json.dumps(
+            {
+                "session_id": "bench",
+                "hook_event_name": "PostToolUseFailure",
+                "cwd": "/work",
+                "tool_name": "Bash",
+                "tool_input": {"command": "python run"},
+                "tool_use_id": "toolu_bench",
+                "error": f'Exit code 1\nTraceback (most recent call last):\n  File "x.py", line 1\n{error}',
+                "is_interrupt": False,
+            }
+        )
+
+    figures = {}
+    for name, error in (("seen_before", ERRORS[7]), ("never_seen", "ModuleNotFoundError: No module named 'zzz_q'")):
+        command = ["hooks", "run", "tool-failure", "--vault", str(vault)]
+        hook_seconds(command, payload(error))  # the OS file cache
+        walls, cpus = [], []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            walls.append(hook_seconds(command, payload(error)))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        figures[f"{name}_s"] = {
+            "median": round(statistics.median(walls), 3),
+            "p95": round(harness.percentile(walls, 0.95), 3),
+            "all": [round(w, 3) for w in walls],
+        }
+        # CPU seconds of the process (user + system): what it costs once it has a core, whatever the load
+        figures[f"{name}_cpu_s"] = {
+            "median": round(statistics.median(cpus), 3),
+            "p95": round(harness.percentile(cpus, 0.95), 3),
+        }
+    answered = subprocess.run([*brain(), *command], input=payload(ERRORS[7]), capture_output=True, text=True)
+    figures["answered"] = bool(answered.stdout.strip())
     return figures
 
 
@@ -205,7 +278,7 @@ def extraction_figures(tmp: Path) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--only", choices=("hooks", "extract", "beside-writer"))
+    parser.add_argument("--only", choices=("hooks", "extract", "beside-writer", "failure"))
     parser.add_argument("--big-vault", type=Path, help="a 10k-note vault already generated and indexed")
     parser.add_argument("--tips", type=int, default=0, help="tip notes the generated 10k-note vault gets on top")
     options = parser.parse_args(argv)
@@ -250,6 +323,13 @@ def main(argv: list[str] | None = None) -> dict:
                 print(json.dumps(result, indent=2))
                 return result
             result.update(writer)
+        if options.only in (None, "failure"):
+            big = tmp / "big-failures"
+            generate(big, SIZES["10k"])
+            add_failures(big)
+            subprocess.run([*brain(), "init", str(big)], capture_output=True, check=True)
+            subprocess.run([*brain(), "index", "--no-embed", "--vault", str(big)], capture_output=True, check=True)
+            result["vault_10k_5000_failures"] = failure_figures(big, max(options.runs, 20))
             save(result)
         if options.only in (None, "extract"):
             result["extract_10mb"] = extraction_figures(tmp)

@@ -78,10 +78,11 @@ REJECTED = (
 EVENTS = {  # Claude Code's event -> brain's hook, and how long Claude Code may wait for it
     "SessionStart": ("session-start", 10),
     "UserPromptSubmit": ("first-prompt", 10),
+    "PostToolUseFailure": ("tool-failure", 10),
     "PreCompact": ("session-end", 10),
     "SessionEnd": ("session-end", 10),
 }
-_EVENTS = ("session-start", "first-prompt", "session-end")  # brain's hook events Claude Code runs
+_EVENTS = ("session-start", "first-prompt", "tool-failure", "session-end")  # brain's hook events Claude Code runs
 
 
 # ---------------------------------------------------------------- hooks
@@ -93,6 +94,10 @@ def _session_start(request: runtime.HookRequest) -> runtime.HookResult:
 
 def _first_prompt(request: runtime.HookRequest) -> runtime.HookResult:
     return runtime.first_prompt(request, "UserPromptSubmit")
+
+
+def _tool_failure(request: runtime.HookRequest) -> runtime.HookResult:
+    return runtime.tool_failure(request, "PostToolUseFailure")
 
 
 def _session_end(request: runtime.HookRequest) -> runtime.HookResult:
@@ -109,6 +114,7 @@ def _session_end(request: runtime.HookRequest) -> runtime.HookResult:
 HOOKS: dict[str, runtime.Hook] = {
     "session-start": _session_start,
     "first-prompt": _first_prompt,
+    "tool-failure": _tool_failure,
     "session-end": _session_end,
 }
 

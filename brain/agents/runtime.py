@@ -4,6 +4,8 @@ Each agent module maps its events to hooks (`Agent.hooks`), built from what is h
 - `session_start`: the context for the start of a session (see `brain.memory.sessions.context`);
 - `first_prompt`: the context for the session's first prompt; later prompts get nothing (a marker
   per session under `.brain/hooks/prompted/`);
+- `tool_failure`: a tool call failed: the earlier episode that holds the same failure and what
+  fixed it, or nothing (see `brain.memory.sessions.failures`);
 - `start_extraction`: a session ended (or a turn did): `extract` starts in a detached process and the
   hook returns at once.
 Two events are brain's own: `extract`, the detached worker (one lock per session, so two ends of one
@@ -163,6 +165,29 @@ def _say_if_catching_up(memory: Memory, event: str) -> None:
             "the index is catching up (another brain process is writing it): "
             "the context came from the index as it was, without the changes still being indexed",
         )
+
+
+def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
+    """The earlier fix of the failed call in the hook JSON (`tool_name`, `tool_input`, `error`,
+    `cwd`, `session_id`), or nothing; a call the user interrupted is no failure. One line in the log."""
+    from brain.memory.sessions.failures import earlier_fix, live_failure, seen_before
+
+    payload, root = request.payload, request.memory.root
+    session = str(payload.get("session_id") or "")
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str) or not tool.strip():
+        raise InvalidInput("the hook input has no tool_name")
+    if payload.get("is_interrupt") is True:
+        log(root, "tool-failure", f"{session}: {tool} interrupted by the user; nothing to look up")
+        return HookResult(agent_event)
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    error = payload.get("error") if isinstance(payload.get("error"), str) else ""
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    failure = live_failure(tool, tool_input or {}, error or "", cwd, _redactor(root).text)
+    found = earlier_fix(request.memory.vault.index_dir, failure, session)
+    named = f"seen before in {found.seen[0].title}" if found.seen else "not seen before"
+    log(root, "tool-failure", f"{session}: {tool} [{found.signature or 'too little to match'}] {named}")
+    return HookResult(agent_event, seen_before(found))
 
 
 def start_extraction(event: str, memory: Memory, transcript: Path, session: str, format: str, note: str = "") -> None:

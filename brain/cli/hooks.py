@@ -109,7 +109,9 @@ def status(project_dir: ProjectOption = None, as_json: JsonOption = False) -> No
 
 @app.command()
 def run(
-    event: Annotated[str, typer.Argument(help="session-start, first-prompt, session-end, codex-notify (or extract).")],
+    event: Annotated[
+        str, typer.Argument(help="session-start, first-prompt, tool-failure, session-end, codex-notify (or extract).")
+    ],
     payload: Annotated[
         str | None, typer.Argument(help="The hook JSON when the agent passes it as an argument (Codex).")
     ] = None,

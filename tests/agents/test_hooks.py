@@ -73,6 +73,9 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_set
         "UserPromptSubmit": [
             {"hooks": [{"type": "command", "command": command.format("first-prompt"), "timeout": 10}]}
         ],
+        "PostToolUseFailure": [
+            {"hooks": [{"type": "command", "command": command.format("tool-failure"), "timeout": 10}]}
+        ],
         "PreCompact": [{"hooks": [{"type": "command", "command": command.format("session-end"), "timeout": 10}]}],
         "SessionEnd": [{"hooks": [{"type": "command", "command": command.format("session-end"), "timeout": 10}]}],
     }
@@ -89,6 +92,7 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_set
         str(settings): [
             f"SessionStart: {command.format('session-start')}",
             f"UserPromptSubmit: {command.format('first-prompt')}",
+            f"PostToolUseFailure: {command.format('tool-failure')}",
             f"PreCompact: {command.format('session-end')}",
             f"SessionEnd: {command.format('session-end')}",
         ],
@@ -268,8 +272,8 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
         f"{project}/.claude/settings.json: nothing from brain",
         f"{project}/.claude/settings.local.json:",
     ]
-    assert len(lines[2:6]) == 4 and lines[7] == f"{home}/.claude.json (project {project}):"
-    assert [lines[6], *lines[9:]] == [
+    assert len(lines[2:7]) == 5 and lines[8] == f"{home}/.claude.json (project {project}):"
+    assert [lines[7], *lines[10:]] == [
         f"{project}/.mcp.json: not JSON (Expecting property name enclosed in double quotes at line 1)",
         f"{home}/.claude/settings.json: no such file",
         f"{home}/.claude.json: nothing from brain",
@@ -280,7 +284,7 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
     rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)
     assert [(Path(r["path"]).name, r["share"], r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
         ("settings.json", "shared", True, 0, None),
-        ("settings.local.json", "local", True, 4, None),
+        ("settings.local.json", "local", True, 5, None),
         (".mcp.json", "shared", True, 0, "not JSON (Expecting property name enclosed in double quotes at line 1)"),
         (".claude.json", "local", True, 1, None),
         ("settings.json", "user", False, 0, None),

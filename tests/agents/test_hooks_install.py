@@ -69,6 +69,7 @@ def user_hook_settings(vault: Path, *namespace: str) -> dict:
     brain = {
         "SessionStart": command("session-start", vault, *first),
         "UserPromptSubmit": command("first-prompt", vault, *first),
+        "PostToolUseFailure": command("tool-failure", vault),
         "PreCompact": command("session-end", vault),
         "SessionEnd": command("session-end", vault),
     }
@@ -268,9 +269,9 @@ def test_a_users_command_that_mentions_brains_hook_is_not_taken_for_brains(vault
     mine = {"SessionEnd": [{"hooks": [{"type": "command", "command": text} for text in theirs]}]}
     settings.write_text(json.dumps({"hooks": mine}, indent=2) + "\n")
     hooks("install", "claude-code", "--scope", "user", "--vault", str(vault.root))
-    assert brain_hooks(settings)[:4] == theirs and len(brain_hooks(settings)) == 8
+    assert brain_hooks(settings)[:4] == theirs and len(brain_hooks(settings)) == 9
     status = json.loads(hooks("status", "--json").stdout)
-    assert [len(row["entries"]) for row in status if row["path"] == str(settings)] == [4]
+    assert [len(row["entries"]) for row in status if row["path"] == str(settings)] == [5]
     hooks("uninstall", "claude-code", "--scope", "user")
     assert json.loads(settings.read_text()) == {"hooks": mine}
 
@@ -318,6 +319,7 @@ def test_a_project_install_from_a_subfolder_writes_the_repository_root_and_commi
         f"{repo}/.claude/settings.local.json:",
         f"  SessionStart: {command('session-start', vault.root)}",
         f"  UserPromptSubmit: {command('first-prompt', vault.root)}",
+        f"  PostToolUseFailure: {command('tool-failure', vault.root)}",
         f"  PreCompact: {command('session-end', vault.root)}",
         f"  SessionEnd: {command('session-end', vault.root)}",
         f"{repo}/.mcp.json: no such file",
@@ -360,6 +362,7 @@ def test_a_vault_inside_the_repository_with_brain_on_path_is_committed_portable(
         "echo hi",
         portable.format("session-start"),
         portable.format("first-prompt"),
+        portable.format("tool-failure"),
         portable.format("session-end"),
         portable.format("session-end"),
     ]

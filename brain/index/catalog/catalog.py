@@ -1,7 +1,7 @@
 """The catalog: one SQLite file in `.brain/index/` holding every note's stat, hash and parsed form.
 
 Tables: `notes` (path, mtime_ns, size, sha256, type, title, date, frontmatter JSON, parsed JSON,
-text), `links`, `tags`, `chunks` (what the vector store holds for each note), `skipped` (files
+text), `links`, `tags`, `failures` (the failures episodes hold, by signature: `brain.notes.failures`), `chunks` (what the vector store holds for each note), `skipped` (files
 not indexed for search, with the reason), `meta` (generation counters, the embedder of the
 vectors) and `fts`, an FTS5 table searched with `bm25()`.
 
@@ -422,6 +422,10 @@ class Catalog(ChunkTable):
             "INSERT INTO links(note_id, target, heading, kind) VALUES(?, ?, ?, ?)",
             [(note_id, *link) for link in row.links],
         )
+        self.db.executemany(
+            "INSERT INTO failures(note_id, signature, event, error, fix, commit_text) VALUES(?, ?, ?, ?, ?, ?)",
+            [(note_id, *failure) for failure in row.failures],
+        )
         if row.searchable:
             self.db.execute(
                 "INSERT INTO fts(rowid, title, tags, meta, body) VALUES(?, ?, ?, ?, ?)",
@@ -448,6 +452,7 @@ class Catalog(ChunkTable):
         self.db.execute("DELETE FROM fts WHERE rowid = ?", (note_id,))
         self.db.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
         self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
+        self.db.execute("DELETE FROM failures WHERE note_id = ?", (note_id,))
 
     def skip(self, path: str, skip: Skip) -> None:
         self.db.execute(
@@ -460,7 +465,7 @@ class Catalog(ChunkTable):
     def clear(self) -> None:
         """Drop every note row (for reindex); meta counters survive so readers see a change."""
         self._written = None
-        for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts"):
+        for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts", "failures"):
             self.db.execute(f"DELETE FROM {table}")
         self.set_meta("embedder", None)
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from brain.index.catalog import codec
 from brain.note_files import Skip, SkipKind
+from brain.notes.episode import episode_from_note
+from brain.notes.failures import recorded_failures
 from brain.notes.model import Note
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -57,6 +59,7 @@ class Row:
     tags: tuple[str, ...]
     links: tuple[tuple[str, str | None, str], ...]  # (target, heading, kind)
     skip: Skip | None = None  # set for a file kept out of search (binary)
+    failures: tuple[tuple[str, str, str, str, str], ...] = ()  # an episode's: (signature, event, error, fix, commit)
 
     @classmethod
     def of(cls, path: str, mtime_ns: int, size: int, sha256: str, note: Note, searchable: bool = True) -> Row:
@@ -80,7 +83,17 @@ class Row:
             tuple(note_tags(note)),
             tuple(links),
             None if searchable else _binary(note),
+            _failures(note),
         )
+
+
+def _failures(note: Note) -> tuple[tuple[str, str, str, str, str], ...]:
+    if note.type != "episode":
+        return ()
+    return tuple(
+        (found.signature, found.event, found.error, found.fix, found.commit)
+        for found in recorded_failures(episode_from_note(note))
+    )
 
 
 def note_date(note: Note, mtime_ns: int) -> str:

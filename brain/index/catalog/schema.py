@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -87,7 +87,25 @@ def _v4(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS notes_gen ON notes(gen, path)")
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
+def _v5(db: sqlite3.Connection) -> None:
+    """The failures episodes hold, by signature (what the tool-failure hook looks up). The episodes
+    already cataloged are read again at the next scan: their stamps are cleared, so the scan takes
+    each for a changed file (its vectors are made again with it)."""
+    _script(
+        db,
+        """
+        CREATE TABLE IF NOT EXISTS failures(
+            note_id INTEGER NOT NULL, signature TEXT NOT NULL, event TEXT NOT NULL,
+            error TEXT NOT NULL, fix TEXT NOT NULL, commit_text TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS failures_signature ON failures(signature);
+        CREATE INDEX IF NOT EXISTS failures_note ON failures(note_id);
+        UPDATE notes SET mtime_ns = 0, sha256 = '' WHERE type = 'episode'
+        """,
+    )
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:

@@ -11,6 +11,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from brain.notes import failures
+
 EDIT_TOOLS = frozenset(
     {
         "Write",
@@ -23,9 +25,8 @@ EDIT_TOOLS = frozenset(
         "edit_file",
     }
 )
-SHELL_TOOLS = frozenset(
-    {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}
-)
+SHELL_TOOLS = failures.SHELL_TOOLS
+READ_TOOLS = frozenset({"Read", "read_file", "NotebookRead", "view"})
 PLAN_TOOLS = frozenset({"ExitPlanMode"})
 TODO_TOOLS = frozenset({"TodoWrite", "update_plan"})
 
@@ -97,6 +98,14 @@ def edited_files(name: str, args: Mapping[str, Any]) -> list[str]:
             return [value]
     patch = args.get("input", args.get("patch", ""))
     return [path.strip() for path in _PATCH_FILE.findall(patch)] if isinstance(patch, str) else []
+
+
+def read_file(name: str, args: Mapping[str, Any]) -> str:
+    """The file a read tool call reads, else ''."""
+    if name not in READ_TOOLS:
+        return ""
+    value = args.get("file_path", args.get("path", args.get("notebook_path")))
+    return value if isinstance(value, str) else ""
 
 
 def patch_files(text: str) -> list[str]:
@@ -225,13 +234,27 @@ def display_command(command: str) -> str:
 
 
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+_NAMES_AN_ERROR = re.compile(
+    r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b|No such file|not found|Permission denied"
+    r"|^[\w./\\-]+\.\w+:\d+(?::\d+)?:\s+\w|^--- FAIL: |^panic: "
+)
+_TASK_PREFIX = re.compile(r"^\[[\w:.-]+\]\s+")  # a task runner's `[lint:go] ` before each line of a task
+_BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint run ./...`: the command, not its error
+_WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that what it ran failed
+    r"^\[[\w:.-]+\] ERROR task failed|^FAIL\s+\S+(?:\s+\[\w+ failed\])?$|^make(?:\[\d+\])?: \*\*\*"
+    r"|^(?:npm|pnpm) ERR!|ELIFECYCLE|^husky - |^error Command failed with exit code|^exit status \d+$"
+)
+_EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
 
 
 def error_line(text: str) -> str:
-    """The line of an error output that names the error (pytest's `E   ...`, `...Error: ...`, `error: ...`,
-    `FAILED ...`), else its first line; whole, like `first_line`. Claude Code's `<tool_use_error>` tags
-    are not part of it, and an output with no line break but escaped ones (`\\n`: a hook's message
-    passed on as JSON) is read by those."""
+    """The line of an error output that names the error, whole, like `first_line`: pytest's `E   ...`,
+    else the first line that names one (`...Error: ...`, `error: ...`, `fatal: ...`, `FAILED ...`, a
+    compiler's or linter's `file:line:col: message` (a task runner's `[task] ` before it or not), Go's `--- FAIL: Test...` and `panic: ...`) and
+    is not a runner's wrapper around it (`[lint] ERROR task failed`, `FAIL pkg [build failed]`,
+    `make: *** ...`, `npm ERR! ...`, `husky - ... failed`), else the first line past an `Exit code N`
+    line and a runner's echo of the command (`[lint] $ golangci-lint run`). Claude Code's `<tool_use_error>` tags are not part of it, and an output with no line break
+    but escaped ones (`\\n`: a hook's message passed on as JSON) is read by those."""
     text = _TOOL_ERROR_TAG.sub("", text)
     if "\n" not in text and "\\n" in text:
         text = text.replace("\\n", "\n")
@@ -240,10 +263,7 @@ def error_line(text: str) -> str:
             return line[1:].strip()
     for line in text.splitlines():
         stripped = line.strip()
-        if re.search(
-            r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b"
-            r"|No such file|not found|Permission denied",
-            stripped,
-        ):
+        if _NAMES_AN_ERROR.search(_TASK_PREFIX.sub("", stripped)) and not _WRAPPER.search(stripped):
             return stripped
-    return first_line(text)
+    rest = "\n".join(line for line in _EXIT_LINE.sub("", text, count=1).splitlines() if not _BANNER.match(line))
+    return first_line(rest) or first_line(text)

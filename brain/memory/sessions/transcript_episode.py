@@ -59,6 +59,7 @@ class _Call:
     key: str
     plan: str = ""
     check: str | None = None  # a test, build, lint or typecheck run: its command key
+    read: str = ""  # the file a read tool read
 
 
 @dataclass
@@ -212,7 +213,8 @@ class Builder:
         key = f"{act.agent}:{act.name}:" + (same or ",".join(files))
         plan = str(act.args.get("plan", "")) if act.name in cmd.PLAN_TOOLS else ""
         check = same if command and cmd.is_check(command) else None
-        self.pending[act.call_id] = _Call(act.name, act.timestamp, command, files, key, plan, check)
+        read = cmd.read_file(act.name, act.args)
+        self.pending[act.call_id] = _Call(act.name, act.timestamp, command, files, key, plan, check, read)
         if act.name in cmd.TODO_TOOLS:
             items = act.args.get("todos", act.args.get("plan", []))
             if isinstance(items, list):
@@ -234,6 +236,7 @@ class Builder:
             self.errors += 1  # an error result all the same; the reader marked the rejection itself
             self.last_result_error = False
             return
+        self._attempt(call, act)
         tests = call.command is not None and cmd.is_test_run(call.command)
         failed = cmd.tests_failed(act.text, act.is_error) if tests else act.is_error
         if call.check is not None and failed:  # the outcome's rule: a check that failed and never passed again
@@ -251,9 +254,8 @@ class Builder:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
-            what = (
-                f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(call.files)}".strip()
-            )
+            on = call.files or ([call.read] if call.read else [])
+            what = f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(on)}".strip()
             line = self.clip(cmd.error_line(act.text), 160)
             self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed")
             return
@@ -266,12 +268,21 @@ class Builder:
         if call.files:
             for name in call.files:
                 self.files.setdefault(name, None)
-                for error in self.open_errors.values():
-                    if len(error.fixes) < 5 and f"editing {name}" not in error.fixes:
-                        error.fixes.append(f"editing {name}")
             self._success(call, act, "edit", None)
             return
         self._success(call, act, None, None)
+
+    def _attempt(self, call: _Call, act: Act) -> None:
+        """What the agent did while errors were open (files edited or read, other commands run or tried)."""
+        if call.files and not act.is_error:
+            done = [f"editing {name}" for name in call.files]
+        elif call.command:
+            done = [f"{'trying' if act.is_error else 'running'} `{self._command(call.command, 80)}`"]
+        else:
+            done = [f"reading {call.read}"] if call.read and not act.is_error else []
+        for key, error in self.open_errors.items():
+            fresh = [step for step in done if key != call.key and step not in error.fixes]
+            error.fixes += fresh[: max(0, 5 - len(error.fixes))]
 
     def _on_usage(self, act: Act) -> None:
         for index, value in enumerate(act.tokens or ()):
@@ -285,7 +296,7 @@ class Builder:
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
             self.open_errors[call.key] = _Open(index, text, self.clip(cmd.error_line(act.text), 160) or "an error")
-        elif call.command:
+        elif call.command and "retrying it" not in self.open_errors[call.key].fixes:
             self.open_errors[call.key].fixes.append("retrying it")
 
     def _success(self, call: _Call, act: Act, kind: str | None, text: str | None) -> None:

@@ -1,0 +1,174 @@
+"""Real projects' Claude Code histories, for the benchmarks that replay them (memory_replay).
+
+Some projects publish their agents' sessions on purpose with Entire, on the git branch
+`entire/checkpoints/v1`: `<xx>/<checkpoint>/metadata.json` lists the checkpoint's sessions, each a
+`<n>/full.jsonl` transcript and a `<n>/metadata.json` (its `session_id`, `created_at`). A session
+is in every checkpoint it reached, each copy holding the transcript so far, so the longest copy of
+each session id is the session. Only Claude Code's sessions are kept (JSON Lines transcripts; a
+Gemini CLI session is left out).
+
+    python -m benchmarks.histories MIRROR PROJECT [--to DIR]
+
+reads a git mirror of such a repository (`git clone --mirror`, or a fetch of the branch) and
+writes `DIR/PROJECT/<session_id>.jsonl` and `DIR/PROJECT/index.json` (each session's id, its first
+transcript timestamp and the created_at of its metadata, oldest first). DIR is $BRAIN_HISTORIES,
+else ../shared/histories next to the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.harness import SHARED
+
+BRANCH = "entire/checkpoints/v1"
+OTHER_AGENTS = ("Gemini CLI", "Cursor", "Codex")  # sessions of agents other than Claude Code (metadata's `agent`)
+INDEX = "index.json"
+
+
+def histories_root() -> Path:
+    """Where local copies of the histories live: $BRAIN_HISTORIES, else ../shared/histories."""
+    configured = os.environ.get("BRAIN_HISTORIES")
+    return Path(configured) if configured else SHARED / "histories"
+
+
+@dataclass(frozen=True)
+class Session:
+    session_id: str
+    started: str  # the first timestamp in the transcript (ISO 8601), "" when it has none
+    created_at: str  # the checkpoint metadata's created_at of the copy kept
+    path: Path
+
+
+class MissingHistory(Exception):
+    """The local copy of a project's history is not there: the message says how to make it."""
+
+
+def load(project: str, root: Path | None = None) -> list[Session]:
+    """A project's sessions, oldest first, from its local copy (MissingHistory when there is none)."""
+    folder = (root or histories_root()) / project
+    index = folder / INDEX
+    if not index.is_file():
+        raise MissingHistory(
+            f"no local copy of {project}'s history at {folder}: make it with "
+            f"`python -m benchmarks.histories <git mirror> {project} --to {folder.parent}` "
+            "(or point $BRAIN_HISTORIES at the folder that holds it)"
+        )
+    entries = json.loads(index.read_text(encoding="utf-8"))
+    return [
+        Session(entry["session_id"], entry["started"], entry["created_at"], folder / f"{entry['session_id']}.jsonl")
+        for entry in entries
+    ]
+
+
+# ---------------------------------------------------------------- materialising from a git mirror
+
+
+def _git(mirror: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(mirror), *args], check=True, capture_output=True).stdout
+
+
+def _blobs(mirror: Path, paths: list[str]) -> dict[str, bytes]:
+    """The branch's files at these paths, read through one `git cat-file --batch`."""
+    request = "".join(f"{BRANCH}:{path}\n" for path in paths).encode()
+    out = subprocess.run(
+        ["git", "-C", str(mirror), "cat-file", "--batch"], input=request, check=True, capture_output=True
+    ).stdout
+    blobs: dict[str, bytes] = {}
+    position = 0
+    for path in paths:
+        header_end = out.index(b"\n", position)
+        header = out[position:header_end].split()
+        if header[-1] == b"missing":
+            position = header_end + 1
+            continue
+        size = int(header[2])
+        blobs[path] = out[header_end + 1 : header_end + 1 + size]
+        position = header_end + 1 + size + 1
+    return blobs
+
+
+def _is_json_lines(transcript: bytes) -> bool:
+    first = next((line for line in transcript.splitlines() if line.strip()), b"")
+    try:
+        return isinstance(json.loads(first), dict)
+    except ValueError:
+        return False
+
+
+def _first_timestamp(transcript: bytes) -> str:
+    for line in transcript.splitlines():
+        try:
+            record: Any = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("timestamp"), str):
+            return str(record["timestamp"])
+    return ""
+
+
+def materialise(mirror: Path, project: str, root: Path | None = None) -> list[Session]:
+    """Write the longest copy of each session of the mirror's checkpoint branch, and the index."""
+    files = _git(mirror, "ls-tree", "-r", "--name-only", BRANCH).decode().splitlines()
+    metadata_paths = [path for path in files if path.count("/") == 3 and path.endswith("/metadata.json")]
+    metadata = _blobs(mirror, metadata_paths)
+    best: dict[str, tuple[int, str, str]] = {}  # session id -> (size, transcript path, created_at)
+    sizes = {}  # path -> bytes, from `ls-tree -l`: "<mode> blob <sha> <size>\t<path>"
+    for line in _git(mirror, "ls-tree", "-r", "-l", BRANCH).decode().splitlines():
+        fields, path = line.split("\t", 1)
+        size = fields.split()[-1]
+        if size.isdigit():
+            sizes[path] = int(size)
+    for path, raw in metadata.items():
+        meta = json.loads(raw)
+        transcript = path.rsplit("/", 1)[0] + "/full.jsonl"
+        session_id = meta.get("session_id")
+        if not session_id or transcript not in sizes:
+            continue
+        if meta.get("agent") in OTHER_AGENTS:
+            continue
+        candidate = (sizes[transcript], transcript, str(meta.get("created_at", "")))
+        if session_id not in best or candidate[0] > best[session_id][0]:
+            best[session_id] = candidate
+    folder = (root or histories_root()) / project
+    folder.mkdir(parents=True, exist_ok=True)
+    transcripts = _blobs(mirror, [transcript for _, transcript, _ in best.values()])
+    sessions = []
+    for stale in folder.glob("*.jsonl"):
+        if stale.stem not in best:
+            stale.unlink()  # a session an earlier copy kept that is no Claude Code session
+    for session_id, (_, transcript, created_at) in best.items():
+        text = transcripts[transcript]
+        if not _is_json_lines(text):
+            (folder / f"{session_id}.jsonl").unlink(missing_ok=True)
+            continue  # an older Entire wrote other agents' sessions as "Agent" too (Gemini CLI's one JSON document)
+        target = folder / f"{session_id}.jsonl"
+        target.write_bytes(text)
+        sessions.append(Session(session_id, _first_timestamp(text), created_at, target))
+    sessions.sort(key=lambda session: (session.started or session.created_at, session.session_id))
+    index = [
+        {"session_id": s.session_id, "started": s.started, "created_at": s.created_at, "bytes": s.path.stat().st_size}
+        for s in sessions
+    ]
+    (folder / INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    return sessions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mirror", type=Path, help="a git mirror holding the branch entire/checkpoints/v1")
+    parser.add_argument("project", help="the project's name: the folder written under DIR")
+    parser.add_argument("--to", type=Path, default=None, help="DIR (default: $BRAIN_HISTORIES or ../shared/histories)")
+    options = parser.parse_args()
+    sessions = materialise(options.mirror, options.project, options.to)
+    print(f"{len(sessions)} sessions of {options.project} in {(options.to or histories_root()) / options.project}")
+
+
+if __name__ == "__main__":
+    main()

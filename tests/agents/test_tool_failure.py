@@ -1,0 +1,163 @@
+"""`brain hooks run tool-failure` (Claude Code's PostToolUseFailure) as Claude Code runs it: a real
+process fed the hook JSON. Two real sessions of FSM1/cipher-box (tests/data/transcripts/public/
+cipher-box, MIT) hit the same stale `.git/index.lock` two hours apart: once the first is an
+episode, the second's failure is answered with it; anything else gets silence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.agents.test_hooks import brain_process
+from tests.conftest import REPO, TRANSCRIPTS, run_brain
+
+SLICE = TRANSCRIPTS / "public" / "cipher-box"
+FIRST = SLICE / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"  # failed, then recovered
+SECOND = SLICE / "0ea9b4b6-40e9-407b-8bb5-a31903367d21.jsonl"  # the same failure, two hours later
+SEEN_BEFORE = (
+    "brain: this failure was seen before, in [[EPISODE-2026-02-21-9e4910ab]] (2026-02-21), and fixed.\n"
+    "- Then: `git checkout main && git pull` failed: fatal: Unable to create '.git/index.lock': File exists.\n"
+    "- What fixed it: `git checkout main && git pull` succeeded; it worked after trying "
+    "`rm .git/index.lock && git checkout main && git...`."
+)
+
+
+def failure_input(transcript: Path = SECOND, **changes: object) -> dict:
+    """The hook JSON Claude Code sends for the failed call of a slice: its call and its result."""
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    use = next(
+        b for r in records if r["type"] == "assistant" for b in r["message"]["content"] if b["type"] == "tool_use"
+    )
+    result = next(
+        (r, b)
+        for r in records
+        if r["type"] == "user" and isinstance(r["message"]["content"], list)
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_result" and b["tool_use_id"] == use["id"]
+    )
+    record, block = result
+    payload = {
+        "session_id": record["sessionId"],
+        "transcript_path": str(transcript),
+        "cwd": record["cwd"],
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": use["name"],
+        "tool_input": use["input"],
+        "tool_use_id": use["id"],
+        "error": block["content"],
+        "is_interrupt": False,
+    }
+    return {**payload, **changes}
+
+
+def run_hook(vault: Path, payload: dict | str) -> tuple[int, str, str]:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    done = brain_process("hooks", "run", "tool-failure", "--vault", str(vault), stdin=text)
+    return done.returncode, done.stdout, done.stderr
+
+
+def log_lines(vault: Path) -> list[str]:
+    """The log's lines without their time: `<event> <message>`."""
+    return [line.split(" ", 1)[1] for line in (vault / ".brain" / "logs" / "hooks.log").read_text().splitlines()]
+
+
+@pytest.fixture
+def remembered(vault):
+    """A vault with an index, after the first session ended (extracted as the session-end hook does)."""
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+    done = run_brain("episode", "extract", str(FIRST), "--vault", str(vault.root))
+    assert done.exit_code == 0, done.output
+    return vault.root
+
+
+def test_the_same_failure_in_a_later_session_is_answered_with_the_earlier_fix(remembered):
+    code, out, err = run_hook(remembered, failure_input())
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": SEEN_BEFORE}
+    }
+    assert log_lines(remembered)[-1] == (
+        "tool-failure 0ea9b4b6-40e9-407b-8bb5-a31903367d21: Bash [shell|git|fatal: Unable to create '.git/index.lock': "
+        "File exists.] seen before in EPISODE-2026-02-21-9e4910ab"
+    )
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"error": "Exit code 128\nfatal: not a git repository (or any of the parent directories): .git"},
+        {"tool_input": {"command": "hg pull"}},  # the same words from another program
+        {"tool_name": "Edit", "tool_input": {"file_path": "a.py"}},  # ... or from another tool
+        {"session_id": "9e4910ab-95a9-4a30-a85e-4677017bfaf0"},  # the session that failed that way itself
+        {"error": "Exit code 1\n"},  # says nothing but that it failed
+        {"is_interrupt": True},
+        {"tool_name": "NoSuchTool"},
+    ],
+)
+def test_anything_but_the_same_failure_gets_silence(remembered, changes):
+    assert run_hook(remembered, failure_input(**changes)) == (0, "", "")
+
+
+def test_a_failure_seen_before_but_never_recovered_gets_silence(remembered):
+    """The `rm` of the first session failed and was never run again: nothing to teach."""
+    records = [json.loads(line) for line in FIRST.read_text().splitlines()]
+    rm = next(
+        b
+        for r in records
+        if r["type"] == "assistant"
+        for b in r["message"]["content"]
+        if b["type"] == "tool_use" and b["input"]["command"].startswith("rm ")
+    )
+    error = next(
+        b["content"]
+        for r in records
+        if r["type"] == "user" and isinstance(r["message"]["content"], list)
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_result" and b["tool_use_id"] == rm["id"]
+    )
+    assert run_hook(remembered, failure_input(tool_input=rm["input"], error=error)) == (0, "", "")
+    assert log_lines(remembered)[-1].endswith(
+        "[shell|rm|rm: .git/index.lock: No such file or directory] not seen before"
+    )
+
+
+def test_a_vault_without_an_index_gets_silence(vault):
+    assert run_hook(vault.root, failure_input()) == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "logged"),
+    [
+        ("{not json", "tool-failure error: InvalidInput: the hook input is not JSON"),
+        ('["a list"]', "tool-failure error: InvalidInput: the hook input is not a JSON object"),
+        (
+            json.dumps({"session_id": "s", "error": "boom"}),
+            "tool-failure error: InvalidInput: the hook input has no tool_name",
+        ),
+    ],
+)
+def test_bad_input_exits_0_silently_and_logs_one_line(remembered, stdin, logged):
+    before = len(log_lines(remembered)) if (remembered / ".brain" / "logs" / "hooks.log").exists() else 0
+    assert run_hook(remembered, stdin) == (0, "", "")
+    lines = log_lines(remembered)
+    assert len(lines) == before + 1 and lines[-1].startswith(logged)
+
+
+def test_a_ten_megabyte_error_is_read_like_any_other(remembered):
+    error = failure_input()["error"] + "\n" + "x" * 10_000_000
+    assert run_hook(remembered, failure_input(error=error)) == (
+        0,
+        json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": SEEN_BEFORE}})
+        + "\n",
+        "",
+    )
+    assert len(log_lines(remembered)) == 1
+
+
+def test_the_readme_and_the_guide_show_this_very_answer():
+    block = f"```text\n{SEEN_BEFORE}\n```"
+    assert block in (REPO / "README.md").read_text()
+    assert block in (REPO / "docs" / "guide" / "agents.md").read_text()

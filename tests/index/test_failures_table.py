@@ -1,0 +1,110 @@
+"""The catalog's `failures` rows (what the tool-failure hook looks up) follow the episodes: written
+by `brain index`, by the watcher, and at once by brain's own writes (a session's extraction);
+changed and dropped with their note; made for the episodes of a catalog of the schema before."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from brain.index.catalog.failures import FailureSeen, failures_seen
+from brain.index.catalog.schema import CATALOG_FILE
+from brain.index.engine import forget, open_index
+from brain.index.sync.sync import index_vault
+from brain.index.watch.watch import Watcher
+from tests.conftest import TRANSCRIPTS, lexical_vault, run_brain
+
+LOCK = "shell|git|fatal: Unable to create '.git/index.lock': File exists."
+EPISODE = """---
+title: EPISODE-2026-02-21-9e4910ab
+type: episode
+session: 9e4910ab
+date: '2026-02-21T00:31:28Z'
+outcome: success
+---
+# EPISODE-2026-02-21-9e4910ab
+
+## Events Timeline
+1. [2026-02-21T00:31:28Z] e001 (error): `git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists. (leads_to: [[e002]])
+2. [2026-02-21T00:31:35Z] e002 (recovery): `git checkout main` succeeded (caused_by: [[e001]])
+"""
+SEEN = FailureSeen(
+    "episodes/EPISODE-2026-02-21-9e4910ab.md",
+    "EPISODE-2026-02-21-9e4910ab",
+    "2026-02-21T00:31:28Z",
+    "9e4910ab",
+    "`git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists.",
+    "`git checkout main` succeeded",
+    "",
+)
+
+
+@pytest.fixture
+def vault(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    yield vault
+    forget(vault.root)
+
+
+def seen(vault) -> list[FailureSeen]:
+    return failures_seen(vault.index_dir, LOCK)
+
+
+def test_brain_index_writes_changes_and_drops_an_episodes_failures(vault):
+    note = vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md"
+    note.write_text(EPISODE)
+    assert seen(vault) == []  # no index yet
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+    assert seen(vault) == [SEEN]
+    note.write_text(EPISODE.replace(" (leads_to: [[e002]])", "").replace(" (caused_by: [[e001]])", ""))
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+    assert seen(vault) == []  # no longer recovered: nothing to tell
+    note.write_text(EPISODE)
+    run_brain("index", "--no-embed", "--vault", str(vault.root))
+    note.unlink()
+    run_brain("index", "--no-embed", "--vault", str(vault.root))
+    assert seen(vault) == []
+    db = sqlite3.connect(vault.index_dir / CATALOG_FILE)
+    assert db.execute("SELECT COUNT(*) FROM failures").fetchone() == (0,)
+
+
+def test_the_watcher_keeps_them_current(vault):
+    index_vault(open_index(vault), embed=False)
+    note = vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md"
+    with Watcher(open_index(vault), debounce=0.1) as watcher:
+        note.write_text(EPISODE)
+        assert watcher.wait_idle(timeout=60)
+        assert seen(vault) == [SEEN]
+        note.unlink()
+        assert watcher.wait_idle(timeout=60)
+        assert seen(vault) == []
+
+
+def test_an_extracted_session_is_looked_up_at_once(vault):
+    index_vault(open_index(vault), embed=False)
+    transcript = TRANSCRIPTS / "public" / "cipher-box" / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"
+    assert run_brain("episode", "extract", str(transcript), "--vault", str(vault.root)).exit_code == 0
+    found = failures_seen(vault.index_dir, "shell|git|fatal: Unable to create '.git/index.lock': File exists.")
+    assert [(f.title, f.session, f.fix) for f in found] == [
+        (
+            "EPISODE-2026-02-21-9e4910ab",
+            "9e4910ab-95a9-4a30-a85e-4677017bfaf0",
+            "`git checkout main && git pull` succeeded; it worked after trying "
+            "`rm .git/index.lock && git checkout main && git...`.",
+        )
+    ]
+
+
+def test_a_catalog_of_the_schema_before_gets_them_at_its_next_scan(vault):
+    (vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md").write_text(EPISODE)
+    index_vault(open_index(vault), embed=False)
+    forget(vault.root)
+    db = sqlite3.connect(vault.index_dir / CATALOG_FILE)
+    db.execute("DROP TABLE failures")
+    db.execute("PRAGMA user_version=4")
+    db.commit()
+    db.close()
+    assert seen(vault) == []  # another schema: the hook reads nothing rather than guess
+    index_vault(open_index(vault), embed=False)
+    assert seen(vault) == [SEEN]
