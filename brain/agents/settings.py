@@ -42,7 +42,8 @@ class Commands:
         return shlex.join(self.hook_args(event, *extra))
 
     def mcp(self) -> dict[str, Any]:
-        return {"command": self.brain, "args": ["mcp", "--vault", self.vault]}
+        """The MCP server with the agent profile: the few tools an agent needs, a small tool list."""
+        return {"command": self.brain, "args": ["mcp", "--vault", self.vault, "--tools", "agent"]}
 
 
 class BrokenFile(InvalidInput):
@@ -59,9 +60,11 @@ def is_brain_program(value: Any) -> bool:
 
 
 def only_options(args: list[Any]) -> bool:
-    """Nothing but the options brain writes after a command: `--vault V` and `--namespace N` pairs."""
+    """Nothing but the options brain writes after a command: `--vault V`, `--namespace N` and (the MCP
+    server's) `--tools T` pairs."""
     pairs = list(zip(args[::2], args[1::2], strict=False))
-    return len(args) % 2 == 0 and all(flag in ("--vault", "--namespace") and isinstance(v, str) for flag, v in pairs)
+    flags = ("--vault", "--namespace", "--tools")
+    return len(args) % 2 == 0 and all(flag in flags and isinstance(value, str) for flag, value in pairs)
 
 
 def is_brain_hook(args: list[Any], events: tuple[str, ...]) -> bool:

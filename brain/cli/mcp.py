@@ -32,7 +32,8 @@ def mcp(
         typer.Option(
             "--tools",
             help=f"Tool groups to expose, comma-separated: {', '.join(TOOL_GROUPS)}, or all "
-            "(default: every group but maintenance, whose reindex rebuilds the index).",
+            "(default: every group but maintenance, whose reindex rebuilds the index); or agent: the few tools "
+            "a coding agent needs, with the arguments it uses (what 'brain hooks install' registers).",
         ),
     ] = None,
     allow_host: Annotated[

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.history import acting_as
 from brain.mcp.arguments import argument_errors
+from brain.mcp.profiles import compact_schema
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
 from brain.notes.depth import deeper_than, too_deep_message
@@ -122,8 +123,11 @@ def tools_in(module: ModuleType) -> list[Callable[..., Any]]:
     return [fn for fn in found if fn.__module__ == module.__name__]
 
 
-def register_tools(server: MCPServer, state: ServerState, module: ModuleType) -> None:
-    """Serve every tool of a module, bound to the server's state.
+def register_tools(
+    server: MCPServer, state: ServerState, module: ModuleType, only: Mapping[str, tuple[str, ...]] | None = None
+) -> None:
+    """Serve every tool of a module, bound to the server's state; with `only` (a profile of
+    mcp/profiles.py), just the tools it names, each with the arguments it names and a compact schema.
 
     Library errors become tool errors here, for every tool, once: a `BrainError` is raised
     again as the SDK's `ToolError`, so the client gets `isError` and the message (what was
@@ -131,12 +135,21 @@ def register_tools(server: MCPServer, state: ServerState, module: ModuleType) ->
     generic tool error and logs with its traceback.
     """
     for fn in tools_in(module):
+        if only is not None and fn.__name__ not in only:
+            continue
         spec: ToolSpec = getattr(fn, _TOOL_SPEC)
-        server.add_tool(_bound(fn, state), title=spec.title, annotations=_annotations(spec))
+        kept = only[fn.__name__] if only is not None else None
+        server.add_tool(_bound(fn, state, kept), title=spec.title, annotations=_annotations(spec))
+        if kept is not None:
+            served = server._tool_manager.get_tool(fn.__name__)
+            assert served is not None
+            served.parameters = compact_schema(served.parameters)
+            served.description = inspect.cleandoc(served.description or "")
 
 
-def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
-    """`fn` with its first argument (the state) given, and a signature without it for the SDK's schema."""
+def _bound(fn: Callable[..., Any], state: ServerState, kept: tuple[str, ...] | None = None) -> Callable[..., Any]:
+    """`fn` with its first argument (the state) given, and a signature without it for the SDK's schema;
+    with `kept`, only those arguments are served (the others take their defaults)."""
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -145,7 +158,8 @@ def _bound(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
             return fn(state, *args, **kwargs)
 
     signature = inspect.signature(fn, eval_str=True)
-    served = signature.replace(parameters=list(signature.parameters.values())[1:])
+    arguments = list(signature.parameters.values())[1:]
+    served = signature.replace(parameters=[a for a in arguments if kept is None or a.name in kept])
     guarded.__signature__ = served  # type: ignore[attr-defined]  # typeshed's functions lack it; inspect reads it
     # The SDK reads both the signature and the type hints (to find a `Context` argument); both are
     # given evaluated, without the state, since the wrapper's module cannot resolve the tool's names.

@@ -3,7 +3,9 @@ as prompts, over stdio or streamable HTTP.
 
 Tools are module-level functions in `brain.mcp.tools.<domain>`; each module names the group it
 belongs to (`GROUP`), and `--tools core,episodic` picks groups. Without `--tools`, every group but
-maintenance is served (an agent's working set); `--tools all` adds it. Adding a domain is one new
+maintenance is served; `--tools all` adds it. `--tools agent` serves a profile (mcp/profiles.py): the
+few tools a coding agent works with, each with the arguments it needs, which is what `brain hooks
+install` registers. Adding a domain is one new
 module and one entry in `_TOOL_MODULES`.
 """
 
@@ -24,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brain import __version__
 from brain.errors import BrainError, UsageError
 from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
+from brain.mcp.profiles import PROFILES
 from brain.mcp.prompts import serve_prompts
 from brain.mcp.remedies import MAINTENANCE_GROUP, wordings_for
 from brain.mcp.resources import serve_notes
@@ -84,8 +87,8 @@ start_task and end_session carry the same protocol: what is known at the start, 
 
 
 def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
-    """Group names from 'core,episodic', in registry order: None (or nothing named) means the
-    default groups, every one but maintenance; 'all' means every group."""
+    """Group and profile names from 'core,episodic' or 'agent', in registry order: None (or nothing
+    named) means the default groups, every one but maintenance; 'all' means every group."""
     if spec is None:
         return DEFAULT_GROUPS
     names = [part.strip() for part in (spec.split(",") if isinstance(spec, str) else spec) if part.strip()]
@@ -93,10 +96,12 @@ def parse_groups(spec: str | Iterable[str] | None) -> tuple[str, ...]:
         return DEFAULT_GROUPS
     if names == ["all"]:
         return tuple(GROUPS)
-    unknown = [name for name in names if name not in GROUPS]
+    unknown = [name for name in names if name not in GROUPS and name not in PROFILES]
     if unknown:
-        raise UsageError(f"unknown tool group(s) {', '.join(unknown)}; choose from {', '.join(GROUPS)} (or 'all')")
-    return tuple(name for name in GROUPS if name in names)
+        raise UsageError(
+            f"unknown tool group(s) {', '.join(unknown)}; choose from {', '.join([*GROUPS, *PROFILES])} (or 'all')"
+        )
+    return tuple(name for name in [*GROUPS, *PROFILES] if name in names)
 
 
 def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None = None) -> MCPServer:
@@ -113,11 +118,18 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
         version=__version__,
         log_level="WARNING",
     )
-    served = [module for name in chosen for module in GROUPS[name]]
+    served = [module for name in chosen if name in GROUPS for module in GROUPS[name]]
     for module in served:
         register_tools(server, state, module)
+    names = {fn.__name__ for module in served for fn in tools_in(module)}
+    for profile in (PROFILES[name] for name in chosen if name in PROFILES):
+        # a tool a whole group serves is served in full; the others with the profile's arguments
+        wanted = {tool: kept for tool, kept in profile.items() if tool not in names}
+        for module in _TOOL_MODULES:
+            register_tools(server, state, module, only=wanted)
+        names |= set(wanted)
     serve_notes(server, state)
-    serve_prompts(server, state, {fn.__name__ for module in served for fn in tools_in(module)})
+    serve_prompts(server, state, names)
     return server
 
 

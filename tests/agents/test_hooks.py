@@ -80,7 +80,13 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_set
         "SessionEnd": [{"hooks": [{"type": "command", "command": command.format("session-end"), "timeout": 10}]}],
     }
     assert json.loads((home / ".claude.json").read_text()) == {
-        "mcpServers": {"brain": {"type": "stdio", "command": brain, "args": ["mcp", "--vault", str(vault.root)]}}
+        "mcpServers": {
+            "brain": {
+                "type": "stdio",
+                "command": brain,
+                "args": ["mcp", "--vault", str(vault.root), "--tools", "agent"],
+            }
+        }
     }
     written = {p: p.read_bytes() for p in (settings, home / ".claude.json")}
     again = hooks("install", "claude-code", "--scope", "user", "--vault", str(vault.root))
@@ -96,7 +102,7 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_set
             f"PreCompact: {command.format('session-end')}",
             f"SessionEnd: {command.format('session-end')}",
         ],
-        f"{home}/.claude.json": [f"mcpServers.brain: {brain} mcp --vault {vault.root}"],
+        f"{home}/.claude.json": [f"mcpServers.brain: {brain} mcp --vault {vault.root} --tools agent"],
     }
     gone = hooks("uninstall", "claude-code", "--scope", "user")
     assert gone.stdout == f"updated   {settings}  (hooks)\nremoved   {home}/.claude.json  (mcp server)\n"
@@ -155,7 +161,10 @@ def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
     brain = str(Path(sys.executable).parent / "brain")
     assert data["model"] == "gpt-5-codex" and data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
     assert data["notify"] == [brain, "hooks", "run", "codex-notify", "--vault", str(vault.root)]
-    assert data["mcp_servers"]["brain"] == {"command": brain, "args": ["mcp", "--vault", str(vault.root)]}
+    assert data["mcp_servers"]["brain"] == {
+        "command": brain,
+        "args": ["mcp", "--vault", str(vault.root), "--tools", "agent"],
+    }
     before = config.read_bytes()
     hooks("install", "codex", "--vault", str(vault.root))
     assert config.read_bytes() == before
@@ -231,7 +240,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
             f'notify = ["{brain}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]',
             "[mcp_servers.brain]",
             f'command = "{brain}"',
-            f'args = ["mcp", "--vault", "{vault.root}"]',
+            f'args = ["mcp", "--vault", "{vault.root}", "--tools", "agent"]',
         ],
     )
     out = hooks("uninstall", "codex")

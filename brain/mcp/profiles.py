@@ -1,0 +1,51 @@
+"""Tool profiles: a few tools from several groups, each with only the arguments its users need.
+
+A coding agent's MCP client sends every tool's name, description and input schema with every
+request to its model, so each tool served costs tokens in every session. The `agent` profile
+(`brain mcp --tools agent`, what `brain hooks install` registers) serves what an agent uses while it
+works: search, read and write notes, past episodes and failures, facts, guidelines. An argument a
+profile leaves out takes its default; `--tools all` serves every tool with every argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+AGENT_PROFILE = "agent"
+
+# tool -> the arguments it is served with (in its own order); its description is its own.
+PROFILES: dict[str, Mapping[str, tuple[str, ...]]] = {
+    AGENT_PROFILE: {
+        "search": ("query", "limit", "types", "since"),
+        "read_note": ("name",),
+        "build_context": ("name", "depth"),
+        "write_note": ("title", "content", "folder", "tags", "overwrite"),
+        "query_episodes": ("outcome", "task", "since", "limit"),
+        "get_antipatterns": (),
+        "recall_facts": ("query", "subject", "namespaces", "limit"),
+        "record_fact": ("kind", "subject", "value", "namespace"),
+        "supersede_fact": ("fact", "value", "reason"),
+        "get_guidelines": ("task",),
+    },
+}
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A profile tool's input schema without what tells a model nothing: pydantic's titles (the
+    argument's name again) and the `null` branch of an optional argument (leaving it out says the
+    same); the server still accepts null, since its arguments are checked by their types, not this."""
+    properties = {name: _compact_property(value) for name, value in schema.get("properties", {}).items()}
+    compact = {key: value for key, value in schema.items() if key not in ("title", "properties")}
+    return {"type": "object", **compact, "properties": properties}
+
+
+def _compact_property(schema: dict[str, Any]) -> dict[str, Any]:
+    found = {key: value for key, value in schema.items() if key != "title"}
+    options = found.pop("anyOf", None)
+    if isinstance(options, list):
+        kept = [option for option in options if option != {"type": "null"}]
+        found = {**kept[0], **found} if len(kept) == 1 else {"anyOf": kept, **found}
+    if "default" in found and found["default"] is None:
+        del found["default"]
+    return found
