@@ -26,6 +26,11 @@ embedder = "default"
 max_success_rate = 0.3
 min_occurrences = 2
 
+[hooks]
+# Most tokens (characters / 4) the session-start and first-prompt hooks hand an agent; a hook's
+# --budget overrides it.
+budget = 1000
+
 [history]
 # Every version of a note brain replaces or deletes is kept in .brain/history/.
 # `brain index` drops versions older than keep_days and beyond the newest max_versions of
@@ -50,6 +55,7 @@ class Config:
     search_min_score: float | None = None  # [search] min_score: the search floor (None: index/relevance.py's)
     history_keep_days: int | None = 90  # [history] keep_days: versions older than this are pruned by `brain index`
     history_max_versions: int | None = 100  # [history] max_versions: the newest this many versions of a note are kept
+    hooks_budget: int = 1000  # [hooks] budget: most tokens a context hook hands an agent, unless --budget says
 
 
 def load_config(brain_dir: Path) -> Config:
@@ -66,6 +72,12 @@ def load_config(brain_dir: Path) -> Config:
     learning = data.get("learning", {}) if isinstance(data.get("learning"), dict) else {}
     searching = data.get("search", {}) if isinstance(data.get("search"), dict) else {}
     history = data.get("history", {}) if isinstance(data.get("history"), dict) else {}
+    hooks = data.get("hooks", {}) if isinstance(data.get("hooks"), dict) else {}
+    budget = hooks.get("budget", 1000)
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 100 <= budget <= 100_000:
+        raise InvalidInput(
+            f"{path}: [hooks] budget must be a whole number of tokens from 100 to 100000 (got {budget!r})"
+        )
     for key in ("keep_days", "max_versions"):
         value = history.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
@@ -92,6 +104,7 @@ def load_config(brain_dir: Path) -> Config:
             search_min_score=None if min_score is None else float(min_score),
             history_keep_days=history.get("keep_days", 90),
             history_max_versions=history.get("max_versions", 100),
+            hooks_budget=budget,
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None

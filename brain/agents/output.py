@@ -1,4 +1,5 @@
-"""Hooks: what `install` / `uninstall` changed, what `status` found, and the JSON a hook hands the agent."""
+"""Hooks: what `install` / `uninstall` changed, what `status` found (the settings files, the tokens
+injected), and the JSON a hook hands the agent."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for annotations only: rendering loads nothing else
     from brain.agents.install import Change, Installed
+    from brain.agents.ledger import LedgerSummary
     from brain.agents.runtime import HookResult
 
 
@@ -48,3 +50,47 @@ def hook_output(result: HookResult) -> str:
         return ""
     payload = {"hookSpecificOutput": {"hookEventName": result.event, "additionalContext": result.context}}
     return json.dumps(payload, ensure_ascii=False) + "\n"
+
+
+def ledger_lines(found: LedgerSummary) -> list[str]:
+    """Tokens the hooks injected per session, and how many injected notes the agent then used."""
+    head = f"tokens injected, last {found.days} day{'' if found.days == 1 else 's'}:"
+    if not found.sessions:
+        return [f"{head} none"]
+    plural = "" if len(found.sessions) == 1 else "s"
+    lines = [f"{head} {found.tokens} in {len(found.sessions)} session{plural}; {_use(found.used, found.notes)}"]
+    for session in found.sessions:
+        events = ", ".join(f"{event} {tokens}" for event, tokens in session.events.items())
+        if session.used is None:
+            use = f"{len(session.notes)} notes named, transcript gone" if session.notes else "no notes named"
+        else:
+            use = _use(len(session.used), len(session.notes))
+        lines.append(
+            f"  {session.first[:16].replace('T', ' ')}  {session.session or '(no session id)'}: {events}; {use}"
+        )
+    return lines
+
+
+def _use(used: int, named: int) -> str:
+    return f"injected notes used {used} of {named}" if named else "no notes named"
+
+
+def ledger_json(found: LedgerSummary) -> dict[str, Any]:
+    return {
+        "days": found.days,
+        "tokens": found.tokens,
+        "notes_named": found.notes,
+        "notes_used": found.used,
+        "sessions": [
+            {
+                "session": s.session,
+                "first": s.first,
+                "injections": s.injections,
+                "tokens": s.tokens,
+                "tokens_by_event": s.events,
+                "notes": s.notes,
+                "used": s.used,
+            }
+            for s in found.sessions
+        ],
+    }

@@ -19,14 +19,12 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import NoReturn
 
-from brain.agents.runtime import DEFAULT_BUDGET
-
 
 def run_hook(
     event: str,
     payload: str | None,
     vault: Path | None,
-    budget: int,
+    budget: int | None,
     transcript: str | None,
     session: str | None,
     format: str | None,
@@ -56,6 +54,11 @@ def run_hook(
         from brain.agents.output import hook_output
 
         sys.stdout.write(hook_output(result))
+        sys.stdout.flush()
+        if result.context:
+            from brain.agents import ledger
+
+            ledger.record(memory.root, text, event, result.context)
     except BaseException as error:
         if isinstance(error, KeyboardInterrupt):
             return
@@ -76,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
     found.add_argument("event")
     found.add_argument("payload", nargs="?")
     found.add_argument("--vault", type=Path)
-    found.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
+    found.add_argument("--budget", type=int)
     found.add_argument("--namespace", action="append")
     found.add_argument("--transcript")
     found.add_argument("--session")

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from brain.memory.sessions.transcripts import TranscriptReader
 
 OWN_EVENTS = ("extract", "warm")
-DEFAULT_BUDGET = 1000
+DEFAULT_BUDGET = 1000  # tokens, as [hooks] budget in the vault's config defaults to
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
 PRIVATE = 0o600  # the mode of every file brain keeps under .brain/hooks/ (session ids, what it installed)
 
@@ -106,13 +106,13 @@ def run(
     hooks: Mapping[str, Hook],
     readers: Sequence[TranscriptReader],
     *,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     namespaces: tuple[str, ...] = (),
     **extract: str,
 ) -> HookResult:
     """Run one hook: one of the agents' `hooks`, or one of brain's own events (`extract` reads the
     transcript with the agents' `readers`). Raises on any problem; the front end logs it and tells the
-    agent nothing."""
+    agent nothing. Without a `budget`, the vault's `[hooks] budget` applies."""
     if event == "extract":
         transcript, session, format = Path(extract["transcript"]), extract["session"], extract.get("format") or None
         extract_session(memory, transcript, session, format, readers)
@@ -122,6 +122,10 @@ def run(
         return HookResult(event)
     if event not in hooks:
         raise InvalidInput(f"hook event '{event}' is not one of: {', '.join([*hooks, *OWN_EVENTS])}")
+    if budget is None:
+        from brain.config import load_config
+
+        budget = load_config(memory.root / ".brain").hooks_budget
     return hooks[event](HookRequest(memory, _payload(payload_text), budget, namespaces))
 
 

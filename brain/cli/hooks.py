@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from brain.agents.runtime import DEFAULT_BUDGET
 from brain.cli.common import JsonOption, VaultOption, complete_agents, emit_json, warn
 
 app = typer.Typer(
@@ -95,16 +94,39 @@ def uninstall(
 
 
 @app.command()
-def status(project_dir: ProjectOption = None, as_json: JsonOption = False) -> None:
-    """What brain installed where: each settings file it may write, with brain's entries in it."""
+def status(
+    project_dir: ProjectOption = None,
+    vault: VaultOption = None,
+    days: Annotated[int, typer.Option("--days", min=1, help="Tokens injected over this many days.")] = 7,
+    as_json: JsonOption = False,
+) -> None:
+    """What brain installed where (each settings file it may write, with brain's entries in it), and
+    the tokens the hooks injected per session, with how many injected notes the agent then used."""
     from brain.agents import install as service
-    from brain.agents.output import status_json, status_lines
+    from brain.agents import ledger
+    from brain.agents.output import ledger_json, ledger_lines, status_json, status_lines
+    from brain.agents.registry import READERS
 
     found = service.status(_project(project_dir), Path.home())
+    root = _vault_root(vault)
+    injected = ledger.summary(root, READERS, days=days) if root is not None else None
     if as_json:
-        emit_json(status_json(found))
+        emit_json({"files": status_json(found), "injected": ledger_json(injected) if injected else None})
         return
-    typer.echo("\n".join(status_lines(found)))
+    typer.echo("\n".join(status_lines(found) + (ledger_lines(injected) if injected else [])))
+
+
+def _vault_root(vault: Path | None) -> Path | None:
+    """The vault whose ledger status reads: the one given or found; none when there is none."""
+    from brain.errors import BrainError
+    from brain.vault import Vault
+
+    try:
+        return Vault.find(vault).root
+    except BrainError:
+        if vault is not None:
+            raise
+        return None
 
 
 @app.command()
@@ -116,7 +138,13 @@ def run(
         str | None, typer.Argument(help="The hook JSON when the agent passes it as an argument (Codex).")
     ] = None,
     vault: VaultOption = None,
-    budget: Annotated[int, typer.Option(help="Most tokens the context may use.")] = DEFAULT_BUDGET,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            help="Most tokens the context may use (default: [hooks] budget in the vault's config, 1000).",
+            show_default=False,
+        ),
+    ] = None,
     namespace: NamespaceOption = None,
     transcript: Annotated[str | None, typer.Option(help="extract: the transcript.", hidden=True)] = None,
     session: Annotated[str | None, typer.Option(help="extract: the session id.", hidden=True)] = None,

@@ -93,7 +93,7 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_set
     assert again.stdout == f"unchanged {settings}  (hooks)\nunchanged {home}/.claude.json  (mcp server)\n"
     assert {p: p.read_bytes() for p in written} == written
     status = hooks("status", "--project-dir", str(project), "--json")
-    entries = {row["path"]: row["entries"] for row in json.loads(status.stdout) if row["entries"]}
+    entries = {row["path"]: row["entries"] for row in json.loads(status.stdout)["files"] if row["entries"]}
     assert entries == {
         str(settings): [
             f"SessionStart: {command.format('session-start')}",
@@ -231,7 +231,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
     assert out.stdout == f"created   {config}  (notify and mcp server)\n"
     assert tomllib.loads(config.read_text())["notify"][-2:] == ["--vault", str(vault.root)]
     assert not (home / ".codex").exists()
-    status = json.loads(hooks("status", "--project-dir", str(tmp_path), "--json").stdout)
+    status = json.loads(hooks("status", "--project-dir", str(tmp_path), "--json").stdout)["files"]
     brain = str(Path(sys.executable).parent / "brain")
     [codex_row] = [row for row in status if row["path"] == str(config)]
     assert (codex_row["path"], codex_row["entries"]) == (
@@ -290,7 +290,7 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
         f"{project}/.gemini/settings.json: no such file",
         f"{home}/.gemini/settings.json: no such file",
     ]
-    rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)
+    rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)["files"]
     assert [(Path(r["path"]).name, r["share"], r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
         ("settings.json", "shared", True, 0, None),
         ("settings.local.json", "local", True, 5, None),

@@ -136,7 +136,7 @@ def test_installing_with_another_vault_updates_in_place_and_one_uninstall_takes_
     assert json.loads(settings.read_text()) == json.loads(USER_SETTINGS)
     assert not (home / ".claude.json").exists()
     status = hooks("status", "--project-dir", str(tmp_path), "--json")
-    assert [row["entries"] for row in json.loads(status.stdout)] == [[]] * 9  # Claude Code 6, Codex 1, Gemini 2
+    assert [row["entries"] for row in json.loads(status.stdout)["files"]] == [[]] * 9  # Claude Code 6, Codex 1, Gemini 2
     for vault in (first, second):
         assert list((vault / ".brain" / "hooks" / "installed").iterdir()) == []
 
@@ -270,7 +270,7 @@ def test_a_users_command_that_mentions_brains_hook_is_not_taken_for_brains(vault
     settings.write_text(json.dumps({"hooks": mine}, indent=2) + "\n")
     hooks("install", "claude-code", "--scope", "user", "--vault", str(vault.root))
     assert brain_hooks(settings)[:4] == theirs and len(brain_hooks(settings)) == 9
-    status = json.loads(hooks("status", "--json").stdout)
+    status = json.loads(hooks("status", "--json").stdout)["files"]
     assert [len(row["entries"]) for row in status if row["path"] == str(settings)] == [5]
     hooks("uninstall", "claude-code", "--scope", "user")
     assert json.loads(settings.read_text()) == {"hooks": mine}

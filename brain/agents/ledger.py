@@ -1,0 +1,183 @@
+"""The ledger of what the hooks hand an agent: one JSON line per injection in `.brain/hooks/ledger.jsonl`.
+
+Each line holds the session, the hook event, the time, the estimated tokens (characters / 4, as every
+budget in brain counts them), the notes the text names and the session's transcript. `brain hooks
+status` sums it per session over the last days, and tells for each injected note whether the agent
+then used it: named it in its own text or in a tool call's input (a read, a search, a command)
+after the injection, in the session's transcript as it is when status runs. A transcript that is
+gone leaves the use unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from brain.memory.sessions.transcripts import TranscriptReader
+
+CHARS_PER_TOKEN = 4  # as brain.memory.causal.neighbourhood counts them (not imported: hooks load little)
+DEFAULT_DAYS = 7
+_LINK = re.compile(r"\[\[([^\]|#]+)")
+_ITEM = re.compile(r"^- (.+?) [(\[]")
+
+
+def ledger_path(root: Path) -> Path:
+    return root / ".brain" / "hooks" / "ledger.jsonl"
+
+
+def estimate_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def notes_named(text: str) -> list[str]:
+    """The notes a context text names: its wiki links, else each list item's leading name (every
+    section of a hook's context is a list of `- NAME (...)` or `- NAME [...]` lines)."""
+    found: list[str] = []
+    for line in text.splitlines():
+        links = _LINK.findall(line)
+        if links:
+            found += [link.strip() for link in links]
+            continue
+        item = _ITEM.match(line)
+        if item:
+            found.append(item.group(1).strip())
+    return list(dict.fromkeys(found))
+
+
+def record(root: Path, payload_text: str, event: str, context: str, at: datetime | None = None) -> None:
+    """Append one injection (nothing when the hook handed the agent nothing); `payload_text` is the
+    agent's hook JSON, which names the session and its transcript."""
+    if not context:
+        return
+    try:
+        payload = json.loads(payload_text or "{}")
+    except json.JSONDecodeError:
+        payload = {}
+    if not isinstance(payload, dict):
+        payload = {}
+    entry = {
+        "session": str(payload.get("session_id") or payload.get("thread-id") or ""),
+        "event": event,
+        "at": (at or datetime.now(UTC)).isoformat(),
+        "tokens": estimate_tokens(context),
+        "notes": notes_named(context),
+        "transcript": str(payload.get("transcript_path") or ""),
+    }
+    path = ledger_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+@dataclass
+class SessionTokens:
+    """One session's injections over the period: tokens, notes named, and which of them were used
+    (`used` is None when the transcript cannot be read)."""
+
+    session: str
+    first: str
+    injections: int = 0
+    tokens: int = 0
+    events: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    used: list[str] | None = None
+    transcript: str = ""
+
+
+@dataclass(frozen=True)
+class LedgerSummary:
+    days: int
+    sessions: list[SessionTokens]
+
+    @property
+    def tokens(self) -> int:
+        return sum(session.tokens for session in self.sessions)
+
+    @property
+    def notes(self) -> int:
+        return sum(len(session.notes) for session in self.sessions if session.used is not None)
+
+    @property
+    def used(self) -> int:
+        return sum(len(session.used or ()) for session in self.sessions)
+
+
+def summary(
+    root: Path, readers: Sequence[TranscriptReader], *, days: int = DEFAULT_DAYS, now: datetime | None = None
+) -> LedgerSummary:
+    """The injections of the last `days` days, per session (oldest first), with each note's use."""
+    since = (now or datetime.now(UTC)) - timedelta(days=days)
+    sessions: dict[str, SessionTokens] = {}
+    injected_at: dict[str, dict[str, str]] = {}
+    for entry in _entries(ledger_path(root)):
+        at = _instant(entry.get("at"))
+        if at is None or at < since:
+            continue
+        name = str(entry.get("session") or "")
+        found = sessions.setdefault(name, SessionTokens(name, at.isoformat(timespec="seconds")))
+        found.injections += 1
+        found.tokens += int(entry.get("tokens") or 0)
+        event = str(entry.get("event") or "")
+        found.events[event] = found.events.get(event, 0) + int(entry.get("tokens") or 0)
+        for note in entry.get("notes") or []:
+            if isinstance(note, str) and note not in found.notes:
+                found.notes.append(note)
+                injected_at.setdefault(name, {})[note] = at.isoformat()
+        found.transcript = str(entry.get("transcript") or found.transcript)
+    for found in sessions.values():
+        found.used = _used(Path(found.transcript), injected_at.get(found.session, {}), readers)
+    return LedgerSummary(days, list(sessions.values()))
+
+
+def _entries(path: Path) -> Iterable[dict[str, Any]]:
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a crash
+            if isinstance(entry, dict):
+                yield entry
+
+
+def _instant(value: Any) -> datetime | None:
+    try:
+        found = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptReader]) -> list[str] | None:
+    """The notes named after their injection by the agent's text or a tool call's input."""
+    if not notes:
+        return []
+    if not transcript.name or not transcript.is_file():
+        return None
+    from brain.memory.sessions.transcripts import ReadStats, detect_format
+
+    try:
+        chosen = detect_format(transcript, readers)
+        reader = next(reader for reader in readers if reader.format == chosen)
+        said: list[tuple[datetime | None, str]] = [
+            (_instant(act.timestamp) if act.timestamp else None, (act.text + json.dumps(act.args)).lower())
+            for act in reader.read(transcript, ReadStats())
+            if act.kind in ("agent", "call")
+        ]
+    except Exception:
+        return None
+    used = []
+    for note, at in notes.items():
+        after = _instant(at)
+        wanted = note.lower()
+        if any(wanted in text for when, text in said if when is None or after is None or when >= after):
+            used.append(note)
+    return used
