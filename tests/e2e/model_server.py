@@ -30,6 +30,7 @@ class ScriptedModel:
     turns: list[dict[str, str]] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    url: str = ""
 
     def answer(self, path: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         with self.lock:

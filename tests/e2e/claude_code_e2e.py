@@ -1,0 +1,163 @@
+"""End to end: the real Claude Code CLI (the pinned version `tests/e2e/run` installs from the npm
+registry), offline against a scripted model on the loopback, with brain's hooks installed as a user
+installs them. Run by `tests/e2e/run` (and `.ci/run` when node is present), never by the default
+pytest run: it needs the CLI, whose path `CLAUDE_BIN` gives.
+
+Two sessions in a git repository whose vault knows one fact. Session 1 runs a command that fails
+(`cd src`: there is no src/) and then one that works (`cd app`). The assertions: the session-start
+context is in the model's first request, session 1's transcript becomes an episode, and session 2
+is handed session 1's lesson.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.model_server import ScriptedModel, serve
+
+BRAIN = Path(sys.executable).parent / "brain"
+PROMPT = "List the sources of the app and tell me where they live"
+FAILING = "cd src && ls"
+WORKING = "cd app && ls"
+
+
+@pytest.fixture
+def claude() -> Path:
+    found = Path(os.environ.get("CLAUDE_BIN", ""))
+    assert found.is_file(), "CLAUDE_BIN must name the claude program (tests/e2e/run installs it)"
+    return found
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModel]:
+    scripted = ScriptedModel()
+    server = serve(scripted)
+    scripted.url = f"http://127.0.0.1:{server.server_address[1]}"
+    yield scripted
+    server.shutdown()
+
+
+def brain(*args: str, cwd: Path | None = None) -> str:
+    done = subprocess.run([str(BRAIN), *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def run_claude(claude: Path, model: ScriptedModel, repo: Path, home: Path, prompt: str) -> dict[str, Any]:
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ["PATH"],
+        "ANTHROPIC_BASE_URL": model.url,
+        "ANTHROPIC_API_KEY": "sk-ant-e2e-dummy",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        **{key: value for key, value in os.environ.items() if key.startswith(("PYTHON", "BRAIN_", "XDG_", "HF_"))},
+    }
+    done = subprocess.run(
+        [str(claude), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def wait_for(check: Any, what: str, log: Path, seconds: float = 180) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"{what} did not happen; hooks.log:\n{log.read_text() if log.is_file() else '(none)'}")
+
+
+def user_text(body: dict[str, Any]) -> str:
+    """The text of the request's messages, tool results included (hook context arrives in them)."""
+    texts: list[str] = []
+
+    def collect(content: Any) -> None:
+        if isinstance(content, str):
+            texts.append(content)
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict):
+                collect(block.get("text"))
+                collect(block.get("content"))
+
+    for message in body.get("messages", []):
+        collect(message.get("content"))
+    return "\n".join(texts)
+
+
+def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model, tmp_path):
+    home, repo, vault = tmp_path / "home", tmp_path / "repo", tmp_path / "vault"
+    home.mkdir()
+    (repo / "app").mkdir(parents=True)
+    (repo / "app" / "main.py").write_text("print('hello')\n")
+    for command in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "commit", "-qm", "app"],
+    ):
+        subprocess.run(["git", *command], cwd=repo, check=True, capture_output=True)
+    brain("init", str(vault))
+    brain("fact", "record", "config", "app-source-folder", "app/", "--vault", str(vault))
+    brain("index", "--vault", str(vault))
+    installed = brain("hooks", "install", "claude-code", "--scope", "project", "--vault", str(vault), cwd=repo)
+    print(installed)
+    log = vault / ".brain" / "logs" / "hooks.log"
+
+    # session 1: a command fails and the session ends without a fix
+    model.turns = [{"bash": FAILING}, {"text": "I could not list them: there is no src/ folder."}]
+    first = run_claude(claude, model, repo, home, PROMPT)
+    requests = model.main_requests()
+    assert len(requests) == 2
+    opening = user_text(requests[0])
+    assert (
+        "SessionStart hook additional context: # Context for: this session (from brain, the team's memory)\n\n"
+        "## Facts valid now\n- app-source-folder (config, default, since "
+    ) in opening
+    assert "cd: src: No such file or directory" in user_text(requests[1])
+    session = first["session_id"]
+    episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{session[:8]}.md")), "session 1's episode", log)[0]
+    text = episode.read_text()
+    assert "outcome: failure" in text and "cd: src: No such file or directory" in text
+
+    # session 2 starts with session 1's failure and its lesson, hits the same failure and recovers
+    model.requests.clear()
+    model.turns = [{"bash": FAILING}, {"bash": WORKING}, {"text": "The sources live in app/."}]
+    second = run_claude(claude, model, repo, home, PROMPT)
+    opening = user_text(model.main_requests()[0])
+    context = opening.split("SessionStart hook additional context: ", 1)[1].split("\n\n\n", 1)[0]
+    assert context.startswith(
+        "# Context for: this session (from brain, the team's memory)\n\n"
+        f"## Recent failures\n- {episode.stem} ({episode.stem[8:18]}): {PROMPT}\n\n## Facts valid now\n"
+    )
+    print(f"session 2's first request to the model holds:\n{context}")
+    recovered = wait_for(
+        lambda: sorted((vault / "episodes").glob(f"*{second['session_id'][:8]}.md")), "session 2's episode", log
+    )[0]
+    assert "outcome: success" in recovered.read_text()
+
+    # the ledger: each session's injection, with the tokens the context cost
+    status = json.loads(brain("hooks", "status", "--vault", str(vault), "--json", cwd=repo))["injected"]
+    assert [(s["session"], list(s["tokens_by_event"])) for s in status["sessions"]] == [
+        (first["session_id"], ["session-start"]),
+        (second["session_id"], ["session-start"]),
+    ]
+    assert status["sessions"][1]["tokens"] == -(-(len(context) + 1) // 4)
