@@ -5,14 +5,32 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from brain.agents.ledger import ledger_path, notes_named
-from tests.agents.test_hooks import brain_process, example  # noqa: F401  (the fixture)
-from tests.conftest import run_brain
+from tests.conftest import REPO, run_brain
 
 SESSION = "5b0c7d2e-1111-4a2b-9c3d-000000000001"
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    copy = tmp_path / "vault-example"
+    shutil.copytree(REPO / "vault-example", copy)
+    return copy
+
+
+def brain_process(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`brain ARGS` as an agent runs a hook: a process of its own, the hook JSON on stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "brain", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def transcript_naming(path: Path, session: str, named: str, at: datetime) -> Path:
@@ -51,7 +69,7 @@ def session_start(vault: Path, session: str, transcript: Path) -> str:
     return context
 
 
-def test_each_injection_is_a_ledger_line_and_status_counts_tokens_and_the_notes_used(example, tmp_path):  # noqa: F811
+def test_each_injection_is_a_ledger_line_and_status_counts_tokens_and_the_notes_used(example, tmp_path):
     before = datetime.now(UTC)
     transcript = tmp_path / f"{SESSION}.jsonl"
     context = session_start(example, SESSION, transcript)
@@ -87,7 +105,7 @@ def test_each_injection_is_a_ledger_line_and_status_counts_tokens_and_the_notes_
     ]
 
 
-def test_status_leaves_out_older_injections_and_says_when_a_transcript_is_gone(example, tmp_path):  # noqa: F811
+def test_status_leaves_out_older_injections_and_says_when_a_transcript_is_gone(example, tmp_path):
     old = (datetime.now(UTC) - timedelta(days=10)).isoformat()
     ledger_path(example).parent.mkdir(parents=True, exist_ok=True)
     ledger_path(example).write_text(
@@ -154,7 +172,7 @@ def test_notes_named_reads_links_and_list_items() -> None:
     assert notes_named(text) == ["EPISODE-2026-03-01-abc", "FACT-db-pool-size-1a2b3c4d", "TIP-read-before-edit"]
 
 
-def test_session_start_stays_within_the_budget_by_default_and_follows_the_config(example, tmp_path):  # noqa: F811
+def test_session_start_stays_within_the_budget_by_default_and_follows_the_config(example, tmp_path):
     crowd(example, 40)
     context = session_start(example, "s3", tmp_path / "t.jsonl")
     assert 900 * 4 < len(context) <= 1000 * 4  # the default [hooks] budget, within 1,500 tokens

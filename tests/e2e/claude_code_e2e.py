@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.model_server import ScriptedModel, serve
+from tests.helpers.model_server import ScriptedModel, serve
 
 BRAIN = Path(sys.executable).parent / "brain"
 PROMPT = "List the sources of the app and tell me where they live"
