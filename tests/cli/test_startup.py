@@ -125,7 +125,6 @@ def test_a_hook_is_answered_without_typer(vault):
 
 
 def test_the_hook_runner_takes_exactly_the_options_of_the_typer_command():
-    from brain.agents import runtime
     from brain.agents.runner import parser
 
     root = typer.main.get_command(app)
@@ -134,7 +133,7 @@ def test_the_hook_runner_takes_exactly_the_options_of_the_typer_command():
     typer_names = {param.name: param.default for param in command.params}
     argparse_names = {action.dest: action.default for action in parser()._actions}
     assert typer_names == argparse_names
-    assert argparse_names["budget"] == runtime.DEFAULT_BUDGET
+    assert argparse_names["budget"] is None  # the vault's [hooks] budget applies
 
 
 def test_a_mistyped_command_is_a_usage_error_naming_the_closest():
