@@ -28,6 +28,10 @@ typecheck:
 docs:
     .venv/bin/mkdocs build --strict --site-dir "$(mktemp -d)"
 
+# The end-to-end check with the real Claude Code CLI from the npm registry (needs node and npm)
+e2e:
+    tests/e2e/run
+
 # List the benchmarks, or run one with its arguments: just bench NAME [ARGS] (python -m benchmarks.NAME)
 bench name="" *args:
     #!/usr/bin/env bash

@@ -162,6 +162,7 @@ def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptR
         return []
     if not transcript.name or not transcript.is_file():
         return None
+    from brain.errors import BrainError
     from brain.memory.sessions.transcripts import ReadStats, detect_format
 
     try:
@@ -172,7 +173,7 @@ def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptR
             for act in reader.read(transcript, ReadStats())
             if act.kind in ("agent", "call")
         ]
-    except Exception:
+    except (BrainError, OSError, ValueError, StopIteration):  # unreadable, or not an agent's transcript
         return None
     used = []
     for note, at in notes.items():
