@@ -186,6 +186,7 @@ def test_without_a_vault_session_start_says_how_to_set_one(brain_on_path):
 
 
 def test_the_mcp_script_serves_the_plugins_vault(example, brain_on_path):
+    from brain.mcp.profiles import AGENT_PROFILE, PROFILES
     from tests.helpers.mcp_harness import list_tool_names_of
 
     env = {
@@ -194,7 +195,7 @@ def test_the_mcp_script_serves_the_plugins_vault(example, brain_on_path):
         "CLAUDE_PLUGIN_ROOT": str(PLUGIN),
     }
     names = list_tool_names_of(str(PLUGIN / "scripts" / "brain-mcp"), [], env)
-    assert {"search", "read_note", "write_note", "recall_facts"} <= names
+    assert names == set(PROFILES[AGENT_PROFILE])  # the agent profile: a small tool list
 
 
 def test_the_mcp_script_without_brain_says_why_on_stderr(tmp_path):
