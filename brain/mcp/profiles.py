@@ -9,7 +9,8 @@ profile leaves out takes its default; `--tools all` serves every tool with every
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 AGENT_PROFILE = "agent"
@@ -29,6 +30,20 @@ PROFILES: dict[str, Mapping[str, tuple[str, ...]]] = {
         "get_guidelines": ("task",),
     },
 }
+
+
+def without_tools(description: str, unserved: Iterable[str]) -> str:
+    """A profile tool's description without the sentences that point to tools the server does not
+    serve (an agent would call them in vain); each paragraph's lines joined into one."""
+    names = [re.escape(name) for name in unserved]
+    naming = re.compile(rf"\b(?:{'|'.join(names)})\b") if names else None
+    paragraphs = []
+    for paragraph in description.split("\n\n"):
+        sentences = re.split(r"(?<=[.!?])\s+", " ".join(paragraph.split()))
+        kept = [sentence for sentence in sentences if naming is None or not naming.search(sentence)]
+        if kept:
+            paragraphs.append(" ".join(kept))
+    return "\n\n".join(paragraphs)
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brain import __version__
 from brain.errors import BrainError, UsageError
 from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
-from brain.mcp.profiles import PROFILES
+from brain.mcp.profiles import PROFILES, without_tools
 from brain.mcp.prompts import serve_prompts
 from brain.mcp.remedies import MAINTENANCE_GROUP, wordings_for
 from brain.mcp.resources import serve_notes
@@ -128,6 +128,11 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
         for module in _TOOL_MODULES:
             register_tools(server, state, module, only=wanted)
         names |= set(wanted)
+        unserved = {fn.__name__ for module in _TOOL_MODULES for fn in tools_in(module)} - names
+        for name in wanted:
+            found = server._tool_manager.get_tool(name)
+            if found is not None:
+                found.description = without_tools(found.description or "", unserved)
     serve_notes(server, state)
     serve_prompts(server, state, names)
     return server

@@ -4,6 +4,7 @@ coding agent needs, listed in at most 12,000 characters, each served with the ar
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from mcp.types import Tool
@@ -52,6 +53,16 @@ def test_the_agent_profile_lists_its_tools_within_12000_characters_and_all_keeps
         description = tools["query_episodes"].description or ""
         assert description.startswith("List past episodes (work sessions), newest first")
         assert "\n    " not in description  # the docstring's indentation is not sent
+        for name, tool in tools.items():  # a description points only to tools served
+            named = {
+                other
+                for other in DEFAULT_TOOLS | MAINTENANCE_TOOLS
+                if re.search(rf"\b{other}\b", tool.description or "")
+            }
+            assert named <= AGENT_TOOLS, (name, named - AGENT_TOOLS)
+        assert (tools["query_episodes"].description or "").endswith(
+            "Returns one line per episode: date, outcome, title, task and number of decisions."
+        )
         prompts = agent.list_prompts()
         assert set(prompts) == {"start_task", "end_session"}
     with connect(root, "--tools", "all") as everything:
