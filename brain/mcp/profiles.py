@@ -31,6 +31,16 @@ PROFILES: dict[str, Mapping[str, tuple[str, ...]]] = {
     },
 }
 
+# What the server tells a client at the start, when a profile alone is served: only its tools.
+PROFILE_INSTRUCTIONS: dict[str, str] = {
+    AGENT_PROFILE: """\
+brain is the project's memory, a folder of markdown notes: episodes of earlier sessions (what was
+tried, what failed, what fixed it), facts, patterns and tips. Before a non-trivial task, search it
+and call get_guidelines; query_episodes and get_antipatterns say what failed before. Record a
+durable value with record_fact (supersede_fact to change it) and what is worth keeping with
+write_note. Notes are named by title, file stem or vault-relative path.""",
+}
+
 
 def without_tools(description: str, unserved: Iterable[str]) -> str:
     """A profile tool's description without the sentences that point to tools the server does not

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from brain import __version__
 from brain.errors import BrainError, UsageError
 from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
-from brain.mcp.profiles import PROFILES, without_tools
+from brain.mcp.profiles import PROFILE_INSTRUCTIONS, PROFILES, without_tools
 from brain.mcp.prompts import serve_prompts
 from brain.mcp.remedies import MAINTENANCE_GROUP, wordings_for
 from brain.mcp.resources import serve_notes
@@ -111,10 +111,12 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
     memory = open_memory(vault)
     state = ServerState(vault=memory.vault, corpus=memory.corpus, wordings=wordings_for(chosen))
     _follow_file_events(memory)
+    profiles = [name for name in chosen if name in PROFILES]
+    alone = len(chosen) == 1 and chosen[0] in PROFILE_INSTRUCTIONS
     server = BrainServer(
         "brain",
         title="brain vault memory",
-        instructions=INSTRUCTIONS,
+        instructions=PROFILE_INSTRUCTIONS[chosen[0]] if alone else INSTRUCTIONS,
         version=__version__,
         log_level="WARNING",
     )
@@ -122,7 +124,7 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
     for module in served:
         register_tools(server, state, module)
     names = {fn.__name__ for module in served for fn in tools_in(module)}
-    for profile in (PROFILES[name] for name in chosen if name in PROFILES):
+    for profile in (PROFILES[name] for name in profiles):
         # a tool a whole group serves is served in full; the others with the profile's arguments
         wanted = {tool: kept for tool, kept in profile.items() if tool not in names}
         for module in _TOOL_MODULES:

@@ -92,6 +92,25 @@ def test_agent_profile_tools_work_and_refuse_the_arguments_they_do_not_take(tmp_
         assert text_of(episodes).startswith("1 episodes")
 
 
+def test_the_agent_profile_tells_a_client_only_of_its_own_tools(tmp_path: Path) -> None:
+    from brain.mcp.server import build_server
+    from brain.vault_init import init_vault
+
+    vault, _ = init_vault(tmp_path / "vault")
+    instructions = build_server(vault.root, "agent").instructions or ""
+    assert instructions.startswith("brain is the project's memory, a folder of markdown notes")
+    named = {name for name in DEFAULT_TOOLS | MAINTENANCE_TOOLS if re.search(rf"\b{name}\b", instructions)}
+    assert named == {
+        "get_guidelines",
+        "query_episodes",
+        "get_antipatterns",
+        "record_fact",
+        "supersede_fact",
+        "write_note",
+    }
+    assert "store_episode" in (build_server(vault.root, "agent,facts").instructions or "")
+
+
 def test_agent_profile_beside_a_group_serves_that_group_in_full(tmp_path: Path) -> None:
     root = make_vault(tmp_path / "vault")
     with connect(root, "--tools", "agent,facts") as client:
