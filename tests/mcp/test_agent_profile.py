@@ -101,6 +101,7 @@ def test_the_agent_profile_tells_a_client_only_of_its_own_tools(tmp_path: Path) 
     assert instructions.startswith("brain is the project's memory, a folder of markdown notes")
     named = {name for name in DEFAULT_TOOLS | MAINTENANCE_TOOLS if re.search(rf"\b{name}\b", instructions)}
     assert named == {
+        "search",
         "get_guidelines",
         "query_episodes",
         "get_antipatterns",
