@@ -58,11 +58,15 @@ def ledger_lines(found: LedgerSummary) -> list[str]:
     if not found.sessions:
         return [f"{head} none"]
     plural = "" if len(found.sessions) == 1 else "s"
-    lines = [f"{head} {found.tokens} in {len(found.sessions)} session{plural}; {_use(found.used, found.notes)}"]
+    if found.notes or not any(session.notes for session in found.sessions):
+        overall = _use(found.used, found.notes)
+    else:
+        overall = "use of the injected notes unknown (transcripts unavailable)"
+    lines = [f"{head} {found.tokens} in {len(found.sessions)} session{plural}; {overall}"]
     for session in found.sessions:
         events = ", ".join(f"{event} {tokens}" for event, tokens in session.events.items())
         if session.used is None:
-            use = f"{len(session.notes)} notes named, transcript gone" if session.notes else "no notes named"
+            use = f"{len(session.notes)} notes named, transcript unavailable" if session.notes else "no notes named"
         else:
             use = _use(len(session.used), len(session.notes))
         lines.append(

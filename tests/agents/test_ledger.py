@@ -105,7 +105,7 @@ def test_each_injection_is_a_ledger_line_and_status_counts_tokens_and_the_notes_
     ]
 
 
-def test_status_leaves_out_older_injections_and_says_when_a_transcript_is_gone(example, tmp_path):
+def test_status_leaves_out_older_injections_and_says_when_a_transcript_cannot_be_read(example, tmp_path):
     old = (datetime.now(UTC) - timedelta(days=10)).isoformat()
     ledger_path(example).parent.mkdir(parents=True, exist_ok=True)
     ledger_path(example).write_text(
@@ -118,9 +118,16 @@ def test_status_leaves_out_older_injections_and_says_when_a_transcript_is_gone(e
     context = session_start(example, "s2", gone)
     tokens = math.ceil(len(context) / 4)
     named = len(notes_named(context))
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("not a transcript\n", encoding="utf-8")
+    session_start(example, "s3", garbage)
     lines = run_brain("hooks", "status", "--project-dir", str(tmp_path), "--vault", str(example)).stdout.splitlines()
-    assert lines[-2] == f"tokens injected, last 7 days: {tokens} in 1 session; no notes named"
-    assert lines[-1].endswith(f"  s2: session-start {tokens}; {named} notes named, transcript gone")
+    assert lines[-3] == (
+        f"tokens injected, last 7 days: {2 * tokens} in 2 sessions; "
+        "use of the injected notes unknown (transcripts unavailable)"
+    )
+    assert lines[-2].endswith(f"  s2: session-start {tokens}; {named} notes named, transcript unavailable")
+    assert lines[-1].endswith(f"  s3: session-start {tokens}; {named} notes named, transcript unavailable")
     wider = json.loads(
         run_brain(
             "hooks", "status", "--project-dir", str(tmp_path), "--vault", str(example), "--days", "30", "--json"
@@ -129,6 +136,7 @@ def test_status_leaves_out_older_injections_and_says_when_a_transcript_is_gone(e
     assert [(s["session"], s["tokens"], s["used"]) for s in wider["sessions"]] == [
         ("old", 900, None),
         ("s2", tokens, None),
+        ("s3", tokens, None),
     ]
 
 
