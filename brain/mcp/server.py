@@ -124,20 +124,27 @@ def build_server(vault: Vault | str | Path, groups: str | Iterable[str] | None =
     for module in served:
         register_tools(server, state, module)
     names = {fn.__name__ for module in served for fn in tools_in(module)}
-    for profile in (PROFILES[name] for name in profiles):
-        # a tool a whole group serves is served in full; the others with the profile's arguments
-        wanted = {tool: kept for tool, kept in profile.items() if tool not in names}
-        for module in _TOOL_MODULES:
-            register_tools(server, state, module, only=wanted)
-        names |= set(wanted)
-        unserved = {fn.__name__ for module in _TOOL_MODULES for fn in tools_in(module)} - names
-        for name in wanted:
-            found = server._tool_manager.get_tool(name)
-            if found is not None:
-                found.description = without_tools(found.description or "", unserved)
+    for profile in profiles:
+        names |= _serve_profile(server, state, PROFILES[profile], names)
     serve_notes(server, state)
     serve_prompts(server, state, names)
     return server
+
+
+def _serve_profile(
+    server: MCPServer, state: ServerState, profile: Mapping[str, tuple[str, ...]], served: set[str]
+) -> set[str]:
+    """Serve a profile's tools that no whole group serves already (those stay in full), each with the
+    profile's arguments, and without the sentences of its description naming a tool not served."""
+    wanted = {tool: kept for tool, kept in profile.items() if tool not in served}
+    for module in _TOOL_MODULES:
+        register_tools(server, state, module, only=wanted)
+    unserved = {fn.__name__ for module in _TOOL_MODULES for fn in tools_in(module)} - served - set(wanted)
+    for name in wanted:
+        found = server._tool_manager.get_tool(name)
+        if found is not None:
+            found.description = without_tools(found.description or "", unserved)
+    return set(wanted)
 
 
 def _follow_file_events(memory: Memory) -> None:
