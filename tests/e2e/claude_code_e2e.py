@@ -6,7 +6,7 @@ pytest run: it needs the CLI, whose path `CLAUDE_BIN` gives.
 Two sessions in a git repository whose vault knows one fact. Session 1 runs a command that fails
 (`cd src`: there is no src/) and then one that works (`cd app`). The assertions: the session-start
 context is in the model's first request, session 1's transcript becomes an episode, and session 2
-is handed session 1's lesson.
+is handed session 1's failure; the ledger counts what each session was handed and what the model then named.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
 
     # session 2 starts with session 1's failure and its lesson, hits the same failure and recovers
     model.requests.clear()
-    model.turns = [{"bash": FAILING}, {"bash": WORKING}, {"text": "The sources live in app/."}]
+    model.turns = [{"bash": FAILING}, {"bash": WORKING}, {"text": f"As in {episode.stem}: the sources live in app/."}]
     second = run_claude(claude, model, repo, home, PROMPT)
     opening = user_text(model.main_requests()[0])
     context = opening.split("SessionStart hook additional context: ", 1)[1].split("\n\n\n", 1)[0]
@@ -161,3 +161,4 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
         (second["session_id"], ["session-start"]),
     ]
     assert status["sessions"][1]["tokens"] == -(-(len(context) + 1) // 4)
+    assert status["sessions"][1]["used"] == [episode.stem]  # the model named it after it was handed it
