@@ -4,9 +4,11 @@ installs them. Run by `tests/e2e/run` (and `.ci/run` when node is present), neve
 pytest run: it needs the CLI, whose path `CLAUDE_BIN` gives.
 
 Two sessions in a git repository whose vault knows one fact. Session 1 runs a command that fails
-(`cd src`: there is no src/) and then one that works (`cd app`). The assertions: the session-start
-context is in the model's first request, session 1's transcript becomes an episode, and session 2
-is handed session 1's failure; the ledger counts what each session was handed and what the model then named.
+(`cd src`: there is no src/) and ends without a fix. The assertions: the session-start context
+(the fact) is in the model's first request; session 1's transcript becomes a failure episode;
+session 2 starts with that episode in its context, hits the same failure and recovers (`cd app`),
+and its model names the episode; the ledger holds each session's injection and counts the episode
+as used.
 """
 
 from __future__ import annotations
