@@ -11,12 +11,15 @@ gone leaves the use unknown.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from brain.agents.runtime import PRIVATE
 
 if TYPE_CHECKING:
     from brain.memory.sessions.transcripts import TranscriptReader
@@ -71,7 +74,8 @@ def record(root: Path, payload_text: str, event: str, context: str, at: datetime
     }
     path = ledger_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)  # it names sessions and transcripts
+    with os.fdopen(handle, "a", encoding="utf-8") as out:
         out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 

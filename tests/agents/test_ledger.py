@@ -79,6 +79,7 @@ def test_each_injection_is_a_ledger_line_and_status_counts_tokens_and_the_notes_
     assert entry["session"] == SESSION and entry["event"] == "session-start"
     assert entry["tokens"] == math.ceil(len(context) / 4) and entry["notes"] == named
     assert entry["transcript"] == str(transcript)
+    assert ledger_path(example).stat().st_mode & 0o777 == 0o600
     assert datetime.fromisoformat(entry["at"]) >= before
 
     transcript_naming(transcript, SESSION, "ANTIPATTERN-retry-without-idempotency", datetime.now(UTC))
