@@ -129,7 +129,7 @@ def test_installing_with_another_vault_updates_in_place_and_one_uninstall_takes_
     assert out.stdout == (f"updated   {settings}  (hooks)\nupdated   {home}/.claude.json  (mcp server)\n")
     assert json.loads(settings.read_text()) == user_hook_settings(second)
     assert json.loads((home / ".claude.json").read_text())["mcpServers"] == {
-        "brain": {"type": "stdio", "command": BRAIN, "args": ["mcp", "--vault", str(second)]}
+        "brain": {"type": "stdio", "command": BRAIN, "args": ["mcp", "--vault", str(second), "--tools", "agent"]}
     }
     out = hooks("uninstall", "claude-code", "--scope", "user")
     assert out.stdout == f"updated   {settings}  (hooks)\nremoved   {home}/.claude.json  (mcp server)\n"
@@ -217,7 +217,7 @@ def test_a_user_install_copies_no_credentials_into_the_vault(vault, home):
         assert sorted(json.loads(text)) == ["created_file", "created_folders", "entries", "path", "sha256"]
     assert stat.S_IMODE((vault.root / ".brain" / "hooks" / "installed").stat().st_mode) == 0o700
     record = next(json.loads(f.read_text()) for f in kept if json.loads(f.read_text())["path"] == str(claude_json))
-    assert record["entries"] == [f"mcpServers.brain: {BRAIN} mcp --vault {vault.root}"]
+    assert record["entries"] == [f"mcpServers.brain: {BRAIN} mcp --vault {vault.root} --tools agent"]
     assert record["created_file"] is False
     hooks("uninstall", "claude-code", "--scope", "user")
     assert json.loads(claude_json.read_text()) == CLAUDE_JSON and stat.S_IMODE(claude_json.stat().st_mode) == 0o600
@@ -308,7 +308,11 @@ def test_a_project_install_from_a_subfolder_writes_the_repository_root_and_commi
         "projects": {
             str(repo): {
                 "mcpServers": {
-                    "brain": {"type": "stdio", "command": BRAIN, "args": ["mcp", "--vault", str(vault.root)]}
+                    "brain": {
+                        "type": "stdio",
+                        "command": BRAIN,
+                        "args": ["mcp", "--vault", str(vault.root), "--tools", "agent"],
+                    }
                 }
             }
         }
@@ -324,7 +328,7 @@ def test_a_project_install_from_a_subfolder_writes_the_repository_root_and_commi
         f"  SessionEnd: {command('session-end', vault.root)}",
         f"{repo}/.mcp.json: no such file",
         f"{home}/.claude.json (project {repo}):",
-        f"  projects.{repo}.mcpServers.brain: {BRAIN} mcp --vault {vault.root}",
+        f"  projects.{repo}.mcpServers.brain: {BRAIN} mcp --vault {vault.root} --tools agent",
         f"{home}/.claude/settings.json: no such file",
         f"{home}/.claude.json: nothing from brain",
         f"{home}/.codex/config.toml: no such file",
@@ -368,7 +372,11 @@ def test_a_vault_inside_the_repository_with_brain_on_path_is_committed_portable(
     ]
     assert json.loads((repo / ".mcp.json").read_text()) == {
         "mcpServers": {
-            "brain": {"type": "stdio", "command": "brain", "args": ["mcp", "--vault", "${CLAUDE_PROJECT_DIR:-.}/notes"]}
+            "brain": {
+                "type": "stdio",
+                "command": "brain",
+                "args": ["mcp", "--vault", "${CLAUDE_PROJECT_DIR:-.}/notes", "--tools", "agent"],
+            }
         }
     }
     assert _machine_paths(repo, str(tmp_path), BRAIN) == []
