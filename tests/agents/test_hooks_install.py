@@ -136,7 +136,9 @@ def test_installing_with_another_vault_updates_in_place_and_one_uninstall_takes_
     assert json.loads(settings.read_text()) == json.loads(USER_SETTINGS)
     assert not (home / ".claude.json").exists()
     status = hooks("status", "--project-dir", str(tmp_path), "--json")
-    assert [row["entries"] for row in json.loads(status.stdout)["files"]] == [[]] * 9  # Claude Code 6, Codex 1, Gemini 2
+    assert [row["entries"] for row in json.loads(status.stdout)["files"]] == [
+        []
+    ] * 9  # Claude Code 6, Codex 1, Gemini 2
     for vault in (first, second):
         assert list((vault / ".brain" / "hooks" / "installed").iterdir()) == []
 
