@@ -3,12 +3,13 @@ registry), offline against a scripted model on the loopback, with brain's hooks 
 installs them. Run by `tests/e2e/run` (and `.ci/run` when node is present), never by the default
 pytest run: it needs the CLI, whose path `CLAUDE_BIN` gives.
 
-Two sessions in a git repository whose vault knows one fact. Session 1 runs a command that fails
-(`cd src`: there is no src/) and ends without a fix. The assertions: the session-start context
+Three sessions in a git repository whose vault knows one fact. Session 1 runs a command that
+fails (`cd src`: there is no src/) and ends without a fix. The assertions: the session-start context
 (the fact) is in the model's first request; session 1's transcript becomes a failure episode;
-session 2 starts with that episode in its context, hits the same failure and recovers (`cd app`),
-and its model names the episode; the ledger holds each session's injection and counts the episode
-as used.
+session 2 starts with that episode in its context, hits the same failure and recovers (`cd app`);
+session 3 hits the same failure and the model's very next request holds the failure hook's answer
+naming session 2's episode and its fix; the ledger holds each session's injections and counts the
+episodes the models then named as used.
 """
 
 from __future__ import annotations
@@ -156,11 +157,24 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     )[0]
     assert "outcome: success" in recovered.read_text()
 
+    # session 3 hits the same failure: the failure hook hands the model session 2's fix at once
+    model.requests.clear()
+    model.turns = [{"bash": FAILING}, {"text": f"Seen before in {recovered.stem}: the sources live in app/."}]
+    third = run_claude(claude, model, repo, home, PROMPT)
+    after_failure = user_text(model.main_requests()[1])
+    print(f"session 3's request after the failure holds:\n{after_failure[after_failure.index('PostToolUseFailure') :]}")
+    assert (
+        f"PostToolUseFailure:Bash hook additional context: brain: this failure was seen before, in [[{recovered.stem}]]"
+    ) in after_failure
+    assert "cd: src: No such file or directory\n- What fixed it: " in after_failure
+
     # the ledger: each session's injection, with the tokens the context cost
     status = json.loads(brain("hooks", "status", "--vault", str(vault), "--json", cwd=repo))["injected"]
     assert [(s["session"], list(s["tokens_by_event"])) for s in status["sessions"]] == [
-        (first["session_id"], ["session-start"]),
-        (second["session_id"], ["session-start"]),
+        (first["session_id"], ["session-start", "first-prompt"]),
+        (second["session_id"], ["session-start", "first-prompt"]),
+        (third["session_id"], ["session-start", "first-prompt", "tool-failure"]),
     ]
-    assert status["sessions"][1]["tokens"] == -(-(len(context) + 1) // 4)
-    assert status["sessions"][1]["used"] == [episode.stem]  # the model named it after it was handed it
+    assert status["sessions"][1]["tokens_by_event"]["session-start"] == -(-(len(context) + 1) // 4)
+    # the models named the episodes after they were handed them
+    assert episode.stem in status["sessions"][1]["used"] and recovered.stem in status["sessions"][2]["used"]
