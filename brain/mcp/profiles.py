@@ -25,8 +25,8 @@ PROFILES: dict[str, Mapping[str, tuple[str, ...]]] = {
         "query_episodes": ("outcome", "task", "since", "limit"),
         "get_antipatterns": (),
         "recall_facts": ("query", "subject", "namespaces", "limit"),
-        "record_fact": ("kind", "subject", "value", "namespace"),
-        "supersede_fact": ("fact", "value", "reason"),
+        "record_fact": ("kind", "subject", "value", "namespace", "supersede"),
+        "supersede_fact": ("fact", "value", "namespace", "reason"),
         "get_guidelines": ("task",),
     },
 }

@@ -49,7 +49,13 @@ def test_the_agent_profile_lists_its_tools_within_12000_characters_and_all_keeps
             "type": "array",
             "description": "Only notes of these types (episode, pattern, note, ...).",
         }
-        assert list(tools["record_fact"].input_schema["properties"]) == ["kind", "subject", "value", "namespace"]
+        assert list(tools["record_fact"].input_schema["properties"]) == [
+            "kind",
+            "subject",
+            "value",
+            "namespace",
+            "supersede",
+        ]
         description = tools["query_episodes"].description or ""
         assert description.startswith("List past episodes (work sessions), newest first")
         assert "\n    " not in description  # the docstring's indentation is not sent
@@ -81,7 +87,10 @@ def test_agent_profile_tools_work_and_refuse_the_arguments_they_do_not_take(tmp_
         recorded = agent.ok("record_fact", {"kind": "config", "subject": "db-pool-size", "value": 20})
         fact = recorded.structured_content["fact"]["id"]  # type: ignore[index]
         recalled = agent.ok("recall_facts", {"subject": "db-pool-size"})
-        assert [hit["id"] for hit in recalled.structured_content["facts"]] == [fact]  # type: ignore[index]
+        assert [hit["id"] for hit in recalled.structured_content["facts"]] == [fact]
+        changed = agent.ok("record_fact", {"kind": "config", "subject": "db-pool-size", "value": 25, "supersede": True})
+        current = agent.ok("recall_facts", {"subject": "db-pool-size"}).structured_content["facts"]
+        assert [(hit["id"], hit["value"]) for hit in current] == [(changed.structured_content["fact"]["id"], 25)]  # type: ignore[index]
         agent.bad(
             "search",
             {"query": "memory", "mode": "text"},
