@@ -42,7 +42,10 @@ def test_install_merges_hooks_and_server_and_uninstall_takes_them_out(vault, hom
     program = data["mcpServers"]["brain"]["command"]
     assert brain is None or program == brain
     assert data["ui"] == {"theme": "GitHub"} and data["mcpServers"]["other"] == {"command": "x"}
-    assert data["mcpServers"]["brain"] == {"command": program, "args": ["mcp", "--vault", str(vault.root)]}
+    assert data["mcpServers"]["brain"] == {
+        "command": program,
+        "args": ["mcp", "--vault", str(vault.root), "--tools", "agent"],
+    }
     assert {event: groups for event, groups in data["hooks"].items()} == {
         event: [
             {
