@@ -466,8 +466,9 @@ def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
             "last-assistant-message": "Fixed",
         }
     )
+    # the argv Codex builds: its `notify` program, then the JSON as the last argument
     done = brain_process(
-        "hooks", "run", "codex-notify", payload, "--vault", str(example), env={"CODEX_HOME": str(codex_home)}
+        "hooks", "run", "codex-notify", "--vault", str(example), payload, env={"CODEX_HOME": str(codex_home)}
     )
     assert (done.returncode, done.stdout) == (0, "")
     episode = example / "episodes" / "EPISODE-2026-03-14-0199a3b2.md"
