@@ -34,7 +34,7 @@ from brain.errors import InvalidInput, UsageError
 @dataclass(frozen=True)
 class Change:
     path: str
-    action: str  # project | created | updated | unchanged | removed | absent
+    action: str  # project | created | updated | unchanged | removed | absent | to do
     what: str  # hooks | mcp server | notify and mcp server (", this machine only" for a local file)
 
 
@@ -130,7 +130,8 @@ def _put_in(
     for record in records:
         record.file.unlink(missing_ok=True)
     _remember(vault, agent, target, text, created, folders)
-    return changes
+    step = agent.to_do(target, text) if text is not None else None
+    return changes + ([Change(str(target.path), "to do", step)] if step else [])
 
 
 def uninstall(name: str, *, scope: str, project_dir: Path, home: Path) -> list[Change]:
