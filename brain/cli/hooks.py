@@ -110,7 +110,11 @@ def status(project_dir: ProjectOption = None, as_json: JsonOption = False) -> No
 @app.command()
 def run(
     event: Annotated[
-        str, typer.Argument(help="session-start, first-prompt, tool-failure, session-end, codex-notify (or extract).")
+        str,
+        typer.Argument(
+            help="session-start, first-prompt, tool-failure, session-end (Claude Code); codex-session-start, "
+            "codex-first-prompt, codex-stop, codex-notify (Codex); extract."
+        ),
     ],
     payload: Annotated[
         str | None, typer.Argument(help="The hook JSON when the agent passes it as an argument (Codex).")
