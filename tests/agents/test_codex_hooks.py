@@ -16,7 +16,7 @@ from tests.agents.test_hooks import CODEX, TRUST, brain_process, hooks
 from tests.conftest import REPO
 
 BRAIN = str(Path(sys.executable).parent / "brain")
-EVENTS = (("SessionStart", "codex-session-start"), ("UserPromptSubmit", "codex-prompt"), ("Stop", "codex-stop"))
+EVENTS = (("SessionStart", "codex-session-start"), ("UserPromptSubmit", "codex-first-prompt"), ("Stop", "codex-stop"))
 USER_HOOKS = (
     '{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": [\n          {\n            "type": "command",\n'
     '            "command": "notify-send done"\n          }\n        ]\n      }\n    ]\n  }\n}\n'
@@ -52,7 +52,7 @@ def test_hooks_json_gets_brains_hooks_beside_the_users_and_gives_them_back(vault
         "hooks": {
             "Stop": [user_stop, {"hooks": [handler("codex-stop", vault.root)]}],
             "SessionStart": [{"hooks": [handler("codex-session-start", vault.root)]}],
-            "UserPromptSubmit": [{"hooks": [handler("codex-prompt", vault.root)]}],
+            "UserPromptSubmit": [{"hooks": [handler("codex-first-prompt", vault.root)]}],
         }
     }
     before = hooks_file.read_bytes()
@@ -90,10 +90,11 @@ def test_status_and_install_say_whether_codex_trusts_each_hook(vault, codex_home
         },
     )
     status = hooks("status", "--project-dir", str(codex_home)).stdout.splitlines()
-    assert status[-4:] == [
+    at = status.index(f"{hooks_file}:")
+    assert status[at : at + 4] == [
         f"{hooks_file}:",
         f"  SessionStart: {start['command']}  (trusted)",
-        f"  UserPromptSubmit: {BRAIN} hooks run codex-prompt --vault {vault.root}  (changed since trusted: /hooks)",
+        f"  UserPromptSubmit: {BRAIN} hooks run codex-first-prompt --vault {vault.root}  (changed since trusted: /hooks)",
         f"  Stop: {BRAIN} hooks run codex-stop --vault {vault.root}  (not trusted yet: /hooks)",
     ]
     out = hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
@@ -105,7 +106,7 @@ def test_status_and_install_say_whether_codex_trusts_each_hook(vault, codex_home
         config,
         hooks_file,
         {
-            "user_prompt_submit": trust_hash("UserPromptSubmit", handler("codex-prompt", vault.root)),
+            "user_prompt_submit": trust_hash("UserPromptSubmit", handler("codex-first-prompt", vault.root)),
             "stop": trust_hash("Stop", handler("codex-stop", vault.root)),
         },
     )
@@ -179,9 +180,9 @@ def test_session_start_and_first_prompt_answer_as_codex_reads_them(example):
         "# Context for: this session (from brain, the team's memory)\n"
     )
     prompt = codex_input("UserPromptSubmit", turn_id="t1", prompt="Shorten the mobile access token TTL")
-    first = brain_process("hooks", "run", "codex-prompt", "--vault", str(example), stdin=prompt)
+    first = brain_process("hooks", "run", "codex-first-prompt", "--vault", str(example), stdin=prompt)
     assert json.loads(first.stdout)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
-    assert brain_process("hooks", "run", "codex-prompt", "--vault", str(example), stdin=prompt).stdout == ""
+    assert brain_process("hooks", "run", "codex-first-prompt", "--vault", str(example), stdin=prompt).stdout == ""
 
 
 def test_stop_extracts_the_rollout_once_and_answers_nothing(example, codex_home):

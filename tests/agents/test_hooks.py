@@ -254,7 +254,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
                 f"{event}: {brain} hooks run {name} --vault {vault.root}  (not trusted yet: /hooks)"
                 for event, name in (
                     ("SessionStart", "codex-session-start"),
-                    ("UserPromptSubmit", "codex-prompt"),
+                    ("UserPromptSubmit", "codex-first-prompt"),
                     ("Stop", "codex-stop"),
                 )
             ],
