@@ -52,8 +52,8 @@ _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
-# Codex's event -> brain's hook. Its PostToolUse hands a tool's response; brain has no hook for a
-# failed tool call yet, so none is installed for it (see docs/guide/agents.md).
+# Codex's event -> brain's hook. No PostToolUse -> tool-failure: Codex 0.171 hands it a shell call's
+# output without its exit code, so a failed call cannot be told from one that printed an error.
 EVENTS = {"SessionStart": "codex-session-start", "UserPromptSubmit": "codex-first-prompt", "Stop": "codex-stop"}
 BEGIN = "# >>> brain (added by `brain hooks install codex`; `brain hooks uninstall codex` removes it)"
 END = "# <<< brain"
