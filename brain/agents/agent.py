@@ -50,7 +50,9 @@ class Agent:
     - `vaults_named(target, text)`: the vaults brain's entries in a file's text point at;
     - `reader`: how its transcripts are read into acts;
     - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s;
-    - `store(home)`: the folder where the agent keeps its sessions' transcripts (for a backfill).
+    - `store(home)`: the folder where the agent keeps its sessions' transcripts (for a backfill);
+    - `to_do(target, text)`: what the user still does before the agent runs what brain wrote in a
+      file (Codex runs a hook only once the user trusts it), None when nothing.
     """
 
     name: str
@@ -61,3 +63,4 @@ class Agent:
     vaults_named: Callable[[Target, str], list[str]]
     hooks: Mapping[str, Hook]
     store: Callable[[Path], Path]
+    to_do: Callable[[Target, str], str | None] = lambda target, text: None

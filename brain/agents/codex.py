@@ -1,21 +1,21 @@
-"""Codex CLI: its config (`$CODEX_HOME/config.toml`, by default `~/.codex/config.toml`) and its rollouts.
+"""Codex CLI: its config and hooks (`$CODEX_HOME`, by default `~/.codex`, or a project's `.codex/`,
+which Codex reads in a project the user trusts), and its rollouts.
 
-Config: a `[mcp_servers.brain]` table and a top-level `notify` program, each inside a block of
-marked lines, so uninstall removes exactly those lines. Codex has no session-start or prompt hook
-that adds context here, so it gets the MCP server (the agent can call `bootstrap_context` and
-`get_guidelines`) and a `notify` program that extracts the session after each turn.
+`config.toml`: a `[mcp_servers.brain]` table and a top-level `notify` program, each in a block of
+marked lines that uninstall removes. `notify` runs after every turn (TUI and `codex exec`, every
+version), its JSON as the last argument, and extracts the session. `hooks.json` (Claude Code's
+shape): context at session start and at the first prompt, extraction at each turn's Stop; Codex
+runs them once the user trusts them (`/hooks`), which its user config records per hook as
+`[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash`. brain never writes that trust.
+tomllib, which only install and status need, is imported where it is used.
 
-`notify` runs after every turn and imports this module, so tomllib, which only install and status
-need, is imported where it is used.
-
-Rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
-
-Each line is `{timestamp, type, payload}`. Types read: `session_meta` (id, cwd), `turn_context`,
-`response_item` (`message` by role, `reasoning`, `function_call` / `custom_tool_call` /
-`local_shell_call` and their `*_output`), `event_msg` (`token_count`, `turn_aborted`,
-`user_message`; the rest, which repeat response items for the UI, are counted), `compacted`. A type
-a later version adds is counted as unknown and skipped. A request the Codex IDE extension wrote
-(`# Files mentioned by the user: ... ## My request for Codex: ...`) is read as its request.
+Rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`. Types read:
+`session_meta` (id, cwd), `turn_context`, `response_item` (`message` by role, `reasoning`,
+`function_call` / `custom_tool_call` / `local_shell_call` and their `*_output`), `event_msg`
+(`token_count`, `turn_aborted`, `user_message`; the rest, which repeat response items for the UI,
+are counted), `compacted`, `token_usage_record` and `world_state` (counted). A type a later version
+adds is counted as unknown and skipped. A request the Codex IDE extension wrote (`# Files mentioned
+by the user: ... ## My request for Codex: ...`) is read as its request.
 
 A tool result is an error when its output says so: a JSON output whose `metadata.exit_code` is not
 0, a text output `Exit code: N` / `Process exited with code N` with N not 0, or a `success: false`.
@@ -29,6 +29,7 @@ of any call (the polls are tool calls all the same), and a poll that fails is it
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -37,45 +38,74 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from brain.agents import runtime
+from brain.agents import runtime, settings
 from brain.agents.agent import Agent, Target
-from brain.agents.settings import Commands, vault_in
+from brain.agents.settings import Commands, json_object, split_command, vault_in
 from brain.errors import InvalidInput
 from brain.memory.sessions.commands import exit_code
 from brain.memory.sessions.transcripts import Act, ReadStats, TranscriptReader, json_records, obj, text_of
 
-KNOWN = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
+KNOWN = frozenset(
+    {"session_meta", "response_item", "turn_context", "event_msg", "compacted", "token_usage_record", "world_state"}
+)
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
+# Codex's event -> brain's hook. No PostToolUse -> tool-failure: Codex 0.171 hands it a shell call's
+# output without its exit code, so a failed call cannot be told from one that printed an error.
+EVENTS = {"SessionStart": "codex-session-start", "UserPromptSubmit": "codex-first-prompt", "Stop": "codex-stop"}
 BEGIN = "# >>> brain (added by `brain hooks install codex`; `brain hooks uninstall codex` removes it)"
 END = "# <<< brain"
 
 
-# ---------------------------------------------------------------- config.toml, as text
+# ---------------------------------------------------------------- where brain writes
 
 
 def codex_home(home: Path) -> Path:
-    """Where Codex keeps its config.toml: `$CODEX_HOME` when set, as Codex reads it, else `~/.codex`."""
+    """Codex's own folder: `$CODEX_HOME` when set, as Codex reads it, else `~/.codex`."""
     value = os.environ.get("CODEX_HOME")
     return Path(value).expanduser().absolute() if value else home / ".codex"
 
 
 def targets(scope: str, project_dir: Path, home: Path) -> list[Target]:
-    return [Target(codex_home(home) / "config.toml", "notify and mcp server")]
+    """User scope: Codex's own folder; project scope: the project's `.codex/`, local files (this machine's paths)."""
+    if scope == "project":
+        folder = project_dir / ".codex"
+        return [
+            Target(folder / "config.toml", "notify and mcp server", "local", project_dir),
+            Target(folder / "hooks.json", "hooks", "local", project_dir),
+        ]
+    folder = codex_home(home)
+    return [Target(folder / "config.toml", "notify and mcp server"), Target(folder / "hooks.json", "hooks")]
 
 
 def merged(target: Target, text: str | None, commands: Commands | None) -> str | None:
+    if target.what == "hooks":
+        data = json_object(target.path, text) if text is not None else {}
+        if commands is None:
+            new = settings.without_json_hooks(data, is_ours)
+        else:
+            hooks = {event: _handler(commands.hook(name)) for event, name in EVENTS.items()}
+            new = settings.with_json_hooks(data, hooks, is_ours)
+        return text if new == data else settings.dump_json(new, text or "")
     if commands is None:
         return without_codex_blocks(text) if text is not None else None
     return with_codex_blocks(text or "", commands)
 
 
+def _handler(command: str) -> dict[str, Any]:
+    return {"type": "command", "command": command, "timeout": 10}
+
+
 def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
-    """brain's marked lines, and what is wrong with the file (one that is not TOML still shows them)."""
+    """brain's entries, a hook with whether Codex runs it, and what is wrong with the file (one that
+    is not TOML still shows brain's marked lines)."""
     import tomllib
 
+    if target.what == "hooks":
+        found = trust_of(target.path, text, codex_home(Path.home()) / "config.toml")
+        return tuple(f"{event}: {command}  ({_TRUST[trust]})" for event, command, trust in found), None
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -84,9 +114,16 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
 
 
 def vaults_named(target: Target, text: str) -> list[str]:
-    """The vaults brain's blocks in a config.toml point at (the argument after `--vault`)."""
+    """The vaults brain's entries in a config.toml or hooks.json point at (the argument after `--vault`)."""
     import tomllib
 
+    if target.what == "hooks":
+        try:
+            hooks = settings.json_hooks_in(json_object(target.path, text), is_ours)
+        except InvalidInput:
+            return []
+        named = (vault_in(split_command(hook["command"])) for *_, hook in hooks)
+        return list(dict.fromkeys(vault for vault in named if vault))
     if BEGIN not in text:
         return []
     try:
@@ -99,12 +136,30 @@ def vaults_named(target: Target, text: str) -> list[str]:
     return list(dict.fromkeys(vault for args in commands if (vault := vault_in(args))))
 
 
+def to_do(target: Target, text: str) -> str | None:
+    """What the user still does for Codex to run what brain wrote: trust the hooks, trust the project."""
+    config = codex_home(Path.home()) / "config.toml"
+    if target.what == "hooks":
+        waiting = [event for event, _, trust in trust_of(target.path, text, config) if trust != "trusted"]
+        if waiting:
+            return (
+                f"Codex runs brain's {', '.join(waiting)} hooks once you trust them: in codex, type /hooks, trust each"
+            )
+    elif target.project is not None and not _trusted_project(target.project, config):
+        return f"Codex reads {target.path.parent} only in a trusted project: run `codex exec --trust` there once"
+    return None
+
+
+# ---------------------------------------------------------------- config.toml, as text
+
+
 def codex_blocks(commands: Commands) -> tuple[str, str]:
     """(the block for the top of config.toml, the block for its end)."""
     notify = [commands.brain, "hooks", "run", "codex-notify", "--vault", commands.vault]
-    top = f"{BEGIN}\nnotify = {_toml_list(notify)}\n{END}\n"
+    top = f"{BEGIN}\nnotify = {settings.toml_list(notify)}\n{END}\n"
     server = commands.mcp()
-    table = f"[mcp_servers.brain]\ncommand = {_toml_string(server['command'])}\nargs = {_toml_list(server['args'])}\n"
+    command, args = settings.toml_string(server["command"]), settings.toml_list(server["args"])
+    table = f"[mcp_servers.brain]\ncommand = {command}\nargs = {args}\n"
     end = f"{BEGIN}\n{table}{END}\n"
     return top, end
 
@@ -142,12 +197,51 @@ def codex_installed(text: str) -> list[str]:
     return [line for block in pattern.findall(text) for line in block.splitlines() if line.strip()]
 
 
-def _toml_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+# ---------------------------------------------------------------- hooks.json, and whether Codex runs them
 
 
-def _toml_list(values: list[str]) -> str:
-    return "[" + ", ".join(_toml_string(value) for value in values) + "]"
+def is_ours(hook: Any) -> bool:
+    """A hook brain wrote: exactly `<brain> hooks run codex-... --vault V [--namespace N]...`."""
+    command = hook.get("command") if isinstance(hook, dict) else None
+    return isinstance(command, str) and settings.is_brain_hook(split_command(command), tuple(EVENTS.values()))
+
+
+_SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop"}
+_TRUST = {"trusted": "trusted", "modified": "changed since trusted: /hooks", "untrusted": "not trusted yet: /hooks"}
+
+
+def trust_hash(event: str, hook: dict[str, Any]) -> str:
+    """Codex's hash of a command hook (no matcher): SHA-256 of the canonical JSON (keys sorted,
+    compact) of its normalized identity, the event and the handler with its timeout and `async`."""
+    handler = {"type": "command", "command": hook.get("command", ""), "async": False}
+    handler["timeout"] = max(int(hook.get("timeout") or 600), 1)
+    identity = {"event_name": _SNAKE.get(event, event), "hooks": [handler]}
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def trust_of(path: Path, text: str, config: Path) -> list[tuple[str, str, str]]:
+    """(event, command, trust) of each of brain's hooks in a hooks.json, as Codex's user config
+    records it (`[hooks.state."<path>:<event>:<group>:<handler>"] trusted_hash`): `trusted`,
+    `modified` (trusted before the hook changed) or `untrusted`."""
+    state = settings.toml_table(config, "hooks", "state")
+    found = []
+    for event, group, index, hook in settings.json_hooks_in(json_object(path, text), is_ours):
+        entry = state.get(f"{path}:{_SNAKE.get(event, event)}:{group}:{index}")
+        recorded = entry.get("trusted_hash") if isinstance(entry, dict) else None
+        trust = "untrusted" if recorded is None else "trusted" if recorded == trust_hash(event, hook) else "modified"
+        found.append((event, hook["command"], trust))
+    return found
+
+
+def _trusted_project(project: Path, config: Path) -> bool:
+    """Whether Codex's user config trusts the project or a folder above it (`[projects."<folder>"]`)."""
+    projects = settings.toml_table(config, "projects")
+    levels = (projects.get(str(folder)) for folder in (project, *project.parents))
+    return any(isinstance(level, dict) and level.get("trust_level") == "trusted" for level in levels)
+
+
+# ---------------------------------------------------------------- the hooks
 
 
 def find_rollout(thread: str, codex_home: Path) -> Path | None:
@@ -159,19 +253,42 @@ def find_rollout(thread: str, codex_home: Path) -> Path | None:
 
 
 def _notify(request: runtime.HookRequest) -> runtime.HookResult:
-    """Codex's `notify` program (its JSON comes as the last argument): after a turn, the session's
-    rollout file is extracted in the background."""
-    if request.payload.get("type") != "agent-turn-complete":
-        return runtime.HookResult("codex-notify")
-    thread = str(request.payload.get("thread-id") or "")
-    rollout = find_rollout(thread, codex_home(Path.home()))
-    if rollout is None:
-        raise InvalidInput(f"no Codex rollout file for thread {thread}")
-    runtime.start_extraction("codex-notify", request.memory, rollout, thread, "codex")
+    """Codex's `notify` program, after every turn (its JSON comes as the last argument)."""
+    if request.payload.get("type") == "agent-turn-complete":
+        _extract(request, "codex-notify", str(request.payload.get("thread-id") or ""), "")
     return runtime.HookResult("codex-notify")
 
 
-HOOKS: dict[str, runtime.Hook] = {"codex-notify": _notify}
+def _session_start(request: runtime.HookRequest) -> runtime.HookResult:
+    return runtime.session_start(request, "SessionStart")
+
+
+def _prompt(request: runtime.HookRequest) -> runtime.HookResult:
+    return runtime.first_prompt(request, "UserPromptSubmit")
+
+
+def _stop(request: runtime.HookRequest) -> runtime.HookResult:
+    """The Stop hook, at every turn's end (its JSON on stdin)."""
+    payload = request.payload
+    _extract(request, "codex-stop", str(payload.get("session_id") or ""), str(payload.get("transcript_path") or ""))
+    return runtime.HookResult("Stop")
+
+
+def _extract(request: runtime.HookRequest, event: str, thread: str, transcript: str) -> None:
+    """The thread's rollout (`transcript`, else the newest of the thread) is extracted in the
+    background; one unchanged since its last extraction is skipped there."""
+    rollout = Path(transcript) if transcript else find_rollout(thread, codex_home(Path.home()))
+    if rollout is None:
+        raise InvalidInput(f"no Codex rollout file for thread {thread}")
+    runtime.start_extraction(event, request.memory, rollout, thread or rollout.stem, "codex")
+
+
+HOOKS: dict[str, runtime.Hook] = {
+    "codex-notify": _notify,
+    "codex-session-start": _session_start,
+    "codex-first-prompt": _prompt,
+    "codex-stop": _stop,
+}
 
 
 # ---------------------------------------------------------------- rollouts
@@ -379,4 +496,5 @@ AGENT = Agent(
     vaults_named=vaults_named,
     hooks=HOOKS,
     store=lambda home: codex_home(home) / "sessions",
+    to_do=to_do,
 )

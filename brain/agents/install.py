@@ -34,7 +34,7 @@ from brain.errors import InvalidInput, UsageError
 @dataclass(frozen=True)
 class Change:
     path: str
-    action: str  # project | created | updated | unchanged | removed | absent
+    action: str  # project | created | updated | unchanged | removed | absent | to do
     what: str  # hooks | mcp server | notify and mcp server (", this machine only" for a local file)
 
 
@@ -98,6 +98,7 @@ def install(name: str, commands: Commands, *, scope: str, project_dir: Path, hom
     _refuse_a_second_scope(agent, scope, chosen, root, home)
     shared = portable(commands, root) if any(target.share == "shared" for target in chosen) else None
     plans = []
+    missing = {target: _missing_folders(target.path) for target in chosen}  # before any file makes one
     for target in chosen:
         wanted = {"shared": shared, "local": None if shared else commands, "user": commands}[target.share]
         current = _read(target.path) if target.path.is_file() else None
@@ -112,15 +113,22 @@ def install(name: str, commands: Commands, *, scope: str, project_dir: Path, hom
             change = _take_out(target, current, text, records)
             changes += [change] if change.action not in ("unchanged", "absent") else []
         else:
-            changes += _put_in(agent, vault, root, target, current, text, records)
+            changes += _put_in(agent, vault, root, target, current, text, records, missing[target])
     return changes
 
 
 def _put_in(
-    agent: Agent, vault: Path, root: Path, target: Target, current: str | None, text: str | None, records: list[_Record]
+    agent: Agent,
+    vault: Path,
+    root: Path,
+    target: Target,
+    current: str | None,
+    text: str | None,
+    records: list[_Record],
+    missing: list[str],
 ) -> list[Change]:
-    """Write the file with brain's entries, and remember it in the vault (once, whatever vault had it)."""
-    missing = _missing_folders(target.path)
+    """Write the file with brain's entries, and remember it in the vault (once, whatever vault had it)
+    with the folders that were `missing` before install (one that another of its files made too)."""
     change = _apply(target, current, text)
     changes = [change]
     if change.action == "created" and target.share == "local" and target.path.is_relative_to(root):
@@ -130,7 +138,8 @@ def _put_in(
     for record in records:
         record.file.unlink(missing_ok=True)
     _remember(vault, agent, target, text, created, folders)
-    return changes
+    step = agent.to_do(target, text) if text is not None else None
+    return changes + ([Change(str(target.path), "to do", step)] if step else [])
 
 
 def uninstall(name: str, *, scope: str, project_dir: Path, home: Path) -> list[Change]:

@@ -3,11 +3,12 @@
 A coding agent runs the session-start and first-prompt hooks before it can answer, and the
 session-end hook as it quits; importing typer alone is a sizeable part of a hook's time.
 `brain.cli.main` hands `brain hooks run ...` to `main` here, which reads the same arguments with
-argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`, which answers `--help`) does; `--help` goes to
-typer, which answers it as for any command. Arguments argparse cannot read (a wrong option, a
-budget that is not a number) are a hook failing like any other: exit 0, nothing printed, one line in
-the log (typer would exit 2, and Claude Code blocks the prompt on a UserPromptSubmit hook's 2). A test
-checks that both accept the same options.
+argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`, which answers `--help`)
+does; `--help` goes to typer, which answers it as for any command. The hook JSON may come after the
+options: Codex's `notify` appends it as the last argument of `brain hooks run codex-notify --vault V`.
+Arguments argparse cannot read (a wrong option, a budget that is not a number) are a hook failing
+like any other: exit 0, nothing printed, one line in the log (typer would exit 2, and Claude Code
+blocks the prompt on a UserPromptSubmit hook's 2). A test checks that both accept the same options.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def main(argv: list[str]) -> bool:
     if any(arg in ("--help", "-h") for arg in argv):
         return False
     try:
-        args = parser().parse_args(argv)
+        args = parser().parse_intermixed_args(argv)  # Codex appends its JSON after the options
     except _BadArguments as error:
         _log_bad_arguments(argv, str(error))
         return True

@@ -11,6 +11,7 @@ import copy
 import json
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,3 +166,88 @@ def mcp_server_entries(data: dict[str, Any]) -> tuple[str, ...]:
     if not isinstance(server, dict) or not is_our_server(server):
         return ()
     return (f"mcpServers.brain: {server['command']} {' '.join(server['args'])}",)
+
+
+# ---------------------------------------------------------------- hooks, as `hooks.<Event>` JSON
+
+
+def json_hooks_in(settings: dict[str, Any], ours: Callable[[Any], bool]) -> list[tuple[str, int, int, dict[str, Any]]]:
+    """(event, group index, handler index, handler) of each of brain's hooks in `{"hooks": {"<Event>":
+    [{"hooks": [handler, ...]}, ...]}}` settings (Claude Code's and Codex's shape)."""
+    found = []
+    hooks = settings.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for at, group in enumerate(groups) if isinstance(groups, list) else ():
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for index, hook in enumerate(handlers) if isinstance(handlers, list) else ():
+                if ours(hook):
+                    found.append((event, at, index, hook))
+    return found
+
+
+def without_json_hooks(settings: dict[str, Any], ours: Callable[[Any], bool]) -> dict[str, Any]:
+    """The settings with brain's hooks taken out (and the groups and events that held only them)."""
+    result = copy.deepcopy(settings)
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(handlers, list) and any(map(ours, handlers)):
+                rest = [hook for hook in handlers if not ours(hook)]
+                kept += [{**group, "hooks": rest}] if rest else []
+            else:
+                kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del result["hooks"]
+    return result
+
+
+def with_json_hooks(
+    settings: dict[str, Any], handlers: dict[str, dict[str, Any]], ours: Callable[[Any], bool]
+) -> dict[str, Any]:
+    """The settings with brain's hooks (`handlers`: event -> handler, each in a group of its own),
+    replacing brain's hooks already there (another vault, another path)."""
+    result = without_json_hooks(settings, ours)
+    hooks = result.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InvalidInput("its 'hooks' is not an object; fix it by hand, then install again")
+    for event, handler in handlers.items():
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InvalidInput(f"its 'hooks.{event}' is not a list; fix it by hand, then install again")
+        groups.append({"hooks": [handler]})
+    return result
+
+
+# ---------------------------------------------------------------- TOML, as text and as tables
+
+
+def toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def toml_list(values: list[str]) -> str:
+    return "[" + ", ".join(toml_string(value) for value in values) + "]"
+
+
+def toml_table(path: Path, *keys: str) -> dict[str, Any]:
+    """A table of a TOML file (`keys` down from the top), {} when it has none or cannot be read."""
+    import tomllib
+
+    try:
+        table: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    for key in keys:
+        table = table.get(key) if isinstance(table, dict) else None
+    return table if isinstance(table, dict) else {}

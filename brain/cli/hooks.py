@@ -132,7 +132,11 @@ def _vault_root(vault: Path | None) -> Path | None:
 @app.command()
 def run(
     event: Annotated[
-        str, typer.Argument(help="session-start, first-prompt, tool-failure, session-end, codex-notify (or extract).")
+        str,
+        typer.Argument(
+            help="session-start, first-prompt, tool-failure, session-end (Claude Code); codex-session-start, "
+            "codex-first-prompt, codex-stop, codex-notify (Codex); extract."
+        ),
     ],
     payload: Annotated[
         str | None, typer.Argument(help="The hook JSON when the agent passes it as an argument (Codex).")

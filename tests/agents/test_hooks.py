@@ -51,6 +51,14 @@ def hooks(*args: str):
     return run_brain("hooks", *args)
 
 
+TRUST = "Codex runs brain's SessionStart, UserPromptSubmit, Stop hooks once you trust them: in codex, type /hooks, trust each"
+
+
+def codex_hooks_lines(folder: Path, action: str = "created") -> str:
+    """What install says of Codex's hooks.json: written, and what the user does for Codex to run them."""
+    return f"{action:9} {folder / 'hooks.json'}  (hooks)\nto do     {folder / 'hooks.json'}  ({TRUST})\n"
+
+
 # ---------------------------------------------------------------- install, uninstall, status
 
 
@@ -155,8 +163,8 @@ def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
     config.parent.mkdir()
     original = 'model = "gpt-5-codex"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
     config.write_text(original)
-    out = hooks("install", "codex", "--vault", str(vault.root))
-    assert out.stdout == f"updated   {config}  (notify and mcp server)\n"
+    out = hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    assert out.stdout == f"updated   {config}  (notify and mcp server)\n" + codex_hooks_lines(config.parent)
     data = tomllib.loads(config.read_text())
     brain = str(Path(sys.executable).parent / "brain")
     assert data["model"] == "gpt-5-codex" and data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
@@ -166,9 +174,9 @@ def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
         "args": ["mcp", "--vault", str(vault.root), "--tools", "agent"],
     }
     before = config.read_bytes()
-    hooks("install", "codex", "--vault", str(vault.root))
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
     assert config.read_bytes() == before
-    hooks("uninstall", "codex")
+    hooks("uninstall", "codex", "--scope", "user")
     assert config.read_text() == original
 
 
@@ -181,16 +189,18 @@ def test_uninstall_removes_the_folders_install_created_and_no_other(vault, tmp_p
     A folder that existed before install stays, even when uninstall leaves it empty."""
     bare = tmp_path / "bare-project"
     bare.mkdir()
-    for agent, extra in (("codex", []), ("claude-code", ["--scope", "user"])):
+    for agent, extra in (("codex", ["--scope", "user"]), ("claude-code", ["--scope", "user"])):
         out = hooks("install", agent, *extra, "--project-dir", str(bare), "--vault", str(vault.root))
         assert out.exit_code == 0, out.stderr
-    assert _tree(home) == [".claude", ".claude.json", ".claude/settings.json", ".codex", ".codex/config.toml"]
-    hooks("install", "codex", "--vault", str(vault.root))  # a second install remembers the folder as brain's
+    assert _tree(home) == [
+        ".claude", ".claude.json", ".claude/settings.json", ".codex", ".codex/config.toml", ".codex/hooks.json"
+    ]  # fmt: skip
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))  # a second install: the folder is brain's
     hooks("uninstall", "claude-code", "--scope", "user")
     out = hooks("install", "claude-code", "--project-dir", str(bare), "--vault", str(vault.root))
     assert out.exit_code == 0, out.stderr
     assert _tree(bare) == [".claude", ".claude/settings.local.json"]
-    for agent, extra in (("codex", []), ("claude-code", ["--scope", "user"]), ("claude-code", [])):
+    for agent, extra in (("codex", ["--scope", "user"]), ("claude-code", ["--scope", "user"]), ("claude-code", [])):
         out = hooks("uninstall", agent, *extra, "--project-dir", str(bare))
         assert out.exit_code == 0, out.stderr
     assert _tree(home) == [] and _tree(bare) == []
@@ -198,19 +208,19 @@ def test_uninstall_removes_the_folders_install_created_and_no_other(vault, tmp_p
     # folders that were there before install are kept, empty or not
     (home / ".codex").mkdir()
     (bare / ".claude").mkdir()
-    hooks("install", "codex", "--vault", str(vault.root))
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
     hooks("install", "claude-code", "--project-dir", str(bare), "--vault", str(vault.root))
-    hooks("uninstall", "codex")
+    hooks("uninstall", "codex", "--scope", "user")
     hooks("uninstall", "claude-code", "--project-dir", str(bare))
     assert _tree(home) == [".codex"] and _tree(bare) == [".claude"]
 
 
 def test_uninstall_after_an_edit_still_removes_a_folder_left_empty(vault, home):
-    hooks("install", "codex", "--vault", str(vault.root))
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
     config = home / ".codex" / "config.toml"
     config.write_text(config.read_text() + "\n")  # someone touched it: brain removes only its blocks
-    out = hooks("uninstall", "codex")
-    assert out.stdout == f"removed   {config}  (notify and mcp server)\n"
+    out = hooks("uninstall", "codex", "--scope", "user")
+    assert out.stdout == f"removed   {config}  (notify and mcp server)\nremoved   {config.parent}/hooks.json  (hooks)\n"
     assert _tree(home) == []
 
 
@@ -218,7 +228,7 @@ def test_codex_with_its_own_notify_is_refused(vault, home):
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text('notify = ["my-notifier"]\n')
-    out = hooks("install", "codex", "--vault", str(vault.root))
+    out = hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
     assert out.exit_code == 1 and out.stderr.startswith(f"error: {config}: it already sets 'notify'")
     assert config.read_text() == 'notify = ["my-notifier"]\n'
 
@@ -227,8 +237,8 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
     codex_home = tmp_path / "codex home"
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
     config = codex_home / "config.toml"
-    out = hooks("install", "codex", "--vault", str(vault.root))
-    assert out.stdout == f"created   {config}  (notify and mcp server)\n"
+    out = hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    assert out.stdout == f"created   {config}  (notify and mcp server)\n" + codex_hooks_lines(codex_home)
     assert tomllib.loads(config.read_text())["notify"][-2:] == ["--vault", str(vault.root)]
     assert not (home / ".codex").exists()
     status = json.loads(hooks("status", "--project-dir", str(tmp_path), "--json").stdout)["files"]
@@ -243,8 +253,25 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
             f'args = ["mcp", "--vault", "{vault.root}", "--tools", "agent"]',
         ],
     )
-    out = hooks("uninstall", "codex")
-    assert out.stdout == f"removed   {config}  (notify and mcp server)\n"
+    hooks_file = codex_home / "hooks.json"
+    assert [row for row in status if row["path"] == str(hooks_file)] == [
+        {
+            "path": str(hooks_file),
+            "share": "user",
+            "exists": True,
+            "entries": [
+                f"{event}: {brain} hooks run {name} --vault {vault.root}  (not trusted yet: /hooks)"
+                for event, name in (
+                    ("SessionStart", "codex-session-start"),
+                    ("UserPromptSubmit", "codex-first-prompt"),
+                    ("Stop", "codex-stop"),
+                )
+            ],
+            "problem": None,
+        }
+    ]
+    out = hooks("uninstall", "codex", "--scope", "user")
+    assert out.stdout == f"removed   {config}  (notify and mcp server)\nremoved   {hooks_file}  (hooks)\n"
     assert not codex_home.exists()
 
 
@@ -263,7 +290,7 @@ def test_uninstall_gives_the_files_back_whatever_the_vault_path(name, project, h
     for agent in ("claude-code", "codex"):
         assert hooks("uninstall", agent, "--project-dir", str(project)).exit_code == 0
     assert settings.read_bytes() == USER_SETTINGS.encode() and not settings.with_name("settings.local.json").exists()
-    assert codex.read_bytes() == b'model = "gpt-5-codex"\n'
+    assert codex.read_bytes() == b'model = "gpt-5-codex"\n' and not (project / ".codex").exists()
     assert not (project / ".mcp.json").exists()
     assert list((root / ".brain" / "hooks" / "installed").iterdir()) == []
 
@@ -286,7 +313,10 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
         f"{project}/.mcp.json: not JSON (Expecting property name enclosed in double quotes at line 1)",
         f"{home}/.claude/settings.json: no such file",
         f"{home}/.claude.json: nothing from brain",
+        f"{project}/.codex/config.toml: no such file",
+        f"{project}/.codex/hooks.json: no such file",
         f"{codex}: not TOML (Invalid value (at line 1, column 9))",
+        f"{home}/.codex/hooks.json: no such file",
         f"{project}/.gemini/settings.json: no such file",
         f"{home}/.gemini/settings.json: no such file",
     ]
@@ -298,7 +328,10 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
         (".claude.json", "local", True, 1, None),
         ("settings.json", "user", False, 0, None),
         (".claude.json", "user", True, 0, None),
+        ("config.toml", "local", False, 0, None),
+        ("hooks.json", "local", False, 0, None),
         ("config.toml", "user", True, 0, "not TOML (Invalid value (at line 1, column 9))"),
+        ("hooks.json", "user", False, 0, None),
         ("settings.json", "local", False, 0, None),
         ("settings.json", "user", False, 0, None),
     ]
@@ -475,8 +508,9 @@ def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
             "last-assistant-message": "Fixed",
         }
     )
+    # the argv Codex builds: its `notify` program, then the JSON as the last argument
     done = brain_process(
-        "hooks", "run", "codex-notify", payload, "--vault", str(example), env={"CODEX_HOME": str(codex_home)}
+        "hooks", "run", "codex-notify", "--vault", str(example), payload, env={"CODEX_HOME": str(codex_home)}
     )
     assert (done.returncode, done.stdout) == (0, "")
     episode = example / "episodes" / "EPISODE-2026-03-14-0199a3b2.md"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from brain.vault_init import init_vault
-from tests.agents.test_hooks import USER_SETTINGS, hook_input, hooks
+from tests.agents.test_hooks import USER_SETTINGS, codex_hooks_lines, hook_input, hooks
 from tests.conftest import REPO
 
 BRAIN = str(Path(sys.executable).parent / "brain")
@@ -138,7 +138,7 @@ def test_installing_with_another_vault_updates_in_place_and_one_uninstall_takes_
     status = hooks("status", "--project-dir", str(tmp_path), "--json")
     assert [row["entries"] for row in json.loads(status.stdout)["files"]] == [
         []
-    ] * 9  # Claude Code 6, Codex 1, Gemini 2
+    ] * 12  # Claude Code 6, Codex 4, Gemini 2
     for vault in (first, second):
         assert list((vault / ".brain" / "hooks" / "installed").iterdir()) == []
 
@@ -149,11 +149,18 @@ def test_codex_with_another_vault_updates_in_place_and_one_uninstall_takes_all_o
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text('model = "gpt-5-codex"\n')
-    hooks("install", "codex", "--vault", str(first))
-    assert hooks("install", "codex", "--vault", str(second)).stdout == f"updated   {config}  (notify and mcp server)\n"
+    hooks("install", "codex", "--scope", "user", "--vault", str(first))
+    out = hooks("install", "codex", "--scope", "user", "--vault", str(second))
+    assert out.stdout == f"updated   {config}  (notify and mcp server)\n" + codex_hooks_lines(config.parent, "updated")
     assert tomllib.loads(config.read_text())["notify"][-1] == str(second)
-    assert hooks("uninstall", "codex").stdout == f"updated   {config}  (notify and mcp server)\n"
-    assert config.read_text() == 'model = "gpt-5-codex"\n'
+    assert brain_hooks(config.parent / "hooks.json") == [
+        f"{BRAIN} hooks run {name} --vault {second}"
+        for name in ("codex-session-start", "codex-first-prompt", "codex-stop")
+    ]
+    out = hooks("uninstall", "codex", "--scope", "user")
+    hooks_file = config.parent / "hooks.json"
+    assert out.stdout == f"updated   {config}  (notify and mcp server)\nremoved   {hooks_file}  (hooks)\n"
+    assert config.read_text() == 'model = "gpt-5-codex"\n' and not hooks_file.exists()
     for vault in (first, second):
         assert list((vault / ".brain" / "hooks" / "installed").iterdir()) == []
 
@@ -171,13 +178,13 @@ def test_a_symlinked_settings_file_is_edited_through_the_link(vault, home):
         link.parent.mkdir()
         link.symlink_to(Path("..") / "dotfiles" / target)
     assert hooks("install", "claude-code", "--scope", "user", "--vault", str(vault.root)).exit_code == 0
-    assert hooks("install", "codex", "--vault", str(vault.root)).exit_code == 0
+    assert hooks("install", "codex", "--scope", "user", "--vault", str(vault.root)).exit_code == 0
     assert settings.is_symlink() and config.is_symlink()
     assert json.loads((dotfiles / "settings.json").read_text()) == user_hook_settings(vault.root)
     assert "codex-notify" in (dotfiles / "config.toml").read_text()
     assert sorted(p.name for p in dotfiles.iterdir()) == ["config.toml", "settings.json"]  # no temp file left
     hooks("uninstall", "claude-code", "--scope", "user")
-    hooks("uninstall", "codex")
+    hooks("uninstall", "codex", "--scope", "user")
     assert settings.is_symlink() and config.is_symlink()
     assert json.loads((dotfiles / "settings.json").read_text()) == json.loads(USER_SETTINGS)
     assert (dotfiles / "config.toml").read_text() == 'model = "gpt-5-codex"\n'
@@ -333,7 +340,10 @@ def test_a_project_install_from_a_subfolder_writes_the_repository_root_and_commi
         f"  projects.{repo}.mcpServers.brain: {BRAIN} mcp --vault {vault.root} --tools agent",
         f"{home}/.claude/settings.json: no such file",
         f"{home}/.claude.json: nothing from brain",
+        f"{repo}/.codex/config.toml: no such file",
+        f"{repo}/.codex/hooks.json: no such file",
         f"{home}/.codex/config.toml: no such file",
+        f"{home}/.codex/hooks.json: no such file",
         f"{repo}/.gemini/settings.json: no such file",
         f"{home}/.gemini/settings.json: no such file",
     ]
@@ -484,10 +494,10 @@ def test_codex_keeps_a_table_added_after_install_and_copies_no_token(tmp_path, h
     config.parent.mkdir()
     original = f'model = "gpt-5-codex"\n\n[mcp_servers.github.env]\nGITHUB_TOKEN = "{TOKEN}"\n'
     config.write_text(original)
-    hooks("install", "codex", "--vault", str(first))
+    hooks("install", "codex", "--scope", "user", "--vault", str(first))
     added = '\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
     config.write_text(config.read_text() + added)
-    hooks("install", "codex", "--vault", str(second))
+    hooks("install", "codex", "--scope", "user", "--vault", str(second))
     assert not any(TOKEN in f.read_text() for f in [*_files(first / ".brain"), *_files(second / ".brain")])
-    hooks("uninstall", "codex")
+    hooks("uninstall", "codex", "--scope", "user")
     assert config.read_text() == original + added
