@@ -24,6 +24,7 @@ from brain.memory.tips.learn import draft_tips
 from brain.memory.tips.naming import slug
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Episode, Note, NoteHeader
+from brain.notes.project import in_scope, project_of
 from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note, tip_header
 from brain.vault import TYPE_FOLDERS
 
@@ -114,9 +115,15 @@ def learn(
 
 
 def learn_episode(
-    corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None
+    corpus: Corpus,
+    episode: Episode,
+    *,
+    drafter: Drafter | None = None,
+    today: str | None = None,
+    project: str | None = None,
 ) -> LearnResult:
-    """Write one tip note per subtask of an episode; a subtask already learned is left as it is."""
+    """Write one tip note per subtask of an episode; a subtask already learned is left as it is.
+    A tip learned from a project's episode belongs to that project (its `project` frontmatter)."""
     vault = corpus.vault
     drafts, warnings = _drafts(episode, drafter)
     known = {(source.episode.lower(), source.span) for tip in all_tips(corpus) for source in tip.source_episodes}
@@ -128,7 +135,8 @@ def learn_episode(
             continue
         tip = tip_from_draft(draft, _unique_title(corpus, draft.name or draft.subtask, created), today=today)
         path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(tip.title)}"
-        vault.write(path, render_tip(tip), create=True)
+        text = render_tip(tip)
+        vault.write(path, set_frontmatter(text, {"project": project}) if project else text, create=True)
         created.append(path)
     return LearnResult(episode.title, tuple(created), tuple(unchanged), tuple(drafts), tuple(warnings))
 
@@ -199,8 +207,10 @@ def list_tips(
     evidence: str | None = None,
     include_merged: bool = False,
     limit: int | None = None,
+    project: str | None = None,
 ) -> list[Tip]:
-    """Tips matching the filters, highest support first (at most `limit`: only those are parsed)."""
+    """Tips matching the filters, highest support first (at most `limit`: only those are parsed); with
+    `project`, those of its scope (`brain.notes.project`: a tip without a project is in every one)."""
     check_category(category)
     check_evidence(evidence)
     if min_support < 0:
@@ -213,6 +223,7 @@ def list_tips(
             and (category is None or its_category == category)
             and support >= min_support
             and (evidence is None or its_evidence == evidence)
+            and in_scope("tip", header.frontmatter, project)
         )
 
     def best_first(header: NoteHeader) -> tuple[int, str]:
@@ -246,6 +257,13 @@ class TipIndex:
     trusted: np.ndarray  # has not hurt more than it helped: may be in the core
     bonus: np.ndarray  # feedback and success adjustments added to the similarity
     title_rank: np.ndarray  # position of each title in sorted order, the last tie-break
+    projects: tuple[str | None, ...]  # each tip's project (None: shared by every project)
+
+    def in_scope(self, project: str | None) -> np.ndarray:
+        """Which tips the scope of `project` holds (None: every tip)."""
+        if project is None:
+            return np.ones(len(self.paths), dtype=bool)
+        return np.array([own is None or own == project for own in self.projects], dtype=bool)
 
     def column(self, number: int) -> np.ndarray:
         """The vectors of one match text of every tip (0: subtask, 1: trigger, 2: applies when)."""
@@ -261,16 +279,25 @@ class TipIndex:
         return by_text.max(axis=0), by_text[:2].max(axis=0)
 
 
-MATCHED = "tip-match-1"  # the name of `_matched`'s values on disk (Corpus.summaries)
+MATCHED = "tip-match-2"  # the name of `_matched`'s values on disk (Corpus.summaries)
 
 
 def _matched(note: Note) -> list[Any] | None:
     """What a task is compared with and ranked by, for an active tip: [path, title, match texts,
-    support, trusted, bonus] (None for a tip merged into another)."""
+    support, trusted, bonus, project] (None for a tip merged into another)."""
     tip = tip_from_note(note)
     if tip.merged_into is not None:
         return None
-    return [note.path, tip.title, list(match_texts(tip)), tip.support, tip.hurt <= tip.helped, adjustment(tip)]
+    trusted = tip.hurt <= tip.helped
+    return [
+        note.path,
+        tip.title,
+        list(match_texts(tip)),
+        tip.support,
+        trusted,
+        adjustment(tip),
+        project_of(note.frontmatter),
+    ]
 
 
 def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
@@ -302,10 +329,11 @@ def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
         paths=tuple(path for path, *_ in tips),
         vectors=np.ascontiguousarray(vectors.matrix(list(distinct))),
         rows=rows.reshape(MATCH_TEXTS, len(tips)),
-        support=np.array([support for _, _, _, support, _, _ in tips], dtype=np.int64),
-        trusted=np.array([trusted for *_, trusted, _ in tips], dtype=bool),
-        bonus=np.array([bonus for *_, bonus in tips], dtype=np.float64),
+        support=np.array([support for _, _, _, support, _, _, _ in tips], dtype=np.int64),
+        trusted=np.array([trusted for *_, trusted, _, _ in tips], dtype=bool),
+        bonus=np.array([bonus for *_, bonus, _ in tips], dtype=np.float64),
         title_rank=title_rank,
+        projects=tuple(project for *_, project in tips),
     )
     if corpus.holds("tip"):
         corpus.derived[key] = built
@@ -320,9 +348,10 @@ def guidelines(
     threshold: float = DEFAULT_THRESHOLD,
     core_support: int = DEFAULT_CORE_SUPPORT,
     embedder: Embedder | None = None,
+    project: str | None = None,
 ) -> Guidelines:
     """The core tips (support >= `core_support`, at most MAX_CORE) plus the `top_k` tips most similar
-    to the task above `threshold`."""
+    to the task above `threshold`; with `project`, among the tips of its scope only."""
     if not task.strip():
         raise UsageError("give the task to find guidelines for")
     if not 1 <= top_k <= MAX_TOP_K:
@@ -335,12 +364,13 @@ def guidelines(
     best, own = index.similarity(text_vectors(corpus.vault, embedder).query(task))
     similarity = np.round(best.astype(np.float64), 4)
     score = np.round(similarity + index.bonus, 4)
+    scoped = index.in_scope(project)
     in_core = (
         (index.support >= core_support) & index.trusted if core_support else np.zeros(len(index.paths), dtype=bool)
     )
-    core = np.flatnonzero(in_core)
+    core = np.flatnonzero(in_core & scoped)
     core = core[np.lexsort((index.title_rank[core], -score[core], -index.support[core]))][:MAX_CORE]
-    matches = np.flatnonzero((similarity >= threshold) & ~in_core)
+    matches = np.flatnonzero((similarity >= threshold) & ~in_core & scoped)
     matches = matches[np.lexsort((index.title_rank[matches], -own[matches], -score[matches]))][:top_k]
     wanted = {index.paths[i] for i in (*core.tolist(), *matches.tolist())}
     parsed = {
