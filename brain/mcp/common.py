@@ -5,12 +5,13 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.context import ServerRequestContext
@@ -24,13 +25,14 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.history import acting_as
 from brain.mcp.arguments import argument_errors
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
+from brain.memory.projects import Scope, scope_for
 from brain.notes.depth import deeper_than, too_deep_message
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -196,6 +198,23 @@ def _annotations(spec: ToolSpec) -> ToolAnnotations:
         idempotent_hint=spec.idempotent if not spec.read_only else None,
         open_world_hint=False,
     )
+
+
+ProjectArgument = Annotated[
+    str | None,
+    Field(
+        description="Only this project's episodes, patterns and tips (e.g. github.com/acme/shop). Default: the "
+        "server's folder's project, or every project while the vault has none of its episodes."
+    ),
+]
+AllProjectsArgument = Annotated[bool, Field(description="Every project's episodes, patterns and tips.")]
+
+
+def project_scope(state: ServerState, project: str | None, all_projects: bool) -> Scope:
+    """The scope of `project` / `all_projects`, else of the server's folder's project."""
+    if project is not None and all_projects:
+        raise InvalidInput("project and all_projects do not go together; give one of them")
+    return scope_for(state.corpus, folder=os.getcwd(), project=project, all_projects=all_projects)
 
 
 def result(text: str, data: dict[str, Any]) -> CallToolResult:
