@@ -1,7 +1,7 @@
 """The session protocol and session logs: bootstrap a task, end a session, turn logs and transcripts into episodes.
 
 The front ends and `brain.agents` call `protocol` (bootstrap, end of session), `ingest` (logs and
-transcripts into redacted episodes), `context` (what a hook hands the agent) and `redact`; the
+transcripts into redacted episodes), `context` (what a hook hands the agent), `task_prompt` (which prompt gets the first-prompt context) and `redact`; the
 agents' transcript readers build on `transcripts`.
 
 Nothing is imported here, on purpose: import the module you need, e.g.
