@@ -166,10 +166,9 @@ def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
 
 def _scope(request: HookRequest, corpus: Corpus) -> Scope:
     """The scope of the project the agent works in: the hook JSON's `cwd`, else this process's folder."""
-    from brain.memory.projects import scope_for
+    from brain.memory.projects import current_folder, scope_for
 
-    folder = str(request.payload.get("cwd") or "") or os.getcwd()
-    return scope_for(corpus, folder=folder)
+    return scope_for(corpus, folder=str(request.payload.get("cwd") or "") or current_folder())
 
 
 def start_extraction(event: str, memory: Memory, transcript: Path, session: str, format: str, note: str = "") -> None:

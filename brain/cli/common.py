@@ -62,11 +62,11 @@ def open_vault(vault: Path | None) -> Memory:
 
 def project_scope(memory: Memory, project: str | None, all_projects: bool) -> Scope:
     """The scope of `--project` / `--all-projects`, else of the current folder's project."""
-    from brain.memory.projects import scope_for
+    from brain.memory.projects import current_folder, scope_for
 
     if project is not None and all_projects:
         raise UsageError("--project and --all-projects do not go together; give one of them")
-    return scope_for(memory.corpus, folder=Path.cwd(), project=project, all_projects=all_projects)
+    return scope_for(memory.corpus, folder=current_folder(), project=project, all_projects=all_projects)
 
 
 def emit_json(value: Any) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from brain.history import acting_as
 from brain.mcp.arguments import argument_errors
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
-from brain.memory.projects import Scope, scope_for
+from brain.memory.projects import Scope, current_folder, scope_for
 from brain.notes.depth import deeper_than, too_deep_message
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -214,7 +213,7 @@ def project_scope(state: ServerState, project: str | None, all_projects: bool) -
     """The scope of `project` / `all_projects`, else of the server's folder's project."""
     if project is not None and all_projects:
         raise InvalidInput("project and all_projects do not go together; give one of them")
-    return scope_for(state.corpus, folder=os.getcwd(), project=project, all_projects=all_projects)
+    return scope_for(state.corpus, folder=current_folder(), project=project, all_projects=all_projects)
 
 
 def result(text: str, data: dict[str, Any]) -> CallToolResult:

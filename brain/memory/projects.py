@@ -15,14 +15,12 @@ project named by the user does not.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from brain.memory.corpus import Corpus
 from brain.notes.model import NoteHeader
-from brain.notes.project import in_scope, normalise_remote, project_of
+from brain.notes.project import normalise_remote, project_of
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 _URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
@@ -130,21 +128,16 @@ class Scope:
     project: str | None
     asked: str | None = None
 
-    def keeps(self, note_type: str) -> Callable[[NoteHeader], bool]:
-        """The filter on a header of `note_type` (for `Corpus.select`)."""
-        project = self.project
-        return lambda header: in_scope(note_type, header.frontmatter, project)
-
-    def keeps_note(self, note_type: str, frontmatter: dict[str, Any]) -> bool:
-        return in_scope(note_type, frontmatter, self.project)
-
-    @property
-    def widened(self) -> bool:
-        """The current folder's project had no episode, so the whole vault is read."""
-        return self.asked is not None and self.project is None
-
 
 WHOLE_VAULT = Scope(None)
+
+
+def current_folder() -> Path | None:
+    """This process's folder; None when it was removed (a reader then has no project: the whole vault)."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return None
 
 
 def has_episodes(corpus: Corpus, project: str) -> bool:

@@ -84,7 +84,6 @@ def episode(vault, name: str, project: str | None) -> None:
 def test_the_scope_falls_back_to_the_whole_vault_while_the_project_has_no_episode(vault, repo, tmp_path):
     corpus = Corpus(vault)
     assert scope_for(corpus, folder=repo) == Scope(None, "github.com/acme/shop")
-    assert scope_for(corpus, folder=repo).widened
     episode(vault, "EPISODE-other", "github.com/acme/other")
     episode(vault, "EPISODE-nowhere", None)  # of no project: it does not make the project's scope
     assert scope_for(corpus, folder=repo) == Scope(None, "github.com/acme/shop")
