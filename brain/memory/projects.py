@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.memory.corpus import Corpus
-from brain.notes.model import NoteHeader
-from brain.notes.project import normalise_remote, project_of
+from brain.notes.project import normalise_remote
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 _URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
@@ -141,13 +140,8 @@ def current_folder() -> Path | None:
 
 
 def has_episodes(corpus: Corpus, project: str) -> bool:
-    """Whether the vault holds an episode of `project` (at most one note is decoded)."""
-    mine = corpus.select("episode", lambda header: project_of(header.frontmatter) == project, first=(_path, 1))
-    return bool(mine)
-
-
-def _path(header: NoteHeader) -> str:
-    return header.path
+    """Whether the vault holds an episode of `project` (from the catalog: one query, no note decoded)."""
+    return corpus.has_value("episode", "project", project)
 
 
 def scope_for(
