@@ -10,7 +10,7 @@ import pytest
 
 from brain.memory.corpus import Corpus
 from brain.memory.projects import ProjectRef, Scope, locate, scope_for
-from tests.conftest import note_text, put
+from tests.conftest import note_text, put, run_brain
 
 
 def git(folder: Path, *args: str) -> None:
@@ -81,7 +81,10 @@ def episode(vault, name: str, project: str | None) -> None:
     put(vault, f"episodes/{name}.md", note_text(name, "body", **fields))
 
 
-def test_the_scope_falls_back_to_the_whole_vault_while_the_project_has_no_episode(vault, repo, tmp_path):
+@pytest.mark.parametrize("indexed", [False, True], ids=["files", "catalog"])
+def test_the_scope_falls_back_to_the_whole_vault_while_the_project_has_no_episode(vault, repo, indexed):
+    if indexed:  # the catalog answers from its frontmatter column; the files from the notes read
+        assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
     corpus = Corpus(vault)
     assert scope_for(corpus, folder=repo) == Scope(None, "github.com/acme/shop")
     episode(vault, "EPISODE-other", "github.com/acme/other")
