@@ -201,12 +201,9 @@ def _annotations(spec: ToolSpec) -> ToolAnnotations:
 
 ProjectArgument = Annotated[
     str | None,
-    Field(
-        description="Only this project's episodes, patterns and tips (e.g. github.com/acme/shop). Default: the "
-        "server's folder's project, or every project while the vault has none of its episodes."
-    ),
+    Field(description="Read this project's memory, e.g. github.com/acme/shop (default: the server folder's)."),
 ]
-AllProjectsArgument = Annotated[bool, Field(description="Every project's episodes, patterns and tips.")]
+AllProjectsArgument = Annotated[bool, Field(description="Read every project's memory.")]
 
 
 def project_scope(state: ServerState, project: str | None, all_projects: bool) -> Scope:
