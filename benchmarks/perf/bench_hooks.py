@@ -9,6 +9,8 @@
   with `--tips N` N tip notes on top of it (written under `vault_10k_<N>_tips`);
 - the warm-up (embedding every pattern and tip once, in the background after session start);
 - session-end: wall time until the hook returns (the extraction goes on in a detached process);
+- the project scope a context hook finds (`project_scope_ms`): the repository's `.git` read and one
+  catalog query, in process;
 - extraction of a generated 10 MB Claude Code transcript: wall time and peak memory of a process
   that reads it (`extract_transcript`).
 
@@ -83,7 +85,26 @@ def hook_figures(vault: Path, runs: int) -> dict:
         "median": round(statistics.median(walls), 3),
         "all": [round(w, 3) for w in walls],
     }
+    figures["project_scope_ms"] = scope_milliseconds(vault, runs)
     return figures
+
+
+def scope_milliseconds(vault: Path, runs: int) -> float:
+    """What a context hook adds to find its project's scope (this checkout's repository, its `.git`
+    read, then whether the vault holds an episode of it), in process, median of `runs`, after the
+    hook's one look at the files."""
+    import brain
+    from brain.memory.projects import scope_for
+
+    corpus = brain.open(vault).corpus
+    walls = []
+    with corpus.checked_once():
+        corpus.refresh()
+        for _ in range(runs):
+            started = time.perf_counter()
+            scope_for(corpus, folder=REPO)
+            walls.append(time.perf_counter() - started)
+    return round(statistics.median(walls) * 1000, 1)
 
 
 def wait_for_extractions(vault: Path, limit: float = 120.0) -> None:
