@@ -13,6 +13,8 @@ import re
 MIN_WORDS = 3  # "fix the tests" is a task; "go on" is not
 _COMMAND = re.compile(r"^/[A-Za-z][\w:.-]*(?:\s|$)")  # /model, /review:pr; not /srv/app/main.py
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
+# Chinese and Japanese write no spaces: two of these characters count as a word
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _SMALL_TALK = frozenset(
     """hi hello hey hiya howdy yo hola sup greetings morning afternoon evening good day there all everyone
     thanks thank you thx ty cheers much lot so very ok okay cool great nice awesome perfect bye goodbye
@@ -26,6 +28,6 @@ def states_a_task(prompt: str) -> bool:
     if not text or _COMMAND.match(text):
         return False
     words = [word.lower() for word in _WORD.findall(text)]
-    if len(words) < MIN_WORDS:
+    if len(words) + len(_UNSPACED.findall(text)) // 2 < MIN_WORDS:
         return False
     return not all(word in _SMALL_TALK for word in words)
