@@ -37,7 +37,7 @@ ProjectOption = Annotated[
     typer.Option(
         "--project",
         metavar="PROJECT",
-        help="Only this project's episodes, patterns and tips (e.g. github.com/acme/shop; default: the current folder's project, or the whole vault while it has none of its episodes).",
+        help="Only this project's episodes, patterns and tips: its remote (github.com/acme/shop) or a folder of it (default: the current folder's project, or the whole vault while it has none of its episodes).",
         show_default=False,
     ),
 ]

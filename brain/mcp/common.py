@@ -201,7 +201,7 @@ def _annotations(spec: ToolSpec) -> ToolAnnotations:
 
 ProjectArgument = Annotated[
     str | None,
-    Field(description="Read this project's memory, e.g. github.com/acme/shop (default: the server folder's)."),
+    Field(description="Read this project's memory: github.com/acme/shop or a folder (default: the server's)."),
 ]
 AllProjectsArgument = Annotated[bool, Field(description="Read every project's memory.")]
 

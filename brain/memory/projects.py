@@ -144,6 +144,13 @@ def has_episodes(corpus: Corpus, project: str) -> bool:
     return corpus.has_value("episode", "project", project)
 
 
+def _named(project: str) -> str:
+    """A project as the user names it: any spelling of its remote, or a folder of it."""
+    folder = Path(project).expanduser()
+    found = locate(folder) if folder.is_dir() else None
+    return found.project if found is not None else normalise_remote(project)
+
+
 def scope_for(
     corpus: Corpus,
     *,
@@ -151,12 +158,14 @@ def scope_for(
     project: str | None = None,
     all_projects: bool = False,
 ) -> Scope:
-    """The scope of a reader: the whole vault (`all_projects`), the project named (strict), or the
-    project of `folder` (the whole vault while the vault has no episode of it)."""
+    """The scope of a reader: the whole vault (`all_projects`), the project named (strict: a remote
+    or a folder of the project), or the project of `folder` (the whole vault while the vault has no
+    episode of it)."""
     if all_projects:
         return WHOLE_VAULT
     if project is not None and project.strip():
-        return Scope(normalise_remote(project), normalise_remote(project))
+        named = _named(project)
+        return Scope(named, named)
     here = locate(folder) if folder else None
     if here is None:
         return WHOLE_VAULT

@@ -28,6 +28,7 @@ def test_episode_list_defaults_to_the_current_project_and_widens_or_narrows(brai
     assert brain("episode", "list", "--all-projects").stdout == SHOP_EPISODE + OLD_EPISODE + BILLING_EPISODE
     for spelling in ("github.com/acme/billing", "git@github.com:acme/billing.git", "https://github.com/acme/billing"):
         assert brain("episode", "list", "--project", spelling).stdout == BILLING_EPISODE
+    assert brain("episode", "list", "--project", str(repos.billing / "src")).stdout == BILLING_EPISODE  # a folder
     assert brain("episode", "list", "--project", "github.com/acme/nothing").stdout == "no episodes match\n"
     monkeypatch.chdir(repos.fresh)  # a project with no episode: the whole vault
     assert brain("episode", "list").stdout == SHOP_EPISODE + OLD_EPISODE + BILLING_EPISODE
