@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from brain.vault import Vault
@@ -48,14 +48,25 @@ def repositories(root: Path) -> Repos:
     )
 
 
+# The episodes' moment: a little in the past, so it is recent and never in the future, whatever
+# the hour (a failure is recent when it is in the last 7 days up to now); fixed once, so a test
+# that crosses midnight still names the day its episodes were written with.
+MOMENT = datetime.now(UTC) - timedelta(minutes=5)
+
+
 def today() -> str:
-    return datetime.now(UTC).date().isoformat()
+    return MOMENT.date().isoformat()
 
 
 def failure(vault: Vault, name: str, task: str, project: str | None) -> str:
     """A failure episode of today, of `project` (None: of no project); returns its title."""
     title = f"EPISODE-{today()}-{name}"
-    fields = {"type": "episode", "date": f"'{today()}T09:00:00Z'", "outcome": "failure", "task": task}
+    fields = {
+        "type": "episode",
+        "date": f"'{MOMENT.strftime('%Y-%m-%dT%H:%M:%SZ')}'",
+        "outcome": "failure",
+        "task": task,
+    }
     if project:
         fields["project"] = project
     put(vault, f"episodes/{title}.md", note_text(title, "## Context\nIt failed.", **fields))
