@@ -17,6 +17,8 @@
   of the process is what it costs once it has a core, on a loaded machine), written under
   `vault_10k_5000_failures`;
 - session-end: wall time until the hook returns (the extraction goes on in a detached process);
+- the project scope a context hook finds (`project_scope_ms`): the repository's `.git` read and one
+  catalog query, in process;
 - extraction of a generated 10 MB Claude Code transcript: wall time and peak memory of a process
   that reads it (`extract_transcript`).
 
@@ -92,6 +94,7 @@ def hook_figures(vault: Path, runs: int) -> dict:
         "median": round(statistics.median(walls), 3),
         "all": [round(w, 3) for w in walls],
     }
+    figures["project_scope_ms"] = scope_milliseconds(vault, runs)
     return figures
 
 
@@ -213,6 +216,24 @@ def failure_figures(vault: Path, runs: int) -> dict:
     answered = subprocess.run([*brain(), *command], input=payload(ERRORS[7]), capture_output=True, text=True)
     figures["answered"] = bool(answered.stdout.strip())
     return figures
+
+
+def scope_milliseconds(vault: Path, runs: int) -> float:
+    """What a context hook adds to find its project's scope (this checkout's repository, its `.git`
+    read, then whether the vault holds an episode of it), in process, median of `runs`, after the
+    hook's one look at the files."""
+    import brain
+    from brain.memory.projects import scope_for
+
+    corpus = brain.open(vault).corpus
+    walls = []
+    with corpus.checked_once():
+        corpus.refresh()
+        for _ in range(runs):
+            started = time.perf_counter()
+            scope_for(corpus, folder=REPO)
+            walls.append(time.perf_counter() - started)
+    return round(statistics.median(walls) * 1000, 1)
 
 
 def wait_for_extractions(vault: Path, limit: float = 120.0) -> None:

@@ -338,6 +338,8 @@ def _acts(path: Path, stats: ReadStats, agent: str) -> Iterator[Act]:
                 stats.session_id = record["sessionId"]
             if stats.cwd is None and isinstance(record.get("cwd"), str):
                 stats.cwd = record["cwd"]
+            if stats.git_branch is None and isinstance(record.get("gitBranch"), str) and record["gitBranch"]:
+                stats.git_branch = record["gitBranch"]
         name = agent or (str(record.get("agentId")) if record.get("isSidechain") and record.get("agentId") else "")
         message = obj(record.get("message"))
         if kind == "assistant":

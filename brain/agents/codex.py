@@ -10,7 +10,7 @@ runs them once the user trusts them (`/hooks`), which its user config records pe
 tomllib, which only install and status need, is imported where it is used.
 
 Rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`. Types read:
-`session_meta` (id, cwd), `turn_context`, `response_item` (`message` by role, `reasoning`,
+`session_meta` (id, cwd, git branch and remote), `turn_context`, `response_item` (`message` by role, `reasoning`,
 `function_call` / `custom_tool_call` / `local_shell_call` and their `*_output`), `event_msg`
 (`token_count`, `turn_aborted`, `user_message`; the rest, which repeat response items for the UI,
 are counted), `compacted`, `token_usage_record` and `world_state` (counted). A type a later version
@@ -307,6 +307,9 @@ def read(path: Path, stats: ReadStats) -> Iterator[Act]:
         if kind == "session_meta":
             stats.session_id = stats.session_id or (str(payload["id"]) if payload.get("id") else None)
             stats.cwd = stats.cwd or (str(payload["cwd"]) if payload.get("cwd") else None)
+            git = obj(payload.get("git"))
+            stats.git_branch = stats.git_branch or (str(git["branch"]) if git.get("branch") else None)
+            stats.git_remote = stats.git_remote or (str(git["repository_url"]) if git.get("repository_url") else None)
             yield Act("meta", when)
         elif kind == "response_item":
             yield from execs.route(_item(payload, when))

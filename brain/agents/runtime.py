@@ -2,8 +2,9 @@
 
 Each agent module maps its events to hooks (`Agent.hooks`), built from what is here:
 - `session_start`: the context for the start of a session (see `brain.memory.sessions.context`);
-- `first_prompt`: the context for the session's first prompt; later prompts get nothing (a marker
-  per session under `.brain/hooks/prompted/`);
+- `first_prompt`: the context for the session's first prompt that states a task (a slash command, a
+  greeting or a word or two waits for the next: `brain.memory.sessions.task_prompt`); later prompts
+  get nothing (a marker per session under `.brain/hooks/prompted/`, removed after PROMPTED_DAYS);
 - `tool_failure`: a tool call failed: the earlier episode that holds the same failure and what
   fixed it, or nothing (see `brain.memory.sessions.failures`);
 - `start_extraction`: a session ended (or a turn did): `extract` starts in a detached process and the
@@ -12,6 +13,9 @@ Two events are brain's own: `extract`, the detached worker (one lock per session
 session never store it twice; a transcript unchanged since its last extraction is skipped; one that
 grew updates the same episode; then what `brain session end` does: pattern evidence and tips), and
 `warm`, which embeds the patterns and tips the first prompt is compared with.
+
+Both answer for the project the agent works in (the hook JSON's `cwd`, else the hook's own folder):
+its episodes, patterns and tips, or the whole vault while it has no episode (`brain.memory.projects`).
 
 Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes);
 the agent is never told of a failure.
@@ -33,7 +37,9 @@ from typing import TYPE_CHECKING, Any
 from brain.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from brain.memory.corpus import Corpus
     from brain.memory.front_door import Memory
+    from brain.memory.projects import Scope
     from brain.memory.sessions.redact import Redactor
     from brain.memory.sessions.transcripts import TranscriptReader
 
@@ -41,6 +47,7 @@ OWN_EVENTS = ("extract", "warm")
 DEFAULT_BUDGET = 1000  # tokens, as [hooks] budget in the vault's config defaults to
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
 PRIVATE = 0o600  # the mode of every file brain keeps under .brain/hooks/ (session ids, what it installed)
+PROMPTED_DAYS = 30  # a session's first-prompt marker is kept this long (a session resumed later is a new start)
 
 
 @dataclass(frozen=True)
@@ -137,24 +144,30 @@ def session_start(request: HookRequest, agent_event: str) -> HookResult:
     if not _warmed(root):
         spawn(root, ["warm"])  # the first prompt will need every pattern and tip embedded
     with request.memory.checked_once() as corpus:  # one answer, one look at the vault's files
-        text = context(corpus, budget=request.budget, namespaces=request.namespaces)
+        scope = _scope(request, corpus)
+        text = context(corpus, budget=request.budget, namespaces=request.namespaces, project=scope.project)
     _say_if_catching_up(request.memory, agent_event)
     return HookResult(agent_event, text)
 
 
 def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
     """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON)."""
-    from brain.memory.sessions.context import first_prompt as context
+    from brain.memory.sessions.task_prompt import states_a_task
 
     root = request.memory.root
     prompt = str(request.payload.get("prompt") or "").strip()
-    if not prompt or not _first_time(root, str(request.payload.get("session_id") or "")):
+    if not states_a_task(prompt) or not _first_time(root, str(request.payload.get("session_id") or "")):
         return HookResult(agent_event)
+    from brain.memory.sessions.context import first_prompt as context
+
     warmed = _warmed(root)
     if not warmed:
         spawn(root, ["warm"])
     with request.memory.checked_once() as corpus:
-        text = context(corpus, prompt, budget=request.budget, similar=warmed, namespaces=request.namespaces)
+        scope = _scope(request, corpus)
+        text = context(
+            corpus, prompt, budget=request.budget, similar=warmed, namespaces=request.namespaces, project=scope.project
+        )
     _say_if_catching_up(request.memory, agent_event)
     return HookResult(agent_event, text)
 
@@ -194,6 +207,13 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     return HookResult(agent_event, seen_before(found))
 
 
+def _scope(request: HookRequest, corpus: Corpus) -> Scope:
+    """The scope of the project the agent works in: the hook JSON's `cwd`, else this process's folder."""
+    from brain.memory.projects import current_folder, scope_for
+
+    return scope_for(corpus, folder=str(request.payload.get("cwd") or "") or current_folder())
+
+
 def start_extraction(event: str, memory: Memory, transcript: Path, session: str, format: str, note: str = "") -> None:
     """Extract the session in a detached process (the hook returns at once), and say so in the log."""
     spawn_extract(memory.root, transcript, session, format)
@@ -217,13 +237,14 @@ def safe_name(session: str) -> str:
 
 
 def _first_time(root: Path, session: str) -> bool:
-    """True once per session: the marker file is created exclusively."""
+    """True once per session: the marker file is created exclusively (and the old sessions' removed)."""
     marker = hooks_dir(root) / "prompted" / safe_name(session)
     marker.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
     except FileExistsError:
         return False
+    _forget_old_sessions(marker.parent, keep=marker)
     return True
 
 
@@ -233,6 +254,17 @@ def _write_private(path: Path, text: str) -> None:
     os.fchmod(handle, PRIVATE)
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)
+
+
+def _forget_old_sessions(folder: Path, keep: Path) -> None:
+    """Remove the markers of sessions that started more than PROMPTED_DAYS ago."""
+    oldest = datetime.now(UTC).timestamp() - PROMPTED_DAYS * 86400
+    for entry in os.scandir(folder):
+        try:
+            if entry.path != str(keep) and entry.stat().st_mtime < oldest:
+                os.unlink(entry.path)
+        except OSError:
+            continue  # removed meanwhile by another session's hook
 
 
 def spawn_extract(root: Path, transcript: Path, session: str, format: str) -> None:

@@ -23,6 +23,7 @@ from brain.views.plain import plain
 
 if TYPE_CHECKING:
     from brain.memory.front_door import Memory
+    from brain.memory.projects import Scope
 
 VaultOption = Annotated[
     Path | None,
@@ -31,6 +32,18 @@ VaultOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+ProjectOption = Annotated[
+    str | None,
+    typer.Option(
+        "--project",
+        metavar="PROJECT",
+        help="Only this project's episodes, patterns and tips: its remote (github.com/acme/shop) or a folder of it (default: the current folder's project, or the whole vault while it has none of its episodes).",
+        show_default=False,
+    ),
+]
+AllProjectsOption = Annotated[
+    bool, typer.Option("--all-projects", help="Every project's episodes, patterns and tips (the whole vault).")
+]
 
 
 def open_vault(vault: Path | None) -> Memory:
@@ -45,6 +58,15 @@ def open_vault(vault: Path | None) -> Memory:
     # reads after them, through the index the front door attached.
     until_the_command_ends(memory.checked_once())
     return memory
+
+
+def project_scope(memory: Memory, project: str | None, all_projects: bool) -> Scope:
+    """The scope of `--project` / `--all-projects`, else of the current folder's project."""
+    from brain.memory.projects import current_folder, scope_for
+
+    if project is not None and all_projects:
+        raise UsageError("--project and --all-projects do not go together; give one of them")
+    return scope_for(memory.corpus, folder=current_folder(), project=project, all_projects=all_projects)
 
 
 def emit_json(value: Any) -> None:

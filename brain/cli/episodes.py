@@ -10,12 +10,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from brain.cli.common import (
+    AllProjectsOption,
     JsonOption,
+    ProjectOption,
     VaultOption,
     complete_agents,
     complete_notes,
     emit_json,
     open_vault,
+    project_scope,
     read_input,
     warn,
 )
@@ -84,12 +87,17 @@ def list_(
     limit: Annotated[
         int, typer.Option(min=1, max=service.MAX_LIMIT, help="At most this many.")
     ] = service.DEFAULT_LIMIT,
+    project: ProjectOption = None,
+    all_projects: AllProjectsOption = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List episodes, newest first."""
-    corpus = open_vault(vault).corpus
-    found = service.list_episodes(corpus, outcome=outcome, task=task, since=since, until=until, limit=limit)
+    """List episodes, newest first: the current folder's project's, or the whole vault while it has none."""
+    memory = open_vault(vault)
+    scope = project_scope(memory, project, all_projects)
+    found = service.list_episodes(
+        memory.corpus, outcome=outcome, task=task, since=since, until=until, limit=limit, project=scope.project
+    )
     if as_json:
         emit_json([episode_summary(episode) for episode in found])
         return

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, progress_bars
+from brain.cli.common import (
+    AllProjectsOption,
+    JsonOption,
+    ProjectOption,
+    VaultOption,
+    emit_json,
+    open_vault,
+    progress_bars,
+    project_scope,
+)
 from brain.errors import UsageError
 from brain.index.search import MAX_LIMIT, SearchMode
 
@@ -113,6 +122,8 @@ def search(
     since: Annotated[str | None, typer.Option(help="Only notes dated on or after this day (YYYY-MM-DD).")] = None,
     until: Annotated[str | None, typer.Option(help="Only notes dated on or before this day (YYYY-MM-DD).")] = None,
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT, help="How many notes to show.")] = 10,
+    project: ProjectOption = None,
+    all_projects: AllProjectsOption = False,
     min_score: Annotated[
         float | None,
         typer.Option(
@@ -147,8 +158,12 @@ def search(
         if not sep or not key.strip():
             raise UsageError(f"--field '{item}' is not key=value, e.g. --field outcome=success")
         fields.append((key.strip(), value.strip()))
-    filters = SearchFilters(tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until)
-    vault_ = open_vault(vault).vault
+    memory = open_vault(vault)
+    scope = project_scope(memory, project, all_projects)
+    filters = SearchFilters(
+        tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until, scope.project
+    )
+    vault_ = memory.vault
     index = open_index(vault_, chroma_url=chroma_url)
     rerank = index.config.rerank if rerank is None else rerank
     report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)

@@ -6,7 +6,17 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, warn
+from brain.cli.common import (
+    AllProjectsOption,
+    JsonOption,
+    ProjectOption,
+    VaultOption,
+    complete_notes,
+    emit_json,
+    open_vault,
+    project_scope,
+    warn,
+)
 from brain.memory.causal import graph as causal
 from brain.memory.patterns import service
 from brain.notes.model import Outcome, Pattern
@@ -96,12 +106,17 @@ def antipatterns(
     min_occurrences: Annotated[
         int | None, typer.Option(min=0, help="Seen at least this often (default: config, 2).")
     ] = None,
+    project: ProjectOption = None,
+    all_projects: AllProjectsOption = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Patterns that keep failing, worst first."""
-    corpus = open_vault(vault).corpus
-    found = service.antipatterns(corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences)
+    """Patterns that keep failing, worst first (the current folder's project's, and those of no project)."""
+    memory = open_vault(vault)
+    scope = project_scope(memory, project, all_projects)
+    found = service.antipatterns(
+        memory.corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences, project=scope.project
+    )
     _print(found, as_json, "no antipatterns")
 
 

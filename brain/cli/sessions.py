@@ -6,7 +6,16 @@ from typing import Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault, warn
+from brain.cli.common import (
+    AllProjectsOption,
+    JsonOption,
+    ProjectOption,
+    VaultOption,
+    emit_json,
+    open_vault,
+    project_scope,
+    warn,
+)
 from brain.memory.sessions import protocol as service
 from brain.views import sessions as views
 
@@ -54,6 +63,8 @@ def bootstrap(
         list[str] | None,
         typer.Option(help="Facts: namespace to read (repeat for several; default: [facts] default_namespace)."),
     ] = None,
+    project: ProjectOption = None,
+    all_projects: AllProjectsOption = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -62,9 +73,16 @@ def bootstrap(
     from brain.memory.sessions.protocol import bootstrap as build_bootstrap
     from brain.views.sessions import bootstrap_json
 
-    corpus = open_vault(vault).corpus
+    memory = open_vault(vault)
+    scope = project_scope(memory, project, all_projects)
     context = build_bootstrap(
-        corpus, task, budget=budget, days=days, namespaces=namespace, caller=default_caller("cli")
+        memory.corpus,
+        task,
+        budget=budget,
+        days=days,
+        namespaces=namespace,
+        caller=default_caller("cli"),
+        project=scope.project,
     )
     if as_json:
         emit_json(bootstrap_json(context))

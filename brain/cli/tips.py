@@ -6,7 +6,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, warn
+from brain.cli.common import (
+    AllProjectsOption,
+    JsonOption,
+    ProjectOption,
+    VaultOption,
+    complete_notes,
+    emit_json,
+    open_vault,
+    project_scope,
+    warn,
+)
 from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.tips import service
@@ -66,17 +76,21 @@ def list_(
     include_merged: Annotated[
         bool, typer.Option("--include-merged", help="Also list tips merged into others.")
     ] = False,
+    project: ProjectOption = None,
+    all_projects: AllProjectsOption = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List tips, highest support first."""
-    corpus = open_vault(vault).corpus
+    """List tips, highest support first (the current folder's project's, and those of no project)."""
+    memory = open_vault(vault)
+    scope = project_scope(memory, project, all_projects)
     found = service.list_tips(
-        corpus,
+        memory.corpus,
         category=category,
         min_support=min_support,
         evidence=evidence,
         include_merged=include_merged,
+        project=scope.project,
     )
     if as_json:
         emit_json([views.tip_summary(tip) for tip in found])
@@ -99,12 +113,17 @@ def guidelines(
     core_support: Annotated[
         int, typer.Option(min=0, help="Tips with this much support are always included (0: none).")
     ] = service.DEFAULT_CORE_SUPPORT,
+    project: ProjectOption = None,
+    all_projects: AllProjectsOption = False,
     vault: VaultOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """The tips to follow for a task: the always-on core plus the closest matches above the threshold."""
-    corpus = open_vault(vault).corpus
-    found = service.guidelines(corpus, task, top_k=top_k, threshold=threshold, core_support=core_support)
+    memory = open_vault(vault)
+    scope = project_scope(memory, project, all_projects)
+    found = service.guidelines(
+        memory.corpus, task, top_k=top_k, threshold=threshold, core_support=core_support, project=scope.project
+    )
     if as_json:
         emit_json(views.guidelines_json(found))
         return

@@ -41,6 +41,7 @@ from brain.errors import IndexBusy, Remedy, UsageError
 from brain.index.engine import Index
 from brain.index.relevance import calibration, floor_for, idf_total, similarities, word_scores
 from brain.notes.lines import split_lines
+from brain.notes.project import SCOPED_TYPES
 
 SearchMode = Literal["hybrid", "text", "vector"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
@@ -67,6 +68,7 @@ class SearchFilters:
     fields: tuple[tuple[str, str], ...] = ()
     since: str | None = None
     until: str | None = None
+    project: str | None = None  # the scope of a project (`brain.notes.project`); None: every project
 
 
 @dataclass(frozen=True)
@@ -319,7 +321,17 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
             raise UsageError(named, f" '{day}' is not a real date (no such month or day)") from None
         clauses.append(f"substr(n.date, 1, {len(day)}) {operator} ?")
         params.append(day)
+    if filters.project is not None:
+        clauses.append(_project_sql())
+        params.append(filters.project)
     return " AND ".join(clauses), params
+
+
+def _project_sql() -> str:
+    """The rule of `brain.notes.project.in_scope`, on the catalog's frontmatter column."""
+    scoped = ", ".join(f"'{kind}'" for kind in sorted(SCOPED_TYPES))
+    own = "json_extract(n.frontmatter, '$.project')"
+    return f"(n.type NOT IN ({scoped}) OR CAST({own} AS TEXT) = ? OR ({own} IS NULL AND n.type != 'episode'))"
 
 
 def allowed_ids(index: Index, where: str, params: list[Any]) -> list[int]:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.context import ServerRequestContext
@@ -24,7 +24,7 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
 from brain.history import acting_as
@@ -32,6 +32,7 @@ from brain.mcp.arguments import argument_errors
 from brain.mcp.profiles import compact_schema
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
+from brain.memory.projects import Scope, current_folder, scope_for
 from brain.notes.depth import deeper_than, too_deep_message
 from brain.vault import Vault
 from brain.views.plain import plain
@@ -210,6 +211,20 @@ def _annotations(spec: ToolSpec) -> ToolAnnotations:
         idempotent_hint=spec.idempotent if not spec.read_only else None,
         open_world_hint=False,
     )
+
+
+ProjectArgument = Annotated[
+    str | None,
+    Field(description="Read this project's memory: github.com/acme/shop or a folder (default: the server's)."),
+]
+AllProjectsArgument = Annotated[bool, Field(description="Read every project's memory.")]
+
+
+def project_scope(state: ServerState, project: str | None, all_projects: bool) -> Scope:
+    """The scope of `project` / `all_projects`, else of the server's folder's project."""
+    if project is not None and all_projects:
+        raise InvalidInput("project and all_projects do not go together; give one of them")
+    return scope_for(state.corpus, folder=current_folder(), project=project, all_projects=all_projects)
 
 
 def result(text: str, data: dict[str, Any]) -> CallToolResult:

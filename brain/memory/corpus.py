@@ -215,6 +215,15 @@ class Corpus:
             found = sorted(found, key=lambda note: key(note.header))[:count]
         return found
 
+    def has_value(self, note_type: str, key: str, value: str) -> bool:
+        """Whether a note of the type has `value` under the frontmatter `key` (compared as text);
+        from the catalog, without decoding any note."""
+        self.refresh()
+        if not self.holds(note_type):
+            found: bool = self._catalog.has_value(note_type, key, value)
+            return found
+        return any(str(note.frontmatter.get(key)) == value for note in self._held(note_type))
+
     def holds(self, note_type: str) -> bool:
         """Whether the notes of a type are in memory and kept current, so that a cache built from them
         may live in `derived` (a change of one of them clears it). Values built from `select` or

@@ -304,6 +304,15 @@ class Catalog(ChunkTable):
             loaded = self.load_rows([header.path for header in wanted])
             return {header.path: loaded[header.path] for header in wanted if header.path in loaded}
 
+    def has_value(self, note_type: str, key: str, value: str) -> bool:
+        """Whether a note of the type has `value` under the frontmatter `key`: one query, no row decoded."""
+        with self._snapshot():
+            found = self.db.execute(
+                "SELECT 1 FROM notes WHERE type = ? AND CAST(json_extract(frontmatter, ?) AS TEXT) = ? LIMIT 1",
+                (note_type, f'$."{key}"', value),
+            ).fetchone()
+        return found is not None
+
     def ids_where(self, where: str, params: list[Any]) -> list[int]:
         """Ids of searchable notes meeting SQL conditions on `notes n` (see search.filter_sql)."""
         with self._lock:

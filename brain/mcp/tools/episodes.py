@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from brain.mcp.common import ServerState, result, tool
+from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.episodes import service as episode_service
 from brain.memory.episodes.merge import given_parts
 from brain.notes.episode import DECISION_TYPES
@@ -94,6 +94,8 @@ def query_episodes(
     limit: Annotated[int, Field(ge=1, le=episode_service.MAX_LIMIT, description="Most episodes to return.")] = (
         episode_service.DEFAULT_LIMIT
     ),
+    project: ProjectArgument = None,
+    all_projects: AllProjectsArgument = False,
 ) -> CallToolResult:
     """List past episodes (work sessions), newest first, filtered by outcome, task text and dates.
 
@@ -101,8 +103,9 @@ def query_episodes(
     sessions. Returns one line per episode: date, outcome, title, task and number of decisions.
     Read one in full with read_note, or its decisions with get_decision_sequence.
     """
+    scope = project_scope(state, project, all_projects)
     found = episode_service.list_episodes(
-        state.corpus, outcome=outcome, task=task, since=since, until=until, limit=limit
+        state.corpus, outcome=outcome, task=task, since=since, until=until, limit=limit, project=scope.project
     )
     lines = [f"{len(found)} episodes", *(episode_row(episode) for episode in found)]
     return result("\n".join(lines), {"episodes": [episode_summary(episode) for episode in found]})

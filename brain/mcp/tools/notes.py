@@ -10,7 +10,7 @@ from pydantic import Field
 from brain.index import search as index_search
 from brain.index.catalog.rows import DATE_KEYS
 from brain.index.engine import open_index
-from brain.mcp.common import ServerState, result, tool
+from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.notes import service
 from brain.notes.edit import EditOperation
@@ -189,6 +189,8 @@ def search(
             description="Re-order the top hits with the cross-encoder reranker (needs reranker_model in the vault's config)."
         ),
     ] = False,
+    project: ProjectArgument = None,
+    all_projects: AllProjectsArgument = False,
 ) -> CallToolResult:
     """Search every note in the vault and return the best matches, best first.
 
@@ -199,6 +201,7 @@ def search(
     matches. Read a hit in full with read_note or gather its neighbourhood with build_context.
     """
     filters = index_search.SearchFilters(
+        project=project_scope(state, project, all_projects).project,
         types=tuple(types or ()),
         folders=tuple(folders or ()),
         tags=tuple(tags or ()),

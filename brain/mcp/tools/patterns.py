@@ -7,7 +7,7 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from brain.mcp.common import ServerState, result, tool
+from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.causal import graph as causal
 from brain.memory.patterns import service as pattern_service
 from brain.notes.model import Outcome
@@ -115,14 +115,17 @@ def get_antipatterns(
     min_occurrences: Annotated[
         int | None, Field(ge=0, description="Seen at least this often (default: the vault's config, 2).")
     ] = None,
+    project: ProjectArgument = None,
+    all_projects: AllProjectsArgument = False,
 ) -> CallToolResult:
     """List patterns that keep failing (low success rate over enough occurrences), worst first.
 
     Use it at the start of a task, to learn what not to do. Returns one line per antipattern
     with its success rate, occurrences and trigger.
     """
+    scope = project_scope(state, project, all_projects)
     found = pattern_service.antipatterns(
-        state.corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences
+        state.corpus, max_success_rate=max_success_rate, min_occurrences=min_occurrences, project=scope.project
     )
     lines = [f"{len(found)} antipatterns", *(pattern_row(pattern) for pattern in found)]
     return result("\n".join(lines), {"antipatterns": [pattern_summary(pattern) for pattern in found]})

@@ -7,7 +7,7 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from brain.mcp.common import ServerState, result, tool
+from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.sessions import protocol as session_service
 from brain.views.sessions import bootstrap_json
 
@@ -27,13 +27,16 @@ def bootstrap_context(
     namespaces: Annotated[
         list[str] | None, Field(description="Facts: the namespaces to read (default: the vault's default namespace).")
     ] = None,
+    project: ProjectArgument = None,
+    all_projects: AllProjectsArgument = False,
 ) -> CallToolResult:
     """Start of a session: recent failures, antipattern warnings, facts valid now about what the task names,
     patterns and tips for the task, in one compact text.
 
     Use it once at the start of a session, before starting work. Returns markdown within the token budget.
     """
+    scope = project_scope(state, project, all_projects)
     context = session_service.bootstrap(
-        state.corpus, task, budget=budget, days=days, namespaces=namespaces, caller="mcp"
+        state.corpus, task, budget=budget, days=days, namespaces=namespaces, caller="mcp", project=scope.project
     )
     return result(context.text, bootstrap_json(context))

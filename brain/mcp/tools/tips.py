@@ -12,7 +12,7 @@ from mcp.types import CallToolResult, SamplingMessage, TextContent
 from pydantic import Field
 
 from brain.errors import InvalidInput
-from brain.mcp.common import ServerState, result, tool
+from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.episodes.service import get_episode, store_episode
 from brain.memory.sessions.redact import redactor_for
 from brain.memory.tips import service as tip_service
@@ -112,6 +112,8 @@ def get_guidelines(
         float,
         Field(ge=-1, le=1, description="Least similarity of the task to a tip; loose matches are worse than none."),
     ] = (tip_service.DEFAULT_THRESHOLD),
+    project: ProjectArgument = None,
+    all_projects: AllProjectsArgument = False,
 ) -> CallToolResult:
     """Before a task: the tips learned from past work that apply to it (always-on core plus close matches).
 
@@ -120,5 +122,6 @@ def get_guidelines(
 
     Use it before starting a task, to follow what worked and avoid what failed before.
     """
-    found = tip_service.guidelines(state.corpus, task, top_k=top_k, threshold=threshold)
+    scope = project_scope(state, project, all_projects)
+    found = tip_service.guidelines(state.corpus, task, top_k=top_k, threshold=threshold, project=scope.project)
     return result("\n".join(guideline_lines(found)), guidelines_json(found))

@@ -24,6 +24,7 @@ from brain.notes.episode import (
 from brain.notes.lines import escape_block, require_one_line, unescape_block
 from brain.notes.model import OUTCOMES, Decision, Episode, Event, NoteHeader
 from brain.notes.parse import parse_note
+from brain.notes.project import in_scope
 from brain.vault import TYPE_FOLDERS
 
 DEFAULT_LIMIT = 20
@@ -267,8 +268,10 @@ def list_episodes(
     since: str | None = None,
     until: str | None = None,
     limit: int = DEFAULT_LIMIT,
+    project: str | None = None,
 ) -> list[Episode]:
-    """Episodes matching the filters, newest first."""
+    """Episodes matching the filters, newest first; with `project`, only that project's
+    (`brain.notes.project`: an episode without one is of no project)."""
     if outcome is not None and outcome not in OUTCOMES:
         raise UsageError(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
     if not 1 <= limit <= MAX_LIMIT:
@@ -278,6 +281,8 @@ def list_episodes(
     needle = task.lower() if task else None
 
     def wanted(header: NoteHeader) -> bool:  # decided before the note is parsed: most are not wanted
+        if not in_scope("episode", header.frontmatter, project):
+            return False
         its_outcome, its_task, its_date = episode_header(header)
         if outcome and its_outcome != outcome:
             return False
@@ -288,7 +293,8 @@ def list_episodes(
             return False
         return when is None or not ((start and when < start) or (end and when > end))
 
-    chosen = corpus.select("episode", wanted) if outcome or needle or start or end else corpus.of_type("episode")
+    filtered = outcome or needle or start or end or project
+    chosen = corpus.select("episode", wanted) if filtered else corpus.of_type("episode")
     found = [(_when(episode.date, episode.title), episode) for episode in map(episode_from_note, chosen)]
     oldest = datetime.min.replace(tzinfo=UTC)
     found.sort(key=lambda pair: (pair[0] or oldest, pair[1].title), reverse=True)

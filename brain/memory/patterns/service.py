@@ -21,6 +21,7 @@ from brain.notes.pattern import (
     record_evidence,
     render_pattern,
 )
+from brain.notes.project import in_scope
 from brain.vault import TYPE_FOLDERS
 
 
@@ -142,8 +143,10 @@ def antipatterns(
     *,
     max_success_rate: float | None = None,
     min_occurrences: int | None = None,
+    project: str | None = None,
 ) -> list[Pattern]:
-    """Patterns that keep failing: success rate at most the threshold over enough occurrences, worst first.
+    """Patterns that keep failing: success rate at most the threshold over enough occurrences, worst first;
+    with `project`, those of its scope (`brain.notes.project`: a pattern without a project is in every one).
 
     A threshold not given comes from the vault's `[antipatterns]` config (defaults 0.3 and 2).
     """
@@ -155,7 +158,10 @@ def antipatterns(
     if min_occurrences < 0:
         raise UsageError(f"min occurrences must be 0 or more, got {min_occurrences}")
     rate, least = max_success_rate, min_occurrences
-    chosen = corpus.select("pattern", lambda header: antipattern_header(header, rate, least))
+    chosen = corpus.select(
+        "pattern",
+        lambda header: antipattern_header(header, rate, least) and in_scope("pattern", header.frontmatter, project),
+    )
     found = [corpus.memo("pattern", note, pattern_from_note) for note in chosen]
     found.sort(key=lambda p: (p.success_rate, -(p.occurrences or 0), p.title))
     return found

@@ -5,6 +5,9 @@ failures, antipattern warnings, the facts valid now, the patterns and the tips f
 section of one-line items, packed in priority order by `pack`. A fact subject is named by a task by its
 words or their common abbreviations (`db-pool-size` in "tune the database pool size": `facts.naming`).
 
+Each takes `project`: the episodes, patterns and tips of that project's scope (`brain.notes.project`;
+None: the whole vault). Facts are read by namespace, not by project.
+
 For an agent's hooks: `session_start` (no task is known yet: recent failures, antipatterns, the facts
 valid now in the chosen namespaces, the core tips) and `first_prompt` (the facts the prompt names, the
 patterns and the tips for it; the core tips were given at the start).
@@ -28,6 +31,7 @@ from brain.memory.tips.service import Guidelines
 from brain.notes.fact import Fact, canonical_json, fact_from_note, format_time
 from brain.notes.model import Note
 from brain.notes.pattern import pattern_from_note
+from brain.notes.project import project_of
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder
@@ -63,6 +67,7 @@ def session_start(
     days: int = DEFAULT_DAYS,
     caller: str = "hook",
     namespaces: tuple[str, ...] = (),
+    project: str | None = None,
 ) -> str:
     """The text for the start of a session, or '' when the vault has nothing to say."""
     from brain.memory.episodes.service import list_episodes
@@ -75,13 +80,13 @@ def session_start(
     facts = recall_facts(corpus, None, namespaces=namespaces or None, limit=SESSION_FACTS, caller=caller, now=now)
     sections = {
         "Recent failures": failure_lines(
-            list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=10)
+            list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=10, project=project)
         ),
-        "Antipattern warnings": antipattern_lines(patterns.antipatterns(corpus)),
+        "Antipattern warnings": antipattern_lines(patterns.antipatterns(corpus, project=project)),
         "Facts valid now": [fact_line(hit.fact) for hit in facts.hits],
         "Core tips": [
             f"- {tip.title} [{tip.category}]: {tip.tip}" + (f" Avoid: {tip.avoid}" if tip.avoid else "")
-            for tip in list_tips(corpus, min_support=3, limit=CORE_TIPS)
+            for tip in list_tips(corpus, min_support=3, limit=CORE_TIPS, project=project)
         ],
     }
     if not any(sections.values()):
@@ -98,6 +103,7 @@ def first_prompt(
     caller: str = "hook",
     similar: bool = True,
     namespaces: tuple[str, ...] = (),
+    project: str | None = None,
 ) -> str:
     """The text for a session's first prompt, or '' when nothing in the vault is close to it.
     `similar=False` leaves out what needs the vault's patterns and tips embedded (facts only)."""
@@ -105,17 +111,19 @@ def first_prompt(
 
     sections = {"Facts valid now": facts_named_in(corpus, prompt, namespaces=namespaces or None, caller=caller)}
     if similar:
-        sections["Patterns for this task"] = relevant_patterns(corpus, prompt, None)
-        sections["Tips for this task"] = tip_lines(replace(guidelines(corpus, prompt), core=()))
+        sections["Patterns for this task"] = relevant_patterns(corpus, prompt, None, project=project)
+        sections["Tips for this task"] = tip_lines(replace(guidelines(corpus, prompt, project=project), core=()))
     if not any(sections.values()):
         return ""
     text, _, _ = pack(" ".join(prompt.split())[:120], sections, budget)
     return text
 
 
-def relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> list[str]:
+def relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None, *, project: str | None = None) -> list[str]:
     candidates = [
-        found for found in corpus.summaries(CANDIDATES, "pattern", _candidate, _is_candidate) if found is not None
+        found[:5]
+        for found in corpus.summaries(CANDIDATES, "pattern", _candidate, _is_candidate)
+        if found is not None and (project is None or found[5] in (None, project))
     ]
     if not candidates:
         return []
@@ -138,20 +146,28 @@ def relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None) -> l
     ]
 
 
-CANDIDATES = "bootstrap-pattern-candidates-1"  # the name of `_candidate`'s values on disk
+CANDIDATES = "bootstrap-pattern-candidates-2"  # the name of `_candidate`'s values on disk
 
 
 def _candidate(note: Note) -> list[Any] | None:
     """A pattern worth suggesting for a task (it works more often than not, and has a trigger) as
-    what the task is compared with: [title, success rate, occurrences, trigger, action]."""
+    what the task is compared with: [title, success rate, occurrences, trigger, action, project]."""
     pattern = pattern_from_note(note)
     if (pattern.success_rate or 0) <= 0.3 or not pattern.trigger:
         return None
-    return [pattern.title, pattern.success_rate, pattern.occurrences, pattern.trigger, " ".join(pattern.action.split())]
+    action = " ".join(pattern.action.split())
+    return [
+        pattern.title,
+        pattern.success_rate,
+        pattern.occurrences,
+        pattern.trigger,
+        action,
+        project_of(note.frontmatter),
+    ]
 
 
 def _is_candidate(value: Any) -> bool:
-    return summaries.has_shape(value, (str, float, int | None, str, str), or_none=True)
+    return summaries.has_shape(value, (str, float, int | None, str, str, str | None), or_none=True)
 
 
 def _name_words(title: str) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import InvalidInput, UsageError
+from brain.memory.projects import ProjectRef, locate
 from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.redact import Redactor, markers, redactor_for
 from brain.memory.sessions.transcripts import (
@@ -50,6 +51,7 @@ class TranscriptExtracted(Extracted):
     patterns_named: tuple[str, ...] = ()
     redacted: int = 0
     names: tuple[str, ...] = ()  # the note names it may take, shortest first (see `named_for_session`)
+    project: ProjectRef | None = None  # where the session ran (see `brain.memory.projects`)
 
 
 def extract_transcript(
@@ -116,6 +118,7 @@ def extract_transcript(
         subagent_files=stats.files - 1,
         patterns_named=tuple(sorted(stats.patterns_named)),
         names=tuple(builder.names()),
+        project=locate(stats.cwd, branch=stats.git_branch, remote=stats.git_remote),
     )
 
 
@@ -223,6 +226,8 @@ def source_frontmatter(item: Extracted) -> dict[str, Any]:
     values: dict[str, Any] = {"source_log": item.source}
     if isinstance(item, TranscriptExtracted):
         values["source_format"] = item.format
+        if item.project is not None:
+            values.update(item.project.frontmatter())
     return values
 
 

@@ -57,9 +57,11 @@ def bootstrap(
     embedder: Embedder | None = None,
     namespaces: list[str] | tuple[str, ...] | None = None,
     caller: str | None = None,
+    project: str | None = None,
 ) -> Bootstrap:
     """The session's starting context. `now` is the clock for recent failures and for the facts'
-    validity; `namespaces` and `caller` go to the facts recall (and so to its journal)."""
+    validity; `namespaces` and `caller` go to the facts recall (and so to its journal); `project`
+    keeps the episodes, patterns and tips of its scope (None: the whole vault)."""
     if not task.strip():
         raise UsageError("give the task the session is about to start")
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
@@ -71,14 +73,14 @@ def bootstrap(
         since = (now - timedelta(days=days)).isoformat()
     except OverflowError:  # more days than there are since year 1: every episode
         since = datetime.min.replace(tzinfo=UTC).isoformat()
-    found = guidelines(corpus, task, embedder=embedder)
+    found = guidelines(corpus, task, embedder=embedder, project=project)
     sections = {
         "Recent failures": context.failure_lines(
-            list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=20)
+            list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=20, project=project)
         ),
-        "Antipattern warnings": context.antipattern_lines(pattern_service.antipatterns(corpus)),
+        "Antipattern warnings": context.antipattern_lines(pattern_service.antipatterns(corpus, project=project)),
         "Facts valid now": context.facts_named_in(corpus, task, namespaces=namespaces, caller=caller, now=now),
-        "Patterns for this task": context.relevant_patterns(corpus, task, embedder),
+        "Patterns for this task": context.relevant_patterns(corpus, task, embedder, project=project),
         "Tips": context.tip_lines(found),
     }
     text, used, omitted = context.pack(task, sections, budget)
@@ -146,7 +148,8 @@ def end_session(
             corpus, path, outcome=episode.outcome or "partial", episode=episode.title
         )
         titles.append(update.pattern.title)
-    learned = learn_episode(corpus, episode, today=today)
+    project = extracted.project.project if isinstance(extracted, TranscriptExtracted) and extracted.project else None
+    learned = learn_episode(corpus, episode, today=today, project=project)
     after = [p.title for p in pattern_service.antipatterns(corpus)]
     return SessionEnd(
         episode=episode.title,

@@ -112,6 +112,8 @@ class ReadStats:
     unknown: dict[str, int] = field(default_factory=dict)
     session_id: str | None = None
     cwd: str | None = None
+    git_branch: str | None = None  # the branch the session started on, as the agent recorded it
+    git_remote: str | None = None  # the repository's remote, where the agent records it (Codex)
     patterns_named: set[str] = field(default_factory=set)
 
     def count(self, kind: str, known: bool) -> None:

@@ -26,6 +26,7 @@ from brain.memory.tips.learn import draft_tips
 from brain.memory.tips.naming import slug
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Episode, Note, NoteHeader
+from brain.notes.project import in_scope, project_of
 from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note, tip_header
 from brain.vault import TYPE_FOLDERS
 
@@ -118,11 +119,17 @@ def learn(
 
 
 def learn_episode(
-    corpus: Corpus, episode: Episode, *, drafter: Drafter | None = None, today: str | None = None
+    corpus: Corpus,
+    episode: Episode,
+    *,
+    drafter: Drafter | None = None,
+    today: str | None = None,
+    project: str | None = None,
 ) -> LearnResult:
     """Tips from one episode, through the gate of `admit`: a recovered failure is a tip, what else
     one session did waits for a second session; a draft that says what a tip says already adds its
-    source to that tip. A subtask already learned is left as it is."""
+    source to that tip. A subtask already learned is left as it is. A tip learned from a project's
+    episode belongs to that project (its `project` frontmatter)."""
     vault = corpus.vault
     drafts, warnings = _drafts(episode, drafter)
     tips = {tip.path or "": tip for tip in active_tips(corpus)}
@@ -155,7 +162,8 @@ def learn_episode(
                 tip = admit.with_source(replace(tip, source_episodes=(), support=0), earlier)
                 tip = admit.with_source(tip, draft)
             path = f"{TYPE_FOLDERS['tip']}/{vault.filename_for(tip.title)}"
-            vault.write(path, render_tip(tip), create=True)
+            text = render_tip(tip)
+            vault.write(path, set_frontmatter(text, {"project": project}) if project else text, create=True)
             tips[path] = replace(tip, path=path)
             created.append(path)
         if candidates.changed:
@@ -247,8 +255,10 @@ def list_tips(
     evidence: str | None = None,
     include_merged: bool = False,
     limit: int | None = None,
+    project: str | None = None,
 ) -> list[Tip]:
-    """Tips matching the filters, highest support first (at most `limit`: only those are parsed)."""
+    """Tips matching the filters, highest support first (at most `limit`: only those are parsed); with
+    `project`, those of its scope (`brain.notes.project`: a tip without a project is in every one)."""
     check_category(category)
     check_evidence(evidence)
     if min_support < 0:
@@ -261,6 +271,7 @@ def list_tips(
             and (category is None or its_category == category)
             and support >= min_support
             and (evidence is None or its_evidence == evidence)
+            and in_scope("tip", header.frontmatter, project)
         )
 
     def best_first(header: NoteHeader) -> tuple[int, str]:
@@ -294,6 +305,13 @@ class TipIndex:
     trusted: np.ndarray  # has not hurt more than it helped: may be in the core
     bonus: np.ndarray  # feedback and success adjustments added to the similarity
     title_rank: np.ndarray  # position of each title in sorted order, the last tie-break
+    projects: tuple[str | None, ...]  # each tip's project (None: shared by every project)
+
+    def in_scope(self, project: str | None) -> np.ndarray:
+        """Which tips the scope of `project` holds (None: every tip)."""
+        if project is None:
+            return np.ones(len(self.paths), dtype=bool)
+        return np.array([own is None or own == project for own in self.projects], dtype=bool)
 
     def column(self, number: int) -> np.ndarray:
         """The vectors of one match text of every tip (0: subtask, 1: trigger, 2: applies when)."""
@@ -309,20 +327,29 @@ class TipIndex:
         return by_text.max(axis=0), by_text[:2].max(axis=0)
 
 
-MATCHED = "tip-match-1"  # the name of `_matched`'s values on disk (Corpus.summaries)
+MATCHED = "tip-match-2"  # the name of `_matched`'s values on disk (Corpus.summaries)
 
 
 def _matched(note: Note) -> list[Any] | None:
     """What a task is compared with and ranked by, for an active tip: [path, title, match texts,
-    support, trusted, bonus] (None for a tip merged into another)."""
+    support, trusted, bonus, project] (None for a tip merged into another)."""
     tip = tip_from_note(note)
     if tip.merged_into is not None:
         return None
-    return [note.path, tip.title, list(match_texts(tip)), tip.support, tip.hurt <= tip.helped, adjustment(tip)]
+    trusted = tip.hurt <= tip.helped
+    return [
+        note.path,
+        tip.title,
+        list(match_texts(tip)),
+        tip.support,
+        trusted,
+        adjustment(tip),
+        project_of(note.frontmatter),
+    ]
 
 
 def _is_matched(value: Any) -> bool:
-    shape = (str, str, summaries.ListOf(str, MATCH_TEXTS), int, bool, float)
+    shape = (str, str, summaries.ListOf(str, MATCH_TEXTS), int, bool, float, str | None)
     return summaries.has_shape(value, shape, or_none=True)
 
 
@@ -355,10 +382,11 @@ def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
         paths=tuple(path for path, *_ in tips),
         vectors=np.ascontiguousarray(vectors.matrix(list(distinct))),
         rows=rows.reshape(MATCH_TEXTS, len(tips)),
-        support=np.array([support for _, _, _, support, _, _ in tips], dtype=np.int64),
-        trusted=np.array([trusted for *_, trusted, _ in tips], dtype=bool),
-        bonus=np.array([bonus for *_, bonus in tips], dtype=np.float64),
+        support=np.array([support for _, _, _, support, _, _, _ in tips], dtype=np.int64),
+        trusted=np.array([trusted for *_, trusted, _, _ in tips], dtype=bool),
+        bonus=np.array([bonus for *_, bonus, _ in tips], dtype=np.float64),
         title_rank=title_rank,
+        projects=tuple(project for *_, project in tips),
     )
     if corpus.holds("tip"):
         corpus.derived[key] = built
@@ -373,9 +401,10 @@ def guidelines(
     threshold: float = DEFAULT_THRESHOLD,
     core_support: int = DEFAULT_CORE_SUPPORT,
     embedder: Embedder | None = None,
+    project: str | None = None,
 ) -> Guidelines:
     """The core tips (support >= `core_support`, at most MAX_CORE) plus the `top_k` tips most similar
-    to the task above `threshold`."""
+    to the task above `threshold`; with `project`, among the tips of its scope only."""
     if not task.strip():
         raise UsageError("give the task to find guidelines for")
     if not 1 <= top_k <= MAX_TOP_K:
@@ -388,12 +417,13 @@ def guidelines(
     best, own = index.similarity(text_vectors(corpus.vault, embedder).query(task))
     similarity = np.round(best.astype(np.float64), 4)
     score = np.round(similarity + index.bonus, 4)
+    scoped = index.in_scope(project)
     in_core = (
         (index.support >= core_support) & index.trusted if core_support else np.zeros(len(index.paths), dtype=bool)
     )
-    core = np.flatnonzero(in_core)
+    core = np.flatnonzero(in_core & scoped)
     core = core[np.lexsort((index.title_rank[core], -score[core], -index.support[core]))][:MAX_CORE]
-    matches = np.flatnonzero((similarity >= threshold) & ~in_core)
+    matches = np.flatnonzero((similarity >= threshold) & ~in_core & scoped)
     matches = matches[np.lexsort((index.title_rank[matches], -own[matches], -score[matches]))][:top_k]
     wanted = {index.paths[i] for i in (*core.tolist(), *matches.tolist())}
     parsed = {
