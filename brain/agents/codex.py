@@ -9,13 +9,11 @@ runs them once the user trusts them (`/hooks`), which its user config records pe
 `[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash`. brain never writes that trust.
 tomllib, which only install and status need, is imported where it is used.
 
-Rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`. Types read:
-`session_meta` (id, cwd, git branch and remote), `turn_context`, `response_item` (`message` by role, `reasoning`,
-`function_call` / `custom_tool_call` / `local_shell_call` and their `*_output`), `event_msg`
-(`token_count`, `turn_aborted`, `user_message`; the rest, which repeat response items for the UI,
-are counted), `compacted`, `token_usage_record` and `world_state` (counted). A type a later version
-adds is counted as unknown and skipped. A request the Codex IDE extension wrote (`# Files mentioned
-by the user: ... ## My request for Codex: ...`) is read as its request.
+Rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`: `session_meta`
+(id, cwd, git branch and remote), `turn_context`, `response_item` (messages, reasoning, tool calls and
+their outputs), `event_msg` (`token_count`, `turn_aborted`, `user_message`; the rest counted),
+`compacted`, `token_usage_record`, `world_state`; a later version's type is counted and skipped. A
+Codex IDE request (`## My request for Codex: ...`) is read as its request.
 
 A tool result is an error when its output says so: a JSON output whose `metadata.exit_code` is not
 0, a text output `Exit code: N` / `Process exited with code N` with N not 0, or a `success: false`.

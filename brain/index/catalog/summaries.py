@@ -7,7 +7,7 @@ set of values is one JSON file in `.brain/index/summaries/`, derived and disposa
 of the index: a damaged or unreadable file is recomputed, never an error, and `brain reindex`
 removes them all. Every value read is checked against the shape its set declares (`has_shape`): a
 value of another shape under the right hash (a file edited by hand, written by another version of
-brain) is computed again, like a missing one. The name of a set says what computes it (`bootstrap-pattern-candidates-1`): a
+brain) is computed again, like a missing one. The name of a set says what computes it (`bootstrap-pattern-candidates-2`): a
 change of what the values mean takes a new name.
 """
 

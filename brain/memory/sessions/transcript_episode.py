@@ -3,14 +3,11 @@
 - task: the first real request of the person (not a slash command, a hook's or the harness's text;
   blocks an IDE, a shell or a hook put in the message taken out).
 - session, date, duration_minutes: the transcript's session id; its first timestamp; first to last.
-- metrics: tool_calls = the tool calls of the session and its subagents, once per call id (a resumed
-  or forked session's transcript replays earlier calls; Claude Code's reader drops replayed records
-  by their uuid too); errors = the tool results
-  that are errors; recoveries = errors followed by a success of the same tool on the same file or the
-  same command (program and first word, `uv run` / `cd x &&` / env stripped); commits = `git commit`
-  runs that succeeded (their shas where git printed them); files_changed = distinct files written or
-  edited (by an edit tool, or a shell's plain redirection); input/output/cache tokens as the agent
-  reported them.
+- metrics: tool_calls of the session and its subagents, once per call id (a resumed or forked
+  transcript replays earlier calls); errors = error results; recoveries = errors followed by a
+  success of the same tool on the same file or command (`uv run` / `cd x &&` / env stripped);
+  commits = `git commit` runs that succeeded; files_changed = distinct files written or edited (an
+  edit tool, or a shell's plain redirection); input/output/cache tokens as the agent reported them.
 - every text cut short (task, command, error line, decision, plan, tool output) is redacted first (`clip`).
 - events: edits (consecutive edits of one file are one event), test runs (passed / failed, with the
   runner's counts), commits, errors and their recoveries (linked by caused_by / leads_to), user

@@ -23,6 +23,7 @@ from brain.notes.model import Episode, Event
 LESSON = re.compile(
     r"^(?P<what>.+?) failed \((?P<error>.*)\); it (?P<verb>worked|passed) after (?P<fix>.+?)\.?$", re.DOTALL
 )
+_LOCATION = re.compile(r"^[\w./~-]+:\d+(?::\d+)?:\s*")
 _ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
 _MOST = 120
 SIGNATURE_WORDS = 8
@@ -57,17 +58,30 @@ def error_line(error: str) -> str:
     ("error: could not apply <sha>... <the commit's message>"), not the failure's."""
     lines = (re.sub(r"</?tool_use_error>", "", line).strip() for line in error.replace("\\n", "\n").splitlines())
     first = next((line for line in lines if line and not _UNINFORMATIVE.match(line)), "")
+    first = _LOCATION.sub("", first)  # "test/a_test.exs:104: the failure": the place is this occurrence's
     said = generalize(first.rstrip(":").strip(), _MOST).split()
     return " ".join(said[:SIGNATURE_WORDS]) + ("..." if len(said) > SIGNATURE_WORDS else "")
 
 
 def fix_step(fix: str, command: bool) -> str:
-    """What fixed it, as an instruction: "editing a.ex, editing b.ex" -> "edit the files it names"."""
+    """What fixed it, as an instruction: "editing a.ex, editing b.ex" -> "edit the files it names";
+    "running `mix format`" -> "run `mix format` first"; "reading a.ex" (an edit that failed on stale
+    text) -> "read the file, then edit it again with its current text"."""
     parts = list(dict.fromkeys(part.strip() for part in fix.split(", ") if part.strip()))
     edited = [part for part in parts if part.startswith("editing ")]
+    ran = [part.removeprefix("running ") for part in parts if part.startswith("running `")]
+    read = [part for part in parts if part.startswith("reading ")]
     if edited:
         files = "the file" if len(edited) == 1 else "the files"
         return f"edit {files} it names, then run it again" if command else f"edit {files} again with its current text"
+    if ran and command:
+        return f"run {ran[-1]} first, then run it again"
+    if read:
+        return (
+            "read the file it names, then run it again"
+            if command
+            else "read the file, then edit it again with its current text"
+        )
     return "run it again, unchanged"
 
 
@@ -82,8 +96,16 @@ def recovery_drafts(episode: Episode) -> list[Draft]:
     return [
         _draft(episode, lesson, match, span)
         for (lesson, match), span in zip(found, spans, strict=True)
-        if error_line(match.group("error"))  # a failure with no error line to know it by teaches nothing
+        if _informative(error_line(match.group("error")))  # a failure with no error to know it by teaches nothing
     ]
+
+
+_PLACEHOLDER_WORDS = frozenset({"the", "a", "path", "<path>", "file", "<file>", "files", "code", "<code>", "command"})
+
+
+def _informative(error: str) -> bool:
+    """Whether an error line says something once its names are generalized ("the path" says nothing)."""
+    return any(word.lower().strip(".:,") not in _PLACEHOLDER_WORDS for word in error.split())
 
 
 def _recovered_errors(episode: Episode) -> list[Event]:

@@ -47,7 +47,14 @@ def superseded_secret(vault: Vault) -> tuple[str, str]:
     """SECRET recorded at day 0, superseded at day 10, kept 1 day: due from day 11."""
     (vault.brain_dir / "config.toml").write_text('[index]\nembedder = "lexical"\n', encoding="utf-8")
     first = service.record_fact(
-        vault, "preference", "theme", SECRET, namespace="user:alice", retention_days=1, valid_from=at(0), now=at(0)
+        Corpus(vault),
+        "preference",
+        "theme",
+        SECRET,
+        namespace="user:alice",
+        retention_days=1,
+        valid_from=at(0),
+        now=at(0),
     )
     new = service.supersede_fact(Corpus(vault), first.fact.title, "calm", valid_from=at(10), now=at(10))
     return first.fact.title, new.fact.title
@@ -91,7 +98,7 @@ def test_a_fact_deleted_by_hand_has_its_versions_swept_after_its_retention(vault
     (vault.brain_dir / "config.toml").write_text(
         '[index]\nembedder = "lexical"\n[retention]\nretention_days = 30\n', encoding="utf-8"
     )
-    written = service.record_fact(vault, "preference", "theme", SECRET, namespace="user:alice", now=at(0))
+    written = service.record_fact(Corpus(vault), "preference", "theme", SECRET, namespace="user:alice", now=at(0))
     title = written.fact.title
     gone_at = datetime.fromisoformat(vault.history.entries(written.path)[-1].time.replace("Z", "+00:00"))
     (vault.root / written.path).unlink()  # deleted by hand: the history keeps its versions

@@ -51,7 +51,7 @@ def test_values_of_another_shape_under_the_right_hash_are_computed_again(tmp_pat
 
     folder = root / ".brain" / "index" / "summaries"
     names = sorted(path.name for path in folder.iterdir())
-    assert names == ["bootstrap-pattern-candidates-1.json", "fact-subjects-1.json", "tip-match-1.json"]
+    assert names == ["bootstrap-pattern-candidates-2.json", "fact-subjects-1.json", "tip-match-2.json"]
     for path in folder.iterdir():
         stored = json.loads(path.read_text())
         wrong = {key: [sha, WRONG_SHAPES[n % len(WRONG_SHAPES)]] for n, (key, (sha, _)) in enumerate(stored.items())}

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.memory.corpus import Corpus
-from brain.memory.sessions.context import CANDIDATES, _candidate
+from brain.memory.sessions.context import CANDIDATES, _candidate, _is_candidate
 from brain.memory.sessions.scrub import redact_vault
 from brain.vault import Vault
 from tests.conftest import run_brain, state, write
@@ -91,7 +91,7 @@ def _populate(vault: Vault) -> list[str]:
     write(vault, "notes/Clean.md", "# Clean\n\nNothing to hide, docker run -p 8080:80 nginx, ls -pa, mysql -p.\n")
     assert _brain(vault, "index").exit_code == 0
     assert _brain(vault, "note", "edit", "Deploy", "--append", lines[-1]).exit_code == 0
-    assert Corpus(vault).summaries(CANDIDATES, "pattern", _candidate)  # the first-prompt hook's cache
+    assert Corpus(vault).summaries(CANDIDATES, "pattern", _candidate, _is_candidate)  # the first-prompt hook's cache
     log = vault.brain_dir / "logs" / "hooks.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"2026-11-20T10:00:00Z extract x: started\n2026-11-20T10:00:01Z extract x: token {LOGGED}\n")
@@ -122,7 +122,7 @@ def test_a_dry_run_says_where_and_changes_no_file(lex):
     assert line("catalog", "notes/Deploy.md:6", "assignment") in lines
     assert line("log", ".brain/logs/hooks.log:2", "github-token") in lines
     assert (
-        "summaries .brain/index/summaries/bootstrap-pattern-candidates-1.json  patterns/PATTERN-rotate.md  mysql-password"
+        "summaries .brain/index/summaries/bootstrap-pattern-candidates-2.json  patterns/PATTERN-rotate.md  mysql-password"
         in lines
     )
     assert not any("Clean.md" in line for line in lines)

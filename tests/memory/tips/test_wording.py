@@ -336,7 +336,7 @@ def test_the_claude_code_session_gives_one_tip_per_recovered_failure_and_holds_i
     recovered from is a tip said as when and what to do, and its stated choices wait for a second session."""
     tips = _learned(tmp_path, CLAUDE)
     assert sorted(tips) == [
-        "TIP-ruff-check-src-fails-with-1-8-f401",
+        "TIP-ruff-check-src-fails-with-f401-imported",
         "TIP-the-tests-fail-with-assertionerror-expected-3-attempts",
     ]
     failing = 'the tests fail with "AssertionError: expected 3 attempts, got 2"'
@@ -349,8 +349,8 @@ def test_the_claude_code_session_gives_one_tip_per_recovered_failure_and_holds_i
         "The tests failed (AssertionError: expected 3 attempts, got 2); it passed after editing the file.",
         failing,
     )
-    lint = '`ruff check src` fails with "the file:1:8: F401 [*] the code imported but unused"'
-    assert _fields(tips["TIP-ruff-check-src-fails-with-1-8-f401"]) == (
+    lint = '`ruff check src` fails with "F401 [*] the code imported but unused"'  # the place is this run's
+    assert _fields(tips["TIP-ruff-check-src-fails-with-f401-imported"]) == (
         "recovery",
         lint,
         f"When {lint}: edit the file it names, then run it again.",
