@@ -12,8 +12,7 @@ tomllib, which only install and status need, is imported where it is used.
 Rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`: `session_meta`
 (id, cwd, git branch and remote), `turn_context`, `response_item` (messages, reasoning, tool calls and
 their outputs), `event_msg` (`token_count`, `turn_aborted`, `user_message`; the rest counted),
-`compacted`, `token_usage_record`, `world_state`; a later version's type is counted and skipped. A
-Codex IDE request (`## My request for Codex: ...`) is read as its request.
+`compacted`, `token_usage_record`, `world_state`; a later version's type is counted and skipped.
 
 A tool result is an error when its output says so: a JSON output whose `metadata.exit_code` is not
 0, a text output `Exit code: N` / `Process exited with code N` with N not 0, or a `success: false`.

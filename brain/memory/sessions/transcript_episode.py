@@ -17,10 +17,9 @@
   approach after a failure. Chosen = the agent's sentence, rationale = its own "because ..." words,
   outcome = failure when an error after it stayed unrecovered, else success.
 - lessons: one per error -> recovery pair: what failed and what made it work again.
-- outcome: failure when a test, build, lint or typecheck run failed and the same command never passed
-  after it, or the session ends on failing tests or on a tool result that is an error (an `ls` that
-  failed earlier does not count); partial when it ends with work unfinished (open todo items) or with
-  the user rejecting, correcting or interrupting the agent; success otherwise.
+- outcome: failure when a test, build, lint or typecheck run failed and never passed after, or the
+  session ends on failing tests or an error result (an earlier failed `ls` does not count); partial
+  when it ends with open todo items or the user rejecting, correcting or interrupting; else success.
 """
 
 from __future__ import annotations
