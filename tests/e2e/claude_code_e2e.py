@@ -55,7 +55,9 @@ def brain(*args: str, cwd: Path | None = None) -> str:
     return done.stdout
 
 
-def run_claude(claude: Path, model: ScriptedModel, repo: Path, home: Path, prompt: str) -> dict[str, Any]:
+def run_claude(
+    claude: Path, model: ScriptedModel, repo: Path, home: Path, prompt: str, *extra: str, **more_env: str
+) -> dict[str, Any]:
     env = {
         "HOME": str(home),
         "PATH": os.environ["PATH"],
@@ -66,9 +68,10 @@ def run_claude(claude: Path, model: ScriptedModel, repo: Path, home: Path, promp
         "DISABLE_TELEMETRY": "1",
         "DISABLE_ERROR_REPORTING": "1",
         **{key: value for key, value in os.environ.items() if key.startswith(("PYTHON", "BRAIN_", "XDG_", "HF_"))},
+        **more_env,
     }
     done = subprocess.run(
-        [str(claude), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"],
+        [str(claude), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash", *extra],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -178,3 +181,27 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     assert status["sessions"][1]["tokens_by_event"]["session-start"] == -(-(len(context) + 1) // 4)
     # the models named the episodes after they were handed them
     assert episode.stem in status["sessions"][1]["used"] and recovered.stem in status["sessions"][2]["used"]
+
+
+PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "brain"
+
+
+def test_the_plugin_hands_claude_code_the_vault_and_saves_the_session(claude, model, tmp_path):
+    """The plugin of this repository's marketplace, loaded as `claude --plugin-dir` loads it: brain
+    found on PATH, the vault from $BRAIN_VAULT; no `brain hooks install`."""
+    home, repo, vault = tmp_path / "home", tmp_path / "repo", tmp_path / "vault"
+    home.mkdir()
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, capture_output=True)
+    brain("init", str(vault))
+    brain("fact", "record", "config", "app-source-folder", "app/", "--vault", str(vault))
+    brain("index", "--vault", str(vault))
+    model.turns = [{"text": "The sources live in app/."}]
+    path = f"{BRAIN.parent}:{os.environ['PATH']}"
+    done = run_claude(claude, model, repo, home, PROMPT, "--plugin-dir", str(PLUGIN), BRAIN_VAULT=str(vault), PATH=path)
+    opening = user_text(model.main_requests()[0])
+    assert "# Context for: this session (from brain, the team's memory)" in opening
+    assert "- app-source-folder (config, default, since " in opening
+    log = vault / ".brain" / "logs" / "hooks.log"
+    episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{done['session_id'][:8]}.md")), "the episode", log)
+    assert f"session: {done['session_id']}" in episode[0].read_text()
