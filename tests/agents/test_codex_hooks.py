@@ -180,9 +180,13 @@ def test_session_start_and_first_prompt_answer_as_codex_reads_them(example):
         "# Context for: this session (from brain, the team's memory)\n"
     )
     prompt = codex_input("UserPromptSubmit", turn_id="t1", prompt="Shorten the mobile access token TTL")
-    first = brain_process("hooks", "run", "codex-first-prompt", "--vault", str(example), stdin=prompt)
-    assert json.loads(first.stdout)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
-    assert brain_process("hooks", "run", "codex-first-prompt", "--vault", str(example), stdin=prompt).stdout == ""
+    # the facts of the namespace chosen at install: named by the prompt, whether or not the vault is warmed up
+    named = ("--vault", str(example), "--namespace", "ledger-auth")
+    first = brain_process("hooks", "run", "codex-first-prompt", *named, stdin=prompt)
+    answer = json.loads(first.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "UserPromptSubmit"
+    assert "- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17):" in answer["additionalContext"]
+    assert brain_process("hooks", "run", "codex-first-prompt", *named, stdin=prompt).stdout == ""
 
 
 def test_stop_extracts_the_rollout_once_and_answers_nothing(example, codex_home):

@@ -156,7 +156,9 @@ def test_git_sees_nothing_brain_writes_under_dot_brain_but_the_settings(tmp_path
         return _git(vault.root, *args)
 
     assert _committed(vault.root, ".brain") == [".brain/.gitignore", ".brain/config.toml"]
-    first_prompt = json.dumps({"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "retry writes"})
+    first_prompt = json.dumps(
+        {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "retry the failed writes with a key"}
+    )
 
     def brain(*args: str, stdin: str | None = None) -> None:
         done = run_brain(*args, "--vault", root, input=stdin)

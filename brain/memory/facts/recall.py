@@ -257,7 +257,24 @@ def history(corpus: Corpus, subject: str, *, namespace: str | None = None, kind:
         raise InvalidInput(
             f"no facts about '{subject}' in namespace '{chosen}'; name the namespace with ", Remedy("namespace")
         )
-    return [table.facts[position] for position in columns.positions[columns.rows(kind, subject)]]
+    return _predecessors_first([table.facts[position] for position in columns.positions[columns.rows(kind, subject)]])
+
+
+def _predecessors_first(chain: list[Fact]) -> list[Fact]:
+    """The chain with every fact before the one that superseded it: two values recorded in the same
+    second (`fact record --supersede` right after a record) sort alike by time."""
+    ordered = list(chain)
+    moved = True
+    while moved:
+        moved = False
+        at = {fact.title: number for number, fact in enumerate(ordered)}
+        for number, fact in enumerate(ordered):
+            successor = at.get(fact.superseded_by or "")
+            if successor is not None and successor < number:
+                ordered.insert(successor, ordered.pop(number))
+                moved = True
+                break
+    return ordered
 
 
 @dataclass(frozen=True)
