@@ -102,13 +102,7 @@ def _tool_failure(request: runtime.HookRequest) -> runtime.HookResult:
 
 def _session_end(request: runtime.HookRequest) -> runtime.HookResult:
     """SessionEnd and PreCompact: the transcript (`transcript_path`) is extracted in the background."""
-    transcript = str(request.payload.get("transcript_path") or "")
-    if not transcript:
-        raise InvalidInput("the hook input has no transcript_path")
-    session = str(request.payload.get("session_id") or Path(transcript).stem)
-    note = str(request.payload.get("hook_event_name", ""))
-    runtime.start_extraction("session-end", request.memory, Path(transcript), session, "claude-code", note)
-    return runtime.HookResult("session-end")
+    return runtime.transcript_end(request, "session-end", "claude-code")
 
 
 HOOKS: dict[str, runtime.Hook] = {

@@ -30,12 +30,15 @@ from brain.agents.settings import (
     Commands,
     dump_json,
     is_brain_hook,
+    json_hooks_in,
     json_object,
     mcp_server_entries,
     server_args,
     split_command,
     vault_in,
+    with_json_hooks,
     with_mcp_server,
+    without_json_hooks,
     without_mcp_server,
 )
 from brain.errors import InvalidInput
@@ -66,13 +69,7 @@ def _first_prompt(request: runtime.HookRequest) -> runtime.HookResult:
 
 def _session_end(request: runtime.HookRequest) -> runtime.HookResult:
     """SessionEnd and PreCompress: the chat (`transcript_path`) is extracted in the background."""
-    transcript = str(request.payload.get("transcript_path") or "")
-    if not transcript:
-        raise InvalidInput("the hook input has no transcript_path")
-    session = str(request.payload.get("session_id") or Path(transcript).stem)
-    note = str(request.payload.get("hook_event_name", ""))
-    runtime.start_extraction("gemini-session-end", request.memory, Path(transcript), session, "gemini", note)
-    return runtime.HookResult("SessionEnd")
+    return runtime.transcript_end(request, "gemini-session-end", "gemini")
 
 
 HOOKS: dict[str, runtime.Hook] = {
@@ -141,55 +138,21 @@ def _is_ours(hook: Any) -> bool:
 
 
 def _without_hooks(settings: dict[str, Any]) -> dict[str, Any]:
-    """The settings without brain's hooks (and without the groups and events that held only them)."""
-    hooks = settings.get("hooks")
-    if not isinstance(hooks, dict):
-        return settings
-    kept_events: dict[str, Any] = {}
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            kept_events[event] = groups
-            continue
-        kept = []
-        for group in groups:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(inner, list) and any(map(_is_ours, inner)):
-                rest = [hook for hook in inner if not _is_ours(hook)]
-                if rest:
-                    kept.append({**group, "hooks": rest})
-            else:
-                kept.append(group)
-        if kept:
-            kept_events[event] = kept
-    result = {key: value for key, value in settings.items() if key != "hooks"}
-    return {**result, "hooks": kept_events} if kept_events else result
+    return without_json_hooks(settings, _is_ours)
 
 
 def _with_hooks(settings: dict[str, Any], commands: Commands) -> dict[str, Any]:
-    """The settings with brain's hooks, replacing brain's own (another vault, program or namespaces)."""
-    result = _without_hooks(settings)
-    hooks = dict(result.get("hooks", {}))
-    if not isinstance(result.get("hooks", {}), dict):
-        raise InvalidInput("its 'hooks' is not an object; fix it by hand, then install again")
-    for event, (name, timeout) in EVENTS.items():
-        groups = hooks.get(event, [])
-        if not isinstance(groups, list):
-            raise InvalidInput(f"its 'hooks.{event}' is not a list; fix it by hand, then install again")
-        entry = {"type": "command", "name": f"brain {name}", "command": commands.hook(name), "timeout": timeout}
-        hooks[event] = [*groups, {"hooks": [entry]}]
-    return {**result, "hooks": hooks}
+    """The settings with brain's hooks, each named `brain <hook>`, replacing brain's own."""
+    handlers = {
+        event: {"type": "command", "name": f"brain {name}", "command": commands.hook(name), "timeout": timeout}
+        for event, (name, timeout) in EVENTS.items()
+    }
+    return with_json_hooks(settings, handlers, _is_ours)
 
 
 def _hooks_in(settings: dict[str, Any]) -> list[tuple[str, str]]:
     """(event, command) of every brain hook in the settings."""
-    hooks = settings.get("hooks")
-    return [
-        (event, hook["command"])
-        for event, groups in (hooks.items() if isinstance(hooks, dict) else ())
-        for group in (groups if isinstance(groups, list) else ())
-        for hook in (group.get("hooks", []) if isinstance(group, dict) else ())
-        if isinstance(hook, dict) and _is_ours(hook)
-    ]
+    return [(event, hook["command"]) for event, _, _, hook in json_hooks_in(settings, _is_ours)]
 
 
 # ---------------------------------------------------------------- chats

@@ -214,6 +214,18 @@ def _scope(request: HookRequest, corpus: Corpus) -> Scope:
     return scope_for(corpus, folder=str(request.payload.get("cwd") or "") or current_folder())
 
 
+def transcript_end(request: HookRequest, hook: str, format: str) -> HookResult:
+    """The session's transcript (`transcript_path` in the hook JSON) extracted in the background, read
+    as `format`; the hook answers nothing, at once."""
+    transcript = str(request.payload.get("transcript_path") or "")
+    if not transcript:
+        raise InvalidInput("the hook input has no transcript_path")
+    session = str(request.payload.get("session_id") or Path(transcript).stem)
+    note = str(request.payload.get("hook_event_name", ""))
+    start_extraction(hook, request.memory, Path(transcript), session, format, note)
+    return HookResult(hook)
+
+
 def start_extraction(event: str, memory: Memory, transcript: Path, session: str, format: str, note: str = "") -> None:
     """Extract the session in a detached process (the hook returns at once), and say so in the log."""
     spawn_extract(memory.root, transcript, session, format)
