@@ -48,6 +48,7 @@ class Agent:
       would be written;
     - `entries(target, text)`: brain's entries in the file, one line each, and what is wrong with it;
     - `vaults_named(target, text)`: the vaults brain's entries in a file's text point at;
+    - `programs_named(target, text)`: the `brain` programs they run;
     - `reader`: how its transcripts are read into acts;
     - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s;
     - `store(home)`: the folder where the agent keeps its sessions' transcripts (for a backfill);
@@ -61,6 +62,7 @@ class Agent:
     merged: Callable[[Target, str | None, Commands | None], str | None]
     entries: Callable[[Target, str], tuple[tuple[str, ...], str | None]]
     vaults_named: Callable[[Target, str], list[str]]
+    programs_named: Callable[[Target, str], list[str]]
     hooks: Mapping[str, Hook]
     store: Callable[[Path], Path]
     to_do: Callable[[Target, str], str | None] = lambda target, text: None

@@ -36,9 +36,10 @@ from brain.agents.settings import (
     is_brain_hook,
     json_object,
     mcp_server_entries,
-    server_args,
+    programs_in,
+    server_command,
     split_command,
-    vault_in,
+    vaults_in,
     with_mcp_server,
     without_mcp_server,
 )
@@ -195,21 +196,25 @@ def _server_holder(target: Target, data: dict[str, Any]) -> Any:
     return projects.get(str(target.project)) if isinstance(projects, dict) else None
 
 
-def vaults_named(target: Target, text: str) -> list[str]:
-    """The vaults brain's hooks and MCP server in a settings text point at, read from the commands
-    themselves, so a path with spaces, quotes or any other character is found whole; a portable
-    entry's vault is found from the project's root."""
+def commands_named(target: Target, text: str) -> list[Any]:
+    """brain's hooks and MCP server in a settings text, each a whole command (the program first),
+    read from the commands themselves, so a path with spaces, quotes or any other character is whole."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
         return []
     if not isinstance(data, dict):
         return []
-    commands: list[Any] = [split_command(command) for _, command in claude_hooks_in(data)]
     holder = _server_holder(target, data)
-    commands.append(server_args(holder.get("mcpServers")) if isinstance(holder, dict) else None)
-    found = (vault for args in commands if (vault := vault_in(args)))
-    return list(dict.fromkeys(_project_path(vault, target.project) for vault in found))
+    server = server_command(holder.get("mcpServers")) if isinstance(holder, dict) else None
+    return [*(split_command(command) for _, command in claude_hooks_in(data)), server]
+
+
+def vaults_named(target: Target, text: str) -> list[str]:
+    """The vaults brain's entries point at; a portable entry's vault is found from the project's root."""
+    return list(
+        dict.fromkeys(_project_path(vault, target.project) for vault in vaults_in(commands_named(target, text)))
+    )
 
 
 # A portable entry names the vault from the project's root, which Claude Code gives hooks as
@@ -439,6 +444,7 @@ AGENT = Agent(
     merged=merged,
     entries=entries,
     vaults_named=vaults_named,
+    programs_named=lambda target, text: programs_in(commands_named(target, text)),
     hooks=HOOKS,
     store=transcript_store,
 )

@@ -37,7 +37,7 @@ from typing import Any
 
 from brain.agents import runtime, settings
 from brain.agents.agent import Agent, Target
-from brain.agents.settings import Commands, json_object, split_command, vault_in
+from brain.agents.settings import Commands, json_object, split_command
 from brain.errors import InvalidInput
 from brain.memory.sessions.commands import exit_code
 from brain.memory.sessions.transcripts import Act, ReadStats, TranscriptReader, json_records, obj, text_of
@@ -110,27 +110,26 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
     return tuple(codex_installed(text)), None
 
 
-def vaults_named(target: Target, text: str) -> list[str]:
-    """The vaults brain's entries in a config.toml or hooks.json point at (the argument after `--vault`)."""
+def commands_named(target: Target, text: str) -> list[list[Any]]:
+    """brain's commands in a config.toml or hooks.json, each whole (the program first)."""
     import tomllib
 
     if target.what == "hooks":
         try:
-            hooks = settings.json_hooks_in(json_object(target.path, text), is_ours)
+            return [
+                split_command(h["command"]) for *_, h in settings.json_hooks_in(json_object(target.path, text), is_ours)
+            ]
         except InvalidInput:
             return []
-        named = (vault_in(split_command(hook["command"])) for *_, hook in hooks)
-        return list(dict.fromkeys(vault for vault in named if vault))
-    if BEGIN not in text:
-        return []
     try:
-        data = tomllib.loads("\n".join(codex_installed(text)))
+        data = tomllib.loads("\n".join(codex_installed(text))) if BEGIN in text else {}
     except tomllib.TOMLDecodeError:
         return []
     servers = data.get("mcp_servers")
     server = servers.get("brain") if isinstance(servers, dict) else None
-    commands = [data.get("notify"), server.get("args") if isinstance(server, dict) else None]
-    return list(dict.fromkeys(vault for args in commands if (vault := vault_in(args))))
+    args = server.get("args") if isinstance(server, dict) else None
+    server_command = [server.get("command"), *args] if isinstance(server, dict) and isinstance(args, list) else []
+    return [command for command in (data.get("notify"), server_command) if isinstance(command, list) and command]
 
 
 def to_do(target: Target, text: str) -> str | None:
@@ -493,7 +492,8 @@ AGENT = Agent(
     targets=targets,
     merged=merged,
     entries=entries,
-    vaults_named=vaults_named,
+    vaults_named=lambda target, text: settings.vaults_in(commands_named(target, text)),
+    programs_named=lambda target, text: settings.programs_in(commands_named(target, text)),
     hooks=HOOKS,
     store=lambda home: codex_home(home) / "sessions",
     to_do=to_do,

@@ -33,9 +33,10 @@ from brain.agents.settings import (
     json_hooks_in,
     json_object,
     mcp_server_entries,
-    server_args,
+    programs_in,
+    server_command,
     split_command,
-    vault_in,
+    vaults_in,
     with_json_hooks,
     with_mcp_server,
     without_json_hooks,
@@ -120,16 +121,15 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
     return hooks + mcp_server_entries(data), None
 
 
-def vaults_named(target: Target, text: str) -> list[str]:
+def commands_named(target: Target, text: str) -> list[Any]:
+    """brain's hooks and MCP server in a settings text, each a whole command (the program first)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
         return []
     if not isinstance(data, dict):
         return []
-    commands: list[Any] = [split_command(command) for _, command in _hooks_in(data)]
-    commands.append(server_args(data.get("mcpServers")))
-    return list(dict.fromkeys(vault for args in commands if (vault := vault_in(args))))
+    return [*(split_command(command) for _, command in _hooks_in(data)), server_command(data.get("mcpServers"))]
 
 
 def _is_ours(hook: Any) -> bool:
@@ -262,7 +262,8 @@ AGENT = Agent(
     targets=targets,
     merged=merged,
     entries=entries,
-    vaults_named=vaults_named,
+    vaults_named=lambda target, text: vaults_in(commands_named(target, text)),
+    programs_named=lambda target, text: programs_in(commands_named(target, text)),
     hooks=HOOKS,
     store=transcript_store,
 )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.agents.agent import SCOPES, Agent, Target
+from brain.agents.health import broken
 from brain.agents.registry import AGENTS, agent_named
 from brain.agents.settings import BrokenFile, Commands
 from brain.errors import InvalidInput, UsageError
@@ -46,6 +47,8 @@ class Installed:
     problem: str | None = None  # what is wrong with a file brain cannot read (install would refuse it)
     label: str = ""  # how `status` names the place: the path, and the project of a local entry in a user file
     share: str = "user"  # shared (a project file a team commits) | local (this machine's, for a project) | user
+    vaults: tuple[str, ...] = ()  # the vaults brain's entries name
+    broken: tuple[str, ...] = ()  # what is missing for them to work (their program, a vault), with the fix
 
 
 def brain_program() -> str:
@@ -173,8 +176,12 @@ def status(project_dir: Path, home: Path) -> list[Installed]:
                     found.append(Installed(path, False, (), None, label, share))
                     continue
                 try:
-                    entries, problem = agent.entries(target, _read(target.path))
-                    found.append(Installed(path, True, entries, problem, label, share))
+                    text = _read(target.path)
+                    entries, problem = agent.entries(target, text)
+                    vaults = tuple(agent.vaults_named(target, text)) if entries else ()
+                    programs = tuple(agent.programs_named(target, text)) if entries else ()
+                    missing = tuple(broken(agent.name, scope, programs, vaults))
+                    found.append(Installed(path, True, entries, problem, label, share, vaults, missing))
                 except BrokenFile as error:
                     found.append(Installed(path, True, (), error.problem, label, share))
     return found

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from brain.agents.health import EPISODE_DAYS
+
 if TYPE_CHECKING:  # for annotations only: rendering loads nothing else
+    from brain.agents.health import VaultHealth
     from brain.agents.install import Change, Installed
     from brain.agents.ledger import LedgerSummary
     from brain.agents.runtime import HookResult
@@ -34,12 +37,42 @@ def status_lines(found: list[Installed]) -> list[str]:
         else:
             lines.append(f"{name}:")
             lines += [f"  {entry}" for entry in item.entries]
+        lines += [f"  broken: {missing}" for missing in item.broken]
     return lines
+
+
+def health_lines(found: VaultHealth) -> list[str]:
+    """A vault's health: its index, each hook's last run, the hooks log's last errors, the episodes captured."""
+    index = {"none": "none yet", "fresh": "fresh", "stale": f"stale, {found.changed_files} files changed"}[found.index]
+    fix = "" if found.index == "fresh" else f" (run 'brain index --vault {found.vault}')"
+    runs = "; ".join(f"{run.event} {run.at} {run.result}" for run in found.last_runs) or "none"
+    lines = [f"vault {found.vault}:", f"  index: {index}{fix}", f"  last runs: {runs}"]
+    lines += ["  last errors:", *(f"    {line}" for line in found.last_errors)] if found.last_errors else []
+    return [*lines, f"  episodes captured, last {EPISODE_DAYS} days: {found.episodes}"]
+
+
+def health_json(found: VaultHealth) -> dict[str, Any]:
+    return {
+        "vault": found.vault,
+        "index": found.index,
+        "changed_files": found.changed_files,
+        "last_runs": [{"event": run.event, "at": run.at, "result": run.result} for run in found.last_runs],
+        "last_errors": found.last_errors,
+        "episodes_last_7_days": found.episodes,
+    }
 
 
 def status_json(found: list[Installed]) -> list[dict[str, Any]]:
     return [
-        {"path": i.path, "share": i.share, "exists": i.exists, "entries": list(i.entries), "problem": i.problem}
+        {
+            "path": i.path,
+            "share": i.share,
+            "exists": i.exists,
+            "entries": list(i.entries),
+            "problem": i.problem,
+            "vaults": list(i.vaults),
+            "broken": list(i.broken),
+        }
         for i in found
     ]
 

@@ -96,6 +96,24 @@ def vault_in(args: Any) -> str | None:
     return vault if isinstance(vault, str) else None
 
 
+def vaults_in(commands: list[Any]) -> list[str]:
+    """The vaults a file's brain commands name (each command's argument after `--vault`), once each."""
+    return list(dict.fromkeys(vault for args in commands if (vault := vault_in(args))))
+
+
+def programs_in(commands: list[Any]) -> list[str]:
+    """The `brain` programs a file's brain commands run (each command's first argument), once each."""
+    return list(
+        dict.fromkeys(args[0] for args in commands if isinstance(args, list) and args and is_brain_program(args[0]))
+    )
+
+
+def server_command(servers: Any) -> list[Any] | None:
+    """brain's MCP server in `mcpServers` as one command (the program first), None when it is not there."""
+    args = server_args(servers)
+    return [servers["brain"]["command"], *args] if isinstance(args, list) else None
+
+
 def json_object(path: Path, text: str) -> dict[str, Any]:
     """A settings file's JSON object ({} for an empty file); anything else is a `BrokenFile`."""
     if not text.strip():

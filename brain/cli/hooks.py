@@ -66,7 +66,9 @@ def install(
     chosen = tuple(dict.fromkeys(check_namespace(name) for name in namespace or ()))
     commands = Commands(brain=service.brain_program(), vault=str(root), namespaces=chosen)
     changes = service.install(agent, commands, scope=scope, project_dir=_project(project_dir), home=Path.home())
-    if agent == "claude-code" and not (root / ".brain" / "index").is_dir():
+    from brain.index.engine import has_index
+
+    if agent == "claude-code" and not has_index(Vault(root)):
         # without an index every hook parses every note: fine for a few hundred, seconds for thousands
         warn(f"{root} has no index yet: run 'brain index --vault {root}' so the hooks answer at once")
     if as_json:
@@ -104,16 +106,26 @@ def status(
     the tokens the hooks injected per session, with how many injected notes the agent then used."""
     from brain.agents import install as service
     from brain.agents import ledger
-    from brain.agents.output import ledger_json, ledger_lines, status_json, status_lines
+    from brain.agents.health import vault_exists, vault_health
+    from brain.agents.output import health_json, health_lines, ledger_json, ledger_lines, status_json, status_lines
     from brain.agents.registry import READERS
 
     found = service.status(_project(project_dir), Path.home())
     root = _vault_root(vault)
     injected = ledger.summary(root, READERS, days=days) if root is not None else None
+    named = [Path(v).resolve() for item in found for v in item.vaults if vault_exists(v)]
+    vaults = [vault_health(each) for each in dict.fromkeys([*([root] if root else []), *named])]
     if as_json:
-        emit_json({"files": status_json(found), "injected": ledger_json(injected) if injected else None})
+        emit_json(
+            {
+                "files": status_json(found),
+                "vaults": [health_json(each) for each in vaults],
+                "injected": ledger_json(injected) if injected else None,
+            }
+        )
         return
-    typer.echo("\n".join(status_lines(found) + (ledger_lines(injected) if injected else [])))
+    lines = status_lines(found) + [line for each in vaults for line in health_lines(each)]
+    typer.echo("\n".join(lines + (ledger_lines(injected) if injected else [])))
 
 
 def _vault_root(vault: Path | None) -> Path | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from brain.errors import IndexBusy
+from brain.index.catalog.rows import Stamp
 from brain.index.engine import Index, existing_index, open_index, warn_once
 from brain.index.sync.consistency import VectorCheck, check_vectors
 from brain.index.vectors.segments import Segment, segments
@@ -78,9 +79,7 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
     if chroma_url is not None:
         index = open_index(vault, chroma_url=chroma_url)
     catalog = index.catalog
-    stamps = catalog.stamps()
-    changed = sum(1 for p, (m, s) in files.items() if p not in stamps or (stamps[p].mtime_ns, stamps[p].size) != (m, s))
-    changed += sum(1 for p in stamps if p not in files)
+    changed = _changed(files, catalog.stamps())
     updated = catalog.get_meta("updated_at")
     when = datetime.fromtimestamp(float(updated), tz=UTC).isoformat(timespec="seconds") if updated else None
     written = catalog.get_meta("embedder")
@@ -106,6 +105,21 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
         vectors_extra=len(check.extra) if check else None,
         read_only=index.read_only,
     )
+
+
+def changed_since_index(vault: Vault) -> int | None:
+    """How many note files were added, changed or removed since the last scan; None when the vault
+    has no index. A quick check (file stats against the catalog): nothing is built, embedded or waited on."""
+    index = existing_index(vault)
+    if index is None:
+        return None
+    files, _ = note_files(vault.root)
+    return _changed(files, index.catalog.stamps())
+
+
+def _changed(files: dict[str, tuple[int, int]], stamps: dict[str, Stamp]) -> int:
+    changed = sum(1 for p, (m, s) in files.items() if p not in stamps or (stamps[p].mtime_ns, stamps[p].size) != (m, s))
+    return changed + sum(1 for p in stamps if p not in files)
 
 
 def _vector_check(index: Index) -> VectorCheck | None:

@@ -195,7 +195,7 @@ def test_every_agent_is_one_module_behind_the_one_interface() -> None:
     from brain.agents.registry import AGENTS, HOOKS
     from brain.agents.runtime import OWN_EVENTS
 
-    shared = {"__init__", "agent", "registry", "settings", "install", "runtime", "runner", "output", "ledger"}
+    shared = {"__init__", "agent", "registry", "settings", "install", "runtime", "runner", "output", "ledger", "health"}
     agent_modules = sorted(p.stem for p in (SOURCE / "agents").glob("*.py") if p.stem not in shared)
     assert sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values()) == agent_modules
     assert len(HOOKS) == sum(len(agent.hooks) for agent in AGENTS.values())  # no event is two agents'

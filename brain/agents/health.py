@@ -1,0 +1,103 @@
+"""What `brain hooks status` tells of health: whether an install still works (its `brain` program and
+its vaults exist), and for a vault whether its index is fresh, when each hook last ran and how, the
+hooks log's last errors, and the episodes captured lately. Reading only, and quick: the index is
+checked by file stats, never built or waited on.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brain.agents.runtime import log_path
+
+if TYPE_CHECKING:
+    from brain.notes.model import NoteHeader
+    from brain.vault import Vault
+
+LAST_ERRORS = 5
+EPISODE_DAYS = 7
+
+
+def program_exists(program: str) -> bool:
+    """An absolute path: an executable file; a bare name (`brain`): found on PATH."""
+    if os.path.isabs(program):
+        return os.path.isfile(program) and os.access(program, os.X_OK)
+    return shutil.which(program) is not None
+
+
+def vault_exists(vault: str) -> bool:
+    return (Path(vault) / ".brain").is_dir()
+
+
+def broken(agent: str, scope: str, programs: tuple[str, ...], vaults: tuple[str, ...]) -> list[str]:
+    """What is missing for an install to work, each with its fix (installing again)."""
+    again = f"run 'brain hooks install {agent} --scope {scope} --vault VAULT' again"
+    found = [
+        f"the brain program {program} does not exist; {again}" for program in programs if not program_exists(program)
+    ]
+    return found + [f"the vault {vault} does not exist; {again}" for vault in vaults if not vault_exists(vault)]
+
+
+@dataclass(frozen=True)
+class HookRun:
+    event: str
+    at: str
+    result: str  # ok | error
+
+
+@dataclass(frozen=True)
+class VaultHealth:
+    vault: str
+    changed_files: int | None  # files changed since the last index; None: no index
+    last_runs: list[HookRun]  # each event's last line in hooks.log, by event
+    last_errors: list[str]  # the hooks log's last error lines, newest last
+    episodes: int  # captured from an agent's transcript in the last EPISODE_DAYS days
+
+    @property
+    def index(self) -> str:
+        if self.changed_files is None:
+            return "none"
+        return "fresh" if self.changed_files == 0 else "stale"
+
+
+def vault_health(root: Path, now: datetime | None = None) -> VaultHealth:
+    from brain.index.status import changed_since_index
+    from brain.vault import Vault
+
+    vault = Vault(root)
+    runs, errors = _hooks_log(log_path(root))
+    return VaultHealth(str(root), changed_since_index(vault), runs, errors, _episodes(vault, now or datetime.now(UTC)))
+
+
+def _hooks_log(path: Path) -> tuple[list[HookRun], list[str]]:
+    """Each event's last run and the last error lines, from lines `<UTC stamp> <event> <message>`."""
+    last: dict[str, HookRun] = {}
+    errors: list[str] = []
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else []
+    for line in lines:
+        parts = line.split(" ", 2)
+        if len(parts) < 2:
+            continue
+        failed = len(parts) == 3 and parts[2].startswith("error:")
+        last[parts[1]] = HookRun(parts[1], parts[0], "error" if failed else "ok")
+        if failed:
+            errors = [*errors[1 - LAST_ERRORS :], line]
+    return sorted(last.values(), key=lambda run: run.event), errors
+
+
+def _episodes(vault: Vault, now: datetime) -> int:
+    """Episodes extracted from an agent's transcript (they record its `source_format`) dated in the
+    last EPISODE_DAYS days; from the catalog, only their headers are read."""
+    from brain.memory.corpus import Corpus
+
+    since = (now - timedelta(days=EPISODE_DAYS)).date().isoformat()
+
+    def captured(header: NoteHeader) -> bool:
+        return bool(header.frontmatter.get("source_format")) and str(header.frontmatter.get("date", ""))[:10] >= since
+
+    return len(Corpus(vault).select("episode", captured))
