@@ -268,6 +268,8 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
                 )
             ],
             "problem": None,
+            "vaults": [str(vault.root)],
+            "broken": [],
         }
     ]
     out = hooks("uninstall", "codex", "--scope", "user")

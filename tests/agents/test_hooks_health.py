@@ -1,0 +1,101 @@
+"""`brain hooks status` shows health: a broken install (its program or vault gone) with its fix, the
+index's freshness, each hook's last run and the hooks log's last errors, the episodes captured; and
+`brain hooks install` warns about a vault with no index."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from brain.agents.health import vault_health
+from brain.vault_init import init_vault
+from tests.agents.test_hooks import brain_process
+from tests.conftest import REPO
+
+LOG = """2026-11-28T10:00:00Z session-start context of 120 tokens
+2026-11-28T10:01:00Z session-end error: ValueError: bad transcript
+2026-11-28T10:02:00Z session-end s1: extraction started for /t.jsonl
+2026-11-28T10:03:00Z tool-failure error: bad arguments: unrecognized arguments: x
+"""
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {"HOME": str(home), "CODEX_HOME": str(home / ".codex"), "BRAIN_VAULT": ""}
+
+
+def test_a_deleted_vault_and_a_missing_program_are_shown_broken_with_the_fix(tmp_path):
+    home, vault = tmp_path / "home", tmp_path / "vault"
+    home.mkdir()
+    init_vault(vault)
+    assert (
+        brain_process(
+            "hooks", "install", "claude-code", "--scope", "user", "--vault", str(vault), env=_env(home)
+        ).returncode
+        == 0
+    )
+    settings = home / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(str(Path(os.sys.executable).parent / "brain"), "/gone/bin/brain"))
+    shutil.rmtree(vault)
+    out = brain_process("hooks", "status", "--project-dir", str(tmp_path), "--json", env=_env(home))
+    files = {item["path"]: item for item in json.loads(out.stdout)["files"]}
+    again = "run 'brain hooks install claude-code --scope user --vault VAULT' again"
+    assert files[str(settings)]["broken"] == [
+        f"the brain program /gone/bin/brain does not exist; {again}",
+        f"the vault {vault} does not exist; {again}",
+    ]
+    text = brain_process("hooks", "status", "--project-dir", str(tmp_path), env=_env(home)).stdout
+    assert f"  broken: the vault {vault} does not exist; {again}\n" in text
+
+
+def test_last_runs_and_last_errors_come_from_the_hooks_log(tmp_path):
+    vault = tmp_path / "vault"
+    init_vault(vault)
+    (vault / ".brain" / "logs").mkdir(parents=True, exist_ok=True)
+    (vault / ".brain" / "logs" / "hooks.log").write_text(LOG)
+    out = brain_process("hooks", "status", "--project-dir", str(tmp_path), "--vault", str(vault), env=_env(tmp_path))
+    assert (
+        f"vault {vault}:\n"
+        f"  index: none yet (run 'brain index --vault {vault}')\n"
+        "  last runs: session-end 2026-11-28T10:02:00Z ok; session-start 2026-11-28T10:00:00Z ok; "
+        "tool-failure 2026-11-28T10:03:00Z error\n"
+        "  last errors:\n"
+        "    2026-11-28T10:01:00Z session-end error: ValueError: bad transcript\n"
+        "    2026-11-28T10:03:00Z tool-failure error: bad arguments: unrecognized arguments: x\n"
+        "  episodes captured, last 7 days: 0\n"
+    ) in out.stdout
+    found = json.loads(
+        brain_process("hooks", "status", "--project-dir", str(tmp_path), "--vault", str(vault), "--json").stdout
+    )["vaults"][0]
+    assert found["last_runs"][2] == {"event": "tool-failure", "at": "2026-11-28T10:03:00Z", "result": "error"}
+    assert found["index"] == "none"
+
+
+def test_episodes_captured_in_the_last_seven_days(tmp_path):
+    vault = tmp_path / "vault"
+    init_vault(vault)
+    transcripts = REPO / "tests" / "data" / "transcripts"
+    for path in (transcripts / "claude-code" / "-work-demo", transcripts / "public" / "kvsankar-claude_golden.jsonl"):
+        assert brain_process("episode", "extract", str(path), "--vault", str(vault)).returncode == 0
+    dates = sorted(
+        line.split(": ", 1)[1].strip('\x27"')[:10]
+        for note in (vault).rglob("*.md")
+        for line in note.read_text().splitlines()
+        if line.startswith("date: ")
+    )
+    latest = datetime.fromisoformat(dates[-1]).replace(tzinfo=UTC)
+    assert vault_health(vault, now=latest).episodes >= 1
+    assert vault_health(vault, now=latest.replace(year=latest.year + 1)).episodes == 0
+
+
+def test_the_no_index_warning_fires_on_a_fresh_vault_and_not_after_brain_index(tmp_path):
+    home, vault = tmp_path / "home", tmp_path / "vault"
+    home.mkdir()
+    init_vault(vault)
+    warning = f"{vault} has no index yet: run 'brain index --vault {vault}' so the hooks answer at once"
+    install = ("hooks", "install", "claude-code", "--scope", "user", "--vault", str(vault))
+    assert warning in brain_process(*install, env=_env(home)).stderr
+    assert brain_process("index", "--vault", str(vault)).returncode == 0
+    assert warning not in brain_process(*install, env=_env(home)).stderr
