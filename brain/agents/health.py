@@ -95,9 +95,12 @@ def _episodes(vault: Vault, now: datetime) -> int:
     last EPISODE_DAYS days; from the catalog, only their headers are read."""
     from brain.memory.corpus import Corpus
 
-    since = (now - timedelta(days=EPISODE_DAYS)).date().isoformat()
+    since, until = (now - timedelta(days=EPISODE_DAYS)).date().isoformat(), now.date().isoformat()
 
     def captured(header: NoteHeader) -> bool:
-        return bool(header.frontmatter.get("source_format")) and str(header.frontmatter.get("date", ""))[:10] >= since
+        return (
+            bool(header.frontmatter.get("source_format"))
+            and since <= str(header.frontmatter.get("date", ""))[:10] <= until
+        )
 
     return len(Corpus(vault).select("episode", captured))

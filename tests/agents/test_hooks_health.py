@@ -5,8 +5,8 @@ index's freshness, each hook's last run and the hooks log's last errors, the epi
 from __future__ import annotations
 
 import json
-import os
 import shutil
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -37,7 +37,7 @@ def test_a_deleted_vault_and_a_missing_program_are_shown_broken_with_the_fix(tmp
         == 0
     )
     settings = home / ".claude" / "settings.json"
-    settings.write_text(settings.read_text().replace(str(Path(os.sys.executable).parent / "brain"), "/gone/bin/brain"))
+    settings.write_text(settings.read_text().replace(str(Path(sys.executable).parent / "brain"), "/gone/bin/brain"))
     shutil.rmtree(vault)
     out = brain_process("hooks", "status", "--project-dir", str(tmp_path), "--json", env=_env(home))
     files = {item["path"]: item for item in json.loads(out.stdout)["files"]}
@@ -74,20 +74,21 @@ def test_last_runs_and_last_errors_come_from_the_hooks_log(tmp_path):
 
 
 def test_episodes_captured_in_the_last_seven_days(tmp_path):
+    """Two episodes extracted from transcripts count; one written by hand (no `source_format`) does not."""
     vault = tmp_path / "vault"
     init_vault(vault)
     transcripts = REPO / "tests" / "data" / "transcripts"
     for path in (transcripts / "claude-code" / "-work-demo", transcripts / "public" / "kvsankar-claude_golden.jsonl"):
         assert brain_process("episode", "extract", str(path), "--vault", str(vault)).returncode == 0
-    dates = sorted(
-        line.split(": ", 1)[1].strip('\x27"')[:10]
-        for note in (vault).rglob("*.md")
-        for line in note.read_text().splitlines()
-        if line.startswith("date: ")
-    )
-    latest = datetime.fromisoformat(dates[-1]).replace(tzinfo=UTC)
-    assert vault_health(vault, now=latest).episodes >= 1
-    assert vault_health(vault, now=latest.replace(year=latest.year + 1)).episodes == 0
+    older = vault / "episodes" / "EPISODE-2025-01-03-golden-c.md"  # dated 2025-01-03: bring it to the same week
+    older.write_text(older.read_text().replace("date: '2025-01-03T10:00:00.000Z'", "date: '2026-03-12T10:00:00.000Z'"))
+    (vault / "episodes" / "by-hand.md").write_text("---\ntype: episode\ndate: '2026-03-14'\n---\nWritten by hand.\n")
+    week = datetime(2026, 3, 16, tzinfo=UTC)
+    assert vault_health(vault, now=week).episodes == 2
+    assert vault_health(vault, now=datetime(2026, 3, 20, tzinfo=UTC)).episodes == 1  # 2026-03-12 is 8 days back
+    assert vault_health(vault, now=datetime(2026, 3, 13, tzinfo=UTC)).episodes == 1  # 2026-03-14 is still to come
+    assert brain_process("index", "--vault", str(vault)).returncode == 0  # from the catalog, the same
+    assert vault_health(vault, now=week).episodes == 2
 
 
 def test_the_no_index_warning_fires_on_a_fresh_vault_and_not_after_brain_index(tmp_path):
