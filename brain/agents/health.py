@@ -36,7 +36,8 @@ def vault_exists(vault: str) -> bool:
 
 def broken(agent: str, scope: str, programs: tuple[str, ...], vaults: tuple[str, ...]) -> list[str]:
     """What is missing for an install to work, each with its fix (installing again)."""
-    again = f"run 'brain hooks install {agent} --scope {scope} --vault VAULT' again"
+    kept = next((vault for vault in vaults if vault_exists(vault)), "VAULT")
+    again = f"run 'brain hooks install {agent} --scope {scope} --vault {kept}' again"
     found = [
         f"the brain program {program} does not exist; {again}" for program in programs if not program_exists(program)
     ]

@@ -15,6 +15,7 @@ from brain.vault_init import init_vault
 from tests.agents.test_hooks import brain_process
 from tests.conftest import REPO
 
+BRAIN = str(Path(sys.executable).parent / "brain")
 LOG = """2026-11-28T10:00:00Z session-start context of 120 tokens
 2026-11-28T10:01:00Z session-end error: ValueError: bad transcript
 2026-11-28T10:02:00Z session-end s1: extraction started for /t.jsonl
@@ -37,7 +38,7 @@ def test_a_deleted_vault_and_a_missing_program_are_shown_broken_with_the_fix(tmp
         == 0
     )
     settings = home / ".claude" / "settings.json"
-    settings.write_text(settings.read_text().replace(str(Path(sys.executable).parent / "brain"), "/gone/bin/brain"))
+    settings.write_text(settings.read_text().replace(BRAIN, "/gone/bin/brain"))
     shutil.rmtree(vault)
     out = brain_process("hooks", "status", "--project-dir", str(tmp_path), "--json", env=_env(home))
     files = {item["path"]: item for item in json.loads(out.stdout)["files"]}
@@ -47,7 +48,40 @@ def test_a_deleted_vault_and_a_missing_program_are_shown_broken_with_the_fix(tmp
         f"the vault {vault} does not exist; {again}",
     ]
     text = brain_process("hooks", "status", "--project-dir", str(tmp_path), env=_env(home)).stdout
-    assert f"  broken: the vault {vault} does not exist; {again}\n" in text
+    assert (
+        f"{settings}:\n"
+        + "".join(
+            f"  {event}: /gone/bin/brain hooks run {name} --vault {vault}\n"
+            for event, name in (
+                ("SessionStart", "session-start"),
+                ("UserPromptSubmit", "first-prompt"),
+                ("PostToolUseFailure", "tool-failure"),
+                ("PreCompact", "session-end"),
+                ("SessionEnd", "session-end"),
+            )
+        )
+        + f"  broken: the brain program /gone/bin/brain does not exist; {again}\n"
+        f"  broken: the vault {vault} does not exist; {again}\n"
+    ) in text
+
+
+def test_a_missing_program_alone_names_the_vault_to_install_again_with(tmp_path):
+    home, vault = tmp_path / "home", tmp_path / "vault"
+    home.mkdir()
+    init_vault(vault)
+    assert (
+        brain_process("hooks", "install", "gemini", "--scope", "user", "--vault", str(vault), env=_env(home)).returncode
+        == 0
+    )
+    settings = home / ".gemini" / "settings.json"
+    settings.write_text(settings.read_text().replace(BRAIN, "/gone/bin/brain"))
+    out = brain_process("hooks", "status", "--project-dir", str(tmp_path), "--json", env=_env(home))
+    files = {item["path"]: item for item in json.loads(out.stdout)["files"]}
+    assert files[str(settings)]["broken"] == [
+        "the brain program /gone/bin/brain does not exist; "
+        f"run 'brain hooks install gemini --scope user --vault {vault}' again"
+    ]
+    assert files[str(settings)]["vaults"] == [str(vault)]
 
 
 def test_last_runs_and_last_errors_come_from_the_hooks_log(tmp_path):
