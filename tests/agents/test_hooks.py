@@ -321,6 +321,10 @@ def test_status_lists_every_file_and_says_what_is_wrong_with_a_broken_one(vault,
         f"{home}/.codex/hooks.json: no such file",
         f"{project}/.gemini/settings.json: no such file",
         f"{home}/.gemini/settings.json: no such file",
+        f"vault {vault.root}:",  # the vault the installed entries name
+        f"  index: none yet (run 'brain index --vault {vault.root}')",
+        "  last runs: none",
+        "  episodes captured, last 7 days: 0",
     ]
     rows = json.loads(hooks("status", "--project-dir", str(project), "--json").stdout)["files"]
     assert [(Path(r["path"]).name, r["share"], r["exists"], len(r["entries"]), r["problem"]) for r in rows] == [
