@@ -102,8 +102,10 @@ def status(
     days: Annotated[int, typer.Option("--days", min=1, help="Tokens injected over this many days.")] = 7,
     as_json: JsonOption = False,
 ) -> None:
-    """What brain installed where (each settings file it may write, with brain's entries in it), and
-    the tokens the hooks injected per session, with how many injected notes the agent then used."""
+    """What brain installed where (each settings file it may write, with brain's entries in it, and
+    what is broken: a program or vault gone); each vault's health (index freshness, each hook's last
+    run, the hooks log's last errors, episodes captured in the last 7 days); and the tokens the hooks
+    injected per session, with how many injected notes the agent then used."""
     from brain.agents import install as service
     from brain.agents import ledger
     from brain.agents.health import vault_exists, vault_health
