@@ -346,6 +346,10 @@ def test_a_project_install_from_a_subfolder_writes_the_repository_root_and_commi
         f"{home}/.codex/hooks.json: no such file",
         f"{repo}/.gemini/settings.json: no such file",
         f"{home}/.gemini/settings.json: no such file",
+        f"vault {vault.root}:",
+        f"  index: none yet (run 'brain index --vault {vault.root}')",
+        "  last runs: none",
+        "  episodes captured, last 7 days: 0",
     ]
     out = hooks("uninstall", "claude-code", "--project-dir", str(sub))
     assert out.stdout == (
