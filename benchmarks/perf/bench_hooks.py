@@ -148,6 +148,7 @@ def beside_writer_figures(vault: Path, runs: int, changed: int = 4000) -> dict:
     finally:
         holder.kill()
         holder.wait()
+    return figures
 
 
 FAILURE_EVENTS = 5000
