@@ -34,13 +34,16 @@ from brain.agents.settings import (
     Commands,
     dump_json,
     is_brain_hook,
+    json_hooks_in,
     json_object,
     mcp_server_entries,
     programs_in,
     server_command,
     split_command,
     vaults_in,
+    with_json_hooks,
     with_mcp_server,
+    without_json_hooks,
     without_mcp_server,
 )
 from brain.errors import InvalidInput
@@ -256,56 +259,21 @@ def is_ours(hook: Any) -> bool:
 
 def without_claude_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     """The settings with brain's hooks taken out (and the groups and lists that held only them)."""
-    result = copy.deepcopy(settings)
-    hooks = result.get("hooks")
-    if not isinstance(hooks, dict):
-        return result
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list) and any(map(is_ours, group["hooks"])):
-                rest = [hook for hook in group["hooks"] if not is_ours(hook)]
-                if rest:
-                    kept.append({**group, "hooks": rest})
-                continue
-            kept.append(group)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if not hooks:
-        del result["hooks"]
-    return result
+    return without_json_hooks(settings, is_ours)
 
 
 def with_claude_hooks(settings: dict[str, Any], commands: Commands) -> dict[str, Any]:
     """The settings with brain's hooks, replacing any brain hooks already there (another vault, another path)."""
-    result = without_claude_hooks(settings)
-    hooks = result.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise InvalidInput("its 'hooks' is not an object; fix it by hand, then install again")
-    for event, (name, timeout) in EVENTS.items():
-        entry = {"type": "command", "command": hook_command(commands, name), "timeout": timeout}
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise InvalidInput(f"its 'hooks.{event}' is not a list; fix it by hand, then install again")
-        groups.append({"hooks": [entry]})
-    return result
+    handlers = {
+        event: {"type": "command", "command": hook_command(commands, name), "timeout": timeout}
+        for event, (name, timeout) in EVENTS.items()
+    }
+    return with_json_hooks(settings, handlers, is_ours)
 
 
 def claude_hooks_in(settings: dict[str, Any]) -> list[tuple[str, str]]:
     """(event, command) of every brain hook in the settings."""
-    found = []
-    hooks = settings.get("hooks")
-    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
-        for group in groups if isinstance(groups, list) else ():
-            for hook in group.get("hooks", []) if isinstance(group, dict) else ():
-                if is_ours(hook):
-                    found.append((event, hook["command"]))
-    return found
+    return [(event, hook["command"]) for event, _, _, hook in json_hooks_in(settings, is_ours)]
 
 
 # ---------------------------------------------------------------- transcripts
