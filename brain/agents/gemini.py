@@ -175,8 +175,7 @@ def read(path: Path, stats: ReadStats) -> Iterator[Act]:
                 del messages[gone]
         elif isinstance(record.get("id"), str) and record.get("type") in _MESSAGE_TYPES:
             stats.count(str(record["type"]), True)
-            messages.pop(record["id"], None)  # a message written again takes its new place
-            messages[record["id"]] = record
+            messages[record["id"]] = record  # written again: the new text, in its first place (as Gemini CLI reads it)
         elif (isinstance(record.get("sessionId"), str) and "projectHash" in record) or isinstance(
             record.get("$set"), dict
         ):
