@@ -65,6 +65,8 @@ BOILERPLATE_SESSIONS = 4
 _SKIP = ("Sibling tool call errored", "[Request interrupted by user", "The user doesn't want to")
 _MASK = re.compile(r"\b[0-9a-f]{7,64}\b|\d+(?:\.\d+)?")
 _TAGS = re.compile(r"</?tool_use_error>")
+_SAYS_NOTHING = re.compile(r"\s*(?:Exit code:?\s*-?#)?\s*", re.IGNORECASE)
+_HOME = re.compile(r"^/(?:Users|home)/[^/]+")
 _EXIT = re.compile(r"^\s*Exit code:?\s*-?\d+\s*\n", re.IGNORECASE)
 
 
@@ -104,14 +106,21 @@ def _target(tool: str, tool_input: dict[str, Any]) -> str:
     return ""
 
 
-def _masked(error: str, cwd: str) -> str:
-    """The error's text as the twin test reads it: tags, the `Exit code N` line and the working folder
+def _masked(error: str, cwd: str, tool_input: dict[str, Any] | None = None) -> str:
+    """The error's text as the twin test reads it: tags, the `Exit code N` line, the working folder
+    (written whole or from `~`) and the call's own input echoed back (Edit's `String: <old_string>`)
     taken out, numbers and hashes masked (cut to its head and tail by `_content`)."""
     if len(error) > 40_000:  # a 10 MB output: its ends say what failed
         error = error[:20_000] + "\n" + error[-20_000:]
     text = _EXIT.sub("", _TAGS.sub("", error)).strip()
+    head, _, rest = text.partition("\n")  # the error names itself first; an echo of the input follows
+    for value in (tool_input or {}).values():
+        if isinstance(value, str) and len(value) > 20 and value in rest:
+            rest = rest.replace(value, "")
+    text = f"{head}\n{rest}".strip()
     if cwd:
         text = text.replace(cwd.rstrip("/") + "/", "")
+        text = text.replace(_HOME.sub("~", cwd.rstrip("/")) + "/", "")
     return _MASK.sub("#", text)
 
 
@@ -152,7 +161,10 @@ def read_session(index: int, session_id: str, path: Path) -> Session:
             tool, args = calls[act.call_id]
             target = _target(tool, args).replace(cwd.rstrip("/") + "/", "") if cwd else _target(tool, args)
             if act.is_error and not act.rejected and not _TAGS.sub("", act.text).startswith(_SKIP):
-                failed.append(Failed(index, tool, args, act.text, target, _masked(act.text, cwd), act.call_id))
+                text = _masked(act.text, cwd, args)
+                if _SAYS_NOTHING.fullmatch(text):  # a command that printed nothing is told by the command
+                    text = _masked(cmd.shell_command(tool, args) or text, cwd)
+                failed.append(Failed(index, tool, args, act.text, target, text, act.call_id))
             elif not act.is_error:
                 for earlier in failed:
                     if not earlier.recovered and _kind(earlier.tool) == _kind(tool) and earlier.target == target:
@@ -176,12 +188,15 @@ def twins(failure: Failed, earlier: list[Failed]) -> list[Failed]:
 
 
 def _similar(one: str, other: str) -> bool:
-    matcher = difflib.SequenceMatcher(None, one, other, autojunk=False)
-    return (
-        matcher.real_quick_ratio() >= TWIN_RATIO
-        and matcher.quick_ratio() >= TWIN_RATIO
-        and matcher.ratio() >= TWIN_RATIO
-    )
+    """Most lines of the shorter text are lines of the other, word for word once masked."""
+    mine, theirs = _lines(one), _lines(other)
+    if len(mine) > len(theirs):
+        mine, theirs = theirs, mine
+    return bool(mine) and len(mine & theirs) >= TWIN_RATIO * len(mine)
+
+
+def _lines(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines() if line.strip()}
 
 
 def hook(vault: Path, session: Session, failure: Failed) -> tuple[str, float]:

@@ -15,8 +15,11 @@ Two failures are the same when their signatures are equal. A signature is three 
   every other number (`<n>`); its first 80 characters once blanked (an episode keeps 160 of the
   line, and the start of an error names it).
 
-A line with fewer than three words once blanked (`Exit code <n>`, `tail -<n>`) says too little to
-tell one failure from another: such a failure has no signature, and nothing is said about it.
+A shell command that failed printing nothing but its exit code (`git config core.excludesfile`
+when it is unset) is told apart by the command itself: its line is `Exit code <n>, printing nothing:`
+and the command, blanked the same way, its first 80 characters. Any other line with fewer than
+three words once blanked (`tail -<n>`, `FAIL`) says too little to tell one failure from another:
+such a failure has no signature, and nothing is said about it.
 So is a call that failed only because another call beside it did (`Sibling tool call errored`),
 or because the user stopped it.
 
@@ -53,6 +56,13 @@ _HASH = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", re.IG
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[A-Za-z]{2,}")
+_WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that what it ran failed, or passed
+    r"^\[[\w:.-]+\] ERROR task failed|^FAIL\s+\S+(?:\s+\[\w+ failed\])?$|^make(?:\[\d+\])?: \*\*\*"
+    r"|^(?:npm|pnpm) ERR!|ELIFECYCLE|^husky - |^error Command failed with exit code|^exit status \d+$"
+    r"|^ok\s+\S+\s|^\?\s+\S+\s+\[no test files\]"
+)
+_LOG_LINE = re.compile(r"\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d\S*\s+(?:level=)?(?:DEBUG|INFO|TRACE|NOTICE)\b", re.I)
+_EXIT_ONLY = re.compile(r"Exit code:? ?-?<n>", re.IGNORECASE)  # all a shell said of a command that printed nothing
 # an error event as the session extractor writes it: "`cmd` failed: line" or "Tool files failed: line"
 _SHELL_EVENT = re.compile(r"^`(?P<command>.+?)` failed: (?P<line>.+)$", re.DOTALL)
 _TEST_EVENT = re.compile(r"^Ran `(?P<command>.+?)`: tests failed")
@@ -106,15 +116,24 @@ def relative(text: str, cwd: str | None) -> str:
     return text.replace(cwd.rstrip("/") + "/", "") if cwd and len(cwd) > 1 else text
 
 
+def says_little(line: str) -> bool:
+    """A line that tells no failure from another: a runner's wrapper around what it ran (`[lint] ERROR
+    task failed`, `FAIL pkg [build failed]`, `make: ***`, `npm ERR!`), Go's lines for the packages that
+    passed (`ok pkg`, `? pkg [no test files]`), or a program's informational log line."""
+    return bool(_WRAPPER.search(line) or _LOG_LINE.search(line))
+
+
 def signature(failure: Failure) -> str | None:
     """`tool|program|line` (see the module's docstring), or None when the failure says too little."""
     line = _TAGS.sub("", failure.line).strip()
-    if not line or line.startswith(_NOT_A_FAILURE):
+    if not line or line.startswith(_NOT_A_FAILURE) or says_little(line):
         return None
     line = blanked(line.removesuffix("..."))[:LINE_CHARACTERS].strip()
-    if len(_WORD.findall(re.sub(r"<\w+>", " ", line))) < MIN_WORDS:
-        return None
     shell = failure.tool in SHELL_TOOLS
+    if shell and _EXIT_ONLY.fullmatch(line) and failure.command.strip():
+        line = f"{line}, printing nothing: {blanked(failure.command.removesuffix('...'))[:LINE_CHARACTERS]}"
+    elif len(_WORD.findall(re.sub(r"<\w+>", " ", line))) < MIN_WORDS:
+        return None
     tool = "shell" if shell else failure.tool
     return f"{tool}|{program(failure.command) if shell else failure.target}|{line}"
 

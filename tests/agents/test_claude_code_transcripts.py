@@ -277,6 +277,42 @@ def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
     assert (episode.outcome, episode.metrics["errors"], episode.metrics["recoveries"]) == ("success", 2, 1)
 
 
+@pytest.mark.parametrize(
+    ("failed", "output", "later", "recovered"),
+    [  # what shows that a failed command works now: the same command, a check of the same program, a merge concluded
+        (
+            "go build -tags=e2e ./e2e/...",
+            "e2e/env.go:12:2: undefined: defaultAgent",
+            "go test -tags=e2e -c ./e2e/...",
+            1,
+        ),
+        ("mise run fmt && mise run lint", "[lint] a.go:3:1: x is unused (unused)", "mise run lint", 1),
+        ("git merge origin/main", "CONFLICT (content): Merge conflict in a.go", "git commit --no-edit", 1),
+        ("git pull --rebase", "error: could not apply 1a2b3c4... fix", "git rebase --continue", 1),
+        ("go build ./...", "a.go:3:1: undefined: x", "go env GOPATH", 0),  # go, but no build
+        ("npx tsc --noEmit", "a.ts(3,1): error TS2304", "npx eslint .", 0),  # two programs
+    ],
+)
+def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, failed, output, later, recovered):
+    path = _claude(
+        tmp_path / "s.jsonl",
+        _user("Make it build"),
+        _bash("t1", failed),
+        _result("t1", f"Exit code 1\n{output}", error=True),
+        _bash("t2", later),
+        _result("t2", "done"),
+    )
+    episode = extract_transcript(path, READERS).episode
+    assert episode.metrics["recoveries"] == recovered
+    error = next(event for event in episode.events if event.type == "error")
+    assert len(error.leads_to) == recovered
+    if recovered:
+        verb = "passed" if later.startswith("go test") else "worked"
+        assert episode.lessons == (
+            f"`{failed}` failed ({output.splitlines()[-1]}); it {verb} after running `{later}`.",
+        )
+
+
 # ---------------------------------------------------------------- the task
 
 

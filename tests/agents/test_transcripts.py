@@ -226,6 +226,25 @@ def test_session_end_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
             "Pre-commit validation failed:",
         ),
         ('print("a\\nb")\nTypeError: boom', "TypeError: boom"),  # real lines: an escaped one stays as it is
+        (  # Claude Code's Edit error: its message, then the text it sought, which may read like an error
+            "<tool_use_error>Found 2 matches of the string to replace, but replace_all is false.\n"
+            'String: \treturn fmt.Errorf("failed to setup hooks: %w", err)</tool_use_error>',
+            "Found 2 matches of the string to replace, but replace_all is false.",
+        ),
+        (  # a runner's wrapper and Go's lines for passing packages name no failure, nor does a log line
+            "Exit code 1\n[test] $ go test ./...\n[test] ERROR task failed\n?   \tapp/cmd\t[no test files]\n"
+            "2026/02/03 11:25:30 INFO deleted orphaned branch\ntimeout waiting for the daemon",
+            "timeout waiting for the daemon",
+        ),
+        (  # Go names the package first, then the diagnostic, which may open with a quote
+            'Exit code 1\n# example.com/app/store\nstore/state.go:10:2: "example.com/app/paths" imported and not used',
+            'store/state.go:10:2: "example.com/app/paths" imported and not used',
+        ),
+        (  # golangci-lint's typecheck header `file:1: : # package` is no diagnostic
+            "Exit code 1\n[lint] $ golangci-lint run ./...\nlist/actions.go:1: : # example.com/app/list\n"
+            "list/data.go:685:2: declared and not used: repo (typecheck)\npackage list",
+            "list/data.go:685:2: declared and not used: repo (typecheck)",
+        ),
     ],
 )
 def test_the_error_line_of_a_tool_output(output, line):

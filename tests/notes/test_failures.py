@@ -52,10 +52,29 @@ def test_a_signature_is_the_tool_the_program_and_the_blanked_line():
 
 @pytest.mark.parametrize(
     "line",
-    ["Exit code 1", "tail -30", "", "Sibling tool call errored", "[Request interrupted by user for tool use]"],
+    [
+        "tail -30",
+        "",
+        "Sibling tool call errored",
+        "[Request interrupted by user for tool use]",
+        "[lint] ERROR task failed",  # a runner's wrapper says only that what it ran failed
+        "FAIL\texample.com/app/store [build failed]",
+        "ok  \texample.com/app/store\t0.52s",  # Go's line for a package that passed
+        "?   \texample.com/app/cmd\t[no test files]",
+        "2026/02/03 11:25:30 INFO deleted orphaned shadow branch component=cleanup",  # a log line
+        "make: *** [Makefile:12: test] Error 2",
+    ],
 )
 def test_a_line_that_says_too_little_has_no_signature(line):
     assert signature(Failure("Bash", "make", line)) is None
+
+
+def test_a_command_that_printed_nothing_but_its_exit_code_is_told_by_the_command():
+    silent = Failure("Bash", "git config --global core.excludesfile", "Exit code 1")
+    assert signature(silent) == "shell|git|Exit code <n>, printing nothing: git config --global core.excludesfile"
+    assert signature(Failure("Bash", "git config --global user.name", "Exit code 1")) != signature(silent)
+    assert signature(Failure("Bash", "", "Exit code 1")) is None
+    assert signature(Failure("Edit", "", "Exit code 1", "a.py")) is None  # only a shell command has one
 
 
 words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=8)
@@ -125,7 +144,8 @@ def test_an_episode_keeps_its_failures_with_what_fixed_them_through_its_note():
             "e001",
             "`git checkout main` succeeded; it worked after running `rm .git/index.lock`.",
             "Commit 0a1b2c3: switch to main",
-        )
+        ),
+        ("shell|make|Exit code <n>, printing nothing: make", "e002", "", ""),  # kept, but never recovered
     ]
 
 

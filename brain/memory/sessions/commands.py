@@ -42,7 +42,8 @@ _CHECK = re.compile(
     r"(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:build|lint|typecheck|type-check|check)|make|cargo\s+(?:build|check|clippy)"
     r"|go\s+(?:build|vet)|golangci-lint|tsc|mypy|pyright|ruff|flake8|pylint|eslint|biome|black\s+--check"
     r"|prettier\s+--check|mvn\s+(?:-\S+\s+)*(?:compile|package|verify|install)|gradle\w*\s+(?:build|assemble|check)"
-    r"|dotnet\s+build|cmake\s+--build|swift\s+build|rubocop|shellcheck)(?![\w-])",
+    r"|dotnet\s+build|cmake\s+--build|swift\s+build|rubocop|shellcheck"
+    r"|(?:mise\s+(?:run\s+)?|just\s+|task\s+)[\w-]*(?:lint|test|build|check|typecheck)[\w:-]*)(?![\w-])",
     re.MULTILINE,
 )
 _GIT_COMMIT = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit\b")
@@ -120,6 +121,18 @@ def is_test_run(command: str) -> bool:
 def is_check(command: str) -> bool:
     """A run whose failure leaves the work broken: tests, a build, a linter, a type checker."""
     return is_test_run(command) or bool(_CHECK.search(command))
+
+
+def recovers(failed: str, later: str) -> bool:
+    """Whether a command that succeeded shows that an earlier failed one works now: the same command
+    (`command_key`), both are checks of one program (`go test -c ./e2e` after `go build ./e2e`
+    failed, `mise run lint` after `mise run fmt && mise run lint` did: the code builds, the lint passes),
+    or a merge, rebase or pull that conflicts is then committed or continued."""
+    if command_key(failed) == command_key(later):
+        return True
+    if command_key(failed) in _STOPPED_BY_CONFLICTS and command_key(later) in {*_STOPPED_BY_CONFLICTS, "git commit"}:
+        return True  # a merge, rebase or pick stopped by conflicts works once it is committed or continued
+    return is_check(failed) and is_check(later) and failures.program(failed) == failures.program(later)
 
 
 def redirected_files(command: str) -> list[str]:
@@ -233,17 +246,15 @@ def display_command(command: str) -> str:
     return first_line(re.sub(r"^\s*cd\s+\S+\s*&&\s*", "", command))
 
 
+_STOPPED_BY_CONFLICTS = frozenset({"git merge", "git rebase", "git pull", "git cherry-pick", "git revert"})
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+_ECHOED_INPUT = re.compile(r"\nString: .*", re.DOTALL)
 _NAMES_AN_ERROR = re.compile(
     r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b|No such file|not found|Permission denied"
-    r"|^[\w./\\-]+\.\w+:\d+(?::\d+)?:\s+\w|^--- FAIL: |^panic: "
+    r"|^[\w./\\-]+\.\w+:\d+(?::\d+)?:\s+[^\s:]|^--- FAIL: |^panic: "
 )
 _TASK_PREFIX = re.compile(r"^\[[\w:.-]+\]\s+")  # a task runner's `[lint:go] ` before each line of a task
 _BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint run ./...`: the command, not its error
-_WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that what it ran failed
-    r"^\[[\w:.-]+\] ERROR task failed|^FAIL\s+\S+(?:\s+\[\w+ failed\])?$|^make(?:\[\d+\])?: \*\*\*"
-    r"|^(?:npm|pnpm) ERR!|ELIFECYCLE|^husky - |^error Command failed with exit code|^exit status \d+$"
-)
 _EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
 
 
@@ -255,7 +266,8 @@ def error_line(text: str) -> str:
     `make: *** ...`, `npm ERR! ...`, `husky - ... failed`), else the first line past an `Exit code N`
     line and a runner's echo of the command (`[lint] $ golangci-lint run`). Claude Code's `<tool_use_error>` tags are not part of it, and an output with no line break
     but escaped ones (`\\n`: a hook's message passed on as JSON) is read by those."""
-    text = _TOOL_ERROR_TAG.sub("", text)
+    if _TOOL_ERROR_TAG.search(text):  # Claude Code's own message; Edit's echo of the text it sought follows it
+        text = _ECHOED_INPUT.sub("", _TOOL_ERROR_TAG.sub("", text))
     if "\n" not in text and "\\n" in text:
         text = text.replace("\\n", "\n")
     for line in text.splitlines():
@@ -263,7 +275,8 @@ def error_line(text: str) -> str:
             return line[1:].strip()
     for line in text.splitlines():
         stripped = line.strip()
-        if _NAMES_AN_ERROR.search(_TASK_PREFIX.sub("", stripped)) and not _WRAPPER.search(stripped):
+        if _NAMES_AN_ERROR.search(_TASK_PREFIX.sub("", stripped)) and not failures.says_little(stripped):
             return stripped
-    rest = "\n".join(line for line in _EXIT_LINE.sub("", text, count=1).splitlines() if not _BANNER.match(line))
-    return first_line(rest) or first_line(text)
+    lines = [line for line in _EXIT_LINE.sub("", text, count=1).splitlines() if not _BANNER.match(line)]
+    said = [line for line in lines if not failures.says_little(line.strip())]
+    return first_line("\n".join(said)) or first_line("\n".join(lines)) or first_line(text)

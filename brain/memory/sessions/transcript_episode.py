@@ -64,6 +64,7 @@ class _Open:
     text: str
     detail: str = ""  # the line of the output that names the error
     fixes: list[str] = field(default_factory=list)
+    command: str | None = None  # the shell command that failed
 
 
 class _EventRecord(TypedDict):
@@ -291,13 +292,14 @@ class Builder:
         self.after_error = True
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
-            self.open_errors[call.key] = _Open(index, text, self.clip(cmd.error_line(act.text), 160) or "an error")
+            detail = self.clip(cmd.error_line(act.text), 160) or "an error"
+            self.open_errors[call.key] = _Open(index, text, detail, command=call.command)
         elif call.command and "retrying it" not in self.open_errors[call.key].fixes:
             self.open_errors[call.key].fixes.append("retrying it")
 
     def _success(self, call: _Call, act: Act, kind: str | None, text: str | None) -> None:
         self.user_stopped = False
-        opened = self.open_errors.pop(call.key, None)
+        opened = self.open_errors.pop(call.key, None) or self._recovered_by(call)
         if kind == "edit":
             name = ", ".join(call.files)
             last = self.events[-1] if self.events else None
@@ -322,13 +324,22 @@ class Builder:
                 self.events[index]["caused_by"].append(self.events[opened.event]["id"])
                 self.events[opened.event]["leads_to"].append(self.events[index]["id"])
             fix = ", ".join(opened.fixes) if opened.fixes else "running it again"
+            other = opened.command and cmd.command_key(opened.command) != cmd.command_key(call.command or "")
+            failed = opened.command if other else call.command  # the lesson names the run that failed
             subject = (
-                f"`{self._command(call.command, 80)}`"
-                if call.command
+                f"`{self._command(failed, 80)}`"
+                if failed
                 else f"{call.name} on {', '.join(call.files) or 'the same input'}"
             )
             verb = "passed" if kind == "test" else "worked"
             self.lessons.append(f"{subject} failed ({opened.detail}); it {verb} after {fix}.")
+
+    def _recovered_by(self, call: _Call) -> _Open | None:
+        """The open error of another command that this successful one shows works now (`cmd.recovers`)."""
+        for key, error in self.open_errors.items():
+            if call.command and error.command and cmd.recovers(error.command, call.command):
+                return self.open_errors.pop(key)
+        return None
 
     def _plan(self, call: _Call, act: Act) -> None:
         approved = not act.is_error
@@ -383,15 +394,9 @@ class Builder:
         if len(self.events) >= MAX_EVENTS:
             self.omitted_events += 1
             return -1
+        number = len(self.events) + 1
         self.events.append(
-            {
-                "id": f"e{len(self.events) + 1:03d}",
-                "type": kind,
-                "text": text,
-                "when": when,
-                "caused_by": [],
-                "leads_to": [],
-            }
+            _EventRecord(id=f"e{number:03d}", type=kind, text=text, when=when, caused_by=[], leads_to=[])
         )
         return len(self.events) - 1
 
@@ -447,17 +452,10 @@ class Builder:
             for e in ordered
         ]
         minutes = round((self.last - self.first).total_seconds() / 60, 1) if self.first and self.last else None
-        metrics = {
-            "tool_calls": self.tool_calls,
-            "errors": self.errors,
-            "recoveries": self.recoveries,
-            "commits": len(self.commits),
-            "files_changed": len(self.files),
-            "input_tokens": self.tokens[0],
-            "output_tokens": self.tokens[1],
-            "cache_read_tokens": self.tokens[2],
-            "cache_creation_tokens": self.tokens[3],
-        }
+        metrics = {"tool_calls": self.tool_calls, "errors": self.errors, "recoveries": self.recoveries}
+        metrics |= {"commits": len(self.commits), "files_changed": len(self.files)}
+        kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+        metrics |= dict(zip(kinds, self.tokens, strict=True))
         return Episode(
             title=episode_title(f"episode-{sid}", sid, self.first_text),
             outcome=self.outcome(),
