@@ -241,7 +241,7 @@ def test_codex_sessions_reach_the_vault_and_the_next_session(codex: Path, tmp_pa
     repo, vault, env = world(tmp_path, model)
     installed = run(BRAIN, "hooks", "install", "codex", "--scope", "user", "--vault", vault, env=env, cwd=repo)
     hooks_file = Path(env["CODEX_HOME"]) / "hooks.json"
-    assert f"to do     {hooks_file}  (Codex runs brain's SessionStart, UserPromptSubmit, Stop hooks once" in installed
+    assert f"to do     {hooks_file}  (Codex runs brain's SessionStart, UserPromptSubmit, PostToolUse, Stop hooks once" in installed
     trust_as_the_user_does(codex, repo, env)
     status = run(BRAIN, "hooks", "status", env=env, cwd=repo)
     assert status.count("  (trusted)\n") == 3, status  # brain's view of the trust is Codex's
