@@ -22,11 +22,11 @@ from typing import Any
 
 from brain.agents import runtime, settings
 from brain.agents.agent import Agent, Target
-from brain.agents.codex_rollouts import command_end, detects, find_rollout, read
+from brain.agents.codex_calls import SHELL, command_end
+from brain.agents.codex_rollouts import detects, find_rollout, read
 from brain.agents.settings import Commands, json_object, split_command
 from brain.errors import InvalidInput
 from brain.memory.sessions.transcripts import TranscriptReader
-from brain.notes.failures import SHELL_TOOLS
 
 # Codex's event -> brain's hook. PostToolUse runs after every tool call that Codex counts as done
 # (a shell command whatever its exit code; never a patch that failed to apply).
@@ -253,7 +253,7 @@ def _tool_failure(request: runtime.HookRequest) -> runtime.HookResult:
     tool, call = payload.get("tool_name"), str(payload.get("tool_use_id") or "")
     if not isinstance(tool, str) or not tool.strip():
         raise InvalidInput("the hook input has no tool_name")
-    if tool not in SHELL_TOOLS:
+    if tool != SHELL:
         return runtime.HookResult("PostToolUse")  # no exit code to read, and a failed patch never gets here
     transcript = str(payload.get("transcript_path") or "")
     if not transcript or not call:

@@ -1,4 +1,4 @@
-"""Codex CLI's rollouts: the transcript reader, and the end of one shell call for the failure hook.
+"""Codex CLI's rollouts, read into acts.
 
 Rollouts (`<codex home>/sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`:
 `session_meta` (id, cwd, git branch and remote), `turn_context`, `response_item` (messages,
@@ -15,21 +15,15 @@ session ID N` when it has not finished within its wait; the agent then polls it 
 result, given to its `exec_command` call; a poll that finds the command still running is no result
 of any call (the polls are tool calls all the same), and a poll that fails is its own error.
 
-The end of a shell call (`command_end`): when a command ends, Codex records an `item_completed`
-event whose item is a `CommandExecution` (`id` the call's id, `status`, `exit_code`,
-`aggregated_output`), and only then runs its `PostToolUse` hooks, whose input has the output but
-not the exit code (verified with Codex CLI 0.171.0: `tests/data/codex/post-tool-use/`). The
-call's output item (`function_call_output`) is written after the hooks, so the event is what the
-failure hook reads, from the end of the file.
+How one shell call ended, which the failure hook needs while the session runs, is `codex_calls`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +35,6 @@ KNOWN = frozenset(
 )
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
-TAIL_START = 64 * 1024  # bytes of the rollout's end read first; doubled while the call's end is not in them
-TAIL_MOST = 16 * 1024 * 1024  # a command whose output is larger than this is not looked for
-END_RETRIES = (0.05, 0.1)  # seconds to wait, in turn, for an end the writer has not flushed yet
 
 
 def find_rollout(thread: str, codex_home: Path) -> Path | None:
@@ -248,62 +239,3 @@ def _request(text: str) -> str:
 
 def detects(record: dict[str, Any]) -> bool:
     return record.get("type") in KNOWN and isinstance(record.get("payload"), dict)
-
-
-@dataclass(frozen=True)
-class CommandEnd:
-    """How a shell call ended, as the rollout's `item_completed` event says."""
-
-    exit_code: int | None
-    status: str
-    output: str
-
-    @property
-    def failed(self) -> bool:
-        return self.exit_code is not None and self.exit_code != 0
-
-
-def command_end(path: Path, call_id: str) -> CommandEnd | None:
-    """The end of the shell call `call_id` in a rollout, or None when the rollout has none. Codex
-    sends the event before it starts the hook; its writer may not have flushed it yet, so a miss is
-    read again after a short wait (END_RETRIES)."""
-    for wait in (0.0, *END_RETRIES):
-        time.sleep(wait)
-        found = _command_end(path, call_id)
-        if found is not None:
-            return found
-    return None
-
-
-def _command_end(path: Path, call_id: str) -> CommandEnd | None:
-    """Read from the end backwards, in blocks that double, so a success costs one small read."""
-    marker = f'"id":"{call_id}"'.encode()
-    with path.open("rb") as file:
-        size = file.seek(0, 2)
-        block = TAIL_START
-        while True:
-            start = max(0, size - block)
-            file.seek(start)
-            lines = file.read(size - start).split(b"\n")
-            for line in reversed(lines if start == 0 else lines[1:]):  # the first may be cut
-                if marker in line and b"item_completed" in line:
-                    found = _end_of(line, call_id)
-                    if found is not None:
-                        return found
-            if start == 0 or block >= TAIL_MOST:
-                return None
-            block *= 2
-
-
-def _end_of(line: bytes, call_id: str) -> CommandEnd | None:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return None
-    payload = obj(record.get("payload")) if isinstance(record, dict) else {}
-    item = obj(payload.get("item"))
-    if payload.get("type") != "item_completed" or item.get("type") != "CommandExecution" or item.get("id") != call_id:
-        return None
-    code = item.get("exit_code")
-    number = code if isinstance(code, int) and not isinstance(code, bool) else None
-    return CommandEnd(number, str(item.get("status") or ""), str(item.get("aggregated_output") or ""))

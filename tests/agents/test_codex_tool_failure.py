@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.codex_rollouts import CommandEnd, command_end
+from brain.agents.codex_calls import CommandEnd, command_end
 from brain.memory.sessions.commands import exit_code
 from tests.agents.test_hooks import brain_process
 from tests.conftest import REPO, run_brain
