@@ -1,7 +1,8 @@
 """How a shell call of a running Codex session ended, for its `PostToolUse` hook.
 
 When a command ends, Codex records an `item_completed` event in the session's rollout, whose item
-is a `CommandExecution` (`id` the call's id, `status`, `exit_code`, `aggregated_output`), and only
+is a `CommandExecution` (`id` the call's id, `status`, `exit_code`, `aggregated_output`; earlier
+versions, 0.125 for one, an `exec_command_end` event with the same fields and `call_id`), and only
 then runs its `PostToolUse` hooks, whose input (`tool_name` `Bash` for every shell call,
 `tool_input.command`, `tool_use_id`, `tool_response`: the output) has no exit code (verified with
 Codex CLI 0.171.0: `tests/data/codex/post-tool-use/`). The call's output item is written after
@@ -61,7 +62,7 @@ def _command_end(path: Path, call_id: str) -> CommandEnd | None:
             file.seek(start)
             lines = file.read(size - start).split(b"\n")
             for line in reversed(lines if start == 0 else lines[1:]):  # the first may be cut
-                if marker in line and b"item_completed" in line:
+                if marker in line and (b"item_completed" in line or b"exec_command_end" in line):
                     found = _end_of(line, call_id)
                     if found is not None:
                         return found
@@ -71,17 +72,23 @@ def _command_end(path: Path, call_id: str) -> CommandEnd | None:
 
 
 def _end_of(line: bytes, call_id: str) -> CommandEnd | None:
+    """The end a rollout line records for the call: 0.171's `item_completed` event of a
+    `CommandExecution`, or the `exec_command_end` event of earlier versions (0.125 writes it)."""
     try:
         record = json.loads(line)
     except ValueError:
         return None
     payload = _object(record.get("payload")) if isinstance(record, dict) else {}
     item = _object(payload.get("item"))
-    if payload.get("type") != "item_completed" or item.get("type") != "CommandExecution" or item.get("id") != call_id:
+    if payload.get("type") == "item_completed" and item.get("type") == "CommandExecution" and item.get("id") == call_id:
+        end = item
+    elif payload.get("type") == "exec_command_end" and payload.get("call_id") == call_id:
+        end = payload
+    else:
         return None
-    code = item.get("exit_code")
+    code = end.get("exit_code")
     number = code if isinstance(code, int) and not isinstance(code, bool) else None
-    return CommandEnd(number, str(item.get("status") or ""), str(item.get("aggregated_output") or ""))
+    return CommandEnd(number, str(end.get("status") or ""), str(end.get("aggregated_output") or ""))
 
 
 def _object(value: Any) -> dict[str, Any]:

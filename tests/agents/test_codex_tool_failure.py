@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.codex_calls import CommandEnd, command_end
+from brain.agents.codex_calls import CommandEnd, command_end, succeeded
 from brain.memory.sessions.commands import exit_code
 from tests.agents.test_hooks import brain_process
 from tests.conftest import REPO, run_brain
@@ -57,6 +57,55 @@ def test_the_rollout_holds_each_calls_exit_code_when_its_hook_starts(name, end, 
             *("session_id", "turn_id", "transcript_path", "cwd", "hook_event_name", "model", "permission_mode"),
             *("tool_name", "tool_input", "tool_response", "tool_use_id"),
         }
+
+
+CODEMIE = (
+    REPO
+    / "tests/data/transcripts/public/codemie/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "end"),
+    [
+        ("call_Y2p6KmqwoTtpi6atpDPuxC5M", (0, "completed")),
+        ("call_NqXBF7JK4NH5M85YXgojxxmC", (2, "failed")),
+        ("call_wAmN401U7zKVZ9wF0d5rGwMP", (1, "failed")),
+    ],
+)
+def test_an_earlier_codex_records_the_end_as_exec_command_end_and_it_is_read_alike(call, end):
+    """A real Codex 0.125.0 rollout (codemie-ai/codemie-code, Apache-2.0)."""
+    found = command_end(CODEMIE, call)
+    assert found is not None and (found.exit_code, found.status) == end
+
+
+@pytest.mark.parametrize(
+    ("name", "verdict"),
+    [
+        ("cd-nosuchdir", False),
+        ("python-exit-1", False),
+        ("long-running-ls", False),
+        ("echo-hello", True),
+        ("echo-exit-code-text", True),
+        ("apply-patch-added", True),
+    ],
+)
+def test_the_runner_tells_a_call_that_did_not_fail_before_it_loads_the_vault(name, verdict, tmp_path):
+    payload = {**captured(name), "transcript_path": str(rollout_at_hook(name, tmp_path))}
+    assert succeeded(json.dumps(payload)) is verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[]",
+        '{"tool_name": "Bash"}',
+        '{"tool_name": "Bash", "transcript_path": "/nowhere", "tool_use_id": "c"}',
+    ],
+)
+def test_input_the_runner_cannot_judge_is_left_to_the_hook(text):
+    assert succeeded(text) is False
 
 
 def test_the_output_alone_would_take_a_success_for_a_failure():
