@@ -199,28 +199,32 @@ def failure_figures(vault: Path, runs: int) -> dict:
         )
 
     figures = {}
+    command = ["hooks", "run", "tool-failure", "--vault", str(vault)]
     for name, error in (("seen_before", ERRORS[7]), ("never_seen", "ModuleNotFoundError: No module named 'zzz_q'")):
-        command = ["hooks", "run", "tool-failure", "--vault", str(vault)]
-        hook_seconds(command, payload(error))  # the OS file cache
-        walls, cpus = [], []
-        for _ in range(runs):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            walls.append(hook_seconds(command, payload(error)))
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        figures[f"{name}_s"] = {
-            "median": round(statistics.median(walls), 3),
-            "p95": round(harness.percentile(walls, 0.95), 3),
-            "all": [round(w, 3) for w in walls],
-        }
-        # CPU seconds of the process (user + system): what it costs once it has a core, whatever the load
-        figures[f"{name}_cpu_s"] = {
-            "median": round(statistics.median(cpus), 3),
-            "p95": round(harness.percentile(cpus, 0.95), 3),
-        }
+        figures |= wall_and_cpu(name, command, payload(error), runs)
     answered = subprocess.run([*brain(), *command], input=payload(ERRORS[7]), capture_output=True, text=True)
     figures["answered"] = bool(answered.stdout.strip())
     return figures
+
+
+def wall_and_cpu(name: str, command: list[str], stdin: str, runs: int) -> dict:
+    """`<name>_s` (wall seconds, every run kept) and `<name>_cpu_s` of `runs` hook processes."""
+    hook_seconds(command, stdin)  # the OS file cache
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        walls.append(hook_seconds(command, stdin))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return {
+        f"{name}_s": {
+            "median": round(statistics.median(walls), 3),
+            "p95": round(harness.percentile(walls, 0.95), 3),
+            "all": [round(w, 3) for w in walls],
+        },
+        # CPU seconds of the process (user + system): what it costs once it has a core, whatever the load
+        f"{name}_cpu_s": {"median": round(statistics.median(cpus), 3), "p95": round(harness.percentile(cpus, 0.95), 3)},
+    }
 
 
 def codex_failure_figures(vault: Path, runs: int, folder: Path) -> dict:
@@ -245,12 +249,7 @@ def codex_failure_figures(vault: Path, runs: int, folder: Path) -> dict:
     figures = {}
     for name, payload in (("codex_success", success), ("codex_seen_before", failed)):
         stdin = json.dumps({**payload, "transcript_path": str(rollout)})
-        hook_seconds(command, stdin)  # the OS file cache
-        walls = [hook_seconds(command, stdin) for _ in range(runs)]
-        figures[f"{name}_s"] = {
-            "median": round(statistics.median(walls), 3),
-            "p95": round(harness.percentile(walls, 0.95), 3),
-        }
+        figures |= wall_and_cpu(name, command, stdin, runs)
         answer = subprocess.run([*brain(), *command], input=stdin, capture_output=True, text=True).stdout
         figures[f"{name}_answered"] = bool(answer.strip())
     return figures
