@@ -3,7 +3,7 @@
 Rollouts (`<codex home>/sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`:
 `session_meta` (id, cwd, git branch and remote), `turn_context`, `response_item` (messages,
 reasoning, tool calls and their outputs), `event_msg` (`token_count`, `turn_aborted`,
-`user_message`, `item_completed`; the rest counted), `compacted`, `token_usage_record`,
+`user_message`; the rest counted), `compacted`, `token_usage_record`,
 `world_state`; a later version's type is counted and skipped.
 
 A tool result is an error when its output says so: a JSON output whose `metadata.exit_code` is not
