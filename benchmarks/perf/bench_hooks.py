@@ -15,7 +15,10 @@
   episodes hold 5,000 failure events (each an error and its recovery, 200 distinct errors), for a
   failure seen before (answered) and one never seen (silence), wall and CPU seconds (the CPU time
   of the process is what it costs once it has a core, on a loaded machine), written under
-  `vault_10k_5000_failures`;
+  `vault_10k_5000_failures`; on the same vault, Codex's PostToolUse hook (`codex-tool-failure`, run
+  after every tool call) for a call that exited 0 (silence, the common case) and for a failed one seen
+  before, its rollout the one captured from Codex 0.171.0 (tests/data/codex/post-tool-use/, about
+  60 KB when the hook starts) with the call's end appended (`codex_*`);
 - session-end: wall time until the hook returns (the extraction goes on in a detached process);
 - the project scope a context hook finds (`project_scope_ms`): the repository's `.git` read and one
   catalog query, in process;
@@ -46,6 +49,7 @@ from benchmarks.harness import REPO
 
 RESULTS = harness.RESULTS / "hooks.json"
 TRANSCRIPT = REPO / "tests/data/transcripts/claude-code/-work-demo/7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
+CODEX_CAPTURED = REPO / "tests/data/codex/post-tool-use"
 
 
 def brain() -> list[str]:
@@ -195,27 +199,59 @@ def failure_figures(vault: Path, runs: int) -> dict:
         )
 
     figures = {}
+    command = ["hooks", "run", "tool-failure", "--vault", str(vault)]
     for name, error in (("seen_before", ERRORS[7]), ("never_seen", "ModuleNotFoundError: No module named 'zzz_q'")):
-        command = ["hooks", "run", "tool-failure", "--vault", str(vault)]
-        hook_seconds(command, payload(error))  # the OS file cache
-        walls, cpus = [], []
-        for _ in range(runs):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            walls.append(hook_seconds(command, payload(error)))
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        figures[f"{name}_s"] = {
+        figures |= wall_and_cpu(name, command, payload(error), runs)
+    answered = subprocess.run([*brain(), *command], input=payload(ERRORS[7]), capture_output=True, text=True)
+    figures["answered"] = bool(answered.stdout.strip())
+    return figures
+
+
+def wall_and_cpu(name: str, command: list[str], stdin: str, runs: int) -> dict:
+    """`<name>_s` (wall seconds, every run kept) and `<name>_cpu_s` of `runs` hook processes."""
+    hook_seconds(command, stdin)  # the OS file cache
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        walls.append(hook_seconds(command, stdin))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return {
+        f"{name}_s": {
             "median": round(statistics.median(walls), 3),
             "p95": round(harness.percentile(walls, 0.95), 3),
             "all": [round(w, 3) for w in walls],
-        }
+        },
         # CPU seconds of the process (user + system): what it costs once it has a core, whatever the load
-        figures[f"{name}_cpu_s"] = {
-            "median": round(statistics.median(cpus), 3),
-            "p95": round(harness.percentile(cpus, 0.95), 3),
-        }
-    answered = subprocess.run([*brain(), *command], input=payload(ERRORS[7]), capture_output=True, text=True)
-    figures["answered"] = bool(answered.stdout.strip())
+        f"{name}_cpu_s": {"median": round(statistics.median(cpus), 3), "p95": round(harness.percentile(cpus, 0.95), 3)},
+    }
+
+
+def codex_failure_figures(vault: Path, runs: int, folder: Path) -> dict:
+    """Codex's PostToolUse hook: a call that exited 0, and a failed call whose error was seen before."""
+    at_hook = json.loads((CODEX_CAPTURED / "rollout-bytes-at-hook.json").read_text())["echo-hello"]
+    rollout = folder / "codex-rollout.jsonl"
+    end = {"type": "CommandExecution", "id": "call_bench", "status": "failed", "exit_code": 1}
+    end["aggregated_output"] = f"Traceback (most recent call last):\n{ERRORS[7]}\n"
+    line = {
+        "timestamp": "2026-03-02T10:00:00Z",
+        "type": "event_msg",
+        "payload": {"type": "item_completed", "item": end},
+    }
+    rollout.write_bytes(
+        (CODEX_CAPTURED / "calls.rollout.jsonl").read_bytes()[:at_hook]
+        + json.dumps(line, separators=(",", ":")).encode()
+    )
+    success = json.loads((CODEX_CAPTURED / "echo-hello.json").read_text())
+    failed = {**success, "tool_input": {"command": "python run"}, "tool_use_id": "call_bench"}
+    failed["tool_response"] = end["aggregated_output"]
+    command = ["hooks", "run", "codex-tool-failure", "--vault", str(vault)]
+    figures = {}
+    for name, payload in (("codex_success", success), ("codex_seen_before", failed)):
+        stdin = json.dumps({**payload, "transcript_path": str(rollout)})
+        figures |= wall_and_cpu(name, command, stdin, runs)
+        answer = subprocess.run([*brain(), *command], input=stdin, capture_output=True, text=True).stdout
+        figures[f"{name}_answered"] = bool(answer.strip())
     return figures
 
 
@@ -352,6 +388,7 @@ def main(argv: list[str] | None = None) -> dict:
             subprocess.run([*brain(), "init", str(big)], capture_output=True, check=True)
             subprocess.run([*brain(), "index", "--no-embed", "--vault", str(big)], capture_output=True, check=True)
             result["vault_10k_5000_failures"] = failure_figures(big, max(options.runs, 20))
+            result["vault_10k_5000_failures"] |= codex_failure_figures(big, max(options.runs, 20), tmp)
             save(result)
         if options.only in (None, "extract"):
             result["extract_10mb"] = extraction_figures(tmp)

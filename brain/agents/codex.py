@@ -1,27 +1,14 @@
 """Codex CLI: its config and hooks (`$CODEX_HOME`, by default `~/.codex`, or a project's `.codex/`,
-which Codex reads in a project the user trusts), and its rollouts.
+which Codex reads in a project the user trusts); its rollouts are read by `codex_rollouts`.
 
 `config.toml`: a `[mcp_servers.brain]` table and a top-level `notify` program, each in a block of
 marked lines that uninstall removes. `notify` runs after every turn (TUI and `codex exec`, every
 version), its JSON as the last argument, and extracts the session. `hooks.json` (Claude Code's
-shape): context at session start and at the first prompt, extraction at each turn's Stop; Codex
-runs them once the user trusts them (`/hooks`), which its user config records per hook as
+shape): context at session start and at the first prompt, the earlier fix after a shell call that
+failed (`PostToolUse`), extraction at each turn's Stop; Codex runs them once the user trusts them
+(`/hooks`), which its user config records per hook as
 `[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash`. brain never writes that trust.
 tomllib, which only install and status need, is imported where it is used.
-
-Rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`), lines `{timestamp, type, payload}`: `session_meta`
-(id, cwd, git branch and remote), `turn_context`, `response_item` (messages, reasoning, tool calls and
-their outputs), `event_msg` (`token_count`, `turn_aborted`, `user_message`; the rest counted),
-`compacted`, `token_usage_record`, `world_state`; a later version's type is counted and skipped.
-
-A tool result is an error when its output says so: a JSON output whose `metadata.exit_code` is not
-0, a text output `Exit code: N` / `Process exited with code N` with N not 0, or a `success: false`.
-
-Unified exec (Codex 0.12x): `exec_command` starts a command and answers `Process running with
-session ID N` when it has not finished within its wait; the agent then polls it with `write_stdin`
-(`session_id` N) until an answer says `Process exited with code C`. That answer is the command's
-result, given to its `exec_command` call; a poll that finds the command still running is no result
-of any call (the polls are tool calls all the same), and a poll that fails is its own error.
 """
 
 from __future__ import annotations
@@ -30,28 +17,25 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from brain.agents import runtime, settings
 from brain.agents.agent import Agent, Target
+from brain.agents.codex_calls import SHELL, command_end
+from brain.agents.codex_rollouts import detects, find_rollout, read
 from brain.agents.settings import Commands, json_object, split_command
 from brain.errors import InvalidInput
-from brain.memory.sessions.commands import exit_code
-from brain.memory.sessions.transcripts import Act, ReadStats, TranscriptReader, json_records, obj, text_of
+from brain.memory.sessions.transcripts import TranscriptReader
 
-KNOWN = frozenset(
-    {"session_meta", "response_item", "turn_context", "event_msg", "compacted", "token_usage_record", "world_state"}
-)
-_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
-_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
-
-
-# Codex's event -> brain's hook. No PostToolUse -> tool-failure: Codex 0.171 hands it a shell call's
-# output without its exit code, so a failed call cannot be told from one that printed an error.
-EVENTS = {"SessionStart": "codex-session-start", "UserPromptSubmit": "codex-first-prompt", "Stop": "codex-stop"}
+# Codex's event -> brain's hook. PostToolUse runs after every tool call that Codex counts as done
+# (a shell command whatever its exit code; never a patch that failed to apply).
+EVENTS = {
+    "SessionStart": "codex-session-start",
+    "UserPromptSubmit": "codex-first-prompt",
+    "PostToolUse": "codex-tool-failure",
+    "Stop": "codex-stop",
+}
 BEGIN = "# >>> brain (added by `brain hooks install codex`; `brain hooks uninstall codex` removes it)"
 END = "# <<< brain"
 
@@ -202,7 +186,12 @@ def is_ours(hook: Any) -> bool:
     return isinstance(command, str) and settings.is_brain_hook(split_command(command), tuple(EVENTS.values()))
 
 
-_SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop"}
+_SNAKE = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "user_prompt_submit",
+    "PostToolUse": "post_tool_use",
+    "Stop": "stop",
+}
 _TRUST = {"trusted": "trusted", "modified": "changed since trusted: /hooks", "untrusted": "not trusted yet: /hooks"}
 
 
@@ -240,14 +229,6 @@ def _trusted_project(project: Path, config: Path) -> bool:
 # ---------------------------------------------------------------- the hooks
 
 
-def find_rollout(thread: str, codex_home: Path) -> Path | None:
-    """The newest rollout file of a Codex thread under `<codex home>/sessions/YYYY/MM/DD/`."""
-    if not re.fullmatch(r"[A-Za-z0-9-]{8,}", thread):
-        return None
-    found = sorted((codex_home / "sessions").glob(f"*/*/*/rollout-*{thread}.jsonl"), key=lambda p: p.stat().st_mtime)
-    return found[-1] if found else None
-
-
 def _notify(request: runtime.HookRequest) -> runtime.HookResult:
     """Codex's `notify` program, after every turn (its JSON comes as the last argument)."""
     if request.payload.get("type") == "agent-turn-complete":
@@ -261,6 +242,31 @@ def _session_start(request: runtime.HookRequest) -> runtime.HookResult:
 
 def _prompt(request: runtime.HookRequest) -> runtime.HookResult:
     return runtime.first_prompt(request, "UserPromptSubmit")
+
+
+def _tool_failure(request: runtime.HookRequest) -> runtime.HookResult:
+    """PostToolUse: a shell call whose command exited with another code than 0 (the rollout's
+    record of its end, `codex_rollouts.command_end`) is looked up as Claude Code's failed calls
+    are; any other call gets nothing. The error is the command's output, as the episode of the
+    earlier session holds it."""
+    payload = request.payload
+    tool, call = payload.get("tool_name"), str(payload.get("tool_use_id") or "")
+    if not isinstance(tool, str) or not tool.strip():
+        raise InvalidInput("the hook input has no tool_name")
+    if tool != SHELL:
+        return runtime.HookResult("PostToolUse")  # no exit code to read, and a failed patch never gets here
+    transcript = str(payload.get("transcript_path") or "")
+    if not transcript or not call:
+        raise InvalidInput("the hook input has no transcript_path or tool_use_id")
+    end = command_end(Path(transcript), call)
+    if end is None:
+        raise InvalidInput(f"the rollout {transcript} has no end of call {call}")
+    if not end.failed:
+        return runtime.HookResult("PostToolUse")
+    output = payload.get("tool_response")
+    error = output if isinstance(output, str) else end.output
+    failed = runtime.HookRequest(request.memory, {**payload, "error": error}, request.budget, request.namespaces)
+    return runtime.tool_failure(failed, "PostToolUse")
 
 
 def _stop(request: runtime.HookRequest) -> runtime.HookResult:
@@ -283,207 +289,9 @@ HOOKS: dict[str, runtime.Hook] = {
     "codex-notify": _notify,
     "codex-session-start": _session_start,
     "codex-first-prompt": _prompt,
+    "codex-tool-failure": _tool_failure,
     "codex-stop": _stop,
 }
-
-
-# ---------------------------------------------------------------- rollouts
-
-
-def read(path: Path, stats: ReadStats) -> Iterator[Act]:
-    last_usage: tuple[int, int, int, int] | None = None
-    last_at: str | None = None
-    execs = _UnifiedExec()
-    for record in json_records(path, stats):
-        kind = str(record.get("type"))
-        payload = obj(record.get("payload"))
-        sub = payload.get("type")
-        stats.count(f"{kind}.{sub}" if kind in ("response_item", "event_msg") and sub else kind, kind in KNOWN)
-        when = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
-        if kind == "session_meta":
-            stats.session_id = stats.session_id or (str(payload["id"]) if payload.get("id") else None)
-            stats.cwd = stats.cwd or (str(payload["cwd"]) if payload.get("cwd") else None)
-            git = obj(payload.get("git"))
-            stats.git_branch = stats.git_branch or (str(git["branch"]) if git.get("branch") else None)
-            stats.git_remote = stats.git_remote or (str(git["repository_url"]) if git.get("repository_url") else None)
-            yield Act("meta", when)
-        elif kind == "response_item":
-            yield from execs.route(_item(payload, when))
-        elif kind == "event_msg" and sub == "token_count":
-            usage = _usage(payload.get("info"))
-            if usage is not None:
-                last_usage, last_at = usage, when
-            yield Act("meta", when)
-        elif kind == "event_msg" and sub == "user_message":
-            # What the person typed. A rollout holds it as a `message` item too (just before, with
-            # the same text) or, in some versions, only here.
-            text = _request(str(payload.get("message") or ""))
-            if text.strip() and text.strip() != execs.last_request:
-                yield Act("user", when, text=text)
-            else:
-                yield Act("meta", when)
-            execs.last_request = None
-        elif kind == "event_msg" and sub == "turn_aborted":
-            yield Act("interrupt", when, text=f"aborted the turn ({payload.get('reason', 'interrupted')})")
-        else:
-            yield Act("meta", when)
-    if last_usage is not None:  # token_count carries running totals: the last one is the session's
-        yield Act("usage", last_at, tokens=last_usage)
-
-
-def _usage(info: Any) -> tuple[int, int, int, int] | None:
-    total = info.get("total_token_usage") if isinstance(info, dict) else None
-    if not isinstance(total, dict):
-        return None
-
-    def number(key: str) -> int:
-        value = total.get(key)
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
-    cached = number("cached_input_tokens")
-    return (number("input_tokens") - cached, number("output_tokens"), cached, 0)
-
-
-def _item(payload: dict[str, Any], when: str | None) -> Iterator[Act]:
-    kind = payload.get("type")
-    if kind == "message":
-        role = payload.get("role")
-        text = text_of(payload.get("content"))
-        if role == "user" and text.strip():
-            yield Act("user", when, text=_request(text))
-        elif role == "assistant" and text.strip():
-            yield Act("agent", when, text=text)
-        else:
-            yield Act("meta", when)
-    elif kind == "reasoning":
-        summary = payload.get("summary")
-        yield Act("thinking", when, text=text_of(summary) if isinstance(summary, list) else "")
-    elif kind in _CALLS:
-        yield Act(
-            "call",
-            when,
-            name=_name(payload),
-            call_id=str(payload.get("call_id") or payload.get("id") or ""),
-            args=_args(payload),
-        )
-    elif kind in _OUTPUTS:
-        text, is_error = _output(payload.get("output"))
-        yield Act("result", when, text=text, call_id=str(payload.get("call_id", "")), is_error=is_error)
-    else:
-        yield Act("meta", when)
-
-
-def _name(payload: dict[str, Any]) -> str:
-    if payload.get("type") == "local_shell_call":
-        return "local_shell"
-    return str(payload.get("name", ""))
-
-
-def _args(payload: dict[str, Any]) -> dict[str, Any]:
-    if payload.get("type") == "local_shell_call":
-        action = obj(payload.get("action"))
-        return {"command": action.get("command", [])}
-    raw = payload.get("arguments", payload.get("input"))
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            return {"input": raw}  # apply_patch sends the patch itself
-        return parsed if isinstance(parsed, dict) else {"input": raw}
-    return {}
-
-
-def _output(output: Any) -> tuple[str, bool]:
-    """The text of a tool output and whether it reports a failure."""
-    if isinstance(output, dict):
-        text = str(output.get("content", output.get("output", "")))
-        return text, output.get("success") is False
-    text = output if isinstance(output, str) else text_of(output)
-    try:
-        parsed = json.loads(text) if text.lstrip().startswith("{") else None
-    except ValueError:
-        parsed = None
-    if isinstance(parsed, dict):
-        metadata = obj(parsed.get("metadata"))
-        code = metadata.get("exit_code", parsed.get("exit_code"))
-        body = str(parsed.get("output", text))
-        return body, (isinstance(code, int) and code != 0) or parsed.get("success") is False
-    code = exit_code(text)
-    return text, code is not None and code != 0
-
-
-_RUNNING = re.compile(r"^Process running with session ID (\d+)$", re.MULTILINE)
-_HEADER = re.compile(
-    r"\A(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|Original token count)\b"
-)
-
-
-class _UnifiedExec:
-    """Gives a command started by `exec_command` the result a later `write_stdin` poll reports (see
-    the module doc), and remembers the last request an item held (its `user_message` event repeats it)."""
-
-    def __init__(self) -> None:
-        self.calls: dict[str, str] = {}  # call id -> tool name
-        self.polled: dict[str, str] = {}  # a write_stdin call id -> the process it polls
-        self.running: dict[str, str] = {}  # process id -> the exec_command call that started it
-        self.last_request: str | None = None  # the last user message item, which a user_message event repeats
-
-    def route(self, acts: Iterator[Act]) -> Iterator[Act]:
-        for act in acts:
-            if act.kind == "call":
-                self.calls[act.call_id] = act.name
-                if act.name == "write_stdin":
-                    self.polled[act.call_id] = str(act.args.get("session_id", ""))
-                yield act
-            elif act.kind == "user":
-                self.last_request = act.text.strip()
-                yield act
-            elif act.kind == "result" and (name := self.calls.pop(act.call_id, "")) in ("exec_command", "write_stdin"):
-                yield from self._result(act, name)
-            else:
-                yield act
-
-    def _result(self, act: Act, name: str) -> Iterator[Act]:
-        running = _RUNNING.search(act.text[:400])
-        text = _body(act.text)
-        if name == "exec_command":
-            if running:
-                self.running[running.group(1)] = act.call_id
-            else:
-                yield replace(act, text=text)
-            return
-        process = self.polled.pop(act.call_id, "")
-        if running:
-            return  # still running: no result yet
-        started = self.running.pop(process, None)
-        if started is not None and exit_code(act.text) is not None:
-            yield replace(act, call_id=started, text=text)
-        elif act.is_error or act.text.startswith("write_stdin failed"):
-            yield replace(act, is_error=True, text=act.text.removeprefix("write_stdin failed: "))
-
-
-def _body(text: str) -> str:
-    """A unified exec answer without its header lines (chunk id, wall time, exit code, ...)."""
-    head, found, body = text.partition("\nOutput:\n")
-    if found and all(_HEADER.match(line) for line in head.splitlines() if line.strip()):
-        return body
-    return text
-
-
-_IDE_REQUEST = "## My request for Codex:"
-
-
-def _request(text: str) -> str:
-    """The request of a message the Codex IDE extension wrote ('# Files mentioned by the user: ...
-    ## My request for Codex: <request>'), else the message."""
-    _, found, request = text.partition(_IDE_REQUEST)
-    return request.strip() if found and request.strip() else text
-
-
-def detects(record: dict[str, Any]) -> bool:
-    return record.get("type") in KNOWN and isinstance(record.get("payload"), dict)
 
 
 AGENT = Agent(

@@ -41,6 +41,8 @@ def run_hook(
         text = (
             payload if payload is not None else ("" if event == "extract" or sys.stdin.isatty() else sys.stdin.read())
         )
+        if _nothing_to_say(event, text):
+            return
         captured = io.StringIO()
         with redirect_stdout(captured):  # nothing but the hook's answer reaches the agent
             from brain.memory.front_door import open_memory
@@ -64,6 +66,16 @@ def run_hook(
         if isinstance(error, KeyboardInterrupt):
             return
         runtime.log(root, event, f"error: {type(error).__name__}: {error}")
+
+
+def _nothing_to_say(event: str, text: str) -> bool:
+    """Whether the hook has nothing to say, told before the vault and the agents are loaded: Codex
+    runs its PostToolUse hook after every tool call, and most calls succeed."""
+    if event != "codex-tool-failure":
+        return False
+    from brain.agents.codex_calls import succeeded
+
+    return succeeded(text)
 
 
 class _BadArguments(Exception):

@@ -149,7 +149,7 @@ def run(
         str,
         typer.Argument(
             help="session-start, first-prompt, tool-failure, session-end (Claude Code); codex-session-start, "
-            "codex-first-prompt, codex-stop, codex-notify (Codex); extract."
+            "codex-first-prompt, codex-tool-failure, codex-stop, codex-notify (Codex); extract."
         ),
     ],
     payload: Annotated[

@@ -16,7 +16,12 @@ from tests.agents.test_hooks import CODEX, TRUST, brain_process, hooks
 from tests.conftest import REPO
 
 BRAIN = str(Path(sys.executable).parent / "brain")
-EVENTS = (("SessionStart", "codex-session-start"), ("UserPromptSubmit", "codex-first-prompt"), ("Stop", "codex-stop"))
+EVENTS = (
+    ("SessionStart", "codex-session-start"),
+    ("UserPromptSubmit", "codex-first-prompt"),
+    ("PostToolUse", "codex-tool-failure"),
+    ("Stop", "codex-stop"),
+)
 USER_HOOKS = (
     '{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": [\n          {\n            "type": "command",\n'
     '            "command": "notify-send done"\n          }\n        ]\n      }\n    ]\n  }\n}\n'
@@ -45,7 +50,7 @@ def test_hooks_json_gets_brains_hooks_beside_the_users_and_gives_them_back(vault
     assert out.stdout == (  # the user's Stop hook came first: brain's Stop is listed first
         f"created   {codex_home}/config.toml  (notify and mcp server)\n"
         f"updated   {hooks_file}  (hooks)\n"
-        f"to do     {hooks_file}  ({TRUST.replace('SessionStart, UserPromptSubmit, Stop', 'Stop, SessionStart, UserPromptSubmit')})\n"
+        f"to do     {hooks_file}  ({TRUST.replace('SessionStart, UserPromptSubmit, PostToolUse, Stop', 'Stop, SessionStart, UserPromptSubmit, PostToolUse')})\n"
     )
     user_stop = {"hooks": [{"type": "command", "command": "notify-send done"}]}
     assert json.loads(hooks_file.read_text()) == {
@@ -53,6 +58,7 @@ def test_hooks_json_gets_brains_hooks_beside_the_users_and_gives_them_back(vault
             "Stop": [user_stop, {"hooks": [handler("codex-stop", vault.root)]}],
             "SessionStart": [{"hooks": [handler("codex-session-start", vault.root)]}],
             "UserPromptSubmit": [{"hooks": [handler("codex-first-prompt", vault.root)]}],
+            "PostToolUse": [{"hooks": [handler("codex-tool-failure", vault.root)]}],
         }
     }
     before = hooks_file.read_bytes()
@@ -91,15 +97,16 @@ def test_status_and_install_say_whether_codex_trusts_each_hook(vault, codex_home
     )
     status = hooks("status", "--project-dir", str(codex_home)).stdout.splitlines()
     at = status.index(f"{hooks_file}:")
-    assert status[at : at + 4] == [
+    assert status[at : at + 5] == [
         f"{hooks_file}:",
         f"  SessionStart: {start['command']}  (trusted)",
         f"  UserPromptSubmit: {BRAIN} hooks run codex-first-prompt --vault {vault.root}  (changed since trusted: /hooks)",
+        f"  PostToolUse: {BRAIN} hooks run codex-tool-failure --vault {vault.root}  (not trusted yet: /hooks)",
         f"  Stop: {BRAIN} hooks run codex-stop --vault {vault.root}  (not trusted yet: /hooks)",
     ]
     out = hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
     assert out.stdout.splitlines()[-1] == (
-        f"to do     {hooks_file}  (Codex runs brain's UserPromptSubmit, Stop hooks once you trust them: "
+        f"to do     {hooks_file}  (Codex runs brain's UserPromptSubmit, PostToolUse, Stop hooks once you trust them: "
         "in codex, type /hooks, trust each)"
     )
     _trust(
@@ -107,6 +114,7 @@ def test_status_and_install_say_whether_codex_trusts_each_hook(vault, codex_home
         hooks_file,
         {
             "user_prompt_submit": trust_hash("UserPromptSubmit", handler("codex-first-prompt", vault.root)),
+            "post_tool_use": trust_hash("PostToolUse", handler("codex-tool-failure", vault.root)),
             "stop": trust_hash("Stop", handler("codex-stop", vault.root)),
         },
     )

@@ -51,7 +51,7 @@ def hooks(*args: str):
     return run_brain("hooks", *args)
 
 
-TRUST = "Codex runs brain's SessionStart, UserPromptSubmit, Stop hooks once you trust them: in codex, type /hooks, trust each"
+TRUST = "Codex runs brain's SessionStart, UserPromptSubmit, PostToolUse, Stop hooks once you trust them: in codex, type /hooks, trust each"
 
 
 def codex_hooks_lines(folder: Path, action: str = "created") -> str:
@@ -264,6 +264,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
                 for event, name in (
                     ("SessionStart", "codex-session-start"),
                     ("UserPromptSubmit", "codex-first-prompt"),
+                    ("PostToolUse", "codex-tool-failure"),
                     ("Stop", "codex-stop"),
                 )
             ],

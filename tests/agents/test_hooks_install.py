@@ -155,7 +155,7 @@ def test_codex_with_another_vault_updates_in_place_and_one_uninstall_takes_all_o
     assert tomllib.loads(config.read_text())["notify"][-1] == str(second)
     assert brain_hooks(config.parent / "hooks.json") == [
         f"{BRAIN} hooks run {name} --vault {second}"
-        for name in ("codex-session-start", "codex-first-prompt", "codex-stop")
+        for name in ("codex-session-start", "codex-first-prompt", "codex-tool-failure", "codex-stop")
     ]
     out = hooks("uninstall", "codex", "--scope", "user")
     hooks_file = config.parent / "hooks.json"

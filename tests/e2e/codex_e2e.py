@@ -7,14 +7,16 @@ user installs them. Never collected by the default pytest run (its name does not
     CODEX_BIN=/path/to/codex python -m tests.e2e.codex_e2e
     CODEX_BIN=/path/to/codex python -m pytest tests/e2e/codex_e2e.py -n 0
 
-Two `codex exec` sessions in a git repository whose vault knows one fact. Install: `brain hooks
+Three `codex exec` sessions in a git repository whose vault knows one fact. Install: `brain hooks
 install codex --scope user` (notify, MCP server, hooks.json); the user then trusts brain's hooks as
 Codex's `/hooks` does (the trust Codex itself reports, through its app-server's `hooks/list`, is
 written where Codex keeps it), and `brain hooks status` must agree with Codex that they are trusted.
 Session 1 runs a command that fails (`cd src`: there is no src/) and ends without a fix. The
 assertions: the session-start context (the fact) is in the model's first request; session 1's
 rollout becomes a failure episode (through notify and the Stop hook, extracted once); session 2
-starts with that episode in its context.
+starts with that episode in its context, hits the same failure (the failure hook says nothing: it
+was never fixed) and recovers (`cd app`); session 3 hits the same failure and the model's very next
+request holds the PostToolUse hook's answer, naming session 2's episode and its fix.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ CODEX_VERSION = "0.171.0"
 BRAIN = Path(sys.executable).parent / "brain"
 PROMPT = "List the sources of the app and tell me where they live"
 FAILING = "cd src && ls"
+WORKING = "cd app && ls"
+SEEN_BEFORE = "brain: this failure was seen before, in [["
 CONTEXT = "# Context for: this session (from brain, the team's memory)"
 
 
@@ -241,10 +245,11 @@ def test_codex_sessions_reach_the_vault_and_the_next_session(codex: Path, tmp_pa
     repo, vault, env = world(tmp_path, model)
     installed = run(BRAIN, "hooks", "install", "codex", "--scope", "user", "--vault", vault, env=env, cwd=repo)
     hooks_file = Path(env["CODEX_HOME"]) / "hooks.json"
-    assert f"to do     {hooks_file}  (Codex runs brain's SessionStart, UserPromptSubmit, Stop hooks once" in installed
+    waiting = "SessionStart, UserPromptSubmit, PostToolUse, Stop"
+    assert f"to do     {hooks_file}  (Codex runs brain's {waiting} hooks once" in installed
     trust_as_the_user_does(codex, repo, env)
     status = run(BRAIN, "hooks", "status", env=env, cwd=repo)
-    assert status.count("  (trusted)\n") == 3, status  # brain's view of the trust is Codex's
+    assert status.count("  (trusted)\n") == 4, status  # brain's view of the trust is Codex's
 
     # session 1: a command fails and the session ends without a fix
     model.turns = [{"cmd": FAILING}, {"text": "I could not list them: there is no src/ folder."}]
@@ -260,13 +265,38 @@ def test_codex_sessions_reach_the_vault_and_the_next_session(codex: Path, tmp_pa
     log = (vault / ".brain" / "logs" / "hooks.log").read_text()
     assert f"codex-stop {first}: extraction started" in log and f"codex-notify {first}: extraction started" in log
 
-    # session 2 starts with session 1's failure in its context
+    # session 2 starts with session 1's failure, hits it again (never fixed: nothing said) and recovers
     model.requests.clear()
-    model.turns = [{"cmd": "cd app && ls"}, {"text": f"As in {episode.stem}: the sources live in app/."}]
+    model.turns = [{"cmd": FAILING}, {"cmd": WORKING}, {"text": f"As in {episode.stem}: the sources live in app/."}]
     second = codex_exec(codex, repo, env, PROMPT)
-    opening = text_of(model.loop_requests()[0])
-    assert f"## Recent failures\n- {episode.stem} (" in opening, opening
-    assert "outcome: success" in episode_of(vault, second).read_text()
+    requests = model.loop_requests()
+    assert f"## Recent failures\n- {episode.stem} (" in text_of(requests[0]), text_of(requests[0])
+    assert "src: No such file or directory" in text_of(requests[1]) and SEEN_BEFORE not in text_of(requests[1])
+    recovered = episode_of(vault, second)
+    assert "outcome: success" in recovered.read_text()
+    extracted(vault, second)
+
+    # session 3 hits the same failure: the PostToolUse hook hands the model session 2's fix at once
+    model.requests.clear()
+    model.turns = [{"cmd": FAILING}, {"text": f"Seen before in {recovered.stem}: the sources live in app/."}]
+    third = codex_exec(codex, repo, env, PROMPT)
+    after_failure = text_of(model.loop_requests()[1])
+    print(f"session 3's request after the failure holds:\n{after_failure[after_failure.index(SEEN_BEFORE) :]}")
+    assert f"{SEEN_BEFORE}{recovered.stem}]]" in after_failure
+    assert "cd: src: No such file or directory\n- What fixed it: " in after_failure
+    log = (vault / ".brain" / "logs" / "hooks.log").read_text()
+    assert f"tool-failure {third}: Bash [shell|ls|" in log and f"seen before in {recovered.stem}" in log
+
+
+def extracted(vault: Path, session: str, seconds: float = 180) -> None:
+    """Wait until an extraction of the session has ended (its episode and its failures in the catalog)."""
+    log = vault / ".brain" / "logs" / "hooks.log"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if log.is_file() and re.search(rf" extract {session}: \S+ \[", log.read_text()):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"{session} was not extracted; hooks.log:\n{log.read_text() if log.is_file() else '(none)'}")
 
 
 def main() -> int:

@@ -190,14 +190,19 @@ def test_every_domain_has_one_name_in_every_layer() -> None:
 
 
 def test_every_agent_is_one_module_behind_the_one_interface() -> None:
-    """An agent module of brain/agents builds an `Agent` named AGENT and is listed in the registry;
+    """An agent module of brain/agents builds an `Agent` named AGENT and is listed in the registry
+    (an agent module grown past the size limit keeps its parts beside it, `<agent>_<part>.py`);
     the rest of the package (the shared rooms) names no agent."""
     from brain.agents.registry import AGENTS, HOOKS
     from brain.agents.runtime import OWN_EVENTS
 
     shared = {"__init__", "agent", "registry", "settings", "install", "runtime", "runner", "output", "ledger", "health"}
     agent_modules = sorted(p.stem for p in (SOURCE / "agents").glob("*.py") if p.stem not in shared)
-    assert sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values()) == agent_modules
+    agents = sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values())
+    parts = [stem for stem in agent_modules if stem not in agents]
+    strays = [stem for stem in parts if not any(stem.startswith(f"{agent}_") for agent in agents)]
+    assert strays == [], "a module of no agent's, and not one of the shared rooms"
+    assert sorted(set(agent_modules) - set(parts)) == agents
     assert len(HOOKS) == sum(len(agent.hooks) for agent in AGENTS.values())  # no event is two agents'
     assert not set(HOOKS) & set(OWN_EVENTS)
 
