@@ -12,16 +12,20 @@ pattern evidence, tips), and the vault is indexed.
 
 What is scored is judged apart from the hook's signature, on the raw transcripts (so the hook is
 not graded by its own rule). Two failures are twins when they are the same tool (every shell tool
-is one), the same program for a shell command (the signature's rule for it), and their error
-same file for a tool called on a file (Edit, Write, Read ...), and their error texts read nearly the same: difflib's ratio of
-their first and last 500 characters is at least 0.8, the texts read past an `Exit code N` line,
-paths under the working folder made relative, numbers and hashes masked, and the lines found in the
-failures of 4 sessions or more left out (a runner's banner, `[lint] ERROR task failed`, `ok pkg
-(cached)`: what every failure of a kind prints says nothing of which failure it is), unless that
-leaves nothing (an error that recurs word for word is its own content). An earlier failure counts when it was
-recovered in its session: a later call of the same tool on the same file or with the same program
-succeeded. Calls failed only because a sibling call failed, or interrupted by the user, are left
-out.
+is one), on the same target (the program of a shell command, the file of a tool called on a file:
+Edit, Write, Read ...), and at least 80% of the lines of the shorter error text are lines of the
+other, word for word once the text is read this way: tags and the `Exit code N` line taken out,
+the call's own input echoed back after the error's first line taken out (Edit's `String: <the text
+it sought>`), paths under the working folder (written whole or from `~`) made relative, numbers
+and hashes masked, the lines found in the failures of 4 sessions or more left out (a runner's
+banner, `[lint] ERROR task failed`, `ok pkg (cached)`: what every failure of a kind prints says
+nothing of which failure it is) unless that leaves nothing, and only the first and last 500
+characters kept. A command that printed nothing but its exit code is read as the command itself.
+Lines, not characters: two compiler or linter outputs of one package share most of their text
+while their diagnostics differ (`declared and not used: repo` against `undefined: cwd`), and
+those are two failures. An earlier failure counts when it was recovered in its session: a later
+call of the same tool on the same file or with the same program succeeded. Calls failed only
+because a sibling call failed, or interrupted by the user, are left out.
 
 - repeat recall: of the failures with a recovered twin in an earlier session, the share the hook
   answered naming an episode of one of those sessions;
@@ -59,7 +63,7 @@ from brain.memory.sessions.transcripts import ReadStats
 from brain.notes.failures import SHELL_TOOLS, program
 from brain.vault_init import init_vault
 
-TWIN_RATIO = 0.8
+TWIN_LINES = 0.8  # the share of the shorter error's lines the other must hold
 TEXT_CHARS = 500
 BOILERPLATE_SESSIONS = 4
 _SKIP = ("Sibling tool call errored", "[Request interrupted by user", "The user doesn't want to")
@@ -192,7 +196,7 @@ def _similar(one: str, other: str) -> bool:
     mine, theirs = _lines(one), _lines(other)
     if len(mine) > len(theirs):
         mine, theirs = theirs, mine
-    return bool(mine) and len(mine & theirs) >= TWIN_RATIO * len(mine)
+    return bool(mine) and len(mine & theirs) >= TWIN_LINES * len(mine)
 
 
 def _lines(text: str) -> set[str]:

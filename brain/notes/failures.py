@@ -60,6 +60,7 @@ _WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that w
     r"^\[[\w:.-]+\] ERROR task failed|^FAIL\s+\S+(?:\s+\[\w+ failed\])?$|^make(?:\[\d+\])?: \*\*\*"
     r"|^(?:npm|pnpm) ERR!|ELIFECYCLE|^husky - |^error Command failed with exit code|^exit status \d+$"
     r"|^ok\s+\S+\s|^\?\s+\S+\s+\[no test files\]"
+    r"|^(?:error:?\s+)?(?:\S+\s+){0,3}(?:exited|failed|completed) with (?:exit |status )?code:?\s*-?\d+\W*$"
 )
 _LOG_LINE = re.compile(r"\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d\S*\s+(?:level=)?(?:DEBUG|INFO|TRACE|NOTICE)\b", re.I)
 _EXIT_ONLY = re.compile(r"Exit code:? ?-?<n>", re.IGNORECASE)  # all a shell said of a command that printed nothing

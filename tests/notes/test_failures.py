@@ -63,6 +63,9 @@ def test_a_signature_is_the_tool_the_program_and_the_blanked_line():
         "?   \texample.com/app/cmd\t[no test files]",
         "2026/02/03 11:25:30 INFO deleted orphaned shadow branch component=cleanup",  # a log line
         "make: *** [Makefile:12: test] Error 2",
+        'error: script "lint" exited with code 1',  # bun's, yarn's and CI's word that a script failed
+        "error Command failed with exit code 2.",
+        "Process completed with exit code 1.",
     ],
 )
 def test_a_line_that_says_too_little_has_no_signature(line):
