@@ -113,8 +113,13 @@ def blanked(line: str) -> str:
 
 
 def relative(text: str, cwd: str | None) -> str:
-    """Paths under the working folder said relative to it (as an extracted episode says them)."""
-    return text.replace(cwd.rstrip("/") + "/", "") if cwd and len(cwd) > 1 else text
+    """Paths under the working folder said relative to it (as an extracted episode says them), and a
+    `cd` into the working folder itself left out (`cd /work/app && make` -> `make`)."""
+    if not cwd or len(cwd) < 2:
+        return text
+    folder = cwd.rstrip("/")
+    text = re.sub(rf"(?:^|(?<=`))cd {re.escape(folder)}/? && ", "", text)
+    return text.replace(folder + "/", "")
 
 
 def says_little(line: str) -> bool:
@@ -181,8 +186,10 @@ def recorded_failures(episode: Episode) -> list[Recorded]:
         recoveries = [by_id[target] for target in event.leads_to if target in by_id]
         fix = "; ".join(recovery.text for recovery in recoveries)
         lesson = next((text for text in episode.lessons if f" failed ({failure.line}); it " in text), "")
-        if fix and lesson:
-            fix += "; it " + lesson.split(f" failed ({failure.line}); it ", 1)[1]
+        said = lesson.split(f" failed ({failure.line}); it ", 1)[-1]
+        named = set(re.findall(r"`[^`]+`", said))
+        if fix and lesson and not (named and named <= set(re.findall(r"`[^`]+`", fix))):
+            fix += "; it " + said  # what the lesson adds to the recovery: what was done before it worked
         commit = ""
         if recoveries and recoveries[0].id in order:
             later = episode.events[order.index(recoveries[0].id) :]

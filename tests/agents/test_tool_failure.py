@@ -20,7 +20,7 @@ SEEN_BEFORE = (
     "brain: this failure was seen before, in [[EPISODE-2026-02-21-9e4910ab]] (2026-02-21), and fixed.\n"
     "- Then: `git checkout main && git pull` failed: fatal: Unable to create '.git/index.lock': File exists.\n"
     "- What fixed it: `git checkout main && git pull` succeeded; it worked after trying "
-    "`rm .git/index.lock && git checkout main && git...`."
+    "`rm .git/index.lock && git checkout main && git pull`."
 )
 
 

@@ -91,7 +91,7 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
             "EPISODE-2026-02-21-9e4910ab",
             "9e4910ab-95a9-4a30-a85e-4677017bfaf0",
             "`git checkout main && git pull` succeeded; it worked after trying "
-            "`rm .git/index.lock && git checkout main && git...`.",
+            "`rm .git/index.lock && git checkout main && git pull`.",
         )
     ]
 

@@ -242,8 +242,10 @@ def first_line(text: str) -> str:
 
 
 def display_command(command: str) -> str:
-    """A command as a person would quote it: its first line, without a leading `cd <dir> &&`."""
-    return first_line(re.sub(r"^\s*cd\s+\S+\s*&&\s*", "", command))
+    """A command as a person would quote it: its first line, a leading `cd <dir> &&` kept (the folder
+    is often what failed, or what fixed it); a `cd` into the working folder itself is left out where
+    paths are made relative to it (`brain.notes.failures.relative`)."""
+    return first_line(command)
 
 
 _STOPPED_BY_CONFLICTS = frozenset({"git merge", "git rebase", "git pull", "git cherry-pick", "git revert"})

@@ -10,7 +10,7 @@ begins alike gets a note of its own.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.redact import Redactor, markers, redactor_for
 from brain.memory.sessions.transcripts import (
     AI_AGENTS,
+    Act,
     ReadStats,
     TranscriptReader,
     detect_format,
@@ -31,6 +32,7 @@ from brain.memory.sessions.transcripts import (
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
     from brain.memory.episodes.service import StoredEpisode
+    from brain.memory.sessions.transcript_episode import Builder
 
 # The Context line an extraction writes; a stored one that still reads so is brain's, refreshed when stored again.
 EXTRACTED_CONTEXT = re.compile(
@@ -81,7 +83,7 @@ def extract_transcript(
     first = next(acts, None)  # the reader learns the session id as it goes; the builder needs it only at the end
     if first is not None:
         builder.feed([first])
-    builder.feed(acts)
+    builder.feed(_knowing_the_folder(acts, builder, stats))
     if not stats.records:
         raise InvalidInput(f"{file.name} holds no {kind} records ({stats.skipped_lines} lines that are not JSON)")
     if stats.records == stats.unknown:  # not one record of the format: the wrong format, not a later version
@@ -120,6 +122,14 @@ def extract_transcript(
         names=tuple(builder.names()),
         project=locate(stats.cwd, branch=stats.git_branch, remote=stats.git_remote),
     )
+
+
+def _knowing_the_folder(acts: Iterator[Act], builder: Builder, stats: ReadStats) -> Iterator[Act]:
+    """The acts, the builder told the working folder as soon as the reader learns it: commands are
+    said relative to it before they are cut short."""
+    for act in acts:
+        builder.cwd = builder.cwd or stats.cwd
+        yield act
 
 
 def _wrong_format(file: Path, kind: str, readers: Sequence[TranscriptReader]) -> str:

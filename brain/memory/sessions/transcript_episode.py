@@ -34,6 +34,7 @@ from brain.memory.episodes.service import episode_title
 from brain.memory.sessions import choices
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions.transcripts import PREVIEW, Act, preview, request_text
+from brain.notes.failures import relative
 from brain.notes.model import Decision, Episode, Event
 
 MAX_EVENTS = 300
@@ -323,14 +324,10 @@ class Builder:
             if index >= 0 and opened.event >= 0:
                 self.events[index]["caused_by"].append(self.events[opened.event]["id"])
                 self.events[opened.event]["leads_to"].append(self.events[index]["id"])
-            fix = ", ".join(opened.fixes) if opened.fixes else "running it again"
-            other = opened.command and cmd.command_key(opened.command) != cmd.command_key(call.command or "")
-            failed = opened.command if other else call.command  # the lesson names the run that failed
-            subject = (
-                f"`{self._command(failed, 80)}`"
-                if failed
-                else f"{call.name} on {', '.join(call.files) or 'the same input'}"
-            )
+            failed = opened.command or call.command  # the lesson names the run that failed
+            said, later = self._command(failed or "", 80), self._command(call.command or "", 80)
+            fix = ", ".join(opened.fixes) or ("running it again" if later == said else f"running `{later}`")
+            subject = f"`{said}`" if failed else f"{call.name} on {', '.join(call.files) or 'the same input'}"
             verb = "passed" if kind == "test" else "worked"
             self.lessons.append(f"{subject} failed ({opened.detail}); it {verb} after {fix}.")
 
@@ -378,7 +375,7 @@ class Builder:
             self.decisions.append(_DecisionRecord(**choice, after=len(self.events)))
 
     def _command(self, command: str, limit: int = 120) -> str:
-        return self.clip(cmd.display_command(command), limit)
+        return self.clip(relative(cmd.display_command(command), self.cwd), limit)
 
     def _short(self, text: str) -> str:
         """A decision's heading: its chosen option's first clause ('Count attempts, so ...' -> 'Count attempts')."""
@@ -486,7 +483,7 @@ class Builder:
 
     def _relative(self, text: str) -> str:
         """Paths under the session's working folder said relative to it, as the agent's user would."""
-        return text.replace(self.cwd.rstrip("/") + "/", "") if self.cwd and len(self.cwd) > 1 else text
+        return relative(text, self.cwd)
 
 
 def _instant(when: str | None) -> datetime:

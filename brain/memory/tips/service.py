@@ -156,7 +156,11 @@ def learn_episode(
                 candidates.add(draft)
                 held.append(f"{draft.episode} ({draft.span})")
                 continue
-            tip = tip_from_draft(draft, _unique_title(corpus, draft.name or draft.subtask, created), today=today)
+            tip = tip_from_draft(
+                draft,
+                _unique_title(corpus, draft.name or draft.subtask, created, draft.tip.rsplit(": ", 1)[-1]),
+                today=today,
+            )
             if earlier is not None:
                 candidates.drop(earlier)
                 tip = admit.with_source(replace(tip, source_episodes=(), support=0), earlier)
@@ -229,19 +233,27 @@ def tip_slug(text: str) -> str:
     return slug(text) or "tip"
 
 
-def _unique_title(corpus: Corpus, subtask: str, pending: list[str]) -> str:
+def _unique_title(corpus: Corpus, subtask: str, pending: list[str], advice: str = "") -> str:
+    """`TIP-<subtask>`; when a tip of another advice has it, `TIP-<subtask>-<what to do>` (two tips for
+    one failure that were fixed two ways read as two); numbered only when both are taken."""
     vault = corpus.vault
-    base = f"TIP-{tip_slug(subtask)}"
     resolver = corpus.resolver()
-    title, number = base, 1
-    while (
-        resolver.candidates(title)
-        or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists()
-        or any(p.endswith("/" + vault.filename_for(title)) for p in pending)
-    ):
+
+    def taken(title: str) -> bool:
+        return bool(
+            resolver.candidates(title)
+            or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists()
+            or any(p.endswith("/" + vault.filename_for(title)) for p in pending)
+        )
+
+    base = f"TIP-{tip_slug(subtask)}"
+    for title in (base, f"{base}-{slug(advice, 4)}" if slug(advice, 4) else base):
+        if not taken(title):
+            return title
+    number = 2
+    while taken(f"{base}-{number}"):
         number += 1
-        title = f"{base}-{number}"
-    return title
+    return f"{base}-{number}"
 
 
 # ---------------------------------------------------------------- list

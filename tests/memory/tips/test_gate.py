@@ -50,8 +50,9 @@ def test_the_spotter_session_gives_one_tip_per_failure_it_recovered_from(tmp_pat
             "both",
             (SourceRef(episode, "e020-e021"),),
         ),
-        "TIP-git-add-fails-with-pre-commit-validation-failed": (
-            'When `git add` fails with "Pre-commit validation failed": edit the files it names, then run it again.',
+        # the same failure fixed another way: a tip of its own, named by what to do (the commit failed, not the add)
+        "TIP-git-commit-fails-with-pre-commit-validation-failed-edit-the-files": (
+            'When `git commit` fails with "Pre-commit validation failed": edit the files it names, then run it again.',
             1,
             "both",
             (SourceRef(episode, "e037-e055"),),
