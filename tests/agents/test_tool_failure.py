@@ -174,6 +174,13 @@ SHOP_FIX = "`rm -f .git/index.lock && git checkout main` succeeded"
 BILLING_FIX = "`git checkout main` succeeded once the editor's commit message was closed"
 
 
+SEEN_ELSEWHERE = (
+    "brain: this failure was seen before, in [[EPISODE-2026-02-22-billing]] (2026-02-22, in project "
+    f"{BILLING}), and fixed.\n{THEN}\n- What fixed it: {BILLING_FIX}\n"
+    "- Also seen in 2 other episodes: [[EPISODE-2026-02-20-shop]], [[EPISODE-2026-02-18-before-projects]]"
+)
+
+
 def lock_episode(vault: Path, name: str, day: str, fix: str, project: str | None) -> str:
     """An episode of `project` (None: of no recorded project) whose stale index.lock was recovered by `fix`."""
     title = f"EPISODE-{day}-{name}"
@@ -244,11 +251,7 @@ def test_a_project_is_answered_with_its_own_earlier_fix_before_a_newer_one_of_an
 
 
 def test_a_project_without_that_failure_is_answered_from_the_whole_vault_saying_which_project(two_projects, repos):
-    assert answer(run_hook(two_projects, lock_failure(repos.fresh))) == (
-        "brain: this failure was seen before, in [[EPISODE-2026-02-22-billing]] (2026-02-22, in project "
-        f"{BILLING}), and fixed.\n{THEN}\n- What fixed it: {BILLING_FIX}\n"
-        "- Also seen in 2 other episodes: [[EPISODE-2026-02-20-shop]], [[EPISODE-2026-02-18-before-projects]]"
-    )
+    assert answer(run_hook(two_projects, lock_failure(repos.fresh))) == SEEN_ELSEWHERE
     assert log_lines(two_projects)[-1] == (
         f"tool-failure now: Bash [{LOCK}] seen before in EPISODE-2026-02-22-billing (project {BILLING})"
     )
@@ -296,3 +299,7 @@ def test_a_catalog_of_an_older_schema_gets_silence_and_one_line_until_brain_inde
     assert answer(run_hook(two_projects, lock_failure(repos.shop))).startswith(
         "brain: this failure was seen before, in [[EPISODE-2026-02-20-shop]] (2026-02-20), and fixed."
     )
+
+
+def test_the_guide_shows_the_answer_from_another_project():
+    assert f"```text\n{SEEN_ELSEWHERE}\n```" in (REPO / "docs" / "guide" / "agents.md").read_text()
