@@ -11,8 +11,9 @@ match, no answer: a wrong "seen before" costs the agent more than silence.
 The answer is for the project the agent works in (`brain.notes.project` has the rule): the earlier
 failures of that project's episodes, when it has any of this signature; else those of the whole
 vault (other projects' episodes, and those of no recorded project), and the answer then names the
-other project it comes from. A fix from another project still helps (editing before reading fails the same
-way everywhere), but one from the same project is nearer to what the agent is doing.
+other project it comes from. This falls back per failure, not only while the project has no episode
+(as the context hooks' scope does): a fix from another project still helps (editing before reading
+fails the same way everywhere), though one from the same project is nearer to the agent's work.
 """
 
 from __future__ import annotations
