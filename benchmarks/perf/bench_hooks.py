@@ -13,7 +13,9 @@
   catches up on them; the hooks answer from the catalog as it was, without waiting for the lock;
 - tool-failure (`--only failure`): wall time of the whole process on a generated 10k-note vault whose
   episodes hold 5,000 failure events (each an error and its recovery, 200 distinct errors), for a
-  failure seen before (answered) and one never seen (silence), wall and CPU seconds (the CPU time
+  failure seen before (answered) and one never seen (silence), run from a git repository of one of the
+  three projects the episodes belong to, and the failure seen before run from a fourth project that
+  has no episode (answered from the whole vault), wall and CPU seconds (the CPU time
   of the process is what it costs once it has a core, on a loaded machine), written under
   `vault_10k_5000_failures`; on the same vault, Codex's PostToolUse hook (`codex-tool-failure`, run
   after every tool call) for a call that exited 0 (silence, the common case) and for a failed one seen
@@ -167,9 +169,19 @@ ERRORS = [  # words, not numbers: the signature blanks numbers, and 5,000 failur
 ]
 
 
+PROJECTS = [f"github.com/bench/app-{number}" for number in range(3)]
+
+
 def add_failures(vault: Path, count: int = FAILURE_EVENTS) -> None:
-    """Give the generated vault's episodes `count` failure events, each an error and its recovery."""
+    """Give the generated vault's episodes `count` failure events, each an error and its recovery,
+    and each episode one of PROJECTS (in turn)."""
     episodes = sorted((vault / "episodes").glob("*.md"))
+    for number, path in enumerate(episodes):
+        text = path.read_text(encoding="utf-8")
+        project = PROJECTS[number % len(PROJECTS)]
+        path.write_text(
+            text.replace("\ntype: episode\n", f"\ntype: episode\nproject: {project}\n", 1), encoding="utf-8"
+        )
     for number in range(count):
         path = episodes[number % len(episodes)]
         text = path.read_text(encoding="utf-8")
@@ -183,13 +195,26 @@ def add_failures(vault: Path, count: int = FAILURE_EVENTS) -> None:
         path.write_text(text.replace("\n\n## Lessons Learned", events + "\n\n## Lessons Learned", 1), encoding="utf-8")
 
 
+def repository(folder: Path, project: str) -> Path:
+    """A git repository whose remote `origin` is `project` (what the hook reads of its `cwd`)."""
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    subprocess.run(["git", "-C", str(folder), "remote", "add", "origin", f"https://{project}.git"], check=True)
+    return folder
+
+
 def failure_figures(vault: Path, runs: int) -> dict:
-    def payload(error: str) -> str:
+    """The hook run from a repository of PROJECTS[1] (a failure seen in it before, and one never seen),
+    and from a project with no episode (the failure seen before in the others: the whole vault's answer)."""
+    own = repository(vault.parent / "work" / "app-1", PROJECTS[1])
+    elsewhere = repository(vault.parent / "work" / "new-app", "github.com/bench/new-app")
+
+    def payload(error: str, cwd: Path) -> str:
         return json.dumps(
             {
                 "session_id": "bench",
                 "hook_event_name": "PostToolUseFailure",
-                "cwd": "/work",
+                "cwd": str(cwd),
                 "tool_name": "Bash",
                 "tool_input": {"command": "python run"},
                 "tool_use_id": "toolu_bench",
@@ -199,11 +224,17 @@ def failure_figures(vault: Path, runs: int) -> dict:
         )
 
     figures = {}
+    cases = (
+        ("seen_before", ERRORS[7], own),
+        ("never_seen", "ModuleNotFoundError: No module named 'zzz_q'", own),
+        ("seen_in_another_project", ERRORS[7], elsewhere),
+    )
     command = ["hooks", "run", "tool-failure", "--vault", str(vault)]
-    for name, error in (("seen_before", ERRORS[7]), ("never_seen", "ModuleNotFoundError: No module named 'zzz_q'")):
-        figures |= wall_and_cpu(name, command, payload(error), runs)
-    answered = subprocess.run([*brain(), *command], input=payload(ERRORS[7]), capture_output=True, text=True)
-    figures["answered"] = bool(answered.stdout.strip())
+    for name, error, cwd in cases:
+        figures |= wall_and_cpu(name, command, payload(error, cwd), runs)
+    for name, cwd in (("answered", own), ("answered_elsewhere", elsewhere)):
+        answer = subprocess.run([*brain(), *command], input=payload(ERRORS[7], cwd), capture_output=True, text=True)
+        figures[name] = json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"] if answer.stdout else ""
     return figures
 
 

@@ -14,8 +14,10 @@ session never store it twice; a transcript unchanged since its last extraction i
 grew updates the same episode; then what `brain session end` does: pattern evidence and tips), and
 `warm`, which embeds the patterns and tips the first prompt is compared with.
 
-Both answer for the project the agent works in (the hook JSON's `cwd`, else the hook's own folder):
-its episodes, patterns and tips, or the whole vault while it has no episode (`brain.memory.projects`).
+The context hooks answer for the project the agent works in (the hook JSON's `cwd`, else the hook's
+own folder): its episodes, patterns and tips, or the whole vault while it has no episode
+(`brain.memory.projects`). `tool_failure` answers with that project's earlier failure, else the whole
+vault's, saying which project it comes from.
 
 Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes);
 the agent is never told of a failure.
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
     from brain.memory.front_door import Memory
     from brain.memory.projects import Scope
+    from brain.memory.sessions.failures import EarlierFix
     from brain.memory.sessions.redact import Redactor
     from brain.memory.sessions.transcripts import TranscriptReader
 
@@ -186,7 +189,9 @@ def _say_if_catching_up(memory: Memory, event: str) -> None:
 
 def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     """The earlier fix of the failed call in the hook JSON (`tool_name`, `tool_input`, `error`,
-    `cwd`, `session_id`), or nothing; a call the user interrupted is no failure. One line in the log."""
+    `cwd`, `session_id`), from the project of `cwd` first, or nothing; a call the user interrupted is
+    no failure. One line in the log."""
+    from brain.memory.projects import locate
     from brain.memory.sessions.failures import earlier_fix, live_failure, seen_before
 
     payload, root = request.payload, request.memory.root
@@ -201,17 +206,34 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     error = payload.get("error") if isinstance(payload.get("error"), str) else ""
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     failure = live_failure(tool, tool_input or {}, error or "", cwd, _redactor(root).text)
-    found = earlier_fix(request.memory.vault.index_dir, failure, session)
-    named = f"seen before in {found.seen[0].title}" if found.seen else "not seen before"
-    log(root, "tool-failure", f"{session}: {tool} [{found.signature or 'too little to match'}] {named}")
+    here = locate(_folder(request))
+    found = earlier_fix(request.memory.vault.index_dir, failure, session, here.project if here else None)
+    log(root, "tool-failure", f"{session}: {tool} [{found.signature or 'too little to match'}] {_outcome(found)}")
     return HookResult(agent_event, seen_before(found))
 
 
-def _scope(request: HookRequest, corpus: Corpus) -> Scope:
-    """The scope of the project the agent works in: the hook JSON's `cwd`, else this process's folder."""
-    from brain.memory.projects import current_folder, scope_for
+def _outcome(found: EarlierFix) -> str:
+    """What the log says of a lookup."""
+    if not found.readable:
+        return "not looked up: the index is missing, of another schema or busy (`brain index` makes it)"
+    if not found.seen:
+        return "not seen before"
+    where = f" (project {found.elsewhere})" if found.elsewhere else ""
+    return f"seen before in {found.seen[0].title}{where}"
 
-    return scope_for(corpus, folder=str(request.payload.get("cwd") or "") or current_folder())
+
+def _folder(request: HookRequest) -> str | Path | None:
+    """The folder the agent works in: the hook JSON's `cwd`, else this process's folder."""
+    from brain.memory.projects import current_folder
+
+    return str(request.payload.get("cwd") or "") or current_folder()
+
+
+def _scope(request: HookRequest, corpus: Corpus) -> Scope:
+    """The scope of the project the agent works in (see `_folder`)."""
+    from brain.memory.projects import scope_for
+
+    return scope_for(corpus, folder=_folder(request))
 
 
 def transcript_end(request: HookRequest, hook: str, format: str) -> HookResult:

@@ -17,9 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from brain.memory.corpus import Corpus
 from brain.notes.project import normalise_remote
+
+if TYPE_CHECKING:  # not imported at run time: the tool-failure hook needs only `locate`
+    from brain.memory.corpus import Corpus
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 _URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)

@@ -6,12 +6,15 @@ episode, the second's failure is answered with it; anything else gets silence.""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from brain.index.catalog.schema import CATALOG_FILE
 from tests.agents.test_hooks import brain_process
 from tests.conftest import REPO, TRANSCRIPTS, run_brain
+from tests.helpers.projects import BILLING, SHOP, Repos, repositories
 
 SLICE = TRANSCRIPTS / "public" / "cipher-box"
 FIRST = SLICE / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"  # failed, then recovered
@@ -161,3 +164,142 @@ def test_the_readme_and_the_guide_show_this_very_answer():
     block = f"```text\n{SEEN_BEFORE}\n```"
     assert block in (REPO / "README.md").read_text()
     assert block in (REPO / "docs" / "guide" / "agents.md").read_text()
+
+
+# ---------------------------------------------------------------- the project of `cwd` first
+
+LOCK = "shell|git|fatal: Unable to create '.git/index.lock': File exists."
+THEN = "- Then: `git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists."
+SHOP_FIX = "`rm -f .git/index.lock && git checkout main` succeeded"
+BILLING_FIX = "`git checkout main` succeeded once the editor's commit message was closed"
+
+
+SEEN_ELSEWHERE = (
+    "brain: this failure was seen before, in [[EPISODE-2026-02-22-billing]] (2026-02-22, in project "
+    f"{BILLING}), and fixed.\n{THEN}\n- What fixed it: {BILLING_FIX}\n"
+    "- Also seen in 2 other episodes: [[EPISODE-2026-02-20-shop]], [[EPISODE-2026-02-18-before-projects]]"
+)
+
+
+def lock_episode(vault: Path, name: str, day: str, fix: str, project: str | None) -> str:
+    """An episode of `project` (None: of no recorded project) whose stale index.lock was recovered by `fix`."""
+    title = f"EPISODE-{day}-{name}"
+    recorded = f"project: {project}\n" if project else ""
+    (vault / "episodes" / f"{title}.md").write_text(
+        f"---\ntitle: {title}\ntype: episode\nsession: {name}\ndate: '{day}T10:00:00Z'\n{recorded}outcome: success\n"
+        f"---\n# {title}\n\n## Events Timeline\n"
+        f"1. [{day}T10:00:00Z] e001 (error): `git checkout main` failed: fatal: Unable to create '.git/index.lock': "
+        "File exists. (leads_to: [[e002]])\n"
+        f"2. [{day}T10:01:00Z] e002 (recovery): {fix} (caused_by: [[e001]])\n"
+    )
+    return title
+
+
+def lock_failure(repo: Path) -> dict:
+    """The hook JSON of `git checkout main` failing on a stale index.lock in `repo`."""
+    return {
+        "session_id": "now",
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git checkout main"},
+        "tool_use_id": "toolu_now",
+        "error": f"Exit code 128\nfatal: Unable to create '{repo}/.git/index.lock': File exists.",
+        "is_interrupt": False,
+    }
+
+
+def answer(code_out_err: tuple[int, str, str]) -> str:
+    code, out, err = code_out_err
+    assert (code, err) == (0, "")
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+def indexed(vault: Path) -> Path:
+    assert run_brain("index", "--no-embed", "--vault", str(vault)).exit_code == 0
+    return vault
+
+
+@pytest.fixture
+def repos(tmp_path) -> Repos:
+    return repositories(tmp_path / "work")
+
+
+@pytest.fixture
+def two_projects(vault) -> Path:
+    """The same failure recovered one way in shop (older), another in billing (newer), and once in
+    an episode of no recorded project (oldest)."""
+    lock_episode(vault.root, "shop", "2026-02-20", SHOP_FIX, SHOP)
+    lock_episode(vault.root, "billing", "2026-02-22", BILLING_FIX, BILLING)
+    lock_episode(vault.root, "before-projects", "2026-02-18", "`git checkout main` succeeded", None)
+    return indexed(vault.root)
+
+
+def test_a_project_is_answered_with_its_own_earlier_fix_before_a_newer_one_of_another(two_projects, repos):
+    assert answer(run_hook(two_projects, lock_failure(repos.shop))) == (
+        "brain: this failure was seen before, in [[EPISODE-2026-02-20-shop]] (2026-02-20), and fixed.\n"
+        f"{THEN}\n- What fixed it: {SHOP_FIX}"
+    )
+    assert answer(run_hook(two_projects, lock_failure(repos.billing / "src"))) == (
+        "brain: this failure was seen before, in [[EPISODE-2026-02-22-billing]] (2026-02-22), and fixed.\n"
+        f"{THEN}\n- What fixed it: {BILLING_FIX}"
+    )
+    assert log_lines(two_projects)[-2:] == [
+        f"tool-failure now: Bash [{LOCK}] seen before in EPISODE-2026-02-20-shop",
+        f"tool-failure now: Bash [{LOCK}] seen before in EPISODE-2026-02-22-billing",
+    ]
+
+
+def test_a_project_without_that_failure_is_answered_from_the_whole_vault_saying_which_project(two_projects, repos):
+    assert answer(run_hook(two_projects, lock_failure(repos.fresh))) == SEEN_ELSEWHERE
+    assert log_lines(two_projects)[-1] == (
+        f"tool-failure now: Bash [{LOCK}] seen before in EPISODE-2026-02-22-billing (project {BILLING})"
+    )
+
+
+def test_a_project_whose_episodes_hold_other_failures_still_gets_another_projects_fix(vault, repos):
+    """Unlike the context hooks' scope (the project's episodes only, once it has one), a failure the
+    project never met is answered from the others: the fix is as good there."""
+    lock_episode(vault.root, "billing", "2026-02-22", BILLING_FIX, BILLING)
+    (vault.root / "episodes" / "EPISODE-2026-02-23-shop.md").write_text(
+        "---\ntitle: EPISODE-2026-02-23-shop\ntype: episode\nsession: shop\ndate: '2026-02-23T10:00:00Z'\n"
+        f"project: {SHOP}\noutcome: success\n---\n# EPISODE-2026-02-23-shop\n\n## Events Timeline\n"
+        "1. [2026-02-23T10:00:00Z] e001 (error): `npm test` failed: Error: Cannot find module 'left-pad' "
+        "(leads_to: [[e002]])\n2. [2026-02-23T10:01:00Z] e002 (recovery): `npm install && npm test` succeeded "
+        "(caused_by: [[e001]])\n"
+    )
+    assert answer(run_hook(indexed(vault.root), lock_failure(repos.shop))) == (
+        "brain: this failure was seen before, in [[EPISODE-2026-02-22-billing]] (2026-02-22, in project "
+        f"{BILLING}), and fixed.\n{THEN}\n- What fixed it: {BILLING_FIX}"
+    )
+
+
+def test_episodes_of_no_recorded_project_still_answer_without_naming_one(vault, repos):
+    """Episodes captured before projects were recorded may be of this very project: no project is named."""
+    lock_episode(vault.root, "before-projects", "2026-02-18", "`git checkout main` succeeded", None)
+    assert answer(run_hook(indexed(vault.root), lock_failure(repos.shop))) == (
+        "brain: this failure was seen before, in [[EPISODE-2026-02-18-before-projects]] (2026-02-18), and fixed.\n"
+        f"{THEN}\n- What fixed it: `git checkout main` succeeded"
+    )
+
+
+def test_a_catalog_of_an_older_schema_gets_silence_and_one_line_until_brain_index_rebuilds_it(two_projects, repos):
+    catalog = two_projects / ".brain" / "index" / CATALOG_FILE
+    db = sqlite3.connect(catalog)
+    db.execute("DROP TABLE failures")
+    db.execute("PRAGMA user_version=4")
+    db.commit()
+    db.close()
+    assert run_hook(two_projects, lock_failure(repos.shop)) == (0, "", "")
+    assert log_lines(two_projects) == [
+        f"tool-failure now: Bash [{LOCK}] not looked up: the index is missing, of another schema or busy "
+        "(`brain index` makes it)"
+    ]
+    assert brain_process("index", "--no-embed", "--vault", str(two_projects)).returncode == 0  # as a user runs it
+    assert answer(run_hook(two_projects, lock_failure(repos.shop))).startswith(
+        "brain: this failure was seen before, in [[EPISODE-2026-02-20-shop]] (2026-02-20), and fixed."
+    )
+
+
+def test_the_guide_shows_the_answer_from_another_project():
+    assert f"```text\n{SEEN_ELSEWHERE}\n```" in (REPO / "docs" / "guide" / "agents.md").read_text()

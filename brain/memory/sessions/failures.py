@@ -7,6 +7,13 @@ error's informative line chosen by the same rule from the same preview of the ou
 the working folder made relative, secrets redacted. Only a failure that was recovered is named (an
 earlier failure nobody fixed has nothing to teach), and never one from the session itself. No
 match, no answer: a wrong "seen before" costs the agent more than silence.
+
+The answer is for the project the agent works in (`brain.notes.project` has the rule): the earlier
+failures of that project's episodes, when it has any of this signature; else those of the whole
+vault (other projects' episodes, and those of no recorded project), and the answer then names the
+other project it comes from. This falls back per failure, not only while the project has no episode
+(as the context hooks' scope does): a fix from another project still helps (editing before reading
+fails the same way everywhere), though one from the same project is nearer to the agent's work.
 """
 
 from __future__ import annotations
@@ -28,10 +35,20 @@ MORE_NAMED = 3
 
 @dataclass(frozen=True)
 class EarlierFix:
-    """The signature of a failure and the earlier recovered failures of that signature (newest first)."""
+    """The signature of a failure and the earlier recovered failures of that signature that answer
+    for `project` (newest first); `readable` False when there was no catalog to look in."""
 
     signature: str | None
     seen: tuple[FailureSeen, ...] = ()
+    project: str | None = None
+    readable: bool = True
+
+    @property
+    def elsewhere(self) -> str:
+        """The project the answer comes from when it is another one; '' when it is this one or not
+        recorded (an episode captured before projects were recorded may well be of this one)."""
+        found = self.seen[0].project if self.seen else ""
+        return found if found != (self.project or "") else ""
 
 
 def live_failure(
@@ -47,12 +64,17 @@ def live_failure(
     return Failure(tool, relative(cmd.display_command(command), cwd), relative(line, cwd), relative(target, cwd))
 
 
-def earlier_fix(index_dir: Path, failure: Failure, session: str) -> EarlierFix:
+def earlier_fix(index_dir: Path, failure: Failure, session: str, project: str | None = None) -> EarlierFix:
+    """The earlier recovered failures of the failure's signature outside `session`: those of
+    `project`'s episodes when it has any, else those of the whole vault."""
     key = signature(failure)
     if key is None:
-        return EarlierFix(None)
-    seen = tuple(found for found in failures_seen(index_dir, key) if not session or found.session != session)
-    return EarlierFix(key, seen)
+        return EarlierFix(None, project=project)
+    found = failures_seen(index_dir, key, project=project, session=session)
+    if found is None:
+        return EarlierFix(key, project=project, readable=False)
+    own = tuple(seen for seen in found if project and seen.project == project)
+    return EarlierFix(key, own or tuple(found), project)
 
 
 def seen_before(found: EarlierFix) -> str:
@@ -61,7 +83,7 @@ def seen_before(found: EarlierFix) -> str:
         return ""
     first = found.seen[0]
     lines = [
-        f"brain: this failure was seen before, in [[{first.title}]] ({first.date[:10]}), and fixed.",
+        f"brain: this failure was seen before, in [[{first.title}]] ({first.date[:10]}{_where(found)}), and fixed.",
         f"- Then: {_clip(first.error)}",
         f"- What fixed it: {_clip(first.fix)}",
     ]
@@ -72,6 +94,11 @@ def seen_before(found: EarlierFix) -> str:
         named = ", ".join(f"[[{title}]]" for title in others[:MORE_NAMED])
         lines.append(f"- Also seen in {len(others)} other episode{'s' if len(others) > 1 else ''}: {named}")
     return "\n".join(lines)[:ANSWER_CHARS]
+
+
+def _where(found: EarlierFix) -> str:
+    """Where the fix was found, when that is another project."""
+    return f", in project {_clip(found.elsewhere)}" if found.elsewhere else ""
 
 
 def _clip(text: str) -> str:
