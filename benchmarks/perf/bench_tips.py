@@ -373,7 +373,8 @@ def tip_figures(tips: list[Tip], sessions: int, with_tips: int) -> dict:
 def _waiting(brain_dir: Path) -> dict[tuple[str, str], str]:
     """The candidates waiting for a second session, (episode, span) -> the day of their session.
     The path is brain.memory.tips.admit.CANDIDATES, spelled out: code before the tip gate (a
-    `--label before` run) has no such module, and keeps no candidates."""
+    `--label before` run) has no such module, and keeps no candidates; code before their bounds
+    keeps no day ("")."""
     path = brain_dir / "tips" / "candidates.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     return {(entry["episode"], str(entry["span"])): entry.get("held", "") for entry in map(json.loads, lines)}
@@ -406,7 +407,7 @@ def bench_histories(root: Path) -> dict:
                 with_tips += len(corpus.of_type("tip")) > count
                 after = _waiting(vault.brain_dir)
                 most_waiting = max(most_waiting, len(after))
-                gone = [date.fromisoformat(before[key]) for key in before.keys() - after.keys()]
+                gone = [date.fromisoformat(before[key]) for key in before.keys() - after.keys() if before[key]]
                 if gone:  # the day held is the session's: the day of its first timestamp
                     waited += [(date.fromisoformat(_first_time(session)[:10]) - held).days for held in gone]
             figures[project.name] = tip_figures(_written(corpus, set()), ended, with_tips) | {

@@ -38,7 +38,9 @@ KEEP_DAYS = 30  # the most `brain hooks status --days` reads back: a month, the 
 # once per 8 MiB appended, not at every append of a busy month.
 KEEP_BYTES = 8 * 1024 * 1024
 COMPACT_BYTES = 2 * KEEP_BYTES
-LOCK_WAIT = 10  # seconds an append waits for another hook's append or compaction (a hook's timeout is 60 s)
+# Seconds an append waits for another hook's append or compaction before it gives up its line (the
+# hooks log says so): the agents give a whole hook 10 s, and its answer is out before the ledger.
+LOCK_WAIT = 2
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _ITEM = re.compile(r"^- (.+?) [(\[]")
 
