@@ -33,14 +33,13 @@ from brain.notes.tip import SourceRef, Tip, combine_evidence
 
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/
-# A candidate waits this long for its second session: a quarter. In the development histories (six
-# weeks of entireio/cli) every candidate that became a tip met its twin within that time (see
-# docs/benchmarks.md); what no session repeats in a quarter is no habit of the project.
+# A candidate waits this long for its second session, counted between the days of the two sessions:
+# a quarter, twice the six weeks of entireio/cli's history (whose 58 candidates all still wait at
+# its end, see docs/benchmarks.md). What no session repeats in a quarter is no habit of the project.
 WAIT_DAYS = 90
-# And at most this many wait, the newest: twenty times what six weeks of entireio/cli's 282 sessions
-# left waiting (58), so a project never reaches it within WAIT_DAYS, while a vault fed a backlog
-# of thousands of sessions at once keeps its file, and the comparison of each draft with every
-# candidate, small.
+# And at most this many wait, the newest: seventeen times what those six weeks left, so a project
+# does not reach it within WAIT_DAYS, while a vault fed a backlog of thousands of sessions at once
+# keeps its file, and the comparison of each draft with every candidate, small.
 MOST_WAITING = 1000
 
 
