@@ -34,10 +34,10 @@ from brain.notes.tip import SourceRef, Tip, combine_evidence
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/
 # A candidate waits this long for its second session, counted between the days of the two sessions:
-# a quarter, twice the six weeks of entireio/cli's history (whose 58 candidates all still wait at
+# a quarter, twice the six weeks of entireio/cli's history (whose 53 candidates all still wait at
 # its end, see docs/benchmarks.md). What no session repeats in a quarter is no habit of the project.
 WAIT_DAYS = 90
-# And at most this many wait, the newest: seventeen times what those six weeks left, so a project
+# And at most this many wait, the newest: nearly twenty times what those six weeks left, so a project
 # does not reach it within WAIT_DAYS, while a vault fed a backlog of thousands of sessions at once
 # keeps its file, and the comparison of each draft with every candidate, small.
 MOST_WAITING = 1000
