@@ -5,8 +5,8 @@
   a candidate: it becomes a tip only when another session did the same (its twin is a candidate of
   another episode, or a tip already). Candidates are kept in `.brain/tips/candidates.jsonl`, brain's
   own state (deleting it forgets them; no note refers to it), each with the day of its session:
-  one that no session matched within WAIT_DAYS of the newest, or past the newest MOST_WAITING, is
-  dropped, oldest first.
+  one held more than WAIT_DAYS before the session being learned from, or past the newest
+  MOST_WAITING, is dropped, oldest first.
 - A draft whose twin is a tip already adds its source to that tip (support + 1, evidence combined)
   instead of becoming a second tip: near-duplicates never become `-2`, `-3` copies.
 
@@ -33,7 +33,7 @@ from brain.notes.tip import SourceRef, Tip, combine_evidence
 
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/
-# A candidate waits this long for its second session, counted between the days of the two sessions:
+# A candidate waits this long for its second session, from its session's day to the learned one's:
 # a quarter, twice the six weeks of entireio/cli's history (whose 53 candidates all still wait at
 # its end, see docs/benchmarks.md). What no session repeats in a quarter is no habit of the project.
 WAIT_DAYS = 90
@@ -122,8 +122,7 @@ class Candidates:
         self._expire()
 
     def _expire(self) -> None:
-        newest = max([self.day, *(waiting.held for waiting in self.waiting)])
-        since = (date.fromisoformat(newest) - timedelta(days=WAIT_DAYS)).isoformat()
+        since = (date.fromisoformat(self.day) - timedelta(days=WAIT_DAYS)).isoformat()
         kept = sorted((waiting for waiting in self.waiting if waiting.held >= since), key=lambda waiting: waiting.held)
         kept = kept[-MOST_WAITING:]
         self.changed = self.changed or len(kept) < len(self.waiting)

@@ -96,6 +96,18 @@ def test_a_candidate_no_session_matched_within_wait_days_goes_and_a_later_twin_w
     assert [episode for episode, _, _ in waiting(root)] == [titles[2], titles[3], late]
 
 
+def test_an_older_session_learned_late_waits_until_a_session_past_its_wait_is_learned(tmp_path: Path) -> None:
+    root = fresh_vault(tmp_path)
+    new = write_episode(root, 0, FIRST_DAY + timedelta(days=WAIT_DAYS + 10))
+    old = write_episode(root, 1, FIRST_DAY)  # a backfill: learned after a later session
+    learn(root, new)
+    assert learn(root, old)[0] == f"{old}: 0 new, 0 supported again, 1 held for a second session, 0 already learned"
+    assert [episode for episode, _, _ in waiting(root)] == [old, new]
+    newer = write_episode(root, 2, FIRST_DAY + timedelta(days=WAIT_DAYS + 11))
+    learn(root, newer)
+    assert [episode for episode, _, _ in waiting(root)] == [new, newer]
+
+
 def test_at_most_the_newest_candidates_wait(tmp_path: Path) -> None:
     root = fresh_vault(tmp_path)
     per_episode = 100
