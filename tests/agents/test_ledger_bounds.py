@@ -125,36 +125,40 @@ from pathlib import Path
 
 from brain.agents import ledger
 
-root, name, size, days_ago, stop = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
+root, name, size, days_ago = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+stop, most, last = Path(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == "last"
 context = "".join(f"- NOTE-{name}-{number:06d} (2026-11-28): x\\n" for number in range(size))
-count = int(sys.argv[6]) if len(sys.argv) > 6 else None
 written = 0
-while (written < count) if count is not None else not stop.exists():
+while written < most and not stop.exists():
     at = datetime.now(UTC) - timedelta(days=days_ago)
     ledger.record(root, '{"session_id": "%s-%d"}' % (name, written), "session-start", context, at=at)
     written += 1
-if count is not None:
+if last:
     stop.touch()
 print(written)
 """
 
 
+SMALL_MOST = 10_000  # lines of about 150 bytes
+
+
 def test_lines_appended_by_other_hooks_while_the_ledger_is_compacted_are_kept(tmp_path: Path) -> None:
     """Three processes append small lines of today until a fourth has appended large lines older than
     the days kept, enough to pass COMPACT_BYTES three times: each pass compacts the ledger while the
-    small lines keep coming."""
+    small lines keep coming (SMALL_MOST at most each, far less than KEEP_BYTES in all)."""
     root = vault_root(tmp_path)
     stop = tmp_path / "stop"
-    large = 20_000  # notes per old line, each `"NOTE-old-000000", ` in it: about 380 KB
-    old_writes = 3 * COMPACT_BYTES // (large * len('"NOTE-old-000000", ')) + 1
+    large = 20_000  # notes per old line, each `"NOTE-old-000000", ` in it
+    old_line = large * len('"NOTE-old-000000", ')  # about 380 KB
+    old_writes = 3 * COMPACT_BYTES // old_line + 1
     env = os.environ | {"PYTHONPATH": str(REPO)}
 
-    def start(name: str, size: int, days_ago: int, *count: int) -> subprocess.Popen[str]:
-        argv = [sys.executable, "-c", WRITER, str(root), name, str(size), str(days_ago), str(stop), *map(str, count)]
+    def start(name: str, size: int, days_ago: int, most: int, last: str) -> subprocess.Popen[str]:
+        argv = [sys.executable, "-c", WRITER, str(root), name, str(size), str(days_ago), str(stop), str(most), last]
         return subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
 
-    small = [start(f"w{k}", 3, 0) for k in range(3)]
-    old = start("old", large, KEEP_DAYS + 10, old_writes)
+    small = [start(f"w{k}", 3, 0, SMALL_MOST, "") for k in range(3)]
+    old = start("old", large, KEEP_DAYS + 10, old_writes, "last")
     written = [int(writer.communicate(timeout=600)[0]) for writer in [*small, old]]
     assert written[-1] == old_writes and min(written[:3]) > 0
 
@@ -162,5 +166,5 @@ def test_lines_appended_by_other_hooks_while_the_ledger_is_compacted_are_kept(tm
     for k in range(3):  # every line of each small writer, in the order it wrote them
         assert [name for name in kept if name.startswith(f"w{k}-")] == [f"w{k}-{n}" for n in range(written[k])]
     appended_since = [name for name in kept if name.startswith("old-")]  # since the last compaction
-    assert len(appended_since) < old_writes / 3
+    assert len(appended_since) * old_line <= COMPACT_BYTES < old_writes * old_line // 3
     assert ledger_path(root).stat().st_size <= COMPACT_BYTES
