@@ -19,14 +19,19 @@
 6. histories: `brain session end` of every session of real project histories (one folder of
    `<session_id>.jsonl` per project, default /work/data/histories or $BRAIN_HISTORIES), in the order
    of their first timestamps, each project into a fresh vault: tips per session, the share of
-   sessions that wrote a tip, and the duplicate rate. A missing folder is reported, not an error.
+   sessions that wrote a tip, and the duplicate rate; how many candidates wait for a second
+   session at most, and how long those a later session matched had waited. A missing folder is
+   reported, not an error.
+
+Parts 5 and 6 also go into benchmarks/results/tips-per-session.json, under `--label` (`now`; name
+a run of the code before a change `before`), each with the machine and command it was measured with.
 
 Duplicate rate: the share of the tips written that repeat an earlier one of the same run: a title
 that is another's with a `-2`, `-3` ... suffix, or advice whose words (lower case, numbers out)
 overlap an earlier tip's by at least 0.8 (Jaccard).
 
     python -m benchmarks.perf.bench_tips [--tips 5000] [--queries 200]
-        [--only extraction|usefulness|scale|wording|histories] [--histories DIR]
+        [--only extraction|usefulness|scale|wording|histories] [--histories DIR] [--label now]
 
 The session logs are read from ../shared/fixtures/ai-agents/sessions/logs next to the
 repository; when that is missing, from the copy in tests/data (and the JSON says so).
@@ -42,6 +47,7 @@ import re
 import statistics
 import tempfile
 import time
+from datetime import date
 from pathlib import Path
 
 from benchmarks import harness
@@ -65,6 +71,7 @@ SHARED_LOGS = "fixtures/ai-agents/sessions/logs"  # under ../shared
 TEST_LOGS = REPO / "tests" / "data" / "ai-agents" / "sessions" / "logs"
 TRANSCRIPTS = REPO / "tests" / "data" / "transcripts"
 RESULTS = harness.RESULTS / "tips.json"
+PER_SESSION = harness.RESULTS / "tips-per-session.json"  # tips per session and duplicates, one block per label
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 STOP = set(
     "the a an and or of to in on for with by from at as is was were be it its this that into every each per "
@@ -363,8 +370,20 @@ def tip_figures(tips: list[Tip], sessions: int, with_tips: int) -> dict:
     }
 
 
+def _waiting(brain_dir: Path) -> dict[tuple[str, str], str]:
+    """The candidates waiting for a second session, (episode, span) -> the day of their session.
+    The path is brain.memory.tips.admit.CANDIDATES, spelled out: code before the tip gate (a
+    `--label before` run) has no such module, and keeps no candidates; code before their bounds
+    keeps no day ("")."""
+    path = brain_dir / "tips" / "candidates.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return {(entry["episode"], str(entry["span"])): entry.get("held", "") for entry in map(json.loads, lines)}
+
+
 def bench_histories(root: Path) -> dict:
-    """Tips per session and duplicate rate on each project history under `root` (see the module doc)."""
+    """Tips per session and duplicate rate on each project history under `root` (see the module doc),
+    and the candidates: how many wait at most, and how long those that left the waiting list (a
+    later session matched them) had waited."""
     from brain.errors import BrainError
 
     if not root.is_dir():
@@ -375,16 +394,28 @@ def bench_histories(root: Path) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             vault, _ = init_vault(Path(tmp) / "v")
             corpus = Corpus(vault)
-            ended = with_tips = 0
+            ended = with_tips = most_waiting = 0
+            waited: list[int] = []
             for session in sessions:
                 count = len(corpus.of_type("tip"))
+                before = _waiting(vault.brain_dir)
                 try:
                     end_session(corpus, session, today="2026-11-28", readers=READERS)
                 except BrainError:
                     continue  # not a transcript brain reads: left out of the count
                 ended += 1
                 with_tips += len(corpus.of_type("tip")) > count
-            figures[project.name] = tip_figures(_written(corpus, set()), ended, with_tips)
+                after = _waiting(vault.brain_dir)
+                most_waiting = max(most_waiting, len(after))
+                gone = [date.fromisoformat(before[key]) for key in before.keys() - after.keys() if before[key]]
+                if gone:  # the day held is the session's: the day of its first timestamp
+                    waited += [(date.fromisoformat(_first_time(session)[:10]) - held).days for held in gone]
+            figures[project.name] = tip_figures(_written(corpus, set()), ended, with_tips) | {
+                "candidates_waiting_at_end": len(_waiting(vault.brain_dir)),
+                "candidates_waiting_at_most": most_waiting,
+                "candidates_matched": len(waited),
+                "candidates_matched_longest_wait_days": max(waited, default=None),
+            }
     return figures
 
 
@@ -438,6 +469,22 @@ def bench_wording(logs: Path, show: bool = False) -> dict:
     }
 
 
+def _write_per_session(label: str, figures: dict, argv: list[str] | None) -> None:
+    """The wording and histories figures into results/tips-per-session.json, under `label` (each
+    part keeps the machine and command it was measured with; other labels and parts stay)."""
+    import sys
+
+    command = "python -m benchmarks.perf.bench_tips " + " ".join(sys.argv[1:] if argv is None else argv)
+    parts = {
+        name: figures[key] | {"machine": figures["machine"], "command": command.strip()}
+        for key, name in (("wording", "tests_data"), ("histories", "histories"))
+        if key in figures and "missing" not in figures[key]
+    }
+    if parts:
+        found = harness.load_json(PER_SESSION)
+        harness.write_json(PER_SESSION, found | {label: found.get(label, {}) | parts})
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tips", type=int, default=5000)
@@ -450,6 +497,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--histories", type=Path, default=HISTORIES, help="folder of project histories")
     parser.add_argument("--show", action="store_true", help="wording: print every tip learned")
     parser.add_argument("--no-write", action="store_true", help="print only; leave results/tips.json alone")
+    parser.add_argument(
+        "--label",
+        default="now",
+        help="wording and histories: the block of results/tips-per-session.json they replace (e.g. `before`, "
+        "for a run on the code before a change)",
+    )
     args = parser.parse_args(argv)
     logs, source = _logs()
     embedder = load_embedder("default")
@@ -469,6 +522,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.only in (None, "scale"):
         figures |= bench_scale(args.tips, args.queries, embedder)
     figures["machine"]["load_average_at_end"] = os.getloadavg()[0]
+    _write_per_session(args.label, figures, argv)
     if args.only:
         args.no_write = True
     if not args.no_write:

@@ -6,6 +6,12 @@ status` sums it per session over the last days, and tells for each injected note
 then used it: named it in its own text or in a tool call's input (a read, a search, a command)
 after the injection, in the session's transcript as it is when status runs. A transcript that is
 gone leaves the use unknown.
+
+The ledger keeps the last KEEP_DAYS days, at most KEEP_BYTES of them: an append that finds the
+file past COMPACT_BYTES, or its first line older than KEEP_DAYS + 1 days, rewrites it with only
+those (a temp file renamed over it). Appends and that rewrite hold one lock (`ledger.lock`), so a
+line another hook appends meanwhile waits for the rewrite and lands in the new file. Readers take
+no lock: the rename shows them the old file or the new one, whole.
 """
 
 from __future__ import annotations
@@ -26,6 +32,15 @@ if TYPE_CHECKING:
 
 CHARS_PER_TOKEN = 4  # as brain.memory.causal.neighbourhood counts them (not imported: hooks load little)
 DEFAULT_DAYS = 7
+KEEP_DAYS = 30  # the most `brain hooks status --days` reads back: a month, the default week four times over
+# A line is under 1 KB (a session id, a time, the notes named, a transcript's path): 8 MiB holds
+# 8,000 injections or more, a month of 250 a day. Compacting at twice that size rewrites the file
+# once per 8 MiB appended, not at every append of a busy month.
+KEEP_BYTES = 8 * 1024 * 1024
+COMPACT_BYTES = 2 * KEEP_BYTES
+# Seconds an append waits for another hook's append or compaction before it gives up its line (the
+# hooks log says so): the agents give a whole hook 10 s, and its answer is out before the ledger.
+LOCK_WAIT = 2
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _ITEM = re.compile(r"^- (.+?) [(\[]")
 
@@ -74,9 +89,66 @@ def record(root: Path, payload_text: str, event: str, context: str, at: datetime
     }
     path = ledger_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)  # it names sessions and transcripts
-    with os.fdopen(handle, "a", encoding="utf-8") as out:
-        out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    from filelock import FileLock
+
+    with FileLock(str(path.with_suffix(".lock")), timeout=LOCK_WAIT, mode=PRIVATE):
+        size = _append(path, (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8"))
+        if size > COMPACT_BYTES or _first_is_stale(path, datetime.now(UTC)):
+            compact(path, datetime.now(UTC))
+
+
+def _append(path: Path, line: bytes) -> int:
+    """Append one line (after a line break when a crash left the last line without one, so that
+    line stays the only one lost); the file's size after it."""
+    handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE)  # it names sessions and transcripts
+    with os.fdopen(handle, "r+b", buffering=0) as out:
+        size = os.fstat(handle).st_size
+        if size and os.pread(handle, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        out.write(line)
+    return size + len(line)
+
+
+def _first_is_stale(path: Path, now: datetime) -> bool:
+    """Whether the ledger's first line is older than KEEP_DAYS + 1 days, or no entry at all (the
+    day's slack makes that rewrite daily at most)."""
+    with path.open("rb") as lines:
+        first = lines.readline()
+    try:
+        at = _instant(json.loads(first).get("at"))
+    except (ValueError, AttributeError):
+        return True
+    return at is None or at < now - timedelta(days=KEEP_DAYS + 1)
+
+
+def compact(path: Path, now: datetime) -> None:
+    """Rewrite the ledger with its lines of the last KEEP_DAYS days, the newest that fit in
+    KEEP_BYTES; torn and foreign lines go. Call it holding the ledger's lock (see the module doc)."""
+    since = now - timedelta(days=KEEP_DAYS)
+    kept: list[bytes] = []
+    with path.open("rb") as lines:
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            at = _instant(entry.get("at")) if isinstance(entry, dict) else None
+            if at is not None and at >= since:
+                kept.append(line if line.endswith(b"\n") else line + b"\n")
+    size = 0
+    first = len(kept)
+    while first > 0 and size + len(kept[first - 1]) <= KEEP_BYTES:
+        first -= 1
+        size += len(kept[first])
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
+        with os.fdopen(handle, "wb") as out:
+            out.writelines(kept[first:])
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 @dataclass

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from brain.agents.ledger import DEFAULT_DAYS, KEEP_DAYS
 from brain.cli.common import JsonOption, VaultOption, complete_agents, emit_json, warn
 
 app = typer.Typer(
@@ -99,7 +100,12 @@ def uninstall(
 def status(
     project_dir: ProjectOption = None,
     vault: VaultOption = None,
-    days: Annotated[int, typer.Option("--days", min=1, help="Tokens injected over this many days.")] = 7,
+    days: Annotated[
+        int,
+        typer.Option(
+            "--days", min=1, max=KEEP_DAYS, help=f"Tokens injected over this many days (the ledger keeps {KEEP_DAYS})."
+        ),
+    ] = DEFAULT_DAYS,
     as_json: JsonOption = False,
 ) -> None:
     """What brain installed where (each settings file it may write, with brain's entries in it, and

@@ -4,7 +4,9 @@
 - Anything else one session did (a strategy, an optimization, a failure it never recovered from) is
   a candidate: it becomes a tip only when another session did the same (its twin is a candidate of
   another episode, or a tip already). Candidates are kept in `.brain/tips/candidates.jsonl`, brain's
-  own state (deleting it forgets them; no note refers to it).
+  own state (deleting it forgets them; no note refers to it), each with the day of its session:
+  one held more than WAIT_DAYS before the session being learned from, or past the newest
+  MOST_WAITING, is dropped, oldest first.
 - A draft whose twin is a tip already adds its source to that tip (support + 1, evidence combined)
   instead of becoming a second tip: near-duplicates never become `-2`, `-3` copies.
 
@@ -19,8 +21,11 @@ no part: "Edit fails with X" learned twice is one tip.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, replace
+from datetime import date, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.wording import FUNCTION_WORDS, words
@@ -28,6 +33,14 @@ from brain.notes.tip import SourceRef, Tip, combine_evidence
 
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/
+# A candidate waits this long for its second session, from its session's day to the learned one's:
+# a quarter, twice the six weeks of entireio/cli's history (whose 53 candidates all still wait at
+# its end, see docs/benchmarks.md). What no session repeats in a quarter is no habit of the project.
+WAIT_DAYS = 90
+# And at most this many wait, the newest: nearly twenty times what those six weeks left, so a project
+# does not reach it within WAIT_DAYS, while a vault fed a backlog of thousands of sessions at once
+# keeps its file, and the comparison of each draft with every candidate, small.
+MOST_WAITING = 1000
 
 
 Content = tuple[str, frozenset[str], frozenset[str]]  # category, trigger's words, every word
@@ -76,51 +89,84 @@ def with_source(tip: Tip, draft: Draft) -> Tip:
     )
 
 
-class Candidates:
-    """The drafts one session gave that no other session has matched yet (see the module doc)."""
+class Waiting(NamedTuple):
+    """A candidate: its draft, the day of the session that gave it, and what it says."""
 
-    def __init__(self, brain_dir: Path):
+    draft: Draft
+    held: str  # YYYY-MM-DD
+    said: Content
+
+
+class Candidates:
+    """The drafts one session gave that no other session has matched yet (see the module doc), as
+    of `day` (YYYY-MM-DD, the day of the session being learned from): a candidate held more than
+    WAIT_DAYS before it, or past the newest MOST_WAITING, is dropped, oldest first."""
+
+    def __init__(self, brain_dir: Path, day: str):
         self.path = brain_dir / CANDIDATES
-        self.drafts: list[Draft] = []
+        self.day = day
+        self.waiting: list[Waiting] = []
         self.changed = False
         if self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
                     found = json.loads(line)
+                    held = date.fromisoformat(str(found.pop("held", None) or day)[:10]).isoformat()
                     attribution = found.pop("attribution", None)
                     found["steps"] = tuple(found.get("steps") or ())
-                    self.drafts.append(Draft(**found, attribution=Attribution(**attribution) if attribution else None))
-                except (ValueError, TypeError):
-                    continue  # a torn or foreign line: that candidate is forgotten, nothing else
-        self._content = [draft_content(draft) for draft in self.drafts]
+                    draft = Draft(**found, attribution=Attribution(**attribution) if attribution else None)
+                except (ValueError, TypeError, AttributeError):
+                    self.changed = True  # a torn or foreign line: that candidate is forgotten, nothing else
+                    continue
+                self.waiting.append(Waiting(draft, held, draft_content(draft)))
+        self._expire()
+
+    def _expire(self) -> None:
+        since = (date.fromisoformat(self.day) - timedelta(days=WAIT_DAYS)).isoformat()
+        kept = sorted((waiting for waiting in self.waiting if waiting.held >= since), key=lambda waiting: waiting.held)
+        kept = kept[-MOST_WAITING:]
+        self.changed = self.changed or len(kept) < len(self.waiting)
+        self.waiting = kept
 
     def twin(self, draft: Draft) -> Draft | None:
         """A candidate of another episode that says what the draft says."""
         mine = draft_content(draft)
         return next(
             (
-                other
-                for other, theirs in zip(self.drafts, self._content, strict=True)
-                if other.episode.lower() != draft.episode.lower() and twins(mine, theirs)
+                waiting.draft
+                for waiting in self.waiting
+                if waiting.draft.episode.lower() != draft.episode.lower() and twins(mine, waiting.said)
             ),
             None,
         )
 
     def holds(self, draft: Draft) -> bool:
-        return any((other.episode.lower(), other.span) == (draft.episode.lower(), draft.span) for other in self.drafts)
+        return any(
+            (waiting.draft.episode.lower(), waiting.draft.span) == (draft.episode.lower(), draft.span)
+            for waiting in self.waiting
+        )
 
     def add(self, draft: Draft) -> None:
         self.changed = True
-        self.drafts.append(draft)
-        self._content.append(draft_content(draft))
+        self.waiting.append(Waiting(draft, self.day, draft_content(draft)))
+        self._expire()
 
     def drop(self, draft: Draft) -> None:
         self.changed = True
-        keep = [i for i, other in enumerate(self.drafts) if other is not draft]
-        self.drafts = [self.drafts[i] for i in keep]
-        self._content = [self._content[i] for i in keep]
+        self.waiting = [waiting for waiting in self.waiting if waiting.draft is not draft]
 
     def save(self) -> None:
+        """Write the candidates whole: a temp file renamed over the file (call it under the vault's
+        write lock, which the read before it held too)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(asdict(draft), ensure_ascii=False) + "\n" for draft in self.drafts)
-        self.path.write_text(text, encoding="utf-8")
+        text = "".join(
+            json.dumps(asdict(waiting.draft) | {"held": waiting.held}, ensure_ascii=False) + "\n"
+            for waiting in self.waiting
+        )
+        temp = self.path.with_name(f".{self.path.name}.tmp")
+        try:
+            temp.write_text(text, encoding="utf-8")
+            os.replace(temp, self.path)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise

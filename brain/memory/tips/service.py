@@ -132,14 +132,14 @@ def learn_episode(
     episode belongs to that project (its `project` frontmatter)."""
     vault = corpus.vault
     drafts, warnings = _drafts(episode, drafter)
-    tips = {tip.path or "": tip for tip in active_tips(corpus)}
-    known = {(source.episode.lower(), source.span) for tip in tips.values() for source in tip.source_episodes}
-    candidates = admit.Candidates(vault.brain_dir)
     created: list[str] = []
     unchanged: list[str] = []
     supported: list[str] = []
     held: list[str] = []
-    with vault.locked():  # the tips read and the tips written are one step
+    with vault.locked():  # the tips and candidates read and those written are one step
+        tips = {tip.path or "": tip for tip in active_tips(corpus)}
+        known = {(source.episode.lower(), source.span) for tip in tips.values() for source in tip.source_episodes}
+        candidates = admit.Candidates(vault.brain_dir, _day(episode, today))
         for draft in drafts:
             if (draft.episode.lower(), draft.span) in known or candidates.holds(draft):
                 unchanged.append(f"{draft.episode} ({draft.span})")
@@ -181,6 +181,14 @@ def learn_episode(
         tuple(path for path in dict.fromkeys(supported) if path not in created),
         tuple(held),
     )
+
+
+def _day(episode: Episode, today: str | None) -> str:
+    """The day of the episode's session (its date), else today's."""
+    try:
+        return date.fromisoformat((episode.date or "")[:10]).isoformat()
+    except ValueError:
+        return today or date.today().isoformat()
 
 
 def _add_source(corpus: Corpus, path: str, draft: Draft) -> Tip:
