@@ -121,6 +121,14 @@ def slug(text: str, most: int = 8) -> str:
     return "-".join(found)
 
 
+def titles(base: str, subtask: str, advice: str) -> list[str]:
+    """The names a tip may take, in order: `base` (its subtask's first 8 words), more of the subtask
+    (12, then 16 words: two errors of one program differ further on), then `base-<what to do>` (one
+    failure fixed two ways). Never a `-2` copy while one of these is free."""
+    longer = [f"TIP-{slug(subtask, most)}" for most in (12, 16) if slug(subtask, most)]
+    return list(dict.fromkeys([base, *longer, *([f"{base}-{slug(advice, 4)}"] if slug(advice, 4) else [])]))
+
+
 def narrated(name: str) -> bool:
     """Whether a name tells what happened rather than what was done ("My own control caught ...",
     "Round 10 (Sol) found ..."): it opens with a pronoun or a determiner, or says nothing by itself."""

@@ -23,7 +23,7 @@ from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips import admit
 from brain.memory.tips.draft import Draft
 from brain.memory.tips.learn import draft_tips
-from brain.memory.tips.naming import slug
+from brain.memory.tips.naming import slug, titles
 from brain.notes.edit import append_to_section, set_frontmatter
 from brain.notes.model import Episode, Note, NoteHeader
 from brain.notes.project import in_scope, project_of
@@ -242,26 +242,21 @@ def tip_slug(text: str) -> str:
 
 
 def _unique_title(corpus: Corpus, subtask: str, pending: list[str], advice: str = "") -> str:
-    """`TIP-<subtask>`; when a tip of another advice has it, `TIP-<subtask>-<what to do>` (two tips for
-    one failure that were fixed two ways read as two); numbered only when both are taken."""
-    vault = corpus.vault
-    resolver = corpus.resolver()
+    """The first of `naming.titles` no note has, else `TIP-<subtask>-<n>`."""
+    vault, resolver = corpus.vault, corpus.resolver()
 
     def taken(title: str) -> bool:
+        in_folder = (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists()
         return bool(
-            resolver.candidates(title)
-            or (vault.root / TYPE_FOLDERS["tip"] / vault.filename_for(title)).exists()
-            or any(p.endswith("/" + vault.filename_for(title)) for p in pending)
+            resolver.candidates(title) or in_folder or any(p.endswith("/" + vault.filename_for(title)) for p in pending)
         )
 
     base = f"TIP-{tip_slug(subtask)}"
-    for title in (base, f"{base}-{slug(advice, 4)}" if slug(advice, 4) else base):
-        if not taken(title):
-            return title
+    free = next((title for title in titles(base, subtask, advice) if not taken(title)), None)
     number = 2
-    while taken(f"{base}-{number}"):
+    while free is None and taken(f"{base}-{number}"):
         number += 1
-    return f"{base}-{number}"
+    return free or f"{base}-{number}"
 
 
 # ---------------------------------------------------------------- list

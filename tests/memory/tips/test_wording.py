@@ -437,3 +437,21 @@ def test_each_cause_is_named_once(immediate, proximate, root):
     assert not any(same(a, b) for i, a in enumerate(named) for b in named[i + 1 :])
     if proximate is not None and not same(proximate, immediate):
         assert causes.proximate == proximate
+
+
+def test_tips_of_two_errors_of_one_program_are_named_apart_before_any_number():
+    from brain.memory.tips.naming import titles
+
+    subtask = "mise fails with missing cases in switch of type agent.Kind: KindCodex, KindGemini"
+    base = "TIP-mise-fails-with-missing-cases-in-switch"
+    assert titles(base, subtask, "edit the files it names, then run it again.") == [
+        base,
+        "TIP-mise-fails-with-missing-cases-in-switch-of-type-agent-kind-kindcodex",
+        "TIP-mise-fails-with-missing-cases-in-switch-of-type-agent-kind-kindcodex-kindgemini",
+        f"{base}-edit-the-files",
+    ]
+    short = "TIP-edit-fails-with-string-to-replace-not-found"  # a short subtask: only the advice tells two apart
+    assert titles(short, "Edit fails with String to replace not found", "read the file first.") == [
+        short,
+        f"{short}-read-the-file-first",
+    ]
