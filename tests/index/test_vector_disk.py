@@ -81,12 +81,14 @@ def _vector_segments(chroma: Path) -> list[tuple[str, int, int | None, int]]:
     return found
 
 
-def _within_bound(chroma: Path) -> None:
+def _within_bound(chroma: Path, killed: bool = False) -> None:
     """What brain promises (docs/promises.md): a segment's HNSW index holds at most twice its records and
     1,024 elements more, and its files no more than those elements take (1,676 bytes each at 384 dimensions,
-    link lists and ids included) and 1 MiB; no folder is left that no collection uses."""
+    link lists and ids included) and 1 MiB; no folder is left that no collection uses, but one a writer
+    killed while it replaced a segment left behind (at most one: the next write removes it)."""
     listed = _vector_segments(chroma)
-    assert sorted(entry.name for entry in chroma.iterdir() if entry.is_dir()) == sorted(s for s, *_ in listed)
+    left = {entry.name for entry in chroma.iterdir() if entry.is_dir()} - {s for s, *_ in listed}
+    assert len(left) <= killed, left
     for segment, records, elements, taken in listed:
         allowed = 2 * records + 1024
         assert (elements or 0) <= allowed, (segment, records, elements)
@@ -118,7 +120,7 @@ def test_writers_killed_mid_batch_on_a_small_disk_never_grow_the_store_past_its_
                 writer.kill()  # mid-batch, or wherever it is by now
             _, errors = writer.communicate(timeout=300)
             assert "Traceback" not in errors, errors[-800:]
-            _within_bound(chroma)
+            _within_bound(chroma, killed=bool(round_ % 2))
             seen |= {segment for segment, *_ in _vector_segments(chroma)}
         assert len(seen) > 1  # the segment grew out of its bound and was rebuilt, under another id
         done = disk_brain("index", "--vault", root, file_limit=limit)
