@@ -58,7 +58,8 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that what it ran failed, or passed
     r"^\[[\w:.-]+\] ERROR task failed|^FAIL\s+\S+(?:\s+\[\w+ failed\])?$|^make(?:\[\d+\])?: \*\*\*"
-    r"|^(?:npm|pnpm) ERR!|ELIFECYCLE|^husky - |^error Command failed with exit code|^exit status \d+$"
+    r"|^(?:npm|pnpm) (?:ERR!|error\b)|ELIFECYCLE|^husky - |^error Command failed with exit code|^exit status \d+$"
+    r"|^FAILURE: Build failed with an exception|^ERROR: InvocationError\b|^\[ERROR\] (?:BUILD FAILURE|-> \[Help)"
     r"|^ok\s+\S+\s|^\?\s+\S+\s+\[no test files\]"
     r"|^(?:error:?\s+)?(?:\S+\s+){0,3}(?:exited|failed|completed) with (?:exit |status )?code:?\s*-?\d+\W*$"
 )

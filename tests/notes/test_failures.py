@@ -66,6 +66,10 @@ def test_a_signature_is_the_tool_the_program_and_the_blanked_line():
         'error: script "lint" exited with code 1',  # bun's, yarn's and CI's word that a script failed
         "error Command failed with exit code 2.",
         "Process completed with exit code 1.",
+        "npm error Lifecycle script `test` failed with error:",  # npm 10; npm 6 said `npm ERR!`
+        "npm error code 1",
+        "FAILURE: Build failed with an exception.",  # Gradle, whatever failed
+        "ERROR: InvocationError for command /work/.tox/py311/bin/pytest (exited with code 1)",  # tox
     ],
 )
 def test_a_line_that_says_too_little_has_no_signature(line):
