@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.agents.runtime import log_path
+from brain.agents.hooks_log import log_path, read_lines
 
 if TYPE_CHECKING:
     from brain.notes.model import NoteHeader
@@ -76,11 +76,11 @@ def vault_health(root: Path, now: datetime | None = None) -> VaultHealth:
 
 
 def _hooks_log(path: Path) -> tuple[list[HookRun], list[str]]:
-    """Each event's last run and the last error lines, from lines `<UTC stamp> <event> <message>`."""
+    """Each event's last run and the last error lines, from lines `<UTC stamp> <event> <message>` (the
+    rotated file's too: the current one may have been started a moment ago)."""
     last: dict[str, HookRun] = {}
     errors: list[str] = []
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else []
-    for line in lines:
+    for line in read_lines(path):
         parts = line.split(" ", 2)
         if len(parts) < 2:
             continue

@@ -19,8 +19,8 @@ own folder): its episodes, patterns and tips, or the whole vault while it has no
 (`brain.memory.projects`). `tool_failure` answers with that project's earlier failure, else the whole
 vault's, saying which project it comes from.
 
-Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes);
-the agent is never told of a failure.
+Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes; kept
+to two files of a MiB, see `brain.agents.hooks_log`); the agent is never told of a failure.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.agents.hooks_log import append, log_path
 from brain.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -78,23 +79,12 @@ def hooks_dir(root: Path) -> Path:
     return root / ".brain" / "hooks"
 
 
-def log_path(root: Path | None) -> Path:
-    if root is not None and (root / ".brain").is_dir():
-        return root / ".brain" / "logs" / "hooks.log"
-    import tempfile
-
-    return Path(tempfile.gettempdir()) / "brain-hooks.log"
-
-
 def log(root: Path | None, event: str, message: str) -> None:
     """One line in the hooks log, with secrets redacted (the vault's `[redact] patterns` too). Never raises."""
     try:
-        path = log_path(root)
-        path.parent.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         line = " ".join(_redactor(root).text(message).split())
-        with path.open("a", encoding="utf-8") as out:
-            out.write(f"{stamp} {event} {line}\n")
+        append(log_path(root), f"{stamp} {event} {line}")
     except Exception:
         pass
 
