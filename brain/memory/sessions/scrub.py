@@ -12,7 +12,7 @@ patterns` too) and replaced with the same `[REDACTED:<kind>]` markers, in:
   page or old full-text segment keeps the old text;
 - the summaries cache (`.brain/index/summaries/`): an entry holding a secret, or computed from a
   note that was rewritten, is dropped (it is computed again from the redacted note);
-- the logs under `.brain/logs/` (the hooks log), line by line;
+- the logs under `.brain/logs/` (the hooks log and its rotated `hooks.log.1`), line by line;
 - the recall journal: a returned fact value holding a secret is purged (its hashes kept, so the
   chain still verifies), under the name of the receipt, which lists the fact.
 
@@ -43,7 +43,7 @@ from brain.notes.fact import fact_from_note
 from brain.notes.parse import parse_note
 from brain.vault import Vault
 
-LOGS_DIR = "logs"  # under .brain/: the hooks log
+LOGS_DIR = "logs"  # under .brain/: the hooks log, and hooks.log.1 its older half
 
 
 @dataclass(frozen=True)

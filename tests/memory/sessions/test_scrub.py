@@ -289,3 +289,25 @@ def test_a_fact_value_and_the_recall_journal_are_scrubbed_and_the_journal_still_
     doctor = _brain(lex, "doctor")
     assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found in 1 notes"), doctor.stdout
     assert "Hunt3rPass" not in _brain(lex, "fact", "recall", "db-url").stdout
+
+
+def test_the_rotated_hooks_log_is_scrubbed_too(vault):
+    """`hooks.log.1`, the hooks log's older half (see brain.agents.hooks_log), as an earlier brain wrote it."""
+    logs = vault.brain_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    (logs / "hooks.log.1").write_text(
+        f"2026-11-20T10:00:00Z extract x: started\n2026-11-20T10:00:01Z extract x: {LOGGED}\n"
+    )
+    (logs / "hooks.log").write_text("2026-11-21T10:00:00Z extract y: password=hunter2xyz\n")
+    dry = _brain(vault, "redact")
+    assert dry.exit_code == 0, dry.output
+    assert dry.stdout.splitlines()[:3] == [
+        "log       .brain/logs/hooks.log:1    assignment",
+        "log       .brain/logs/hooks.log.1:2  github-token",
+        "dry run, nothing changed: 2 secrets found (2 in log); would rewrite 0 notes and 0 history versions",
+    ]
+    assert _brain(vault, "redact", "--apply").exit_code == 0
+    assert (logs / "hooks.log.1").read_text() == (
+        "2026-11-20T10:00:00Z extract x: started\n2026-11-20T10:00:01Z extract x: [REDACTED:github-token]\n"
+    )
+    assert (logs / "hooks.log").read_text() == "2026-11-21T10:00:00Z extract y: password=[REDACTED:assignment]\n"
