@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# A line is 100 to 300 bytes: 1 MiB keeps the last 4,000 hook outcomes or more per file, months of
+# A line is 100 to 300 bytes: 1 MiB keeps the last 3,500 hook outcomes or more per file, months of
 # failures and session ends, and `brain hooks status` reads both files at once.
 ROTATE_BYTES = 1024 * 1024
 
