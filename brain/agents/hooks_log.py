@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 # A line is 100 to 300 bytes: 1 MiB keeps the last 3,500 hook outcomes or more per file, months of
-# failures and session ends, and `brain hooks status` reads both files at once.
+# failures and session ends; `brain hooks status` reads both whole (docs/benchmarks.md).
 ROTATE_BYTES = 1024 * 1024
 
 
