@@ -1,5 +1,5 @@
 """The hooks log, `.brain/logs/hooks.log`: one line `<UTC stamp> <event> <message>` per hook outcome,
-kept to two files of at most ROTATE_BYTES each (and a line).
+kept to two files of at most ROTATE_BYTES each (and the lines being written as one is renamed).
 
 An append that leaves the file past ROTATE_BYTES renames it to `hooks.log.1`, replacing the one
 before (`os.replace`, atomic); the next append creates a new `hooks.log`. Appends take no lock: each
