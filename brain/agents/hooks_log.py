@@ -21,6 +21,7 @@ from pathlib import Path
 # A line is 100 to 300 bytes: 1 MiB keeps the last 3,500 hook outcomes or more per file, months of
 # failures and session ends; `brain hooks status` reads both whole (docs/benchmarks.md).
 ROTATE_BYTES = 1024 * 1024
+PRIVATE = 0o600  # its lines name sessions and commands; without a vault it lives in the shared temporary folder
 
 
 def log_path(root: Path | None) -> Path:
@@ -39,7 +40,7 @@ def rotated_path(path: Path) -> Path:
 def append(path: Path, line: str) -> None:
     """Append one line (a line break added), then rotate the file if it is now past ROTATE_BYTES."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)
     try:
         os.write(handle, (line + "\n").encode("utf-8"))
         size = os.fstat(handle).st_size

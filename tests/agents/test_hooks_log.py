@@ -147,3 +147,18 @@ def test_appenders_crossing_the_bound_together_rotate_once_and_lose_no_line(tmp_
         ]
     assert len(kept) == len(earlier) + writers * each
     assert path.stat().st_size < ROTATE_BYTES
+
+
+def test_the_log_is_readable_by_its_owner_only(tmp_path: Path, monkeypatch) -> None:
+    """Its lines name sessions and commands; without a vault it is in the shared temporary folder."""
+    vault = tmp_path / "vault"
+    init_vault(vault)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    runtime.log(vault, "session-start", "a line")
+    runtime.log(None, "session-start", "a line without a vault")
+    for path in (log_path(vault), tmp_path / "tmp" / "brain-hooks.log"):
+        assert path.read_text().endswith("\n") and (path.stat().st_mode & 0o777) == 0o600, path
