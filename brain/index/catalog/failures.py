@@ -1,9 +1,9 @@
 """The failures the episodes hold, looked up by signature straight from the catalog file, read-only.
 
-For the tool-failure hook, which answers while the agent waits: nothing is created, migrated,
-locked or refreshed. The `failures` rows are written with their episode's row (`Catalog.put`), so
-`brain index`, `brain watch` and brain's own writes (a session's extraction) keep them current; a
-catalog that is missing, of another schema, or cannot be read gives None (nothing to look in).
+For the tool-failure hook, which answers while the agent waits (`read_only.read_rows`: a catalog
+that is missing, of another schema, or cannot be read gives None, nothing to look in). The
+`failures` rows are written with their episode's row (`Catalog.put`), so `brain index`, `brain
+watch` and brain's own writes (a session's extraction) keep them current.
 
 One query answers for a project: the failures of the episodes whose frontmatter `project` is the
 one asked for come first (read from the episode's row, so the `failures` rows need no project of
@@ -12,13 +12,11 @@ their own), then the others, each part newest first.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.index.catalog.schema import CATALOG_FILE, SCHEMA_VERSION
+from brain.index.catalog.read_only import read_rows
 
-BUSY_SECONDS = 0.2  # a writer holding the catalog longer: the hook says nothing rather than wait
 _FRONTMATTER = "COALESCE(CAST(json_extract(n.frontmatter, '$.{key}') AS TEXT), {default})"
 _SEEN = (
     "SELECT n.path, n.title, {date}, {session}, f.error, f.fix, f.commit_text, {project} "
@@ -51,18 +49,8 @@ def failures_seen(
 ) -> list[FailureSeen] | None:
     """The recovered failures of this signature outside `session`: those of `project`'s episodes
     first, then the others, each newest first (at most `limit`). None when the catalog cannot be read."""
-    path = Path(index_dir) / CATALOG_FILE
-    if not path.is_file():
-        return None
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
-        try:
-            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                return None
-            asked = {"signature": signature, "session": session, "project": project or "", "limit": limit}
-            rows = db.execute(_SEEN, asked).fetchall()
-        finally:
-            db.close()
-    except sqlite3.Error:
+    asked = {"signature": signature, "session": session, "project": project or "", "limit": limit}
+    rows = read_rows(index_dir, _SEEN, asked)
+    if rows is None:
         return None
     return [FailureSeen(*(str(value or "") for value in row)) for row in rows]
