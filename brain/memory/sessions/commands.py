@@ -128,10 +128,9 @@ def recovers(failed: str, later: str) -> bool:
     (`command_key`), both are checks of one program (`go test -c ./e2e` after `go build ./e2e`
     failed, `mise run lint` after `mise run fmt && mise run lint` did: the code builds, the lint passes),
     or a merge, rebase or pull that conflicts is then committed or continued."""
-    if command_key(failed) == command_key(later):
+    before, after = command_key(failed), command_key(later)
+    if before == after or (before in _STOPPED_BY_CONFLICTS and after in {*_STOPPED_BY_CONFLICTS, "git commit"}):
         return True
-    if command_key(failed) in _STOPPED_BY_CONFLICTS and command_key(later) in {*_STOPPED_BY_CONFLICTS, "git commit"}:
-        return True  # a merge, rebase or pick stopped by conflicts works once it is committed or continued
     return is_check(failed) and is_check(later) and failures.program(failed) == failures.program(later)
 
 

@@ -78,12 +78,8 @@ def extract_transcript(
 
     stats = ReadStats()
     reader = next(reader for reader in readers if reader.format == kind)
-    acts = reader.read(file, stats)
     builder = Builder(session_id="", redact=(redactor or Redactor()).text)
-    first = next(acts, None)  # the reader learns the session id as it goes; the builder needs it only at the end
-    if first is not None:
-        builder.feed([first])
-    builder.feed(_knowing_the_folder(acts, builder, stats))
+    builder.feed(_knowing_the_folder(reader.read(file, stats), builder, stats))
     if not stats.records:
         raise InvalidInput(f"{file.name} holds no {kind} records ({stats.skipped_lines} lines that are not JSON)")
     if stats.records == stats.unknown:  # not one record of the format: the wrong format, not a later version

@@ -333,8 +333,10 @@ class Builder:
 
     def _recovered_by(self, call: _Call) -> _Open | None:
         """The open error of another command that this successful one shows works now (`cmd.recovers`)."""
+        if not call.command:
+            return None
         for key, error in self.open_errors.items():
-            if call.command and error.command and cmd.recovers(error.command, call.command):
+            if error.command and cmd.recovers(error.command, call.command):
                 return self.open_errors.pop(key)
         return None
 
