@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zlib
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,16 @@ ADR_EPISODE = DATA / "EPISODE-2026-01-21-session-42.md"
 ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
 AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
 TRANSCRIPTS = DATA / "transcripts"  # Claude Code and Codex sessions, made and public (see its README)
+# the made Claude Code session and Codex rollout many tests read (tests/data/transcripts/README.md)
+CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
+CODEX = (
+    TRANSCRIPTS
+    / "codex"
+    / "2026"
+    / "03"
+    / "14"
+    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+)
 
 
 # Tests that take seconds are marked `slow`, so `pytest -m "not slow"` is a quick run while editing
@@ -135,6 +146,19 @@ def lexical_vault(root: Path) -> Vault:
     config = vault.brain_dir / "config.toml"
     config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "lexical"'))
     return vault
+
+
+def holding(root: Path, text: str) -> list[str]:
+    """Files whose bytes (a history object's as it keeps them) hold `text`."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            if ".brain/history/objects/" in path.as_posix():
+                data = zlib.decompress(data)
+            if text.encode() in data:
+                found.append(path.relative_to(root).as_posix())
+    return found
 
 
 def note_text(title: str, body: str, **fields: str) -> str:

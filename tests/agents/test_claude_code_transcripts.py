@@ -16,9 +16,8 @@ import pytest
 from brain.agents.registry import READERS
 from brain.memory.sessions.ingest import extract_transcript
 from brain.notes.parse import parse_note
-from tests.conftest import REPO, TRANSCRIPTS, run_brain
+from tests.conftest import CLAUDE, REPO, TRANSCRIPTS, run_brain
 
-CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
 PUBLIC = TRANSCRIPTS / "public"
 SPOTTER = PUBLIC / "spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
 

@@ -13,16 +13,8 @@ import pytest
 from brain.agents.registry import READERS
 from brain.memory.sessions.ingest import extract_transcript
 from brain.notes.parse import parse_note
-from tests.conftest import REPO, TRANSCRIPTS, run_brain
+from tests.conftest import CODEX, REPO, TRANSCRIPTS, run_brain
 
-CODEX = (
-    TRANSCRIPTS
-    / "codex"
-    / "2026"
-    / "03"
-    / "14"
-    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
-)
 CODEX_ID = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
 TASK = "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
 CODEMIE = sorted((TRANSCRIPTS / "public" / "codemie").glob("rollout-*.jsonl"))

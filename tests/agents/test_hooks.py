@@ -14,17 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, TRANSCRIPTS, run_brain
+from tests.conftest import CLAUDE, CODEX, REPO, run_brain
 
-CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
-CODEX = (
-    TRANSCRIPTS
-    / "codex"
-    / "2026"
-    / "03"
-    / "14"
-    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
-)
 USER_SETTINGS = (
     '{"permissions": {"allow": ["Bash(ls:*)"]}, "model": "opus",\n'
     ' "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]}}\n'

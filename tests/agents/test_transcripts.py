@@ -19,17 +19,8 @@ from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.sessions.ingest import extract_transcript
 from brain.memory.sessions.transcripts import detect_format
-from tests.conftest import TRANSCRIPTS
+from tests.conftest import CLAUDE, CODEX, TRANSCRIPTS
 
-CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
-CODEX = (
-    TRANSCRIPTS
-    / "codex"
-    / "2026"
-    / "03"
-    / "14"
-    / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
-)
 PUBLIC = TRANSCRIPTS / "public"
 
 

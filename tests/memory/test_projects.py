@@ -3,7 +3,6 @@ a reader takes from it (the whole vault while the project has no episode)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,15 +10,7 @@ import pytest
 from brain.memory.corpus import Corpus
 from brain.memory.projects import ProjectRef, Scope, locate, scope_for
 from tests.conftest import note_text, put, run_brain
-
-
-def git(folder: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "init.defaultBranch=main", *args],
-        cwd=folder,
-        check=True,
-        capture_output=True,
-    )
+from tests.helpers.projects import git
 
 
 @pytest.fixture

@@ -5,26 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
-from pathlib import Path
 
 from brain.vault import Vault
-from tests.conftest import write
+from tests.conftest import holding, write
 
 SECRET = "sk-live-quokka-4417"  # a value that occurs nowhere else
-
-
-def holding(root: Path, text: str) -> list[str]:
-    """Files whose bytes (a history object's as it keeps them) hold `text`."""
-    found = []
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            data = path.read_bytes()
-            if ".brain/history/objects/" in path.as_posix():
-                data = zlib.decompress(data)
-            if text.encode() in data:
-                found.append(path.relative_to(root).as_posix())
-    return found
 
 
 def history_of(brain, name: str) -> list[tuple[int, str, str]]:

@@ -18,6 +18,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.facts import service
 from brain.memory.facts import sweep as retention
 from brain.vault import Vault
+from tests.conftest import holding
 from tests.helpers import crash_driver
 
 T0 = (datetime.now(UTC) - timedelta(days=30)).replace(microsecond=0)  # the CLI sweeps at the real now
@@ -28,19 +29,6 @@ CODE = Path(brain_package.__file__).resolve().parents[1]
 
 def at(days: float) -> datetime:
     return T0 + timedelta(days=days)
-
-
-def holding(root: Path, text: str) -> list[str]:
-    """Files whose bytes (a history object's as it keeps them) hold `text`."""
-    found = []
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            data = path.read_bytes()
-            if ".brain/history/objects/" in path.as_posix():
-                data = zlib.decompress(data)
-            if text.encode() in data:
-                found.append(path.relative_to(root).as_posix())
-    return found
 
 
 def superseded_secret(vault: Vault) -> tuple[str, str]:
