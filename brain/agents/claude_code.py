@@ -21,7 +21,6 @@ the one thing held per file), so its tool calls, results, prompts and tokens cou
 from __future__ import annotations
 
 import copy
-import json
 import os
 import shlex
 from collections.abc import Iterator
@@ -36,6 +35,7 @@ from brain.agents.settings import (
     is_brain_hook,
     json_hooks_in,
     json_object,
+    json_object_or_none,
     mcp_server_entries,
     programs_in,
     server_command,
@@ -202,11 +202,8 @@ def _server_holder(target: Target, data: dict[str, Any]) -> Any:
 def commands_named(target: Target, text: str) -> list[Any]:
     """brain's hooks and MCP server in a settings text, each a whole command (the program first),
     read from the commands themselves, so a path with spaces, quotes or any other character is whole."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return []
-    if not isinstance(data, dict):
+    data = json_object_or_none(text)
+    if data is None:
         return []
     holder = _server_holder(target, data)
     server = server_command(holder.get("mcpServers")) if isinstance(holder, dict) else None

@@ -32,6 +32,7 @@ from brain.agents.settings import (
     is_brain_hook,
     json_hooks_in,
     json_object,
+    json_object_or_none,
     mcp_server_entries,
     programs_in,
     server_command,
@@ -123,11 +124,8 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
 
 def commands_named(target: Target, text: str) -> list[Any]:
     """brain's hooks and MCP server in a settings text, each a whole command (the program first)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return []
-    if not isinstance(data, dict):
+    data = json_object_or_none(text)
+    if data is None:
         return []
     return [*(split_command(command) for _, command in _hooks_in(data)), server_command(data.get("mcpServers"))]
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.agents.runtime import PRIVATE
+from brain.agents.settings import json_object_or_none
 
 if TYPE_CHECKING:
     from brain.memory.sessions.transcripts import TranscriptReader
@@ -73,12 +74,7 @@ def record(root: Path, payload_text: str, event: str, context: str, at: datetime
     agent's hook JSON, which names the session and its transcript."""
     if not context:
         return
-    try:
-        payload = json.loads(payload_text or "{}")
-    except json.JSONDecodeError:
-        payload = {}
-    if not isinstance(payload, dict):
-        payload = {}
+    payload = json_object_or_none(payload_text or "{}") or {}
     entry = {
         "session": str(payload.get("session_id") or payload.get("thread-id") or ""),
         "event": event,

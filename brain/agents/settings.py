@@ -129,6 +129,15 @@ def json_object(path: Path, text: str) -> dict[str, Any]:
     return data
 
 
+def json_object_or_none(text: str) -> dict[str, Any] | None:
+    """The JSON object a text holds, or None when it holds anything else (for readers that skip such a file)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def dump_json(data: dict[str, Any], original: str) -> str:
     """JSON with the indent the original used (two spaces when it had none), ending as it ended."""
     indent = re.search(r"\n([ \t]+)\S", original)
