@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.harness import CACHE as BENCHMARK_CACHE
 from benchmarks.harness import REPO, SHARED, shared, use_embedder
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 PUBLIC = SHARED / "benchmarks" / "retrieval"
 CACHE = BENCHMARK_CACHE / "retrieval"
@@ -225,7 +225,7 @@ def search_modes() -> list[tuple[str, dict]]:
 def reranker_available() -> bool:
     """Whether this checkout has a reranker and a model for it ($BRAIN_RERANKER_MODEL); says why not."""
     try:
-        from brain.index.rerank import resolve_reranker
+        from brain.memory.search.rerank import resolve_reranker
     except ImportError:
         return False
     try:

@@ -57,7 +57,7 @@ def install(
     from brain.agents.output import change_line, changes_json
     from brain.agents.settings import Commands
     from brain.errors import InvalidInput
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     root = Vault.find(vault).root
     if not (root / ".brain").is_dir():
@@ -139,7 +139,7 @@ def status(
 def _vault_root(vault: Path | None) -> Path | None:
     """The vault whose ledger status reads: the one given or found; none when there is none."""
     from brain.errors import BrainError
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     try:
         return Vault.find(vault).root

@@ -18,7 +18,7 @@ from brain.cli.common import (
     project_scope,
 )
 from brain.errors import UsageError
-from brain.index.search import MAX_LIMIT, SearchMode
+from brain.memory.search.service import MAX_LIMIT, SearchMode
 
 if TYPE_CHECKING:
     from brain.index.watch.watch import Batch
@@ -39,7 +39,7 @@ NoEmbedOption = Annotated[
 def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
     from brain.index.engine import open_index
     from brain.index.sync.sync import index_vault, reindex_vault
-    from brain.views.index import index_report_line
+    from brain.index.view import index_report_line
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
@@ -71,7 +71,7 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
     """Counts by note type, how fresh the index is, and the embedder in use with where its model came from."""
     from brain.cli.remedies import CLI_WORDINGS
     from brain.index.status import index_status
-    from brain.views.index import status_json, status_lines
+    from brain.index.view import status_json, status_lines
 
     found = index_status(open_vault(vault).vault, chroma_url=chroma_url)
     if as_json:
@@ -149,8 +149,8 @@ def search(
     left, the closest titles are named instead."""
     from brain.cli.remedies import CLI_WORDINGS
     from brain.index.engine import open_index
-    from brain.index.search import SearchFilters, search_report
-    from brain.views.search import pending_line, search_lines
+    from brain.memory.search.service import SearchFilters, search_report
+    from brain.memory.search.view import pending_line, search_lines
 
     fields = []
     for item in field or []:

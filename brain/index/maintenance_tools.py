@@ -10,9 +10,9 @@ from pydantic import Field
 
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault, reindex_vault
+from brain.index.view import index_report_json, index_report_line
 from brain.mcp.common import ServerState, result, tool
 from brain.mcp.remedies import MAINTENANCE_GROUP
-from brain.views.index import index_report_json, index_report_line
 
 GROUP = MAINTENANCE_GROUP
 

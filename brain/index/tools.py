@@ -5,8 +5,8 @@ from __future__ import annotations
 from mcp.types import CallToolResult
 
 from brain.index.status import index_status as status_of
+from brain.index.view import status_json, status_lines
 from brain.mcp.common import ServerState, result, tool
-from brain.views.index import status_json, status_lines
 
 GROUP = "core"
 

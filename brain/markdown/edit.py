@@ -2,7 +2,7 @@
 
 Everything else (user prose, unknown sections, unknown keys, their order, comments in the
 YAML, trailing spaces, line endings) stays byte for byte, because edits splice whole lines
-(`brain.notes.lines`, the one definition of a line) rather than re-render the note. Text an
+(`brain.markdown.lines`, the one definition of a line) rather than re-render the note. Text an
 edit inserts takes the note's own line-ending style.
 """
 
@@ -12,9 +12,9 @@ import re
 from typing import Any, Literal, get_args
 
 from brain.errors import InvalidInput, Remedy, UsageError
-from brain.notes import frontmatter_yaml
-from brain.notes.lines import has_ending, line_ending, require_one_line, split_lines, strip_ending, with_ending
-from brain.notes.parse import parse_note
+from brain.markdown import frontmatter_yaml
+from brain.markdown.lines import has_ending, line_ending, require_one_line, split_lines, strip_ending, with_ending
+from brain.markdown.parse import parse_note
 
 EditOperation = Literal["append", "prepend", "replace_section", "find_replace", "set_frontmatter"]
 EDIT_OPERATIONS: tuple[EditOperation, ...] = get_args(EditOperation)

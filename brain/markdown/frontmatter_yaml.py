@@ -18,7 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from brain.lazy import lazy_module
-from brain.notes.depth import TooDeep, deeper_than, too_deep_message
+from brain.markdown.depth import TooDeep, deeper_than, too_deep_message
 
 if TYPE_CHECKING:
     import yaml

@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from brain.notes.lines import split_lines
-from brain.notes.parse import WIKILINK, _markdown, parse_note
-from brain.notes.spans import outside, protected_spans
+from brain.markdown.lines import split_lines
+from brain.markdown.parse import WIKILINK, _markdown, parse_note
+from brain.markdown.spans import outside, protected_spans
 
 # `[text](destination)` or `![text](destination)`: the destination bare (no spaces) or in <...>.
 MARKDOWN_LINK = re.compile(r"\[[^\]\n]*\]\((<[^>\n]+>|[^)\s]+)\)")

@@ -13,8 +13,8 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from brain.lazy import lazy_module
-from brain.notes.lines import split_lines, strip_ending
-from brain.notes.model import (
+from brain.markdown.lines import split_lines, strip_ending
+from brain.markdown.model import (
     CAUSAL_TYPES,
     CausalRelation,
     Note,
@@ -23,14 +23,14 @@ from brain.notes.model import (
     Section,
     WikiLink,
 )
-from brain.notes.spans import blank_spans
+from brain.markdown.spans import blank_spans
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-    from brain.notes import frontmatter_yaml
+    from brain.markdown import frontmatter_yaml
 else:  # PyYAML loads at the first note parsed: a read the catalog answers never pays for it
-    frontmatter_yaml = lazy_module("brain.notes.frontmatter_yaml")
+    frontmatter_yaml = lazy_module("brain.markdown.frontmatter_yaml")
 
 WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+(.*)$")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from brain.notes.model import Note
-from brain.notes.parse import link_targets, parse_wikilink
+from brain.markdown.model import Note
+from brain.markdown.parse import link_targets, parse_wikilink
 
 SUMMARY_CHARS = 160
 # Frontmatter keys that date a note, most telling first, for notes of any type.

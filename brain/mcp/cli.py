@@ -59,7 +59,7 @@ def mcp(
     Over HTTP, set BRAIN_MCP_TOKEN to require 'Authorization: Bearer <token>' on every request.
     """
     from brain.mcp import server as mcp_server
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     found = Vault.find(vault)
     token = mcp_server.http_token(os.environ, host=host, insecure=insecure) if http else None

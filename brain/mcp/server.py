@@ -25,26 +25,24 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
 from brain.errors import BrainError, UsageError
+from brain.index import maintenance_tools as maintenance
+from brain.index import tools as index
 from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
 from brain.mcp.profiles import PROFILE_INSTRUCTIONS, PROFILES, without_tools
 from brain.mcp.prompts import serve_prompts
 from brain.mcp.remedies import MAINTENANCE_GROUP, wordings_for
 from brain.mcp.resources import serve_notes
-from brain.mcp.tools import (
-    causal,
-    episodes,
-    facts,
-    index,
-    maintenance,
-    note_history,
-    notes,
-    patterns,
-    runs,
-    sessions,
-    tips,
-)
+from brain.memory.causal import tools as causal
+from brain.memory.episodes import tools as episodes
+from brain.memory.facts import tools as facts
 from brain.memory.front_door import Memory, open_memory
-from brain.vault import Vault
+from brain.memory.notes import history_tools as note_history
+from brain.memory.notes import tools as notes
+from brain.memory.patterns import tools as patterns
+from brain.memory.runs import tools as runs
+from brain.memory.sessions import tools as sessions
+from brain.memory.tips import tools as tips
+from brain.vault.vault import Vault
 
 _TOOL_MODULES: tuple[ModuleType, ...] = (
     notes,

@@ -33,9 +33,9 @@ from functools import cache
 from pathlib import Path
 
 from brain.errors import InvalidInput, NoteExists, WriteConflict, storage_error
-from brain.note_files import MAX_NOTE_BYTES
-from brain.notes.frontmatter_yaml import locate
-from brain.notes.lines import split_lines, strip_ending
+from brain.markdown.frontmatter_yaml import locate
+from brain.markdown.lines import split_lines, strip_ending
+from brain.vault.note_files import MAX_NOTE_BYTES
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2

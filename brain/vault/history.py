@@ -37,8 +37,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.errors import InvalidInput, NoteExists
-from brain.history_log import Actor as Actor  # who writes: re-exported for the front ends
-from brain.history_log import (
+from brain.vault.history_log import Actor as Actor  # who writes: re-exported for the front ends
+from brain.vault.history_log import (
     Entry,
     Purged,
     Usage,
@@ -53,8 +53,8 @@ from brain.history_log import (
     stem_of,
     time_of,
 )
-from brain.history_log import acting_as as acting_as
-from brain.history_log import current_actor as current_actor
+from brain.vault.history_log import acting_as as acting_as
+from brain.vault.history_log import current_actor as current_actor
 
 HISTORY_DIR = "history"
 EVENTS = ("create", "edit", "outside", "move", "delete")

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.errors import InvalidInput, UsageError
-from brain.note_files import BRAIN_DIR, templates_folder
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault.note_files import BRAIN_DIR, templates_folder
+from brain.vault.vault import TYPE_FOLDERS, Vault
 
 OBSIDIAN_DIR = ".obsidian"
 TEMPLATES = "templates"  # brain's templates folder in a vault of its own (never read as notes)

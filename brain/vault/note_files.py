@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
-from brain.notes.model import Note
-from brain.notes.parse import parse_note
+from brain.markdown.model import Note
+from brain.markdown.parse import parse_note
 
 BRAIN_DIR = ".brain"  # brain's own state: never notes
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from brain.errors import Remedy, VaultNotFound, VaultPathMissing
-from brain.note_files import BRAIN_DIR
+from brain.vault.note_files import BRAIN_DIR
 
 
 def vault_root(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:

@@ -2,7 +2,7 @@
 
 Every write to a note goes through `Vault`. Paths given to it are vault-relative POSIX strings; none
 may escape the vault, name a reserved device, or go through a symlink that points outside. Which files
-are notes is `brain/note_files.py`; how one file is replaced safely is `brain/fileswap.py`.
+are notes is `brain/vault/note_files.py`; how one file is replaced safely is `brain/vault/fileswap.py`.
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ from brain.errors import (
     UnsafePath,
     WriteConflict,
 )
-from brain.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
-from brain.history import History
 from brain.lazy import lazy_module
-from brain.note_files import BRAIN_DIR, SKIPPED_DIRS, in_templates, note_files, parse_bytes, templates_folder
-from brain.notes.lines import has_line_break
-from brain.notes.model import Note
-from brain.notes.parse import parse_note
-from brain.vault_root import vault_root
+from brain.markdown.lines import has_line_break
+from brain.markdown.model import Note
+from brain.markdown.parse import parse_note
+from brain.vault.fileswap import RETRY_HINT, install, not_utf8, read_whole, refuse_twin, rename_new, stale_temps
+from brain.vault.history import History
+from brain.vault.note_files import BRAIN_DIR, SKIPPED_DIRS, in_templates, note_files, parse_bytes, templates_folder
+from brain.vault.root import vault_root
 
 if TYPE_CHECKING:
     import filelock
@@ -123,7 +123,7 @@ class Vault:
     @classmethod
     def find(cls, explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Vault:
         """The vault from `explicit`, else $BRAIN_VAULT, else the first folder upwards holding `.brain/`
-        (brain/vault_root.py, which says what is wrong when none is found)."""
+        (brain/vault/root.py, which says what is wrong when none is found)."""
         return cls(vault_root(explicit, cwd))
 
     @property
@@ -227,7 +227,7 @@ class Vault:
         return NoteFile(parse_bytes(data, relative), stamp)
 
     # ------------------------------------------------------------ writing
-    # Every write goes through `install` (brain/fileswap.py), under the vault's write lock (shared by
+    # Every write goes through `install` (brain/vault/fileswap.py), under the vault's write lock (shared by
     # every brain process on this vault): a read-change-write cannot interleave with another brain's,
     # and the file is re-checked right before the rename (an editor's save meanwhile is refused).
 

@@ -14,10 +14,10 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.notes import frontmatter_yaml
-from brain.notes.edit import append, append_to_section, prepend, replace_section, set_frontmatter
-from brain.notes.lines import line_ending, split_lines, with_ending
-from brain.notes.parse import parse_note
+from brain.markdown import frontmatter_yaml
+from brain.markdown.edit import append, append_to_section, prepend, replace_section, set_frontmatter
+from brain.markdown.lines import line_ending, split_lines, with_ending
+from brain.markdown.parse import parse_note
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

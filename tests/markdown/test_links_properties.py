@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain.notes.lines import split_lines
-from brain.notes.links import code_lines, markdown_links, rewrite_links
-from brain.notes.spans import protected_spans
+from brain.markdown.lines import split_lines
+from brain.markdown.links import code_lines, markdown_links, rewrite_links
+from brain.markdown.spans import protected_spans
 
 FORWARD = {"Old Plan": "New Idea", "Old Plan.md": "New Idea.md", "notes/Old Plan": "archive/New Idea"}
 BACK = {new: old for old, new in FORWARD.items()}

@@ -1,11 +1,11 @@
 """The note grammar, its edge cases, the rule that parsing never fails, and the example episode and
 pattern of tests/data (ai-agents layout), which parse to exactly what they say."""
 
-from brain.note_files import parse_bytes
-from brain.notes.episode import episode_from_note
-from brain.notes.model import Decision, EvidenceEpisode
-from brain.notes.parse import parse_note, parse_wikilink
-from brain.notes.pattern import pattern_from_note
+from brain.markdown.model import Decision, EvidenceEpisode
+from brain.markdown.parse import parse_note, parse_wikilink
+from brain.memory.episodes.note import episode_from_note
+from brain.memory.patterns.note import pattern_from_note
+from brain.vault.note_files import parse_bytes
 from tests.conftest import ADR_EPISODE, ADR_PATTERN
 
 

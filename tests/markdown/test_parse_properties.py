@@ -12,10 +12,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.notes import frontmatter_yaml
-from brain.notes.episode import episode_from_note, render_episode
-from brain.notes.model import Decision, Episode, Event
-from brain.notes.parse import parse_note
+from brain.markdown import frontmatter_yaml
+from brain.markdown.model import Decision, Episode, Event
+from brain.markdown.parse import parse_note
+from brain.memory.episodes.note import episode_from_note, render_episode
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -146,7 +146,7 @@ def test_generated_episodes_round_trip(episode):
 
 
 def _frontmatter_yaml_without_libyaml():
-    """A second copy of brain.notes.frontmatter_yaml, loaded as if PyYAML had no libyaml."""
+    """A second copy of brain.markdown.frontmatter_yaml, loaded as if PyYAML had no libyaml."""
     saved = {name: getattr(yaml, name) for name in ("CSafeLoader", "CSafeDumper")}
     for name in saved:
         delattr(yaml, name)

@@ -21,8 +21,8 @@ MAX_MODULES_PER_FOLDER = 22
 
 # layer -> the layers it must never import
 FORBIDDEN = {
-    "brain.notes": (
-        "brain.vault",
+    "brain.markdown": (
+        "brain.vault.vault",
         "brain.index",
         "brain.memory",
         "brain.views",
@@ -30,8 +30,8 @@ FORBIDDEN = {
         "brain.mcp",
         "brain.importers",
         "brain.config",
-        "brain.fileswap",
-        "brain.note_files",
+        "brain.vault.fileswap",
+        "brain.vault.note_files",
     ),
     "brain.index": ("brain.memory", "brain.views", "brain.cli", "brain.mcp", "brain.importers", "brain.agents"),
     "brain.memory": ("brain.views", "brain.cli", "brain.mcp", "brain.agents"),
@@ -43,7 +43,7 @@ FORBIDDEN = {
 }
 # Modules every layer may use, which use no layer themselves.
 BASE_MODULES = ("brain.errors", "brain.config", "brain.lazy")
-NOTES_MAY_IMPORT = ("brain.errors", "brain.lazy", "brain.notes")
+NOTES_MAY_IMPORT = ("brain.errors", "brain.lazy", "brain.markdown")
 
 
 def module_name(path: Path) -> str:
@@ -117,8 +117,8 @@ def test_no_cycles_between_packages() -> None:
 
     The modules of a package without subpackages (`brain/memory/facts/`, `brain/cli/`) are one node:
     a cycle through any of them is a cycle between packages, even when no single module takes part
-    in a module cycle. A module that sits beside subpackages (`brain/vault.py` beside `brain/notes/`,
-    `brain/memory/corpus.py` and `brain/memory/health.py` beside the domain packages,
+    in a module cycle. A module that sits beside subpackages (`brain/vault/vault.py` beside `brain/notes/`,
+    `brain/memory/corpus.py` and `brain/memory/doctor/service.py` beside the domain packages,
     `brain/mcp/server.py` beside `brain/mcp/tools/`) is a node of its own: such modules are layers of
     their own (the corpus under every domain, the doctor above them), so lumping them with their
     folder would report a layering as a cycle (with `brain/*.py` as one node `brain`, `__main__.py`
@@ -148,7 +148,7 @@ def test_notes_import_only_errors() -> None:
     wrong = sorted(
         f"{source} -> {target}"
         for source, target in graph().edges
-        if _in(source, "brain.notes") and not any(_in(target, allowed) for allowed in NOTES_MAY_IMPORT)
+        if _in(source, "brain.markdown") and not any(_in(target, allowed) for allowed in NOTES_MAY_IMPORT)
     )
     assert wrong == []
 
@@ -244,8 +244,8 @@ def test_no_test_file_sits_flat_at_the_root_of_tests() -> None:
 
 def test_every_room_mirrors_a_package_and_is_one() -> None:
     """tests/index/ is about brain/index/, tests/memory/facts/ about brain/memory/facts/, tests/vault/
-    about brain/vault.py; each room has an __init__.py, so its modules are named by their path
-    (tests.index.test_search) and two rooms may hold the same file name."""
+    about brain/vault/vault.py; each room has an __init__.py, so its modules are named by their path
+    (tests.memory.search.test_search) and two rooms may hold the same file name."""
     for room in rooms():
         relative = room.relative_to(TESTS)
         assert (room / "__init__.py").is_file(), f"tests/{relative} has no __init__.py"

@@ -11,8 +11,8 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from brain.notes.episode import DECISION_TYPES, EVENT_TYPES
-from brain.notes.model import CAUSAL_TYPES, OUTCOMES
+from brain.markdown.model import CAUSAL_TYPES, OUTCOMES
+from brain.memory.episodes.note import DECISION_TYPES, EVENT_TYPES
 
 EPISODE_REQUIRED = ("id", "session", "timestamp", "outcome", "task", "decisions", "events", "metrics")
 DECISION_REQUIRED = ("id", "timestamp", "type", "context", "chosen", "outcome")

@@ -9,7 +9,7 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault
 from brain.lazy import lazy_module
 from brain.memory.causal import chains as service
-from brain.views.causal import chain_lines, reasoning_lines, stats_lines
+from brain.memory.causal.view import chain_lines, reasoning_lines, stats_lines
 
 if TYPE_CHECKING:
     from brain.memory.causal import stats as causal_stats

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, read_input
-from brain.cli.sessions import bootstrap
 from brain.errors import UsageError
 from brain.lazy import lazy_module
+from brain.markdown.model import ActionType
 from brain.memory.causal import neighbourhood as service
-from brain.notes.model import ActionType
-from brain.views.causal import context_lines, saved_text
-from brain.views.notes import context_json
+from brain.memory.causal.view import context_lines, saved_text
+from brain.memory.notes.view import context_json
+from brain.memory.sessions.cli import bootstrap
 
 if TYPE_CHECKING:
     from brain.memory.causal import contexts

@@ -8,10 +8,10 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from brain.markdown.model import ActionType
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.causal import chains, contexts, stats
-from brain.notes.model import ActionType
-from brain.views.causal import chain_lines, context_lines, reasoning_lines, saved_text, stats_lines
+from brain.memory.causal.view import chain_lines, context_lines, reasoning_lines, saved_text, stats_lines
 
 GROUP = "causal"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from brain.notes.parse import link_targets
+from brain.markdown.parse import link_targets
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.causal.chains import Chain, ChainStep, Reasoning

@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
+from brain.memory.doctor.service import check_facts, check_history, check_index, check_journal, check_notes, fix_history
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
-from brain.memory.health import check_facts, check_history, check_index, check_journal, check_notes, fix_history
 from brain.memory.notes.history import history_usage
-from brain.note_files import BRAIN_DIR, templates_folder
-from brain.vault_init import Initialized, initialize
-from brain.views.notes import finished_move_line, usage_json, usage_line
+from brain.memory.notes.view import finished_move_line, usage_json, usage_line
+from brain.vault.init import Initialized, initialize
+from brain.vault.note_files import BRAIN_DIR, templates_folder
 
 
 def init(
@@ -68,7 +68,7 @@ def doctor(
 ) -> None:
     """List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix."""
     from brain.index.status import vector_segments
-    from brain.views.index import segment_lines, segments_json
+    from brain.index.view import segment_lines, segments_json
 
     memory = open_vault(vault)
     corpus = memory.corpus
@@ -125,7 +125,7 @@ def redact(
     .brain/journal/redactions/ names where each was, never what.
     """
     from brain.memory.sessions.scrub import redact_vault
-    from brain.views.sessions import redaction_json, redaction_lines
+    from brain.memory.sessions.view import redaction_json, redaction_lines
 
     found = redact_vault(open_vault(vault).vault, apply=not dry_run)
     if as_json:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from brain.markdown.model import Note
+from brain.markdown.summary import causes_named
 from brain.memory.causal.graph import find_cycles
 from brain.memory.causal.stats import causal_findings
 from brain.memory.corpus import Corpus
-from brain.memory.finding import Finding
-from brain.note_files import SkipKind
-from brain.notes.episode import episode_from_note, local_ids
-from brain.notes.fact import fact_from_note
-from brain.notes.model import Note
-from brain.notes.pattern import pattern_from_note
-from brain.notes.run import run_from_note
-from brain.notes.summary import causes_named
-from brain.notes.tip import tip_from_note
-from brain.vault import Vault
+from brain.memory.doctor.finding import Finding
+from brain.memory.episodes.note import episode_from_note, local_ids
+from brain.memory.facts.note import fact_from_note
+from brain.memory.patterns.note import pattern_from_note
+from brain.memory.runs.note import run_from_note
+from brain.memory.tips.note import tip_from_note
+from brain.vault.note_files import SkipKind
+from brain.vault.vault import Vault
 
 
 def typed_problems(note: Note) -> tuple[str, ...]:

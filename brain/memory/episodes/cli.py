@@ -23,10 +23,10 @@ from brain.cli.common import (
     warn,
 )
 from brain.errors import InvalidInput, UsageError
+from brain.markdown.model import Outcome
 from brain.memory.episodes import service
 from brain.memory.episodes.merge import given_parts
-from brain.notes.model import Outcome
-from brain.views.episodes import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
+from brain.memory.episodes.view import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
@@ -169,7 +169,7 @@ def extract(
     """Turn transcripts and session logs into episode notes by brain's extraction rules (see the README)."""
     from brain.agents.registry import READERS
     from brain.memory.sessions.ingest import extract_into_vault
-    from brain.views.sessions import extracted_json, extracted_line
+    from brain.memory.sessions.view import extracted_json, extracted_line
 
     corpus = open_vault(vault).corpus
     if agent is not None:
@@ -196,7 +196,7 @@ def extract(
 def _backfill(corpus: Corpus, agent: str, project: Path | None, dry_run: bool, as_json: bool) -> None:
     from brain.agents.registry import agent_named
     from brain.memory.sessions.backfill import backfill, sessions_in
-    from brain.views.sessions import backfill_summary, backfilled_json, extracted_line
+    from brain.memory.sessions.view import backfill_summary, backfilled_json, extracted_line
 
     found = agent_named(agent)
     store = found.store(Path.home())

@@ -17,10 +17,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from brain.notes import frontmatter_yaml
-from brain.notes.lines import escape_block, line_texts, unescape_block
-from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note, NoteHeader
-from brain.notes.parse import find_wikilinks
+from brain.markdown import frontmatter_yaml
+from brain.markdown.lines import escape_block, line_texts, unescape_block
+from brain.markdown.model import OUTCOMES, Decision, Episode, Event, Note, NoteHeader
+from brain.markdown.parse import find_wikilinks
 
 DECISION_FIELDS = ("Timestamp", "Type", "Context", "Options", "Chosen", "Rationale", "Outcome", "Effects")
 DECISION_TYPES = ("design", "implementation", "test", "recovery", "routing")

@@ -33,7 +33,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from brain.notes.model import Episode
+from brain.markdown.model import Episode
 
 SHELL_TOOLS = frozenset(
     {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}

@@ -7,12 +7,12 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from brain.markdown.model import Outcome
 from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.episodes import service as episode_service
 from brain.memory.episodes.merge import given_parts
-from brain.notes.episode import DECISION_TYPES
-from brain.notes.model import Outcome
-from brain.views.episodes import decision_lines, episode_row, episode_summary, stored_episode_line, stored_verb
+from brain.memory.episodes.note import DECISION_TYPES
+from brain.memory.episodes.view import decision_lines, episode_row, episode_summary, stored_episode_line, stored_verb
 
 GROUP = "episodic"
 

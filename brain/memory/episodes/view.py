@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brain.notes.episode import decision_headline
-from brain.notes.model import Decision, Episode
+from brain.markdown.model import Decision, Episode
+from brain.memory.episodes.note import decision_headline
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.episodes.service import StoredEpisode

@@ -11,9 +11,8 @@ from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json,
 from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.facts import recall as fact_recall
-from brain.memory.facts import service
-from brain.notes.fact import TIME_EXAMPLE, Tier, parse_value
-from brain.views import facts as view
+from brain.memory.facts import service, view
+from brain.memory.facts.note import TIME_EXAMPLE, Tier, parse_value
 
 if TYPE_CHECKING:
     from brain.memory.facts import journal as fact_journal

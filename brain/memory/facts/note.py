@@ -20,18 +20,18 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from brain.errors import InvalidInput
 from brain.lazy import lazy_module
-from brain.notes.depth import TooDeep, load_json, too_deep_message
-from brain.notes.edit import append_to_section, set_frontmatter
-from brain.notes.model import Note
-from brain.notes.parse import WIKILINK, parse_wikilink
+from brain.markdown.depth import TooDeep, load_json, too_deep_message
+from brain.markdown.edit import append_to_section, set_frontmatter
+from brain.markdown.model import Note
+from brain.markdown.parse import WIKILINK, parse_wikilink
 
 if TYPE_CHECKING:
     import yaml
 
-    from brain.notes import frontmatter_yaml
+    from brain.markdown import frontmatter_yaml
 else:  # PyYAML loads when a fact is written or its value parsed: recall reads the catalog's copy
     yaml = lazy_module("yaml")
-    frontmatter_yaml = lazy_module("brain.notes.frontmatter_yaml")
+    frontmatter_yaml = lazy_module("brain.markdown.frontmatter_yaml")
 
 Tier = Literal["long-term", "ephemeral"]
 TIERS: tuple[Tier, ...] = get_args(Tier)

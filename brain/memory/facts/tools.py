@@ -9,9 +9,8 @@ from pydantic import Field
 
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.facts import recall as fact_recall
-from brain.memory.facts import service
-from brain.notes.fact import TIME_EXAMPLE, Tier
-from brain.views import facts as view
+from brain.memory.facts import service, view
+from brain.memory.facts.note import TIME_EXAMPLE, Tier
 
 GROUP = "facts"
 CALLER = "mcp"

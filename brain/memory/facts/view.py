@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from brain.notes.fact import Fact, canonical_json, format_time
+from brain.memory.facts.note import Fact, canonical_json, format_time
 
 if TYPE_CHECKING:  # names for annotations: a recall's view never loads the sweep
     from brain.memory.facts.recall import Recall, RecallHit, Replay

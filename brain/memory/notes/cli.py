@@ -10,7 +10,7 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, read_input
 from brain.errors import UsageError
 from brain.memory.notes import history, listing, service
-from brain.views.notes import (
+from brain.memory.notes.view import (
     edited_line,
     history_json,
     history_lines,

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from brain.mcp.common import ServerState, result, tool
 from brain.memory.notes import history, listing, service
-from brain.views.notes import (
+from brain.memory.notes.view import (
     history_json,
     history_lines,
     listed_json,

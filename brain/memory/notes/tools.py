@@ -7,15 +7,15 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from brain.index import search as index_search
 from brain.index.catalog.rows import DATE_KEYS
 from brain.index.engine import open_index
+from brain.markdown.edit import EditOperation
 from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.notes import service
-from brain.notes.edit import EditOperation
-from brain.views.notes import context_json, edited_line, note_json, written_line
-from brain.views.search import pending_line, search_lines
+from brain.memory.notes.view import context_json, edited_line, note_json, written_line
+from brain.memory.search import service as index_search
+from brain.memory.search.view import pending_line, search_lines
 
 GROUP = "core"
 MAX_TITLE = 300  # characters: a file name holds at most 255 bytes, and a title is one line

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brain.history_log import Usage
-from brain.notes.model import Note
-from brain.views.plain import plain
+from brain.markdown.model import Note
+from brain.plain import plain
+from brain.vault.history_log import Usage
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.causal.neighbourhood import BuiltContext

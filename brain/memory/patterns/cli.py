@@ -17,10 +17,16 @@ from brain.cli.common import (
     project_scope,
     warn,
 )
+from brain.markdown.model import Outcome, Pattern
 from brain.memory.causal import graph as causal
 from brain.memory.patterns import service
-from brain.notes.model import Outcome, Pattern
-from brain.views.patterns import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
+from brain.memory.patterns.view import (
+    causal_path_lines,
+    no_path_line,
+    pattern_row,
+    pattern_summary,
+    pattern_update_line,
+)
 
 app = typer.Typer(help="Patterns with success rates and causal relationships.", no_args_is_help=True)
 

@@ -6,11 +6,11 @@ import math
 import re
 from typing import Any
 
-from brain.notes import frontmatter_yaml
-from brain.notes.edit import append_to_section, set_frontmatter
-from brain.notes.lines import escape_block, line_texts, unescape_block
-from brain.notes.model import CausalRelation, EvidenceEpisode, Note, NoteHeader, Pattern
-from brain.notes.parse import parse_wikilink
+from brain.markdown import frontmatter_yaml
+from brain.markdown.edit import append_to_section, set_frontmatter
+from brain.markdown.lines import escape_block, line_texts, unescape_block
+from brain.markdown.model import CausalRelation, EvidenceEpisode, Note, NoteHeader, Pattern
+from brain.markdown.parse import parse_wikilink
 
 OUTCOME_SCORE = {"success": 1.0, "partial": 0.5, "failure": 0.0}
 _EVIDENCE = re.compile(r"^[-*][ \t]+\[\[([^\[\]\n]+)\]\](?:[ \t]*[-:–—][ \t]*(\w+)(?:[ \t]*\((.*)\))?)?")

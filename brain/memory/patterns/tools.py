@@ -7,11 +7,17 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from brain.markdown.model import Outcome
 from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.causal import graph as causal
 from brain.memory.patterns import service as pattern_service
-from brain.notes.model import Outcome
-from brain.views.patterns import causal_path_lines, no_path_line, pattern_row, pattern_summary, pattern_update_line
+from brain.memory.patterns.view import (
+    causal_path_lines,
+    no_path_line,
+    pattern_row,
+    pattern_summary,
+    pattern_update_line,
+)
 
 GROUP = "episodic"
 

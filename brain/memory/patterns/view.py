@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brain.notes.model import Pattern
+from brain.markdown.model import Pattern
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.causal.graph import CausalPath

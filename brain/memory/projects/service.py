@@ -7,7 +7,7 @@ without a remote, the repository's root folder; outside a repository, the folder
 that does not exist here (a transcript from another machine) is its own project, with the branch
 and the remote its transcript recorded.
 
-`scope_for` turns the project into what a reader keeps (`brain.notes.project` has the rule): the
+`scope_for` turns the project into what a reader keeps (`brain.memory.projects.note` has the rule): the
 current folder's project falls back to the whole vault while the vault holds no episode of it; a
 project named by the user does not.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.notes.project import normalise_remote
+from brain.memory.projects.note import normalise_remote
 
 if TYPE_CHECKING:  # not imported at run time: the tool-failure hook needs only `locate`
     from brain.memory.corpus import Corpus

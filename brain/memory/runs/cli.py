@@ -10,10 +10,9 @@ import typer
 from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, progress_bars, read_input
 from brain.errors import UsageError
 from brain.lazy import lazy_module
-from brain.memory.runs import service
+from brain.memory.runs import service, view
 from brain.memory.runs import validation as run_input
-from brain.notes.run import DEFAULT_PROJECTION, Projection
-from brain.views import runs as view
+from brain.memory.runs.note import DEFAULT_PROJECTION, Projection
 
 if TYPE_CHECKING:
     from brain.memory.runs import export as run_export

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from brain.notes import frontmatter_yaml
-from brain.notes.depth import TooDeep, load_json
-from brain.notes.model import Note
+from brain.markdown import frontmatter_yaml
+from brain.markdown.depth import TooDeep, load_json
+from brain.markdown.model import Note
 
 RUNS_FOLDER = "runs"
 Projection = Literal["decisions", "commits", "narrative", "full"]  # what of a run recall shows

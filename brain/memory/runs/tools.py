@@ -11,10 +11,9 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.mcp.common import ServerState, result, tool
-from brain.memory.runs import service
+from brain.memory.runs import service, view
 from brain.memory.runs import validation as run_input
-from brain.notes.run import DEFAULT_PROJECTION, Projection
-from brain.views import runs as view
+from brain.memory.runs.note import DEFAULT_PROJECTION, Projection
 
 GROUP = "runs"
 

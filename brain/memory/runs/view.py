@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brain.notes.run import PREVIEW_LIMIT, Run, decision_line, evidence_text, value_text
+from brain.memory.runs.note import PREVIEW_LIMIT, Run, decision_line, evidence_text, value_text
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.runs.export import ExportSummary

@@ -39,9 +39,9 @@ from typing import Any, Literal, get_args
 
 from brain.errors import IndexBusy, Remedy, UsageError
 from brain.index.engine import Index
-from brain.index.relevance import calibration, floor_for, idf_total, similarities, word_scores
-from brain.notes.lines import split_lines
-from brain.notes.project import SCOPED_TYPES
+from brain.markdown.lines import split_lines
+from brain.memory.projects.note import SCOPED_TYPES
+from brain.memory.search.relevance import calibration, floor_for, idf_total, similarities, word_scores
 
 SearchMode = Literal["hybrid", "text", "vector"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
@@ -68,7 +68,7 @@ class SearchFilters:
     fields: tuple[tuple[str, str], ...] = ()
     since: str | None = None
     until: str | None = None
-    project: str | None = None  # the scope of a project (`brain.notes.project`); None: every project
+    project: str | None = None  # the scope of a project (`brain.memory.projects.note`); None: every project
 
 
 @dataclass(frozen=True)
@@ -261,7 +261,7 @@ def _query_vector(index: Index, query: str) -> list[float]:
 
 def _reranked(index: Index, query: str, candidates: list[Candidate]) -> list[Candidate]:
     """The candidates in the cross-encoder's order, each scored by its logit's sigmoid."""
-    from brain.index.rerank import rerank_notes
+    from brain.memory.search.rerank import rerank_notes
 
     by_id = {candidate.note_id: candidate for candidate in candidates}
     order = rerank_notes(
@@ -328,7 +328,7 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
 
 
 def _project_sql() -> str:
-    """The rule of `brain.notes.project.in_scope`, on the catalog's frontmatter column."""
+    """The rule of `brain.memory.projects.note.in_scope`, on the catalog's frontmatter column."""
     scoped = ", ".join(f"'{kind}'" for kind in sorted(SCOPED_TYPES))
     own = "json_extract(n.frontmatter, '$.project')"
     return f"(n.type NOT IN ({scoped}) OR CAST({own} AS TEXT) = ? OR ({own} IS NULL AND n.type != 'episode'))"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from brain.errors import Remedy
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
-    from brain.index.search import SearchHit, SearchReport
+    from brain.memory.search.service import SearchHit, SearchReport
 
 QUERY_CHARS = 80
 

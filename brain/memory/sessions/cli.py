@@ -17,7 +17,7 @@ from brain.cli.common import (
     warn,
 )
 from brain.memory.sessions import protocol as service
-from brain.views import sessions as views
+from brain.memory.sessions import view as views
 
 app = typer.Typer(help="The session protocol: what to do when a session ends.", no_args_is_help=True)
 
@@ -52,7 +52,7 @@ def end(
         typer.echo(line)
 
 
-# `brain context bootstrap`: registered on the `context` group (brain/cli/context.py), where a session starts.
+# `brain context bootstrap`: registered on the `context` group (brain/memory/causal/context_cli.py), where a session starts.
 def bootstrap(
     task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
     budget: Annotated[
@@ -71,7 +71,7 @@ def bootstrap(
     """Start of a session: recent failures, antipattern warnings, facts valid now, relevant patterns and tips, within a budget."""
     from brain.memory.facts.service import default_caller
     from brain.memory.sessions.protocol import bootstrap as build_bootstrap
-    from brain.views.sessions import bootstrap_json
+    from brain.memory.sessions.view import bootstrap_json
 
     memory = open_vault(vault)
     scope = project_scope(memory, project, all_projects)

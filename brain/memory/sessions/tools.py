@@ -9,7 +9,7 @@ from pydantic import Field
 
 from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.sessions import protocol as session_service
-from brain.views.sessions import bootstrap_json
+from brain.memory.sessions.view import bootstrap_json
 
 GROUP = "learning"
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.views.plain import plain
-from brain.views.tips import learn_json, learned_counts
+from brain.memory.tips.view import learn_json, learned_counts
+from brain.plain import plain
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.sessions.backfill import Backfilled, Session

@@ -20,8 +20,8 @@ from brain.cli.common import (
 from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.memory.tips import service
-from brain.notes.tip import Category, Evidence
-from brain.views import tips as views
+from brain.memory.tips import view as views
+from brain.memory.tips.note import Category, Evidence
 
 if TYPE_CHECKING:
     from brain.memory.tips import consolidate as tips_consolidate

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from brain.notes import frontmatter_yaml
-from brain.notes.model import Note, NoteHeader
-from brain.notes.parse import find_wikilinks
+from brain.markdown import frontmatter_yaml
+from brain.markdown.model import Note, NoteHeader
+from brain.markdown.parse import find_wikilinks
 
 Category = Literal["strategy", "recovery", "optimization"]
 CATEGORIES: tuple[Category, ...] = get_args(Category)

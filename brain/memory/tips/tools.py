@@ -12,14 +12,14 @@ from mcp.types import CallToolResult, SamplingMessage, TextContent
 from pydantic import Field
 
 from brain.errors import InvalidInput
+from brain.markdown.model import Outcome
 from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.episodes.service import get_episode, store_episode
 from brain.memory.sessions.redact import redactor_for
 from brain.memory.tips import service as tip_service
 from brain.memory.tips.language_model import ModelUnusable, model_drafter
 from brain.memory.tips.trajectory import trajectory_episode
-from brain.notes.model import Outcome
-from brain.views.tips import guideline_lines, guidelines_json, learn_json, learn_lines
+from brain.memory.tips.view import guideline_lines, guidelines_json, learn_json, learn_lines
 
 GROUP = "learning"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from brain.notes.tip import Tip
+from brain.memory.tips.note import Tip
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.tips.consolidate import ConsolidationPlan

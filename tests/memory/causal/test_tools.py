@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brain.notes.model import ACTION_TYPES
-from brain.vault_init import init_vault
+from brain.markdown.model import ACTION_TYPES
+from brain.vault.init import init_vault
 from tests.helpers.mcp_harness import CAUSAL_TOOLS, cli, connect, snapshot, text_of
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brain.notes.episode import episode_from_note, render_episode
-from brain.notes.failures import Failure, event_failure, program, recorded_failures, signature
-from brain.notes.model import Episode, Event
-from brain.notes.parse import parse_note
+from brain.markdown.model import Episode, Event
+from brain.markdown.parse import parse_note
+from brain.memory.episodes.note import episode_from_note, render_episode
+from brain.memory.episodes.signature import Failure, event_failure, program, recorded_failures, signature
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ import json
 import re
 from pathlib import Path
 
-from brain.notes.fact import TIERS
-from brain.vault_init import init_vault
+from brain.memory.facts.note import TIERS
+from brain.vault.init import init_vault
 from tests.helpers.mcp_harness import FACT_TOOLS, cli, connect, snapshot, text_of
 
 

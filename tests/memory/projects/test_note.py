@@ -1,4 +1,4 @@
-"""brain/notes/project.py: a git remote said one way, and which notes a project's scope holds."""
+"""brain/memory/projects/note.py: a git remote said one way, and which notes a project's scope holds."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brain.notes.project import in_scope, normalise_remote, project_of
+from brain.memory.projects.note import in_scope, normalise_remote, project_of
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""brain/memory/projects.py: the project of a folder, read from real git repositories, and the scope
+"""brain/memory/projects/service.py: the project of a folder, read from real git repositories, and the scope
 a reader takes from it (the whole vault while the project has no episode)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from brain.memory.corpus import Corpus
-from brain.memory.projects import ProjectRef, Scope, locate, scope_for
+from brain.memory.projects.service import ProjectRef, Scope, locate, scope_for
 from tests.conftest import note_text, put, run_brain
 from tests.helpers.projects import git
 

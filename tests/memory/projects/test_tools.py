@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.helpers.mcp_harness import cli, connect, text_of
 from tests.helpers.projects import git, today, two_projects
 

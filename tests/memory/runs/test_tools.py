@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.conftest import DATA
 from tests.helpers.mcp_harness import RUN_TOOLS, McpClient, connect, snapshot, text_of
 

@@ -11,7 +11,7 @@ import pytest
 
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
-from brain.index.search import SearchFilters, search
+from brain.memory.search.service import SearchFilters, search
 from tests.conftest import lexical_vault, note_text, put
 
 

@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.search import search_report
 from brain.index.sync.sync import index_vault
+from brain.memory.search.service import search_report
 from tests.conftest import lexical_vault, note_text, put
 
 NOTES = 1500

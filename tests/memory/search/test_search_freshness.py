@@ -14,9 +14,9 @@ import time
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.search import search, search_report
 from brain.index.sync.sync import index_vault
 from brain.index.watch.watch import follow
+from brain.memory.search.service import search, search_report
 from tests.conftest import REPO, lexical_vault, note_text, put, run_brain
 
 
@@ -65,8 +65,8 @@ def test_a_one_shot_search_reads_the_snapshot_without_importing_chromadb(vault):
     assert open_index(vault).vectors.snapshot_path.is_file()
     forget(vault.root)
     script = (
-        "import sys, json; from brain.vault import Vault; from brain.index.engine import open_index; "
-        "from brain.index.search import search; "
+        "import sys, json; from brain.vault.vault import Vault; from brain.index.engine import open_index; "
+        "from brain.memory.search.service import search; "
         f"hits = search(open_index(Vault({str(vault.root)!r})), 'yellow bananas', mode='vector', limit=1); "
         "print(json.dumps([[h.path for h in hits], 'chromadb' in sys.modules]))"
     )

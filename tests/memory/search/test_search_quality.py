@@ -16,9 +16,9 @@ import re
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.search import run, search
 from brain.index.sync.sync import index_vault
-from brain.vault import Vault
+from brain.memory.search.service import run, search
+from brain.vault.vault import Vault
 from tests.conftest import DATA
 from tests.helpers.labelled_queries import KEYWORDS, PARAPHRASE
 

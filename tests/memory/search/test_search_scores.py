@@ -16,9 +16,9 @@ import pytest
 
 from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
-from brain.index.relevance import DENSE, TEXT, Calibration, calibration, floor_for
-from brain.index.search import SearchFilters, search, search_report
-from brain.vault import Vault
+from brain.memory.search.relevance import DENSE, TEXT, Calibration, calibration, floor_for
+from brain.memory.search.service import SearchFilters, search, search_report
+from brain.vault.vault import Vault
 from tests.conftest import lexical_vault, note_text, put, run_brain
 from tests.helpers.labelled_queries import OFF_TOPIC, QUERIES
 from tests.helpers.mcp_harness import connect, make_vault

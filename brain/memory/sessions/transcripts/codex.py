@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.memory.sessions.commands import exit_code
-from brain.memory.sessions.transcripts import Act, ReadStats, json_records, obj, text_of
+from brain.memory.sessions.transcripts.files import Act, ReadStats, json_records, obj, text_of
 
 KNOWN = frozenset(
     {"session_meta", "response_item", "turn_context", "event_msg", "compacted", "token_usage_record", "world_state"}

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from brain.agents.registry import READERS
+from brain.markdown.parse import parse_note
 from brain.memory.sessions.ingest import extract_transcript
-from brain.notes.parse import parse_note
 from tests.conftest import CODEX, REPO, TRANSCRIPTS, run_brain
 
 CODEX_ID = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
