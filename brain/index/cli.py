@@ -31,7 +31,8 @@ def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: 
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
-    with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
+    stages = {"notes": ("scanning", "notes"), "chunking": ("chunking", "notes"), "embedding": ("embedding", "chunks")}
+    with progress_bars(stages) as progress:
         run = reindex_vault if rebuild else index_vault
         report = run(index, embed=not no_embed, progress=progress)
     scan = report.scan

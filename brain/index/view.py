@@ -57,13 +57,23 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
         else ""
     )
     lines += [
-        f"vectors   {found.chunks} chunks in {found.vector_store}{written_by}",
+        f"vectors   {vector_count(found)} in {found.vector_store}{written_by}",
         f"embedder  {found.embedder}",
         f"model     {found.embedder_source}",
     ]
     if found.skipped:
         lines.append(f"skipped   {len(found.skipped)} files; {Remedy('list_skipped').worded(wordings)}")
     return lines
+
+
+def vector_count(found: IndexStatus) -> str:
+    """How far embedding has come: "1,234 of 5,000 chunks embedded" while notes wait (the total is the
+    one the last `brain index` set out to reach), else "5,000 chunks"."""
+    if not found.pending_vectors:
+        return f"{found.chunks:,} chunks"
+    if found.planned_chunks is not None:
+        return f"{found.embedded_chunks:,} of {found.planned_chunks:,} chunks embedded"
+    return f"{found.embedded_chunks:,} chunks embedded, {found.pending_vectors:,} notes not yet"
 
 
 def status_json(found: IndexStatus) -> dict[str, Any]:

@@ -384,10 +384,11 @@ def load_embedder(
     found = resolve(model_path)
     if found.files is not None:
         files = found.files
-        try:
-            files = int8_files(files)  # the shipped int8 weights on int8 kernels (int8_kernels.py)
-        except ModelBuildError as error:
-            warn(f"{error}; brain runs {MODEL_NAME}'s float graph instead (its vectors have another id)")
+        if name != "minilm-float":
+            try:
+                files = int8_files(files)  # the shipped int8 weights on int8 kernels (int8_kernels.py)
+            except ModelBuildError as error:
+                warn(f"{error}; brain runs {MODEL_NAME}'s float graph instead (its vectors have another id)")
         return OnnxMiniLMEmbedder.from_files(files)
     warn(_missing_model_message(found.looked))
     return LexicalFallbackEmbedder()
