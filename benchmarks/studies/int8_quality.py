@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import time
 
@@ -36,12 +37,10 @@ MODES = ("text", "vector", "hybrid")
 def questions_and_vault(name: str, embedder: str):  # noqa: ANN201 (a vault and its questions, as each set gives them)
     base, _, protocol = name.partition("-")
     if protocol:
-        try:
-            conversations = importlib.import_module("benchmarks.conversations")
-        except ImportError:
+        if importlib.util.find_spec("benchmarks.conversations") is None:
             print(f"{name}: skipped (benchmarks/conversations.py is not in this checkout)", flush=True)
             return None
-        return conversations.conversation_vault(base, protocol, embedder)
+        return importlib.import_module("benchmarks.conversations").conversation_vault(base, protocol, embedder)
     if name == "example":
         from tests.helpers.labelled_queries import QUERIES  # any one of a query's notes in the top 5 finds it
 

@@ -57,7 +57,8 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
         else ""
     )
     lines += [
-        f"vectors   {vector_count(found)} in {found.vector_store}{written_by}",
+        f"vectors   {vector_count(found)} in {found.vector_store}{written_by}"
+        + (f" ({found.pending_vectors:,} notes not yet)" if found.pending_vectors and found.planned_chunks is None else ""),
         f"embedder  {found.embedder}",
         f"model     {found.embedder_source}",
     ]
@@ -73,7 +74,7 @@ def vector_count(found: IndexStatus) -> str:
         return f"{found.chunks:,} chunks"
     if found.planned_chunks is not None:
         return f"{found.embedded_chunks:,} of {found.planned_chunks:,} chunks embedded"
-    return f"{found.embedded_chunks:,} chunks embedded, {found.pending_vectors:,} notes not yet"
+    return f"{found.embedded_chunks:,} chunks embedded"
 
 
 def status_json(found: IndexStatus) -> dict[str, Any]:

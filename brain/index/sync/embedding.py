@@ -114,8 +114,8 @@ def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None)
             writing = helpers.submit(_store, index, window, vectors, result)
         if writing is not None:
             writing.result()
-    finally:
-        helpers.shutdown(wait=True, cancel_futures=True)
+    finally:  # stopped or not, a window whose write began or waits is written: the next run need not embed it
+        helpers.shutdown(wait=True)
 
 
 def _plan(index: Index, pending: list[tuple[int, str]], progress: Progress | None) -> list[_Work]:
