@@ -30,11 +30,19 @@ from brain.index.sync.sync import index_vault
 from brain.memory.search import service as search_module
 
 RESULTS = harness.RESULTS / "int8-quality.json"
-SETS = ("musique", "hotpotqa", "example", "musique-sessions", "musique-history", "hotpotqa-sessions", "hotpotqa-history")
+SETS = (
+    "musique",
+    "hotpotqa",
+    "example",
+    "musique-sessions",
+    "musique-history",
+    "hotpotqa-sessions",
+    "hotpotqa-history",
+)
 MODES = ("text", "vector", "hybrid")
 
 
-def questions_and_vault(name: str, embedder: str):  # noqa: ANN201 (a vault and its questions, as each set gives them)
+def questions_and_vault(name: str, embedder: str):
     base, _, protocol = name.partition("-")
     if protocol:
         if importlib.util.find_spec("benchmarks.conversations") is None:
@@ -51,7 +59,7 @@ def questions_and_vault(name: str, embedder: str):  # noqa: ANN201 (a vault and 
     return prepared_vault(name, passages, embedder), [(query, [{n} for n in sorted(notes)]) for query, notes in wanted]
 
 
-def measure(index, questions, mode: str) -> dict:  # noqa: ANN001 (an Index; items as each set gives them)
+def measure(index, questions, mode: str) -> dict:
     recall = mrr = 0.0
     for query, items in questions:
         hits = search_module.run(index, query, mode=mode, limit=10)
@@ -84,9 +92,10 @@ def main() -> int:
                 "index_seconds": round(time.perf_counter() - started, 1),
             }
             row |= {mode: measure(index, questions, mode) for mode in MODES}
+            row["machine"] = harness.machine()
             results.setdefault(name, {})[embedder] = row
             print(name, embedder, json.dumps(row), flush=True)
-            harness.merge_json(RESULTS, {"machine": harness.machine(), "sets": results})
+            harness.merge_json(RESULTS, {name: harness.load_json(RESULTS).get(name, {}) | results[name]})
     return 0
 
 

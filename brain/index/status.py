@@ -84,8 +84,7 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
     catalog = index.catalog
     changed = _changed(files, catalog.stamps())
     pending = len(catalog.pending_vectors())
-    embedded = catalog.embedded_chunk_count()
-    planned = _planned(catalog.get_meta(PLANNED_KEY), embedded) if pending else None
+    embedded, planned = embedding_progress(index)
     updated = catalog.get_meta("updated_at")
     when = datetime.fromtimestamp(float(updated), tz=UTC).isoformat(timespec="seconds") if updated else None
     written = catalog.get_meta("embedder")
@@ -115,13 +114,19 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
     )
 
 
-def _planned(recorded: str | None, embedded: int) -> int | None:
-    """The chunks the last embedding run set out to have (sync/embedding.py records it when it starts);
-    None when no run recorded it (the notes were only cataloged)."""
+def embedding_progress(index: Index) -> tuple[int, int | None]:
+    """(chunks embedded from their notes' current text, the chunks the vault has once the waiting notes
+    are embedded too): the second as the last embedding run planned it (sync/embedding.py records it
+    when it starts), None when no note waits or no run planned them (the notes were only cataloged)."""
+    catalog = index.catalog
+    embedded = catalog.embedded_chunk_count()
+    recorded = catalog.get_meta(PLANNED_KEY)
+    if not recorded or not catalog.pending_vectors():
+        return embedded, None
     try:
-        return max(int(recorded), embedded) if recorded else None
+        return embedded, max(int(recorded), embedded)
     except ValueError:
-        return None
+        return embedded, None
 
 
 def changed_since_index(vault: Vault) -> int | None:

@@ -61,7 +61,11 @@ def test_progress_follows_each_batch_of_the_model(vault, real_embedder):
     calls: list[tuple[str, int, int]] = []
     report = index_vault(open_index(vault), progress=lambda *call: calls.append(call))
     assert report.embed.embedded == 36
-    assert [call for call in calls if call[0] == "embedding"] == [("embedding", 0, 36), ("embedding", 32, 36), ("embedding", 36, 36)]
+    assert [call for call in calls if call[0] == "embedding"] == [
+        ("embedding", 0, 36),
+        ("embedding", 32, 36),
+        ("embedding", 36, 36),
+    ]
 
 
 def test_an_interrupted_index_goes_on_where_it_stopped(vault, monkeypatch):
@@ -100,7 +104,10 @@ def test_status_before_any_vector(vault):
     assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
     status = run_brain("status", "--vault", str(vault.root))
     vectors = next(line for line in status.output.splitlines() if line.startswith("vectors"))
-    assert vectors == f"vectors   0 chunks embedded in {vault.root}/.brain/index/chroma (embedded Chroma) (2 notes not yet)"
+    assert (
+        vectors
+        == f"vectors   0 chunks embedded in {vault.root}/.brain/index/chroma (embedded Chroma) (2 notes not yet)"
+    )
 
 
 def test_progress_line():
@@ -112,8 +119,12 @@ def test_progress_line():
     assert progress_line("embedding", 3200, 3200, 75.0, "chunks") == (
         "embedding [########################] 3,200/3,200 chunks  42.7/s  in 1:15"
     )
-    assert progress_line("scanning", 55, 55, 0.2, "notes") == "scanning  [########################] 55/55 notes  in 0:00"
-    assert progress_line("embedding", 10, 100, 0.5) == "embedding [##----------------------] 10/100"  # too soon for a rate
+    assert (
+        progress_line("scanning", 55, 55, 0.2, "notes") == "scanning  [########################] 55/55 notes  in 0:00"
+    )
+    assert (
+        progress_line("embedding", 10, 100, 0.5) == "embedding [##----------------------] 10/100"
+    )  # too soon for a rate
     assert [clock(s) for s in (0, 59.6, 61, 3599, 3723)] == ["0:00", "1:00", "1:01", "59:59", "1:02:03"]
 
 
@@ -124,6 +135,5 @@ def test_bar_draws_in_place_and_ends_its_line():
     bar.update(3, 3)
     bar.close()  # already closed by the last step: no second newline
     assert stream.getvalue() == (
-        "\rembedding [------------------------] 0/3 chunks"
-        "\rembedding [########################] 3/3 chunks  in 0:00\n"
+        "\rembedding [------------------------] 0/3 chunks\rembedding [########################] 3/3 chunks  in 0:00\n"
     )

@@ -10,10 +10,15 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from brain.errors import IndexMismatch
 from brain.index.embedders import model_files
 from brain.index.embedders.embedders import OnnxMiniLMEmbedder, load_embedder, query_vector
 from brain.index.embedders.int8_kernels import BUILD_VERSION, int8_files
 from brain.index.embedders.model_cache import file_sha256
+from brain.index.engine import forget, open_index
+from brain.index.sync.sync import index_vault
+from brain.memory.search.service import search
+from tests.conftest import init_vault, note_text, put
 
 # Texts as the index embeds them (a chunk starts with its note's title), in one batch of mixed lengths.
 CHUNKS = [
@@ -122,3 +127,23 @@ def test_a_float_graph_is_left_as_it_is(tmp_path: Path, shipped: model_files.Mod
     files = model_files.ModelFiles(path, shipped.tokenizer_path, "a float export", "fp32")
     assert int8_files(files) is files
     assert not (cache / "all-MiniLM-L6-v2").exists()
+
+
+def test_vectors_of_the_float_graph_name_both_ways_on(tmp_path: Path, cache: Path) -> None:
+    """A vault embedded before the int8 kernels: search refuses the vectors and says how to rebuild
+    them, or keep them by running the float graph."""
+    vault, _ = init_vault(tmp_path / "vault")
+    config = vault.brain_dir / "config.toml"
+    put(vault, "notes/a.md", note_text("A", "retries need an idempotency key"))
+    config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "minilm-float"'))
+    index_vault(open_index(vault))
+    forget(vault.root)
+    config.write_text(config.read_text().replace('embedder = "minilm-float"', 'embedder = "default"'))
+    with pytest.raises(IndexMismatch) as refused:
+        search(open_index(vault), "idempotency", mode="vector")
+    assert str(refused.value) == (
+        "the vectors of this vault were made by embedder 'all-MiniLM-L6-v2:int8-onnx', but the embedder in use is "
+        "'all-MiniLM-L6-v2:int8-dynamic-onnx'; reindex the vault to rebuild them (or keep them: "
+        'embedder = "minilm-float" under [index] in .brain/config.toml runs the model as it made them)'
+    )
+    forget(vault.root)

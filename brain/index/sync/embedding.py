@@ -107,7 +107,9 @@ def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None)
             preparing = helpers.submit(_prepare, embedder, windows[number + 1]) if number + 1 < len(windows) else None
             vectors = None
             if prepared is not None:
-                vectors = _run(embedder, prepared, lambda n: progress and progress("embedding", done + n, total))
+                vectors = _run(
+                    embedder, prepared, lambda n, base=done: progress and progress("embedding", base + n, total)
+                )
                 done += prepared.count
             if writing is not None:
                 writing.result()  # in order, and errors surface here
@@ -130,7 +132,13 @@ def _plan(index: Index, pending: list[tuple[int, str]], progress: Progress | Non
         note = catalog.load([path]).get(path)
         if row is not None and note is not None:
             _, note_type, folder, sha, _ = row
-            meta: Metadata = {"note_id": note_id, "path": path, "type": note_type, "folder": folder, "embedder": embedder.id}
+            meta: Metadata = {
+                "note_id": note_id,
+                "path": path,
+                "type": note_type,
+                "folder": folder,
+                "embedder": embedder.id,
+            }
             chunks = chunk_note(note, embedder.id, spans, max_tokens=max_tokens)
             existing = catalog.chunk_rows(note_id)
             wanted = {chunk.id for chunk in chunks}
