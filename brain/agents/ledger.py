@@ -69,9 +69,12 @@ def notes_named(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def record(root: Path, payload_text: str, event: str, context: str, at: datetime | None = None) -> None:
+def record(
+    root: Path, payload_text: str, event: str, context: str, at: datetime | None = None, signature: str = ""
+) -> None:
     """Append one injection (nothing when the hook handed the agent nothing); `payload_text` is the
-    agent's hook JSON, which names the session and its transcript."""
+    agent's hook JSON, which names the session and its transcript; `signature`, the failure's
+    (`brain.memory.episodes.signature`) when the failure hook handed an earlier fix."""
     if not context:
         return
     payload = json_object_or_none(payload_text or "{}") or {}
@@ -82,6 +85,7 @@ def record(root: Path, payload_text: str, event: str, context: str, at: datetime
         "tokens": estimate_tokens(context),
         "notes": notes_named(context),
         "transcript": str(payload.get("transcript_path") or ""),
+        **({"signature": signature} if signature else {}),
     }
     path = ledger_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -147,10 +151,22 @@ def compact(path: Path, now: datetime) -> None:
         raise
 
 
+@dataclass(frozen=True)
+class Injection:
+    """One line of the ledger: what one hook handed the agent (`signature`: the failure's, when the
+    failure hook handed an earlier fix; '' otherwise, and in lines written before it was recorded)."""
+
+    event: str
+    at: str
+    tokens: int
+    notes: tuple[str, ...]
+    signature: str = ""
+
+
 @dataclass
 class SessionTokens:
     """One session's injections over the period: tokens, notes named, and which of them were used
-    (`used` is None when the transcript cannot be read)."""
+    (`used` is None when the transcript cannot be read); `handed`, each injection, oldest first."""
 
     session: str
     first: str
@@ -160,6 +176,7 @@ class SessionTokens:
     notes: list[str] = field(default_factory=list)
     used: list[str] | None = None
     transcript: str = ""
+    handed: list[Injection] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -194,13 +211,17 @@ def summary(
         name = str(entry.get("session") or "")
         found = sessions.setdefault(name, SessionTokens(name, at.isoformat(timespec="seconds")))
         found.injections += 1
-        found.tokens += int(entry.get("tokens") or 0)
+        tokens = int(entry.get("tokens") or 0)
+        found.tokens += tokens
         event = str(entry.get("event") or "")
-        found.events[event] = found.events.get(event, 0) + int(entry.get("tokens") or 0)
-        for note in entry.get("notes") or []:
-            if isinstance(note, str) and note not in found.notes:
+        found.events[event] = found.events.get(event, 0) + tokens
+        named = tuple(note for note in entry.get("notes") or [] if isinstance(note, str))
+        for note in named:
+            if note not in found.notes:
                 found.notes.append(note)
                 injected_at.setdefault(name, {})[note] = at.isoformat()
+        signature = str(entry.get("signature") or "")
+        found.handed.append(Injection(event, at.isoformat(timespec="seconds"), tokens, named, signature))
         found.transcript = str(entry.get("transcript") or found.transcript)
     for found in sessions.values():
         found.used = _used(Path(found.transcript), injected_at.get(found.session, {}), readers)
