@@ -107,7 +107,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
-def load_split(name: str, folder: Path = PUBLIC) -> tuple[list[dict], list[tuple[str, Items]], dict]:
+def load_split(name: str, folder: Path = PUBLIC) -> tuple[list[dict], list[tuple[str, Items]], dict]:  # noqa: C901 (one branch per dataset layout)
     """(sentence units, questions with their items, facts about the labels). A unit is
     {title, text, passage, sentence, before, after}; items index into the units. Labels follow the
     sentence that holds the answer:

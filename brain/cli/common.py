@@ -169,3 +169,13 @@ def complete_agents(incomplete: str) -> list[str]:
     from brain.agents.registry import AGENTS
 
     return [name for name in AGENTS if name.startswith(incomplete)]
+
+
+ChromaOption = Annotated[
+    str | None,
+    typer.Option(
+        "--chroma-url",
+        help="Keep the vectors on this Chroma server (default: config, then the embedded store).",
+        show_default=False,
+    ),
+]

@@ -40,7 +40,7 @@ COMMANDS: dict[str, Lazy] = {
     ),
     "watch": Lazy("brain.index.cli:watch", "Keep the indexes current while notes change in any editor, until Ctrl-C."),
     "search": Lazy(
-        "brain.index.cli:search",
+        "brain.memory.search.cli:search",
         "Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score.",
     ),
     "note": Lazy("brain.memory.notes.cli", "Read and write any note."),

@@ -6,14 +6,23 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brain.cli.common import JsonOption, VaultOption, complete_notes, emit_json, open_vault, read_input
+from brain.cli.common import (
+    AllProjectsOption,
+    JsonOption,
+    ProjectOption,
+    VaultOption,
+    complete_notes,
+    emit_json,
+    open_vault,
+    project_scope,
+    read_input,
+)
 from brain.errors import UsageError
 from brain.lazy import lazy_module
 from brain.markdown.model import ActionType
 from brain.memory.causal import neighbourhood as service
 from brain.memory.causal.view import context_lines, saved_text
 from brain.memory.notes.view import context_json
-from brain.memory.sessions.cli import bootstrap
 
 if TYPE_CHECKING:
     from brain.memory.causal import contexts
@@ -114,5 +123,40 @@ def load(
     typer.echo("\n".join(context_lines(project, entries, contexts.projects(corpus) if not entries else [])))
 
 
-# `brain context bootstrap` (the start of the session protocol) lives with the session commands.
-app.command("bootstrap")(bootstrap)
+# `brain context bootstrap`: the start of the session protocol (brain/memory/sessions/protocol.py).
+@app.command()
+def bootstrap(
+    task: Annotated[str, typer.Argument(help="The task the session is about to start.")],
+    budget: Annotated[
+        int, typer.Option(min=service.MIN_BUDGET, max=service.MAX_BUDGET, help="Most tokens the context may use.")
+    ] = 1500,
+    days: Annotated[int, typer.Option(min=0, help="Recent failures: episodes of the last this many days.")] = 7,
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option(help="Facts: namespace to read (repeat for several; default: [facts] default_namespace)."),
+    ] = None,
+    project: ProjectOption = None,
+    all_projects: AllProjectsOption = False,
+    vault: VaultOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Start of a session: recent failures, antipattern warnings, facts valid now, relevant patterns and tips, within a budget."""
+    from brain.memory.facts.service import default_caller
+    from brain.memory.sessions.protocol import bootstrap as build_bootstrap
+    from brain.memory.sessions.view import bootstrap_json
+
+    memory = open_vault(vault)
+    scope = project_scope(memory, project, all_projects)
+    context = build_bootstrap(
+        memory.corpus,
+        task,
+        budget=budget,
+        days=days,
+        namespaces=namespace,
+        caller=default_caller("cli"),
+        project=scope.project,
+    )
+    if as_json:
+        emit_json(bootstrap_json(context))
+        return
+    typer.echo(context.text, nl=False)

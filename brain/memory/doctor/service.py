@@ -7,9 +7,9 @@ from brain.markdown.summary import causes_named
 from brain.memory.causal.graph import find_cycles
 from brain.memory.causal.stats import causal_findings
 from brain.memory.corpus import Corpus
-from brain.memory.doctor.finding import Finding
 from brain.memory.episodes.note import episode_from_note, local_ids
 from brain.memory.facts.note import fact_from_note
+from brain.memory.finding import Finding
 from brain.memory.patterns.note import pattern_from_note
 from brain.memory.runs.note import run_from_note
 from brain.memory.tips.note import tip_from_note

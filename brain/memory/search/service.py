@@ -126,11 +126,14 @@ def search_report(
     mode: str = "hybrid",
     limit: int = 10,
     filters: SearchFilters | None = None,
-    rerank: bool = False,
+    rerank: bool | None = None,
     min_score: float | None = None,
 ) -> SearchReport:
-    """`search`, how many notes still wait for their vectors, and the closest notes when none matches."""
+    """`search`, how many notes still wait for their vectors, and the closest notes when none matches.
+
+    What every front end calls: `rerank=None` takes the vault's `[search] rerank`."""
     _check(query, mode, limit)
+    rerank = index.config.rerank if rerank is None else rerank
     pending = freshen(index, vectors=mode != "text")
     found = ranked(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)
     lacking = index.vectors.lacking if mode != "text" and index.has_vectors() else 0  # another process writes them
