@@ -9,17 +9,19 @@ Jinja2 template that escapes every value it places in the page.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
@@ -53,10 +55,20 @@ def build_app(
             ]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
 
+    async def icon(request: Request) -> Response:  # asked for by a browser showing a JSON twin
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    routes.append(Route("/favicon.ico", icon, methods=["GET", "HEAD"]))
+
     async def not_found(request: Request, error: Exception) -> Response:
         return _html(templates, "error.html", request, None, {"error": f"no page at {request.url.path}"}, 404)
 
-    app = Starlette(routes=routes, exception_handlers={404: not_found})
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await anyio.to_thread.run_sync(viewer.close)
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found}, lifespan=lifespan)
     return Guard(app, checks=host_checks(host, port, allowed_hosts), port=port, token=token)
 
 
@@ -109,6 +121,19 @@ def _html(
     return HTMLResponse(html, status)
 
 
+_WIKILINK = re.compile(r"\[\[([^\]|#\n]+)(?:[#|][^\]\n]*)?\]\]")
+
+
+def _episode_links(text: str) -> Markup:
+    """Text whose `[[wikilinks]]` name episodes (a tip's sources), each a link to the episode's page."""
+    parts, last = [], 0
+    for found in _WIKILINK.finditer(text):
+        name = found.group(1).strip()
+        parts += [escape(text[last : found.start()]), Markup('<a href="/episodes/{}">{}</a>').format(quote(name), name)]
+        last = found.end()
+    return Markup("").join([*parts, escape(text[last:])])
+
+
 def environment() -> Environment:
     templates = Environment(
         loader=PackageLoader("brain.ui", "templates"), autoescape=True, undefined=StrictUndefined, trim_blocks=True
@@ -124,7 +149,8 @@ def environment() -> Environment:
         ),
         percent=lambda value: "?" if value is None else f"{value:.0%}",
         json=lambda value: json.dumps(plain(value), ensure_ascii=False, sort_keys=True),
-        markdown=lambda text, links: markdown.render(str(text), markdown.resolver_of(links)),
+        markdown=lambda text, links, title=None: markdown.render(str(text), markdown.resolver_of(links), title),
+        episode_links=_episode_links,
         day=lambda value: str(value or "")[:10],
         minute=lambda value: str(value or "")[:16].replace("T", " "),
     )

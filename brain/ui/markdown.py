@@ -83,9 +83,14 @@ def _parser() -> MarkdownIt:
 _PARSER = _parser()
 
 
-def render(text: str, resolve: Resolve) -> Markup:
-    """The note's body as HTML (safe to place in a page as it is)."""
+def render(text: str, resolve: Resolve, title: str | None = None) -> Markup:
+    """The note's body as HTML (safe to place in a page as it is); a first heading that only repeats
+    `title` (which the page shows already) left out."""
     env: dict[str, Any] = {"resolve": resolve}
+    if title is not None:
+        first, _, rest = text.lstrip("\n").partition("\n")
+        if first.strip() == f"# {title}":
+            text = rest
     return Markup(_PARSER.render(text, env))
 
 

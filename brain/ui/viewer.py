@@ -10,14 +10,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from brain.errors import UsageError
 from brain.memory.front_door import Memory
 
+if TYPE_CHECKING:
+    from brain.index.watch.watch import Watcher
+
 T = TypeVar("T")
 PAGE_SIZE = 50
 LEDGER_SECONDS = 10.0  # how long the ledger's summary (which reads the sessions' transcripts) is reused
+CLOSE_WAIT = 30.0  # seconds a closing viewer waits for its watcher's catch-up run to end
 
 
 @dataclass
@@ -26,8 +30,16 @@ class Viewer:
     is not made to be read by two threads at once."""
 
     memory: Memory
+    watcher: Watcher | None = None  # keeps the index current from file events while the viewer runs
     lock: threading.Lock = field(default_factory=threading.Lock)
     _kept: dict[str, tuple[object, Any]] = field(default_factory=dict)
+
+    def close(self) -> None:
+        """Stop following file events (once the watcher's start, on its own thread, is over)."""
+        if self.watcher is not None:
+            self.watcher.caught_up.wait(CLOSE_WAIT)
+            self.watcher.stop()
+            self.watcher = None
 
     @property
     def root(self) -> Path:
@@ -95,9 +107,10 @@ def open_viewer(vault: str | Path | None) -> Viewer:
     from brain.memory.front_door import open_memory
 
     memory = open_memory(vault)
+    watcher = None
     try:
-        memory.follow_file_events()
+        watcher = memory.follow_file_events()
     except (BrainError, OSError, sqlite3.Error) as error:  # notes are still shown; search says what is wrong itself
         print(f"brain ui: warning: index not followed ({error})", file=sys.stderr, flush=True)
     memory.corpus.notes()
-    return Viewer(memory)
+    return Viewer(memory, watcher)

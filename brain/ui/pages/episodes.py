@@ -74,7 +74,6 @@ def episode(viewer: Viewer, args: Args) -> dict[str, Any]:
         "episode": plain(found),
         "source": {key: plain(note.frontmatter[key]) for key in SOURCE_KEYS if note.frontmatter.get(key) is not None},
         "failures": by_event,
-        "recovered_by": {event.id: list(event.leads_to) for event in found.events if event.id and event.leads_to},
         "patterns": evidence_of(viewer, found.path or ""),
     }
 
