@@ -198,9 +198,16 @@ class LedgerSummary:
 
 
 def summary(
-    root: Path, readers: Sequence[TranscriptReader], *, days: int = DEFAULT_DAYS, now: datetime | None = None
+    root: Path,
+    readers: Sequence[TranscriptReader],
+    *,
+    days: int = DEFAULT_DAYS,
+    now: datetime | None = None,
+    uses: dict[tuple[Any, ...], list[str] | None] | None = None,
 ) -> LedgerSummary:
-    """The injections of the last `days` days, per session (oldest first), with each note's use."""
+    """The injections of the last `days` days, per session (oldest first), with each note's use.
+    `uses` remembers what each transcript said of the notes asked about, for a caller that asks
+    again (the viewer): a transcript unchanged since is not read again."""
     since = (now or datetime.now(UTC)) - timedelta(days=days)
     sessions: dict[str, SessionTokens] = {}
     injected_at: dict[str, dict[str, str]] = {}
@@ -224,8 +231,30 @@ def summary(
         found.handed.append(Injection(event, at.isoformat(timespec="seconds"), tokens, named, signature))
         found.transcript = str(entry.get("transcript") or found.transcript)
     for found in sessions.values():
-        found.used = _used(Path(found.transcript), injected_at.get(found.session, {}), readers)
+        found.used = _remembered(Path(found.transcript), injected_at.get(found.session, {}), readers, uses)
     return LedgerSummary(days, list(sessions.values()))
+
+
+REMEMBERED = 10_000  # transcripts' answers `uses` holds before it starts afresh
+
+
+def _remembered(
+    transcript: Path,
+    notes: dict[str, str],
+    readers: Sequence[TranscriptReader],
+    uses: dict[tuple[Any, ...], list[str] | None] | None,
+) -> list[str] | None:
+    """`_used`, remembered in `uses` by the transcript's path, size and time and the notes asked about."""
+    if uses is None or not notes or not transcript.name or not transcript.is_file():
+        return _used(transcript, notes, readers)
+    stat = transcript.stat()
+    key = (str(transcript), stat.st_mtime_ns, stat.st_size, tuple(notes.items()))
+    if key not in uses:
+        if len(uses) >= REMEMBERED:
+            uses.clear()
+        uses[key] = _used(transcript, notes, readers)
+    found = uses[key]
+    return None if found is None else list(found)
 
 
 def _entries(path: Path) -> Iterable[dict[str, Any]]:

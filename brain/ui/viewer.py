@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 PAGE_SIZE = 50
-LEDGER_SECONDS = 10.0  # how long the ledger's summary (which reads the sessions' transcripts) is reused
+LEDGER_SECONDS = 2.0  # how long the ledger's summary is reused (then read again: the transcripts grow)
 CLOSE_WAIT = 30.0  # seconds a closing viewer waits for its watcher's catch-up run to end
 
 
@@ -32,7 +32,8 @@ class Viewer:
     memory: Memory
     watcher: Watcher | None = None  # keeps the index current from file events while the viewer runs
     lock: threading.Lock = field(default_factory=threading.Lock)
-    _kept: dict[str, tuple[object, Any]] = field(default_factory=dict)
+    _kept: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    _uses: dict[tuple[Any, ...], list[str] | None] = field(default_factory=dict)  # see ledger.summary
 
     def close(self) -> None:
         """Stop following file events (once the watcher's start, on its own thread, is over)."""
@@ -55,6 +56,29 @@ class Viewer:
         self._kept[name] = (key, value)
         return value
 
+    def made_from(self, name: str, sources: tuple[object, ...], make: Callable[[], T]) -> T:
+        """`make()`, made again only when one of `sources` is another object than last time (the
+        sources are kept with the value, so none of them is freed while it is compared with)."""
+        found = self._kept.get(name)
+        if found is not None:
+            before, value = found
+            if len(before) == len(sources) and all(a is b for a, b in zip(before, sources, strict=True)):
+                kept: T = value
+                return kept
+        value = make()
+        self._kept[name] = (sources, value)
+        return value
+
+    def derived(self, name: str, make: Callable[[], T]) -> T:
+        """`make()` (which reads the notes, or the catalog written with them), made again after any
+        note changes: kept in the corpus's `derived`, which the corpus clears on a change."""
+        corpus = self.memory.corpus
+        corpus.refresh()
+        if name not in corpus.derived:
+            corpus.derived[name] = make()
+        value: T = corpus.derived[name]
+        return value
+
     def ledger(self) -> Any:
         """The ledger's summary over all it keeps (`brain.agents.ledger`), made again when the ledger
         changes, or LEDGER_SECONDS after it was made (the transcripts it reads grow meanwhile)."""
@@ -64,7 +88,9 @@ class Viewer:
         path = ledger.ledger_path(self.root)
         stamp = path.stat() if path.is_file() else None
         key = (stamp.st_mtime_ns, stamp.st_size) if stamp else None, int(time.monotonic() // LEDGER_SECONDS)
-        return self.kept("ledger", key, lambda: ledger.summary(self.root, READERS, days=ledger.KEEP_DAYS))
+        return self.kept(
+            "ledger", key, lambda: ledger.summary(self.root, READERS, days=ledger.KEEP_DAYS, uses=self._uses)
+        )
 
 
 Args = Mapping[str, str]
@@ -99,7 +125,7 @@ def paged(items: Sequence[T], args: Args, size: int = PAGE_SIZE) -> tuple[list[T
 
 def open_viewer(vault: str | Path | None) -> Viewer:
     """The vault opened for the life of the server: its index kept current from file events (so a
-    page never stats every file), and its notes loaded once, so the first page is as quick as the next."""
+    page never stats every file), and its notes loaded once."""
     import sqlite3
     import sys
 

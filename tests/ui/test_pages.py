@@ -20,7 +20,7 @@ def get(root: Path, url: str) -> dict:
 def test_at_a_glance_counts_what_the_example_holds(example_vault: Path) -> None:
     found = get(example_vault, "/.json")
     assert found["notes"] == {"context": 6, "episode": 15, "fact": 4, "note": 6, "pattern": 19, "run": 2, "tip": 3}
-    assert found["index"] == {"state": "fresh", "changed_files": 0}
+    assert found["index"] == {"state": "fresh", "followed": True}
     assert [(w["week"], w["success"], w["partial"], w["failure"]) for w in found["weeks"]] == [
         ("2026-W10", 2, 1, 1),
         ("2026-W11", 1, 1, 2),

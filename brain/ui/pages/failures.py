@@ -4,7 +4,6 @@ ledger), and whether the agent then recovered (the failure in that session's own
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from brain.agents.ledger import LedgerSummary
@@ -14,67 +13,90 @@ from brain.ui.viewer import Args, Viewer, paged, text
 
 FAILURE_EVENTS = ("tool-failure", "codex-tool-failure")
 THEN = ("recovered", "not recovered", "not in its episode", "pending")
+MOST_SEEN = 20  # a failure's episodes (and handings) listed, newest first
 
 
-def failures(viewer: Viewer, args: Args) -> dict[str, Any]:
-    """Every failure the episodes hold, grouped by signature: most episodes first, then newest."""
-    held = all_failures(viewer.memory.vault.index_dir)
-    repeated = text(args, "seen") == "2"
-    groups = grouped(held or [])
-    handed = handings(viewer, groups)
-    rows = [_row(signature, items, handed.get(signature, [])) for signature, items in groups.items()]
-    if repeated:
-        rows = [row for row in rows if row["episodes"] >= 2]
-    if (signature := text(args, "signature")) is not None:
-        rows = [row for row in rows if row["signature"] == signature]
-    rows.sort(key=lambda row: row["last"], reverse=True)
-    rows.sort(key=lambda row: (-row["episodes"], -row["handed"]))  # stable: newest first within
-    shown, page = paged(rows, args)
-    return {
-        "readable": held is not None,
-        "repeated_only": repeated,
-        "signature": text(args, "signature"),
-        "failures": shown,
-        "page": page,
-    }
+def failure_groups(viewer: Viewer) -> dict[str, list[FailureHeld]] | None:
+    """The failures the catalog holds, by signature (None without a catalog), made again when a note changes."""
+    return viewer.derived("ui.failures", lambda: _grouped(all_failures(viewer.memory.vault.index_dir)))
 
 
-def grouped(held: Iterable[FailureHeld]) -> dict[str, list[FailureHeld]]:
+def _grouped(held: list[FailureHeld] | None) -> dict[str, list[FailureHeld]] | None:
+    if held is None:
+        return None
     groups: dict[str, list[FailureHeld]] = {}
     for item in held:
         groups.setdefault(item.signature, []).append(item)
     return groups
 
 
+def failures(viewer: Viewer, args: Args) -> dict[str, Any]:
+    """Every failure the episodes hold, grouped by signature: most episodes first, then the most
+    handed, then the newest; a page at a time, each with its newest MOST_SEEN episodes."""
+    found = failure_groups(viewer)
+    repeated = text(args, "seen") == "2"
+    signature = text(args, "signature")
+    groups = found or {}
+    summary = viewer.ledger()
+    handed = viewer.made_from("handings", (groups, summary), lambda: handings(viewer, groups, summary))
+    order = viewer.made_from("failure-order", (groups, handed), lambda: _order(groups, handed))
+    chosen = [
+        key
+        for key, episodes in order
+        if (not repeated or episodes >= 2) and (signature is None or key == signature)
+    ]
+    shown, page = paged(chosen, args)
+    return {
+        "readable": found is not None,
+        "repeated_only": repeated,
+        "signature": signature,
+        "failures": [_row(key, groups[key], handed.get(key, [])) for key in shown],
+        "page": page,
+    }
+
+
+def _order(groups: dict[str, list[FailureHeld]], handed: dict[str, list[dict[str, Any]]]) -> list[tuple[str, int]]:
+    """Each signature with its number of episodes, in the order the page lists them."""
+    rows = [(key, _episodes(items), len(handed.get(key, [])), items[0].seen.date) for key, items in groups.items()]
+    rows.sort(key=lambda row: row[3], reverse=True)
+    rows.sort(key=lambda row: (-row[1], -row[2]))  # stable: newest first within
+    return [(key, episodes) for key, episodes, _, _ in rows]
+
+
+def _episodes(items: list[FailureHeld]) -> int:
+    return len({item.seen.path for item in items})
+
+
 def _row(signature: str, items: list[FailureHeld], handed: list[dict[str, Any]]) -> dict[str, Any]:
     tool, target, line = [*signature.split("|", 2), "", ""][:3]
     fixed = [item for item in items if item.seen.fix]
-    seen = [{**plain(item.seen), "event": item.event} for item in items]
     return {
         "signature": signature,
         "tool": tool,
         "program": target,
         "line": line,
-        "episodes": len({item.seen.path for item in items}),
+        "episodes": _episodes(items),
         "recovered": len(fixed),
         "fix": fixed[0].seen.fix if fixed else "",
         "fixed_in": fixed[0].seen.title if fixed else "",
         "last": items[0].seen.date,
-        "seen": seen,
+        "seen": [{**plain(item.seen), "event": item.event} for item in items[:MOST_SEEN]],
+        "more_seen": max(0, len(items) - MOST_SEEN),
         "handed": len(handed),
         "then": {state: sum(1 for h in handed if h["then"] == state) for state in THEN},
-        "handings": handed,
+        "handings": handed[-MOST_SEEN:],
     }
 
 
-def handings(viewer: Viewer, groups: dict[str, list[FailureHeld]]) -> dict[str, list[dict[str, Any]]]:
+def handings(
+    viewer: Viewer, groups: dict[str, list[FailureHeld]], summary: LedgerSummary
+) -> dict[str, list[dict[str, Any]]]:
     """Each time the failure hook handed an earlier fix, by the failure's signature, and what the
     agent's session did next: 'recovered' (its own episode holds the failure, recovered), 'not
     recovered' (it holds it, never recovered), 'not in its episode' (its episode does not hold a
     failure of that signature), or 'pending' (no episode of that session yet). A ledger line written before the
     signature was recorded counts for the signature of the episode it named first, when that
     episode holds one signature only."""
-    summary: LedgerSummary = viewer.ledger()
     by_episode: dict[str, set[str]] = {}
     in_session: dict[tuple[str, str], bool] = {}
     for signature, items in groups.items():

@@ -7,42 +7,74 @@ from collections import Counter
 from datetime import date
 from typing import Any
 
-from brain.agents.health import vault_health
+from brain.agents.health import hooks_log_summary
+from brain.agents.hooks_log import log_path
 from brain.agents.ledger import LedgerSummary
-from brain.agents.output import health_json
-from brain.index.catalog.failures import all_failures
-from brain.markdown.model import OUTCOMES
+from brain.index.engine import existing_index
+from brain.markdown.model import OUTCOMES, Note
 from brain.memory.episodes.note import episode_agent, episode_header
 from brain.memory.projects.note import project_of
-from brain.ui.pages.failures import FAILURE_EVENTS, grouped
+from brain.plain import plain
+from brain.ui.pages.failures import FAILURE_EVENTS, failure_groups
 from brain.ui.viewer import Args, Viewer
 
 WEEKS = 12
 
 
 def glance(viewer: Viewer, args: Args) -> dict[str, Any]:
-    corpus = viewer.memory.corpus
-    notes = corpus.notes()
-    episodes = corpus.of_type("episode")
-    health = health_json(vault_health(viewer.root))
-    catching_up = viewer.memory.index_catching_up()
     return {
         "vault": {"path": str(viewer.root), "name": viewer.root.name},
-        "notes": dict(sorted(Counter(note.type for note in notes).items())),
-        "index": {
-            "state": "catching up" if catching_up else health["index"],
-            "changed_files": health["changed_files"],
-        },
-        "hooks": {key: health[key] for key in ("last_runs", "last_errors", "episodes_last_7_days")},
-        "projects": _projects(episodes),
-        "agents": dict(sorted(Counter(episode_agent(note.frontmatter) or "none" for note in episodes).items())),
-        "weeks": _weeks(episodes),
-        "failures": _failures(viewer),
+        **viewer.derived("ui.glance", lambda: _of_notes(viewer)),
+        "index": _index(viewer),
+        "hooks": _hooks(viewer),
         "handed": _handed(viewer.ledger()),
     }
 
 
-def _projects(episodes: list[Any]) -> list[dict[str, Any]]:
+def _of_notes(viewer: Viewer) -> dict[str, Any]:
+    """What the notes say (made again only when one changes)."""
+    corpus = viewer.memory.corpus
+    episodes = corpus.of_type("episode")
+    groups = failure_groups(viewer)
+    episodes_of = {signature: len({item.seen.path for item in items}) for signature, items in (groups or {}).items()}
+    recovered = {signature for signature, items in (groups or {}).items() if any(item.seen.fix for item in items)}
+    return {
+        "notes": dict(sorted(Counter(note.type for note in corpus.notes()).items())),
+        "projects": _projects(episodes),
+        "agents": dict(sorted(Counter(episode_agent(note.frontmatter) or "none" for note in episodes).items())),
+        "weeks": _weeks(episodes),
+        "failures": {
+            "readable": groups is not None,
+            "signatures": len(episodes_of),
+            "recovered": len(recovered),
+            "repeated": sum(1 for count in episodes_of.values() if count >= 2),
+            "repeated_recovered": sum(1 for sig, count in episodes_of.items() if count >= 2 and sig in recovered),
+        },
+    }
+
+
+def _index(viewer: Viewer) -> dict[str, Any]:
+    """How current the index is: none; catching up (another process is writing what changed); fresh
+    while the viewer follows file events; else what a stat of every file finds."""
+    memory = viewer.memory
+    if existing_index(memory.vault) is None:
+        return {"state": "none", "followed": False}
+    if memory.index_catching_up():
+        return {"state": "catching up", "followed": viewer.watcher is not None}
+    return {"state": "fresh", "followed": viewer.watcher is not None}
+
+
+def _hooks(viewer: Viewer) -> dict[str, Any]:
+    """Each hook's last run and the hooks log's last errors (read again when the log changes)."""
+    path = log_path(viewer.root)
+    stamp = path.stat() if path.is_file() else None
+    runs, errors = viewer.kept(
+        "hooks-log", (stamp.st_mtime_ns, stamp.st_size) if stamp else None, lambda: hooks_log_summary(path)
+    )
+    return {"last_runs": plain(runs), "last_errors": errors}
+
+
+def _projects(episodes: list[Note]) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for note in episodes:
         name = project_of(note.frontmatter)
@@ -54,7 +86,7 @@ def _projects(episodes: list[Any]) -> list[dict[str, Any]]:
     return sorted(found.values(), key=lambda row: (-row["episodes"], row["project"]))
 
 
-def _weeks(episodes: list[Any]) -> list[dict[str, Any]]:
+def _weeks(episodes: list[Note]) -> list[dict[str, Any]]:
     """The last WEEKS weeks that have episodes (ISO weeks), oldest first, with each outcome's count."""
     weeks: dict[str, Counter[str]] = {}
     for note in episodes:
@@ -71,20 +103,6 @@ def _weeks(episodes: list[Any]) -> list[dict[str, Any]]:
         start = date.fromisocalendar(int(name[:4]), int(name[6:]), 1).isoformat()
         rows.append({"week": name, "starts": start, **{key: counts[key] for key in (*OUTCOMES, "other")}})
     return rows
-
-
-def _failures(viewer: Viewer) -> dict[str, Any]:
-    held = all_failures(viewer.memory.vault.index_dir)
-    groups = grouped(held or [])
-    episodes = {signature: len({item.seen.path for item in items}) for signature, items in groups.items()}
-    recovered = {signature for signature, items in groups.items() if any(item.seen.fix for item in items)}
-    return {
-        "readable": held is not None,
-        "signatures": len(groups),
-        "recovered": len(recovered),
-        "repeated": sum(1 for count in episodes.values() if count >= 2),
-        "repeated_recovered": sum(1 for signature, count in episodes.items() if count >= 2 and signature in recovered),
-    }
 
 
 def _handed(summary: LedgerSummary) -> dict[str, Any]:
