@@ -225,6 +225,7 @@ def test_what_the_session_was_handed(lived_vault: Path) -> None:
         ("tool-failure", 85, ["EPISODE-2026-02-21-9e4910ab"], SIGNATURE)
     ]
     assert session["used"] == []  # the transcript names it only before the hook answered
+    assert found["paths"] == {"EPISODE-2026-02-21-9e4910ab": "episodes/EPISODE-2026-02-21-9e4910ab.md"}
     glance = get(lived_vault, "/.json")
     assert glance["handed"] == {
         "days": 30,

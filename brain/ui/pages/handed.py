@@ -16,7 +16,14 @@ def handed(viewer: Viewer, args: Args) -> dict[str, Any]:
     episodes = session_episodes(viewer)
     sessions = [{**session, "episode": episodes.get(session["session"])} for session in reversed(found["sessions"])]
     shown, page = paged(sessions, args, size=20)
-    return {**found, "keeps_days": KEEP_DAYS, "sessions": shown, "page": page}
+    resolver = viewer.memory.corpus.resolver()
+    named = {note for session in shown for injection in session["handed"] for note in injection["notes"]}
+    paths = {name: _only(resolver.candidates(name)) for name in sorted(named)}
+    return {**found, "keeps_days": KEEP_DAYS, "sessions": shown, "page": page, "paths": paths}
+
+
+def _only(candidates: list[str]) -> str | None:
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def session_episodes(viewer: Viewer) -> dict[str, str]:
