@@ -142,9 +142,10 @@ def serve(root: Path, port: int) -> tuple[subprocess.Popen[bytes], float]:
         try:
             ask(f"http://127.0.0.1:{port}", "/static/favicon.svg")
             return process, time.perf_counter() - started
-        except OSError:
+        except OSError as error:
             if process.poll() is not None:
-                raise SystemExit(f"brain ui did not start: {process.stderr.read().decode() if process.stderr else ''}")
+                said = process.stderr.read().decode() if process.stderr else ""
+                raise SystemExit(f"brain ui did not start: {said}") from error
             time.sleep(0.1)
 
 
