@@ -43,12 +43,13 @@ def ui(
     _check_free(host, port)
     address = f"http://{bracket(host)}:{port}/" + (f"?token={token}" if token else "")
     from brain.ui.app import build_app
-    from brain.ui.pages.glance import glance
+    from brain.ui.pages import warm
     from brain.ui.viewer import open_viewer
 
+    print("brain ui: reading the vault ...", file=sys.stderr, flush=True)
     viewer = open_viewer(vault)
-    with viewer.lock:  # what the first page needs, read before anyone asks: the failures, the ledger
-        glance(viewer, {})
+    with viewer.lock:
+        warm(viewer)
     app = build_app(viewer, host=host, port=port, token=token, allowed_hosts=allow_host or ())
     print(f"brain ui: {viewer.root} on {address}  (read-only; Ctrl-C stops it)", file=sys.stderr, flush=True)
     if open_browser:

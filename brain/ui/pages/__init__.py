@@ -39,3 +39,13 @@ PAGES: tuple[Page, ...] = (
     Page("/search", "search.html", "Search", search.search, "Search"),
     Page("/notes/{name}", "note.html", "Note", notes.note),
 )
+
+
+def warm(viewer: Viewer) -> None:
+    """Read what the first pages need before anyone asks (a vault of 10,000 notes takes seconds): every
+    note and its name, the patterns, the failures, the ledger, the causal graph, the search index."""
+    glance.glance(viewer, {})
+    episodes.timeline(viewer, {})
+    episodes.evidence_of(viewer, "")
+    causal.graph(viewer, {})
+    search.warm(viewer)

@@ -25,7 +25,7 @@ def timeline(viewer: Viewer, args: Args) -> dict[str, Any]:
     """The episodes of a project, an agent and an outcome (each optional), newest first, a page at a time."""
     corpus = viewer.memory.corpus
     project, agent, outcome = text(args, "project"), text(args, "agent"), text(args, "outcome")
-    every = corpus.of_type("episode")
+    ordered, choices = viewer.derived("ui.timeline", lambda: _timeline(viewer))
 
     def kept(note: Note) -> bool:
         fm = note.frontmatter
@@ -35,21 +35,29 @@ def timeline(viewer: Viewer, args: Args) -> dict[str, Any]:
             and (outcome is None or episode_header(note.header)[0] == outcome)
         )
 
-    shown, page = paged(newest_first([note for note in every if kept(note)]), args)
+    chosen = ordered if project is None and agent is None and outcome is None else [n for n in ordered if kept(n)]
+    shown, page = paged(chosen, args)
     rows = []
     for note in shown:
         row = episode_summary(corpus.memo("episode", note, episode_from_note))
         rows.append({**row, "project": project_of(note.frontmatter), "agent": episode_agent(note.frontmatter)})
     return {
         "filters": {"project": project, "agent": agent, "outcome": outcome},
-        "choices": {
-            "project": _counted(project_of(note.frontmatter) for note in every),
-            "agent": _counted(episode_agent(note.frontmatter) for note in every),
-            "outcome": [{"value": value, "episodes": count} for value, count in _outcomes(every)],
-        },
+        "choices": choices,
         "episodes": rows,
         "page": page,
     }
+
+
+def _timeline(viewer: Viewer) -> tuple[list[Note], dict[str, list[dict[str, Any]]]]:
+    """Every episode newest first, and the projects, agents and outcomes they hold (with counts)."""
+    every = viewer.memory.corpus.of_type("episode")
+    choices = {
+        "project": _counted(project_of(note.frontmatter) for note in every),
+        "agent": _counted(episode_agent(note.frontmatter) for note in every),
+        "outcome": [{"value": value, "episodes": count} for value, count in _outcomes(every)],
+    }
+    return newest_first(every), choices
 
 
 def _counted(values: Any) -> list[dict[str, Any]]:

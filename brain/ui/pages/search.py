@@ -29,3 +29,13 @@ def search(viewer: Viewer, args: Args) -> dict[str, Any]:
         "pending": report.pending,
         "min_score": report.min_score,
     }
+
+
+def warm(viewer: Viewer) -> None:
+    """The search index opened and its embedder loaded (when the vault has an index): the first
+    search then costs what the next one does."""
+    from brain.index.engine import existing_index
+
+    index = existing_index(viewer.memory.vault)
+    if index is not None:
+        index.embedder.embed(["warm"])
