@@ -37,7 +37,15 @@ from benchmarks.perf.bench_hooks import ERRORS, add_failures
 from benchmarks.perf.generated import fresh_vault
 
 RESULTS = harness.RESULTS / "ui.json"
-TRANSCRIPT = REPO / "tests" / "data" / "transcripts" / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
+TRANSCRIPT = (
+    REPO
+    / "tests"
+    / "data"
+    / "transcripts"
+    / "claude-code"
+    / "-work-demo"
+    / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
+)
 SESSIONS = 300
 TARGET_MS = 300
 
@@ -114,7 +122,8 @@ def pages(root: Path) -> dict[str, str]:
         "path": "/path?" + urlencode({"from": patterns[0], "to": patterns[1], "weighted": 1}),
         "why": f"/why/{quote(context)}",
         "facts": "/facts?" + urlencode({"namespace": namespace.strip('"')}),
-        "fact_history": "/facts/history?" + urlencode({"subject": subject.strip('"'), "namespace": namespace.strip('"')}),
+        "fact_history": "/facts/history?"
+        + urlencode({"subject": subject.strip('"'), "namespace": namespace.strip('"')}),
         "runs": "/runs",
         "tips": "/tips",
         "handed": "/handed",
@@ -160,7 +169,11 @@ def main(argv: list[str] | None = None) -> dict:
     use_embedder(root, "lexical")
     started = time.perf_counter()
     subprocess.run([*brain(), "index", "--vault", str(root)], capture_output=True, check=True)
-    result: dict = {"machine": harness.machine(), "size": options.size, "index_s": round(time.perf_counter() - started, 1)}
+    result: dict = {
+        "machine": harness.machine(),
+        "size": options.size,
+        "index_s": round(time.perf_counter() - started, 1),
+    }
     port = 8900 + os.getpid() % 1000
     process, startup = serve(root, port)
     result["start_to_first_answer_s"] = round(startup, 2)

@@ -41,9 +41,7 @@ def failures(viewer: Viewer, args: Args) -> dict[str, Any]:
     handed = viewer.made_from("handings", (groups, summary), lambda: handings(viewer, groups, summary))
     order = viewer.made_from("failure-order", (groups, handed), lambda: _order(groups, handed))
     chosen = [
-        key
-        for key, episodes in order
-        if (not repeated or episodes >= 2) and (signature is None or key == signature)
+        key for key, episodes in order if (not repeated or episodes >= 2) and (signature is None or key == signature)
     ]
     shown, page = paged(chosen, args)
     return {
