@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from brain.agents.events import AGENT_EVENTS, hook_key
 from brain.agents.ledger import LedgerSummary
 from brain.index.catalog.failures import FailureHeld, all_failures
 from brain.plain import plain
 from brain.ui.viewer import Args, Viewer, paged, text
 
-FAILURE_EVENTS = ("tool-failure", "codex-tool-failure")
+# the failure hook's events as the ledger names them (each agent's `tool-failure`)
+FAILURE_EVENTS = tuple(
+    hook_key(agent, "tool-failure") for agent, events in AGENT_EVENTS.items() if "tool-failure" in events
+)
 THEN = ("recovered", "not recovered", "not in its episode", "pending")
 MOST_SEEN = 20  # a failure's episodes (and handings) listed, newest first
 
