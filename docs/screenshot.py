@@ -25,8 +25,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--page", default="/graph")
     parser.add_argument("--out", type=Path, default=DOCS / "images" / "viewer.png")
-    parser.add_argument("--width", type=int, default=1280)
-    parser.add_argument("--height", type=int, default=760)
+    parser.add_argument("--width", type=int, default=1480)
+    parser.add_argument("--height", type=int, default=880)
     options = parser.parse_args()
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:

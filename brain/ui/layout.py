@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-NODE_WIDTH = 200
+NODE_WIDTH = 178
 NODE_HEIGHT = 46
-LAYER_GAP = 90  # between one layer's nodes and the next layer's
+LAYER_GAP = 56  # between one layer's nodes and the next layer's
 ROW_GAP = 22
 MARGIN = 16
 
