@@ -75,7 +75,7 @@ def run_hook(
         if result.context:
             from brain.agents import ledger
 
-            ledger.record(memory.root, text, event, result.context)
+            ledger.record(memory.root, text, event, result.context, signature=result.signature)
     except BaseException as error:
         if isinstance(error, KeyboardInterrupt):
             return

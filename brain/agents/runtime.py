@@ -60,6 +60,7 @@ class HookResult:
 
     event: str
     context: str = ""
+    signature: str = ""  # the failure's, when the failure hook hands an earlier fix (for the ledger)
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,8 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     here = locate(_folder(request))
     found = earlier_fix(request.memory.vault.index_dir, failure, session, here.project if here else None)
     log(root, "tool-failure", f"{session}: {tool} [{found.signature or 'too little to match'}] {_outcome(found)}")
-    return HookResult(agent_event, seen_before(found))
+    said = seen_before(found)
+    return HookResult(agent_event, said, (found.signature or "") if said else "")
 
 
 def _outcome(found: EarlierFix) -> str:
