@@ -305,4 +305,5 @@ AGENT = Agent(
     hooks=HOOKS,
     store=lambda home: codex_home(home) / "sessions",
     to_do=to_do,
+    session_start="codex-session-start",
 )

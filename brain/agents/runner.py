@@ -20,6 +20,8 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import NoReturn
 
+from brain.errors import VaultPathMissing
+
 
 def run_hook(
     event: str,
@@ -65,7 +67,29 @@ def run_hook(
     except BaseException as error:
         if isinstance(error, KeyboardInterrupt):
             return
+        if isinstance(error, VaultPathMissing):
+            _say_the_vault_is_missing(event, root)
         runtime.log(root, event, f"error: {type(error).__name__}: {error}")
+
+
+def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
+    """The vault the hooks name is not a folder (mistyped, moved, an unmounted disk): every session
+    would go unremembered with only a line in the temporary hooks log, so the session-start hook tells
+    the user, in a `systemMessage` (shown to the user, costing the model nothing)."""
+    from brain.agents.output import user_message
+    from brain.agents.registry import SESSION_STARTS
+
+    if event not in SESSION_STARTS:
+        return
+    vault = str(root) if root is not None else "named by $BRAIN_VAULT"
+    sys.stdout.write(
+        user_message(
+            f"brain's vault {vault} is not a folder (mistyped, moved, or on a disk not mounted?), so this session "
+            "is not remembered: make the vault there with brain init, or install brain's hooks again with the "
+            "right --vault (brain hooks status lists where they are)."
+        )
+    )
+    sys.stdout.flush()
 
 
 def _nothing_to_say(event: str, text: str) -> bool:

@@ -485,11 +485,22 @@ def test_a_hook_never_fails_the_agent(example, stdin):
     assert " session-end error: InvalidInput: " in (example / ".brain" / "logs" / "hooks.log").read_text()
 
 
-def test_a_hook_with_no_vault_still_exits_0_silently(tmp_path):
-    done = brain_process(
-        "hooks", "run", "session-start", "--vault", str(tmp_path / "nowhere"), stdin=hook_input("SessionStart")
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+@pytest.mark.parametrize("start", ["session-start", "codex-session-start", "gemini-session-start"])
+def test_a_vault_that_is_not_there_is_told_to_the_user_at_session_start_and_no_hook_fails(tmp_path, start):
+    """A vault mistyped, moved or on a disk not mounted: the session-start hook says so to the user (a
+    systemMessage, which the model is not handed); every other hook exits 0 and prints nothing."""
+    nowhere = tmp_path / "nowhere"
+    done = brain_process("hooks", "run", start, "--vault", str(nowhere), stdin=hook_input("SessionStart"))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {
+        "systemMessage": f"brain's vault {nowhere} is not a folder (mistyped, moved, or on a disk not mounted?), so "
+        "this session is not remembered: make the vault there with brain init, or install brain's hooks again with "
+        "the right --vault (brain hooks status lists where they are)."
+    }
+    for event in ("first-prompt", "tool-failure", "session-end", "codex-first-prompt", "gemini-first-prompt"):
+        quiet = brain_process("hooks", "run", event, "--vault", str(nowhere), stdin=hook_input("UserPromptSubmit"))
+        assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    assert not nowhere.exists()
 
 
 def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
