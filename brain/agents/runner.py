@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -81,7 +82,7 @@ def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
 
     if event not in SESSION_STARTS:
         return
-    vault = str(root) if root is not None else "named by $BRAIN_VAULT"
+    vault = str(root) if root is not None else f"{os.environ.get('BRAIN_VAULT', '')}, from $BRAIN_VAULT,"
     sys.stdout.write(
         user_message(
             f"brain's vault {vault} is not a folder (mistyped, moved, or on a disk not mounted?), so this session "

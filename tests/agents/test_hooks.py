@@ -618,7 +618,8 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
 
 def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_path):
     """A hook run where a relative $BRAIN_VAULT names nothing (exported in another folder) never fails
-    the agent: exit 0, nothing printed, and the log line names $BRAIN_VAULT, its value and the fix."""
+    the agent: exit 0, the user told at session start, and the log line names $BRAIN_VAULT, its value
+    and the fix."""
     temp = tmp_path / "temp"
     temp.mkdir()
     done = subprocess.run(
@@ -630,7 +631,10 @@ def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_p
         timeout=120,
         env={**os.environ, "TMPDIR": str(temp), "BRAIN_VAULT": "vault-example"},
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["systemMessage"].startswith(
+        "brain's vault vault-example, from $BRAIN_VAULT, is not a folder (mistyped, moved, or on a disk not mounted?)"
+    )
     assert (temp / "brain-hooks.log").read_text().split(" ", 1)[1] == (
         f"session-start error: VaultPathMissing: $BRAIN_VAULT is 'vault-example', which does not exist in "
         f"'{tmp_path.resolve()}' (a relative path is read from the current folder); set $BRAIN_VAULT to an "
