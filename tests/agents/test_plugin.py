@@ -201,7 +201,10 @@ def test_a_vault_that_is_not_a_folder_is_told_to_the_user_at_session_start(
     """A typo, a moved vault, an unmounted disk: the session would go unremembered with only a line in
     the temporary hooks log; the user is told at session start, and no hook blocks."""
     missing = tmp_path / "Vualt"
-    env = {"CLAUDE_PLUGIN_OPTION_VAULT": str(missing) if option else "", "BRAIN_VAULT": str(missing) if from_env else ""}
+    env = {
+        "CLAUDE_PLUGIN_OPTION_VAULT": str(missing) if option else "",
+        "BRAIN_VAULT": str(missing) if from_env else "",
+    }
     path = f"{brain_on_path}:/usr/bin:/bin"
     start = run_hook("session-start", hook_input("SessionStart"), path, **env)
     assert (start.returncode, start.stderr) == (0, "")

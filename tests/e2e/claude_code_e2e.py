@@ -223,6 +223,6 @@ def test_the_plugins_mcp_server_starts_in_the_session_after_one_without_a_vault(
         model.turns = [{"text": "Nothing to do."}]
         run_claude(claude, model, repo, home, "Say hello", "--plugin-dir", str(PLUGIN), PATH=path, **env)
         seen.append(json.dumps(model.main_requests()[0]))
-    assert 'plugin:brain:brain (CONNECTION_CLOSED)' in seen[0]
+    assert "plugin:brain:brain (CONNECTION_CLOSED)" in seen[0]
     assert "Skipping connection" not in seen[1] and "plugin:brain:brain (" not in seen[1]
     assert "plugin:brain:brain\\n" in seen[1]  # listed among the connected servers whose tools are deferred
