@@ -640,3 +640,23 @@ def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_p
         f"'{tmp_path.resolve()}' (a relative path is read from the current folder); set $BRAIN_VAULT to an "
         "existing vault (an absolute path works from any folder) or unset it, or give the vault's path\n"
     )
+
+
+def test_the_first_prompt_does_not_hand_a_session_what_its_start_handed_it(example):
+    """The fact the session start handed a session is not handed again at its first prompt (the
+    ledger says what the session was given); a session that started elsewhere still gets it."""
+    named = ("--vault", str(example), "--namespace", "ledger-auth")
+    fact = "- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17): "
+    prompt = "Shorten the mobile access token TTL"
+
+    def context(event: str, session: str, **extra: str) -> str:
+        stdin = json.dumps({"session_id": session, "cwd": "/work/demo", **extra})
+        done = brain_process("hooks", "run", event, *named, stdin=stdin)
+        assert (done.returncode, done.stderr) == (0, "")
+        return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]) if done.stdout else ""
+
+    assert fact in context("session-start", "started-here", source="startup")
+    first = context("first-prompt", "started-here", prompt=prompt)
+    assert first.startswith(f"# Context for: {prompt}\n") and fact not in first
+    assert "## Patterns for this task\n" in first
+    assert fact in context("first-prompt", "started-elsewhere", prompt=prompt)

@@ -131,6 +131,29 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
     assert {f["kind"] for f in findings} >= {"skipped"}
 
 
+def test_doctor_finds_attachments_where_obsidian_does_and_reports_only_missing_ones(brain, vault):
+    """`![[diagram.png]]` embeds a file Obsidian finds by its name anywhere in the vault (or by its
+    path): no broken link while the file is there; a file that is not anywhere still is one."""
+    (vault.root / "Attachments" / "2026").mkdir(parents=True)
+    (vault.root / "Attachments" / "2026" / "Diagram.png").write_bytes(b"\x89PNG\r\n")
+    (vault.root / "Attachments" / "spec.pdf").write_bytes(b"%PDF-1.4")
+    text = (
+        "![[diagram.png]] ![[Attachments/spec.pdf#page=3]] [[spec.pdf|the spec]] ![[2026/Diagram.png|300]]\n"
+        "![[missing.png]] ![[Elsewhere/spec.pdf]]\n"
+    )
+    put(vault, "notes/Design.md", text)
+    (vault.root / ".brain" / "hidden.png").write_bytes(b"x")
+    put(vault, "notes/Hidden.md", "![[hidden.png]]\n")
+    brain("index")
+    findings = json.loads(brain("doctor", "--json").output)["findings"]
+    broken = sorted((f["path"], f["message"]) for f in findings if f["kind"] == "broken-link")
+    assert broken == [
+        ("notes/Design.md", "[[Elsewhere/spec.pdf]] matches no note or file"),
+        ("notes/Design.md", "[[missing.png]] matches no note or file"),
+        ("notes/Hidden.md", "[[hidden.png]] matches no note or file"),
+    ]
+
+
 def test_watch_runs_until_interrupted(vault):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen(
