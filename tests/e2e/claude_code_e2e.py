@@ -143,6 +143,8 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{session[:8]}.md")), "session 1's episode", log)[0]
     text = episode.read_text()
     assert "outcome: failure" in text and "cd: src: No such file or directory" in text
+    wait_for(lambda: f"extract {session}: " in log.read_text(), "session 1's extraction logged", log)
+    assert "skipped records" not in log.read_text()  # every record type this Claude Code writes is known
 
     # session 2 starts with session 1's failure and its lesson, hits the same failure and recovers
     model.requests.clear()
