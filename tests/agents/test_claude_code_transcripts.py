@@ -57,7 +57,10 @@ CLAUDE_2_1_332 = [
         "type": "api-request-blob",
         "sessionId": "f20b8172-7ab7-400f-b1b0-5b5a7f64a523",
         "hash": "f93e3c5d",
-        "message": {"role": "user", "content": [{"type": "text", "text": "<system-reminder>gitStatus</system-reminder>"}]},
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": "<system-reminder>gitStatus</system-reminder>"}],
+        },
     },
     {
         "type": "api-request",

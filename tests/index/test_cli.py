@@ -71,7 +71,9 @@ def test_status_counts_freshness_and_embedder(brain, vault):
     assert data["embedder"] == "lexical-hash-v1:384" and "fallback" in data["embedder_source"]
     put(vault, "episodes/e2.md", note_text("E2", "changed", type="episode"))
     text = brain("status").output
-    assert "notes     2 episode, 1 pattern" in text and "1 files changed" in text and "run `brain index`" in text
+    assert (
+        "notes     by type: episode 2, pattern 1" in text and "1 file changed" in text and "run `brain index`" in text
+    )
     assert "embedder  lexical-hash-v1:384" in text and "model     lexical fallback" in text
 
 
@@ -125,7 +127,7 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
     result = brain("doctor")
     assert "skipped         episodes/link.md: symlink leads outside the vault" in result.output
     assert "fix: move the note into the vault, or replace the link with a copy" in result.output  # the fix of its kind
-    assert "stale-index     .brain/index: 1 note files changed since the last index" in result.output
+    assert "stale-index     .brain/index: 1 note file changed since the last index" in result.output
     assert "fix: run `brain index`" in result.output
     findings = json.loads(brain("doctor", "--json").output)["findings"]
     assert {f["kind"] for f in findings} >= {"skipped"}
@@ -190,5 +192,5 @@ def test_watch_runs_until_interrupted(vault):
         reader.join(timeout=10)
     err = "".join(said)
     assert process.returncode == 0, err
-    assert "watching" in err and "updated 1 notes" in err
+    assert "watching" in err and "updated 1 note" in err
     assert not index.watcher_alive()

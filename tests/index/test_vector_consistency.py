@@ -89,9 +89,9 @@ def test_records_the_catalog_does_not_know_are_dropped(vault):
     store = open_index(vault).vectors
     store.collection().upsert(ids=["999:stray"], embeddings=[[0.1] * store.dim], metadatas=[{"path": "gone.md"}])
     assert status_line(vault).startswith(
-        "index     the vector store holds 1 chunks the catalog does not know; run `brain index`"
+        "index     the vector store holds 1 chunk the catalog does not know; run `brain index`"
     )
-    assert "the vector store holds 1 chunks the catalog does not know" in brain(vault, "doctor")
+    assert "the vector store holds 1 chunk the catalog does not know" in brain(vault, "doctor")
     assert (
         brain(vault, "index")
         .strip()
@@ -226,7 +226,7 @@ def test_a_copied_vault_gets_its_own_collection_and_a_moved_one_keeps_its_vector
     assert vault_identity(copy.root) != identity
     assert "3 chunks embedded" in brain(copy, "index")
     put(copy, "notes/c.md", note_text("C", "only in the copy"))
-    assert "1 chunks embedded" in brain(copy, "index")
+    assert "1 chunk embedded" in brain(copy, "index")
     assert status_line(original).startswith("index     up to date")  # the original's collection is untouched
     assert open_index(original).vectors.count() == 3 and open_index(copy).vectors.count() == 4
     runs = {

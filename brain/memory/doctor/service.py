@@ -15,6 +15,7 @@ from brain.memory.finding import Finding
 from brain.memory.patterns.note import pattern_from_note
 from brain.memory.runs.note import run_from_note
 from brain.memory.tips.note import tip_from_note
+from brain.plain import counted
 from brain.vault.note_files import SkipKind, other_files
 from brain.vault.vault import Vault
 
@@ -42,7 +43,10 @@ def _broken(path: str, target: str) -> Finding:
     """A link no note answers; one that names a file by its extension (`diagram.png`) no file either."""
     if PurePosixPath(target).suffix.lower() not in ("", ".md"):
         return Finding(
-            "broken-link", path, f"[[{target}]] matches no note or file", "put the file in the vault or correct the link"
+            "broken-link",
+            path,
+            f"[[{target}]] matches no note or file",
+            "put the file in the vault or correct the link",
         )
     return Finding("broken-link", path, f"[[{target}]] matches no note", "create the note or correct the link")
 
@@ -150,13 +154,18 @@ def check_index(vault: Vault) -> list[Finding]:
             Finding(
                 "stale-index",
                 where,
-                f"{status.changed_files} note files changed since the last index",
+                f"{counted(status.changed_files, 'note file')} changed since the last index",
                 "run `brain index`, or keep `brain watch` running",
             )
         )
     if status.vectors_embedder and status.pending_vectors:
         findings.append(
-            Finding("stale-index", where, f"{status.pending_vectors} notes wait for their vectors", "run `brain index`")
+            Finding(
+                "stale-index",
+                where,
+                f"{counted(status.pending_vectors, 'note')} without vectors yet",
+                "run `brain index`",
+            )
         )
     if status.vectors_missing:
         findings.append(

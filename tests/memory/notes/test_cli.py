@@ -190,3 +190,18 @@ def test_tags_in_a_notes_text_are_found_by_note_list_and_search(brain, vault):
     assert brain("note", "list", "--tag", "proj").output == "no notes match\n"
     assert brain("search", "login flow", "--tag", "notatag", "--mode", "text").output.startswith("no ")
     assert json.loads(brain("note", "list", "--tag", "ops", "--json").output)["notes"][0]["tags"] == ["ops"]
+
+
+def test_a_file_that_reads_as_one_is_a_notes_body_and_a_name_suggested_keeps_its_case(brain, vault):
+    """`-f /dev/null` writes an empty note, as `-f -` from an empty stdin does; a folder is refused in
+    one line. A name not found suggests notes by their titles as written."""
+    empty = brain("note", "write", "Empty", "-f", "/dev/null")
+    assert (empty.exit_code, empty.output) == (0, "created notes/Empty.md\n")
+    folder = brain("note", "write", "Folder", "-f", str(vault.root))
+    assert (folder.exit_code, folder.output) == (
+        2,
+        f"error: --file '{vault.root}' is a folder; give a file, or - for stdin\n",
+    )
+    brain("note", "write", "Ledger Overview", "-f", "-", input="x\n")
+    missing = brain("note", "read", "Ledger Overveiw")
+    assert missing.output == "error: no note named 'Ledger Overveiw'; did you mean 'Ledger Overview'?\n"
