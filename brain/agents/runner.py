@@ -95,7 +95,12 @@ def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
 
 def _nothing_to_say(event: str, text: str) -> bool:
     """Whether the hook has nothing to say, told before the vault and the agents are loaded: Codex
-    runs its PostToolUse hook after every tool call, and most calls succeed."""
+    runs its PostToolUse hook and Gemini CLI its AfterTool hook after every tool call, and most calls
+    succeed."""
+    if event == "gemini-tool-failure":
+        from brain.agents.gemini_calls import failure
+
+        return failure(text) is None and text.strip().startswith("{")
     if event != "codex-tool-failure":
         return False
     from brain.agents.codex_calls import succeeded

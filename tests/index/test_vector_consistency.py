@@ -81,7 +81,7 @@ def test_records_lost_from_the_collection_are_embedded_again(vault):
     collection.delete(
         ids=[next(record for record in collection.get(include=[])["ids"] if record.startswith(f"{a_id}:"))]
     )
-    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 notes)")
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 note)")
     assert_repaired(vault, 1, 2)  # the note that lost one of its two chunks is embedded again whole
 
 
@@ -177,7 +177,7 @@ def lose_a_record_elsewhere(vault: Vault) -> None:
 def test_records_deleted_by_another_process_are_found_after_the_stamp_was_recorded(vault):
     assert not status_and_index_elsewhere(vault)[2]  # trusted by its stamp
     lose_a_record_elsewhere(vault)
-    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 notes)")
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 note)")
     assert_repaired(vault, 1, 2)
     index_line, summary, imported = status_and_index_elsewhere(vault)  # the repair vouched for the store again
     assert index_line.startswith("index     up to date") and " 0 chunks embedded" in summary and not imported
@@ -187,7 +187,7 @@ def test_brains_own_write_after_someone_elses_change_vouches_for_nothing(vault):
     lose_a_record_elsewhere(vault)
     put(vault, "notes/c.md", note_text("C", "delta words"))
     update_paths(open_index(vault), ["notes/c.md"])  # a write through brain embeds c, but cannot vouch for the loss
-    assert status_line(vault).startswith("index     the vector store lacks 1 of 4 chunks (1 notes)")
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 4 chunks (1 note)")
     assert_repaired(vault, 1, 2)
 
 

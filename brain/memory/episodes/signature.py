@@ -36,7 +36,16 @@ from dataclasses import dataclass
 from brain.markdown.model import Episode
 
 SHELL_TOOLS = frozenset(
-    {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}
+    {
+        "Bash",
+        "shell",
+        "exec_command",
+        "local_shell",
+        "container.exec",
+        "run_terminal_cmd",
+        "PowerShell",
+        "run_shell_command",  # Gemini CLI
+    }
 )
 LINE_CHARACTERS = 80
 MIN_WORDS = 3

@@ -45,6 +45,8 @@ _INJECTED_TAGS = (
     "user_instructions",
     "permissions instructions",
     "turn_aborted",
+    "hook_context",  # Gemini CLI: a hook's additionalContext, put before the prompt
+    "session_context",  # Gemini CLI: the working folder and its tree, the chat's first message
 )
 
 
