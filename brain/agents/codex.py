@@ -94,6 +94,10 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
     except tomllib.TOMLDecodeError as error:
         return tuple(codex_installed(text)), f"not TOML ({error})"
     found = codex_installed(text)
+    if text.count(BEGIN) > len(_BLOCK.findall(text)):
+        return tuple(found), (
+            f"a block of brain's has no end marker ('{END}'); brain leaves it as it is: take it out by hand"
+        )
     if target.project is not None and any(line.startswith("notify") for line in found):
         return tuple(found), (
             "Codex ignores notify in a project's config.toml (it warns on every run, and runs it only from the "
@@ -155,9 +159,15 @@ def codex_blocks(commands: Commands, notify: bool = True) -> tuple[str, str]:
     return top, end
 
 
+# A whole block of brain's: its begin marker, lines that are no begin marker, its end marker. A block
+# whose end marker a person deleted is no block (never the lines up to the next block's end).
+_BLOCK = re.compile(rf"(?m)^{re.escape(BEGIN)}\n((?:(?!{re.escape(BEGIN)}\n).*\n)*?){re.escape(END)}(?:\n|\Z)")
+
+
 def without_codex_blocks(text: str) -> str:
-    pattern = re.compile(rf"(?m)^{re.escape(BEGIN)}\n.*?^{re.escape(END)}\n?", re.DOTALL)
-    return pattern.sub("", text)
+    """The text without brain's whole blocks; every other byte stays, whether or not it is valid TOML
+    (uninstall takes brain out of a file the user broke, and leaves the rest as it is)."""
+    return _BLOCK.sub("", text)
 
 
 def with_codex_blocks(text: str, commands: Commands, notify: bool = True) -> str:
@@ -184,9 +194,8 @@ def with_codex_blocks(text: str, commands: Commands, notify: bool = True) -> str
 
 
 def codex_installed(text: str) -> list[str]:
-    """The lines of brain's blocks in a config.toml, without the markers."""
-    pattern = re.compile(rf"(?m)^{re.escape(BEGIN)}\n(.*?)^{re.escape(END)}", re.DOTALL)
-    return [line for block in pattern.findall(text) for line in block.splitlines() if line.strip()]
+    """The lines of brain's whole blocks in a config.toml, without the markers."""
+    return [line for block in _BLOCK.findall(text) for line in block.splitlines() if line.strip()]
 
 
 # ---------------------------------------------------------------- hooks.json, and whether Codex runs them

@@ -224,6 +224,34 @@ def test_codex_with_its_own_notify_is_refused(vault, home):
     assert config.read_text() == 'notify = ["my-notifier"]\n'
 
 
+def test_codex_uninstall_takes_out_whole_blocks_only_and_leaves_a_broken_file_as_it_is(vault, home):
+    """A config.toml the user broke (not TOML any more): uninstall takes brain's marked blocks out and
+    leaves every other byte; Codex cannot read the file either way, and status says so. A block whose
+    end marker was deleted is left as it is (status says so), never read up to the next block's end:
+    the user's lines between the two stay."""
+    config = home / ".codex" / "config.toml"
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    config.write_text(config.read_text() + 'model = "o4\n')  # an unclosed string
+    out = hooks("uninstall", "codex", "--scope", "user")
+    assert out.exit_code == 0 and out.stdout.startswith(f"updated   {config}  (notify and mcp server)\n")
+    assert config.read_text() == 'model = "o4\n'
+    assert f"{config}: not TOML (" in hooks("status").stdout
+    config.unlink()
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    text = config.read_text()
+    end = "# <<< brain\n"
+    config.write_text(text.replace(end, '# my notes\nmodel = "o4"\n', 1))
+    notify = text.splitlines()[1]
+    status = hooks("status").stdout
+    assert (
+        f"{config}: a block of brain's has no end marker ('# <<< brain'); brain leaves it as it is: take it out by "
+        "hand\n"
+    ) in status
+    hooks("uninstall", "codex", "--scope", "user")
+    begin = text.splitlines()[0]
+    assert config.read_text() == f'{begin}\n{notify}\n# my notes\nmodel = "o4"\n'
+
+
 def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_path, monkeypatch):
     codex_home = tmp_path / "codex home"
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
