@@ -155,7 +155,8 @@ def run(
         str,
         typer.Argument(
             help="session-start, first-prompt, tool-failure, session-end (Claude Code); codex-session-start, "
-            "codex-first-prompt, codex-tool-failure, codex-stop, codex-notify (Codex); extract."
+            "codex-first-prompt, codex-tool-failure, codex-stop, codex-notify (Codex); gemini-session-start, "
+            "gemini-first-prompt, gemini-tool-failure, gemini-session-end (Gemini CLI); extract."
         ),
     ],
     payload: Annotated[
