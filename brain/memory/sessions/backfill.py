@@ -120,7 +120,7 @@ def _first_records(file: Path) -> Iterator[dict[str, Any]]:
             for _, line in zip(range(_PEEK_LINES), lines, strict=False):
                 try:
                     record = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # not JSON, or nested too deep to parse
                     continue
                 if isinstance(record, dict):
                     yield record

@@ -28,6 +28,7 @@ from brain.memory.sessions.transcripts import (
     formats,
     transcript_files,
 )
+from brain.notes.depth import MAX_DEPTH
 from brain.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
@@ -88,8 +89,14 @@ def extract_transcript(
     builder.session_id = stats.session_id or file.stem
     builder.cwd = stats.cwd
     warnings = []
-    if stats.skipped_lines:
-        warnings.append(f"{file.name}: skipped {stats.skipped_lines} lines that are not JSON")
+    if stats.skipped_lines > stats.too_deep:
+        warnings.append(f"{file.name}: skipped {stats.skipped_lines - stats.too_deep} lines that are not JSON")
+    if stats.too_deep:
+        warnings.append(f"{file.name}: skipped {stats.too_deep} lines nested too deep to read")
+    if stats.pruned:
+        warnings.append(
+            f"{file.name}: read {stats.pruned} records without their values nested more than {MAX_DEPTH} levels deep"
+        )
     if stats.unknown:
         shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unknown.items()))
         warnings.append(f"{file.name}: skipped records of types brain does not know: {shown}")
