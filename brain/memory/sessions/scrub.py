@@ -41,6 +41,7 @@ from brain.memory.facts import journal
 from brain.memory.facts.note import fact_from_note
 from brain.memory.notes.receipts import write_receipt
 from brain.memory.sessions.redact import Redactor, Span, redactor_for
+from brain.vault import state_files
 from brain.vault.vault import Vault
 
 LOGS_DIR = "logs"  # under .brain/: the hooks log, and hooks.log.1 its older half
@@ -243,7 +244,10 @@ def _journal_places(vault: Vault, redactor: Redactor) -> tuple[list[Place], set[
 
 
 def _log_files(vault: Vault) -> list[Path]:
-    return sorted(path for path in (vault.brain_dir / LOGS_DIR).glob("*") if path.is_file())
+    """The logs, not their locks and temp files (hidden)."""
+    return sorted(
+        path for path in (vault.brain_dir / LOGS_DIR).glob("*") if path.is_file() and not path.name.startswith(".")
+    )
 
 
 def _log_places(vault: Vault, redactor: Redactor) -> Iterator[Place]:
@@ -309,13 +313,9 @@ def _scrub_summaries(vault: Vault, redactor: Redactor, reindexed: set[str]) -> N
 
 
 def _scrub_logs(vault: Vault, redactor: Redactor) -> None:
+    """Each log rewritten redacted, no line a hook appends meanwhile lost (`state_files.rewrite`)."""
     for file in _log_files(vault):
-        text = file.read_text(encoding="utf-8", errors="surrogateescape")
-        redacted = redactor.text(text)
-        if redacted != text:
-            temp = file.with_name(f".{file.name}.tmp")
-            temp.write_text(redacted, encoding="utf-8", errors="surrogateescape")
-            os.replace(temp, file)
+        state_files.rewrite(file, redactor.text)
 
 
 def _receipt_body(found: Redaction, journal_facts: set[str]) -> dict[str, Any]:
