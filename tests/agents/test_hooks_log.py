@@ -206,3 +206,21 @@ def test_redact_rewriting_the_log_loses_no_line_hooks_append_meanwhile(tmp_path:
             f"extract w{k} line {number} password=[REDACTED:assignment]" for number in range(each)
         ], runs
     assert len(kept) == writers * each
+
+
+def test_the_log_a_spawned_worker_opens_and_a_redacted_log_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    """Issue 40, 9: the first hook's spawned worker created the log (its stderr) mode 644, `brain
+    redact --apply` rewrote it 644, and a log an older brain made stayed 644."""
+    root = vault_root(tmp_path)
+    path = log_path(root)
+    runtime.spawn(root, ["no-such-event"])  # the worker's stderr goes to the log, which it opens first
+    assert path.stat().st_mode & 0o777 == 0o600
+    path.chmod(0o644)  # as an older brain left it
+    runtime.log(root, "session-start", "a line")
+    assert path.stat().st_mode & 0o777 == 0o600
+    with path.open("a") as log:
+        log.write("2026-11-28T10:00:00Z extract x: password=hunter2-xyz\n")
+    path.chmod(0o644)
+    done = run_brain("redact", "--apply", "--vault", str(root))
+    assert done.exit_code == 0, done.output
+    assert "hunter2-xyz" not in path.read_text() and path.stat().st_mode & 0o777 == 0o600

@@ -12,7 +12,10 @@ patterns` too) and replaced with the same `[REDACTED:<kind>]` markers, in:
   page or old full-text segment keeps the old text;
 - the summaries cache (`.brain/index/summaries/`): an entry holding a secret, or computed from a
   note that was rewritten, is dropped (it is computed again from the redacted note);
-- the logs under `.brain/logs/` (the hooks log and its rotated `hooks.log.1`), line by line;
+- the logs under `.brain/logs/` (the hooks log and its rotated `hooks.log.1`), line by line, no line
+  a hook appends meanwhile lost;
+- the tip candidates (`.brain/tips/candidates.jsonl`, drafts waiting for a second session), each
+  value of each line;
 - the recall journal: a returned fact value holding a secret is purged (its hashes kept, so the
   chain still verifies), under the name of the receipt, which lists the fact.
 
@@ -26,6 +29,7 @@ never what it was, nor a hash of it (a hash of a short secret can be guessed bac
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
@@ -41,6 +45,7 @@ from brain.memory.facts import journal
 from brain.memory.facts.note import fact_from_note
 from brain.memory.notes.receipts import write_receipt
 from brain.memory.sessions.redact import Redactor, Span, redactor_for
+from brain.memory.tips.admit import CANDIDATES
 from brain.vault import state_files
 from brain.vault.vault import Vault
 
@@ -83,13 +88,14 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
     history, replacements = _history_places(vault, redactor)
     cached = list(_summary_places(vault, redactor))
     logs = list(_log_places(vault, redactor))
+    waiting = list(_candidate_places(vault, redactor))
     recalled, facts = _journal_places(vault, redactor)
     rewritten = tuple(sorted({place.path for place in notes} - {path for path, _ in skipped}))
     reindexed = tuple(sorted({place.path for place in notes + catalog})) if index is not None else ()
     vectors = index is not None and index.has_vectors()
-    if not apply or not (notes or history or catalog or cached or logs or recalled):
+    if not apply or not (notes or history or catalog or cached or logs or waiting or recalled):
         versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
-        places = tuple(notes + history + catalog + cached + logs + recalled)
+        places = tuple(notes + history + catalog + cached + logs + waiting + recalled)
         return Redaction(False, places, rewritten, versions, reindexed, vectors, skipped)
     done = _rewrite_notes(vault, redactor, rewritten)
     with vault.locked():
@@ -99,7 +105,8 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
         _reindex(index, reindexed)
     _scrub_summaries(vault, redactor, set(reindexed))
     _scrub_logs(vault, redactor)
-    places = tuple(notes + history + catalog + cached + logs + recalled)
+    _scrub_candidates(vault, redactor)
+    places = tuple(notes + history + catalog + cached + logs + waiting + recalled)
     found = Redaction(True, places, done, versions, reindexed, vectors, skipped)
     receipt = write_receipt(vault, journal.REDACTIONS_DIR, "REDACT", _receipt_body(found, facts))
     # after the receipt: a value the journal marks purged is verified against the receipt naming it
@@ -257,6 +264,32 @@ def _log_places(vault: Vault, redactor: Redactor) -> Iterator[Place]:
         yield from (Place("log", name, kind, line) for line, kind in _lines(text, redactor.spans(text)))
 
 
+def _candidates_file(vault: Vault) -> Path:
+    return vault.brain_dir / CANDIDATES
+
+
+def _candidate_places(vault: Vault, redactor: Redactor) -> Iterator[Place]:
+    """Secrets in the tip candidates (drafts waiting for a second session), line by line: in each
+    value of a line's JSON, or in the line's text when it is not JSON."""
+    path = _candidates_file(vault)
+    if not path.is_file():
+        return
+    name = path.relative_to(vault.root).as_posix()
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            texts = _json_strings(line)
+            for text in [line] if texts is None else texts:
+                yield from (Place("candidates", name, span.kind, number) for span in redactor.spans(text))
+
+
+def _json_strings(line: str) -> list[str] | None:
+    """Every string (keys too) of a JSON line, or None when the line is not JSON."""
+    try:
+        return list(_strings(json.loads(line)))
+    except (ValueError, RecursionError):
+        return None
+
+
 # ---------------------------------------------------------------- replacing
 
 
@@ -316,6 +349,27 @@ def _scrub_logs(vault: Vault, redactor: Redactor) -> None:
     """Each log rewritten redacted, no line a hook appends meanwhile lost (`state_files.rewrite`)."""
     for file in _log_files(vault):
         state_files.rewrite(file, redactor.text)
+
+
+def _scrub_candidates(vault: Vault, redactor: Redactor) -> None:
+    """The candidates rewritten with each value redacted, under the vault's write lock (which
+    learning tips holds to read and write them)."""
+
+    def redacted(text: str) -> str:
+        return "".join(_redacted_line(line, redactor) for line in text.splitlines(keepends=True))
+
+    with vault.locked():
+        state_files.rewrite(_candidates_file(vault), redacted)
+
+
+def _redacted_line(line: str, redactor: Redactor) -> str:
+    """A JSON line with its values redacted (written as the candidates are), else its text redacted."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return redactor.text(line)
+    after = redactor.value(value)
+    return line if after == value else json.dumps(after, ensure_ascii=False) + "\n"
 
 
 def _receipt_body(found: Redaction, journal_facts: set[str]) -> dict[str, Any]:

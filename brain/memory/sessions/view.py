@@ -151,7 +151,8 @@ def _where(place: Place) -> str:
 def redaction_lines(found: Redaction) -> list[str]:
     """One line per secret (its store, where, its kind), the notes left alone, then what was done."""
     width = max((len(_where(place)) for place in found.places if place.store != "summaries"), default=0)
-    lines = [f"{place.store:<9} {_where(place):<{width}}  {place.kind}" for place in found.places]
+    column = max((len(place.store) for place in found.places), default=0)
+    lines = [f"{place.store:<{max(column, 9)}} {_where(place):<{width}}  {place.kind}" for place in found.places]
     lines += [f"not rewritten: {path}: {why}" for path, why in found.skipped]
     if not found.places:
         return [*lines, "no secrets found; nothing changed"]

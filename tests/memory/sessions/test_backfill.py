@@ -64,6 +64,8 @@ def test_backfill_extracts_every_session_oldest_first_and_twice_adds_nothing(vau
         "5d0c0c0c-empty.jsonl holds no claude-code records (1 lines that are not JSON)"
     )
     assert len(list((vault.root / "episodes").glob("EPISODE-*.md"))) == 3
+    # it names every session: readable by its owner only (issue 40, 9)
+    assert (vault.brain_dir / "sessions" / "backfilled.json").stat().st_mode & 0o777 == 0o600
 
     before = snapshot(vault.root)
     second = backfill(vault, "--from", "claude-code")

@@ -311,3 +311,49 @@ def test_the_rotated_hooks_log_is_scrubbed_too(vault):
         "2026-11-20T10:00:00Z extract x: started\n2026-11-20T10:00:01Z extract x: [REDACTED:github-token]\n"
     )
     assert (logs / "hooks.log").read_text() == "2026-11-21T10:00:00Z extract y: password=[REDACTED:assignment]\n"
+
+
+def test_the_tip_candidates_are_scrubbed_and_still_read(vault):
+    """Issue 40, 6: `.brain/tips/candidates.jsonl` (drafts kept up to 90 days for a second session)
+    was neither read by a dry run nor rewritten by `--apply`."""
+    from dataclasses import asdict
+
+    from brain.memory.tips.admit import CANDIDATES, Candidates
+    from brain.memory.tips.draft import Draft
+
+    held = Draft(
+        category="strategy",
+        subtask='Set SECRET_KEY_BASE="9f8e7d6c 5b4a3928" before the deploy',
+        trigger="deploy fails",
+        tip="Export the key first",
+        steps=("export JWT_SECRET_KEY=jwt-4f8a9c-secret",),
+        avoid="",
+        purpose="",
+        applies_when="",
+        task_category="deploy",
+        priority="medium",
+        evidence="success",
+        episode="EPISODE-2026-11-20-a1b2c3d4",
+        span="d001",
+    )
+    path = vault.brain_dir / CANDIDATES
+    path.parent.mkdir(parents=True, exist_ok=True)
+    clean = {**asdict(held), "subtask": "Tune the cache", "steps": ["warm it"], "held": "2026-11-20"}
+    path.write_text(  # as an older brain kept them: the secrets were not seen then
+        json.dumps(asdict(held) | {"held": "2026-11-20"}, ensure_ascii=False) + "\n" + json.dumps(clean) + "\n",
+        encoding="utf-8",
+    )
+    dry = _brain(vault, "redact")
+    assert dry.stdout.splitlines()[:3] == [
+        "candidates .brain/tips/candidates.jsonl:1  assignment",
+        "candidates .brain/tips/candidates.jsonl:1  assignment",
+        "dry run, nothing changed: 2 secrets found (2 in candidates); would rewrite 0 notes and 0 history versions",
+    ]
+    assert _brain(vault, "redact", "--apply").exit_code == 0
+    assert _leaks(vault, ["9f8e7d6c", "jwt-4f8a9c-secret"]) == {}
+    (first, second) = Candidates(vault.brain_dir, "2026-11-21").waiting
+    assert first.draft.subtask == 'Set SECRET_KEY_BASE="[REDACTED:assignment]" before the deploy'
+    assert first.draft.steps == ("export JWT_SECRET_KEY=[REDACTED:assignment]",)
+    assert (first.held, second.draft.subtask, second.draft.steps) == ("2026-11-20", "Tune the cache", ("warm it",))
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert _brain(vault, "redact").stdout == "no secrets found; nothing changed\n"
