@@ -43,9 +43,10 @@ def append(path: Path, line: str) -> None:
 
 
 def read_lines(path: Path) -> list[str]:
-    """The lines of the rotated file then of the current one, oldest first."""
+    """The lines of the rotated file then of the current one, oldest first (split at line feeds
+    only: a carriage return or another break inside a message is part of its line)."""
     lines: list[str] = []
     for file in (rotated_path(path), path):
         if file.is_file():
-            lines += file.read_text(encoding="utf-8", errors="replace").splitlines()
-    return lines
+            lines += file.read_bytes().decode("utf-8", "replace").removesuffix("\n").split("\n")
+    return [line for line in lines if line]
