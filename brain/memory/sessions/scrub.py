@@ -10,6 +10,10 @@ patterns` too) and replaced with the same `[REDACTED:<kind>]` markers, in:
 - the index: the rewritten notes' catalog rows, full-text entries and vectors (the chunks that
   changed are embedded again, the old ones deleted), then the catalog file compacted so no free
   page or old full-text segment keeps the old text;
+- the embedded vector store: a chunk's metadata holds its section (a heading), and Chroma keeps
+  every write's metadata in its own log (`embeddings_queue`) until its vector index is written
+  out; when either holds a secret, each of the vault's collections is made again (Chroma drops a
+  collection's log with it) and `chroma.sqlite3` compacted;
 - the summaries cache (`.brain/index/summaries/`): an entry holding a secret, or computed from a
   note that was rewritten, is dropped (it is computed again from the redacted note);
 - the logs under `.brain/logs/` (the hooks log and its rotated `hooks.log.1`), line by line, no line
@@ -39,6 +43,7 @@ from typing import Any
 from brain.errors import InvalidInput
 from brain.index.catalog import summaries
 from brain.index.engine import Index, existing_index
+from brain.index.vectors import segments
 from brain.markdown.edit import set_frontmatter
 from brain.markdown.parse import parse_note
 from brain.memory.facts import journal
@@ -50,6 +55,7 @@ from brain.vault import state_files
 from brain.vault.vault import Vault
 
 LOGS_DIR = "logs"  # under .brain/: the hooks log, and hooks.log.1 its older half
+CHROMA_FILE = ".brain/index/chroma/chroma.sqlite3"  # a metadata string no note's path goes with
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,7 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
     index = existing_index(vault)
     notes, skipped = _note_places(vault, redactor)
     catalog = _catalog_places(index, redactor) if index is not None else []
+    kept = _vector_places(index, redactor) if index is not None else []
     history, replacements = _history_places(vault, redactor)
     cached = list(_summary_places(vault, redactor))
     logs = list(_log_places(vault, redactor))
@@ -93,20 +100,20 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
     rewritten = tuple(sorted({place.path for place in notes} - {path for path, _ in skipped}))
     reindexed = tuple(sorted({place.path for place in notes + catalog})) if index is not None else ()
     vectors = index is not None and index.has_vectors()
-    if not apply or not (notes or history or catalog or cached or logs or waiting or recalled):
+    if not apply or not (notes or history or catalog or kept or cached or logs or waiting or recalled):
         versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
-        places = tuple(notes + history + catalog + cached + logs + waiting + recalled)
+        places = tuple(notes + history + catalog + kept + cached + logs + waiting + recalled)
         return Redaction(False, places, rewritten, versions, reindexed, vectors, skipped)
     done = _rewrite_notes(vault, redactor, rewritten)
     with vault.locked():
         history, replacements = _history_places(vault, redactor)  # the versions the rewrites stored first too
         versions = vault.history.rewrite_versions(replacements)
     if index is not None:
-        _reindex(index, reindexed)
+        _reindex(index, reindexed, rebuild_vectors=bool(kept))
     _scrub_summaries(vault, redactor, set(reindexed))
     _scrub_logs(vault, redactor)
     _scrub_candidates(vault, redactor)
-    places = tuple(notes + history + catalog + cached + logs + waiting + recalled)
+    places = tuple(notes + history + catalog + kept + cached + logs + waiting + recalled)
     found = Redaction(True, places, done, versions, reindexed, vectors, skipped)
     receipt = write_receipt(vault, journal.REDACTIONS_DIR, "REDACT", _receipt_body(found, facts))
     # after the receipt: a value the journal marks purged is verified against the receipt naming it
@@ -200,6 +207,20 @@ def _catalog_places(index: Index, redactor: Redactor) -> list[Place]:
     return [
         Place("catalog", path, kind, line) for path, text in rows for line, kind in _lines(text, redactor.spans(text))
     ]
+
+
+def _vector_places(index: Index, redactor: Redactor) -> list[Place]:
+    """Secrets in what the embedded vector store keeps of the notes (a chunk's section, its heading),
+    its records' metadata and Chroma's own log of its writes; each text once per note."""
+    if index.chroma_url or not index.has_vectors():
+        return []
+    places: list[Place] = []
+    seen: set[tuple[str | None, str]] = set()
+    for path, text in segments.kept_strings(index.vectors.path):
+        if (path, text) not in seen:
+            seen.add((path, text))
+            places += [Place("vectors", path or CHROMA_FILE, span.kind) for span in redactor.spans(text)]
+    return places
 
 
 def _summary_files(vault: Vault) -> list[Path]:
@@ -320,16 +341,25 @@ def _rehashed(before: str, after: str, path: str) -> str:
     return set_frontmatter(after, {"value_hash": fact.actual_hash}) if fact.tampered else after
 
 
-def _reindex(index: Index, paths: tuple[str, ...]) -> None:
+def _reindex(index: Index, paths: tuple[str, ...], *, rebuild_vectors: bool = False) -> None:
     """The catalog rows, full text and vectors of `paths` made again from the redacted notes (the
-    changed chunks embedded, the old ones deleted), then no old text left in the catalog's file."""
+    changed chunks embedded, the old ones deleted), then no old text left in the catalog's file.
+    `rebuild_vectors`: the embedded store kept a secret (in a chunk's metadata, or in Chroma's log
+    of its writes, which Chroma empties only when its vector index is next written out): each of
+    the vault's collections is made again from brain's vectors and the catalog, and the file compacted."""
     from brain.index.catalog.compact import compact
+    from brain.index.sync.disk_bound import rebuild_every_collection
+    from brain.index.sync.embedding import embed_pending
     from brain.index.sync.sync import update_paths
 
     if paths:
         update_paths(index, paths, embed=index.has_vectors())
     with index.locked():
         compact(index.catalog)
+        if rebuild_vectors:
+            rebuild_every_collection(index)
+    if rebuild_vectors:
+        embed_pending(index)  # a note brain's copy of the vectors lacked waits to be embedded: now
 
 
 def _scrub_summaries(vault: Vault, redactor: Redactor, reindexed: set[str]) -> None:

@@ -357,3 +357,27 @@ def test_the_tip_candidates_are_scrubbed_and_still_read(vault):
     assert (first.held, second.draft.subtask, second.draft.steps) == ("2026-11-20", "Tune the cache", ("warm it",))
     assert path.stat().st_mode & 0o777 == 0o600
     assert _brain(vault, "redact").stdout == "no secrets found; nothing changed\n"
+
+
+def test_a_secret_in_a_heading_is_purged_from_chromas_own_operation_log(lex):
+    """Issue 40, 7: a heading is each chunk's `section` in Chroma; the old metadata stayed in Chroma's
+    operation log (`embeddings_queue` in chroma.sqlite3), which Chroma empties only once its vector
+    index is written out (every 4,096 records here), and a second dry run said nothing."""
+    write(lex, "notes/Creds.md", "---\ntitle: Creds\n---\n# Creds\n\n## password=hunter2heading\n\nsome text\n")
+    write(lex, "notes/Other.md", "# Other\n\n## Plain heading\n\nplain text\n")
+    assert _brain(lex, "index").exit_code == 0
+    chroma = ".brain/index/chroma/chroma.sqlite3"
+    assert chroma in _leaks(lex, ["hunter2heading"])
+    dry = _brain(lex, "redact").stdout.splitlines()
+    assert "vectors   notes/Creds.md    assignment" in dry, dry
+    done = _brain(lex, "redact", "--apply")
+    assert done.exit_code == 0, done.output
+    assert _leaks(lex, ["hunter2heading"]) == {}
+    assert _brain(lex, "redact").stdout == "no secrets found; nothing changed\n"
+    # the vectors still answer, and agree with the catalog
+    index = state(lex)
+    assert index["pending"] == [] and sorted(index["chunks"]) == sorted(index["vectors"])
+    found = json.loads(_brain(lex, "search", "plain text", "--mode", "vector", "--json").stdout)
+    assert found[0]["path"] == "notes/Other.md"
+    doctor = _brain(lex, "doctor")
+    assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found"), doctor.stdout
