@@ -6,7 +6,8 @@ patterns` too) and replaced with the same `[REDACTED:<kind>]` markers, in:
 - the notes (rewritten through `Vault.update_many`: under the write lock, refused when an editor
   saves meanwhile, each rewrite a version in the history);
 - the history: every stored version that holds a secret is replaced by its redacted bytes in
-  every log that names it, and the old bytes are deleted;
+  every log that names it, and the old bytes are deleted; a stored version no log names that
+  holds one (a redaction killed part-way leaves them) is deleted;
 - the index: the rewritten notes' catalog rows, full-text entries and vectors (the chunks that
   changed are embedded again, the old ones deleted), then the catalog file compacted so no free
   page or old full-text segment keeps the old text;
@@ -52,6 +53,7 @@ from brain.memory.notes.receipts import write_receipt
 from brain.memory.sessions.redact import Redactor, Span, redactor_for
 from brain.memory.tips.admit import CANDIDATES
 from brain.vault import state_files
+from brain.vault.state_files import write_whole
 from brain.vault.vault import Vault
 
 LOGS_DIR = "logs"  # under .brain/: the hooks log, and hooks.log.1 its older half
@@ -81,44 +83,59 @@ class Redaction:
     vectors: bool  # whether the vault has vectors (embedded again for `reindexed`)
     skipped: tuple[tuple[str, str], ...] = ()  # (note, why) notes brain cannot rewrite
     receipt: str | None = None
+    interrupted: bool = False  # an earlier `--apply` was cut short (applied: this run finished it)
+
+
+def pending_path(vault: Vault) -> Path:
+    """Written before an applied redaction changes anything, removed once it is done: a redaction cut
+    short leaves text no search finds (the catalog's free pages, Chroma's log), which the next
+    `--apply` removes even when no secret is left to find."""
+    return vault.brain_dir / "journal" / journal.REDACTIONS_DIR / "PENDING"
 
 
 def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
-    """Find every secret in the vault's notes, history, index, summaries cache, logs and recall
-    journal; with `apply`, replace each with its marker and write a receipt. When nothing is found,
-    nothing is written (no receipt either)."""
+    """Find every secret in the vault's notes, history, index, summaries cache, logs, tip candidates
+    and recall journal; with `apply`, replace each with its marker and write a receipt. When nothing
+    is found and no earlier redaction was cut short, nothing is written (no receipt either)."""
     redactor = redactor_for(vault.brain_dir)  # a bad `[redact] pattern` is a one-line error, nothing read
     index = existing_index(vault)
+    interrupted = pending_path(vault).is_file()
     notes, skipped = _note_places(vault, redactor)
     catalog = _catalog_places(index, redactor) if index is not None else []
     kept = _vector_places(index, redactor) if index is not None else []
     history, replacements = _history_places(vault, redactor)
-    cached = list(_summary_places(vault, redactor))
-    logs = list(_log_places(vault, redactor))
-    waiting = list(_candidate_places(vault, redactor))
+    history += _unnamed_places(vault, redactor)
+    others = list(_summary_places(vault, redactor)) + list(_log_places(vault, redactor))
+    others += _candidate_places(vault, redactor)
     recalled, facts = _journal_places(vault, redactor)
+    places = tuple(notes + history + catalog + kept + others + recalled)
     rewritten = tuple(sorted({place.path for place in notes} - {path for path, _ in skipped}))
     reindexed = tuple(sorted({place.path for place in notes + catalog})) if index is not None else ()
     vectors = index is not None and index.has_vectors()
-    if not apply or not (notes or history or catalog or kept or cached or logs or waiting or recalled):
+    if not apply or not (places or interrupted):
         versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
-        places = tuple(notes + history + catalog + kept + cached + logs + waiting + recalled)
-        return Redaction(False, places, rewritten, versions, reindexed, vectors, skipped)
+        return Redaction(False, places, rewritten, versions, reindexed, vectors, skipped, interrupted=interrupted)
+    write_whole(pending_path(vault), b"{}\n")
     done = _rewrite_notes(vault, redactor, rewritten)
     with vault.locked():
         history, replacements = _history_places(vault, redactor)  # the versions the rewrites stored first too
         versions = vault.history.rewrite_versions(replacements)
+        for place in _unnamed_places(vault, redactor):  # left by a redaction killed part-way
+            (vault.root / place.path).unlink(missing_ok=True)
     if index is not None:
-        _reindex(index, reindexed, rebuild_vectors=bool(kept))
+        _reindex(index, reindexed, rebuild_vectors=bool(kept) or interrupted)
     _scrub_summaries(vault, redactor, set(reindexed))
     _scrub_logs(vault, redactor)
     _scrub_candidates(vault, redactor)
-    places = tuple(notes + history + catalog + kept + cached + logs + waiting + recalled)
-    found = Redaction(True, places, done, versions, reindexed, vectors, skipped)
-    receipt = write_receipt(vault, journal.REDACTIONS_DIR, "REDACT", _receipt_body(found, facts))
-    # after the receipt: a value the journal marks purged is verified against the receipt naming it
-    journal.purge_values(vault, facts, PurePosixPath(receipt).stem)
-    return replace(found, receipt=receipt)
+    places = tuple(notes + history + catalog + kept + others + recalled)
+    found = Redaction(True, places, done, versions, reindexed, vectors, skipped, interrupted=interrupted)
+    if places:
+        receipt = write_receipt(vault, journal.REDACTIONS_DIR, "REDACT", _receipt_body(found, facts))
+        # after the receipt: a value the journal marks purged is verified against the receipt naming it
+        journal.purge_values(vault, facts, PurePosixPath(receipt).stem)
+        found = replace(found, receipt=receipt)
+    pending_path(vault).unlink()
+    return found
 
 
 # ---------------------------------------------------------------- finding
@@ -178,6 +195,20 @@ def _history_places(vault: Vault, redactor: Redactor) -> tuple[list[Place], dict
     return places, replacements
 
 
+def _unnamed_places(vault: Vault, redactor: Redactor) -> list[Place]:
+    """Secrets in stored versions no log names (a redaction killed between rewriting the logs and
+    deleting the old bytes leaves them): each is named by its file under the history."""
+    places: list[Place] = []
+    for digest in vault.history.unnamed():
+        try:
+            text = vault.history.version_bytes(digest).decode("utf-8", "surrogateescape")
+        except InvalidInput:
+            continue  # damaged: `brain doctor` reports the history
+        where = vault.history.object_path(digest).relative_to(vault.root).as_posix()
+        places += [Place("history", where, kind, line) for line, kind in _lines(text, redactor.spans(text))]
+    return places
+
+
 def _logged(vault: Vault, replacements: dict[str, bytes]) -> list[tuple[str, int]]:
     """(note, version) of every log line naming one of the versions to replace."""
     return [
@@ -202,11 +233,18 @@ def _unrecorded(vault: Vault, paths: tuple[str, ...]) -> list[str]:
 
 
 def _catalog_places(index: Index, redactor: Redactor) -> list[Place]:
-    """Secrets in the catalog's copy of each note's text (the full text and the chunks are made from it)."""
-    rows = index.catalog.db.execute("SELECT path, text FROM notes ORDER BY path").fetchall()
-    return [
+    """Secrets in the catalog's copy of each note's text (the full text and the chunks are made from
+    it), and in its chunks' sections (headings) as the note's vectors were last made."""
+    db = index.catalog.db
+    rows = db.execute("SELECT path, text FROM notes ORDER BY path").fetchall()
+    places = [
         Place("catalog", path, kind, line) for path, text in rows for line, kind in _lines(text, redactor.spans(text))
     ]
+    sections = db.execute(
+        "SELECT DISTINCT n.path, c.section FROM chunks c JOIN notes n ON n.id = c.note_id "
+        "WHERE c.section IS NOT NULL AND c.section != '' ORDER BY n.path"
+    ).fetchall()
+    return places + [Place("catalog", path, span.kind) for path, text in sections for span in redactor.spans(text)]
 
 
 def _vector_places(index: Index, redactor: Redactor) -> list[Place]:
@@ -354,12 +392,14 @@ def _reindex(index: Index, paths: tuple[str, ...], *, rebuild_vectors: bool = Fa
 
     if paths:
         update_paths(index, paths, embed=index.has_vectors())
-    with index.locked():
-        compact(index.catalog)
-        if rebuild_vectors:
-            rebuild_every_collection(index)
+    if index.has_vectors():
+        embed_pending(index)  # notes a redaction killed part-way rewrote: their chunks' sections too
     if rebuild_vectors:
+        with index.locked():
+            rebuild_every_collection(index)  # its metadata from the catalog's chunks, current now
         embed_pending(index)  # a note brain's copy of the vectors lacked waits to be embedded: now
+    with index.locked():  # last: no write after it leaves old text in the file or its log
+        compact(index.catalog)
 
 
 def _scrub_summaries(vault: Vault, redactor: Redactor, reindexed: set[str]) -> None:
