@@ -346,7 +346,8 @@ def spawn(root: Path, args: list[str]) -> None:
     command = [sys.executable, "-m", "brain", "hooks", "run", *args, "--vault", str(root)]
     log_file = log_path(root)
     log_file.parent.mkdir(parents=True, exist_ok=True)
-    with log_file.open("a", encoding="utf-8") as errors:
+    handle = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)  # its first line may make it
+    with os.fdopen(handle, "a", encoding="utf-8") as errors:
         subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
