@@ -15,7 +15,7 @@ renames it to `<name>.1`, replacing the one before, under `.<name>.lock` (tried 
 for, and only while the file is still past the bound: appenders that cross it together rotate once).
 A `rewrite` of the file or of its `.1` holds that lock too, so no rotation moves a file it rewrites.
 
-`write_whole` writes a small record whole (a synced temp file renamed over it), mode 600.
+`write_whole` writes a small record whole, mode 600 (through `vault/atomic.py`, the one way).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from brain.vault.atomic import replace_file
 
 try:
     import fcntl
@@ -107,23 +109,8 @@ def rewrite(path: Path, change: Callable[[str], str], mode: int = PRIVATE, *, wa
 
 
 def write_whole(path: Path, data: bytes, mode: int = PRIVATE) -> None:
-    """Write a file whole: a synced temp file, made with `mode`, renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.tmp")
-    try:
-        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        try:
-            _chmod(handle, mode)  # a temp file a killed write left keeps its mode otherwise
-            view = memoryview(data)
-            while view:
-                view = view[os.write(handle, view) :]
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    """Write a small record whole, mode 600 unless told (`vault/atomic.py`: synced, then renamed)."""
+    replace_file(path, data, mode=mode)
 
 
 def _shared(handle: int) -> bool:
