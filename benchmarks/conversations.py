@@ -18,9 +18,10 @@ a question's items are the sessions holding its supporting passages (a session f
   session; each session is one dated note of about 30 turns (`Ana: ...`) between the two named
   speakers of its conversation (25 sessions a conversation), the passages' sentences placed at
   random between ten to fourteen turns of chat. Long notes, a few facts each, much small talk.
-- `<set>-history` (like LongMemEval): one session per passage, a user telling it to an assistant
-  between turns of chat (`user: ...`, `assistant: ...`), and half as many sessions again of
-  chat alone; every question is searched over the whole history.
+- `<set>-history` (like LongMemEval): the first 50 questions, and one session for each of their
+  candidate passages (the set's own distractors and the supporting ones), a user telling it to an
+  assistant between four to eight turns of chat (`user: ...`, `assistant: ...`), and a quarter as
+  many sessions again of chat alone; every question is searched over the whole history.
 
 MuSiQue's conversations take the chat dataset's even-numbered conversations and HotpotQA's the
 odd ones, so no set shares a turn of chat with another. The vaults are written once under
@@ -38,13 +39,14 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.harness import use_embedder
-from benchmarks.retrieval import CACHE, Items, load_set, note_name, sentences
+from benchmarks.retrieval import CACHE, PUBLIC, Items, load_set, note_name, sentences
 from brain.vault import Vault
 
 PROTOCOLS = ("sessions", "history")
 SEED = 41
 PASSAGES_PER_SESSION = 4
 SESSIONS_PER_CONVERSATION = 25
+HISTORY_QUESTIONS = 50  # a history holds these questions' candidate passages (embedding is the cost)
 NAMES = (
     "Ana Ben Carla Dev Elena Farid Grace Hugo Ines Jonas Kavya Liam Maya Noah Olga Pavel Quinn Rosa Sami Tara "
     "Umar Vera Wen Xavi Yara Zane"
@@ -115,12 +117,15 @@ def build(name: str, protocol: str) -> tuple[list[tuple[str, str]], list[tuple[s
             title = f"{a} and {b}, session {session + 1}"
             notes.append((title, f"date: {day.isoformat()}\n---\n" + "\n\n".join(lines)))
     elif protocol == "history":
-        windows = chat_windows(name, 10)
-        kinds = list(range(len(passages))) + [-1] * (len(passages) // 2)  # -1: chat alone
+        keep = candidates_of(name)[:HISTORY_QUESTIONS]
+        questions = questions[:HISTORY_QUESTIONS]
+        told = sorted(set().union(*keep))
+        windows = chat_windows(name, 8)
+        kinds = told + [-1] * (len(told) // 4)  # -1: chat alone
         rng.shuffle(kinds)
         for number, passage in enumerate(kinds):
             when = datetime(2023, 1, 2, 9) + timedelta(hours=number * 7)
-            chat = next(windows)[: rng.randint(6, 10)]
+            chat = next(windows)[: rng.randint(4, 8)]
             blocks = []
             if passage >= 0:
                 holder[passage] = len(notes)
@@ -132,6 +137,20 @@ def build(name: str, protocol: str) -> tuple[list[tuple[str, str]], list[tuple[s
         raise ValueError(protocol)
     items = [(query, [{holder[p]} for p in sorted(wanted)]) for query, wanted in questions]
     return notes, items
+
+
+def candidates_of(name: str) -> list[set[int]]:
+    """Each question's candidate passages (the set's own distractors and its supporting ones), as
+    indices into `load_set`'s passages."""
+    folder = PUBLIC
+    passages, _ = load_set(name)
+    if name == "musique":
+        where = {passage: i for i, passage in enumerate(passages)}
+        items = json.loads((folder / "musique_train.json").read_text())
+        return [{where[(p["title"], p["paragraph_text"])] for p in item["paragraphs"]} for item in items]
+    where_title = {title: i for i, (title, _) in enumerate(passages)}
+    items = json.loads((folder / "hotpotqa_train.json").read_text())
+    return [{where_title[title] for title, _ in item["context"] if title in where_title} for item in items]
 
 
 def write_notes(root: Path, notes: list[tuple[str, str]]) -> None:

@@ -27,6 +27,7 @@ Writes benchmarks/results/fusion-select.json under the embedder's name.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from collections.abc import Callable
 
@@ -63,7 +64,15 @@ def questions_of(name: str, embedder: str):
     return retrieval.prepared_vault(name, passages, embedder), [(q, [{n} for n in sorted(w)]) for q, w in wanted]
 
 
-def collect(name: str, embedder: str) -> list[Query]:
+def collect(name: str, embedder: str, fresh: bool = False) -> list[Query]:
+    """Every query's candidates and the product's three modes, kept in .cache/fusion/<embedder>/<set>.json
+    for the next run (`fresh`: measured again, as after a change to search)."""
+    kept = harness.CACHE / "fusion" / embedder / f"{name}.json"
+    if kept.is_file() and not fresh:
+        found = json.loads(kept.read_text(encoding="utf-8"))
+        for query in found:
+            query["items"] = [set(item) for item in query["items"]]
+        return found
     vault, questions = questions_of(name, embedder)
     index = open_index(vault)
     index_vault(index)
@@ -84,6 +93,10 @@ def collect(name: str, embedder: str) -> list[Query]:
         for mode in ("text", "vector", "hybrid"):
             modes[mode] = [key(hit.path) for hit in search_module.run(index, query, mode=mode, limit=10)]
         out.append({"query": query, "rows": rows, "items": items, **modes})
+    saved = [{**query, "items": [sorted(item) for item in query["items"]], "embedder": index.embedder.id} for query in out]
+    harness.write_json(kept, saved)
+    for query in out:
+        query["embedder"] = index.embedder.id
     return out
 
 
@@ -165,10 +178,18 @@ def convex(text_weight: float, embedder_id: str) -> Callable:
     return fuse
 
 
+def linear(k: float) -> Callable:
+    """similarity + k * sqrt(word score): the absolute score's own evidence at another ratio (it is 0.35
+    for all-MiniLM-L6-v2, whose curve is monotone in this sum)."""
+    return lambda rows: {row[0]: (row[5] or 0.0) + k * math.sqrt(max(row[6] or 0.0, 0.0)) for row in rows}
+
+
 def variants(embedder_id: str) -> dict[str, Callable]:
     found: dict[str, Callable] = {"absolute (issue 34)": absolute("")}
-    weights = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-    for k in (1, 5, 10, 20, 30, 60):
+    for k in (0.2, 0.35, 0.5, 0.7, 1.0, 1.5, 2.0):
+        found[f"linear k={k}"] = linear(k)
+    weights = (0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8)
+    for k in (1, 2, 3, 5, 10, 20, 30, 60):
         for w in weights:
             found[f"rrf k={k} text={w}"] = rrf(k, w)
             found[f"rrf-exact k={k} text={w}"] = rrf_exact(k, w)
@@ -198,25 +219,24 @@ def quality(orders: list[list], queries: list[Query]) -> dict:
 
 def ordered(fuse: Callable, query: Query, floor: float) -> list:
     rows = [row for row in query["rows"] if row[7] >= floor]
-    scores = fuse(rows)
-    return [note for note, _ in sorted(scores.items(), key=lambda item: (-item[1], str(item[0])))][:10]
+    scores, absolute_score = fuse(rows), {row[0]: row[7] for row in rows}
+    ties = sorted(scores.items(), key=lambda item: (-item[1], -absolute_score[item[0]], str(item[0])))
+    return [note for note, _ in ties][:10]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default="default", help="the vaults' [index] embedder (default, e5-small)")
     parser.add_argument("--sets", nargs="*", default=[*CHOOSE, *REPORT])
+    parser.add_argument("--fresh", action="store_true", help="measure every query again (after a change to search)")
     args = parser.parse_args()
     if retrieval.public_sets(instead="nothing to choose on") is None:
         return 1
     data = {}
-    embedder_id = ""
     for name in args.sets:
-        data[name] = collect(name, args.embedder)
-        if not embedder_id:
-            vault, _ = questions_of(name, args.embedder)
-            embedder_id = open_index(vault).embedder.id
+        data[name] = collect(name, args.embedder, args.fresh)
         print(f"collected {name}: {len(data[name])} queries", flush=True)
+    embedder_id = next(iter(data.values()))[0]["embedder"]
     floor = calibration("hybrid", embedder_id).floor
     table: dict = {}
     for name, queries in data.items():

@@ -8,14 +8,17 @@ So a note that would rank low without the filter is still found with it.
 The candidates are BM25's best and the notes whose chunks are nearest the query (a note's dense
 similarity is its best chunk's cosine; each chunk is embedded with the note's title and its
 section heading, see vectors/chunking.py). Each candidate is scored on the absolute scale of
-index/relevance.py from its own evidence, both halves measured exactly for it, and the hits are
-the candidates at or above the floor (`[search] min_score`), best first. Ranking by that score
-replaced a min-max fusion of the two lists (each scaled to 0..1 over its top 30, so a score said
-how a hit compared with the best of its search, not how relevant it was); the choice, made on
-MuSiQue and reported on HotpotQA and vault-example, is in benchmarks/studies/relevance_select.py
-and docs/benchmarks.md. In hybrid mode, words found in more than half the notes are left out of
-the BM25 query (their IDF is ~0), see `informative_words`; when no word is left the dense half
-ranks alone.
+index/relevance.py from its own evidence, both halves measured exactly for it: that score is
+what a hit shows and what the floor (`[search] min_score`) is applied to. The hits at or above
+the floor are then ordered by weighted reciprocal rank fusion of the two rankings they came from
+(`fused`): a note's place in BM25's list and in the dense list, TEXT_WEIGHT and 1 - TEXT_WEIGHT
+over RRF_K + rank. So in hybrid mode a hit's score is its relevance, not its rank, and a hit may
+show a lower score than the one after it. The fusion was chosen on multi-hop and conversational
+sets together and reported on others held out (benchmarks/studies/fusion_select.py,
+docs/benchmarks.md): ordering by the absolute score had put hybrid search under its own BM25
+half on long conversation sessions. In hybrid mode, words found in more than half the notes are
+left out of the BM25 query (their IDF is ~0), see `informative_words`; when no word is left the
+dense half ranks alone.
 
 `rerank=True` re-orders the top RERANK_CANDIDATES at or above the floor with a cross-encoder
 (index/rerank.py); a hit's score is then the sigmoid of the cross-encoder's logit.
@@ -51,6 +54,8 @@ RERANK_CANDIDATES = 20
 CLOSEST = 3  # when no hit reaches the floor, this many candidates under it are named
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # a short wait for the model at most; more waits for `brain index`
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
+# Hybrid order (not score): weighted reciprocal rank fusion, chosen by benchmarks/studies/fusion_select.py.
+RRF_K, TEXT_WEIGHT = 1.0, 0.55
 SNIPPET_CHARS = 200
 _WORD = re.compile(r"\w+", re.UNICODE)
 _DAY = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -103,6 +108,7 @@ class Candidate:
     similarity: float | None
     words: float | None
     chunk: str | None  # the best chunk's id, for the hit's section and snippet
+    order: float = 0.0  # what the hits are ordered by: the score, or in hybrid mode the fusion (`fused`)
 
 
 def search(
@@ -207,12 +213,14 @@ def ranked(
         passing = _reranked(index, query, passing[: max(RERANK_CANDIDATES, limit)])
     if passing:
         return SearchReport(_hits(index, query, passing[:limit]), 0, floor)
-    return SearchReport([], 0, floor, _hits(index, query, candidates[:CLOSEST]))
+    closest = sorted(candidates, key=lambda candidate: (-candidate.score, candidate.note_id))[:CLOSEST]
+    return SearchReport([], 0, floor, _hits(index, query, closest))
 
 
 def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | None, depth: int) -> list[Candidate]:
     """The best `depth` of each ranking the mode has, each scored from its own evidence
-    (index/relevance.py), best first."""
+    (index/relevance.py), best first: by that score in text and vector mode, by the fusion of the
+    two rankings in hybrid mode (`fused`)."""
     text: list[tuple[int, float]] = []
     dense: list[tuple[int, float, str]] = []
     vector: Sequence[float] = ()
@@ -245,12 +253,26 @@ def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | 
             bm25_weights=BM25_WEIGHTS,
         )
     curve = calibration(mode, None if mode == "text" else index.embedder.id)
+    order = fused([note_id for note_id, _ in text], [note_id for note_id, _, _ in dense]) if mode == "hybrid" else {}
     candidates = []
     for note_id in ids:
         similarity, chunk = best.get(note_id, (None, None))
         word_score = words.get(note_id)
-        candidates.append(Candidate(note_id, curve.relevance(similarity, word_score), similarity, word_score, chunk))
-    return sorted(candidates, key=lambda candidate: (-candidate.score, candidate.note_id))
+        score = curve.relevance(similarity, word_score)
+        candidates.append(Candidate(note_id, score, similarity, word_score, chunk, order.get(note_id, score)))
+    return sorted(candidates, key=lambda candidate: (-candidate.order, -candidate.score, candidate.note_id))
+
+
+def fused(text: Sequence[int], dense: Sequence[int]) -> dict[int, float]:
+    """Weighted reciprocal rank fusion: each note's TEXT_WEIGHT / (RRF_K + its rank in BM25's list)
+    plus (1 - TEXT_WEIGHT) / (RRF_K + its rank in the dense list), ranks from 1, nothing from a
+    list it is not in. A small k lets each list's first few places decide, so when one half is
+    weak for a query the other's best still reach the top 5."""
+    order: dict[int, float] = {}
+    for ranking, weight in ((text, TEXT_WEIGHT), (dense, 1.0 - TEXT_WEIGHT)):
+        for rank, note_id in enumerate(ranking, start=1):
+            order[note_id] = order.get(note_id, 0.0) + weight / (RRF_K + rank)
+    return order
 
 
 def _query_vector(index: Index, query: str) -> list[float]:
