@@ -40,7 +40,7 @@ from pathlib import Path
 
 from benchmarks.harness import use_embedder
 from benchmarks.retrieval import CACHE, PUBLIC, Items, load_set, note_name, sentences
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 PROTOCOLS = ("sessions", "history")
 SEED = 41

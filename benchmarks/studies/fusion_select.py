@@ -32,10 +32,10 @@ import math
 from collections.abc import Callable
 
 from benchmarks import conversations, harness, retrieval
-from brain.index import search as search_module
 from brain.index.engine import open_index
-from brain.index.relevance import calibration
 from brain.index.sync.sync import index_vault
+from brain.memory.search import service as search_module
+from brain.memory.search.relevance import calibration
 
 RESULTS = harness.RESULTS / "fusion-select.json"
 DEPTH = 30  # search.ranked's depth for limit 10
