@@ -10,8 +10,8 @@ similarity is its best chunk's cosine; each chunk is embedded with the note's ti
 section heading, see index/vectors/chunking.py). Each candidate is scored on the absolute scale of
 search/relevance.py from its own evidence, both halves measured exactly for it: that score is
 what a hit shows and what the floor (`[search] min_score`) is applied to. The hits at or above
-the floor are then ordered by weighted reciprocal rank fusion of the two rankings they came from
-(`fused`): a note's place in BM25's list and in the dense list, TEXT_WEIGHT and 1 - TEXT_WEIGHT
+the floor are then ordered by weighted reciprocal rank fusion of the two halves (`fused`): the
+candidates ranked by their word score and by their similarity, TEXT_WEIGHT and 1 - TEXT_WEIGHT
 over RRF_K + rank. So in hybrid mode a hit's score is its relevance, not its rank, and a hit may
 show a lower score than the one after it. The fusion was chosen on multi-hop and conversational
 sets together and reported on others held out (benchmarks/studies/fusion_select.py,
@@ -203,8 +203,8 @@ def ranked(
     min_score: float | None = None,
 ) -> SearchReport:
     """The hits at or above the floor (`min_score`, else the vault's `[search] min_score`, else the
-    default of the mode and embedder, see search/relevance.py), best first; when there is none, the
-    CLOSEST candidates under it."""
+    default of the mode and embedder, see search/relevance.py), best first (in hybrid mode by the
+    fusion, `fused`); when there is none, the CLOSEST candidates under it, in the same order."""
     _check(query, mode, limit)
     curve = calibration(mode, None if mode == "text" else index.embedder.id)
     floor = floor_for(curve, index.config.search_min_score if min_score is None else min_score)
@@ -216,8 +216,7 @@ def ranked(
         passing = _reranked(index, query, passing[: max(RERANK_CANDIDATES, limit)])
     if passing:
         return SearchReport(_hits(index, query, passing[:limit]), 0, floor)
-    closest = sorted(candidates, key=lambda candidate: (-candidate.score, candidate.note_id))[:CLOSEST]
-    return SearchReport([], 0, floor, _hits(index, query, closest))
+    return SearchReport([], 0, floor, _hits(index, query, candidates[:CLOSEST]))
 
 
 def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | None, depth: int) -> list[Candidate]:
@@ -256,26 +255,39 @@ def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | 
             bm25_weights=BM25_WEIGHTS,
         )
     curve = calibration(mode, None if mode == "text" else index.embedder.id)
-    order = fused([note_id for note_id, _ in text], [note_id for note_id, _, _ in dense]) if mode == "hybrid" else {}
     candidates = []
     for note_id in ids:
         similarity, chunk = best.get(note_id, (None, None))
         word_score = words.get(note_id)
         score = curve.relevance(similarity, word_score)
-        candidates.append(Candidate(note_id, score, similarity, word_score, chunk, order.get(note_id, score)))
+        candidates.append(Candidate(note_id, score, similarity, word_score, chunk, score))
+    if mode == "hybrid":
+        order = fused(candidates)
+        candidates = [replace(candidate, order=order[candidate.note_id]) for candidate in candidates]
     return sorted(candidates, key=lambda candidate: (-candidate.order, -candidate.score, candidate.note_id))
 
 
-def fused(text: Sequence[int], dense: Sequence[int]) -> dict[int, float]:
-    """Weighted reciprocal rank fusion: each note's TEXT_WEIGHT / (RRF_K + its rank in BM25's list)
-    plus (1 - TEXT_WEIGHT) / (RRF_K + its rank in the dense list), ranks from 1, nothing from a
-    list it is not in. A small k lets each list's first few places decide, so when one half is
-    weak for a query the other's best still reach the top 5."""
+def fused(candidates: Sequence[Candidate]) -> dict[int, float]:
+    """Weighted reciprocal rank fusion over the candidates: each is ranked (from 1) by its word score
+    and by its similarity, both measured for every candidate, and gets TEXT_WEIGHT / (RRF_K + its
+    rank by words) + (1 - TEXT_WEIGHT) / (RRF_K + its rank by similarity); ties in either ranking go
+    to the higher score. A small k lets each half's first few places decide, so when one half is
+    weak for a query (dense similarity over a long conversation, words over a paraphrase) the
+    other's best still reach the top 5."""
     order: dict[int, float] = {}
-    for ranking, weight in ((text, TEXT_WEIGHT), (dense, 1.0 - TEXT_WEIGHT)):
-        for rank, note_id in enumerate(ranking, start=1):
-            order[note_id] = order.get(note_id, 0.0) + weight / (RRF_K + rank)
+    for weight, evidence in ((TEXT_WEIGHT, _words_of), (1.0 - TEXT_WEIGHT, _similarity_of)):
+        ranking = sorted(candidates, key=lambda candidate: (-evidence(candidate), -candidate.score, candidate.note_id))
+        for rank, candidate in enumerate(ranking, start=1):
+            order[candidate.note_id] = order.get(candidate.note_id, 0.0) + weight / (RRF_K + rank)
     return order
+
+
+def _words_of(candidate: Candidate) -> float:
+    return candidate.words or 0.0
+
+
+def _similarity_of(candidate: Candidate) -> float:
+    return candidate.similarity or 0.0
 
 
 def _query_vector(index: Index, query: str) -> list[float]:

@@ -3,15 +3,15 @@ hit keeps its absolute score (the rule is in brain/memory/search/service.py, `fu
 benchmarks/studies/fusion_select.py).
 
 A small vault of chat sessions, indexed for real (SQLite catalog, FTS5, Chroma, all-MiniLM-L6-v2).
-Each query's hybrid order is asserted exactly, and so is its agreement with the rule worked out
-here from the two halves' own rankings (text mode's BM25 list and vector mode's list)."""
+Each query's order in the three modes is asserted exactly, and so is the hybrid order's agreement
+with the rule worked out here from the hits' own evidence (`words`, `similarity`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.memory.search.service import RRF_K, TEXT_WEIGHT, dense_ranking, search, text_ranking
+from brain.memory.search.service import RRF_K, TEXT_WEIGHT, search
 from brain.index.sync.sync import index_vault
 from brain.vault.vault import Vault
 from tests.conftest import note_text
@@ -55,18 +55,92 @@ def titles(index, query: str, mode: str) -> list[str]:
 
 
 def by_the_rule(index, query: str) -> list[str]:
-    """The rule, worked out here from the two rankings hybrid search reads."""
-    text = [note for note, _ in text_ranking(index, query, None, 30, strict=True)]
-    dense = [note for note, _, _ in dense_ranking(index, query, None, 30)]
-    order: dict[int, float] = {}
-    for ranking, weight in ((text, TEXT_WEIGHT), (dense, 1 - TEXT_WEIGHT)):
-        for rank, note in enumerate(ranking, start=1):
-            order[note] = order.get(note, 0.0) + weight / (RRF_K + rank)
-    info = index.catalog.info(list(order))
-    return [info[note][1] for note, _ in sorted(order.items(), key=lambda item: -item[1])]
+    """The rule, worked out here from each hit's own evidence: every candidate ranked by its word
+    score and by its similarity (ties to the higher score), TEXT_WEIGHT / (RRF_K + rank by words)
+    + (1 - TEXT_WEIGHT) / (RRF_K + rank by similarity)."""
+    hits = search(index, query, limit=len(SESSIONS), min_score=0)
+    assert len(hits) == len(SESSIONS)  # every note is a candidate here
+    order = dict.fromkeys((hit.title for hit in hits), 0.0)
+    for weight, evidence in ((TEXT_WEIGHT, "words"), (1 - TEXT_WEIGHT, "similarity")):
+        ranking = sorted(hits, key=lambda hit: (-getattr(hit, evidence), -hit.score))
+        for rank, hit in enumerate(ranking, start=1):
+            order[hit.title] += weight / (RRF_K + rank)
+    return sorted(order, key=lambda title: -order[title])
 
 
-EXPECTED: dict[str, dict[str, list[str]]] = {}
+# Text mode lists only the notes holding a query word; the two halves disagree, and hybrid takes
+# each one's first places in turn (BM25's first when they differ, its weight being the larger).
+EXPECTED = {
+    "what did Noah buy for running": {
+        "text": ["Marathon training", "Moving to Berlin", "Lisbon trip"],
+        "vector": [
+            "Marathon training",
+            "Leash laws in the park",
+            "Kitchen renovation",
+            "Piano lessons",
+            "Vegetable garden",
+            "Lisbon trip",
+            "Puppy school",
+            "Moving to Berlin",
+        ],
+        "hybrid": [
+            "Marathon training",
+            "Leash laws in the park",
+            "Moving to Berlin",
+            "Kitchen renovation",
+            "Lisbon trip",
+            "Piano lessons",
+            "Vegetable garden",
+            "Puppy school",
+        ],
+    },
+    "where did Maya eat pastries": {
+        "text": ["Moving to Berlin", "Lisbon trip"],
+        "vector": [
+            "Vegetable garden",
+            "Lisbon trip",
+            "Puppy school",
+            "Kitchen renovation",
+            "Moving to Berlin",
+            "Marathon training",
+            "Piano lessons",
+            "Leash laws in the park",
+        ],
+        "hybrid": [
+            "Vegetable garden",
+            "Moving to Berlin",
+            "Lisbon trip",
+            "Puppy school",
+            "Kitchen renovation",
+            "Marathon training",
+            "Piano lessons",
+            "Leash laws in the park",
+        ],
+    },
+    "teaching my dog to walk nicely": {
+        "text": ["Puppy school", "Leash laws in the park", "Piano lessons", "Marathon training"],
+        "vector": [
+            "Puppy school",
+            "Leash laws in the park",
+            "Marathon training",
+            "Piano lessons",
+            "Lisbon trip",
+            "Kitchen renovation",
+            "Moving to Berlin",
+            "Vegetable garden",
+        ],
+        "hybrid": [
+            "Puppy school",
+            "Leash laws in the park",
+            "Piano lessons",
+            "Marathon training",
+            "Lisbon trip",
+            "Kitchen renovation",
+            "Moving to Berlin",
+            "Vegetable garden",
+        ],
+    },
+}
 
 
 @pytest.mark.parametrize("query", list(EXPECTED))
@@ -74,16 +148,20 @@ def test_hybrid_orders_by_the_fusion_of_its_halves(sessions, query):
     expected = EXPECTED[query]
     for mode in ("text", "vector", "hybrid"):
         assert titles(sessions, query, mode) == expected[mode], mode
-    assert titles(sessions, query, "hybrid") == by_the_rule(sessions, query)[:8]
+    assert titles(sessions, query, "hybrid") == by_the_rule(sessions, query)
 
 
 def test_a_hit_keeps_its_absolute_score_whatever_its_place(sessions):
-    query = "teaching my dog to walk nicely"
+    """The order is the fusion's, the score each hit shows its own relevance: here the note placed
+    third shows a higher score than the two above it, and the same score with any limit or floor."""
+    query = "where did Maya eat pastries"
     hits = search(sessions, query, limit=8, min_score=0)
     scores = {hit.title: hit.score for hit in hits}
-    alone = {title: search(sessions, query, limit=8, min_score=0)[0] for title in ()}
-    assert not alone
-    # the same note, the same score, whatever the limit: the score is not the place
-    for limit in (1, 3):
-        for hit in search(sessions, query, limit=limit, min_score=0):
+    assert [hit.title for hit in hits][:3] == ["Vegetable garden", "Moving to Berlin", "Lisbon trip"]
+    assert scores["Lisbon trip"] > max(scores["Vegetable garden"], scores["Moving to Berlin"])
+    for limit, floor in ((1, 0.0), (3, 0.0), (8, 0.15)):
+        for hit in search(sessions, query, limit=limit, min_score=floor):
             assert hit.score == scores[hit.title]
+    # the floor hides hits and never reorders the others
+    kept = [hit.title for hit in search(sessions, query, limit=8, min_score=0.15)]
+    assert kept == [title for title in scores if scores[title] >= 0.15]
