@@ -23,7 +23,7 @@ on each of them and at or above today's hybrid search (so no choosing set loses)
 here; the product carries only the chosen one. After a change to search, `--fresh` measures
 every query again (the product's three modes are read from `search.run`).
 
-Writes benchmarks/results/fusion-select.json under the embedder's name.
+Writes benchmarks/results/fusion-select.json under `<embedder>/<label>`.
 """
 
 from __future__ import annotations
@@ -124,12 +124,31 @@ def rrf(k: float, text_weight: float) -> Callable:
 def rrf_exact(k: float, text_weight: float) -> Callable:
     """RRF over the candidates ranked by each half's exact evidence (every candidate is in both)."""
 
-    def fuse(rows):
+    def fuse(rows, halves=False):
         by_words = {row[0]: r for r, row in enumerate(sorted(rows, key=lambda row: (-(row[6] or 0.0), -row[7])), start=1)}
         by_sim = {row[0]: r for r, row in enumerate(sorted(rows, key=lambda row: (-(row[5] or 0.0), -row[7])), start=1)}
+        if halves:  # each half's 1 / (k + rank), unweighted
+            return {n: 1.0 / (k + r) for n, r in by_words.items()}, {n: 1.0 / (k + r) for n, r in by_sim.items()}
         return {
             row[0]: text_weight / (k + by_words[row[0]]) + (1 - text_weight) / (k + by_sim[row[0]]) for row in rows
         }
+
+    return fuse
+
+
+def rrf_confident(k: float, text_weight: float, embedder_id: str) -> Callable:
+    """`rrf_exact`, each half's weight times its confidence for this query: the relevance its own
+    curve gives its best candidate (text mode's curve over the best word score, vector mode's over
+    the best similarity), so a half that found nothing much has little say."""
+    text_curve, vector_curve = calibration("text", None), calibration("vector", embedder_id)
+    exact = rrf_exact(k, 1.0)
+
+    def fuse(rows):
+        by_words, by_sim = exact(rows, halves=True)
+        text_confidence = text_curve.relevance(None, max((row[6] or 0.0 for row in rows), default=0.0))
+        vector_confidence = vector_curve.relevance(max((row[5] or 0.0 for row in rows), default=0.0), None)
+        wt, wd = text_weight * text_confidence, (1 - text_weight) * vector_confidence
+        return {note: wt * by_words[note] + wd * by_sim[note] for note in by_words}
 
     return fuse
 
@@ -195,6 +214,7 @@ def variants(embedder_id: str) -> dict[str, Callable]:
         for w in weights:
             found[f"rrf k={k} text={w}"] = rrf(k, w)
             found[f"rrf-exact k={k} text={w}"] = rrf_exact(k, w)
+            found[f"rrf-confident k={k} text={w}"] = rrf_confident(k, w, embedder_id)
     for w in (0.2, *weights):
         found[f"minmax text={w}"] = minmax(w)
         found[f"minmax-exact text={w}"] = minmax_exact(w)
@@ -240,6 +260,7 @@ def main() -> int:
     parser.add_argument("--embedder", default="default", help="the vaults' [index] embedder (default, e5-small)")
     parser.add_argument("--sets", nargs="*", default=[*CHOOSE, *REPORT])
     parser.add_argument("--fresh", action="store_true", help="measure every query again (after a change to search)")
+    parser.add_argument("--label", default="current", help="key of the results under the embedder's (before, after ...)")
     args = parser.parse_args()
     if retrieval.public_sets(instead="nothing to choose on") is None:
         return 1
@@ -284,7 +305,7 @@ def main() -> int:
     harness.merge_json(
         RESULTS,
         {
-            args.embedder: {
+            f"{args.embedder}/{args.label}": {
                 "embedder": embedder_id,
                 "floor": floor,
                 "chosen_on": choosing,

@@ -12,7 +12,7 @@ search/relevance.py from its own evidence, both halves measured exactly for it: 
 what a hit shows and what the floor (`[search] min_score`) is applied to. The hits at or above
 the floor are then ordered by weighted reciprocal rank fusion of the two halves (`fused`): the
 candidates ranked by their word score and by their similarity, TEXT_WEIGHT and 1 - TEXT_WEIGHT
-over RRF_K + rank. So in hybrid mode a hit's score is its relevance, not its rank, and a hit may
+(each times the half's confidence for the query) over RRF_K + rank. So in hybrid mode a hit's score is its relevance, not its rank, and a hit may
 show a lower score than the one after it. The fusion was chosen on multi-hop and conversational
 sets together and reported on others held out (benchmarks/studies/fusion_select.py,
 docs/benchmarks.md): ordering by the absolute score had put hybrid search under its own BM25
@@ -44,7 +44,7 @@ from brain.errors import IndexBusy, Remedy, UsageError
 from brain.index.engine import Index
 from brain.markdown.lines import split_lines
 from brain.memory.projects.note import SCOPED_TYPES
-from brain.memory.search.relevance import calibration, floor_for, idf_total, similarities, word_scores
+from brain.memory.search.relevance import TEXT, Calibration, calibration, floor_for, idf_total, similarities, word_scores
 
 SearchMode = Literal["hybrid", "text", "vector"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
@@ -54,7 +54,7 @@ RERANK_CANDIDATES = 20
 CLOSEST = 3  # when no hit reaches the floor, this many candidates under it are named
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # a short wait for the model at most; more waits for `brain index`
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
-# Hybrid order (not score): weighted reciprocal rank fusion, chosen by benchmarks/studies/fusion_select.py.
+# Hybrid order (not score): weighted reciprocal rank fusion (`fused`), chosen by benchmarks/studies/fusion_select.py.
 RRF_K, TEXT_WEIGHT = 1.0, 0.55
 SNIPPET_CHARS = 200
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -262,20 +262,27 @@ def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | 
         score = curve.relevance(similarity, word_score)
         candidates.append(Candidate(note_id, score, similarity, word_score, chunk, score))
     if mode == "hybrid":
-        order = fused(candidates)
+        order = fused(candidates, calibration("vector", index.embedder.id))
         candidates = [replace(candidate, order=order[candidate.note_id]) for candidate in candidates]
     return sorted(candidates, key=lambda candidate: (-candidate.order, -candidate.score, candidate.note_id))
 
 
-def fused(candidates: Sequence[Candidate]) -> dict[int, float]:
-    """Weighted reciprocal rank fusion over the candidates: each is ranked (from 1) by its word score
-    and by its similarity, both measured for every candidate, and gets TEXT_WEIGHT / (RRF_K + its
-    rank by words) + (1 - TEXT_WEIGHT) / (RRF_K + its rank by similarity); ties in either ranking go
-    to the higher score. A small k lets each half's first few places decide, so when one half is
-    weak for a query (dense similarity over a long conversation, words over a paraphrase) the
-    other's best still reach the top 5."""
+def fused(candidates: Sequence[Candidate], vector_curve: Calibration) -> dict[int, float]:
+    """Weighted reciprocal rank fusion over the candidates. Each is ranked (from 1) by its word score
+    and by its similarity, both measured for every candidate (ties go to the higher score), and
+    gets text / (RRF_K + its rank by words) + dense / (RRF_K + its rank by similarity). The halves'
+    weights, TEXT_WEIGHT and 1 - TEXT_WEIGHT, are each times the half's confidence for this query:
+    the relevance its own curve (text mode's, vector mode's) gives its best candidate. A small k
+    lets each half's first places decide, so when one half is weak for a query (dense similarity
+    over a long conversation) the other's best still reach the top 5; the confidence keeps a half
+    that found nothing much (a word or two shared by chance) from taking a place at the top."""
+    text_confidence = TEXT.relevance(None, max((_words_of(c) for c in candidates), default=0.0))
+    dense_confidence = vector_curve.relevance(max((_similarity_of(c) for c in candidates), default=0.0), None)
     order: dict[int, float] = {}
-    for weight, evidence in ((TEXT_WEIGHT, _words_of), (1.0 - TEXT_WEIGHT, _similarity_of)):
+    for weight, evidence in (
+        (TEXT_WEIGHT * text_confidence, _words_of),
+        ((1.0 - TEXT_WEIGHT) * dense_confidence, _similarity_of),
+    ):
         ranking = sorted(candidates, key=lambda candidate: (-evidence(candidate), -candidate.score, candidate.note_id))
         for rank, candidate in enumerate(ranking, start=1):
             order[candidate.note_id] = order.get(candidate.note_id, 0.0) + weight / (RRF_K + rank)
