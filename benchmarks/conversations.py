@@ -6,7 +6,8 @@ hidden among many that do not) are the benchmarks conversational memory is measu
 is in this repository. These two protocols rebuild their shape from parts anyone can install:
 
 - the talk around the facts: real two-person chat from the BYU PCC Chit-Chat Challenge
-  (`pip install chitchat-dataset`, MIT: 7,168 conversations between 1,315 people);
+  (`pip install -e ".[bench]"`, which installs chitchat-dataset, MIT: 7,168 conversations between
+  1,315 people);
 - the facts and the questions: MuSiQue's or HotpotQA's passages and their human-written
   multi-hop questions (../shared/benchmarks/retrieval/, see benchmarks/retrieval.py).
 
@@ -57,9 +58,11 @@ def chat_turns() -> list[list[tuple[int, str]]]:
     """Every conversation of the chat dataset with at least 10 turns, in its own order: a turn is
     (speaker 0 or 1, the speaker's consecutive messages joined)."""
     try:
-        import chitchat_dataset  # type: ignore[import-not-found]
+        import chitchat_dataset
     except ImportError:
-        raise SystemExit("the conversational sets need the chat dataset: pip install chitchat-dataset") from None
+        raise SystemExit(
+            "the conversational sets need the chat dataset: pip install -e '.[bench]' (chitchat-dataset)"
+        ) from None
     found = []
     for conversation in chitchat_dataset.Dataset().values():
         senders: dict[str, int] = {}

@@ -95,7 +95,9 @@ def collect(name: str, embedder: str, fresh: bool = False) -> list[Query]:
         for mode in ("text", "vector", "hybrid"):
             modes[mode] = [key(hit.path) for hit in search_module.run(index, query, mode=mode, limit=10)]
         out.append({"query": query, "rows": rows, "items": items, **modes})
-    saved = [{**query, "items": [sorted(item) for item in query["items"]], "embedder": index.embedder.id} for query in out]
+    saved = [
+        {**query, "items": [sorted(item) for item in query["items"]], "embedder": index.embedder.id} for query in out
+    ]
     harness.write_json(kept, saved)
     for query in out:
         query["embedder"] = index.embedder.id
@@ -114,7 +116,8 @@ def rrf(k: float, text_weight: float) -> Callable:
 
     def fuse(rows):
         return {
-            row[0]: (text_weight / (k + row[1]) if row[1] else 0.0) + ((1 - text_weight) / (k + row[3]) if row[3] else 0.0)
+            row[0]: (text_weight / (k + row[1]) if row[1] else 0.0)
+            + ((1 - text_weight) / (k + row[3]) if row[3] else 0.0)
             for row in rows
         }
 
@@ -125,13 +128,13 @@ def rrf_exact(k: float, text_weight: float) -> Callable:
     """RRF over the candidates ranked by each half's exact evidence (every candidate is in both)."""
 
     def fuse(rows, halves=False):
-        by_words = {row[0]: r for r, row in enumerate(sorted(rows, key=lambda row: (-(row[6] or 0.0), -row[7])), start=1)}
+        by_words = {
+            row[0]: r for r, row in enumerate(sorted(rows, key=lambda row: (-(row[6] or 0.0), -row[7])), start=1)
+        }
         by_sim = {row[0]: r for r, row in enumerate(sorted(rows, key=lambda row: (-(row[5] or 0.0), -row[7])), start=1)}
         if halves:  # each half's 1 / (k + rank), unweighted
             return {n: 1.0 / (k + r) for n, r in by_words.items()}, {n: 1.0 / (k + r) for n, r in by_sim.items()}
-        return {
-            row[0]: text_weight / (k + by_words[row[0]]) + (1 - text_weight) / (k + by_sim[row[0]]) for row in rows
-        }
+        return {row[0]: text_weight / (k + by_words[row[0]]) + (1 - text_weight) / (k + by_sim[row[0]]) for row in rows}
 
     return fuse
 
@@ -192,7 +195,8 @@ def convex(text_weight: float, embedder_id: str) -> Callable:
 
     def fuse(rows):
         return {
-            row[0]: text_weight * text_curve.relevance(None, row[6]) + (1 - text_weight) * vector_curve.relevance(row[5], None)
+            row[0]: text_weight * text_curve.relevance(None, row[6])
+            + (1 - text_weight) * vector_curve.relevance(row[5], None)
             for row in rows
         }
 
@@ -260,7 +264,9 @@ def main() -> int:
     parser.add_argument("--embedder", default="default", help="the vaults' [index] embedder (default, e5-small)")
     parser.add_argument("--sets", nargs="*", default=[*CHOOSE, *REPORT])
     parser.add_argument("--fresh", action="store_true", help="measure every query again (after a change to search)")
-    parser.add_argument("--label", default="current", help="key of the results under the embedder's (before, after ...)")
+    parser.add_argument(
+        "--label", default="current", help="key of the results under the embedder's (before, after ...)"
+    )
     args = parser.parse_args()
     if retrieval.public_sets(instead="nothing to choose on") is None:
         return 1

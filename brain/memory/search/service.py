@@ -44,7 +44,15 @@ from brain.errors import IndexBusy, Remedy, UsageError
 from brain.index.engine import Index
 from brain.markdown.lines import split_lines
 from brain.memory.projects.note import SCOPED_TYPES
-from brain.memory.search.relevance import TEXT, Calibration, calibration, floor_for, idf_total, similarities, word_scores
+from brain.memory.search.relevance import (
+    TEXT,
+    Calibration,
+    calibration,
+    floor_for,
+    idf_total,
+    similarities,
+    word_scores,
+)
 
 SearchMode = Literal["hybrid", "text", "vector"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from brain.index.engine import forget, open_index
+from brain.index.sync.sync import index_vault
 from brain.memory.search.relevance import TEXT, calibration
 from brain.memory.search.service import RRF_K, TEXT_WEIGHT, search
-from brain.index.sync.sync import index_vault
 from brain.vault.vault import Vault
 from tests.conftest import note_text
 
