@@ -3,14 +3,15 @@
     python -m benchmarks.studies.fusion_select                       # the default embedder
     python -m benchmarks.studies.fusion_select --embedder e5-small
 
-Hybrid search scores each candidate on the absolute scale of index/relevance.py (what a user
+Hybrid search scores each candidate on the absolute scale of memory/search/relevance.py (what a user
 sees: a hit's score, the floor) and orders the hits by a fusion of its two halves. This study
 chooses that fusion. The sets, multi-hop and conversational (benchmarks/conversations.py):
 
 - chosen on: MuSiQue (one note per passage), `musique-sessions` (like LoCoMo: long sessions of
   two people talking) and `musique-history` (like LongMemEval: one user's chat history);
-- reported on, never used to choose: the same three built from HotpotQA, vault-example's 32
-  labelled queries, and both public sets split into one note per sentence (turn level).
+- reported on, never used to choose: the same three built from HotpotQA and vault-example's 32
+  labelled queries (its 16 paraphrase queries also alone, `example-paraphrase`); `--sets` may add
+  both public sets split into one note per sentence (`musique-split`, `hotpotqa-split`: turn level).
 
 For every query the candidates are taken once with brain's own `search.scored_candidates` (BM25's
 best 30 and the dense side's best 30, each with both halves' evidence measured exactly), with
@@ -42,7 +43,7 @@ from brain.memory.search.relevance import calibration
 RESULTS = harness.RESULTS / "fusion-select.json"
 DEPTH = 30  # search.ranked's depth for limit 10
 CHOOSE = ("musique", "musique-sessions", "musique-history")
-REPORT = ("hotpotqa", "hotpotqa-sessions", "hotpotqa-history", "example", "musique-split", "hotpotqa-split")
+REPORT = ("hotpotqa", "hotpotqa-sessions", "hotpotqa-history", "example")
 
 # A candidate: (note id, text rank or None, BM25 or None, dense rank or None, cosine or None,
 # similarity, word score, absolute score): ranks are 1-based places in the two lists.
