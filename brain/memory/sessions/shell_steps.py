@@ -1,0 +1,272 @@
+"""A shell command line read as its steps: the simple commands it runs, where, and what they name.
+
+`cd src && FOO=1 uv run pytest -q tests/a.py 2>&1 | tail -5` is three steps: `cd src`; `pytest -q
+tests/a.py` in `src` (its program `pytest`, past the assignment and the runner); `tail -5`, after a
+pipe. Quotes are removed from words, a here-document's body is no step, a redirection's target is a
+file the step writes (`> f`, `>> f`) or reads (`< f`), never an argument.
+
+Pure and total: any string gives a list (an unclosed quote runs to the end of the line).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+# a runner before the program it runs (`sudo make`, `uv run pytest`, `npx tsc`); its verb, if any, follows it
+_RUNNERS = frozenset(
+    {"sudo", "env", "time", "nice", "exec", "command", "nohup", "timeout", "stdbuf", "caffeinate"}
+    | {"uv", "uvx", "poetry", "pdm", "hatch", "pipenv", "rye", "npx", "pnpx", "bunx", "bundle", "rtk"}
+)
+_RUNNER_VERBS = frozenset({"run", "exec", "x", "dlx", "tool"})
+_OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "\n", "(", ")")
+_REDIRECT = re.compile(r"^(?:\d*|&)(>>?|>\||<|>&|<>)(.*)$")
+_HEREDOC_BODY = re.compile(r"<<-?\s*(['\"]?)(\w+)\1([^\n]*)\n.*?(?:^[ \t]*\2[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_HERESTRING = re.compile(r"<<<\s*(?:'[^']*'|\"[^\"]*\"|\S+)")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+_VERSION = re.compile(r"[\d.]+$")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One simple command of a command line."""
+
+    words: tuple[str, ...]  # as written, quotes removed, redirections out (assignments and runners kept)
+    program: str  # the file name of the program run, past assignments, runners and `python -m`
+    args: tuple[str, ...]  # the words after the program
+    folder: str  # where it runs relative to where the line started ('' there), by the `cd`s before it
+    after: str  # the operator before it: '' for the first step, '&&', '||', ';', '|', '&'
+    writes: tuple[str, ...] = ()  # files it writes by redirection
+    reads: tuple[str, ...] = ()  # files it reads by redirection
+    env: tuple[str, ...] = ()  # the `VAR=value` assignments before it
+
+    @property
+    def family(self) -> str:
+        """The program without a version (`python3.12` -> `python`, `pip3` -> `pip`)."""
+        return _VERSION.sub("", self.program) or self.program
+
+    @property
+    def operands(self) -> tuple[str, ...]:
+        """The arguments that are not flags."""
+        return tuple(word for word in self.args if not word.startswith("-"))
+
+    @property
+    def key(self) -> str:
+        """What makes two steps the same run: the program's family and its first operand (a script run
+        by an interpreter: the script and its first operand, `python3 app.py x` -> `app.py x`; a script
+        given inline: the interpreter and its flag, `python3 -c '...'` -> `python -c`)."""
+        operands = self.operands
+        if len(operands) > 1 and operands[0] == "run":  # `npm run build`, `mise run lint`: the task is the operand
+            operands = operands[1:]
+        inline = next((flag for flag in ("-c", "-e", "--eval") if flag in self.args), "")
+        if self.family in _INTERPRETERS and inline:  # a script given inline: the same program and flag
+            return f"{self.family} {inline}"
+        if self.family in _INTERPRETERS and operands:
+            return " ".join(operands[:2])
+        return " ".join((self.family, *operands[:1]))
+
+    def said(self) -> str:
+        """The step as a person would write it (words joined, quoted where needed)."""
+        return " ".join(_quote(word) for word in self.words)
+
+
+_INTERPRETERS = frozenset({"python", "node", "ruby", "perl", "bash", "sh", "zsh", "php", "deno", "bun", "Rscript"})
+
+
+def steps(command: str) -> list[Step]:
+    """The steps of a command line, in order (see the module doc)."""
+    command = _HERESTRING.sub(" ", _HEREDOC_BODY.sub(r"\3", command))
+    found: list[Step] = []
+    folder = ""
+    for operator, words in _pieces(command):
+        if not words:
+            continue
+        step = _step(words, folder, operator)
+        if step.program in ("cd", "pushd") and operator in ("", "&&", ";", "\n"):
+            folder = _moved(folder, step.operands[0] if step.operands else "~")
+        elif step.program == "popd":
+            folder = ""
+        found.append(step)
+    return found
+
+
+def resolve(base: str, folder: str, path: str) -> str:
+    """`path` as an absolute path (when `base` is one) or a normalized relative one: `path` taken in
+    `folder`, itself taken in `base`."""
+    if not path:
+        return ""
+    if path.startswith(("/", "~", "$")):
+        return posixpath.normpath(path) if path.startswith("/") else path
+    joined = posixpath.join(base or "", folder or "", path)
+    return posixpath.normpath(joined) if joined else path
+
+
+def _moved(folder: str, target: str) -> str:
+    if target.startswith(("/", "~", "$")) or target == "-":
+        return target
+    return posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
+
+
+def _step(raw: list[str], folder: str, operator: str) -> Step:
+    words: list[str] = []
+    writes: list[str] = []
+    reads: list[str] = []
+    position = 0
+    while position < len(raw):
+        word = raw[position]
+        redirect = _REDIRECT.match(word) if word and word[0] in "0123456789&<>" else None
+        if redirect:
+            target = redirect.group(2)
+            if not target and position + 1 < len(raw):
+                position += 1
+                target = raw[position]
+            arrow = redirect.group(1)
+            if target and not target.startswith("&") and not target.isdigit() and arrow != ">&":
+                (reads if arrow == "<" else writes).append(target)
+            elif arrow == ">&" and target and not target.isdigit() and not target.startswith("&"):
+                writes.append(target)
+        else:
+            words.append(word)
+        position += 1
+    env: list[str] = []
+    rest = list(words)
+    while rest and _ASSIGNMENT.match(rest[0]):
+        env.append(rest.pop(0))
+    while rest and (rest[0].rsplit("/", 1)[-1] in _RUNNERS or _ASSIGNMENT.match(rest[0])):
+        if _ASSIGNMENT.match(rest[0]):
+            env.append(rest.pop(0))
+            continue
+        runner = rest.pop(0).rsplit("/", 1)[-1]
+        while rest and rest[0].startswith("-"):  # a runner's own flags (`sudo -E`, `timeout -s 9 10`)
+            rest.pop(0)
+        if runner == "timeout" and rest and re.fullmatch(r"[\d.]+[smhd]?", rest[0]):
+            rest.pop(0)
+        if rest and rest[0] in _RUNNER_VERBS:
+            rest.pop(0)
+    program = rest[0].rsplit("/", 1)[-1] if rest else ""
+    args = rest[1:]
+    if _VERSION.sub("", program) == "python" and len(args) >= 2 and args[0] == "-m":
+        program, args = args[1], args[2:]
+    return Step(tuple(words), program, tuple(args), folder, operator, tuple(writes), tuple(reads), tuple(env))
+
+
+def _pieces(command: str) -> list[tuple[str, list[str]]]:
+    """(the operator before it, its words) for each simple command of the line."""
+    pieces: list[tuple[str, list[str]]] = []
+    words: list[str] = []
+    word: list[str] = []
+    started = False  # a word has begun (an empty '' is a word)
+    operator = ""
+    position, length = 0, len(command)
+
+    def end_word() -> None:
+        nonlocal started
+        if started:
+            words.append("".join(word))
+        word.clear()
+        started = False
+
+    while position < length:
+        char = command[position]
+        if char == "\\" and position + 1 < length:
+            if command[position + 1] != "\n":
+                word.append(command[position + 1])
+                started = True
+            position += 2
+            continue
+        if char == "'":
+            close = command.find("'", position + 1)
+            close = length if close < 0 else close
+            word.append(command[position + 1 : close])
+            started = True
+            position = close + 1
+            continue
+        if char == '"':
+            position, text = _double_quoted(command, position + 1)
+            word.append(text)
+            started = True
+            continue
+        if (char == "$" and command.startswith("$(", position)) or char == "`":
+            position, text = _substitution(command, position)
+            word.append(text)
+            started = True
+            continue
+        if char == "#" and not started:
+            newline = command.find("\n", position)
+            position = length if newline < 0 else newline
+            continue
+        if char in " \t\r":
+            end_word()
+            position += 1
+            continue
+        if char in "<>" or (char == "&" and command.startswith("&>", position)):
+            if not started or all(c.isdigit() for c in word):  # `2>`, `>`, `&>`: a redirection word of its own
+                run = re.match(r"&?[<>]+[&|]?\d*-?", command[position:])
+                assert run is not None
+                word.append(run.group(0))
+                started = True
+                position += len(run.group(0))
+                end_word()
+                continue
+        matched = next((op for op in _OPERATORS if command.startswith(op, position)), None)
+        if matched is not None:
+            end_word()
+            pieces.append((operator, words))
+            words = []
+            operator = matched if matched not in ("(", ")") else (";" if matched == ")" else operator)
+            position += len(matched)
+            continue
+        word.append(char)
+        started = True
+        position += 1
+    end_word()
+    pieces.append((operator, words))
+    return pieces
+
+
+def _double_quoted(command: str, position: int) -> tuple[int, str]:
+    text: list[str] = []
+    while position < len(command):
+        char = command[position]
+        if char == "\\" and position + 1 < len(command) and command[position + 1] in '"\\$`':
+            text.append(command[position + 1])
+            position += 2
+            continue
+        if char == '"':
+            return position + 1, "".join(text)
+        if (char == "$" and command.startswith("$(", position)) or char == "`":
+            position, inner = _substitution(command, position)
+            text.append(inner)
+            continue
+        text.append(char)
+        position += 1
+    return position, "".join(text)
+
+
+def _substitution(command: str, position: int) -> tuple[int, str]:
+    """A `$(...)` or a backquoted command, kept as written (its end found by nesting, quotes skipped)."""
+    if command[position] == "`":
+        close = command.find("`", position + 1)
+        close = len(command) - 1 if close < 0 else close
+        return close + 1, command[position : close + 1]
+    depth, index = 0, position + 1
+    while index < len(command):
+        char = command[index]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1, command[position : index + 1]
+        elif char in "'\"":
+            close = command.find(char, index + 1)
+            index = len(command) if close < 0 else close
+        index += 1
+    return len(command), command[position:]
+
+
+def _quote(word: str) -> str:
+    if word and re.fullmatch(r"[\w@%+=:,./~^-]+", word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
