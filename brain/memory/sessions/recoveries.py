@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from brain.memory.sessions.commands import is_check
-from brain.memory.sessions.shell_steps import Step, resolve, steps
+from brain.memory.sessions.shell_steps import INTERPRETERS, Step, resolve, steps
 
 SIMILAR = 0.6  # how alike a corrected operand is to the one that failed (difflib's ratio)
 FILTERS = frozenset(
@@ -56,6 +56,7 @@ _GIT_READ_ONLY = frozenset(
     {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "blame", "ls-files", "describe", "config"}
     | {"reflog", "shortlog", "grep", "ls-tree", "cat-file", "whatchanged", "tag", "fetch", "worktree"}
 )
+LOOKING_TOOLS = frozenset({"Read", "read_file", "NotebookRead", "view", "Glob", "Grep", "LS", "list_dir", "grep_search"})
 _STOPPED_BY_CONFLICTS = frozenset({"git merge", "git rebase", "git pull", "git cherry-pick", "git revert"})
 _NOT_A_USE = frozenset({"echo", "printf", "rm", "rmdir", "unlink", "true", "test", "[", "mkdir", "touch", "which"})
 PACKAGE_MANAGERS = frozenset(
@@ -213,8 +214,7 @@ def recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequence[s
     said = f"`{_said(later.command)}`"
     step = missing.step
     if step is not None and step.program in ("cd", "pushd") and missing.intended:
-        match = _matching(missing.intended, later)
-        if match is None:
+        if _matching(missing.intended, later) is None:
             return None
         folder = step.operands[0] if step.operands else "~"
         where = resolve(failed.cwd, step.folder, folder)
@@ -223,18 +223,30 @@ def recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequence[s
         return Found(f"there was no folder `{folder}` there; {said} {verb}{after}")
     if step is None:
         return None
-    match = _matching([step], later)
-    if match is None:
-        match = _uses(missing, later)
-        if match is None:
+    matched = _matching([step], later)
+    if matched is None:
+        used = _uses(missing, later)
+        if used is None:
             return None
-        return Found(f"`{missing.paths[match]}` is there now; {said} {verb}{after}")
+        return Found(f"`{missing.paths[used]}` is there now; {said} {verb}{after}")
+    match, how = matched
+    if how == "concluded":
+        return Found(f"the {step.operands[0] if step.operands else 'merge'} was concluded: {said} {verb}{after}")
+    if how == "check":
+        return Found(f"{said} {verb}{after}")
     differences = _differences(failed, step, later, match)
     if differences:
         return Found(f"{'; '.join(differences)}: {said} {verb}{after}")
     if between:
         return Found(f"it {verb} after {', '.join(between)}")
     return Found(f"{said} {verb}")
+
+
+def looks(attempt: Attempt) -> bool:
+    """Whether a call only looks (reads a file, lists, searches): its failure fails no decision."""
+    if attempt.command is not None:
+        return not changes_something(attempt.command)
+    return attempt.tool in LOOKING_TOOLS
 
 
 def changes_something(command: str) -> bool:
@@ -355,23 +367,25 @@ def _same_file(one: Attempt, other: Attempt) -> bool:
     return set(one.files) == set(other.files)
 
 
-def _matching(wanted: Sequence[Step], later: Attempt) -> Step | None:
-    """The step of `later` that runs one of `wanted` again: the same key, raw or with paths resolved, or
-    a check of the same program; None when it has none."""
+def _matching(wanted: Sequence[Step], later: Attempt) -> tuple[Step, str] | None:
+    """The step of `later` that runs one of `wanted` again, and how: "same" (the same key), "corrected"
+    (its first operand corrected, `_corrected`), "check" (a check of the same program: the code builds
+    now), "concluded" (a merge, rebase or pull that conflicted, then committed or continued); None
+    when it has none."""
     for step in later.steps:
         for want in wanted:
             if step.key == want.key and step.program:
-                return step
+                return step, "same"
             if want.key in _STOPPED_BY_CONFLICTS and step.key in {*_STOPPED_BY_CONFLICTS, "git commit"}:
-                return step  # a merge that conflicted, concluded
-    for step in later.steps:
-        for want in wanted:
-            if want.program and step.family == want.family and is_check(want.said()) and is_check(step.said()):
-                return step
+                return step, "concluded"
     for step in later.steps:
         for want in wanted:
             if want.program and step.family == want.family and _corrected(want.operands, step.operands):
-                return step
+                return step, "corrected"
+    for step in later.steps:
+        for want in wanted:
+            if want.program and step.family == want.family and is_check(want.said()) and is_check(step.said()):
+                return step, "check"
     return None
 
 
@@ -406,8 +420,8 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> li
         said.append(f"run from `{match.folder or now}`" if match.folder else f"run from `{now}`, not `{step.folder}`")
     if step.program != match.program:
         said.append(f"`{match.program}` instead of `{step.program}`")
-    removed = _shown([word for word in step.args if word not in match.args], step.args)
-    added = _shown([word for word in match.args if word not in step.args], match.args)
+    removed = _shown([word for word in step.args if word not in match.args], step.args, step.family)
+    added = _shown([word for word in match.args if word not in step.args], match.args, match.family)
     retold = [w for w in removed if w in added and w.endswith(" <text>")]  # `-c` given another text
     removed, added = [w for w in removed if w not in added], [w for w in added if w not in removed]
     said += [f"another `{w.removesuffix(' <text>')}` text" for w in retold]
@@ -428,17 +442,17 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> li
     return said
 
 
-def _shown(words: list[str], every: Sequence[str]) -> list[str]:
-    """Arguments as a difference names them: a text (a message, a script: it holds a space or runs
-    long) is named by the flag before it, or left out."""
+def _shown(words: list[str], every: Sequence[str], program: str) -> list[str]:
+    """Arguments as a difference names them: a text (it holds a space or runs long) is left out (a
+    commit's message is not what fixed it), but an interpreter's inline script is named by its flag."""
     shown = []
     for word in words:
         if len(word) <= 40 and not re.search(r"\s", word):
             shown.append(word)
             continue
         position = every.index(word)
-        flag = every[position - 1] if position and every[position - 1].startswith("-") else ""
-        if flag:
+        flag = every[position - 1] if position else ""
+        if program in INTERPRETERS and flag in ("-c", "-e", "--eval"):
             shown.append(f"{flag} <text>")
     return list(dict.fromkeys(shown))
 

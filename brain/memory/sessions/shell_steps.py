@@ -60,9 +60,9 @@ class Step:
         if len(operands) > 1 and operands[0] == "run":  # `npm run build`, `mise run lint`: the task is the operand
             operands = operands[1:]
         inline = next((flag for flag in ("-c", "-e", "--eval") if flag in self.args), "")
-        if self.family in _INTERPRETERS and inline:  # a script given inline: the same program and flag
+        if self.family in INTERPRETERS and inline:  # a script given inline: the same program and flag
             return f"{self.family} {inline}"
-        if self.family in _INTERPRETERS and operands:
+        if self.family in INTERPRETERS and operands:
             return " ".join(operands[:2])
         return " ".join((self.family, *operands[:1]))
 
@@ -71,7 +71,7 @@ class Step:
         return " ".join(_quote(word) for word in self.words)
 
 
-_INTERPRETERS = frozenset({"python", "node", "ruby", "perl", "bash", "sh", "zsh", "php", "deno", "bun", "Rscript"})
+INTERPRETERS = frozenset({"python", "node", "ruby", "perl", "bash", "sh", "zsh", "php", "deno", "bun", "Rscript"})
 
 
 def steps(command: str) -> list[Step]:

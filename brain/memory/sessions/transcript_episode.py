@@ -15,7 +15,8 @@
 - decisions: the agent states a choice ("I'll use X instead of Y", "going with", "rather than",
   "option"), a plan the user approved or rejected (Claude Code's ExitPlanMode), the agent changing
   approach after a failure. Chosen = the agent's sentence, rationale = its own "because ..." words,
-  outcome = failure when an error after it stayed unrecovered, else success.
+  outcome = failure when an error after it stayed unrecovered (a failed look, a read or an `ls` of
+  what is not there, does not count), else success.
 - lessons: one per error -> recovery pair: what failed, then what was different in what worked
   ("`cat a.yaml` failed (cat: a.yaml: No such file or directory): `a.yaml` did not exist; `touch a.yaml`
   created it"); a retry that worked unchanged says so (flaky).
@@ -448,7 +449,7 @@ class Builder:
 
     def episode(self) -> Episode:
         sid = self.names()[0].removeprefix("EPISODE-")
-        unrecovered = {error.event for error in self.open_errors.values()}
+        unrecovered = {error.event for error in self.open_errors.values() if not recoveries.looks(error.attempt)}
         decisions = []
         ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's
         renamed = {e["id"]: f"e{number:03d}" for number, e in enumerate(ordered, 1)}

@@ -1,10 +1,15 @@
 """Recovery tips from the failures an extracted session recovered from, one per failure and its fix.
 
 An episode extracted from a transcript records each failure that was followed by its recovery as a
-lesson: "`mix test --seed 0` failed (the error's line); it passed after editing lib/a.ex." Such a
-lesson is the whole of a recovery tip, said as what to do and when:
+lesson: "`mix test --seed 0` failed (the error's line): it passed after editing lib/a.ex." (notes
+written before: "...; it passed after ..."). Such a lesson is the whole of a recovery tip, said as
+what to do and when:
 
     When `mix test` fails with "the error's line": edit the file it names, then run it again.
+
+What was different is said as an instruction too: a missing file created ("create it first"), a
+module installed ("install it first: `pip install pyyaml`"), the folder ("run it from `src`"), the
+program or an argument changed ("use `python3` instead of `python`"), a retry ("run it again").
 
 The failing step is named by its program (`git commit` of "git add -A && git commit -m ...", the
 tests for a test command), or by its tool (Edit, Read); the error by its first line; the fix by what was done ("editing <file>":
@@ -20,8 +25,11 @@ from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.wording import generalize, quoted_code
 from brain.notes.model import Episode, Event
 
+# what failed, its error, then what was different (in the words `brain.memory.sessions.recoveries` says it)
 LESSON = re.compile(
-    r"^(?P<what>.+?) failed \((?P<error>.*)\); it (?P<verb>worked|passed) after (?P<fix>.+?)\.?$", re.DOTALL
+    r"^(?P<what>.+?) failed \((?P<error>.*?)\)[:;] (?P<fix>(?:it |`|module |program |folder |the |there was no "
+    r"|run from |with |without |another |after ).+?)\.?$",
+    re.DOTALL,
 )
 _LOCATION = re.compile(r"^[\w./~-]+:\d+(?::\d+)?:\s*")
 _ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
@@ -64,9 +72,14 @@ def error_line(error: str) -> str:
 
 
 def fix_step(fix: str, command: bool) -> str:
-    """What fixed it, as an instruction: "editing a.ex, editing b.ex" -> "edit the files it names";
-    "running `mix format`" -> "run `mix format` first"; "reading a.ex" (an edit that failed on stale
-    text) -> "read the file, then edit it again with its current text"."""
+    """What fixed it, as an instruction: "it worked after editing a.ex, editing b.ex" -> "edit the
+    files it names"; "... after running `mix format`" -> "run `mix format` first"; "... after reading
+    a.ex" (an edit that failed on stale text) -> "read the file, then edit it again with its current
+    text"; what was different in a changed command (see the module doc)."""
+    after = re.match(r"^it (?:worked|passed) after (.+)$", fix, re.DOTALL)
+    if after is None and not fix.startswith("running "):
+        return _changed(fix)
+    fix = after.group(1) if after else fix
     parts = list(dict.fromkeys(part.strip() for part in fix.split(", ") if part.strip()))
     edited = [part for part in parts if part.startswith("editing ")]
     ran = [part.removeprefix("running ") for part in parts if part.startswith("running `")]
@@ -83,6 +96,39 @@ def fix_step(fix: str, command: bool) -> str:
             else "read the file, then edit it again with its current text"
         )
     return "run it again, unchanged"
+
+
+def _changed(change: str) -> str:
+    """A change as an instruction ("`python3` instead of `python`: `python3 a.py` worked" -> "use
+    `python3` instead of `python`")."""
+    if "when run again unchanged" in change:
+        return "run it again, unchanged: it failed once and then worked"
+    if " did not exist; " in change:
+        return "create the missing file or folder first, then run it again"
+    installed = re.search(r" was missing; (`[^`]+`) installed it", change)
+    if installed:
+        return f"install what it names first ({installed.group(1)}), then run it again"
+    if change.startswith("the shell was already in "):
+        folder = re.match(r"the shell was already in (`[^`]+`)", change)
+        return f"check the folder first: the shell may already be in {folder.group(1) if folder else 'it'}"
+    if change.startswith("there was no folder "):
+        return "check the folder first: the one it changes to is not there"
+    if " is there now; " in change:
+        return "run it again once the file is there"
+    said = change.rsplit(": `", 1)[0] if ": `" in change else change
+    steps = []
+    for part in said.split("; "):
+        if part.startswith("run from "):
+            steps.append("run it " + part.removeprefix("run "))
+        elif " instead of " in part and not part.startswith(("with", "without")):
+            steps.append("use " + part)
+        elif part.startswith(("with ", "without ")):
+            steps.append("run it " + part)
+        elif part.startswith("another "):
+            steps.append("fix its " + part.removeprefix("another "))
+        elif part.startswith("after "):
+            steps.append("run " + part.removeprefix("after ") + " first")
+    return ", ".join(steps) or "run it again, unchanged"
 
 
 def recovery_drafts(episode: Episode) -> list[Draft]:

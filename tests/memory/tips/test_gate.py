@@ -57,13 +57,7 @@ def test_the_spotter_session_gives_one_tip_per_failure_it_recovered_from(tmp_pat
             "both",
             (SourceRef(episode, "e037-e055"),),
         ),
-        "TIP-read-fails-with-file-does-not-exist": (
-            'When Read fails with "File does not exist.": run it again, unchanged.',
-            1,
-            "both",
-            (SourceRef(episode, "e067-e068"),),
-        ),
-    }
+    }  # the failed Read of test/support/conn_case.ex was followed by a Read of another file: no recovery, no tip
     # the failed test run's error is a place and a function name only, which names no failure: no tip
     # its two stated choices wait for a second session; its runs of edits and passing tests are no lesson
     assert [held.split(" ")[-1] for held in ended.tips.held] == ["(d001)", "(d002)"]
