@@ -443,11 +443,11 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> li
 
 
 def _shown(words: list[str], every: Sequence[str], program: str) -> list[str]:
-    """Arguments as a difference names them: a text (it holds a space or runs long) is left out (a
-    commit's message is not what fixed it), but an interpreter's inline script is named by its flag."""
+    """Arguments as a difference names them: a text (over lines, or long) is left out (a commit's
+    message is not what fixed it), but an interpreter's inline script is named by its flag."""
     shown = []
     for word in words:
-        if len(word) <= 40 and not re.search(r"\s", word):
+        if len(word) <= 40 and "\n" not in word:
             shown.append(word)
             continue
         position = every.index(word)

@@ -22,6 +22,7 @@ _RUNNERS = frozenset(
 _RUNNER_VERBS = frozenset({"run", "exec", "x", "dlx", "tool"})
 _OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "\n", "(", ")")
 _REDIRECT = re.compile(r"^(?:\d*|&)(>>?|>\||<|>&|<>)(.*)$")
+_OPERATOR_MARK = "\x00"  # before a redirection the line wrote (a quoted '>' is a word like any other)
 _HEREDOC_BODY = re.compile(r"<<-?\s*(['\"]?)(\w+)\1([^\n]*)\n.*?(?:^[ \t]*\2[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
 _HERESTRING = re.compile(r"<<<\s*(?:'[^']*'|\"[^\"]*\"|\S+)")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
@@ -115,7 +116,7 @@ def _step(raw: list[str], folder: str, operator: str) -> Step:
     position = 0
     while position < len(raw):
         word = raw[position]
-        redirect = _REDIRECT.match(word) if word and word[0] in "0123456789&<>" else None
+        redirect = _REDIRECT.match(word[1:]) if word.startswith(_OPERATOR_MARK) else None
         if redirect:
             target = redirect.group(2)
             if not target and position + 1 < len(raw):
@@ -157,35 +158,36 @@ def _pieces(command: str) -> list[tuple[str, list[str]]]:
     words: list[str] = []
     word: list[str] = []
     started = False  # a word has begun (an empty '' is a word)
+    quoted = False  # a quote or an escape is part of it
     operator = ""
     position, length = 0, len(command)
 
     def end_word() -> None:
-        nonlocal started
+        nonlocal started, quoted
         if started:
             words.append("".join(word))
         word.clear()
-        started = False
+        started = quoted = False
 
     while position < length:
         char = command[position]
         if char == "\\" and position + 1 < length:
             if command[position + 1] != "\n":
                 word.append(command[position + 1])
-                started = True
+                started = quoted = True
             position += 2
             continue
         if char == "'":
             close = command.find("'", position + 1)
             close = length if close < 0 else close
             word.append(command[position + 1 : close])
-            started = True
+            started = quoted = True
             position = close + 1
             continue
         if char == '"':
             position, text = _double_quoted(command, position + 1)
             word.append(text)
-            started = True
+            started = quoted = True
             continue
         if (char == "$" and command.startswith("$(", position)) or char == "`":
             position, text = _substitution(command, position)
@@ -201,9 +203,10 @@ def _pieces(command: str) -> list[tuple[str, list[str]]]:
             position += 1
             continue
         if char in "<>" or (char == "&" and command.startswith("&>", position)):
-            if not started or all(c.isdigit() for c in word):  # `2>`, `>`, `&>`: a redirection word of its own
+            if not started or (word and all(c.isdigit() for c in word) and not quoted):  # `2>`, `>`, `&>`
                 run = re.match(r"&?[<>]+[&|]?\d*-?", command[position:])
                 assert run is not None
+                word.insert(0, _OPERATOR_MARK)
                 word.append(run.group(0))
                 started = True
                 position += len(run.group(0))
