@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from brain.notes.model import Episode, Event
+from brain.markdown.model import Episode, Event
 
 _SHELL_EVENT = re.compile(r"^`(?P<command>.+?)` failed: (?P<line>.+)$", re.DOTALL)
 _TEST_EVENT = re.compile(r"^Ran `(?P<command>.+?)`: tests failed")

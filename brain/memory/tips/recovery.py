@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 
+from brain.markdown.model import Episode, Event
 from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.wording import generalize, quoted_code
-from brain.notes.model import Episode, Event
 
 # what failed, its error, then what was different (in the words `brain.memory.sessions.recoveries` says it)
 LESSON = re.compile(

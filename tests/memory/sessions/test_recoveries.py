@@ -16,9 +16,9 @@ import pytest
 from brain.agents.registry import READERS
 from brain.memory.episodes.recovery import Recovery, episode_recoveries
 from brain.memory.sessions.ingest import extract_transcript
-from brain.notes.episode import episode_from_note, render_episode
-from brain.notes.failures import recorded_failures
-from brain.notes.parse import parse_note
+from brain.memory.episodes.note import episode_from_note, render_episode
+from brain.memory.episodes.signature import recorded_failures
+from brain.markdown.parse import parse_note
 
 SESSION = "5e55a0b1-aaaa-4bbb-8ccc-0123456789ab"
 APP = "/work/app"
