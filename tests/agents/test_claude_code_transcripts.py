@@ -286,7 +286,12 @@ def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
             "`go test -tags=e2e -c ./e2e/...` passed",
         ),
         # the part of the chain that failed (the lint) worked alone
-        ("mise run fmt && mise run lint", "[lint] a.go:3:1: x is unused (unused)", "mise run lint", "`mise run lint` worked"),
+        (
+            "mise run fmt && mise run lint",
+            "[lint] a.go:3:1: x is unused (unused)",
+            "mise run lint",
+            "`mise run lint` worked",
+        ),
         (
             "git merge origin/main",
             "CONFLICT (content): Merge conflict in a.go",

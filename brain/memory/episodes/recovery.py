@@ -59,9 +59,7 @@ def episode_recoveries(episode: Episode) -> list[Recovery]:
         change = _change(lesson, failed, line) if lesson else ""
         matched = _FIXED_BY.match(fixed_by.text)
         fix = (matched.group("command") or matched.group("test")) if matched else fixed_by.text
-        found.append(
-            Recovery(event.id or "", fixed_by.id or "", failed, line, fix, change, _RETRY in change)
-        )
+        found.append(Recovery(event.id or "", fixed_by.id or "", failed, line, fix, change, _RETRY in change))
     return found
 
 

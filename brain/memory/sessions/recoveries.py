@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from difflib import SequenceMatcher
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from brain.memory.sessions.commands import is_check
 from brain.memory.sessions.shell_steps import INTERPRETERS, Step, resolve, steps
@@ -56,7 +56,9 @@ _GIT_READ_ONLY = frozenset(
     {"status", "log", "diff", "show", "branch", "remote", "rev-parse", "blame", "ls-files", "describe", "config"}
     | {"reflog", "shortlog", "grep", "ls-tree", "cat-file", "whatchanged", "tag", "fetch", "worktree"}
 )
-LOOKING_TOOLS = frozenset({"Read", "read_file", "NotebookRead", "view", "Glob", "Grep", "LS", "list_dir", "grep_search"})
+LOOKING_TOOLS = frozenset(
+    {"Read", "read_file", "NotebookRead", "view", "Glob", "Grep", "LS", "list_dir", "grep_search"}
+)
 _STOPPED_BY_CONFLICTS = frozenset({"git merge", "git rebase", "git pull", "git cherry-pick", "git revert"})
 _NOT_A_USE = frozenset({"echo", "printf", "rm", "rmdir", "unlink", "true", "test", "[", "mkdir", "touch", "which"})
 PACKAGE_MANAGERS = frozenset(
@@ -98,7 +100,7 @@ _PROGRAM = (
     re.compile(r"exec: \"?([\w.+/-]+)\"?: executable file not found"),
     re.compile(r"'([\w.+-]+)' is not recognized as an internal or external command"),
 )
-_QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|`([^`\n]+)`|‘([^’\n]+)’")
+_QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|`([^`\n]+)`|\u2018([^\u2019\n]+)\u2019")
 _PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^[\w@+-][\w.@+-]*\.[A-Za-z][\w]{0,7}$")
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\)|^\s+File \"[^\"]+\", line \d+", re.MULTILINE)
 _FILE_KEYS = ("file_path", "notebook_path", "path", "target_file", "url", "uri")
@@ -147,8 +149,8 @@ def lack(attempt: Attempt, output: str) -> Lack:
     text = output.replace("\\n", "\n")[:4000]
     missing_lines = [line for line in text.splitlines()[:40] if _MISSING.search(line)]
     modules = _found(_MODULE, text)
+    paths: dict[str, str] = {}
     if not attempt.command:
-        paths = {}
         if attempt.target and _FILE_MISSING.search(text[:400]) and not modules and "://" not in attempt.target:
             paths[resolve(attempt.cwd, "", attempt.target)] = attempt.target
         return Lack(paths=paths, modules=tuple(modules))
@@ -156,11 +158,10 @@ def lack(attempt: Attempt, output: str) -> Lack:
     position = failing_step(every, text)
     step = every[position] if position is not None else None
     intended: tuple[Step, ...] = ()
-    if step is not None and step.program in ("cd", "pushd"):
-        intended = tuple(s for s in every[position + 1 :] if s.program and s.after != "|") if position is not None else ()
+    if step is not None and position is not None and step.program in ("cd", "pushd"):
+        intended = tuple(s for s in every[position + 1 :] if s.program and s.after != "|")
     named = {s.program for s in every} | {s.words[0].rsplit("/", 1)[-1] for s in every if s.words}
     programs = [name for name in _found(_PROGRAM, text) if name in named]
-    paths: dict[str, str] = {}
     if step is not None and missing_lines:
         candidates = [word for s in [step] for word in (*s.operands, *s.reads)]
         if step.program in ("cd", "pushd") and not step.operands:
@@ -195,7 +196,9 @@ def failing_step(every: Sequence[Step], output: str) -> int | None:
     return (kept or real)[-1]
 
 
-def recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequence[str], *, test: bool = False) -> Found | None:
+def recovery(
+    failed: Attempt, missing: Lack, later: Attempt, between: Sequence[str], *, test: bool = False
+) -> Found | None:
     """How `later` (a call that succeeded) recovered `failed`, or None when it did not (see the module doc).
     `between`: what was done between them that may have fixed it ("editing a.py", "running `make gen`")."""
     verb = "passed" if test else "worked"
@@ -211,7 +214,13 @@ def recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequence[s
         return _tool_recovery(failed, missing, later, between, verb)
     if not later.command:
         return None
+    return _shell_recovery(failed, missing, later, between, verb)
+
+
+def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequence[str], verb: str) -> Found | None:
+    """A failed step of a shell command recovered by a step of a later one (see the module doc)."""
     said = f"`{_said(later.command)}`"
+    after = f", after {', '.join(between)}" if between else ""
     step = missing.step
     if step is not None and step.program in ("cd", "pushd") and missing.intended:
         if _matching(missing.intended, later) is None:

@@ -296,7 +296,9 @@ class Builder:
         if call.files:
             done = [f"editing {name}" for name in call.files]
         elif call.command:
-            done = [f"running `{self._command(call.command, 80)}`"] if recoveries.changes_something(call.command) else []
+            done = (
+                [f"running `{self._command(call.command, 80)}`"] if recoveries.changes_something(call.command) else []
+            )
         else:
             done = [f"reading {call.read}"] if call.read else []
         for key, error in self.open_errors.items():

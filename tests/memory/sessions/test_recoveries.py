@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from brain.agents.registry import READERS
-from brain.memory.episodes.recovery import Recovery, episode_recoveries
-from brain.memory.sessions.ingest import extract_transcript
-from brain.memory.episodes.note import episode_from_note, render_episode
-from brain.memory.episodes.signature import recorded_failures
 from brain.markdown.parse import parse_note
+from brain.memory.episodes.note import episode_from_note, render_episode
+from brain.memory.episodes.recovery import Recovery, episode_recoveries
+from brain.memory.episodes.signature import recorded_failures
+from brain.memory.sessions.ingest import extract_transcript
 
 SESSION = "5e55a0b1-aaaa-4bbb-8ccc-0123456789ab"
 APP = "/work/app"
@@ -177,7 +177,7 @@ def test_the_same_command_from_another_folder(tmp_path):
 
 def test_a_missing_module_installed_by_pip(tmp_path):
     traceback = (
-        "Exit code 1\nTraceback (most recent call last):\n  File \"/work/app/app.py\", line 1, in <module>\n"
+        'Exit code 1\nTraceback (most recent call last):\n  File "/work/app/app.py", line 1, in <module>\n'
         "    import yaml\nModuleNotFoundError: No module named 'yaml'"
     )
     path = claude(
@@ -221,7 +221,11 @@ def test_the_failing_stage_of_a_pipe_is_what_counts(tmp_path):
         tmp_path / "s.jsonl",
         ask("Count the open pull requests"),
         bash("toolu_1", "gh api repos/a/b/pulls | python -c 'import json,sys\n  print(len(json.load(sys.stdin)))'"),
-        result("toolu_1", '  File "<string>", line 2\n    print(len(json.load(sys.stdin)))\nIndentationError: unexpected indent', error=True),
+        result(
+            "toolu_1",
+            '  File "<string>", line 2\n    print(len(json.load(sys.stdin)))\nIndentationError: unexpected indent',
+            error=True,
+        ),
         bash("toolu_2", "gh api repos/a/b/pulls | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'"),
         result("toolu_2", "3"),
     )

@@ -62,4 +62,7 @@ def test_runners_assignments_and_python_m_are_not_the_program():
 
 def test_a_here_document_is_no_step():
     line = "cat > notes.md <<'EOF'\nrm -rf / && echo x\nEOF\ngit add notes.md"
-    assert [(step.words, step.writes) for step in steps(line)] == [(("cat",), ("notes.md",)), (("git", "add", "notes.md"), ())]
+    assert [(step.words, step.writes) for step in steps(line)] == [
+        (("cat",), ("notes.md",)),
+        (("git", "add", "notes.md"), ()),
+    ]
