@@ -425,8 +425,9 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> li
     said: list[str] = []
     before = resolve(failed.cwd, step.folder, ".")
     now = resolve(later.cwd, match.folder, ".")
-    if before != now:
-        said.append(f"run from `{match.folder or now}`" if match.folder else f"run from `{now}`, not `{step.folder}`")
+    if before != now:  # said from where the failed step ran, when both folders are known
+        where = posixpath.relpath(now, before) if now.startswith("/") and before.startswith("/") else match.folder or now
+        said.append(f"run from `{where}`")
     if step.program != match.program:
         said.append(f"`{match.program}` instead of `{step.program}`")
     removed = _shown([word for word in step.args if word not in match.args], step.args, step.family)

@@ -20,6 +20,27 @@ _RUNNERS = frozenset(
     | {"uv", "uvx", "poetry", "pdm", "hatch", "pipenv", "rye", "npx", "pnpx", "bunx", "bundle", "rtk"}
 )
 _RUNNER_VERBS = frozenset({"run", "exec", "x", "dlx", "tool"})
+_RUNNER_VALUES = {  # a runner's flags that take a value (`sudo -u postgres psql`: the program is psql)
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"},
+    "nice": {"-n", "--adjustment"},
+    "env": {"-u", "-C", "--unset", "--chdir", "-S"},
+    "uv": {"--with", "--python", "-p", "--directory", "--project", "--from"},
+    "npx": {"-p", "--package"},
+}
+# flags that name the folder a program runs in (`grep -C 3` is no folder: by program)
+_FOLDER_FLAGS = {
+    "git": {"-C"},
+    "make": {"-C", "--directory"},
+    "gmake": {"-C", "--directory"},
+    "ninja": {"-C"},
+    "go": {"-C"},
+    "tar": {"-C", "--directory"},
+    "npm": {"--prefix"},
+    "pnpm": {"-C", "--dir"},
+    "yarn": {"--cwd"},
+    "bun": {"--cwd"},
+}
 _OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "\n", "(", ")")
 _REDIRECT = re.compile(r"^(?:\d*|&)(>>?|>\||<|>&|<>)(.*)$")
 _OPERATOR_MARK = "\x00"  # before a redirection the line wrote (a quoted '>' is a word like any other)
@@ -58,6 +79,9 @@ class Step:
         by an interpreter: the script and its first operand, `python3 app.py x` -> `app.py x`; a script
         given inline: the interpreter and its flag, `python3 -c '...'` -> `python -c`)."""
         operands = self.operands
+        inner = self.inner()
+        if inner is not None:  # `ssh host 'ls x'`, `bash -c 'make test'`: the command run is what it runs
+            return f"{self.family} {inner.key}"
         if len(operands) > 1 and operands[0] == "run":  # `npm run build`, `mise run lint`: the task is the operand
             operands = operands[1:]
         inline = next((flag for flag in ("-c", "-e", "--eval") if flag in self.args), "")
@@ -66,6 +90,17 @@ class Step:
         if self.family in INTERPRETERS and operands:
             return " ".join(operands[:2])
         return " ".join((self.family, *operands[:1]))
+
+    def inner(self) -> Step | None:
+        """The first step of the command line a step runs as its argument: a remote command
+        (`ssh host 'cmd'`), a shell's `-c` text; None for any other step."""
+        if self.family == "ssh" and len(self.operands) >= 2:
+            line = " ".join(self.operands[1:])
+        elif self.family in ("bash", "sh", "zsh", "dash") and "-c" in self.args[:-1]:
+            line = self.args[self.args.index("-c") + 1]
+        else:
+            return None
+        return next((step for step in steps(line) if step.program and step.program not in ("cd", "pushd")), None)
 
     def said(self) -> str:
         """The step as a person would write it (words joined, quoted where needed)."""
@@ -139,8 +174,10 @@ def _step(raw: list[str], folder: str, operator: str) -> Step:
             env.append(rest.pop(0))
             continue
         runner = rest.pop(0).rsplit("/", 1)[-1]
-        while rest and rest[0].startswith("-"):  # a runner's own flags (`sudo -E`, `timeout -s 9 10`)
-            rest.pop(0)
+        while rest and rest[0].startswith("-"):  # a runner's own flags (`sudo -E`, `sudo -u postgres`)
+            flag = rest.pop(0)
+            if flag in _RUNNER_VALUES.get(runner, ()) and rest:
+                rest.pop(0)
         if runner == "timeout" and rest and re.fullmatch(r"[\d.]+[smhd]?", rest[0]):
             rest.pop(0)
         if rest and rest[0] in _RUNNER_VERBS:
@@ -149,7 +186,19 @@ def _step(raw: list[str], folder: str, operator: str) -> Step:
     args = rest[1:]
     if _VERSION.sub("", program) == "python" and len(args) >= 2 and args[0] == "-m":
         program, args = args[1], args[2:]
-    return Step(tuple(words), program, tuple(args), folder, operator, tuple(writes), tuple(reads), tuple(env))
+    kept: list[str] = []
+    folder_flags = _FOLDER_FLAGS.get(program, set())
+    position = 0
+    while position < len(args):  # `git -C dir`, `npm --prefix dir`: the program runs in dir
+        flag = args[position]
+        value = flag.split("=", 1)[1] if flag.startswith("--") and "=" in flag else ""
+        if flag.split("=", 1)[0] in folder_flags and (value or position + 1 < len(args)):
+            folder = _moved(folder, value or args[position + 1])
+            position += 1 if value else 2
+            continue
+        kept.append(flag)
+        position += 1
+    return Step(tuple(words), program, tuple(kept), folder, operator, tuple(writes), tuple(reads), tuple(env))
 
 
 def _pieces(command: str) -> list[tuple[str, list[str]]]:

@@ -66,3 +66,19 @@ def test_a_here_document_is_no_step():
         (("cat",), ("notes.md",)),
         (("git", "add", "notes.md"), ()),
     ]
+
+
+def test_a_folder_flag_is_where_the_program_runs_and_a_remote_command_is_what_runs():
+    (git,) = steps("git -C /work/app push origin main")
+    assert (git.program, git.args, git.folder, git.key) == ("git", ("push", "origin", "main"), "/work/app", "git push")
+    (grep,) = steps("grep -C 3 TODO notes.md")  # grep's -C is the lines of context, no folder
+    assert (grep.args, grep.folder) == (("-C", "3", "TODO", "notes.md"), "")
+    (psql,) = steps("sudo -u postgres psql safecast -c 'select 1'")
+    assert (psql.program, psql.key) == ("psql", "psql safecast")
+    listing, ports = (
+        steps("ssh root@db.example.org 'ls -la /etc/nginx'")[0],
+        steps("ssh root@db.example.org 'ss -tlnp'")[0],
+    )
+    assert (listing.key, ports.key) == ("ssh ls /etc/nginx", "ssh ss")  # two commands on one host: two targets
+    (shell,) = steps("bash -c 'cd web && npm test'")
+    assert shell.key == "bash npm test"
