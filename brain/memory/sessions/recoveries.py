@@ -235,9 +235,12 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
     matched = _matching([step], later)
     if matched is None:
         used = _uses(missing, later)
-        if used is None:
+        if used is not None:
+            return Found(f"`{missing.paths[used]}` is there now; {said} {verb}{after}")
+        moved = _elsewhere(missing, later)
+        if moved is None:
             return None
-        return Found(f"`{missing.paths[used]}` is there now; {said} {verb}{after}")
+        return Found(f"`{moved[0]}` is not there: the file is at `{moved[1]}`; {said} {verb}{after}")
     match, how = matched
     if how == "concluded":
         return Found(f"the {step.operands[0] if step.operands else 'merge'} was concluded: {said} {verb}{after}")
@@ -367,6 +370,10 @@ def _tool_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequ
             return Found(f"`{named}` is there now; `{_said(later.command)}` {verb}")
         if later.target and resolve(later.cwd, "", later.target) == path:
             return Found(f"`{named}` is there now; {later.tool} {verb}")
+    moved = _elsewhere(missing, later)
+    if moved is not None:
+        said = f"`{_said(later.command)}`" if later.command else later.tool
+        return Found(f"`{moved[0]}` is not there: the file is at `{moved[1]}`; {said} {verb}")
     return None
 
 
@@ -421,17 +428,37 @@ def _uses(missing: Lack, later: Attempt) -> str | None:
     return None
 
 
+def _elsewhere(missing: Lack, later: Attempt) -> tuple[str, str] | None:
+    """(the missing path as named, where `later` found the same file): a path of `later` that ends
+    with the missing one's folder and name (`nix/home/programs/zsh.nix` found at
+    `nix/modules/home/programs/zsh.nix`): the file is at another place. Another file of that folder
+    (`test/support/data_case.ex` after `conn_case.ex`) is no recovery."""
+    found = [later.target] if later.target and not later.command else []
+    found += [word for step in later.steps if step.program not in _NOT_A_USE for word in (*step.operands, *step.reads)]
+    for path, named in missing.paths.items():
+        tail = "/".join(path.rstrip("/").split("/")[-2:])
+        if "/" not in tail or not posixpath.splitext(tail)[1]:
+            continue
+        for word in found:
+            where = resolve(later.cwd, "", word) if not later.command else word
+            if where.rstrip("/").endswith("/" + tail) and resolve(later.cwd, "", where) != path:
+                return named, word
+    return None
+
+
 def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> list[str]:
     said: list[str] = []
     before = resolve(failed.cwd, step.folder, ".")
     now = resolve(later.cwd, match.folder, ".")
     if before != now:  # said from where the failed step ran, when both folders are known
-        where = posixpath.relpath(now, before) if now.startswith("/") and before.startswith("/") else match.folder or now
+        where = (
+            posixpath.relpath(now, before) if now.startswith("/") and before.startswith("/") else match.folder or now
+        )
         said.append(f"run from `{where}`")
     if step.program != match.program:
         said.append(f"`{match.program}` instead of `{step.program}`")
-    removed = _shown([word for word in step.args if word not in match.args], step.args, step.family)
-    added = _shown([word for word in match.args if word not in step.args], match.args, match.family)
+    removed = _shown([word for word in step.given if word not in match.given], step.given, step.family)
+    added = _shown([word for word in match.given if word not in step.given], match.given, match.family)
     retold = [w for w in removed if w in added and w.endswith(" <text>")]  # `-c` given another text
     removed, added = [w for w in removed if w not in added], [w for w in added if w not in removed]
     said += [f"another `{w.removesuffix(' <text>')}` text" for w in retold]

@@ -62,6 +62,7 @@ class Step:
     writes: tuple[str, ...] = ()  # files it writes by redirection
     reads: tuple[str, ...] = ()  # files it reads by redirection
     env: tuple[str, ...] = ()  # the `VAR=value` assignments before it
+    given: tuple[str, ...] = ()  # the words after the program as written, a folder flag (`-C dir`) kept
 
     @property
     def family(self) -> str:
@@ -145,30 +146,9 @@ def _moved(folder: str, target: str) -> str:
 
 
 def _step(raw: list[str], folder: str, operator: str) -> Step:
-    words: list[str] = []
-    writes: list[str] = []
-    reads: list[str] = []
-    position = 0
-    while position < len(raw):
-        word = raw[position]
-        redirect = _REDIRECT.match(word[1:]) if word.startswith(_OPERATOR_MARK) else None
-        if redirect:
-            target = redirect.group(2)
-            if not target and position + 1 < len(raw):
-                position += 1
-                target = raw[position]
-            arrow = redirect.group(1)
-            if target and not target.startswith("&") and not target.isdigit() and arrow != ">&":
-                (reads if arrow == "<" else writes).append(target)
-            elif arrow == ">&" and target and not target.isdigit() and not target.startswith("&"):
-                writes.append(target)
-        else:
-            words.append(word)
-        position += 1
+    words, writes, reads = _redirections(raw)
     env: list[str] = []
     rest = list(words)
-    while rest and _ASSIGNMENT.match(rest[0]):
-        env.append(rest.pop(0))
     while rest and (rest[0].rsplit("/", 1)[-1] in _RUNNERS or _ASSIGNMENT.match(rest[0])):
         if _ASSIGNMENT.match(rest[0]):
             env.append(rest.pop(0))
@@ -186,19 +166,48 @@ def _step(raw: list[str], folder: str, operator: str) -> Step:
     args = rest[1:]
     if _VERSION.sub("", program) == "python" and len(args) >= 2 and args[0] == "-m":
         program, args = args[1], args[2:]
-    kept: list[str] = []
-    folder_flags = _FOLDER_FLAGS.get(program, set())
+    kept, folder = _in_folder(program, args, folder)
+    return Step(tuple(words), program, kept, folder, operator, writes, reads, tuple(env), tuple(args))
+
+
+def _redirections(raw: list[str]) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
+    """(the words, the files written, the files read): a redirection's target is no word."""
+    words: list[str] = []
+    writes: list[str] = []
+    reads: list[str] = []
     position = 0
-    while position < len(args):  # `git -C dir`, `npm --prefix dir`: the program runs in dir
+    while position < len(raw):
+        word = raw[position]
+        redirect = _REDIRECT.match(word[1:]) if word.startswith(_OPERATOR_MARK) else None
+        if redirect is None:
+            words.append(word)
+            position += 1
+            continue
+        target = redirect.group(2)
+        if not target and position + 1 < len(raw):
+            position += 1
+            target = raw[position]
+        if target and not target.startswith("&") and not target.isdigit():
+            (reads if redirect.group(1) == "<" else writes).append(target)
+        position += 1
+    return words, tuple(writes), tuple(reads)
+
+
+def _in_folder(program: str, args: list[str], folder: str) -> tuple[tuple[str, ...], str]:
+    """The arguments without a folder flag, and the folder it names (`git -C dir`: the program runs in dir)."""
+    kept: list[str] = []
+    flags = _FOLDER_FLAGS.get(program, set())
+    position = 0
+    while position < len(args):
         flag = args[position]
         value = flag.split("=", 1)[1] if flag.startswith("--") and "=" in flag else ""
-        if flag.split("=", 1)[0] in folder_flags and (value or position + 1 < len(args)):
+        if flag.split("=", 1)[0] in flags and (value or position + 1 < len(args)):
             folder = _moved(folder, value or args[position + 1])
             position += 1 if value else 2
             continue
         kept.append(flag)
         position += 1
-    return Step(tuple(words), program, tuple(kept), folder, operator, tuple(writes), tuple(reads), tuple(env))
+    return tuple(kept), folder
 
 
 def _pieces(command: str) -> list[tuple[str, list[str]]]:

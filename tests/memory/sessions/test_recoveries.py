@@ -312,6 +312,44 @@ def test_a_read_of_another_file_is_no_recovery(tmp_path):
     assert episode.outcome == "success"  # a failed look fails nothing
 
 
+def test_the_same_file_found_at_another_place_is_a_recovery(tmp_path):
+    """A file of that name in a folder of that name, elsewhere: the file the Read wanted, moved."""
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Look at the zsh settings"),
+        call("toolu_1", "Read", {"file_path": f"{APP}/nix/home/programs/zsh.nix"}),
+        result("toolu_1", "<tool_use_error>File does not exist.</tool_use_error>", error=True),
+        call("toolu_2", "Glob", {"pattern": "**/zsh.nix"}),
+        result("toolu_2", f"{APP}/nix/modules/home/programs/zsh.nix"),
+        call("toolu_3", "Read", {"file_path": f"{APP}/nix/modules/home/programs/zsh.nix"}),
+        result("toolu_3", "{ programs.zsh.enable = true; }"),
+    )
+    episode, _ = extracted(path)
+    assert links(episode) == [("e001", "error", (), ("e002",)), ("e002", "recovery", ("e001",), ())]
+    assert episode.lessons == (
+        "Read on nix/home/programs/zsh.nix failed (File does not exist.): `nix/home/programs/zsh.nix` is not "
+        "there: the file is at `nix/modules/home/programs/zsh.nix`; Read worked.",
+    )
+
+
+def test_a_folder_flag_dropped_is_said(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Show the status"),
+        bash("toolu_1", f"git -C {APP} status"),
+        result(
+            "toolu_1", "Exit code 2\nerror: unexpected argument '-C' found\nUsage: rtk git [OPTIONS] <COMMAND>", True
+        ),
+        bash("toolu_2", "git status"),
+        result("toolu_2", "On branch main"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        f"`git -C {APP} status` failed (error: unexpected argument '-C' found): "
+        f"without `-C {APP}`: `git status` worked.",
+    )
+
+
 @pytest.mark.parametrize(
     ("failed", "output", "later"),
     [
