@@ -103,6 +103,11 @@ _PROGRAM = (
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|`([^`\n]+)`|\u2018([^\u2019\n]+)\u2019")
 _PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^[\w@+-][\w.@+-]*\.[A-Za-z][\w]{0,7}$")
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\)|^\s+File \"[^\"]+\", line \d+", re.MULTILINE)
+# a tool's arguments that say how to run or show a command, not what it may do
+_NOISE = frozenset(
+    {"description", "justification", "yield_time_ms", "max_output_tokens", "timeout", "timeout_ms", "prefix_rule"}
+    | {"command", "cmd", "workdir", "run_in_background", "shell", "login", "session_id", "tty"}
+)
 _FILE_KEYS = ("file_path", "notebook_path", "path", "target_file", "url", "uri")
 
 
@@ -204,6 +209,9 @@ def recovery(
     verb = "passed" if test else "worked"
     after = f", after {', '.join(between)}" if between else ""
     if failed.command and later.command and " ".join(failed.command.split()) == " ".join(later.command.split()):
+        granted = [f"{key}: {value}" for key, value in later.args if key not in _NOISE and (key, value) not in failed.args]
+        if granted:  # the same command, run with more permission (Codex's escalation, a sandbox turned off)
+            return Found(f"the same command with `{'`, `'.join(granted[:2])}` {verb}{after}")
         if not between:
             return Found(f"it {verb} when run again unchanged (flaky)", retry=True)
         return Found(f"it {verb} after {', '.join(between)}")

@@ -113,6 +113,9 @@ def _changed(change: str) -> str:
         return f"check the folder first: the shell may already be in {folder.group(1) if folder else 'it'}"
     if change.startswith("there was no folder "):
         return "check the folder first: the one it changes to is not there"
+    granted = re.match(r"the same command with (`[^`]+`)", change)
+    if granted:
+        return f"run it again with {granted.group(1)}"
     if " is not there: the file is at " in change:
         return "find where the file is first: it was at another place"
     if " is there now; " in change:

@@ -19,6 +19,7 @@ from brain.memory.episodes.note import episode_from_note, render_episode
 from brain.memory.episodes.recovery import Recovery, episode_recoveries
 from brain.memory.episodes.signature import recorded_failures
 from brain.memory.sessions.ingest import extract_transcript
+from tests.conftest import TRANSCRIPTS
 
 SESSION = "5e55a0b1-aaaa-4bbb-8ccc-0123456789ab"
 APP = "/work/app"
@@ -418,3 +419,15 @@ def test_a_codex_rollout_recovers_by_its_workdir(tmp_path):
         "`cd web && npm run build` failed (bash: line 1: cd: web: No such file or directory): "
         "the shell was already in `web`; `npm run build` from there worked.",
     )
+
+
+def test_a_real_codex_retry_with_escalated_permissions_is_no_flaky_retry():
+    """codemie-ai/codemie-code (Apache-2.0): `ps` is refused by the sandbox, then run again with
+    `sandbox_permissions: require_escalated`: the permission is what changed."""
+    rollout = TRANSCRIPTS / "public/codemie/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+    episode, again = extracted(rollout)
+    assert episode.lessons[-1] == (
+        '`ps -ef | rg -i "Google Chrome|chrome.*remote|codemie|codemie-ui"` failed (zsh:1: operation not permitted: '
+        "ps): the same command with `sandbox_permissions: require_escalated` worked."
+    )
+    assert episode_recoveries(again)[-1].retry is False
