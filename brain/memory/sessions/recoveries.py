@@ -254,7 +254,7 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
         return Found(f"the {step.operands[0] if step.operands else 'merge'} was concluded: {said} {verb}{after}")
     if how == "check":
         return Found(f"{said} {verb}{after}")
-    differences = _differences(failed, step, later, match)
+    differences = _differences(failed, step, later, match, between)
     if differences:
         return Found(f"{'; '.join(differences)}: {said} {verb}{after}")
     if between:
@@ -454,7 +454,10 @@ def _elsewhere(missing: Lack, later: Attempt) -> tuple[str, str] | None:
     return None
 
 
-def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> list[str]:
+def _differences(failed: Attempt, step: Step, later: Attempt, match: Step, between: Sequence[str]) -> list[str]:
+    """What differs between the failed step and the one that worked (see the module doc). A text
+    given another way (an inline script, a query) is named when it is an interpreter's, or when
+    nothing else differs and nothing was done between (a commit's message is not its fix)."""
     said: list[str] = []
     before = resolve(failed.cwd, step.folder, ".")
     now = resolve(later.cwd, match.folder, ".")
@@ -469,7 +472,8 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> li
     added = _shown([word for word in match.given if word not in step.given], match.given, match.family)
     retold = [w for w in removed if w in added and w.endswith(" <text>")]  # `-c` given another text
     removed, added = [w for w in removed if w not in added], [w for w in added if w not in removed]
-    said += [f"another `{w.removesuffix(' <text>')}` text" for w in retold]
+    removed, added = [w for w in removed if not w.endswith(" <text>")], [w for w in added if not w.endswith(" <text>")]
+    texts = [f"another `{w.removesuffix(' <text>')}` text" for w in retold]
     if removed and added:
         said.append(f"`{_words(added)}` instead of `{_words(removed)}`")
     elif added:
@@ -484,21 +488,25 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step) -> li
     others = [s for s in others if s.program not in ("cd", "pushd") and changes_something(s.said())]
     if others:
         said.append("after " + ", ".join(f"`{_said(s.said())}`" for s in others[:2]))
+    if match.family in INTERPRETERS or not (said or between):
+        said[len(said) - (1 if others else 0) : len(said) - (1 if others else 0)] = texts
     return said
 
 
 def _shown(words: list[str], every: Sequence[str], program: str) -> list[str]:
-    """Arguments as a difference names them: a text (over lines, or long) is left out (a commit's
-    message is not what fixed it), but an interpreter's inline script is named by its flag."""
+    """Arguments as a difference names them; a text (an inline script, or over lines, or long with
+    spaces) by the flag before it or its `name=` (`-c <text>`, `query= <text>`), else not at all."""
     shown = []
     for word in words:
-        if len(word) <= 40 and "\n" not in word:
+        position = every.index(word)
+        flag = every[position - 1] if position and every[position - 1].startswith("-") else ""
+        inline = program in INTERPRETERS and flag in ("-c", "-e", "--eval")  # a script, however short
+        if not inline and "\n" not in word and (len(word) <= 40 or not re.search(r"\s", word)):
             shown.append(word)
             continue
-        position = every.index(word)
-        flag = every[position - 1] if position else ""
-        if program in INTERPRETERS and flag in ("-c", "-e", "--eval"):
-            shown.append(f"{flag} <text>")
+        named = re.match(r"^[\w.-]+=", word)
+        if named or flag:
+            shown.append(f"{named.group(0) if named else flag} <text>")
     return list(dict.fromkeys(shown))
 
 

@@ -431,3 +431,21 @@ def test_a_real_codex_retry_with_escalated_permissions_is_no_flaky_retry():
         "ps): the same command with `sandbox_permissions: require_escalated` worked."
     )
     assert episode_recoveries(again)[-1].retry is False
+
+
+def test_a_text_given_another_way_is_named_when_nothing_else_changed(tmp_path):
+    """A GraphQL query rewritten: the query is what changed (a commit's message after edits is not)."""
+    query = 'query=\'\n{ repository(owner: "a", name: "b") { pullRequest(number: 1) { body(truncate: 80) } } }\''
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Read the review threads"),
+        bash("toolu_1", f"gh api graphql -f {query}"),
+        result("toolu_1", "Exit code 1\ngh: Field 'body' doesn't accept argument 'truncate'", error=True),
+        bash("toolu_2", f"gh api graphql -f {query.replace('body(truncate: 80)', 'body')}"),
+        result("toolu_2", '{"data": {}}'),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "`gh api graphql -f query='` failed (gh: Field 'body' doesn't accept argument 'truncate'): "
+        "another `query=` text: `gh api graphql -f query='` worked.",
+    )
