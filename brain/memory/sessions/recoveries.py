@@ -209,7 +209,9 @@ def recovery(
     verb = "passed" if test else "worked"
     after = f", after {', '.join(between)}" if between else ""
     if failed.command and later.command and " ".join(failed.command.split()) == " ".join(later.command.split()):
-        granted = [f"{key}: {value}" for key, value in later.args if key not in _NOISE and (key, value) not in failed.args]
+        granted = [
+            f"{key}: {value}" for key, value in later.args if key not in _NOISE and (key, value) not in failed.args
+        ]
         if granted:  # the same command, run with more permission (Codex's escalation, a sandbox turned off)
             return Found(f"the same command with `{'`, `'.join(granted[:2])}` {verb}{after}")
         if not between:
