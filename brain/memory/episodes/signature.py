@@ -189,7 +189,7 @@ def recorded_failures(episode: Episode) -> list[Recorded]:
         if failure is None or key is None:
             continue
         recoveries = [by_id[target] for target in event.leads_to if target in by_id]
-        fix = "; ".join(recovery.text for recovery in recoveries)
+        fix = "; ".join(fixed_by.text for fixed_by in recoveries)
         if recovery is not None and recovery.change:
             said_whole = "`" in recovery.change and not recovery.change.startswith("it ")  # names what worked
             fix = f"{recovery.change}." if said_whole else f"{fix}; {recovery.change}."

@@ -101,7 +101,11 @@ _PROGRAM = (
     re.compile(r"'([\w.+-]+)' is not recognized as an internal or external command"),
 )
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|`([^`\n]+)`|\u2018([^\u2019\n]+)\u2019")
-_PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^[\w@+-][\w.@+-]*\.[A-Za-z][\w]{0,7}$")
+_PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^\.?[\w@+-][\w.@+-]*\.[A-Za-z][\w]{0,7}$")
+_SUGGESTS = re.compile(r"did you mean|perhaps you meant|maybe you meant|the most similar|similar (?:file|path)", re.I)
+# tools and programs that look for things in a folder: looking one folder up is looking at the same place
+SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS", "list_dir", "grep_search", "file_search"})
+SEARCH_PROGRAMS = frozenset({"ls", "find", "fd", "tree", "rg", "grep", "du", "eza", "exa"})
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\)|^\s+File \"[^\"]+\", line \d+", re.MULTILINE)
 # a tool's arguments that say how to run or show a command, not what it may do
 _NOISE = frozenset(
@@ -139,6 +143,7 @@ class Lack:
     paths: dict[str, str] = field(default_factory=dict)  # missing path (resolved) -> as the call named it
     modules: tuple[str, ...] = ()
     programs: tuple[str, ...] = ()
+    suggested: dict[str, str] = field(default_factory=dict)  # a path the error suggests ("Did you mean x?")
 
 
 @dataclass(frozen=True)
@@ -151,14 +156,21 @@ class Found:
 
 def lack(attempt: Attempt, output: str) -> Lack:
     """What `attempt` failed on, read from its steps and its error output (see the module doc)."""
-    text = output.replace("\\n", "\n")[:4000]
+    text = re.sub(r"</?tool_use_error>", " ", output.replace("\\n", "\n")[:4000])
     missing_lines = [line for line in text.splitlines()[:40] if _MISSING.search(line)]
     modules = _found(_MODULE, text)
     paths: dict[str, str] = {}
+    suggested = {
+        resolve(attempt.cwd, "", path): path
+        for line in text.splitlines()[:40]
+        if _SUGGESTS.search(line)
+        for path in _paths_in(line)
+    }
     if not attempt.command:
         if attempt.target and _FILE_MISSING.search(text[:400]) and not modules and "://" not in attempt.target:
             paths[resolve(attempt.cwd, "", attempt.target)] = attempt.target
-        return Lack(paths=paths, modules=tuple(modules))
+        suggested = {path: named for path, named in suggested.items() if path not in paths}
+        return Lack(paths=paths, modules=tuple(modules), suggested=suggested)
     every = list(attempt.steps)
     position = failing_step(every, text)
     step = every[position] if position is not None else None
@@ -177,7 +189,8 @@ def lack(attempt: Attempt, output: str) -> Lack:
                 if path in modules or path.rsplit("/", 1)[-1] in programs or "://" in path:
                     continue
                 paths.setdefault(resolve(attempt.cwd, step.folder, path), path)
-    return Lack(step, intended, paths, tuple(modules), tuple(programs))
+    suggested = {path: named for path, named in suggested.items() if path not in paths}
+    return Lack(step, intended, paths, tuple(modules), tuple(programs), suggested)
 
 
 def failing_step(every: Sequence[Step], output: str) -> int | None:
@@ -248,9 +261,9 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
         if used is not None:
             return Found(f"`{missing.paths[used]}` is there now; {said} {verb}{after}")
         moved = _elsewhere(missing, later)
-        if moved is None:
-            return None
-        return Found(f"`{moved[0]}` is not there: the file is at `{moved[1]}`; {said} {verb}{after}")
+        if moved is not None:
+            return Found(f"`{moved[0]}` is not there: the file is at `{moved[1]}`; {said} {verb}{after}")
+        return _looked_again(step, missing, later, said, verb)
     match, how = matched
     if how == "concluded":
         return Found(f"the {step.operands[0] if step.operands else 'merge'} was concluded: {said} {verb}{after}")
@@ -324,7 +337,7 @@ def _found(patterns: Iterable[re.Pattern[str]], text: str) -> list[str]:
 def _paths_in(line: str) -> list[str]:
     """Path-like words of an error line: quoted ones, and words such as `config/a.yaml` or `a.txt`."""
     found = [next(g for g in match.groups() if g is not None) for match in _QUOTED.finditer(line)]
-    found += [word.strip("'\"`,;()[]<>") for word in re.split(r"[\s:]+", line)]
+    found += [word.strip("'\"`,;()[]<>?!").rstrip(".") for word in re.split(r"[\s:]+", line)]
     return [word for word in dict.fromkeys(found) if _PATHLIKE.match(word) and not re.fullmatch(r"[\d.]+", word)]
 
 
@@ -384,6 +397,41 @@ def _tool_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequ
     if moved is not None:
         said = f"`{_said(later.command)}`" if later.command else later.tool
         return Found(f"`{moved[0]}` is not there: the file is at `{moved[1]}`; {said} {verb}")
+    if later.tool != failed.tool:
+        return None
+    where = resolve(later.cwd, "", later.target or ".")
+    told = missing.suggested.get(where)
+    if told and missing.paths:
+        return Found(
+            f"`{next(iter(missing.paths.values()))}` does not exist; the error named `{told}`: {later.tool} {verb}"
+        )
+    above = _above(missing, where) if failed.tool in SEARCH_TOOLS else None
+    if above is not None:
+        return Found(f"`{above}` does not exist; {later.tool} of `{later.target or '.'}`, a folder above it, {verb}")
+    return None
+
+
+def _looked_again(step: Step, missing: Lack, later: Attempt, said: str, verb: str) -> Found | None:
+    """The same program on the path the error suggested, or (a search) on a folder above a missing one."""
+    for other in later.steps:
+        if other.family != step.family:
+            continue
+        for word in other.operands:
+            where = resolve(later.cwd, other.folder, word)
+            if missing.suggested.get(where) and missing.paths:
+                gone = next(iter(missing.paths.values()))
+                return Found(f"`{gone}` does not exist; the error named `{missing.suggested[where]}`: {said} {verb}")
+            above = _above(missing, where) if step.family in SEARCH_PROGRAMS else None
+            if above is not None:
+                return Found(f"`{above}` does not exist; {said}, on a folder above it, {verb}")
+    return None
+
+
+def _above(missing: Lack, where: str) -> str | None:
+    """The missing path (as named) that `where` is a folder above (a search one folder up)."""
+    for path, named in missing.paths.items():
+        if where and where != "/" and path.startswith(where.rstrip("/") + "/"):
+            return named
     return None
 
 

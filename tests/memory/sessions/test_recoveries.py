@@ -449,3 +449,53 @@ def test_a_text_given_another_way_is_named_when_nothing_else_changed(tmp_path):
         "`gh api graphql -f query='` failed (gh: Field 'body' doesn't accept argument 'truncate'): "
         "another `query=` text: `gh api graphql -f query='` worked.",
     )
+
+
+def test_the_file_the_error_suggested(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Check the linter settings"),
+        call("toolu_1", "Read", {"file_path": f"{APP}/.golangci.yml"}),
+        result("toolu_1", "<tool_use_error>File does not exist. Did you mean .golangci.yaml?</tool_use_error>", True),
+        call("toolu_2", "Read", {"file_path": f"{APP}/.golangci.yaml"}),
+        result("toolu_2", "linters:\n  enable: [govet]"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "Read on .golangci.yml failed (File does not exist. Did you mean .golangci.yaml?): "
+        "`.golangci.yml` does not exist; the error named `.golangci.yaml`: Read worked.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("failed", "output", "later", "lesson"),
+    [
+        (
+            call("toolu_1", "Grep", {"pattern": "Resume", "path": "cmd/cli/commands"}),
+            "<tool_use_error>Path does not exist: cmd/cli/commands</tool_use_error>",
+            call("toolu_2", "Grep", {"pattern": "Resume", "path": "cmd/cli"}),
+            "Grep on cmd/cli/commands failed (Path does not exist: cmd/cli/commands): `cmd/cli/commands` does not "
+            "exist; Grep of `cmd/cli`, a folder above it, worked.",
+        ),
+        (
+            bash("toolu_1", "ls -la cmd/cli/commands/"),
+            "Exit code 1\nls: cmd/cli/commands/: No such file or directory",
+            bash("toolu_2", "ls -la cmd/"),
+            "`ls -la cmd/cli/commands/` failed (ls: cmd/cli/commands/: No such file or directory): "
+            "`cmd/cli/commands/` does not exist; `ls -la cmd/`, on a folder above it, worked.",
+        ),
+        (  # a search elsewhere is no recovery
+            call("toolu_1", "Grep", {"pattern": "Resume", "path": "cmd/cli/commands"}),
+            "<tool_use_error>Path does not exist: cmd/cli/commands</tool_use_error>",
+            call("toolu_2", "Grep", {"pattern": "Resume", "path": "internal/session"}),
+            None,
+        ),
+    ],
+)
+def test_a_search_one_folder_up(tmp_path, failed, output, later, lesson):
+    path = claude(
+        tmp_path / "s.jsonl", ask("Find the resume command"), failed, result("toolu_1", output, True), later,
+        result("toolu_2", "cmd/cli/resume.go"),
+    )  # fmt: skip
+    episode, _ = extracted(path)
+    assert episode.lessons == ((lesson,) if lesson else ())
