@@ -17,9 +17,12 @@ A later call that succeeded recovers it (`recovery`) when it
   to it, `git clone`, `curl -o`, a write tool), installs the module or program (a package manager's
   install verb naming it, or naming nothing: `npm install`, `uv sync`, `pip install -r ...`);
 - succeeds on the same target: a step with the failed step's program and first operand (or, for a
-  script, the script: `python app.py` and `python3 app.py`), run from any folder; any step naming a
-  path that was missing (it is there now); the same tool on the same file (or, for a tool on no file,
-  the same tool); a check (tests, build, lint) of the same program; a conflicted merge then committed.
+  script, the script: `python app.py` and `python3 app.py`), run from any folder, or with that
+  operand corrected when it is no path (`rg 'a\\nb'` -> `rg 'a'`); any step naming a path that was
+  missing (it is there now), the path the error suggested ("Did you mean x?"), the same file (its
+  name) in a folder near the missing one's, or (a search: Grep, `ls`, `find` ...) a folder above
+  it; the same tool on the same file (or, for a tool on no file, the same tool); a check (tests,
+  build, lint) of the same program; a conflicted merge then committed or continued.
 
 What was different (`Found.change`) is said from the two calls: what was created or installed, the
 folder the shell was already in (a `cd` that failed into the folder the call ran in), another
@@ -487,19 +490,30 @@ def _uses(missing: Lack, later: Attempt) -> str | None:
 
 
 def _elsewhere(missing: Lack, later: Attempt) -> tuple[str, str] | None:
-    """(the missing path as named, where `later` found the same file): a path of `later` that ends
-    with the missing one's folder and name (`nix/home/programs/zsh.nix` found at
-    `nix/modules/home/programs/zsh.nix`): the file is at another place. Another file of that folder
-    (`test/support/data_case.ex` after `conn_case.ex`) is no recovery."""
-    found = [later.target] if later.target and not later.command else []
-    found += [word for step in later.steps if step.program not in _NOT_A_USE for word in (*step.operands, *step.reads)]
+    """(the missing path as named, where `later` found the same file): a file of the missing one's
+    name in a folder of its folder's name (`nix/home/programs/zsh.nix` found at
+    `nix/modules/home/programs/zsh.nix`), or in a folder above or below its folder
+    (`cmd/cli/commands/resume.go` found at `cmd/cli/resume.go`): the file is at another place.
+    Another file (`test/support/data_case.ex` after `conn_case.ex`) is no recovery."""
+    found = [(later.target, "")] if later.target and not later.command else []
+    found += [
+        (word, step.folder)
+        for step in later.steps
+        if step.program not in _NOT_A_USE
+        for word in (*step.operands, *step.reads)
+    ]
     for path, named in missing.paths.items():
-        tail = "/".join(path.rstrip("/").split("/")[-2:])
-        if "/" not in tail or not posixpath.splitext(tail)[1]:
-            continue
-        for word in found:
-            where = resolve(later.cwd, "", word) if not later.command else word
-            if where.rstrip("/").endswith("/" + tail) and resolve(later.cwd, "", where) != path:
+        name = posixpath.basename(path.rstrip("/"))
+        if not posixpath.splitext(name)[1]:
+            continue  # a file, named by its extension
+        folder = posixpath.dirname(path.rstrip("/"))
+        for word, step_folder in found:
+            where = resolve(later.cwd, step_folder, word)
+            there = posixpath.dirname(where)
+            if posixpath.basename(where) != name or where == path:
+                continue
+            near = there.startswith(folder + "/") or folder.startswith(there + "/")
+            if near or posixpath.basename(there) == posixpath.basename(folder):
                 return named, word
     return None
 

@@ -313,6 +313,22 @@ def test_a_read_of_another_file_is_no_recovery(tmp_path):
     assert episode.outcome == "success"  # a failed look fails nothing
 
 
+def test_the_same_file_one_folder_up_is_a_recovery(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Look at the resume command"),
+        call("toolu_1", "Read", {"file_path": f"{APP}/cmd/cli/commands/resume.go"}),
+        result("toolu_1", "<tool_use_error>File does not exist.</tool_use_error>", error=True),
+        call("toolu_2", "Read", {"file_path": f"{APP}/cmd/cli/resume.go"}),
+        result("toolu_2", "package cli"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "Read on cmd/cli/commands/resume.go failed (File does not exist.): `cmd/cli/commands/resume.go` is not "
+        "there: the file is at `cmd/cli/resume.go`; Read worked.",
+    )
+
+
 def test_the_same_file_found_at_another_place_is_a_recovery(tmp_path):
     """A file of that name in a folder of that name, elsewhere: the file the Read wanted, moved."""
     path = claude(
