@@ -25,7 +25,7 @@ _SHELL_EVENT = re.compile(r"^`(?P<command>.+?)` failed: (?P<line>.+)$", re.DOTAL
 _TEST_EVENT = re.compile(r"^Ran `(?P<command>.+?)`: tests failed")
 _TOOL_EVENT = re.compile(r"^(?P<tool>[\w.:-]+)(?: (?P<target>[^`]*?))? failed: (?P<line>.+)$", re.DOTALL)
 _FIXED_BY = re.compile(r"^(?:`(?P<command>.+)` succeeded|Ran `(?P<test>.+?)`: tests passed\b.*)$", re.DOTALL)
-_LESSON = re.compile(r"^(?P<what>`.+?`|[\w.:-]+ on .+?) failed \(", re.DOTALL)
+_LESSON = re.compile(r"^(?P<what>`.+?`|[\w.:-]+ on .+?|[\w.:-]+) failed \(", re.DOTALL)
 _CHANGE_START = re.compile(r"\)(?::|;) ")
 _RETRY = "when run again unchanged"
 

@@ -269,7 +269,7 @@ class Builder:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
-            on = call.files or ([call.attempt.target] if call.attempt and call.attempt.target else [])
+            on = call.files or ([call.read] if call.read else [])  # the file, as the failure hook names it
             what = f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(on)}".strip()
             line = self.clip(cmd.error_line(act.text), 160)
             self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed")
@@ -357,8 +357,10 @@ class Builder:
             if opened.command:  # the lesson names the run that failed
                 subject = f"`{self._command(opened.command, 80)}`"
             else:
-                on = ", ".join(opened.attempt.files) or opened.attempt.target or "the same input"
-                subject = f"{opened.attempt.tool} on {on}"
+                on = ", ".join(opened.attempt.files) or cmd.read_file(
+                    opened.attempt.tool, {"path": opened.attempt.target}
+                )
+                subject = f"{opened.attempt.tool} on {on}" if on else opened.attempt.tool
             self.lessons.append(f"{subject} failed ({opened.detail}): {self.clip(found.change, 400)}.")
 
     def _recovered(self, call: _Call, test: bool) -> list[tuple[_Open, Found]]:

@@ -490,8 +490,8 @@ def test_the_file_the_error_suggested(tmp_path):
             call("toolu_1", "Grep", {"pattern": "Resume", "path": "cmd/cli/commands"}),
             "<tool_use_error>Path does not exist: cmd/cli/commands</tool_use_error>",
             call("toolu_2", "Grep", {"pattern": "Resume", "path": "cmd/cli"}),
-            "Grep on cmd/cli/commands failed (Path does not exist: cmd/cli/commands): `cmd/cli/commands` does not "
-            "exist; Grep of `cmd/cli`, a folder above it, worked.",
+            "Grep failed (Path does not exist: cmd/cli/commands): `cmd/cli/commands` does not exist; "
+            "Grep of `cmd/cli`, a folder above it, worked.",
         ),
         (
             bash("toolu_1", "ls -la cmd/cli/commands/"),
