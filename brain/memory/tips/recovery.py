@@ -98,41 +98,45 @@ def fix_step(fix: str, command: bool) -> str:
     return "run it again, unchanged"
 
 
+# what was different, as `brain.memory.sessions.recoveries` says it, and what to do then ({0}: the
+# pattern's first group)
+_CHANGES = (
+    (re.compile(r"when run again unchanged"), "run it again, unchanged: it failed once and then worked"),
+    (re.compile(r" did not exist; "), "create the missing file or folder first, then run it again"),
+    (re.compile(r" was missing; (`[^`]+`) installed it"), "install what it names first ({0}), then run it again"),
+    (re.compile(r"^the shell was already in (`[^`]+`)"), "check the folder first: the shell may already be in {0}"),
+    (re.compile(r"^there was no folder "), "check the folder first: the one it changes to is not there"),
+    (re.compile(r"^the same command with (`[^`]+`)"), "run it again with {0}"),
+    (re.compile(r" was concluded: "), "resolve the conflicts, then conclude it (commit, or continue the rebase)"),
+    (re.compile(r" does not exist; the error named "), "use the path the error names"),
+    (re.compile(r"a folder above it"), "look one folder up: the one it names is not there"),
+    (re.compile(r" is not there: the file is at "), "find where the file is first: it was at another place"),
+    (re.compile(r" is there now; "), "run it again once the file is there"),
+)
+_DIFFERENCES = (  # a part of "run from `src`; `python3` instead of `python`: `cmd` worked"
+    (re.compile(r"^run (from .*)"), "run it {0}"),
+    (re.compile(r"^(?!with)(.* instead of .*)"), "use {0}"),
+    (re.compile(r"^((?:with|without) .*)"), "run it {0}"),
+    (re.compile(r"^another (.*)"), "fix its {0}"),
+    (re.compile(r"^after (.*)"), "run {0} first"),
+)
+
+
 def _changed(change: str) -> str:
     """A change as an instruction ("`python3` instead of `python`: `python3 a.py` worked" -> "use
     `python3` instead of `python`")."""
-    if "when run again unchanged" in change:
-        return "run it again, unchanged: it failed once and then worked"
-    if " did not exist; " in change:
-        return "create the missing file or folder first, then run it again"
-    installed = re.search(r" was missing; (`[^`]+`) installed it", change)
-    if installed:
-        return f"install what it names first ({installed.group(1)}), then run it again"
-    if change.startswith("the shell was already in "):
-        folder = re.match(r"the shell was already in (`[^`]+`)", change)
-        return f"check the folder first: the shell may already be in {folder.group(1) if folder else 'it'}"
-    if change.startswith("there was no folder "):
-        return "check the folder first: the one it changes to is not there"
-    granted = re.match(r"the same command with (`[^`]+`)", change)
-    if granted:
-        return f"run it again with {granted.group(1)}"
-    if " is not there: the file is at " in change:
-        return "find where the file is first: it was at another place"
-    if " is there now; " in change:
-        return "run it again once the file is there"
+    for pattern, instruction in _CHANGES:
+        found = pattern.search(change)
+        if found:
+            return instruction.format(*found.groups())
     said = change.rsplit(": `", 1)[0] if ": `" in change else change
     steps = []
     for part in said.split("; "):
-        if part.startswith("run from "):
-            steps.append("run it " + part.removeprefix("run "))
-        elif " instead of " in part and not part.startswith(("with", "without")):
-            steps.append("use " + part)
-        elif part.startswith(("with ", "without ")):
-            steps.append("run it " + part)
-        elif part.startswith("another "):
-            steps.append("fix its " + part.removeprefix("another "))
-        elif part.startswith("after "):
-            steps.append("run " + part.removeprefix("after ") + " first")
+        for pattern, instruction in _DIFFERENCES:
+            matched = pattern.match(part)
+            if matched:
+                steps.append(instruction.format(*matched.groups()))
+                break
     return ", ".join(steps) or "run it again, unchanged"
 
 
