@@ -21,7 +21,7 @@ AT_HOOK = json.loads((CAPTURED / "rollout-bytes-at-hook.json").read_text())
 SEEN_BEFORE = (
     "brain: this failure was seen before, in [[EPISODE-2026-11-29-01a224e0]] (2026-11-29), and fixed.\n"
     "- Then: `cd src && ls` failed: /bin/bash: line 1: cd: src: No such file or directory\n"
-    "- What fixed it: `cd app && ls` succeeded"  # the folder is what failed, and what fixed it
+    "- What fixed it: there was no folder `src` there; `cd app && ls` worked."  # the folder failed, and fixed it
 )
 
 

@@ -22,8 +22,7 @@ SECOND = SLICE / "0ea9b4b6-40e9-407b-8bb5-a31903367d21.jsonl"  # the same failur
 SEEN_BEFORE = (
     "brain: this failure was seen before, in [[EPISODE-2026-02-21-9e4910ab]] (2026-02-21), and fixed.\n"
     "- Then: `git checkout main && git pull` failed: fatal: Unable to create '.git/index.lock': File exists.\n"
-    "- What fixed it: `git checkout main && git pull` succeeded; it worked after trying "
-    "`rm .git/index.lock && git checkout main && git pull`."
+    "- What fixed it: `git checkout main && git pull` succeeded; it worked when run again unchanged (flaky)."
 )
 
 

@@ -34,6 +34,7 @@ import shlex
 from dataclasses import dataclass
 
 from brain.markdown.model import Episode
+from brain.memory.episodes.recovery import episode_recoveries
 
 SHELL_TOOLS = frozenset(
     {
@@ -77,7 +78,6 @@ _EXIT_ONLY = re.compile(r"Exit code:? ?-?<n>", re.IGNORECASE)  # all a shell sai
 # an error event as the session extractor writes it: "`cmd` failed: line" or "Tool files failed: line"
 _SHELL_EVENT = re.compile(r"^`(?P<command>.+?)` failed: (?P<line>.+)$", re.DOTALL)
 _TEST_EVENT = re.compile(r"^Ran `(?P<command>.+?)`: tests failed")
-_LESSON = re.compile(r"^`(?P<command>.+?)` failed \((?P<line>.*)\); it (?:worked|passed) after ", re.DOTALL)
 _TOOL_EVENT = re.compile(r"^(?P<tool>[\w.:-]+)(?: (?P<target>[^`]*?))? failed: (?P<line>.+)$", re.DOTALL)
 
 
@@ -177,8 +177,11 @@ class Recorded:
     signature: str
     event: str  # the error event's id
     error: str  # the error event's text
-    fix: str  # the recovery's text and what the lesson says worked ('' when it was never recovered)
+    fix: str  # what was different in what worked, said whole (the lesson's words), else the recovery's text ('' when never recovered)
     commit: str  # the first commit after the recovery, '' when none
+    fix_command: str = ""  # the command that worked (or the recovering event's text when it is no command)
+    change: str = ""  # what was different, as the lesson says it ('' without a lesson)
+    retry: bool = False  # the same call worked again unchanged: a flaky failure
 
 
 def recorded_failures(episode: Episode) -> list[Recorded]:
@@ -187,36 +190,36 @@ def recorded_failures(episode: Episode) -> list[Recorded]:
     recovered) holds the line."""
     by_id = {event.id: event for event in episode.events if event.id}
     order = [event.id for event in episode.events]
-    lessons = [matched for lesson in episode.lessons if (matched := _LESSON.match(lesson))]
+    recovered = {recovery.error_event: recovery for recovery in episode_recoveries(episode)}
     found = []
     for event in episode.events:
         failure = event_failure(event.text) if event.type == "error" else None
         test = _TEST_EVENT.match(event.text) if event.type == "error" and event.leads_to else None
+        recovery = recovered.get(event.id or "")
         if test is not None:
-            failure = _test_failure(test.group("command"), lessons)
+            failure = Failure("Bash", test.group("command"), recovery.error) if recovery and recovery.error else None
         key = signature(failure) if failure else None
         if failure is None or key is None:
             continue
         recoveries = [by_id[target] for target in event.leads_to if target in by_id]
-        fix = "; ".join(recovery.text for recovery in recoveries)
-        lesson = next((text for text in episode.lessons if f" failed ({failure.line}); it " in text), "")
-        said = lesson.split(f" failed ({failure.line}); it ", 1)[-1]
-        named = set(re.findall(r"`[^`]+`", said))
-        if fix and lesson and not (named and named <= set(re.findall(r"`[^`]+`", fix))):
-            fix += "; it " + said  # what the lesson adds to the recovery: what was done before it worked
+        fix = "; ".join(fixed_by.text for fixed_by in recoveries)
+        if recovery is not None and recovery.change:
+            said_whole = "`" in recovery.change and not recovery.change.startswith("it ")  # names what worked
+            fix = f"{recovery.change}." if said_whole else f"{fix}; {recovery.change}."
         commit = ""
         if recoveries and recoveries[0].id in order:
             later = episode.events[order.index(recoveries[0].id) :]
             commit = next((e.text for e in later if e.type == "commit"), "")
-        found.append(Recorded(key, event.id or "", event.text, fix, commit))
+        found.append(
+            Recorded(
+                key,
+                event.id or "",
+                event.text,
+                fix,
+                commit,
+                recovery.fix if recovery else "",
+                recovery.change if recovery else "",
+                recovery.retry if recovery else False,
+            )
+        )
     return found
-
-
-def _test_failure(command: str, lessons: list[re.Match[str]]) -> Failure | None:
-    """The failure of a failed test run, its line from the first lesson on that command (taken)."""
-    for position, lesson in enumerate(lessons):
-        said = lesson.group("command").removesuffix("...")
-        if command.removesuffix("...").startswith(said) or said.startswith(command.removesuffix("...")):
-            del lessons[position]
-            return Failure("Bash", command, lesson.group("line"))
-    return None
