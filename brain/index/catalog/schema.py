@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -105,7 +105,30 @@ def _v5(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
+def _v6(db: sqlite3.Connection) -> None:
+    """A failure's matching key and what worked (the tool-failure hook compares failures as error
+    templates, each term weighed by how rare it is among the catalog's failures: `failure_terms`
+    counts them). Every episode is read again at the next scan, as for `_v5`."""
+    _script(
+        db,
+        """
+        DELETE FROM failures;
+        ALTER TABLE failures ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+        ALTER TABLE failures ADD COLUMN program TEXT NOT NULL DEFAULT '';
+        ALTER TABLE failures ADD COLUMN terms TEXT NOT NULL DEFAULT '';
+        ALTER TABLE failures ADD COLUMN fix_command TEXT NOT NULL DEFAULT '';
+        ALTER TABLE failures ADD COLUMN change TEXT NOT NULL DEFAULT '';
+        ALTER TABLE failures ADD COLUMN retry INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX IF NOT EXISTS failures_kind ON failures(kind, program);
+        CREATE TABLE IF NOT EXISTS failure_terms(note_id INTEGER NOT NULL, term TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS failure_terms_term ON failure_terms(term);
+        CREATE INDEX IF NOT EXISTS failure_terms_note ON failure_terms(note_id);
+        UPDATE notes SET mtime_ns = 0, sha256 = '' WHERE type = 'episode'
+        """,
+    )
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:
