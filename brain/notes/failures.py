@@ -21,7 +21,7 @@ A failed call's key has four parts:
 
 A shell command that failed printing nothing but its exit code (`git config core.excludesfile`
 when it is unset) is told apart by the command itself: its line is `Exit code <n>, printing nothing:`
-and the command. Any other line with fewer than three words once masked (`tail -<n>`, `FAIL`) says
+and the command. Any other line with fewer than three words or names once masked (`tail -<n>`, `FAIL`) says
 too little to tell one failure from another: such a failure has no key, and nothing is said about
 it. So is a runner's wrapper line (`says_little`), a call that failed only because another call
 beside it did (`Sibling tool call errored`), or because the user stopped it.
@@ -42,7 +42,7 @@ from brain.notes.model import Episode
 SHELL_TOOLS = frozenset(
     {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}
 )
-LINE_CHARACTERS = 160  # of the template: an episode keeps 160 characters of the line
+LINE_CHARACTERS = 160  # of a line: an episode keeps 160 characters of it (157 and "..." when longer)
 MIN_WORDS = 3
 _RUNNERS = frozenset(
     {"sudo", "env", "time", "nice", "exec", "command", "nohup", "xargs", "rtk", "stdbuf", "caffeinate"}
@@ -69,10 +69,8 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # a quoted name: 'x', "x", `x`, ‘x’, “x” (not an apostrophe inside a word: don't, it's)
 _QUOTED = re.compile(r"(?<![\w'\"`])(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|‘([^’\n]{1,200})’|“([^”\n]{1,200})”)")
 # a path (a slash in it) or a file name (a dot and an extension), with a :line:col after it or not
-_PATH = re.compile(
-    r"(?<![\w<])(?:~|\.{1,2})?(?:/?[\w@.+-]+)*/[\w@.+*-]+/?(?::\d+)*"
-    r"|(?<![\w<./])[\w@+-]+(?:\.[\w+-]+)*\.(?:[A-Za-z][\w]{0,5})(?::\d+)*(?![\w(])"
-)
+_PATH = re.compile(r"(?<![\w<])~?[\w@.+*-]*(?:/[\w@.+*-]+)+/?(?::\d+)*|(?<![\w<./])[\w@+-]+(?:\.[\w+-]+)+(?::\d+)*")
+_EXTENSION = re.compile(r"\.[A-Za-z]\w{0,5}(?::\d+)*")  # what ends a file name (`.py`, `.tsx:12:5`)
 _MASKS = re.compile(r"<(?:tmp|id|hash|time|q|path|n)>")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _TERM = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]+")
@@ -237,17 +235,18 @@ def template(line: str) -> tuple[str, tuple[str, ...]]:
     values: list[str] = []
 
     def quoted(match: re.Match[str]) -> str:
-        value = next(group for group in match.groups() if group is not None)
-        values.append(value)
+        values.append(blanked(next(group for group in match.groups() if group is not None)))
         return "<q>"
 
     def path(match: re.Match[str]) -> str:
-        values.append(re.sub(r"(?::\d+)+$", "", match.group(0)).rstrip("/"))
+        if "/" not in match.group(0) and not _EXTENSION.fullmatch(match.group(0)[match.group(0).rfind(".") :]):
+            return match.group(0)  # a version (1.2.3), a sentence's end: no file name
+        values.append(blanked(re.sub(r"(?::\d+)+$", "", match.group(0)).rstrip("/")))
         return "<path>"
 
+    line = _QUOTED.sub(quoted, line)
     line = _TEMP.sub("<tmp>", line)
     line = _UUID.sub("<id>", line)
-    line = _QUOTED.sub(quoted, line)
     line = _PATH.sub(path, line)
     return blanked(line), tuple(values)
 
@@ -288,15 +287,14 @@ def key(failure: Failure) -> Key | None:
     line = _TAGS.sub("", failure.line).strip()
     if not line or line.startswith(_NOT_A_FAILURE) or says_little(line):
         return None
-    line = line.removesuffix("...")
+    line = (line if len(line) <= LINE_CHARACTERS else line[: LINE_CHARACTERS - 3]).removesuffix("...")
     shell = failure.tool in SHELL_TOOLS
     masked, values = template(line)
-    masked = masked[:LINE_CHARACTERS].strip()
     if shell and _EXIT_ONLY.fullmatch(masked) and failure.command.strip():
-        command, named = template(failure.command.removesuffix("..."))
-        masked = f"{masked}, printing nothing: {command[:LINE_CHARACTERS]}"
+        command, named = template(failure.command[: LINE_CHARACTERS - 3].removesuffix("..."))
+        masked = f"{masked}, printing nothing: {command}"
         values = named
-    elif len(_WORD.findall(_MASKS.sub(" ", masked))) < MIN_WORDS:
+    elif len(_WORD.findall(_MASKS.sub(" ", masked))) + len(values) < MIN_WORDS:  # a name or path says something
         return None
     protocol = not shell and is_protocol(line)
     target = "" if shell or protocol else failure.target
