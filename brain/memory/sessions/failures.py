@@ -2,7 +2,7 @@
 failures the episodes hold (the catalog's `failures` rows), and the answer the tool-failure hook
 hands over.
 
-The key (what a failure is compared by) is `brain.notes.failures.key`; how two keys are compared,
+The key (what a failure is compared by) is `brain.memory.episodes.signature.key`; how two keys are compared,
 and when they match, is `brain.memory.sessions.matching`. The failure is read as the session
 extractor reads it, so a failure and its earlier twin give the same key: the error's informative
 line chosen by the same rule from the same preview of the output, paths under the working folder
@@ -10,7 +10,7 @@ made relative, secrets redacted. Only a failure that was recovered is named (an 
 nobody fixed has nothing to teach), and never one from the session itself. No match, no answer: a
 wrong "seen before" costs the agent more than silence.
 
-The answer comes from the project the agent works in (`brain.notes.project` has the rule): its
+The answer comes from the project the agent works in (`brain.memory.projects.note` has the rule): its
 episodes only, unless the vault's `[hooks] cross_project` is true, when the other projects'
 episodes answer too (this project's first) and the answer names the project it comes from. An
 episode of no recorded project answers only an agent outside any project.
@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from brain.index.catalog.failures import FailureSeen, candidates
+from brain.memory.episodes.signature import Failure, Key, key, relative
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions.matching import DEFAULT_SETTINGS, MatchSettings, Scored, ranked
-from brain.memory.sessions.transcripts import preview
-from brain.notes.failures import Failure, Key, key, relative
+from brain.memory.sessions.transcripts.files import preview
 
 ANSWER_CHARS = 1600  # about 400 tokens
 FIELD_CHARS = 300

@@ -1,7 +1,7 @@
 """Whether an earlier failure is the one an agent has just hit: their keys' terms compared, each term
 weighed by how rare it is among the vault's own failures.
 
-Two failures of the same kind and program (`brain.notes.failures.key`) are compared by their terms:
+Two failures of the same kind and program (`brain.memory.episodes.signature.key`) are compared by their terms:
 the words and masks of their error templates, and the names and paths those masked. A term's weight
 is its inverse document frequency over the catalog's failures, smoothed so that a small vault does
 not take every word for a rare one:
@@ -26,7 +26,7 @@ Why not a log-template miner (Drain3): it groups lines by their count of tokens 
 tokens, so two failures whose names differ in length never meet, weighs every token alike, keeps
 a model that must be trained and saved (pickled) between runs, and pins old versions of its two
 dependencies; what it would give here (masked templates) is the few regular expressions of
-`brain.notes.failures.template`.
+`brain.memory.episodes.signature.template`.
 """
 
 from __future__ import annotations
