@@ -189,7 +189,7 @@ def seen(title: str, day: str, worked: str, where: str = "") -> str:
 
 SEEN_ELSEWHERE = (
     seen("EPISODE-2026-02-22-billing", "2026-02-22", BILLING_FIX, f", in project {BILLING}")
-    + "\nAlso seen in 1 other episode: [[EPISODE-2026-02-20-shop]]"
+    + "\nAlso seen in 2 other episodes: [[EPISODE-2026-02-20-shop]], [[EPISODE-2026-02-18-before-projects]]"
 )
 
 

@@ -81,8 +81,8 @@ _WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that w
     r"|^ok\s+\S+\s|^\?\s+\S+\s+\[no test files\]"
     r"|^(?:error:?\s+)?(?:\S+\s+){0,3}(?:exited|failed|completed) with (?:exit |status )?code:?\s*-?\d+\W*$"
     # Jest's and Vite's words that what they ran failed, and Biome's header of a file's diagnostics
-    r"|^●\s+Test suite failed to run$|^(?:x|✗|×|error)\s+Build failed in \d"
-    r"|^\S+\.\w+(?::\d+)*\s+(?:lint|format|assist|parse|organizeImports)(?:/\S+)?(?:\s+FIXABLE)?\s+━+$"
+    r"|^●\s+Test suite failed to run$|^(?:x|✗|×|error)\s+Build failed in \d|^error during build:$"
+    r"|^(?:at\s+)?\S+(?::\d+)*\s+(?:lint|format|assist|parse|organizeImports)(?:/\S+)?(?:\s+FIXABLE)?\s+━+$"
 )
 _LOG_LINE = re.compile(r"\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d\S*\s+(?:level=)?(?:DEBUG|INFO|TRACE|NOTICE)\b", re.I)
 _EXIT_ONLY = re.compile(r"Exit code:? ?-?<n>", re.IGNORECASE)  # all a shell said of a command that printed nothing

@@ -136,6 +136,8 @@ def test_a_file_is_a_term_of_a_tools_failure_unless_the_error_does_not_depend_on
         "● Test suite failed to run",  # Jest, whatever kept the suite from running
         "x Build failed in 1.24s",  # Vite, whatever failed the build
         "src/app.ts:12:3 lint/suspicious/noExplicitAny ━━━━━━━━━━━━━━━━━━━━━━━━━━",  # Biome's header of a file
+        "at src/app.ts format ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━",
+        "error during build:",  # Vite's, before what failed it
     ],
 )
 def test_a_line_that_says_too_little_has_no_key(line):
