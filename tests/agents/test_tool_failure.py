@@ -126,9 +126,7 @@ def test_a_failure_seen_before_but_never_recovered_gets_silence(remembered):
         if b.get("type") == "tool_result" and b["tool_use_id"] == rm["id"]
     )
     assert run_hook(remembered, failure_input(tool_input=rm["input"], error=error)) == (0, "", "")
-    assert log_lines(remembered)[-1].endswith(
-        "[shell|rm|rm: <path>: No such file or directory] not seen before"
-    )
+    assert log_lines(remembered)[-1].endswith("[shell|rm|rm: <path>: No such file or directory] not seen before")
 
 
 def test_a_vault_without_an_index_gets_silence(vault):

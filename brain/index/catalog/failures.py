@@ -90,7 +90,9 @@ def candidates(
         counts: dict[str, int] = {}
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
-            query = f"SELECT term, COUNT(*) FROM failure_terms WHERE term IN ({','.join('?' * len(chunk))}) GROUP BY term"
+            query = (
+                f"SELECT term, COUNT(*) FROM failure_terms WHERE term IN ({','.join('?' * len(chunk))}) GROUP BY term"
+            )
             counts.update(db.execute(query, chunk).fetchall())
         total = db.execute("SELECT COUNT(*) FROM failures").fetchone()[0]
         return Candidates(seen, counts, total)
@@ -100,4 +102,11 @@ def candidates(
 
 def _seen(row: tuple[object, ...]) -> FailureSeen:
     *texts, retry, terms = row
-    return FailureSeen(*(str(value or "") for value in texts), bool(retry), tuple(t for t in str(terms or "").split("\n") if t))
+    path, title, date, session, error, fix, commit, project, fix_command, change = (str(v or "") for v in texts)
+    return FailureSeen(
+        *(path, title, date, session, error, fix, commit, project),
+        fix_command=fix_command,
+        change=change,
+        retry=bool(retry),
+        terms=tuple(term for term in str(terms or "").split("\n") if term),
+    )

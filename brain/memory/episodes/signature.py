@@ -66,8 +66,11 @@ _HASH = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", re.IG
 _HEX = re.compile(r"\b0x[0-9a-f]+\b", re.IGNORECASE)
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# a quoted name: 'x', "x", `x`, ‘x’, “x” (not an apostrophe inside a word: don't, it's)
-_QUOTED = re.compile(r"(?<![\w'\"`])(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|‘([^’\n]{1,200})’|“([^”\n]{1,200})”)")
+# a quoted name: 'x', "x", `x`, and typographic single and double quotes (not an apostrophe in a word: it's)
+_QUOTED = re.compile(
+    r"(?<![\w'\"`])(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
+    r"|\u2018([^\u2019\n]{1,200})\u2019|\u201c([^\u201d\n]{1,200})\u201d)"
+)
 # a path (a slash in it) or a file name (a dot and an extension), with a :line:col after it or not
 _PATH = re.compile(r"(?<![\w<])~?[\w@.+*-]*(?:/[\w@.+*-]+)+/?(?::\d+)*|(?<![\w<./])[\w@+-]+(?:\.[\w+-]+)+(?::\d+)*")
 _EXTENSION = re.compile(r"\.[A-Za-z]\w{0,5}(?::\d+)*")  # what ends a file name (`.py`, `.tsx:12:5`)
@@ -81,8 +84,8 @@ _WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that w
     r"|^ok\s+\S+\s|^\?\s+\S+\s+\[no test files\]"
     r"|^(?:error:?\s+)?(?:\S+\s+){0,3}(?:exited|failed|completed) with (?:exit |status )?code:?\s*-?\d+\W*$"
     # Jest's and Vite's words that what they ran failed, and Biome's header of a file's diagnostics
-    r"|^●\s+Test suite failed to run$|^(?:x|✗|×|error)\s+Build failed in \d|^error during build:$"
-    r"|^(?:at\s+)?\S+(?::\d+)*\s+(?:lint|format|assist|parse|organizeImports)(?:/\S+)?(?:\s+FIXABLE)?\s+━+$"
+    r"|^\u25cf\s+Test suite failed to run$|^(?:x|\u2717|\u00d7|error)\s+Build failed in \d|^error during build:$"
+    r"|^(?:at\s+)?\S+(?::\d+)*\s+(?:lint|format|assist|parse|organizeImports)(?:/\S+)?(?:\s+FIXABLE)?\s+\u2501+$"
 )
 _LOG_LINE = re.compile(r"\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d\S*\s+(?:level=)?(?:DEBUG|INFO|TRACE|NOTICE)\b", re.I)
 _EXIT_ONLY = re.compile(r"Exit code:? ?-?<n>", re.IGNORECASE)  # all a shell said of a command that printed nothing

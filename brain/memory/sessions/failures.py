@@ -34,7 +34,8 @@ from typing import Any
 from brain.index.catalog.failures import FailureSeen, candidates
 from brain.memory.episodes.signature import Failure, Key, key, relative
 from brain.memory.sessions import commands as cmd
-from brain.memory.sessions.matching import DEFAULT_SETTINGS, MatchSettings, Scored, ranked
+from brain.memory.sessions import matching
+from brain.memory.sessions.matching import MatchSettings, Scored, ranked
 from brain.memory.sessions.transcripts.files import preview
 
 ANSWER_CHARS = 1600  # about 400 tokens
@@ -85,12 +86,13 @@ def scored(
     session: str,
     project: str | None = None,
     *,
-    settings: MatchSettings = DEFAULT_SETTINGS,
+    settings: MatchSettings | None = None,
     cross_project: bool = False,
 ) -> list[Scored] | None:
     """Every earlier recovered failure of the failure's kind and program outside `session`, scored
     and best first, no threshold applied; [] when the failure says too little, None when there is no
-    catalog to read."""
+    catalog to read. Without `settings`, `matching.DEFAULT_SETTINGS` as it is at the call."""
+    settings = settings or matching.DEFAULT_SETTINGS
     found = key(failure)
     if found is None:
         return []
@@ -108,11 +110,13 @@ def earlier_fix(
     session: str,
     project: str | None = None,
     *,
-    settings: MatchSettings = DEFAULT_SETTINGS,
+    settings: MatchSettings | None = None,
     cross_project: bool = False,
 ) -> EarlierFix:
-    """The earlier recovered failures that match the failure (`settings`), outside `session`: of
-    `project`'s episodes, and of the others' too when `cross_project` (this project's first)."""
+    """The earlier recovered failures that match the failure (`settings`, else
+    `matching.DEFAULT_SETTINGS` as it is at the call), outside `session`: of `project`'s episodes,
+    and of the others' too when `cross_project` (this project's first)."""
+    settings = settings or matching.DEFAULT_SETTINGS
     found = key(failure)
     if found is None:
         return EarlierFix(None, project=project)

@@ -72,7 +72,9 @@ def test_the_issues_misses_get_one_key():
     cd_grep = key(Failure("Bash", "cd src && grep -rn TODO .", "/bin/bash: line 1: cd: src: No such file or directory"))
     cd_go = key(Failure("Bash", "cd src && go test ./...", "/bin/bash: line 1: cd: src: No such file or directory"))
     assert cd_grep == cd_go and cd_grep is not None and cd_grep.program == "cd"
-    piped = key(Failure("Bash", "gh api repos/o/r/pulls | python -c 'import sys'", "IndentationError: unexpected indent"))
+    piped = key(
+        Failure("Bash", "gh api repos/o/r/pulls | python -c 'import sys'", "IndentationError: unexpected indent")
+    )
     alone = key(Failure("Bash", "python3 -c 'import sys'", "IndentationError: unexpected indent"))
     assert piped == alone and piped is not None and piped.program == "python"
     go = "pattern ./...: directory prefix . does not contain main module or its selected dependencies"
