@@ -121,8 +121,9 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
     index_vault(open_index(vault), embed=False)
     transcript = TRANSCRIPTS / "public" / "cipher-box" / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"
     assert run_brain("episode", "extract", str(transcript), "--vault", str(vault.root)).exit_code == 0
-    found = looked_up(vault).seen
-    assert [(f.title, f.session, f.fix) for f in found] == [
+    found = candidates(vault.index_dir, "shell", "git", TERMS, everywhere=True)  # of the folder's project
+    assert found is not None
+    assert [(f.title, f.session, f.fix) for f in found.seen] == [
         (
             "EPISODE-2026-02-21-9e4910ab",
             "9e4910ab-95a9-4a30-a85e-4677017bfaf0",

@@ -108,21 +108,24 @@ def _v5(db: sqlite3.Connection) -> None:
 def _v6(db: sqlite3.Connection) -> None:
     """A failure's matching key and what worked (the tool-failure hook compares failures as error
     templates, each term weighed by how rare it is among the catalog's failures: `failure_terms`
-    counts them). Every episode is read again at the next scan, as for `_v5`."""
+    counts them). The table is made anew (it is derived) and every episode is read again at the
+    next scan, as for `_v5`."""
     _script(
         db,
         """
-        DELETE FROM failures;
-        ALTER TABLE failures ADD COLUMN kind TEXT NOT NULL DEFAULT '';
-        ALTER TABLE failures ADD COLUMN program TEXT NOT NULL DEFAULT '';
-        ALTER TABLE failures ADD COLUMN terms TEXT NOT NULL DEFAULT '';
-        ALTER TABLE failures ADD COLUMN fix_command TEXT NOT NULL DEFAULT '';
-        ALTER TABLE failures ADD COLUMN change TEXT NOT NULL DEFAULT '';
-        ALTER TABLE failures ADD COLUMN retry INTEGER NOT NULL DEFAULT 0;
-        CREATE INDEX IF NOT EXISTS failures_kind ON failures(kind, program);
-        CREATE TABLE IF NOT EXISTS failure_terms(note_id INTEGER NOT NULL, term TEXT NOT NULL);
-        CREATE INDEX IF NOT EXISTS failure_terms_term ON failure_terms(term);
-        CREATE INDEX IF NOT EXISTS failure_terms_note ON failure_terms(note_id);
+        DROP TABLE IF EXISTS failures;
+        DROP TABLE IF EXISTS failure_terms;
+        CREATE TABLE failures(
+            note_id INTEGER NOT NULL, signature TEXT NOT NULL, event TEXT NOT NULL,
+            error TEXT NOT NULL, fix TEXT NOT NULL, commit_text TEXT NOT NULL,
+            kind TEXT NOT NULL, program TEXT NOT NULL, terms TEXT NOT NULL,
+            fix_command TEXT NOT NULL, change TEXT NOT NULL, retry INTEGER NOT NULL
+        );
+        CREATE INDEX failures_kind ON failures(kind, program);
+        CREATE INDEX failures_note ON failures(note_id);
+        CREATE TABLE failure_terms(note_id INTEGER NOT NULL, term TEXT NOT NULL);
+        CREATE INDEX failure_terms_term ON failure_terms(term);
+        CREATE INDEX failure_terms_note ON failure_terms(note_id);
         UPDATE notes SET mtime_ns = 0, sha256 = '' WHERE type = 'episode'
         """,
     )
