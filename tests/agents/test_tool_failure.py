@@ -287,14 +287,6 @@ def test_a_config_that_says_neither_true_nor_false_is_one_line_in_the_log(two_pr
     )
 
 
-def test_episodes_of_no_recorded_project_answer_an_agent_outside_any_project(vault, tmp_path):
-    lock_episode(vault.root, "before-projects", "2026-02-18", "`git checkout main` succeeded", None)
-    payload = {**lock_failure(tmp_path), "cwd": ""}
-    assert answer(run_hook(indexed(vault.root), payload)) == seen(
-        "EPISODE-2026-02-18-before-projects", "2026-02-18", "git checkout main"
-    )
-
-
 def test_a_catalog_of_an_older_schema_gets_silence_and_one_line_until_brain_index_rebuilds_it(two_projects, repos):
     catalog = two_projects / ".brain" / "index" / CATALOG_FILE
     db = sqlite3.connect(catalog)

@@ -50,12 +50,12 @@ def vault(tmp_path):
 
 
 def seen(vault) -> list[FailureSeen] | None:
-    found = candidates(vault.index_dir, "shell", "git", TERMS)
+    found = candidates(vault.index_dir, "shell", "git", TERMS, lambda counts, total: {})
     return None if found is None else list(found.seen)
 
 
 def looked_up(vault) -> Candidates:
-    found = candidates(vault.index_dir, "shell", "git", TERMS)
+    found = candidates(vault.index_dir, "shell", "git", TERMS, lambda counts, total: {})
     assert found is not None
     return found
 
@@ -121,7 +121,9 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
     index_vault(open_index(vault), embed=False)
     transcript = TRANSCRIPTS / "public" / "cipher-box" / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"
     assert run_brain("episode", "extract", str(transcript), "--vault", str(vault.root)).exit_code == 0
-    found = candidates(vault.index_dir, "shell", "git", TERMS, everywhere=True)  # of the folder's project
+    found = candidates(
+        vault.index_dir, "shell", "git", TERMS, lambda counts, total: {}, everywhere=True
+    )  # of the folder's project
     assert found is not None
     assert [(f.title, f.session, f.fix) for f in found.seen] == [
         (

@@ -437,8 +437,8 @@ class Catalog(ChunkTable):
             [(note_id, *failure) for failure in row.failures],
         )
         self.db.executemany(
-            "INSERT INTO failure_terms(note_id, term) VALUES(?, ?)",
-            [(note_id, term) for failure in row.failures for term in failure[7].split("\n") if term],
+            "INSERT INTO failure_terms(note_id, event, term) VALUES(?, ?, ?)",
+            [(note_id, failure[1], term) for failure in row.failures for term in failure[7].split("\n") if term],
         )
         if row.searchable:
             self.db.execute(

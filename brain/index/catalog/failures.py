@@ -4,16 +4,19 @@ missing, of another schema, or cannot be read gives None, nothing to look in). T
 are written with their episode's row (`Catalog.put`), so `brain index`, `brain watch` and brain's
 own writes (a session's extraction) keep them current.
 
-One read gives what matching needs (`brain.memory.sessions.matching`): the recovered failures of one
-kind and program (those of `project`'s episodes, else of every project when `everywhere`), newest
-first, each with its terms; and for those terms and the live failure's, how many of the catalog's
-failures hold each (`failure_terms`), with the number of failures in all.
+One read gives what matching needs (`brain.memory.sessions.matching`): how many of the catalog's
+failures hold each of the live failure's terms (`failure_terms`) and how many there are; then the
+recovered failures of the same kind and program (of `project`'s episodes, or of every project when
+`everywhere`), those that share the most weight with the live failure first (the caller weighs the
+terms by those counts), then this project's, then the newest, at most `limit`, each with its terms;
+and the counts of their terms too.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,12 +24,15 @@ from brain.index.catalog.read_only import read_with
 
 _FRONTMATTER = "COALESCE(CAST(json_extract(n.frontmatter, '$.{key}') AS TEXT), {default})"
 _SEEN = (
+    "WITH asked(term, weight) AS (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(:weights)) "
     "SELECT n.path, n.title, {date}, {session}, f.error, f.fix, f.commit_text, {project}, "
     "f.fix_command, f.change, f.retry, f.terms "
     "FROM failures f JOIN notes n ON n.id = f.note_id "
     "WHERE f.kind = :kind AND f.program = :program AND f.fix != '' "
     "AND (:session = '' OR {session} != :session) AND (:everywhere OR {project} = :project) "
-    "ORDER BY ({project} = :project) DESC, 3 DESC, n.path LIMIT :limit"
+    "ORDER BY (SELECT TOTAL(a.weight) FROM failure_terms t JOIN asked a ON a.term = t.term "
+    "WHERE t.note_id = f.note_id AND t.event = f.event) DESC, "
+    "({project} = :project) DESC, 3 DESC, n.path LIMIT :limit"
 ).format(
     date=_FRONTMATTER.format(key="date", default="n.date"),
     session=_FRONTMATTER.format(key="session", default="''"),
@@ -67,37 +73,39 @@ def candidates(
     kind: str,
     program: str,
     terms: Iterable[str],
+    weigh: Callable[[Mapping[str, int], int], Mapping[str, float]],
     *,
     project: str | None = None,
     everywhere: bool = False,
     session: str = "",
     limit: int = 200,
 ) -> Candidates | None:
-    """The recovered failures of `kind` and `program` outside `session` (see the module's docstring),
-    or None when the catalog cannot be read."""
-    asked = {
-        "kind": kind,
-        "program": program,
-        "session": session,
-        "project": project or "",
-        "everywhere": int(everywhere),
-        "limit": limit,
-    }
+    """The recovered failures of `kind` and `program` outside `session` that share the most with
+    `terms` (`weigh(counts, total)` gives each term's weight), see the module's docstring; None when
+    the catalog cannot be read."""
+    asked = sorted(set(terms))
 
     def reading(db: sqlite3.Connection) -> Candidates:
-        seen = tuple(_seen(row) for row in db.execute(_SEEN, asked))
-        wanted = sorted({*terms, *(term for found in seen for term in found.terms)})
-        counts: dict[str, int] = {}
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start : start + _CHUNK]
-            query = (
-                f"SELECT term, COUNT(*) FROM failure_terms WHERE term IN ({','.join('?' * len(chunk))}) GROUP BY term"
-            )
-            counts.update(db.execute(query, chunk).fetchall())
+        counts = _counts(db, asked)
         total = db.execute("SELECT COUNT(*) FROM failures").fetchone()[0]
+        weights = json.dumps(sorted(weigh(counts, total).items()))
+        where = {"kind": kind, "program": program, "session": session, "project": project or ""}
+        where |= {"everywhere": int(everywhere), "limit": limit, "weights": weights}
+        seen = tuple(_seen(row) for row in db.execute(_SEEN, where))
+        counts |= _counts(db, sorted({term for found in seen for term in found.terms} - set(asked)))
         return Candidates(seen, counts, total)
 
     return read_with(index_dir, reading)
+
+
+def _counts(db: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
+    """How many of the catalog's failures hold each term (those none holds are left out)."""
+    counts: dict[str, int] = {}
+    for start in range(0, len(terms), _CHUNK):
+        chunk = terms[start : start + _CHUNK]
+        query = f"SELECT term, COUNT(*) FROM failure_terms WHERE term IN ({','.join('?' * len(chunk))}) GROUP BY term"
+        counts.update(db.execute(query, chunk).fetchall())
+    return counts
 
 
 def _seen(row: tuple[object, ...]) -> FailureSeen:

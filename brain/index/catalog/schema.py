@@ -123,9 +123,9 @@ def _v6(db: sqlite3.Connection) -> None:
         );
         CREATE INDEX failures_kind ON failures(kind, program);
         CREATE INDEX failures_note ON failures(note_id);
-        CREATE TABLE failure_terms(note_id INTEGER NOT NULL, term TEXT NOT NULL);
+        CREATE TABLE failure_terms(note_id INTEGER NOT NULL, event TEXT NOT NULL, term TEXT NOT NULL);
         CREATE INDEX failure_terms_term ON failure_terms(term);
-        CREATE INDEX failure_terms_note ON failure_terms(note_id);
+        CREATE INDEX failure_terms_failure ON failure_terms(note_id, event);
         UPDATE notes SET mtime_ns = 0, sha256 = '' WHERE type = 'episode'
         """,
     )

@@ -13,7 +13,7 @@ wrong "seen before" costs the agent more than silence.
 The answer comes from the project the agent works in (`brain.memory.projects.note` has the rule): its
 episodes only, unless the vault's `[hooks] cross_project` is true, when the other projects'
 episodes answer too (this project's first) and the answer names the project it comes from. An
-episode of no recorded project answers only an agent outside any project.
+episode of no recorded project is not known to be this project's: it answers only then.
 
 What the answer hands over was written by an earlier session: it is a quoted record, fenced, with
 its source (the episode and its date), its control characters stripped, never instructions. It
@@ -97,7 +97,14 @@ def scored(
     if found is None:
         return []
     among = candidates(
-        index_dir, found.kind, found.program, found.terms, project=project, everywhere=cross_project, session=session
+        index_dir,
+        found.kind,
+        found.program,
+        found.terms,
+        lambda counts, total: {term: matching.weight(term, counts, total, settings) for term in found.terms},
+        project=project,
+        everywhere=cross_project,
+        session=session,
     )
     if among is None:
         return None
