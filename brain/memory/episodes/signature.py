@@ -333,10 +333,10 @@ class Recorded:
     error: str  # the error event's text
     fix: str  # the recovery's text and what the lesson says worked ('' when it was never recovered)
     commit: str  # the first commit after the recovery, '' when none
-    key: Key | None = None  # what the failure hook compares it by
     fix_command: str = ""  # the command that worked (no backticks), or the fix event's text when it is no command
     change: str = ""  # what was different in what worked, as the lesson says it ('' when no lesson says)
     retry: bool = False  # the same call worked again unchanged, nothing done between (flaky)
+    key: Key | None = None  # what the failure hook compares it by
 
 
 def recorded_failures(episode: Episode) -> list[Recorded]:
@@ -366,7 +366,7 @@ def recorded_failures(episode: Episode) -> list[Recorded]:
         if recoveries and recoveries[0].id in order:
             later = episode.events[order.index(recoveries[0].id) :]
             commit = next((e.text for e in later if e.type == "commit"), "")
-        found.append(Recorded(found_key.signature, event.id or "", event.text, fix, commit, found_key))
+        found.append(Recorded(found_key.signature, event.id or "", event.text, fix, commit, key=found_key))
     return found
 
 
