@@ -8,15 +8,17 @@ not take every word for a rare one:
 
     idf(t) = ln((N + prior_failures) / (df(t) + 1))
 
-(N failures in the catalog, df(t) of them holding t), times `parameter_weight` for a masked value's
-term (`=src/app.py`). A word every failure of a runner prints (`failed`, `exited`, `code`, Jest's
-`suite`) weighs little; the one that names the error (`IndentationError`, `main module`) decides.
+(N failures in the catalog, df(t) of them holding t). A word every failure of a runner prints
+(`failed`, `exited`, `code`, Jest's `suite`) weighs little; the one that names the error
+(`IndentationError`, `main module`) decides.
 
 An earlier failure matches when both hold:
 - `similarity`, the weighted Jaccard of the two term sets (the weight they share over the weight
-  of either), is at least `min_similarity`: most of what each says, the other says too;
-- `shared`, the weight they share, is at least `min_shared`: what they share is specific enough,
-  not only a generic line that many failures print.
+  of either), is at least `min_similarity`: most of what each says, the other says too; a masked
+  value's term (`=src/app.py`) weighs `parameter_weight` of its idf there, so the same error on
+  another name stays near;
+- `shared`, the idf of the terms they share, is at least `min_shared`: what they share is specific
+  enough, not only a generic line that many failures print.
 
 The thresholds are chosen on replayed project histories and checked on others held out
 (`benchmarks/quality/memory_replay.py`, figures in `docs/benchmarks.md`); `MatchSettings` holds them
@@ -63,20 +65,27 @@ class Scored:
     shared: float
 
 
+def rarity(term: str, counts: Mapping[str, int], total: int, settings: MatchSettings) -> float:
+    """A term's smoothed inverse document frequency among the catalog's failures."""
+    return max(math.log((total + settings.prior_failures) / (counts.get(term, 0) + 1)), 0.0)
+
+
 def weight(term: str, counts: Mapping[str, int], total: int, settings: MatchSettings) -> float:
-    """A term's weight: its smoothed inverse document frequency, less for a masked value's term."""
-    idf = math.log((total + settings.prior_failures) / (counts.get(term, 0) + 1))
-    return max(idf, 0.0) * (settings.parameter_weight if term.startswith("=") else 1.0)
+    """A term's weight in the similarity: its rarity, less for a masked value's term (a name that
+    differs makes two failures less alike than a word that differs)."""
+    return rarity(term, counts, total, settings) * (settings.parameter_weight if term.startswith("=") else 1.0)
 
 
 def score(
     live: tuple[str, ...], earlier: tuple[str, ...], counts: Mapping[str, int], total: int, settings: MatchSettings
 ) -> tuple[float, float]:
-    """(similarity, shared) of two failures' terms (see the module's docstring)."""
+    """(similarity, shared) of two failures' terms (see the module's docstring): the similarity by
+    `weight`, what they share by `rarity` (a rare name both hold is as strong a sign as a rare word)."""
     one, other = set(live), set(earlier)
-    shared = sum(weight(term, counts, total, settings) for term in one & other)
+    both = sum(weight(term, counts, total, settings) for term in one & other)
     either = sum(weight(term, counts, total, settings) for term in one | other)
-    return (shared / either if either else 0.0), shared
+    shared = sum(rarity(term, counts, total, settings) for term in one & other)
+    return (both / either if either else 0.0), shared
 
 
 def ranked(
