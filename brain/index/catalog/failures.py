@@ -89,7 +89,7 @@ def candidates(
         counts = _counts(db, asked)
         total = db.execute("SELECT COUNT(*) FROM failures").fetchone()[0]
         weights = json.dumps(sorted(weigh(counts, total).items()))
-        where = {"kind": kind, "program": program, "session": session, "project": project or ""}
+        where: dict[str, object] = {"kind": kind, "program": program, "session": session, "project": project or ""}
         where |= {"everywhere": int(everywhere), "limit": limit, "weights": weights}
         seen = tuple(_seen(row) for row in db.execute(_SEEN, where))
         counts |= _counts(db, sorted({term for found in seen for term in found.terms} - set(asked)))
