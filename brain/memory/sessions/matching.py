@@ -44,7 +44,7 @@ from brain.index.catalog.failures import FailureSeen
 class MatchSettings:
     """The thresholds and weights of matching (see the module's docstring)."""
 
-    min_similarity: float = 0.7
+    min_similarity: float = 0.8
     min_shared: float = 6.0
     parameter_weight: float = 0.5
     prior_failures: int = 50
