@@ -8,10 +8,10 @@ then runs its `PostToolUse` hooks, whose input (`tool_name` `Bash` for every she
 Codex CLI 0.171.0: `tests/data/codex/post-tool-use/`). The call's output item is written after
 the hooks, so that event is what the hook reads, from the end of the file.
 
-Earlier versions (0.139 to 0.142 for some) write no such event: their hook's `tool_response` is
+Earlier versions (0.118 to 0.142 among them) write no such event: their hook's `tool_response` is
 the call's output as the model is handed it, whose head says how the call ended (`Process exited
-with code 1` after `Chunk ID` and `Wall time` lines, or `Exit code: 1` before `Wall time`, then
-`Output:`). That head is read first (`told_end`), so those calls, and every call whose output has
+with code 1` after `Chunk ID` and `Wall time` lines, a `Command: ...` line first up to 0.128, or
+`Exit code: 1` before `Wall time`, then `Output:`). That head is read first (`told_end`), so those calls, and every call whose output has
 it, are decided without the rollout. A head needs its `Wall time` line: an output of
 `echo 'Exit code: 3'` has none.
 
@@ -32,8 +32,10 @@ SHELL = "Bash"  # the tool name Codex gives every shell call in its hooks' input
 TAIL_START = 64 * 1024  # bytes of the rollout's end read first; doubled while the call's end is not in them
 TAIL_MOST = 16 * 1024 * 1024  # a command whose output is larger than this is not looked for
 END_RETRIES = (0.05, 0.1)  # seconds to wait, in turn, for an end the writer has not flushed yet
+COMMAND_MOST = 64 * 1024  # characters of a `Command: ...` line (or lines) the head is looked for past
+_AFTER_COMMAND = re.compile(r"\n(?=(?:Chunk ID: \S+\r?\n)?Wall time: )")
 _HEAD = re.compile(  # the head of a shell call's output as Codex hands it to the model
-    r"\A(?:Chunk ID: \S+\r?\n)?(?:"
+    r"(?:Chunk ID: \S+\r?\n)?(?:"
     r"Wall time: [\d.]+ seconds?\r?\n(?:Process exited with code (?P<code>-?\d+)|Process running with session ID \d+)"
     r"|Exit code: (?P<old>-?\d+)\r?\nWall time: [\d.]+ seconds?)"
     r"\r?\n(?:[^\n]*\r?\n){0,3}?Output:\r?\n?"
@@ -70,7 +72,13 @@ def told_end(response: Any) -> CommandEnd | None:
     exit code None for a call still running; None when the response has no such head."""
     if not isinstance(response, str):
         return None
-    head = _HEAD.match(response)
+    start = 0
+    if response.startswith("Command: "):  # 0.118 to 0.128 name the command first, its lines and all
+        found = _AFTER_COMMAND.search(response, 0, COMMAND_MOST)
+        if found is None:
+            return None
+        start = found.end()
+    head = _HEAD.match(response, start)
     if head is None:
         return None
     code = head.group("code") or head.group("old")

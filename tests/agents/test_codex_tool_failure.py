@@ -226,6 +226,12 @@ HEAD = (
             "Chunk ID: a1\nWall time: 0.2500 seconds\nProcess running with session ID 7\nOriginal token count: 0\nOutput:\n",
             CommandEnd(None, "running", ""),
         ),
+        (  # 0.118 to 0.128 name the command first, a multi-line one whole
+            "Command: /bin/zsh -lc 'cat <<EOF\nx\nEOF'\nChunk ID: 44d4c0\nWall time: 0.0000 seconds\n"
+            "Process exited with code 2\nOriginal token count: 10\nOutput:\nzsh: no such file\n",
+            CommandEnd(2, "failed", "zsh: no such file\n"),
+        ),
+        ("Command: ls\nhello\n", None),
         ("Exit code: 3\n", None),  # `echo 'Exit code: 3'` in 0.171: no Wall time line, no head
         ("/bin/bash: line 1: cd: src: No such file or directory\n", None),
         (None, None),
