@@ -177,7 +177,7 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     assert (
         f"PostToolUseFailure:Bash hook additional context: brain: this failure was seen before, in [[{recovered.stem}]]"
     ) in after_failure
-    assert "cd: src: No such file or directory\n- What fixed it: " in after_failure
+    assert "cd: src: No such file or directory\nworked: " in after_failure
 
     # the ledger: each session's injection, with the tokens the context cost
     status = json.loads(brain("hooks", "status", "--vault", str(vault), "--json", cwd=repo))["injected"]

@@ -288,9 +288,9 @@ def test_codex_sessions_reach_the_vault_and_the_next_session(codex: Path, tmp_pa
     after_failure = text_of(model.loop_requests()[1])
     print(f"session 3's request after the failure holds:\n{after_failure[after_failure.index(SEEN_BEFORE) :]}")
     assert f"{SEEN_BEFORE}{recovered.stem}]]" in after_failure
-    assert "cd: src: No such file or directory\n- What fixed it: " in after_failure
+    assert "cd: src: No such file or directory\nworked: " in after_failure
     log = (vault / ".brain" / "logs" / "hooks.log").read_text()
-    assert f"tool-failure {third}: Bash [shell|ls|" in log and f"seen before in {recovered.stem}" in log
+    assert f"tool-failure {third}: Bash [shell|cd|" in log and f"seen before in {recovered.stem}" in log
 
 
 def test_a_project_install_gives_codex_nothing_it_ignores(codex: Path, tmp_path: Path) -> None:
