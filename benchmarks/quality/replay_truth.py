@@ -1,0 +1,709 @@
+"""The ground truth of the memory replay, written apart from brain: which failed calls repeat an
+earlier session's failure, which of them that session recovered from and how, and whether an
+answer handed over holds that fix. Imports nothing of brain (the hook is not graded by its own
+rules); `docs/benchmarks.md` states every rule here in words.
+
+Reading (`read_session`): a Claude Code transcript's `tool_use` / `tool_result` blocks, or a Codex
+rollout's calls and outputs (`exec_command`, `shell`, `local_shell_call`, `apply_patch`; a
+command polled with `write_stdin` ends at the poll that says it exited), into `Call`s in the order
+their results came. A Claude Code result is a failure when it is marked `is_error`; a Codex one
+when its exit code is not 0 (or `apply_patch` says it failed). Calls refused or interrupted by the
+user, and calls cancelled because a sibling call failed, are neither failure nor success.
+
+Normalising an error (`error_lines`): tags, ANSI colours, the runner's header lines (`Exit code
+N`, `Chunk ID`, `Wall time`, `Process exited with code N`, `Output:`, Codex's `Command: ...`)
+and a shell's own prefix (`/bin/bash: line 1:`, `zsh:1:`) taken out; the working folder and home
+folders (`/Users/x`, `/home/x`) made relative or `~`; temporary folders, hex hashes and numbers
+masked; whitespace collapsed; the lines the project's successful calls print in 3 sessions or
+more (a tool's warnings, a banner) left out; the first and last 15 lines kept.
+
+Twins (`are_twins`): two failures are twins when (1) they are the same kind of call (every shell
+call is one kind, whatever the agent; otherwise the same tool), (2) they are on the same target
+(two shell commands share a program, after `normalised_programs`, or a path argument; a file
+tool's calls name the same file), and (3) at least 80% of the normalised lines of the shorter
+error are lines of the other; an error left with no line (a command that printed nothing) is a
+twin of another only when the two commands are the same once normalised. Claude Code's protocol
+errors (`PROTOCOL`: an Edit before a Read, a stale search string, ...) are twins when they are the
+same message, whatever the file: the mistake and its fix do not depend on it.
+
+Recovery (`recovery`): the first later call of the same session, within RECOVERY_WINDOW calls,
+that succeeded on the failure's target: a shell command sharing a program (glue such as `cd`,
+`echo` aside, suites such as `git push` taken with their subcommand) or a path argument with
+the failed one, a file tool's call on the same file (a `Read` of a missing file: a file of the
+same name), else a write that created or changed a path the failure named. Its change
+(`Recovery.change`): the words of the recovering call that the failed one lacked, and the names
+of the files changed between the two; none of either is a retry.
+
+Answer correctness (`answer_holds`): an answer holds the later session's fix when it quotes the
+recovering command whole, or names at least half of its change's words (a retry: says so).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+SHELL = "shell"
+TWIN_SHARE = 0.8  # the share of the shorter error's lines the other must hold
+TWIN_LONGER = 1 / 3  # ... and of the longer error's lines
+COMMON_SESSIONS = 4  # a line the failures of this many sessions print is common: compared last
+KEEP_LINES = 15  # the first and last lines of an error compared
+NOISE_SESSIONS = 3  # a line successful calls print in this many sessions is noise
+RECOVERY_WINDOW = 40  # calls after a failure searched for its recovery
+HOOK_BLIND = ("apply_patch",)  # Codex runs no PostToolUse hook for a failed apply_patch
+CHANGE_WORDS = 8  # the change's first words an answer is checked for
+
+# Claude Code's messages about how its own tools were used: the agent's protocol, not the project.
+PROTOCOL = {
+    "not-read": re.compile(r"^File has not been read yet"),
+    "modified-since-read": re.compile(r"^File has been (?:modified since read|unexpectedly modified)"),
+    "string-not-found": re.compile(r"^String to replace not found in file"),
+    "many-matches": re.compile(r"^Found \d+ matches of the string to replace"),
+    "no-change": re.compile(r"^No changes to make: old_string and new_string are exactly the same"),
+    "too-large": re.compile(r"^File content \(\d+ tokens\) exceeds maximum allowed tokens"),
+    "input-validation": re.compile(r"^InputValidationError"),
+}
+_LEFT_OUT = re.compile(
+    r"^(?:Sibling tool call errored|Cancelled: parallel tool call|\[Request interrupted by user"
+    r"|The user doesn't want to (?:proceed|take this action)|User rejected)"
+)
+_TAGS = re.compile(r"</?tool_use_error>")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_HEADER = re.compile(
+    r"^(?:Exit code:?\s*-?\d+|Chunk ID:.*|Wall time:.*|Process exited with code -?\d+|Original token count:.*"
+    r"|Output:|Command: .*|Total output lines:.*)$"
+)
+_SHELL_PREFIX = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh:(?: line)? ?\d*:\s*|^\(eval\):\d+:\s*")
+_HOME = re.compile(r"/(?:Users|home)/[^/\s'\"]+")
+_TMP = re.compile(r"/(?:private/)?(?:tmp|var/folders)/[^\s'\":]*")
+_HASH = re.compile(r"\b[0-9a-f]{7,64}\b")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?")  # not a name's digits (MD036, TS2345)
+_EXIT = re.compile(r"(?:Exit code:?|Process exited with code)\s*(-?\d+)")
+_RETRY = re.compile(r"\b(?:again|retr(?:y|ied|ying)|re-?ran|rerun|unchanged|flaky|transient|same command)\b", re.I)
+
+# Shell words that join commands rather than run one; not a target of their own.
+GLUE = frozenset({"cd", "echo", "printf", "true", "false", "set", "export", "sleep", "wait", "pwd", ":"})
+# Programs run through another: the program is the next word.
+WRAPPERS = {
+    "sudo": 0, "time": 0, "env": 0, "nice": 0, "command": 0, "exec": 0, "rtk": 0, "npx": 0, "bunx": 0,
+    "pnpx": 0, "timeout": 1, "xargs": 0,
+}  # fmt: skip
+WRAPPER_PAIRS = {("uv", "run"), ("poetry", "run"), ("pnpm", "exec"), ("pnpm", "dlx"), ("yarn", "dlx"), ("npm", "exec")}
+# Programs whose first word decides what they do: taken with it (`git push`, `go test`).
+SUITES = frozenset(
+    "git gh go npm pnpm yarn bun cargo docker kubectl make just mise uv pip poetry nix task deno "
+    "terraform helm brew apt dotnet mvn gradle rustup anchor solana forge".split()
+)
+# Programs that run a script named next: the program is the script (`bash x.sh`, `python tool.py`).
+INTERPRETERS = frozenset("bash sh zsh python node bun ruby perl deno tsx ts-node php".split())
+# Programs that only look: a look on the failure's path is no recovery, unless the failure was a look.
+VIEWERS = frozenset("cat head tail less grep rg sed awk wc ls find fd tree jq file stat diff nl".split())
+# Flags whose value is prose (a commit message, a title): no part of what changed.
+MESSAGE_FLAGS = frozenset({"-m", "--message", "--title", "--body", "-t", "-b"})
+_OPERATORS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
+
+
+@dataclass
+class Call:
+    """One tool call and how it ended."""
+
+    session: int
+    seq: int  # position among the session's results
+    call_id: str
+    agent: str  # "claude-code" or "codex"
+    tool: str  # the tool's own name (Bash, Edit, exec_command, apply_patch ...)
+    kind: str  # SHELL for every shell call, else the tool's name
+    tool_input: dict[str, Any]
+    command: str | None  # the shell command
+    files: tuple[str, ...]  # the files the call is on, relative to cwd when under it
+    cwd: str
+    ok: bool | None  # None: refused, interrupted, or cancelled with a sibling
+    output: str
+    exit_code: int | None = None
+    protocol: str | None = None
+    lines: tuple[str, ...] = ()  # the normalised error (failures only)
+    common: tuple[str, ...] = ()  # those of its lines that are common (COMMON_SESSIONS)
+    # Codex: where the call's output and its end event are in the rollout (for the replay)
+    output_line: int = -1
+    end_line: int = -1
+    when: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.ok is False
+
+    @property
+    def key(self) -> str:
+        return f"{self.session}:{self.call_id}"
+
+
+@dataclass
+class Recovery:
+    call: Call
+    via: str  # "same-target", "file", "wrote"
+    added: tuple[str, ...]  # words of the recovering call the failed one lacked (else those it dropped)
+    changed_files: tuple[str, ...]  # files written between the failure and the recovery
+    retry: bool  # the same call again, nothing changed between
+    dropped: bool = False  # `added` holds the words the recovering call dropped (it added none)
+
+    @property
+    def change(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.added, *self.changed_files)))[:CHANGE_WORDS]
+
+
+@dataclass
+class SessionCalls:
+    index: int
+    session_id: str
+    agent: str
+    cwd: str
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[Call]:
+        return [call for call in self.calls if call.failed]
+
+
+# ---------------------------------------------------------------- reading transcripts
+
+
+def read_session(index: int, session_id: str, path: Path, agent: str) -> SessionCalls:
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    records = []
+    for number, line in enumerate(lines):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append((number, record))
+    if agent == "codex":
+        return _read_codex(index, session_id, records)
+    return _read_claude(index, session_id, records)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content)
+    return "" if content is None else str(content)
+
+
+def _relative(path: str, cwd: str) -> str:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1 :]
+    return path
+
+
+def _read_claude(index: int, session_id: str, records: list[tuple[int, dict[str, Any]]]) -> SessionCalls:
+    session = SessionCalls(index, session_id, "claude-code", "")
+    asked: dict[str, tuple[str, dict[str, Any], str, str]] = {}
+    done: set[str] = set()
+    for _, record in records:
+        cwd = record.get("cwd") if isinstance(record.get("cwd"), str) else ""
+        session.cwd = session.cwd or cwd
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        when = str(record.get("timestamp") or "")
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+                asked[block["id"]] = (str(block.get("name") or ""), tool_input, cwd or session.cwd, when)
+            elif block.get("type") == "tool_result" and block.get("tool_use_id") in asked:
+                call_id = str(block["tool_use_id"])
+                if call_id in done:
+                    continue  # a resumed session replays earlier records
+                done.add(call_id)
+                tool, tool_input, call_cwd, asked_at = asked[call_id]
+                text = _text(block.get("content"))
+                bare = _TAGS.sub("", text).strip()
+                ok: bool | None = not bool(block.get("is_error"))
+                if not ok and any(_LEFT_OUT.match(line.strip()) for line in bare.splitlines()[:3]):
+                    ok = None
+                command = tool_input.get("command") if tool == "Bash" else None
+                files = tuple(
+                    _relative(str(tool_input[key]), call_cwd)
+                    for key in ("file_path", "notebook_path", "path")
+                    if isinstance(tool_input.get(key), str)
+                )
+                protocol = next((name for name, rule in PROTOCOL.items() if rule.match(bare)), None) if ok is False else None
+                session.calls.append(
+                    Call(
+                        index,
+                        len(session.calls),
+                        call_id,
+                        "claude-code",
+                        tool,
+                        SHELL if tool == "Bash" else tool,
+                        tool_input,
+                        command if isinstance(command, str) else None,
+                        files,
+                        call_cwd,
+                        ok,
+                        text,
+                        _exit(text) if tool == "Bash" else None,
+                        protocol,
+                        when=asked_at,
+                    )
+                )
+    return session
+
+
+def _exit(text: str) -> int | None:
+    found = _EXIT.search(text[:300])
+    return int(found.group(1)) if found else None
+
+
+_RUNNING = re.compile(r"Process running with session ID (\d+)")
+_CODEX_SHELLS = ("exec_command", "shell", "shell_command", "container.exec", "local_shell")
+
+
+def _codex_command(name: str, arguments: dict[str, Any]) -> str | None:
+    raw = arguments.get("cmd", arguments.get("command"))
+    if isinstance(raw, list):
+        words = [str(word) for word in raw]
+        if len(words) >= 3 and words[1] in ("-lc", "-c") and Path(words[0]).name in ("bash", "zsh", "sh"):
+            return words[2]
+        return shlex.join(words)
+    return str(raw) if isinstance(raw, str) else None
+
+
+def _codex_output(raw: Any) -> tuple[str, int | None, bool | None]:
+    """The output's text, its exit code, and `success` when it says so."""
+    if isinstance(raw, dict):
+        return _text(raw.get("content", raw.get("output", ""))), None, raw.get("success")
+    text = _text(raw)
+    if text.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and ("output" in parsed or "metadata" in parsed):
+            metadata = parsed.get("metadata") if isinstance(parsed.get("metadata"), dict) else {}
+            code = metadata.get("exit_code", parsed.get("exit_code"))
+            return str(parsed.get("output", "")), code if isinstance(code, int) else None, parsed.get("success")
+    return text, _exit(text), None
+
+
+def _patch_files(patch: str, cwd: str) -> tuple[str, ...]:
+    found = re.findall(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", patch, re.MULTILINE)
+    return tuple(dict.fromkeys(_relative(path.strip(), cwd) for path in found))
+
+
+def _read_codex(index: int, session_id: str, records: list[tuple[int, dict[str, Any]]]) -> SessionCalls:
+    session = SessionCalls(index, session_id, "codex", "")
+    asked: dict[str, tuple[str, dict[str, Any], str, str]] = {}
+    running: dict[str, str] = {}  # process id -> the exec_command call it runs
+    polls: dict[str, str] = {}  # write_stdin call -> process id
+    ends: dict[str, int] = {}  # call id -> line of its end event
+    done: set[str] = set()
+    cwd = ""
+    for number, record in records:
+        kind = record.get("type")
+        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        sub = payload.get("type")
+        when = str(record.get("timestamp") or "")
+        if kind == "session_meta":
+            session.cwd = session.cwd or str(payload.get("cwd") or "")
+            cwd = cwd or session.cwd
+        elif kind == "turn_context" and payload.get("cwd"):
+            cwd = str(payload["cwd"])
+        elif kind == "event_msg" and sub == "exec_command_end":
+            ends.setdefault(str(payload.get("call_id")), number)
+        elif kind == "event_msg" and sub == "item_completed":
+            item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+            if item.get("type") == "CommandExecution":
+                ends.setdefault(str(item.get("id")), number)
+        elif kind != "response_item":
+            continue
+        elif sub in ("function_call", "custom_tool_call", "local_shell_call"):
+            call_id = str(payload.get("call_id") or payload.get("id") or "")
+            name = "local_shell" if sub == "local_shell_call" else str(payload.get("name") or "")
+            if sub == "local_shell_call":
+                action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+                arguments: dict[str, Any] = {"command": action.get("command", [])}
+            else:
+                raw = payload.get("arguments", payload.get("input"))
+                try:
+                    parsed = json.loads(raw) if isinstance(raw, str) else raw
+                except ValueError:
+                    parsed = {"input": raw}
+                arguments = parsed if isinstance(parsed, dict) else {"input": raw}
+            if name == "write_stdin":
+                polls[call_id] = str(arguments.get("session_id", ""))
+            asked[call_id] = (name, arguments, str(arguments.get("workdir") or cwd), when)
+        elif sub in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+            call_id = str(payload.get("call_id") or "")
+            if call_id not in asked:
+                continue
+            name, arguments, call_cwd, asked_at = asked[call_id]
+            text, code, success = _codex_output(payload.get("output"))
+            if name == "write_stdin":
+                process = polls.pop(call_id, "")
+                if _RUNNING.search(text[:400]) or process not in running or code is None:
+                    continue
+                call_id = running.pop(process)
+                name, arguments, call_cwd, asked_at = asked[call_id]
+            elif name in _CODEX_SHELLS and (started := _RUNNING.search(text[:400])):
+                running[started.group(1)] = call_id
+                continue
+            if call_id in done:
+                continue
+            done.add(call_id)
+            if name in _CODEX_SHELLS:
+                command = _codex_command(name, arguments)
+                ok: bool | None = (code == 0) if code is not None else not text.startswith("exec_command failed")
+                files: tuple[str, ...] = ()
+                kind_of = SHELL
+            elif name == "apply_patch":
+                patch = str(arguments.get("input", arguments.get("patch", "")))
+                failed = "verification failed" in text[:200] or (code is not None and code != 0) or success is False
+                ok, command, files, kind_of = not failed, None, _patch_files(patch, call_cwd), "apply_patch"
+            else:
+                ok, command, files, kind_of = success is not False, None, (), name
+            session.calls.append(
+                Call(
+                    index,
+                    len(session.calls),
+                    call_id,
+                    "codex",
+                    name,
+                    kind_of,
+                    arguments,
+                    command,
+                    files,
+                    call_cwd,
+                    ok,
+                    text,
+                    code,
+                    output_line=number,
+                    end_line=ends.get(call_id, -1),
+                    when=asked_at,
+                )
+            )
+    return session
+
+
+# ---------------------------------------------------------------- normalising
+
+
+def _body(text: str) -> str:
+    """A Codex output without its header (everything up to `Output:` when that is a header)."""
+    head, found, body = text.partition("\nOutput:\n")
+    if found and all(_HEADER.match(line.strip()) for line in head.splitlines() if line.strip()):
+        return body
+    return text
+
+
+def normalised_line(line: str, cwd: str) -> str:
+    line = _SHELL_PREFIX.sub("", _ANSI.sub("", line).strip())
+    if cwd:
+        line = line.replace(cwd.rstrip("/") + "/", "").replace(cwd.rstrip("/"), ".")
+    line = _TMP.sub("<tmp>", _HOME.sub("~", line))
+    line = _NUMBER.sub("#", _HASH.sub("<hash>", line))
+    return " ".join(line.split())
+
+
+def raw_lines(call: Call) -> list[str]:
+    """The error's lines, normalised, before noise is taken out."""
+    text = _TAGS.sub("", _body(call.output))
+    if len(text) > 40_000:
+        text = text[:20_000] + "\n" + text[-20_000:]
+    lines = [normalised_line(line, call.cwd) for line in text.splitlines()]
+    return [line for line in lines if line and not _HEADER.match(line.replace("#", "0"))]
+
+
+def noise_lines(sessions: Iterable[SessionCalls]) -> set[str]:
+    """Lines the successful calls of NOISE_SESSIONS sessions or more print (first and last 50 of each)."""
+    seen: dict[str, set[int]] = {}
+    for session in sessions:
+        for call in session.calls:
+            if call.ok is not True or call.kind != SHELL:
+                continue
+            text = _body(call.output)
+            split = text.splitlines()
+            for line in {normalised_line(line, call.cwd) for line in split[:50] + split[-50:]}:
+                if line:
+                    seen.setdefault(line, set()).add(session.index)
+    return {line for line, where in seen.items() if len(where) >= NOISE_SESSIONS}
+
+
+def error_lines(call: Call, noise: set[str]) -> tuple[str, ...]:
+    lines = [line for line in raw_lines(call) if line not in noise]
+    if len(lines) > 2 * KEEP_LINES:
+        lines = lines[:KEEP_LINES] + lines[-KEEP_LINES:]
+    return tuple(dict.fromkeys(lines))
+
+
+def prepare(sessions: list[SessionCalls]) -> None:
+    """Give every failure its normalised error lines (noise from the project's own successes), and
+    mark those the failures of COMMON_SESSIONS sessions or more print (a runner's wrapper lines)."""
+    noise = noise_lines(sessions)
+    seen: dict[str, set[int]] = {}
+    for session in sessions:
+        for call in session.failures:
+            call.lines = error_lines(call, noise)
+            for line in call.lines:
+                seen.setdefault(line, set()).add(session.index)
+    common = {line for line, where in seen.items() if len(where) >= COMMON_SESSIONS}
+    for session in sessions:
+        for call in session.failures:
+            call.common = tuple(line for line in call.lines if line in common)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def stages(command: str) -> list[list[str]]:
+    """The command's simple commands, each as words (quotes read the shell's way where they can be)."""
+    found = []
+    for part in _OPERATORS.split(command):
+        part = part.strip().lstrip("(").rstrip(")").strip()
+        if not part:
+            continue
+        try:
+            words = shlex.split(part, comments=False)
+        except ValueError:
+            words = part.split()
+        if words:
+            found.append(words)
+    return found
+
+
+def _program_of(words: list[str]) -> str | None:
+    rest = list(words)
+    while rest and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", rest[0]):
+        rest.pop(0)  # VAR=value
+    while rest:
+        name = Path(rest[0]).name
+        if name in WRAPPERS:
+            skip = WRAPPERS[name]
+            rest = [word for word in rest[1:] if not word.startswith("-")][skip:] if skip else rest[1:]
+            while rest and rest[0].startswith("-"):
+                rest.pop(0)
+            continue
+        if len(rest) > 1 and (name, rest[1]) in WRAPPER_PAIRS:
+            rest = rest[2:]
+            continue
+        break
+    if not rest:
+        return None
+    name = Path(rest[0]).name.lower()
+    name = re.sub(r"^(python|pip)3(?:\.\d+)?$", r"\1", name)
+    if name in INTERPRETERS:
+        script = next((word for word in rest[1:] if not word.startswith("-")), "")
+        if rest[1:2] != ["-c"] and rest[1:2] != ["-e"] and re.search(r"[/.]\w+$", script):
+            return Path(script).name
+    if name in SUITES:
+        sub = next((word for word in rest[1:] if not word.startswith("-")), "")
+        return f"{name} {sub}".strip()
+    return name
+
+
+@lru_cache(maxsize=65536)
+def normalised_programs(command: str) -> frozenset[str]:
+    """The programs a command runs: wrappers (`npx`, `uv run`, `sudo`, `VAR=x`) skipped, `python3`
+    read as `python`, a suite (`git`, `go`, `npm` ...) with its subcommand."""
+    found = set()
+    for words in stages(command):
+        program = _program_of(words)
+        if program == "ssh":  # the remote command's programs, not ssh's
+            remote = [word for word in words[1:] if not word.startswith("-")][1:]
+            found |= normalised_programs(" ".join(remote)) if remote else {"ssh"}
+        elif program:
+            found.add(program)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=65536)
+def path_words(command: str) -> frozenset[str]:
+    """The command's arguments that look like paths (hold a `/` or end in `.ext`), `./` dropped."""
+    found = set()
+    for words in stages(command):
+        for word in words[1:]:
+            if word.startswith("-") or len(word) < 3 or re.search(r"[*?$`<>{}]", word):
+                continue
+            if "/" in word or re.search(r"\.[A-Za-z0-9]{1,6}$", word):
+                found.add(word.removeprefix("./").rstrip("/"))
+    return frozenset(found)
+
+
+_TOKEN = re.compile(r"[\w./@:=+~-]{2,}")
+
+
+def words(call: Call) -> list[str]:
+    """The words of a call, for telling what changed between two calls: a shell command's words
+    cut at quotes, brackets, commas and the like (a query's field, a flag's value), the working
+    folder taken out; a file tool's files; another tool's string inputs."""
+    if call.command is not None:
+        found = [
+            _relative(word, call.cwd)
+            for stage in stages(call.command)
+            for before, word in zip(["", *stage], stage, strict=False)
+            if before not in MESSAGE_FLAGS and not word.startswith("$(cat <<")
+        ]
+    else:
+        found = list(call.files) + [str(value) for value in call.tool_input.values() if isinstance(value, str)][:4]
+    tokens = [token.strip(".:=-") for word in found for token in _TOKEN.findall(word)]
+    return [token for token in dict.fromkeys(tokens) if len(token) >= 2 and token not in GLUE]
+
+
+def _same_command(one: Call, other: Call) -> bool:
+    def norm(call: Call) -> str:
+        return normalised_line(call.command or "", call.cwd)
+
+    return one.command is not None and other.command is not None and norm(one) == norm(other)
+
+
+# ---------------------------------------------------------------- twins
+
+
+def same_target(one: Call, other: Call) -> bool:
+    if one.kind != other.kind:
+        return False
+    if one.kind == SHELL:
+        a, b = one.command or "", other.command or ""
+        return bool(normalised_programs(a) & normalised_programs(b)) or bool(path_words(a) & path_words(b))
+    if one.files or other.files:
+        return bool(set(one.files) & set(other.files))
+    return _masked_input(one) == _masked_input(other)
+
+
+def _masked_input(call: Call) -> str:
+    return normalised_line(json.dumps(call.tool_input, sort_keys=True), call.cwd)
+
+
+def are_twins(later: Call, earlier: Call) -> bool:
+    if later.protocol or earlier.protocol:
+        return later.protocol == earlier.protocol
+    if not same_target(later, earlier):
+        return False
+    mine, theirs = set(later.lines), set(earlier.lines)
+    if not mine or not theirs:
+        return not mine and not theirs and _same_command(later, earlier)
+    rare_mine, rare_theirs = mine - set(later.common), theirs - set(earlier.common)
+    if rare_mine and rare_theirs:  # what tells the failure apart decides; a wrapper's lines do not
+        mine, theirs = rare_mine, rare_theirs
+    shared = len(mine & theirs)
+    return shared >= TWIN_SHARE * min(len(mine), len(theirs)) and shared >= TWIN_LONGER * max(len(mine), len(theirs))
+
+
+# ---------------------------------------------------------------- recovery
+
+
+def _writes(call: Call) -> tuple[str, ...]:
+    """Files a successful call wrote: a Write/Edit/apply_patch's files, a shell's redirect targets,
+    `mkdir`/`touch`/`cp`/`mv` arguments."""
+    if call.kind in ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"):
+        return call.files
+    if call.command is None:
+        return ()
+    found = [_relative(target, call.cwd) for target in re.findall(r">>?\s*([^\s;&|]+)", call.command)]
+    for stage in stages(call.command):
+        if Path(stage[0]).name in ("mkdir", "touch", "cp", "mv", "install", "ln", "rm"):
+            found += [_relative(word, call.cwd) for word in stage[1:] if not word.startswith("-")]
+        if Path(stage[0]).name in ("sed", "perl") and "-i" in " ".join(stage[1:3]):
+            found += [_relative(word, call.cwd) for word in stage[2:] if "/" in word or "." in word]
+    return tuple(word for word in dict.fromkeys(found) if word and not word.startswith("/dev/"))
+
+
+def _named(failure: Call) -> set[str]:
+    """The paths a failure names: its files, its command's path arguments, paths in its error."""
+    found = set(failure.files)
+    if failure.command is not None:
+        found |= path_words(failure.command)
+    for word in re.findall(r"[\w.~/-]+/[\w.-]+|[\w-]+\.[A-Za-z0-9]{1,6}\b", _body(failure.output)[:2000]):
+        found.add(_relative(word, failure.cwd).removeprefix("./"))
+    return {path for path in found if len(path) >= 3}
+
+
+def failing_programs(failure: Call) -> frozenset[str]:
+    """The programs of the stages that failed: those whose name the error's first lines hold as a
+    word; every program of the command when it names none."""
+    programs = normalised_programs(failure.command or "")
+    head = "\n".join(_body(failure.output).splitlines()[:5])
+    named = frozenset(p for p in programs if re.search(rf"(?<![\w./-]){re.escape(p.split()[0])}(?![\w.-])", head))
+    return named or programs
+
+
+def _on_target(failure: Call, call: Call) -> str | None:
+    if failure.kind == SHELL and call.kind == SHELL:
+        ours = failing_programs(failure) - GLUE
+        if ours & (normalised_programs(call.command or "") - GLUE):
+            return "same-target"
+        if ours <= VIEWERS and path_words(failure.command or "") & path_words(call.command or ""):
+            return "same-target"  # a look that failed, and a look at the same path that worked
+        return None
+    if failure.kind != SHELL and failure.files:
+        if set(failure.files) & set(call.files):
+            return "file"
+        names = {Path(path).name for path in failure.files}
+        if failure.kind == call.kind and names & {Path(path).name for path in call.files}:
+            return "file"
+        return None
+    if failure.kind != SHELL and failure.kind == call.kind:
+        return "same-target"
+    return None
+
+
+def recovery(failure: Call, session: SessionCalls) -> Recovery | None:
+    """How the session recovered from `failure`, or None (see the module doc)."""
+    later = [call for call in session.calls if call.seq > failure.seq][:RECOVERY_WINDOW]
+    wrote: list[str] = []
+    for call in later:
+        if call.ok is True:
+            via = _on_target(failure, call)
+            if via is not None:
+                return _recovered(failure, call, via, wrote)
+            wrote += _writes(call)
+    named = _named(failure)
+    wrote = []
+    for call in later:
+        if call.ok is True:
+            written = _writes(call)
+            if any(path in named or Path(path).name in {Path(n).name for n in named} for path in written):
+                return _recovered(failure, call, "wrote", wrote)
+            wrote += written
+    return None
+
+
+def _recovered(failure: Call, call: Call, via: str, wrote: list[str]) -> Recovery:
+    before, after = words(failure), words(call)
+    added = tuple(word for word in after if word not in set(before))
+    dropped = tuple(word for word in before if word not in set(after))
+    changed = tuple(dict.fromkeys(Path(path).name for path in (*wrote, *_writes(call)) if path))
+    retry = not added and not dropped and not changed
+    return Recovery(call, via, added or dropped, changed, retry, dropped=not added and bool(dropped))
+
+
+# ---------------------------------------------------------------- answers
+
+
+def answer_holds(answer: str, recovered: Recovery) -> bool:
+    """Whether an answer holds this fix: the recovering command quoted whole, at least half of the
+    change's first CHANGE_WORDS words, or for a retry, words that say it was run again."""
+    if not answer:
+        return False
+    flat = " ".join(answer.split()).lower()
+    command = recovered.call.command
+    if command is not None and " ".join(command.split()).lower() in flat:
+        return True
+    if recovered.retry:
+        return bool(_RETRY.search(answer))
+    change = recovered.change
+    if not change:
+        return False
+    held = sum(1 for word in change if word.lower() in flat)
+    return held >= max(1, math.ceil(len(change) / 2))
