@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.harness import CACHE as BENCHMARK_CACHE
 from benchmarks.harness import REPO, SHARED, shared, use_embedder
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 PUBLIC = SHARED / "benchmarks" / "retrieval"
 CACHE = BENCHMARK_CACHE / "retrieval"
@@ -107,7 +107,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
-def load_split(name: str, folder: Path = PUBLIC) -> tuple[list[dict], list[tuple[str, Items]], dict]:
+def load_split(name: str, folder: Path = PUBLIC) -> tuple[list[dict], list[tuple[str, Items]], dict]:  # noqa: C901 (one branch per dataset layout)
     """(sentence units, questions with their items, facts about the labels). A unit is
     {title, text, passage, sentence, before, after}; items index into the units. Labels follow the
     sentence that holds the answer:
@@ -225,7 +225,7 @@ def search_modes() -> list[tuple[str, dict]]:
 def reranker_available() -> bool:
     """Whether this checkout has a reranker and a model for it ($BRAIN_RERANKER_MODEL); says why not."""
     try:
-        from brain.index.rerank import resolve_reranker
+        from brain.memory.search.rerank import resolve_reranker
     except ImportError:
         return False
     try:

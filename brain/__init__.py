@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from brain.errors import AmbiguousName, BrainError, InvalidInput, NoteNotFound, VaultNotFound
     from brain.memory.front_door import Memory
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
 __all__ = [
     "AmbiguousName",

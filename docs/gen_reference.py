@@ -82,7 +82,7 @@ def mcp_listing() -> tuple[Listing, dict[str, str]]:
     """What a client lists of the server serving every group, and the group of each tool."""
     from brain.mcp.common import tools_in
     from brain.mcp.server import GROUPS, build_server
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     with tempfile.TemporaryDirectory() as folder:
         vault, _ = init_vault(Path(folder) / "vault")

@@ -17,9 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from brain.cli import app
-from brain.index.engine import open_index
-from brain.vault import Vault
-from brain.vault_init import init_vault
+from brain.index.engine import forget, open_index
+from brain.index.sync.sync import index_vault
+from brain.vault.init import init_vault
+from brain.vault.vault import Vault
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
@@ -191,6 +192,20 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def example(tmp_path_factory) -> Vault:
+    """vault-example/, indexed once with the real model for every test about meaning."""
+    root = tmp_path_factory.mktemp("example") / "vault"
+    shutil.copytree(REPO / "vault-example", root, ignore=shutil.ignore_patterns(".brain"))
+    (root / ".brain").mkdir()
+    vault = Vault(root)
+    index = open_index(vault)
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    index_vault(open_index(vault))
+    yield vault
+    forget(vault.root)
 
 
 @pytest.fixture(scope="session")

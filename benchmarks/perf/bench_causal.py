@@ -41,7 +41,7 @@ from brain.memory.causal.chains import build_chain, reconstruct_reasoning
 from brain.memory.causal.contexts import ACTION_TYPES
 from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 MAX_CHAIN = 50
 PROJECTS = 20

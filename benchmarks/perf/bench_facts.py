@@ -37,14 +37,14 @@ from filelock import FileLock
 from benchmarks.harness import CACHE, RESULTS, load_json, machine, measure, percentile, use_embedder, write_json
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
+from brain.markdown.edit import set_frontmatter
 from brain.memory.corpus import Corpus
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
 from brain.memory.facts import sweep as retention
-from brain.notes.edit import set_frontmatter
-from brain.notes.fact import NewFact, close_fact, fact_title, format_time, render_fact, value_hash
-from brain.vault import Vault
+from brain.memory.facts.note import NewFact, close_fact, fact_title, format_time, render_fact, value_hash
+from brain.vault.vault import Vault
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 KINDS = ("preference", "config", "policy", "profile", "limit")

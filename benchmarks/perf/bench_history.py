@@ -26,10 +26,10 @@ from functools import partial
 from pathlib import Path
 
 from benchmarks.harness import RESULTS, machine, percentile, timed, write_json
-from brain.history import History
 from brain.memory.corpus import Corpus
 from brain.memory.notes import service
-from brain.vault_init import init_vault
+from brain.vault.history import History
+from brain.vault.init import init_vault
 
 
 def ten_kb_note() -> str:

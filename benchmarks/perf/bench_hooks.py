@@ -291,7 +291,7 @@ def scope_milliseconds(vault: Path, runs: int) -> float:
     read, then whether the vault holds an episode of it), in process, median of `runs`, after the
     hook's one look at the files."""
     import brain
-    from brain.memory.projects import scope_for
+    from brain.memory.projects.service import scope_for
 
     corpus = brain.open(vault).corpus
     walls = []

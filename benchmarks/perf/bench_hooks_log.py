@@ -26,7 +26,7 @@ from pathlib import Path
 from benchmarks.harness import RESULTS, machine, measure, percentile, write_json
 from brain.agents import health, runtime
 from brain.agents.hooks_log import ROTATE_BYTES, log_path, rotated_path
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 
 MESSAGE = "s-0199a3b2: Bash [exit 1: No such file or directory: config/app.yaml] not seen before"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from benchmarks import harness
 from brain.importers.ai_agents.export import export_ai_agents
 from brain.importers.ai_agents.importer import import_ai_agents
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 
 TARGET_SECONDS = 10.0
 RESULTS = harness.RESULTS / "import.json"

@@ -19,7 +19,7 @@ from pathlib import Path
 from benchmarks.harness import RESULTS, machine, measure, percentile, write_json
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import journal_check
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 
 RECORD = {
     "at": "2026-11-23T10:00:00+00:00",

@@ -37,7 +37,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.episodes import service as episodes
 from brain.memory.notes import service as notes
 from brain.memory.patterns import service as patterns
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 RESULTS = harness.RESULTS / "mcp.json"
 
@@ -62,7 +62,7 @@ def _episode(i: int, side: str) -> dict[str, Any]:
 def _search_case() -> Case | None:
     try:
         from brain.index.engine import open_index
-        from brain.index.search import search
+        from brain.memory.search.service import search
     except ImportError:
         return None
     return Case(

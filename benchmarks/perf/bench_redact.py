@@ -27,8 +27,8 @@ from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.sessions.redact import Redactor
 from brain.memory.sessions.scrub import redact_vault
-from brain.vault import Vault
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
+from brain.vault.vault import Vault
 
 PROSE = "the deploy failed because the cache expired so we rolled back and ran the tests again with more retries"
 DENSE = (

@@ -36,9 +36,9 @@ from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.runs import export as run_export
 from brain.memory.runs import service as runs
-from brain.notes.run import Run, RunLabels, RunScope, project, render_run
-from brain.vault import Vault
-from brain.vault_init import init_vault
+from brain.memory.runs.note import Run, RunLabels, RunScope, project, render_run
+from brain.vault.init import init_vault
+from brain.vault.vault import Vault
 
 RESULTS = harness.RESULTS / "runs.json"
 WORK = harness.CACHE / "work" / "runs"

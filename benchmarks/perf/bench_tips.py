@@ -63,9 +63,9 @@ from brain.memory.sessions.ingest import extract_into_vault
 from brain.memory.sessions.protocol import end_session
 from brain.memory.tips import service as tips_service
 from brain.memory.tips.consolidate import consolidate
+from brain.memory.tips.note import SourceRef, Tip, render_tip, tip_from_note
 from brain.memory.tips.wording import FUNCTION_WORDS
-from brain.notes.tip import SourceRef, Tip, render_tip, tip_from_note
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 
 SHARED_LOGS = "fixtures/ai-agents/sessions/logs"  # under ../shared
 TEST_LOGS = REPO / "tests" / "data" / "ai-agents" / "sessions" / "logs"
@@ -225,7 +225,7 @@ def bench_usefulness(logs: Path, embedder) -> dict:
     auth) against the same tips; the best similarity any of them reaches is what an unrelated task
     scores, and the default threshold is the first step of 0.05 above it (see tips.DEFAULT_THRESHOLD).
     """
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     with tempfile.TemporaryDirectory() as tmp:
         vault, _ = init_vault(Path(tmp) / "v")
@@ -423,7 +423,7 @@ def bench_wording(logs: Path, show: bool = False) -> dict:
     """How the tips learned at `session end` read: placeholders, cut names, repeated causes, redaction markers."""
     import shutil
 
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"

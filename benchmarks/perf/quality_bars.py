@@ -50,7 +50,7 @@ from benchmarks.harness import (
 from benchmarks.perf.generated import RealQueries, fresh_vault, queries
 from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
 from brain.index.engine import forget, open_index
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 EMBED_NOTES = 60
 TARGETS = {
@@ -92,7 +92,7 @@ def _children_cpu() -> float:
 def row_cold(size: str) -> dict:
     """Wall-clock notes/s (the target), and notes per CPU-second (what two idle cores would give
     at most twice of), with the YAML loader brain uses (libyaml's, when PyYAML has it)."""
-    from brain.notes import frontmatter_yaml
+    from brain.markdown import frontmatter_yaml
 
     notes, walls, cpus = _cold_runs(size, 2)
     return {
@@ -181,15 +181,15 @@ def raw_model_throughput(embedder, texts: list[str]) -> float:
 
 
 def _time_searches(vault: Vault, items: list[str], **kwargs) -> list[float]:
-    from brain.index.search import search
+    from brain.memory.search.service import search
 
     return measure(lambda query: search(open_index(vault), query, **kwargs), items, warm=5)
 
 
 def row_search(size: str) -> dict:
-    from brain.index.search import SearchFilters
     from brain.index.sync.sync import index_vault
     from brain.index.watch.watch import Watcher
+    from brain.memory.search.service import SearchFilters
 
     root = fresh_vault(size, "search")
     use_embedder(root, "lexical")
@@ -290,7 +290,7 @@ def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
     vector: the real model's dense search for the new section's topic returns the note, with
     the new section as its best chunk.
     """
-    from brain.index.search import search
+    from brain.memory.search.service import search
 
     index = open_index(vault)
     files = sorted(p for p in vault.root.rglob("*.md") if ".brain" not in p.parts)
@@ -361,7 +361,7 @@ def row_watch(size: str) -> dict:
 MEMORY_SCRIPT = """
 import json, resource, sys, shutil, random
 from pathlib import Path
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 root = Path({root!r})

@@ -25,11 +25,11 @@ from benchmarks import harness
 from benchmarks.harness import REPO, measure, p50_p95, use_embedder
 from benchmarks.perf.generated import RealQueries, fresh_vault, queries
 from benchmarks.retrieval import search_modes
-from brain.index import search as search_module
 from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
-from brain.vault import Vault
+from brain.memory.search import service as search_module
+from brain.vault.vault import Vault
 
 RESULTS = harness.RESULTS / "search-latency.json"
 

@@ -56,12 +56,12 @@ from brain.agents.registry import READERS
 from brain.agents.runner import run_hook
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
+from brain.memory.episodes.signature import SHELL_TOOLS, program
 from brain.memory.front_door import open_memory
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions.protocol import end_session
-from brain.memory.sessions.transcripts import ReadStats
-from brain.notes.failures import SHELL_TOOLS, program
-from brain.vault_init import init_vault
+from brain.memory.sessions.transcripts.files import ReadStats
+from brain.vault.init import init_vault
 
 TWIN_LINES = 0.8  # the share of the shorter error's lines the other must hold
 TEXT_CHARS = 500

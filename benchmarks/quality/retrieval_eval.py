@@ -50,9 +50,9 @@ from benchmarks.retrieval import (
     search_modes,
     split_vault,
 )
-from brain.index import search as search_module
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
+from brain.memory.search import service as search_module
 
 RESULTS = harness.RESULTS / "retrieval.json"
 

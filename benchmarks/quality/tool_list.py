@@ -21,7 +21,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from benchmarks import harness
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 
 CHOICES = {"agent": ["--tools", "agent"], "default": [], "all": ["--tools", "all"]}
 

@@ -42,13 +42,13 @@ import numpy as np
 
 from benchmarks import harness, retrieval
 from benchmarks.studies.fusion_select import minmax
-from brain.index import search as search_module
 from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import forget, open_index
 from brain.index.sync.scan import scan
 from brain.index.vectors.chunking import chunk_note
 from brain.index.vectors.matrix import ChunkMatrix
-from brain.vault import Vault
+from brain.memory.search import service as search_module
+from brain.vault.vault import Vault
 
 CACHE = harness.CACHE / "chunk-select"
 RESULTS = harness.RESULTS / "chunk-select.json"

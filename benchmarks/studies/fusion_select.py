@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 
 from benchmarks import harness, retrieval
-from brain.index import search as search_module
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
+from brain.memory.search import service as search_module
 
 RESULTS = harness.RESULTS / "fusion-select.json"
 DEPTH = 30

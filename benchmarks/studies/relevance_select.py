@@ -21,7 +21,7 @@ similarity of the best chunk and the word score (index/relevance.py). Then, offl
    mode and floor, what is kept and the share of off-topic queries hidden (on the public sets,
    vault-example's own queries, about a payments service).
 
-Prints the curves as brain/index/relevance.py writes them. Measures the vaults
+Prints the curves as brain/memory/search/relevance.py writes them. Measures the vaults
 benchmarks/quality/retrieval_eval.py measures (benchmarks/retrieval.py builds them when missing).
 Writes benchmarks/results/relevance-select.json under the embedder's name.
 """
@@ -34,10 +34,10 @@ import math
 import numpy as np
 
 from benchmarks import harness, retrieval
-from brain.index import search as search_module
 from brain.index.engine import open_index
-from brain.index.relevance import Calibration
 from brain.index.sync.sync import index_vault
+from brain.memory.search import service as search_module
+from brain.memory.search.relevance import Calibration
 
 RESULTS = harness.RESULTS / "relevance-select.json"
 MODES = ("text", "vector", "hybrid")

@@ -48,12 +48,12 @@ import numpy as np
 
 from benchmarks import harness, retrieval
 from benchmarks.retrieval import Items
-from brain.index import search as search_module
 from brain.index.engine import open_index
 from brain.index.sync import embedding as embedding_module
 from brain.index.sync.sync import index_vault
 from brain.index.vectors.chunking import chunk_id
-from brain.vault import Vault
+from brain.memory.search import service as search_module
+from brain.vault.vault import Vault
 
 RESULTS = harness.RESULTS / "turn-level.json"
 CONTEXTS = ("title", "bare", "neighbours", "neighbours-bm25", "neighbours-both")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from brain.agents.runtime import Hook
 from brain.agents.settings import Commands
-from brain.memory.sessions.transcripts import TranscriptReader
+from brain.memory.sessions.transcripts.files import TranscriptReader
 
 SCOPES = ("project", "user")
 

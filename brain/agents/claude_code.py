@@ -47,7 +47,7 @@ from brain.agents.settings import (
     without_mcp_server,
 )
 from brain.errors import InvalidInput
-from brain.memory.sessions.transcripts import (
+from brain.memory.sessions.transcripts.files import (
     Act,
     ReadStats,
     TranscriptReader,

@@ -23,10 +23,10 @@ from typing import Any
 from brain.agents import runtime, settings
 from brain.agents.agent import Agent, Target
 from brain.agents.codex_calls import SHELL, command_end
-from brain.agents.codex_rollouts import detects, find_rollout, read
 from brain.agents.settings import Commands, json_object, split_command
 from brain.errors import InvalidInput
-from brain.memory.sessions.transcripts import TranscriptReader
+from brain.memory.sessions.transcripts.codex import detects, find_rollout, read
+from brain.memory.sessions.transcripts.files import TranscriptReader
 
 # Codex's event -> brain's hook. PostToolUse runs after every tool call that Codex counts as done
 # (a shell command whatever its exit code; never a patch that failed to apply).

@@ -44,7 +44,7 @@ from brain.agents.settings import (
     without_mcp_server,
 )
 from brain.errors import InvalidInput
-from brain.memory.sessions.transcripts import Act, ReadStats, TranscriptReader, json_records, obj, text_of
+from brain.memory.sessions.transcripts.files import Act, ReadStats, TranscriptReader, json_records, obj, text_of
 
 EVENTS = {  # Gemini CLI's event -> brain's hook, and how long Gemini CLI may wait for it (ms)
     "SessionStart": ("gemini-session-start", 10_000),

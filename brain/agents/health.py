@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from brain.agents.hooks_log import log_path, read_lines
 
 if TYPE_CHECKING:
-    from brain.notes.model import NoteHeader
-    from brain.vault import Vault
+    from brain.markdown.model import NoteHeader
+    from brain.vault.vault import Vault
 
 LAST_ERRORS = 5
 EPISODE_DAYS = 7
@@ -68,7 +68,7 @@ class VaultHealth:
 
 def vault_health(root: Path, now: datetime | None = None) -> VaultHealth:
     from brain.index.status import changed_since_index
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     vault = Vault(root)
     runs, errors = _hooks_log(log_path(root))

@@ -29,7 +29,7 @@ from brain.agents.runtime import PRIVATE
 from brain.agents.settings import json_object_or_none
 
 if TYPE_CHECKING:
-    from brain.memory.sessions.transcripts import TranscriptReader
+    from brain.memory.sessions.transcripts.files import TranscriptReader
 
 CHARS_PER_TOKEN = 4  # as brain.memory.causal.neighbourhood counts them (not imported: hooks load little)
 DEFAULT_DAYS = 7
@@ -235,7 +235,7 @@ def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptR
     if not transcript.name or not transcript.is_file():
         return None
     from brain.errors import BrainError
-    from brain.memory.sessions.transcripts import ReadStats, detect_format
+    from brain.memory.sessions.transcripts.files import ReadStats, detect_format
 
     try:
         chosen = detect_format(transcript, readers)

@@ -6,7 +6,7 @@ from brain.agents import claude_code, codex, gemini
 from brain.agents.agent import Agent
 from brain.agents.runtime import Hook
 from brain.errors import UsageError
-from brain.memory.sessions.transcripts import TranscriptReader
+from brain.memory.sessions.transcripts.files import TranscriptReader
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (claude_code.AGENT, codex.AGENT, gemini.AGENT)}
 READERS: tuple[TranscriptReader, ...] = tuple(agent.reader for agent in AGENTS.values())

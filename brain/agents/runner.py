@@ -3,7 +3,7 @@
 A coding agent runs the session-start and first-prompt hooks before it can answer, and the
 session-end hook as it quits; importing typer alone is a sizeable part of a hook's time.
 `brain.cli.main` hands `brain hooks run ...` to `main` here, which reads the same arguments with
-argparse and calls `run_hook`, as the typer command (`brain/cli/hooks.py`, which answers `--help`)
+argparse and calls `run_hook`, as the typer command (`brain/agents/cli.py`, which answers `--help`)
 does; `--help` goes to typer, which answers it as for any command. The hook JSON may come after the
 options: Codex's `notify` appends it as the last argument of `brain hooks run codex-notify --vault V`.
 Arguments argparse cannot read (a wrong option, a budget that is not a number) are a hook failing

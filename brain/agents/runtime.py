@@ -16,7 +16,7 @@ grew updates the same episode; then what `brain session end` does: pattern evide
 
 The context hooks answer for the project the agent works in (the hook JSON's `cwd`, else the hook's
 own folder): its episodes, patterns and tips, or the whole vault while it has no episode
-(`brain.memory.projects`). `tool_failure` answers with that project's earlier failure, else the whole
+(`brain.memory.projects.service`). `tool_failure` answers with that project's earlier failure, else the whole
 vault's, saying which project it comes from.
 
 Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes; kept
@@ -42,10 +42,10 @@ from brain.errors import InvalidInput
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
     from brain.memory.front_door import Memory
-    from brain.memory.projects import Scope
+    from brain.memory.projects.service import Scope
     from brain.memory.sessions.failures import EarlierFix
     from brain.memory.sessions.redact import Redactor
-    from brain.memory.sessions.transcripts import TranscriptReader
+    from brain.memory.sessions.transcripts.files import TranscriptReader
 
 OWN_EVENTS = ("extract", "warm")
 DEFAULT_BUDGET = 1000  # tokens, as [hooks] budget in the vault's config defaults to
@@ -181,7 +181,7 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     """The earlier fix of the failed call in the hook JSON (`tool_name`, `tool_input`, `error`,
     `cwd`, `session_id`), from the project of `cwd` first, or nothing; a call the user interrupted is
     no failure. One line in the log."""
-    from brain.memory.projects import locate
+    from brain.memory.projects.service import locate
     from brain.memory.sessions.failures import earlier_fix, live_failure, seen_before
 
     payload, root = request.payload, request.memory.root
@@ -214,14 +214,14 @@ def _outcome(found: EarlierFix) -> str:
 
 def _folder(request: HookRequest) -> str | Path | None:
     """The folder the agent works in: the hook JSON's `cwd`, else this process's folder."""
-    from brain.memory.projects import current_folder
+    from brain.memory.projects.service import current_folder
 
     return str(request.payload.get("cwd") or "") or current_folder()
 
 
 def _scope(request: HookRequest, corpus: Corpus) -> Scope:
     """The scope of the project the agent works in (see `_folder`)."""
-    from brain.memory.projects import scope_for
+    from brain.memory.projects.service import scope_for
 
     return scope_for(corpus, folder=_folder(request))
 

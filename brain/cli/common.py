@@ -19,11 +19,11 @@ import typer
 from brain.cli.group import opened_vaults, until_the_command_ends
 from brain.cli.typer_private import Context
 from brain.errors import BrainError, UsageError
-from brain.views.plain import plain
+from brain.plain import plain
 
 if TYPE_CHECKING:
     from brain.memory.front_door import Memory
-    from brain.memory.projects import Scope
+    from brain.memory.projects.service import Scope
 
 VaultOption = Annotated[
     Path | None,
@@ -62,7 +62,7 @@ def open_vault(vault: Path | None) -> Memory:
 
 def project_scope(memory: Memory, project: str | None, all_projects: bool) -> Scope:
     """The scope of `--project` / `--all-projects`, else of the current folder's project."""
-    from brain.memory.projects import current_folder, scope_for
+    from brain.memory.projects.service import current_folder, scope_for
 
     if project is not None and all_projects:
         raise UsageError("--project and --all-projects do not go together; give one of them")
@@ -151,7 +151,7 @@ def complete_notes(note_type: str | None = None) -> Callable[[Context, str], Can
 
 def _note_candidates(ctx: Context, incomplete: str, note_type: str | None) -> Candidates:
     from brain.memory.notes.names import note_names
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     names = note_names(Vault.find(ctx.params.get("vault")), note_type)
     found: dict[str, str] = {}
@@ -169,3 +169,13 @@ def complete_agents(incomplete: str) -> list[str]:
     from brain.agents.registry import AGENTS
 
     return [name for name in AGENTS if name.startswith(incomplete)]
+
+
+ChromaOption = Annotated[
+    str | None,
+    typer.Option(
+        "--chroma-url",
+        help="Keep the vectors on this Chroma server (default: config, then the embedded store).",
+        show_default=False,
+    ),
+]

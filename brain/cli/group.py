@@ -84,7 +84,7 @@ class BrainGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         if ctx.parent is not None:  # a group below the root: the root checks, translates and names
             return super().invoke(ctx)
-        from brain.history import acting_as
+        from brain.vault.history import acting_as
 
         try:
             _require_utf8([*ctx._protected_args, *ctx.args])
@@ -246,7 +246,7 @@ _SHELL_SPECIAL = re.compile(r"[^\w@%+=:,./-]")  # shlex's safe characters stay a
 # be greater than or equal to 1"). `usage_line` words each kind as brain's other errors are worded:
 # what is wrong, naming the option with its dashes, and what to give instead ("--mode: 'bogus' is
 # not one of: hybrid, text, vector"). A bad value is worded from the option's declaration (its
-# choices, its bounds, its type) by brain/views/refusals.py, as the MCP server words a bad
+# choices, its bounds, its type) by brain/refusals.py, as the MCP server words a bad
 # argument, never from the validation library's message.
 
 
@@ -295,7 +295,7 @@ def _choices_hint(param: Parameter) -> str:
 
 def _bad_value(error: BadParameter, param: Parameter) -> str:
     """What is wrong with the value, from the option's declaration (views/refusals.py words it)."""
-    from brain.views.refusals import not_a, not_one_of, out_of_range
+    from brain.refusals import not_a, not_one_of, out_of_range
 
     value = _given(error)
     if value is None:

@@ -15,51 +15,51 @@ from brain.cli.group import Lazy, LazyGroup
 
 COMMANDS: dict[str, Lazy] = {
     "init": Lazy(
-        "brain.cli.vault:init",
+        "brain.memory.doctor.cli:init",
         "Create a vault, or add what an existing folder lacks (to an Obsidian vault, only .brain/).",
     ),
     "doctor": Lazy(
-        "brain.cli.vault:doctor",
+        "brain.memory.doctor.cli:doctor",
         "List malformed notes, broken and ambiguous links, causal cycles, skipped files and a stale index, each with its fix.",
     ),
     "redact": Lazy(
-        "brain.cli.vault:redact",
+        "brain.memory.doctor.cli:redact",
         "Find secrets in the notes, their history, the index, the summaries cache and the hooks log, and replace them.",
     ),
     "mcp": Lazy(
-        "brain.cli.mcp:mcp", "Serve the vault to AI agents (Claude Desktop, Claude Code, Cursor, any MCP client)."
+        "brain.mcp.cli:mcp", "Serve the vault to AI agents (Claude Desktop, Claude Code, Cursor, any MCP client)."
     ),
-    "index": Lazy("brain.cli.index:index", "Bring the indexes up to date: re-parse and re-embed only what changed."),
+    "index": Lazy("brain.index.cli:index", "Bring the indexes up to date: re-parse and re-embed only what changed."),
     "reindex": Lazy(
-        "brain.cli.index:reindex",
+        "brain.index.cli:reindex",
         "Rebuild the indexes from the notes alone (after changing the embedder, or to start clean).",
     ),
     "status": Lazy(
-        "brain.cli.index:status",
+        "brain.index.cli:status",
         "Counts by note type, how fresh the index is, and the embedder in use with where its model came from.",
     ),
-    "watch": Lazy("brain.cli.index:watch", "Keep the indexes current while notes change in any editor, until Ctrl-C."),
+    "watch": Lazy("brain.index.cli:watch", "Keep the indexes current while notes change in any editor, until Ctrl-C."),
     "search": Lazy(
-        "brain.cli.index:search",
+        "brain.memory.search.cli:search",
         "Find notes by meaning and by words; each hit shows the note, the matching section, a snippet and its score.",
     ),
-    "note": Lazy("brain.cli.notes", "Read and write any note."),
-    "recent": Lazy("brain.cli.notes:recent", "Notes changed lately, newest first."),
-    "episode": Lazy("brain.cli.episodes", "Episodes: what happened in a session, with its decisions."),
-    "pattern": Lazy("brain.cli.patterns", "Patterns with success rates and causal relationships."),
-    "graph": Lazy("brain.cli.graph", "The causal graph as a picture or data."),
-    "context": Lazy("brain.cli.context", "Compact contexts built from the vault for agents."),
-    "import": Lazy("brain.cli.imports", "Import memory from other tools into the vault."),
-    "export": Lazy("brain.cli.exports", "Export the vault's memory for other tools."),
+    "note": Lazy("brain.memory.notes.cli", "Read and write any note."),
+    "recent": Lazy("brain.memory.notes.cli:recent", "Notes changed lately, newest first."),
+    "episode": Lazy("brain.memory.episodes.cli", "Episodes: what happened in a session, with its decisions."),
+    "pattern": Lazy("brain.memory.patterns.cli", "Patterns with success rates and causal relationships."),
+    "graph": Lazy("brain.memory.causal.graph_cli", "The causal graph as a picture or data."),
+    "context": Lazy("brain.memory.causal.context_cli", "Compact contexts built from the vault for agents."),
+    "import": Lazy("brain.importers.ai_agents.cli", "Import memory from other tools into the vault."),
+    "export": Lazy("brain.importers.ai_agents.export_cli", "Export the vault's memory for other tools."),
     "fact": Lazy(
-        "brain.cli.facts", "Immutable facts: supersession, point-in-time recall, a recall journal, retention."
+        "brain.memory.facts.cli", "Immutable facts: supersession, point-in-time recall, a recall journal, retention."
     ),
-    "run": Lazy("brain.cli.runs", "Recorded agent runs: what was decided and why, recalled per tenant."),
-    "causal": Lazy("brain.cli.causal", "Causal chains: why a note exists and what it led to."),
-    "tip": Lazy("brain.cli.tips", "Tips learned from past work: strategy, recovery and optimization."),
-    "session": Lazy("brain.cli.sessions", "The session protocol: what to do when a session ends."),
+    "run": Lazy("brain.memory.runs.cli", "Recorded agent runs: what was decided and why, recalled per tenant."),
+    "causal": Lazy("brain.memory.causal.cli", "Causal chains: why a note exists and what it led to."),
+    "tip": Lazy("brain.memory.tips.cli", "Tips learned from past work: strategy, recovery and optimization."),
+    "session": Lazy("brain.memory.sessions.cli", "The session protocol: what to do when a session ends."),
     "hooks": Lazy(
-        "brain.cli.hooks", "brain inside coding agents (Claude Code, Codex): install, uninstall, status, run."
+        "brain.agents.cli", "brain inside coding agents (Claude Code, Codex): install, uninstall, status, run."
     ),
 }
 

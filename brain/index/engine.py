@@ -31,7 +31,7 @@ from brain.index.catalog.catalog import CATALOG_FILE, Catalog
 from brain.index.heartbeat import BEAT_FILE, current
 from brain.index.vectors.chunking import CHUNKING_VERSION, FIRST_CHUNKING, Spans
 from brain.index.vectors.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from filelock import FileLock

@@ -11,8 +11,8 @@ from brain.index.catalog.rows import Stamp
 from brain.index.engine import Index, existing_index, open_index, warn_once
 from brain.index.sync.consistency import VectorCheck, check_vectors
 from brain.index.vectors.segments import Segment, segments
-from brain.note_files import Skip, note_files
-from brain.vault import Vault
+from brain.vault.note_files import Skip, note_files
+from brain.vault.vault import Vault
 
 LOCK_WAIT = 2.0  # seconds status waits for a writer before it skips the vector check
 

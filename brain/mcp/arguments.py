@@ -3,7 +3,7 @@
 The SDK turns pydantic's `ValidationError` into a tool error holding pydantic's text: several
 lines ending in a documentation URL, naming an internal model, worded as pydantic words things
 ("Input should be a valid integer, unable to parse string as an integer"). An agent needs the
-argument and what is wrong with it, once, as the CLI says it for an option (brain/views/refusals.py
+argument and what is wrong with it, once, as the CLI says it for an option (brain/refusals.py
 words both): `search: argument 'mode': 'bogus' is not one of: hybrid, text, vector`. What the value
 should be comes from the tool's input schema (its choices and bounds), as the agent read it.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from brain.views.refusals import not_a, not_one_of, out_of_range, shown, too_long
+from brain.refusals import not_a, not_one_of, out_of_range, shown, too_long
 
 KINDS = {  # pydantic's error type -> what the value is not
     "int_parsing": "a whole number",

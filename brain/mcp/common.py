@@ -27,15 +27,15 @@ from mcp.types import (
 from pydantic import Field, ValidationError
 
 from brain.errors import BrainError, InvalidInput, one_line, storage_error
-from brain.history import acting_as
+from brain.markdown.depth import deeper_than, too_deep_message
 from brain.mcp.arguments import argument_errors
 from brain.mcp.profiles import compact_schema
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
-from brain.memory.projects import Scope, current_folder, scope_for
-from brain.notes.depth import deeper_than, too_deep_message
-from brain.vault import Vault
-from brain.views.plain import plain
+from brain.memory.projects.service import Scope, current_folder, scope_for
+from brain.plain import plain
+from brain.vault.history import acting_as
+from brain.vault.vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 _TOOL_SPEC = "__brain_tool__"  # the attribute `tool` gives a function it marks: its ToolSpec

@@ -16,10 +16,10 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 from pydantic import Field
 
-from brain.history import acting_as
+from brain.markdown.model import Outcome
 from brain.mcp.common import ServerState, serving
 from brain.memory.sessions import protocol
-from brain.notes.model import Outcome
+from brain.vault.history import acting_as
 
 OUTCOMES = get_args(Outcome)
 

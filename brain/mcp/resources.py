@@ -14,10 +14,10 @@ from urllib.parse import quote
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, Resource
 
+from brain.markdown.model import Note
+from brain.markdown.summary import note_summary
 from brain.mcp.common import BrainServer, ServerState, serving
 from brain.memory.notes import service
-from brain.notes.model import Note
-from brain.notes.summary import note_summary
 
 NOTES_PREFIX = "memory://notes/"
 NOTE_TEMPLATE = NOTES_PREFIX + "{+name}"

@@ -1,17 +1,17 @@
 """The MCP server: tool groups chosen by a profile, the notes as resources, the session protocol
 as prompts, over stdio or streamable HTTP.
 
-Tools are module-level functions in `brain.mcp.tools.<domain>`; each module names the group it
+Tools are module-level functions in each domain's `tools.py` (`brain.memory.<domain>.tools`); each module names the group it
 belongs to (`GROUP`), and `--tools core,episodic` picks groups. Without `--tools`, every group but
 maintenance is served; `--tools all` adds it. `--tools agent` serves a profile (mcp/profiles.py): the
 few tools a coding agent works with, each with the arguments it needs, which is what `brain hooks
-install` registers. Adding a domain is one new
-module and one entry in `_TOOL_MODULES`.
+install` registers. Adding a domain is its `tools.py` and one line in `TOOL_MODULES`.
 """
 
 from __future__ import annotations
 
 import hmac
+import importlib
 import json
 import sqlite3
 import sys
@@ -30,35 +30,26 @@ from brain.mcp.profiles import PROFILE_INSTRUCTIONS, PROFILES, without_tools
 from brain.mcp.prompts import serve_prompts
 from brain.mcp.remedies import MAINTENANCE_GROUP, wordings_for
 from brain.mcp.resources import serve_notes
-from brain.mcp.tools import (
-    causal,
-    episodes,
-    facts,
-    index,
-    maintenance,
-    note_history,
-    notes,
-    patterns,
-    runs,
-    sessions,
-    tips,
-)
 from brain.memory.front_door import Memory, open_memory
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
-_TOOL_MODULES: tuple[ModuleType, ...] = (
-    notes,
-    note_history,
-    index,
-    episodes,
-    patterns,
-    runs,
-    causal,
-    tips,
-    sessions,
-    facts,
-    maintenance,
+# The tool modules, by name (importing this registry imports no domain): each holds one group's tools
+# (its GROUP), functions decorated with brain.mcp.common.tool. A new domain adds one line.
+TOOL_MODULES = (
+    "brain.memory.notes.tools",
+    "brain.memory.search.tools",
+    "brain.memory.notes.history_tools",
+    "brain.index.tools",
+    "brain.memory.episodes.tools",
+    "brain.memory.patterns.tools",
+    "brain.memory.runs.tools",
+    "brain.memory.causal.tools",
+    "brain.memory.tips.tools",
+    "brain.memory.sessions.tools",
+    "brain.memory.facts.tools",
+    "brain.index.maintenance_tools",
 )
+_TOOL_MODULES: tuple[ModuleType, ...] = tuple(importlib.import_module(name) for name in TOOL_MODULES)
 GROUPS: dict[str, tuple[ModuleType, ...]] = {}
 for _module in _TOOL_MODULES:
     GROUPS[_module.GROUP] = (*GROUPS.get(_module.GROUP, ()), _module)

@@ -25,10 +25,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from brain.errors import AmbiguousName, NoteNotFound
-from brain.note_files import parse_bytes
-from brain.notes.model import Note, NoteHeader
-from brain.notes.parse import parse_wikilink
-from brain.vault import Vault
+from brain.markdown.model import Note, NoteHeader
+from brain.markdown.parse import parse_wikilink
+from brain.vault.note_files import parse_bytes
+from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from brain.index.catalog.catalog import Catalog

@@ -13,9 +13,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.history import Actor, acting_as, current_actor
 from brain.index.sync.attach import attach
-from brain.vault import Vault
+from brain.vault.history import Actor, acting_as, current_actor
+from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus

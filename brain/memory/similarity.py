@@ -22,7 +22,7 @@ import numpy as np
 
 from brain.config import load_config
 from brain.index.engine import shared_embedder
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from brain.agents.registry import READERS
+from brain.markdown.parse import parse_note
 from brain.memory.sessions.ingest import extract_transcript
-from brain.notes.parse import parse_note
 from tests.conftest import CLAUDE, REPO, TRANSCRIPTS, run_brain
 
 PUBLIC = TRANSCRIPTS / "public"

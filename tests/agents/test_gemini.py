@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from brain.agents.gemini import read
-from brain.memory.sessions.transcripts import ReadStats
+from brain.memory.sessions.transcripts.files import ReadStats
 from tests.conftest import REPO, TRANSCRIPTS, run_brain
 
 CHAT = TRANSCRIPTS / "gemini" / "3f9a0c1d2b" / "chats" / "session-2026-03-20T09-00-7c1e2d3f.jsonl"

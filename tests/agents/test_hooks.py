@@ -271,7 +271,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
 
 @pytest.mark.parametrize("name", ["my vault", 'it\'s a "quoted" vault', "café — ノート"])
 def test_uninstall_gives_the_files_back_whatever_the_vault_path(name, project, home, tmp_path):
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     root = init_vault(tmp_path / name)[0].root
     settings = project / ".claude" / "settings.json"
@@ -469,7 +469,7 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     assert episode.is_file() and "ghp_" not in episode.read_text()
     from brain.memory.corpus import Corpus
     from brain.memory.notes.history import note_history
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
     written = Vault(example)
     versions = note_history(Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10.md").entries

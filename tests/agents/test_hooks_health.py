@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.agents.health import vault_health
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.agents.test_hooks import brain_process
 from tests.conftest import REPO
 

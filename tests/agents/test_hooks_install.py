@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.agents.test_hooks import USER_SETTINGS, codex_hooks_lines, hook_input, hooks
 from tests.conftest import REPO
 

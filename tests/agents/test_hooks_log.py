@@ -14,7 +14,7 @@ from pathlib import Path
 from brain.agents import runtime
 from brain.agents.hooks_log import ROTATE_BYTES, log_path, rotated_path
 from brain.agents.runner import main as hooks_run
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.agents.test_hooks import brain_process
 from tests.conftest import REPO, run_brain
 

@@ -142,7 +142,7 @@ def test_status_leaves_out_older_injections_and_says_when_a_transcript_cannot_be
 
 
 def test_a_hook_that_hands_nothing_writes_no_ledger_line(tmp_path):
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     vault, _ = init_vault(tmp_path / "empty")
     payload = json.dumps({"session_id": "s", "transcript_path": str(tmp_path / "t.jsonl")})

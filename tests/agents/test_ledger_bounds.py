@@ -14,7 +14,7 @@ from pathlib import Path
 
 from brain.agents import ledger
 from brain.agents.ledger import COMPACT_BYTES, KEEP_BYTES, KEEP_DAYS, ledger_path
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.conftest import REPO, run_brain
 
 

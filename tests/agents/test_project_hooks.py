@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.vault import Vault
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
+from brain.vault.vault import Vault
 from tests.conftest import note_text, put
 from tests.helpers.projects import BILLING, SHOP, Repos, repositories, today, two_projects
 

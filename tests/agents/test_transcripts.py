@@ -18,7 +18,7 @@ import pytest
 from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.sessions.ingest import extract_transcript
-from brain.memory.sessions.transcripts import detect_format
+from brain.memory.sessions.transcripts.files import detect_format
 from tests.conftest import CLAUDE, CODEX, TRANSCRIPTS
 
 PUBLIC = TRANSCRIPTS / "public"

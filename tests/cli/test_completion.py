@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import run_brain, write
 from tests.helpers.cli_probe import REPO
 

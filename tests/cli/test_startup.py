@@ -50,7 +50,7 @@ def test_mcp_help_names_every_tool_group(brain) -> None:
         "core, episodic, runs, causal, learning, facts, maintenance, or all (default: every group but maintenance, "
         "whose reindex rebuilds the index)"
     ) in " ".join(shown.split())
-    from brain.cli.mcp import TOOL_GROUPS
+    from brain.mcp.cli import TOOL_GROUPS
 
     assert set(TOOL_GROUPS) == set(GROUPS)
 
@@ -61,7 +61,7 @@ def test_a_command_imports_its_own_module_only():
         "brain.cli.coerce",
         "brain.cli.common",
         "brain.cli.group",
-        "brain.cli.notes",
+        "brain.memory.notes.cli",
         "brain.cli.registry",
         "brain.cli.typer_private",
     ]

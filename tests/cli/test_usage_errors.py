@@ -21,7 +21,7 @@ import pytest
 import typer
 
 from brain.cli import app
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.conftest import DATA, run_brain
 
 LOAN = str(DATA / "runs" / "loan-42.json")

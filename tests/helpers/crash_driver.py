@@ -2,7 +2,7 @@
 
     python tests/helpers/crash_driver.py MODULE:ATTR N before|after -- ARGS...
 
-The Nth call of MODULE.ATTR (e.g. `os:link`, `brain.vault:Vault.write`) ends the process with
+The Nth call of MODULE.ATTR (e.g. `os:link`, `brain.vault.vault:Vault.write`) ends the process with
 `os._exit(9)`: before the call runs, or right after it returned. Nothing is cleaned up, no
 `finally` runs, no buffer is flushed by Python: what is on disk then is what a `kill -9` at that
 point leaves. The product code is the real one; only the one function is wrapped.

@@ -146,7 +146,7 @@ KEYWORDS = {
 QUERIES = {**PARAPHRASE, **KEYWORDS}
 
 # Queries vault-example has nothing about (a payments service's engineering notes): what the search
-# floor must hide (benchmarks/studies/relevance_select.py chooses it; tests/index/test_search_scores.py).
+# floor must hide (benchmarks/studies/relevance_select.py chooses it; tests/memory/search/test_search_scores.py).
 OFF_TOPIC = (
     "quarterly tax filing deadline",
     "chocolate cake recipe with buttercream",

@@ -24,7 +24,7 @@ from mcp.types import (
     Tool,
 )
 
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.conftest import DATA, run_brain
 
 LEARNING_TOOLS = {"save_trajectory", "get_guidelines", "bootstrap_context"}

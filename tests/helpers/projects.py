@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import note_text, put
 
 SHOP = "github.com/acme/shop"

@@ -15,9 +15,9 @@ import pytest
 from brain.importers.ai_agents.export import export_ai_agents
 from brain.importers.ai_agents.importer import import_ai_agents
 from brain.importers.ai_agents.verify import verify_ai_agents
-from brain.notes.parse import parse_note
-from brain.vault import Vault
-from brain.vault_init import init_vault
+from brain.markdown.parse import parse_note
+from brain.vault.init import init_vault
+from brain.vault.vault import Vault
 from tests.conftest import AI_AGENTS as FIXTURES
 from tests.conftest import run_brain
 

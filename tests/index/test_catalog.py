@@ -26,9 +26,9 @@ from brain.index.engine import forget, open_index
 from brain.index.sync import reading
 from brain.index.sync.scan import scan
 from brain.index.sync.sync import index_vault, reindex_vault
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
-from brain.note_files import Skip, SkipKind, parse_bytes
-from brain.notes.parse import parse_note
+from brain.vault.note_files import Skip, SkipKind, parse_bytes
 from tests.conftest import REPO, lexical_vault, note_text, put, state
 
 EXAMPLE = REPO / "vault-example"
@@ -277,7 +277,7 @@ WORKER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
     from brain.index.engine import open_index
     from brain.index.sync.attach import attach
     from brain.index.sync.sync import index_vault

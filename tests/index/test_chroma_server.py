@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.search import search
 from brain.index.sync.sync import index_vault
-from brain.vault import Vault
+from brain.memory.search.service import search
+from brain.vault.vault import Vault
 from tests.conftest import REPO, lexical_vault
 
 EXAMPLE = REPO / "vault-example"

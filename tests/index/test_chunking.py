@@ -8,7 +8,7 @@ import pytest
 
 from brain.index.embedders.embedders import OnnxMiniLMEmbedder, resolve_default_model
 from brain.index.vectors.chunking import MAX_TOKENS, chunk_note, regex_spans, spans_for
-from brain.notes.parse import parse_note
+from brain.markdown.parse import parse_note
 
 EMBEDDER_ID = "test-embedder"
 

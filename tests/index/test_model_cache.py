@@ -11,7 +11,7 @@ from brain.index.embedders.embedders import OnnxMiniLMEmbedder
 from brain.index.embedders.model_files import resolve
 from brain.index.engine import open_index, shared_embedder
 from brain.memory.similarity import vault_embedder
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 TEXTS = ["phone app sign-in security", "Retries need an idempotency key per write.", "x", "Ledger " * 200]
 

@@ -152,8 +152,8 @@ def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
 def test_a_following_server_sees_a_change_made_just_before_its_read(vault):
     """The MCP server follows its vault (a watcher, which batches events after a debounce) and
     tracks the events for its own reads, so a read right after an edit already has it."""
-    from brain.index.search import search
     from brain.index.watch.watch import follow
+    from brain.memory.search.service import search
 
     watcher = follow(vault, embed=False)
     assert watcher is not None and watcher.caught_up.wait(30)

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from brain.index.engine import forget, open_index
-from brain.index.search import search
 from brain.index.sync.sync import update_paths
 from brain.index.vectors.identity import collection_name, is_copy, vault_identity
 from brain.index.vectors.vectors import STAMP_KEY, record_id
-from brain.vault import Vault
+from brain.memory.search.service import search
+from brain.vault.vault import Vault
 from tests.conftest import lexical_vault, note_text, put, run_brain
 
 

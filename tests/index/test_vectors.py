@@ -11,9 +11,9 @@ import pytest
 from brain.errors import IndexMismatch, Remedy
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.index.search import search
 from brain.index.sync.sync import index_vault, reindex_vault
 from brain.index.vectors.identity import collection_name
+from brain.memory.search.service import search
 from tests.conftest import REPO, lexical_vault, note_text, put
 
 
@@ -108,8 +108,8 @@ def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
     import brain.index.sync.embedding as embedding
     import brain.index.vectors.chunking as chunking
     import brain.index.vectors.vectors as vectors
-    from brain.index.search import search_report
     from brain.index.vectors.vectors import CHUNKING_KEY
+    from brain.memory.search.service import search_report
 
     embedder = Counting()
     open_index(vault, embedder=embedder)

@@ -17,13 +17,13 @@ import pytest
 
 from brain.index.engine import forget, open_index
 from brain.index.heartbeat import BEAT_FILE, STALE_SECONDS, Beat, current, write_beat
-from brain.index.search import search
 from brain.index.sync.sync import reindex_vault
 from brain.index.watch.fresh import ignored
 from brain.index.watch.watch import Watcher
 from brain.memory.corpus import Corpus
-from brain.note_files import SkipKind
-from brain.vault_init import init_vault
+from brain.memory.search.service import search
+from brain.vault.init import init_vault
+from brain.vault.note_files import SkipKind
 from tests.conftest import REPO, lexical_vault, note_text, put, run_brain, state
 
 

@@ -103,7 +103,7 @@ def test_agent_profile_tools_work_and_refuse_the_arguments_they_do_not_take(tmp_
 
 def test_the_agent_profile_tells_a_client_only_of_its_own_tools(tmp_path: Path) -> None:
     from brain.mcp.server import build_server
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     vault, _ = init_vault(tmp_path / "vault")
     instructions = build_server(vault.root, "agent").instructions or ""

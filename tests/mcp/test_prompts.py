@@ -10,7 +10,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.helpers.mcp_harness import connect, make_vault, text_of
 
 LOOK_FURTHER = """\

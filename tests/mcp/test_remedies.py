@@ -13,7 +13,7 @@ from pathlib import Path
 from brain.cli.remedies import CLI_WORDINGS
 from brain.errors import PLAIN, IndexMismatch, Remedy
 from brain.mcp.remedies import MAINTENANCE_GROUP, MCP_WORDINGS, wordings_for
-from brain.views.search import pending_line
+from brain.memory.search.view import pending_line
 from tests.conftest import REPO
 from tests.helpers.mcp_harness import cli, connect, make_vault
 

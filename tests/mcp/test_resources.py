@@ -10,7 +10,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from brain.mcp.resources import PAGE_SIZE, note_uri
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.helpers.mcp_harness import connect, make_vault, snapshot
 
 

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.conftest import REPO
 
 INITIALIZE = {

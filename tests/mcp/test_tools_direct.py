@@ -13,9 +13,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from brain.mcp import server as mcp_server
 from brain.mcp.common import ServerState, register_tools, tools_in
-from brain.mcp.tools import notes
 from brain.memory.corpus import Corpus
-from brain.vault import Vault
+from brain.memory.notes import tools as notes
+from brain.vault.vault import Vault
 
 
 def test_a_tool_is_called_directly_with_a_state(vault: Vault) -> None:

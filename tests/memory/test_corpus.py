@@ -22,7 +22,7 @@ from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.patterns.service import antipatterns, list_patterns
-from brain.note_files import parse_bytes
+from brain.vault.note_files import parse_bytes
 from tests.conftest import REPO, lexical_vault, note_text, put
 
 EXAMPLE = REPO / "vault-example"

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from brain.vault_init import GITIGNORE
+from brain.vault.init import GITIGNORE
 from tests.conftest import REPO
 
 GIT_IDENTITY = ["-c", "user.name=test", "-c", "user.email=test@example.com"]

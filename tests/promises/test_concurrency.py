@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from brain.memory.corpus import Corpus
-from brain.notes.tip import Tip, render_tip, tip_from_note
+from brain.memory.tips.note import Tip, render_tip, tip_from_note
 from tests.conftest import REPO
 
 WRITER = r"""
@@ -26,7 +26,7 @@ import sys, time
 from brain.errors import WriteConflict
 from brain.memory.corpus import Corpus
 from brain.memory.notes.service import edit_note
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 root, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 vault = Vault(root)
@@ -100,7 +100,7 @@ def test_two_writers_and_an_editor_lose_no_acknowledged_write(vault, tmp_path: P
 
 def _save_right_after_the_recheck(monkeypatch, save) -> None:
     """Make an editor's save land exactly in the window between brain's last re-check and its rename."""
-    from brain import fileswap
+    from brain.vault import fileswap
 
     recheck = fileswap._recheck
 
@@ -145,7 +145,7 @@ def test_a_save_between_the_recheck_and_the_rename_is_detected_and_kept(vault, m
 
 
 def test_exchange_swaps_two_files(tmp_path):
-    from brain.fileswap import exchange
+    from brain.vault.fileswap import exchange
 
     first, second = tmp_path / "a", tmp_path / "b"
     first.write_text("a")
@@ -166,7 +166,7 @@ GIVER = r"""
 import os, sys, time
 from brain.memory.corpus import Corpus
 from brain.memory.tips.service import record_feedback
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 root, go = sys.argv[1], sys.argv[2]
 vault = Vault(root)
@@ -206,7 +206,7 @@ import os, sys, time
 from brain.errors import BrainError
 from brain.memory.corpus import Corpus
 from brain.memory.facts.service import supersede_fact
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 root, go, value = sys.argv[1], sys.argv[2], sys.argv[3]
 vault = Vault(root)

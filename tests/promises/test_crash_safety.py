@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import brain as brain_package
-from brain.vault import Vault
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
+from brain.vault.vault import Vault
 from tests.conftest import REPO
 from tests.helpers import crash_driver
 
@@ -114,7 +114,7 @@ def test_a_sweep_killed_mid_way_through_the_index_purge_is_finished_later(vault:
 
 def test_a_supersede_killed_between_its_writes_leaves_one_current_value(vault: Vault, brain) -> None:
     old = record(brain, "theme", "dark", "--valid-from", "2026-01-01T00:00:00Z")
-    killed(vault, "brain.vault:Vault.write", 2, "before", "fact", "supersede", old, '"light"')
+    killed(vault, "brain.vault.vault:Vault.write", 2, "before", "fact", "supersede", old, '"light"')
     files = sorted(path.stem for path in (vault.root / "facts").glob("FACT-*.md"))
     (new,) = [title for title in files if title != old]
     assert "superseded_by: ''" in (vault.root / f"facts/{old}.md").read_text()  # the closing was never written
@@ -172,7 +172,7 @@ def test_a_temp_file_left_by_a_killed_write_is_removed(vault: Vault, brain, clea
 def test_a_sweep_leaves_no_temp_file_holding_a_swept_value(vault: Vault, brain) -> None:
     old, _ = swept_secret(vault, brain)
     # a write of the old fact's note killed after its temp file was made: it holds the value
-    killed(vault, "brain.fileswap:_recheck", 1, "before", "note", "edit", old, "--append", "a comment")
+    killed(vault, "brain.vault.fileswap:_recheck", 1, "before", "note", "edit", old, "--append", "a comment")
     assert [p.name for p in (vault.root / "facts").glob(".brain-*.tmp")] == [".brain-write.tmp"]
     result = brain("fact", "sweep", "--no-dry-run", "--json")
     assert result.exit_code == 0, result.output

@@ -178,7 +178,7 @@ def test_the_mcp_server_reports_the_package_version(tmp_path):
     from mcp import Client
 
     from brain.mcp.server import build_server
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     vault, _ = init_vault(tmp_path / "vault")
 

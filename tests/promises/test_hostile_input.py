@@ -11,17 +11,17 @@ import pytest
 from brain.errors import InvalidInput
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
+from brain.markdown.depth import MAX_DEPTH, deeper_than, load_json
+from brain.markdown.edit import apply_edit, section_heading
+from brain.markdown.parse import parse_note
 from brain.mcp.common import ServerState
-from brain.mcp.tools import episodes as episode_tools
 from brain.memory.corpus import Corpus
+from brain.memory.episodes import tools as episode_tools
+from brain.memory.episodes.note import episode_from_note
 from brain.memory.episodes.service import decision_sequence, episode_from_data, store_episode
 from brain.memory.notes.service import edit_note
+from brain.memory.patterns.note import pattern_from_note
 from brain.memory.patterns.service import add_pattern
-from brain.notes.depth import MAX_DEPTH, deeper_than, load_json
-from brain.notes.edit import apply_edit, section_heading
-from brain.notes.episode import episode_from_note
-from brain.notes.parse import parse_note
-from brain.notes.pattern import pattern_from_note
 from tests.conftest import write
 
 BOMB = (

@@ -1,5 +1,5 @@
-"""The architecture, enforced: imports between brain's modules run one way, modules and folders stay
-small, and tests/ mirrors the packages.
+"""The architecture, enforced: imports between brain's modules run one way, by layer and by the role
+of each file (docs/architecture.md), and tests/ mirrors the packages.
 
 Every import counts, including the ones inside functions (a lazy import is still a dependency).
 """
@@ -11,39 +11,22 @@ import re
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 from tests.conftest import REPO
 
 SOURCE = REPO / "brain"
-MAX_LINES = 500
-MAX_MODULES_PER_FOLDER = 22
 
-# layer -> the layers it must never import
-FORBIDDEN = {
-    "brain.notes": (
-        "brain.vault",
-        "brain.index",
-        "brain.memory",
-        "brain.views",
-        "brain.cli",
-        "brain.mcp",
-        "brain.importers",
-        "brain.config",
-        "brain.fileswap",
-        "brain.note_files",
-    ),
-    "brain.index": ("brain.memory", "brain.views", "brain.cli", "brain.mcp", "brain.importers", "brain.agents"),
-    "brain.memory": ("brain.views", "brain.cli", "brain.mcp", "brain.agents"),
-    "brain.importers": ("brain.views", "brain.cli", "brain.mcp", "brain.agents"),
-    "brain.views": ("brain.cli", "brain.mcp", "brain.agents"),
-    "brain.mcp": ("brain.cli", "brain.agents"),
-    # the third front end: the CLI's `brain hooks` reaches it, it reaches neither other front end
-    "brain.agents": ("brain.cli", "brain.mcp"),
-}
+# The layers, bottom up: a service (any module that is not a front end's) of a layer imports no layer
+# above it. markdown/ is the pure note format; vault/ the files; index/ the derived indexes; memory/
+# the domains; the shells (cli/, mcp/, agents/, ui/) the front ends' entry points and plumbing.
+LAYERS = ("brain.markdown", "brain.vault", "brain.index", "brain.memory", "brain.importers")
+SHELLS = ("brain.cli", "brain.mcp", "brain.agents", "brain.ui")
 # Modules every layer may use, which use no layer themselves.
-BASE_MODULES = ("brain.errors", "brain.config", "brain.lazy")
-NOTES_MAY_IMPORT = ("brain.errors", "brain.lazy", "brain.notes")
+BASE_MODULES = ("brain.errors", "brain.config", "brain.lazy", "brain.plain", "brain.refusals")
+PURE_MAY_IMPORT = ("brain.errors", "brain.lazy", "brain.markdown")
+# Pure modules beside a domain's note.py, part of its note format (a failure's signature is read
+# off an episode's text by the catalog as by the failure hook).
+NOTE_FORMAT_PARTS = ("brain.memory.episodes.signature",)
 
 
 def module_name(path: Path) -> str:
@@ -97,6 +80,8 @@ def room(name: str, path: Path) -> str:
     """The node of the package graph a module is part of (see test_no_cycles_between_packages)."""
     if path.name == "__init__.py":
         return name
+    if role(name) in ("note", "view", "cli", "tools") and not _in(name, "brain.markdown"):
+        return name  # in a domain's folder, its pure note format sits below its services, its front-end files above
     if any((child / "__init__.py").is_file() for child in path.parent.iterdir()):
         return name  # a module beside subpackages is a room of its own
     return name.rpartition(".")[0]
@@ -117,8 +102,8 @@ def test_no_cycles_between_packages() -> None:
 
     The modules of a package without subpackages (`brain/memory/facts/`, `brain/cli/`) are one node:
     a cycle through any of them is a cycle between packages, even when no single module takes part
-    in a module cycle. A module that sits beside subpackages (`brain/vault.py` beside `brain/notes/`,
-    `brain/memory/corpus.py` and `brain/memory/health.py` beside the domain packages,
+    in a module cycle. A module that sits beside subpackages (`brain/vault/vault.py` beside `brain/notes/`,
+    `brain/memory/corpus.py` and `brain/memory/doctor/service.py` beside the domain packages,
     `brain/mcp/server.py` beside `brain/mcp/tools/`) is a node of its own: such modules are layers of
     their own (the corpus under every domain, the doctor above them), so lumping them with their
     folder would report a layering as a cycle (with `brain/*.py` as one node `brain`, `__main__.py`
@@ -134,23 +119,82 @@ def test_no_cycles_between_packages() -> None:
     assert cycles == []
 
 
-@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
-def test_layer_imports_run_one_way(layer: str) -> None:
-    wrong = sorted(
+def role(name: str) -> str:
+    """What a module is by its file: a note format (`note.py`, and all of markdown/), a view
+    (`view.py`), CLI commands (`cli.py`, `<what>_cli.py`), MCP tools (`tools.py`, `<what>_tools.py`),
+    a shell's own module (cli/, mcp/, agents/, ui/), or a service (everything else)."""
+    stem = name.rpartition(".")[2]
+    if any(_in(name, shell) for shell in SHELLS) and not _in(name, "brain.agents.cli") and name != "brain.mcp.cli":
+        return "shell"
+    if _in(name, "brain.markdown") or (stem == "note" and _in(name, "brain.memory")) or name in NOTE_FORMAT_PARTS:
+        return "note"
+    if stem == "view":
+        return "view"
+    if stem == "cli" or stem.endswith("_cli"):
+        return "cli"
+    if stem == "tools" or stem.endswith("_tools"):
+        return "tools"
+    if any(_in(name, shell) for shell in SHELLS) or name == "brain.__main__":
+        return "shell"
+    return "service"
+
+
+def _edges(source_role: str) -> list[tuple[str, str]]:
+    return sorted((source, target) for source, target in graph().edges if role(source) == source_role)
+
+
+def test_note_formats_are_pure() -> None:
+    """A note format (`note.py`, markdown/) imports only errors, lazy, markdown/ and other note formats."""
+    wrong = [
         f"{source} -> {target}"
-        for source, target in graph().edges
-        if _in(source, layer) and any(_in(target, banned) for banned in FORBIDDEN[layer])
-    )
+        for source, target in _edges("note")
+        if not (any(_in(target, allowed) for allowed in PURE_MAY_IMPORT) or role(target) == "note")
+    ]
     assert wrong == []
 
 
-def test_notes_import_only_errors() -> None:
-    wrong = sorted(
+def test_services_import_no_front_end() -> None:
+    """A service imports no view, no commands, no tools and no shell."""
+    wrong = [
         f"{source} -> {target}"
-        for source, target in graph().edges
-        if _in(source, "brain.notes") and not any(_in(target, allowed) for allowed in NOTES_MAY_IMPORT)
-    )
+        for source, target in _edges("service")
+        if role(target) in ("view", "cli", "tools", "shell")
+    ]
     assert wrong == []
+
+
+def test_services_import_no_layer_above_their_own() -> None:
+    """A note format, pure, is below every layer: the catalog may read an episode's note format."""
+
+    def layer(name: str) -> int:
+        return next((rank for rank, top in enumerate(LAYERS) if _in(name, top)), -1)
+
+    wrong = [
+        f"{source} -> {target}"
+        for source, target in _edges("service")
+        if layer(source) >= 0 and layer(target) > layer(source) and role(target) != "note"
+    ]
+    assert wrong == []
+
+
+def test_views_import_neither_front_end() -> None:
+    wrong = [f"{source} -> {target}" for source, target in _edges("view") if role(target) in ("cli", "tools", "shell")]
+    assert wrong == []
+
+
+def test_commands_and_tools_stay_on_their_side() -> None:
+    """Commands never reach the MCP server and tools never reach the CLI; no module imports a
+    commands or tools module: only the shells' registries name them, as strings, loaded lazily
+    (brain/cli/registry.py COMMANDS, brain/mcp/server.py TOOL_MODULES)."""
+    wrong = []
+    for source, target in graph().edges:
+        if role(target) in ("cli", "tools"):
+            wrong.append(f"{source} -> {target}")
+        elif role(source) == "cli" and _in(target, "brain.mcp") and not _in(source, "brain.mcp"):
+            wrong.append(f"{source} -> {target}")
+        elif role(source) == "tools" and _in(target, "brain.cli"):
+            wrong.append(f"{source} -> {target}")
+    assert sorted(wrong) == []
 
 
 def test_base_modules_import_no_layer() -> None:
@@ -162,31 +206,15 @@ def test_base_modules_import_no_layer() -> None:
     assert wrong == []
 
 
-def test_no_module_over_500_lines() -> None:
-    long = {
-        name: lines
-        for name, path in modules().items()
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
-    }
-    assert long == {}
-
-
-def test_no_folder_over_22_modules() -> None:
-    """A folder past 22 modules (besides its `__init__.py`) is split into rooms, as brain/index/ was."""
-    crowded = {
-        folder.relative_to(SOURCE.parent).as_posix(): count
-        for folder in [SOURCE, *(path for path in SOURCE.rglob("*") if path.is_dir())]
-        if (count := len([path for path in folder.glob("*.py") if path.name != "__init__.py"])) > MAX_MODULES_PER_FOLDER
-    }
-    assert crowded == {}
-
-
-def test_every_domain_has_one_name_in_every_layer() -> None:
-    """A domain's memory package has a view, a command group and a tool module of the same name."""
-    domains = {"episodes", "patterns", "causal", "facts", "runs", "tips", "sessions", "notes"}
-    for layer in ("brain/memory", "brain/views", "brain/cli", "brain/mcp/tools"):
-        present = {path.stem for path in (SOURCE.parent / layer).iterdir() if path.name != "__init__.py"}
-        assert domains <= present, f"{layer} lacks {sorted(domains - present)}"
+def test_every_domain_is_one_folder() -> None:
+    """A domain's folder holds its service, its view, its commands and its tools."""
+    domains = {"episodes", "patterns", "causal", "facts", "runs", "tips", "sessions", "notes", "search"}
+    for domain in sorted(domains):
+        folder = SOURCE / "memory" / domain
+        present = {path.stem for path in folder.glob("*.py")}
+        assert {"view", "cli", "tools"} <= present, (
+            f"brain/memory/{domain} lacks {sorted({'view', 'cli', 'tools'} - present)}"
+        )
 
 
 def test_every_agent_is_one_module_behind_the_one_interface() -> None:
@@ -208,6 +236,7 @@ def test_every_agent_is_one_module_behind_the_one_interface() -> None:
         "ledger",
         "health",
         "hooks_log",
+        "cli",
     }
     agent_modules = sorted(p.stem for p in (SOURCE / "agents").glob("*.py") if p.stem not in shared)
     agents = sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values())
@@ -244,8 +273,8 @@ def test_no_test_file_sits_flat_at_the_root_of_tests() -> None:
 
 def test_every_room_mirrors_a_package_and_is_one() -> None:
     """tests/index/ is about brain/index/, tests/memory/facts/ about brain/memory/facts/, tests/vault/
-    about brain/vault.py; each room has an __init__.py, so its modules are named by their path
-    (tests.index.test_search) and two rooms may hold the same file name."""
+    about brain/vault/vault.py; each room has an __init__.py, so its modules are named by their path
+    (tests.memory.search.test_search) and two rooms may hold the same file name."""
     for room in rooms():
         relative = room.relative_to(TESTS)
         assert (room / "__init__.py").is_file(), f"tests/{relative} has no __init__.py"

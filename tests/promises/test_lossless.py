@@ -16,7 +16,7 @@ from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.notes.service import edit_note
 from brain.memory.patterns.service import record_pattern_evidence
-from brain.note_files import MAX_NOTE_BYTES
+from brain.vault.note_files import MAX_NOTE_BYTES
 
 CRLF_NOTE = (
     "---\r\ntitle: T\r\nstatus: open\r\ntags:\r\n  - a\r\n  - b\r\naliases:\r\n  - Tee\r\nmeta:\r\n  owner: me\r\n---\r\n"

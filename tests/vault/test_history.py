@@ -9,10 +9,10 @@ import os
 import zlib
 from datetime import UTC, datetime, timedelta
 
-from brain.history import History, acting_as
 from brain.memory.corpus import Corpus
 from brain.memory.notes import history, service
-from brain.vault import Vault
+from brain.vault.history import History, acting_as
+from brain.vault.vault import Vault
 from tests.conftest import write
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import holding, write
 
 SECRET = "sk-live-quokka-4417"  # a value that occurs nowhere else

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.note_files import note_files, templates_folder
-from brain.vault import Vault
+from brain.vault.note_files import note_files, templates_folder
+from brain.vault.vault import Vault
 from tests.conftest import run_brain
 
 TEMPLATE_NAMES = ("context.md", "episode.md", "fact.md", "note.md", "pattern.md", "run.md", "tip.md")

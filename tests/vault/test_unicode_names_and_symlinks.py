@@ -10,7 +10,7 @@ import pytest
 
 from brain.errors import NoteExists, UnsafePath
 from brain.index.engine import forget
-from brain.note_files import Skip, SkipKind, note_files
+from brain.vault.note_files import Skip, SkipKind, note_files
 from tests.conftest import write
 
 NFC, NFD = "Caf\u00e9", "Cafe\u0301"

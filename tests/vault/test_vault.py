@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput, NoteExists, Remedy, UnsafePath, VaultNotFound, WriteConflict
-from brain.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
-from brain.vault import Vault
-from brain.vault_init import GITIGNORE, init_vault
+from brain.vault.init import GITIGNORE, init_vault
+from brain.vault.note_files import OUTSIDE_SYMLINK, Skip, SkipKind, is_note_path, note_files
+from brain.vault.vault import Vault
 from tests.conftest import lexical_vault, run_brain, write
 
 

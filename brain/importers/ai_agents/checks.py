@@ -11,8 +11,8 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from brain.notes.episode import DECISION_TYPES, EVENT_TYPES
-from brain.notes.model import CAUSAL_TYPES, OUTCOMES
+from brain.markdown.model import CAUSAL_TYPES, OUTCOMES
+from brain.memory.episodes.note import DECISION_TYPES, EVENT_TYPES
 
 EPISODE_REQUIRED = ("id", "session", "timestamp", "outcome", "task", "decisions", "events", "metrics")
 DECISION_REQUIRED = ("id", "timestamp", "type", "context", "chosen", "outcome")
@@ -26,7 +26,7 @@ _NAIVE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$")
 _V1_NODE_ID, _V2_ID, _V1_PATTERN_ID = re.compile(r"^n\d{3,}$"), re.compile(r"^[0-9a-f]{12}$"), re.compile(r"^p\d{3,}$")
 
 
-def check_episode(data: dict[str, Any]) -> list[str]:
+def check_episode(data: dict[str, Any]) -> list[str]:  # noqa: C901 (one flat check per schema field)
     """Deviations of an episode from both episode schemas.
 
     Null lists and plain-string decisions are left to `episode_from_data`, which reports them
@@ -92,7 +92,7 @@ def _timestamp(data: dict[str, Any], key: str, where: str, found: list[str]) -> 
         found.append(f"{where}: {value!r} is not an ISO date-time")
 
 
-def check_graph(data: dict[str, Any]) -> list[str]:
+def check_graph(data: dict[str, Any]) -> list[str]:  # noqa: C901 (one flat check per schema field)
     """Deviations of a causal graph from both graph schemas."""
     found: list[str] = []
     for key in GRAPH_REQUIRED:

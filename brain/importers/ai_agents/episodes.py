@@ -24,11 +24,11 @@ from typing import Any
 
 from brain.importers.ai_agents.checks import check_episode
 from brain.importers.ai_agents.common import META_KEY, same
+from brain.markdown import frontmatter_yaml
+from brain.markdown.model import OUTCOMES, Decision, Episode, Event, Note
+from brain.markdown.parse import parse_note
+from brain.memory.episodes.note import episode_from_note, episode_frontmatter, managed_frontmatter, render_episode_body
 from brain.memory.episodes.service import episode_from_data
-from brain.notes import frontmatter_yaml
-from brain.notes.episode import episode_from_note, episode_frontmatter, managed_frontmatter, render_episode_body
-from brain.notes.model import OUTCOMES, Decision, Episode, Event, Note
-from brain.notes.parse import parse_note
 
 KNOWN_KEYS = ("id", "session", "timestamp", "outcome", "task", "decisions", "events", "metrics", "lessons")
 CONTAINER_KEYS = ("decisions", "events", "lessons", "metrics")

@@ -22,10 +22,10 @@ from brain.errors import InvalidInput
 from brain.importers.ai_agents.common import GRAPH_META_KEY, same
 from brain.importers.ai_agents.episodes import derived_id, episode_json
 from brain.importers.ai_agents.graph import ARRAYS, edge_extra, node_json, pattern_json
+from brain.markdown.model import Note
+from brain.markdown.parse import link_targets
 from brain.memory.corpus import Corpus, Resolver
-from brain.notes.model import Note
-from brain.notes.parse import link_targets
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 EPISODES_DIR = "episodes"
 GRAPH_FILE = "causality/causal-graph.json"

@@ -25,14 +25,14 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.importers.ai_agents.common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, content_id, corrections, same
+from brain.markdown import frontmatter_yaml
+from brain.markdown.edit import replace_section, set_frontmatter
+from brain.markdown.lines import escape_block, unescape_block
+from brain.markdown.model import CAUSAL_TYPES, Note
+from brain.markdown.parse import parse_note
+from brain.memory.patterns.note import render_pattern
 from brain.memory.patterns.service import pattern_title
-from brain.notes import frontmatter_yaml
-from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.lines import escape_block, unescape_block
-from brain.notes.model import CAUSAL_TYPES, Note
-from brain.notes.parse import parse_note
-from brain.notes.pattern import render_pattern
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 ARRAYS = ("nodes", "edges", "patterns")
 # JSON field -> frontmatter key. Every other field of a node is kept in ai_agents.fields.

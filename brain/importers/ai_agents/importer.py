@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from brain.errors import InvalidInput, UsageError, WriteConflict
-from brain.history import acting_as
 from brain.importers.ai_agents.checks import check_graph
 from brain.importers.ai_agents.common import GRAPH_META_KEY, GRAPH_NOTE_TITLE, META_KEY, same
 from brain.importers.ai_agents.episodes import episode_import, is_episode
@@ -31,13 +30,14 @@ from brain.importers.ai_agents.graph import (
     split_graph,
     title_candidates,
 )
+from brain.markdown.edit import replace_section, set_frontmatter
+from brain.markdown.model import Note
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
+from brain.memory.episodes.note import managed_frontmatter, managed_sections
 from brain.memory.episodes.service import update_episode_text
-from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.episode import managed_frontmatter, managed_sections
-from brain.notes.model import Note
-from brain.notes.parse import parse_note
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault.history import acting_as
+from brain.vault.vault import TYPE_FOLDERS, Vault
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 _NOT_EITHER = (

@@ -16,11 +16,11 @@ from brain.errors import InvalidInput
 from brain.importers.ai_agents.common import differences, short
 from brain.importers.ai_agents.episodes import episode_json
 from brain.importers.ai_agents.importer import Source
+from brain.markdown.model import Note
 from brain.memory.causal.graph import build_graph
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import episode_title
-from brain.notes.model import Note
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 
 def verify_ai_agents(vault: Vault, sources: list[Source] | tuple[Source, ...]) -> list[str]:

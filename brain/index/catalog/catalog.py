@@ -1,7 +1,7 @@
 """The catalog: one SQLite file in `.brain/index/` holding every note's stat, hash and parsed form.
 
 Tables: `notes` (path, mtime_ns, size, sha256, type, title, date, frontmatter JSON, parsed JSON,
-text), `links`, `tags`, `failures` (the failures episodes hold, by signature: `brain.notes.failures`), `chunks` (what the vector store holds for each note), `skipped` (files
+text), `links`, `tags`, `failures` (the failures episodes hold, by signature: `brain.memory.episodes.signature`), `chunks` (what the vector store holds for each note), `skipped` (files
 not indexed for search, with the reason), `meta` (generation counters, the embedder of the
 vectors) and `fts`, an FTS5 table searched with `bm25()`.
 
@@ -28,8 +28,8 @@ from brain.index.catalog import codec
 from brain.index.catalog.chunks import ChunkTable
 from brain.index.catalog.rows import Row, Stamp, folder_of
 from brain.index.catalog.schema import CATALOG_FILE, SCHEMA_VERSION, migrate
-from brain.note_files import Skip, SkipKind
-from brain.notes.model import Note, NoteHeader
+from brain.markdown.model import Note, NoteHeader
+from brain.vault.note_files import Skip, SkipKind
 
 __all__ = ["CATALOG_FILE", "SCHEMA_VERSION", "Catalog", "Row", "Stamp"]  # schema and rows live beside it
 

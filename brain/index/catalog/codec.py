@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from brain.notes.lines import split_lines
-from brain.notes.model import CausalRelation, Note, Observation, Relation, Section, WikiLink
+from brain.markdown.lines import split_lines
+from brain.markdown.model import CausalRelation, Note, Observation, Relation, Section, WikiLink
 
 
 def encode(note: Note) -> str:

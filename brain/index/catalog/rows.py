@@ -14,10 +14,10 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from brain.index.catalog import codec
-from brain.note_files import Skip, SkipKind
-from brain.notes.episode import episode_from_note
-from brain.notes.failures import recorded_failures
-from brain.notes.model import Note
+from brain.markdown.model import Note
+from brain.memory.episodes.note import episode_from_note
+from brain.memory.episodes.signature import recorded_failures
+from brain.vault.note_files import Skip, SkipKind
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")

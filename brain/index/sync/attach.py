@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from brain.vault import Vault
+    from brain.vault.vault import Vault
 
 
 def attach(vault: Vault, *, embed: bool = False) -> None:

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 
 from brain.index.catalog.rows import Row, is_binary
-from brain.note_files import Skip, parse_bytes, unreadable
+from brain.vault.note_files import Skip, parse_bytes, unreadable
 
 
 @dataclass(frozen=True)

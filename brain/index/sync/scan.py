@@ -23,7 +23,7 @@ from brain.index.catalog.rows import Stamp
 from brain.index.engine import Index
 from brain.index.sync.reading import Read, read_many
 from brain.index.sync.workers import die_with_parent
-from brain.note_files import Skip, note_files
+from brain.vault.note_files import Skip, note_files
 
 Progress = Callable[[str, int, int], None]
 POOL_THRESHOLD = 400  # files to parse before a process pool pays for its start-up

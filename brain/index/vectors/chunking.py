@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from brain.index.catalog.rows import meta_text
-from brain.notes.lines import split_lines
-from brain.notes.model import Note
+from brain.markdown.lines import split_lines
+from brain.markdown.model import Note
 
 # The version of the texts chunks embed: bump it whenever chunk_note's output changes, so that
 # vaults embedded with the old texts are re-chunked (engine.Index) instead of silently mixed.

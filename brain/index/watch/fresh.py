@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from brain.errors import IndexBusy
 from brain.index.engine import Index, warn_once
 from brain.index.sync.scan import scan
-from brain.note_files import is_note_path
+from brain.vault.note_files import is_note_path
 
 if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent

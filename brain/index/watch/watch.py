@@ -34,7 +34,7 @@ from brain.index.sync.embedding import embed_pending
 from brain.index.sync.scan import scan
 from brain.index.sync.sync import index_vault, update_paths
 from brain.index.watch.fresh import event_paths, track
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 DEBOUNCE = 0.3
 MAX_DELAY = 2.0

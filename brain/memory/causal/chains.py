@@ -15,10 +15,10 @@ from collections import deque
 from dataclasses import dataclass
 
 from brain.errors import UsageError
+from brain.markdown.model import Note
+from brain.markdown.summary import causes_named, note_summary, note_time, text_field
 from brain.memory.corpus import Corpus, Resolver
-from brain.notes.episode import episode_from_note
-from brain.notes.model import Note
-from brain.notes.summary import causes_named, note_summary, note_time, text_field
+from brain.memory.episodes.note import episode_from_note
 
 DEFAULT_DEPTH = 20
 MAX_DEPTH = 1000

@@ -15,14 +15,14 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from brain.errors import InvalidInput, Remedy, UsageError
+from brain.markdown.model import ACTION_TYPES, Note
+from brain.markdown.parse import link_targets
+from brain.markdown.summary import causes_named, cut, first_line, note_summary, note_time, text_field
 from brain.memory.causal.chains import ancestor_names
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.notes.service import write_note
 from brain.memory.timeutil import parse_instant
-from brain.notes.model import ACTION_TYPES, Note
-from brain.notes.parse import link_targets
-from brain.notes.summary import causes_named, cut, first_line, note_summary, note_time, text_field
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100

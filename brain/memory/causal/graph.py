@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from brain.errors import NoteNotFound, UsageError
 from brain.lazy import lazy_module
+from brain.markdown.model import Note
+from brain.markdown.parse import link_targets
 from brain.memory.corpus import Corpus, Resolver
-from brain.notes.model import Note
-from brain.notes.parse import link_targets
-from brain.notes.pattern import pattern_from_note
+from brain.memory.patterns.note import pattern_from_note
 
 if TYPE_CHECKING:
     import networkx as nx

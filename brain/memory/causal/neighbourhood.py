@@ -14,10 +14,10 @@ from collections import deque
 from dataclasses import dataclass
 
 from brain.errors import UsageError
+from brain.markdown.model import Note
 from brain.memory.causal.graph import causal_graph
 from brain.memory.corpus import Corpus
-from brain.notes.episode import decision_headline, episode_from_note, local_ids
-from brain.notes.model import Note
+from brain.memory.episodes.note import decision_headline, episode_from_note, local_ids
 
 CHARS_PER_TOKEN = 4
 DEFAULT_DEPTH = 2

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from brain.errors import InvalidInput
 from brain.lazy import lazy_module
+from brain.markdown.model import ACTION_TYPES
+from brain.markdown.summary import text_field
 from brain.memory.causal.chains import NEEDS_CAUSE, BrokenCause, CausedByGraph, caused_by_graph
 from brain.memory.corpus import Corpus
-from brain.notes.model import ACTION_TYPES
-from brain.notes.summary import text_field
 
 nx = lazy_module("networkx")  # loaded at first use
 

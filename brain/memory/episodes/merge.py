@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from brain.notes.edit import append_to_section, replace_section, set_frontmatter
-from brain.notes.episode import episode_from_note, managed_frontmatter, managed_sections
-from brain.notes.lines import line_ending, split_lines
-from brain.notes.model import Decision, Episode, Event
-from brain.notes.parse import parse_note
+from brain.markdown.edit import append_to_section, replace_section, set_frontmatter
+from brain.markdown.lines import line_ending, split_lines
+from brain.markdown.model import Decision, Episode, Event
+from brain.markdown.parse import parse_note
+from brain.memory.episodes.note import episode_from_note, managed_frontmatter, managed_sections
 
 # The ai-agents key that carries each frontmatter key brain manages.
 _SOURCE_KEY = {

@@ -8,11 +8,13 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from brain.errors import InvalidInput, Remedy, UsageError
+from brain.markdown.edit import replace_section, set_frontmatter
+from brain.markdown.lines import escape_block, require_one_line, unescape_block
+from brain.markdown.model import OUTCOMES, Decision, Episode, Event, NoteHeader
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.merge import merge_episode_text
-from brain.memory.timeutil import parse_instant
-from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.episode import (
+from brain.memory.episodes.note import (
     decision_title,
     episode_from_note,
     episode_header,
@@ -21,11 +23,9 @@ from brain.notes.episode import (
     managed_sections,
     render_episode,
 )
-from brain.notes.lines import escape_block, require_one_line, unescape_block
-from brain.notes.model import OUTCOMES, Decision, Episode, Event, NoteHeader
-from brain.notes.parse import parse_note
-from brain.notes.project import in_scope
-from brain.vault import TYPE_FOLDERS
+from brain.memory.projects.note import in_scope
+from brain.memory.timeutil import parse_instant
+from brain.vault.vault import TYPE_FOLDERS
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -271,7 +271,7 @@ def list_episodes(
     project: str | None = None,
 ) -> list[Episode]:
     """Episodes matching the filters, newest first; with `project`, only that project's
-    (`brain.notes.project`: an episode without one is of no project)."""
+    (`brain.memory.projects.note`: an episode without one is of no project)."""
     if outcome is not None and outcome not in OUTCOMES:
         raise UsageError(f"outcome '{outcome}' is not one of {', '.join(OUTCOMES)}")
     if not 1 <= limit <= MAX_LIMIT:

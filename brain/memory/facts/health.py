@@ -16,17 +16,17 @@ from __future__ import annotations
 import hashlib
 
 from brain.errors import BrainError
-from brain.fileswap import stale_temps
 from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep as retention
 from brain.memory.facts import sweep_plan
+from brain.memory.facts.note import Fact, fact_from_note
 from brain.memory.facts.service import repair_interrupted
 from brain.memory.facts.table import fact_table
 from brain.memory.finding import Finding
-from brain.note_files import SKIPPED_DIRS, parse_bytes
-from brain.notes.fact import Fact, fact_from_note
+from brain.vault.fileswap import stale_temps
+from brain.vault.note_files import SKIPPED_DIRS, parse_bytes
 
 
 def check_fact_safety(corpus: Corpus) -> list[Finding]:

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.errors import WriteFailed
-from brain.notes.fact import Fact, format_time
-from brain.vault import Vault
+from brain.memory.facts.note import Fact, format_time
+from brain.vault.vault import Vault
 
 HOLDS_FILE = "holds.jsonl"
 

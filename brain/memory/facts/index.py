@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from brain.index.catalog.catalog import Catalog
@@ -66,7 +66,7 @@ def similarity(
     """
     index = _index(vault)
     if index is not None and index.has_vectors():
-        from brain.index.search import freshen
+        from brain.memory.search.service import freshen
 
         freshen(index, vectors=True)  # as search does: small changes embedded now, bulk left to `brain index`
         waiting = _waiting(index, paths)
@@ -96,8 +96,8 @@ def _waiting(index: Any, paths: Sequence[str]) -> int:
     """How many of `paths` have no vectors yet, after embedding them when few notes wait (even beside
     a watcher, which would embed them a moment later: the caller asks about them now)."""
     from brain.errors import IndexBusy
-    from brain.index.search import SEARCH_EMBED_NOTES
     from brain.index.sync.embedding import embed_pending
+    from brain.memory.search.service import SEARCH_EMBED_NOTES
 
     wanted = set(paths)
     pending = [path for _, path in index.catalog.pending_vectors()]

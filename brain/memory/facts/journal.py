@@ -40,8 +40,8 @@ from typing import Any
 from filelock import FileLock
 
 from brain.errors import InvalidInput, UsageError, WriteFailed
-from brain.notes.fact import parse_time
-from brain.vault import Vault
+from brain.memory.facts.note import parse_time
+from brain.vault.vault import Vault
 
 JOURNAL_DIR = "journal"
 JOURNAL_FILE = "recall.jsonl"

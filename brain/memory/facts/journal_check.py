@@ -23,8 +23,8 @@ from brain.memory.facts.journal import (
     parse_record,
     read_anchor,
 )
-from brain.notes.fact import value_hash
-from brain.vault import Vault
+from brain.memory.facts.note import value_hash
+from brain.vault.vault import Vault
 
 
 @dataclass(frozen=True)

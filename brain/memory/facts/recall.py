@@ -12,15 +12,15 @@ from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
-from brain.memory.facts.service import check_namespace, default_caller, now_utc, optional_time
-from brain.memory.facts.settings import load_settings
-from brain.memory.facts.table import NEVER, Columns, fact_table
-from brain.notes.fact import (
+from brain.memory.facts.note import (
     Fact,
     canonical_json,
     format_time,
     nfc,
 )
+from brain.memory.facts.service import check_namespace, default_caller, now_utc, optional_time
+from brain.memory.facts.settings import load_settings
+from brain.memory.facts.table import NEVER, Columns, fact_table
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000

@@ -18,12 +18,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brain.errors import InvalidInput, NoteNotFound, Remedy, UsageError
+from brain.markdown.edit import set_frontmatter
+from brain.markdown.model import Note
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.facts import holds as hold_register
-from brain.memory.facts.settings import FactSettings, load_settings
-from brain.memory.facts.table import fact_table
-from brain.notes.edit import set_frontmatter
-from brain.notes.fact import (
+from brain.memory.facts.note import (
     TIERS,
     Fact,
     NewFact,
@@ -37,9 +37,9 @@ from brain.notes.fact import (
     render_fact,
     value_hash,
 )
-from brain.notes.model import Note
-from brain.notes.parse import parse_note
-from brain.vault import TYPE_FOLDERS, NoteFile, Vault
+from brain.memory.facts.settings import FactSettings, load_settings
+from brain.memory.facts.table import fact_table
+from brain.vault.vault import TYPE_FOLDERS, NoteFile, Vault
 
 MAX_RETENTION_DAYS = 3_650_000  # ten thousand years: any longer is "forever", which is no retention at all
 _NAMESPACE = re.compile(r"^[\w.:@/+-]+$", re.UNICODE)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brain.errors import InvalidInput
-from brain.notes.fact import COMPLIANCE_CLASSES, DEFAULT_TIER, TIERS
-from brain.vault import Vault
+from brain.memory.facts.note import COMPLIANCE_CLASSES, DEFAULT_TIER, TIERS
+from brain.vault.vault import Vault
 
 DEFAULT_NAMESPACE = "default"
 _CLASS_KEYS = ("retention_days", "legal_hold")

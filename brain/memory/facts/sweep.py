@@ -42,11 +42,11 @@ from brain.memory.facts import holds as hold_register
 from brain.memory.facts import index as fact_index
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import sweep_plan
+from brain.memory.facts.note import Fact, fact_from_note, format_time
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
-from brain.note_files import parse_bytes
-from brain.notes.fact import Fact, fact_from_note, format_time
-from brain.vault import Vault
+from brain.vault.note_files import parse_bytes
+from brain.vault.vault import Vault
 
 LOG_BUSY = (
     "another process kept reading the catalog for a minute, so its write-ahead log "
@@ -335,7 +335,7 @@ def _carry_out(
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)
     # The legal delete reaches the history: no version of a swept fact survives, under whichever
-    # path it had (brain/history.py). Should that fail, the plan stays, for the next sweep to finish.
+    # path it had (brain/vault/history.py). Should that fail, the plan stays, for the next sweep to finish.
     try:
         with vault.locked():
             named = vault.history.gone_named({title.lower() for title in titles})  # moved and edited outside brain

@@ -21,7 +21,7 @@ import filelock
 
 from brain.errors import IndexBusy
 from brain.memory.facts import journal as fact_journal
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 PENDING_FILE = "PENDING.json"
 LOCK_SECONDS = 600.0

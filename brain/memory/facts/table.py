@@ -20,7 +20,7 @@ from datetime import datetime
 import numpy as np
 
 from brain.memory.corpus import Corpus
-from brain.notes.fact import Fact, fact_from_note
+from brain.memory.facts.note import Fact, fact_from_note
 
 NEVER = np.inf
 _NO_ROWS = np.zeros(0, dtype=np.int64)

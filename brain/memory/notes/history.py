@@ -1,6 +1,6 @@
 """A note's versions: list them, print one, restore one, purge them, and keep the history in bounds.
 
-The store is `brain/history.py` (fed by every `Vault` write). Here a name is found (a note in
+The store is `brain/vault/history.py` (fed by every `Vault` write). Here a name is found (a note in
 the vault, else a deleted note in the history), versions are numbered as the log numbers them,
 and a restore goes back through `Vault.write`, so it is itself a version that can be undone.
 """
@@ -14,14 +14,14 @@ from pathlib import PurePosixPath
 
 from brain.config import load_config
 from brain.errors import AmbiguousName, BrainError, InvalidInput, NoteNotFound, Remedy
-from brain.history_log import Entry, Purged, Usage, now_text
+from brain.markdown.model import Note
 from brain.memory.corpus import Corpus
 from brain.memory.facts.holds import held_titles
+from brain.memory.facts.note import changed_managed_keys, fact_from_note
 from brain.memory.notes.receipts import write_receipt
-from brain.note_files import parse_bytes
-from brain.notes.fact import changed_managed_keys, fact_from_note
-from brain.notes.model import Note
-from brain.vault import Vault
+from brain.vault.history_log import Entry, Purged, Usage, now_text
+from brain.vault.note_files import parse_bytes
+from brain.vault.vault import Vault
 
 PURGES_DIR = "purges"  # under .brain/journal/: the receipts of purges, beside the fact sweep's
 

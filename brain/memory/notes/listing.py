@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from brain.errors import InvalidInput, Remedy, UsageError
+from brain.markdown.model import Note
 from brain.memory.corpus import Corpus
 from brain.memory.timeutil import parse_instant
-from brain.notes.model import Note
 
 _SPAN = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w)\s*$", re.IGNORECASE)
 _UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from brain.errors import BrainError, WriteConflict
 from brain.lazy import lazy_module
+from brain.markdown.edit import set_frontmatter
+from brain.markdown.links import rewrite_links
+from brain.markdown.model import Note
 from brain.memory.facts.sweep_plan import write_json
-from brain.notes.edit import set_frontmatter
-from brain.notes.links import rewrite_links
-from brain.notes.model import Note
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     import filelock

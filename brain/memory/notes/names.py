@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from brain.index.catalog.names import catalog_names
-from brain.vault import TYPE_FOLDERS, Vault
+from brain.vault.vault import TYPE_FOLDERS, Vault
 
 
 @dataclass(frozen=True)

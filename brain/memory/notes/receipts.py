@@ -11,9 +11,9 @@ import json
 import os
 from typing import Any
 
-from brain.history import current_actor
-from brain.history_log import now_text
-from brain.vault import Vault
+from brain.vault.history import current_actor
+from brain.vault.history_log import now_text
+from brain.vault.vault import Vault
 
 
 def write_receipt(vault: Vault, folder: str, prefix: str, body: dict[str, Any]) -> str:

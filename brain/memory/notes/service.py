@@ -12,18 +12,18 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from brain.errors import InvalidInput, NoteExists, Remedy, UsageError
+from brain.markdown import frontmatter_yaml
+from brain.markdown.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
+from brain.markdown.lines import line_ending, require_one_line, split_lines, with_ending
+from brain.markdown.links import markdown_links
+from brain.markdown.model import Note
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus, Resolver
 from brain.memory.facts.holds import held_titles
+from brain.memory.facts.note import changed_managed_keys
 from brain.memory.notes import move_journal
 from brain.memory.notes.move_journal import Moved
-from brain.notes import frontmatter_yaml
-from brain.notes.edit import EDIT_OPERATIONS, apply_edit, set_frontmatter
-from brain.notes.fact import changed_managed_keys
-from brain.notes.lines import line_ending, require_one_line, split_lines, with_ending
-from brain.notes.links import markdown_links
-from brain.notes.model import Note
-from brain.notes.parse import parse_note
-from brain.vault import TYPE_FOLDERS
+from brain.vault.vault import TYPE_FOLDERS
 
 DEFAULT_FOLDER = "notes"
 

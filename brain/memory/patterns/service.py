@@ -9,11 +9,11 @@ from typing import cast
 
 from brain.config import load_config
 from brain.errors import InvalidInput, Remedy, UsageError
+from brain.markdown.edit import set_frontmatter
+from brain.markdown.lines import require_one_line
+from brain.markdown.model import OUTCOMES, Note, Pattern
 from brain.memory.corpus import Corpus
-from brain.notes.edit import set_frontmatter
-from brain.notes.lines import require_one_line
-from brain.notes.model import OUTCOMES, Note, Pattern
-from brain.notes.pattern import (
+from brain.memory.patterns.note import (
     OUTCOME_SCORE,
     antipattern_header,
     evidence_line,
@@ -21,8 +21,8 @@ from brain.notes.pattern import (
     record_evidence,
     render_pattern,
 )
-from brain.notes.project import in_scope
-from brain.vault import TYPE_FOLDERS
+from brain.memory.projects.note import in_scope
+from brain.vault.vault import TYPE_FOLDERS
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def antipatterns(
     project: str | None = None,
 ) -> list[Pattern]:
     """Patterns that keep failing: success rate at most the threshold over enough occurrences, worst first;
-    with `project`, those of its scope (`brain.notes.project`: a pattern without a project is in every one).
+    with `project`, those of its scope (`brain.memory.projects.note`: a pattern without a project is in every one).
 
     A threshold not given comes from the vault's `[antipatterns]` config (defaults 0.3 and 2).
     """

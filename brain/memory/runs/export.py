@@ -23,10 +23,10 @@ from typing import Any
 
 from brain.errors import InvalidInput, Remedy, UsageError
 from brain.memory.corpus import Corpus
+from brain.memory.runs.note import Run, decision_line
 from brain.memory.runs.service import all_runs
 from brain.memory.runs.validation import check_tenant, expired
 from brain.memory.timeutil import parse_instant
-from brain.notes.run import Run, decision_line
 
 FORMATS = ("sft", "dpo", "dpo-openai", "kto", "process")
 DEFAULT_SYSTEM = "You are an agent that answers the user's request, calling tools where they help."

@@ -17,20 +17,10 @@ from functools import lru_cache
 from typing import Any
 
 from brain.errors import InvalidInput, NoteExists, NoteNotFound, Remedy, UsageError
+from brain.markdown.edit import replace_section, set_frontmatter
+from brain.markdown.model import Note
 from brain.memory.corpus import Corpus
-from brain.memory.runs.validation import (
-    check_projection,
-    check_tenant,
-    expired,
-    expiry,
-    labels_from,
-    optional_text,
-    snapshot_from_data,
-    tenant_is_safe,
-)
-from brain.notes.edit import replace_section, set_frontmatter
-from brain.notes.model import Note
-from brain.notes.run import (
+from brain.memory.runs.note import (
     DEFAULT_PROJECTION,
     RUNS_FOLDER,
     Run,
@@ -42,6 +32,16 @@ from brain.notes.run import (
     project,
     render_run,
     run_from_note,
+)
+from brain.memory.runs.validation import (
+    check_projection,
+    check_tenant,
+    expired,
+    expiry,
+    labels_from,
+    optional_text,
+    snapshot_from_data,
+    tenant_is_safe,
 )
 
 DEFAULT_TOP_K = 1

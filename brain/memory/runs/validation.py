@@ -14,9 +14,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from brain.errors import InvalidInput, Remedy, UsageError
+from brain.markdown.depth import deeper_than, too_deep_message
+from brain.memory.runs.note import PREVIEW_LIMIT, PROJECTIONS, Run, RunLabels, TruncatedPreview
 from brain.memory.timeutil import parse_instant
-from brain.notes.depth import deeper_than, too_deep_message
-from brain.notes.run import PREVIEW_LIMIT, PROJECTIONS, Run, RunLabels, TruncatedPreview
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _TTL = re.compile(r"^(\d+)\s*([mhdw])$")

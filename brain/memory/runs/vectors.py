@@ -40,7 +40,7 @@ import numpy as np
 from brain.errors import IndexMismatch, Remedy
 from brain.index.engine import open_index
 from brain.index.vectors.vectors import DROPPED_KEY
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 COLLECTION = "runs"
 BATCH = 256

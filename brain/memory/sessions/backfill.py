@@ -22,7 +22,7 @@ from brain.errors import InvalidInput, UsageError
 from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.ingest import extract_transcript, store_extracted
 from brain.memory.sessions.redact import redactor_for
-from brain.memory.sessions.transcripts import TranscriptReader, obj, transcript_files
+from brain.memory.sessions.transcripts.files import TranscriptReader, obj, transcript_files
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus

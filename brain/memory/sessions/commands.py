@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from brain.notes import failures
+from brain.memory.episodes import signature as failures
 
 EDIT_TOOLS = frozenset(
     {
@@ -243,7 +243,7 @@ def first_line(text: str) -> str:
 def display_command(command: str) -> str:
     """A command as a person would quote it: its first line, a leading `cd <dir> &&` kept (the folder
     is often what failed, or what fixed it); a `cd` into the working folder itself is left out where
-    paths are made relative to it (`brain.notes.failures.relative`)."""
+    paths are made relative to it (`brain.memory.episodes.signature.relative`)."""
     return first_line(command)
 
 

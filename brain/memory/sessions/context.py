@@ -5,7 +5,7 @@ failures, antipattern warnings, the facts valid now, the patterns and the tips f
 section of one-line items, packed in priority order by `pack`. A fact subject is named by a task by its
 words or their common abbreviations (`db-pool-size` in "tune the database pool size": `facts.naming`).
 
-Each takes `project`: the episodes, patterns and tips of that project's scope (`brain.notes.project`;
+Each takes `project`: the episodes, patterns and tips of that project's scope (`brain.memory.projects.note`;
 None: the whole vault). Facts are read by namespace, not by project.
 
 For an agent's hooks: `session_start` (no task is known yet: recent failures, antipatterns, the facts
@@ -23,19 +23,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from brain.index.catalog import summaries
+from brain.markdown.model import Note
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN
 from brain.memory.corpus import Corpus
 from brain.memory.facts import naming
+from brain.memory.facts.note import Fact, canonical_json, fact_from_note, format_time
+from brain.memory.patterns.note import pattern_from_note
+from brain.memory.projects.note import project_of
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines
-from brain.notes.fact import Fact, canonical_json, fact_from_note, format_time
-from brain.notes.model import Note
-from brain.notes.pattern import pattern_from_note
-from brain.notes.project import project_of
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder
-    from brain.notes.model import Episode, Pattern
+    from brain.markdown.model import Episode, Pattern
 
 DEFAULT_DAYS = 7
 PATTERN_THRESHOLD = 0.45  # a pattern's name and trigger together; a little looser than tips, as context not instruction

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import InvalidInput
+from brain.markdown.model import Episode
 from brain.memory.sessions.json_logs import from_json
 from brain.memory.sessions.markdown_logs import from_markdown
-from brain.notes.model import Episode
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
 """The earlier fix of a failure an agent has just hit: its signature looked up among the failures
 the episodes hold (the catalog's `failures` rows), and the answer the tool-failure hook hands over.
 
-The signature (what "the same failure" means) is `brain.notes.failures`. The failure is read as
+The signature (what "the same failure" means) is `brain.memory.episodes.signature`. The failure is read as
 the session extractor reads it, so a failure and its earlier twin give the same signature: the
 error's informative line chosen by the same rule from the same preview of the output, paths under
 the working folder made relative, secrets redacted. Only a failure that was recovered is named (an
 earlier failure nobody fixed has nothing to teach), and never one from the session itself. No
 match, no answer: a wrong "seen before" costs the agent more than silence.
 
-The answer is for the project the agent works in (`brain.notes.project` has the rule): the earlier
+The answer is for the project the agent works in (`brain.memory.projects.note` has the rule): the earlier
 failures of that project's episodes, when it has any of this signature; else those of the whole
 vault (other projects' episodes, and those of no recorded project), and the answer then names the
 other project it comes from. This falls back per failure, not only while the project has no episode
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from brain.index.catalog.failures import FailureSeen, failures_seen
+from brain.memory.episodes.signature import Failure, relative, signature
 from brain.memory.sessions import commands as cmd
-from brain.memory.sessions.transcripts import preview
-from brain.notes.failures import Failure, relative, signature
+from brain.memory.sessions.transcripts.files import preview
 
 ANSWER_CHARS = 1600  # about 400 tokens
 FIELD_CHARS = 300

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import InvalidInput, UsageError
-from brain.memory.projects import ProjectRef, locate
+from brain.memory.projects.service import ProjectRef, locate
 from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.redact import Redactor, markers, redactor_for
-from brain.memory.sessions.transcripts import (
+from brain.memory.sessions.transcripts.files import (
     AI_AGENTS,
     Act,
     ReadStats,
@@ -53,7 +53,7 @@ class TranscriptExtracted(Extracted):
     patterns_named: tuple[str, ...] = ()
     redacted: int = 0
     names: tuple[str, ...] = ()  # the note names it may take, shortest first (see `named_for_session`)
-    project: ProjectRef | None = None  # where the session ran (see `brain.memory.projects`)
+    project: ProjectRef | None = None  # where the session ran (see `brain.memory.projects.service`)
 
 
 def extract_transcript(

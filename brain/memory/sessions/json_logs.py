@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from brain.errors import InvalidInput
+from brain.markdown.model import Episode
 from brain.memory.sessions.rules import (
     DATE,
     FAIL_COUNT,
@@ -22,7 +23,6 @@ from brain.memory.sessions.rules import (
     timestamp_of,
 )
 from brain.memory.timeutil import parse_instant
-from brain.notes.model import Episode
 
 TEXT_KEYS = (
     "task",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from brain.errors import InvalidInput
+from brain.markdown.model import Episode
 from brain.memory.sessions.rules import (
     FAIL_COUNT,
     FILES_COUNT,
@@ -20,7 +21,6 @@ from brain.memory.sessions.rules import (
     shas,
     timestamp_of,
 )
-from brain.notes.model import Episode
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FIELD = re.compile(r"^\s*(?:[-*]\s+)?\*\*([^*]+?)\*\*:?\s*(.*)$")

@@ -31,7 +31,7 @@ from brain.memory.tips.service import LearnResult, guidelines, learn_episode
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder
-    from brain.memory.sessions.transcripts import TranscriptReader
+    from brain.memory.sessions.transcripts.files import TranscriptReader
 
 DEFAULT_BUDGET = 1500
 DEFAULT_DAYS = context.DEFAULT_DAYS

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from brain.markdown.model import Decision, Episode, Event
 from brain.memory.episodes.service import episode_title
-from brain.notes.model import Decision, Episode, Event
 
 _SHA = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
 # a counted failure ("3 failed", "2 errors"); "404 errors" is an HTTP status, not a count
@@ -221,7 +221,7 @@ def _decision(
     comparison = _COMPARISON.match(chosen)
     if comparison:
         options = (comparison.group(1).strip(), comparison.group(2).strip())
-    from brain.notes.episode import decision_title
+    from brain.memory.episodes.note import decision_title
 
     return Decision(
         id=f"d{number:03d}",

@@ -35,13 +35,13 @@ from typing import Any
 from brain.errors import InvalidInput
 from brain.index.catalog import summaries
 from brain.index.engine import Index, existing_index
+from brain.markdown.edit import set_frontmatter
+from brain.markdown.parse import parse_note
 from brain.memory.facts import journal
+from brain.memory.facts.note import fact_from_note
 from brain.memory.notes.receipts import write_receipt
 from brain.memory.sessions.redact import Redactor, Span, redactor_for
-from brain.notes.edit import set_frontmatter
-from brain.notes.fact import fact_from_note
-from brain.notes.parse import parse_note
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 LOGS_DIR = "logs"  # under .brain/: the hooks log, and hooks.log.1 its older half
 

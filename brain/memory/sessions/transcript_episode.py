@@ -30,12 +30,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import NotRequired, TypedDict, Unpack
 
+from brain.markdown.model import Decision, Episode, Event
 from brain.memory.episodes.service import episode_title
+from brain.memory.episodes.signature import relative
 from brain.memory.sessions import choices
 from brain.memory.sessions import commands as cmd
-from brain.memory.sessions.transcripts import PREVIEW, Act, preview, request_text
-from brain.notes.failures import relative
-from brain.notes.model import Decision, Episode, Event
+from brain.memory.sessions.transcripts.files import PREVIEW, Act, preview, request_text
 
 MAX_EVENTS = 300
 MAX_DECISIONS = 20

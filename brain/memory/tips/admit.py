@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from brain.memory.tips.draft import Attribution, Draft
+from brain.memory.tips.note import SourceRef, Tip, combine_evidence
 from brain.memory.tips.wording import FUNCTION_WORDS, words
-from brain.notes.tip import SourceRef, Tip, combine_evidence
 
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/

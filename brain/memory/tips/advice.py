@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from brain.memory.tips.note import Tip
 from brain.memory.tips.wording import words
-from brain.notes.tip import Tip
 
 _CONTRAST = re.compile(
     r"(?P<chosen>[^.;:\n]+?)\s+(?:over|rather than|instead of|not)\s+(?P<avoided>[^.;:\n]+)", re.IGNORECASE

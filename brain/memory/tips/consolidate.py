@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from brain.markdown.edit import set_frontmatter
 from brain.memory.corpus import Corpus
 from brain.memory.tips.advice import opposite
+from brain.memory.tips.note import Tip, combine_evidence, render_tip
 from brain.memory.tips.service import active_tips, tip_index
 from brain.memory.tips.wording import words
-from brain.notes.edit import set_frontmatter
-from brain.notes.tip import Tip, combine_evidence, render_tip
-from brain.vault import TYPE_FOLDERS
+from brain.vault.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder

@@ -28,11 +28,11 @@ from dataclasses import replace
 
 from brain.config import load_config
 from brain.errors import BrainError, InvalidInput
+from brain.markdown.model import Episode
 from brain.memory.tips.draft import Draft
 from brain.memory.tips.learn import Segment, _draft
 from brain.memory.tips.wording import generalize
-from brain.notes.model import Episode
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 Ask = Callable[[str, str], str]  # (system prompt, user prompt) -> reply text
 SYSTEM = (

@@ -32,6 +32,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from brain.markdown.model import Decision, Episode, Event
 from brain.memory.tips.draft import Attribution, Draft, distinct_causes
 from brain.memory.tips.naming import command_name, command_step, contentless, named_words, narrated, subject, whole
 from brain.memory.tips.recovery import recovery_drafts
@@ -39,7 +40,6 @@ from brain.memory.tips.spoken import said
 from brain.memory.tips.wording import first_clause, generalize, imperative, is_instruction, strip_label, words
 from brain.memory.tips.wording import lower_first as _lower
 from brain.memory.tips.wording import same as _same
-from brain.notes.model import Decision, Episode, Event
 
 MAX_RUN_MILESTONES = 3
 _RETRY = re.compile(

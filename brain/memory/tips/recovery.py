@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
+from brain.markdown.model import Episode, Event
 from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.wording import generalize, quoted_code
-from brain.notes.model import Episode, Event
 
 LESSON = re.compile(
     r"^(?P<what>.+?) failed \((?P<error>.*)\); it (?P<verb>worked|passed) after (?P<fix>.+?)\.?$", re.DOTALL

@@ -17,18 +17,18 @@ import numpy as np
 
 from brain.errors import InvalidInput, UsageError
 from brain.index.catalog import summaries
+from brain.markdown.edit import append_to_section, set_frontmatter
+from brain.markdown.model import Episode, Note, NoteHeader
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
+from brain.memory.projects.note import in_scope, project_of
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips import admit
 from brain.memory.tips.draft import Draft
 from brain.memory.tips.learn import draft_tips
 from brain.memory.tips.naming import slug, titles
-from brain.notes.edit import append_to_section, set_frontmatter
-from brain.notes.model import Episode, Note, NoteHeader
-from brain.notes.project import in_scope, project_of
-from brain.notes.tip import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note, tip_header
-from brain.vault import TYPE_FOLDERS
+from brain.memory.tips.note import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note, tip_header
+from brain.vault.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder
@@ -273,7 +273,7 @@ def list_tips(
     project: str | None = None,
 ) -> list[Tip]:
     """Tips matching the filters, highest support first (at most `limit`: only those are parsed); with
-    `project`, those of its scope (`brain.notes.project`: a tip without a project is in every one)."""
+    `project`, those of its scope (`brain.memory.projects.note`: a tip without a project is in every one)."""
     check_category(category)
     check_evidence(evidence)
     if min_support < 0:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from brain.markdown.model import Decision, Episode, Event
 from brain.memory.tips.wording import first_clause
-from brain.notes.model import Decision, Episode, Event
 
 
 def trajectory_episode(

@@ -14,7 +14,7 @@ from brain.index.sync.sync import index_vault
 from brain.memory.causal.chains import build_chain, caused_by_graph
 from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.conftest import write
 
 

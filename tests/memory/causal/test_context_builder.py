@@ -10,7 +10,7 @@ import pytest
 from brain.errors import InvalidInput, NoteNotFound
 from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN, build_context
 from brain.memory.corpus import Corpus
-from brain.vault_init import init_vault
+from brain.vault.init import init_vault
 from tests.conftest import DATA, run_brain
 
 NOTES = {

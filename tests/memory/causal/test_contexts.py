@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.errors import InvalidInput
+from brain.markdown.model import ACTION_TYPES
+from brain.markdown.summary import note_summary
 from brain.memory.causal.contexts import load_contexts, save_context
 from brain.memory.corpus import Corpus
-from brain.note_files import parse_bytes
-from brain.notes.model import ACTION_TYPES
-from brain.notes.summary import note_summary
+from brain.vault.note_files import parse_bytes
 from tests.conftest import write
 
 
@@ -214,7 +214,7 @@ def test_saved_context_is_loaded_by_a_long_lived_corpus(research):
 @given(content=st.text(min_size=1, max_size=200).filter(lambda text: text.strip()), kind=st.sampled_from(ACTION_TYPES))
 def test_any_content_saves_and_reads_back(tmp_path_factory, content, kind):
     """Whatever the text, the note parses back as a context whose body holds the content."""
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     vault, _ = init_vault(tmp_path_factory.mktemp("prop") / "vault")
     corpus = Corpus(vault)

@@ -8,10 +8,10 @@ import json
 from datetime import UTC, datetime
 
 from brain.mcp.common import ServerState
-from brain.mcp.tools.episodes import store_episode
 from brain.memory.corpus import Corpus
+from brain.memory.episodes.note import episode_from_note
 from brain.memory.episodes.service import episode_from_data
-from brain.notes.episode import episode_from_note
+from brain.memory.episodes.tools import store_episode
 from tests.conftest import AI_AGENTS as FIXTURES
 from tests.conftest import write
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import brain as brain_package
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import DATA
 from tests.helpers.mcp_harness import connect, text_of
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from brain.memory.facts import journal_check
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 
 def _journal(vault: Vault):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from brain.memory.corpus import Corpus
 from brain.memory.facts import recall as fact_recall
-from brain.notes.fact import NewFact, fact_title, render_fact, value_hash
-from brain.vault import Vault
+from brain.memory.facts.note import NewFact, fact_title, render_fact, value_hash
+from brain.vault.vault import Vault
 from tests.conftest import write
 
 JAN = datetime(2026, 1, 1, tzinfo=UTC)

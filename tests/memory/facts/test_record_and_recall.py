@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brain.errors import InvalidInput
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
-from brain.notes.fact import NewFact, fact_from_note, fact_title, parse_value, render_fact, value_hash
-from brain.notes.parse import parse_note
-from brain.vault import Vault
+from brain.memory.facts.note import NewFact, fact_from_note, fact_title, parse_value, render_fact, value_hash
+from brain.vault.vault import Vault
 from tests.conftest import REPO, write
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -558,7 +558,7 @@ def test_missing_fields_are_problems_not_errors() -> None:
 
 def test_recall_says_how_many_facts_wait_for_their_vectors(vault: Vault, brain, monkeypatch) -> None:
     """Too many notes waiting to embed them now (the bound is lowered to 0 here): the recall says so."""
-    import brain.index.search as index_search
+    import brain.memory.search.service as index_search
 
     (vault.brain_dir / "config.toml").write_text('[index]\nembedder = "lexical"\n')
     assert brain("fact", "record", "preference", "editor", "vim").exit_code == 0

@@ -15,12 +15,12 @@ from brain.errors import InvalidInput
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
+from brain.memory.doctor.service import check_journal
 from brain.memory.facts import journal as fact_journal
 from brain.memory.facts import recall as fact_recall
 from brain.memory.facts import service
 from brain.memory.facts import sweep as retention
-from brain.memory.health import check_journal
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 SECRET = "zebra-quokka-7731"  # a value that occurs nowhere else
@@ -394,7 +394,7 @@ def test_purge_leaves_no_copy_of_a_deleted_notes_text_after_rows_were_rewritten(
 
     from brain.index.sync.scan import scan
     from brain.memory.facts import index as fact_index
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     vault, _ = init_vault(tmp_path / "vault")
     (vault.brain_dir / "config.toml").write_text('[index]\nembedder = "lexical"\n', encoding="utf-8")

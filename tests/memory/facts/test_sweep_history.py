@@ -17,7 +17,7 @@ import brain as brain_package
 from brain.memory.corpus import Corpus
 from brain.memory.facts import service
 from brain.memory.facts import sweep as retention
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import holding
 from tests.helpers import crash_driver
 
@@ -122,7 +122,7 @@ def test_a_sweep_killed_after_deleting_files_with_a_torn_history_log_is_finished
     env = {**os.environ, "PYTHONPATH": str(CODE)}
     args = ["fact", "sweep", "--no-dry-run", "--vault", str(vault.root)]
     killed = subprocess.run(
-        [sys.executable, "-B", str(DRIVER), "brain.history:History.purge", "1", "before", "--", *args],
+        [sys.executable, "-B", str(DRIVER), "brain.vault.history:History.purge", "1", "before", "--", *args],
         env=env,
         capture_output=True,
         text=True,

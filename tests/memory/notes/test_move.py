@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from brain.notes.links import rewrite_links
+from brain.markdown.links import rewrite_links
 from tests.conftest import write
 
 

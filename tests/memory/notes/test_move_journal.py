@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import brain as brain_package
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import write
 from tests.helpers import crash_driver
 
@@ -52,7 +52,7 @@ NEW = "see [[New Plan]] and [x](New%20Plan.md)\n"
 @pytest.mark.parametrize("finish", [("note", "list"), ("doctor", "--fix"), ("note", "move", "Old Plan", "archive")])
 def test_a_move_killed_after_some_rewrites_is_finished_by_the_next_command(brain, vault: Vault, finish) -> None:
     linked_vault(vault)
-    killed(vault, "brain.vault:Vault.update", 15, "note", "move", "Old Plan", "archive/New Plan.md")
+    killed(vault, "brain.vault.vault:Vault.update", 15, "note", "move", "Old Plan", "archive/New Plan.md")
     assert (vault.root / "archive/New Plan.md").exists() and not (vault.root / "notes/Old Plan.md").exists()
     texts = [text.split("\n", 1)[1] for text in linking_texts(vault)]
     assert (texts.count(NEW), texts.count(OLD)) == (14, LINKING - 14)
@@ -82,7 +82,7 @@ def test_a_move_killed_after_some_rewrites_is_finished_by_the_next_command(brain
 def test_the_plan_is_written_before_any_file_changes(brain, vault: Vault) -> None:
     linked_vault(vault)
     before = {path: path.read_bytes() for path in (vault.root / "notes").glob("*.md")}
-    killed(vault, "brain.vault:Vault.move", 1, "note", "move", "Old Plan", "archive/New Plan.md")
+    killed(vault, "brain.vault.vault:Vault.move", 1, "note", "move", "Old Plan", "archive/New Plan.md")
     assert {path: path.read_bytes() for path in (vault.root / "notes").glob("*.md")} == before
     assert json.loads((vault.root / PENDING).read_text())["target"] == "archive/New Plan.md"
     listed = brain("note", "list", "--folder", "archive")
@@ -93,7 +93,7 @@ def test_the_plan_is_written_before_any_file_changes(brain, vault: Vault) -> Non
 
 def test_a_move_that_cannot_be_finished_now_is_reported_by_doctor(brain, vault: Vault) -> None:
     linked_vault(vault)
-    killed(vault, "brain.vault:Vault.update", 3, "note", "move", "Old Plan", "archive/New Plan.md")
+    killed(vault, "brain.vault.vault:Vault.update", 3, "note", "move", "Old Plan", "archive/New Plan.md")
     (vault.root / PENDING).write_text("{not json", encoding="utf-8")
     doctor = brain("doctor")
     assert (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from brain.vault import Vault
+from brain.vault.vault import Vault
 
 SECRET = "walrus-7719"
 

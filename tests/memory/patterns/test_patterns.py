@@ -4,10 +4,10 @@ import json
 
 import pytest
 
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
+from brain.memory.patterns.note import pattern_from_note, running_average
 from brain.memory.patterns.service import add_pattern, antipatterns
-from brain.notes.parse import parse_note
-from brain.notes.pattern import pattern_from_note, running_average
 from tests.conftest import ADR_PATTERN, write
 
 

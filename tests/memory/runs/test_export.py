@@ -14,8 +14,8 @@ from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
-from brain.notes.run import RunLabels
-from brain.vault import Vault
+from brain.memory.runs.note import RunLabels
+from brain.vault.vault import Vault
 from tests.conftest import DATA
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))

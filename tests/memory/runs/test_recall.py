@@ -13,8 +13,8 @@ from brain.index.engine import forget, open_index
 from brain.index.sync.sync import reindex_vault
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
-from brain.notes.run import project
-from brain.vault import Vault
+from brain.memory.runs.note import project
+from brain.vault.vault import Vault
 from tests.conftest import DATA
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
 from brain.memory.runs import validation as run_input
-from brain.notes.parse import parse_note
-from brain.notes.run import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note
-from brain.vault import Vault
-from brain.views import runs as run_views
+from brain.memory.runs import view as run_views
+from brain.memory.runs.note import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note
+from brain.vault.vault import Vault
 from tests.conftest import DATA, REPO
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))

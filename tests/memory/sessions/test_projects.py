@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from brain.agents.registry import READERS
-from brain.memory.projects import ProjectRef
+from brain.memory.projects.service import ProjectRef
 from brain.memory.sessions.ingest import TranscriptExtracted, extract_transcript
 from tests.conftest import CLAUDE, CODEX
 from tests.helpers.projects import BILLING, failure, repository

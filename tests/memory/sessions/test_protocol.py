@@ -21,14 +21,14 @@ from mcp.types import CreateMessageResult, TextContent
 from typer.testing import CliRunner
 
 from brain.cli import app
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.facts.service import invalidate_fact, record_fact, supersede_fact
 from brain.memory.sessions.protocol import bootstrap
 from brain.memory.tips import service as tip_service
 from brain.memory.tips.language_model import endpoint_drafter
-from brain.notes.parse import parse_note
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import DATA, REPO
 from tests.helpers.mcp_harness import McpClient, server_command, text_of
 

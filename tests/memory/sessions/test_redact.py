@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from brain.agents.registry import READERS
 from brain.errors import InvalidInput
+from brain.memory.episodes.note import render_episode
 from brain.memory.sessions.ingest import extract_transcript, redacted, source_frontmatter
 from brain.memory.sessions.redact import Redactor, redactor_for
-from brain.notes.episode import render_episode
 from tests.conftest import DATA, TRANSCRIPTS
 
 SECRETS = {
@@ -135,8 +135,8 @@ def test_a_secret_in_an_ai_agents_log_is_redacted_by_episode_extract(brain, vaul
 def test_a_secret_in_the_steps_of_save_trajectory_is_redacted(vault):
     """The MCP tool writes an episode from an agent's steps: a transcript in small, redacted the same way."""
     from brain.mcp.common import ServerState
-    from brain.mcp.tools.tips import save_trajectory
     from brain.memory.corpus import Corpus
+    from brain.memory.tips.tools import save_trajectory
 
     secret = SECRETS["openai-key"]
     steps = [

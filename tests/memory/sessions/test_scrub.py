@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from brain.memory.corpus import Corpus
 from brain.memory.sessions.context import CANDIDATES, _candidate, _is_candidate
 from brain.memory.sessions.scrub import redact_vault
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import run_brain, state, write
 
 SECRETS = {  # kind -> (the line a note holds, the secret in it)
@@ -241,7 +241,7 @@ def test_bad_input_is_one_line_and_changes_nothing(lex):
 def test_a_generated_secret_of_each_kind_leaves_the_history_whole(tmp_path_factory, kind, secret):
     """Written and edited through brain (two versions), then redacted: the note and every version
     keep every other byte, and no copy of the secret is left."""
-    from brain.vault_init import init_vault
+    from brain.vault.init import init_vault
 
     vault, _ = init_vault(tmp_path_factory.mktemp("v") / "vault")
     line, example = SECRETS[kind]

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from brain.cli import app
 from brain.memory.tips.admit import CANDIDATES, MOST_WAITING, WAIT_DAYS
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import REPO
 
 FIRST_DAY = date(2026, 1, 5)

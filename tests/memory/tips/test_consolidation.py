@@ -8,7 +8,7 @@ from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.memory.corpus import Corpus
 from brain.memory.tips.advice import opposite
 from brain.memory.tips.consolidate import consolidate
-from brain.notes.tip import Tip, render_tip, tip_from_note
+from brain.memory.tips.note import Tip, render_tip, tip_from_note
 
 TRIGGER = "a config value is invalid at load time"
 SUBTASK = "Handle an invalid config value"

@@ -13,8 +13,8 @@ from brain.agents.registry import READERS
 from brain.cli import app
 from brain.memory.corpus import Corpus
 from brain.memory.sessions.protocol import end_session
-from brain.notes.tip import SourceRef, tip_from_note
-from brain.vault import Vault
+from brain.memory.tips.note import SourceRef, tip_from_note
+from brain.vault.vault import Vault
 from tests.conftest import REPO, TRANSCRIPTS
 
 SPOTTER = TRANSCRIPTS / "public/spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"

@@ -7,8 +7,8 @@ import pytest
 
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
 from brain.index.engine import forget, open_index
-from brain.notes.parse import parse_note
-from brain.notes.tip import MAX_COUNT, Tip, render_tip, tip_from_note
+from brain.markdown.parse import parse_note
+from brain.memory.tips.note import MAX_COUNT, Tip, render_tip, tip_from_note
 
 
 @pytest.fixture

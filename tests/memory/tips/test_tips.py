@@ -12,16 +12,16 @@ from typer.testing import CliRunner
 
 from brain.cli import app
 from brain.errors import InvalidInput, NoteNotFound
+from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.tips import service
 from brain.memory.tips.consolidate import consolidate
 from brain.memory.tips.learn import classify, draft_tips, segment
+from brain.memory.tips.note import CATEGORIES, SourceRef, Tip, render_tip, tip_from_note
 from brain.memory.tips.trajectory import trajectory_episode
 from brain.memory.tips.wording import generalize
-from brain.notes.parse import parse_note
-from brain.notes.tip import CATEGORIES, SourceRef, Tip, render_tip, tip_from_note
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import REPO
 
 EXAMPLE = REPO / "vault-example"

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brain.agents.registry import READERS
+from brain.markdown.model import Decision, Episode, Event
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
 from brain.memory.sessions.extract import extract_file
@@ -20,11 +21,10 @@ from brain.memory.sessions.protocol import end_session
 from brain.memory.tips.draft import distinct_causes
 from brain.memory.tips.learn import draft_tips
 from brain.memory.tips.naming import CommandStep, command_name, command_step, slug, subject
+from brain.memory.tips.note import Tip, tip_from_note
 from brain.memory.tips.spoken import say
 from brain.memory.tips.wording import FUNCTION_WORDS, base_form, generalize, imperative, quoted_code, same, strip_label
-from brain.notes.model import Decision, Episode, Event
-from brain.notes.tip import Tip, tip_from_note
-from brain.vault import Vault
+from brain.vault.vault import Vault
 from tests.conftest import DATA, REPO, TRANSCRIPTS
 
 EXAMPLE = REPO / "vault-example"

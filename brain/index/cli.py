@@ -1,0 +1,92 @@
+"""`brain index`, `reindex`, `status` and `watch`: thin over brain.index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from brain.cli.common import (
+    ChromaOption,
+    JsonOption,
+    VaultOption,
+    emit_json,
+    open_vault,
+    progress_bars,
+)
+
+if TYPE_CHECKING:
+    from brain.index.watch.watch import Batch
+
+NoEmbedOption = Annotated[
+    bool, typer.Option("--no-embed", help="Update the catalog and full-text index only; skip embeddings.")
+]
+
+
+def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
+    from brain.index.engine import open_index
+    from brain.index.sync.sync import index_vault, reindex_vault
+    from brain.index.view import index_report_line
+
+    vault_ = open_vault(vault).vault
+    index = open_index(vault_, chroma_url=chroma_url)
+    with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
+        run = reindex_vault if rebuild else index_vault
+        report = run(index, embed=not no_embed, progress=progress)
+    scan = report.scan
+    typer.echo(index_report_line(report))
+    if scan.skipped:
+        typer.echo(f"{len(scan.skipped)} files skipped; `brain doctor` lists them")
+    from brain.memory.notes.history import prune_history
+
+    pruned = prune_history(vault_)
+    if pruned.versions:
+        typer.echo(f"history: {pruned.versions} old versions pruned ([history] keep_days / max_versions)")
+
+
+def index(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
+    """Bring the indexes up to date: re-parse and re-embed only what changed."""
+    _index(vault, no_embed, chroma_url, rebuild=False)
+
+
+def reindex(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
+    """Rebuild the indexes from the notes alone (after changing the embedder, or to start clean)."""
+    _index(vault, no_embed, chroma_url, rebuild=True)
+
+
+def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: JsonOption = False) -> None:
+    """Counts by note type, how fresh the index is, and the embedder in use with where its model came from."""
+    from brain.cli.remedies import CLI_WORDINGS
+    from brain.index.status import index_status
+    from brain.index.view import status_json, status_lines
+
+    found = index_status(open_vault(vault).vault, chroma_url=chroma_url)
+    if as_json:
+        emit_json(status_json(found))
+        return
+    typer.echo("\n".join(status_lines(found, CLI_WORDINGS)))
+
+
+def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
+    """Keep the indexes current while notes change in any editor, until Ctrl-C."""
+    from brain.index.engine import open_index
+    from brain.index.watch.watch import Watcher
+
+    vault_ = open_vault(vault).vault
+    index = open_index(vault_, chroma_url=chroma_url)
+
+    def report(batch: Batch) -> None:
+        if batch.changes or batch.errors:
+            typer.echo(
+                f"updated {batch.changes} notes"
+                + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""),
+                err=True,
+            )
+
+    with Watcher(index, embed=not no_embed, on_batch=report) as watcher:
+        typer.echo(f"watching {vault_.root} (Ctrl-C to stop)", err=True)
+        try:
+            watcher.wait()
+        except KeyboardInterrupt:
+            pass

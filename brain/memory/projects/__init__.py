@@ -1,0 +1,1 @@
+"""Projects: which project a note belongs to (its git remote), and a project's scope."""

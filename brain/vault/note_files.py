@@ -1,0 +1,178 @@
+"""Which files in a vault are notes, and what a note file's bytes read as.
+
+The one rule (`is_note_path`) is shared by the index's scan, the file-event code, doctor and
+`Vault` (which writes only where brain reads back); besides the folders it names, a vault's own
+templates folder (`templates_folder`: where Obsidian's Templates plugin looks) holds no notes. `note_files` lists the vault, or some paths
+in it, with os.scandir and stat only, and says which note-like files it leaves out and why.
+`parse_bytes` turns a file's bytes into a `Note`, reporting what is too large or not UTF-8.
+Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+
+from brain.markdown.model import Note
+from brain.markdown.parse import parse_note
+
+BRAIN_DIR = ".brain"  # brain's own state: never notes
+
+# Folders that are not notes: brain's own state, editors' and tools' state, templates.
+SKIPPED_DIRS = {BRAIN_DIR, ".git", ".obsidian", ".trash", ".venv", "node_modules", "templates"}
+# Obsidian's core Templates plugin keeps its settings here; its `folder` holds templates, not notes.
+OBSIDIAN_TEMPLATES = ".obsidian/templates.json"
+MAX_NOTE_BYTES = 5 * 1024 * 1024
+
+
+class SkipKind(StrEnum):
+    """Why a note-like file is left out of the index (doctor gives each kind its fix)."""
+
+    OUTSIDE_SYMLINK = "outside-symlink"
+    SYMLINK_TO_NON_NOTE = "symlink-to-non-note"  # e.g. to .brain/config.toml: brain's state is no note
+    UNREADABLE = "unreadable"
+    BINARY = "binary"
+
+
+@dataclass(frozen=True)
+class Skip:
+    kind: SkipKind
+    reason: str  # one line for people, e.g. "cannot be read: Permission denied"
+
+
+def _is_note_name(name: str) -> bool:
+    return name.lower().endswith(".md") and not name.startswith(".")
+
+
+def templates_folder(root: Path) -> str | None:
+    """The vault-relative folder Obsidian's Templates plugin takes templates from (`folder` in
+    `.obsidian/templates.json`), or None when none is set or the settings cannot be read."""
+    try:
+        settings = json.loads((root / OBSIDIAN_TEMPLATES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    folder = settings.get("folder") if isinstance(settings, dict) else None
+    if not isinstance(folder, str):
+        return None
+    parts = PurePosixPath(folder.replace("\\", "/").strip().strip("/")).parts
+    if not parts or ".." in parts:
+        return None  # the vault's root, or a folder outside it: no folder of notes is taken away
+    return "/".join(parts)
+
+
+def is_note_path(relative: str, templates: str | None = None) -> bool:
+    """The one rule for note files: a `.md` file, not hidden, in no hidden or skipped folder
+    (brain's state, editors' and tools' folders, templates; `templates` is the vault's own
+    templates folder, `templates_folder`). Symlinks are judged by `note_files`."""
+    parts = PurePosixPath(relative).parts
+    if not parts or not _is_note_name(parts[-1]):
+        return False
+    if in_templates(relative, templates):
+        return False
+    return not any(part in SKIPPED_DIRS or part.startswith(".") for part in parts[:-1])
+
+
+def in_templates(relative: str, templates: str | None) -> bool:
+    """Whether `relative` is under the templates folder, ignoring case (on a disk that ignores case,
+    Obsidian told `templates` finds `Templates`)."""
+    return templates is not None and relative.casefold().startswith(templates.casefold() + "/")
+
+
+def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str, tuple[int, int]], dict[str, Skip]]:
+    """(path -> (mtime_ns, size)) of every note file under `root` (or of those among `paths`),
+    and the note files left out with why (a symlink leading outside the vault, a file that
+    cannot be stat'ed). A path that is gone is in neither.
+
+    `is_note_path`'s rule; the whole vault is walked with os.scandir, one listing per folder, so a
+    stat scan stays cheap on a large vault.
+    """
+    root_text = str(root)
+    templates = templates_folder(root)
+    found: dict[str, tuple[int, int]] = {}
+    left_out: dict[str, Skip] = {}
+
+    def take(relative: str, path: str, is_link: bool) -> None:
+        seen = _look(root_text, path, is_link, templates)
+        if isinstance(seen, Skip):
+            left_out[relative] = seen
+        elif seen is not None:
+            found[relative] = seen
+
+    if paths is not None:
+        for relative in paths:
+            if is_note_path(relative, templates):
+                path = os.path.join(root_text, relative)
+                take(relative, path, os.path.islink(path))
+        return found, left_out
+    stack = [(root_text, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    inside = f"{prefix}{name}/"
+                    if name not in SKIPPED_DIRS and not name.startswith(".") and not in_templates(inside, templates):
+                        stack.append((entry.path, inside))
+                    continue
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            if _is_note_name(name):
+                take(prefix + name, entry.path, is_link)
+    return found, left_out
+
+
+def _look(root_text: str, path: str, is_link: bool, templates: str | None) -> tuple[int, int] | Skip | None:
+    """A note file's (mtime_ns, size), why it is left out, or None when it is no file (gone, a folder)."""
+    try:
+        if is_link:  # only links pay for realpath: what they lead to must be a note file by the same rule
+            target = os.path.realpath(path)
+            if not target.startswith(root_text + os.sep):
+                return OUTSIDE_SYMLINK
+            inside = target[len(root_text) + 1 :].replace(os.sep, "/")
+            if not is_note_path(inside, templates):
+                return Skip(
+                    SkipKind.SYMLINK_TO_NON_NOTE, f"symlink leads to '{inside}', which is not a note file; not followed"
+                )
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return unreadable(error)
+    return (info.st_mtime_ns, info.st_size) if stat.S_ISREG(info.st_mode) else None
+
+
+OUTSIDE_SYMLINK = Skip(SkipKind.OUTSIDE_SYMLINK, "symlink leads outside the vault; not followed")
+
+
+def unreadable(error: OSError) -> Skip:
+    return Skip(SkipKind.UNREADABLE, f"cannot be read: {error.strerror or error}")
+
+
+def parse_bytes(data: bytes, relative: str | None = None) -> Note:
+    """Decode as UTF-8 (replacing what is not) and parse; size and encoding problems are reported."""
+    problems = []
+    if len(data) > MAX_NOTE_BYTES:
+        problems.append(
+            f"file is {len(data) // 1024} KiB, over the {MAX_NOTE_BYTES // 1024 // 1024} MiB limit; only its start was read"
+        )
+        data = data[:MAX_NOTE_BYTES]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        problems.append(f"not valid UTF-8 (byte {error.start}); undecodable bytes were replaced")
+        text = data.decode("utf-8", "replace")
+    note = parse_note(text, relative)
+    if problems:
+        note = replace(note, problems=tuple(problems) + note.problems)
+    return note

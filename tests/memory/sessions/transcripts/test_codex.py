@@ -1,0 +1,205 @@
+"""The Codex reader: a rollout's episode, two sessions whose ids begin alike, files written by a shell,
+real sessions with unified exec. Data: tests/data/transcripts (see its README)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from brain.agents.registry import READERS
+from brain.markdown.parse import parse_note
+from brain.memory.sessions.ingest import extract_transcript
+from tests.conftest import CODEX, REPO, TRANSCRIPTS, run_brain
+
+CODEX_ID = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
+TASK = "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
+CODEMIE = sorted((TRANSCRIPTS / "public" / "codemie").glob("rollout-*.jsonl"))
+
+
+def test_codex_rollout_episode():
+    found = extract_transcript(CODEX, READERS)
+    episode = found.episode
+    assert found.format == "codex" and found.unknown_records == {"future_item": 1}
+    assert episode.session == "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
+    assert episode.task == "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
+    assert episode.metrics == {
+        "tool_calls": 4,
+        "errors": 1,
+        "recoveries": 1,
+        "commits": 1,
+        "files_changed": 1,
+        "input_tokens": 12000,
+        "output_tokens": 1800,
+        "cache_read_tokens": 30000,
+        "cache_creation_tokens": 0,
+    }
+    assert [(e.type, e.text) for e in episode.events] == [
+        ("error", "Ran `pytest tests/test_cart.py -q`: tests failed (1 failed, 1 passed)"),
+        ("edit", "Edited shop/cart.py"),
+        ("test", "Ran `pytest tests/test_cart.py -q`: tests passed (2 passed)"),
+        ("commit", "Commit 1a2b3c4: Round cart totals with Decimal.quantize"),
+    ]
+    (decision,) = episode.decisions
+    assert decision.options == ("Round with Decimal.quantize and ROUND_HALF_EVEN", "float round()")
+    assert decision.rationale == "float rounding is what drifts by a cent"
+    assert episode.outcome == "success"
+
+
+# ---------------------------------------------------------------- two sessions, one name
+
+
+def _codex_copy(folder: Path, session: str, task: str) -> Path:
+    """The Codex sample as another session: its id and its task changed."""
+    path = folder / f"rollout-2026-03-14T10-00-30-{session}.jsonl"
+    path.write_text(CODEX.read_text().replace(CODEX_ID, session).replace(TASK, task))
+    return path
+
+
+def test_two_codex_sessions_started_within_a_minute_get_a_note_each(brain, vault, tmp_path):
+    other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
+    first = brain("episode", "extract", str(CODEX))
+    second = brain("episode", "extract", str(other))
+    assert first.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2.md ")
+    assert second.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md ")
+    notes = {p.name: parse_note(p.read_text()) for p in (vault.root / "episodes").iterdir()}
+    mine, theirs = notes["EPISODE-2026-03-14-0199a3b2.md"], notes["EPISODE-2026-03-14-0199a3b2-77aa.md"]
+    assert (mine.frontmatter["session"], mine.frontmatter["task"]) == (CODEX_ID, TASK)
+    assert (theirs.frontmatter["session"], theirs.frontmatter["task"]) == (
+        "0199a3b2-77aa-7e5f-8a9b-111111111111",
+        "Add a discount code field to checkout",
+    )
+    assert theirs.frontmatter["episode_id"] == "episode-2026-03-14-0199a3b2-77aa"
+    assert "`0199a3b2-77aa-7e5f-8a9b-111111111111`" in theirs.section_text("Context")
+    # each session extracted again finds its own note
+    assert brain("episode", "extract", str(other)).stdout.startswith(
+        "unchanged episodes/EPISODE-2026-03-14-0199a3b2-77aa.md "
+    )
+    assert brain("episode", "extract", str(CODEX)).stdout.startswith(
+        "unchanged episodes/EPISODE-2026-03-14-0199a3b2.md "
+    )
+    assert len(notes) == 2 and len(list((vault.root / "episodes").iterdir())) == 2
+
+
+def test_two_sessions_with_the_same_start_in_one_command_get_a_note_each(brain, vault, tmp_path):
+    other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
+    out = brain("episode", "extract", str(CODEX), str(other))
+    assert [line.split("  ")[0] for line in out.stdout.splitlines()] == [
+        "created episodes/EPISODE-2026-03-14-0199a3b2.md",
+        "created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md",
+    ]
+
+
+def test_session_end_of_a_second_session_with_the_same_start_keeps_both(brain, vault, tmp_path):
+    other = _codex_copy(tmp_path, "0199a3b2-1c4d-7e5f-8a9b-222222222222", "Rename the cart module")
+    one = json.loads(brain("session", "end", str(CODEX), "--json").output)
+    two = json.loads(brain("session", "end", str(other), "--json").output)
+    assert (one["episode"], two["episode"]) == ("EPISODE-2026-03-14-0199a3b2", "EPISODE-2026-03-14-0199a3b2-1c4d")
+
+
+# ---------------------------------------------------------------- files written by a shell
+
+
+def test_codex_files_written_by_shell_redirection_are_counted(tmp_path):
+    def call(number: int, script: str) -> list[dict]:
+        when = f"2026-03-15T10:00:{number:02d}.000Z"
+        arguments = json.dumps({"command": ["bash", "-lc", script]})
+        return [
+            {
+                "timestamp": when,
+                "type": "response_item",
+                "payload": {"type": "function_call", "name": "shell", "arguments": arguments, "call_id": f"c{number}"},
+            },
+            {
+                "timestamp": when,
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": f"c{number}", "output": "Exit code: 0\n"},
+            },
+        ]
+
+    records = [
+        {"timestamp": "2026-03-15T10:00:00.000Z", "type": "session_meta", "payload": {"id": "019a-x", "cwd": "/w"}},
+        *call(1, "cat > src/x.py <<'EOF'\nif a > b:\n    print(a >> 2)\nEOF"),
+        *call(2, "echo 'VERSION = 2' >> src/version.py 2>&1"),
+        *call(3, "printf 'a\\n' | tee notes/a.txt docs/b.txt > /dev/null"),
+        *call(4, "grep -r foo src > /dev/null; ls > $OUT"),
+        *call(5, 'python -c "print(1 > 0)"'),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    episode = extract_transcript(path, READERS).episode
+    assert episode.metrics["files_changed"] == 4
+    assert [e.text for e in episode.events] == [
+        "Edited src/x.py",
+        "Edited src/version.py",
+        "Edited notes/a.txt, docs/b.txt",
+    ]
+
+
+# ---------------------------------------------------------------- real sessions, counted from their raw JSON by a reading independent of brain's readers
+
+
+def _records(path: Path):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
+
+
+@pytest.fixture
+def example_vault(tmp_path) -> Path:
+    """A copy of vault-example/, without its index."""
+    shutil.copytree(REPO / "vault-example", tmp_path / "vault", ignore=shutil.ignore_patterns(".brain"))
+    return tmp_path / "vault"
+
+
+def _extract(vault: Path, transcript: Path) -> dict:
+    result = run_brain("episode", "extract", str(transcript), "--vault", str(vault), "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    return found[0] if isinstance(found, list) else found
+
+
+def _codex_counts(path: Path) -> tuple[int, int]:
+    """Tool calls, and results that failed: an exit code other than 0 in the answer (a unified exec
+    answer that says the command still runs is no result), or a poll that failed."""
+    calls = failed = 0
+    for record in _records(path):
+        payload = record.get("payload") or {}
+        kind = payload.get("type")
+        if record.get("type") != "response_item":
+            continue
+        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            calls += 1
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            output = payload.get("output")
+            text = output if isinstance(output, str) else json.dumps(output)
+            code = re.search(r"Process exited with code (\d+)", text)
+            failed += text.startswith("write_stdin failed") or (code is not None and code.group(1) != "0")
+    return calls, failed
+
+
+def test_real_codex_sessions_with_unified_exec(example_vault):
+    assert [_codex_counts(path) for path in CODEMIE] == [(102, 5), (38, 1)]
+    first = _extract(example_vault, CODEMIE[0])
+    note = (example_vault / first["path"]).read_text(encoding="utf-8")
+    assert "  tool_calls: 102\n  errors: 5\n" in note and "task: show tools\n" in note
+    # the command a write_stdin poll finished is the one that failed and then passed
+    test_run = (
+        'Ran `npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts -t "Compaction Config"`'
+    )
+    assert f"e006 (error): {test_run}: tests failed (1 failed, 15 skipped) (leads_to: [[e009]])" in note
+    assert f"e009 (test): {test_run}: tests passed (1 passed, 15 skipped) (caused_by: [[e006]])" in note
+    assert "Chunk ID" not in note  # unified exec's headers are not the error
+    assert "e001 (error): write_stdin failed: stdin is closed for this session" in note
+
+    second = _extract(example_vault, CODEMIE[1])
+    note = (example_vault / second["path"]).read_text(encoding="utf-8")
+    assert "  tool_calls: 38\n  errors: 1\n" in note
+    # this rollout holds the person's requests only as user_message events, the first one written
+    # by the IDE extension around the request
+    assert "task: analyze trascript and summarzie action items related to codemie and demo preapration" in note
