@@ -86,6 +86,12 @@ _TMP = re.compile(r"/(?:private/)?(?:tmp|var/folders)/[^\s'\":]*")
 _HASH = re.compile(r"\b[0-9a-f]{7,64}\b")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?")  # not a name's digits (MD036, TS2345)
 _EXIT = re.compile(r"(?:Exit code:?|Process exited with code)\s*(-?\d+)")
+# An error that says something is not there: a write that makes it is a recovery.
+_MISSING = re.compile(
+    r"no such file|not found|does not exist|cannot find|can't open|cannot access|ENOENT|missing|"
+    r"could not open|no module named|cannot stat",
+    re.IGNORECASE,
+)
 _RETRY = re.compile(r"\b(?:again|retr(?:y|ied|ying)|re-?ran|rerun|unchanged|flaky|transient|same command)\b", re.I)
 
 # Shell words that join commands rather than run one; not a target of their own.
@@ -95,6 +101,7 @@ WRAPPERS = {
     "sudo": 0, "time": 0, "env": 0, "nice": 0, "command": 0, "exec": 0, "rtk": 0, "npx": 0, "bunx": 0,
     "pnpx": 0, "timeout": 1, "xargs": 0,
 }  # fmt: skip
+WRAPPER_VALUED = frozenset({"-u", "-g", "-n", "-s", "-k", "-P", "-I", "-L", "--signal", "--user"})
 WRAPPER_PAIRS = {("uv", "run"), ("poetry", "run"), ("pnpm", "exec"), ("pnpm", "dlx"), ("yarn", "dlx"), ("npm", "exec")}
 # Programs whose first word decides what they do: taken with it (`git push`, `go test`).
 SUITES = frozenset(
@@ -107,6 +114,10 @@ INTERPRETERS = frozenset("bash sh zsh python node bun ruby perl deno tsx ts-node
 VIEWERS = frozenset("cat head tail less grep rg sed awk wc ls find fd tree jq file stat diff nl".split())
 # Flags whose value is prose (a commit message, a title): no part of what changed.
 MESSAGE_FLAGS = frozenset({"-m", "--message", "--title", "--body", "-t", "-b"})
+SUITE_VALUED = frozenset({"-C", "-c", "-R", "--repo", "--git-dir", "--work-tree", "--prefix", "--filter", "--cwd", "-w"})
+# Tools whose path is where they search: any later success of the tool recovers a failure.
+SEARCHES = frozenset({"Grep", "Glob", "LS"})
+_DID_YOU_MEAN = re.compile(r"Did you mean ([^\s?]+)\?")
 _OPERATORS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
 
 
@@ -146,16 +157,17 @@ class Call:
 
 @dataclass
 class Recovery:
+    failure: Call
     call: Call
     via: str  # "same-target", "file", "wrote"
-    added: tuple[str, ...]  # words of the recovering call the failed one lacked (else those it dropped)
-    changed_files: tuple[str, ...]  # files written between the failure and the recovery
+    added: tuple[str, ...]  # words of the recovering call the failed one lacked (numbers masked)
+    dropped: tuple[str, ...]  # words of the failed call the recovering one lacks (numbers masked)
+    changed_files: tuple[str, ...]  # names of the files written between the failure and the recovery
     retry: bool  # the same call again, nothing changed between
-    dropped: bool = False  # `added` holds the words the recovering call dropped (it added none)
 
     @property
-    def change(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((*self.added, *self.changed_files)))[:CHANGE_WORDS]
+    def change(self) -> dict[str, Any]:
+        return {"added": self.added[:CHANGE_WORDS], "dropped": self.dropped[:CHANGE_WORDS], "files": self.changed_files}
 
 
 @dataclass
@@ -426,18 +438,31 @@ def raw_lines(call: Call) -> list[str]:
 
 
 def noise_lines(sessions: Iterable[SessionCalls]) -> set[str]:
-    """Lines the successful calls of NOISE_SESSIONS sessions or more print (first and last 50 of each)."""
-    seen: dict[str, set[int]] = {}
+    """Lines the project's calls print whether or not they fail: found (in the first and last 50
+    lines of an output) in successful shell calls of NOISE_SESSIONS sessions or more, and in a share
+    of the successful calls at least half their share of the failed ones (an error a pipeline's
+    successful end hides stays an error)."""
+    in_sessions: dict[str, set[int]] = {}
+    counts: dict[str, list[int]] = {}  # line -> [successful calls, failed calls]
+    calls = [0, 0]
     for session in sessions:
         for call in session.calls:
-            if call.ok is not True or call.kind != SHELL:
+            if call.ok is None or call.kind != SHELL:
                 continue
-            text = _body(call.output)
-            split = text.splitlines()
+            which = 0 if call.ok else 1
+            calls[which] += 1
+            split = _body(call.output).splitlines()
             for line in {normalised_line(line, call.cwd) for line in split[:50] + split[-50:]}:
                 if line:
-                    seen.setdefault(line, set()).add(session.index)
-    return {line for line, where in seen.items() if len(where) >= NOISE_SESSIONS}
+                    counts.setdefault(line, [0, 0])[which] += 1
+                    if call.ok:
+                        in_sessions.setdefault(line, set()).add(session.index)
+    ok_calls, failed_calls = max(calls[0], 1), max(calls[1], 1)
+    return {
+        line
+        for line, where in in_sessions.items()
+        if len(where) >= NOISE_SESSIONS and counts[line][0] / ok_calls >= 0.5 * counts[line][1] / failed_calls
+    }
 
 
 def error_lines(call: Call, noise: set[str]) -> tuple[str, ...]:
@@ -466,33 +491,78 @@ def prepare(sessions: list[SessionCalls]) -> None:
 # ---------------------------------------------------------------- commands
 
 
-def stages(command: str) -> list[list[str]]:
-    """The command's simple commands, each as words (quotes read the shell's way where they can be)."""
-    found = []
-    for part in _OPERATORS.split(command):
-        part = part.strip().lstrip("(").rstrip(")").strip()
-        if not part:
-            continue
+_HEREDOC = re.compile(r"(<<-?\s*['\"]?(\w+)['\"]?[^\n]*)\n.*?\n\s*\2\b", re.DOTALL)
+_DUPLICATED = re.compile(r"\d*>&(?:\d+|-)")
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "(", ")"})
+
+
+@lru_cache(maxsize=65536)
+def _stages(command: str) -> tuple[tuple[str, ...], ...]:
+    found: list[tuple[str, ...]] = []
+    command = _HEREDOC.sub(r"\1", command)  # a heredoc's body is data, not commands
+    for line in [_unquoted_newlines(command)]:
+        line = _DUPLICATED.sub(" ", line).replace("&>", ">")  # `2>&1`: no separator
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+        lexer.whitespace_split = True
+        lexer.commenters = ""
         try:
-            words = shlex.split(part, comments=False)
+            tokens = list(lexer)
         except ValueError:
-            words = part.split()
-        if words:
-            found.append(words)
-    return found
+            tokens = _OPERATORS.sub(" ; ", line).split()
+        words: list[str] = []
+        for token in [*tokens, ";"]:
+            if token in _SEPARATORS or set(token) <= set(";&|()"):
+                if words and Path(words[0]).name == "ssh":
+                    remote = [word for word in words[1:] if not word.startswith("-")][1:]
+                    found += _stages(" ".join(remote)) if remote else [tuple(words)]
+                elif words:
+                    found.append(tuple(words))
+                words = []
+            else:
+                words.append(token)
+    return tuple(found)
+
+
+def _unquoted_newlines(command: str) -> str:
+    """The command with every new line outside quotes read as `;` (a line-continuation as a space)."""
+    out, quote, escaped = [], "", False
+    for char in command:
+        if escaped:
+            out.append(" " if char == "\n" else char)
+            escaped = False
+            if char == "\n":
+                out.pop(-2)  # the backslash of a continued line
+            continue
+        if char == "\\" and quote != "'":
+            escaped = True
+        elif char in "'\"" and (not quote or quote == char):
+            quote = "" if quote else char
+        elif char == "\n" and not quote:
+            out.append(" ; ")
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+def stages(command: str) -> list[list[str]]:
+    """The command's simple commands, each as words, read the shell's way (quotes, `&&`, `|`, `;`,
+    new lines); `ssh HOST 'COMMAND'` is the remote command's."""
+    return [list(words) for words in _stages(command)]
 
 
 def _program_of(words: list[str]) -> str | None:
     rest = list(words)
-    while rest and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", rest[0]):
-        rest.pop(0)  # VAR=value
     while rest:
+        while rest and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", rest[0]):
+            rest.pop(0)  # VAR=value
+        if not rest:
+            break
         name = Path(rest[0]).name
         if name in WRAPPERS:
-            skip = WRAPPERS[name]
-            rest = [word for word in rest[1:] if not word.startswith("-")][skip:] if skip else rest[1:]
-            while rest and rest[0].startswith("-"):
-                rest.pop(0)
+            rest = rest[1:]
+            while rest and rest[0].startswith("-"):  # its options, and the value of those that take one
+                rest = rest[2:] if rest[0] in WRAPPER_VALUED and len(rest) > 1 else rest[1:]
+            rest = rest[WRAPPERS[name] :]
             continue
         if len(rest) > 1 and (name, rest[1]) in WRAPPER_PAIRS:
             rest = rest[2:]
@@ -507,8 +577,17 @@ def _program_of(words: list[str]) -> str | None:
         if rest[1:2] != ["-c"] and rest[1:2] != ["-e"] and re.search(r"[/.]\w+$", script):
             return Path(script).name
     if name in SUITES:
-        sub = next((word for word in rest[1:] if not word.startswith("-")), "")
-        return f"{name} {sub}".strip()
+        named, skip = [], False
+        for word in rest[1:]:
+            if skip:
+                skip = False
+            elif word in SUITE_VALUED:
+                skip = True  # `git -C DIR`, `gh -R REPO`: the option's value is no subcommand
+            elif not word.startswith("-"):
+                named.append(word)
+        if named[:1] == ["run"] and len(named) > 1:  # a task runner's task: `npm run lint`, `mise run test`
+            return f"{name} run {named[1]}"
+        return f"{name} {named[0] if named else ''}".strip()
     return name
 
 
@@ -516,15 +595,7 @@ def _program_of(words: list[str]) -> str | None:
 def normalised_programs(command: str) -> frozenset[str]:
     """The programs a command runs: wrappers (`npx`, `uv run`, `sudo`, `VAR=x`) skipped, `python3`
     read as `python`, a suite (`git`, `go`, `npm` ...) with its subcommand."""
-    found = set()
-    for words in stages(command):
-        program = _program_of(words)
-        if program == "ssh":  # the remote command's programs, not ssh's
-            remote = [word for word in words[1:] if not word.startswith("-")][1:]
-            found |= normalised_programs(" ".join(remote)) if remote else {"ssh"}
-        elif program:
-            found.add(program)
-    return frozenset(found)
+    return frozenset(program for words in stages(command) if (program := _program_of(words)))
 
 
 @lru_cache(maxsize=65536)
@@ -543,20 +614,30 @@ def path_words(command: str) -> frozenset[str]:
 _TOKEN = re.compile(r"[\w./@:=+~-]{2,}")
 
 
-def words(call: Call) -> list[str]:
+def words(call: Call, programs: frozenset[str] | None = None) -> list[str]:
     """The words of a call, for telling what changed between two calls: a shell command's words
-    cut at quotes, brackets, commas and the like (a query's field, a flag's value), the working
-    folder taken out; a file tool's files; another tool's string inputs."""
+    (when `programs` are given, of the stages that run one of them, or another
+    command of the same program such as `git stash` beside `git pull`, a variable assignment or glue) cut at quotes,
+    brackets, commas and the like (a query's field, a flag's value), the working folder taken out,
+    a message flag's value left out; a file tool's files; another tool's string inputs."""
     if call.command is not None:
+        chosen = stages(call.command)
+        if programs:  # the stages that ran another program are no part of this change
+            bases = {program.split()[0] for program in programs}
+            chosen = [
+                stage
+                for stage in chosen
+                if (program := _program_of(stage)) is None or program.split()[0] in bases or program in GLUE
+            ]
         found = [
             _relative(word, call.cwd)
-            for stage in stages(call.command)
+            for stage in chosen
             for before, word in zip(["", *stage], stage, strict=False)
             if before not in MESSAGE_FLAGS and not word.startswith("$(cat <<")
         ]
     else:
         found = list(call.files) + [str(value) for value in call.tool_input.values() if isinstance(value, str)][:4]
-    tokens = [token.strip(".:=-") for word in found for token in _TOKEN.findall(word)]
+    tokens = [token.strip(".:=").rstrip("-") for word in found for token in _TOKEN.findall(word)]
     return [token for token in dict.fromkeys(tokens) if len(token) >= 2 and token not in GLUE]
 
 
@@ -570,12 +651,17 @@ def _same_command(one: Call, other: Call) -> bool:
 # ---------------------------------------------------------------- twins
 
 
+def base_programs(command: str) -> frozenset[str]:
+    """The programs of a command without a suite's subcommand (`gh pr` and `gh repo` are `gh`)."""
+    return frozenset(program.split()[0] for program in normalised_programs(command))
+
+
 def same_target(one: Call, other: Call) -> bool:
     if one.kind != other.kind:
         return False
     if one.kind == SHELL:
         a, b = one.command or "", other.command or ""
-        return bool(normalised_programs(a) & normalised_programs(b)) or bool(path_words(a) & path_words(b))
+        return bool(base_programs(a) & base_programs(b)) or bool(path_words(a) & path_words(b))
     if one.files or other.files:
         return bool(set(one.files) & set(other.files))
     return _masked_input(one) == _masked_input(other)
@@ -597,22 +683,25 @@ def are_twins(later: Call, earlier: Call) -> bool:
     if rare_mine and rare_theirs:  # what tells the failure apart decides; a wrapper's lines do not
         mine, theirs = rare_mine, rare_theirs
     shared = len(mine & theirs)
-    return shared >= TWIN_SHARE * min(len(mine), len(theirs)) and shared >= TWIN_LONGER * max(len(mine), len(theirs))
+    if shared < TWIN_SHARE * min(len(mine), len(theirs)):
+        return False
+    first = later.lines[0] == earlier.lines[0] and later.lines[0] not in later.common
+    return first or shared >= TWIN_LONGER * max(len(mine), len(theirs))
 
 
 # ---------------------------------------------------------------- recovery
 
 
-def _writes(call: Call) -> tuple[str, ...]:
+def _writes(call: Call, deleting: bool = True) -> tuple[str, ...]:
     """Files a successful call wrote: a Write/Edit/apply_patch's files, a shell's redirect targets,
-    `mkdir`/`touch`/`cp`/`mv` arguments."""
+    `mkdir`/`touch`/`cp`/`mv` arguments (and `rm`'s, unless not `deleting`)."""
     if call.kind in ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"):
         return call.files
     if call.command is None:
         return ()
     found = [_relative(target, call.cwd) for target in re.findall(r">>?\s*([^\s;&|]+)", call.command)]
     for stage in stages(call.command):
-        if Path(stage[0]).name in ("mkdir", "touch", "cp", "mv", "install", "ln", "rm"):
+        if Path(stage[0]).name in ("mkdir", "touch", "cp", "mv", "install", "ln", *(("rm",) if deleting else ())):
             found += [_relative(word, call.cwd) for word in stage[1:] if not word.startswith("-")]
         if Path(stage[0]).name in ("sed", "perl") and "-i" in " ".join(stage[1:3]):
             found += [_relative(word, call.cwd) for word in stage[2:] if "/" in word or "." in word]
@@ -633,23 +722,34 @@ def failing_programs(failure: Call) -> frozenset[str]:
     """The programs of the stages that failed: those whose name the error's first lines hold as a
     word; every program of the command when it names none."""
     programs = normalised_programs(failure.command or "")
-    head = "\n".join(_body(failure.output).splitlines()[:5])
+    head = "\n".join(_body(failure.output).splitlines()[:5])  # `cd`: the error names it; `go test`: not
     named = frozenset(p for p in programs if re.search(rf"(?<![\w./-]){re.escape(p.split()[0])}(?![\w.-])", head))
     return named or programs
 
 
+def target_programs(failure: Call) -> frozenset[str]:
+    """What a failed command failed on: the failing programs but glue; when only glue failed (`cd
+    src` in `cd src && go test`), the programs that did not get to run."""
+    return failing_programs(failure) - GLUE or normalised_programs(failure.command or "") - GLUE
+
+
 def _on_target(failure: Call, call: Call) -> str | None:
     if failure.kind == SHELL and call.kind == SHELL:
-        ours = failing_programs(failure) - GLUE
+        ours = target_programs(failure)
         if ours & (normalised_programs(call.command or "") - GLUE):
             return "same-target"
-        if ours <= VIEWERS and path_words(failure.command or "") & path_words(call.command or ""):
+        theirs = normalised_programs(call.command or "")
+        if ours <= VIEWERS and theirs & VIEWERS and path_words(failure.command or "") & path_words(call.command or ""):
             return "same-target"  # a look that failed, and a look at the same path that worked
         return None
+    if failure.kind in SEARCHES and failure.kind == call.kind:
+        return "same-target"
     if failure.kind != SHELL and failure.files:
         if set(failure.files) & set(call.files):
             return "file"
-        names = {Path(path).name for path in failure.files}
+        names = {Path(path).name for path in failure.files} | {
+            Path(name).name for name in _DID_YOU_MEAN.findall(failure.output[:500])
+        }
         if failure.kind == call.kind and names & {Path(path).name for path in call.files}:
             return "file"
         return None
@@ -668,11 +768,13 @@ def recovery(failure: Call, session: SessionCalls) -> Recovery | None:
             if via is not None:
                 return _recovered(failure, call, via, wrote)
             wrote += _writes(call)
+    if not _MISSING.search(_body(failure.output)[:2000]):
+        return None
     named = _named(failure)
     wrote = []
     for call in later:
         if call.ok is True:
-            written = _writes(call)
+            written = _writes(call, deleting=False)
             if any(path in named or Path(path).name in {Path(n).name for n in named} for path in written):
                 return _recovered(failure, call, "wrote", wrote)
             wrote += written
@@ -680,30 +782,68 @@ def recovery(failure: Call, session: SessionCalls) -> Recovery | None:
 
 
 def _recovered(failure: Call, call: Call, via: str, wrote: list[str]) -> Recovery:
-    before, after = words(failure), words(call)
+    programs = None
+    if failure.command is not None and call.command is not None:
+        programs = target_programs(failure) & normalised_programs(call.command) or None
+    before, after = _masked_words(failure, programs), _masked_words(call, programs)
     added = tuple(word for word in after if word not in set(before))
     dropped = tuple(word for word in before if word not in set(after))
     changed = tuple(dict.fromkeys(Path(path).name for path in (*wrote, *_writes(call)) if path))
-    retry = not added and not dropped and not changed
-    return Recovery(call, via, added or dropped, changed, retry, dropped=not added and bool(dropped))
+    return Recovery(failure, call, via, added, dropped, changed, not added and not dropped and not changed)
+
+
+def _masked_words(call: Call, programs: frozenset[str] | None = None) -> list[str]:
+    return list(dict.fromkeys(_NUMBER.sub("#", _HASH.sub("<hash>", word)) for word in words(call, programs)))
 
 
 # ---------------------------------------------------------------- answers
 
 
+_QUOTED = re.compile(r"`([^`]+)`")
+
+
 def answer_holds(answer: str, recovered: Recovery) -> bool:
-    """Whether an answer holds this fix: the recovering command quoted whole, at least half of the
-    change's first CHANGE_WORDS words, or for a retry, words that say it was run again."""
+    """Whether an answer holds the fix the session then made (see the module doc): the recovering
+    command quoted whole; or a command quoted in the answer (between backticks) that runs the
+    failed program and holds at least half of the first CHANGE_WORDS words the recovery added, or
+    none of those it dropped and at least half of the failed command's other words; or, without quoting, those added words in its text; or the name of
+    a file changed between failure and recovery; or, for a retry, words that say it was run again."""
     if not answer:
         return False
     flat = " ".join(answer.split()).lower()
     command = recovered.call.command
     if command is not None and " ".join(command.split()).lower() in flat:
         return True
-    if recovered.retry:
-        return bool(_RETRY.search(answer))
-    change = recovered.change
-    if not change:
-        return False
-    held = sum(1 for word in change if word.lower() in flat)
-    return held >= max(1, math.ceil(len(change) / 2))
+    added = [word.lower() for word in recovered.added[:CHANGE_WORDS]]
+    dropped = {word.lower() for word in recovered.dropped}
+    enough = max(1, math.ceil(len(added) / 2))
+    if added and not _QUOTED.search(answer) and sum(word in _masked_text(flat) for word in added) >= enough:
+        return True
+    programs = normalised_programs(recovered.call.command or "")
+    for quoted in _QUOTED.findall(answer):
+        if recovered.call.command is not None and not normalised_programs(quoted) & programs:
+            continue  # a command that does not run what the recovery ran
+        held = _held(quoted)
+        if added and sum(_holds(held, word) for word in added) >= enough:
+            return True
+        kept = [word.lower() for word in _masked_words(recovered.failure) if word.lower() not in dropped]
+        if dropped and not dropped & held and sum(word in held for word in kept) >= max(1, math.ceil(len(kept) / 2)):
+            return True  # the failed command without what the recovery dropped
+    if recovered.changed_files and any(name.lower() in flat for name in recovered.changed_files):
+        return True
+    return recovered.retry and bool(_RETRY.search(answer))
+
+
+def _held(quoted: str) -> set[str]:
+    """A quoted command's words as `answer_holds` compares them: masked, and cut at `:` too (PATH)."""
+    tokens = {_NUMBER.sub("#", _HASH.sub("<hash>", token.strip(".:=").rstrip("-").lower())) for token in _TOKEN.findall(quoted)}
+    return tokens | {part for token in tokens for part in token.split(":") if len(part) >= 2}
+
+
+def _holds(held: set[str], word: str) -> bool:
+    """The word is one of the words, or (6 characters or more) one holds the other (a path and its folder)."""
+    return word in held or (len(word) >= 6 and any(len(token) >= 6 and (word in token or token in word) for token in held))
+
+
+def _masked_text(text: str) -> str:
+    return _NUMBER.sub("#", _HASH.sub("<hash>", text))
