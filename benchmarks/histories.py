@@ -142,7 +142,7 @@ def _blobs(mirror: Path, paths: list[str]) -> dict[str, bytes]:
 
 
 def _agent(transcript: bytes) -> str | None:
-    """CODEX for a rollout, CLAUDE_CODE for JSON Lines of another shape, None for anything else
+    """CODEX for a rollout, CLAUDE_CODE for JSON Lines of typed records, None for anything else
     (Gemini CLI's one JSON document)."""
     first = next((line for line in transcript.splitlines() if line.strip()), b"")
     try:
@@ -153,7 +153,9 @@ def _agent(transcript: bytes) -> str | None:
         return None
     if record.get("type") in _CODEX_TYPES and isinstance(record.get("payload"), dict):
         return CODEX
-    return CLAUDE_CODE
+    if isinstance(record.get("type"), str) or "sessionId" in record:  # user, assistant, summary ... records
+        return CLAUDE_CODE
+    return None
 
 
 def _version(transcript: bytes, agent: str) -> str:
@@ -225,9 +227,7 @@ def materialise(mirror: Path, project: str, root: Path | None = None) -> list[Se
             continue  # an older Entire wrote other agents' sessions as "Agent" too (Gemini CLI's one JSON document)
         target = folder / f"{session_id}.jsonl"
         target.write_bytes(text)
-        sessions.append(
-            Session(session_id, _first_timestamp(text), created_at, target, agent, _version(text, agent))
-        )
+        sessions.append(Session(session_id, _first_timestamp(text), created_at, target, agent, _version(text, agent)))
     sessions.sort(key=lambda session: (session.started or session.created_at, session.session_id))
     index = [
         {

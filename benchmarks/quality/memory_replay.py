@@ -92,7 +92,7 @@ def read_project(project: str, root: Path | None) -> tuple[list[Session], list[t
     key = hashlib.sha256(index.read_bytes()).hexdigest()[:12] + "-" + _source_hash(Path(truth.__file__))
     cached = CACHE / f"calls-{project}-{key}.pickle"
     if cached.is_file():
-        return entries, pickle.loads(cached.read_bytes())  # noqa: S301 - our own cache
+        return entries, pickle.loads(cached.read_bytes())  # our own cache
     sessions = [truth.read_session(i, e.session_id, e.path, e.agent) for i, e in enumerate(entries)]
     seen: set[str] = set()
     for session in sessions:
@@ -223,7 +223,9 @@ def _end_event(call: truth.Call) -> str:
         "exit_code": call.exit_code,
         "aggregated_output": truth._body(call.output),
     }
-    return json.dumps({"timestamp": call.when, "type": "event_msg", "payload": {"type": "item_completed", "item": item}})
+    return json.dumps(
+        {"timestamp": call.when, "type": "event_msg", "payload": {"type": "item_completed", "item": item}}
+    )
 
 
 def codex_rollout(lines: list[str], call: truth.Call, mode: str) -> str:
@@ -335,7 +337,9 @@ def replay(
             continue
         episodes[str(session.index)] = Path(report.episode_path).stem
         if session.index % 20 == 19:
-            print(f"  {project}: {session.index + 1} of {len(sessions)} sessions, {time.perf_counter() - started:.0f} s")
+            print(
+                f"  {project}: {session.index + 1} of {len(sessions)} sessions, {time.perf_counter() - started:.0f} s"
+            )
     return {"answers": answers, "successes": successes, "episodes": episodes, "unread": unread, "points": points}
 
 
@@ -371,132 +375,167 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
+class _Tally:
+    """The counts, times and examples of one project at one point, as `score` adds them up."""
+
+    def __init__(self) -> None:
+        names = (
+            "failures protocol_failures repeats hits answered_repeats correct correct_of protocol_repeats "
+            "protocol_hits fresh fresh_answered protocol_fresh protocol_fresh_answered patch_failures "
+            "codex_failures codex_successes"
+        )
+        self.counts: dict[str, int] = dict.fromkeys(names.split(), 0)
+        for mode in MODES:
+            for name in (
+                "repeats",
+                "hits",
+                "fresh",
+                "fresh_answered",
+                "successes_answered",
+                "logged_errors",
+                "correct",
+            ):
+                self.counts[f"codex_{mode}_{name}"] = 0
+        self.times: dict[str, list[float]] = {"claude": [], "with_end": [], "without_end": []}
+        self.success_times: dict[str, list[float]] = {mode: [] for mode in MODES}
+        self.tokens: list[int] = []
+        self.classes: dict[str, list[int]] = {}  # the first failure of a class of twins -> [hits, repeats]
+        self.misses: list[dict[str, Any]] = []
+        self.alarms: list[dict[str, Any]] = []
+        self.wrong: list[dict[str, Any]] = []
+
+    def codex(
+        self, found: dict[str, list[Any]], twins: list[truth.Call], good: bool, own: Any, names: set[str]
+    ) -> None:
+        """A Codex failure, in both forms of its rollout."""
+        self.counts["codex_failures"] += 1
+        for mode in MODES:
+            answer, elapsed, logged = found[mode]
+            self.times[mode].append(elapsed)
+            prefix = f"codex_{mode}_"
+            self.counts[prefix + "logged_errors"] += logged
+            if good:
+                self.counts[prefix + "repeats"] += 1
+                self.counts[prefix + "hits"] += any(f"[[{name}]]" in answer for name in names)
+                self.counts[prefix + "correct"] += bool(answer and own and truth.answer_holds(answer, own))
+            elif not twins:
+                self.counts[prefix + "fresh"] += 1
+                self.counts[prefix + "fresh_answered"] += bool(answer)
+
+    def failure(self, call: truth.Call, answer: str, twins: list[truth.Call], good: list[truth.Call], own: Any, names: set[str], root: str) -> None:  # fmt: skip
+        """Any failure: its figures as the agent's (a Codex one's with its end event)."""
+        protocol = call.protocol is not None
+        self.counts["protocol_failures" if protocol else "failures"] += 1
+        if answer:
+            self.tokens.append(len(answer) // 4)
+        if not twins:
+            self.counts["protocol_fresh" if protocol else "fresh"] += 1
+            self.counts["protocol_fresh_answered" if protocol else "fresh_answered"] += bool(answer)
+            if answer and not protocol:
+                self.alarms.append(_example(call, answer, own))
+        if not good:
+            return
+        hit = any(f"[[{name}]]" in answer for name in names)
+        self.counts["protocol_repeats" if protocol else "repeats"] += 1
+        self.counts["protocol_hits" if protocol else "hits"] += hit
+        if protocol:
+            return
+        tally = self.classes.setdefault(root, [0, 0])
+        tally[0] += hit
+        tally[1] += 1
+        if not hit:
+            self.misses.append(_example(call, answer, own, good[-1]))
+        if answer:
+            self.counts["answered_repeats"] += 1
+        if answer and own is not None:
+            self.counts["correct_of"] += 1
+            holds = truth.answer_holds(answer, own)
+            self.counts["correct"] += holds
+            if not holds:
+                self.wrong.append(_example(call, answer, own))
+
+    def success(self, found: dict[str, list[Any]]) -> None:
+        self.counts["codex_successes"] += 1
+        for mode in MODES:
+            answer, elapsed, logged = found[mode]
+            self.success_times[mode].append(elapsed)
+            self.counts[f"codex_{mode}_successes_answered"] += bool(answer)
+            self.counts[f"codex_{mode}_logged_errors"] += logged
+
+    def figures(self) -> dict[str, Any]:
+        counts, classes = self.counts, self.classes
+        counts["repeat_classes"] = len(classes)
+        every = [ms for values in (*self.times.values(), *self.success_times.values()) for ms in values]
+        figures = {
+            "repeat_recall": _ratio(counts["hits"], counts["repeats"]),
+            # each class of twins weighs the same (one failure repeated in 40 sessions is one class)
+            "repeat_recall_per_class": round(sum(h / n for h, n in classes.values()) / len(classes), 3)
+            if classes
+            else None,
+            "false_alarms": _ratio(counts["fresh_answered"], counts["fresh"]),
+            "answer_correctness": _ratio(counts["correct"], counts["correct_of"]),
+            "protocol_recall": _ratio(counts["protocol_hits"], counts["protocol_repeats"]),
+            "protocol_false_alarms": _ratio(counts["protocol_fresh_answered"], counts["protocol_fresh"]),
+            "tokens_per_answer": round(sum(self.tokens) / len(self.tokens), 1) if self.tokens else None,
+            "hook_ms": harness.p50_p95(every) if every else None,
+        }
+        if counts["codex_failures"] or counts["codex_successes"]:
+            for mode in MODES:
+                prefix = f"codex_{mode}_"
+                figures[prefix + "recall"] = _ratio(counts[prefix + "hits"], counts[prefix + "repeats"])
+                figures[prefix + "false_alarms"] = _ratio(counts[prefix + "fresh_answered"], counts[prefix + "fresh"])
+                figures[prefix + "correctness"] = _ratio(counts[prefix + "correct"], counts[prefix + "repeats"])
+                successes, failures = self.success_times[mode], self.times[mode]
+                figures[prefix + "success_ms"] = harness.p50_p95(successes) if successes else None
+                figures[prefix + "failure_ms"] = harness.p50_p95(failures) if failures else None
+        return figures
+
+
 def score(sessions: list[truth.SessionCalls], replay_result: dict[str, Any], point: int) -> dict[str, Any]:
     """The project's counts and figures at one point of the grid (see the module doc)."""
-    answers, episodes = replay_result["answers"], replay_result["episodes"]
-    key = str(point)
-    counts: dict[str, int] = dict.fromkeys(
-        "failures protocol_failures repeats hits answered_repeats correct correct_of protocol_repeats protocol_hits "
-        "fresh fresh_answered protocol_fresh protocol_fresh_answered patch_failures "
-        "codex_failures codex_successes".split(),
-        0,
-    )
-    for mode in MODES:
-        for name in ("repeats", "hits", "fresh", "fresh_answered", "successes_answered", "logged_errors", "correct"):
-            counts[f"codex_{mode}_{name}"] = 0
-    times: dict[str, list[float]] = {"claude": [], "with_end": [], "without_end": []}
-    success_times: dict[str, list[float]] = {mode: [] for mode in MODES}
-    tokens: list[int] = []
-    misses: list[dict[str, Any]] = []
-    alarms: list[dict[str, Any]] = []
-    wrong: list[dict[str, Any]] = []
+    answers, episodes, key = replay_result["answers"], replay_result["episodes"], str(point)
+    tally = _Tally()
     recovered = {call.key: truth.recovery(call, session) for session in sessions for call in session.failures}
     root: dict[str, str] = {}  # a failure -> the first failure of its twins: one class of repeats
-    classes: dict[str, list[int]] = {}  # class -> [hits, repeats]
     earlier: list[truth.Call] = []
     for session in sessions:
         for call in session.failures:
             if call.kind in truth.HOOK_BLIND and call.agent == CODEX:
-                counts["patch_failures"] += 1
-                continue
-            if call.agent == CODEX and call.kind != truth.SHELL:
+                tally.counts["patch_failures"] += 1
                 continue
             found = answers.get(call.key, {}).get(key)
-            if found is None:
+            if found is None or (call.agent == CODEX and call.kind != truth.SHELL):
                 continue
             twins = [other for other in earlier if truth.are_twins(call, other)]
             good = [other for other in twins if recovered[other.key] is not None]
             names = {episodes.get(str(other.session), "\0") for other in twins}
             own = recovered[call.key]
-            protocol = call.protocol is not None
             root[call.key] = root.get(twins[0].key, twins[0].key) if twins else call.key
-            counts["protocol_failures" if protocol else "failures"] += 1
-            modes = list(found) if call.agent == CODEX else ["claude"]
             if call.agent == CODEX:
-                counts["codex_failures"] += 1
-            for mode in modes:
-                answer, elapsed, logged = found[mode]
-                times[mode].append(elapsed)
-                hit = any(f"[[{name}]]" in answer for name in names)
-                if call.agent == CODEX:
-                    prefix = f"codex_{mode}_"
-                    counts[prefix + "logged_errors"] += logged
-                    if good:
-                        counts[prefix + "repeats"] += 1
-                        counts[prefix + "hits"] += hit
-                        counts[prefix + "correct"] += bool(answer and own and truth.answer_holds(answer, own))
-                    elif not twins:
-                        counts[prefix + "fresh"] += 1
-                        counts[prefix + "fresh_answered"] += bool(answer)
-            answer = found[modes[0]][0]  # the figures of every agent: Codex's with its end event
-            if answer:
-                tokens.append(len(answer) // 4)
-            if good:
-                counts["protocol_repeats" if protocol else "repeats"] += 1
-                hit = any(f"[[{name}]]" in answer for name in names)
-                counts["protocol_hits" if protocol else "hits"] += hit
-                if not protocol:
-                    tally = classes.setdefault(root[call.key], [0, 0])
-                    tally[0] += hit
-                    tally[1] += 1
-                if not protocol and answer:
-                    counts["answered_repeats"] += 1
-                    if own is not None:
-                        counts["correct_of"] += 1
-                        holds = truth.answer_holds(answer, own)
-                        counts["correct"] += holds
-                        if not holds:
-                            wrong.append(_example(call, answer, own))
-                if not protocol and not hit:
-                    misses.append(_example(call, answer, own, good[-1]))
-            elif not twins:
-                counts["protocol_fresh" if protocol else "fresh"] += 1
-                counts["protocol_fresh_answered" if protocol else "fresh_answered"] += bool(answer)
-                if answer and not protocol:
-                    alarms.append(_example(call, answer, own))
+                tally.codex(found, twins, bool(good), own, names)
+                answer = found["with_end"][0]
+            else:
+                answer, elapsed, _ = found["claude"]
+                tally.times["claude"].append(elapsed)
+            tally.failure(call, answer, twins, good, own, names, root[call.key])
         earlier += session.failures
     for session in sessions:
         for call in success_samples(session) if session.agent == CODEX else []:
             found = replay_result["successes"].get(call.key, {}).get(key)
-            if found is None:
-                continue
-            counts["codex_successes"] += 1
-            for mode in MODES:
-                answer, elapsed, logged = found[mode]
-                success_times[mode].append(elapsed)
-                counts[f"codex_{mode}_successes_answered"] += bool(answer)
-                counts[f"codex_{mode}_logged_errors"] += logged
-    every = [ms for values in (*times.values(), *success_times.values()) for ms in values]
-    counts["repeat_classes"] = len(classes)
-    figures = {
-        "repeat_recall": _ratio(counts["hits"], counts["repeats"]),
-        # each class of twins weighs the same (one failure repeated in 40 sessions is one class)
-        "repeat_recall_per_class": round(sum(h / n for h, n in classes.values()) / len(classes), 3) if classes else None,
-        "false_alarms": _ratio(counts["fresh_answered"], counts["fresh"]),
-        "answer_correctness": _ratio(counts["correct"], counts["correct_of"]),
-        "protocol_recall": _ratio(counts["protocol_hits"], counts["protocol_repeats"]),
-        "protocol_false_alarms": _ratio(counts["protocol_fresh_answered"], counts["protocol_fresh"]),
-        "tokens_per_answer": round(sum(tokens) / len(tokens), 1) if tokens else None,
-        "hook_ms": harness.p50_p95(every) if every else None,
-    }
-    if counts["codex_failures"] or counts["codex_successes"]:
-        for mode in MODES:
-            prefix = f"codex_{mode}_"
-            figures[prefix + "recall"] = _ratio(counts[prefix + "hits"], counts[prefix + "repeats"])
-            figures[prefix + "false_alarms"] = _ratio(counts[prefix + "fresh_answered"], counts[prefix + "fresh"])
-            figures[prefix + "correctness"] = _ratio(counts[prefix + "correct"], counts[prefix + "repeats"])
-            figures[prefix + "success_ms"] = harness.p50_p95(success_times[mode]) if success_times[mode] else None
-            figures[prefix + "failure_ms"] = harness.p50_p95(times[mode]) if times[mode] else None
+            if found is not None:
+                tally.success(found)
     return {
-        "counts": counts,
-        "figures": figures,
-        "misses": misses[:EXAMPLES],
-        "false_alarms_seen": alarms[:EXAMPLES],
-        "wrong_answers": wrong[:EXAMPLES],
+        "counts": tally.counts,
+        "figures": tally.figures(),
+        "misses": tally.misses[:EXAMPLES],
+        "false_alarms_seen": tally.alarms[:EXAMPLES],
+        "wrong_answers": tally.wrong[:EXAMPLES],
     }
 
 
-def _example(call: truth.Call, answer: str, own: truth.Recovery | None, twin: truth.Call | None = None) -> dict[str, Any]:
+def _example(
+    call: truth.Call, answer: str, own: truth.Recovery | None, twin: truth.Call | None = None
+) -> dict[str, Any]:
     def short(text: str, size: int = 240) -> str:
         text = " ".join(text.split())
         return text if len(text) <= size else text[: size - 1] + "…"
@@ -546,8 +585,12 @@ def audit(project: str, sessions: list[truth.SessionCalls], replay_result: dict[
             kind = "REPEAT" if good else ("ALARM" if not twins else "TWIN-NOT-RECOVERED")
             names = {episodes.get(str(other.session), "\0") for other in twins}
             hit = any(f"[[{name}]]" in answer for name in names)
-            verdict = "" if not (good and answer and own) else (" right" if truth.answer_holds(answer, own) else " WRONG")
-            out.append(f"### {project} s{call.session} {call.agent} {kind}{' hit' if hit else ''}{verdict}: {told(call)}")
+            verdict = (
+                "" if not (good and answer and own) else (" right" if truth.answer_holds(answer, own) else " WRONG")
+            )
+            out.append(
+                f"### {project} s{call.session} {call.agent} {kind}{' hit' if hit else ''}{verdict}: {told(call)}"
+            )
             out.append(f"    error: {short(' | '.join(call.lines), 300)}")
             if good:
                 twin, fix = good[-1], recovered[good[-1].key]
@@ -641,7 +684,6 @@ def table(held: dict[str, dict[str, Any]]) -> str:
         f"{share(pooled, 'codex_without_end_hits', 'codex_without_end_repeats')} | |"
     )
     return "\n".join(rows) + "\n"
-
 
 
 def main() -> None:

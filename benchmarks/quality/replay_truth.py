@@ -1,41 +1,56 @@
 """The ground truth of the memory replay, written apart from brain: which failed calls repeat an
 earlier session's failure, which of them that session recovered from and how, and whether an
 answer handed over holds that fix. Imports nothing of brain (the hook is not graded by its own
-rules); `docs/benchmarks.md` states every rule here in words.
+rules); `docs/benchmarks.md` states the same rules in words.
 
 Reading (`read_session`): a Claude Code transcript's `tool_use` / `tool_result` blocks, or a Codex
 rollout's calls and outputs (`exec_command`, `shell`, `local_shell_call`, `apply_patch`; a
 command polled with `write_stdin` ends at the poll that says it exited), into `Call`s in the order
 their results came. A Claude Code result is a failure when it is marked `is_error`; a Codex one
-when its exit code is not 0 (or `apply_patch` says it failed). Calls refused or interrupted by the
-user, and calls cancelled because a sibling call failed, are neither failure nor success.
+when its exit code is not 0 (or `apply_patch` says it failed). Calls refused by the user or by the
+sandbox's policy, interrupted, or cancelled because a sibling call failed are neither failure nor
+success. Claude Code's protocol errors (`PROTOCOL`: an Edit before a Read, a stale or ambiguous
+search string, a file too large to read ...) are marked: they are the agent's, not the project's.
+
+Commands (`stages`, `normalised_programs`): a command is read the shell's way (quotes, `&&`, `||`,
+`;`, `|`, new lines; a heredoc's body is data; `ssh HOST 'CMD'` is CMD); each stage's program is
+its first word once `VAR=x`, wrappers (`sudo`, `env`, `timeout`, `npx`, `bunx`, `rtk`, `uv run`,
+`pnpm exec` ...) are skipped, `python3.12` read as `python`, a script run by an interpreter
+(`bash x.sh`, `python tool.py`) read as the script, and a suite (`git`, `gh`, `go`, `npm`, `mise`
+...) taken with its subcommand (`git push`; a task runner with its task: `mise run lint`).
 
 Normalising an error (`error_lines`): tags, ANSI colours, the runner's header lines (`Exit code
-N`, `Chunk ID`, `Wall time`, `Process exited with code N`, `Output:`, Codex's `Command: ...`)
-and a shell's own prefix (`/bin/bash: line 1:`, `zsh:1:`) taken out; the working folder and home
-folders (`/Users/x`, `/home/x`) made relative or `~`; temporary folders, hex hashes and numbers
-masked; whitespace collapsed; the lines the project's successful calls print in 3 sessions or
-more (a tool's warnings, a banner) left out; the first and last 15 lines kept.
+N`, `Chunk ID`, `Wall time`, `Process exited with code N`, `Output:`, `Command: ...`) and a
+shell's own prefix (`/bin/bash: line 1:`, `zsh:1:`) taken out; the working folder and home folders
+made relative or `~`; temporary folders, hex hashes and numbers (not a name's digits: MD036)
+masked; whitespace collapsed; noise left out: the lines the project's successful shell calls print
+in 3 sessions or more, unless failed calls print them more than twice as often (a banner, a
+tool's warning); the first and last 15 lines kept.
 
 Twins (`are_twins`): two failures are twins when (1) they are the same kind of call (every shell
-call is one kind, whatever the agent; otherwise the same tool), (2) they are on the same target
-(two shell commands share a program, after `normalised_programs`, or a path argument; a file
-tool's calls name the same file), and (3) at least 80% of the normalised lines of the shorter
-error are lines of the other; an error left with no line (a command that printed nothing) is a
-twin of another only when the two commands are the same once normalised. Claude Code's protocol
-errors (`PROTOCOL`: an Edit before a Read, a stale search string, ...) are twins when they are the
-same message, whatever the file: the mistake and its fix do not depend on it.
+call is one kind, whatever the agent; otherwise the same tool), (2) on the same target (two
+commands share a program, without the subcommand, or a path argument; a file tool's calls name
+the same file; another tool's calls have the same input), and (3) their errors agree: compared on
+the lines that are not common (printed by the failures of 4 sessions or more: a runner's wrapper)
+when both have such lines, else on all, at least 80% of the shorter error's lines are lines of the
+other, and either the two open with the same (not common) line or the shared lines are a third of
+the longer error's at least. An error left with no line (a command that printed nothing) is a twin
+of another only when the two commands are the same once normalised. Protocol errors are twins when
+they are the same message, whatever the file.
 
 Recovery (`recovery`): the first later call of the same session, within RECOVERY_WINDOW calls,
-that succeeded on the failure's target: a shell command sharing a program (glue such as `cd`,
-`echo` aside, suites such as `git push` taken with their subcommand) or a path argument with
-the failed one, a file tool's call on the same file (a `Read` of a missing file: a file of the
-same name), else a write that created or changed a path the failure named. Its change
-(`Recovery.change`): the words of the recovering call that the failed one lacked, and the names
-of the files changed between the two; none of either is a retry.
+that succeeded on the failure's target: for a command, one running a program the failed stage ran
+(the stage the error names, else every stage; glue such as `cd` and `echo` aside, and when only
+glue failed, the programs that did not get to run); a look (`cat`, `ls`, `grep` ...) that failed
+is recovered by a look at the same path; a file tool's call by a call on the same file, or by the
+same tool on a file of the same name (or the name the error suggests: "Did you mean X?"); a
+search tool (Grep, Glob) by its next success; failing all of these, when the error says something
+is missing, a call that wrote a path the failure named. What changed (`Recovery`): the words of
+the recovering command's stages running the target's program (or glue, or an assignment) that the
+failed one lacked (`added`) or had (`dropped`), numbers masked, and the names of the files written
+in between; none of these: a retry.
 
-Answer correctness (`answer_holds`): an answer holds the later session's fix when it quotes the
-recovering command whole, or names at least half of its change's words (a retry: says so).
+Answer correctness (`answer_holds`): see its docstring.
 """
 
 from __future__ import annotations
@@ -114,7 +129,9 @@ INTERPRETERS = frozenset("bash sh zsh python node bun ruby perl deno tsx ts-node
 VIEWERS = frozenset("cat head tail less grep rg sed awk wc ls find fd tree jq file stat diff nl".split())
 # Flags whose value is prose (a commit message, a title): no part of what changed.
 MESSAGE_FLAGS = frozenset({"-m", "--message", "--title", "--body", "-t", "-b"})
-SUITE_VALUED = frozenset({"-C", "-c", "-R", "--repo", "--git-dir", "--work-tree", "--prefix", "--filter", "--cwd", "-w"})
+SUITE_VALUED = frozenset(
+    {"-C", "-c", "-R", "--repo", "--git-dir", "--work-tree", "--prefix", "--filter", "--cwd", "-w"}
+)
 # Tools whose path is where they search: any later success of the tool recovers a failure.
 SEARCHES = frozenset({"Grep", "Glob", "LS"})
 _DID_YOU_MEAN = re.compile(r"Did you mean ([^\s?]+)\?")
@@ -164,10 +181,17 @@ class Recovery:
     dropped: tuple[str, ...]  # words of the failed call the recovering one lacks (numbers masked)
     changed_files: tuple[str, ...]  # names of the files written between the failure and the recovery
     retry: bool  # the same call again, nothing changed between
+    steps: tuple[
+        Recovery, ...
+    ] = ()  # commands of the same program that worked in between (`git pull` before `git push`)
 
     @property
     def change(self) -> dict[str, Any]:
-        return {"added": self.added[:CHANGE_WORDS], "dropped": self.dropped[:CHANGE_WORDS], "files": self.changed_files}
+        found: dict[str, Any] = {"added": self.added[:CHANGE_WORDS], "dropped": self.dropped[:CHANGE_WORDS]}
+        found["files"] = self.changed_files
+        if self.steps:
+            found["steps"] = [step.call.command for step in self.steps]
+        return found
 
 
 @dataclass
@@ -250,7 +274,9 @@ def _read_claude(index: int, session_id: str, records: list[tuple[int, dict[str,
                     for key in ("file_path", "notebook_path", "path")
                     if isinstance(tool_input.get(key), str)
                 )
-                protocol = next((name for name, rule in PROTOCOL.items() if rule.match(bare)), None) if ok is False else None
+                protocol = (
+                    next((name for name, rule in PROTOCOL.items() if rule.match(bare)), None) if ok is False else None
+                )
                 session.calls.append(
                     Call(
                         index,
@@ -315,97 +341,102 @@ def _patch_files(patch: str, cwd: str) -> tuple[str, ...]:
 
 
 def _read_codex(index: int, session_id: str, records: list[tuple[int, dict[str, Any]]]) -> SessionCalls:
-    session = SessionCalls(index, session_id, "codex", "")
-    asked: dict[str, tuple[str, dict[str, Any], str, str]] = {}
-    running: dict[str, str] = {}  # process id -> the exec_command call it runs
-    polls: dict[str, str] = {}  # write_stdin call -> process id
-    ends: dict[str, int] = {}  # call id -> line of its end event
-    done: set[str] = set()
-    cwd = ""
+    reader = _CodexReader(SessionCalls(index, session_id, "codex", ""))
     for number, record in records:
         kind = record.get("type")
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
         sub = payload.get("type")
-        when = str(record.get("timestamp") or "")
         if kind == "session_meta":
-            session.cwd = session.cwd or str(payload.get("cwd") or "")
-            cwd = cwd or session.cwd
+            reader.session.cwd = reader.session.cwd or str(payload.get("cwd") or "")
+            reader.cwd = reader.cwd or reader.session.cwd
         elif kind == "turn_context" and payload.get("cwd"):
-            cwd = str(payload["cwd"])
+            reader.cwd = str(payload["cwd"])
         elif kind == "event_msg" and sub == "exec_command_end":
-            ends.setdefault(str(payload.get("call_id")), number)
+            reader.ends.setdefault(str(payload.get("call_id")), number)
         elif kind == "event_msg" and sub == "item_completed":
             item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
             if item.get("type") == "CommandExecution":
-                ends.setdefault(str(item.get("id")), number)
-        elif kind != "response_item":
-            continue
-        elif sub in ("function_call", "custom_tool_call", "local_shell_call"):
-            call_id = str(payload.get("call_id") or payload.get("id") or "")
-            name = "local_shell" if sub == "local_shell_call" else str(payload.get("name") or "")
-            if sub == "local_shell_call":
-                action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
-                arguments: dict[str, Any] = {"command": action.get("command", [])}
-            else:
-                raw = payload.get("arguments", payload.get("input"))
-                try:
-                    parsed = json.loads(raw) if isinstance(raw, str) else raw
-                except ValueError:
-                    parsed = {"input": raw}
-                arguments = parsed if isinstance(parsed, dict) else {"input": raw}
-            if name == "write_stdin":
-                polls[call_id] = str(arguments.get("session_id", ""))
-            asked[call_id] = (name, arguments, str(arguments.get("workdir") or cwd), when)
-        elif sub in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-            call_id = str(payload.get("call_id") or "")
-            if call_id not in asked:
-                continue
-            name, arguments, call_cwd, asked_at = asked[call_id]
-            text, code, success = _codex_output(payload.get("output"))
-            if name == "write_stdin":
-                process = polls.pop(call_id, "")
-                if _RUNNING.search(text[:400]) or process not in running or code is None:
-                    continue
-                call_id = running.pop(process)
-                name, arguments, call_cwd, asked_at = asked[call_id]
-            elif name in _CODEX_SHELLS and (started := _RUNNING.search(text[:400])):
-                running[started.group(1)] = call_id
-                continue
-            if call_id in done:
-                continue
-            done.add(call_id)
-            if name in _CODEX_SHELLS:
-                command = _codex_command(name, arguments)
-                ok: bool | None = (code == 0) if code is not None else not text.startswith("exec_command failed")
-                files: tuple[str, ...] = ()
-                kind_of = SHELL
-            elif name == "apply_patch":
-                patch = str(arguments.get("input", arguments.get("patch", "")))
-                failed = "verification failed" in text[:200] or (code is not None and code != 0) or success is False
-                ok, command, files, kind_of = not failed, None, _patch_files(patch, call_cwd), "apply_patch"
-            else:
-                ok, command, files, kind_of = success is not False, None, (), name
-            session.calls.append(
-                Call(
-                    index,
-                    len(session.calls),
-                    call_id,
-                    "codex",
-                    name,
-                    kind_of,
-                    arguments,
-                    command,
-                    files,
-                    call_cwd,
-                    ok,
-                    text,
-                    code,
-                    output_line=number,
-                    end_line=ends.get(call_id, -1),
-                    when=asked_at,
-                )
-            )
-    return session
+                reader.ends.setdefault(str(item.get("id")), number)
+        elif kind == "response_item" and sub in ("function_call", "custom_tool_call", "local_shell_call"):
+            reader.asked_for(payload, str(record.get("timestamp") or ""))
+        elif kind == "response_item" and sub in (
+            "function_call_output",
+            "custom_tool_call_output",
+            "local_shell_call_output",
+        ):
+            reader.answered(number, payload)
+    return reader.session
+
+
+class _CodexReader:
+    """A rollout's calls, matched with their outputs (a command polled with `write_stdin` ends at
+    the poll that says it exited)."""
+
+    def __init__(self, session: SessionCalls) -> None:
+        self.session = session
+        self.cwd = ""
+        self.asked: dict[str, tuple[str, dict[str, Any], str, str]] = {}  # call id -> name, arguments, cwd, when
+        self.running: dict[str, str] = {}  # process id -> the exec_command call it runs
+        self.polls: dict[str, str] = {}  # write_stdin call -> process id
+        self.ends: dict[str, int] = {}  # call id -> line of its end event
+        self.done: set[str] = set()
+
+    def asked_for(self, payload: dict[str, Any], when: str) -> None:
+        sub = payload.get("type")
+        call_id = str(payload.get("call_id") or payload.get("id") or "")
+        name = "local_shell" if sub == "local_shell_call" else str(payload.get("name") or "")
+        if sub == "local_shell_call":
+            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            arguments: dict[str, Any] = {"command": action.get("command", [])}
+        else:
+            raw = payload.get("arguments", payload.get("input"))
+            try:
+                parsed = json.loads(raw) if isinstance(raw, str) else raw
+            except ValueError:
+                parsed = {"input": raw}
+            arguments = parsed if isinstance(parsed, dict) else {"input": raw}
+        if name == "write_stdin":
+            self.polls[call_id] = str(arguments.get("session_id", ""))
+        self.asked[call_id] = (name, arguments, str(arguments.get("workdir") or self.cwd), when)
+
+    def answered(self, number: int, payload: dict[str, Any]) -> None:
+        call_id = str(payload.get("call_id") or "")
+        if call_id not in self.asked:
+            return
+        name = self.asked[call_id][0]
+        text, code, success = _codex_output(payload.get("output"))
+        if name == "write_stdin":
+            process = self.polls.pop(call_id, "")
+            if _RUNNING.search(text[:400]) or process not in self.running or code is None:
+                return  # still running, or a poll of nothing this rollout started
+            call_id = self.running.pop(process)
+        elif name in _CODEX_SHELLS and (started := _RUNNING.search(text[:400])):
+            self.running[started.group(1)] = call_id
+            return
+        if call_id not in self.done:
+            self.done.add(call_id)
+            self.session.calls.append(self._call(call_id, number, text, code, success))
+
+    def _call(self, call_id: str, number: int, text: str, code: int | None, success: Any) -> Call:
+        name, arguments, cwd, when = self.asked[call_id]
+        command, files, kind = None, (), name
+        if name in _CODEX_SHELLS:
+            command, kind = _codex_command(name, arguments), SHELL
+            ok: bool | None = (code == 0) if code is not None else not text.startswith("exec_command failed")
+            if ok is False and code is None and "Rejected(" in text[:400]:
+                ok = None  # refused by the sandbox's policy: no failure of the command
+        elif name == "apply_patch":
+            patch = str(arguments.get("input", arguments.get("patch", "")))
+            ok = not ("verification failed" in text[:200] or (code is not None and code != 0) or success is False)
+            files = _patch_files(patch, cwd)
+        else:
+            ok = success is not False
+        index = self.session.index
+        position = len(self.session.calls)
+        return Call(
+            index, position, call_id, "codex", name, kind, arguments, command, files, cwd, ok, text, code,
+            output_line=number, end_line=self.ends.get(call_id, -1), when=when,
+        )  # fmt: skip
 
 
 # ---------------------------------------------------------------- normalising
@@ -492,6 +523,7 @@ def prepare(sessions: list[SessionCalls]) -> None:
 
 
 _HEREDOC = re.compile(r"(<<-?\s*['\"]?(\w+)['\"]?[^\n]*)\n.*?\n\s*\2\b", re.DOTALL)
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
 _DUPLICATED = re.compile(r"\d*>&(?:\d+|-)")
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "(", ")"})
 
@@ -502,6 +534,8 @@ def _stages(command: str) -> tuple[tuple[str, ...], ...]:
     command = _HEREDOC.sub(r"\1", command)  # a heredoc's body is data, not commands
     for line in [_unquoted_newlines(command)]:
         line = _DUPLICATED.sub(" ", line).replace("&>", ">")  # `2>&1`: no separator
+        while _SUBSTITUTION.search(line):  # `$(pwd)`, `$(cat <<EOF ...)`: a value, not a stage
+            line = _SUBSTITUTION.sub("$SUB", line)
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
         lexer.whitespace_split = True
         lexer.commenters = ""
@@ -550,7 +584,8 @@ def stages(command: str) -> list[list[str]]:
     return [list(words) for words in _stages(command)]
 
 
-def _program_of(words: list[str]) -> str | None:
+def _unwrapped(words: list[str]) -> list[str]:
+    """The words from the program on: `VAR=x`, wrappers (`sudo -u x`, `timeout 5`, `uv run`) skipped."""
     rest = list(words)
     while rest:
         while rest and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", rest[0]):
@@ -568,6 +603,11 @@ def _program_of(words: list[str]) -> str | None:
             rest = rest[2:]
             continue
         break
+    return rest
+
+
+def _program_of(words: list[str]) -> str | None:
+    rest = _unwrapped(words)
     if not rest:
         return None
     name = Path(rest[0]).name.lower()
@@ -637,7 +677,7 @@ def words(call: Call, programs: frozenset[str] | None = None) -> list[str]:
         ]
     else:
         found = list(call.files) + [str(value) for value in call.tool_input.values() if isinstance(value, str)][:4]
-    tokens = [token.strip(".:=").rstrip("-") for word in found for token in _TOKEN.findall(word)]
+    tokens = [token.strip(".:=").rstrip("-") for word in found for token in _TOKEN.findall(word.replace("$SUB", " "))]
     return [token for token in dict.fromkeys(tokens) if len(token) >= 2 and token not in GLUE]
 
 
@@ -762,12 +802,18 @@ def recovery(failure: Call, session: SessionCalls) -> Recovery | None:
     """How the session recovered from `failure`, or None (see the module doc)."""
     later = [call for call in session.calls if call.seq > failure.seq][:RECOVERY_WINDOW]
     wrote: list[str] = []
+    steps: list[Call] = []
+    bases = {program.split()[0] for program in target_programs(failure)} if failure.command is not None else set()
     for call in later:
         if call.ok is True:
             via = _on_target(failure, call)
             if via is not None:
-                return _recovered(failure, call, via, wrote)
+                found = _recovered(failure, call, via, wrote)
+                found.steps = tuple(_recovered(failure, step, "step", []) for step in steps)
+                return found
             wrote += _writes(call)
+            if call.command is not None and bases & base_programs(call.command):
+                steps.append(call)
     if not _MISSING.search(_body(failure.output)[:2000]):
         return None
     named = _named(failure)
@@ -803,46 +849,62 @@ _QUOTED = re.compile(r"`([^`]+)`")
 
 
 def answer_holds(answer: str, recovered: Recovery) -> bool:
-    """Whether an answer holds the fix the session then made (see the module doc): the recovering
-    command quoted whole; or a command quoted in the answer (between backticks) that runs the
-    failed program and holds at least half of the first CHANGE_WORDS words the recovery added, or
-    none of those it dropped and at least half of the failed command's other words; or, without quoting, those added words in its text; or the name of
-    a file changed between failure and recovery; or, for a retry, words that say it was run again."""
+    """Whether an answer holds the fix the session then made: the recovering command, or one of
+    the same program that worked in between (`steps`), quoted whole (a quoted command that is it,
+    or starts with it); or a command quoted in the answer (between backticks) that runs a program
+    the recovering one ran and holds at least half of the first CHANGE_WORDS words it added, or none
+    of those it dropped and at least half of the failed command's other words; or, in an answer
+    that quotes nothing, half of the added words in its text; or the name of a file changed
+    between failure and recovery; or, for a retry, words that say it was run again."""
     if not answer:
         return False
+    quoted = [" ".join(found.split()).lower() for found in _QUOTED.findall(answer)]
     flat = " ".join(answer.split()).lower()
-    command = recovered.call.command
-    if command is not None and " ".join(command.split()).lower() in flat:
+    if any(_change_held(flat, quoted, step) for step in (recovered, *recovered.steps)):
         return True
-    added = [word.lower() for word in recovered.added[:CHANGE_WORDS]]
-    dropped = {word.lower() for word in recovered.dropped}
-    enough = max(1, math.ceil(len(added) / 2))
-    if added and not _QUOTED.search(answer) and sum(word in _masked_text(flat) for word in added) >= enough:
-        return True
-    programs = normalised_programs(recovered.call.command or "")
-    for quoted in _QUOTED.findall(answer):
-        if recovered.call.command is not None and not normalised_programs(quoted) & programs:
-            continue  # a command that does not run what the recovery ran
-        held = _held(quoted)
-        if added and sum(_holds(held, word) for word in added) >= enough:
-            return True
-        kept = [word.lower() for word in _masked_words(recovered.failure) if word.lower() not in dropped]
-        if dropped and not dropped & held and sum(word in held for word in kept) >= max(1, math.ceil(len(kept) / 2)):
-            return True  # the failed command without what the recovery dropped
     if recovered.changed_files and any(name.lower() in flat for name in recovered.changed_files):
         return True
     return recovered.retry and bool(_RETRY.search(answer))
 
 
+def _change_held(flat: str, quoted: list[str], recovered: Recovery) -> bool:
+    command = " ".join((recovered.call.command or "").split()).lower()
+    if command and any(found == command or found.startswith(command + " ") for found in quoted):
+        return True
+    if command and not quoted and command in flat:
+        return True
+    added = [word.lower() for word in recovered.added[:CHANGE_WORDS]]
+    dropped = {word.lower() for word in recovered.dropped}
+    enough = max(1, math.ceil(len(added) / 2))
+    if added and not quoted and sum(word in _masked_text(flat) for word in added) >= enough:
+        return True
+    programs = normalised_programs(recovered.call.command or "")
+    for found in quoted:
+        if recovered.call.command is not None and not normalised_programs(found) & programs:
+            continue  # a command that does not run what the recovery ran
+        held = _held(found)
+        if added and sum(_holds(held, word) for word in added) >= enough:
+            return True
+        kept = [word.lower() for word in _masked_words(recovered.failure) if word.lower() not in dropped]
+        if dropped and not dropped & held and sum(word in held for word in kept) >= max(1, math.ceil(len(kept) / 2)):
+            return True  # the failed command without what the recovery dropped
+    return False
+
+
 def _held(quoted: str) -> set[str]:
     """A quoted command's words as `answer_holds` compares them: masked, and cut at `:` too (PATH)."""
-    tokens = {_NUMBER.sub("#", _HASH.sub("<hash>", token.strip(".:=").rstrip("-").lower())) for token in _TOKEN.findall(quoted)}
+    tokens = {
+        _NUMBER.sub("#", _HASH.sub("<hash>", token.strip(".:=").rstrip("-").lower()))
+        for token in _TOKEN.findall(quoted)
+    }
     return tokens | {part for token in tokens for part in token.split(":") if len(part) >= 2}
 
 
 def _holds(held: set[str], word: str) -> bool:
     """The word is one of the words, or (6 characters or more) one holds the other (a path and its folder)."""
-    return word in held or (len(word) >= 6 and any(len(token) >= 6 and (word in token or token in word) for token in held))
+    return word in held or (
+        len(word) >= 6 and any(len(token) >= 6 and (word in token or token in word) for token in held)
+    )
 
 
 def _masked_text(text: str) -> str:
