@@ -46,11 +46,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import hashlib
 import importlib
 import io
 import json
 import pickle
+import re
 import shutil
 import tempfile
 import time
@@ -221,7 +223,7 @@ def _end_event(call: truth.Call) -> str:
         "cwd": f"file://{call.cwd}",
         "status": "completed" if call.exit_code == 0 else "failed",
         "exit_code": call.exit_code,
-        "aggregated_output": truth._body(call.output),
+        "aggregated_output": truth.body(call.output),
     }
     return json.dumps(
         {"timestamp": call.when, "type": "event_msg", "payload": {"type": "item_completed", "item": item}}
@@ -254,7 +256,7 @@ def _codex_payload(session: Session, call: truth.Call, rollout: Path) -> dict[st
         "permission_mode": "bypassPermissions",
         "tool_name": "Bash",
         "tool_input": {"command": call.command or ""},
-        "tool_response": truth._body(call.output),
+        "tool_response": truth.body(call.output),
         "tool_use_id": call.call_id,
     }
 
@@ -314,6 +316,7 @@ def replay(
     successes: dict[str, dict[str, dict[str, list[Any]]]] = {}
     episodes: dict[str, str] = {}
     unread: dict[str, str] = {}
+    tips: dict[str, list[str]] = {}  # session index -> the tips its extraction wrote
     rollout = work / "rollout.jsonl"
     started = time.perf_counter()
     for entry, session in zip(entries, sessions, strict=True):
@@ -336,11 +339,19 @@ def replay(
             unread[entry.session_id] = str(error)
             continue
         episodes[str(session.index)] = Path(report.episode_path).stem
+        tips[str(session.index)] = [Path(tip).stem for tip in report.tips.created]
         if session.index % 20 == 19:
             print(
                 f"  {project}: {session.index + 1} of {len(sessions)} sessions, {time.perf_counter() - started:.0f} s"
             )
-    return {"answers": answers, "successes": successes, "episodes": episodes, "unread": unread, "points": points}
+    return {
+        "answers": answers,
+        "successes": successes,
+        "episodes": episodes,
+        "tips": tips,
+        "unread": unread,
+        "points": points,
+    }
 
 
 def replayed(project: str, root: Path | None, grid: Grid, limit: int | None, fresh: bool) -> tuple[Any, ...]:
@@ -369,6 +380,20 @@ def replayed(project: str, root: Path | None, grid: Grid, limit: int | None, fre
 
 
 # ---------------------------------------------------------------- scoring
+
+
+def duplicate_share(tips: list[str]) -> float | None:
+    """The share of tips whose name repeats an earlier one's (numbers masked, or difflib ratio >= 0.9)."""
+    if not tips:
+        return None
+    kept: list[str] = []
+    duplicates = 0
+    for tip in tips:
+        words = re.sub(r"\d+", "#", tip.lower())
+        if any(words == k or difflib.SequenceMatcher(None, words, k).ratio() >= 0.9 for k in kept):
+            duplicates += 1
+        kept.append(words)
+    return round(duplicates / len(tips), 3)
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -524,9 +549,14 @@ def score(sessions: list[truth.SessionCalls], replay_result: dict[str, Any], poi
             found = replay_result["successes"].get(call.key, {}).get(key)
             if found is not None:
                 tally.success(found)
+    figures = tally.figures()
+    if "tips" in replay_result:  # what extraction wrote beside: tips per session and their duplicates
+        written = [tip for session in sessions for tip in replay_result["tips"].get(str(session.index), [])]
+        figures["tips_per_session"] = round(len(written) / len(sessions), 2) if sessions else None
+        figures["tip_duplicate_share"] = duplicate_share(written)
     return {
         "counts": tally.counts,
-        "figures": tally.figures(),
+        "figures": figures,
         "misses": tally.misses[:EXAMPLES],
         "false_alarms_seen": tally.alarms[:EXAMPLES],
         "wrong_answers": tally.wrong[:EXAMPLES],

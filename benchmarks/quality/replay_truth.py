@@ -442,7 +442,7 @@ class _CodexReader:
 # ---------------------------------------------------------------- normalising
 
 
-def _body(text: str) -> str:
+def body(text: str) -> str:
     """A Codex output without its header (everything up to `Output:` when that is a header)."""
     head, found, body = text.partition("\nOutput:\n")
     if found and all(_HEADER.match(line.strip()) for line in head.splitlines() if line.strip()):
@@ -461,7 +461,7 @@ def normalised_line(line: str, cwd: str) -> str:
 
 def raw_lines(call: Call) -> list[str]:
     """The error's lines, normalised, before noise is taken out."""
-    text = _TAGS.sub("", _body(call.output))
+    text = _TAGS.sub("", body(call.output))
     if len(text) > 40_000:
         text = text[:20_000] + "\n" + text[-20_000:]
     lines = [normalised_line(line, call.cwd) for line in text.splitlines()]
@@ -482,7 +482,7 @@ def noise_lines(sessions: Iterable[SessionCalls]) -> set[str]:
                 continue
             which = 0 if call.ok else 1
             calls[which] += 1
-            split = _body(call.output).splitlines()
+            split = body(call.output).splitlines()
             for line in {normalised_line(line, call.cwd) for line in split[:50] + split[-50:]}:
                 if line:
                     counts.setdefault(line, [0, 0])[which] += 1
@@ -753,7 +753,7 @@ def _named(failure: Call) -> set[str]:
     found = set(failure.files)
     if failure.command is not None:
         found |= path_words(failure.command)
-    for word in re.findall(r"[\w.~/-]+/[\w.-]+|[\w-]+\.[A-Za-z0-9]{1,6}\b", _body(failure.output)[:2000]):
+    for word in re.findall(r"[\w.~/-]+/[\w.-]+|[\w-]+\.[A-Za-z0-9]{1,6}\b", body(failure.output)[:2000]):
         found.add(_relative(word, failure.cwd).removeprefix("./"))
     return {path for path in found if len(path) >= 3}
 
@@ -762,7 +762,7 @@ def failing_programs(failure: Call) -> frozenset[str]:
     """The programs of the stages that failed: those whose name the error's first lines hold as a
     word; every program of the command when it names none."""
     programs = normalised_programs(failure.command or "")
-    head = "\n".join(_body(failure.output).splitlines()[:5])  # `cd`: the error names it; `go test`: not
+    head = "\n".join(body(failure.output).splitlines()[:5])  # `cd`: the error names it; `go test`: not
     named = frozenset(p for p in programs if re.search(rf"(?<![\w./-]){re.escape(p.split()[0])}(?![\w.-])", head))
     return named or programs
 
@@ -814,7 +814,7 @@ def recovery(failure: Call, session: SessionCalls) -> Recovery | None:
             wrote += _writes(call)
             if call.command is not None and bases & base_programs(call.command):
                 steps.append(call)
-    if not _MISSING.search(_body(failure.output)[:2000]):
+    if not _MISSING.search(body(failure.output)[:2000]):
         return None
     named = _named(failure)
     wrote = []
