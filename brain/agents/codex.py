@@ -135,7 +135,7 @@ def to_do(target: Target, text: str) -> str | None:
 
 def codex_blocks(commands: Commands) -> tuple[str, str]:
     """(the block for the top of config.toml, the block for its end)."""
-    notify = [commands.brain, "hooks", "run", "codex-notify", "--vault", commands.vault]
+    notify = commands.hook_args("codex-notify")
     top = f"{BEGIN}\nnotify = {settings.toml_list(notify)}\n{END}\n"
     server = commands.mcp()
     command, args = settings.toml_string(server["command"]), settings.toml_list(server["args"])

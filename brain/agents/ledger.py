@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from brain.agents.runtime import PRIVATE
 from brain.agents.settings import json_object_or_none
+from brain.vault.atomic import replace_file
 
 if TYPE_CHECKING:
     from brain.memory.sessions.transcripts.files import TranscriptReader
@@ -136,15 +137,7 @@ def compact(path: Path, now: datetime) -> None:
     while first > 0 and size + len(kept[first - 1]) <= KEEP_BYTES:
         first -= 1
         size += len(kept[first])
-    temp = path.with_name(f".{path.name}.tmp")
-    try:
-        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
-        with os.fdopen(handle, "wb") as out:
-            out.writelines(kept[first:])
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    replace_file(path, b"".join(kept[first:]), mode=PRIVATE)
 
 
 @dataclass

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.agents.events import OWN_EVENTS
 from brain.agents.hooks_log import append, log_path
 from brain.errors import InvalidInput
 
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from brain.memory.sessions.redact import Redactor
     from brain.memory.sessions.transcripts.files import TranscriptReader
 
-OWN_EVENTS = ("extract", "warm")
 DEFAULT_BUDGET = 1000  # tokens, as [hooks] budget in the vault's config defaults to
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
 PRIVATE = 0o600  # the mode of every file brain keeps under .brain/hooks/ (session ids, what it installed)

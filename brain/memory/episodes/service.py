@@ -13,7 +13,7 @@ from brain.markdown.lines import escape_block, require_one_line, unescape_block
 from brain.markdown.model import OUTCOMES, Decision, Episode, Event, NoteHeader
 from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
-from brain.memory.episodes.merge import merge_episode_text
+from brain.memory.episodes.merge import given_parts, merge_episode_text
 from brain.memory.episodes.note import (
     decision_title,
     episode_from_note,
@@ -197,6 +197,13 @@ def _event(item: Any, number: int, warnings: list[str]) -> Event:
         leads_to=tuple(str(ref) for ref in item.get("leads_to") or ()),
         extra=extra,
     )
+
+
+def store_episode_data(corpus: Corpus, data: dict[str, Any]) -> tuple[StoredEpisode, list[str]]:
+    """What `brain episode store` and MCP `store_episode` store: ai-agents episode data, dated as it
+    was stored before, read leniently (the warnings say where), merged by the parts given."""
+    episode, warnings = episode_from_data(with_stored_date(corpus, data))
+    return store_episode(corpus, episode, given=given_parts(data)), warnings
 
 
 def store_episode(
