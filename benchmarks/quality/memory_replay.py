@@ -261,16 +261,23 @@ def _codex_payload(session: Session, call: truth.Call, rollout: Path) -> dict[st
     }
 
 
-def run(vault: Path, event: str, payload: dict[str, Any]) -> tuple[str, float, bool]:
-    """The hook's answer (its additionalContext), its milliseconds, and whether it logged an error."""
+def run(vault: Path, agent: str, payload: dict[str, Any]) -> tuple[str, float, bool]:
+    """The agent's tool-failure hook's answer (its additionalContext), its milliseconds, and whether
+    it logged an error. `brain hooks run AGENT tool-failure`; a tree from before hooks were named by
+    agent takes the one word `tool-failure` / `codex-tool-failure`."""
+    import inspect
+
     from brain.agents.runner import run_hook
+
+    by_agent = next(iter(inspect.signature(run_hook).parameters)) == "words"
+    name: Any = [agent, "tool-failure"] if by_agent else ("codex-tool-failure" if agent == CODEX else "tool-failure")
 
     log = vault / ".brain" / "logs" / "hooks.log"
     size = log.stat().st_size if log.is_file() else 0
     out = io.StringIO()
     started = time.perf_counter()
     with redirect_stdout(out):
-        run_hook(event, json.dumps(payload), vault, 1000, None, None, None)
+        run_hook(name, json.dumps(payload), vault, 1000, None, None, None)
     elapsed = (time.perf_counter() - started) * 1000
     text = out.getvalue()
     answer = ""
@@ -329,10 +336,10 @@ def replay(
                         found = {}
                         for mode in MODES:
                             rollout.write_text(codex_rollout(lines, call, mode), encoding="utf-8")
-                            found[mode] = list(run(vault, "codex-tool-failure", _codex_payload(entry, call, rollout)))
+                            found[mode] = list(run(vault, CODEX, _codex_payload(entry, call, rollout)))
                         into[str(number)] = found
                     else:
-                        into[str(number)] = {"claude": list(run(vault, "tool-failure", _claude_payload(entry, call)))}
+                        into[str(number)] = {"claude": list(run(vault, "claude-code", _claude_payload(entry, call)))}
         try:
             report = end_session(memory.corpus, entry.path, readers=READERS, format=entry.agent)
         except BrainError as error:  # a transcript brain cannot read: no episode, said in the results

@@ -371,8 +371,6 @@ def test_one_replay_through_the_real_hooks_answers_every_asked_call(tmp_path: Pa
         assert sorted(result["episodes"]) == [str(i) for i in range(len(entries))]
         forms = {form for found in result["answers"].values() for form in found["0"]}
         assert forms == ({"with_end", "without_end"} if project == "git-sync" else {"claude"})
-        assert all(
-            isinstance(answer, str) and ms > 0
-            for found in result["answers"].values()
-            for answer, ms, _ in found["0"].values()
-        )
+        ran = [(form, *found["0"][form]) for found in result["answers"].values() for form in found["0"]]
+        assert all(isinstance(answer, str) and ms > 0 for _, answer, ms, _ in ran)
+        assert [form for form, _, _, logged in ran if logged and form != "without_end"] == []  # the hook read its input
