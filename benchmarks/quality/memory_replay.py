@@ -31,7 +31,8 @@ Scored per project (`score`), on the project's own failures (Claude Code's proto
 
 Settings: `--grid FIELD=V1,V2 ...` varies the hook's settings over named fields (values read as
 JSON, else as text), applied by `--apply`: `attr:MODULE:NAME` replaces the frozen dataclass held at
-MODULE.NAME with `dataclasses.replace(default, **point)` while the hook runs; `config:SECTION` writes
+MODULE.NAME with `dataclasses.replace(default, **point)` while the hook runs (`attr:MODULE` sets
+the module's constants of those names); `config:SECTION` writes
 the point as keys of `[SECTION]` in the vault's `.brain/config.toml`. Every point is asked at every
 failure in one pass (the vault is built once). With no grid there is one point: the hook as it is.
 Leave one project out: for each project, the point best on the other projects (pooled counts,
@@ -148,7 +149,7 @@ def parse_grid(items: list[str], apply: str) -> Grid:
             raise SystemExit(f"memory_replay: --grid takes FIELD=V1,V2 (got {item!r})")
         fields[name.strip()] = [_value(value) for value in values.split(",")]
     if fields and not apply:
-        raise SystemExit("memory_replay: a --grid needs --apply attr:MODULE:NAME or config:SECTION")
+        raise SystemExit("memory_replay: a --grid needs --apply attr:MODULE[:NAME] or config:SECTION")
     return Grid(fields, apply)
 
 
@@ -166,7 +167,17 @@ def applied(grid: Grid, point: Point, vault: Path) -> Iterator[None]:
         yield
         return
     how, _, where = grid.apply.partition(":")
-    if how == "attr":
+    if how == "attr" and ":" not in where:  # the point's fields are the module's own constants
+        module = importlib.import_module(where)
+        before = {field: getattr(module, field) for field in point}
+        for field, value in point.items():
+            setattr(module, field, value)
+        try:
+            yield
+        finally:
+            for field, value in before.items():
+                setattr(module, field, value)
+    elif how == "attr":
         module_name, _, name = where.rpartition(":")
         module = importlib.import_module(module_name)
         default = getattr(module, name)
@@ -186,7 +197,7 @@ def applied(grid: Grid, point: Point, vault: Path) -> Iterator[None]:
         finally:
             path.write_text(before, encoding="utf-8")
     else:
-        raise SystemExit(f"memory_replay: --apply {grid.apply!r} is not attr:MODULE:NAME or config:SECTION")
+        raise SystemExit(f"memory_replay: --apply {grid.apply!r} is not attr:MODULE[:NAME] or config:SECTION")
 
 
 def _toml(data: dict[str, Any]) -> str:
@@ -428,6 +439,8 @@ class _Tally:
                 "correct",
             ):
                 self.counts[f"codex_{mode}_{name}"] = 0
+        for name in ("repeats", "hits", "fresh", "fresh_answered", "correct"):
+            self.counts[f"codex_as_is_{name}"] = 0
         self.times: dict[str, list[float]] = {"claude": [], "with_end": [], "without_end": []}
         self.success_times: dict[str, list[float]] = {mode: [] for mode in MODES}
         self.tokens: list[int] = []
@@ -436,16 +449,17 @@ class _Tally:
         self.alarms: list[dict[str, Any]] = []
         self.wrong: list[dict[str, Any]] = []
 
-    def codex(
-        self, found: dict[str, list[Any]], twins: list[truth.Call], good: bool, own: Any, names: set[str]
-    ) -> None:
-        """A Codex failure, in both forms of its rollout."""
+    def codex(self, call: truth.Call, found: dict[str, list[Any]], twins: list[truth.Call], good: bool, own: Any, names: set[str]) -> None:  # fmt: skip
+        """A Codex failure, in both forms of its rollout, and as its rollout is (`as_is`: with the
+        end event when the rollout has one, 0.118 to 0.130's `exec_command_end`, else without)."""
         self.counts["codex_failures"] += 1
-        for mode in MODES:
-            answer, elapsed, logged = found[mode]
-            self.times[mode].append(elapsed)
+        as_is = "with_end" if 0 <= call.end_line < call.output_line else "without_end"
+        for mode in (*MODES, "as_is"):
+            answer, elapsed, logged = found[as_is if mode == "as_is" else mode]
             prefix = f"codex_{mode}_"
-            self.counts[prefix + "logged_errors"] += logged
+            if mode != "as_is":
+                self.times[mode].append(elapsed)
+                self.counts[prefix + "logged_errors"] += logged
             if good:
                 self.counts[prefix + "repeats"] += 1
                 self.counts[prefix + "hits"] += any(f"[[{name}]]" in answer for name in names)
@@ -520,6 +534,10 @@ class _Tally:
                 successes, failures = self.success_times[mode], self.times[mode]
                 figures[prefix + "success_ms"] = harness.p50_p95(successes) if successes else None
                 figures[prefix + "failure_ms"] = harness.p50_p95(failures) if failures else None
+            figures["codex_as_is_recall"] = _ratio(counts["codex_as_is_hits"], counts["codex_as_is_repeats"])
+            figures["codex_as_is_false_alarms"] = _ratio(
+                counts["codex_as_is_fresh_answered"], counts["codex_as_is_fresh"]
+            )
         return figures
 
 
@@ -544,7 +562,7 @@ def score(sessions: list[truth.SessionCalls], replay_result: dict[str, Any], poi
             own = recovered[call.key]
             root[call.key] = root.get(twins[0].key, twins[0].key) if twins else call.key
             if call.agent == CODEX:
-                tally.codex(found, twins, bool(good), own, names)
+                tally.codex(call, found, twins, bool(good), own, names)
                 answer = found["with_end"][0]
             else:
                 answer, elapsed, _ = found["claude"]
@@ -688,7 +706,8 @@ def table(held: dict[str, dict[str, Any]]) -> str:
 
     rows = [
         "| project | repeat recall (per class) | false alarms | answer correctness | protocol recall | tokens / answer "
-        "| hook p95 ms | Codex recall with end / without | Codex successes answered, p95 ms with / without end |",
+        "| hook p95 ms | Codex recall with end / without / as the rollouts are "
+        "| Codex successes answered, p95 ms with / without end |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     pooled: dict[str, int] = {}
@@ -699,8 +718,9 @@ def table(held: dict[str, dict[str, Any]]) -> str:
         codex = "-"
         successes = "-"
         if counts["codex_failures"]:
-            codex = f"{share(counts, 'codex_with_end_hits', 'codex_with_end_repeats')} / " + share(
-                counts, "codex_without_end_hits", "codex_without_end_repeats"
+            codex = " / ".join(
+                share(counts, f"codex_{mode}_hits", f"codex_{mode}_repeats")
+                for mode in ("with_end", "without_end", "as_is")
             )
             successes = (
                 f"{counts['codex_with_end_successes_answered']}/{counts['codex_successes']}, "
@@ -718,7 +738,8 @@ def table(held: dict[str, dict[str, Any]]) -> str:
         f"| **all, pooled** | {share(pooled, 'hits', 'repeats')} | {share(pooled, 'fresh_answered', 'fresh')} "
         f"| {share(pooled, 'correct', 'correct_of')} | {share(pooled, 'protocol_hits', 'protocol_repeats')} | | "
         f"| {share(pooled, 'codex_with_end_hits', 'codex_with_end_repeats')} / "
-        f"{share(pooled, 'codex_without_end_hits', 'codex_without_end_repeats')} | |"
+        f"{share(pooled, 'codex_without_end_hits', 'codex_without_end_repeats')} / "
+        f"{share(pooled, 'codex_as_is_hits', 'codex_as_is_repeats')} | |"
     )
     return "\n".join(rows) + "\n"
 
@@ -729,7 +750,7 @@ def main() -> None:
     parser.add_argument("--histories", type=Path, default=None, help="default: $BRAIN_HISTORIES or ../shared/histories")
     parser.add_argument("--limit", type=int, default=None, help="replay only the first N sessions of each")
     parser.add_argument("--grid", action="append", default=[], metavar="FIELD=V1,V2", help="a setting to vary")
-    parser.add_argument("--apply", default="", help="attr:MODULE:NAME or config:SECTION (with --grid)")
+    parser.add_argument("--apply", default="", help="attr:MODULE[:NAME] or config:SECTION (with --grid)")
     parser.add_argument("--fresh", action="store_true", help="replay again even when the cache has the answers")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--audit", type=Path, default=None, help="write every repeat and answer as text here")
