@@ -337,31 +337,40 @@ def replay(
     tips: dict[str, list[str]] = {}  # session index -> the tips its extraction wrote
     rollout = work / "rollout.jsonl"
     started = time.perf_counter()
-    for entry, session in zip(entries, sessions, strict=True):
-        lines = entry.path.read_text(encoding="utf-8", errors="replace").splitlines() if entry.agent == CODEX else []
-        for call, what in to_ask(session):
-            into = (answers if what == "failure" else successes).setdefault(call.key, {})
-            for number, point in enumerate(points):
-                with applied(grid, point, vault):
-                    if entry.agent == CODEX:
-                        found = {}
-                        for mode in MODES:
-                            rollout.write_text(codex_rollout(lines, call, mode), encoding="utf-8")
-                            found[mode] = list(run(vault, CODEX, _codex_payload(entry, call, rollout)))
-                        into[str(number)] = found
-                    else:
-                        into[str(number)] = {"claude": list(run(vault, "claude-code", _claude_payload(entry, call)))}
-        try:
-            report = end_session(memory.corpus, entry.path, readers=READERS, format=entry.agent)
-        except BrainError as error:  # a transcript brain cannot read: no episode, said in the results
-            unread[entry.session_id] = str(error)
-            continue
-        episodes[str(session.index)] = Path(report.episode_path).stem
-        tips[str(session.index)] = [Path(tip).stem for tip in report.tips.created]
-        if session.index % 20 == 19:
-            print(
-                f"  {project}: {session.index + 1} of {len(sessions)} sessions, {time.perf_counter() - started:.0f} s"
+    try:
+        for entry, session in zip(entries, sessions, strict=True):
+            lines = (
+                entry.path.read_text(encoding="utf-8", errors="replace").splitlines() if entry.agent == CODEX else []
             )
+            for call, what in to_ask(session):
+                into = (answers if what == "failure" else successes).setdefault(call.key, {})
+                for number, point in enumerate(points):
+                    with applied(grid, point, vault):
+                        if entry.agent == CODEX:
+                            found = {}
+                            for mode in MODES:
+                                rollout.write_text(codex_rollout(lines, call, mode), encoding="utf-8")
+                                found[mode] = list(run(vault, CODEX, _codex_payload(entry, call, rollout)))
+                            into[str(number)] = found
+                        else:
+                            into[str(number)] = {
+                                "claude": list(run(vault, "claude-code", _claude_payload(entry, call)))
+                            }
+            try:
+                report = end_session(memory.corpus, entry.path, readers=READERS, format=entry.agent)
+            except BrainError as error:  # a transcript brain cannot read: no episode, said in the results
+                unread[entry.session_id] = str(error)
+                continue
+            episodes[str(session.index)] = Path(report.episode_path).stem
+            tips[str(session.index)] = [Path(tip).stem for tip in report.tips.created]
+            if session.index % 20 == 19:
+                print(
+                    f"  {project}: {session.index + 1} of {len(sessions)} sessions, {time.perf_counter() - started:.0f} s"
+                )
+    finally:
+        close = getattr(memory, "close", None)  # a tree from before Memory.close has nothing to release
+        if close is not None:
+            close()
     return {
         "answers": answers,
         "successes": successes,
