@@ -78,13 +78,16 @@ def warn(message: str) -> None:
 
 
 def read_input(file: str | None) -> str:
-    """Text from a file path, or from stdin for '-'."""
+    """Text from a file path (a plain file, or anything else that reads as one: /dev/null, a pipe such
+    as bash's `<(command)`), or from stdin for '-'."""
     if file is None:
         return ""
     if file == "-":
         return sys.stdin.read()
     path = Path(file)
-    if not path.is_file():
+    if path.is_dir():
+        raise UsageError(f"--file '{file}' is a folder; give a file, or - for stdin")
+    if not path.exists():
         raise UsageError(f"--file '{file}' does not exist; give a file, or - for stdin")
     try:
         return path.read_text(encoding="utf-8")

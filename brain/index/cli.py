@@ -80,6 +80,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
     """Keep the indexes current while notes change in any editor, until Ctrl-C."""
     from brain.index.engine import open_index
     from brain.index.watch.watch import Watcher
+    from brain.plain import counted
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
@@ -87,8 +88,8 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
     def report(batch: Batch) -> None:
         if batch.changes or batch.errors:
             typer.echo(
-                f"updated {batch.changes} notes"
-                + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""),
+                f"updated {counted(batch.changes, 'note')}"
+                + (f"; {counted(len(batch.errors), 'problem')}: {'; '.join(batch.errors)}" if batch.errors else ""),
                 err=True,
             )
 

@@ -58,7 +58,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
         }
         status = full.ok("index_status", {})
         lines = text_of(status).splitlines()
-        assert lines[1] == "notes     1 causal, 1 episode, 2 note, 3 pattern"
+        assert lines[1] == "notes     by type: causal 1, episode 1, note 2, pattern 3"
         assert lines[2].startswith("index     up to date (last updated ")
         assert lines[3] == f"vectors   24 chunks in {root}/.brain/index/chroma (embedded Chroma)"
         assert lines[4] == f"embedder  {EMBEDDER}"

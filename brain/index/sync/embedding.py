@@ -107,7 +107,7 @@ def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None)
             preparing = helpers.submit(_prepare, embedder, windows[number + 1]) if number + 1 < len(windows) else None
             vectors = None
             if prepared is not None:
-                vectors = _run(embedder, prepared, _advance(progress, done, total))
+                vectors = _run(embedder, prepared, _reporter(progress, done, total))
                 done += prepared.size
             if writing is not None:
                 writing.result()  # in order, and errors surface here
@@ -116,16 +116,6 @@ def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None)
             writing.result()
     finally:  # stopped or not, a window whose write began or waits is written: the next run need not embed it
         helpers.shutdown(wait=True)
-
-
-def _advance(progress: Progress | None, base: int, total: int) -> Callable[[int], None]:
-    """The model's progress within a window, as the run's count of chunks."""
-
-    def advance(finished: int) -> None:
-        if progress:
-            progress("embedding", base + finished, total)
-
-    return advance
 
 
 def _plan(index: Index, pending: list[tuple[int, str]], progress: Progress | None) -> list[_Work]:
@@ -183,6 +173,16 @@ def _windows(work: list[_Work]) -> list[list[_Work]]:
     return windows
 
 
+def _reporter(progress: Progress | None, base: int, total: int) -> Callable[[int], None]:
+    """What a window reports as its batches finish: the chunks embedded so far in the whole run."""
+
+    def report(embedded: int) -> None:
+        if progress is not None:
+            progress("embedding", base + embedded, total)
+
+    return report
+
+
 class _Batches(NamedTuple):
     """A window's new chunks ready for the model: padded batches (embedders that have them) or texts."""
 
@@ -203,7 +203,7 @@ def _prepare(embedder: Embedder, window: list[_Work]) -> _Batches | None:
     return _Batches(len(texts), batches(tokenize(texts)), texts)
 
 
-def _run(embedder: Embedder, prepared: _Batches, advance: Callable[[int], None]) -> Any:
+def _run(embedder: Embedder, prepared: _Batches, advance: Callable[[int], object]) -> Any:
     """The model on a prepared window; `advance(n)` after each batch with the chunks done so far."""
     if prepared.batches is None:
         vectors: Any = embedder.embed(prepared.texts)
