@@ -10,6 +10,7 @@ from brain.agents.events import AGENT_EVENTS, hook_key
 from brain.agents.ledger import LedgerSummary
 from brain.index.catalog.failures import FailureHeld, all_failures
 from brain.plain import plain
+from brain.ui.pages.handed import session_episodes
 from brain.ui.viewer import Args, Viewer, paged, text
 
 # the failure hook's events as the ledger names them (each agent's `tool-failure`)
@@ -48,11 +49,12 @@ def failures(viewer: Viewer, args: Args) -> dict[str, Any]:
         key for key, episodes in order if (not repeated or episodes >= 2) and (signature is None or key == signature)
     ]
     shown, page = paged(chosen, args)
+    rows: dict[str, dict[str, Any]] = viewer.made_from("failure-rows", (groups, handed), dict)
     return {
         "readable": found is not None,
         "repeated_only": repeated,
         "signature": signature,
-        "failures": [_row(key, groups[key], handed.get(key, [])) for key in shown],
+        "failures": [rows.setdefault(key, _row(key, groups[key], handed.get(key, []))) for key in shown],
         "page": page,
     }
 
@@ -107,7 +109,7 @@ def handings(
             if item.seen.session:
                 key = (item.seen.session, signature)
                 in_session[key] = in_session.get(key, False) or bool(item.seen.fix)
-    sessions = _sessions_with_episodes(viewer)
+    sessions = viewer.derived("ui.session-episodes", lambda: session_episodes(viewer))
     found: dict[str, list[dict[str, Any]]] = {}
     for session in summary.sessions:
         for injection in session.handed:
@@ -135,12 +137,3 @@ def _then(has_episode: bool, recovered: bool | None) -> str:
 
 def _only(signatures: set[str]) -> str:
     return next(iter(signatures)) if len(signatures) == 1 else ""
-
-
-def _sessions_with_episodes(viewer: Viewer) -> set[str]:
-    """The sessions that have an episode (its `session` key)."""
-    return {
-        str(note.frontmatter["session"])
-        for note in viewer.memory.corpus.of_type("episode")
-        if note.frontmatter.get("session") is not None
-    }
