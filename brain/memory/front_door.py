@@ -62,6 +62,23 @@ class Memory:
         index = existing_index(self.vault)
         return index is not None and index.catching_up
 
+    def close(self) -> None:
+        """Release what this process holds for the vault: its index (the catalog's connection and the
+        vector store closed), the watcher's tracker, the warm run vectors. Opening it again starts anew."""
+        from brain.index.engine import forget
+        from brain.index.watch.fresh import stop_tracking
+        from brain.memory.runs.vectors import forget_run_vectors
+
+        stop_tracking(self.root)
+        forget_run_vectors(self.root)
+        forget(self.root)
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def follow_file_events(self) -> Watcher | None:
         """Keep the index current from file events for the life of this process (a long-lived
         server), so its reads never stat every file; the watcher, for a server that stops before

@@ -306,6 +306,12 @@ _stores: dict[Path, RunVectors] = {}
 _stores_lock = threading.Lock()
 
 
+def forget_run_vectors(vault_root: Path) -> None:
+    """Drop the process's RunVectors of a vault (its Memory was closed)."""
+    with _stores_lock:
+        _stores.pop(vault_root, None)
+
+
 def run_vectors(vault: Vault) -> RunVectors:
     """The process's RunVectors for a vault (the index, its model and the records seen stay warm)."""
     with _stores_lock:
