@@ -14,8 +14,6 @@ A log kept to two files (`append(..., rotate_at=N)`): an append that leaves the 
 renames it to `<name>.1`, replacing the one before, under `.<name>.lock` (tried once, never waited
 for, and only while the file is still past the bound: appenders that cross it together rotate once).
 A `rewrite` of the file or of its `.1` holds that lock too, so no rotation moves a file it rewrites.
-
-`write_whole` writes a small record whole (a synced temp file renamed over it), mode 600.
 """
 
 from __future__ import annotations
@@ -24,6 +22,8 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from brain.vault.atomic import replace_file
 
 try:
     import fcntl
@@ -100,30 +100,10 @@ def rewrite(path: Path, change: Callable[[str], str], mode: int = PRIVATE, *, wa
             changed = change(text)
             if changed == text:
                 return False
-            write_whole(path, changed.encode("utf-8", "surrogateescape"), mode)
+            replace_file(path, changed.encode("utf-8", "surrogateescape"), mode=mode)
             return True
         finally:
             os.close(handle)
-
-
-def write_whole(path: Path, data: bytes, mode: int = PRIVATE) -> None:
-    """Write a file whole: a synced temp file, made with `mode`, renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.tmp")
-    try:
-        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        try:
-            _chmod(handle, mode)  # a temp file a killed write left keeps its mode otherwise
-            view = memoryview(data)
-            while view:
-                view = view[os.write(handle, view) :]
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
 
 
 def _shared(handle: int) -> bool:
