@@ -93,6 +93,12 @@ def hook_output(result: HookResult) -> str:
     return json.dumps(payload, ensure_ascii=False) + "\n"
 
 
+def user_message(text: str) -> str:
+    """A hook's answer that only the user sees (`systemMessage`, which Claude Code, Codex and Gemini CLI
+    show and none hands the model)."""
+    return json.dumps({"systemMessage": text}, ensure_ascii=False) + "\n"
+
+
 def ledger_lines(found: LedgerSummary) -> list[str]:
     """Tokens the hooks injected per session, and how many injected notes the agent then used."""
     head = f"tokens injected, last {found.days} day{'' if found.days == 1 else 's'}:"
@@ -136,6 +142,16 @@ def ledger_json(found: LedgerSummary) -> dict[str, Any]:
                 "tokens_by_event": s.events,
                 "notes": s.notes,
                 "used": s.used,
+                "handed": [
+                    {
+                        "event": i.event,
+                        "at": i.at,
+                        "tokens": i.tokens,
+                        "notes": list(i.notes),
+                        **({"signature": i.signature} if i.signature else {}),
+                    }
+                    for i in s.handed
+                ],
             }
             for s in found.sessions
         ],

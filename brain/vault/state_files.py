@@ -14,6 +14,8 @@ A log kept to two files (`append(..., rotate_at=N)`): an append that leaves the 
 renames it to `<name>.1`, replacing the one before, under `.<name>.lock` (tried once, never waited
 for, and only while the file is still past the bound: appenders that cross it together rotate once).
 A `rewrite` of the file or of its `.1` holds that lock too, so no rotation moves a file it rewrites.
+
+`write_whole` writes a small record whole, mode 600 (through `vault/atomic.py`, the one way).
 """
 
 from __future__ import annotations
@@ -100,10 +102,15 @@ def rewrite(path: Path, change: Callable[[str], str], mode: int = PRIVATE, *, wa
             changed = change(text)
             if changed == text:
                 return False
-            replace_file(path, changed.encode("utf-8", "surrogateescape"), mode=mode)
+            write_whole(path, changed.encode("utf-8", "surrogateescape"), mode)
             return True
         finally:
             os.close(handle)
+
+
+def write_whole(path: Path, data: bytes, mode: int = PRIVATE) -> None:
+    """Write a small record whole, mode 600 unless told (`vault/atomic.py`: synced, then renamed)."""
+    replace_file(path, data, mode=mode)
 
 
 def _shared(handle: int) -> bool:

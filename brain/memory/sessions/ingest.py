@@ -97,8 +97,8 @@ def extract_transcript(
         warnings.append(
             f"{file.name}: read {stats.pruned} records without their values nested more than {MAX_DEPTH} levels deep"
         )
-    if stats.unknown:
-        shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unknown.items()))
+    if stats.unread:
+        shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unread.items()))
         warnings.append(f"{file.name}: skipped records of types brain does not know: {shown}")
     if builder.omitted_events:
         warnings.append(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.memory.tips.view import learn_json, learned_counts
-from brain.plain import plain
+from brain.plain import counted, plain
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.sessions.backfill import Backfilled, Session
@@ -88,16 +88,17 @@ def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, An
 def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
     episode = item.episode
     line = (
-        f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
-        f"{len(episode.events)} events, {len(episode.lessons)} lessons"
+        f"{verb} {path or episode.title}  [{episode.outcome}] {counted(len(episode.decisions), 'decision')}, "
+        f"{counted(len(episode.events), 'event')}, {counted(len(episode.lessons), 'lesson')}"
     )
     from brain.memory.sessions.ingest import TranscriptExtracted
 
     if isinstance(item, TranscriptExtracted):
         metrics = episode.metrics
         line += (
-            f"  ({item.format}: {item.lines} lines, {metrics.get('tool_calls', 0)} tool calls, "
-            f"{metrics.get('errors', 0)} errors, {item.skipped_lines} lines skipped, {values_redacted(item.redacted)})"
+            f"  ({item.format}: {counted(item.lines, 'line')}, {counted(metrics.get('tool_calls', 0), 'tool call')}, "
+            f"{counted(metrics.get('errors', 0), 'error')}, {counted(item.skipped_lines, 'line')} skipped, "
+            f"{values_redacted(item.redacted)})"
         )
     return line
 

@@ -288,7 +288,7 @@ def test_a_fact_value_and_the_recall_journal_are_scrubbed_and_the_journal_still_
     record = json.loads((lex.root / ".brain/journal/recall.jsonl").read_text().splitlines()[0])
     assert record["results"][0]["value"] is None and record["results"][0]["purged"] == Path(done["receipt"]).stem
     doctor = _brain(lex, "doctor")
-    assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found in 1 notes"), doctor.stdout
+    assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found in 1 note"), doctor.stdout
     assert "Hunt3rPass" not in _brain(lex, "fact", "recall", "db-url").stdout
 
 

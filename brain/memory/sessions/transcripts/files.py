@@ -48,6 +48,8 @@ _INJECTED_TAGS = (
     "user_instructions",
     "permissions instructions",
     "turn_aborted",
+    "hook_context",  # Gemini CLI: a hook's additionalContext, put before the prompt
+    "session_context",  # Gemini CLI: the working folder and its tree, the chat's first message
 )
 
 
@@ -84,6 +86,7 @@ class Act:
     agent: str = ""  # the subagent's id, "" for the main session
     rejected: bool = False  # a result: the user refused the tool call (an error, but not the tool's failure)
     tokens: tuple[int, int, int, int] | None = None  # input, output, cache read, cache creation
+    cwd: str = ""  # a call: the folder the agent's shell was in when it made it, where the transcript says
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ class ReadStats:
     skipped_lines: int = 0
     records: dict[str, int] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
+    unread: dict[str, int] = field(default_factory=dict)  # of `unknown`, those that may hold what brain reads
     session_id: str | None = None
     cwd: str | None = None
     git_branch: str | None = None  # the branch the session started on, as the agent recorded it
@@ -121,10 +125,14 @@ class ReadStats:
     too_deep: int = 0  # lines (among `skipped_lines`) nested too deep for any JSON reader
     pruned: int = 0  # records read without their values nested more than MAX_DEPTH levels
 
-    def count(self, kind: str, known: bool) -> None:
+    def count(self, kind: str, known: bool, may_hold_messages: bool = True) -> None:
+        """Count a record; one of a type the reader does not know is `unknown`, and also `unread` (worth
+        a warning) unless its shape shows it holds nothing brain reads (`may_hold_messages`)."""
         self.records[kind] = self.records.get(kind, 0) + 1
         if not known:
             self.unknown[kind] = self.unknown.get(kind, 0) + 1
+            if may_hold_messages:
+                self.unread[kind] = self.unread.get(kind, 0) + 1
 
 
 def json_records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
