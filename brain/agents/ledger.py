@@ -259,6 +259,7 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "tokens": (int,),
     "notes": (list,),
     "transcript": (str,),
+    "signature": (str,),
 }
 
 
