@@ -59,6 +59,7 @@ SLOW_MODULES = {  # by their path under tests/, dotted
     "notes.test_parse_properties",
     "promises.test_examples",  # vault-example indexed with the real model, the README's examples run
     "promises.test_clean_clone",  # the README's main command, in subprocesses
+    "ui.test_package",  # builds the wheel
 }
 
 

@@ -150,7 +150,7 @@ def to_do(target: Target, text: str) -> str | None:
 
 def codex_blocks(commands: Commands, notify: bool = True) -> tuple[str, str]:
     """(the block for the top of config.toml, '' without `notify`; the block for its end)."""
-    program = [commands.brain, "hooks", "run", "codex-notify", "--vault", commands.vault]
+    program = commands.hook_args("codex-notify")
     top = f"{BEGIN}\nnotify = {settings.toml_list(program)}\n{END}\n" if notify else ""
     server = commands.mcp()
     command, args = settings.toml_string(server["command"]), settings.toml_list(server["args"])
@@ -326,5 +326,4 @@ AGENT = Agent(
     hooks=HOOKS,
     store=lambda home: codex_home(home) / "sessions",
     to_do=to_do,
-    session_start="codex-session-start",
 )

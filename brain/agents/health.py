@@ -71,11 +71,11 @@ def vault_health(root: Path, now: datetime | None = None) -> VaultHealth:
     from brain.vault.vault import Vault
 
     vault = Vault(root)
-    runs, errors = _hooks_log(log_path(root))
+    runs, errors = hooks_log_summary(log_path(root))
     return VaultHealth(str(root), changed_since_index(vault), runs, errors, _episodes(vault, now or datetime.now(UTC)))
 
 
-def _hooks_log(path: Path) -> tuple[list[HookRun], list[str]]:
+def hooks_log_summary(path: Path) -> tuple[list[HookRun], list[str]]:
     """Each event's last run and the last error lines, from lines `<UTC stamp> <event> <message>` (the
     rotated file's too: the current one may have been started a moment ago)."""
     last: dict[str, HookRun] = {}

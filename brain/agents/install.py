@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from brain.agents.health import broken
 from brain.agents.registry import AGENTS, agent_named
 from brain.agents.settings import BrokenFile, Commands
 from brain.errors import InvalidInput, UsageError
+from brain.vault.atomic import replace_file
 
 
 @dataclass(frozen=True)
@@ -430,14 +430,7 @@ def _write_private(file: Path, text: str) -> None:
     """A file only its owner reads, in a folder only its owner opens."""
     file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(file.parent, 0o700)
-    handle, temp = tempfile.mkstemp(prefix=f".{file.name}.", dir=file.parent)  # mode 600
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, file)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    replace_file(file, text, mode=0o600)
 
 
 # ---------------------------------------------------------------- settings files
@@ -456,15 +449,4 @@ def _read(path: Path) -> str:
 def _write(path: Path, text: str) -> None:
     """Write atomically, keeping the mode; through a symlink, the link's target (the link stays)."""
     real = path.resolve() if path.is_symlink() else path
-    real.parent.mkdir(parents=True, exist_ok=True)
-    mode = real.stat().st_mode & 0o777 if real.exists() else None
-    handle, temp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, real)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    replace_file(real, text, mode=real.stat().st_mode & 0o777 if real.exists() else None)

@@ -133,6 +133,16 @@ def ledger_json(found: LedgerSummary) -> dict[str, Any]:
                 "tokens_by_event": s.events,
                 "notes": s.notes,
                 "used": s.used,
+                "handed": [
+                    {
+                        "event": i.event,
+                        "at": i.at,
+                        "tokens": i.tokens,
+                        "notes": list(i.notes),
+                        **({"signature": i.signature} if i.signature else {}),
+                    }
+                    for i in s.handed
+                ],
             }
             for s in found.sessions
         ],

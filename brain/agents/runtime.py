@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.agents.events import OWN_EVENTS
 from brain.agents.hooks_log import append, log_path
 from brain.errors import InvalidInput
 
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from brain.memory.sessions.redact import Redactor
     from brain.memory.sessions.transcripts.files import TranscriptReader
 
-OWN_EVENTS = ("extract", "warm")
 DEFAULT_BUDGET = 1000  # tokens, as [hooks] budget in the vault's config defaults to
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
 PRIVATE = 0o600  # the mode of every file brain keeps under .brain/hooks/ (session ids, what it installed)
@@ -60,6 +60,7 @@ class HookResult:
 
     event: str
     context: str = ""
+    signature: str = ""  # the failure's, when the failure hook hands an earlier fix (for the ledger)
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,8 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     here = locate(_folder(request))
     found = earlier_fix(request.memory.vault.index_dir, failure, session, here.project if here else None)
     log(root, "tool-failure", f"{session}: {tool} [{found.signature or 'too little to match'}] {_outcome(found)}")
-    return HookResult(agent_event, seen_before(found))
+    said = seen_before(found)
+    return HookResult(agent_event, said, (found.signature or "") if said else "")
 
 
 def _outcome(found: EarlierFix) -> str:

@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.errors import InvalidInput, NoteExists
+from brain.vault.atomic import replace_file
 from brain.vault.history_log import Actor as Actor  # who writes: re-exported for the front ends
 from brain.vault.history_log import (
     Entry,
@@ -482,9 +483,4 @@ class History:
         if not entries:
             log.unlink(missing_ok=True)
             return
-        temp = log.with_name(f".{secrets.token_hex(6)}.tmp")
-        with open(temp, "wb") as handle:
-            handle.write(b"".join(entry.line() for entry in entries))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, log)
+        replace_file(log, b"".join(entry.line() for entry in entries))

@@ -40,7 +40,9 @@ def codex_home(tmp_path, monkeypatch):
 
 
 def handler(name: str, vault: Path) -> dict:
-    return {"type": "command", "command": f"{BRAIN} hooks run {name} --vault {vault}", "timeout": 10}
+    """Codex's hook NAME (`codex-stop`) as brain installs it: named by its agent, `codex stop`."""
+    words = name.replace("codex-", "codex ", 1)
+    return {"type": "command", "command": f"{BRAIN} hooks run {words} --vault {vault}", "timeout": 10}
 
 
 def test_hooks_json_gets_brains_hooks_beside_the_users_and_gives_them_back(vault, codex_home):
@@ -101,9 +103,9 @@ def test_status_and_install_say_whether_codex_trusts_each_hook(vault, codex_home
     assert status[at : at + 5] == [
         f"{hooks_file}:",
         f"  SessionStart: {start['command']}  (trusted)",
-        f"  UserPromptSubmit: {BRAIN} hooks run codex-first-prompt --vault {vault.root}  (changed since trusted: /hooks)",
-        f"  PostToolUse: {BRAIN} hooks run codex-tool-failure --vault {vault.root}  (not trusted yet: /hooks)",
-        f"  Stop: {BRAIN} hooks run codex-stop --vault {vault.root}  (not trusted yet: /hooks)",
+        f"  UserPromptSubmit: {BRAIN} hooks run codex first-prompt --vault {vault.root}  (changed since trusted: /hooks)",
+        f"  PostToolUse: {BRAIN} hooks run codex tool-failure --vault {vault.root}  (not trusted yet: /hooks)",
+        f"  Stop: {BRAIN} hooks run codex stop --vault {vault.root}  (not trusted yet: /hooks)",
     ]
     out = hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
     assert out.stdout.splitlines()[-1] == (

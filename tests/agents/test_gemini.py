@@ -53,7 +53,7 @@ def test_install_merges_hooks_and_server_and_uninstall_takes_them_out(vault, hom
                     {
                         "type": "command",
                         "name": f"brain {hook}",
-                        "command": f"{program} hooks run {hook} --vault {vault.root}",
+                        "command": f"{program} hooks run {hook.replace('gemini-', 'gemini ', 1)} --vault {vault.root}",
                         "timeout": 10000,
                     }
                 ]
@@ -71,7 +71,7 @@ def test_install_merges_hooks_and_server_and_uninstall_takes_them_out(vault, hom
     assert again.stdout == f"unchanged {settings}  (hooks and mcp server)\n"
     status = run_brain("hooks", "status")
     assert (
-        f"{settings}:\n  SessionStart: {program} hooks run gemini-session-start --vault {vault.root}\n" in status.stdout
+        f"{settings}:\n  SessionStart: {program} hooks run gemini session-start --vault {vault.root}\n" in status.stdout
     )
     gone = run_brain("hooks", "uninstall", "gemini", "--scope", "user")
     assert gone.exit_code == 0

@@ -62,7 +62,7 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_set
     assert out.stdout == f"updated   {settings}  (hooks)\ncreated   {home}/.claude.json  (mcp server)\n"
     data = json.loads(settings.read_text())
     brain = str(Path(sys.executable).parent / "brain")
-    command = f"{brain} hooks run {{}} --vault {vault.root}"
+    command = f"{brain} hooks run claude-code {{}} --vault {vault.root}"
     assert data["permissions"] == {"allow": ["Bash(ls:*)"]} and data["model"] == "opus"
     assert data["hooks"] == {
         "SessionStart": [
@@ -159,7 +159,7 @@ def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
     data = tomllib.loads(config.read_text())
     brain = str(Path(sys.executable).parent / "brain")
     assert data["model"] == "gpt-5-codex" and data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
-    assert data["notify"] == [brain, "hooks", "run", "codex-notify", "--vault", str(vault.root)]
+    assert data["notify"] == [brain, "hooks", "run", "codex", "notify", "--vault", str(vault.root)]
     assert data["mcp_servers"]["brain"] == {
         "command": brain,
         "args": ["mcp", "--vault", str(vault.root), "--tools", "agent"],
@@ -266,7 +266,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
     assert (codex_row["path"], codex_row["entries"]) == (
         str(config),
         [
-            f'notify = ["{brain}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]',
+            f'notify = ["{brain}", "hooks", "run", "codex", "notify", "--vault", "{vault.root}"]',
             "[mcp_servers.brain]",
             f'command = "{brain}"',
             f'args = ["mcp", "--vault", "{vault.root}", "--tools", "agent"]',
@@ -279,7 +279,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
             "share": "user",
             "exists": True,
             "entries": [
-                f"{event}: {brain} hooks run {name} --vault {vault.root}  (not trusted yet: /hooks)"
+                f"{event}: {brain} hooks run {name.replace('codex-', 'codex ', 1)} --vault {vault.root}  (not trusted yet: /hooks)"
                 for event, name in (
                     ("SessionStart", "codex-session-start"),
                     ("UserPromptSubmit", "codex-first-prompt"),
@@ -589,7 +589,9 @@ def test_a_hook_with_arguments_it_cannot_read_exits_0_silently_and_logs_a_line(v
         "session-start error: bad arguments: argument --budget: expected one argument\n"
     )
     helped = brain_process("hooks", "run", "--help")
-    assert helped.returncode == 0 and helped.stdout.startswith("Usage: brain hooks run [OPTIONS] {event} [payload]\n")
+    assert helped.returncode == 0 and helped.stdout.startswith(
+        "Usage: brain hooks run [OPTIONS] {AGENT EVENT [JSON]}...\n"
+    )
 
 
 def test_the_hooks_log_is_redacted_with_the_vaults_own_patterns(vault, tmp_path):
@@ -615,7 +617,7 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
     )  # fmt: skip
     assert out.exit_code == 0
     commands = {
-        entry["command"].split(" hooks run ")[1].split()[0]: entry["command"]
+        entry["command"].split(" hooks run ")[1].split()[1]: entry["command"]
         for groups in json.loads((project / ".claude" / "settings.local.json").read_text())["hooks"].values()
         for group in groups
         for entry in group["hooks"]

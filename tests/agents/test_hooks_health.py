@@ -51,7 +51,7 @@ def test_a_deleted_vault_and_a_missing_program_are_shown_broken_with_the_fix(tmp
     assert (
         f"{settings}:\n"
         + "".join(
-            f"  {event}: /gone/bin/brain hooks run {name} --vault {vault}\n"
+            f"  {event}: /gone/bin/brain hooks run claude-code {name} --vault {vault}\n"
             for event, name in (
                 ("SessionStart", "session-start"),
                 ("UserPromptSubmit", "first-prompt"),

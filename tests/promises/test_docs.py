@@ -384,7 +384,12 @@ def test_brain_offers_what_its_all_says():
         "NoteNotFound",
         "VaultNotFound",
         "__version__",
+        "antipatterns",
+        "causal_path",
+        "get_episode",
+        "list_episodes",
         "open",
+        "recall_facts",
     ]
     for name in brain.__all__:
         assert getattr(brain, name) is not None

@@ -29,7 +29,7 @@ from brain.lazy import lazy_module
 from brain.markdown.edit import set_frontmatter
 from brain.markdown.links import rewrite_links
 from brain.markdown.model import Note
-from brain.memory.facts.sweep_plan import write_json
+from brain.vault.atomic import write_json
 from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
