@@ -388,7 +388,7 @@ def _records(agent: Agent, target: Target, current: str | None) -> list[_Record]
             if saved is not None and saved.get("path") == str(target.path):
                 created = bool(saved.get("created_file", "before" in saved and saved["before"] is None))
                 excluded = saved.get("excluded")
-                pair = (excluded[0], excluded[1]) if _is_pair_of_text(excluded) else None
+                pair = (str(excluded[0]), str(excluded[1])) if excluded and _is_pair_of_text(excluded) else None
                 found.append(_Record(file, created, tuple(saved.get("created_folders", [])), pair))
     return found
 
