@@ -3,12 +3,12 @@
     import brain
 
     memory = brain.open("~/notes")  # the vault, its notes and its index, attached
-    from brain.memory.facts.recall import recall_facts
-    found = recall_facts(memory.corpus, "db-pool-size")
+    found = brain.recall_facts(memory.corpus, "db-pool-size")
 
-`brain.open` is the one way in (the CLI, the MCP server and the agents' hooks use it too); the
-services of each domain live in `brain.memory.<domain>` and take `memory.corpus`. Errors a user can
-see are `BrainError`s. Importing `brain` loads nothing else: every name here is looked up at first use.
+`brain.open` is the one way in (the CLI, the MCP server and the agents' hooks use it too). What a
+script reads is here, in `__all__`: each a domain's service (`brain.memory.<domain>`), taking
+`memory.corpus`. Errors a user can see are `BrainError`s. Importing `brain` loads nothing else:
+every name here is looked up at first use.
 
 The version is defined once, in pyproject.toml. `brain.__version__` reads it from the installed
 package's metadata at first use (the lookup is slow, and `import brain` must not pay for it).
@@ -32,11 +32,24 @@ __all__ = [
     "NoteNotFound",
     "VaultNotFound",
     "__version__",
+    "antipatterns",
+    "causal_path",
+    "get_episode",
+    "list_episodes",
     "open",
+    "recall_facts",
 ]
 
 DISTRIBUTION = "brain-vault-memory"
 _ERRORS = ("AmbiguousName", "BrainError", "InvalidInput", "NoteNotFound", "VaultNotFound")
+# The services a script reads with, each from its domain: name -> (module, name there).
+_SERVICES = {
+    "antipatterns": ("brain.memory.patterns.service", "antipatterns"),
+    "causal_path": ("brain.memory.causal.graph", "find_path"),
+    "get_episode": ("brain.memory.episodes.service", "get_episode"),
+    "list_episodes": ("brain.memory.episodes.service", "list_episodes"),
+    "recall_facts": ("brain.memory.facts.recall", "recall_facts"),
+}
 
 
 def open(path: str | Path | Vault | None = None) -> Memory:
@@ -55,6 +68,11 @@ def __getattr__(name: str) -> Any:
         from brain import errors
 
         return getattr(errors, name)
+    if name in _SERVICES:
+        from importlib import import_module
+
+        module, attribute = _SERVICES[name]
+        return getattr(import_module(module), attribute)
     if name != "__version__":
         raise AttributeError(f"module 'brain' has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version

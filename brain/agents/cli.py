@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from brain.agents.events import help_text
 from brain.agents.ledger import DEFAULT_DAYS, KEEP_DAYS
 from brain.cli.common import JsonOption, VaultOption, complete_agents, emit_json, warn
 
@@ -149,18 +150,14 @@ def _vault_root(vault: Path | None) -> Path | None:
         return None
 
 
-@app.command()
+@app.command(
+    help="Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error exits 0, prints "
+    "nothing, and is a line in .brain/logs/hooks.log.\n\n"
+    f"AGENT EVENT names the hook; its events by agent: {help_text()}. The names of before "
+    "(codex-tool-failure) still run. The hook JSON may follow as an argument (Codex's notify)."
+)
 def run(
-    event: Annotated[
-        str,
-        typer.Argument(
-            help="session-start, first-prompt, tool-failure, session-end (Claude Code); codex-session-start, "
-            "codex-first-prompt, codex-tool-failure, codex-stop, codex-notify (Codex); extract."
-        ),
-    ],
-    payload: Annotated[
-        str | None, typer.Argument(help="The hook JSON when the agent passes it as an argument (Codex).")
-    ] = None,
+    words: Annotated[list[str], typer.Argument(metavar="AGENT EVENT [JSON]", show_default=False)],
     vault: VaultOption = None,
     budget: Annotated[
         int | None,
@@ -176,11 +173,9 @@ def run(
         str | None, typer.Option("--format", help="extract: the transcript's format.", hidden=True)
     ] = None,
 ) -> None:
-    """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error exits 0,
-    prints nothing, and is a line in .brain/logs/hooks.log."""
     from brain.agents.runner import run_hook
 
-    run_hook(event, payload, vault, budget, transcript, session, format, namespace)
+    run_hook(words, None, vault, budget, transcript, session, format, namespace)
     raise typer.Exit(0)
 
 

@@ -1,11 +1,13 @@
-"""`brain hooks run EVENT`: the entry point of every agent's hooks, which skips typer.
+"""`brain hooks run AGENT EVENT`: the entry point of every agent's hooks, which skips typer.
 
 A coding agent runs the session-start and first-prompt hooks before it can answer, and the
 session-end hook as it quits; importing typer alone is a sizeable part of a hook's time.
 `brain.cli.main` hands `brain hooks run ...` to `main` here, which reads the same arguments with
 argparse and calls `run_hook`, as the typer command (`brain/agents/cli.py`, which answers `--help`)
-does; `--help` goes to typer, which answers it as for any command. The hook JSON may come after the
-options: Codex's `notify` appends it as the last argument of `brain hooks run codex-notify --vault V`.
+does; `--help` goes to typer, which answers it as for any command. The hook is named by its agent
+(`brain hooks run codex tool-failure`) or as before (`codex-tool-failure`, in settings installed
+earlier); only that agent's module is loaded. The hook JSON may come after the options: Codex's
+`notify` appends it as the last argument of `brain hooks run codex notify --vault V`.
 Arguments argparse cannot read (a wrong option, a budget that is not a number) are a hook failing
 like any other: exit 0, nothing printed, one line in the log (typer would exit 2, and Claude Code
 blocks the prompt on a UserPromptSubmit hook's 2). A test checks that both accept the same options.
@@ -14,15 +16,25 @@ blocks the prompt on a UserPromptSubmit hook's 2). A test checks that both accep
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
+import os
 import sys
+from collections.abc import Mapping
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from brain.agents.agent import Agent
+    from brain.agents.runtime import Hook
+    from brain.memory.sessions.transcripts.files import TranscriptReader
+
+from brain.errors import VaultPathMissing
 
 
 def run_hook(
-    event: str,
+    words: list[str],
     payload: str | None,
     vault: Path | None,
     budget: int | None,
@@ -31,11 +43,15 @@ def run_hook(
     format: str | None,
     namespaces: list[str] | None = None,
 ) -> None:
-    """Run a hook, reading the agent's hook JSON on stdin. Never fails the agent: any error prints
-    nothing and is a line in .brain/logs/hooks.log."""
+    """Run the hook `words` name (`codex tool-failure`, or `codex-tool-failure` as before, then the
+    hook JSON when the agent passes it as an argument), else reading the JSON on stdin. Never fails
+    the agent: any error prints nothing and is a line in .brain/logs/hooks.log."""
     from brain.agents import runtime
-    from brain.agents.registry import HOOKS, READERS
+    from brain.agents.events import named
 
+    agent, event, rest = named(words)
+    if payload is None and rest:
+        payload = rest[0]
     root = Path(vault).expanduser().resolve() if vault else None
     try:
         text = (
@@ -50,9 +66,10 @@ def run_hook(
             memory = open_memory(vault)
             root = memory.root
             extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
+            hooks, readers = _agents(agent)
             with memory.writing_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
                 result = runtime.run(
-                    event, memory, text, HOOKS, READERS, budget=budget, namespaces=tuple(namespaces or ()), **extra
+                    event, memory, text, hooks, readers, budget=budget, namespaces=tuple(namespaces or ()), **extra
                 )
         from brain.agents.output import hook_output
 
@@ -61,16 +78,56 @@ def run_hook(
         if result.context:
             from brain.agents import ledger
 
-            ledger.record(memory.root, text, event, result.context)
+            ledger.record(memory.root, text, event, result.context, signature=result.signature)
     except BaseException as error:
         if isinstance(error, KeyboardInterrupt):
             return
+        if isinstance(error, VaultPathMissing):
+            _say_the_vault_is_missing(event, root)
         runtime.log(root, event, f"error: {type(error).__name__}: {error}")
+
+
+def _agents(name: str | None) -> tuple[Mapping[str, Hook], tuple[TranscriptReader, ...]]:
+    """The hooks and transcript reader of the one agent a hook belongs to; brain's own events (an
+    extraction, which tells a transcript's format from every reader's) take every agent's."""
+    from brain.agents.events import AGENT_MODULES
+
+    if name in AGENT_MODULES:
+        agent: Agent = importlib.import_module(AGENT_MODULES[name]).AGENT
+        return agent.hooks, (agent.reader,)
+    from brain.agents.registry import HOOKS, READERS
+
+    return HOOKS, READERS
+
+
+def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
+    """The vault the hooks name is not a folder (mistyped, moved, an unmounted disk): every session
+    would go unremembered with only a line in the temporary hooks log, so the session-start hook tells
+    the user, in a `systemMessage` (shown to the user, costing the model nothing)."""
+    from brain.agents.output import user_message
+    from brain.agents.registry import SESSION_STARTS
+
+    if event not in SESSION_STARTS:
+        return
+    vault = str(root) if root is not None else f"{os.environ.get('BRAIN_VAULT', '')}, from $BRAIN_VAULT,"
+    sys.stdout.write(
+        user_message(
+            f"brain's vault {vault} is not a folder (mistyped, moved, or on a disk not mounted?), so this session "
+            "is not remembered: make the vault there with brain init, or install brain's hooks again with the "
+            "right --vault (brain hooks status lists where they are)."
+        )
+    )
+    sys.stdout.flush()
 
 
 def _nothing_to_say(event: str, text: str) -> bool:
     """Whether the hook has nothing to say, told before the vault and the agents are loaded: Codex
-    runs its PostToolUse hook after every tool call, and most calls succeed."""
+    runs its PostToolUse hook and Gemini CLI its AfterTool hook after every tool call, and most calls
+    succeed."""
+    if event == "gemini-tool-failure":
+        from brain.agents.gemini_calls import failure
+
+        return failure(text) is None and text.strip().startswith("{")
     if event != "codex-tool-failure":
         return False
     from brain.agents.codex_calls import succeeded
@@ -89,8 +146,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     found = _Parser(prog="brain hooks run", add_help=False, allow_abbrev=False)
-    found.add_argument("event")
-    found.add_argument("payload", nargs="?")
+    found.add_argument("words", nargs="+")  # AGENT EVENT [PAYLOAD], or EVENT [PAYLOAD] as before
     found.add_argument("--vault", type=Path)
     found.add_argument("--budget", type=int)
     found.add_argument("--namespace", action="append")
@@ -109,9 +165,7 @@ def main(argv: list[str]) -> bool:
     except _BadArguments as error:
         _log_bad_arguments(argv, str(error))
         return True
-    run_hook(
-        args.event, args.payload, args.vault, args.budget, args.transcript, args.session, args.format, args.namespace
-    )
+    run_hook(args.words, None, args.vault, args.budget, args.transcript, args.session, args.format, args.namespace)
     return True
 
 

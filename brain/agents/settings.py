@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brain.agents.events import hook_name, named
 from brain.errors import InvalidInput
 
 CONTEXT_HOOKS = ("session-start", "first-prompt")  # the hooks that hand the agent facts (an agent may prefix them)
@@ -37,7 +38,7 @@ class Commands:
         chosen = (
             [arg for name in self.namespaces for arg in ("--namespace", name)] if event.endswith(CONTEXT_HOOKS) else []
         )
-        return [self.brain, "hooks", "run", event, "--vault", self.vault, *chosen, *extra]
+        return [self.brain, "hooks", "run", *hook_name(event), "--vault", self.vault, *chosen, *extra]
 
     def hook(self, event: str, *extra: str) -> str:
         return shlex.join(self.hook_args(event, *extra))
@@ -69,16 +70,15 @@ def only_options(args: list[Any]) -> bool:
 
 
 def is_brain_hook(args: list[Any], events: tuple[str, ...]) -> bool:
-    """Whether a command's arguments are exactly a hook brain writes: `<brain> hooks run EVENT` and its
-    options, nothing before or after. A user's wrapper, or a command that merely mentions
-    `hooks run session-end`, is not brain's."""
-    return (
-        len(args) >= 4
-        and is_brain_program(args[0])
-        and args[1:3] == ["hooks", "run"]
-        and args[3] in events
-        and only_options(args[4:])
-    )
+    """Whether a command's arguments are exactly a hook brain writes: `<brain> hooks run AGENT EVENT`
+    (or, as installed before, `<brain> hooks run EVENT`) and its options, nothing before or after. A
+    user's wrapper, or a command that merely mentions `hooks run session-end`, is not brain's."""
+    if len(args) < 4 or not is_brain_program(args[0]) or args[1:3] != ["hooks", "run"]:
+        return False
+    if not all(isinstance(arg, str) for arg in args[3:]):
+        return False
+    _, key, rest = named(args[3:])
+    return key in events and only_options(rest)
 
 
 def split_command(command: str) -> list[str]:

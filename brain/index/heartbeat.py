@@ -12,10 +12,11 @@ and says idle (a busy one does not); otherwise it checks freshness itself, as wi
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from brain.vault.atomic import replace_file
 
 BEAT_FILE = "watch.beat"
 BEAT_SECONDS = 0.25
@@ -33,9 +34,7 @@ class Beat:
 def write_beat(index_dir: Path, beat: Beat) -> None:
     """Replace the beat file atomically (a reader sees the old beat or the new one)."""
     path = index_dir / BEAT_FILE
-    temporary = path.with_name(f".{BEAT_FILE}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(beat.__dict__), encoding="utf-8")
-    os.replace(temporary, path)
+    replace_file(path, json.dumps(beat.__dict__))
 
 
 def read_beat(index_dir: Path) -> Beat | None:

@@ -9,9 +9,7 @@ of the index), so a vault's tips are embedded once, not on every call.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -22,6 +20,7 @@ import numpy as np
 
 from brain.config import load_config
 from brain.index.engine import shared_embedder
+from brain.vault.atomic import replace_file
 from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
@@ -112,13 +111,10 @@ class TextVectors:
             return
         keys = np.array(list(self._rows), dtype="U24")
         matrix = np.stack(list(self._rows.values())).astype(np.float32)
-        handle, temp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz.tmp")
         try:
-            with os.fdopen(handle, "wb") as out:
-                np.savez(out, keys=keys, vectors=matrix)
-            os.replace(temp, self.path)
+            replace_file(self.path, lambda out: np.savez(out, keys=keys, vectors=matrix))
         except OSError:
-            Path(temp).unlink(missing_ok=True)
+            return  # a cache: computed again next time
 
 
 def text_vectors(vault: Vault, embedder: Embedder | None = None) -> TextVectors:

@@ -62,7 +62,7 @@ def test_install_merges_keeps_the_rest_is_idempotent_and_uninstall_gives_the_set
     assert out.stdout == f"updated   {settings}  (hooks)\ncreated   {home}/.claude.json  (mcp server)\n"
     data = json.loads(settings.read_text())
     brain = str(Path(sys.executable).parent / "brain")
-    command = f"{brain} hooks run {{}} --vault {vault.root}"
+    command = f"{brain} hooks run claude-code {{}} --vault {vault.root}"
     assert data["permissions"] == {"allow": ["Bash(ls:*)"]} and data["model"] == "opus"
     assert data["hooks"] == {
         "SessionStart": [
@@ -159,7 +159,7 @@ def test_codex_config_gets_marked_blocks_and_gets_them_back(vault, home):
     data = tomllib.loads(config.read_text())
     brain = str(Path(sys.executable).parent / "brain")
     assert data["model"] == "gpt-5-codex" and data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
-    assert data["notify"] == [brain, "hooks", "run", "codex-notify", "--vault", str(vault.root)]
+    assert data["notify"] == [brain, "hooks", "run", "codex", "notify", "--vault", str(vault.root)]
     assert data["mcp_servers"]["brain"] == {
         "command": brain,
         "args": ["mcp", "--vault", str(vault.root), "--tools", "agent"],
@@ -224,6 +224,34 @@ def test_codex_with_its_own_notify_is_refused(vault, home):
     assert config.read_text() == 'notify = ["my-notifier"]\n'
 
 
+def test_codex_uninstall_takes_out_whole_blocks_only_and_leaves_a_broken_file_as_it_is(vault, home):
+    """A config.toml the user broke (not TOML any more): uninstall takes brain's marked blocks out and
+    leaves every other byte; Codex cannot read the file either way, and status says so. A block whose
+    end marker was deleted is left as it is (status says so), never read up to the next block's end:
+    the user's lines between the two stay."""
+    config = home / ".codex" / "config.toml"
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    config.write_text(config.read_text() + 'model = "o4\n')  # an unclosed string
+    out = hooks("uninstall", "codex", "--scope", "user")
+    assert out.exit_code == 0 and out.stdout.startswith(f"updated   {config}  (notify and mcp server)\n")
+    assert config.read_text() == 'model = "o4\n'
+    assert f"{config}: not TOML (" in hooks("status").stdout
+    config.unlink()
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    text = config.read_text()
+    end = "# <<< brain\n"
+    config.write_text(text.replace(end, '# my notes\nmodel = "o4"\n', 1))
+    notify = text.splitlines()[1]
+    status = hooks("status").stdout
+    assert (
+        f"{config}: a block of brain's has no end marker ('# <<< brain'); brain leaves it as it is: take it out by "
+        "hand\n"
+    ) in status
+    hooks("uninstall", "codex", "--scope", "user")
+    begin = text.splitlines()[0]
+    assert config.read_text() == f'{begin}\n{notify}\n# my notes\nmodel = "o4"\n'
+
+
 def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_path, monkeypatch):
     codex_home = tmp_path / "codex home"
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -238,7 +266,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
     assert (codex_row["path"], codex_row["entries"]) == (
         str(config),
         [
-            f'notify = ["{brain}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]',
+            f'notify = ["{brain}", "hooks", "run", "codex", "notify", "--vault", "{vault.root}"]',
             "[mcp_servers.brain]",
             f'command = "{brain}"',
             f'args = ["mcp", "--vault", "{vault.root}", "--tools", "agent"]',
@@ -251,7 +279,7 @@ def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_p
             "share": "user",
             "exists": True,
             "entries": [
-                f"{event}: {brain} hooks run {name} --vault {vault.root}  (not trusted yet: /hooks)"
+                f"{event}: {brain} hooks run {name.replace('codex-', 'codex ', 1)} --vault {vault.root}  (not trusted yet: /hooks)"
                 for event, name in (
                     ("SessionStart", "codex-session-start"),
                     ("UserPromptSubmit", "codex-first-prompt"),
@@ -485,11 +513,22 @@ def test_a_hook_never_fails_the_agent(example, stdin):
     assert " session-end error: InvalidInput: " in (example / ".brain" / "logs" / "hooks.log").read_text()
 
 
-def test_a_hook_with_no_vault_still_exits_0_silently(tmp_path):
-    done = brain_process(
-        "hooks", "run", "session-start", "--vault", str(tmp_path / "nowhere"), stdin=hook_input("SessionStart")
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+@pytest.mark.parametrize("start", ["session-start", "codex-session-start", "gemini-session-start"])
+def test_a_vault_that_is_not_there_is_told_to_the_user_at_session_start_and_no_hook_fails(tmp_path, start):
+    """A vault mistyped, moved or on a disk not mounted: the session-start hook says so to the user (a
+    systemMessage, which the model is not handed); every other hook exits 0 and prints nothing."""
+    nowhere = tmp_path / "nowhere"
+    done = brain_process("hooks", "run", start, "--vault", str(nowhere), stdin=hook_input("SessionStart"))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {
+        "systemMessage": f"brain's vault {nowhere} is not a folder (mistyped, moved, or on a disk not mounted?), so "
+        "this session is not remembered: make the vault there with brain init, or install brain's hooks again with "
+        "the right --vault (brain hooks status lists where they are)."
+    }
+    for event in ("first-prompt", "tool-failure", "session-end", "codex-first-prompt", "gemini-first-prompt"):
+        quiet = brain_process("hooks", "run", event, "--vault", str(nowhere), stdin=hook_input("UserPromptSubmit"))
+        assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    assert not nowhere.exists()
 
 
 def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
@@ -550,7 +589,9 @@ def test_a_hook_with_arguments_it_cannot_read_exits_0_silently_and_logs_a_line(v
         "session-start error: bad arguments: argument --budget: expected one argument\n"
     )
     helped = brain_process("hooks", "run", "--help")
-    assert helped.returncode == 0 and helped.stdout.startswith("Usage: brain hooks run [OPTIONS] {event} [payload]\n")
+    assert helped.returncode == 0 and helped.stdout.startswith(
+        "Usage: brain hooks run [OPTIONS] {AGENT EVENT [JSON]}...\n"
+    )
 
 
 def test_the_hooks_log_is_redacted_with_the_vaults_own_patterns(vault, tmp_path):
@@ -576,7 +617,7 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
     )  # fmt: skip
     assert out.exit_code == 0
     commands = {
-        entry["command"].split(" hooks run ")[1].split()[0]: entry["command"]
+        entry["command"].split(" hooks run ")[1].split()[1]: entry["command"]
         for groups in json.loads((project / ".claude" / "settings.local.json").read_text())["hooks"].values()
         for group in groups
         for entry in group["hooks"]
@@ -607,7 +648,8 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
 
 def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_path):
     """A hook run where a relative $BRAIN_VAULT names nothing (exported in another folder) never fails
-    the agent: exit 0, nothing printed, and the log line names $BRAIN_VAULT, its value and the fix."""
+    the agent: exit 0, the user told at session start, and the log line names $BRAIN_VAULT, its value
+    and the fix."""
     temp = tmp_path / "temp"
     temp.mkdir()
     done = subprocess.run(
@@ -619,9 +661,32 @@ def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_p
         timeout=120,
         env={**os.environ, "TMPDIR": str(temp), "BRAIN_VAULT": "vault-example"},
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["systemMessage"].startswith(
+        "brain's vault vault-example, from $BRAIN_VAULT, is not a folder (mistyped, moved, or on a disk not mounted?)"
+    )
     assert (temp / "brain-hooks.log").read_text().split(" ", 1)[1] == (
         f"session-start error: VaultPathMissing: $BRAIN_VAULT is 'vault-example', which does not exist in "
         f"'{tmp_path.resolve()}' (a relative path is read from the current folder); set $BRAIN_VAULT to an "
         "existing vault (an absolute path works from any folder) or unset it, or give the vault's path\n"
     )
+
+
+def test_the_first_prompt_does_not_hand_a_session_what_its_start_handed_it(example):
+    """The fact the session start handed a session is not handed again at its first prompt (the
+    ledger says what the session was given); a session that started elsewhere still gets it."""
+    named = ("--vault", str(example), "--namespace", "ledger-auth")
+    fact = "- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17): "
+    prompt = "Shorten the mobile access token TTL"
+
+    def context(event: str, session: str, **extra: str) -> str:
+        stdin = json.dumps({"session_id": session, "cwd": "/work/demo", **extra})
+        done = brain_process("hooks", "run", event, *named, stdin=stdin)
+        assert (done.returncode, done.stderr) == (0, "")
+        return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]) if done.stdout else ""
+
+    assert fact in context("session-start", "started-here", source="startup")
+    first = context("first-prompt", "started-here", prompt=prompt)
+    assert first.startswith(f"# Context for: {prompt}\n") and fact not in first
+    assert "## Patterns for this task\n" in first
+    assert fact in context("first-prompt", "started-elsewhere", prompt=prompt)

@@ -60,7 +60,8 @@ def brain_hooks(path: Path) -> list[str]:
 
 
 def command(event: str, vault: Path, *extra: str) -> str:
-    return " ".join([BRAIN, "hooks", "run", event, "--vault", str(vault), *extra])
+    """The command of Claude Code's hook EVENT, as brain installs it (named by its agent)."""
+    return " ".join([BRAIN, "hooks", "run", "claude-code", event, "--vault", str(vault), *extra])
 
 
 def user_hook_settings(vault: Path, *namespace: str) -> dict:
@@ -154,8 +155,8 @@ def test_codex_with_another_vault_updates_in_place_and_one_uninstall_takes_all_o
     assert out.stdout == f"updated   {config}  (notify and mcp server)\n" + codex_hooks_lines(config.parent, "updated")
     assert tomllib.loads(config.read_text())["notify"][-1] == str(second)
     assert brain_hooks(config.parent / "hooks.json") == [
-        f"{BRAIN} hooks run {name} --vault {second}"
-        for name in ("codex-session-start", "codex-first-prompt", "codex-tool-failure", "codex-stop")
+        f"{BRAIN} hooks run codex {name} --vault {second}"
+        for name in ("session-start", "first-prompt", "tool-failure", "stop")
     ]
     out = hooks("uninstall", "codex", "--scope", "user")
     hooks_file = config.parent / "hooks.json"
@@ -181,7 +182,7 @@ def test_a_symlinked_settings_file_is_edited_through_the_link(vault, home):
     assert hooks("install", "codex", "--scope", "user", "--vault", str(vault.root)).exit_code == 0
     assert settings.is_symlink() and config.is_symlink()
     assert json.loads((dotfiles / "settings.json").read_text()) == user_hook_settings(vault.root)
-    assert "codex-notify" in (dotfiles / "config.toml").read_text()
+    assert '"codex", "notify"' in (dotfiles / "config.toml").read_text()
     assert sorted(p.name for p in dotfiles.iterdir()) == ["config.toml", "settings.json"]  # no temp file left
     hooks("uninstall", "claude-code", "--scope", "user")
     hooks("uninstall", "codex", "--scope", "user")
@@ -377,7 +378,7 @@ def test_a_vault_inside_the_repository_with_brain_on_path_is_committed_portable(
         f"updated   {repo}/.claude/settings.json  (hooks)\n"
         f"created   {repo}/.mcp.json  (mcp server)\n"
     )
-    portable = 'brain hooks run {} --vault "$CLAUDE_PROJECT_DIR"/notes'
+    portable = 'brain hooks run claude-code {} --vault "$CLAUDE_PROJECT_DIR"/notes'
     assert brain_hooks(repo / ".claude" / "settings.json") == [
         "echo hi",
         portable.format("session-start"),
@@ -469,9 +470,16 @@ def test_a_local_settings_file_brain_creates_is_kept_out_of_git(vault, tmp_path,
     assert exclude.read_text().endswith("\n/.claude/settings.local.json\n")
     untracked = subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True)
     assert untracked.stdout == ""
-    hooks("uninstall", "claude-code", "--project-dir", str(repo))
+    twice = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
+    assert "git ignores" not in twice.stdout and exclude.read_text().count("settings.local.json") == 1
+    before = exclude.read_text().removesuffix("/.claude/settings.local.json\n")
+    removed = hooks("uninstall", "claude-code", "--project-dir", str(repo))
+    lines = removed.stdout.splitlines()
+    at = lines.index(f"removed   {repo}/.claude/settings.local.json  (hooks, this machine only)")
+    assert lines[at + 1] == f"updated   {exclude}  (git no longer ignores .claude/settings.local.json)"
+    assert exclude.read_text() == before  # uninstall takes out the line install added, and only it
     again = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
-    assert "git ignores" not in again.stdout and exclude.read_text().count("settings.local.json") == 1
+    assert "git ignores" in again.stdout and exclude.read_text().count("settings.local.json") == 1
 
 
 def test_a_claude_json_whose_projects_brain_cannot_read_refuses_install_and_not_uninstall(vault, repo, home):

@@ -378,3 +378,19 @@ def test_a_note_deleted_while_its_new_version_loads_is_gone(small, monkeypatch):
 
     _once_before(monkeypatch, "load_rows", lambda paths=None, **_: paths == ["p1.md"], deleted)
     assert [n.title for n in corpus.of_type("pattern")] == ["P2"]
+
+
+def test_closing_the_open_vault_releases_its_index(tmp_path) -> None:
+    """`brain.open` gives the one owner of a vault's state in this process; closing it (or leaving
+    its `with` block) closes the index it opened, and opening again starts anew."""
+    import brain
+    from brain.index import engine
+    from tests.conftest import lexical_vault
+
+    vault = lexical_vault(tmp_path / "vault")
+    with brain.open(vault.root) as memory:
+        index = engine.open_index(memory.vault)
+        assert engine.existing_index(memory.vault) is index
+    assert vault.root.resolve() not in engine._indexes
+    with brain.open(vault.root) as again:
+        assert engine.open_index(again.vault) is not index

@@ -7,6 +7,7 @@ Every import counts, including the ones inside functions (a lazy import is still
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -221,8 +222,8 @@ def test_every_agent_is_one_module_behind_the_one_interface() -> None:
     """An agent module of brain/agents builds an `Agent` named AGENT and is listed in the registry
     (an agent module grown past the size limit keeps its parts beside it, `<agent>_<part>.py`);
     the rest of the package (the shared rooms) names no agent."""
+    from brain.agents.events import AGENT_EVENTS, AGENT_MODULES, OWN_EVENTS, hook_key
     from brain.agents.registry import AGENTS, HOOKS
-    from brain.agents.runtime import OWN_EVENTS
 
     shared = {
         "__init__",
@@ -237,6 +238,7 @@ def test_every_agent_is_one_module_behind_the_one_interface() -> None:
         "health",
         "hooks_log",
         "cli",
+        "events",
     }
     agent_modules = sorted(p.stem for p in (SOURCE / "agents").glob("*.py") if p.stem not in shared)
     agents = sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values())
@@ -245,6 +247,11 @@ def test_every_agent_is_one_module_behind_the_one_interface() -> None:
     assert strays == [], "a module of no agent's, and not one of the shared rooms"
     assert sorted(set(agent_modules) - set(parts)) == agents
     assert len(HOOKS) == sum(len(agent.hooks) for agent in AGENTS.values())  # no event is two agents'
+    # the names the hook runner reads before loading anything are the agents' own
+    assert {name: importlib.import_module(module).AGENT.name for name, module in AGENT_MODULES.items()} == {
+        name: name for name in AGENTS
+    }
+    assert {hook_key(name, event) for name, events in AGENT_EVENTS.items() for event in events} == set(HOOKS)
     assert not set(HOOKS) & set(OWN_EVENTS)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from brain.importers.ai_agents.graph import ARRAYS, edge_extra, node_json, patte
 from brain.markdown.model import Note
 from brain.markdown.parse import link_targets
 from brain.memory.corpus import Corpus, Resolver
+from brain.vault.atomic import replace_file
 from brain.vault.vault import Vault
 
 EPISODES_DIR = "episodes"
@@ -250,13 +250,5 @@ def _write_json(path: Path, data: Any) -> bool:
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temp = tempfile.mkstemp(prefix=".brain-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    replace_file(path, text)
     return True

@@ -28,6 +28,14 @@ _SEEN = (
     session=_FRONTMATTER.format(key="session", default="''"),
     project=_FRONTMATTER.format(key="project", default="''"),
 )
+_ALL = (
+    "SELECT f.signature, n.path, n.title, {date}, {session}, f.error, f.fix, f.commit_text, {project}, f.event "
+    "FROM failures f JOIN notes n ON n.id = f.note_id ORDER BY f.signature, 4 DESC, n.path, f.event"
+).format(
+    date=_FRONTMATTER.format(key="date", default="n.date"),
+    session=_FRONTMATTER.format(key="session", default="''"),
+    project=_FRONTMATTER.format(key="project", default="''"),
+)
 
 
 @dataclass(frozen=True)
@@ -54,3 +62,25 @@ def failures_seen(
     if rows is None:
         return None
     return [FailureSeen(*(str(value or "") for value in row)) for row in rows]
+
+
+@dataclass(frozen=True)
+class FailureHeld:
+    """A failure an episode holds, with its signature and its event's id (`fix` '' when it was never
+    recovered)."""
+
+    signature: str
+    seen: FailureSeen
+    event: str
+
+
+def all_failures(index_dir: Path) -> list[FailureHeld] | None:
+    """Every failure the episodes hold, by signature, each signature's newest first. None when the
+    catalog cannot be read."""
+    rows = read_rows(index_dir, _ALL)
+    if rows is None:
+        return None
+    return [
+        FailureHeld(str(row[0]), FailureSeen(*(str(value or "") for value in row[1:9])), str(row[9] or ""))
+        for row in rows
+    ]

@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -105,7 +105,14 @@ def _v5(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
+def _v6(db: sqlite3.Connection) -> None:
+    """A note's `#tags` in its body count as tags (Obsidian's), kept with the parsed note: every note
+    is read again at the next scan (its stamps cleared; chunks whose text is unchanged keep their
+    vectors)."""
+    db.execute("UPDATE notes SET mtime_ns = 0, sha256 = ''")
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import UnionType
 from typing import Any, get_args
 
-from brain.index.embedders.model_cache import write_json
+from brain.index.embedders.model_cache import remember_json
 
 
 def summary_path(index_dir: Path, name: str) -> Path:
@@ -76,7 +76,7 @@ def load(path: Path, fits: Callable[[Any], bool]) -> dict[str, list[Any]]:
 def save(path: Path, values: dict[str, list[Any]]) -> None:
     """Replace the file at once; a disk that refuses the write (or values JSON cannot hold) only
     costs the next process the same work again."""
-    write_json(path, values, indent=None)
+    remember_json(path, values, indent=None)
 
 
 def forget(index_dir: Path) -> None:

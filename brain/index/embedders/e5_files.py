@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import ModelBuildError
-from brain.index.embedders.model_cache import cache_root, file_sha256, write_json
+from brain.index.embedders.model_cache import cache_root, file_sha256, remember_json
 from brain.index.embedders.model_files import installed_version
 
 E5_NAME = "multilingual-e5-small"
@@ -111,7 +111,7 @@ def _build(source: Path, digest: str, folder: Path, weights: str) -> None:
         del graph
         onnx.checker.check_model(str(tmp / "model.onnx"))
         build_tokenizer(packed).save(str(tmp / "tokenizer.json"))
-        write_json(
+        remember_json(
             tmp / "source.json", {"source": str(source), "sha256": digest, "weights": weights, "build": BUILD_VERSION}
         )
         try:

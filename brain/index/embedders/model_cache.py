@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from brain.vault.atomic import write_json
+
 MODEL_FILE = "model.onnx"
 WEIGHTS_FILE = "model.data"  # named inside model.onnx: the two are written and moved together
 
@@ -61,25 +63,17 @@ def file_fact(path: Path, name: str, compute: Callable[[], Any]) -> Any:
         return entry[name]
     value = entry[name] = compute()
     known[str(path)] = entry
-    write_json(memo, known)
+    remember_json(memo, known)
     return value
 
 
-def write_json(path: Path, data: dict[str, Any], *, indent: int | None = 1) -> None:
+def remember_json(path: Path, data: dict[str, Any], *, indent: int | None = 1) -> None:
     """Best effort: a cache file that cannot be written (or data JSON cannot hold) is simply
-    computed again next time. The file is replaced at once: a reader sees the old or the new."""
+    computed again next time. The file is replaced whole: a reader sees the old or the new."""
     try:
-        text = json.dumps(data, indent=indent, ensure_ascii=False, separators=None if indent else (",", ":"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        write_json(path, data, indent=indent)
     except (OSError, TypeError, ValueError):
         return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _folder(model_path: str, ort_version: str) -> Path:

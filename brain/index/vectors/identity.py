@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from brain.errors import Remedy, UsageError
+from brain.vault.atomic import replace_file
 
 
 def collection_name(vault_root: Path, embedder_id: str) -> str:
@@ -34,9 +35,7 @@ def vault_identity(vault_root: Path) -> str:
     slug = re.sub(r"[^a-zA-Z0-9]+", "-", vault_root.name).strip("-")[:40] or "vault"
     identity = f"{slug}-{hashlib.sha256(str(vault_root.resolve()).encode()).hexdigest()[:10]}"
     if path.parent.is_dir():
-        temp = path.with_name(f".vault-id-{os.getpid()}.tmp")
-        temp.write_text(identity + "\n", encoding="utf-8")
-        os.replace(temp, path)
+        replace_file(path, identity + "\n")
     return identity
 
 
@@ -45,9 +44,7 @@ def renew_vault_identity(vault_root: Path) -> str:
     slug = re.sub(r"[^a-zA-Z0-9]+", "-", vault_root.name).strip("-")[:40] or "vault"
     identity = f"{slug}-{secrets.token_hex(5)}"
     path = vault_root / ".brain" / "vault-id"
-    temp = path.with_name(f".vault-id-{os.getpid()}.tmp")
-    temp.write_text(identity + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    replace_file(path, identity + "\n")
     return identity
 
 

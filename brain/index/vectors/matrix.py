@@ -13,12 +13,13 @@ process that finds the snapshot older than the catalog's generation rebuilds it 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
+
+from brain.vault.atomic import replace_file
 
 
 class ChunkMatrix:
@@ -119,12 +120,13 @@ class ChunkMatrix:
 
     def save(self, path: Path, generation: str) -> None:
         """Write atomically (temp file + rename): a reader sees the old snapshot or the new one."""
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with temporary.open("wb") as handle:
+
+        def write(handle: BinaryIO) -> None:
             np.savez(
                 handle, notes=self.notes, chunks=self.chunks, vectors=self.vectors, generation=np.asarray(generation)
             )
-        os.replace(temporary, path)
+
+        replace_file(path, write)
 
     @classmethod
     def load(cls, path: Path, generation: str | None, dim: int) -> ChunkMatrix | None:

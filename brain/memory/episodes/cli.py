@@ -25,7 +25,6 @@ from brain.cli.common import (
 from brain.errors import InvalidInput, UsageError
 from brain.markdown.model import Outcome
 from brain.memory.episodes import service
-from brain.memory.episodes.merge import given_parts
 from brain.memory.episodes.view import decision_lines, episode_lines, episode_row, episode_summary, stored_episode_line
 
 if TYPE_CHECKING:
@@ -72,10 +71,10 @@ def store(
     if not data:
         raise UsageError("give --file with an episode, or at least --session, --task and --outcome")
     corpus = open_vault(vault).corpus
-    episode, warnings = service.episode_from_data(service.with_stored_date(corpus, data))
+    stored, warnings = service.store_episode_data(corpus, data)
     for message in warnings:
         warn(message)
-    typer.echo(stored_episode_line(service.store_episode(corpus, episode, given=given_parts(data))))
+    typer.echo(stored_episode_line(stored))
 
 
 @app.command("list")

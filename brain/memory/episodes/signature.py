@@ -37,7 +37,16 @@ from brain.markdown.model import Episode
 from brain.memory.episodes.recovery import episode_recoveries
 
 SHELL_TOOLS = frozenset(
-    {"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_terminal_cmd", "PowerShell"}
+    {
+        "Bash",
+        "shell",
+        "exec_command",
+        "local_shell",
+        "container.exec",
+        "run_terminal_cmd",
+        "PowerShell",
+        "run_shell_command",  # Gemini CLI
+    }
 )
 LINE_CHARACTERS = 80
 MIN_WORDS = 3
@@ -82,10 +91,14 @@ class Failure:
     target: str = ""  # the file(s) a tool that edits or reads files was called on, as the episode names them
 
 
+PROGRAM_CHARS = 4096  # of each part of a command read for its program: a 10 MB command costs no more
+
+
 def program(command: str) -> str:
-    """The first program a shell command runs (its file name), past `cd`, assignments and runners."""
+    """The first program a shell command runs (its file name), past `cd`, assignments and runners.
+    Each part is read up to PROGRAM_CHARS: shlex takes seconds over a one-line command of megabytes."""
     for piece in re.split(r"&&|\|\||;|\||\n", command):
-        piece = piece.strip().lstrip("(").strip()
+        piece = piece.strip().lstrip("(").strip()[:PROGRAM_CHARS]
         if not piece or re.match(r"(?:cd|pushd|export|source|set|\.)(?:\s|$)", piece):
             continue
         try:

@@ -10,7 +10,6 @@ from pydantic import Field
 from brain.markdown.model import Outcome
 from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.episodes import service as episode_service
-from brain.memory.episodes.merge import given_parts
 from brain.memory.episodes.note import DECISION_TYPES
 from brain.memory.episodes.view import decision_lines, episode_row, episode_summary, stored_episode_line, stored_verb
 
@@ -74,8 +73,7 @@ def store_episode(
         "duration_minutes": duration_minutes,
     }
     data.update({key: value for key, value in optional.items() if value is not None})
-    episode, warnings = episode_service.episode_from_data(episode_service.with_stored_date(state.corpus, data))
-    stored = episode_service.store_episode(state.corpus, episode, given=given_parts(data))
+    stored, warnings = episode_service.store_episode_data(state.corpus, data)
     text = "\n".join([stored_episode_line(stored), *(f"warning: {message}" for message in warnings)])
     return result(
         text, {"path": stored.path, "title": stored.title, "status": stored_verb(stored), "warnings": warnings}

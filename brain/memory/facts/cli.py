@@ -86,9 +86,7 @@ def record(
 ) -> None:
     """Record a new fact (a note in facts/); a subject with a current value needs --supersede."""
     corpus = open_vault(vault).corpus
-    service.check_source(corpus, source)
-    written = service.record_fact(
-        corpus,
+    request = service.FactRequest(
         kind,
         subject,
         _value(value, file),
@@ -103,6 +101,7 @@ def record(
         legal_hold=legal_hold,
         supersede=supersede,
     )
+    written = service.record(corpus, request)
     emit_json(view.written_dict(written)) if as_json else _echo(view.written_lines(written, "recorded"))
 
 

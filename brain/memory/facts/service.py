@@ -116,6 +116,33 @@ def _write_new(vault: Vault, new: NewFact) -> FactWritten:
     return FactWritten(path, fact_from_note(parse_note(text, path)))
 
 
+@dataclass(frozen=True)
+class FactRequest:
+    """A fact to record, as `brain fact record` and MCP `record_fact` take it (None: the vault's default)."""
+
+    kind: str
+    subject: str
+    value: Any
+    namespace: str | None = None
+    tier: str | None = None
+    source: str | None = None
+    authority: float | None = None
+    valid_from: str | datetime | None = None
+    compliance_class: str | None = None
+    retention_days: int | None = None
+    legal_delete_at: str | datetime | None = None
+    legal_hold: bool = False
+    supersede: bool = False
+
+
+def record(corpus: Corpus, request: FactRequest, *, caller: str | None = None) -> FactWritten:
+    """Record a requested fact: its source checked first (a note of the vault), then `record_fact`."""
+    check_source(corpus, request.source)
+    fields = {name: getattr(request, name) for name in request.__dataclass_fields__}
+    kind, subject, value = fields.pop("kind"), fields.pop("subject"), fields.pop("value")
+    return record_fact(corpus, kind, subject, value, caller=caller, **fields)
+
+
 def record_fact(
     corpus: Corpus,
     kind: str,

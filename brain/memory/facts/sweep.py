@@ -45,6 +45,7 @@ from brain.memory.facts import sweep_plan
 from brain.memory.facts.note import Fact, fact_from_note, format_time
 from brain.memory.facts.service import all_facts
 from brain.memory.facts.settings import FactSettings, load_settings
+from brain.vault.atomic import write_json
 from brain.vault.note_files import parse_bytes
 from brain.vault.vault import Vault
 
@@ -452,5 +453,5 @@ def _write_receipt(
     }
     if error is not None:
         body["stopped_by"] = str(error)
-    sweep_plan.write_json(path, body)
+    write_json(path, body)
     return path.relative_to(vault.root).as_posix()

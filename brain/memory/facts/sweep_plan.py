@@ -11,7 +11,6 @@ now, before the receipt is written. Sweeps take `.brain/journal/sweep.lock`, one
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ import filelock
 
 from brain.errors import IndexBusy
 from brain.memory.facts import journal as fact_journal
+from brain.vault.atomic import write_json
 from brain.vault.vault import Vault
 
 PENDING_FILE = "PENDING.json"
@@ -54,29 +54,6 @@ def reserve_receipt(vault: Vault, receipt_id: str) -> str:
         suffix += 1
         name = f"{receipt_id}-{suffix}"
     return name
-
-
-def write_json(path: Path, body: dict[str, Any]) -> None:
-    """Write a JSON file whole: a synced temp file renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.stem}.tmp")
-    data = (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    try:
-        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(descriptor, view)
-                if written <= 0:
-                    raise OSError(28, "No space left on device", str(temp))
-                view = view[written:]
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
 
 
 def write_plan(vault: Vault, body: dict[str, Any]) -> None:

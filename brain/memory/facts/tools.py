@@ -67,9 +67,7 @@ def record_fact(
     names the current fact) unless supersede is true, which closes the old fact and records the
     new value in one step. Returns the new fact's id and path.
     """
-    service.check_source(state.corpus, source)
-    written = service.record_fact(
-        state.corpus,
+    request = service.FactRequest(
         kind,
         subject,
         value,
@@ -80,9 +78,9 @@ def record_fact(
         valid_from=valid_from,
         compliance_class=compliance_class,
         retention_days=retention_days,
-        caller=CALLER,
         supersede=supersede,
     )
+    written = service.record(state.corpus, request, caller=CALLER)
     return result("\n".join(view.written_lines(written, "recorded")), view.written_dict(written))
 
 

@@ -7,10 +7,9 @@ with `-2`, `-3` ... when several are written in one second.
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
+from brain.vault.atomic import write_json
 from brain.vault.history import current_actor
 from brain.vault.history_log import now_text
 from brain.vault.vault import Vault
@@ -29,11 +28,5 @@ def write_receipt(vault: Vault, folder: str, prefix: str, body: dict[str, Any]) 
         target = where / f"{stem}-{suffix}.json"
     actor = current_actor()
     data = {"receipt": target.stem, "time": time, "by": actor.by, "command": actor.command, **body}
-    temp = target.with_suffix(".tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, target)
+    write_json(target, data)
     return target.relative_to(vault.root).as_posix()

@@ -26,20 +26,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import secrets
 import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from brain.errors import IndexMismatch, Remedy
 from brain.index.engine import open_index
 from brain.index.vectors.vectors import DROPPED_KEY
+from brain.vault.atomic import replace_file
 from brain.vault.vault import Vault
 
 COLLECTION = "runs"
@@ -157,8 +157,8 @@ class RunVectors:
             return
         columns = list(zip(*(self._known[path] for path in paths), strict=True)) or [(), (), ()]
         vectors = np.stack([self._rows[path] for path in paths]) if paths else np.zeros((0, 0), np.float32)
-        temporary = self.snapshot_path.with_name(f".{SNAPSHOT}.{os.getpid()}.tmp")
-        with temporary.open("wb") as handle:
+
+        def write(handle: BinaryIO) -> None:
             np.savez(
                 handle,
                 paths=np.asarray(paths, dtype=str),
@@ -168,7 +168,8 @@ class RunVectors:
                 vectors=vectors.astype(np.float32, copy=False),
                 stamp=np.asarray(stamp),
             )
-        os.replace(temporary, self.snapshot_path)
+
+        replace_file(self.snapshot_path, write)
 
     def _written(self) -> None:
         """Under the index lock, after this process wrote run vectors: renew the stamp, and the
@@ -303,6 +304,12 @@ def _pool() -> ThreadPoolExecutor:
 
 _stores: dict[Path, RunVectors] = {}
 _stores_lock = threading.Lock()
+
+
+def forget_run_vectors(vault_root: Path) -> None:
+    """Drop the process's RunVectors of a vault (its Memory was closed)."""
+    with _stores_lock:
+        _stores.pop(vault_root, None)
 
 
 def run_vectors(vault: Vault) -> RunVectors:

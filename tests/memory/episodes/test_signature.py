@@ -176,3 +176,20 @@ def test_a_failed_test_run_takes_its_line_from_its_lesson():
             "Ran `mix test --seed 0`: tests passed; it passed after editing lib/a.ex.",
         )
     ]
+
+
+def test_a_one_line_command_of_megabytes_is_read_for_its_program_up_to_a_bound(monkeypatch):
+    """The failure hook reads a failed command's program with shlex, which took 9 s over a 10 MB one-line
+    command: each part is read up to PROGRAM_CHARS, so the hook's work does not grow with the command."""
+    import shlex
+
+    from brain.memory.episodes import signature as module
+
+    read: list[int] = []
+    split = shlex.split
+    monkeypatch.setattr(module.shlex, "split", lambda text: read.append(len(text)) or split(text))
+    command = "FOO=1 pytest " + "x" * 10_000_000 + " && make " + "y" * 10_000_000
+    assert module.program(command) == "pytest"
+    assert read == [module.PROGRAM_CHARS]
+    failure = module.Failure("Bash", command, "boom: the build failed for a reason")
+    assert module.signature(failure) == "shell|pytest|boom: the build failed for a reason"
