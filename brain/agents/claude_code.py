@@ -57,20 +57,27 @@ from brain.memory.sessions.transcripts.files import (
     text_of,
 )
 
-# The record types Claude Code writes (a later version may add more: they are skipped and counted).
-KNOWN = frozenset(
+# The record types Claude Code writes. Those that hold a conversation's messages (Claude Code 2.1.332
+# calls these five "message" records; brain reads user, assistant and system, and counts attachment
+# and progress):
+MESSAGE_RECORDS = frozenset({"user", "assistant", "system", "attachment", "progress"})
+# and the rest, its session's metadata (titles, modes, costs, copies of API requests, file history),
+# each type 2.1.332 writes: read by nobody here, counted, never warned about.
+METADATA_RECORDS = frozenset(
     {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "last-prompt",
-        "attachment",
+        "agent-color", "agent-name", "agent-setting", "ai-title", "api-request", "api-request-blob",
+        "api-request-resumed", "api-request-shape", "artifact-autoreact-ledger", "artifact-comment-monitor",
+        "atis-latch", "attribution-snapshot", "bridge-session", "content-replacement", "continued-in",
+        "cost-state", "custom-title", "data-flow-incomplete", "data-flow-records", "derived-from", "dev-mods",
+        "ended-by-model", "file-history-delta", "file-history-snapshot", "fork-context-ref", "frame-link",
+        "history-suppression", "hybrid-organization", "isolation-latch", "last-prompt", "memory-mode", "mode",
+        "observer-ref", "permission-mode", "pr-link", "queue-operation", "relocated", "repl-mode",
+        "resume-head-vouch", "session-owner", "summary", "tag", "tools-used", "worktree-state",
     }
-)
+)  # fmt: skip
+KNOWN = MESSAGE_RECORDS | METADATA_RECORDS
+# A type a later version adds is counted as unknown, and warned about only when it carries a
+# `message` (what brain reads of a record): one without is more metadata.
 INTERRUPTED = "[Request interrupted by user"
 REJECTED = (
     "The user doesn't want to proceed with this tool use",
@@ -290,7 +297,7 @@ def _acts(path: Path, stats: ReadStats, agent: str) -> Iterator[Act]:
     seen: set[str] = set()
     for record in json_records(path, stats):
         kind = str(record.get("type"))
-        stats.count(kind, kind in KNOWN)
+        stats.count(kind, kind in KNOWN, may_hold_messages=isinstance(record.get("message"), dict))
         uuid = record.get("uuid")
         if isinstance(uuid, str) and uuid:
             if uuid in seen:
@@ -412,4 +419,5 @@ AGENT = Agent(
     programs_named=lambda target, text: programs_in(commands_named(target, text)),
     hooks=HOOKS,
     store=transcript_store,
+    session_start="session-start",
 )

@@ -112,7 +112,7 @@ def _end_of(line: bytes, call_id: str) -> CommandEnd | None:
     `CommandExecution`, or the `exec_command_end` event of earlier versions (0.125 writes it)."""
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to parse
         return None
     payload = _object(record.get("payload")) if isinstance(record, dict) else {}
     item = _object(payload.get("item"))
@@ -148,6 +148,6 @@ def succeeded(payload_text: str) -> bool:
         if not isinstance(transcript, str) or not transcript or not isinstance(call, str) or not call:
             return False
         end = _command_end(Path(transcript), call)
-    except (ValueError, OSError):
+    except (ValueError, RecursionError, OSError):
         return False
     return end is not None and end.exit_code == 0

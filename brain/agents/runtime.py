@@ -60,6 +60,7 @@ class HookResult:
 
     event: str
     context: str = ""
+    signature: str = ""  # the failure's, when the failure hook hands an earlier fix (for the ledger)
 
 
 @dataclass(frozen=True)
@@ -144,13 +145,16 @@ def session_start(request: HookRequest, agent_event: str) -> HookResult:
 
 
 def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
-    """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON)."""
+    """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON), without
+    the notes the ledger says this session was already handed."""
     from brain.memory.sessions.task_prompt import states_a_task
 
     root = request.memory.root
     prompt = str(request.payload.get("prompt") or "").strip()
-    if not states_a_task(prompt) or not _first_time(root, str(request.payload.get("session_id") or "")):
+    session = str(request.payload.get("session_id") or "")
+    if not states_a_task(prompt) or not _first_time(root, session):
         return HookResult(agent_event)
+    from brain.agents.ledger import injected
     from brain.memory.sessions.context import first_prompt as context
 
     warmed = _warmed(root)
@@ -159,7 +163,13 @@ def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
     with request.memory.checked_once() as corpus:
         scope = _scope(request, corpus)
         text = context(
-            corpus, prompt, budget=request.budget, similar=warmed, namespaces=request.namespaces, project=scope.project
+            corpus,
+            prompt,
+            budget=request.budget,
+            similar=warmed,
+            namespaces=request.namespaces,
+            project=scope.project,
+            given=injected(root, session),  # what the session start handed this session is not handed again
         )
     _say_if_catching_up(request.memory, agent_event)
     return HookResult(agent_event, text)
@@ -202,7 +212,8 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     project = here.project if here else None
     found = earlier_fix(request.memory.vault.index_dir, failure, session, project, cross_project=everywhere)
     log(root, "tool-failure", f"{session}: {tool} [{found.signature or 'too little to match'}] {_outcome(found)}")
-    return HookResult(agent_event, seen_before(found))
+    said = seen_before(found)
+    return HookResult(agent_event, said, (found.signature or "") if said else "")
 
 
 def _outcome(found: EarlierFix) -> str:
@@ -338,7 +349,8 @@ def spawn(root: Path, args: list[str]) -> None:
     command = [sys.executable, "-m", "brain", "hooks", "run", *args, "--vault", str(root)]
     log_file = log_path(root)
     log_file.parent.mkdir(parents=True, exist_ok=True)
-    with log_file.open("a", encoding="utf-8") as errors:
+    handle = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)  # its first line may make it
+    with os.fdopen(handle, "a", encoding="utf-8") as errors:
         subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,

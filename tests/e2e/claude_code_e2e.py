@@ -143,6 +143,8 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{session[:8]}.md")), "session 1's episode", log)[0]
     text = episode.read_text()
     assert "outcome: failure" in text and "cd: src: No such file or directory" in text
+    wait_for(lambda: f"extract {session}: " in log.read_text(), "session 1's extraction logged", log)
+    assert "skipped records" not in log.read_text()  # every record type this Claude Code writes is known
 
     # session 2 starts with session 1's failure and its lesson, hits the same failure and recovers
     model.requests.clear()
@@ -205,3 +207,24 @@ def test_the_plugin_hands_claude_code_the_vault_and_saves_the_session(claude, mo
     log = vault / ".brain" / "logs" / "hooks.log"
     episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{done['session_id'][:8]}.md")), "the episode", log)
     assert f"session: {done['session_id']}" in episode[0].read_text()
+
+
+def test_the_plugins_mcp_server_starts_in_the_session_after_one_without_a_vault(claude, model, tmp_path):
+    """Claude Code skips a plugin's server that failed for 15 minutes unless its configuration
+    changed. A session without a vault fails brain's server; the next one, with $BRAIN_VAULT set,
+    must start it: the vault is part of the server's configuration (`.mcp.json`)."""
+    home, repo, vault = tmp_path / "home", tmp_path / "repo", tmp_path / "vault"
+    home.mkdir()
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, capture_output=True)
+    brain("init", str(vault))
+    path = f"{BRAIN.parent}:{os.environ['PATH']}"
+    seen = []
+    for env in ({}, {"BRAIN_VAULT": str(vault)}):
+        model.requests.clear()
+        model.turns = [{"text": "Nothing to do."}]
+        run_claude(claude, model, repo, home, "Say hello", "--plugin-dir", str(PLUGIN), PATH=path, **env)
+        seen.append(json.dumps(model.main_requests()[0]))
+    assert "plugin:brain:brain (CONNECTION_CLOSED)" in seen[0]
+    assert "Skipping connection" not in seen[1] and "plugin:brain:brain (" not in seen[1]
+    assert "plugin:brain:brain\\n" in seen[1]  # listed among the connected servers whose tools are deferred

@@ -288,6 +288,20 @@ def test_codex_sessions_reach_the_vault_and_the_next_session(codex: Path, tmp_pa
     assert f"tool-failure {third}: Bash [shell|cd|" in log and f"seen before in {recovered.stem}" in log
 
 
+def test_a_project_install_gives_codex_nothing_it_ignores(codex: Path, tmp_path: Path) -> None:
+    """At project scope brain writes no `notify` into the project's config.toml: Codex 0.171 ignores it
+    there and warns on every run."""
+    model = ScriptedModel()
+    repo, vault, env = world(tmp_path, model)
+    run(BRAIN, "hooks", "install", "codex", "--scope", "project", "--vault", vault, env=env, cwd=repo)
+    config = Path(env["CODEX_HOME"]) / "config.toml"
+    config.write_text(config.read_text() + f'\n[projects."{repo}"]\ntrust_level = "trusted"\n')
+    model.turns = [{"text": "Nothing to do."}]
+    output = run(codex, "exec", "--skip-git-repo-check", "Say hello", env=env, cwd=repo, stdin="")
+    assert "session id: " in output
+    assert "Ignored unsupported project-local config keys" not in output, output
+
+
 def extracted(vault: Path, session: str, seconds: float = 180) -> None:
     """Wait until an extraction of the session has ended (its episode and its failures in the catalog)."""
     log = vault / ".brain" / "logs" / "hooks.log"

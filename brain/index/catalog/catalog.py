@@ -46,6 +46,11 @@ class Catalog(ChunkTable):
         self.path = Path(path)
         self.read_only = read_only
         self._lock = threading.RLock()
+        if self.path.exists() and not self.path.is_file():  # a folder (or a device) in the catalog's place
+            raise IndexMismatch(
+                f"the catalog {self.path} is not a file and cannot be read; ",
+                Remedy("rebuild_index", folder=str(self.path.parent)),
+            )
         if read_only:
             # On a read-only disk SQLite cannot make the WAL's shared memory; `immutable` reads
             # the file as it is, with no locks (nothing can change it through this mount).

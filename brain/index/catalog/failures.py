@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.index.catalog.read_only import read_with
+from brain.index.catalog.read_only import read_rows, read_with
 
 _FRONTMATTER = "COALESCE(CAST(json_extract(n.frontmatter, '$.{key}') AS TEXT), {default})"
 _SEEN = (
@@ -33,6 +33,14 @@ _SEEN = (
     "ORDER BY (SELECT TOTAL(a.weight) FROM failure_terms t JOIN asked a ON a.term = t.term "
     "WHERE t.note_id = f.note_id AND t.event = f.event) DESC, "
     "({project} = :project) DESC, 3 DESC, n.path LIMIT :limit"
+).format(
+    date=_FRONTMATTER.format(key="date", default="n.date"),
+    session=_FRONTMATTER.format(key="session", default="''"),
+    project=_FRONTMATTER.format(key="project", default="''"),
+)
+_ALL = (
+    "SELECT f.signature, n.path, n.title, {date}, {session}, f.error, f.fix, f.commit_text, {project}, f.event "
+    "FROM failures f JOIN notes n ON n.id = f.note_id ORDER BY f.signature, 4 DESC, n.path, f.event"
 ).format(
     date=_FRONTMATTER.format(key="date", default="n.date"),
     session=_FRONTMATTER.format(key="session", default="''"),
@@ -118,3 +126,25 @@ def _seen(row: tuple[object, ...]) -> FailureSeen:
         retry=bool(retry),
         terms=tuple(term for term in str(terms or "").split("\n") if term),
     )
+
+
+@dataclass(frozen=True)
+class FailureHeld:
+    """A failure an episode holds, with its signature and its event's id (`fix` '' when it was never
+    recovered)."""
+
+    signature: str
+    seen: FailureSeen
+    event: str
+
+
+def all_failures(index_dir: Path) -> list[FailureHeld] | None:
+    """Every failure the episodes hold, by signature, each signature's newest first. None when the
+    catalog cannot be read."""
+    rows = read_rows(index_dir, _ALL)
+    if rows is None:
+        return None
+    return [
+        FailureHeld(str(row[0]), FailureSeen(*(str(value or "") for value in row[1:9])), str(row[9] or ""))
+        for row in rows
+    ]

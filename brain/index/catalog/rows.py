@@ -120,9 +120,7 @@ def note_date(note: Note, mtime_ns: int) -> str:
 
 
 def note_tags(note: Note) -> list[str]:
-    tags = [tag.lower() for tag in note.tags]
-    tags += [tag.lower() for observation in note.observations for tag in observation.tags]
-    return list(dict.fromkeys(tags))
+    return list(dict.fromkeys(tag.lower() for tag in note.all_tags))
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -106,6 +106,13 @@ def _v5(db: sqlite3.Connection) -> None:
 
 
 def _v6(db: sqlite3.Connection) -> None:
+    """A note's `#tags` in its body count as tags (Obsidian's), kept with the parsed note: every note
+    is read again at the next scan (its stamps cleared; chunks whose text is unchanged keep their
+    vectors)."""
+    db.execute("UPDATE notes SET mtime_ns = 0, sha256 = ''")
+
+
+def _v7(db: sqlite3.Connection) -> None:
     """A failure's matching key and what worked (the tool-failure hook compares failures as error
     templates, each term weighed by how rare it is among the catalog's failures: `failure_terms`
     counts them). The table is made anew (it is derived) and every episode is read again at the
@@ -131,7 +138,7 @@ def _v6(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:
