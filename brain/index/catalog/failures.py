@@ -144,7 +144,9 @@ def all_failures(index_dir: Path) -> list[FailureHeld] | None:
     rows = read_rows(index_dir, _ALL)
     if rows is None:
         return None
-    return [
-        FailureHeld(str(row[0]), FailureSeen(*(str(value or "") for value in row[1:9])), str(row[9] or ""))
-        for row in rows
-    ]
+    held = []
+    for row in rows:
+        path, title, date, session, error, fix, commit, project = (str(value or "") for value in row[1:9])
+        seen = FailureSeen(path, title, date, session, error, fix, commit, project)
+        held.append(FailureHeld(str(row[0]), seen, str(row[9] or "")))
+    return held
