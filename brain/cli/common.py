@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -97,7 +97,7 @@ def read_input(file: str | None) -> str:
 
 @contextmanager
 def progress_bars(
-    labels: dict[str, str | tuple[str, str]] | None = None,
+    labels: Mapping[str, str | tuple[str, str]] | None = None,
 ) -> Iterator[Callable[[str, int, int], None] | None]:
     """A callback `(stage, done, total)` drawing one line per stage on a terminal (bar, count, rate,
     time left: cli/progress.py); None (silence) when piped. `labels`: stage -> label, or (label, unit)."""

@@ -68,6 +68,32 @@ class FailureSeen:
 
 
 @dataclass(frozen=True)
+class FailureHeld:
+    """A failure an episode holds, with its signature and its event's id (`fix` '' when it was never
+    recovered)."""
+
+    signature: str
+    seen: FailureSeen
+    event: str
+
+
+def all_failures(index_dir: Path) -> list[FailureHeld] | None:
+    """Every failure the episodes hold, by signature, each signature's newest first. None when the
+    catalog cannot be read."""
+    rows = read_rows(index_dir, _ALL)
+    if rows is None:
+        return None
+    return [_held(row) for row in rows]
+
+
+def _held(row: tuple[object, ...]) -> FailureHeld:
+    path, title, date, session, error, fix, commit, project = (str(value or "") for value in row[1:9])
+    return FailureHeld(
+        str(row[0]), FailureSeen(path, title, date, session, error, fix, commit, project), str(row[9] or "")
+    )
+
+
+@dataclass(frozen=True)
 class Candidates:
     """The earlier failures a live one may match, and how common each of their terms is."""
 
@@ -126,27 +152,3 @@ def _seen(row: tuple[object, ...]) -> FailureSeen:
         retry=bool(retry),
         terms=tuple(term for term in str(terms or "").split("\n") if term),
     )
-
-
-@dataclass(frozen=True)
-class FailureHeld:
-    """A failure an episode holds, with its signature and its event's id (`fix` '' when it was never
-    recovered)."""
-
-    signature: str
-    seen: FailureSeen
-    event: str
-
-
-def all_failures(index_dir: Path) -> list[FailureHeld] | None:
-    """Every failure the episodes hold, by signature, each signature's newest first. None when the
-    catalog cannot be read."""
-    rows = read_rows(index_dir, _ALL)
-    if rows is None:
-        return None
-    held = []
-    for row in rows:
-        path, title, date, session, error, fix, commit, project = (str(value or "") for value in row[1:9])
-        seen = FailureSeen(path, title, date, session, error, fix, commit, project)
-        held.append(FailureHeld(str(row[0]), seen, str(row[9] or "")))
-    return held

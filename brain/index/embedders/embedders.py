@@ -383,12 +383,12 @@ def load_embedder(
             )
     found = resolve(model_path)
     if found.files is not None:
-        files = found.files
+        model_files = found.files
         if name != "minilm-float":
             try:
-                files = int8_files(files)  # the shipped int8 weights on int8 kernels (int8_kernels.py)
+                model_files = int8_files(model_files)  # the shipped int8 weights on int8 kernels (int8_kernels.py)
             except ModelBuildError as error:
                 warn(f"{error}; brain runs {MODEL_NAME}'s float graph instead (its vectors have another id)")
-        return OnnxMiniLMEmbedder.from_files(files)
+        return OnnxMiniLMEmbedder.from_files(model_files)
     warn(_missing_model_message(found.looked))
     return LexicalFallbackEmbedder()

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brain.errors import ModelBuildError
-from brain.index.embedders.model_cache import cache_root, file_fact, file_sha256, write_json
+from brain.index.embedders.model_cache import cache_root, file_fact, file_sha256
+from brain.vault.atomic import write_json
 
 if TYPE_CHECKING:
     import onnx

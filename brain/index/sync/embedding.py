@@ -107,10 +107,8 @@ def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None)
             preparing = helpers.submit(_prepare, embedder, windows[number + 1]) if number + 1 < len(windows) else None
             vectors = None
             if prepared is not None:
-                vectors = _run(
-                    embedder, prepared, lambda n, base=done: progress and progress("embedding", base + n, total)
-                )
-                done += prepared.count
+                vectors = _run(embedder, prepared, _reporter(progress, done, total))
+                done += prepared.size
             if writing is not None:
                 writing.result()  # in order, and errors surface here
             writing = helpers.submit(_store, index, window, vectors, result)
@@ -175,10 +173,20 @@ def _windows(work: list[_Work]) -> list[list[_Work]]:
     return windows
 
 
+def _reporter(progress: Progress | None, base: int, total: int) -> Callable[[int], None]:
+    """What a window reports as its batches finish: the chunks embedded so far in the whole run."""
+
+    def report(embedded: int) -> None:
+        if progress is not None:
+            progress("embedding", base + embedded, total)
+
+    return report
+
+
 class _Batches(NamedTuple):
     """A window's new chunks ready for the model: padded batches (embedders that have them) or texts."""
 
-    count: int
+    size: int
     batches: list[Any] | None  # (indices, input_ids, attention_mask) per batch, sorted by length
     texts: list[str]
 
@@ -199,12 +207,12 @@ def _run(embedder: Embedder, prepared: _Batches, advance: Callable[[int], object
     """The model on a prepared window; `advance(n)` after each batch with the chunks done so far."""
     if prepared.batches is None:
         vectors: Any = embedder.embed(prepared.texts)
-        advance(prepared.count)
+        advance(prepared.size)
         return vectors
     import numpy as np
 
     run_batch = embedder.run_batch  # type: ignore[attr-defined]
-    out = np.zeros((prepared.count, embedder.dim), dtype=np.float32)
+    out = np.zeros((prepared.size, embedder.dim), dtype=np.float32)
     finished = 0
     for indices, ids, mask in prepared.batches:
         out[indices] = run_batch(ids, mask)  # scattered back: the window's order

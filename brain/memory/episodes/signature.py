@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass
 
 from brain.markdown.model import Episode
+from brain.memory.episodes.recovery import episode_recoveries
 
 SHELL_TOOLS = frozenset(
     {
@@ -110,7 +111,6 @@ _PROTOCOL = re.compile(
 # an error event as the session extractor writes it: "`cmd` failed: line" or "Tool files failed: line"
 _SHELL_EVENT = re.compile(r"^`(?P<command>.+?)` failed: (?P<line>.+)$", re.DOTALL)
 _TEST_EVENT = re.compile(r"^Ran `(?P<command>.+?)`: tests failed")
-_LESSON = re.compile(r"^`(?P<command>.+?)` failed \((?P<line>.*)\); it (?:worked|passed) after ", re.DOTALL)
 _TOOL_EVENT = re.compile(r"^(?P<tool>[\w.:-]+)(?: (?P<target>[^`]*?))? failed: (?P<line>.+)$", re.DOTALL)
 
 
@@ -139,9 +139,14 @@ class Key:
         return f"{self.kind}|{self.program}|{self.template}"
 
 
+COMMAND_CHARS = 65_536  # of a command read for its stages: a one-line command of 10 MB costs no more
+
+
 def stages(command: str) -> list[tuple[str, str]]:
     """The simple commands of a shell command line, each with the operator before it ('' for the
-    first; `|` for a pipe's later stages), split outside quotes; `2>&1` and `&>` are redirections."""
+    first; `|` for a pipe's later stages), split outside quotes; `2>&1` and `&>` are redirections.
+    The command is read up to COMMAND_CHARS: the hook's work does not grow with it."""
+    command = command[:COMMAND_CHARS]
     found: list[tuple[str, str]] = []
     piece, before, quote, index = "", "", "", 0
     while index < len(command):
@@ -342,7 +347,7 @@ class Recorded:
     signature: str
     event: str  # the error event's id
     error: str  # the error event's text
-    fix: str  # the recovery's text and what the lesson says worked ('' when it was never recovered)
+    fix: str  # what was different in what worked, said whole (the lesson's words), else the recovery's text ('' when never recovered)
     commit: str  # the first commit after the recovery, '' when none
     fix_command: str = ""  # the command that worked (no backticks), or the fix event's text when it is no command
     change: str = ""  # what was different in what worked, as the lesson says it ('' when no lesson says)
@@ -356,36 +361,37 @@ def recorded_failures(episode: Episode) -> list[Recorded]:
     recovered) holds the line."""
     by_id = {event.id: event for event in episode.events if event.id}
     order = [event.id for event in episode.events]
-    lessons = [matched for lesson in episode.lessons if (matched := _LESSON.match(lesson))]
+    recovered = {recovery.error_event: recovery for recovery in episode_recoveries(episode)}
     found = []
     for event in episode.events:
         failure = event_failure(event.text) if event.type == "error" else None
         test = _TEST_EVENT.match(event.text) if event.type == "error" and event.leads_to else None
+        recovery = recovered.get(event.id or "")
         if test is not None:
-            failure = _test_failure(test.group("command"), lessons)
+            failure = Failure("Bash", test.group("command"), recovery.error) if recovery and recovery.error else None
         found_key = key(failure) if failure else None
         if failure is None or found_key is None:
             continue
         recoveries = [by_id[target] for target in event.leads_to if target in by_id]
-        fix = "; ".join(recovery.text for recovery in recoveries)
-        lesson = next((text for text in episode.lessons if f" failed ({failure.line}); it " in text), "")
-        said = lesson.split(f" failed ({failure.line}); it ", 1)[-1]
-        named = set(re.findall(r"`[^`]+`", said))
-        if fix and lesson and not (named and named <= set(re.findall(r"`[^`]+`", fix))):
-            fix += "; it " + said  # what the lesson adds to the recovery: what was done before it worked
+        fix = "; ".join(fixed_by.text for fixed_by in recoveries)
+        if recovery is not None and recovery.change:
+            said_whole = "`" in recovery.change and not recovery.change.startswith("it ")  # names what worked
+            fix = f"{recovery.change}." if said_whole else f"{fix}; {recovery.change}."
         commit = ""
         if recoveries and recoveries[0].id in order:
             later = episode.events[order.index(recoveries[0].id) :]
             commit = next((e.text for e in later if e.type == "commit"), "")
-        found.append(Recorded(found_key.signature, event.id or "", event.text, fix, commit, key=found_key))
+        found.append(
+            Recorded(
+                found_key.signature,
+                event.id or "",
+                event.text,
+                fix,
+                commit,
+                recovery.fix if recovery else "",
+                recovery.change if recovery else "",
+                recovery.retry if recovery else False,
+                key=found_key,
+            )
+        )
     return found
-
-
-def _test_failure(command: str, lessons: list[re.Match[str]]) -> Failure | None:
-    """The failure of a failed test run, its line from the first lesson on that command (taken)."""
-    for position, lesson in enumerate(lessons):
-        said = lesson.group("command").removesuffix("...")
-        if command.removesuffix("...").startswith(said) or said.startswith(command.removesuffix("...")):
-            del lessons[position]
-            return Failure("Bash", command, lesson.group("line"))
-    return None

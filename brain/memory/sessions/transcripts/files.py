@@ -86,6 +86,7 @@ class Act:
     agent: str = ""  # the subagent's id, "" for the main session
     rejected: bool = False  # a result: the user refused the tool call (an error, but not the tool's failure)
     tokens: tuple[int, int, int, int] | None = None  # input, output, cache read, cache creation
+    cwd: str = ""  # a call: the folder the agent's shell was in when it made it, where the transcript says
 
 
 @dataclass(frozen=True)

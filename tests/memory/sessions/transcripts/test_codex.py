@@ -219,8 +219,10 @@ def test_real_codex_sessions_with_unified_exec(example_vault):
     test_run = (
         'Ran `npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts -t "Compaction Config"`'
     )
-    assert f"e006 (error): {test_run}: tests failed (1 failed, 15 skipped) (leads_to: [[e009]])" in note
-    assert f"e009 (test): {test_run}: tests passed (1 passed, 15 skipped) (caused_by: [[e006]])" in note
+    assert f"e007 (error): {test_run}: tests failed (1 failed, 15 skipped) (leads_to: [[e010]])" in note
+    assert f"e010 (test): {test_run}: tests passed (1 passed, 15 skipped) (caused_by: [[e007]])" in note
+    # an `rg` in a folder that is not there, then a search of the folder above it for the name
+    assert "e003 (recovery): `rg --files node_modules | rg 'opencode'` succeeded (caused_by: [[e002]])" in note
     assert "Chunk ID" not in note  # unified exec's headers are not the error
     assert "e001 (error): write_stdin failed: stdin is closed for this session" in note
 
