@@ -60,7 +60,6 @@ _RUNNERS = frozenset(
 )
 _RUNNER_VERBS = frozenset({"run", "exec", "x", "dlx", "tool"})
 _TAKES_VALUE = frozenset({"timeout", "gtimeout"})  # `timeout 30 cmd`
-PROGRAM_CHARS = 16 * 1024  # of a command read for its programs: a one-line command of 10 MB costs no more
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?(?:\.exe)?|py")
 _SAME_PROGRAM = {"pip3": "pip", "node.exe": "node", "bun.exe": "bun", "pytest-3": "pytest"}
 _QUIET_STAGES = frozenset({"cd", "pushd", "popd", "export", "source", "set", ".", "unset", "true", "echo"})
@@ -209,9 +208,8 @@ def program(command: str, line: str = "") -> str:
     """The program of the part of a shell command that failed: the one the error line names
     (`grep: x: No such file`, `bash: line 1: cd: src: ...`, a Python traceback for `python`), else
     the first program the command runs (past `cd`, `export` ...), or the last stage of its pipe that
-    is not a filter (`| head`): a pipe's exit code is its last stage's. The command is read up to
-    PROGRAM_CHARS."""
-    parts = [(operator, stage_program(text)) for operator, text in stages(command[:PROGRAM_CHARS])]
+    is not a filter (`| head`): a pipe's exit code is its last stage's."""
+    parts = [(operator, stage_program(text)) for operator, text in stages(command)]
     named = {name for _, name in parts if name}
     if line:
         speaking = min(named, key=lambda name: (_named_at(line, name), name), default="")
