@@ -22,7 +22,8 @@ from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.ingest import extract_transcript, store_extracted
 from brain.memory.sessions.redact import redactor_for
 from brain.memory.sessions.transcripts.files import TranscriptReader, obj, transcript_files
-from brain.vault.state_files import write_whole
+from brain.vault.atomic import write_json
+from brain.vault.state_files import PRIVATE
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
@@ -166,4 +167,4 @@ def _load(path: Path) -> dict[str, str]:
 
 def _save(path: Path, seen: dict[str, str]) -> None:
     """The record, whole and readable by its owner only (it names every session read)."""
-    write_whole(path, json.dumps(seen, indent=0, sort_keys=True).encode("utf-8"))
+    write_json(path, dict(sorted(seen.items())), indent=0, mode=PRIVATE)

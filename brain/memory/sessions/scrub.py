@@ -53,7 +53,7 @@ from brain.memory.notes.receipts import write_receipt
 from brain.memory.sessions.redact import Redactor, Span, redactor_for
 from brain.memory.tips.admit import CANDIDATES
 from brain.vault import state_files
-from brain.vault.state_files import write_whole
+from brain.vault.atomic import replace_file
 from brain.vault.vault import Vault
 
 LOGS_DIR = "logs"  # under .brain/: the hooks log, and hooks.log.1 its older half
@@ -115,7 +115,7 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
     if not apply or not (places or interrupted):
         versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
         return Redaction(False, places, rewritten, versions, reindexed, vectors, skipped, interrupted=interrupted)
-    write_whole(pending_path(vault), b"{}\n")
+    replace_file(pending_path(vault), b"{}\n", mode=state_files.PRIVATE)
     done = _rewrite_notes(vault, redactor, rewritten)
     with vault.locked():
         history, replacements = _history_places(vault, redactor)  # the versions the rewrites stored first too

@@ -29,7 +29,8 @@ from typing import NamedTuple
 from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.note import SourceRef, Tip, combine_evidence
 from brain.memory.tips.wording import FUNCTION_WORDS, words
-from brain.vault.state_files import write_whole
+from brain.vault.atomic import replace_file
+from brain.vault.state_files import PRIVATE
 
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/
@@ -163,4 +164,4 @@ class Candidates:
             json.dumps(asdict(waiting.draft) | {"held": waiting.held}, ensure_ascii=False) + "\n"
             for waiting in self.waiting
         )
-        write_whole(self.path, text.encode("utf-8"))
+        replace_file(self.path, text, mode=PRIVATE)

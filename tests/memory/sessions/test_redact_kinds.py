@@ -246,6 +246,7 @@ ORDINARY = [
     "secretary: Jane",
     "TOKENIZER_NAME=gpt2",
     "passwords: many",
+    "a line that ends in a token\nTOKENIZER_NAME=gpt2-large-v2",  # `Token X` and `Bearer X` stay on one line
 ]
 
 
