@@ -123,11 +123,11 @@ CLI_ONLY = {
     "cli",
     "importers",
     "agents",
-    "memory/health.py",
+    "memory/doctor/service.py",
     "memory/facts/health.py",
     "memory/facts/journal.py",
     "memory/facts/sweep.py",
-    "memory/sessions/transcripts.py",
+    "memory/sessions/transcripts/files.py",
     "memory/tips/language_model.py",
     "mcp/server.py",
     "index/watch/watch.py",  # raised only where a second watcher starts (brain watch; the server warns at start)
@@ -140,6 +140,8 @@ def test_every_error_naming_a_cli_command_goes_through_remedy() -> None:
     found = []
     for path in sorted(BRAIN.rglob("*.py")):
         relative = path.relative_to(BRAIN).as_posix()
+        if path.name == "cli.py" or path.name.endswith("_cli.py"):  # a room's own commands (issue 39's layout)
+            continue
         if any(relative == part or relative.startswith(part + "/") for part in CLI_ONLY):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
