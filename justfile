@@ -32,6 +32,10 @@ docs:
 e2e:
     tests/e2e/run
 
+# The viewer's pages in headless Chromium (needs Debian's chromium): tests/ui/browser_e2e.py
+browser:
+    .venv/bin/python -m pytest tests/ui/browser_e2e.py -q -n 0
+
 # List the benchmarks, or run one with its arguments: just bench NAME [ARGS] (python -m benchmarks.NAME)
 bench name="" *args:
     #!/usr/bin/env bash

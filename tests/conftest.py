@@ -59,6 +59,7 @@ SLOW_MODULES = {  # by their path under tests/, dotted
     "notes.test_parse_properties",
     "promises.test_examples",  # vault-example indexed with the real model, the README's examples run
     "promises.test_clean_clone",  # the README's main command, in subprocesses
+    "ui.test_package",  # builds the wheel
 }
 
 
@@ -202,7 +203,7 @@ def example(tmp_path_factory) -> Vault:
     (root / ".brain").mkdir()
     vault = Vault(root)
     index = open_index(vault)
-    assert index.embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-dynamic-onnx", "the real model must be installed for these tests"
     index_vault(open_index(vault))
     yield vault
     forget(vault.root)
@@ -256,7 +257,7 @@ def real_embedder():
     from brain.index.embedders.embedders import load_embedder
 
     embedder = load_embedder("default", warn=lambda message: pytest.fail(message))
-    assert embedder.id == "all-MiniLM-L6-v2:int8-onnx", "the real model must be installed for these tests"
+    assert embedder.id == "all-MiniLM-L6-v2:int8-dynamic-onnx", "the real model must be installed for these tests"
     return embedder
 
 

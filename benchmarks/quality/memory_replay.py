@@ -327,6 +327,12 @@ def replay(
 
     vault = work / "vault"
     init_vault(vault)
+    # One history is one project (one git remote, as brain would read it from each clone's .git); the
+    # replayed sessions ran in folders that are not here, so brain cannot tell that from them, and
+    # each author's clone or worktree would be a project of its own. Answers across them are allowed.
+    config = vault / ".brain" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("cross_project = false", "cross_project = true", 1), encoding="utf-8")
     memory = open_memory(vault)
     index_vault(open_index(memory.vault), embed=False)  # the catalog the hook reads; extraction keeps it current
     points = grid.points()

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.agents.runtime import PRIVATE
+from brain.agents.hooks_log import PRIVATE  # not runtime's: runtime reads the ledger
 from brain.agents.settings import json_object_or_none
 from brain.vault.atomic import replace_file
 
@@ -70,9 +70,12 @@ def notes_named(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def record(root: Path, payload_text: str, event: str, context: str, at: datetime | None = None) -> None:
+def record(
+    root: Path, payload_text: str, event: str, context: str, at: datetime | None = None, signature: str = ""
+) -> None:
     """Append one injection (nothing when the hook handed the agent nothing); `payload_text` is the
-    agent's hook JSON, which names the session and its transcript."""
+    agent's hook JSON, which names the session and its transcript; `signature`, the failure's
+    (`brain.memory.episodes.signature`) when the failure hook handed an earlier fix."""
     if not context:
         return
     payload = json_object_or_none(payload_text or "{}") or {}
@@ -83,6 +86,7 @@ def record(root: Path, payload_text: str, event: str, context: str, at: datetime
         "tokens": estimate_tokens(context),
         "notes": notes_named(context),
         "transcript": str(payload.get("transcript_path") or ""),
+        **({"signature": signature} if signature else {}),
     }
     path = ledger_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -140,10 +144,22 @@ def compact(path: Path, now: datetime) -> None:
     replace_file(path, b"".join(kept[first:]), mode=PRIVATE)
 
 
+@dataclass(frozen=True)
+class Injection:
+    """One line of the ledger: what one hook handed the agent (`signature`: the failure's, when the
+    failure hook handed an earlier fix; '' otherwise, and in lines written before it was recorded)."""
+
+    event: str
+    at: str
+    tokens: int
+    notes: tuple[str, ...]
+    signature: str = ""
+
+
 @dataclass
 class SessionTokens:
     """One session's injections over the period: tokens, notes named, and which of them were used
-    (`used` is None when the transcript cannot be read)."""
+    (`used` is None when the transcript cannot be read); `handed`, each injection, oldest first."""
 
     session: str
     first: str
@@ -153,6 +169,7 @@ class SessionTokens:
     notes: list[str] = field(default_factory=list)
     used: list[str] | None = None
     transcript: str = ""
+    handed: list[Injection] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -174,9 +191,16 @@ class LedgerSummary:
 
 
 def summary(
-    root: Path, readers: Sequence[TranscriptReader], *, days: int = DEFAULT_DAYS, now: datetime | None = None
+    root: Path,
+    readers: Sequence[TranscriptReader],
+    *,
+    days: int = DEFAULT_DAYS,
+    now: datetime | None = None,
+    uses: dict[tuple[Any, ...], list[str] | None] | None = None,
 ) -> LedgerSummary:
-    """The injections of the last `days` days, per session (oldest first), with each note's use."""
+    """The injections of the last `days` days, per session (oldest first), with each note's use.
+    `uses` remembers what each transcript said of the notes asked about, for a caller that asks
+    again (the viewer): a transcript unchanged since is not read again."""
     since = (now or datetime.now(UTC)) - timedelta(days=days)
     sessions: dict[str, SessionTokens] = {}
     injected_at: dict[str, dict[str, str]] = {}
@@ -187,17 +211,56 @@ def summary(
         name = str(entry.get("session") or "")
         found = sessions.setdefault(name, SessionTokens(name, at.isoformat(timespec="seconds")))
         found.injections += 1
-        found.tokens += int(entry.get("tokens") or 0)
+        tokens = int(entry.get("tokens") or 0)
+        found.tokens += tokens
         event = str(entry.get("event") or "")
-        found.events[event] = found.events.get(event, 0) + int(entry.get("tokens") or 0)
-        for note in entry.get("notes") or []:
-            if isinstance(note, str) and note not in found.notes:
+        found.events[event] = found.events.get(event, 0) + tokens
+        named = tuple(note for note in entry.get("notes") or [] if isinstance(note, str))
+        for note in named:
+            if note not in found.notes:
                 found.notes.append(note)
                 injected_at.setdefault(name, {})[note] = at.isoformat()
+        signature = str(entry.get("signature") or "")
+        found.handed.append(Injection(event, at.isoformat(timespec="seconds"), tokens, named, signature))
         found.transcript = str(entry.get("transcript") or found.transcript)
     for found in sessions.values():
-        found.used = _used(Path(found.transcript), injected_at.get(found.session, {}), readers)
+        found.used = _remembered(Path(found.transcript), injected_at.get(found.session, {}), readers, uses)
     return LedgerSummary(days, list(sessions.values()))
+
+
+REMEMBERED = 10_000  # transcripts' answers `uses` holds before it starts afresh
+
+
+def _remembered(
+    transcript: Path,
+    notes: dict[str, str],
+    readers: Sequence[TranscriptReader],
+    uses: dict[tuple[Any, ...], list[str] | None] | None,
+) -> list[str] | None:
+    """`_used`, remembered in `uses` by the transcript's path, size and time and the notes asked about."""
+    if uses is None or not notes or not transcript.name or not transcript.is_file():
+        return _used(transcript, notes, readers)
+    stat = transcript.stat()
+    key = (str(transcript), stat.st_mtime_ns, stat.st_size, tuple(notes.items()))
+    if key not in uses:
+        if len(uses) >= REMEMBERED:
+            uses.clear()
+        uses[key] = _used(transcript, notes, readers)
+    found = uses[key]
+    return None if found is None else list(found)
+
+
+# Each field of a line as `record` writes it: a line with a field of another type was not written by
+# brain (or not whole), and is skipped like a line cut short.
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "session": (str,),
+    "event": (str,),
+    "at": (str,),
+    "tokens": (int,),
+    "notes": (list,),
+    "transcript": (str,),
+    "signature": (str,),
+}
 
 
 def _entries(path: Path) -> Iterable[dict[str, Any]]:
@@ -207,10 +270,22 @@ def _entries(path: Path) -> Iterable[dict[str, Any]]:
         for line in lines:
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 continue  # a line cut short by a crash
-            if isinstance(entry, dict):
+            if _well_formed(entry):
                 yield entry
+
+
+def _well_formed(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and all(
+            isinstance(entry[key], kinds) and not isinstance(entry[key], bool)
+            for key, kinds in _FIELDS.items()
+            if key in entry
+        )
+        and all(isinstance(note, str) for note in entry.get("notes") or ())
+    )
 
 
 def _instant(value: Any) -> datetime | None:
@@ -247,3 +322,25 @@ def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptR
         if any(wanted in text for when, text in said if when is None or after is None or when >= after):
             used.append(note)
     return used
+
+
+SESSION_TAIL = 1024 * 1024  # bytes of the ledger's end read for one session's injections (1,000 or more)
+
+
+def injected(root: Path, session: str) -> frozenset[str]:
+    """The notes the hooks already handed this session (the first prompt leaves them out, so a fact
+    given at session start is not given again). Only the ledger's last SESSION_TAIL bytes are read:
+    a session's own start was moments ago, and the hook must answer at once."""
+    path = ledger_path(root)
+    if not session or not path.is_file():
+        return frozenset()
+    with path.open("rb") as source:
+        size = source.seek(0, os.SEEK_END)
+        source.seek(max(0, size - SESSION_TAIL))
+        tail = source.read().decode("utf-8", errors="replace").splitlines()
+    found: set[str] = set()
+    for line in tail[1:] if size > SESSION_TAIL else tail:  # the first may be cut: not read
+        entry = json_object_or_none(line)
+        if entry is not None and entry.get("session") == session and isinstance(entry.get("notes"), list):
+            found.update(note for note in entry["notes"] if isinstance(note, str))
+    return frozenset(found)

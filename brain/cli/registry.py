@@ -61,6 +61,10 @@ COMMANDS: dict[str, Lazy] = {
     "hooks": Lazy(
         "brain.agents.cli", "brain inside coding agents (Claude Code, Codex): install, uninstall, status, run."
     ),
+    "ui": Lazy(
+        "brain.ui.cli:ui",
+        "See the vault in the browser: episodes, failures and their fixes, patterns and the causal graph, facts, runs, tips, and what agents were handed.",
+    ),
 }
 
 

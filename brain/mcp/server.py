@@ -20,11 +20,11 @@ from pathlib import Path
 from types import ModuleType
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
 from brain.errors import BrainError, UsageError
+from brain.loopback import bracket, host_checks, is_loopback
 from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
 from brain.mcp.profiles import PROFILE_INSTRUCTIONS, PROFILES, without_tools
 from brain.mcp.prompts import serve_prompts
@@ -59,7 +59,6 @@ DEFAULT_GROUPS = tuple(name for name in GROUPS if name != MAINTENANCE_GROUP)
 TOKEN_ENV = "BRAIN_MCP_TOKEN"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 SESSION_IDLE_SECONDS = 600.0
 
 INSTRUCTIONS = """\
@@ -169,12 +168,7 @@ def http_app(
     session_idle: float = SESSION_IDLE_SECONDS,
 ) -> ASGIApp:
     """The streamable HTTP app at /mcp, with DNS-rebinding protection and, given a token, bearer auth."""
-    names = list(dict.fromkeys([*LOOPBACK_HOSTS, _bracket(host), *(_bracket(name) for name in allowed_hosts)]))
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:{port}" for name in names],
-        allowed_origins=[f"{scheme}://{name}:{port}" for name in names for scheme in ("http", "https")],
-    )
+    security = host_checks(host, port, allowed_hosts)
     # Idle sessions are closed and freed: an abandoned session would otherwise hold its memory for good.
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=security, host=host, session_idle_timeout=session_idle
@@ -193,7 +187,7 @@ def http_token(environ: Mapping[str, str], *, host: str, insecure: bool = False)
         raise UsageError(
             f"{TOKEN_ENV} is set but empty; set it to a secret, or unset it to serve loopback without a token"
         )
-    if token is None and not insecure and _bracket(host) not in LOOPBACK_HOSTS:
+    if token is None and not insecure and not is_loopback(host):
         raise UsageError(
             f"--host {host} is reachable from other machines: set {TOKEN_ENV} to require a bearer token, or pass --insecure to serve without one"
         )
@@ -213,12 +207,8 @@ def run_http(
 
     app = http_app(server, host=host, port=port, token=token, allowed_hosts=allowed_hosts, session_idle=session_idle)
     auth = "bearer token required" if token else f"no token (set {TOKEN_ENV} to require one)"
-    print(f"brain mcp: serving on http://{_bracket(host)}:{port}{MCP_PATH} ({auth})", file=sys.stderr, flush=True)
+    print(f"brain mcp: serving on http://{bracket(host)}:{port}{MCP_PATH} ({auth})", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
-
-
-def _bracket(host: str) -> str:
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 class BearerTokenMiddleware:

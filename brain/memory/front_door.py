@@ -18,6 +18,7 @@ from brain.vault.history import Actor, acting_as, current_actor
 from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
+    from brain.index.watch.watch import Watcher
     from brain.memory.corpus import Corpus
     from brain.memory.notes.move_journal import Moved
 
@@ -78,12 +79,14 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def follow_file_events(self) -> None:
+    def follow_file_events(self) -> Watcher | None:
         """Keep the index current from file events for the life of this process (a long-lived
-        server), so its reads never stat every file. Raises what opening the index raises."""
+        server), so its reads never stat every file; the watcher, for a server that stops before
+        its process ends (None when another process watches, or there is no index). Raises what
+        opening the index raises."""
         from brain.index.watch.watch import follow
 
-        follow(self.vault)
+        return follow(self.vault)
 
 
 def open_memory(path: str | Path | Vault | None = None) -> Memory:

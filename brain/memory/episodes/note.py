@@ -94,6 +94,12 @@ def episode_outcome(frontmatter: dict[str, Any]) -> str | None:
     return _text(frontmatter.get("outcome"))
 
 
+def episode_agent(frontmatter: dict[str, Any]) -> str | None:
+    """The agent whose transcript the episode was extracted from (`source_format`: claude-code,
+    codex, gemini ...); None for an episode stored by hand or imported."""
+    return _text(frontmatter.get("source_format"))
+
+
 def episode_header(header: NoteHeader) -> tuple[str | None, str | None, str | None]:
     """(outcome, task, date) as `episode_from_note` reads them, from what the catalog holds of the
     note without decoding it: for choosing the episodes worth parsing."""

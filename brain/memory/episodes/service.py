@@ -10,7 +10,7 @@ from typing import Any
 from brain.errors import InvalidInput, Remedy, UsageError
 from brain.markdown.edit import replace_section, set_frontmatter
 from brain.markdown.lines import escape_block, require_one_line, unescape_block
-from brain.markdown.model import OUTCOMES, Decision, Episode, Event, NoteHeader
+from brain.markdown.model import OUTCOMES, Decision, Episode, Event, Note, NoteHeader
 from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.merge import given_parts, merge_episode_text
@@ -302,10 +302,16 @@ def list_episodes(
 
     filtered = outcome or needle or start or end or project
     chosen = corpus.select("episode", wanted) if filtered else corpus.of_type("episode")
-    found = [(_when(episode.date, episode.title), episode) for episode in map(episode_from_note, chosen)]
+    return [episode_from_note(note) for note in newest_first(chosen)[:limit]]
+
+
+def newest_first(notes: list[Note]) -> list[Note]:
+    """Episode notes newest first by their date (else the date their title holds), then by title
+    (descending); undated ones last. Read from their headers: only the ones shown need parsing."""
     oldest = datetime.min.replace(tzinfo=UTC)
-    found.sort(key=lambda pair: (pair[0] or oldest, pair[1].title), reverse=True)
-    return [episode for _, episode in found[:limit]]
+    return sorted(
+        notes, key=lambda note: (_when(episode_header(note.header)[2], note.title) or oldest, note.title), reverse=True
+    )
 
 
 def _when(date: str | None, title: str) -> datetime | None:

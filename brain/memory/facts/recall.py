@@ -260,6 +260,29 @@ def history(corpus: Corpus, subject: str, *, namespace: str | None = None, kind:
     return _predecessors_first([table.facts[position] for position in columns.positions[columns.rows(kind, subject)]])
 
 
+def namespaces(corpus: Corpus) -> list[str]:
+    """The namespaces that hold facts, sorted."""
+    return sorted(fact_table(corpus).namespaces)
+
+
+def facts_valid_at(
+    corpus: Corpus, *, namespace: str | None = None, as_of: str | datetime | None = None, now: datetime | None = None
+) -> list[Fact]:
+    """Every fact of a namespace (default: the configured one) valid at `as_of` (default: now), as the
+    vault knows it now, by kind and subject: what a person looks at (the viewer), not a recall, so
+    nothing is ranked and nothing is journaled."""
+    chosen = check_namespace(namespace or load_settings(corpus.vault).default_namespace)
+    evaluated = (now or now_utc()).astimezone(UTC)
+    at = optional_time(as_of, "as of") or evaluated
+    table = fact_table(corpus)
+    columns = table.namespaces.get(chosen)
+    if columns is None:
+        return []
+    found = _candidates(columns, None, None, at.timestamp(), evaluated.timestamp(), False)
+    facts = [table.facts[position] for position in found.positions.tolist()]
+    return sorted(facts, key=lambda fact: (fact.kind, fact.subject, fact.valid_from, fact.title))
+
+
 def _predecessors_first(chain: list[Fact]) -> list[Fact]:
     """The chain with every fact before the one that superseded it: two values recorded in the same
     second (`fact record --supersede` right after a record) sort alike by time."""
