@@ -322,7 +322,7 @@ def _acts(path: Path, stats: ReadStats, agent: str) -> Iterator[Act]:
                 usage_id, usage, usage_at = message_id, tokens, when
             elif tokens is not None:
                 usage = tokens
-            yield from _assistant(message.get("content"), when, name)
+            yield from _assistant(message.get("content"), when, name, str(record.get("cwd") or ""))
         elif kind == "user":
             yield from _user(record, message.get("content"), when, name)
         elif kind == "system" and str(record.get("level", "")).lower() == "error":
@@ -349,7 +349,7 @@ def _tokens(usage: Any) -> tuple[int, int, int, int] | None:
     )
 
 
-def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
+def _assistant(content: Any, when: str | None, agent: str, cwd: str = "") -> Iterator[Act]:
     if isinstance(content, str):
         if content.strip():
             yield Act("agent", when, text=content, agent=agent)
@@ -365,7 +365,13 @@ def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
         elif kind in ("tool_use", "server_tool_use"):
             args = obj(block.get("input"))
             yield Act(
-                "call", when, name=str(block.get("name", "")), call_id=str(block.get("id", "")), args=args, agent=agent
+                "call",
+                when,
+                name=str(block.get("name", "")),
+                call_id=str(block.get("id", "")),
+                args=args,
+                agent=agent,
+                cwd=cwd,
             )
 
 

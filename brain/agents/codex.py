@@ -24,7 +24,7 @@ from typing import Any
 
 from brain.agents import runtime, settings
 from brain.agents.agent import Agent, Target
-from brain.agents.codex_calls import SHELL, command_end
+from brain.agents.codex_calls import SHELL, command_end, told_end
 from brain.agents.settings import Commands, json_object, split_command
 from brain.errors import InvalidInput
 from brain.memory.sessions.transcripts.codex import detects, find_rollout, read
@@ -266,26 +266,32 @@ def _prompt(request: runtime.HookRequest) -> runtime.HookResult:
 
 
 def _tool_failure(request: runtime.HookRequest) -> runtime.HookResult:
-    """PostToolUse: a shell call whose command exited with another code than 0 (the rollout's
-    record of its end, `codex_rollouts.command_end`) is looked up as Claude Code's failed calls
-    are; any other call gets nothing. The error is the command's output, as the episode of the
-    earlier session holds it."""
+    """PostToolUse: a shell call whose command exited with another code than 0 is looked up as
+    Claude Code's failed calls are; any other call gets nothing. How it ended is read from the
+    hook input's output when its head says (Codex before 0.171), else from the rollout's record of
+    the call's end (`codex_calls.command_end`); a call with neither is taken for one that did not
+    fail, and logs nothing. The error is the command's output, as the episode of the earlier
+    session holds it."""
     payload = request.payload
     tool, call = payload.get("tool_name"), str(payload.get("tool_use_id") or "")
     if not isinstance(tool, str) or not tool.strip():
         raise InvalidInput("the hook input has no tool_name")
     if tool != SHELL:
         return runtime.HookResult("PostToolUse")  # no exit code to read, and a failed patch never gets here
-    transcript = str(payload.get("transcript_path") or "")
-    if not transcript or not call:
-        raise InvalidInput("the hook input has no transcript_path or tool_use_id")
-    end = command_end(Path(transcript), call)
+    output = payload.get("tool_response")
+    end = told_end(output)
     if end is None:
-        raise InvalidInput(f"the rollout {transcript} has no end of call {call}")
+        transcript = str(payload.get("transcript_path") or "")
+        if not transcript or not call:
+            raise InvalidInput("the hook input has no transcript_path or tool_use_id")
+        end = command_end(Path(transcript), call)
+        if end is None:
+            return runtime.HookResult("PostToolUse")  # no end written: nothing says it failed
+        error = output if isinstance(output, str) else end.output
+    else:
+        error = end.output
     if not end.failed:
         return runtime.HookResult("PostToolUse")
-    output = payload.get("tool_response")
-    error = output if isinstance(output, str) else end.output
     failed = runtime.HookRequest(request.memory, {**payload, "error": error}, request.budget, request.namespaces)
     return runtime.tool_failure(failed, "PostToolUse")
 

@@ -52,7 +52,7 @@ from brain.agents.settings import (
     without_mcp_server,
 )
 from brain.errors import InvalidInput
-from brain.memory.sessions.transcripts.files import Act, ReadStats, TranscriptReader, json_records, obj, text_of
+from brain.memory.sessions.transcripts.files import Act, ReadStats, TranscriptReader, json_records, loads, obj, text_of
 
 EVENTS = {  # Gemini CLI's event -> brain's hook, and how long Gemini CLI may wait for it (ms)
     "SessionStart": ("gemini-session-start", 10_000),
@@ -228,7 +228,7 @@ def _records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     """JSON Lines, or one JSON document of an earlier version (its metadata, then its messages)."""
     if path.suffix.lower() == ".json":
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            document = loads(path.read_text(encoding="utf-8"))  # a value nested too deep is left out
         except (OSError, ValueError) as error:
             raise InvalidInput(f"{path.name} is not a Gemini CLI chat: {error}") from None
         stats.files += 1

@@ -250,6 +250,19 @@ def _remembered(
     return None if found is None else list(found)
 
 
+# Each field of a line as `record` writes it: a line with a field of another type was not written by
+# brain (or not whole), and is skipped like a line cut short.
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "session": (str,),
+    "event": (str,),
+    "at": (str,),
+    "tokens": (int,),
+    "notes": (list,),
+    "transcript": (str,),
+    "signature": (str,),
+}
+
+
 def _entries(path: Path) -> Iterable[dict[str, Any]]:
     if not path.is_file():
         return
@@ -257,10 +270,22 @@ def _entries(path: Path) -> Iterable[dict[str, Any]]:
         for line in lines:
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 continue  # a line cut short by a crash
-            if isinstance(entry, dict):
+            if _well_formed(entry):
                 yield entry
+
+
+def _well_formed(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and all(
+            isinstance(entry[key], kinds) and not isinstance(entry[key], bool)
+            for key, kinds in _FIELDS.items()
+            if key in entry
+        )
+        and all(isinstance(note, str) for note in entry.get("notes") or ())
+    )
 
 
 def _instant(value: Any) -> datetime | None:

@@ -64,13 +64,34 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
         else ""
     )
     lines += [
-        f"vectors   {counted(found.chunks, 'chunk')} in {found.vector_store}{written_by}",
+        f"vectors   {vector_count(found)} in {found.vector_store}{written_by}"
+        + (
+            f" ({found.pending_vectors:,} notes not yet)"
+            if found.pending_vectors and found.planned_chunks is None
+            else ""
+        ),
         f"embedder  {found.embedder}",
         f"model     {found.embedder_source}",
     ]
     if found.skipped:
         lines.append(f"skipped   {counted(len(found.skipped), 'file')}; {Remedy('list_skipped').worded(wordings)}")
     return lines
+
+
+def vector_count(found: IndexStatus) -> str:
+    """How far embedding has come: "1,234 of 5,000 chunks embedded" while notes wait (the total is the
+    one the last `brain index` set out to reach), else "5,000 chunks"."""
+    if not found.pending_vectors:
+        return counted(found.chunks, "chunk")
+    if found.planned_chunks is not None:
+        return f"{found.embedded_chunks:,} of {found.planned_chunks:,} chunks embedded"
+    return f"{found.embedded_chunks:,} chunks embedded"
+
+
+def interrupted_line(embedded: int, planned: int | None) -> str:
+    """What `brain index` says when it is stopped (Ctrl-C): what is kept, and that the next run goes on."""
+    done = f"{embedded:,} of {planned:,} chunks embedded" if planned is not None else f"{embedded:,} chunks embedded"
+    return f"interrupted: {done}; `brain index` goes on from there, embedding only the rest"
 
 
 def status_json(found: IndexStatus) -> dict[str, Any]:

@@ -159,9 +159,9 @@ def test_claude_code_episode_values_come_from_the_transcript():
         "The test fails because the loop counts retries, not attempts",
     )
     assert episode.lessons == (
-        "`uv run pytest tests/test_client.py -q` failed (AssertionError: expected 3 attempts, got 2); "
+        "`uv run pytest tests/test_client.py -q` failed (AssertionError: expected 3 attempts, got 2): "
         "it passed after editing src/client.py.",
-        "`uv run ruff check src` failed (src/client.py:1:8: F401 [*] `time` imported but unused); "
+        "`uv run ruff check src` failed (src/client.py:1:8: F401 [*] `time` imported but unused): "
         "it worked after editing src/client.py.",
     )
 
@@ -334,22 +334,38 @@ def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("failed", "output", "later", "recovered"),
+    ("failed", "output", "later", "change"),
     [  # what shows that a failed command works now: the same command, a check of the same program, a merge concluded
         (
             "go build -tags=e2e ./e2e/...",
             "e2e/env.go:12:2: undefined: defaultAgent",
             "go test -tags=e2e -c ./e2e/...",
-            1,
+            "`go test -tags=e2e -c ./e2e/...` passed",
         ),
-        ("mise run fmt && mise run lint", "[lint] a.go:3:1: x is unused (unused)", "mise run lint", 1),
-        ("git merge origin/main", "CONFLICT (content): Merge conflict in a.go", "git commit --no-edit", 1),
-        ("git pull --rebase", "error: could not apply 1a2b3c4... fix", "git rebase --continue", 1),
-        ("go build ./...", "a.go:3:1: undefined: x", "go env GOPATH", 0),  # go, but no build
-        ("npx tsc --noEmit", "a.ts(3,1): error TS2304", "npx eslint .", 0),  # two programs
+        # the part of the chain that failed (the lint) worked alone
+        (
+            "mise run fmt && mise run lint",
+            "[lint] a.go:3:1: x is unused (unused)",
+            "mise run lint",
+            "`mise run lint` worked",
+        ),
+        (
+            "git merge origin/main",
+            "CONFLICT (content): Merge conflict in a.go",
+            "git commit --no-edit",
+            "the merge was concluded: `git commit --no-edit` worked",
+        ),
+        (
+            "git pull --rebase",
+            "error: could not apply 1a2b3c4... fix",
+            "git rebase --continue",
+            "the pull was concluded: `git rebase --continue` worked",
+        ),
+        ("go build ./...", "a.go:3:1: undefined: x", "go env GOPATH", None),  # go, but no build
+        ("npx tsc --noEmit", "a.ts(3,1): error TS2304", "npx eslint .", None),  # two programs
     ],
 )
-def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, failed, output, later, recovered):
+def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, failed, output, later, change):
     path = _claude(
         tmp_path / "s.jsonl",
         _user("Make it build"),
@@ -359,14 +375,11 @@ def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, fail
         _result("t2", "done"),
     )
     episode = extract_transcript(path, READERS).episode
+    recovered = int(change is not None)
     assert episode.metrics["recoveries"] == recovered
     error = next(event for event in episode.events if event.type == "error")
     assert len(error.leads_to) == recovered
-    if recovered:
-        verb = "passed" if later.startswith("go test") else "worked"
-        assert episode.lessons == (
-            f"`{failed}` failed ({output.splitlines()[-1]}); it {verb} after running `{later}`.",
-        )
+    assert episode.lessons == ((f"`{failed}` failed ({output.splitlines()[-1]}): {change}.",) if change else ())
 
 
 # ---------------------------------------------------------------- the task

@@ -437,8 +437,13 @@ class Catalog(ChunkTable):
             [(note_id, *link) for link in row.links],
         )
         self.db.executemany(
-            "INSERT INTO failures(note_id, signature, event, error, fix, commit_text) VALUES(?, ?, ?, ?, ?, ?)",
+            "INSERT INTO failures(note_id, signature, event, error, fix, commit_text, kind, program, terms, "
+            "fix_command, change, retry) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(note_id, *failure) for failure in row.failures],
+        )
+        self.db.executemany(
+            "INSERT INTO failure_terms(note_id, event, term) VALUES(?, ?, ?)",
+            [(note_id, failure[1], term) for failure in row.failures for term in failure[7].split("\n") if term],
         )
         if row.searchable:
             self.db.execute(
@@ -467,6 +472,7 @@ class Catalog(ChunkTable):
         self.db.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
         self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
         self.db.execute("DELETE FROM failures WHERE note_id = ?", (note_id,))
+        self.db.execute("DELETE FROM failure_terms WHERE note_id = ?", (note_id,))
 
     def skip(self, path: str, skip: Skip) -> None:
         self.db.execute(
@@ -479,7 +485,7 @@ class Catalog(ChunkTable):
     def clear(self) -> None:
         """Drop every note row (for reindex); meta counters survive so readers see a change."""
         self._written = None
-        for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts", "failures"):
+        for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts", "failures", "failure_terms"):
             self.db.execute(f"DELETE FROM {table}")
         self.set_meta("embedder", None)
 

@@ -7,18 +7,21 @@ So a note that would rank low without the filter is still found with it.
 
 The candidates are BM25's best and the notes whose chunks are nearest the query (a note's dense
 similarity is its best chunk's cosine; each chunk is embedded with the note's title and its
-section heading, see vectors/chunking.py). Each candidate is scored on the absolute scale of
-index/relevance.py from its own evidence, both halves measured exactly for it, and the hits are
-the candidates at or above the floor (`[search] min_score`), best first. Ranking by that score
-replaced a min-max fusion of the two lists (each scaled to 0..1 over its top 30, so a score said
-how a hit compared with the best of its search, not how relevant it was); the choice, made on
-MuSiQue and reported on HotpotQA and vault-example, is in benchmarks/studies/relevance_select.py
-and docs/benchmarks.md. In hybrid mode, words found in more than half the notes are left out of
-the BM25 query (their IDF is ~0), see `informative_words`; when no word is left the dense half
-ranks alone.
+section heading, see index/vectors/chunking.py). Each candidate is scored on the absolute scale of
+search/relevance.py from its own evidence, both halves measured exactly for it: that score is
+what a hit shows and what the floor (`[search] min_score`) is applied to. The hits at or above
+the floor are then ordered by weighted reciprocal rank fusion of the two halves (`fused`): the
+candidates ranked by their word score and by their similarity, TEXT_WEIGHT and 1 - TEXT_WEIGHT
+(each times the half's confidence for the query) over RRF_K + rank. So in hybrid mode a hit's score is its relevance, not its rank, and a hit may
+show a lower score than the one after it. The fusion was chosen on multi-hop and conversational
+sets together and reported on others held out (benchmarks/studies/fusion_select.py,
+docs/benchmarks.md): ordering by the absolute score had put hybrid search under its own BM25
+half on long conversation sessions. In hybrid mode, words found in more than half the notes are
+left out of the BM25 query (their IDF is ~0), see `informative_words`; when no word is left the
+dense half ranks alone.
 
 `rerank=True` re-orders the top RERANK_CANDIDATES at or above the floor with a cross-encoder
-(index/rerank.py); a hit's score is then the sigmoid of the cross-encoder's logit.
+(search/rerank.py); a hit's score is then the sigmoid of the cross-encoder's logit.
 
 Freshness: `search()` first brings the catalog up to date (nothing while `brain watch` runs) and
 embeds what changed only when that is small (SEARCH_EMBED_NOTES notes, SEARCH_EMBED_BYTES bytes):
@@ -41,7 +44,15 @@ from brain.errors import IndexBusy, Remedy, UsageError
 from brain.index.engine import Index
 from brain.markdown.lines import split_lines
 from brain.memory.projects.note import SCOPED_TYPES
-from brain.memory.search.relevance import calibration, floor_for, idf_total, similarities, word_scores
+from brain.memory.search.relevance import (
+    TEXT,
+    Calibration,
+    calibration,
+    floor_for,
+    idf_total,
+    similarities,
+    word_scores,
+)
 
 SearchMode = Literal["hybrid", "text", "vector"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
@@ -51,6 +62,8 @@ RERANK_CANDIDATES = 20
 CLOSEST = 3  # when no hit reaches the floor, this many candidates under it are named
 SEARCH_EMBED_NOTES, SEARCH_EMBED_BYTES = 100, 24_576  # a short wait for the model at most; more waits for `brain index`
 BM25_WEIGHTS = (8.0, 3.0, 2.0, 1.0)  # title, tags, frontmatter text, body
+# Hybrid order (not score): weighted reciprocal rank fusion (`fused`), chosen by benchmarks/studies/fusion_select.py.
+RRF_K, TEXT_WEIGHT = 1.0, 0.55
 SNIPPET_CHARS = 200
 _WORD = re.compile(r"\w+", re.UNICODE)
 _DAY = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -73,7 +86,7 @@ class SearchFilters:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One hit. `score` is its relevance on the absolute scale of index/relevance.py, 0..1: the same
+    """One hit. `score` is its relevance on the absolute scale of search/relevance.py, 0..1: the same
     for a note and a query whatever else is found (with rerank, the sigmoid of the cross-encoder's
     logit). Its evidence: `similarity`, the cosine similarity of its best chunk (None in text mode,
     or for a note not embedded yet), and `words`, its word score (None in vector mode)."""
@@ -103,6 +116,7 @@ class Candidate:
     similarity: float | None
     words: float | None
     chunk: str | None  # the best chunk's id, for the hit's section and snippet
+    order: float = 0.0  # what the hits are ordered by: the score, or in hybrid mode the fusion (`fused`)
 
 
 def search(
@@ -197,8 +211,8 @@ def ranked(
     min_score: float | None = None,
 ) -> SearchReport:
     """The hits at or above the floor (`min_score`, else the vault's `[search] min_score`, else the
-    default of the mode and embedder, see index/relevance.py), best first; when there is none, the
-    CLOSEST candidates under it."""
+    default of the mode and embedder, see search/relevance.py), best first (in hybrid mode by the
+    fusion, `fused`); when there is none, the CLOSEST candidates under it, in the same order."""
     _check(query, mode, limit)
     curve = calibration(mode, None if mode == "text" else index.embedder.id)
     floor = floor_for(curve, index.config.search_min_score if min_score is None else min_score)
@@ -215,7 +229,8 @@ def ranked(
 
 def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | None, depth: int) -> list[Candidate]:
     """The best `depth` of each ranking the mode has, each scored from its own evidence
-    (index/relevance.py), best first."""
+    (search/relevance.py), best first: by that score in text and vector mode, by the fusion of the
+    two rankings in hybrid mode (`fused`)."""
     text: list[tuple[int, float]] = []
     dense: list[tuple[int, float, str]] = []
     vector: Sequence[float] = ()
@@ -252,8 +267,42 @@ def scored_candidates(index: Index, query: str, mode: str, allowed: list[int] | 
     for note_id in ids:
         similarity, chunk = best.get(note_id, (None, None))
         word_score = words.get(note_id)
-        candidates.append(Candidate(note_id, curve.relevance(similarity, word_score), similarity, word_score, chunk))
-    return sorted(candidates, key=lambda candidate: (-candidate.score, candidate.note_id))
+        score = curve.relevance(similarity, word_score)
+        candidates.append(Candidate(note_id, score, similarity, word_score, chunk, score))
+    if mode == "hybrid":
+        order = fused(candidates, calibration("vector", index.embedder.id))
+        candidates = [replace(candidate, order=order[candidate.note_id]) for candidate in candidates]
+    return sorted(candidates, key=lambda candidate: (-candidate.order, -candidate.score, candidate.note_id))
+
+
+def fused(candidates: Sequence[Candidate], vector_curve: Calibration) -> dict[int, float]:
+    """Weighted reciprocal rank fusion over the candidates. Each is ranked (from 1) by its word score
+    and by its similarity, both measured for every candidate (ties go to the higher score), and
+    gets text / (RRF_K + its rank by words) + dense / (RRF_K + its rank by similarity). The halves'
+    weights, TEXT_WEIGHT and 1 - TEXT_WEIGHT, are each times the half's confidence for this query:
+    the relevance its own curve (text mode's, vector mode's) gives its best candidate. A small k
+    lets each half's first places decide, so when one half is weak for a query (dense similarity
+    over a long conversation) the other's best still reach the top 5; the confidence keeps a half
+    that found nothing much (a word or two shared by chance) from taking a place at the top."""
+    text_confidence = TEXT.relevance(None, max((_words_of(c) for c in candidates), default=0.0))
+    dense_confidence = vector_curve.relevance(max((_similarity_of(c) for c in candidates), default=0.0), None)
+    order: dict[int, float] = {}
+    for weight, evidence in (
+        (TEXT_WEIGHT * text_confidence, _words_of),
+        ((1.0 - TEXT_WEIGHT) * dense_confidence, _similarity_of),
+    ):
+        ranking = sorted(candidates, key=lambda candidate: (-evidence(candidate), -candidate.score, candidate.note_id))
+        for rank, candidate in enumerate(ranking, start=1):
+            order[candidate.note_id] = order.get(candidate.note_id, 0.0) + weight / (RRF_K + rank)
+    return order
+
+
+def _words_of(candidate: Candidate) -> float:
+    return candidate.words or 0.0
+
+
+def _similarity_of(candidate: Candidate) -> float:
+    return candidate.similarity or 0.0
 
 
 def _query_vector(index: Index, query: str) -> list[float]:

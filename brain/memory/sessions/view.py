@@ -152,8 +152,17 @@ def _where(place: Place) -> str:
 def redaction_lines(found: Redaction) -> list[str]:
     """One line per secret (its store, where, its kind), the notes left alone, then what was done."""
     width = max((len(_where(place)) for place in found.places if place.store != "summaries"), default=0)
-    lines = [f"{place.store:<9} {_where(place):<{width}}  {place.kind}" for place in found.places]
+    column = max((len(place.store) for place in found.places), default=0)
+    lines = [f"{place.store:<{max(column, 9)}} {_where(place):<{width}}  {place.kind}" for place in found.places]
     lines += [f"not rewritten: {path}: {why}" for path, why in found.skipped]
+    if found.interrupted and not found.places:
+        if found.applied:
+            return [*lines, "finished the redaction cut short; no secrets found"]
+        return [*lines, "an earlier `brain redact --apply` was cut short; run it again to finish (compact the index)"]
+    if found.interrupted:
+        lines.append(
+            "finished the redaction cut short" if found.applied else "an earlier `brain redact --apply` was cut short"
+        )
     if not found.places:
         return [*lines, "no secrets found; nothing changed"]
     stores: dict[str, int] = {}
@@ -181,6 +190,7 @@ def redaction_json(found: Redaction) -> dict[str, Any]:
         "vectors": found.vectors,
         "skipped": [{"path": path, "why": why} for path, why in found.skipped],
         "receipt": found.receipt,
+        "interrupted": found.interrupted,
     }
 
 
