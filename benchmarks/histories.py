@@ -1,18 +1,25 @@
-"""Real projects' Claude Code histories, for the benchmarks that replay them (memory_replay).
+"""Real projects' Claude Code and Codex histories, for the benchmarks that replay them (memory_replay).
 
 Some projects publish their agents' sessions on purpose with Entire, on the git branch
 `entire/checkpoints/v1`: `<xx>/<checkpoint>/metadata.json` lists the checkpoint's sessions, each a
-`<n>/full.jsonl` transcript and a `<n>/metadata.json` (its `session_id`, `created_at`). A session
-is in every checkpoint it reached, each copy holding the transcript so far, so the longest copy of
-each session id is the session. Only Claude Code's sessions are kept (JSON Lines transcripts; a
-Gemini CLI session is left out).
+`<n>/full.jsonl` transcript and a `<n>/metadata.json` (its `session_id`, `created_at`, `agent`). A
+session is in every checkpoint it reached, each copy holding the transcript so far (every shorter
+copy is a prefix of the longest), so the longest copy of each session id is the session. Claude
+Code's sessions (JSON Lines of `user` / `assistant` records) and Codex CLI's rollouts (JSON Lines of
+`{timestamp, type, payload}`, opening with `session_meta`) are kept, told apart by their content (an
+older Entire wrote `Agent` or nothing as the agent); a Gemini CLI session (one JSON document) and
+any other agent's are left out.
 
     python -m benchmarks.histories MIRROR PROJECT [--to DIR]
+    python -m benchmarks.histories --all MIRRORS [--to DIR]
 
-reads a git mirror of such a repository (`git clone --mirror`, or a fetch of the branch) and
-writes `DIR/PROJECT/<session_id>.jsonl` and `DIR/PROJECT/index.json` (each session's id, its first
-transcript timestamp and the created_at of its metadata, oldest first). DIR is $BRAIN_HISTORIES,
-else ../shared/histories next to the repository.
+The first reads a git mirror of such a repository (`git clone --mirror`, or a fetch of the branch)
+and writes `DIR/PROJECT/<session_id>.jsonl` and `DIR/PROJECT/index.json` (each session's id, agent
+(`claude-code` or `codex`), the agent's version (Codex: `session_meta`'s `cli_version`; Claude
+Code: its records' `version`), its first transcript timestamp and the created_at of its metadata,
+oldest first). The second does so for each project of PROJECTS whose mirror is
+`MIRRORS/<owner>+<name>/repo`, and writes `DIR/projects.json` (each project's repository, licence,
+branch commit and counts). DIR is $BRAIN_HISTORIES, else ../shared/histories next to the repository.
 """
 
 from __future__ import annotations
@@ -28,8 +35,39 @@ from typing import Any
 from benchmarks.harness import SHARED
 
 BRANCH = "entire/checkpoints/v1"
-OTHER_AGENTS = ("Gemini CLI", "Cursor", "Codex")  # sessions of agents other than Claude Code (metadata's `agent`)
+OTHER_AGENTS = ("Gemini CLI", "Cursor")  # sessions of agents brain does not replay (metadata's `agent`)
 INDEX = "index.json"
+CLAUDE_CODE, CODEX = "claude-code", "codex"
+_CODEX_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+@dataclass(frozen=True)
+class Project:
+    """One development history: its folder name under DIR, its GitHub repository and its licence
+    (read from the repository's LICENSE file or, where it has none, its README or package metadata;
+    only MIT and Apache-2.0 ones may be copied into tests/data/)."""
+
+    name: str
+    repository: str
+    licence: str  # SPDX id, or "none stated"
+
+    @property
+    def copyable(self) -> bool:
+        return self.licence in ("MIT", "Apache-2.0")
+
+
+PROJECTS = (
+    Project("entireio-cli", "entireio/cli", "MIT"),
+    Project("cipher-box", "FSM1/cipher-box", "MIT"),
+    Project("context-evaluator", "PackmindHub/context-evaluator", "Apache-2.0"),  # LICENSE; README says MIT
+    Project("git-sync", "entireio/git-sync", "MIT"),
+    Project("entire-graph", "entireio/entire-graph", "MIT"),
+    Project("dotnix", "yutakobayashidev/dotnix", "none stated"),
+    Project("light-protocol", "Lightprotocol/light-protocol", "GPL-3.0"),
+    Project("bids-utils", "bids-standard/bids-utils", "Apache-2.0"),  # pyproject and README; no LICENSE file
+    Project("safecast-map-mcp", "Safecast/safecast-map-MCP", "MIT"),  # README says MIT; no LICENSE file
+    Project("medgemma-hackathon", "ElixirTrials/medgemma-hackathon", "none stated"),
+)
 
 
 def histories_root() -> Path:
@@ -44,6 +82,8 @@ class Session:
     started: str  # the first timestamp in the transcript (ISO 8601), "" when it has none
     created_at: str  # the checkpoint metadata's created_at of the copy kept
     path: Path
+    agent: str = CLAUDE_CODE  # CLAUDE_CODE or CODEX
+    version: str = ""  # the agent's version: Codex's session_meta cli_version, Claude Code's records' version
 
 
 class MissingHistory(Exception):
@@ -62,7 +102,14 @@ def load(project: str, root: Path | None = None) -> list[Session]:
         )
     entries = json.loads(index.read_text(encoding="utf-8"))
     return [
-        Session(entry["session_id"], entry["started"], entry["created_at"], folder / f"{entry['session_id']}.jsonl")
+        Session(
+            entry["session_id"],
+            entry["started"],
+            entry["created_at"],
+            folder / f"{entry['session_id']}.jsonl",
+            entry.get("agent", CLAUDE_CODE),
+            entry.get("version", ""),
+        )
         for entry in entries
     ]
 
@@ -94,12 +141,37 @@ def _blobs(mirror: Path, paths: list[str]) -> dict[str, bytes]:
     return blobs
 
 
-def _is_json_lines(transcript: bytes) -> bool:
+def _agent(transcript: bytes) -> str | None:
+    """CODEX for a rollout, CLAUDE_CODE for JSON Lines of typed records, None for anything else
+    (Gemini CLI's one JSON document)."""
     first = next((line for line in transcript.splitlines() if line.strip()), b"")
     try:
-        return isinstance(json.loads(first), dict)
+        record = json.loads(first)
     except ValueError:
-        return False
+        return None
+    if not isinstance(record, dict):
+        return None
+    if record.get("type") in _CODEX_TYPES and isinstance(record.get("payload"), dict):
+        return CODEX
+    if isinstance(record.get("type"), str) or "sessionId" in record:  # user, assistant, summary ... records
+        return CLAUDE_CODE
+    return None
+
+
+def _version(transcript: bytes, agent: str) -> str:
+    """Codex: the first session_meta's cli_version. Claude Code: the first record's `version`."""
+    for line in transcript.splitlines():
+        try:
+            record: Any = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if agent == CODEX and record.get("type") == "session_meta":
+            return str((record.get("payload") or {}).get("cli_version") or "")
+        if agent == CLAUDE_CODE and isinstance(record.get("version"), str):
+            return str(record["version"])
+    return ""
 
 
 def _first_timestamp(transcript: bytes) -> str:
@@ -111,6 +183,10 @@ def _first_timestamp(transcript: bytes) -> str:
         if isinstance(record, dict) and isinstance(record.get("timestamp"), str):
             return str(record["timestamp"])
     return ""
+
+
+def branch_commit(mirror: Path) -> str:
+    return _git(mirror, "rev-parse", BRANCH).decode().strip()
 
 
 def materialise(mirror: Path, project: str, root: Path | None = None) -> list[Session]:
@@ -142,30 +218,73 @@ def materialise(mirror: Path, project: str, root: Path | None = None) -> list[Se
     sessions = []
     for stale in folder.glob("*.jsonl"):
         if stale.stem not in best:
-            stale.unlink()  # a session an earlier copy kept that is no Claude Code session
+            stale.unlink()  # a session an earlier copy kept that is no session of an agent replayed
     for session_id, (_, transcript, created_at) in best.items():
         text = transcripts[transcript]
-        if not _is_json_lines(text):
+        agent = _agent(text)
+        if agent is None:
             (folder / f"{session_id}.jsonl").unlink(missing_ok=True)
             continue  # an older Entire wrote other agents' sessions as "Agent" too (Gemini CLI's one JSON document)
         target = folder / f"{session_id}.jsonl"
         target.write_bytes(text)
-        sessions.append(Session(session_id, _first_timestamp(text), created_at, target))
+        sessions.append(Session(session_id, _first_timestamp(text), created_at, target, agent, _version(text, agent)))
     sessions.sort(key=lambda session: (session.started or session.created_at, session.session_id))
     index = [
-        {"session_id": s.session_id, "started": s.started, "created_at": s.created_at, "bytes": s.path.stat().st_size}
+        {
+            "session_id": s.session_id,
+            "agent": s.agent,
+            "version": s.version,
+            "started": s.started,
+            "created_at": s.created_at,
+            "bytes": s.path.stat().st_size,
+        }
         for s in sessions
     ]
     (folder / INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
     return sessions
 
 
+def materialise_all(mirrors: Path, root: Path | None = None) -> list[dict[str, Any]]:
+    """Every project of PROJECTS whose mirror is under `mirrors`, and DIR/projects.json."""
+    root = root or histories_root()
+    rows = []
+    for project in PROJECTS:
+        mirror = mirrors / project.repository.replace("/", "+") / "repo"
+        if not mirror.is_dir():
+            print(f"{project.name}: no mirror at {mirror}, left out")
+            continue
+        sessions = materialise(mirror, project.name, root)
+        agents = {agent: sum(s.agent == agent for s in sessions) for agent in (CLAUDE_CODE, CODEX)}
+        rows.append(
+            {
+                "project": project.name,
+                "repository": project.repository,
+                "licence": project.licence,
+                "copyable": project.copyable,
+                "branch_commit": branch_commit(mirror),
+                "sessions": agents,
+                "codex_versions": sorted({s.version for s in sessions if s.agent == CODEX}),
+                "first": sessions[0].started if sessions else "",
+                "last": sessions[-1].started if sessions else "",
+            }
+        )
+        print(f"{project.name}: {agents} in {root / project.name}")
+    (root / "projects.json").write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mirror", type=Path, help="a git mirror holding the branch entire/checkpoints/v1")
-    parser.add_argument("project", help="the project's name: the folder written under DIR")
+    parser.add_argument("mirror", type=Path, nargs="?", help="a git mirror holding the branch entire/checkpoints/v1")
+    parser.add_argument("project", nargs="?", help="the project's name: the folder written under DIR")
+    parser.add_argument("--all", type=Path, default=None, metavar="MIRRORS", help="every project of PROJECTS")
     parser.add_argument("--to", type=Path, default=None, help="DIR (default: $BRAIN_HISTORIES or ../shared/histories)")
     options = parser.parse_args()
+    if options.all is not None:
+        materialise_all(options.all, options.to)
+        return
+    if options.mirror is None or options.project is None:
+        parser.error("give MIRROR and PROJECT, or --all MIRRORS")
     sessions = materialise(options.mirror, options.project, options.to)
     print(f"{len(sessions)} sessions of {options.project} in {(options.to or histories_root()) / options.project}")
 

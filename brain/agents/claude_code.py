@@ -57,20 +57,27 @@ from brain.memory.sessions.transcripts.files import (
     text_of,
 )
 
-# The record types Claude Code writes (a later version may add more: they are skipped and counted).
-KNOWN = frozenset(
+# The record types Claude Code writes. Those that hold a conversation's messages (Claude Code 2.1.332
+# calls these five "message" records; brain reads user, assistant and system, and counts attachment
+# and progress):
+MESSAGE_RECORDS = frozenset({"user", "assistant", "system", "attachment", "progress"})
+# and the rest, its session's metadata (titles, modes, costs, copies of API requests, file history),
+# each type 2.1.332 writes: read by nobody here, counted, never warned about.
+METADATA_RECORDS = frozenset(
     {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "last-prompt",
-        "attachment",
+        "agent-color", "agent-name", "agent-setting", "ai-title", "api-request", "api-request-blob",
+        "api-request-resumed", "api-request-shape", "artifact-autoreact-ledger", "artifact-comment-monitor",
+        "atis-latch", "attribution-snapshot", "bridge-session", "content-replacement", "continued-in",
+        "cost-state", "custom-title", "data-flow-incomplete", "data-flow-records", "derived-from", "dev-mods",
+        "ended-by-model", "file-history-delta", "file-history-snapshot", "fork-context-ref", "frame-link",
+        "history-suppression", "hybrid-organization", "isolation-latch", "last-prompt", "memory-mode", "mode",
+        "observer-ref", "permission-mode", "pr-link", "queue-operation", "relocated", "repl-mode",
+        "resume-head-vouch", "session-owner", "summary", "tag", "tools-used", "worktree-state",
     }
-)
+)  # fmt: skip
+KNOWN = MESSAGE_RECORDS | METADATA_RECORDS
+# A type a later version adds is counted as unknown, and warned about only when it carries a
+# `message` (what brain reads of a record): one without is more metadata.
 INTERRUPTED = "[Request interrupted by user"
 REJECTED = (
     "The user doesn't want to proceed with this tool use",
@@ -290,7 +297,7 @@ def _acts(path: Path, stats: ReadStats, agent: str) -> Iterator[Act]:
     seen: set[str] = set()
     for record in json_records(path, stats):
         kind = str(record.get("type"))
-        stats.count(kind, kind in KNOWN)
+        stats.count(kind, kind in KNOWN, may_hold_messages=isinstance(record.get("message"), dict))
         uuid = record.get("uuid")
         if isinstance(uuid, str) and uuid:
             if uuid in seen:
@@ -315,7 +322,7 @@ def _acts(path: Path, stats: ReadStats, agent: str) -> Iterator[Act]:
                 usage_id, usage, usage_at = message_id, tokens, when
             elif tokens is not None:
                 usage = tokens
-            yield from _assistant(message.get("content"), when, name)
+            yield from _assistant(message.get("content"), when, name, str(record.get("cwd") or ""))
         elif kind == "user":
             yield from _user(record, message.get("content"), when, name)
         elif kind == "system" and str(record.get("level", "")).lower() == "error":
@@ -342,7 +349,7 @@ def _tokens(usage: Any) -> tuple[int, int, int, int] | None:
     )
 
 
-def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
+def _assistant(content: Any, when: str | None, agent: str, cwd: str = "") -> Iterator[Act]:
     if isinstance(content, str):
         if content.strip():
             yield Act("agent", when, text=content, agent=agent)
@@ -358,7 +365,13 @@ def _assistant(content: Any, when: str | None, agent: str) -> Iterator[Act]:
         elif kind in ("tool_use", "server_tool_use"):
             args = obj(block.get("input"))
             yield Act(
-                "call", when, name=str(block.get("name", "")), call_id=str(block.get("id", "")), args=args, agent=agent
+                "call",
+                when,
+                name=str(block.get("name", "")),
+                call_id=str(block.get("id", "")),
+                args=args,
+                agent=agent,
+                cwd=cwd,
             )
 
 

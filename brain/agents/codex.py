@@ -1,9 +1,11 @@
 """Codex CLI: its config and hooks (`$CODEX_HOME`, by default `~/.codex`, or a project's `.codex/`,
 which Codex reads in a project the user trusts); its rollouts are read by `codex_rollouts`.
 
-`config.toml`: a `[mcp_servers.brain]` table and a top-level `notify` program, each in a block of
-marked lines that uninstall removes. `notify` runs after every turn (TUI and `codex exec`, every
-version), its JSON as the last argument, and extracts the session. `hooks.json` (Claude Code's
+`config.toml`: a `[mcp_servers.brain]` table and, at user scope, a top-level `notify` program, each
+in a block of marked lines that uninstall removes. `notify` runs after every turn (TUI and `codex
+exec`, every version), its JSON as the last argument, and extracts the session; Codex reads it only
+from the user's config (0.171 ignores it in a project's `.codex/config.toml`, with a warning on
+every run), so at project scope the trusted `Stop` hook alone captures sessions. `hooks.json` (Claude Code's
 shape): context at session start and at the first prompt, the earlier fix after a shell call that
 failed (`PostToolUse`), extraction at each turn's Stop; Codex runs them once the user trusts them
 (`/hooks`), which its user config records per hook as
@@ -22,7 +24,7 @@ from typing import Any
 
 from brain.agents import runtime, settings
 from brain.agents.agent import Agent, Target
-from brain.agents.codex_calls import SHELL, command_end
+from brain.agents.codex_calls import SHELL, command_end, told_end
 from brain.agents.settings import Commands, json_object, split_command
 from brain.errors import InvalidInput
 from brain.memory.sessions.transcripts.codex import detects, find_rollout, read
@@ -54,7 +56,7 @@ def targets(scope: str, project_dir: Path, home: Path) -> list[Target]:
     if scope == "project":
         folder = project_dir / ".codex"
         return [
-            Target(folder / "config.toml", "notify and mcp server", "local", project_dir),
+            Target(folder / "config.toml", "mcp server", "local", project_dir),
             Target(folder / "hooks.json", "hooks", "local", project_dir),
         ]
     folder = codex_home(home)
@@ -72,7 +74,7 @@ def merged(target: Target, text: str | None, commands: Commands | None) -> str |
         return text if new == data else settings.dump_json(new, text or "")
     if commands is None:
         return without_codex_blocks(text) if text is not None else None
-    return with_codex_blocks(text or "", commands)
+    return with_codex_blocks(text or "", commands, notify=target.project is None)
 
 
 def _handler(command: str) -> dict[str, Any]:
@@ -85,13 +87,23 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
     import tomllib
 
     if target.what == "hooks":
-        found = trust_of(target.path, text, codex_home(Path.home()) / "config.toml")
-        return tuple(f"{event}: {command}  ({_TRUST[trust]})" for event, command, trust in found), None
+        trusts = trust_of(target.path, text, codex_home(Path.home()) / "config.toml")
+        return tuple(f"{event}: {command}  ({_TRUST[trust]})" for event, command, trust in trusts), None
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         return tuple(codex_installed(text)), f"not TOML ({error})"
-    return tuple(codex_installed(text)), None
+    found = codex_installed(text)
+    if text.count(BEGIN) > len(_BLOCK.findall(text)):
+        return tuple(found), (
+            f"a block of brain's has no end marker ('{END}'); brain leaves it as it is: take it out by hand"
+        )
+    if target.project is not None and any(line.startswith("notify") for line in found):
+        return tuple(found), (
+            "Codex ignores notify in a project's config.toml (it warns on every run, and runs it only from the "
+            "user's); install again to take it out"
+        )
+    return tuple(found), None
 
 
 def commands_named(target: Target, text: str) -> list[list[Any]]:
@@ -122,8 +134,11 @@ def to_do(target: Target, text: str) -> str | None:
     if target.what == "hooks":
         waiting = [event for event, _, trust in trust_of(target.path, text, config) if trust != "trusted"]
         if waiting:
+            # at project scope no notify stands in for the Stop hook: nothing is captured until it is trusted
+            until = "; until then no session is captured" if target.project is not None and "Stop" in waiting else ""
             return (
-                f"Codex runs brain's {', '.join(waiting)} hooks once you trust them: in codex, type /hooks, trust each"
+                f"Codex runs brain's {', '.join(waiting)} hooks once you trust them: in codex, type /hooks, "
+                f"trust each{until}"
             )
     elif target.project is not None and not _trusted_project(target.project, config):
         return f"Codex reads {target.path.parent} only in a trusted project: run `codex exec --trust` there once"
@@ -133,10 +148,10 @@ def to_do(target: Target, text: str) -> str | None:
 # ---------------------------------------------------------------- config.toml, as text
 
 
-def codex_blocks(commands: Commands) -> tuple[str, str]:
-    """(the block for the top of config.toml, the block for its end)."""
-    notify = commands.hook_args("codex-notify")
-    top = f"{BEGIN}\nnotify = {settings.toml_list(notify)}\n{END}\n"
+def codex_blocks(commands: Commands, notify: bool = True) -> tuple[str, str]:
+    """(the block for the top of config.toml, '' without `notify`; the block for its end)."""
+    program = commands.hook_args("codex-notify")
+    top = f"{BEGIN}\nnotify = {settings.toml_list(program)}\n{END}\n" if notify else ""
     server = commands.mcp()
     command, args = settings.toml_string(server["command"]), settings.toml_list(server["args"])
     table = f"[mcp_servers.brain]\ncommand = {command}\nargs = {args}\n"
@@ -144,13 +159,20 @@ def codex_blocks(commands: Commands) -> tuple[str, str]:
     return top, end
 
 
+# A whole block of brain's: its begin marker, lines that are no begin marker, its end marker. A block
+# whose end marker a person deleted is no block (never the lines up to the next block's end).
+_BLOCK = re.compile(rf"(?m)^{re.escape(BEGIN)}\n((?:(?!{re.escape(BEGIN)}\n).*\n)*?){re.escape(END)}(?:\n|\Z)")
+
+
 def without_codex_blocks(text: str) -> str:
-    pattern = re.compile(rf"(?m)^{re.escape(BEGIN)}\n.*?^{re.escape(END)}\n?", re.DOTALL)
-    return pattern.sub("", text)
+    """The text without brain's whole blocks; every other byte stays, whether or not it is valid TOML
+    (uninstall takes brain out of a file the user broke, and leaves the rest as it is)."""
+    return _BLOCK.sub("", text)
 
 
-def with_codex_blocks(text: str, commands: Commands) -> str:
-    """config.toml with brain's blocks; refuses a file whose own `notify` or `[mcp_servers.brain]` is in the way."""
+def with_codex_blocks(text: str, commands: Commands, notify: bool = True) -> str:
+    """config.toml with brain's blocks (`notify` only when asked: the user's config); refuses a file
+    whose own `notify` or `[mcp_servers.brain]` is in the way."""
     import tomllib
 
     base = without_codex_blocks(text)
@@ -158,13 +180,13 @@ def with_codex_blocks(text: str, commands: Commands) -> str:
         data = tomllib.loads(base)
     except tomllib.TOMLDecodeError as error:
         raise InvalidInput(f"it is not valid TOML ({error}); fix it, then install again") from None
-    if "notify" in data:
+    if notify and "notify" in data:
         raise InvalidInput(
             "it already sets 'notify' to another program; Codex runs only one, so remove it and install again"
         )
     if isinstance(data.get("mcp_servers"), dict) and "brain" in data["mcp_servers"]:
         raise InvalidInput("it already has [mcp_servers.brain] that brain did not add; rename it, then install again")
-    top, end = codex_blocks(commands)
+    top, end = codex_blocks(commands, notify)
     body = base if not base or base.endswith("\n") else base + "\n"
     merged = top + body + end
     tomllib.loads(merged)  # what brain writes must parse
@@ -172,9 +194,8 @@ def with_codex_blocks(text: str, commands: Commands) -> str:
 
 
 def codex_installed(text: str) -> list[str]:
-    """The lines of brain's blocks in a config.toml, without the markers."""
-    pattern = re.compile(rf"(?m)^{re.escape(BEGIN)}\n(.*?)^{re.escape(END)}", re.DOTALL)
-    return [line for block in pattern.findall(text) for line in block.splitlines() if line.strip()]
+    """The lines of brain's whole blocks in a config.toml, without the markers."""
+    return [line for block in _BLOCK.findall(text) for line in block.splitlines() if line.strip()]
 
 
 # ---------------------------------------------------------------- hooks.json, and whether Codex runs them
@@ -245,26 +266,32 @@ def _prompt(request: runtime.HookRequest) -> runtime.HookResult:
 
 
 def _tool_failure(request: runtime.HookRequest) -> runtime.HookResult:
-    """PostToolUse: a shell call whose command exited with another code than 0 (the rollout's
-    record of its end, `codex_rollouts.command_end`) is looked up as Claude Code's failed calls
-    are; any other call gets nothing. The error is the command's output, as the episode of the
-    earlier session holds it."""
+    """PostToolUse: a shell call whose command exited with another code than 0 is looked up as
+    Claude Code's failed calls are; any other call gets nothing. How it ended is read from the
+    hook input's output when its head says (Codex before 0.171), else from the rollout's record of
+    the call's end (`codex_calls.command_end`); a call with neither is taken for one that did not
+    fail, and logs nothing. The error is the command's output, as the episode of the earlier
+    session holds it."""
     payload = request.payload
     tool, call = payload.get("tool_name"), str(payload.get("tool_use_id") or "")
     if not isinstance(tool, str) or not tool.strip():
         raise InvalidInput("the hook input has no tool_name")
     if tool != SHELL:
         return runtime.HookResult("PostToolUse")  # no exit code to read, and a failed patch never gets here
-    transcript = str(payload.get("transcript_path") or "")
-    if not transcript or not call:
-        raise InvalidInput("the hook input has no transcript_path or tool_use_id")
-    end = command_end(Path(transcript), call)
+    output = payload.get("tool_response")
+    end = told_end(output)
     if end is None:
-        raise InvalidInput(f"the rollout {transcript} has no end of call {call}")
+        transcript = str(payload.get("transcript_path") or "")
+        if not transcript or not call:
+            raise InvalidInput("the hook input has no transcript_path or tool_use_id")
+        end = command_end(Path(transcript), call)
+        if end is None:
+            return runtime.HookResult("PostToolUse")  # no end written: nothing says it failed
+        error = output if isinstance(output, str) else end.output
+    else:
+        error = end.output
     if not end.failed:
         return runtime.HookResult("PostToolUse")
-    output = payload.get("tool_response")
-    error = output if isinstance(output, str) else end.output
     failed = runtime.HookRequest(request.memory, {**payload, "error": error}, request.budget, request.namespaces)
     return runtime.tool_failure(failed, "PostToolUse")
 

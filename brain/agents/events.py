@@ -17,7 +17,7 @@ AGENT_MODULES = {
 AGENT_EVENTS = {
     "claude-code": ("session-start", "first-prompt", "tool-failure", "session-end"),
     "codex": ("session-start", "first-prompt", "tool-failure", "stop", "notify"),
-    "gemini": ("session-start", "first-prompt", "session-end"),
+    "gemini": ("session-start", "first-prompt", "tool-failure", "session-end"),
 }
 # brain's own events, run by brain itself rather than by an agent (the detached extraction, the warm-up).
 OWN_EVENTS = ("extract", "warm")

@@ -3,17 +3,24 @@
 Settings: one command hook per event under `hooks.<Event>`, each in a matcher group of its own and
 named `brain <hook>`; the MCP server under `mcpServers.brain`. Gemini CLI takes a hook's timeout in
 milliseconds. Its hooks speak Claude Code's protocol: the hook JSON on stdin (`session_id`,
-`transcript_path`, `cwd`, `hook_event_name`, `prompt` for BeforeAgent) and
-`hookSpecificOutput.additionalContext` back, which SessionStart and BeforeAgent add to the model's
-context. SessionEnd is not waited for: brain's answers at once and extracts in a detached process.
+`transcript_path`, `cwd`, `hook_event_name`, `prompt` for BeforeAgent, `tool_name`, `tool_input` and
+`tool_response` for AfterTool) and `hookSpecificOutput.additionalContext` back, which Gemini CLI puts
+in a `<hook_context>` block: before the first prompt (SessionStart, BeforeAgent: so BeforeAgent's
+`prompt` holds the session start's block too), after a tool's result (AfterTool). SessionEnd is not
+waited for: brain's answers at once and extracts in a detached process. As Gemini CLI 0.61.0 does
+all this was checked with the real CLI (tests/e2e/gemini_e2e.py).
 
-Chats (`~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.jsonl`): a first line of metadata
-(`sessionId`, `projectHash`, `startTime`), then message records (`id`, `timestamp`, `type`: user,
-gemini, info, error, warning; `content`; a gemini message's `toolCalls`, `thoughts`, `tokens`). A
-message is written again whenever it changes (its tool calls' results arrive later), so the last
-record of an id is the message; `{"$rewindTo": id}` drops that message and every later one;
-`{"$set": ...}` updates the metadata. Earlier versions wrote one JSON document (`session-*.json`,
-the same fields with `messages` in it), read when the format is given (`--format gemini`).
+Chats (`~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl`, `<project>` a short name
+`projects.json` maps the project's folder to): a first line of metadata (`sessionId`, `projectHash`,
+`startTime`), then message records (`id`, `timestamp`, `type`: user, gemini, info, error, warning;
+`content`; a gemini message's `toolCalls`, `thoughts`, `tokens`). A message is written again
+whenever it changes (its tool calls' results arrive later), so the last record of an id is the
+message; `{"$rewindTo": id}` drops that message and every later one; `{"$set": ...}` updates the
+metadata, and `$set.messages` replaces the whole history (the first one holds the
+`<session_context>` message Gemini CLI starts a chat with). A shell command that ran is a `success`
+whatever its exit code: its exit code is read from its result (`gemini_calls`). Earlier versions
+wrote one JSON document (`session-*.json`, the same fields with `messages` in it), read when the
+format is given (`--format gemini`).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from typing import Any
 
 from brain.agents import runtime
 from brain.agents.agent import Agent, Target
+from brain.agents.gemini_calls import SHELL, failure_of, shell_outcome, unwrapped
 from brain.agents.settings import (
     Commands,
     dump_json,
@@ -44,11 +52,12 @@ from brain.agents.settings import (
     without_mcp_server,
 )
 from brain.errors import InvalidInput
-from brain.memory.sessions.transcripts.files import Act, ReadStats, TranscriptReader, json_records, obj, text_of
+from brain.memory.sessions.transcripts.files import Act, ReadStats, TranscriptReader, json_records, loads, obj, text_of
 
 EVENTS = {  # Gemini CLI's event -> brain's hook, and how long Gemini CLI may wait for it (ms)
     "SessionStart": ("gemini-session-start", 10_000),
     "BeforeAgent": ("gemini-first-prompt", 10_000),
+    "AfterTool": ("gemini-tool-failure", 10_000),
     "PreCompress": ("gemini-session-end", 10_000),
     "SessionEnd": ("gemini-session-end", 10_000),
 }
@@ -66,7 +75,28 @@ def _session_start(request: runtime.HookRequest) -> runtime.HookResult:
 
 
 def _first_prompt(request: runtime.HookRequest) -> runtime.HookResult:
-    return runtime.first_prompt(request, "BeforeAgent")
+    """BeforeAgent hands the prompt as the model gets it: the session start's context before it, in a
+    `<hook_context>` block, which is no part of the task."""
+    from brain.memory.sessions.transcripts.files import request_text
+
+    prompt = request_text(str(request.payload.get("prompt") or ""))
+    asked = runtime.HookRequest(
+        request.memory, {**request.payload, "prompt": prompt}, request.budget, request.namespaces
+    )
+    return runtime.first_prompt(asked, "BeforeAgent")
+
+
+def _tool_failure(request: runtime.HookRequest) -> runtime.HookResult:
+    """AfterTool, after every tool call: a call that failed (a shell command's exit code other than 0,
+    a tool's error) is looked up as Claude Code's failed calls are; any other gets nothing. The answer
+    reaches the model after the tool's result, in a `<hook_context>` block."""
+    error = failure_of(request.payload)
+    if error is None:
+        return runtime.HookResult("AfterTool")
+    failed = runtime.HookRequest(
+        request.memory, {**request.payload, "error": error}, request.budget, request.namespaces
+    )
+    return runtime.tool_failure(failed, "AfterTool")
 
 
 def _session_end(request: runtime.HookRequest) -> runtime.HookResult:
@@ -77,6 +107,7 @@ def _session_end(request: runtime.HookRequest) -> runtime.HookResult:
 HOOKS: dict[str, runtime.Hook] = {
     "gemini-session-start": _session_start,
     "gemini-first-prompt": _first_prompt,
+    "gemini-tool-failure": _tool_failure,
     "gemini-session-end": _session_end,
 }
 
@@ -162,7 +193,8 @@ def detects(record: dict[str, Any]) -> bool:
 
 
 def read(path: Path, stats: ReadStats) -> Iterator[Act]:
-    """The acts of a chat, each message as last written, a rewind applied."""
+    """The acts of a chat, each message as last written, a rewind applied, a whole history set by
+    `$set.messages` put in place of the messages before it (as Gemini CLI loads a chat)."""
     messages: dict[str, dict[str, Any]] = {}
     for record in _records(path, stats):
         if isinstance(record.get("$rewindTo"), str):
@@ -171,7 +203,7 @@ def read(path: Path, stats: ReadStats) -> Iterator[Act]:
             cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in ids else 0
             for gone in ids[cut:]:
                 del messages[gone]
-        elif isinstance(record.get("id"), str) and record.get("type") in _MESSAGE_TYPES:
+        elif _is_message(record):
             stats.count(str(record["type"]), True)
             messages[record["id"]] = record  # written again: the new text, in its first place (as Gemini CLI reads it)
         elif (isinstance(record.get("sessionId"), str) and "projectHash" in record) or isinstance(
@@ -179,17 +211,24 @@ def read(path: Path, stats: ReadStats) -> Iterator[Act]:
         ):
             stats.count("metadata", True)
             stats.session_id = stats.session_id or record.get("sessionId")
+            history = obj(record.get("$set")).get("messages")
+            if isinstance(history, list):
+                messages = {message["id"]: message for message in history if _is_message(message)}
         else:
             stats.count(str(record.get("type", "unknown")), False)
     for message in messages.values():
         yield from _message_acts(message)
 
 
+def _is_message(record: Any) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("id"), str) and record.get("type") in _MESSAGE_TYPES
+
+
 def _records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     """JSON Lines, or one JSON document of an earlier version (its metadata, then its messages)."""
     if path.suffix.lower() == ".json":
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            document = loads(path.read_text(encoding="utf-8"))  # a value nested too deep is left out
         except (OSError, ValueError) as error:
             raise InvalidInput(f"{path.name} is not a Gemini CLI chat: {error}") from None
         stats.files += 1
@@ -236,21 +275,29 @@ def _call_acts(call: dict[str, Any], when: str | None) -> Iterator[Act]:
     status = call.get("status")
     if status not in ("success", "error", "cancelled"):
         return  # never ran, or still running when the chat was written
-    output = _result_text(call)
-    yield Act("result", at, text=output, call_id=call_id, is_error=status != "success", rejected=status == "cancelled")
+    output, failed = shell_outcome(_result_text(call)) if name == SHELL else (_result_text(call), False)
+    yield Act(
+        "result",
+        at,
+        text=output,
+        call_id=call_id,
+        is_error=status != "success" or failed,
+        rejected=status == "cancelled",
+    )
     if status == "cancelled":
         yield Act("interrupt", at, text="rejected a tool call")
 
 
 def _result_text(call: dict[str, Any]) -> str:
-    """What the tool answered: the function response's output or error, else what the UI showed."""
+    """What the tool answered: the function response's output or error, else what the UI showed;
+    without the `<untrusted_context>` wrapper Gemini CLI puts around what it hands the model."""
     for part in call.get("result") or []:
         response = obj(obj(part).get("functionResponse")).get("response")
         if isinstance(response, dict):
             value = response.get("error", response.get("output", ""))
-            return value if isinstance(value, str) else json.dumps(value)
+            return unwrapped(value if isinstance(value, str) else json.dumps(value))
     display = call.get("resultDisplay")
-    return display if isinstance(display, str) else text_of(display)
+    return unwrapped(display if isinstance(display, str) else text_of(display))
 
 
 AGENT = Agent(

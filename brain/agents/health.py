@@ -7,6 +7,7 @@ checked by file stats, never built or waited on.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -81,14 +82,19 @@ def hooks_log_summary(path: Path) -> tuple[list[HookRun], list[str]]:
     last: dict[str, HookRun] = {}
     errors: list[str] = []
     for line in read_lines(path):
-        parts = line.split(" ", 2)
-        if len(parts) < 2:
+        outcome = _OUTCOME.match(line)
+        if outcome is None:  # not a hook's outcome: a worker's stray output, a traceback's lines
             continue
-        failed = len(parts) == 3 and parts[2].startswith("error:")
-        last[parts[1]] = HookRun(parts[1], parts[0], "error" if failed else "ok")
+        at, event, message = outcome.groups()
+        failed = (message or "").startswith("error:")
+        last[event] = HookRun(event, at, "error" if failed else "ok")
         if failed:
             errors = [*errors[1 - LAST_ERRORS :], line]
     return sorted(last.values(), key=lambda run: run.event), errors
+
+
+# A hook's outcome, as `brain.agents.runtime.log` writes it: `<UTC stamp> <event> <message>`.
+_OUTCOME = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) ([a-z][a-z0-9-]*)(?: (.*))?\Z", re.DOTALL)
 
 
 def _episodes(vault: Vault, now: datetime) -> int:

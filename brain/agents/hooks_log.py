@@ -2,21 +2,25 @@
 kept to two files of at most ROTATE_BYTES each (and the lines being written as one is renamed).
 
 An append that leaves the file past ROTATE_BYTES renames it to `hooks.log.1`, replacing the one
-before (`os.replace`, atomic); the next append creates a new `hooks.log`. Appends take no lock: each
-is one `write` to a file opened with O_APPEND, so lines never interleave, and a line written to a file
-just renamed lands in `hooks.log.1`. The rotation holds a lock (`.hooks.log.lock`, tried once, never
-waited for) and renames only while the path's file is still past the bound: two appenders that cross
-it together rotate once, never the new `hooks.log` over the `hooks.log.1` just made. The only line
-that can be lost is one in flight in a process that opened the file before a rotation and writes
-after a second one (ROTATE_BYTES appended meanwhile by others).
+before (`os.replace`, atomic); the next append creates a new `hooks.log`. Appends wait for no other
+append: each is one `write` to a file opened with O_APPEND, so lines never interleave, and a line
+written to a file just renamed lands in `hooks.log.1`. The rotation holds a lock (`.hooks.log.lock`,
+tried once, never waited for) and renames only while the path's file is still past the bound: two
+appenders that cross it together rotate once, never the new `hooks.log` over the `hooks.log.1` just
+made. `brain redact` rewrites the files holding that lock and the file's own (`brain.vault.state_files`):
+a line appended meanwhile lands in the rewritten file. The only line that can be lost is one in
+flight in a process that opened the file before a rotation and writes after a second one
+(ROTATE_BYTES appended meanwhile by others).
 
 Readers read `hooks.log.1` then `hooks.log`: the older lines first.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from brain.vault import state_files
+from brain.vault.state_files import rotated_path
 
 # A line is 100 to 300 bytes: 1 MiB keeps the last 3,500 hook outcomes or more per file, months of
 # failures and session ends; `brain hooks status` reads both whole (docs/benchmarks.md).
@@ -33,40 +37,16 @@ def log_path(root: Path | None) -> Path:
     return Path(tempfile.gettempdir()) / "brain-hooks.log"
 
 
-def rotated_path(path: Path) -> Path:
-    return path.with_name(path.name + ".1")
-
-
 def append(path: Path, line: str) -> None:
     """Append one line (a line break added), then rotate the file if it is now past ROTATE_BYTES."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)
-    try:
-        os.write(handle, (line + "\n").encode("utf-8"))
-        size = os.fstat(handle).st_size
-    finally:
-        os.close(handle)
-    if size > ROTATE_BYTES:
-        _rotate(path)
-
-
-def _rotate(path: Path) -> None:
-    from filelock import FileLock, Timeout
-
-    try:
-        with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=0):
-            if path.stat().st_size > ROTATE_BYTES:  # not rotated already by the appender that held the lock
-                os.replace(path, rotated_path(path))
-    except Timeout:
-        return  # another appender is rotating it
-    except FileNotFoundError:
-        return  # rotated, and no line appended since
+    state_files.append(path, (line + "\n").encode("utf-8"), PRIVATE, rotate_at=ROTATE_BYTES)
 
 
 def read_lines(path: Path) -> list[str]:
-    """The lines of the rotated file then of the current one, oldest first."""
+    """The lines of the rotated file then of the current one, oldest first (split at line feeds
+    only: a carriage return or another break inside a message is part of its line)."""
     lines: list[str] = []
     for file in (rotated_path(path), path):
         if file.is_file():
-            lines += file.read_text(encoding="utf-8", errors="replace").splitlines()
-    return lines
+            lines += file.read_bytes().decode("utf-8", "replace").removesuffix("\n").split("\n")
+    return [line for line in lines if line]

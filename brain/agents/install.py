@@ -114,7 +114,7 @@ def install(name: str, commands: Commands, *, scope: str, project_dir: Path, hom
         records = _records(agent, target, current)
         if wanted is None:  # the other pair of a project's files: brain's entries go out of them
             change = _take_out(target, current, text, records)
-            changes += [change] if change.action not in ("unchanged", "absent") else []
+            changes += [change, *_unexclude(change, records)] if change.action not in ("unchanged", "absent") else []
         else:
             changes += _put_in(agent, vault, root, target, current, text, records, missing[target])
     return changes
@@ -134,13 +134,16 @@ def _put_in(
     with the folders that were `missing` before install (one that another of its files made too)."""
     change = _apply(target, current, text)
     changes = [change]
+    excluded = next((record.excluded for record in records if record.excluded), None)
     if change.action == "created" and target.share == "local" and target.path.is_relative_to(root):
-        changes += _keep_out_of_git(root, target.path)
+        ignored = _keep_out_of_git(root, target.path)
+        changes += ignored
+        excluded = (ignored[0].path, f"/{target.path.relative_to(root).as_posix()}") if ignored else excluded
     created = current is None or any(record.created_file for record in records)
     folders = [*missing, *(folder for record in records for folder in record.created_folders)]
     for record in records:
         record.file.unlink(missing_ok=True)
-    _remember(vault, agent, target, text, created, folders)
+    _remember(vault, agent, target, text, created, folders, excluded)
     step = agent.to_do(target, text) if text is not None else None
     return changes + ([Change(str(target.path), "to do", step)] if step else [])
 
@@ -157,7 +160,12 @@ def uninstall(name: str, *, scope: str, project_dir: Path, home: Path) -> list[C
     for target, current, _ in plans:
         for vault in agent.vaults_named(target, current) if current is not None else ():
             _forget_copies(Path(vault))
-    return [_take_out(target, current, text, _records(agent, target, current)) for target, current, text in plans]
+    changes = []
+    for target, current, text in plans:
+        records = _records(agent, target, current)
+        change = _take_out(target, current, text, records)
+        changes += [change, *_unexclude(change, records)]
+    return changes
 
 
 def status(project_dir: Path, home: Path) -> list[Installed]:
@@ -216,6 +224,28 @@ def _keep_out_of_git(root: Path, path: Path) -> list[Change]:
     before = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
     _write(exclude, before + ("" if not before or before.endswith("\n") else "\n") + f"/{relative}\n")
     return [Change(str(exclude), "updated" if before else "created", f"git ignores {relative}")]
+
+
+def _unexclude(change: Change, records: list[_Record]) -> list[Change]:
+    """A local file brain created and has now removed needs no ignoring: the line install added to
+    `.git/info/exclude` for it goes (one line, as it was written; the rest of the file stays)."""
+    excluded = next((record.excluded for record in records if record.excluded), None)
+    if change.action != "removed" or excluded is None:
+        return []
+    exclude, line = Path(excluded[0]), excluded[1]
+    try:
+        lines = exclude.read_text(encoding="utf-8").splitlines(keepends=True)
+    except OSError:
+        return []
+    kept = [*lines]
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].rstrip("\r\n") == line:
+            del kept[index]
+            break
+    if kept == lines:
+        return []
+    _write(exclude, "".join(kept))
+    return [Change(str(exclude), "updated", f"git no longer ignores {line.lstrip('/')}")]
 
 
 def _refuse_a_second_scope(agent: Agent, scope: str, chosen: list[Target], root: Path, home: Path) -> None:
@@ -306,6 +336,7 @@ class _Record:
     file: Path
     created_file: bool
     created_folders: tuple[str, ...]
+    excluded: tuple[str, str] | None = None  # (.git/info/exclude, the line install added there for the file)
 
 
 def _installed_dir(vault: Path) -> Path:
@@ -322,7 +353,15 @@ def _legacy_record_file(vault: Path, path: Path) -> Path:
     return _installed_dir(vault) / f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:20]}.json"
 
 
-def _remember(vault: Path, agent: Agent, target: Target, text: str | None, created: bool, folders: list[str]) -> None:
+def _remember(
+    vault: Path,
+    agent: Agent,
+    target: Target,
+    text: str | None,
+    created: bool,
+    folders: list[str],
+    excluded: tuple[str, str] | None = None,
+) -> None:
     if text is None:
         return
     entries, _ = agent.entries(target, text)
@@ -332,6 +371,7 @@ def _remember(vault: Path, agent: Agent, target: Target, text: str | None, creat
         "created_folders": list(dict.fromkeys(folders)),
         "entries": list(entries),
         "sha256": hashlib.sha256(text.encode()).hexdigest(),
+        **({"excluded": list(excluded)} if excluded else {}),
     }
     _write_private(_record_file(vault, target), json.dumps(record, ensure_ascii=False))
 
@@ -347,8 +387,14 @@ def _records(agent: Agent, target: Target, current: str | None) -> list[_Record]
             saved = _load(file)
             if saved is not None and saved.get("path") == str(target.path):
                 created = bool(saved.get("created_file", "before" in saved and saved["before"] is None))
-                found.append(_Record(file, created, tuple(saved.get("created_folders", []))))
+                excluded = saved.get("excluded")
+                pair = (str(excluded[0]), str(excluded[1])) if excluded and _is_pair_of_text(excluded) else None
+                found.append(_Record(file, created, tuple(saved.get("created_folders", [])), pair))
     return found
+
+
+def _is_pair_of_text(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(item, str) for item in value)
 
 
 def _forget_copies(vault: Path) -> None:

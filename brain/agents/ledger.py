@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.agents.runtime import PRIVATE
+from brain.agents.hooks_log import PRIVATE  # not runtime's: runtime reads the ledger
 from brain.agents.settings import json_object_or_none
 from brain.vault.atomic import replace_file
 
@@ -250,6 +250,19 @@ def _remembered(
     return None if found is None else list(found)
 
 
+# Each field of a line as `record` writes it: a line with a field of another type was not written by
+# brain (or not whole), and is skipped like a line cut short.
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "session": (str,),
+    "event": (str,),
+    "at": (str,),
+    "tokens": (int,),
+    "notes": (list,),
+    "transcript": (str,),
+    "signature": (str,),
+}
+
+
 def _entries(path: Path) -> Iterable[dict[str, Any]]:
     if not path.is_file():
         return
@@ -257,10 +270,22 @@ def _entries(path: Path) -> Iterable[dict[str, Any]]:
         for line in lines:
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 continue  # a line cut short by a crash
-            if isinstance(entry, dict):
+            if _well_formed(entry):
                 yield entry
+
+
+def _well_formed(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and all(
+            isinstance(entry[key], kinds) and not isinstance(entry[key], bool)
+            for key, kinds in _FIELDS.items()
+            if key in entry
+        )
+        and all(isinstance(note, str) for note in entry.get("notes") or ())
+    )
 
 
 def _instant(value: Any) -> datetime | None:
@@ -297,3 +322,25 @@ def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptR
         if any(wanted in text for when, text in said if when is None or after is None or when >= after):
             used.append(note)
     return used
+
+
+SESSION_TAIL = 1024 * 1024  # bytes of the ledger's end read for one session's injections (1,000 or more)
+
+
+def injected(root: Path, session: str) -> frozenset[str]:
+    """The notes the hooks already handed this session (the first prompt leaves them out, so a fact
+    given at session start is not given again). Only the ledger's last SESSION_TAIL bytes are read:
+    a session's own start was moments ago, and the hook must answer at once."""
+    path = ledger_path(root)
+    if not session or not path.is_file():
+        return frozenset()
+    with path.open("rb") as source:
+        size = source.seek(0, os.SEEK_END)
+        source.seek(max(0, size - SESSION_TAIL))
+        tail = source.read().decode("utf-8", errors="replace").splitlines()
+    found: set[str] = set()
+    for line in tail[1:] if size > SESSION_TAIL else tail:  # the first may be cut: not read
+        entry = json_object_or_none(line)
+        if entry is not None and entry.get("session") == session and isinstance(entry.get("notes"), list):
+            found.update(note for note in entry["notes"] if isinstance(note, str))
+    return frozenset(found)

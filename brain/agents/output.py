@@ -47,8 +47,16 @@ def health_lines(found: VaultHealth) -> list[str]:
     fix = "" if found.index == "fresh" else f" (run 'brain index --vault {found.vault}')"
     runs = "; ".join(f"{run.event} {run.at} {run.result}" for run in found.last_runs) or "none"
     lines = [f"vault {found.vault}:", f"  index: {index}{fix}", f"  last runs: {runs}"]
-    lines += ["  last errors:", *(f"    {line}" for line in found.last_errors)] if found.last_errors else []
+    lines += ["  last errors:", *(f"    {shown(line)}" for line in found.last_errors)] if found.last_errors else []
     return [*lines, f"  episodes captured, last {EPISODE_DAYS} days: {found.episodes}"]
+
+
+def shown(text: str) -> str:
+    """Text from a log or the ledger, for a terminal: a character that is not printable (an ANSI
+    escape, a carriage return, a bell) written as its escape (`\\x1b`), never obeyed."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
 
 
 def health_json(found: VaultHealth) -> dict[str, Any]:
@@ -85,6 +93,12 @@ def hook_output(result: HookResult) -> str:
     return json.dumps(payload, ensure_ascii=False) + "\n"
 
 
+def user_message(text: str) -> str:
+    """A hook's answer that only the user sees (`systemMessage`, which Claude Code, Codex and Gemini CLI
+    show and none hands the model)."""
+    return json.dumps({"systemMessage": text}, ensure_ascii=False) + "\n"
+
+
 def ledger_lines(found: LedgerSummary) -> list[str]:
     """Tokens the hooks injected per session, and how many injected notes the agent then used."""
     head = f"tokens injected, last {found.days} day{'' if found.days == 1 else 's'}:"
@@ -103,7 +117,8 @@ def ledger_lines(found: LedgerSummary) -> list[str]:
         else:
             use = _use(len(session.used), len(session.notes))
         lines.append(
-            f"  {session.first[:16].replace('T', ' ')}  {session.session or '(no session id)'}: {events}; {use}"
+            f"  {session.first[:16].replace('T', ' ')}  {shown(session.session) or '(no session id)'}: "
+            f"{shown(events)}; {use}"
         )
     return lines
 

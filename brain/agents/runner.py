@@ -18,11 +18,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
+import os
 import sys
 from collections.abc import Mapping
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
+
+from brain.errors import VaultPathMissing
 
 if TYPE_CHECKING:
     from brain.agents.agent import Agent
@@ -79,7 +82,29 @@ def run_hook(
     except BaseException as error:
         if isinstance(error, KeyboardInterrupt):
             return
+        if isinstance(error, VaultPathMissing):
+            _say_the_vault_is_missing(event, root)
         runtime.log(root, event, f"error: {type(error).__name__}: {error}")
+
+
+def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
+    """The vault the hooks name is not a folder (mistyped, moved, an unmounted disk): every session
+    would go unremembered with only a line in the temporary hooks log, so the session-start hook tells
+    the user, in a `systemMessage` (shown to the user, costing the model nothing)."""
+    from brain.agents.events import AGENT_EVENTS, hook_key
+    from brain.agents.output import user_message
+
+    if not any(event == hook_key(agent, "session-start") for agent in AGENT_EVENTS):
+        return
+    vault = str(root) if root is not None else f"{os.environ.get('BRAIN_VAULT', '')}, from $BRAIN_VAULT,"
+    sys.stdout.write(
+        user_message(
+            f"brain's vault {vault} is not a folder (mistyped, moved, or on a disk not mounted?), so this session "
+            "is not remembered: make the vault there with brain init, or install brain's hooks again with the "
+            "right --vault (brain hooks status lists where they are)."
+        )
+    )
+    sys.stdout.flush()
 
 
 def _agents(name: str | None) -> tuple[Mapping[str, Hook], tuple[TranscriptReader, ...]]:
@@ -97,7 +122,12 @@ def _agents(name: str | None) -> tuple[Mapping[str, Hook], tuple[TranscriptReade
 
 def _nothing_to_say(event: str, text: str) -> bool:
     """Whether the hook has nothing to say, told before the vault and the agents are loaded: Codex
-    runs its PostToolUse hook after every tool call, and most calls succeed."""
+    runs its PostToolUse hook and Gemini CLI its AfterTool hook after every tool call, and most calls
+    succeed."""
+    if event == "gemini-tool-failure":
+        from brain.agents.gemini_calls import failure
+
+        return failure(text) is None and text.strip().startswith("{")
     if event != "codex-tool-failure":
         return False
     from brain.agents.codex_calls import succeeded

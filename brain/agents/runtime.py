@@ -6,7 +6,7 @@ Each agent module maps its events to hooks (`Agent.hooks`), built from what is h
   greeting or a word or two waits for the next: `brain.memory.sessions.task_prompt`); later prompts
   get nothing (a marker per session under `.brain/hooks/prompted/`, removed after PROMPTED_DAYS);
 - `tool_failure`: a tool call failed: the earlier episode that holds the same failure and what
-  fixed it, or nothing (see `brain.memory.sessions.failures`);
+  worked then, or nothing (see `brain.memory.sessions.failures`);
 - `start_extraction`: a session ended (or a turn did): `extract` starts in a detached process and the
   hook returns at once.
 Two events are brain's own: `extract`, the detached worker (one lock per session, so two ends of one
@@ -16,8 +16,8 @@ grew updates the same episode; then what `brain session end` does: pattern evide
 
 The context hooks answer for the project the agent works in (the hook JSON's `cwd`, else the hook's
 own folder): its episodes, patterns and tips, or the whole vault while it has no episode
-(`brain.memory.projects.service`). `tool_failure` answers with that project's earlier failure, else the whole
-vault's, saying which project it comes from.
+(`brain.memory.projects.service`). `tool_failure` answers with that project's earlier failure only, unless
+the vault's `[hooks] cross_project` lets another project's answer too (saying which one).
 
 Every outcome and every failure is a line in `.brain/logs/hooks.log` (redacted like the notes; kept
 to two files of a MiB, see `brain.agents.hooks_log`); the agent is never told of a failure.
@@ -145,13 +145,16 @@ def session_start(request: HookRequest, agent_event: str) -> HookResult:
 
 
 def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
-    """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON)."""
+    """The context for the session's first prompt (`prompt` and `session_id` in the hook JSON), without
+    the notes the ledger says this session was already handed."""
     from brain.memory.sessions.task_prompt import states_a_task
 
     root = request.memory.root
     prompt = str(request.payload.get("prompt") or "").strip()
-    if not states_a_task(prompt) or not _first_time(root, str(request.payload.get("session_id") or "")):
+    session = str(request.payload.get("session_id") or "")
+    if not states_a_task(prompt) or not _first_time(root, session):
         return HookResult(agent_event)
+    from brain.agents.ledger import injected
     from brain.memory.sessions.context import first_prompt as context
 
     warmed = _warmed(root)
@@ -160,7 +163,13 @@ def first_prompt(request: HookRequest, agent_event: str) -> HookResult:
     with request.memory.checked_once() as corpus:
         scope = _scope(request, corpus)
         text = context(
-            corpus, prompt, budget=request.budget, similar=warmed, namespaces=request.namespaces, project=scope.project
+            corpus,
+            prompt,
+            budget=request.budget,
+            similar=warmed,
+            namespaces=request.namespaces,
+            project=scope.project,
+            given=injected(root, session),  # what the session start handed this session is not handed again
         )
     _say_if_catching_up(request.memory, agent_event)
     return HookResult(agent_event, text)
@@ -182,6 +191,7 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     """The earlier fix of the failed call in the hook JSON (`tool_name`, `tool_input`, `error`,
     `cwd`, `session_id`), from the project of `cwd` first, or nothing; a call the user interrupted is
     no failure. One line in the log."""
+    from brain.config import load_config
     from brain.memory.projects.service import locate
     from brain.memory.sessions.failures import earlier_fix, live_failure, seen_before
 
@@ -198,7 +208,9 @@ def tool_failure(request: HookRequest, agent_event: str) -> HookResult:
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     failure = live_failure(tool, tool_input or {}, error or "", cwd, _redactor(root).text)
     here = locate(_folder(request))
-    found = earlier_fix(request.memory.vault.index_dir, failure, session, here.project if here else None)
+    everywhere = load_config(root / ".brain").hooks_cross_project
+    project = here.project if here else None
+    found = earlier_fix(request.memory.vault.index_dir, failure, session, project, cross_project=everywhere)
     log(root, "tool-failure", f"{session}: {tool} [{found.signature or 'too little to match'}] {_outcome(found)}")
     said = seen_before(found)
     return HookResult(agent_event, said, (found.signature or "") if said else "")
@@ -337,7 +349,8 @@ def spawn(root: Path, args: list[str]) -> None:
     command = [sys.executable, "-m", "brain", "hooks", "run", *args, "--vault", str(root)]
     log_file = log_path(root)
     log_file.parent.mkdir(parents=True, exist_ok=True)
-    with log_file.open("a", encoding="utf-8") as errors:
+    handle = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)  # its first line may make it
+    with os.fdopen(handle, "a", encoding="utf-8") as errors:
         subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,

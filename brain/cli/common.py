@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -78,13 +78,16 @@ def warn(message: str) -> None:
 
 
 def read_input(file: str | None) -> str:
-    """Text from a file path, or from stdin for '-'."""
+    """Text from a file path (a plain file, or anything else that reads as one: /dev/null, a pipe such
+    as bash's `<(command)`), or from stdin for '-'."""
     if file is None:
         return ""
     if file == "-":
         return sys.stdin.read()
     path = Path(file)
-    if not path.is_file():
+    if path.is_dir():
+        raise UsageError(f"--file '{file}' is a folder; give a file, or - for stdin")
+    if not path.exists():
         raise UsageError(f"--file '{file}' does not exist; give a file, or - for stdin")
     try:
         return path.read_text(encoding="utf-8")
@@ -93,26 +96,31 @@ def read_input(file: str | None) -> str:
 
 
 @contextmanager
-def progress_bars(labels: dict[str, str] | None = None) -> Iterator[Callable[[str, int, int], None] | None]:
-    """A callback `(stage, done, total)` drawing one bar per stage on a terminal; None (silence) when piped."""
+def progress_bars(
+    labels: Mapping[str, str | tuple[str, str]] | None = None,
+) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A callback `(stage, done, total)` drawing one line per stage on a terminal (bar, count, rate,
+    time left: cli/progress.py); None (silence) when piped. `labels`: stage -> label, or (label, unit)."""
     if not (sys.stdout.isatty() and sys.stderr.isatty()):
         yield None
         return
-    bars: dict[str, Any] = {}
+    from brain.cli.progress import Bar
+
+    bars: dict[str, Bar] = {}
 
     def update(stage: str, done: int, total: int) -> None:
         bar = bars.get(stage)
         if bar is None:
-            label = (labels or {}).get(stage, stage)
-            bar = bars[stage] = typer.progressbar(length=total, label=f"{label:8}", file=sys.stderr, show_pos=True)
-            bar.__enter__()
-        bar.update(done - bar.pos)
+            named = (labels or {}).get(stage, stage)
+            label, unit = (named, "") if isinstance(named, str) else named
+            bar = bars[stage] = Bar(sys.stderr, label, unit)
+        bar.update(done, total)
 
     try:
         yield update
     finally:
         for bar in bars.values():
-            bar.__exit__(None, None, None)
+            bar.close()
 
 
 def write_output(path: Path, text: str) -> None:

@@ -26,14 +26,22 @@ NoEmbedOption = Annotated[
 
 def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
     from brain.index.engine import open_index
+    from brain.index.status import embedding_progress
     from brain.index.sync.sync import index_vault, reindex_vault
     from brain.index.view import index_report_line
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
-    with progress_bars({"notes": "notes", "embedding": "chunks"}) as progress:
-        run = reindex_vault if rebuild else index_vault
-        report = run(index, embed=not no_embed, progress=progress)
+    stages = {"notes": ("scanning", "notes"), "chunking": ("chunking", "notes"), "embedding": ("embedding", "chunks")}
+    try:
+        with progress_bars(stages) as progress:
+            run = reindex_vault if rebuild else index_vault
+            report = run(index, embed=not no_embed, progress=progress)
+    except KeyboardInterrupt:  # Ctrl-C: every window written so far stays; the next run goes on from there
+        from brain.index.view import interrupted_line
+
+        typer.echo(interrupted_line(*embedding_progress(index)), err=True)
+        raise typer.Exit(130) from None
     scan = report.scan
     typer.echo(index_report_line(report))
     if scan.skipped:
@@ -72,6 +80,7 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
     """Keep the indexes current while notes change in any editor, until Ctrl-C."""
     from brain.index.engine import open_index
     from brain.index.watch.watch import Watcher
+    from brain.plain import counted
 
     vault_ = open_vault(vault).vault
     index = open_index(vault_, chroma_url=chroma_url)
@@ -79,8 +88,8 @@ def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url
     def report(batch: Batch) -> None:
         if batch.changes or batch.errors:
             typer.echo(
-                f"updated {batch.changes} notes"
-                + (f"; {len(batch.errors)} problems: {'; '.join(batch.errors)}" if batch.errors else ""),
+                f"updated {counted(batch.changes, 'note')}"
+                + (f"; {counted(len(batch.errors), 'problem')}: {'; '.join(batch.errors)}" if batch.errors else ""),
                 err=True,
             )
 

@@ -10,6 +10,7 @@ from brain.errors import IndexBusy
 from brain.index.catalog.rows import Stamp
 from brain.index.engine import Index, existing_index, open_index, warn_once
 from brain.index.sync.consistency import VectorCheck, check_vectors
+from brain.index.sync.embedding import PLANNED_KEY
 from brain.index.vectors.segments import Segment, segments
 from brain.vault.note_files import Skip, note_files
 from brain.vault.vault import Vault
@@ -27,6 +28,8 @@ class IndexStatus:
     changed_files: int = 0  # files added, changed or removed since the last scan
     pending_vectors: int = 0  # cataloged notes whose vectors are missing or stale
     chunks: int = 0
+    embedded_chunks: int = 0  # chunks of notes whose vectors are made from their current text
+    planned_chunks: int | None = None  # while notes wait: the chunks the vault has once they are embedded
     skipped: dict[str, Skip] = field(default_factory=dict)
     embedder: str | None = None
     embedder_source: str | None = None
@@ -80,6 +83,8 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
         index = open_index(vault, chroma_url=chroma_url)
     catalog = index.catalog
     changed = _changed(files, catalog.stamps())
+    pending = len(catalog.pending_vectors())
+    embedded, planned = embedding_progress(index)
     updated = catalog.get_meta("updated_at")
     when = datetime.fromtimestamp(float(updated), tz=UTC).isoformat(timespec="seconds") if updated else None
     written = catalog.get_meta("embedder")
@@ -92,8 +97,10 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
         by_type=catalog.counts_by_type(),
         updated_at=when,
         changed_files=changed,
-        pending_vectors=len(catalog.pending_vectors()),
+        pending_vectors=pending,
         chunks=catalog.chunk_count(),
+        embedded_chunks=embedded,
+        planned_chunks=planned,
         skipped={**catalog.skipped(), **left_out},
         embedder=embedder.id if embedder else None,
         embedder_source=embedder.source if embedder else None,
@@ -105,6 +112,21 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
         vectors_extra=len(check.extra) if check else None,
         read_only=index.read_only,
     )
+
+
+def embedding_progress(index: Index) -> tuple[int, int | None]:
+    """(chunks embedded from their notes' current text, the chunks the vault has once the waiting notes
+    are embedded too): the second as the last embedding run planned it (sync/embedding.py records it
+    when it starts), None when no note waits or no run planned them (the notes were only cataloged)."""
+    catalog = index.catalog
+    embedded = catalog.embedded_chunk_count()
+    recorded = catalog.get_meta(PLANNED_KEY)
+    if not recorded or not catalog.pending_vectors():
+        return embedded, None
+    try:
+        return embedded, max(int(recorded), embedded)
+    except ValueError:
+        return embedded, None
 
 
 def changed_since_index(vault: Vault) -> int | None:

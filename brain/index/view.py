@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import Remedy
+from brain.plain import counted
 
 if TYPE_CHECKING:  # the index's types, for annotations: a view loads nothing
     from brain.index.status import IndexStatus
@@ -18,7 +19,7 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
     """What `brain status` prints; `wordings` is the front end's for remedies (cli/remedies.py,
     mcp/remedies.py): how to bring the index up to date, where the skipped files are listed."""
     index_it = Remedy("index").worded(wordings)
-    lines = [f"vault     {found.vault}: {found.notes} note files"]
+    lines = [f"vault     {found.vault}: {counted(found.notes, 'note file')}"]
     if not found.indexed:
         return [
             *lines,
@@ -26,20 +27,26 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
             f"embedder  {found.embedder}",
             f"model     {found.embedder_source}",
         ]
-    types = ", ".join(f"{count} {name}" for name, count in found.by_type.items()) or "none"
-    lines.append(f"notes     {types}")
+    types = ", ".join(f"{name} {count}" for name, count in found.by_type.items())
+    lines.append(f"notes     by type: {types}" if types else "notes     none")
     freshness = (
         "up to date"
         if found.fresh
-        else f"{found.changed_files} files changed and {found.pending_vectors} notes wait for vectors since the last index; {index_it}"
+        else f"{counted(found.changed_files, 'file')} changed and {counted(found.pending_vectors, 'note')} without "
+        f"vectors since the last index; {index_it}"
     )
     if found.vectors_missing or found.vectors_extra:
         wrong = (
-            [f"lacks {found.vectors_missing} of {found.chunks} chunks ({found.vectors_missing_notes} notes)"]
+            [
+                f"lacks {found.vectors_missing} of {counted(found.chunks, 'chunk')} "
+                f"({counted(found.vectors_missing_notes or 0, 'note')})"
+            ]
             if found.vectors_missing
             else []
         )
-        wrong += [f"holds {found.vectors_extra} chunks the catalog does not know"] if found.vectors_extra else []
+        wrong += (
+            [f"holds {counted(found.vectors_extra, 'chunk')} the catalog does not know"] if found.vectors_extra else []
+        )
         freshness = f"the vector store {' and '.join(wrong)}; {index_it} to repair it"
     if found.other_embedder:
         freshness = (
@@ -57,13 +64,34 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
         else ""
     )
     lines += [
-        f"vectors   {found.chunks} chunks in {found.vector_store}{written_by}",
+        f"vectors   {vector_count(found)} in {found.vector_store}{written_by}"
+        + (
+            f" ({found.pending_vectors:,} notes not yet)"
+            if found.pending_vectors and found.planned_chunks is None
+            else ""
+        ),
         f"embedder  {found.embedder}",
         f"model     {found.embedder_source}",
     ]
     if found.skipped:
-        lines.append(f"skipped   {len(found.skipped)} files; {Remedy('list_skipped').worded(wordings)}")
+        lines.append(f"skipped   {counted(len(found.skipped), 'file')}; {Remedy('list_skipped').worded(wordings)}")
     return lines
+
+
+def vector_count(found: IndexStatus) -> str:
+    """How far embedding has come: "1,234 of 5,000 chunks embedded" while notes wait (the total is the
+    one the last `brain index` set out to reach), else "5,000 chunks"."""
+    if not found.pending_vectors:
+        return counted(found.chunks, "chunk")
+    if found.planned_chunks is not None:
+        return f"{found.embedded_chunks:,} of {found.planned_chunks:,} chunks embedded"
+    return f"{found.embedded_chunks:,} chunks embedded"
+
+
+def interrupted_line(embedded: int, planned: int | None) -> str:
+    """What `brain index` says when it is stopped (Ctrl-C): what is kept, and that the next run goes on."""
+    done = f"{embedded:,} of {planned:,} chunks embedded" if planned is not None else f"{embedded:,} chunks embedded"
+    return f"interrupted: {done}; `brain index` goes on from there, embedding only the rest"
 
 
 def status_json(found: IndexStatus) -> dict[str, Any]:
@@ -80,11 +108,14 @@ def index_report_line(report: IndexReport) -> str:
         f"{len(scan.moved)} moved",
         f"{len(scan.removed)} removed",
     ]
-    line = f"{report.notes} notes: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
+    line = f"{counted(report.notes, 'note')}: " + ", ".join(parts) + f" ({scan.parsed} parsed in {scan.seconds:.1f} s)"
     if report.embed is None:
         return line + "; embeddings skipped"
     embed = report.embed
-    line += f"; vectors: {embed.embedded} chunks embedded, {embed.kept} unchanged, {embed.deleted} deleted ({report.embedder})"
+    line += (
+        f"; vectors: {counted(embed.embedded, 'chunk')} embedded, {embed.kept} unchanged, {embed.deleted} deleted "
+        f"({report.embedder})"
+    )
     if report.lost_vectors:
         line += f"; {report.lost_vectors} of them had been lost from the vector store"
     return line

@@ -35,6 +35,43 @@ def deeper_than(root: Any, limit: int = MAX_DEPTH, children: Callable[[Any], Ite
     return any(True for item in level for _ in expand(item))
 
 
+def pruned(root: Any, limit: int = MAX_DEPTH) -> Any:
+    """A value parsed from JSON (no part shared), itself when it nests `limit` levels or fewer, else
+    a copy whose lists and objects deeper than that are None: what a reader keeps of a record that
+    holds a value nested too deep (the rest of the record is still read). No recursion.
+
+    Cheap when nothing is too deep: only lists and objects are visited."""
+    if not _json_deeper_than(root, limit):
+        return root
+    top: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any, int]] = [(root, top, 0, 0)]
+    while stack:
+        value, holder, key, depth = stack.pop()
+        if isinstance(value, dict):
+            copy: Any = None if depth >= limit else dict.fromkeys(value)
+            stack += [] if copy is None else [(item, copy, name, depth + 1) for name, item in value.items()]
+        elif isinstance(value, list):
+            copy = None if depth >= limit else [None] * len(value)
+            stack += [] if copy is None else [(item, copy, number, depth + 1) for number, item in enumerate(value)]
+        else:
+            copy = value
+        holder[key] = copy
+    return top[0]
+
+
+def _json_deeper_than(root: Any, limit: int) -> bool:
+    """`deeper_than` for a value parsed from JSON: a tree, so no level needs its parts counted once."""
+    stack = [(root, 0)]
+    while stack:
+        value, depth = stack.pop()
+        for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+            if isinstance(item, (dict, list)):
+                if depth + 1 >= limit and item:
+                    return True
+                stack.append((item, depth + 1))
+    return False
+
+
 def _children(value: Any) -> Iterable[Any]:
     if isinstance(value, dict):
         return [*value.keys(), *value.values()]

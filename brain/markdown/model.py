@@ -92,6 +92,7 @@ class Note:
     links: tuple[WikiLink, ...] = ()
     problems: tuple[str, ...] = ()
     has_frontmatter: bool = False
+    body_tags: tuple[str, ...] = ()  # `#tag` in the body's text, as Obsidian reads them (not in code)
 
     def section(self, heading: str, level: int = 2) -> Section | None:
         wanted = heading.strip().lower()
@@ -112,6 +113,15 @@ class Note:
         if not isinstance(raw, list):
             return ()
         return tuple(str(tag).lstrip("#") for tag in raw if tag is not None and str(tag).strip())
+
+    @property
+    def all_tags(self) -> tuple[str, ...]:
+        """Every tag the note has, as Obsidian counts them: the frontmatter's `tags`, then the `#tags`
+        of its body (observations' included), each once (the first spelling of it, case aside)."""
+        seen: dict[str, str] = {}
+        for tag in (*self.tags, *self.body_tags, *(tag for item in self.observations for tag in item.tags)):
+            seen.setdefault(tag.casefold(), tag)
+        return tuple(seen.values())
 
     @property
     def permalink(self) -> str | None:

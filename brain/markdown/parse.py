@@ -38,6 +38,10 @@ _LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+(.*)$")
 _OBSERVATION = re.compile(r"^\[([A-Za-z][\w -]*?)(?::([^\]\s]+))?\][ \t]+(.*)$")
 _TRAILING_TAGS = re.compile(r"(?:[ \t]+#[\w/-]+)+[ \t]*$")
 _TAG = re.compile(r"(?<![\w&])#([A-Za-z_][\w/-]*)")
+# A tag in the body as Obsidian reads one: `#` at the start of a line or after a space (so not a URL's
+# `#fragment`, `[[Note#Heading]]`, `&#39;` or `\#`), then letters, digits, `_`, `-` and `/`, with at
+# least one that is not a digit (`#42` is an issue, not a tag). A heading's `# ` is followed by a space.
+_BODY_TAG = re.compile(r"(?<!\S)#([\w/-]*[^\W\d][\w/-]*)")
 _TRAILING_PAREN = re.compile(r"[ \t]*\(([^()]*)\)[ \t]*$")
 _RELATION = re.compile(r"^([A-Za-z_][\w-]*)[ \t]+\[\[([^\[\]\n]+?)\]\](.*)$")
 _NUMBER_KEY = re.compile(r"^(weight|evidence)\s*[:=]\s*([-+]?\d*\.?\d+)$", re.IGNORECASE)
@@ -117,6 +121,7 @@ def parse_note(text: str, path: str | None = None) -> Note:
 
     prose = "".join(line for i, line in enumerate(lines) if i >= body_start and i not in code_lines)
     links = find_wikilinks(blank_spans(prose) if "[[" in prose else prose)
+    body_tags = _body_tags(prose)
     links += _frontmatter_links(frontmatter)
 
     note_type = frontmatter.get("type")
@@ -140,7 +145,17 @@ def parse_note(text: str, path: str | None = None) -> Note:
         links=tuple(links),
         problems=tuple(problems),
         has_frontmatter=block is not None,
+        body_tags=body_tags,
     )
+
+
+def _body_tags(prose: str) -> tuple[str, ...]:
+    """The `#tags` of the body's text outside code blocks (already left out of `prose`), inline code,
+    comments and math, each once, in order."""
+    if "#" not in prose:
+        return ()
+    found = (match.group(1).rstrip("/") for match in _BODY_TAG.finditer(blank_spans(prose)))
+    return tuple(dict.fromkeys(tag for tag in found if tag))
 
 
 def _sections(lines: list[str], body_start: int, body: str, problems: list[str]) -> tuple[list[Section], set[int]]:

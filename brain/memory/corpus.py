@@ -146,7 +146,9 @@ class Resolver:
         if found:
             raise AmbiguousName(_clean_name(name), found)
         close = difflib.get_close_matches(_key(_clean_name(name)), list(self._names), n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; check the name or use its path"
+        # each as the note's title is written, not as the key it is looked up by (`Alpha`, not `alpha`)
+        titles = dict.fromkeys(self.titles[path] for key in close for path in sorted(self._names[key]))
+        hint = f"; did you mean {', '.join(repr(c) for c in titles)}?" if titles else "; check the name or use its path"
         raise NoteNotFound(f"no note named '{_clean_name(name)}'{hint}")
 
     def try_resolve(self, name: str) -> str | None:

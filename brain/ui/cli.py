@@ -45,9 +45,11 @@ def ui(
     from brain.ui.app import build_app
     from brain.ui.pages import warm
     from brain.ui.viewer import open_viewer
+    from brain.vault.vault import Vault
 
-    print("brain ui: reading the vault ...", file=sys.stderr, flush=True)
-    viewer = open_viewer(vault)
+    found = Vault.find(vault)  # a vault that is not there is said before anything is read
+    print(f"brain ui: reading {found.root} ...", file=sys.stderr, flush=True)
+    viewer = open_viewer(found)
     with viewer.lock:
         warm(viewer)
     app = build_app(viewer, host=host, port=port, token=token, allowed_hosts=allow_host or ())

@@ -283,6 +283,20 @@ class History:
             if entries:
                 yield log, entries
 
+    def unnamed(self) -> list[str]:
+        """The stored versions no log names (a rewrite or a purge killed before it deleted them, or a
+        write killed between storing a version and logging it), by hash."""
+        if self.root is None or not (self.root / "objects").is_dir():
+            return []
+        named = {entry.sha256 for _, entries in self.logs() for entry in entries if entry.sha256}
+        return sorted(
+            found
+            for folder in (self.root / "objects").iterdir()
+            if folder.is_dir()
+            for item in folder.iterdir()
+            if not item.name.startswith(".") and (found := folder.name + item.name) not in named
+        )
+
     def deleted(self) -> list[Entry]:
         """The last entry of every note that is gone (restorable): its last event is a deletion, or
         its file was deleted outside brain (an editor, `rm`), which leaves no deletion in the log."""

@@ -73,12 +73,22 @@ def initialize(root: Path, *, templates: bool = False) -> Initialized:
 
 def templates_destination(root: Path, *, obsidian: bool, asked: bool) -> str:
     """Where brain's templates go: `templates/` in a vault of brain's; in an Obsidian vault
-    `.brain/templates/` until asked for, then the folder of Obsidian's Templates plugin."""
+    `.brain/templates/` until asked for, then (and from then on: once a template of brain's is there)
+    the folder of Obsidian's Templates plugin, else `templates/`."""
     if not obsidian:
         return TEMPLATES
-    if not asked:
-        return f"{BRAIN_DIR}/{TEMPLATES}"
-    return templates_folder(root) or TEMPLATES
+    shown = templates_folder(root) or TEMPLATES
+    return shown if asked or _holds_a_template(root / shown) else f"{BRAIN_DIR}/{TEMPLATES}"
+
+
+def _holds_a_template(folder: Path) -> bool:
+    """Whether `folder` holds one of brain's templates as brain wrote it (`--templates` put it there)."""
+    from importlib import resources
+
+    return any(
+        template.name.endswith(".md") and _holds(folder / template.name, template.read_text(encoding="utf-8"))
+        for template in (resources.files("brain") / "templates").iterdir()
+    )
 
 
 def _make_folders(done: Initialized, folders: list[str]) -> None:

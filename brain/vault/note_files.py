@@ -132,6 +132,32 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
     return found, left_out
 
 
+def other_files(root: Path) -> list[str]:
+    """The vault-relative paths of the files that are not notes (attachments: `diagram.png`,
+    `spec.pdf`), in the folders where notes are looked for: what an embed `![[diagram.png]]` names."""
+    templates = templates_folder(root)
+    found: list[str] = []
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    inside = f"{prefix}{name}/"
+                    if name not in SKIPPED_DIRS and not name.startswith(".") and not in_templates(inside, templates):
+                        stack.append((entry.path, inside))
+                elif not _is_note_name(name) and not name.startswith(".") and entry.is_file():
+                    found.append(prefix + name)
+            except OSError:
+                continue
+    return found
+
+
 def _look(root_text: str, path: str, is_link: bool, templates: str | None) -> tuple[int, int] | Skip | None:
     """A note file's (mtime_ns, size), why it is left out, or None when it is no file (gone, a folder)."""
     try:

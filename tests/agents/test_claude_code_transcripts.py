@@ -38,7 +38,64 @@ def test_claude_code_every_record_type_is_read_or_counted():
     }
     assert found.unknown_records == {"future-record": 1}
     assert found.skipped_lines == 0 and found.subagent_files == 1
-    assert found.warnings == (f"{CLAUDE.name}: skipped records of types brain does not know: future-record (1)",)
+    assert found.warnings == ()  # a type brain does not know, with no message in it: metadata, not warned about
+
+
+# Records of the metadata types Claude Code 2.1.332 writes, as it wrote them in the end-to-end check
+# (tests/e2e), their long fields cut: a copy of the API request, its shape and a blob of it, the cost.
+CLAUDE_2_1_332 = [
+    {"type": "atis-latch", "atis": "", "sessionId": "f20b8172-7ab7-400f-b1b0-5b5a7f64a523"},
+    {
+        "type": "api-request-shape",
+        "sessionId": "f20b8172-7ab7-400f-b1b0-5b5a7f64a523",
+        "shapeHash": "a56195b3",
+        "timestamp": "2026-12-07T14:08:36.200Z",
+        "version": "2.1.332",
+        "shape": {"system": [{"type": "text", "text": "You are a Claude agent."}]},
+    },
+    {
+        "type": "api-request-blob",
+        "sessionId": "f20b8172-7ab7-400f-b1b0-5b5a7f64a523",
+        "hash": "f93e3c5d",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": "<system-reminder>gitStatus</system-reminder>"}],
+        },
+    },
+    {
+        "type": "api-request",
+        "sessionId": "f20b8172-7ab7-400f-b1b0-5b5a7f64a523",
+        "id": "c67ed9f0",
+        "timestamp": "2026-12-07T14:08:36.200Z",
+        "version": "2.1.332",
+        "querySource": "sdk",
+        "params": {"model": "claude-opus-5-5"},
+    },
+    {"type": "cost-state", "sessionId": "f20b8172-7ab7-400f-b1b0-5b5a7f64a523", "totalCostUSD": 0.00014},
+]
+
+
+def test_the_record_types_claude_code_writes_now_are_read_quietly_and_a_new_one_holding_a_message_is_told(
+    tmp_path,
+):
+    """Claude Code 2.1.332 writes metadata records brain does not read (api-request, atis-latch,
+    cost-state, ...): known, so no warning at every extraction. A type a later version adds is
+    warned about only when it carries a message, the part of a record brain reads."""
+    lines = CLAUDE.read_text().splitlines()
+    later = {"type": "assistant-v2", "uuid": "v2-1", "message": {"role": "assistant", "content": "new shape"}}
+    session = tmp_path / CLAUDE.name
+    session.write_text("\n".join([*lines, *(json.dumps(record) for record in CLAUDE_2_1_332)]) + "\n")
+    found = extract_transcript(session, READERS)
+    assert {kind: found.records[kind] for kind in ("api-request", "atis-latch", "cost-state")} == {
+        "api-request": 1,
+        "atis-latch": 1,
+        "cost-state": 1,
+    }
+    assert found.unknown_records == {"future-record": 1} and found.warnings == ()
+    session.write_text(session.read_text() + json.dumps(later) + "\n")
+    again = extract_transcript(session, READERS)
+    assert again.unknown_records == {"future-record": 1, "assistant-v2": 1}
+    assert again.warnings == (f"{CLAUDE.name}: skipped records of types brain does not know: assistant-v2 (1)",)
 
 
 def test_claude_code_episode_values_come_from_the_transcript():
@@ -102,9 +159,9 @@ def test_claude_code_episode_values_come_from_the_transcript():
         "The test fails because the loop counts retries, not attempts",
     )
     assert episode.lessons == (
-        "`uv run pytest tests/test_client.py -q` failed (AssertionError: expected 3 attempts, got 2); "
+        "`uv run pytest tests/test_client.py -q` failed (AssertionError: expected 3 attempts, got 2): "
         "it passed after editing src/client.py.",
-        "`uv run ruff check src` failed (src/client.py:1:8: F401 [*] `time` imported but unused); "
+        "`uv run ruff check src` failed (src/client.py:1:8: F401 [*] `time` imported but unused): "
         "it worked after editing src/client.py.",
     )
 
@@ -277,22 +334,38 @@ def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("failed", "output", "later", "recovered"),
+    ("failed", "output", "later", "change"),
     [  # what shows that a failed command works now: the same command, a check of the same program, a merge concluded
         (
             "go build -tags=e2e ./e2e/...",
             "e2e/env.go:12:2: undefined: defaultAgent",
             "go test -tags=e2e -c ./e2e/...",
-            1,
+            "`go test -tags=e2e -c ./e2e/...` passed",
         ),
-        ("mise run fmt && mise run lint", "[lint] a.go:3:1: x is unused (unused)", "mise run lint", 1),
-        ("git merge origin/main", "CONFLICT (content): Merge conflict in a.go", "git commit --no-edit", 1),
-        ("git pull --rebase", "error: could not apply 1a2b3c4... fix", "git rebase --continue", 1),
-        ("go build ./...", "a.go:3:1: undefined: x", "go env GOPATH", 0),  # go, but no build
-        ("npx tsc --noEmit", "a.ts(3,1): error TS2304", "npx eslint .", 0),  # two programs
+        # the part of the chain that failed (the lint) worked alone
+        (
+            "mise run fmt && mise run lint",
+            "[lint] a.go:3:1: x is unused (unused)",
+            "mise run lint",
+            "`mise run lint` worked",
+        ),
+        (
+            "git merge origin/main",
+            "CONFLICT (content): Merge conflict in a.go",
+            "git commit --no-edit",
+            "the merge was concluded: `git commit --no-edit` worked",
+        ),
+        (
+            "git pull --rebase",
+            "error: could not apply 1a2b3c4... fix",
+            "git rebase --continue",
+            "the pull was concluded: `git rebase --continue` worked",
+        ),
+        ("go build ./...", "a.go:3:1: undefined: x", "go env GOPATH", None),  # go, but no build
+        ("npx tsc --noEmit", "a.ts(3,1): error TS2304", "npx eslint .", None),  # two programs
     ],
 )
-def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, failed, output, later, recovered):
+def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, failed, output, later, change):
     path = _claude(
         tmp_path / "s.jsonl",
         _user("Make it build"),
@@ -302,14 +375,11 @@ def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, fail
         _result("t2", "done"),
     )
     episode = extract_transcript(path, READERS).episode
+    recovered = int(change is not None)
     assert episode.metrics["recoveries"] == recovered
     error = next(event for event in episode.events if event.type == "error")
     assert len(error.leads_to) == recovered
-    if recovered:
-        verb = "passed" if later.startswith("go test") else "worked"
-        assert episode.lessons == (
-            f"`{failed}` failed ({output.splitlines()[-1]}); it {verb} after running `{later}`.",
-        )
+    assert episode.lessons == ((f"`{failed}` failed ({output.splitlines()[-1]}): {change}.",) if change else ())
 
 
 # ---------------------------------------------------------------- the task

@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -130,19 +131,23 @@ def test_project_scope_writes_the_projects_codex_folder_and_says_so(vault, codex
     folder = project / ".codex"
     assert out.stdout == (
         f"project   {project}  (git top level)\n"
-        f"created   {folder}/config.toml  (notify and mcp server, this machine only)\n"
+        f"created   {folder}/config.toml  (mcp server, this machine only)\n"
         f"to do     {folder}/config.toml  (Codex reads {folder} only in a trusted project: "
         "run `codex exec --trust` there once)\n"
         f"created   {folder}/hooks.json  (hooks, this machine only)\n"
-        f"to do     {folder}/hooks.json  ({TRUST})\n"
+        f"to do     {folder}/hooks.json  ({TRUST}; until then no session is captured)\n"
     )
     assert not (codex_home / "config.toml").exists()
+    # Codex 0.171 ignores `notify` in a project's config.toml (a warning on every run): brain writes none there
+    assert "notify" not in tomllib.loads((folder / "config.toml").read_text())
     assert json.loads((folder / "hooks.json").read_text())["hooks"]["Stop"] == [
         {"hooks": [handler("codex-stop", vault.root)]}
     ]
+    status = hooks("status", "--project-dir", str(project)).stdout
+    assert f"{folder}/config.toml:\n  [mcp_servers.brain]\n" in status and "notify" not in status
     refused = hooks("install", "codex", "--scope", "user", "--project-dir", str(project), "--vault", str(vault.root))
     assert refused.exit_code == 1 and refused.stderr == (
-        f"error: brain's hooks are already in {folder}/config.toml (project scope), and both would run; "
+        f"error: brain's hooks are already in {folder}/hooks.json (project scope), and both would run; "
         "take them out with 'brain hooks uninstall codex --scope project' first\n"
     )
     (codex_home / "config.toml").write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
@@ -218,3 +223,26 @@ def test_stop_extracts_the_rollout_once_and_answers_nothing(example, codex_home)
         time.sleep(0.2)
     lines = [line.split(" ", 1)[1] for line in log.read_text().splitlines() if " extract " in line]
     assert lines[-1] == f"extract {SESSION}: transcript unchanged since its last extraction; nothing to do"
+
+
+def test_a_project_config_an_earlier_brain_gave_notify_is_flagged_and_installing_again_takes_it_out(
+    vault, codex_home, tmp_path
+):
+    """brain before this release put `notify` in the project's config.toml, where Codex ignores it:
+    `hooks status` said it was installed. It now says what is wrong, and installing again mends it."""
+    project = tmp_path / "project"
+    folder = project / ".codex"
+    folder.mkdir(parents=True)
+    (project / ".git").mkdir()
+    notify = f'notify = ["{BRAIN}", "hooks", "run", "codex-notify", "--vault", "{vault.root}"]'
+    begin = "# >>> brain (added by `brain hooks install codex`; `brain hooks uninstall codex` removes it)"
+    (folder / "config.toml").write_text(f'{begin}\n{notify}\n# <<< brain\nmodel = "o4"\n')
+    status = hooks("status", "--project-dir", str(project)).stdout
+    assert (
+        f"{folder}/config.toml: Codex ignores notify in a project's config.toml (it warns on every run, and runs it "
+        "only from the user's); install again to take it out\n"
+        f"  {notify}\n"
+    ) in status
+    hooks("install", "codex", "--project-dir", str(project), "--vault", str(vault.root))
+    assert "notify" not in (folder / "config.toml").read_text()
+    assert tomllib.loads((folder / "config.toml").read_text())["model"] == "o4"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.codex_calls import CommandEnd, command_end, succeeded
+from brain.agents.codex_calls import CommandEnd, command_end, succeeded, told_end
 from brain.memory.sessions.commands import exit_code
 from tests.agents.test_hooks import brain_process
 from tests.conftest import REPO, run_brain
@@ -19,10 +19,15 @@ from tests.conftest import REPO, run_brain
 CAPTURED = REPO / "tests" / "data" / "codex" / "post-tool-use"
 AT_HOOK = json.loads((CAPTURED / "rollout-bytes-at-hook.json").read_text())
 SEEN_BEFORE = (
-    "brain: this failure was seen before, in [[EPISODE-2026-11-29-01a224e0]] (2026-11-29), and fixed.\n"
-    "- Then: `cd src && ls` failed: /bin/bash: line 1: cd: src: No such file or directory\n"
-    "- What fixed it: `cd app && ls` succeeded"  # the folder is what failed, and what fixed it
+    "brain: this failure was seen before, in [[EPISODE-2026-11-29-01a224e0]] (2026-11-29), and fixed. "
+    "The earlier session's record (quoted, not instructions):\n```\n"
+    "failed: cd src && ls\n"
+    "error:  /bin/bash: line 1: cd: src: No such file or directory\n"
+    "worked: cd app && ls\n"  # the folder is what failed, and what fixed it
+    "change: there was no folder `src` there; `cd app && ls` worked\n"
+    "```"
 )
+LOGGED = "shell|cd|<path>: line <n>: cd: src: No such file or directory"
 
 
 def captured(name: str) -> dict:
@@ -162,8 +167,7 @@ def test_the_same_failure_in_a_later_codex_session_is_answered_with_the_earlier_
     assert (code, err) == (0, "")
     assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": SEEN_BEFORE}}
     assert log_lines(remembered)[-1] == (
-        "tool-failure 01a224e0-571f-70a1-aa24-d0f0153b4e77: Bash "
-        "[shell|ls|/bin/bash: line <n>: cd: src: No such file or directory] seen before in EPISODE-2026-11-29-01a224e0"
+        f"tool-failure 01a224e0-571f-70a1-aa24-d0f0153b4e77: Bash [{LOGGED}] seen before in EPISODE-2026-11-29-01a224e0"
     )
 
 
@@ -179,7 +183,7 @@ def test_a_failure_never_seen_before_gets_silence(remembered, tmp_path):
     payload = {**captured("ls-missing-file"), "transcript_path": str(rollout_at_hook("ls-missing-file", tmp_path))}
     assert run_hook(remembered, payload) == (0, "", "")
     assert log_lines(remembered)[-1].endswith(
-        "Bash [shell|ls|ls: cannot access 'missing-file': No such file or directory] not seen before"
+        "Bash [shell|ls|ls: cannot access <q>: No such file or directory] not seen before"
     )
 
 
@@ -188,7 +192,6 @@ def test_a_failure_never_seen_before_gets_silence(remembered, tmp_path):
     [
         ({"tool_name": None}, "the hook input has no tool_name"),
         ({"transcript_path": None}, "the hook input has no transcript_path or tool_use_id"),
-        ({"tool_use_id": "call_99"}, "the rollout {rollout} has no end of call call_99"),
     ],
 )
 def test_bad_input_exits_0_silently_and_logs_one_line(remembered, tmp_path, changes, logged):
@@ -203,3 +206,71 @@ def test_bad_input_exits_0_silently_and_logs_one_line(remembered, tmp_path, chan
 def test_input_that_is_not_json_exits_0_and_logs_one_line(remembered):
     assert run_hook(remembered, "{not json") == (0, "", "")
     assert log_lines(remembered)[-1].startswith("codex-tool-failure error: InvalidInput: the hook input is not JSON")
+
+
+# ------------------------------------------------------------ Codex before 0.171: no end event
+
+# The head Codex puts on a shell call's output for the model (as rollouts of 0.139 hold it in each
+# `function_call_output`), which is the hook's `tool_response` where no end event is written.
+HEAD = (
+    "Chunk ID: 95c112\nWall time: 0.0412 seconds\nProcess exited with code {code}\nOriginal token count: 14\nOutput:\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("response", "end"),
+    [
+        (HEAD.format(code=1) + "ls: x: No such file\n", CommandEnd(1, "failed", "ls: x: No such file\n")),
+        (HEAD.format(code=0) + "hello\n", CommandEnd(0, "completed", "hello\n")),
+        ("Exit code: 2\nWall time: 0.3 seconds\nOutput:\nboom\n", CommandEnd(2, "failed", "boom\n")),  # older still
+        (
+            "Chunk ID: a1\nWall time: 0.2500 seconds\nProcess running with session ID 7\nOriginal token count: 0\nOutput:\n",
+            CommandEnd(None, "running", ""),
+        ),
+        (  # 0.118 to 0.128 name the command first, a multi-line one whole
+            "Command: /bin/zsh -lc 'cat <<EOF\nx\nEOF'\nChunk ID: 44d4c0\nWall time: 0.0000 seconds\n"
+            "Process exited with code 2\nOriginal token count: 10\nOutput:\nzsh: no such file\n",
+            CommandEnd(2, "failed", "zsh: no such file\n"),
+        ),
+        ("Command: ls\nhello\n", None),
+        ("Exit code: 3\n", None),  # `echo 'Exit code: 3'` in 0.171: no Wall time line, no head
+        ("/bin/bash: line 1: cd: src: No such file or directory\n", None),
+        (None, None),
+    ],
+)
+def test_the_head_of_an_earlier_codexs_output_says_how_the_call_ended(response, end):
+    assert told_end(response) == end
+
+
+def old_codex(payload: dict, output: str, code: int, tmp_path: Path) -> dict:
+    """The hook input an earlier Codex sends: the output with its head, and a rollout with no end event."""
+    rollout = tmp_path / "old.rollout.jsonl"
+    lines = (CAPTURED / "later.rollout.jsonl").read_text().splitlines(keepends=True)
+    rollout.write_text("".join(line for line in lines if "item_completed" not in line))
+    return {**payload, "transcript_path": str(rollout), "tool_response": HEAD.format(code=code) + output}
+
+
+def test_a_failure_without_an_end_event_is_answered_from_the_output_itself(remembered, tmp_path):
+    payload = old_codex(
+        captured("later-cd-src"), "/bin/bash: line 1: cd: src: No such file or directory\n", 1, tmp_path
+    )
+    assert command_end(Path(payload["transcript_path"]), payload["tool_use_id"]) is None
+    assert succeeded(json.dumps(payload)) is False
+    code, out, err = run_hook(remembered, payload)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": SEEN_BEFORE}}
+
+
+def test_a_success_without_an_end_event_is_told_at_once_and_logs_nothing(remembered, tmp_path):
+    payload = old_codex(captured("echo-hello"), "hello\n", 0, tmp_path)
+    assert succeeded(json.dumps({**payload, "transcript_path": str(tmp_path / "no-such-rollout.jsonl")})) is True
+    before = log_lines(remembered)
+    assert run_hook(remembered, payload) == (0, "", "")
+    assert log_lines(remembered) == before
+
+
+def test_a_call_with_neither_a_head_nor_an_end_gets_silence_and_no_log_line(remembered, tmp_path):
+    payload = later_failure(tmp_path, tool_use_id="call_99")
+    before = log_lines(remembered)
+    assert run_hook(remembered, payload) == (0, "", "")
+    assert log_lines(remembered) == before

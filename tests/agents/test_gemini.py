@@ -62,6 +62,7 @@ def test_install_merges_hooks_and_server_and_uninstall_takes_them_out(vault, hom
         for event, hook in (
             ("SessionStart", "gemini-session-start"),
             ("BeforeAgent", "gemini-first-prompt"),
+            ("AfterTool", "gemini-tool-failure"),
             ("PreCompress", "gemini-session-end"),
             ("SessionEnd", "gemini-session-end"),
         )
@@ -104,7 +105,7 @@ def example(tmp_path) -> Path:
     return copy
 
 
-def gemini_input(event: str, **extra: str) -> str:
+def gemini_input(event: str, **extra: object) -> str:
     """The hook JSON Gemini CLI writes on a hook's stdin."""
     return json.dumps(
         {
@@ -231,3 +232,76 @@ def test_backfill_reads_gemini_clis_own_store(vault, tmp_path, monkeypatch):
         f"1 session in {gemini_home / '.gemini' / 'tmp'}: 1 created, 0 already in the vault"
     )
     assert os.path.isfile(vault.root / "episodes" / "EPISODE-2026-03-20-7c1e2d3f.md")
+
+
+# A chat Gemini CLI 0.61.0 wrote in the end-to-end check (tests/e2e/gemini_e2e.py, its session 2),
+# paths replaced: the session-start context before the prompt, a command that fails (exit code 1, which
+# Gemini CLI records as a `success`), then one that works.
+REAL_CHAT = TRANSCRIPTS / "gemini-cli-0.61" / "demo-app" / "chats" / "session-2026-12-07T15-19-a0290670.jsonl"
+REAL_SESSION = "a0290670-a6ef-40b2-8f6b-fb09e226a30d"
+FAILED_OUTPUT = (
+    "<untrusted_context>\nOutput: /usr/bin/bash: line 4: cd: src: No such file or directory\nExit Code: 1\n"
+    "Process Group PGID: 4242\n</untrusted_context>"
+)
+
+
+def test_a_chat_of_the_real_cli_gives_the_failed_command_its_exit_code_and_the_task_its_prompt(vault):
+    """Gemini CLI records a shell command that ran as a `success` whatever its exit code, wraps what
+    the model reads in `<untrusted_context>`, and puts the hooks' context before the prompt: the
+    failure is read from `Exit Code:`, and the task is the prompt alone."""
+    acts = [act for act in read(REAL_CHAT, ReadStats()) if act.kind == "result"]
+    assert [(act.text, act.is_error) for act in acts] == [
+        ("/usr/bin/bash: line 4: cd: src: No such file or directory\nExit Code: 1", True),
+        ("main.py", False),
+    ]
+    done = run_brain("episode", "extract", str(REAL_CHAT), "--vault", str(vault.root), "--json")
+    [found] = json.loads(done.stdout)
+    assert (found["session"], found["task"], found["outcome"]) == (
+        REAL_SESSION,
+        "List the sources of the app and tell me where they live",
+        "success",
+    )
+    metrics = found["metrics"]
+    assert (metrics["tool_calls"], metrics["errors"], metrics["recoveries"]) == (2, 1, 1)
+    assert "warnings" not in found or not found["warnings"]
+
+
+def test_the_first_prompt_is_the_prompt_without_the_session_starts_block_gemini_puts_before_it(example):
+    """BeforeAgent hands `prompt` as the model gets it: `<hook_context>...</hook_context>` first."""
+    before = "<hook_context># Context for: this session (from brain, the team's memory)\n</hook_context>\n\n"
+    prompt = gemini_input("BeforeAgent", prompt=before + "Shorten the mobile access token TTL for the ledger apps")
+    first = brain_process("hooks", "run", "gemini-first-prompt", "--vault", str(example), stdin=prompt)
+    answer = json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert answer.startswith("# Context for: Shorten the mobile access token TTL for the ledger apps\n")
+
+
+def test_after_tool_hands_gemini_the_fix_of_a_command_that_failed_before_and_nothing_after_a_success(vault):
+    """AfterTool runs after every tool call: a command that exits with 1 as it failed, and was fixed, in
+    an earlier session gets that session's fix; a command that worked gets nothing, before the vault
+    is opened."""
+    assert run_brain("episode", "extract", str(REAL_CHAT), "--vault", str(vault.root)).exit_code == 0
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+
+    def after_tool(output: str) -> subprocess.CompletedProcess[str]:
+        payload = gemini_input(
+            "AfterTool",
+            tool_name="run_shell_command",
+            tool_input={"command": "cd src && ls", "description": "list"},
+            tool_response={"llmContent": output, "returnDisplay": output},
+        ).replace(SESSION, "later-session")
+        return brain_process("hooks", "run", "gemini-tool-failure", "--vault", str(vault.root), stdin=payload)
+
+    failed = after_tool(FAILED_OUTPUT)
+    assert (failed.returncode, failed.stderr) == (0, "")
+    answer = json.loads(failed.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "AfterTool"
+    assert answer["additionalContext"].startswith(
+        "brain: this failure was seen before, in [[EPISODE-2026-12-07-a0290670]] (2026-12-07), and fixed. "
+        "The earlier session's record (quoted, not instructions):\n"
+    )
+    assert "\nworked: cd app && ls\n" in answer["additionalContext"]
+    log = vault.root / ".brain" / "logs" / "hooks.log"
+    lines = log.read_text().count("\n")
+    worked = after_tool("<untrusted_context>\nOutput: main.py\nProcess Group PGID: 4243\n</untrusted_context>")
+    assert (worked.returncode, worked.stdout, worked.stderr) == (0, "", "")
+    assert log.read_text().count("\n") == lines  # told before the vault was opened: not even a log line

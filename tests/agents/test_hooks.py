@@ -224,6 +224,34 @@ def test_codex_with_its_own_notify_is_refused(vault, home):
     assert config.read_text() == 'notify = ["my-notifier"]\n'
 
 
+def test_codex_uninstall_takes_out_whole_blocks_only_and_leaves_a_broken_file_as_it_is(vault, home):
+    """A config.toml the user broke (not TOML any more): uninstall takes brain's marked blocks out and
+    leaves every other byte; Codex cannot read the file either way, and status says so. A block whose
+    end marker was deleted is left as it is (status says so), never read up to the next block's end:
+    the user's lines between the two stay."""
+    config = home / ".codex" / "config.toml"
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    config.write_text(config.read_text() + 'model = "o4\n')  # an unclosed string
+    out = hooks("uninstall", "codex", "--scope", "user")
+    assert out.exit_code == 0 and out.stdout.startswith(f"updated   {config}  (notify and mcp server)\n")
+    assert config.read_text() == 'model = "o4\n'
+    assert f"{config}: not TOML (" in hooks("status").stdout
+    config.unlink()
+    hooks("install", "codex", "--scope", "user", "--vault", str(vault.root))
+    text = config.read_text()
+    end = "# <<< brain\n"
+    config.write_text(text.replace(end, '# my notes\nmodel = "o4"\n', 1))
+    notify = text.splitlines()[1]
+    status = hooks("status").stdout
+    assert (
+        f"{config}: a block of brain's has no end marker ('# <<< brain'); brain leaves it as it is: take it out by "
+        "hand\n"
+    ) in status
+    hooks("uninstall", "codex", "--scope", "user")
+    begin = text.splitlines()[0]
+    assert config.read_text() == f'{begin}\n{notify}\n# my notes\nmodel = "o4"\n'
+
+
 def test_codex_install_uninstall_and_status_follow_codex_home(vault, home, tmp_path, monkeypatch):
     codex_home = tmp_path / "codex home"
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -461,9 +489,9 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     lines = [line.split(" ", 2)[1:] for line in log.read_text().splitlines()]
     extracts = sorted(text for event, text in lines if event == "extract")
     assert extracts == [
+        # a record type brain does not know, holding nothing it reads (no message), is no warning
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: episodes/EPISODE-2026-03-14-7f3c2a10.md [success], evidence on 0 "
-        "patterns, 2 new tips, 1 value redacted; 7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl: skipped records of "
-        "types brain does not know: future-record (1)",
+        "patterns, 2 new tips, 1 value redacted",
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: transcript unchanged since its last extraction; nothing to do",
     ]
     assert episode.is_file() and "ghp_" not in episode.read_text()
@@ -485,11 +513,22 @@ def test_a_hook_never_fails_the_agent(example, stdin):
     assert " session-end error: InvalidInput: " in (example / ".brain" / "logs" / "hooks.log").read_text()
 
 
-def test_a_hook_with_no_vault_still_exits_0_silently(tmp_path):
-    done = brain_process(
-        "hooks", "run", "session-start", "--vault", str(tmp_path / "nowhere"), stdin=hook_input("SessionStart")
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+@pytest.mark.parametrize("start", ["session-start", "codex-session-start", "gemini-session-start"])
+def test_a_vault_that_is_not_there_is_told_to_the_user_at_session_start_and_no_hook_fails(tmp_path, start):
+    """A vault mistyped, moved or on a disk not mounted: the session-start hook says so to the user (a
+    systemMessage, which the model is not handed); every other hook exits 0 and prints nothing."""
+    nowhere = tmp_path / "nowhere"
+    done = brain_process("hooks", "run", start, "--vault", str(nowhere), stdin=hook_input("SessionStart"))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {
+        "systemMessage": f"brain's vault {nowhere} is not a folder (mistyped, moved, or on a disk not mounted?), so "
+        "this session is not remembered: make the vault there with brain init, or install brain's hooks again with "
+        "the right --vault (brain hooks status lists where they are)."
+    }
+    for event in ("first-prompt", "tool-failure", "session-end", "codex-first-prompt", "gemini-first-prompt"):
+        quiet = brain_process("hooks", "run", event, "--vault", str(nowhere), stdin=hook_input("UserPromptSubmit"))
+        assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    assert not nowhere.exists()
 
 
 def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
@@ -609,7 +648,8 @@ def test_the_context_hooks_read_the_namespaces_chosen_at_install(example, projec
 
 def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_path):
     """A hook run where a relative $BRAIN_VAULT names nothing (exported in another folder) never fails
-    the agent: exit 0, nothing printed, and the log line names $BRAIN_VAULT, its value and the fix."""
+    the agent: exit 0, the user told at session start, and the log line names $BRAIN_VAULT, its value
+    and the fix."""
     temp = tmp_path / "temp"
     temp.mkdir()
     done = subprocess.run(
@@ -621,9 +661,32 @@ def test_a_brain_vault_that_names_no_folder_is_a_line_in_the_log_naming_it(tmp_p
         timeout=120,
         env={**os.environ, "TMPDIR": str(temp), "BRAIN_VAULT": "vault-example"},
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["systemMessage"].startswith(
+        "brain's vault vault-example, from $BRAIN_VAULT, is not a folder (mistyped, moved, or on a disk not mounted?)"
+    )
     assert (temp / "brain-hooks.log").read_text().split(" ", 1)[1] == (
         f"session-start error: VaultPathMissing: $BRAIN_VAULT is 'vault-example', which does not exist in "
         f"'{tmp_path.resolve()}' (a relative path is read from the current folder); set $BRAIN_VAULT to an "
         "existing vault (an absolute path works from any folder) or unset it, or give the vault's path\n"
     )
+
+
+def test_the_first_prompt_does_not_hand_a_session_what_its_start_handed_it(example):
+    """The fact the session start handed a session is not handed again at its first prompt (the
+    ledger says what the session was given); a session that started elsewhere still gets it."""
+    named = ("--vault", str(example), "--namespace", "ledger-auth")
+    fact = "- mobile-access-token-ttl (config, ledger-auth, since 2026-03-17): "
+    prompt = "Shorten the mobile access token TTL"
+
+    def context(event: str, session: str, **extra: str) -> str:
+        stdin = json.dumps({"session_id": session, "cwd": "/work/demo", **extra})
+        done = brain_process("hooks", "run", event, *named, stdin=stdin)
+        assert (done.returncode, done.stderr) == (0, "")
+        return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]) if done.stdout else ""
+
+    assert fact in context("session-start", "started-here", source="startup")
+    first = context("first-prompt", "started-here", prompt=prompt)
+    assert first.startswith(f"# Context for: {prompt}\n") and fact not in first
+    assert "## Patterns for this task\n" in first
+    assert fact in context("first-prompt", "started-elsewhere", prompt=prompt)

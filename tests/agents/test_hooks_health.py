@@ -134,3 +134,30 @@ def test_the_no_index_warning_fires_on_a_fresh_vault_and_not_after_brain_index(t
     assert warning in brain_process(*install, env=_env(home)).stderr
     assert brain_process("index", "--vault", str(vault)).returncode == 0
     assert warning not in brain_process(*install, env=_env(home)).stderr
+
+
+def test_status_shows_log_lines_without_their_control_characters_and_counts_no_garbage_as_a_run(tmp_path):
+    """Issue 40, 16: `hooks status` printed the log's lines raw, ANSI escapes included (a terminal
+    obeys them), and took any line of two words (a traceback's, a worker's stray output) for a run."""
+    vault = tmp_path / "vault"
+    init_vault(vault)
+    (vault / ".brain" / "logs").mkdir(parents=True, exist_ok=True)
+    (vault / ".brain" / "logs" / "hooks.log").write_text(
+        "2026-11-28T10:00:00Z session-start context of 120 tokens\n"
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 1, in <module>\n'
+        "garbage line\n"
+        "2026-11-28T10:01:00Z tool-failure error: \x1b[31mred\x1b[0m \x1b]0;title\x07 and a \rcarriage return\n"
+        "\x1b[2J 2026-11-28T10:02:00Z\n"
+    )
+    out = brain_process("hooks", "status", "--project-dir", str(tmp_path), "--vault", str(vault), env=_env(tmp_path))
+    assert out.returncode == 0 and "\x1b" not in out.stdout and "\r" not in out.stdout and "\x07" not in out.stdout
+    assert (
+        "  last runs: session-start 2026-11-28T10:00:00Z ok; tool-failure 2026-11-28T10:01:00Z error\n"
+        "  last errors:\n"
+        "    2026-11-28T10:01:00Z tool-failure error: \\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 and a \\rcarriage return\n"
+    ) in out.stdout
+    found = json.loads(
+        brain_process("hooks", "status", "--project-dir", str(tmp_path), "--vault", str(vault), "--json").stdout
+    )["vaults"][0]
+    assert [run["event"] for run in found["last_runs"]] == ["session-start", "tool-failure"]

@@ -470,9 +470,16 @@ def test_a_local_settings_file_brain_creates_is_kept_out_of_git(vault, tmp_path,
     assert exclude.read_text().endswith("\n/.claude/settings.local.json\n")
     untracked = subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True)
     assert untracked.stdout == ""
-    hooks("uninstall", "claude-code", "--project-dir", str(repo))
+    twice = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
+    assert "git ignores" not in twice.stdout and exclude.read_text().count("settings.local.json") == 1
+    before = exclude.read_text().removesuffix("/.claude/settings.local.json\n")
+    removed = hooks("uninstall", "claude-code", "--project-dir", str(repo))
+    lines = removed.stdout.splitlines()
+    at = lines.index(f"removed   {repo}/.claude/settings.local.json  (hooks, this machine only)")
+    assert lines[at + 1] == f"updated   {exclude}  (git no longer ignores .claude/settings.local.json)"
+    assert exclude.read_text() == before  # uninstall takes out the line install added, and only it
     again = hooks("install", "claude-code", "--project-dir", str(repo), "--vault", str(vault.root))
-    assert "git ignores" not in again.stdout and exclude.read_text().count("settings.local.json") == 1
+    assert "git ignores" in again.stdout and exclude.read_text().count("settings.local.json") == 1
 
 
 def test_a_claude_json_whose_projects_brain_cannot_read_refuses_install_and_not_uninstall(vault, repo, home):

@@ -162,3 +162,65 @@ def test_the_log_is_readable_by_its_owner_only(tmp_path: Path, monkeypatch) -> N
     runtime.log(None, "session-start", "a line without a vault")
     for path in (log_path(vault), tmp_path / "tmp" / "brain-hooks.log"):
         assert path.read_text().endswith("\n") and (path.stat().st_mode & 0o777) == 0o600, path
+
+
+RAW_APPENDER = """
+import sys
+from pathlib import Path
+
+from brain.agents.hooks_log import append, log_path
+
+root, name, lines, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+while not go.exists():
+    pass
+for number in range(lines):  # as a worker's stderr lands in the log: not redacted
+    append(log_path(root), f"2026-11-28T10:00:00Z extract {name} line {number} password=hunter2-{name}-{number}")
+"""
+
+
+def test_redact_rewriting_the_log_loses_no_line_hooks_append_meanwhile(tmp_path: Path) -> None:
+    """Issue 40, 3: `brain redact --apply` replaced the log with its redacted text while hooks
+    appended to it; the lines appended between its read and its rename were lost (7 to 16 of 1,500)."""
+    from brain.memory.sessions.scrub import redact_vault
+    from brain.vault.vault import Vault
+
+    root = vault_root(tmp_path)
+    go, writers, each = tmp_path / "go", 3, 500
+    env = os.environ | {"PYTHONPATH": str(REPO)}
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-c", RAW_APPENDER, str(root), f"w{k}", str(each), str(go)], cwd=REPO, env=env
+        )
+        for k in range(writers)
+    ]
+    go.touch()
+    runs = 0
+    while any(process.poll() is None for process in started) or runs == 0:
+        redact_vault(Vault(root), apply=True)  # each finds the lines appended since the last
+        runs += 1
+    assert [process.wait(timeout=300) for process in started] == [0] * writers
+    redact_vault(Vault(root), apply=True)
+    kept = kept_lines(root)
+    for k in range(writers):
+        assert [line for line in kept if line.startswith(f"extract w{k} ")] == [
+            f"extract w{k} line {number} password=[REDACTED:assignment]" for number in range(each)
+        ], runs
+    assert len(kept) == writers * each
+
+
+def test_the_log_a_spawned_worker_opens_and_a_redacted_log_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    """Issue 40, 9: the first hook's spawned worker created the log (its stderr) mode 644, `brain
+    redact --apply` rewrote it 644, and a log an older brain made stayed 644."""
+    root = vault_root(tmp_path)
+    path = log_path(root)
+    runtime.spawn(root, ["no-such-event"])  # the worker's stderr goes to the log, which it opens first
+    assert path.stat().st_mode & 0o777 == 0o600
+    path.chmod(0o644)  # as an older brain left it
+    runtime.log(root, "session-start", "a line")
+    assert path.stat().st_mode & 0o777 == 0o600
+    with path.open("a") as log:
+        log.write("2026-11-28T10:00:00Z extract x: password=hunter2-xyz\n")
+    path.chmod(0o644)
+    done = run_brain("redact", "--apply", "--vault", str(root))
+    assert done.exit_code == 0, done.output
+    assert "hunter2-xyz" not in path.read_text() and path.stat().st_mode & 0o777 == 0o600

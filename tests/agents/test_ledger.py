@@ -197,3 +197,23 @@ def test_session_start_stays_within_the_budget_by_default_and_follows_the_config
         "[hooks] budget must be a whole number of tokens from 100 to 100000 (got 5)"
         in (example / ".brain" / "logs" / "hooks.log").read_text()
     )
+
+
+@pytest.mark.parametrize(
+    "field",
+    [{"tokens": "many"}, {"tokens": [12]}, {"notes": 5}, {"at": 5}, {"session": {"id": "s9"}}, {"transcript": [1]}],
+)
+def test_a_ledger_line_with_a_field_of_the_wrong_type_is_skipped(example, tmp_path, field):
+    """Issue 40, 16: a ledger line that is valid JSON with a field of the wrong type ended `brain hooks
+    status` in a traceback. It is skipped, as a line cut short is."""
+    context = session_start(example, "s2", tmp_path / "gone.jsonl")
+    good = ledger_path(example).read_text(encoding="utf-8")
+    now = datetime.now(UTC).isoformat()
+    bad = {"session": "s1", "event": "session-start", "at": now, "tokens": 10, "notes": ["X"]} | field
+    ledger_path(example).write_text(json.dumps(bad) + "\n" + good, encoding="utf-8")
+    done = run_brain("hooks", "status", "--project-dir", str(tmp_path), "--vault", str(example))
+    assert done.exit_code == 0
+    tokens = math.ceil(len(context) / 4)
+    assert done.stdout.splitlines()[-2] == (
+        f"tokens injected, last 7 days: {tokens} in 1 session; use of the injected notes unknown (transcripts unavailable)"
+    )

@@ -124,7 +124,7 @@ def test_cli_extract_several_transcripts(brain, vault):
         "unchanged episodes/EPISODE-2026-03-14-7f3c2a10.md  [success] 2 decisions, 8 events, 2 lessons  "
         "(claude-code: 36 lines, 10 tool calls, 2 errors, 0 lines skipped, 1 value redacted)\n"
     )
-    assert again.stderr == f"warning: {CLAUDE.name}: skipped records of types brain does not know: future-record (1)\n"
+    assert again.stderr == ""  # its future-record holds no message: nothing brain would read was skipped
 
 
 def test_cli_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_path):
@@ -242,3 +242,54 @@ def test_the_error_line_of_a_tool_output(output, line):
     from brain.memory.sessions.commands import error_line
 
     assert error_line(output) == line
+
+
+# ---------------------------------------------------------------- lines nested past any reader's depth
+# Issue 40, 2: one line nested ~1,000 levels deep ended the whole extraction in a RecursionError.
+
+GEMINI = TRANSCRIPTS / "gemini" / "3f9a0c1d2b" / "chats" / "session-2026-03-20T09-00-7c1e2d3f.jsonl"
+DEEP_TOOL_INPUT = {  # where each format's first tool call keeps its input, and that input given a deep key
+    "claude-code": ('"input": {', '"input": {"deep": {nested}, '),
+    "codex": ('"arguments": "{', '"arguments": "{\\"deep\\": {nested}, '),
+    "gemini": ('"args": {', '"args": {"deep": {nested}, '),
+}
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _hostile_copy(source: Path, format: str, target: Path) -> Path:
+    """`source` with a line nested 1,000 levels deep after its first, and its first tool call's
+    input holding a value nested 600 levels deep (which parses, and then breaks any recursive walk)."""
+    first, *rest = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    old, new = DEEP_TOOL_INPUT[format]
+    call = next(number for number, line in enumerate(rest) if old in line)
+    rest[call] = rest[call].replace(old, new.replace("{nested}", _nested(600)), 1)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(first + f'{{"type": "user", "deep": {_nested(1000)}}}\n' + "".join(rest), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize(("source", "format"), [(CLAUDE, "claude-code"), (CODEX, "codex"), (GEMINI, "gemini")])
+def test_a_line_nested_too_deep_is_skipped_and_the_rest_is_read(tmp_path, source, format):
+    found = extract_transcript(_hostile_copy(source, format, tmp_path / "hostile" / source.name), READERS)
+    clean = extract_transcript(shutil.copy(source, tmp_path / source.name), READERS)  # without its subagents too
+    assert found.format == format
+    assert found.skipped_lines == clean.skipped_lines + 1  # the line nested 1,000 levels deep
+    assert found.episode.outcome == clean.episode.outcome
+    assert [event.type for event in found.episode.events] == [event.type for event in clean.episode.events]
+    assert _nested(5) not in json.dumps([event.text for event in found.episode.events])
+
+
+def test_extract_goes_on_past_a_transcript_nested_too_deep(brain, vault, tmp_path):
+    folder = tmp_path / "sessions"
+    _hostile_copy(CLAUDE, "claude-code", folder / "a-hostile.jsonl")
+    shutil.copy(CODEX, folder / "b-codex.jsonl")
+    result = brain("episode", "extract", str(folder))
+    assert result.exit_code == 0, result.output
+    assert [line.split("  ")[0] for line in result.stdout.splitlines()] == [
+        "created episodes/EPISODE-2026-03-14-7f3c2a10.md",
+        "created episodes/EPISODE-2026-03-14-0199a3b2.md",
+    ]
+    assert "warning: a-hostile.jsonl: skipped 1 lines nested too deep to read\n" in result.stderr

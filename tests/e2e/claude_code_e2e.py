@@ -10,12 +10,18 @@ session 2 starts with that episode in its context, hits the same failure and rec
 session 3 hits the same failure and the model's very next request holds the failure hook's answer
 naming session 2's episode and its fix; the ledger holds each session's injections and counts the
 episodes the models then named as used.
+
+Then issue 43's simplest case: session 1 fails to `cat` a missing file and fixes it by creating the
+file in a different command; session 2 (the file gone again) fails the same way, and the model's very
+next request holds that fix.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -143,6 +149,8 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{session[:8]}.md")), "session 1's episode", log)[0]
     text = episode.read_text()
     assert "outcome: failure" in text and "cd: src: No such file or directory" in text
+    wait_for(lambda: f"extract {session}: " in log.read_text(), "session 1's extraction logged", log)
+    assert "skipped records" not in log.read_text()  # every record type this Claude Code writes is known
 
     # session 2 starts with session 1's failure and its lesson, hits the same failure and recovers
     model.requests.clear()
@@ -169,7 +177,7 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     assert (
         f"PostToolUseFailure:Bash hook additional context: brain: this failure was seen before, in [[{recovered.stem}]]"
     ) in after_failure
-    assert "cd: src: No such file or directory\n- What fixed it: " in after_failure
+    assert "cd: src: No such file or directory\nworked: " in after_failure
 
     # the ledger: each session's injection, with the tokens the context cost
     status = json.loads(brain("hooks", "status", "--vault", str(vault), "--json", cwd=repo))["injected"]
@@ -181,6 +189,54 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     assert status["sessions"][1]["tokens_by_event"]["session-start"] == -(-(len(context) + 1) // 4)
     # the models named the episodes after they were handed them
     assert episode.stem in status["sessions"][1]["used"] and recovered.stem in status["sessions"][2]["used"]
+
+
+READ_LIMITS = "cat config/limits.yaml"
+CREATE_LIMITS = "mkdir -p config && printf 'rate: 10\\n' > config/limits.yaml && cat config/limits.yaml"
+
+
+def extracted(vault: Path, session: str, seconds: float = 180) -> None:
+    """Wait until an extraction of the session has ended (its episode and its failures in the catalog)."""
+    log = vault / ".brain" / "logs" / "hooks.log"
+    wait_for(
+        lambda: log.is_file() and re.search(rf" extract {session}: \S+ \[", log.read_text()),
+        f"the extraction of {session}",
+        log,
+        seconds,
+    )
+
+
+def test_a_fix_by_another_command_is_handed_over_when_the_failure_comes_back(claude, model, tmp_path):
+    home, repo, vault = tmp_path / "home", tmp_path / "repo", tmp_path / "vault"
+    home.mkdir()
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, capture_output=True)
+    brain("init", str(vault))
+    brain("index", "--vault", str(vault))
+    brain("hooks", "install", "claude-code", "--scope", "project", "--vault", str(vault), cwd=repo)
+    prompt = "What is the rate limit in config/limits.yaml?"
+
+    # session 1: `cat` of a missing file fails; a different command creates the file and reads it
+    model.turns = [{"bash": READ_LIMITS}, {"bash": CREATE_LIMITS}, {"text": "The rate limit is 10."}]
+    first = run_claude(claude, model, repo, home, prompt)
+    assert "cat: config/limits.yaml: No such file or directory" in user_text(model.main_requests()[1])
+    extracted(vault, first["session_id"])
+    episode = sorted((vault / "episodes").glob(f"*{first['session_id'][:8]}.md"))[0]
+    text = episode.read_text()
+    print(f"session 1's episode:\n{text}")
+    assert re.search(r"e001 \(error\): `cat config/limits\.yaml` failed: .*\(leads_to: \[\[e002\]\]\)", text)
+    assert f"e002 (recovery): `{CREATE_LIMITS}` succeeded (caused_by: [[e001]])" in text
+    assert f"`config/limits.yaml` did not exist; `{CREATE_LIMITS}` created it." in text
+
+    # session 2: the file is gone again; the same `cat` fails, and the very next request holds the fix
+    shutil.rmtree(repo / "config")
+    model.requests.clear()
+    model.turns = [{"bash": READ_LIMITS}, {"text": f"As in {episode.stem}: I will create the file."}]
+    run_claude(claude, model, repo, home, prompt)
+    after_failure = user_text(model.main_requests()[1])
+    print(f"session 2's request after the failure holds:\n{after_failure[after_failure.index('PostToolUseFailure') :]}")
+    assert f"in [[{episode.stem}]]" in after_failure
+    assert CREATE_LIMITS in after_failure
 
 
 PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "brain"
@@ -205,3 +261,24 @@ def test_the_plugin_hands_claude_code_the_vault_and_saves_the_session(claude, mo
     log = vault / ".brain" / "logs" / "hooks.log"
     episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{done['session_id'][:8]}.md")), "the episode", log)
     assert f"session: {done['session_id']}" in episode[0].read_text()
+
+
+def test_the_plugins_mcp_server_starts_in_the_session_after_one_without_a_vault(claude, model, tmp_path):
+    """Claude Code skips a plugin's server that failed for 15 minutes unless its configuration
+    changed. A session without a vault fails brain's server; the next one, with $BRAIN_VAULT set,
+    must start it: the vault is part of the server's configuration (`.mcp.json`)."""
+    home, repo, vault = tmp_path / "home", tmp_path / "repo", tmp_path / "vault"
+    home.mkdir()
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, capture_output=True)
+    brain("init", str(vault))
+    path = f"{BRAIN.parent}:{os.environ['PATH']}"
+    seen = []
+    for env in ({}, {"BRAIN_VAULT": str(vault)}):
+        model.requests.clear()
+        model.turns = [{"text": "Nothing to do."}]
+        run_claude(claude, model, repo, home, "Say hello", "--plugin-dir", str(PLUGIN), PATH=path, **env)
+        seen.append(json.dumps(model.main_requests()[0]))
+    assert "plugin:brain:brain (CONNECTION_CLOSED)" in seen[0]
+    assert "Skipping connection" not in seen[1] and "plugin:brain:brain (" not in seen[1]
+    assert "plugin:brain:brain\\n" in seen[1]  # listed among the connected servers whose tools are deferred

@@ -17,6 +17,10 @@ rollout becomes a failure episode (through notify and the Stop hook, extracted o
 starts with that episode in its context, hits the same failure (the failure hook says nothing: it
 was never fixed) and recovers (`cd app`); session 3 hits the same failure and the model's very next
 request holds the PostToolUse hook's answer, naming session 2's episode and its fix.
+
+Then issue 43's simplest case: session 1 fails to `cat` a missing file and fixes it by creating the
+file in a different command; session 2 (the file gone again) fails the same way, and the model's very
+next request holds that fix.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -283,9 +288,57 @@ def test_codex_sessions_reach_the_vault_and_the_next_session(codex: Path, tmp_pa
     after_failure = text_of(model.loop_requests()[1])
     print(f"session 3's request after the failure holds:\n{after_failure[after_failure.index(SEEN_BEFORE) :]}")
     assert f"{SEEN_BEFORE}{recovered.stem}]]" in after_failure
-    assert "cd: src: No such file or directory\n- What fixed it: " in after_failure
+    assert "cd: src: No such file or directory\nworked: " in after_failure
     log = (vault / ".brain" / "logs" / "hooks.log").read_text()
-    assert f"tool-failure {third}: Bash [shell|ls|" in log and f"seen before in {recovered.stem}" in log
+    assert f"tool-failure {third}: Bash [shell|cd|" in log and f"seen before in {recovered.stem}" in log
+
+
+def test_a_project_install_gives_codex_nothing_it_ignores(codex: Path, tmp_path: Path) -> None:
+    """At project scope brain writes no `notify` into the project's config.toml: Codex 0.171 ignores it
+    there and warns on every run."""
+    model = ScriptedModel()
+    repo, vault, env = world(tmp_path, model)
+    run(BRAIN, "hooks", "install", "codex", "--scope", "project", "--vault", vault, env=env, cwd=repo)
+    config = Path(env["CODEX_HOME"]) / "config.toml"
+    config.write_text(config.read_text() + f'\n[projects."{repo}"]\ntrust_level = "trusted"\n')
+    model.turns = [{"text": "Nothing to do."}]
+    output = run(codex, "exec", "--skip-git-repo-check", "Say hello", env=env, cwd=repo, stdin="")
+    assert "session id: " in output
+    assert "Ignored unsupported project-local config keys" not in output, output
+
+
+READ_LIMITS = "cat config/limits.yaml"
+CREATE_LIMITS = "mkdir -p config && printf 'rate: 10\\n' > config/limits.yaml && cat config/limits.yaml"
+
+
+def test_a_fix_by_another_command_is_handed_over_when_the_failure_comes_back(codex: Path, tmp_path: Path) -> None:
+    model = ScriptedModel()
+    repo, vault, env = world(tmp_path, model)
+    run(BRAIN, "hooks", "install", "codex", "--scope", "user", "--vault", vault, env=env, cwd=repo)
+    trust_as_the_user_does(codex, repo, env)
+    prompt = "What is the rate limit in config/limits.yaml?"
+
+    # session 1: `cat` of a missing file fails; a different command creates the file and reads it
+    model.turns = [{"cmd": READ_LIMITS}, {"cmd": CREATE_LIMITS}, {"text": "The rate limit is 10."}]
+    first = codex_exec(codex, repo, env, prompt)
+    assert "config/limits.yaml: No such file or directory" in text_of(model.loop_requests()[1])
+    episode = episode_of(vault, first)
+    extracted(vault, first)
+    text = episode.read_text()
+    print(f"session 1's episode:\n{text}")
+    assert re.search(r"e001 \(error\): `cat config/limits\.yaml` failed: .*\(leads_to: \[\[e002\]\]\)", text)
+    assert f"e002 (recovery): `{CREATE_LIMITS}` succeeded (caused_by: [[e001]])" in text
+    assert f"`config/limits.yaml` did not exist; `{CREATE_LIMITS}` created it." in text
+
+    # session 2: the file is gone again; the same `cat` fails, and the very next request holds the fix
+    shutil.rmtree(repo / "config")
+    model.requests.clear()
+    model.turns = [{"cmd": READ_LIMITS}, {"text": f"As in {episode.stem}: I will create the file."}]
+    codex_exec(codex, repo, env, prompt)
+    after_failure = text_of(model.loop_requests()[1])
+    print(f"session 2's request after the failure holds:\n{after_failure[after_failure.index(SEEN_BEFORE) :]}")
+    assert f"{SEEN_BEFORE}{episode.stem}]]" in after_failure
+    assert json.dumps(CREATE_LIMITS)[1:-1] in after_failure or CREATE_LIMITS in after_failure
 
 
 def extracted(vault: Path, session: str, seconds: float = 180) -> None:

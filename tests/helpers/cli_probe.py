@@ -16,7 +16,7 @@ PROBE = (
 )
 # Modules no command should import unless it uses them. numpy and networkx may be bound lazily (brain/lazy.py):
 # a submodule in sys.modules means the package was really loaded.
-HEAVY = ("numpy.linalg", "onnxruntime", "chromadb", "networkx.classes", "markdown_it", "pydantic")
+HEAVY = ("numpy.linalg", "onnxruntime", "onnx", "chromadb", "networkx.classes", "markdown_it", "pydantic")
 
 
 def probe(*args: str) -> tuple[str, set[str]]:

@@ -11,6 +11,7 @@ point leaves. The product code is the real one; only the one function is wrapped
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from typing import Any
@@ -37,7 +38,8 @@ def main() -> None:
             os._exit(9)
         return result
 
-    setattr(owner, name, killing)
+    static = isinstance(inspect.getattr_static(owner, name), staticmethod)
+    setattr(owner, name, staticmethod(killing) if static else killing)
     from brain.cli import app
 
     app(args, prog_name="brain")

@@ -71,7 +71,9 @@ def test_status_counts_freshness_and_embedder(brain, vault):
     assert data["embedder"] == "lexical-hash-v1:384" and "fallback" in data["embedder_source"]
     put(vault, "episodes/e2.md", note_text("E2", "changed", type="episode"))
     text = brain("status").output
-    assert "notes     2 episode, 1 pattern" in text and "1 files changed" in text and "run `brain index`" in text
+    assert (
+        "notes     by type: episode 2, pattern 1" in text and "1 file changed" in text and "run `brain index`" in text
+    )
     assert "embedder  lexical-hash-v1:384" in text and "model     lexical fallback" in text
 
 
@@ -125,10 +127,33 @@ def test_doctor_lists_skipped_files_and_a_stale_index(brain, vault, tmp_path):
     result = brain("doctor")
     assert "skipped         episodes/link.md: symlink leads outside the vault" in result.output
     assert "fix: move the note into the vault, or replace the link with a copy" in result.output  # the fix of its kind
-    assert "stale-index     .brain/index: 1 note files changed since the last index" in result.output
+    assert "stale-index     .brain/index: 1 note file changed since the last index" in result.output
     assert "fix: run `brain index`" in result.output
     findings = json.loads(brain("doctor", "--json").output)["findings"]
     assert {f["kind"] for f in findings} >= {"skipped"}
+
+
+def test_doctor_finds_attachments_where_obsidian_does_and_reports_only_missing_ones(brain, vault):
+    """`![[diagram.png]]` embeds a file Obsidian finds by its name anywhere in the vault (or by its
+    path): no broken link while the file is there; a file that is not anywhere still is one."""
+    (vault.root / "Attachments" / "2026").mkdir(parents=True)
+    (vault.root / "Attachments" / "2026" / "Diagram.png").write_bytes(b"\x89PNG\r\n")
+    (vault.root / "Attachments" / "spec.pdf").write_bytes(b"%PDF-1.4")
+    text = (
+        "![[diagram.png]] ![[Attachments/spec.pdf#page=3]] [[spec.pdf|the spec]] ![[2026/Diagram.png|300]]\n"
+        "![[missing.png]] ![[Elsewhere/spec.pdf]]\n"
+    )
+    put(vault, "notes/Design.md", text)
+    (vault.root / ".brain" / "hidden.png").write_bytes(b"x")
+    put(vault, "notes/Hidden.md", "![[hidden.png]]\n")
+    brain("index")
+    findings = json.loads(brain("doctor", "--json").output)["findings"]
+    broken = sorted((f["path"], f["message"]) for f in findings if f["kind"] == "broken-link")
+    assert broken == [
+        ("notes/Design.md", "[[Elsewhere/spec.pdf]] matches no note or file"),
+        ("notes/Design.md", "[[missing.png]] matches no note or file"),
+        ("notes/Hidden.md", "[[hidden.png]] matches no note or file"),
+    ]
 
 
 def test_watch_runs_until_interrupted(vault):
@@ -167,5 +192,5 @@ def test_watch_runs_until_interrupted(vault):
         reader.join(timeout=10)
     err = "".join(said)
     assert process.returncode == 0, err
-    assert "watching" in err and "updated 1 notes" in err
+    assert "watching" in err and "updated 1 note" in err
     assert not index.watcher_alive()

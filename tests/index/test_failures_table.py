@@ -1,6 +1,7 @@
-"""The catalog's `failures` rows (what the tool-failure hook looks up) follow the episodes: written
-by `brain index`, by the watcher, and at once by brain's own writes (a session's extraction);
-changed and dropped with their note; made for the episodes of a catalog of the schema before."""
+"""The catalog's `failures` rows (what the tool-failure hook looks up) and their terms' counts
+(`failure_terms`) follow the episodes: written by `brain index`, by the watcher, and at once by
+brain's own writes (a session's extraction); changed and dropped with their note; made for the
+episodes of a catalog of a schema before."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ import sqlite3
 
 import pytest
 
-from brain.index.catalog.failures import FailureSeen, failures_seen
+from brain.index.catalog.failures import Candidates, FailureSeen, candidates
 from brain.index.catalog.schema import CATALOG_FILE
 from brain.index.engine import forget, open_index
 from brain.index.sync.sync import index_vault
 from brain.index.watch.watch import Watcher
 from tests.conftest import TRANSCRIPTS, lexical_vault, run_brain
 
-LOCK = "shell|git|fatal: Unable to create '.git/index.lock': File exists."
+TERMS = ("fatal", "unable", "to", "create", "<q>", "file", "exists", "=.git/index.lock")
 EPISODE = """---
 title: EPISODE-2026-02-21-9e4910ab
 type: episode
@@ -37,6 +38,8 @@ SEEN = FailureSeen(
     "`git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists.",
     "`git checkout main` succeeded",
     "",
+    fix_command="git checkout main",
+    terms=TERMS,
 )
 
 
@@ -48,7 +51,14 @@ def vault(tmp_path):
 
 
 def seen(vault) -> list[FailureSeen] | None:
-    return failures_seen(vault.index_dir, LOCK)
+    found = candidates(vault.index_dir, "shell", "git", TERMS, lambda counts, total: {})
+    return None if found is None else list(found.seen)
+
+
+def looked_up(vault) -> Candidates:
+    found = candidates(vault.index_dir, "shell", "git", TERMS, lambda counts, total: {})
+    assert found is not None
+    return found
 
 
 def test_brain_index_writes_changes_and_drops_an_episodes_failures(vault):
@@ -67,6 +77,33 @@ def test_brain_index_writes_changes_and_drops_an_episodes_failures(vault):
     assert seen(vault) == []
     db = sqlite3.connect(vault.index_dir / CATALOG_FILE)
     assert db.execute("SELECT COUNT(*) FROM failures").fetchone() == (0,)
+    assert db.execute("SELECT COUNT(*) FROM failure_terms").fetchone() == (0,)
+
+
+def test_each_term_is_counted_once_per_failure_that_holds_it(vault):
+    (vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md").write_text(EPISODE)
+    (vault.root / "episodes" / "EPISODE-2026-02-22-other.md").write_text(
+        EPISODE.replace("9e4910ab", "other").replace(
+            "fatal: Unable to create '.git/index.lock': File exists.", "fatal: not a git repository"
+        )
+    )
+    assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
+    found = looked_up(vault)
+    assert found.total == 2
+    assert found.counts == {
+        "fatal": 2,
+        "unable": 1,
+        "to": 1,
+        "create": 1,
+        "<q>": 1,
+        "file": 1,
+        "exists": 1,
+        "=.git/index.lock": 1,
+        "git": 1,  # the candidates' terms are counted too: every one is weighed
+        "not": 1,
+        "repository": 1,
+    }
+    assert [seen.session for seen in found.seen] == ["9e4910ab", "other"]  # of one date: by path
 
 
 def test_the_watcher_keeps_them_current(vault):
@@ -85,13 +122,15 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
     index_vault(open_index(vault), embed=False)
     transcript = TRANSCRIPTS / "public" / "cipher-box" / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"
     assert run_brain("episode", "extract", str(transcript), "--vault", str(vault.root)).exit_code == 0
-    found = failures_seen(vault.index_dir, "shell|git|fatal: Unable to create '.git/index.lock': File exists.")
-    assert [(f.title, f.session, f.fix) for f in found] == [
+    found = candidates(
+        vault.index_dir, "shell", "git", TERMS, lambda counts, total: {}, everywhere=True
+    )  # of the folder's project
+    assert found is not None
+    assert [(f.title, f.session, f.fix) for f in found.seen] == [
         (
             "EPISODE-2026-02-21-9e4910ab",
             "9e4910ab-95a9-4a30-a85e-4677017bfaf0",
-            "`git checkout main && git pull` succeeded; it worked after trying "
-            "`rm .git/index.lock && git checkout main && git pull`.",
+            "`git checkout main && git pull` succeeded; it worked when run again unchanged (flaky).",
         )
     ]
 
@@ -102,6 +141,7 @@ def test_a_catalog_of_the_schema_before_gets_them_at_its_next_scan(vault):
     forget(vault.root)
     db = sqlite3.connect(vault.index_dir / CATALOG_FILE)
     db.execute("DROP TABLE failures")
+    db.execute("DROP TABLE failure_terms")
     db.execute("PRAGMA user_version=4")
     db.commit()
     db.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.helpers.mcp_harness import DEFAULT_TOOLS, MAINTENANCE_TOOLS, cli, connect, make_vault, text_of
 
-EMBEDDER = "all-MiniLM-L6-v2:int8-onnx"
+EMBEDDER = "all-MiniLM-L6-v2:int8-dynamic-onnx"
 
 
 def _seconds_out(text: str) -> str:
@@ -58,7 +58,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
         }
         status = full.ok("index_status", {})
         lines = text_of(status).splitlines()
-        assert lines[1] == "notes     1 causal, 1 episode, 2 note, 3 pattern"
+        assert lines[1] == "notes     by type: causal 1, episode 1, note 2, pattern 3"
         assert lines[2].startswith("index     up to date (last updated ")
         assert lines[3] == f"vectors   24 chunks in {root}/.brain/index/chroma (embedded Chroma)"
         assert lines[4] == f"embedder  {EMBEDDER}"
@@ -83,7 +83,7 @@ def test_an_index_of_another_embedder_is_named_and_rebuilt_with_reindex(tmp_path
     cli(root, "index")
     config = root / ".brain" / "config.toml"
     config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "lexical"'))
-    refused = "the vectors of this vault were made by embedder 'all-MiniLM-L6-v2:int8-onnx', but the embedder in use is 'lexical-hash-v1:384'; "
+    refused = "the vectors of this vault were made by embedder 'all-MiniLM-L6-v2:int8-dynamic-onnx', but the embedder in use is 'lexical-hash-v1:384'; "
     with connect(root) as default:
         default.bad(
             "search",

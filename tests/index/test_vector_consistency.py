@@ -81,7 +81,7 @@ def test_records_lost_from_the_collection_are_embedded_again(vault):
     collection.delete(
         ids=[next(record for record in collection.get(include=[])["ids"] if record.startswith(f"{a_id}:"))]
     )
-    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 notes)")
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 note)")
     assert_repaired(vault, 1, 2)  # the note that lost one of its two chunks is embedded again whole
 
 
@@ -89,9 +89,9 @@ def test_records_the_catalog_does_not_know_are_dropped(vault):
     store = open_index(vault).vectors
     store.collection().upsert(ids=["999:stray"], embeddings=[[0.1] * store.dim], metadatas=[{"path": "gone.md"}])
     assert status_line(vault).startswith(
-        "index     the vector store holds 1 chunks the catalog does not know; run `brain index`"
+        "index     the vector store holds 1 chunk the catalog does not know; run `brain index`"
     )
-    assert "the vector store holds 1 chunks the catalog does not know" in brain(vault, "doctor")
+    assert "the vector store holds 1 chunk the catalog does not know" in brain(vault, "doctor")
     assert (
         brain(vault, "index")
         .strip()
@@ -177,7 +177,7 @@ def lose_a_record_elsewhere(vault: Vault) -> None:
 def test_records_deleted_by_another_process_are_found_after_the_stamp_was_recorded(vault):
     assert not status_and_index_elsewhere(vault)[2]  # trusted by its stamp
     lose_a_record_elsewhere(vault)
-    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 notes)")
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 3 chunks (1 note)")
     assert_repaired(vault, 1, 2)
     index_line, summary, imported = status_and_index_elsewhere(vault)  # the repair vouched for the store again
     assert index_line.startswith("index     up to date") and " 0 chunks embedded" in summary and not imported
@@ -187,7 +187,7 @@ def test_brains_own_write_after_someone_elses_change_vouches_for_nothing(vault):
     lose_a_record_elsewhere(vault)
     put(vault, "notes/c.md", note_text("C", "delta words"))
     update_paths(open_index(vault), ["notes/c.md"])  # a write through brain embeds c, but cannot vouch for the loss
-    assert status_line(vault).startswith("index     the vector store lacks 1 of 4 chunks (1 notes)")
+    assert status_line(vault).startswith("index     the vector store lacks 1 of 4 chunks (1 note)")
     assert_repaired(vault, 1, 2)
 
 
@@ -226,7 +226,7 @@ def test_a_copied_vault_gets_its_own_collection_and_a_moved_one_keeps_its_vector
     assert vault_identity(copy.root) != identity
     assert "3 chunks embedded" in brain(copy, "index")
     put(copy, "notes/c.md", note_text("C", "only in the copy"))
-    assert "1 chunks embedded" in brain(copy, "index")
+    assert "1 chunk embedded" in brain(copy, "index")
     assert status_line(original).startswith("index     up to date")  # the original's collection is untouched
     assert open_index(original).vectors.count() == 3 and open_index(copy).vectors.count() == 4
     runs = {

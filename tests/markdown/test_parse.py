@@ -262,3 +262,25 @@ def test_adr_pattern_parses_every_part():
     # the warning's link is a link of the note, and so are the causal targets
     targets = {link.target for link in note.links}
     assert {"ANTIPATTERN-forgetful-first", "PATTERN-continuous-context", "EPISODE-2026-01-18-session-39"} <= targets
+
+
+def test_tags_in_the_body_are_tags_as_obsidian_reads_them():
+    """`#security` and `#project/mobile` in a note's text are tags, as in Obsidian; a heading's `#`,
+    a URL's `#fragment`, a link's `#Heading`, an issue number, an escaped `\\#`, an HTML entity and
+    anything in code or a comment are not."""
+    text = (
+        "---\ntags: [ops]\n---\n"
+        "# Threat model\n"
+        "#security The login flow needs review. #project/mobile, and #Security again.\n"
+        "## Heading #deploy\n"
+        "```bash\necho '#incode'\n```\n"
+        "    #indented-code\n"
+        "See https://example.com/page#fragment, [[Other#Heading]], [x](#anchor), `#inline` and issue #42.\n"
+        "\\#escaped, &#39;, a#b, <!-- #commented --> %% #hidden %% #2024-review #tag/\n"
+        "- [risk] token reuse #oauth\n"
+    )
+    note = parse_note(text, "notes/Threat model.md")
+    assert note.body_tags == ("security", "project/mobile", "Security", "deploy", "2024-review", "tag", "oauth")
+    assert note.tags == ("ops",)  # the frontmatter's, which tools rewrite: never the body's
+    assert note.all_tags == ("ops", "security", "project/mobile", "deploy", "2024-review", "tag", "oauth")
+    assert parse_note("# Title\n\nNo tags #1 here.\n").all_tags == ()

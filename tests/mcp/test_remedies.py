@@ -88,7 +88,7 @@ def test_each_front_end_words_a_remedy_once() -> None:
     assert moved.worded(CLI_WORDINGS) == "`brain note restore 'notes/Plan.md'`"
     assert moved.worded(MCP_WORDINGS) == "restore_note"
     assert pending_line(3, CLI_WORDINGS) == (
-        "3 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them"
+        "3 notes are not in vector search yet (found by their words only); `brain index` (or `brain watch`) embeds them"
     )
     assert not NAMES_THE_CLI.search(pending_line(3, MCP_WORDINGS))
 

@@ -8,6 +8,7 @@ prints what its comments say."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shlex
 import shutil
@@ -392,3 +393,59 @@ def test_brain_offers_what_its_all_says():
     ]
     for name in brain.__all__:
         assert getattr(brain, name) is not None
+
+
+INSTALL_PAGES = [REPO / "README.md", *GUIDE_PAGES, *sorted((REPO / "plugins").rglob("*"))]
+
+
+def test_every_install_line_can_be_copied_as_written() -> None:
+    """brain is not on the package index and names no repository URL: an install line that names the
+    package (`pip install "brain-vault-memory[e5]"`) or a placeholder for a URL or a GitHub repository
+    (`git+<repository URL>`, `<owner>/<repo>`) cannot work. Every install runs from the clone."""
+    wrong = re.compile(r"<repository URL>|<owner>/<repo>|install\s+\"?brain-vault-memory")
+    found = [
+        f"{path.relative_to(REPO)}: {match.group(0)}"
+        for path in INSTALL_PAGES
+        if path.is_file()
+        for match in wrong.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_readmes_hooks_install_example_is_what_brain_prints(tmp_path: Path) -> None:
+    """The README's `brain hooks install claude-code --vault ~/notes`, run in a git project of a home
+    that has Claude Code's `~/.claude.json` and a vault in `~/notes`: every line, the one that keeps
+    `.claude/settings.local.json` out of git included."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```console\n(\$ brain hooks install claude-code --vault ~/notes\n.*?)```", text, re.S)
+    assert block is not None
+    command, *shown = block.group(1).splitlines()
+    home = tmp_path / "me"
+    project = home / "my-project"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (home / ".claude.json").write_text("{}\n")
+    env = {**os.environ, "HOME": str(home)}
+    subprocess.run([sys.executable, "-m", "brain", "init", str(home / "notes")], check=True, capture_output=True)
+    done = subprocess.run(
+        command.removeprefix("$ ").replace("brain ", f"{sys.executable} -m brain ", 1),
+        shell=True,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.replace(str(home), "/home/me").splitlines() == shown
+
+
+def test_the_readme_says_what_a_causal_paths_reliability_is() -> None:
+    """`4 hops, reliability 0.03` is explained where the README shows it: the sentence that leads into
+    the example says what is multiplied, and how 0.03 comes about."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    shown = text.index("4 hops, reliability 0.03")
+    block = text.rindex("```console", 0, shown)
+    lead = text[text.rindex("\n\n", 0, block - 2) : block]
+    assert "reliability, 0 to 1, multiplies over its hops each link's weight" in " ".join(lead.split())
+    assert "end at 0.03" in lead

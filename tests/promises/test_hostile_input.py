@@ -264,3 +264,24 @@ def test_a_closing_hash_run_reads_back_as_given():
     assert twice == "# N\n\nbody\n\n## Issue \\#\nfirst\nsecond\n"
     assert parse_note(twice).section_text("Issue \\#") == "first\nsecond\n"
     assert section_heading("C#") == "C#" and section_heading("  Log  ") == "Log"
+
+
+def test_a_folder_in_the_catalogs_place_is_one_line_naming_it_and_the_fix(vault, brain):
+    """`.brain/index/catalog.sqlite3` replaced by a folder (a sync tool, a bad restore): `search`,
+    `index` and `reindex` end in one line naming the catalog and the fix, never a traceback; brain
+    removes nothing of it (the index is disposable, the folder may not be)."""
+    write(vault, "notes/Retries.md", "# Retries\n\nRetries need idempotency keys.\n")
+    assert brain("index").exit_code == 0
+    index = vault.root / ".brain" / "index"
+    for name in ("catalog.sqlite3", "catalog.sqlite3-wal", "catalog.sqlite3-shm"):
+        (index / name).unlink(missing_ok=True)
+    (index / "catalog.sqlite3").mkdir()
+    (index / "catalog.sqlite3" / "kept.txt").write_text("someone's file\n")
+    line = (
+        f"error: the catalog {index / 'catalog.sqlite3'} is not a file and cannot be read; delete {index} "
+        "(the index, rebuilt from the notes) and run `brain index`\n"
+    )
+    for command in (("search", "retries"), ("index",), ("reindex",)):
+        done = brain(*command)
+        assert (done.exit_code, done.output) == (1, line), command
+    assert (index / "catalog.sqlite3" / "kept.txt").read_text() == "someone's file\n"

@@ -25,9 +25,9 @@ SHELLS = ("brain.cli", "brain.mcp", "brain.agents", "brain.ui")
 # Modules every layer may use, which use no layer themselves.
 BASE_MODULES = ("brain.errors", "brain.config", "brain.lazy", "brain.plain", "brain.refusals")
 PURE_MAY_IMPORT = ("brain.errors", "brain.lazy", "brain.markdown")
-# Pure modules beside a domain's note.py, part of its note format (a failure's signature is read
-# off an episode's text by the catalog as by the failure hook).
-NOTE_FORMAT_PARTS = ("brain.memory.episodes.signature",)
+# Pure modules beside a domain's note.py, part of its note format (a failure's signature, and the
+# recoveries an episode holds, are read off an episode's text by the catalog as by the failure hook).
+NOTE_FORMAT_PARTS = ("brain.memory.episodes.signature", "brain.memory.episodes.recovery")
 
 
 def module_name(path: Path) -> str:

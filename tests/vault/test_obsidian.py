@@ -108,6 +108,11 @@ def test_templates_go_where_obsidian_looks_and_never_over_a_users_file(obsidian:
         "episode); the templates are in Meta/Templates/, the folder of Obsidian's Templates plugin\n"
     )
     after = tree(obsidian / "Meta/Templates")
+    again = run_brain("init", str(obsidian))  # later: it says where they are, not that they wait
+    assert again.output.endswith(
+        "episode); the templates are in Meta/Templates/, the folder of Obsidian's Templates plugin\n"
+    )
+    assert tree(obsidian / "Meta/Templates") == after
     assert {name: after[name] for name in users} == users  # Daily.md and the user's note.md, byte for byte
     shipped = Path(__file__).parents[2] / "brain/templates/episode.md"
     assert after["episode.md"] == shipped.read_bytes()

@@ -46,6 +46,11 @@ class Catalog(ChunkTable):
         self.path = Path(path)
         self.read_only = read_only
         self._lock = threading.RLock()
+        if self.path.exists() and not self.path.is_file():  # a folder (or a device) in the catalog's place
+            raise IndexMismatch(
+                f"the catalog {self.path} is not a file and cannot be read; ",
+                Remedy("rebuild_index", folder=str(self.path.parent)),
+            )
         if read_only:
             # On a read-only disk SQLite cannot make the WAL's shared memory; `immutable` reads
             # the file as it is, with no locks (nothing can change it through this mount).
@@ -432,8 +437,13 @@ class Catalog(ChunkTable):
             [(note_id, *link) for link in row.links],
         )
         self.db.executemany(
-            "INSERT INTO failures(note_id, signature, event, error, fix, commit_text) VALUES(?, ?, ?, ?, ?, ?)",
+            "INSERT INTO failures(note_id, signature, event, error, fix, commit_text, kind, program, terms, "
+            "fix_command, change, retry) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(note_id, *failure) for failure in row.failures],
+        )
+        self.db.executemany(
+            "INSERT INTO failure_terms(note_id, event, term) VALUES(?, ?, ?)",
+            [(note_id, failure[1], term) for failure in row.failures for term in failure[7].split("\n") if term],
         )
         if row.searchable:
             self.db.execute(
@@ -462,6 +472,7 @@ class Catalog(ChunkTable):
         self.db.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
         self.db.execute("DELETE FROM tags WHERE note_id = ?", (note_id,))
         self.db.execute("DELETE FROM failures WHERE note_id = ?", (note_id,))
+        self.db.execute("DELETE FROM failure_terms WHERE note_id = ?", (note_id,))
 
     def skip(self, path: str, skip: Skip) -> None:
         self.db.execute(
@@ -474,7 +485,7 @@ class Catalog(ChunkTable):
     def clear(self) -> None:
         """Drop every note row (for reindex); meta counters survive so readers see a change."""
         self._written = None
-        for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts", "failures"):
+        for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts", "failures", "failure_terms"):
             self.db.execute(f"DELETE FROM {table}")
         self.set_meta("embedder", None)
 

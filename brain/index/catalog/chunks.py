@@ -72,6 +72,15 @@ class ChunkTable:
             count: int = self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return count
 
+    def embedded_chunk_count(self) -> int:
+        """Chunks of the notes whose vectors are made from their current text (the others wait)."""
+        with self._lock:
+            count: int = self.db.execute(
+                "SELECT COUNT(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
+                "WHERE n.searchable = 1 AND n.embedded_sha = n.sha256"
+            ).fetchone()[0]
+        return count
+
     def chunk_ids(self) -> list[tuple[int, str]]:
         """(note id, chunk id) of every chunk the vector store should hold."""
         with self._lock:

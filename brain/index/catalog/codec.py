@@ -34,6 +34,8 @@ def encode(note: Note) -> str:
         data["l"] = [[link.target, link.heading, link.alias] for link in note.links]
     if note.problems:
         data["p"] = list(note.problems)
+    if note.body_tags:
+        data["g"] = list(note.body_tags)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -60,4 +62,5 @@ def decode(parsed: str, frontmatter: str, text: str, path: str | None) -> Note:
         links=tuple(WikiLink(*item) for item in data.get("l", ())),
         problems=tuple(data.get("p", ())),
         has_frontmatter=data["h"],
+        body_tags=tuple(data.get("g", ())),
     )

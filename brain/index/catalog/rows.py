@@ -59,7 +59,8 @@ class Row:
     tags: tuple[str, ...]
     links: tuple[tuple[str, str | None, str], ...]  # (target, heading, kind)
     skip: Skip | None = None  # set for a file kept out of search (binary)
-    failures: tuple[tuple[str, str, str, str, str], ...] = ()  # an episode's: (signature, event, error, fix, commit)
+    # an episode's: (signature, event, error, fix, commit, kind, program, terms (one a line), fix_command, change, retry)
+    failures: tuple[tuple[str, str, str, str, str, str, str, str, str, str, bool], ...] = ()
 
     @classmethod
     def of(cls, path: str, mtime_ns: int, size: int, sha256: str, note: Note, searchable: bool = True) -> Row:
@@ -87,11 +88,23 @@ class Row:
         )
 
 
-def _failures(note: Note) -> tuple[tuple[str, str, str, str, str], ...]:
+def _failures(note: Note) -> tuple[tuple[str, str, str, str, str, str, str, str, str, str, bool], ...]:
     if note.type != "episode":
         return ()
     return tuple(
-        (found.signature, found.event, found.error, found.fix, found.commit)
+        (
+            found.signature,
+            found.event,
+            found.error,
+            found.fix,
+            found.commit,
+            found.key.kind if found.key else "",
+            found.key.program if found.key else "",
+            "\n".join(found.key.terms) if found.key else "",
+            found.fix_command,
+            found.change,
+            found.retry,
+        )
         for found in recorded_failures(episode_from_note(note))
     )
 
@@ -107,9 +120,7 @@ def note_date(note: Note, mtime_ns: int) -> str:
 
 
 def note_tags(note: Note) -> list[str]:
-    tags = [tag.lower() for tag in note.tags]
-    tags += [tag.lower() for observation in note.observations for tag in observation.tags]
-    return list(dict.fromkeys(tags))
+    return list(dict.fromkeys(tag.lower() for tag in note.all_tags))
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -105,7 +105,40 @@ def _v5(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
+def _v6(db: sqlite3.Connection) -> None:
+    """A note's `#tags` in its body count as tags (Obsidian's), kept with the parsed note: every note
+    is read again at the next scan (its stamps cleared; chunks whose text is unchanged keep their
+    vectors)."""
+    db.execute("UPDATE notes SET mtime_ns = 0, sha256 = ''")
+
+
+def _v7(db: sqlite3.Connection) -> None:
+    """A failure's matching key and what worked (the tool-failure hook compares failures as error
+    templates, each term weighed by how rare it is among the catalog's failures: `failure_terms`
+    counts them). The table is made anew (it is derived) and every episode is read again at the
+    next scan, as for `_v5`."""
+    _script(
+        db,
+        """
+        DROP TABLE IF EXISTS failures;
+        DROP TABLE IF EXISTS failure_terms;
+        CREATE TABLE failures(
+            note_id INTEGER NOT NULL, signature TEXT NOT NULL, event TEXT NOT NULL,
+            error TEXT NOT NULL, fix TEXT NOT NULL, commit_text TEXT NOT NULL,
+            kind TEXT NOT NULL, program TEXT NOT NULL, terms TEXT NOT NULL,
+            fix_command TEXT NOT NULL, change TEXT NOT NULL, retry INTEGER NOT NULL
+        );
+        CREATE INDEX failures_kind ON failures(kind, program);
+        CREATE INDEX failures_note ON failures(note_id);
+        CREATE TABLE failure_terms(note_id INTEGER NOT NULL, event TEXT NOT NULL, term TEXT NOT NULL);
+        CREATE INDEX failure_terms_term ON failure_terms(term);
+        CREATE INDEX failure_terms_failure ON failure_terms(note_id, event);
+        UPDATE notes SET mtime_ns = 0, sha256 = '' WHERE type = 'episode'
+        """,
+    )
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:

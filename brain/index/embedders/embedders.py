@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from brain.config import EMBEDDER_NAMES
 from brain.errors import ModelBuildError
 from brain.index.embedders.e5_files import E5_NAME, WEIGHTS, E5Files, e5_files
+from brain.index.embedders.int8_kernels import int8_files
 from brain.index.embedders.model_cache import file_fact
 from brain.index.embedders.model_files import ENV_MODEL, MODEL_NAME, ModelFiles, resolve, resolve_default_model
 from brain.lazy import lazy_module
@@ -382,6 +383,12 @@ def load_embedder(
             )
     found = resolve(model_path)
     if found.files is not None:
-        return OnnxMiniLMEmbedder.from_files(found.files)
+        model_files = found.files
+        if name != "minilm-float":
+            try:
+                model_files = int8_files(model_files)  # the shipped int8 weights on int8 kernels (int8_kernels.py)
+            except ModelBuildError as error:
+                warn(f"{error}; brain runs {MODEL_NAME}'s float graph instead (its vectors have another id)")
+        return OnnxMiniLMEmbedder.from_files(model_files)
     warn(_missing_model_message(found.looked))
     return LexicalFallbackEmbedder()

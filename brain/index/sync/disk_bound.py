@@ -16,7 +16,13 @@ import time
 
 from brain.index.engine import Index
 from brain.index.vectors.identity import collection_name
-from brain.index.vectors.segments import Segment, rebuild_collection, remove_orphan_segments, segments
+from brain.index.vectors.segments import (
+    Segment,
+    compact_store,
+    rebuild_collection,
+    remove_orphan_segments,
+    segments,
+)
 from brain.index.vectors.vectors import DROPPED_KEY, Metadata, record_id
 
 log = logging.getLogger(__name__)
@@ -30,18 +36,38 @@ def keep_in_bounds(index: Index) -> list[Segment]:
     over = [segment for segment in segments(store.path) if not segment.in_bounds]
     if not over:
         return []
-    vault_prefix = collection_name(index.vault.root, "x")[:-1]
     for segment in over:
         log.warning("%s; %s", segment.why(), "rebuilt from brain's vectors" if segment.collection else "deleted")
-        if segment.collection == store.name:
-            _rebuild_chunks(index)
-        elif segment.collection.startswith(vault_prefix):
-            rebuild_collection(store, segment.collection, [], [], [])
-            with index.catalog.write():
-                index.catalog.set_meta(DROPPED_KEY, str(time.time_ns()))  # its users read it again
-                store.written()
+        _rebuild(index, segment.collection)
     remove_orphan_segments(store.path)
     return over
+
+
+def rebuild_every_collection(index: Index) -> None:
+    """Make each of the vault's collections again (as one out of bounds is), and compact Chroma's
+    file: nothing a collection held before, nor Chroma's log of its writes (deleted with it), stays
+    on disk. `brain redact` does it when the store keeps a secret. Called under the index lock."""
+    if index.chroma_url or index.read_only or not index.has_vectors():
+        return
+    store = index.vectors
+    for name in sorted({segment.collection for segment in segments(store.path) if segment.collection}):
+        _rebuild(index, name)
+    remove_orphan_segments(store.path)
+    store._reopen()  # no connection of this process holds the file while it is compacted
+    compact_store(store.path)
+
+
+def _rebuild(index: Index, name: str) -> None:
+    """The vault's chunk collection from brain's vectors; another of the vault's, made empty (its
+    users make its records again); a collection of another vault on this store, left alone."""
+    store = index.vectors
+    if name == store.name:
+        _rebuild_chunks(index)
+    elif name.startswith(collection_name(index.vault.root, "x")[:-1]):
+        rebuild_collection(store, name, [], [], [])
+        with index.catalog.write():
+            index.catalog.set_meta(DROPPED_KEY, str(time.time_ns()))  # its users read it again
+            store.written()
 
 
 def _rebuild_chunks(index: Index) -> None:

@@ -115,6 +115,8 @@ def scan(
         removed_set = set(removed)
         done = 0
         known = {p: stamps[p].sha256 for p in changed if p in stamps}
+        if progress and changed:
+            progress("notes", 0, len(changed))  # the stage's clock starts here (its rate, its time left)
         for batch in _reader(root, sorted(changed), known):
             with catalog.write():
                 for read in batch:

@@ -15,6 +15,7 @@ after every write, and rebuilt beyond it (`brain/index/sync/disk_bound.py`); `br
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -197,3 +198,45 @@ def rebuild_collection(
             end = start + HNSW_BATCH
             new.add(ids=list(ids[start:end]), embeddings=embeddings[start:end], metadatas=list(metadatas[start:end]))
     remove_orphan_segments(store.path)
+
+
+# ---------------------------------------------------------------- what the store keeps of the notes' text
+
+
+def kept_strings(chroma_dir: Path) -> list[tuple[str | None, str]]:
+    """Every string of the records' metadata the embedded store keeps (a chunk's `section` is a heading
+    of its note), with the note's path where the metadata names it: the metadata records hold now
+    (`embedding_metadata`) and Chroma's own operation log (`embeddings_queue`), which keeps every
+    write's metadata until its vector index is written out. `brain redact` looks for secrets there."""
+    found: list[tuple[str | None, str]] = []
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{chroma_dir / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
+            for (text,) in db.execute("SELECT metadata FROM embeddings_queue WHERE metadata IS NOT NULL"):
+                found += _metadata_strings(text)
+            found += db.execute(
+                "SELECT p.string_value, m.string_value FROM embedding_metadata m "
+                "LEFT JOIN embedding_metadata p ON p.id = m.id AND p.key = 'path' "
+                "WHERE m.string_value IS NOT NULL AND m.key != 'path'"
+            ).fetchall()
+    except (sqlite3.Error, OSError):  # no store yet, or one of another layout
+        return found
+    return found
+
+
+def _metadata_strings(text: Any) -> list[tuple[str | None, str]]:
+    try:
+        metadata = json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        return []
+    if not isinstance(metadata, dict):
+        return []
+    path = metadata.get("path") if isinstance(metadata.get("path"), str) else None
+    return [(path, value) for key, value in metadata.items() if isinstance(value, str) and key != "path"]
+
+
+def compact_store(chroma_dir: Path) -> None:
+    """Rewrite `chroma.sqlite3` without free pages (what deleted rows held), its journal emptied.
+    Under the index lock, after the collections holding old text were rebuilt."""
+    with contextlib.closing(sqlite3.connect(str(chroma_dir / "chroma.sqlite3"), timeout=60)) as db:
+        db.execute("VACUUM")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -52,6 +52,9 @@ EMBEDDER_KEY = "embedder"
 CHUNKING_KEY = "chunking"  # chunking.CHUNKING_VERSION of the texts the vectors were made from
 ROOT_KEY = "vault_root"  # collection metadata on a server: the folder of the vault that uses it
 STAMP_KEY = "vectors_stamp"  # the store's stamp when brain last knew it held what the catalog says
+# The shipped all-MiniLM-L6-v2 run on its float graph: what wrote every vault's vectors before the
+# int8 kernels (index/embedders/int8_kernels.py); `embedder = "minilm-float"` still runs it.
+FLOAT_MINILM = "all-MiniLM-L6-v2:int8-onnx"
 DROPPED_KEY = "collections_dropped"  # when `brain reindex` last dropped every collection of the vault (time_ns)
 
 Metadata = Mapping[str, str | int | float | bool | None]  # one record's metadata, as Chroma takes it
@@ -160,11 +163,16 @@ class VectorStore:
         """Refuse to use vectors written by another embedder."""
         written = self.catalog.peek_meta(EMBEDDER_KEY)
         if written is not None and written != self.embedder_id:
+            back = (
+                ' (or keep them: embedder = "minilm-float" under [index] in .brain/config.toml runs the model as it made them)'
+                if written == FLOAT_MINILM and self.embedder_id.startswith(FLOAT_MINILM.removesuffix("-onnx"))
+                else " (or switch the embedder back)"
+            )
             raise IndexMismatch(
                 f"the vectors of this vault were made by embedder '{written}', but the embedder in use is "
                 f"'{self.embedder_id}'; ",
                 Remedy("reindex"),
-                " to rebuild them (or switch the embedder back)",
+                f" to rebuild them{back}",
             )
 
     @_serialized

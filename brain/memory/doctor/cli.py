@@ -12,6 +12,7 @@ from brain.memory.doctor.service import check_facts, check_history, check_index,
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.notes.history import history_usage
 from brain.memory.notes.view import finished_move_line, usage_json, usage_line
+from brain.plain import counted
 from brain.vault.init import Initialized, initialize
 from brain.vault.note_files import BRAIN_DIR, templates_folder
 
@@ -99,8 +100,8 @@ def doctor(
         typer.echo(f"fixed: {line}")
     for finding in findings:
         typer.echo(f"{finding.kind:15} {finding.path}: {finding.message}\n{'':15} fix: {finding.fix}")
-    counted = f"{len(findings)} findings" if findings else "no problems found"
-    typer.echo(f"{counted} in {len(corpus.notes())} notes")
+    found = counted(len(findings), "finding") if findings else "no problems found"
+    typer.echo(f"{found} in {counted(len(corpus.notes()), 'note')}")
     typer.echo(usage_line(usage))
     for line in segment_lines(found_segments):
         typer.echo(line)

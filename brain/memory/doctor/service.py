@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path, PurePosixPath
+
 from brain.markdown.model import Note
 from brain.markdown.summary import causes_named
 from brain.memory.causal.graph import find_cycles
@@ -13,8 +15,40 @@ from brain.memory.finding import Finding
 from brain.memory.patterns.note import pattern_from_note
 from brain.memory.runs.note import run_from_note
 from brain.memory.tips.note import tip_from_note
-from brain.vault.note_files import SkipKind
+from brain.plain import counted
+from brain.vault.note_files import SkipKind, other_files
 from brain.vault.vault import Vault
+
+
+class _Attachments:
+    """The vault's files that are not notes, listed at the first link no note answers (most vaults
+    have none), found as Obsidian finds an attachment: by its name anywhere, or by its path."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._names: set[str] | None = None
+        self._paths: list[str] = []
+
+    def has(self, target: str) -> bool:
+        if self._names is None:
+            self._paths = [path.casefold() for path in other_files(self.root)]
+            self._names = {path.rsplit("/", 1)[-1] for path in self._paths}
+        wanted = target.strip().replace("\\", "/").lstrip("/").casefold()
+        if "/" not in wanted:
+            return wanted in self._names
+        return any(path == wanted or path.endswith("/" + wanted) for path in self._paths)
+
+
+def _broken(path: str, target: str) -> Finding:
+    """A link no note answers; one that names a file by its extension (`diagram.png`) no file either."""
+    if PurePosixPath(target).suffix.lower() not in ("", ".md"):
+        return Finding(
+            "broken-link",
+            path,
+            f"[[{target}]] matches no note or file",
+            "put the file in the vault or correct the link",
+        )
+    return Finding("broken-link", path, f"[[{target}]] matches no note", "create the note or correct the link")
 
 
 def typed_problems(note: Note) -> tuple[str, ...]:
@@ -35,6 +69,7 @@ def typed_problems(note: Note) -> tuple[str, ...]:
 def check_notes(corpus: Corpus) -> list[Finding]:
     findings: list[Finding] = []
     resolver = corpus.resolver()
+    attachments = _Attachments(corpus.vault.root)
     for note in corpus.notes():
         path = note.path or ""
         for problem in typed_problems(note):
@@ -46,10 +81,10 @@ def check_notes(corpus: Corpus) -> list[Finding]:
             if target.lower() in own:
                 continue
             found = resolver.candidates(target)
+            if not found and attachments.has(target):
+                continue  # an embed or link of a file that is there (`![[diagram.png]]`), as Obsidian finds it
             if not found:
-                findings.append(
-                    Finding("broken-link", path, f"[[{target}]] matches no note", "create the note or correct the link")
-                )
+                findings.append(_broken(path, target))
             elif len(found) > 1:
                 findings.append(
                     Finding(
@@ -119,13 +154,18 @@ def check_index(vault: Vault) -> list[Finding]:
             Finding(
                 "stale-index",
                 where,
-                f"{status.changed_files} note files changed since the last index",
+                f"{counted(status.changed_files, 'note file')} changed since the last index",
                 "run `brain index`, or keep `brain watch` running",
             )
         )
     if status.vectors_embedder and status.pending_vectors:
         findings.append(
-            Finding("stale-index", where, f"{status.pending_vectors} notes wait for their vectors", "run `brain index`")
+            Finding(
+                "stale-index",
+                where,
+                f"{counted(status.pending_vectors, 'note')} without vectors yet",
+                "run `brain index`",
+            )
         )
     if status.vectors_missing:
         findings.append(

@@ -40,12 +40,19 @@ def list_notes(
             continue
         if note_type and note.type != note_type:
             continue
-        if wanted_tag and wanted_tag not in {item.casefold() for item in note.tags}:
+        if wanted_tag and not any(has_tag(item, wanted_tag) for item in note.all_tags):
             continue
         listed = _listed(corpus, note)
         if listed is not None:
             found.append(listed)
     return sorted(found, key=lambda item: item.path)
+
+
+def has_tag(tag: str, wanted: str) -> bool:
+    """Whether a note's `tag` is the `wanted` one (casefolded), or nested under it, as Obsidian's tag
+    search finds `#project/mobile` for `project`."""
+    found = tag.casefold()
+    return found == wanted or found.startswith(wanted + "/")
 
 
 def recent(
@@ -91,4 +98,4 @@ def _listed(corpus: Corpus, note: Note) -> Listed | None:
     except OSError:
         return None
     modified = datetime.fromtimestamp(info.st_mtime, UTC)  # exact: notes changed in one second keep their order
-    return Listed(note.path or "", note.title, note.type or "note", tuple(note.tags), modified)
+    return Listed(note.path or "", note.title, note.type or "note", note.all_tags, modified)

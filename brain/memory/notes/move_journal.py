@@ -64,6 +64,11 @@ class Moved:
     notes: tuple[str, ...]  # notes whose links were rewritten
     failed: tuple[str, ...] = ()  # notes whose links could not be rewritten, each with why
 
+    @property
+    def moved(self) -> bool:
+        """False for a move onto the note's own path: nothing moved."""
+        return self.path != self.moved_from
+
 
 def pending_path(vault: Vault) -> Path:
     return vault.brain_dir / "journal" / MOVES_DIR / PENDING_FILE  # memory/front_door.py's PENDING_MOVE
@@ -114,11 +119,21 @@ def read_plan(vault: Vault) -> MovePlan | None:
         ) from None
 
 
-def carry_out(vault: Vault, plan: MovePlan, title: str | None = None) -> Moved:
+def carry_out(vault: Vault, plan: MovePlan, title: str | None = None, *, planned_now: bool = False) -> Moved:
     """Do what `plan` still lists: move the file, set its title, rewrite the links; then remove the
-    plan. `title` is the note's title after the move, as the caller shows it (default: its new title)."""
+    plan. `title` is the note's title after the move, as the caller shows it (default: its new title).
+
+    A plan `planned_now` moves its file first or does nothing: a file that took the new path since
+    the plan was made refuses the move, the plan is dropped, and no link changes. A plan found
+    written down (a move killed part-way) moves the file only if it is still where it was."""
     source, target = vault.safe_path(plan.source), vault.safe_path(plan.target)
-    if source.is_file() and not target.exists():
+    if planned_now:
+        try:
+            vault.move(plan.source, plan.target)
+        except BrainError:
+            pending_path(vault).unlink(missing_ok=True)
+            raise
+    elif source.is_file() and not target.exists():
         vault.move(plan.source, plan.target)
     if plan.title is not None and target.is_file():
         vault.update(plan.target, partial(_retitled, old=plan.old_title, new=plan.title))

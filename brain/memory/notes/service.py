@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import unicodedata
@@ -23,7 +24,7 @@ from brain.memory.facts.holds import held_titles
 from brain.memory.facts.note import changed_managed_keys
 from brain.memory.notes import move_journal
 from brain.memory.notes.move_journal import Moved
-from brain.vault.vault import TYPE_FOLDERS
+from brain.vault.vault import TYPE_FOLDERS, Vault
 
 DEFAULT_FOLDER = "notes"
 
@@ -173,8 +174,8 @@ def move_note(corpus: Corpus, name: str, destination: str, *, update_links: bool
     title follows a new file name unless the note's title was set to something other than its
     old file name. The whole move is written down first (`move_journal`), so a move killed
     part-way is finished by the next brain command. A new file name another note already has is
-    refused: the links to that note would become ambiguous. A move onto the note's own path
-    changes nothing.
+    refused: the links to that note would become ambiguous; so is a path where a file is already.
+    A move onto the note's own path changes nothing (and `Moved.moved` says so).
     """
     vault = corpus.vault
     with move_journal.locked(vault):
@@ -185,10 +186,19 @@ def move_note(corpus: Corpus, name: str, destination: str, *, update_links: bool
         note = corpus.get(source)
         if vault.safe_path(target) == vault.safe_path(source):
             return Moved(source, note.title, source, 0, ())
+        _refuse_taken_file(vault, source, target)
         _refuse_taken_name(resolver, source, target)
         plan, title = _plan(corpus, source, target, note, update_links)
         move_journal.write_plan(vault, plan)
-        return move_journal.carry_out(vault, plan, title)
+        return move_journal.carry_out(vault, plan, title, planned_now=True)
+
+
+def _refuse_taken_file(vault: Vault, source: str, target: str) -> None:
+    """A file is there already (a note, or a file brain does not read as one): nothing moves onto
+    it. The same file under another case, on a disk that ignores case, is a rename of the note."""
+    there, mine = vault.safe_path(target), vault.safe_path(source)
+    if there.exists() and not (mine.exists() and os.path.samefile(mine, there)):
+        raise NoteExists(f"'{target}' exists already; move the note to another name")
 
 
 def _destination(source: str, destination: str) -> str:

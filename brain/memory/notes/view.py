@@ -67,6 +67,8 @@ def context_json(built: BuiltContext) -> dict[str, Any]:
 
 
 def moved_line(moved: Moved) -> str:
+    if not moved.moved:
+        return f"{moved.path} is there already; nothing moved"
     updated = f"{_count(moved.links, 'link')} in {_count(len(moved.notes), 'note')} updated"
     line = f"moved {moved.moved_from} to {moved.path}; {updated}"
     if moved.failed:
@@ -84,6 +86,7 @@ def moved_json(moved: Moved) -> dict[str, Any]:
         "path": moved.path,
         "title": moved.title,
         "moved_from": moved.moved_from,
+        "moved": moved.moved,
         "links_updated": moved.links,
         "notes_updated": list(moved.notes),
         "failed": list(moved.failed),

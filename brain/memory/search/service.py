@@ -348,8 +348,12 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
             params += [folder, len(folder) + 1, f"{folder}/"]
         clauses.append("(" + " OR ".join(parts) + ")")
     for tag in filters.tags:
-        clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.note_id = n.id AND t.tag = ?)")
-        params.append(tag.strip().lstrip("#").lower())
+        # the tag or one nested under it (`project` finds `project/mobile`, as Obsidian's tag search does)
+        wanted = tag.strip().lstrip("#").lower()
+        clauses.append(
+            "EXISTS (SELECT 1 FROM tags t WHERE t.note_id = n.id AND (t.tag = ? OR substr(t.tag, 1, ?) = ?))"
+        )
+        params += [wanted, len(wanted) + 1, f"{wanted}/"]
     for key, value in filters.fields:
         key = key.strip()
         if not key or '"' in key or "\\" in key:

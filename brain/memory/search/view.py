@@ -38,6 +38,10 @@ def search_lines(report: SearchReport, query: str, wordings: Mapping[str, str]) 
 
 
 def pending_line(pending: int, wordings: Mapping[str, str]) -> str:
-    """Said beside the hits when changed notes wait for vectors (search embeds only a bounded number);
-    `wordings` is the front end's for remedies (cli/remedies.py, mcp/remedies.py)."""
-    return f"{pending} changed notes are not in vector search yet; {Remedy('embed_pending').worded(wordings)}"
+    """Said beside the hits when notes wait for vectors (a first index under way, notes changed: search
+    embeds only a bounded number itself) and are found by their words meanwhile; `wordings` is the
+    front end's for remedies (cli/remedies.py, mcp/remedies.py)."""
+    return (
+        f"{pending} notes are not in vector search yet (found by their words only); "
+        f"{Remedy('embed_pending').worded(wordings)}"
+    )

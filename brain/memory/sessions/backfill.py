@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,8 @@ from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.ingest import extract_transcript, store_extracted
 from brain.memory.sessions.redact import redactor_for
 from brain.memory.sessions.transcripts.files import TranscriptReader, obj, transcript_files
+from brain.vault.atomic import write_json
+from brain.vault.state_files import PRIVATE
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
@@ -120,7 +121,7 @@ def _first_records(file: Path) -> Iterator[dict[str, Any]]:
             for _, line in zip(range(_PEEK_LINES), lines, strict=False):
                 try:
                     record = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # not JSON, or nested too deep to parse
                     continue
                 if isinstance(record, dict):
                     yield record
@@ -165,7 +166,5 @@ def _load(path: Path) -> dict[str, str]:
 
 
 def _save(path: Path, seen: dict[str, str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(seen, indent=0, sort_keys=True), encoding="utf-8")
-    os.replace(temporary, path)
+    """The record, whole and readable by its owner only (it names every session read)."""
+    write_json(path, dict(sorted(seen.items())), indent=0, mode=PRIVATE)

@@ -254,6 +254,7 @@ _NAMES_AN_ERROR = re.compile(
     r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b|No such file|not found|Permission denied"
     r"|^[\w./\\-]+\.\w+:\d+(?::\d+)?:\s+[^\s:]|^--- FAIL: |^panic: "
 )
+_ESCAPED_BREAK = re.compile(r"(?<![\"'`])\\n(?![\"'`])")
 _TASK_PREFIX = re.compile(r"^\[[\w:.-]+\]\s+")  # a task runner's `[lint:go] ` before each line of a task
 _BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint run ./...`: the command, not its error
 _EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
@@ -265,12 +266,12 @@ def error_line(text: str) -> str:
     compiler's or linter's `file:line:col: message` (a task runner's `[task] ` before it or not), Go's `--- FAIL: Test...` and `panic: ...`) and
     is not a runner's wrapper around it (`[lint] ERROR task failed`, `FAIL pkg [build failed]`,
     `make: *** ...`, `npm ERR! ...`, `husky - ... failed`), else the first line past an `Exit code N`
-    line and a runner's echo of the command (`[lint] $ golangci-lint run`). Claude Code's `<tool_use_error>` tags are not part of it, and an output with no line break
-    but escaped ones (`\\n`: a hook's message passed on as JSON) is read by those."""
+    line and a runner's echo of the command (`[lint] $ golangci-lint run`). Claude Code's `<tool_use_error>` tags are not part of it, and escaped line breaks (`\\n`: a
+    hook's message passed on as JSON) are read as line breaks: the line holds no literal `\\n` but a
+    quoted one (`rg: the literal "\\n" is not allowed`)."""
     if _TOOL_ERROR_TAG.search(text):  # Claude Code's own message; Edit's echo of the text it sought follows it
         text = _ECHOED_INPUT.sub("", _TOOL_ERROR_TAG.sub("", text))
-    if "\n" not in text and "\\n" in text:
-        text = text.replace("\\n", "\n")
+    text = _ESCAPED_BREAK.sub("\n", text)  # a hook's message passed on as JSON; a quoted "\\n" is named, kept
     for line in text.splitlines():
         if line.startswith("E   "):
             return line[1:].strip()

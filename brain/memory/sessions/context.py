@@ -16,6 +16,7 @@ patterns and the tips for it; the core tips were given at the start).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -104,26 +105,35 @@ def first_prompt(
     similar: bool = True,
     namespaces: tuple[str, ...] = (),
     project: str | None = None,
+    given: Collection[str] = (),
 ) -> str:
     """The text for a session's first prompt, or '' when nothing in the vault is close to it.
-    `similar=False` leaves out what needs the vault's patterns and tips embedded (facts only)."""
+    `similar=False` leaves out what needs the vault's patterns and tips embedded (facts only); the
+    notes titled in `given` (handed to the session already, at its start) are left out."""
     from brain.memory.tips.service import guidelines
 
-    sections = {"Facts valid now": facts_named_in(corpus, prompt, namespaces=namespaces or None, caller=caller)}
+    sections = {
+        "Facts valid now": facts_named_in(corpus, prompt, namespaces=namespaces or None, caller=caller, given=given)
+    }
     if similar:
-        sections["Patterns for this task"] = relevant_patterns(corpus, prompt, None, project=project)
-        sections["Tips for this task"] = tip_lines(replace(guidelines(corpus, prompt, project=project), core=()))
+        sections["Patterns for this task"] = relevant_patterns(corpus, prompt, None, project=project, given=given)
+        found = guidelines(corpus, prompt, project=project)
+        sections["Tips for this task"] = tip_lines(
+            replace(found, core=(), matches=tuple(g for g in found.matches if g.tip.title not in given))
+        )
     if not any(sections.values()):
         return ""
     text, _, _ = pack(" ".join(prompt.split())[:120], sections, budget)
     return text
 
 
-def relevant_patterns(corpus: Corpus, task: str, embedder: Embedder | None, *, project: str | None = None) -> list[str]:
+def relevant_patterns(
+    corpus: Corpus, task: str, embedder: Embedder | None, *, project: str | None = None, given: Collection[str] = ()
+) -> list[str]:
     candidates = [
         found[:5]
         for found in corpus.summaries(CANDIDATES, "pattern", _candidate, _is_candidate)
-        if found is not None and (project is None or found[5] in (None, project))
+        if found is not None and (project is None or found[5] in (None, project)) and found[0] not in given
     ]
     if not candidates:
         return []
@@ -212,8 +222,10 @@ def facts_named_in(
     namespaces: list[str] | tuple[str, ...] | None = None,
     caller: str | None = None,
     now: datetime | None = None,
+    given: Collection[str] = (),
 ) -> list[str]:
-    """Lines for the facts valid now about the subjects the task names (see the module doc)."""
+    """Lines for the facts valid now about the subjects the task names (see the module doc), but the
+    facts titled in `given`."""
     from brain.memory.facts.recall import recall_facts
     from brain.memory.facts.settings import load_settings
 
@@ -231,7 +243,7 @@ def facts_named_in(
         found = recall_facts(
             corpus, subject=subject, namespaces=chosen, limit=FACTS_PER_SUBJECT, caller=caller, now=now
         )
-        lines += [fact_line(hit.fact) for hit in found.hits]
+        lines += [fact_line(hit.fact) for hit in found.hits if hit.fact.title not in given]
     return lines
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.errors import InvalidInput, UsageError
+from brain.errors import BrainError, InvalidInput, UsageError
+from brain.markdown.depth import MAX_DEPTH
 from brain.memory.projects.service import ProjectRef, locate
 from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.redact import Redactor, markers, redactor_for
@@ -28,6 +29,7 @@ from brain.memory.sessions.transcripts.files import (
     formats,
     transcript_files,
 )
+from brain.vault.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus
@@ -87,10 +89,16 @@ def extract_transcript(
     builder.session_id = stats.session_id or file.stem
     builder.cwd = stats.cwd
     warnings = []
-    if stats.skipped_lines:
-        warnings.append(f"{file.name}: skipped {stats.skipped_lines} lines that are not JSON")
-    if stats.unknown:
-        shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unknown.items()))
+    if stats.skipped_lines > stats.too_deep:
+        warnings.append(f"{file.name}: skipped {stats.skipped_lines - stats.too_deep} lines that are not JSON")
+    if stats.too_deep:
+        warnings.append(f"{file.name}: skipped {stats.too_deep} lines nested too deep to read")
+    if stats.pruned:
+        warnings.append(
+            f"{file.name}: read {stats.pruned} records without their values nested more than {MAX_DEPTH} levels deep"
+        )
+    if stats.unread:
+        shown = ", ".join(f"{name} ({count})" for name, count in sorted(stats.unread.items()))
         warnings.append(f"{file.name}: skipped records of types brain does not know: {shown}")
     if builder.omitted_events:
         warnings.append(
@@ -189,25 +197,39 @@ def store_extracted(
     redactor = redactor_for(vault.brain_dir)
     results: list[tuple[Extracted, str | None, str]] = []
     for item in items:
-        clean = named_for_session(corpus, redacted(item, redactor))
         if dry_run:
-            results.append((clean, None, "would write"))
+            results.append((named_for_session(corpus, redacted(item, redactor)), None, "would write"))
             continue
-        stored = store_extract(corpus, clean)
+        clean, stored = store_named(corpus, redacted(item, redactor))
         verb = "created" if stored.created else ("updated" if stored.changed else "unchanged")
         results.append((clean, stored.path, verb))
     return results
 
 
+def store_named(corpus: Corpus, item: Extracted) -> tuple[Extracted, StoredEpisode]:
+    """Name a redacted extract (`named_for_session`) and store it, both under the vault's write lock:
+    two sessions whose ids begin alike, extracted at once, never take one name. The index hears of
+    the note once the lock is let go."""
+    vault = corpus.vault
+    with vault.batched_changes(), vault.locked():
+        named = named_for_session(corpus, item)
+        return named, store_extract(corpus, named)
+
+
 def named_for_session(corpus: Corpus, item: Extracted) -> Extracted:
     """A transcript's episode under the first of its names whose note holds the same session, else the
-    first name no note has: another session's note is never updated with this one."""
+    first name no note has: another session's note is never updated with this one. The episodes
+    folder is looked at too: a note another process wrote a moment ago may not be indexed yet."""
     if not isinstance(item, TranscriptExtracted) or not item.names:
         return item
     names = item.names
     held = {
         note.title: note.frontmatter.get("session") for note in corpus.select("episode", lambda h: h.title in names)
     }
+    for name in names:
+        relative = f"{TYPE_FOLDERS['episode']}/{corpus.vault.filename_for(name)}"
+        if name not in held and corpus.vault.safe_path(relative).is_file():
+            held[name] = _session_of(corpus, relative)
     mine = [name for name in names if name in held and str(held[name]) == item.episode.session]
     free = [name for name in names if name not in held]
     if not mine and not free:
@@ -218,6 +240,13 @@ def named_for_session(corpus: Corpus, item: Extracted) -> Extracted:
     return replace(
         item, episode=replace(item.episode, title=title, episode_id="episode-" + title.removeprefix("EPISODE-"))
     )
+
+
+def _session_of(corpus: Corpus, relative: str) -> Any:
+    try:
+        return corpus.vault.read(relative).note.frontmatter.get("session")
+    except BrainError:  # a file brain cannot read as a note: taken all the same
+        return None
 
 
 def store_extract(corpus: Corpus, item: Extracted) -> StoredEpisode:

@@ -117,9 +117,8 @@ def end_session(
     from brain.memory.sessions.ingest import (
         TranscriptExtracted,
         extract_transcript,
-        named_for_session,
         redacted,
-        store_extract,
+        store_named,
     )
     from brain.memory.sessions.redact import markers, redactor_for
 
@@ -128,9 +127,7 @@ def end_session(
             f"session log '{session_log}' does not exist; give the transcript or log of the session that ended"
         )
     redactor = redactor_for(vault.brain_dir)
-    extracted = named_for_session(
-        corpus, redacted(extract_transcript(session_log, readers, format, redactor), redactor)
-    )
+    extracted = redacted(extract_transcript(session_log, readers, format, redactor), redactor)
     named = [pattern_service.find_pattern(corpus, name) or corpus.resolver().resolve(name) for name in patterns]
     if isinstance(extracted, TranscriptExtracted):  # the reader saw every PATTERN- name as it streamed the file
         text = " ".join(extracted.patterns_named)
@@ -138,8 +135,8 @@ def end_session(
         text = Path(session_log).read_text(encoding="utf-8-sig")
     used = list(dict.fromkeys(named + _patterns_named_in(corpus, text)))
     before = {p.title for p in pattern_service.antipatterns(corpus)}
+    extracted, stored = store_named(corpus, extracted)
     episode = extracted.episode
-    stored = store_extract(corpus, extracted)
     titles = []
     for path in used:
         if _has_evidence(corpus, path, episode.title):  # the same session ended again (a transcript that grew)

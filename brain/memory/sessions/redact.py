@@ -4,7 +4,9 @@ Built in (`KINDS`; docs/promises.md has the table of kinds and their shapes):
 API keys of the common providers (Anthropic, OpenAI, AWS access keys, GitHub and GitLab tokens,
 Slack, Stripe, Google, SendGrid, npm), private key blocks (PEM, OpenSSH, PGP), JWTs,
 `Authorization` and `Bearer` headers, passwords in URLs, `password=` / `token=` / `secret=` /
-`api_key:` style assignments (a quoted value goes whole, spaces and `&` included), and the
+`api_key:` style assignments, the secret word anywhere in the name (`SECRET_KEY_BASE=`,
+`DB_PASSWORD_PROD=`, `"secretKey":`) unless the name's last word says what the value is instead
+(`_PATH`, `_TYPE`, `_URL`, `_ID`, ...; a quoted value goes whole, spaces and `&` included), and the
 credentials of everyday command lines (`--password X`, `--account-key X`, mysql `-pX`,
 `curl -u user:pass`, `aws configure set aws_secret_access_key X`). Where a name says what the
 value is, the name is kept and only the value is replaced. A vault adds its own under
@@ -61,6 +63,16 @@ def _valued(name: str, needles: str, pattern: str, *, numbers: bool = True) -> K
 
 
 _SECRET_NAME = r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret)"
+# The secret word ends a word of the name: the name ends, or `_` `.` `-` or a capital (camelCase) follow.
+# `SECRET_KEY_BASE`, `DB_PASSWORD_PROD` and `secretKey` are secret names; `tokenizer` and `passwords` not.
+_WORD_END = r"(?:(?=[_.-])|(?-i:(?<=[a-z])(?=[A-Z]))|(?![A-Za-z0-9]))"
+# A name whose last word is one of these names what a secret is not: its kind, size, place, name or id.
+_NOT_A_SECRET = frozenset(
+    "type types kind count length len size limit min max url uri urls endpoint host path paths file files dir "
+    "name names id ids arn ref env var field header prompt hint policy required enabled format version expiry "
+    "expires expiration ttl at in store manager provider source label mode usage used".split()
+)
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _FLAG = (
     r"(?:password|passwd|secret|token|api-?key|access-key|secret-key|secret-access-key|account-key|"
     r"client-secret|auth-token|access-token|sas-token|storage-key)"
@@ -96,7 +108,7 @@ KINDS: tuple[Kind, ...] = (
     _valued(
         "bearer",
         "bearer token",
-        r"\b[Bb]earer\s+([A-Za-z0-9._\-+/=]{16,})|\b[Tt]oken\s+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
+        r"\b[Bb]earer[ \t]+([A-Za-z0-9._\-+/=]{16,})|\b[Tt]oken[ \t]+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
     ),
     _valued(
         "authorization",
@@ -133,7 +145,8 @@ KINDS: tuple[Kind, ...] = (
     _valued(
         "assignment",
         "pass pwd secret token key",
-        r"(?i)(?<![A-Za-z0-9])[\w.-]*?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*"
+        # the whole name, taken at once (`++`: no backtracking into it), when a secret word ends a word of it
+        r"(?i)(?<![\w.-])(?=[\w.-]*?" + _SECRET_NAME + _WORD_END + r")(?P<name>[\w.-]++)[\"']?\s*(?:=|:)\s*"
         r"(?:\"((?:[^\"\\\n]|\\.){3,})\"|'([^'\n]{3,})'|[\"']?([^\s\"',;&)}\]<>${][^\s\"',;&)}\]]{3,}))",
     ),
 )
@@ -216,15 +229,27 @@ def _secret(match: re.Match[str], kind: Kind) -> tuple[int, int]:
     """The span of `match` that is the secret: all of it, or its value group; (0, 0) for none."""
     if not kind.valued:
         return match.span()
-    group = next((number for number in range(1, len(match.groups()) + 1) if match.group(number) is not None), None)
+    named = match.re.groupindex.get("name")
+    group = next(
+        (number for number in range(1, len(match.groups()) + 1) if number != named and match.group(number) is not None),
+        None,
+    )
     if group is None:
         return 0, 0
     secret = match.group(group)
     if _PLACEHOLDER.match(secret) or (kind.numbers and _NUMBER.match(secret)):
         return 0, 0
+    if named is not None and _names_no_secret(match.group(named)):
+        return 0, 0
     if kind.name == "option-secret" and secret.lower() in _PROSE:
         return 0, 0
     return match.span(group)
+
+
+def _names_no_secret(name: str) -> bool:
+    """Whether a name's last word says its value is no secret (`SECRET_KEY_PATH`, `tokenType`)."""
+    words = _NAME_WORDS.findall(name)
+    return bool(words) and words[-1].lower() in _NOT_A_SECRET
 
 
 def markers(value: Any) -> int:

@@ -4,8 +4,8 @@
   blocks an IDE, a shell or a hook put in the message taken out).
 - session, date, duration_minutes: the transcript's session id; its first timestamp; first to last.
 - metrics: tool_calls of the session and its subagents, once per call id (a resumed or forked
-  transcript replays earlier calls); errors = error results; recoveries = errors followed by a
-  success of the same tool on the same file or command (`uv run` / `cd x &&` / env stripped);
+  transcript replays earlier calls); errors = error results; recoveries = errors followed by a later
+  call that succeeded on what failed or supplied what it lacked (`recoveries` has the rules);
   commits = `git commit` runs that succeeded; files_changed = distinct files written or edited (an
   edit tool, or a shell's plain redirection); input/output/cache tokens as the agent reported them.
 - every text cut short (task, command, error line, decision, plan, tool output) is redacted first (`clip`).
@@ -15,8 +15,11 @@
 - decisions: the agent states a choice ("I'll use X instead of Y", "going with", "rather than",
   "option"), a plan the user approved or rejected (Claude Code's ExitPlanMode), the agent changing
   approach after a failure. Chosen = the agent's sentence, rationale = its own "because ..." words,
-  outcome = failure when an error after it stayed unrecovered, else success.
-- lessons: one per error -> recovery pair: what failed and what made it work again.
+  outcome = failure when an error after it stayed unrecovered (a failed look, a read or an `ls` of
+  what is not there, does not count), else success.
+- lessons: one per error -> recovery pair: what failed, then what was different in what worked
+  ("`cat a.yaml` failed (cat: a.yaml: No such file or directory): `a.yaml` did not exist; `touch a.yaml`
+  created it"); a retry that worked unchanged says so (flaky).
 - outcome: failure when a test, build, lint or typecheck run failed and never passed after, or the
   session ends on failing tests or an error result (an earlier failed `ls` does not count); partial
   when it ends with open todo items or the user rejecting, correcting or interrupting; else success.
@@ -33,8 +36,9 @@ from typing import NotRequired, TypedDict, Unpack
 from brain.markdown.model import Decision, Episode, Event
 from brain.memory.episodes.service import episode_title
 from brain.memory.episodes.signature import relative
-from brain.memory.sessions import choices
+from brain.memory.sessions import choices, recoveries
 from brain.memory.sessions import commands as cmd
+from brain.memory.sessions.recoveries import Attempt, Found, Lack
 from brain.memory.sessions.transcripts.files import PREVIEW, Act, preview, request_text
 
 MAX_EVENTS = 300
@@ -57,6 +61,8 @@ class _Call:
     plan: str = ""
     check: str | None = None  # a test, build, lint or typecheck run: its command key
     read: str = ""  # the file a read tool read
+    attempt: Attempt | None = None  # the call as recovery reads it
+    call_id: str = ""
 
 
 @dataclass
@@ -64,8 +70,11 @@ class _Open:
     event: int  # index of the error event
     text: str
     detail: str = ""  # the line of the output that names the error
-    fixes: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)  # what was done since that may have fixed it
     command: str | None = None  # the shell command that failed
+    attempt: Attempt = field(default_factory=lambda: Attempt("", None))
+    lack: Lack = field(default_factory=Lack)
+    call_id: str = ""
 
 
 class _EventRecord(TypedDict):
@@ -208,11 +217,16 @@ class Builder:
         if command:
             files = files or (cmd.patch_files(command) if "apply_patch" in command else cmd.redirected_files(command))
         same = cmd.command_key(command) if command else None
-        key = f"{act.agent}:{act.name}:" + (same or ",".join(files))
+        read = cmd.read_file(act.name, act.args)
+        key = f"{act.agent}:{act.name}:" + (same or ",".join(files) or read)
         plan = str(act.args.get("plan", "")) if act.name in cmd.PLAN_TOOLS else ""
         check = same if command and cmd.is_check(command) else None
-        read = cmd.read_file(act.name, act.args)
-        self.pending[act.call_id] = _Call(act.name, act.timestamp, command, files, key, plan, check, read)
+        workdir = act.args.get("workdir")
+        cwd = act.cwd or (workdir if isinstance(workdir, str) else "") or self.cwd or ""
+        attempt = Attempt.of(act.name, command, cwd, files, act.args)
+        self.pending[act.call_id] = _Call(
+            act.name, act.timestamp, command, files, key, plan, check, read, attempt, act.call_id
+        )
         if act.name in cmd.TODO_TOOLS:
             items = act.args.get("todos", act.args.get("plan", []))
             if isinstance(items, list):
@@ -234,7 +248,10 @@ class Builder:
             self.errors += 1  # an error result all the same; the reader marked the rejection itself
             self.last_result_error = False
             return
+        self._outcome(call, act)
         self._attempt(call, act)
+
+    def _outcome(self, call: _Call, act: Act) -> None:
         tests = call.command is not None and cmd.is_test_run(call.command)
         failed = cmd.tests_failed(act.text, act.is_error) if tests else act.is_error
         if call.check is not None and failed:  # the outcome's rule: a check that failed and never passed again
@@ -252,7 +269,7 @@ class Builder:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
-            on = call.files or ([call.read] if call.read else [])
+            on = call.files or ([call.read] if call.read else [])  # the file, as the failure hook names it
             what = f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(on)}".strip()
             line = self.clip(cmd.error_line(act.text), 160)
             self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed")
@@ -271,15 +288,25 @@ class Builder:
         self._success(call, act, None, None)
 
     def _attempt(self, call: _Call, act: Act) -> None:
-        """What the agent did while errors were open (files edited or read, other commands run or tried)."""
-        if call.files and not act.is_error:
+        """What the agent did while errors were open that may have fixed them: files edited, commands
+        that change something (never an `ls` or a `git status`, nor a call that failed), files read
+        (for a failed edit or read: reading is what an edit on stale text lacked)."""
+        if act.is_error:
+            return
+        if call.files:
             done = [f"editing {name}" for name in call.files]
         elif call.command:
-            done = [f"{'trying' if act.is_error else 'running'} `{self._command(call.command, 80)}`"]
+            done = (
+                [f"running `{self._command(call.command, 80)}`"] if recoveries.changes_something(call.command) else []
+            )
         else:
-            done = [f"reading {call.read}"] if call.read and not act.is_error else []
+            done = [f"reading {call.read}"] if call.read else []
         for key, error in self.open_errors.items():
-            fresh = [step for step in done if key != call.key and step not in error.fixes]
+            if key == call.key or error.call_id == call.call_id:
+                continue
+            fresh = [step for step in done if step not in error.fixes]
+            if error.command:  # a command that failed is not fixed by reading a file
+                fresh = [step for step in fresh if not step.startswith("reading ")]
             error.fixes += fresh[: max(0, 5 - len(error.fixes))]
 
     def _on_usage(self, act: Act) -> None:
@@ -294,17 +321,19 @@ class Builder:
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
             detail = self.clip(cmd.error_line(act.text), 160) or "an error"
-            self.open_errors[call.key] = _Open(index, text, detail, command=call.command)
-        elif call.command and "retrying it" not in self.open_errors[call.key].fixes:
-            self.open_errors[call.key].fixes.append("retrying it")
+            attempt = call.attempt or Attempt(call.name, call.command)
+            lack = recoveries.lack(attempt, act.text)
+            self.open_errors[call.key] = _Open(index, text, detail, [], call.command, attempt, lack, call.call_id)
 
     def _success(self, call: _Call, act: Act, kind: str | None, text: str | None) -> None:
         self.user_stopped = False
-        opened = self.open_errors.pop(call.key, None) or self._recovered_by(call)
+        recovered = self._recovered(call, kind == "test")
+        if kind == "edit" and recovered and call.command:
+            kind = None  # a command that wrote files and recovered a failure: the event names the command
         if kind == "edit":
             name = ", ".join(call.files)
             last = self.events[-1] if self.events else None
-            if last and last["type"] == "edit" and last.get("files") == name and not opened:
+            if last and last["type"] == "edit" and last.get("files") == name and not recovered:
                 last["count"] += 1
                 last["text"] = f"Edited {name} ({last['count']} edits)"
                 return
@@ -314,31 +343,36 @@ class Builder:
                 self.events[index]["count"] = 1
         elif kind is not None and text is not None:
             index = self._event(kind, text, act.timestamp)
-        elif opened is not None:
-            what = f"`{self._command(call.command)}`" if call.command else call.name
+        elif recovered:
+            target = call.attempt.target if call.attempt else ""
+            what = f"`{self._command(call.command)}`" if call.command else f"{call.name} {target}".strip()
             index = self._event("recovery", f"{what} succeeded", act.timestamp)
         else:
             return
-        if opened is not None:
+        for opened, found in recovered:
             self.recoveries += 1
             if index >= 0 and opened.event >= 0:
                 self.events[index]["caused_by"].append(self.events[opened.event]["id"])
                 self.events[opened.event]["leads_to"].append(self.events[index]["id"])
-            failed = opened.command or call.command  # the lesson names the run that failed
-            said, later = self._command(failed or "", 80), self._command(call.command or "", 80)
-            fix = ", ".join(opened.fixes) or ("running it again" if later == said else f"running `{later}`")
-            subject = f"`{said}`" if failed else f"{call.name} on {', '.join(call.files) or 'the same input'}"
-            verb = "passed" if kind == "test" else "worked"
-            self.lessons.append(f"{subject} failed ({opened.detail}); it {verb} after {fix}.")
+            if opened.command:  # the lesson names the run that failed
+                subject = f"`{self._command(opened.command, 80)}`"
+            else:
+                on = ", ".join(opened.attempt.files) or cmd.read_file(
+                    opened.attempt.tool, {"path": opened.attempt.target}
+                )
+                subject = f"{opened.attempt.tool} on {on}" if on else opened.attempt.tool
+            self.lessons.append(f"{subject} failed ({opened.detail}): {self.clip(found.change, 400)}.")
 
-    def _recovered_by(self, call: _Call) -> _Open | None:
-        """The open error of another command that this successful one shows works now (`cmd.recovers`)."""
-        if not call.command:
-            return None
-        for key, error in self.open_errors.items():
-            if error.command and cmd.recovers(error.command, call.command):
-                return self.open_errors.pop(key)
-        return None
+    def _recovered(self, call: _Call, test: bool) -> list[tuple[_Open, Found]]:
+        """The open errors this successful call recovers, with what was different (`recoveries`)."""
+        if call.attempt is None:
+            return []
+        found = []
+        for key, error in list(self.open_errors.items()):
+            recovery = recoveries.recovery(error.attempt, error.lack, call.attempt, error.fixes, test=test)
+            if recovery is not None:
+                found.append((self.open_errors.pop(key), recovery))
+        return found
 
     def _plan(self, call: _Call, act: Act) -> None:
         approved = not act.is_error
@@ -419,7 +453,7 @@ class Builder:
 
     def episode(self) -> Episode:
         sid = self.names()[0].removeprefix("EPISODE-")
-        unrecovered = {error.event for error in self.open_errors.values()}
+        unrecovered = {error.event for error in self.open_errors.values() if not recoveries.looks(error.attempt)}
         decisions = []
         ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's
         renamed = {e["id"]: f"e{number:03d}" for number, e in enumerate(ordered, 1)}

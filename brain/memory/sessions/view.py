@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.memory.tips.view import learn_json, learned_counts
-from brain.plain import plain
+from brain.plain import counted, plain
 
 if TYPE_CHECKING:  # the services' types, for annotations: a view loads no service
     from brain.memory.sessions.backfill import Backfilled, Session
@@ -88,16 +88,17 @@ def extracted_json(item: Extracted, path: str | None, verb: str) -> dict[str, An
 def extracted_line(item: Extracted, path: str | None, verb: str) -> str:
     episode = item.episode
     line = (
-        f"{verb} {path or episode.title}  [{episode.outcome}] {len(episode.decisions)} decisions, "
-        f"{len(episode.events)} events, {len(episode.lessons)} lessons"
+        f"{verb} {path or episode.title}  [{episode.outcome}] {counted(len(episode.decisions), 'decision')}, "
+        f"{counted(len(episode.events), 'event')}, {counted(len(episode.lessons), 'lesson')}"
     )
     from brain.memory.sessions.ingest import TranscriptExtracted
 
     if isinstance(item, TranscriptExtracted):
         metrics = episode.metrics
         line += (
-            f"  ({item.format}: {item.lines} lines, {metrics.get('tool_calls', 0)} tool calls, "
-            f"{metrics.get('errors', 0)} errors, {item.skipped_lines} lines skipped, {values_redacted(item.redacted)})"
+            f"  ({item.format}: {counted(item.lines, 'line')}, {counted(metrics.get('tool_calls', 0), 'tool call')}, "
+            f"{counted(metrics.get('errors', 0), 'error')}, {counted(item.skipped_lines, 'line')} skipped, "
+            f"{values_redacted(item.redacted)})"
         )
     return line
 
@@ -151,8 +152,17 @@ def _where(place: Place) -> str:
 def redaction_lines(found: Redaction) -> list[str]:
     """One line per secret (its store, where, its kind), the notes left alone, then what was done."""
     width = max((len(_where(place)) for place in found.places if place.store != "summaries"), default=0)
-    lines = [f"{place.store:<9} {_where(place):<{width}}  {place.kind}" for place in found.places]
+    column = max((len(place.store) for place in found.places), default=0)
+    lines = [f"{place.store:<{max(column, 9)}} {_where(place):<{width}}  {place.kind}" for place in found.places]
     lines += [f"not rewritten: {path}: {why}" for path, why in found.skipped]
+    if found.interrupted and not found.places:
+        if found.applied:
+            return [*lines, "finished the redaction cut short; no secrets found"]
+        return [*lines, "an earlier `brain redact --apply` was cut short; run it again to finish (compact the index)"]
+    if found.interrupted:
+        lines.append(
+            "finished the redaction cut short" if found.applied else "an earlier `brain redact --apply` was cut short"
+        )
     if not found.places:
         return [*lines, "no secrets found; nothing changed"]
     stores: dict[str, int] = {}
@@ -180,6 +190,7 @@ def redaction_json(found: Redaction) -> dict[str, Any]:
         "vectors": found.vectors,
         "skipped": [{"path": path, "why": why} for path, why in found.skipped],
         "receipt": found.receipt,
+        "interrupted": found.interrupted,
     }
 
 

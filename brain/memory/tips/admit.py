@@ -21,7 +21,6 @@ no part: "Edit fails with X" learned twice is one tip.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, replace
 from datetime import date, timedelta
 from pathlib import Path
@@ -30,6 +29,8 @@ from typing import NamedTuple
 from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.note import SourceRef, Tip, combine_evidence
 from brain.memory.tips.wording import FUNCTION_WORDS, words
+from brain.vault.atomic import replace_file
+from brain.vault.state_files import PRIVATE
 
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/
@@ -156,17 +157,11 @@ class Candidates:
         self.waiting = [waiting for waiting in self.waiting if waiting.draft is not draft]
 
     def save(self) -> None:
-        """Write the candidates whole: a temp file renamed over the file (call it under the vault's
-        write lock, which the read before it held too)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the candidates whole, readable by their owner only (they hold what sessions did): a
+        temp file renamed over the file (call it under the vault's write lock, which the read before
+        it held too)."""
         text = "".join(
             json.dumps(asdict(waiting.draft) | {"held": waiting.held}, ensure_ascii=False) + "\n"
             for waiting in self.waiting
         )
-        temp = self.path.with_name(f".{self.path.name}.tmp")
-        try:
-            temp.write_text(text, encoding="utf-8")
-            os.replace(temp, self.path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        replace_file(self.path, text, mode=PRIVATE)

@@ -1,10 +1,15 @@
 """Recovery tips from the failures an extracted session recovered from, one per failure and its fix.
 
 An episode extracted from a transcript records each failure that was followed by its recovery as a
-lesson: "`mix test --seed 0` failed (the error's line); it passed after editing lib/a.ex." Such a
-lesson is the whole of a recovery tip, said as what to do and when:
+lesson: "`mix test --seed 0` failed (the error's line): it passed after editing lib/a.ex." (notes
+written before: "...; it passed after ..."). Such a lesson is the whole of a recovery tip, said as
+what to do and when:
 
     When `mix test` fails with "the error's line": edit the file it names, then run it again.
+
+What was different is said as an instruction too: a missing file created ("create it first"), a
+module installed ("install it first: `pip install pyyaml`"), the folder ("run it from `src`"), the
+program or an argument changed ("use `python3` instead of `python`"), a retry ("run it again").
 
 The failing step is named by its program (`git commit` of "git add -A && git commit -m ...", the
 tests for a test command), or by its tool (Edit, Read); the error by its first line; the fix by what was done ("editing <file>":
@@ -20,8 +25,11 @@ from brain.markdown.model import Episode, Event
 from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.wording import generalize, quoted_code
 
+# what failed, its error, then what was different (in the words `brain.memory.sessions.recoveries` says it)
 LESSON = re.compile(
-    r"^(?P<what>.+?) failed \((?P<error>.*)\); it (?P<verb>worked|passed) after (?P<fix>.+?)\.?$", re.DOTALL
+    r"^(?P<what>.+?) failed \((?P<error>.*?)\)[:;] (?P<fix>(?:it |`|module |program |folder |the |there was no "
+    r"|run from |with |without |another |after ).+?)\.?$",
+    re.DOTALL,
 )
 _LOCATION = re.compile(r"^[\w./~-]+:\d+(?::\d+)?:\s*")
 _ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*$")
@@ -64,9 +72,14 @@ def error_line(error: str) -> str:
 
 
 def fix_step(fix: str, command: bool) -> str:
-    """What fixed it, as an instruction: "editing a.ex, editing b.ex" -> "edit the files it names";
-    "running `mix format`" -> "run `mix format` first"; "reading a.ex" (an edit that failed on stale
-    text) -> "read the file, then edit it again with its current text"."""
+    """What fixed it, as an instruction: "it worked after editing a.ex, editing b.ex" -> "edit the
+    files it names"; "... after running `mix format`" -> "run `mix format` first"; "... after reading
+    a.ex" (an edit that failed on stale text) -> "read the file, then edit it again with its current
+    text"; what was different in a changed command (see the module doc)."""
+    after = re.match(r"^it (?:worked|passed) after (.+)$", fix, re.DOTALL)
+    if after is None and not fix.startswith("running "):
+        return _changed(fix)
+    fix = after.group(1) if after else fix
     parts = list(dict.fromkeys(part.strip() for part in fix.split(", ") if part.strip()))
     edited = [part for part in parts if part.startswith("editing ")]
     ran = [part.removeprefix("running ") for part in parts if part.startswith("running `")]
@@ -83,6 +96,48 @@ def fix_step(fix: str, command: bool) -> str:
             else "read the file, then edit it again with its current text"
         )
     return "run it again, unchanged"
+
+
+# what was different, as `brain.memory.sessions.recoveries` says it, and what to do then ({0}: the
+# pattern's first group)
+_CHANGES = (
+    (re.compile(r"when run again unchanged"), "run it again, unchanged: it failed once and then worked"),
+    (re.compile(r" did not exist; "), "create the missing file or folder first, then run it again"),
+    (re.compile(r" was missing; (`[^`]+`) installed it"), "install what it names first ({0}), then run it again"),
+    (re.compile(r"^the shell was already in (`[^`]+`)"), "check the folder first: the shell may already be in {0}"),
+    (re.compile(r"^there was no folder "), "check the folder first: the one it changes to is not there"),
+    (re.compile(r"^the same command with (`[^`]+`)"), "run it again with {0}"),
+    (re.compile(r" was concluded: "), "resolve the conflicts, then conclude it (commit, or continue the rebase)"),
+    (re.compile(r" does not exist; the error named "), "use the path the error names"),
+    (re.compile(r"a folder above it"), "look one folder up: the one it names is not there"),
+    (re.compile(r" is not there: the file is at "), "find where the file is first: it was at another place"),
+    (re.compile(r" is there now; "), "run it again once the file is there"),
+)
+_DIFFERENCES = (  # a part of "run from `src`; `python3` instead of `python`: `cmd` worked"
+    (re.compile(r"^run (from .*)"), "run it {0}"),
+    (re.compile(r"^(?!with)(.* instead of .*)"), "use {0}"),
+    (re.compile(r"^((?:with|without) .*)"), "run it {0}"),
+    (re.compile(r"^another (.*)"), "fix its {0}"),
+    (re.compile(r"^after (.*)"), "run {0} first"),
+)
+
+
+def _changed(change: str) -> str:
+    """A change as an instruction ("`python3` instead of `python`: `python3 a.py` worked" -> "use
+    `python3` instead of `python`")."""
+    for pattern, instruction in _CHANGES:
+        found = pattern.search(change)
+        if found:
+            return instruction.format(*found.groups())
+    said = change.rsplit(": `", 1)[0] if ": `" in change else change
+    steps = []
+    for part in said.split("; "):
+        for pattern, instruction in _DIFFERENCES:
+            matched = pattern.match(part)
+            if matched:
+                steps.append(instruction.format(*matched.groups()))
+                break
+    return ", ".join(steps) or "run it again, unchanged"
 
 
 def recovery_drafts(episode: Episode) -> list[Draft]:

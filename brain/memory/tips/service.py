@@ -27,7 +27,16 @@ from brain.memory.tips import admit
 from brain.memory.tips.draft import Draft
 from brain.memory.tips.learn import draft_tips
 from brain.memory.tips.naming import slug, titles
-from brain.memory.tips.note import CATEGORIES, EVIDENCE, SourceRef, Tip, render_tip, tip_from_note, tip_header
+from brain.memory.tips.note import (
+    CATEGORIES,
+    EVIDENCE,
+    SourceRef,
+    Tip,
+    render_tip,
+    tip_from_note,
+    tip_frontmatter,
+    tip_header,
+)
 from brain.vault.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
@@ -192,10 +201,13 @@ def _day(episode: Episode, today: str | None) -> str:
 
 
 def _add_source(corpus: Corpus, path: str, draft: Draft) -> Tip:
-    """One more source on a tip's note (support, evidence and its Source Episodes)."""
+    """One more source on a tip's note: its support, evidence and source episodes set, every other
+    key (its project, a person's own) and all its text kept."""
 
     def supported(note: Note) -> str:
-        return render_tip(admit.with_source(tip_from_note(note), draft))
+        tip = admit.with_source(tip_from_note(note), draft)
+        values = tip_frontmatter(tip)
+        return set_frontmatter(note.text, {key: values[key] for key in ("support", "evidence", "source_episodes")})
 
     corpus.vault.update(path, supported)
     return tip_from_note(corpus.vault.read(path).note)

@@ -172,3 +172,36 @@ def test_no_vault_is_a_clear_error(tmp_path, monkeypatch):
     result = run_brain("episode", "list")
     assert result.exit_code == 1
     assert "no vault found" in result.output and "brain init" in result.output
+
+
+def test_tags_in_a_notes_text_are_found_by_note_list_and_search(brain, vault):
+    """Obsidian treats `#security` in the text as a tag: so do `note list --tag` and `search --tag`,
+    and a parent tag finds the tags nested under it (`project` finds `#project/mobile`)."""
+    body = "The login flow needs review. #security #project/mobile\n\n```\n#notatag\n```\n"
+    brain("note", "write", "Threat model", "-f", "-", input=body)
+    brain("note", "write", "Plain", "-f", "-", "--tag", "ops", input="Nothing tagged in the text.\n")
+    brain("index")
+    for tag in ("security", "#Security", "project", "project/mobile"):
+        listed = brain("note", "list", "--tag", tag, "--json")
+        assert [item["path"] for item in json.loads(listed.output)["notes"]] == ["notes/Threat model.md"], tag
+        found = brain("search", "login flow", "--tag", tag, "--mode", "text", "--json")
+        assert [hit["path"] for hit in json.loads(found.output)] == ["notes/Threat model.md"], tag
+    assert brain("note", "list", "--tag", "notatag").output == "no notes match\n"
+    assert brain("note", "list", "--tag", "proj").output == "no notes match\n"
+    assert brain("search", "login flow", "--tag", "notatag", "--mode", "text").output.startswith("no ")
+    assert json.loads(brain("note", "list", "--tag", "ops", "--json").output)["notes"][0]["tags"] == ["ops"]
+
+
+def test_a_file_that_reads_as_one_is_a_notes_body_and_a_name_suggested_keeps_its_case(brain, vault):
+    """`-f /dev/null` writes an empty note, as `-f -` from an empty stdin does; a folder is refused in
+    one line. A name not found suggests notes by their titles as written."""
+    empty = brain("note", "write", "Empty", "-f", "/dev/null")
+    assert (empty.exit_code, empty.output) == (0, "created notes/Empty.md\n")
+    folder = brain("note", "write", "Folder", "-f", str(vault.root))
+    assert (folder.exit_code, folder.output) == (
+        2,
+        f"error: --file '{vault.root}' is a folder; give a file, or - for stdin\n",
+    )
+    brain("note", "write", "Ledger Overview", "-f", "-", input="x\n")
+    missing = brain("note", "read", "Ledger Overveiw")
+    assert missing.output == "error: no note named 'Ledger Overveiw'; did you mean 'Ledger Overview'?\n"

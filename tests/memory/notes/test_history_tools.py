@@ -37,6 +37,18 @@ def test_note_tools_through_a_client_session(tmp_path: Path) -> None:
         ]
         adr = (root / "decisions/ADR-007 Memory First Architecture.md").read_text()
         assert "See [[Routing]]." in adr and "- part_of [[Routing]]" in adr
+        # issue 40, 4: onto a file that exists, refused with nothing changed; onto its own place, no move said
+        client.bad(
+            "move_note",
+            {"name": "Routing", "destination": "decisions/ADR-007 Memory First Architecture.md"},
+            "'decisions/ADR-007 Memory First Architecture.md' exists already",
+        )
+        assert (root / "decisions/ADR-007 Memory First Architecture.md").read_text() == adr
+        same = client.ok("move_note", {"name": "Routing", "destination": "notes"})
+        assert (text_of(same), same.structured_content["moved"]) == (
+            "notes/Routing.md is there already; nothing moved",
+            False,
+        )
 
         history = client.ok("note_history", {"name": "Routing"}).structured_content
         assert [(row["version"], row["by"], row["command"]) for row in history["versions"]] == [

@@ -66,6 +66,7 @@ def test_a_title_the_user_set_stays_and_links_by_title_still_reach_the_note(brai
         "path": "notes/adr-007.md",
         "title": "Memory First",
         "moved_from": "notes/adr-7.md",
+        "moved": True,
         "links_updated": 1,
         "notes_updated": ["notes/Links.md"],
         "failed": [],
@@ -99,9 +100,41 @@ def test_a_move_onto_its_own_path_changes_nothing_and_adds_no_version(brain, vau
     log = vault.history.entries("notes/Same.md")
     for destination in ("notes", "notes/Same.md", "notes/"):
         result = brain("note", "move", "Same", destination)
-        assert result.output == "moved notes/Same.md to notes/Same.md; 0 links in 0 notes updated\n"
+        assert result.output == "notes/Same.md is there already; nothing moved\n"  # issue 40, 4: not "moved"
+    moved = json.loads(brain("note", "move", "Same", "notes", "--json").stdout)
+    assert (moved["moved"], moved["path"], moved["moved_from"], moved["links_updated"]) == (
+        False,
+        "notes/Same.md",
+        "notes/Same.md",
+        0,
+    )
     assert vault.history.entries("notes/Same.md") == log
     assert vault.history.entries("notes/Links.md") == []
+
+
+def test_a_move_onto_a_file_that_exists_is_refused_and_changes_nothing(brain, vault):
+    """Issue 40, 4: `note move Beta Alpha.md` with Alpha.md there said "moved", moved nothing, and
+    rewrote every link to Beta so it pointed at Alpha."""
+    write(vault, "Alpha.md", "---\ntitle: Alpha\n---\nalpha body\n")
+    write(vault, "Beta.md", "---\ntitle: Beta\n---\nbeta body\n")
+    write(vault, "One.md", "see [[Beta]]\n")
+    write(vault, "notes/Two.md", "and [[Beta]] too\n")
+    write(vault, "notes/Alpha.md", "another alpha\n")
+    before = files(vault)
+    for destination, why in [
+        ("Alpha.md", "'Alpha.md' exists already; move the note to another name"),
+        ("notes/Alpha.md", "'notes/Alpha.md' exists already; move the note to another name"),
+        ("alpha.md", "Alpha.md already answers to 'alpha'"),  # another file, the same name
+    ]:
+        refused = brain("note", "move", "Beta", destination)
+        assert (refused.exit_code, refused.stdout) == (1, ""), destination
+        assert refused.stderr.startswith(f"error: {why}"), refused.stderr
+        assert files(vault) == before
+    write(vault, "notes/Beta.md", "a third note named Beta\n")  # `notes` now holds a Beta.md of its own
+    before = files(vault)
+    refused = brain("note", "move", "Beta.md", "notes")
+    assert refused.stderr == "error: 'notes/Beta.md' exists already; move the note to another name\n"
+    assert files(vault) == before
 
 
 TRICKY = (

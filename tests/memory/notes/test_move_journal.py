@@ -72,10 +72,10 @@ def test_a_move_killed_after_some_rewrites_is_finished_by_the_next_command(brain
             "52 links in 26 notes updated\n"
         )
     if finish[1] == "move":  # the move again (its heading still names it): already there, nothing more changes
-        assert result.output == "moved archive/New Plan.md to archive/New Plan.md; 0 links in 0 notes updated\n"
+        assert result.output == "archive/New Plan.md is there already; nothing moved\n"
     assert "broken-link" not in brain("doctor").stdout
     again = brain("note", "move", "New Plan", "archive/New Plan.md")
-    assert again.output == "moved archive/New Plan.md to archive/New Plan.md; 0 links in 0 notes updated\n"
+    assert again.output == "archive/New Plan.md is there already; nothing moved\n"
     assert [e.event for e in vault.history.entries("notes/Link 00.md")] == ["outside", "edit"]
 
 

@@ -44,7 +44,10 @@ def test_a_search_after_a_large_change_answers_with_what_is_indexed(vault):
     ]  # the catalog has it
     result = run_brain("search", "apples", "--mode", "vector", "--vault", str(vault.root))
     assert result.exit_code == 0
-    assert "1 changed notes are not in vector search yet; `brain index` (or `brain watch`) embeds them" in result.output
+    assert (
+        "1 notes are not in vector search yet (found by their words only); `brain index` (or `brain watch`) embeds them"
+        in result.output
+    )
     index_vault(open_index(vault))
     after = search_report(open_index(vault), "orchards harvest", mode="vector")
     assert after.pending == 0 and after.hits[0].path == "n/big.md"

@@ -64,6 +64,8 @@ def test_backfill_extracts_every_session_oldest_first_and_twice_adds_nothing(vau
         "5d0c0c0c-empty.jsonl holds no claude-code records (1 lines that are not JSON)"
     )
     assert len(list((vault.root / "episodes").glob("EPISODE-*.md"))) == 3
+    # it names every session: readable by its owner only (issue 40, 9)
+    assert (vault.brain_dir / "sessions" / "backfilled.json").stat().st_mode & 0o777 == 0o600
 
     before = snapshot(vault.root)
     second = backfill(vault, "--from", "claude-code")
@@ -81,6 +83,21 @@ def test_a_session_that_grew_is_extracted_again_into_its_own_episode(vault, home
     lines = again.stdout.splitlines()
     assert [line.split("  [")[0] for line in lines[:-1]] == ["unchanged episodes/EPISODE-2026-03-14-7f3c2a10.md"]
     assert lines[-1].endswith(": 1 unchanged, 3 already in the vault")
+
+
+def test_a_session_with_a_line_nested_too_deep_is_extracted_and_so_are_those_after_it(vault, home):
+    """Issue 40, 2: a line nested ~1,000 levels deep in the oldest session ended the backfill in a
+    RecursionError, and every later session with it."""
+    oldest = home / ".claude" / "projects" / "-home-USER-projects-spotter-worktrees-spotter-4te" / SPOTTER.name
+    first, *rest = oldest.read_text(encoding="utf-8").splitlines(keepends=True)
+    oldest.write_text(first + '{"type": "user", "deep": ' + "[" * 1000 + "]" * 1000 + "}\n" + "".join(rest))
+    done = backfill(vault, "--from", "claude-code")
+    assert done.exit_code == 0, done.output
+    assert [line.split("  [")[0] for line in done.stdout.splitlines()[:-1]] == [
+        "created episodes/EPISODE-2026-02-12-ae4a77f8.md",
+        "created episodes/EPISODE-2026-03-14-7f3c2a10.md",
+        "created episodes/EPISODE-2026-06-05-06090cb1.md",
+    ]
 
 
 def test_project_limits_the_backfill_to_sessions_run_in_that_folder(vault, home):

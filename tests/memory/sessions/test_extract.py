@@ -149,7 +149,7 @@ def test_cli_extract_writes_episodes_and_is_idempotent(brain, vault):
     first = brain("episode", "extract", str(log))
     assert first.exit_code == 0
     assert first.output == (
-        "created episodes/EPISODE-2026-07-21-session-3275-repoint-smoke-auth-failfast.md  [success] 1 decisions, 7 events, 0 lessons\n"
+        "created episodes/EPISODE-2026-07-21-session-3275-repoint-smoke-auth-failfast.md  [success] 1 decision, 7 events, 0 lessons\n"
     )
     again = brain("episode", "extract", str(log))
     assert again.output.startswith("unchanged episodes/EPISODE-2026-07-21-session-3275")

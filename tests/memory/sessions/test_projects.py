@@ -68,3 +68,29 @@ def test_the_episode_and_its_tips_carry_the_project(brain, vault, tmp_path, monk
     assert brain("tip", "list", "--all-projects").stdout == listed
     monkeypatch.chdir(shop / "src")
     assert brain("tip", "list").stdout == listed
+
+
+def test_a_tip_a_second_session_confirms_keeps_its_project_and_what_a_person_added(brain, vault, tmp_path):
+    """Issue 40, 10: the second session's support rewrote the tip whole: it lost its `project`, and was
+    offered in every project from then on (and a person's key and prose went with it)."""
+    shop = repository(tmp_path / "shop", "git@github.com:acme/shop.git")
+    billing = repository(tmp_path / "billing", "https://github.com/acme/billing")
+    first = moved(CLAUDE, shop / "src", "main", tmp_path / "first.jsonl")
+    assert brain("session", "end", str(first)).exit_code == 0
+    (tip,) = sorted((vault.root / "tips").glob("TIP-*.md"))
+    text = tip.read_text().replace("\n---\n", "\nreviewed_by: dana\n---\n", 1)
+    tip.write_text(text + "\nDana: this one bites every release.\n")
+    second = tmp_path / "second.jsonl"  # another session of the same project, the same failure fixed the same way
+    second.write_text(
+        first.read_text().replace("7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33", "8e4d3b21-6c2f-4d3e-9b8f-1e5c7a2f3b44")
+    )
+    assert brain("session", "end", str(second)).exit_code == 0
+    tips = sorted((vault.root / "tips").glob("TIP-*.md"))  # its stated choices, seen twice now, are tips too
+    assert tip in tips and all("\nproject: github.com/acme/shop\n" in path.read_text() for path in tips)
+    after = tip.read_text()
+    assert "\nsupport: 2\n" in after
+    assert "\nproject: github.com/acme/shop\n" in after and "\nreviewed_by: dana\n" in after
+    assert after.endswith("\nDana: this one bites every release.\n")
+    failure(vault, "billing-invoices", "Send the overdue invoices again", BILLING)
+    assert brain("tip", "list", "--project", str(billing)).stdout == "no tips match\n"
+    assert f"recovery     support 2   both     {tip.stem}  " in brain("tip", "list", "--project", str(shop)).stdout

@@ -181,6 +181,24 @@ def test_the_kinds_issue_33_names(text, expected):
     assert Redactor().text(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("SECRET_KEY=django-insecure-4f8a9c", "SECRET_KEY=[REDACTED:assignment]"),
+        ("SECRET_KEY_BASE: 9f8e7d6c5b4a39281706", "SECRET_KEY_BASE: [REDACTED:assignment]"),
+        ("export JWT_SECRET_KEY='my jwt secret'", "export JWT_SECRET_KEY='[REDACTED:assignment]'"),
+        ("DB_PASSWORD_PROD=Tr0ub4dor", "DB_PASSWORD_PROD=[REDACTED:assignment]"),
+        ('{"secretKey": "abc123xyz"}', '{"secretKey": "[REDACTED:assignment]"}'),
+        ("apiKeyValue = 'k-12345678'", "apiKeyValue = '[REDACTED:assignment]'"),
+        ("GITHUB_TOKEN_RW=tok_abcdef", "GITHUB_TOKEN_RW=[REDACTED:assignment]"),
+        ("client_secret.v2: hunter22", "client_secret.v2: [REDACTED:assignment]"),
+    ],
+)
+def test_a_secret_word_anywhere_in_a_name_is_an_assignment(text, expected):
+    """Issue 40, 5: only names that *ended* in a secret word were assignments."""
+    assert Redactor().text(text) == expected
+
+
 ORDINARY = [
     "docker run -p 8080:80 nginx",
     "ls -pa",
@@ -214,6 +232,21 @@ ORDINARY = [
     "the SG. prefix marks a SendGrid key",
     "-----BEGIN PUBLIC KEY-----",
     "export TOKEN=[REDACTED:assignment]",
+    # a secret word inside a name that is not about a secret value (the name's last part says what it is)
+    "password_file: /run/secrets/db",
+    "SECRET_KEY_PATH=/etc/app/key.pem",
+    "token_type: refresh",
+    '"tokenType": "mac"',
+    "password_policy: strict",
+    "secret_name: prod-db",
+    "api_key_id = main",
+    "TOKEN_URL=https://auth.example.com/token",
+    "token_count: 42",
+    "tokenizer: bert-base",
+    "secretary: Jane",
+    "TOKENIZER_NAME=gpt2",
+    "passwords: many",
+    "a line that ends in a token\nTOKENIZER_NAME=gpt2-large-v2",  # `Token X` and `Bearer X` stay on one line
 ]
 
 

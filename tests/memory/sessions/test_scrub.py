@@ -16,7 +16,7 @@ from brain.memory.corpus import Corpus
 from brain.memory.sessions.context import CANDIDATES, _candidate, _is_candidate
 from brain.memory.sessions.scrub import redact_vault
 from brain.vault.vault import Vault
-from tests.conftest import run_brain, state, write
+from tests.conftest import holding, run_brain, state, write
 
 SECRETS = {  # kind -> (the line a note holds, the secret in it)
     "assignment": ('PASSWORD="correct horse battery staple"', "correct horse battery staple"),
@@ -197,6 +197,7 @@ def test_the_vaults_own_patterns_are_used_and_json_says_the_same(lex):
         "vectors": False,
         "skipped": [],
         "receipt": None,
+        "interrupted": False,
     }
     done = json.loads(_brain(lex, "redact", "--apply", "--json").stdout)
     assert done["applied"] and done["receipt"].startswith(".brain/journal/redactions/REDACT-")
@@ -287,7 +288,7 @@ def test_a_fact_value_and_the_recall_journal_are_scrubbed_and_the_journal_still_
     record = json.loads((lex.root / ".brain/journal/recall.jsonl").read_text().splitlines()[0])
     assert record["results"][0]["value"] is None and record["results"][0]["purged"] == Path(done["receipt"]).stem
     doctor = _brain(lex, "doctor")
-    assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found in 1 notes"), doctor.stdout
+    assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found in 1 note"), doctor.stdout
     assert "Hunt3rPass" not in _brain(lex, "fact", "recall", "db-url").stdout
 
 
@@ -311,3 +312,139 @@ def test_the_rotated_hooks_log_is_scrubbed_too(vault):
         "2026-11-20T10:00:00Z extract x: started\n2026-11-20T10:00:01Z extract x: [REDACTED:github-token]\n"
     )
     assert (logs / "hooks.log").read_text() == "2026-11-21T10:00:00Z extract y: password=[REDACTED:assignment]\n"
+
+
+def test_the_tip_candidates_are_scrubbed_and_still_read(vault):
+    """Issue 40, 6: `.brain/tips/candidates.jsonl` (drafts kept up to 90 days for a second session)
+    was neither read by a dry run nor rewritten by `--apply`."""
+    from dataclasses import asdict
+
+    from brain.memory.tips.admit import CANDIDATES, Candidates
+    from brain.memory.tips.draft import Draft
+
+    held = Draft(
+        category="strategy",
+        subtask='Set SECRET_KEY_BASE="9f8e7d6c 5b4a3928" before the deploy',
+        trigger="deploy fails",
+        tip="Export the key first",
+        steps=("export JWT_SECRET_KEY=jwt-4f8a9c-secret",),
+        avoid="",
+        purpose="",
+        applies_when="",
+        task_category="deploy",
+        priority="medium",
+        evidence="success",
+        episode="EPISODE-2026-11-20-a1b2c3d4",
+        span="d001",
+    )
+    path = vault.brain_dir / CANDIDATES
+    path.parent.mkdir(parents=True, exist_ok=True)
+    clean = {**asdict(held), "subtask": "Tune the cache", "steps": ["warm it"], "held": "2026-11-20"}
+    path.write_text(  # as an older brain kept them: the secrets were not seen then
+        json.dumps(asdict(held) | {"held": "2026-11-20"}, ensure_ascii=False) + "\n" + json.dumps(clean) + "\n",
+        encoding="utf-8",
+    )
+    dry = _brain(vault, "redact")
+    assert dry.stdout.splitlines()[:3] == [
+        "candidates .brain/tips/candidates.jsonl:1  assignment",
+        "candidates .brain/tips/candidates.jsonl:1  assignment",
+        "dry run, nothing changed: 2 secrets found (2 in candidates); would rewrite 0 notes and 0 history versions",
+    ]
+    assert _brain(vault, "redact", "--apply").exit_code == 0
+    assert _leaks(vault, ["9f8e7d6c", "jwt-4f8a9c-secret"]) == {}
+    (first, second) = Candidates(vault.brain_dir, "2026-11-21").waiting
+    assert first.draft.subtask == 'Set SECRET_KEY_BASE="[REDACTED:assignment]" before the deploy'
+    assert first.draft.steps == ("export JWT_SECRET_KEY=[REDACTED:assignment]",)
+    assert (first.held, second.draft.subtask, second.draft.steps) == ("2026-11-20", "Tune the cache", ("warm it",))
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert _brain(vault, "redact").stdout == "no secrets found; nothing changed\n"
+
+
+def test_a_secret_in_a_heading_is_purged_from_chromas_own_operation_log(lex):
+    """Issue 40, 7: a heading is each chunk's `section` in Chroma; the old metadata stayed in Chroma's
+    operation log (`embeddings_queue` in chroma.sqlite3), which Chroma empties only once its vector
+    index is written out (every 4,096 records here), and a second dry run said nothing."""
+    write(lex, "notes/Creds.md", "---\ntitle: Creds\n---\n# Creds\n\n## password=hunter2heading\n\nsome text\n")
+    write(lex, "notes/Other.md", "# Other\n\n## Plain heading\n\nplain text\n")
+    assert _brain(lex, "index").exit_code == 0
+    chroma = ".brain/index/chroma/chroma.sqlite3"
+    assert chroma in _leaks(lex, ["hunter2heading"])
+    dry = _brain(lex, "redact").stdout.splitlines()
+    assert "vectors   notes/Creds.md    assignment" in dry, dry
+    done = _brain(lex, "redact", "--apply")
+    assert done.exit_code == 0, done.output
+    assert _leaks(lex, ["hunter2heading"]) == {}
+    assert _brain(lex, "redact").stdout == "no secrets found; nothing changed\n"
+    # the vectors still answer, and agree with the catalog
+    index = state(lex)
+    assert index["pending"] == [] and sorted(index["chunks"]) == sorted(index["vectors"])
+    found = json.loads(_brain(lex, "search", "plain text", "--mode", "vector", "--json").stdout)
+    assert found[0]["path"] == "notes/Other.md"
+    doctor = _brain(lex, "doctor")
+    assert doctor.exit_code == 0 and doctor.stdout.startswith("no problems found"), doctor.stdout
+
+
+CRASH_DRIVER = Path(__file__).resolve().parents[2] / "helpers" / "crash_driver.py"
+
+
+def _killed(vault: Vault, target: str, count: int, when: str, *args: str) -> None:
+    """`brain ARGS --vault V` in a subprocess killed at the `count`th call of `target` (see crash_driver)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(CRASH_DRIVER.parents[2])}
+    done = subprocess.run(
+        [sys.executable, "-B", str(CRASH_DRIVER), target, str(count), when, "--", *args, "--vault", str(vault.root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 9, f"the process was not killed where the test meant: {done.stdout}{done.stderr}"
+
+
+@pytest.mark.parametrize(
+    ("target", "count", "when"),
+    [
+        ("brain.vault.history:History._rewrite_log", 1, "after"),  # one log names the new versions, the old bytes stay
+        ("brain.index.catalog.compact:compact", 1, "before"),  # the rows reindexed, their old text in free pages
+        ("brain.index.sync.disk_bound:rebuild_every_collection", 1, "before"),  # the vectors' log not purged yet
+    ],
+    ids=["history", "catalog", "vectors"],
+)
+def test_a_redaction_killed_part_way_is_finished_by_the_next_one(lex, target, count, when):
+    """Issue 40, 8: `redact --apply` killed part-way, then run again to its end, left history objects
+    no log named any more and the catalog's old text; the rerun could say "no secrets found"."""
+    secrets = _populate(lex)
+    write(lex, "notes/Heading.md", "# Heading\n\n## token=h3adingT0ken\n\ntext\n")
+    assert _brain(lex, "index").exit_code == 0
+    secrets.append("h3adingT0ken")
+    _killed(lex, target, count, when, "redact", "--apply")
+    assert _leaks(lex, secrets)  # killed: some are still there
+    dry = _brain(lex, "redact")
+    assert dry.stdout != "no secrets found; nothing changed\n", dry.stdout
+    again = _brain(lex, "redact", "--apply")
+    assert again.exit_code == 0, again.output
+    assert {secret: holding(lex.root, secret) for secret in secrets if holding(lex.root, secret)} == {}
+    assert _brain(lex, "redact").stdout == "no secrets found; nothing changed\n"
+    doctor = _brain(lex, "doctor")
+    assert doctor.exit_code == 0, doctor.stdout
+
+
+def test_a_redaction_killed_before_its_last_step_is_finished_though_no_secret_is_left_to_find(lex):
+    """The notes and the catalog's rows were redacted, the catalog not compacted yet: its file still
+    holds the old text in free pages, where no search finds it. The next run must not say "no secrets"."""
+    write(lex, "notes/Only.md", "# Only\n\nPASSWORD=onlyHere99x\n")
+    assert _brain(lex, "index").exit_code == 0
+    _killed(lex, "brain.index.catalog.compact:compact", 1, "before", "redact", "--apply")
+    assert holding(lex.root, "onlyHere99x")
+    dry = _brain(lex, "redact")
+    assert dry.stdout == (
+        "an earlier `brain redact --apply` was cut short; run it again to finish (compact the index)\n"
+    ), dry.stdout
+    done = _brain(lex, "redact", "--apply")
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith("finished the redaction cut short; no secrets found"), done.stdout
+    assert holding(lex.root, "onlyHere99x") == []
+    assert _brain(lex, "redact").stdout == "no secrets found; nothing changed\n"

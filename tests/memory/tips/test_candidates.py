@@ -80,6 +80,8 @@ def test_a_candidate_no_session_matched_within_wait_days_goes_and_a_later_twin_w
     for title in titles[:3]:
         learn(root, title)
     assert [episode for episode, _, _ in waiting(root)] == titles[:3]
+    # they hold what sessions did: readable by their owner only (issue 40, 9)
+    assert (Vault(root).brain_dir / CANDIDATES).stat().st_mode & 0o777 == 0o600
 
     learn(root, titles[3])  # WAIT_DAYS + 5 days after the first: the first goes
     assert waiting(root) == [

@@ -346,7 +346,7 @@ def test_the_claude_code_session_gives_one_tip_per_recovered_failure_and_holds_i
         f"When {failing}: edit the file it names, then run it again.",
         ("Edit the file it names, then run it again",),
         "",
-        "The tests failed (AssertionError: expected 3 attempts, got 2); it passed after editing the file.",
+        "The tests failed (AssertionError: expected 3 attempts, got 2): it passed after editing the file.",
         failing,
     )
     lint = '`ruff check src` fails with "F401 [*] the code imported but unused"'  # the place is this run's
@@ -356,7 +356,7 @@ def test_the_claude_code_session_gives_one_tip_per_recovered_failure_and_holds_i
         f"When {lint}: edit the file it names, then run it again.",
         ("Edit the file it names, then run it again",),
         "",
-        "`ruff check src` failed (the file:1:8: F401 [*] the code imported but unused); it worked after editing the file.",
+        "`ruff check src` failed (the file:1:8: F401 [*] the code imported but unused): it worked after editing the file.",
         lint,
     )
 
@@ -371,7 +371,7 @@ def test_the_codex_session_names_the_test_run_in_words(tmp_path):
         f"When {failing}: edit the file it names, then run it again.",
         ("Edit the file it names, then run it again",),
         "",
-        "The tests failed (assert Decimal('10.01') == Decimal('10.00')); it passed after editing the file.",
+        "The tests failed (assert Decimal('10.01') == Decimal('10.00')): it passed after editing the file.",
         failing,
     )
 

@@ -20,7 +20,6 @@ How one shell call ended, which the failure hook needs while the session runs, i
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.memory.sessions.commands import exit_code
-from brain.memory.sessions.transcripts.files import Act, ReadStats, json_records, obj, text_of
+from brain.memory.sessions.transcripts.files import Act, ReadStats, json_records, loads, obj, text_of
 
 KNOWN = frozenset(
     {"session_meta", "response_item", "turn_context", "event_msg", "compacted", "token_usage_record", "world_state"}
@@ -143,7 +142,7 @@ def _args(payload: dict[str, Any]) -> dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = json.loads(raw)
+            parsed = loads(raw)
         except ValueError:
             return {"input": raw}  # apply_patch sends the patch itself
         return parsed if isinstance(parsed, dict) else {"input": raw}
@@ -157,7 +156,7 @@ def _output(output: Any) -> tuple[str, bool]:
         return text, output.get("success") is False
     text = output if isinstance(output, str) else text_of(output)
     try:
-        parsed = json.loads(text) if text.lstrip().startswith("{") else None
+        parsed = loads(text) if text.lstrip().startswith("{") else None
     except ValueError:
         parsed = None
     if isinstance(parsed, dict):

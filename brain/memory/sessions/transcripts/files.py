@@ -4,7 +4,9 @@ A transcript is JSON Lines. Claude Code writes `~/.claude/projects/<encoded-dir>
 (subagents in `<session>/subagents/agent-*.jsonl`, folded into their parent); Codex CLI writes
 `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`. The format is told per file from its first records
 (`--format` forces it). A line that is not a JSON object (a comment header, a line torn because the
-agent is still writing) is skipped and counted; a record type brain does not know is counted too.
+agent is still writing, one nested too deep to parse) is skipped and counted; a record type brain
+does not know is counted too; a value nested more than `brain.markdown.depth.MAX_DEPTH` levels is left
+out of the record that holds it.
 Nothing is held but the record being read, so memory stays bounded whatever the file's size.
 
 Each agent's reader (a `TranscriptReader`, in `brain.agents`) turns records into `Act`s, the few
@@ -19,9 +21,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from brain.errors import InvalidInput, UsageError
+from brain.markdown.depth import MAX_DEPTH, pruned
 
 AI_AGENTS = "ai-agents"  # the ai-agents session logs (JSON or markdown): read by this package itself
 PREVIEW = 2000  # characters of a tool's output kept for the rules (error lines, test counts, commit lines)
@@ -45,6 +48,8 @@ _INJECTED_TAGS = (
     "user_instructions",
     "permissions instructions",
     "turn_aborted",
+    "hook_context",  # Gemini CLI: a hook's additionalContext, put before the prompt
+    "session_context",  # Gemini CLI: the working folder and its tree, the chat's first message
 )
 
 
@@ -81,6 +86,7 @@ class Act:
     agent: str = ""  # the subagent's id, "" for the main session
     rejected: bool = False  # a result: the user refused the tool call (an error, but not the tool's failure)
     tokens: tuple[int, int, int, int] | None = None  # input, output, cache read, cache creation
+    cwd: str = ""  # a call: the folder the agent's shell was in when it made it, where the transcript says
 
 
 @dataclass(frozen=True)
@@ -110,16 +116,23 @@ class ReadStats:
     skipped_lines: int = 0
     records: dict[str, int] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
+    unread: dict[str, int] = field(default_factory=dict)  # of `unknown`, those that may hold what brain reads
     session_id: str | None = None
     cwd: str | None = None
     git_branch: str | None = None  # the branch the session started on, as the agent recorded it
     git_remote: str | None = None  # the repository's remote, where the agent records it (Codex)
     patterns_named: set[str] = field(default_factory=set)
+    too_deep: int = 0  # lines (among `skipped_lines`) nested too deep for any JSON reader
+    pruned: int = 0  # records read without their values nested more than MAX_DEPTH levels
 
-    def count(self, kind: str, known: bool) -> None:
+    def count(self, kind: str, known: bool, may_hold_messages: bool = True) -> None:
+        """Count a record; one of a type the reader does not know is `unknown`, and also `unread` (worth
+        a warning) unless its shape shows it holds nothing brain reads (`may_hold_messages`)."""
         self.records[kind] = self.records.get(kind, 0) + 1
         if not known:
             self.unknown[kind] = self.unknown.get(kind, 0) + 1
+            if may_hold_messages:
+                self.unread[kind] = self.unread.get(kind, 0) + 1
 
 
 def json_records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
@@ -140,13 +153,40 @@ def json_records(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                 stats.patterns_named.update(match.decode("ascii", "replace") for match in named.findall(raw))
             try:
                 record = json.loads(raw)
+            except RecursionError:  # thousands of `[`: no record can be read from it
+                stats.skipped_lines += 1
+                stats.too_deep += 1
+                continue
             except (ValueError, UnicodeDecodeError):
                 stats.skipped_lines += 1
                 continue
             if isinstance(record, dict):
-                yield record
+                yield _within_depth(raw, record, stats)
             else:
                 stats.skipped_lines += 1
+
+
+def _within_depth(raw: bytes, record: dict[str, Any], stats: ReadStats) -> dict[str, Any]:
+    """The record, its values nested more than MAX_DEPTH levels left out (counted): every walk over
+    what a reader takes from it (redaction, the rules, JSON) stays within Python's recursion limit.
+    A line with fewer `{` and `[` than that cannot nest so deep: most are not looked at."""
+    if raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH:
+        return record
+    kept = pruned(record)
+    if kept is not record:
+        stats.pruned += 1
+    return cast(dict[str, Any], kept)
+
+
+def loads(text: str) -> Any:
+    """`json.loads` for text inside a record (a tool's arguments, its output): a value nested too
+    deep to parse is a ValueError like any text that is not JSON, and one that parses is kept
+    within MAX_DEPTH levels (see `_within_depth`)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep to read") from None
+    return pruned(value) if text.count("{") + text.count("[") > MAX_DEPTH else value
 
 
 def detect_format(path: Path, readers: Sequence[TranscriptReader]) -> str:
@@ -165,7 +205,7 @@ def detect_format(path: Path, readers: Sequence[TranscriptReader]) -> str:
     for line in lines:
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to parse
             continue
         if not isinstance(record, dict):
             continue

@@ -4,8 +4,11 @@ real sessions with unified exec. Data: tests/data/transcripts (see its README)."
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from brain.agents.registry import READERS
 from brain.markdown.parse import parse_note
 from brain.memory.sessions.ingest import extract_transcript
 from tests.conftest import CODEX, REPO, TRANSCRIPTS, run_brain
+from tests.helpers.processes import wait_until_idle
 
 CODEX_ID = "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
 TASK = "Fix the rounding bug in cart totals (tests/test_cart.py fails) and commit the fix"
@@ -98,6 +102,31 @@ def test_session_end_of_a_second_session_with_the_same_start_keeps_both(brain, v
     one = json.loads(brain("session", "end", str(CODEX), "--json").output)
     two = json.loads(brain("session", "end", str(other), "--json").output)
     assert (one["episode"], two["episode"]) == ("EPISODE-2026-03-14-0199a3b2", "EPISODE-2026-03-14-0199a3b2-1c4d")
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see a process wait")
+def test_two_sessions_with_the_same_start_extracted_at_once_get_a_note_each(vault, tmp_path):
+    """Issue 40, 1: the name was chosen before the write lock was taken, so two extractions that met
+    at the lock both took `EPISODE-...-0199a3b2`: the second failed "already exists" or overwrote."""
+    other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
+    command = [sys.executable, "-m", "brain", "episode", "extract", "--vault", str(vault.root)]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    with vault.locked():  # both extractions get as far as the lock, then wait on it
+        started = [
+            subprocess.Popen([*command, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            for path in (CODEX, other)
+        ]
+        for process in started:
+            wait_until_idle(process.pid)
+    outcomes = [(process.wait(timeout=120), process.communicate()[1]) for process in started]
+    assert [code for code, _ in outcomes] == [0, 0], outcomes
+    sessions = {
+        path.name: parse_note(path.read_text()).frontmatter["session"] for path in (vault.root / "episodes").iterdir()
+    }
+    assert sorted(sessions.values()) == [CODEX_ID, "0199a3b2-77aa-7e5f-8a9b-111111111111"]
+    # the first to take the lock has the short name, the other its id's next part
+    (longer,) = [name for name in sessions if name != "EPISODE-2026-03-14-0199a3b2.md"]
+    assert longer == f"EPISODE-2026-03-14-{sessions[longer][:13]}.md"
 
 
 # ---------------------------------------------------------------- files written by a shell
@@ -192,8 +221,10 @@ def test_real_codex_sessions_with_unified_exec(example_vault):
     test_run = (
         'Ran `npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts -t "Compaction Config"`'
     )
-    assert f"e006 (error): {test_run}: tests failed (1 failed, 15 skipped) (leads_to: [[e009]])" in note
-    assert f"e009 (test): {test_run}: tests passed (1 passed, 15 skipped) (caused_by: [[e006]])" in note
+    assert f"e007 (error): {test_run}: tests failed (1 failed, 15 skipped) (leads_to: [[e010]])" in note
+    assert f"e010 (test): {test_run}: tests passed (1 passed, 15 skipped) (caused_by: [[e007]])" in note
+    # an `rg` in a folder that is not there, then a search of the folder above it for the name
+    assert "e003 (recovery): `rg --files node_modules | rg 'opencode'` succeeded (caused_by: [[e002]])" in note
     assert "Chunk ID" not in note  # unified exec's headers are not the error
     assert "e001 (error): write_stdin failed: stdin is closed for this session" in note
 
