@@ -172,8 +172,8 @@ def check_index(vault: Vault) -> list[Finding]:
             Finding(
                 "stale-index",
                 where,
-                f"the vector store lacks {status.vectors_missing} of {status.chunks} chunks "
-                f"({status.vectors_missing_notes} notes): vector search cannot find them",
+                f"the vector store lacks {status.vectors_missing} of {counted(status.chunks, 'chunk')} "
+                f"({counted(status.vectors_missing_notes or 0, 'note')}): vector search cannot find them",
                 "run `brain index` to embed them again",
             )
         )
@@ -182,7 +182,7 @@ def check_index(vault: Vault) -> list[Finding]:
             Finding(
                 "stale-index",
                 where,
-                f"the vector store holds {status.vectors_extra} chunks the catalog does not know",
+                f"the vector store holds {counted(status.vectors_extra, 'chunk')} the catalog does not know",
                 "run `brain index` to drop them",
             )
         )
