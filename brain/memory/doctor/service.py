@@ -182,7 +182,7 @@ def check_index(vault: Vault) -> list[Finding]:
             Finding(
                 "stale-index",
                 where,
-                f"the vector store holds {status.vectors_extra} chunks the catalog does not know",
+                f"the vector store holds {counted(status.vectors_extra, 'chunk')} the catalog does not know",
                 "run `brain index` to drop them",
             )
         )
