@@ -53,9 +53,7 @@ class Agent:
     - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s;
     - `store(home)`: the folder where the agent keeps its sessions' transcripts (for a backfill);
     - `to_do(target, text)`: what the user still does before the agent runs what brain wrote in a
-      file (Codex runs a hook only once the user trusts it), None when nothing;
-    - `session_start`: its hook event that starts a session (the one that tells the user, in a
-      `systemMessage`, when the vault the hooks name is not there).
+      file (Codex runs a hook only once the user trusts it), None when nothing.
     """
 
     name: str
@@ -68,4 +66,3 @@ class Agent:
     hooks: Mapping[str, Hook]
     store: Callable[[Path], Path]
     to_do: Callable[[Target, str], str | None] = lambda target, text: None
-    session_start: str = ""

@@ -425,5 +425,4 @@ AGENT = Agent(
     programs_named=lambda target, text: programs_in(commands_named(target, text)),
     hooks=HOOKS,
     store=transcript_store,
-    session_start="session-start",
 )

@@ -87,8 +87,8 @@ def entries(target: Target, text: str) -> tuple[tuple[str, ...], str | None]:
     import tomllib
 
     if target.what == "hooks":
-        trusted = trust_of(target.path, text, codex_home(Path.home()) / "config.toml")
-        return tuple(f"{event}: {command}  ({_TRUST[trust]})" for event, command, trust in trusted), None
+        trusts = trust_of(target.path, text, codex_home(Path.home()) / "config.toml")
+        return tuple(f"{event}: {command}  ({_TRUST[trust]})" for event, command, trust in trusts), None
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -332,5 +332,4 @@ AGENT = Agent(
     hooks=HOOKS,
     store=lambda home: codex_home(home) / "sessions",
     to_do=to_do,
-    session_start="codex-session-start",
 )

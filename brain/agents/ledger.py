@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.agents.runtime import PRIVATE
+from brain.agents.hooks_log import PRIVATE  # not runtime's: runtime reads the ledger
 from brain.agents.settings import json_object_or_none
 from brain.vault.atomic import replace_file
 

@@ -11,7 +11,6 @@ from brain.memory.sessions.transcripts.files import TranscriptReader
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (claude_code.AGENT, codex.AGENT, gemini.AGENT)}
 READERS: tuple[TranscriptReader, ...] = tuple(agent.reader for agent in AGENTS.values())
 HOOKS: dict[str, Hook] = {event: hook for agent in AGENTS.values() for event, hook in agent.hooks.items()}
-SESSION_STARTS = frozenset(agent.session_start for agent in AGENTS.values())
 
 
 def agent_named(name: str) -> Agent:

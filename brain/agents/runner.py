@@ -25,12 +25,12 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from brain.errors import VaultPathMissing
+
 if TYPE_CHECKING:
     from brain.agents.agent import Agent
     from brain.agents.runtime import Hook
     from brain.memory.sessions.transcripts.files import TranscriptReader
-
-from brain.errors import VaultPathMissing
 
 
 def run_hook(
@@ -87,6 +87,26 @@ def run_hook(
         runtime.log(root, event, f"error: {type(error).__name__}: {error}")
 
 
+def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
+    """The vault the hooks name is not a folder (mistyped, moved, an unmounted disk): every session
+    would go unremembered with only a line in the temporary hooks log, so the session-start hook tells
+    the user, in a `systemMessage` (shown to the user, costing the model nothing)."""
+    from brain.agents.events import AGENT_EVENTS, hook_key
+    from brain.agents.output import user_message
+
+    if not any(event == hook_key(agent, "session-start") for agent in AGENT_EVENTS):
+        return
+    vault = str(root) if root is not None else f"{os.environ.get('BRAIN_VAULT', '')}, from $BRAIN_VAULT,"
+    sys.stdout.write(
+        user_message(
+            f"brain's vault {vault} is not a folder (mistyped, moved, or on a disk not mounted?), so this session "
+            "is not remembered: make the vault there with brain init, or install brain's hooks again with the "
+            "right --vault (brain hooks status lists where they are)."
+        )
+    )
+    sys.stdout.flush()
+
+
 def _agents(name: str | None) -> tuple[Mapping[str, Hook], tuple[TranscriptReader, ...]]:
     """The hooks and transcript reader of the one agent a hook belongs to; brain's own events (an
     extraction, which tells a transcript's format from every reader's) take every agent's."""
@@ -98,26 +118,6 @@ def _agents(name: str | None) -> tuple[Mapping[str, Hook], tuple[TranscriptReade
     from brain.agents.registry import HOOKS, READERS
 
     return HOOKS, READERS
-
-
-def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
-    """The vault the hooks name is not a folder (mistyped, moved, an unmounted disk): every session
-    would go unremembered with only a line in the temporary hooks log, so the session-start hook tells
-    the user, in a `systemMessage` (shown to the user, costing the model nothing)."""
-    from brain.agents.output import user_message
-    from brain.agents.registry import SESSION_STARTS
-
-    if event not in SESSION_STARTS:
-        return
-    vault = str(root) if root is not None else f"{os.environ.get('BRAIN_VAULT', '')}, from $BRAIN_VAULT,"
-    sys.stdout.write(
-        user_message(
-            f"brain's vault {vault} is not a folder (mistyped, moved, or on a disk not mounted?), so this session "
-            "is not remembered: make the vault there with brain init, or install brain's hooks again with the "
-            "right --vault (brain hooks status lists where they are)."
-        )
-    )
-    sys.stdout.flush()
 
 
 def _nothing_to_say(event: str, text: str) -> bool:

@@ -38,7 +38,8 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
     if found.vectors_missing or found.vectors_extra:
         wrong = (
             [
-                f"lacks {found.vectors_missing} of {counted(found.chunks, 'chunk')} ({counted(found.vectors_missing_notes or 0, 'note')})"
+                f"lacks {found.vectors_missing} of {counted(found.chunks, 'chunk')} "
+                f"({counted(found.vectors_missing_notes or 0, 'note')})"
             ]
             if found.vectors_missing
             else []

@@ -47,9 +47,9 @@ def ui(
     from brain.ui.viewer import open_viewer
     from brain.vault.vault import Vault
 
-    found = Vault.find(vault)  # a vault that is not there is said before anything is printed
-    print("brain ui: reading the vault ...", file=sys.stderr, flush=True)
-    viewer = open_viewer(found.root)
+    found = Vault.find(vault)  # a vault that is not there is said before anything is read
+    print(f"brain ui: reading {found.root} ...", file=sys.stderr, flush=True)
+    viewer = open_viewer(found)
     with viewer.lock:
         warm(viewer)
     app = build_app(viewer, host=host, port=port, token=token, allowed_hosts=allow_host or ())

@@ -17,11 +17,12 @@ from brain.memory.front_door import Memory
 
 if TYPE_CHECKING:
     from brain.index.watch.watch import Watcher
+    from brain.vault.vault import Vault
 
 T = TypeVar("T")
 PAGE_SIZE = 50
-LEDGER_SECONDS = 2.0  # how long the ledger's summary is reused (then read again: the transcripts grow)
 CLOSE_WAIT = 30.0  # seconds a closing viewer waits for its watcher's catch-up run to end
+CATCH_UP_WAIT = 60.0  # seconds an opening viewer waits for it (the pages then read an index that is current)
 
 
 @dataclass
@@ -81,16 +82,27 @@ class Viewer:
 
     def ledger(self) -> Any:
         """The ledger's summary over all it keeps (`brain.agents.ledger`), made again when the ledger
-        changes, or LEDGER_SECONDS after it was made (the transcripts it reads grow meanwhile)."""
+        or one of the transcripts it read changes (and each hour: its lines age out of it)."""
         from brain.agents import ledger
         from brain.agents.registry import READERS
 
-        path = ledger.ledger_path(self.root)
-        stamp = path.stat() if path.is_file() else None
-        key = (stamp.st_mtime_ns, stamp.st_size) if stamp else None, int(time.monotonic() // LEDGER_SECONDS)
+        before = self._kept.get("ledger")
+        read = tuple(_stamp(session.transcript) for session in before[1].sessions) if before else ()
+        key = (_stamp(str(ledger.ledger_path(self.root))), read, int(time.time() // 3600))
         return self.kept(
             "ledger", key, lambda: ledger.summary(self.root, READERS, days=ledger.KEEP_DAYS, uses=self._uses)
         )
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """A file's time and size, None when it is not there (or no file is named)."""
+    if not path:
+        return None
+    try:
+        found = Path(path).stat()
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size
 
 
 Args = Mapping[str, str]
@@ -123,7 +135,7 @@ def paged(items: Sequence[T], args: Args, size: int = PAGE_SIZE) -> tuple[list[T
     return list(items[start : start + size]), {"number": page, "pages": pages, "size": size, "total": len(items)}
 
 
-def open_viewer(vault: str | Path | None) -> Viewer:
+def open_viewer(vault: str | Path | Vault | None) -> Viewer:
     """The vault opened for the life of the server: its index kept current from file events (so a
     page never stats every file), and its notes loaded once."""
     import sqlite3
@@ -138,5 +150,7 @@ def open_viewer(vault: str | Path | None) -> Viewer:
         watcher = memory.follow_file_events()
     except (BrainError, OSError, sqlite3.Error) as error:  # notes are still shown; search says what is wrong itself
         print(f"brain ui: warning: index not followed ({error})", file=sys.stderr, flush=True)
+    if watcher is not None:  # its catch-up run (of what changed while nothing watched) ends first
+        watcher.caught_up.wait(CATCH_UP_WAIT)
     memory.corpus.notes()
     return Viewer(memory, watcher)

@@ -24,6 +24,7 @@ SEEN_BEFORE = (
     "failed: cd src && ls\n"
     "error:  /bin/bash: line 1: cd: src: No such file or directory\n"
     "worked: cd app && ls\n"  # the folder is what failed, and what fixed it
+    "change: there was no folder `src` there; `cd app && ls` worked\n"
     "```"
 )
 LOGGED = "shell|cd|<path>: line <n>: cd: src: No such file or directory"

@@ -45,4 +45,4 @@ def test_the_run_help_lists_every_agents_events() -> None:
     assert done.returncode == 0
     assert "claude-code: session-start, first-prompt, tool-failure, session-end" in text
     assert "codex: session-start, first-prompt, tool-failure, stop, notify" in text
-    assert "gemini: session-start, first-prompt, session-end" in text
+    assert "gemini: session-start, first-prompt, tool-failure, session-end" in text

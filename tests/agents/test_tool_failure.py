@@ -25,8 +25,7 @@ SEEN_BEFORE = (
     "```\n"
     "failed: git checkout main && git pull\n"
     "error:  fatal: Unable to create '.git/index.lock': File exists.\n"
-    "worked: git checkout main && git pull\n"
-    "change: it worked after trying `rm .git/index.lock && git checkout main && git pull`.\n"
+    "worked: the same call, run again unchanged (flaky): git checkout main && git pull\n"
     "```"
 )
 LOGGED = "shell|git|fatal: Unable to create <q>: File exists."
@@ -267,11 +266,17 @@ def test_a_project_is_answered_with_its_own_earlier_fix_before_a_newer_one_of_an
 
 
 def test_another_projects_fix_is_not_handed_over_unless_the_vault_says_so(two_projects, repos):
-    """By default an agent is handed its own project's earlier fixes only: another project's text
-    (and one of no recorded project) is another codebase's, and could steer this one."""
+    """By default an agent is handed its own project's earlier fixes only: another project's text is
+    another codebase's, and could steer this one. An episode of no recorded project may be of this
+    one: it answers, naming no project."""
     assert "cross_project = false" in (two_projects / ".brain" / "config.toml").read_text()
-    assert run_hook(two_projects, lock_failure(repos.fresh)) == (0, "", "")
-    assert log_lines(two_projects)[-1] == f"tool-failure now: Bash [{LOCK}] not seen before"
+    assert answer(run_hook(two_projects, lock_failure(repos.fresh))) == seen(
+        "EPISODE-2026-02-18-before-projects", "2026-02-18", "git checkout main"
+    )
+    assert (
+        log_lines(two_projects)[-1]
+        == f"tool-failure now: Bash [{LOCK}] seen before in EPISODE-2026-02-18-before-projects"
+    )
     assert answer(run_hook(cross_project(two_projects), lock_failure(repos.fresh))) == SEEN_ELSEWHERE
     assert log_lines(two_projects)[-1] == (
         f"tool-failure now: Bash [{LOCK}] seen before in EPISODE-2026-02-22-billing (project {BILLING})"

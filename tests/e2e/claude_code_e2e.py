@@ -144,6 +144,7 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
         "SessionStart hook additional context: # Context for: this session (from brain, the team's memory)\n\n"
         "## Facts valid now\n- app-source-folder (config, default, since "
     ) in opening
+    assert opening.count("- app-source-folder (config, default, since ") == 1  # not handed again at the prompt
     assert "cd: src: No such file or directory" in user_text(requests[1])
     session = first["session_id"]
     episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{session[:8]}.md")), "session 1's episode", log)[0]
@@ -179,12 +180,13 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     ) in after_failure
     assert "cd: src: No such file or directory\nworked: " in after_failure
 
-    # the ledger: each session's injection, with the tokens the context cost
+    # the ledger: each session's injection, with the tokens the context cost; the first prompt named
+    # the fact the session start had handed over already, so it handed nothing again
     status = json.loads(brain("hooks", "status", "--vault", str(vault), "--json", cwd=repo))["injected"]
     assert [(s["session"], list(s["tokens_by_event"])) for s in status["sessions"]] == [
-        (first["session_id"], ["session-start", "first-prompt"]),
-        (second["session_id"], ["session-start", "first-prompt"]),
-        (third["session_id"], ["session-start", "first-prompt", "tool-failure"]),
+        (first["session_id"], ["session-start"]),
+        (second["session_id"], ["session-start"]),
+        (third["session_id"], ["session-start", "tool-failure"]),
     ]
     assert status["sessions"][1]["tokens_by_event"]["session-start"] == -(-(len(context) + 1) // 4)
     # the models named the episodes after they were handed them

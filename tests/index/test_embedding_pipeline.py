@@ -87,7 +87,7 @@ def test_an_interrupted_index_goes_on_where_it_stopped(vault, monkeypatch):
 
     status = run_brain("status", "--vault", str(vault.root))
     assert "vectors   12 of 30 chunks embedded in " in status.output
-    assert "0 files changed and 6 notes wait for vectors since the last index" in status.output
+    assert "0 files changed and 6 notes without vectors since the last index" in status.output
 
     embedder.texts.clear()
     report = index_vault(open_index(vault))

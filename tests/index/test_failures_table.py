@@ -38,6 +38,7 @@ SEEN = FailureSeen(
     "`git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists.",
     "`git checkout main` succeeded",
     "",
+    fix_command="git checkout main",
     terms=TERMS,
 )
 
@@ -129,8 +130,7 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
         (
             "EPISODE-2026-02-21-9e4910ab",
             "9e4910ab-95a9-4a30-a85e-4677017bfaf0",
-            "`git checkout main && git pull` succeeded; it worked after trying "
-            "`rm .git/index.lock && git checkout main && git pull`.",
+            "`git checkout main && git pull` succeeded; it worked when run again unchanged (flaky).",
         )
     ]
 

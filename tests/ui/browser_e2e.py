@@ -174,8 +174,9 @@ def test_a_failure_leads_to_what_fixed_it(lived, browser) -> None:
     watched.open("/failures?seen=2")
     section = watched.page.locator("section.failure").first
     assert section.locator("h2 code").inner_text() == SIGNATURE.split("|", 2)[2]
-    assert "Handed to an agent 1 time: then 1 recovered" in section.inner_text()
-    section.get_by_role("link", name="EPISODE-2026-02-21-9e4910ab").first.click()
+    assert "Handed to an agent 1 time: then 1 not recovered" in section.inner_text()
+    assert section.locator("p.fix a").inner_text() == "EPISODE-2026-02-21-9e4910ab"  # where it was fixed
+    section.locator("table a", has_text="EPISODE-2026-02-21-9e4910ab").click()
     watched.page.wait_for_url("**/episodes/EPISODE-2026-02-21-9e4910ab#e001")
     error = watched.page.locator("li#e001")
     assert "fatal: Unable to create '.git/index.lock': File exists." in error.inner_text()

@@ -17,7 +17,7 @@ from tests.agents.test_tool_failure import FIRST, SECOND, failure_input
 from tests.conftest import REPO, TRANSCRIPTS, lexical_vault, run_brain
 
 SPOTTER = TRANSCRIPTS / "public" / "spotter" / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
-SIGNATURE = "shell|git|fatal: Unable to create '.git/index.lock': File exists."
+SIGNATURE = "shell|git|fatal: Unable to create <q>: File exists."  # the quoted path blanked
 
 
 def lexical_copy(source: Path, root: Path) -> Path:
@@ -39,7 +39,8 @@ def example_vault(tmp_path_factory) -> Path:
 def lived_vault(tmp_path_factory) -> Path:
     """A vault that lived: a Claude Code session (cipher-box) failed on git's index.lock and recovered;
     two hours later the next session hit the same failure, the failure hook handed it the earlier fix
-    (the ledger records it), and that session's transcript became an episode too. Plus a 53-minute
+    (the ledger records it), and that session's transcript became an episode too (which did not
+    recover from it: its next call was another command). Plus a 53-minute
     session of another project (marot/spotter) with decisions, failures and recoveries."""
     root = tmp_path_factory.mktemp("ui-lived") / "vault"
     lexical_vault(root)

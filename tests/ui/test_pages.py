@@ -198,21 +198,23 @@ def test_an_obsidian_vault_gets_an_obsidian_link(tmp_path: Path) -> None:
 def test_a_failure_seen_before_its_fix_and_what_happened_after_it_was_handed(lived_vault: Path) -> None:
     found = get(lived_vault, "/failures.json?seen=2")
     first = found["failures"][0]
-    assert (first["signature"], first["episodes"], first["recovered"], first["handed"]) == (SIGNATURE, 2, 2, 1)
+    assert (first["signature"], first["episodes"], first["recovered"], first["handed"]) == (SIGNATURE, 2, 1, 1)
     assert [seen["title"] for seen in first["seen"]] == ["EPISODE-2026-02-21-0ea9b4b6", "EPISODE-2026-02-21-9e4910ab"]
-    assert first["seen"][1]["fix"] == (
-        "`git checkout main && git pull` succeeded; it worked after trying `rm .git/index.lock && git checkout main && git pull`."
-    )
-    assert first["then"] == {"recovered": 1, "not recovered": 0, "not in its episode": 0, "pending": 0}
+    assert [seen["fix"] for seen in first["seen"]] == [
+        "",
+        "`git checkout main && git pull` succeeded; it worked when run again unchanged (flaky).",
+    ]
+    assert first["fixed_in"] == "EPISODE-2026-02-21-9e4910ab"
+    assert first["then"] == {"recovered": 0, "not recovered": 1, "not in its episode": 0, "pending": 0}
     (handed,) = first["handings"]
     assert (handed["session"], handed["episode"], handed["then"]) == (
         "0ea9b4b6-40e9-407b-8bb5-a31903367d21",
         "EPISODE-2026-02-21-9e4910ab",
-        "recovered",
+        "not recovered",
     )
     assert [f["signature"] for f in found["failures"]] == [
         SIGNATURE,
-        "shell|rm|rm: .git/index.lock: No such file or directory",
+        "shell|rm|rm: <path>: No such file or directory",
     ]
 
 
@@ -222,7 +224,7 @@ def test_what_the_session_was_handed(lived_vault: Path) -> None:
     assert session["session"] == "0ea9b4b6-40e9-407b-8bb5-a31903367d21"
     assert session["episode"] == "EPISODE-2026-02-21-0ea9b4b6"
     assert [(i["event"], i["tokens"], i["notes"], i["signature"]) for i in session["handed"]] == [
-        ("tool-failure", 85, ["EPISODE-2026-02-21-9e4910ab"], SIGNATURE)
+        ("tool-failure", 87, ["EPISODE-2026-02-21-9e4910ab"], SIGNATURE)
     ]
     assert session["used"] == []  # the transcript names it only before the hook answered
     assert found["paths"] == {"EPISODE-2026-02-21-9e4910ab": "episodes/EPISODE-2026-02-21-9e4910ab.md"}
@@ -230,16 +232,16 @@ def test_what_the_session_was_handed(lived_vault: Path) -> None:
     assert glance["handed"] == {
         "days": 30,
         "sessions": 1,
-        "tokens": 85,
-        "tokens_per_session": 85,
+        "tokens": 87,
+        "tokens_per_session": 87,
         "notes_named": 1,
         "notes_used": 0,
         "failures_answered": 1,
     }
     assert glance["failures"] == {
         "readable": True,
-        "signatures": 10,
-        "recovered": 7,
+        "signatures": 6,
+        "recovered": 3,
         "repeated": 2,
         "repeated_recovered": 1,
     }

@@ -6,7 +6,8 @@ own writes (a session's extraction) keep them current.
 
 One read gives what matching needs (`brain.memory.sessions.matching`): how many of the catalog's
 failures hold each of the live failure's terms (`failure_terms`) and how many there are; then the
-recovered failures of the same kind and program (of `project`'s episodes, or of every project when
+recovered failures of the same kind and program (of `project`'s episodes and those of no recorded
+project, or of every project when
 `everywhere`), those that share the most weight with the live failure first (the caller weighs the
 terms by those counts), then this project's, then the newest, at most `limit`, each with its terms;
 and the counts of their terms too.
@@ -29,7 +30,7 @@ _SEEN = (
     "f.fix_command, f.change, f.retry, f.terms "
     "FROM failures f JOIN notes n ON n.id = f.note_id "
     "WHERE f.kind = :kind AND f.program = :program AND f.fix != '' "
-    "AND (:session = '' OR {session} != :session) AND (:everywhere OR {project} = :project) "
+    "AND (:session = '' OR {session} != :session) AND (:everywhere OR {project} = :project OR {project} = '') "
     "ORDER BY (SELECT TOTAL(a.weight) FROM failure_terms t JOIN asked a ON a.term = t.term "
     "WHERE t.note_id = f.note_id AND t.event = f.event) DESC, "
     "({project} = :project) DESC, 3 DESC, n.path LIMIT :limit"

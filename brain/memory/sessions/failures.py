@@ -13,7 +13,8 @@ wrong "seen before" costs the agent more than silence.
 The answer comes from the project the agent works in (`brain.memory.projects.note` has the rule): its
 episodes only, unless the vault's `[hooks] cross_project` is true, when the other projects'
 episodes answer too (this project's first) and the answer names the project it comes from. An
-episode of no recorded project is not known to be this project's: it answers only then.
+episode of no recorded project (captured before projects were recorded, or from a session that did
+not say its folder) may well be of this one: it answers, after this project's own, naming none.
 
 What the answer hands over was written by an earlier session: it is a quoted record, fenced, with
 its source (the episode and its date), its control characters stripped, never instructions. It

@@ -410,7 +410,8 @@ def _tool_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Sequ
         )
     above = _above(missing, where) if failed.tool in SEARCH_TOOLS else None
     if above is not None:
-        return Found(f"`{above}` does not exist; {later.tool} of `{later.target or '.'}`, a folder above it, {verb}")
+        shown = "." if not later.target or where == resolve(later.cwd, "", ".") else later.target
+        return Found(f"`{above}` does not exist; {later.tool} of `{shown}`, a folder above it, {verb}")
     return None
 
 

@@ -44,8 +44,14 @@ PAGES: tuple[Page, ...] = (
 def warm(viewer: Viewer) -> None:
     """Read what the first pages need before anyone asks (a vault of 10,000 notes takes seconds): every
     note and its name, the patterns, the failures, the ledger, the causal graph, the search index."""
+    from brain.memory.causal.chains import caused_by_graph
+
     glance.glance(viewer, {})
     episodes.timeline(viewer, {})
     episodes.evidence_of(viewer, "")
+    causal.patterns(viewer, {})
     causal.graph(viewer, {})
+    caused_by_graph(viewer.memory.corpus)
+    failures.failures(viewer, {})
+    handed.handed(viewer, {})
     search.warm(viewer)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from brain.markdown.model import Pattern
 from brain.memory.causal.chains import reconstruct_reasoning
 from brain.memory.causal.graph import MAX_DEPTH, CausalGraph, causal_graph, find_path, node_for, reverse_path_exists
 from brain.memory.patterns.service import antipatterns, list_patterns
@@ -20,13 +21,19 @@ DEFAULT_DEPTH = 2
 
 
 def patterns(viewer: Viewer, args: Args) -> dict[str, Any]:
-    corpus = viewer.memory.corpus
-    shown, page = paged(list_patterns(corpus), args)
+    every, worst = _patterns(viewer)
+    shown, page = paged(every, args)
     return {
-        "antipatterns": [pattern_summary(found) for found in antipatterns(corpus)],
+        "antipatterns": [pattern_summary(found) for found in worst],
         "patterns": [pattern_summary(found) for found in shown],
         "page": page,
     }
+
+
+def _patterns(viewer: Viewer) -> tuple[list[Pattern], list[Pattern]]:
+    """Every pattern, most successful first, and the antipatterns, worst first (until a note changes)."""
+    corpus = viewer.memory.corpus
+    return viewer.derived("ui.patterns", lambda: (list_patterns(corpus), antipatterns(corpus)))
 
 
 def graph(viewer: Viewer, args: Args) -> dict[str, Any]:
@@ -106,7 +113,7 @@ def path(viewer: Viewer, args: Args) -> dict[str, Any]:
     source, target = text(args, "from"), text(args, "to")
     weighted = text(args, "weighted") == "1"
     depth = number(args, "depth", 5, 1, MAX_DEPTH)
-    titles = [found.title for found in list_patterns(corpus)]
+    titles = [found.title for found in _patterns(viewer)[0]]
     asked = {"from": source, "to": target, "weighted": weighted, "depth": depth, "patterns": titles}
     if source is None or target is None:
         return {**asked, "path": None, "said": [], "nodes": [], "edges": [], "box": None}

@@ -10,6 +10,7 @@ from brain.agents.events import AGENT_EVENTS, hook_key
 from brain.agents.ledger import LedgerSummary
 from brain.index.catalog.failures import FailureHeld, all_failures
 from brain.plain import plain
+from brain.ui.pages.handed import session_episodes
 from brain.ui.viewer import Args, Viewer, paged, text
 
 # the failure hook's events as the ledger names them (each agent's `tool-failure`)
@@ -17,7 +18,9 @@ FAILURE_EVENTS = tuple(
     hook_key(agent, "tool-failure") for agent, events in AGENT_EVENTS.items() if "tool-failure" in events
 )
 THEN = ("recovered", "not recovered", "not in its episode", "pending")
-MOST_SEEN = 20  # a failure's episodes (and handings) listed, newest first
+MOST_SEEN = 8  # a failure's episodes (and handings) listed, newest first; one failure alone: ALL_SEEN
+ALL_SEEN = 200
+PAGE = 20
 
 
 def failure_groups(viewer: Viewer) -> dict[str, list[FailureHeld]] | None:
@@ -36,7 +39,8 @@ def _grouped(held: list[FailureHeld] | None) -> dict[str, list[FailureHeld]] | N
 
 def failures(viewer: Viewer, args: Args) -> dict[str, Any]:
     """Every failure the episodes hold, grouped by signature: most episodes first, then the most
-    handed, then the newest; a page at a time, each with its newest MOST_SEEN episodes."""
+    handed, then the newest; PAGE at a time, each with its newest MOST_SEEN episodes (ALL_SEEN when
+    one failure is asked for)."""
     found = failure_groups(viewer)
     repeated = text(args, "seen") == "2"
     signature = text(args, "signature")
@@ -47,12 +51,14 @@ def failures(viewer: Viewer, args: Args) -> dict[str, Any]:
     chosen = [
         key for key, episodes in order if (not repeated or episodes >= 2) and (signature is None or key == signature)
     ]
-    shown, page = paged(chosen, args)
+    shown, page = paged(chosen, args, size=PAGE)
+    most = MOST_SEEN if signature is None else ALL_SEEN
+    rows: dict[tuple[str, int], dict[str, Any]] = viewer.made_from("failure-rows", (groups, handed), dict)
     return {
         "readable": found is not None,
         "repeated_only": repeated,
         "signature": signature,
-        "failures": [_row(key, groups[key], handed.get(key, [])) for key in shown],
+        "failures": [_kept_row(rows, key, most, groups[key], handed.get(key, [])) for key in shown],
         "page": page,
     }
 
@@ -69,7 +75,20 @@ def _episodes(items: list[FailureHeld]) -> int:
     return len({item.seen.path for item in items})
 
 
-def _row(signature: str, items: list[FailureHeld], handed: list[dict[str, Any]]) -> dict[str, Any]:
+def _kept_row(
+    rows: dict[tuple[str, int], dict[str, Any]],
+    signature: str,
+    most: int,
+    items: list[FailureHeld],
+    handed: list[dict[str, Any]],
+) -> dict[str, Any]:
+    found = rows.get((signature, most))
+    if found is None:
+        found = rows[signature, most] = _row(signature, items, handed, most)
+    return found
+
+
+def _row(signature: str, items: list[FailureHeld], handed: list[dict[str, Any]], most: int) -> dict[str, Any]:
     tool, target, line = [*signature.split("|", 2), "", ""][:3]
     fixed = [item for item in items if item.seen.fix]
     return {
@@ -82,11 +101,11 @@ def _row(signature: str, items: list[FailureHeld], handed: list[dict[str, Any]])
         "fix": fixed[0].seen.fix if fixed else "",
         "fixed_in": fixed[0].seen.title if fixed else "",
         "last": items[0].seen.date,
-        "seen": [{**plain(item.seen), "event": item.event} for item in items[:MOST_SEEN]],
-        "more_seen": max(0, len(items) - MOST_SEEN),
+        "seen": [{**plain(item.seen), "event": item.event} for item in items[:most]],
+        "more_seen": max(0, len(items) - most),
         "handed": len(handed),
         "then": {state: sum(1 for h in handed if h["then"] == state) for state in THEN},
-        "handings": handed[-MOST_SEEN:],
+        "handings": handed[-most:],
     }
 
 
@@ -107,7 +126,7 @@ def handings(
             if item.seen.session:
                 key = (item.seen.session, signature)
                 in_session[key] = in_session.get(key, False) or bool(item.seen.fix)
-    sessions = _sessions_with_episodes(viewer)
+    sessions = viewer.derived("ui.session-episodes", lambda: session_episodes(viewer))
     found: dict[str, list[dict[str, Any]]] = {}
     for session in summary.sessions:
         for injection in session.handed:
@@ -135,12 +154,3 @@ def _then(has_episode: bool, recovered: bool | None) -> str:
 
 def _only(signatures: set[str]) -> str:
     return next(iter(signatures)) if len(signatures) == 1 else ""
-
-
-def _sessions_with_episodes(viewer: Viewer) -> set[str]:
-    """The sessions that have an episode (its `session` key)."""
-    return {
-        str(note.frontmatter["session"])
-        for note in viewer.memory.corpus.of_type("episode")
-        if note.frontmatter.get("session") is not None
-    }

@@ -12,9 +12,8 @@ from brain.ui.viewer import Args, Viewer, paged
 
 def handed(viewer: Viewer, args: Args) -> dict[str, Any]:
     summary: LedgerSummary = viewer.ledger()
-    found = ledger_json(summary)
-    episodes = session_episodes(viewer)
-    sessions = [{**session, "episode": episodes.get(session["session"])} for session in reversed(found["sessions"])]
+    episodes = viewer.derived("ui.session-episodes", lambda: session_episodes(viewer))
+    found, sessions = viewer.made_from("handed", (summary, episodes), lambda: _newest_first(summary, episodes))
     shown, page = paged(sessions, args, size=20)
     resolver = viewer.memory.corpus.resolver()
     named = {note for session in shown for injection in session["handed"] for note in injection["notes"]}
@@ -24,6 +23,13 @@ def handed(viewer: Viewer, args: Args) -> dict[str, Any]:
 
 def _only(candidates: list[str]) -> str | None:
     return candidates[0] if len(candidates) == 1 else None
+
+
+def _newest_first(summary: LedgerSummary, episodes: dict[str, str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The ledger's summary as `brain hooks status --json` gives it, and its sessions newest first,
+    each with its episode."""
+    found = ledger_json(summary)
+    return found, [{**session, "episode": episodes.get(session["session"])} for session in reversed(found["sessions"])]
 
 
 def session_episodes(viewer: Viewer) -> dict[str, str]:

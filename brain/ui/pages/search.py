@@ -32,10 +32,10 @@ def search(viewer: Viewer, args: Args) -> dict[str, Any]:
 
 
 def warm(viewer: Viewer) -> None:
-    """The search index opened and its embedder loaded (when the vault has an index): the first
-    search then costs what the next one does."""
+    """One search run (when the vault has an index): its embedder loaded, its vectors read, so the
+    first search a person asks for costs what the next one does."""
     from brain.index.engine import existing_index
 
     index = existing_index(viewer.memory.vault)
     if index is not None:
-        index.embedder.embed(["warm"])
+        search_report(index, "warm", limit=1, rerank=index.config.rerank)
