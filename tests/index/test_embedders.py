@@ -227,7 +227,7 @@ def test_chroma_cache_is_second(isolated: Path, files: model_files.ModelFiles) -
 
 
 def test_unknown_name_lists_choices() -> None:
-    with pytest.raises(ValueError, match="default, minilm, e5-small, lexical"):
+    with pytest.raises(ValueError, match="default, minilm, minilm-float, e5-small, lexical"):
         load_embedder("word2vec")
 
 
