@@ -203,7 +203,7 @@ def example(tmp_path_factory) -> Vault:
     (root / ".brain").mkdir()
     vault = Vault(root)
     index = open_index(vault)
-    assert index.embedder.id == "all-MiniLM-L6-v2:int8-dynamic-onnx", "the real model must be installed for these tests"
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx", "the real model must be installed for these tests"
     index_vault(open_index(vault))
     yield vault
     forget(vault.root)
@@ -257,7 +257,7 @@ def real_embedder():
     from brain.index.embedders.embedders import load_embedder
 
     embedder = load_embedder("default", warn=lambda message: pytest.fail(message))
-    assert embedder.id == "all-MiniLM-L6-v2:int8-dynamic-onnx", "the real model must be installed for these tests"
+    assert embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx", "the real model must be installed for these tests"
     return embedder
 
 

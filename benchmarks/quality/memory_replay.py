@@ -25,7 +25,9 @@ Scored per project (`score`), on the project's own failures (Claude Code's proto
   there (`replay_truth.recovery`); recall: the share answered naming the episode of a twin's session;
 - false alarms: of the failures with no twin in any earlier session, the share answered at all;
 - answer correctness: of the answered repeats that their own session recovered from, the share whose
-  answer holds that recovery (`replay_truth.answer_holds`: same target, same change);
+  answer holds that recovery (`replay_truth.answer_holds`: same target, same change); beside it,
+  `answer_correctness_v1`, the same share by the yardstick as first written (`answer_holds_v1`,
+  which read the hook's fenced record as one quote and so never compared its `worked:` command);
 - tokens per answer (characters / 4), hook p50 / p95 in process (ms);
 - Codex: recall, false alarms and successes answered, with and without the end event.
 
@@ -438,7 +440,7 @@ class _Tally:
 
     def __init__(self) -> None:
         names = (
-            "failures protocol_failures repeats hits answered_repeats correct correct_of protocol_repeats "
+            "failures protocol_failures repeats hits answered_repeats correct correct_v1 correct_of protocol_repeats "
             "protocol_hits fresh fresh_answered protocol_fresh protocol_fresh_answered patch_failures "
             "codex_failures codex_successes"
         )
@@ -512,6 +514,7 @@ class _Tally:
             self.counts["correct_of"] += 1
             holds = truth.answer_holds(answer, own)
             self.counts["correct"] += holds
+            self.counts["correct_v1"] += truth.answer_holds_v1(answer, own)
             if not holds:
                 self.wrong.append(_example(call, answer, own))
 
@@ -535,6 +538,8 @@ class _Tally:
             else None,
             "false_alarms": _ratio(counts["fresh_answered"], counts["fresh"]),
             "answer_correctness": _ratio(counts["correct"], counts["correct_of"]),
+            # the yardstick as first written (replay_truth.answer_holds_v1), reported apart
+            "answer_correctness_v1": _ratio(counts["correct_v1"], counts["correct_of"]),
             "protocol_recall": _ratio(counts["protocol_hits"], counts["protocol_repeats"]),
             "protocol_false_alarms": _ratio(counts["protocol_fresh_answered"], counts["protocol_fresh"]),
             "tokens_per_answer": round(sum(self.tokens) / len(self.tokens), 1) if self.tokens else None,

@@ -851,20 +851,62 @@ _QUOTED = re.compile(r"`([^`]+)`")
 def answer_holds(answer: str, recovered: Recovery) -> bool:
     """Whether an answer holds the fix the session then made: the recovering command, or one of
     the same program that worked in between (`steps`), quoted whole (a quoted command that is it,
-    or starts with it); or a command quoted in the answer (between backticks) that runs a program
-    the recovering one ran and holds at least half of the first CHANGE_WORDS words it added, or none
-    of those it dropped and at least half of the failed command's other words; or, in an answer
-    that quotes nothing, half of the added words in its text; or the name of a file changed
-    between failure and recovery; or, for a retry, words that say it was run again."""
+    or starts with it); or a command quoted in the answer that runs a program the recovering one
+    ran and holds at least half of the first CHANGE_WORDS words it added, or none of those it
+    dropped and at least half of the failed command's other words; or, in an answer that quotes
+    nothing, half of the added words in its text; or the name of a file changed between failure and
+    recovery; or, for a retry, words that say it was run again.
+
+    What the answer quotes: the commands between single backticks in its prose, and in a fenced
+    record (the hook's ``` block of `failed:`, `error:`, `worked:` and `change:` lines) the
+    `worked:` line's command and what the `change:` line quotes. The `failed:` and `error:` lines
+    are the failure, not its fix: they count for nothing (a file the error names is not a file
+    the answer says was changed)."""
+    quoted, flat = _answer_parts(answer)
+    return _holds_fix(quoted, flat, answer, recovered)
+
+
+def answer_holds_v1(answer: str, recovered: Recovery) -> bool:
+    """`answer_holds` as it was first written (kept to report its figures beside the new ones):
+    everything between two backticks is a quote, so a fenced record was read as one quote holding
+    all its lines, and its `worked:` command was never compared on its own; and the whole answer,
+    error lines included, is searched for changed files' names."""
     if not answer:
         return False
     quoted = [" ".join(found.split()).lower() for found in _QUOTED.findall(answer)]
-    flat = " ".join(answer.split()).lower()
+    return _holds_fix(quoted, " ".join(answer.split()).lower(), answer, recovered)
+
+
+_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
+def _answer_parts(answer: str) -> tuple[list[str], str]:
+    """(the commands the answer quotes, its text without the failure's own lines), lower case."""
+    prose = _FENCED.sub(" ", answer)
+    quoted = _QUOTED.findall(prose)
+    said = [prose]
+    for block in _FENCED.findall(answer):
+        for line in block.splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip().lower()
+            if key in ("failed", "error"):
+                continue
+            if key == "worked":
+                quoted.append(value.strip())
+            elif key == "change":
+                quoted += _QUOTED.findall(value)
+            said.append(line)
+    return [" ".join(found.split()).lower() for found in quoted if found.strip()], " ".join(" ".join(said).split()).lower()
+
+
+def _holds_fix(quoted: list[str], flat: str, answer: str, recovered: Recovery) -> bool:
+    if not answer:
+        return False
     if any(_change_held(flat, quoted, step) for step in (recovered, *recovered.steps)):
         return True
     if recovered.changed_files and any(name.lower() in flat for name in recovered.changed_files):
         return True
-    return recovered.retry and bool(_RETRY.search(answer))
+    return recovered.retry and bool(_RETRY.search(flat))
 
 
 def _change_held(flat: str, quoted: list[str], recovered: Recovery) -> bool:

@@ -99,7 +99,7 @@ def test_status_names_the_embedder_without_loading_it(vault):
     write(vault, "notes/Idempotency keys.md", "# Idempotency keys\n\nRetries need a key per write.\n")
     assert run_brain("index", "--vault", str(vault.root)).exit_code == 0  # embeds with the real model
     out, modules = probe("status", "--vault", str(vault.root))
-    assert "embedder  all-MiniLM-L6-v2:int8-dynamic-onnx\n" in out
+    assert "embedder  all-MiniLM-L6-v2:int8-rows-onnx\n" in out
     assert "vectors   1 chunk in " in out
     assert heavy(modules) == []
 

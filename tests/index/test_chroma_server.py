@@ -47,7 +47,7 @@ def test_meaning_on_the_server_with_the_real_model(tmp_path, chroma_server):
     (root / ".brain").mkdir()
     vault = Vault(root)
     index = open_index(vault, chroma_url=chroma_server)
-    assert index.embedder.id == "all-MiniLM-L6-v2:int8-dynamic-onnx"
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx"
     index_vault(open_index(vault))
     hits = search(open_index(vault), "smartphone sign-in safety", limit=2)
     assert hits[0].path == "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.helpers.mcp_harness import DEFAULT_TOOLS, MAINTENANCE_TOOLS, cli, connect, make_vault, text_of
 
-EMBEDDER = "all-MiniLM-L6-v2:int8-dynamic-onnx"
+EMBEDDER = "all-MiniLM-L6-v2:int8-rows-onnx"
 
 
 def _seconds_out(text: str) -> str:
@@ -83,7 +83,7 @@ def test_an_index_of_another_embedder_is_named_and_rebuilt_with_reindex(tmp_path
     cli(root, "index")
     config = root / ".brain" / "config.toml"
     config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "lexical"'))
-    refused = "the vectors of this vault were made by embedder 'all-MiniLM-L6-v2:int8-dynamic-onnx', but the embedder in use is 'lexical-hash-v1:384'; "
+    refused = "the vectors of this vault were made by embedder 'all-MiniLM-L6-v2:int8-rows-onnx', but the embedder in use is 'lexical-hash-v1:384'; "
     with connect(root) as default:
         default.bad(
             "search",

@@ -195,6 +195,26 @@ def recorded(project: str, sessions: list[truth.SessionCalls]) -> dict[str, Any]
     }
 
 
+def test_the_hooks_fenced_record_is_read_line_by_line() -> None:
+    sessions = read("context-evaluator")
+    fixed = truth.recovery(sessions[1].failures[2], sessions[1])
+    assert fixed is not None
+    record = "brain: seen before in [[EP-0]], and fixed. The record:\n```\nfailed: {}\nerror: boom\nworked: {}\n```"
+    right = record.format("rtk test bun run test 2>&1", "bun run test 2>&1")
+    assert (truth.answer_holds(right, fixed), truth.answer_holds_v1(right, fixed)) == (True, False)
+    # the failed command alone is not the fix, though the first yardstick counted it neither
+    wrong = record.format("bun run test 2>&1", "rtk test bun run test 2>&1")
+    assert (truth.answer_holds(wrong, fixed), truth.answer_holds_v1(wrong, fixed)) == (False, False)
+    edited = truth.Recovery(fixed.failure, fixed.call, "file", (), (), ("auth.go",), False)
+    named_by_the_error = "```\nfailed: go vet\nerror: auth.go:3: unused\nworked: go vet\n```"
+    assert (truth.answer_holds(named_by_the_error, edited), truth.answer_holds_v1(named_by_the_error, edited)) == (
+        False,
+        True,
+    )
+    said = "```\nfailed: go vet\nworked: go vet\nchange: it worked after editing `auth.go`\n```"
+    assert truth.answer_holds(said, edited) is True
+
+
 def test_scoring_a_recorded_replay_gives_exact_figures() -> None:
     claude = read("context-evaluator")
     result = recorded("context-evaluator", claude)

@@ -45,8 +45,8 @@ def one_line(result, *parts: str, code: int = 1) -> str:
 @pytest.mark.parametrize(
     "body, parts",
     [
-        ('embedder = "bogus"', ("embedder", "'bogus'", "default, minilm, e5-small, lexical")),
-        ("embedder = 3", ("embedder", "3", "default, minilm, e5-small, lexical")),
+        ('embedder = "bogus"', ("embedder", "'bogus'", "default, minilm, minilm-float, e5-small, lexical")),
+        ("embedder = 3", ("embedder", "3", "default, minilm, minilm-float, e5-small, lexical")),
         ('chroma_url = "ftp://example.org"', ("chroma_url", "'ftp://example.org'", "http://127.0.0.1:8000")),
         ('chroma_url = "http://127.0.0.1:99999"', ("chroma_url", "99999", "port")),
         ('model_path = "/no/such/model"', ("model_path", "'/no/such/model'", "model.onnx")),

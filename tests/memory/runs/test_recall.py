@@ -88,7 +88,7 @@ def test_the_cli_recalls_for_the_same_tenant_and_never_across(minilm: Vault, bra
     name = next((minilm.root / "runs" / "lending").glob("*.md")).stem
     hit = brain("run", "recall", QUESTION, "--tenant", "lending").output.splitlines()
     assert hit == [
-        f"# {name} (similarity 0.60, decisions, 45 tokens)",
+        f"# {name} (similarity 0.59, decisions, 45 tokens)",
         "query: Should we approve application #42? Credit: 580. Income: 95k. Amount: 50k.",
         "classify-risk → rejected (Marginal credit): creditScore=580, threshold=600",
         "pick-reason → credit-too-low (Credit below floor): creditScore=580, incomeAboveFloor=true",

@@ -45,7 +45,7 @@ def sessions(tmp_path_factory, real_embedder):
         (root / f"{title}.md").write_text(note_text(title, body), encoding="utf-8")
     vault = Vault(root)
     index = open_index(vault)
-    assert index.embedder.id == "all-MiniLM-L6-v2:int8-dynamic-onnx", "the real model must be installed for this test"
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx", "the real model must be installed for this test"
     index_vault(index)
     yield index
     forget(root)

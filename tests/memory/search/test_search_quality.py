@@ -83,7 +83,7 @@ def hotpot(tmp_path_factory):
         paths[name] = title
     vault = Vault(root)
     index = open_index(vault)
-    assert index.embedder.id == "all-MiniLM-L6-v2:int8-dynamic-onnx", "the real model must be installed for this test"
+    assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx", "the real model must be installed for this test"
     index_vault(index)
     yield index, paths, data["questions"]
     forget(root)
