@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.registry import READERS
 from brain.markdown.parse import parse_note
 from brain.memory.episodes.note import episode_from_note, render_episode
 from brain.memory.episodes.recovery import Recovery, episode_recoveries
@@ -67,7 +66,7 @@ def result(call_id: str, text: str, error: bool = False) -> tuple[str, object, s
 
 def extracted(path: Path):
     """The episode as extracted, and as read back from its rendered note."""
-    episode = extract_transcript(path, READERS).episode
+    episode = extract_transcript(path).episode
     again = episode_from_note(parse_note(render_episode(episode), path="episodes/x.md"))
     return episode, again
 
