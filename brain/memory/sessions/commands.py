@@ -191,6 +191,21 @@ def tests_failed(output: str, is_error: bool) -> bool:
     return failed is not None and failed.group(1) != "0"
 
 
+def never_ran(output: str) -> bool:
+    """A run that stopped before its program did anything: a usage error, a program or script not
+    found (`rtk: unrecognized subcommand 'bun'`, `command not found`). A test run that failed so ran
+    no test: its failure is the command's, not the tests'."""
+    counted = any(_COUNTS.search(line) for line in output.splitlines())
+    return not counted and bool(_NEVER_RAN.search(output[:2000]))
+
+
+_NEVER_RAN = re.compile(
+    r"unrecognized (?:subcommand|option|argument)|unexpected argument|command not found|unknown (?:command|option|flag)"
+    r"|is not recognized as|Missing script|no such (?:task|script)|Cannot find module|^Usage:",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def test_counts(output: str) -> str:
     """`3 failed, 10 passed` as the runner printed it (its last summary), or ''."""
     lines = [line for line in output.splitlines() if _COUNTS.search(line)]

@@ -532,3 +532,22 @@ def test_a_search_one_folder_up(tmp_path, failed, output, later, lesson):
 )
 def test_a_command_is_shown_by_its_first_line_or_its_quoted_text_folded(command: str, shown: str) -> None:
     assert display_command(command) == shown
+
+
+def test_a_test_run_that_never_ran_is_the_commands_failure_not_the_tests(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Run the tests"),
+        bash("toolu_1", "rtk bun run test 2>&1"),
+        result(
+            "toolu_1", "Exit code 2\nerror: unrecognized subcommand 'bun'\n\nUsage: rtk [OPTIONS] <COMMAND>", error=True
+        ),
+        bash("toolu_2", "bun run test 2>&1"),
+        result("toolu_2", " 12 pass\n 0 fail\nRan 12 tests across 3 files."),
+    )
+    episode, _ = extracted(path)
+    failed = next(event for event in episode.events if event.type == "error")
+    assert failed.text == "`rtk bun run test 2>&1` failed: error: unrecognized subcommand 'bun'"
+    assert episode.lessons == (
+        "`rtk bun run test 2>&1` failed (error: unrecognized subcommand 'bun'): `bun run test 2>&1` passed.",
+    )
