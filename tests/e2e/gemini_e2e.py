@@ -247,11 +247,11 @@ def test_gemini_sessions_reach_the_vault_and_the_next_session(
     assert f"<hook_context>{CONTEXT}\n\n## Facts valid now\n{FACT}" in opening
     assert opening.count("app-source-folder (config") == 1  # the first prompt's hook does not hand it again
     assert "cd: src: No such file or directory" in text_of(requests[1])
+    assert "skipped records" not in extracted(vault, first)
     episode = episode_of(vault, first)
     text = episode.read_text()
     assert "outcome: failure" in text and "cd: src: No such file or directory" in text
     assert f"task: {PROMPT}\n" in text  # the prompt, without the hook's context before it
-    assert "skipped records" not in extracted(vault, first)
 
     # session 2 starts with session 1's failure, hits it again (never fixed: nothing said) and recovers
     model.requests.clear()
@@ -260,9 +260,9 @@ def test_gemini_sessions_reach_the_vault_and_the_next_session(
     requests = model.loop_requests()
     assert f"## Recent failures\n- {episode.stem} ({episode.stem[8:18]}): {PROMPT}\n" in text_of(requests[0])
     assert "src: No such file or directory" in text_of(requests[1]) and SEEN_BEFORE not in text_of(requests[1])
+    extracted(vault, second)  # the episode is whole only once the extraction has ended
     recovered = episode_of(vault, second)
     assert "outcome: success" in recovered.read_text()
-    extracted(vault, second)
 
     # session 3 hits the same failure: the AfterTool hook hands the model session 2's fix at once
     model.requests.clear()
@@ -271,7 +271,7 @@ def test_gemini_sessions_reach_the_vault_and_the_next_session(
     after_failure = text_of(model.loop_requests()[1])
     print(f"session 3's request after the failure holds:\n{after_failure[after_failure.index(SEEN_BEFORE) :]}")
     assert f"<hook_context>{SEEN_BEFORE}{recovered.stem}]]" in after_failure
-    assert "cd: src: No such file or directory" in after_failure and "- What fixed it: " in after_failure
+    assert "cd: src: No such file or directory\nworked: " in after_failure
     log = (vault / ".brain" / "logs" / "hooks.log").read_text()
     assert f"tool-failure {third}: run_shell_command [shell|" in log and f"seen before in {recovered.stem}" in log
 

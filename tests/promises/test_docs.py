@@ -95,9 +95,14 @@ def test_every_docs_page_is_in_the_nav():
 
 
 def test_the_readme_links_survive_the_package_index():
-    """PyPI shows the README without the repository around it: a relative link would lead nowhere."""
+    """PyPI shows the README without the repository around it: a relative link would lead nowhere.
+    An image is the exception: GitHub and a clone show it, and where it cannot be fetched its alt
+    text names the file; it must exist."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    targets = re.findall(r"\]\(([^)\s]+)", readme) + re.findall(r"""(?:href|src)=["']([^"']+)""", readme)
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", readme)
+    assert [image for image in images if not (REPO / image).is_file()] == []
+    links = re.sub(r"!\[[^\]]*\]\([^)\s]+\)", "", readme)
+    targets = re.findall(r"\]\(([^)\s]+)", links) + re.findall(r"""(?:href|src)=["']([^"']+)""", links)
     relative = [target for target in targets if not re.match(r"(https?://|mailto:|#)", target)]
     assert relative == [], f"relative links in README.md (name the path in backticks instead): {relative}"
     assert len(readme.splitlines()) <= 250
