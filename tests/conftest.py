@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 ADR_EPISODE = DATA / "EPISODE-2026-01-21-session-42.md"
 ADR_PATTERN = DATA / "PATTERN-serena-first-routing.md"
 AI_AGENTS = DATA / "ai-agents"  # real ai-agents episodes and causal graphs (MIT, see its README)
-TRANSCRIPTS = DATA / "transcripts"  # Claude Code and Codex sessions, made and public (see its README)
-# the made Claude Code session and Codex rollout many tests read (tests/data/transcripts/README.md)
+TRANSCRIPTS = DATA / "transcripts"  # Claude Code, Codex and Gemini CLI sessions, made and public (see its README)
+# the made Claude Code session, Codex rollout and Gemini CLI chat many tests read (tests/data/transcripts/README.md)
 CLAUDE = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
 CODEX = (
     TRANSCRIPTS
@@ -38,6 +38,11 @@ CODEX = (
     / "14"
     / "rollout-2026-03-14T10-00-00-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
 )
+GEMINI = TRANSCRIPTS / "gemini" / "3f9a0c1d2b" / "chats" / "session-2026-03-20T09-00-7c1e2d3f.jsonl"
+# A chat Gemini CLI 0.61.0 wrote in the end-to-end check (tests/e2e/gemini_e2e.py, its session 2), paths
+# replaced: the session-start context before the prompt, a command that fails (exit code 1, which Gemini CLI
+# records as a `success`), then one that works.
+GEMINI_REAL = TRANSCRIPTS / "gemini-cli-0.61" / "demo-app" / "chats" / "session-2026-12-07T15-19-a0290670.jsonl"
 
 
 # Tests that take seconds are marked `slow`, so `pytest -m "not slow"` is a quick run while editing

@@ -343,14 +343,13 @@ def extraction_figures(tmp: Path) -> dict:
     calls = big_transcript(path)
     script = (
         "import json, resource, sys, time\n"
-        "from brain.agents.registry import READERS\n"
         "from brain.memory.sessions.ingest import extract_transcript\n"
         "def peak():  # KB; VmHWM is this image's own high-water mark (ru_maxrss keeps the forked parent's)\n"
         "    for line in open('/proc/self/status'):\n"
         "        if line.startswith('VmHWM:'):\n"
         "            return int(line.split()[1])\n"
         "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "t = time.perf_counter(); e = extract_transcript(sys.argv[1], READERS).episode; t = time.perf_counter() - t\n"
+        "t = time.perf_counter(); e = extract_transcript(sys.argv[1]).episode; t = time.perf_counter() - t\n"
         "print(json.dumps([t, e.metrics['tool_calls'], peak()]))\n"
     )
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)

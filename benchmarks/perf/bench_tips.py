@@ -52,7 +52,6 @@ from pathlib import Path
 
 from benchmarks import harness
 from benchmarks.harness import REPO, percentile
-from brain.agents.registry import READERS
 from brain.index.embedders.embedders import load_embedder
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
@@ -97,7 +96,7 @@ def bench_extraction(logs: Path) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             vault, _ = init_vault(Path(tmp) / "v")
             start = time.perf_counter()
-            results = extract_into_vault(Corpus(vault), [logs], readers=READERS)
+            results = extract_into_vault(Corpus(vault), [logs])
             times.append(time.perf_counter() - start)
     return {
         "logs": len(results),
@@ -230,7 +229,7 @@ def bench_usefulness(logs: Path, embedder) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         vault, _ = init_vault(Path(tmp) / "v")
         corpus = Corpus(vault)
-        extracted = extract_into_vault(corpus, [logs], readers=READERS)
+        extracted = extract_into_vault(corpus, [logs])
         episodes = sorted(
             (get_episode(corpus, path) for _, path, _ in extracted), key=lambda e: (e.date or "", e.title)
         )
@@ -400,7 +399,7 @@ def bench_histories(root: Path) -> dict:
                 count = len(corpus.of_type("tip"))
                 before = _waiting(vault.brain_dir)
                 try:
-                    end_session(corpus, session, today="2026-11-28", readers=READERS)
+                    end_session(corpus, session, today="2026-11-28")
                 except BrainError:
                     continue  # not a transcript brain reads: left out of the count
                 ended += 1
@@ -435,7 +434,7 @@ def bench_wording(logs: Path, show: bool = False) -> dict:
         with_tips = 0
         for source in sources:
             count = len(corpus.of_type("tip"))
-            end_session(corpus, source, today="2026-11-26", readers=READERS)
+            end_session(corpus, source, today="2026-11-26")
             with_tips += len(corpus.of_type("tip")) > count
         corpus = Corpus(vault)
         tips = _written(corpus, before)

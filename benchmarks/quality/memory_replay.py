@@ -319,7 +319,6 @@ def replay(
 ) -> dict[str, Any]:
     """Every hook answer of the project's replay, for every point of the grid: {"answers": {call key:
     {point: {mode: [answer, ms, logged]}}}, "episodes": {session index: episode title}}."""
-    from brain.agents.registry import READERS
     from brain.errors import BrainError
     from brain.index.engine import open_index
     from brain.index.sync.sync import index_vault
@@ -365,7 +364,7 @@ def replay(
                                 "claude": list(run(vault, "claude-code", _claude_payload(entry, call)))
                             }
             try:
-                report = end_session(memory.corpus, entry.path, readers=READERS, format=entry.agent)
+                report = end_session(memory.corpus, entry.path, format=entry.agent)
             except BrainError as error:  # a transcript brain cannot read: no episode, said in the results
                 unread[entry.session_id] = str(error)
                 continue

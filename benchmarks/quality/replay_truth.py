@@ -896,7 +896,9 @@ def _answer_parts(answer: str) -> tuple[list[str], str]:
             elif key == "change":
                 quoted += _QUOTED.findall(value)
             said.append(line)
-    return [" ".join(found.split()).lower() for found in quoted if found.strip()], " ".join(" ".join(said).split()).lower()
+    return [" ".join(found.split()).lower() for found in quoted if found.strip()], " ".join(
+        " ".join(said).split()
+    ).lower()
 
 
 def _holds_fix(quoted: list[str], flat: str, answer: str, recovered: Recovery) -> bool:

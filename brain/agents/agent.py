@@ -1,5 +1,6 @@
 """The one interface every agent implements: where its settings live, how brain's entries are merged
-into them and taken out, and how its transcripts are read.
+into them and taken out, and the hooks it runs. How its transcripts are read is its reader's
+(`brain.memory.sessions.transcripts`).
 
 An agent is one module of this package that builds an `Agent` (`claude_code.AGENT`, `codex.AGENT`)
 and is listed in `registry.AGENTS`; `install` and `runtime` work through this interface alone.
@@ -13,7 +14,6 @@ from pathlib import Path
 
 from brain.agents.runtime import Hook
 from brain.agents.settings import Commands
-from brain.memory.sessions.transcripts.files import TranscriptReader
 
 SCOPES = ("project", "user")
 
@@ -49,20 +49,16 @@ class Agent:
     - `entries(target, text)`: brain's entries in the file, one line each, and what is wrong with it;
     - `vaults_named(target, text)`: the vaults brain's entries in a file's text point at;
     - `programs_named(target, text)`: the `brain` programs they run;
-    - `reader`: how its transcripts are read into acts;
     - `hooks`: brain's hook events it runs (`brain hooks run EVENT`), each a hook of `runtime`'s;
-    - `store(home)`: the folder where the agent keeps its sessions' transcripts (for a backfill);
     - `to_do(target, text)`: what the user still does before the agent runs what brain wrote in a
       file (Codex runs a hook only once the user trusts it), None when nothing.
     """
 
     name: str
-    reader: TranscriptReader
     targets: Callable[[str, Path, Path], list[Target]]
     merged: Callable[[Target, str | None, Commands | None], str | None]
     entries: Callable[[Target, str], tuple[tuple[str, ...], str | None]]
     vaults_named: Callable[[Target, str], list[str]]
     programs_named: Callable[[Target, str], list[str]]
     hooks: Mapping[str, Hook]
-    store: Callable[[Path], Path]
     to_do: Callable[[Target, str], str | None] = lambda target, text: None

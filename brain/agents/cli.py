@@ -117,11 +117,10 @@ def status(
     from brain.agents import ledger
     from brain.agents.health import vault_exists, vault_health
     from brain.agents.output import health_json, health_lines, ledger_json, ledger_lines, status_json, status_lines
-    from brain.agents.registry import READERS
 
     found = service.status(_project(project_dir), Path.home())
     root = _vault_root(vault)
-    injected = ledger.summary(root, READERS, days=days) if root is not None else None
+    injected = ledger.summary(root, days=days) if root is not None else None
     named = [Path(v).resolve() for item in found for v in item.vaults if vault_exists(v)]
     vaults = [vault_health(each) for each in dict.fromkeys([*([root] if root else []), *named])]
     if as_json:

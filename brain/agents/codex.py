@@ -1,5 +1,6 @@
 """Codex CLI: its config and hooks (`$CODEX_HOME`, by default `~/.codex`, or a project's `.codex/`,
-which Codex reads in a project the user trusts); its rollouts are read by `codex_rollouts`.
+which Codex reads in a project the user trusts); its rollouts are read by
+`brain.memory.sessions.transcripts.codex`.
 
 `config.toml`: a `[mcp_servers.brain]` table and, at user scope, a top-level `notify` program, each
 in a block of marked lines that uninstall removes. `notify` runs after every turn (TUI and `codex
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,7 @@ from brain.agents.agent import Agent, Target
 from brain.agents.codex_calls import SHELL, command_end, told_end
 from brain.agents.settings import Commands, json_object, split_command
 from brain.errors import InvalidInput
-from brain.memory.sessions.transcripts.codex import detects, find_rollout, read
-from brain.memory.sessions.transcripts.files import TranscriptReader
+from brain.memory.sessions.transcripts.codex import codex_home, find_rollout
 
 # Codex's event -> brain's hook. PostToolUse runs after every tool call that Codex counts as done
 # (a shell command whatever its exit code; never a patch that failed to apply).
@@ -43,12 +42,6 @@ END = "# <<< brain"
 
 
 # ---------------------------------------------------------------- where brain writes
-
-
-def codex_home(home: Path) -> Path:
-    """Codex's own folder: `$CODEX_HOME` when set, as Codex reads it, else `~/.codex`."""
-    value = os.environ.get("CODEX_HOME")
-    return Path(value).expanduser().absolute() if value else home / ".codex"
 
 
 def targets(scope: str, project_dir: Path, home: Path) -> list[Target]:
@@ -323,13 +316,11 @@ HOOKS: dict[str, runtime.Hook] = {
 
 AGENT = Agent(
     name="codex",
-    reader=TranscriptReader(format="codex", agent="Codex", label="Codex CLI", detects=detects, read=read),
     targets=targets,
     merged=merged,
     entries=entries,
     vaults_named=lambda target, text: settings.vaults_in(commands_named(target, text)),
     programs_named=lambda target, text: settings.programs_in(commands_named(target, text)),
     hooks=HOOKS,
-    store=lambda home: codex_home(home) / "sessions",
     to_do=to_do,
 )

@@ -21,18 +21,15 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from brain.agents.settings import json_object_or_none
 from brain.vault.append_log import AppendLog
 from brain.vault.atomic import PRIVATE
-
-if TYPE_CHECKING:
-    from brain.memory.sessions.transcripts.files import TranscriptReader
 
 CHARS_PER_TOKEN = 4  # as brain.memory.causal.neighbourhood counts them (not imported: hooks load little)
 DEFAULT_DAYS = 7
@@ -188,7 +185,6 @@ class LedgerSummary:
 
 def summary(
     root: Path,
-    readers: Sequence[TranscriptReader],
     *,
     days: int = DEFAULT_DAYS,
     now: datetime | None = None,
@@ -220,7 +216,7 @@ def summary(
         found.handed.append(Injection(event, at.isoformat(timespec="seconds"), tokens, named, signature))
         found.transcript = str(entry.get("transcript") or found.transcript)
     for found in sessions.values():
-        found.used = _remembered(Path(found.transcript), injected_at.get(found.session, {}), readers, uses)
+        found.used = _remembered(Path(found.transcript), injected_at.get(found.session, {}), uses)
     return LedgerSummary(days, list(sessions.values()))
 
 
@@ -230,18 +226,17 @@ REMEMBERED = 10_000  # transcripts' answers `uses` holds before it starts afresh
 def _remembered(
     transcript: Path,
     notes: dict[str, str],
-    readers: Sequence[TranscriptReader],
     uses: dict[tuple[Any, ...], list[str] | None] | None,
 ) -> list[str] | None:
     """`_used`, remembered in `uses` by the transcript's path, size and time and the notes asked about."""
     if uses is None or not notes or not transcript.name or not transcript.is_file():
-        return _used(transcript, notes, readers)
+        return _used(transcript, notes)
     stat = transcript.stat()
     key = (str(transcript), stat.st_mtime_ns, stat.st_size, tuple(notes.items()))
     if key not in uses:
         if len(uses) >= REMEMBERED:
             uses.clear()
-        uses[key] = _used(transcript, notes, readers)
+        uses[key] = _used(transcript, notes)
     found = uses[key]
     return None if found is None else list(found)
 
@@ -292,7 +287,7 @@ def _instant(value: Any) -> datetime | None:
     return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
-def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptReader]) -> list[str] | None:
+def _used(transcript: Path, notes: dict[str, str]) -> list[str] | None:
     """The notes named after their injection by the agent's text or a tool call's input."""
     if not notes:
         return []
@@ -300,10 +295,11 @@ def _used(transcript: Path, notes: dict[str, str], readers: Sequence[TranscriptR
         return None
     from brain.errors import BrainError
     from brain.memory.sessions.transcripts.files import ReadStats, detect_format
+    from brain.memory.sessions.transcripts.readers import READERS
 
     try:
-        chosen = detect_format(transcript, readers)
-        reader = next(reader for reader in readers if reader.format == chosen)
+        chosen = detect_format(transcript, READERS)
+        reader = next(reader for reader in READERS if reader.format == chosen)
         said: list[tuple[datetime | None, str]] = [
             (_instant(act.timestamp) if act.timestamp else None, (act.text + json.dumps(act.args)).lower())
             for act in reader.read(transcript, ReadStats())

@@ -1,4 +1,5 @@
-"""The agents brain works with, by name; their transcript readers (for the sessions domain) and their hooks."""
+"""The agents brain works with, by name, and their hooks (their transcript readers are the sessions domain's:
+`brain.memory.sessions.transcripts.readers`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,8 @@ from brain.agents import claude_code, codex, gemini
 from brain.agents.agent import Agent
 from brain.agents.runtime import Hook
 from brain.errors import UsageError
-from brain.memory.sessions.transcripts.files import TranscriptReader
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (claude_code.AGENT, codex.AGENT, gemini.AGENT)}
-READERS: tuple[TranscriptReader, ...] = tuple(agent.reader for agent in AGENTS.values())
 HOOKS: dict[str, Hook] = {event: hook for agent in AGENTS.values() for event, hook in agent.hooks.items()}
 
 

@@ -30,7 +30,6 @@ from brain.errors import VaultPathMissing
 if TYPE_CHECKING:
     from brain.agents.agent import Agent
     from brain.agents.runtime import Hook
-    from brain.memory.sessions.transcripts.files import TranscriptReader
 
 
 def run_hook(
@@ -66,10 +65,10 @@ def run_hook(
             memory = open_memory(vault)
             root = memory.root
             extra = {"transcript": transcript or "", "session": session or "", "format": format or ""}
-            hooks, readers = _agents(agent)
+            hooks = _hooks(agent)
             with memory.writing_as("hook", f"hooks run {event}"):  # the history names the hook as the writer
                 result = runtime.run(
-                    event, memory, text, hooks, readers, budget=budget, namespaces=tuple(namespaces or ()), **extra
+                    event, memory, text, hooks, budget=budget, namespaces=tuple(namespaces or ()), **extra
                 )
         from brain.agents.output import hook_output
 
@@ -107,17 +106,17 @@ def _say_the_vault_is_missing(event: str, root: Path | None) -> None:
     sys.stdout.flush()
 
 
-def _agents(name: str | None) -> tuple[Mapping[str, Hook], tuple[TranscriptReader, ...]]:
-    """The hooks and transcript reader of the one agent a hook belongs to; brain's own events (an
-    extraction, which tells a transcript's format from every reader's) take every agent's."""
+def _hooks(name: str | None) -> Mapping[str, Hook]:
+    """The hooks of the one agent a hook belongs to; brain's own events (an extraction, a warm-up)
+    take every agent's, to name them all when the event is none of them."""
     from brain.agents.events import AGENT_MODULES
 
     if name in AGENT_MODULES:
         agent: Agent = importlib.import_module(AGENT_MODULES[name]).AGENT
-        return agent.hooks, (agent.reader,)
-    from brain.agents.registry import HOOKS, READERS
+        return agent.hooks
+    from brain.agents.registry import HOOKS
 
-    return HOOKS, READERS
+    return HOOKS
 
 
 def _nothing_to_say(event: str, text: str) -> bool:
@@ -125,7 +124,7 @@ def _nothing_to_say(event: str, text: str) -> bool:
     runs its PostToolUse hook and Gemini CLI its AfterTool hook after every tool call, and most calls
     succeed."""
     if event == "gemini-tool-failure":
-        from brain.agents.gemini_calls import failure
+        from brain.memory.sessions.transcripts.gemini_calls import failure
 
         return failure(text) is None and text.strip().startswith("{")
     if event != "codex-tool-failure":

@@ -30,7 +30,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from brain.memory.projects.service import Scope
     from brain.memory.sessions.failures import EarlierFix
     from brain.memory.sessions.redact import Redactor
-    from brain.memory.sessions.transcripts.files import TranscriptReader
 
 DEFAULT_BUDGET = 1000  # tokens, as [hooks] budget in the vault's config defaults to
 LOCK_WAIT = 600  # seconds an extraction waits for another one of the same session
@@ -105,18 +104,17 @@ def run(
     memory: Memory,
     payload_text: str,
     hooks: Mapping[str, Hook],
-    readers: Sequence[TranscriptReader],
     *,
     budget: int | None = None,
     namespaces: tuple[str, ...] = (),
     **extract: str,
 ) -> HookResult:
-    """Run one hook: one of the agents' `hooks`, or one of brain's own events (`extract` reads the
-    transcript with the agents' `readers`). Raises on any problem; the front end logs it and tells the
-    agent nothing. Without a `budget`, the vault's `[hooks] budget` applies."""
+    """Run one hook: one of the agents' `hooks`, or one of brain's own events (`extract`, `warm`).
+    Raises on any problem; the front end logs it and tells the agent nothing. Without a `budget`, the
+    vault's `[hooks] budget` applies."""
     if event == "extract":
         transcript, session, format = Path(extract["transcript"]), extract["session"], extract.get("format") or None
-        extract_session(memory, transcript, session, format, readers)
+        extract_session(memory, transcript, session, format)
         return HookResult(event)
     if event == "warm":
         warm(memory)
@@ -361,9 +359,7 @@ def spawn(root: Path, args: list[str]) -> None:
         )
 
 
-def extract_session(
-    memory: Memory, transcript: Path, session: str, format: str | None, readers: Sequence[TranscriptReader]
-) -> None:
+def extract_session(memory: Memory, transcript: Path, session: str, format: str | None) -> None:
     """The detached worker: lock, skip an unchanged transcript, end the session, remember the stamp."""
     from filelock import FileLock
 
@@ -380,7 +376,7 @@ def extract_session(
         if done.is_file() and done.read_text(encoding="utf-8") == stamp:
             log(root, "extract", f"{session}: transcript unchanged since its last extraction; nothing to do")
             return
-        report = end_session(memory.corpus, transcript, readers=readers, format=format)
+        report = end_session(memory.corpus, transcript, format=format)
         done.parent.mkdir(parents=True, exist_ok=True)
         _write_private(done, stamp)
         tips = len(report.tips.created)

@@ -84,14 +84,11 @@ class Viewer:
         """The ledger's summary over all it keeps (`brain.agents.ledger`), made again when the ledger
         or one of the transcripts it read changes (and each hour: its lines age out of it)."""
         from brain.agents import ledger
-        from brain.agents.registry import READERS
 
         before = self._kept.get("ledger")
         read = tuple(_stamp(session.transcript) for session in before[1].sessions) if before else ()
         key = (_stamp(str(ledger.ledger_path(self.root))), read, int(time.time() // 3600))
-        return self.kept(
-            "ledger", key, lambda: ledger.summary(self.root, READERS, days=ledger.KEEP_DAYS, uses=self._uses)
-        )
+        return self.kept("ledger", key, lambda: ledger.summary(self.root, days=ledger.KEEP_DAYS, uses=self._uses))
 
 
 def _stamp(path: str) -> tuple[int, int] | None:

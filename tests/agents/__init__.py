@@ -1,1 +1,1 @@
-"""Tests of brain/agents/: hooks installed and run, the Claude Code and Codex transcript readers."""
+"""Tests of brain/agents/: hooks installed, run and reported on (the transcript readers: tests/memory/sessions/transcripts/)."""

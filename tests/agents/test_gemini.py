@@ -1,10 +1,9 @@
-"""Gemini CLI, the third agent (one module, `brain/agents/gemini.py`): install into `.gemini/settings.json`
-and out again, the hooks as Gemini CLI runs them, its chats read into episodes, and backfill."""
+"""Gemini CLI, the third agent (`brain/agents/gemini.py`): install into `.gemini/settings.json` and out
+again, and the hooks as Gemini CLI runs them (its chats' reader: tests/memory/sessions/transcripts/test_gemini.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -13,11 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.gemini import read
-from brain.memory.sessions.transcripts.files import ReadStats
-from tests.conftest import REPO, TRANSCRIPTS, run_brain
+from tests.conftest import GEMINI, GEMINI_REAL, REPO, run_brain
 
-CHAT = TRANSCRIPTS / "gemini" / "3f9a0c1d2b" / "chats" / "session-2026-03-20T09-00-7c1e2d3f.jsonl"
 SESSION = "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
 USER_SETTINGS = '{"ui": {"theme": "GitHub"}, "mcpServers": {"other": {"command": "x"}}}\n'
 
@@ -110,7 +106,7 @@ def gemini_input(event: str, **extra: object) -> str:
     return json.dumps(
         {
             "session_id": SESSION,
-            "transcript_path": str(CHAT),
+            "transcript_path": str(GEMINI),
             "cwd": "/work/dates",
             "hook_event_name": event,
             "timestamp": "2026-03-20T09:00:00.000Z",
@@ -165,105 +161,12 @@ def test_session_end_extracts_the_chat_in_the_background(example):
     assert "source_format: gemini" in text and f"session: {SESSION}" in text
 
 
-def test_a_chat_reads_each_message_as_last_written_with_the_rewind_applied():
-    stats = ReadStats()
-    acts = list(read(CHAT, stats))
-    assert stats.session_id == SESSION
-    assert [(act.kind, act.name or act.text[:40]) for act in acts if act.kind != "usage"] == [
-        ("user", "Fix the failing date parser test in src/"),
-        ("thinking", "Plan: Run the test suite to see the fail"),
-        ("agent", "I'll run the tests first."),
-        ("call", "run_shell_command"),
-        ("result", "Command exited with code 1: FAILED tests"),
-        ("meta", ""),  # the info line that says what was rewound; the rewound prompt is gone
-        ("agent", "The ISO week check rejects week 53; I'll"),
-        ("call", "read_file"),
-        ("result", "def iso_week(year, week):\n    if week > "),
-        ("call", "edit_file"),  # Gemini CLI's `replace`
-        ("result", "Successfully modified file: /work/dates/"),
-        ("call", "run_shell_command"),
-        ("result", "5 passed in 0.29s"),
-        ("call", "run_shell_command"),
-        ("result", ""),  # cancelled by the user: no output
-        ("interrupt", "rejected a tool call"),
-        ("agent", "Fixed: week 53 is valid in long ISO year"),
-    ]
-    results = [act for act in acts if act.kind == "result"]
-    assert [(act.is_error, act.rejected) for act in results] == [
-        (True, False),
-        (False, False),
-        (False, False),
-        (False, False),
-        (True, True),
-    ]
-    assert [act.tokens for act in acts if act.kind == "usage"] == [
-        (1200, 80, 0, 0),
-        (2400, 210, 1100, 0),
-        (2600, 40, 2300, 0),
-    ]
-
-
-def test_extract_tells_a_gemini_chat_and_makes_its_episode(vault):
-    done = run_brain("episode", "extract", str(CHAT), "--vault", str(vault.root), "--json")
-    assert done.exit_code == 0, done.output
-    [found] = json.loads(done.stdout)
-    assert (found["format"], found["session"], found["task"]) == (
-        "gemini",
-        SESSION,
-        "Fix the failing date parser test in src/dates.py",
-    )
-    metrics = found["metrics"]
-    assert (metrics["tool_calls"], metrics["errors"], metrics["recoveries"], metrics["files_changed"]) == (5, 2, 1, 1)
-    text = (vault.root / found["path"]).read_text()
-    assert (
-        "e001 (error): Ran `pytest tests/test_dates.py -q`: tests failed (1 failed, 4 passed) (leads_to: [[e003]])"
-        in text
-    )
-    assert "delete the test instead" not in text
-
-
-def test_backfill_reads_gemini_clis_own_store(vault, tmp_path, monkeypatch):
-    gemini_home = tmp_path / "gemini-home"
-    shutil.copytree(TRANSCRIPTS / "gemini", gemini_home / ".gemini" / "tmp")
-    monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_home))
-    done = run_brain("episode", "extract", "--from", "gemini", "--vault", str(vault.root))
-    assert done.exit_code == 0, done.output
-    assert done.stdout.splitlines()[-1] == (
-        f"1 session in {gemini_home / '.gemini' / 'tmp'}: 1 created, 0 already in the vault"
-    )
-    assert os.path.isfile(vault.root / "episodes" / "EPISODE-2026-03-20-7c1e2d3f.md")
-
-
-# A chat Gemini CLI 0.61.0 wrote in the end-to-end check (tests/e2e/gemini_e2e.py, its session 2),
-# paths replaced: the session-start context before the prompt, a command that fails (exit code 1, which
-# Gemini CLI records as a `success`), then one that works.
-REAL_CHAT = TRANSCRIPTS / "gemini-cli-0.61" / "demo-app" / "chats" / "session-2026-12-07T15-19-a0290670.jsonl"
-REAL_SESSION = "a0290670-a6ef-40b2-8f6b-fb09e226a30d"
+# What Gemini CLI 0.61.0 handed the model for the command that failed in GEMINI_REAL (exit code 1,
+# which Gemini CLI records as a `success`).
 FAILED_OUTPUT = (
     "<untrusted_context>\nOutput: /usr/bin/bash: line 4: cd: src: No such file or directory\nExit Code: 1\n"
     "Process Group PGID: 4242\n</untrusted_context>"
 )
-
-
-def test_a_chat_of_the_real_cli_gives_the_failed_command_its_exit_code_and_the_task_its_prompt(vault):
-    """Gemini CLI records a shell command that ran as a `success` whatever its exit code, wraps what
-    the model reads in `<untrusted_context>`, and puts the hooks' context before the prompt: the
-    failure is read from `Exit Code:`, and the task is the prompt alone."""
-    acts = [act for act in read(REAL_CHAT, ReadStats()) if act.kind == "result"]
-    assert [(act.text, act.is_error) for act in acts] == [
-        ("/usr/bin/bash: line 4: cd: src: No such file or directory\nExit Code: 1", True),
-        ("main.py", False),
-    ]
-    done = run_brain("episode", "extract", str(REAL_CHAT), "--vault", str(vault.root), "--json")
-    [found] = json.loads(done.stdout)
-    assert (found["session"], found["task"], found["outcome"]) == (
-        REAL_SESSION,
-        "List the sources of the app and tell me where they live",
-        "success",
-    )
-    metrics = found["metrics"]
-    assert (metrics["tool_calls"], metrics["errors"], metrics["recoveries"]) == (2, 1, 1)
-    assert "warnings" not in found or not found["warnings"]
 
 
 def test_the_first_prompt_is_the_prompt_without_the_session_starts_block_gemini_puts_before_it(example):
@@ -279,7 +182,7 @@ def test_after_tool_hands_gemini_the_fix_of_a_command_that_failed_before_and_not
     """AfterTool runs after every tool call: a command that exits with 1 as it failed, and was fixed, in
     an earlier session gets that session's fix; a command that worked gets nothing, before the vault
     is opened."""
-    assert run_brain("episode", "extract", str(REAL_CHAT), "--vault", str(vault.root)).exit_code == 0
+    assert run_brain("episode", "extract", str(GEMINI_REAL), "--vault", str(vault.root)).exit_code == 0
     assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
 
     def after_tool(output: str) -> subprocess.CompletedProcess[str]:

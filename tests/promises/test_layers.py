@@ -241,7 +241,7 @@ def test_every_agent_is_one_module_behind_the_one_interface() -> None:
         "events",
     }
     agent_modules = sorted(p.stem for p in (SOURCE / "agents").glob("*.py") if p.stem not in shared)
-    agents = sorted(agent.reader.format.replace("-", "_") for agent in AGENTS.values())
+    agents = sorted(agent.name.replace("-", "_") for agent in AGENTS.values())
     parts = [stem for stem in agent_modules if stem not in agents]
     strays = [stem for stem in parts if not any(stem.startswith(f"{agent}_") for agent in agents)]
     assert strays == [], "a module of no agent's, and not one of the shared rooms"

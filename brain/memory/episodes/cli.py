@@ -166,7 +166,6 @@ def extract(
     as_json: JsonOption = False,
 ) -> None:
     """Turn transcripts and session logs into episode notes by brain's extraction rules (see the README)."""
-    from brain.agents.registry import READERS
     from brain.memory.sessions.ingest import extract_into_vault
     from brain.memory.sessions.view import extracted_json, extracted_line
 
@@ -182,7 +181,7 @@ def extract(
         raise UsageError(
             "give transcripts, session logs or folders of them, or --from AGENT (claude-code, codex, gemini)"
         )
-    results = extract_into_vault(corpus, paths, readers=READERS, format=format, dry_run=dry_run)
+    results = extract_into_vault(corpus, paths, format=format, dry_run=dry_run)
     if as_json:
         emit_json([extracted_json(item, path, verb) for item, path, verb in results])
         return
@@ -193,18 +192,18 @@ def extract(
 
 
 def _backfill(corpus: Corpus, agent: str, project: Path | None, dry_run: bool, as_json: bool) -> None:
-    from brain.agents.registry import agent_named
     from brain.memory.sessions.backfill import backfill, sessions_in
+    from brain.memory.sessions.transcripts.readers import reader_named
     from brain.memory.sessions.view import backfill_summary, backfilled_json, extracted_line
 
-    found = agent_named(agent)
-    store = found.store(Path.home())
+    reader = reader_named(agent)
+    store = reader.store(Path.home())
     sessions = sessions_in(store, project)
     results = []
     with typer.progressbar(
-        length=len(sessions), label=f"{found.name} sessions", file=sys.stderr, hidden=as_json or not sessions
+        length=len(sessions), label=f"{reader.format} sessions", file=sys.stderr, hidden=as_json or not sessions
     ) as bar:
-        for result in backfill(corpus, sessions, found.reader, dry_run=dry_run, progress=lambda _: bar.update(1)):
+        for result in backfill(corpus, sessions, reader, dry_run=dry_run, progress=lambda _: bar.update(1)):
             results.append(result)
             if as_json:
                 continue

@@ -102,7 +102,7 @@ def backfill(
         if seen.get(session.session) == digest:
             continue
         try:
-            item = extract_transcript(session.file, [reader], reader.format, redactor)
+            item = extract_transcript(session.file, reader.format, redactor, readers=[reader])
         except InvalidInput as error:  # a transcript with nothing to extract is not retried either
             result = Backfilled(session, None, None, "skipped", str(error))
         else:

@@ -36,10 +36,9 @@ def end(
     as_json: JsonOption = False,
 ) -> None:
     """Extract the episode, record evidence on the patterns it used, learn its tips, report new antipatterns."""
-    from brain.agents.registry import READERS
 
     corpus = open_vault(vault).corpus
-    report = service.end_session(corpus, session_log, readers=READERS, patterns=pattern or [], format=format)
+    report = service.end_session(corpus, session_log, patterns=pattern or [], format=format)
     if as_json:
         emit_json(views.end_json(report))
         return

@@ -191,6 +191,21 @@ def tests_failed(output: str, is_error: bool) -> bool:
     return failed is not None and failed.group(1) != "0"
 
 
+def never_ran(output: str) -> bool:
+    """A run that stopped before its program did anything: a usage error, a program or script not
+    found (`rtk: unrecognized subcommand 'bun'`, `command not found`). A test run that failed so ran
+    no test: its failure is the command's, not the tests'."""
+    counted = any(_COUNTS.search(line) for line in output.splitlines())
+    return not counted and bool(_NEVER_RAN.search(output[:2000]))
+
+
+_NEVER_RAN = re.compile(
+    r"unrecognized (?:subcommand|option|argument)|unexpected argument|command not found|unknown (?:command|option|flag)"
+    r"|is not recognized as|Missing script|no such (?:task|script)|Cannot find module|^Usage:",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def test_counts(output: str) -> str:
     """`3 failed, 10 passed` as the runner printed it (its last summary), or ''."""
     lines = [line for line in output.splitlines() if _COUNTS.search(line)]
@@ -243,8 +258,32 @@ def first_line(text: str) -> str:
 def display_command(command: str) -> str:
     """A command as a person would quote it: its first line, a leading `cd <dir> &&` kept (the folder
     is often what failed, or what fixed it); a `cd` into the working folder itself is left out where
-    paths are made relative to it (`brain.memory.episodes.signature.relative`)."""
-    return first_line(command)
+    paths are made relative to it (`brain.memory.episodes.signature.relative`). When that line leaves
+    a quote open (a query or a script over several lines), the lines up to the closing quote are
+    folded into one: `gh api graphql -f query='` alone says nothing of the query."""
+    line = first_line(command)
+    if not _open_quote(line) or _SCRIPT_GIVEN.search(line):
+        return line  # a script's lines are its meaning (an indentation error): its first line names it
+    lines = command.strip().splitlines()
+    for end in range(2, min(len(lines), _FOLDED_LINES) + 1):
+        text = "\n".join(lines[:end])
+        if not _open_quote(text):
+            return " ".join(text.split())
+    return line
+
+
+_FOLDED_LINES = 40
+_SCRIPT_GIVEN = re.compile(
+    r"\b(?:python|node|ruby|perl|bash|sh|zsh|php|deno|bun|Rscript)[\d.]*\s+(?:-\w+\s+)*(?:-c|-e|--eval)\s+['\"]"
+)
+
+
+def _open_quote(text: str) -> bool:
+    try:
+        shlex.split(text)
+    except ValueError:  # "No closing quotation" (or an escape at the end)
+        return True
+    return False
 
 
 _STOPPED_BY_CONFLICTS = frozenset({"git merge", "git rebase", "git pull", "git cherry-pick", "git revert"})

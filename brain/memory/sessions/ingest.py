@@ -29,6 +29,7 @@ from brain.memory.sessions.transcripts.files import (
     formats,
     transcript_files,
 )
+from brain.memory.sessions.transcripts.readers import READERS
 from brain.vault.vault import TYPE_FOLDERS
 
 if TYPE_CHECKING:
@@ -60,12 +61,14 @@ class TranscriptExtracted(Extracted):
 
 def extract_transcript(
     path: str | Path,
-    readers: Sequence[TranscriptReader],
     format: str | None = None,
     redactor: Redactor | None = None,
+    *,
+    readers: Sequence[TranscriptReader] = READERS,
 ) -> Extracted:
     """One file's episode: a transcript read by the reader of its format (detected unless given), or an
-    ai-agents log. `redactor` (the vault's, else the built-in patterns) redacts each text before it is cut."""
+    ai-agents log. `redactor` (the vault's, else the built-in patterns) redacts each text before it is cut.
+    `readers` are every agent's; a backfill, which reads one agent's store, narrows them to that agent's."""
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"'{path}' does not exist or is not a file; give a transcript or a session log")
@@ -149,7 +152,6 @@ def _wrong_format(file: Path, kind: str, readers: Sequence[TranscriptReader]) ->
 
 def extract_paths(
     paths: Sequence[str | Path],
-    readers: Sequence[TranscriptReader],
     format: str | None = None,
     redactor: Redactor | None = None,
 ) -> list[Extracted]:
@@ -161,7 +163,7 @@ def extract_paths(
     skipped: list[str] = []
     for file in files:
         try:
-            results.append(extract_transcript(file, readers, format, redactor))
+            results.append(extract_transcript(file, format, redactor))
         except InvalidInput as error:
             if file in named:
                 raise
@@ -270,10 +272,9 @@ def extract_into_vault(
     corpus: Corpus,
     paths: Sequence[str | Path],
     *,
-    readers: Sequence[TranscriptReader],
     format: str | None = None,
     dry_run: bool = False,
 ) -> list[tuple[Extracted, str | None, str]]:
     vault = corpus.vault
-    items = extract_paths(paths, readers, format, redactor_for(vault.brain_dir))
+    items = extract_paths(paths, format, redactor_for(vault.brain_dir))
     return store_extracted(corpus, items, dry_run=dry_run)

@@ -31,7 +31,6 @@ from brain.memory.tips.service import LearnResult, guidelines, learn_episode
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder
-    from brain.memory.sessions.transcripts.files import TranscriptReader
 
 DEFAULT_BUDGET = 1500
 DEFAULT_DAYS = context.DEFAULT_DAYS
@@ -106,13 +105,12 @@ def end_session(
     corpus: Corpus,
     session_log: str | Path,
     *,
-    readers: Sequence[TranscriptReader],
     patterns: Sequence[str] = (),
     today: str | None = None,
     format: str | None = None,
 ) -> SessionEnd:
-    """Extract (a transcript, read by the one of `readers` of its format, or a log), redact, store, record pattern evidence once per episode, learn tips,
-    report new antipatterns."""
+    """Extract (a transcript, read by the reader of its format, or a log), redact, store, record pattern
+    evidence once per episode, learn tips, report new antipatterns."""
     vault = corpus.vault
     from brain.memory.sessions.ingest import (
         TranscriptExtracted,
@@ -127,7 +125,7 @@ def end_session(
             f"session log '{session_log}' does not exist; give the transcript or log of the session that ended"
         )
     redactor = redactor_for(vault.brain_dir)
-    extracted = redacted(extract_transcript(session_log, readers, format, redactor), redactor)
+    extracted = redacted(extract_transcript(session_log, format, redactor), redactor)
     named = [pattern_service.find_pattern(corpus, name) or corpus.resolver().resolve(name) for name in patterns]
     if isinstance(extracted, TranscriptExtracted):  # the reader saw every PATTERN- name as it streamed the file
         text = " ".join(extracted.patterns_named)

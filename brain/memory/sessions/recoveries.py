@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from brain.memory.sessions.commands import is_check
+from brain.memory.sessions.commands import display_command, is_check
 from brain.memory.sessions.shell_steps import INTERPRETERS, Step, resolve, steps
 
 SIMILAR = 0.6  # how alike a corrected operand is to the one that failed (difflib's ratio)
@@ -538,7 +538,12 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step, betwe
     retold = [w for w in removed if w in added and w.endswith(" <text>")]  # `-c` given another text
     removed, added = [w for w in removed if w not in added], [w for w in added if w not in removed]
     removed, added = [w for w in removed if not w.endswith(" <text>")], [w for w in added if not w.endswith(" <text>")]
-    texts = [f"another `{w.removesuffix(' <text>')}` text" for w in retold]
+    texts = [
+        f"another `{w.removesuffix(' <text>')}` text"
+        if match.family in INTERPRETERS  # a script's change is in its lines, not its words
+        else _text_change(w.removesuffix(" <text>"), step, match)
+        for w in retold
+    ]
     if removed and added:
         said.append(f"`{_words(added)}` instead of `{_words(removed)}`")
     elif added:
@@ -556,6 +561,42 @@ def _differences(failed: Attempt, step: Step, later: Attempt, match: Step, betwe
     if match.family in INTERPRETERS or not (said or between):
         said[len(said) - (1 if others else 0) : len(said) - (1 if others else 0)] = texts
     return said
+
+
+def _text_change(name: str, step: Step, match: Step) -> str:
+    """What another text given as `name` (`-c`, `query=`) changed: the runs of words it dropped and
+    added (`another `query=` text: without `body(truncate: 80)`, with `line``)."""
+    before, after = _text_of(name, step), _text_of(name, match)
+    if before is None or after is None:
+        return f"another `{name}` text"
+    old, new = before.split(), after.split()
+    dropped, added = [], []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            dropped.append(" ".join(old[i1:i2]))
+        if tag in ("replace", "insert"):
+            added.append(" ".join(new[j1:j2]))
+    if len(dropped) == len(added) == 1:
+        said = [f"`{_phrases(added)}` instead of `{_phrases(dropped)}`"]
+    else:
+        said = [f"without `{_phrases(dropped)}`"] if dropped else []
+        said += [f"with `{_phrases(added)}`"] if added else []
+    return f"another `{name}` text" + (": " + ", ".join(said) if said and len(dropped) + len(added) <= 4 else "")
+
+
+def _text_of(name: str, step: Step) -> str | None:
+    """The text a step gives as `name` (`-c`, `query=`), as written."""
+    for position, word in enumerate(step.given):
+        if name.endswith("=") and word.startswith(name):
+            return word[len(name) :]
+        if position and step.given[position - 1] == name:
+            return word
+    return None
+
+
+def _phrases(runs: Sequence[str]) -> str:
+    text = "`, `".join(runs)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _shown(words: list[str], every: Sequence[str], program: str) -> list[str]:
@@ -581,7 +622,7 @@ def _words(words: Sequence[str]) -> str:
 
 
 def _said(command: str | None) -> str:
-    line = next((line.strip() for line in (command or "").splitlines() if line.strip()), "")
+    line = display_command(command or "")
     return line if len(line) <= 120 else line[:117] + "..."
 
 

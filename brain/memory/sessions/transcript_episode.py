@@ -252,7 +252,7 @@ class Builder:
         self._attempt(call, act)
 
     def _outcome(self, call: _Call, act: Act) -> None:
-        tests = call.command is not None and cmd.is_test_run(call.command)
+        tests = call.command is not None and cmd.is_test_run(call.command) and not cmd.never_ran(act.text)
         failed = cmd.tests_failed(act.text, act.is_error) if tests else act.is_error
         if call.check is not None and failed:  # the outcome's rule: a check that failed and never passed again
             self.failed_checks[call.check] = None

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.sessions.extract import extract_file, extract_text
 from brain.memory.sessions.ingest import extract_paths
@@ -112,12 +111,12 @@ def test_markdown_logs_without_a_reference():
 
 
 def test_a_folder_takes_every_log_and_skips_what_is_not_one(tmp_path):
-    assert len(extract_paths([LOGS], READERS)) == 25
+    assert len(extract_paths([LOGS])) == 25
     (tmp_path / "a.json").write_text(
         (LOGS / "2026-02-17-session-526.json").read_text(encoding="utf-8"), encoding="utf-8"
     )
     (tmp_path / "schema.json").write_text('{"type": "object"}', encoding="utf-8")
-    found = extract_paths([tmp_path], READERS)
+    found = extract_paths([tmp_path])
     assert len(found) == 1 and any("skipped schema.json" in w for w in found[0].warnings)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brain.agents.registry import READERS
 from brain.memory.projects.service import ProjectRef
 from brain.memory.sessions.ingest import TranscriptExtracted, extract_transcript
 from tests.conftest import CLAUDE, CODEX
@@ -20,7 +19,7 @@ def moved(transcript: Path, folder: Path, branch: str, into: Path) -> Path:
 
 
 def project_of(path: Path) -> ProjectRef | None:
-    extracted = extract_transcript(path, READERS)
+    extracted = extract_transcript(path)
     assert isinstance(extracted, TranscriptExtracted)
     return extracted.project
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.registry import READERS
 from brain.markdown.parse import parse_note
 from brain.memory.episodes.note import episode_from_note, render_episode
 from brain.memory.episodes.recovery import Recovery, episode_recoveries
 from brain.memory.episodes.signature import recorded_failures
+from brain.memory.sessions.commands import display_command
 from brain.memory.sessions.ingest import extract_transcript
 from tests.conftest import TRANSCRIPTS
 
@@ -66,7 +66,7 @@ def result(call_id: str, text: str, error: bool = False) -> tuple[str, object, s
 
 def extracted(path: Path):
     """The episode as extracted, and as read back from its rendered note."""
-    episode = extract_transcript(path, READERS).episode
+    episode = extract_transcript(path).episode
     again = episode_from_note(parse_note(render_episode(episode), path="episodes/x.md"))
     return episode, again
 
@@ -461,9 +461,12 @@ def test_a_text_given_another_way_is_named_when_nothing_else_changed(tmp_path):
         result("toolu_2", '{"data": {}}'),
     )
     episode, _ = extracted(path)
-    assert episode.lessons == (
-        "`gh api graphql -f query='` failed (gh: Field 'body' doesn't accept argument 'truncate'): "
-        "another `query=` text: `gh api graphql -f query='` worked.",
+    assert episode.lessons == (  # the query over lines is folded into one, and its change named
+        '`gh api graphql -f query=\' { repository(owner: "a", name: "b") { pullRequest(n...` failed '
+        "(gh: Field 'body' doesn't accept argument 'truncate'): "
+        "another `query=` text: `body` instead of `body(truncate: 80)`: "
+        '`gh api graphql -f query=\' { repository(owner: "a", name: "b") { pullRequest(number: 1) { body } } }\'` '
+        "worked.",
     )
 
 
@@ -515,3 +518,36 @@ def test_a_search_one_folder_up(tmp_path, failed, output, later, lesson):
     )  # fmt: skip
     episode, _ = extracted(path)
     assert episode.lessons == ((lesson,) if lesson else ())
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ("gh api graphql -f query='\n{ viewer {\n  login } }'", "gh api graphql -f query=' { viewer { login } }'"),
+        ("python3 -c 'import sys\n    print(1)'", "python3 -c 'import sys"),  # a script's lines are its meaning
+        ("cat > a.txt <<'EOF'\nhello\nEOF", "cat > a.txt <<'EOF'"),
+        ("\n\ngo test ./...\ngo vet ./...", "go test ./..."),
+        ("echo 'never closed\nat all", "echo 'never closed"),
+    ],
+)
+def test_a_command_is_shown_by_its_first_line_or_its_quoted_text_folded(command: str, shown: str) -> None:
+    assert display_command(command) == shown
+
+
+def test_a_test_run_that_never_ran_is_the_commands_failure_not_the_tests(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Run the tests"),
+        bash("toolu_1", "rtk bun run test 2>&1"),
+        result(
+            "toolu_1", "Exit code 2\nerror: unrecognized subcommand 'bun'\n\nUsage: rtk [OPTIONS] <COMMAND>", error=True
+        ),
+        bash("toolu_2", "bun run test 2>&1"),
+        result("toolu_2", " 12 pass\n 0 fail\nRan 12 tests across 3 files."),
+    )
+    episode, _ = extracted(path)
+    failed = next(event for event in episode.events if event.type == "error")
+    assert failed.text == "`rtk bun run test 2>&1` failed: error: unrecognized subcommand 'bun'"
+    assert episode.lessons == (
+        "`rtk bun run test 2>&1` failed (error: unrecognized subcommand 'bun'): `bun run test 2>&1` passed.",
+    )

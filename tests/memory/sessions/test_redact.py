@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.episodes.note import render_episode
 from brain.memory.sessions.ingest import extract_transcript, redacted, source_frontmatter
@@ -223,7 +222,7 @@ def _transcript(path: Path, secret: str, k: int) -> Path:
 def test_a_secret_at_any_cut_is_redacted_whole(tmp_path_factory, secret, k):
     k = min(k, len(secret) + 3)
     path = _transcript(tmp_path_factory.mktemp("t") / "s.jsonl", secret, k)
-    item = redacted(extract_transcript(path, READERS), Redactor())
+    item = redacted(extract_transcript(path), Redactor())
     note = render_episode(item.episode, source_frontmatter(item))
     assert _leaks(secret, note) == []
     assert item.redacted == note.count("[REDACTED:")

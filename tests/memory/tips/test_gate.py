@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from brain.agents.registry import READERS
 from brain.cli import app
 from brain.memory.corpus import Corpus
 from brain.memory.sessions.protocol import end_session
@@ -35,7 +34,7 @@ def tips_of(vault: Vault) -> dict[str, tuple]:
 
 def test_the_spotter_session_gives_one_tip_per_failure_it_recovered_from(tmp_path: Path) -> None:
     vault = fresh_vault(tmp_path)
-    ended = end_session(Corpus(vault), SPOTTER, readers=READERS, today="2026-11-28")
+    ended = end_session(Corpus(vault), SPOTTER, today="2026-11-28")
     episode = "EPISODE-2026-02-12-ae4a77f8"
     assert tips_of(vault) == {
         "TIP-edit-fails-with-string-to-replace-not-found": (
@@ -66,13 +65,13 @@ def test_the_spotter_session_gives_one_tip_per_failure_it_recovered_from(tmp_pat
         said = "\n".join(line for line in tip.text.lower().splitlines() if not line.startswith("project:"))
         assert "spotter-4te" not in said and "work on bead" not in said
     # the same session ending again learns nothing more
-    again = end_session(Corpus(vault), SPOTTER, readers=READERS, today="2026-11-28")
+    again = end_session(Corpus(vault), SPOTTER, today="2026-11-28")
     assert (again.tips.created, again.tips.supported, again.tips.held) == ((), (), ())
 
 
 def test_a_session_of_routine_reads_edits_and_passing_tests_gives_no_tip(tmp_path: Path) -> None:
     vault = fresh_vault(tmp_path)
-    ended = end_session(Corpus(vault), GOLDEN, readers=READERS, today="2026-11-28")
+    ended = end_session(Corpus(vault), GOLDEN, today="2026-11-28")
     assert ended.tips.created == () and tips_of(vault) == {}
 
 

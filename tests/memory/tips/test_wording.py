@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brain.agents.registry import READERS
 from brain.markdown.model import Decision, Episode, Event
 from brain.memory.corpus import Corpus
 from brain.memory.episodes.service import get_episode
@@ -172,7 +171,7 @@ def test_tips_learned_from_every_real_session_read_like_advice():
     from brain.memory.sessions.ingest import extract_transcript
     from brain.memory.tips.service import tip_slug
 
-    drafts = [draft for path in REAL_SESSIONS for draft in draft_tips(extract_transcript(path, READERS).episode)]
+    drafts = [draft for path in REAL_SESSIONS for draft in draft_tips(extract_transcript(path).episode)]
     assert len(drafts) > 100
     for draft in drafts:
         said = " | ".join([draft.subtask, draft.tip, draft.avoid, draft.trigger, draft.purpose, *draft.steps])
@@ -192,7 +191,7 @@ def test_before_and_after_on_real_sessions():
     from brain.memory.tips.service import tip_slug
 
     claude = TRANSCRIPTS / "claude-code" / "-work-demo" / "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.jsonl"
-    count = next(d for d in draft_tips(extract_transcript(claude, READERS).episode) if d.subtask == "Count attempts")
+    count = next(d for d in draft_tips(extract_transcript(claude).episode) if d.subtask == "Count attempts")
     assert count.tip.startswith("Count attempts, so the first call is attempt 1. Why:")  # was "attempt <n>"
     reproduce = draft_tips(
         extract_file(LOGS / "2026-06-27-session-2599-fix-issue-2759-neutralize-ambient.json").episode
@@ -243,9 +242,7 @@ def _titles(path: Path) -> dict[str | None, str]:
     from brain.memory.sessions.ingest import extract_transcript
     from brain.memory.tips.service import tip_slug
 
-    return {
-        d.span: f"TIP-{tip_slug(d.name or d.subtask)}" for d in draft_tips(extract_transcript(path, READERS).episode)
-    }
+    return {d.span: f"TIP-{tip_slug(d.name or d.subtask)}" for d in draft_tips(extract_transcript(path).episode)}
 
 
 def test_a_step_told_by_its_command_line_is_named_by_what_it_runs_on_real_logs():
@@ -323,7 +320,7 @@ def _learned(tmp_path: Path, session: Path) -> dict[str, Tip]:
     """The tips `brain session end` writes for a session into a copy of vault-example."""
     shutil.copytree(EXAMPLE, tmp_path / "vault")
     vault = Vault(tmp_path / "vault")
-    ended = end_session(Corpus(vault), session, readers=READERS, today="2026-11-26")
+    ended = end_session(Corpus(vault), session, today="2026-11-26")
     return {tip.title: tip for tip in (tip_from_note(vault.read(path).note) for path in ended.tips.created)}
 
 

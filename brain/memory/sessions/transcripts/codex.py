@@ -20,6 +20,7 @@ How one shell call ended, which the failure hook needs while the session runs, i
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -27,13 +28,19 @@ from pathlib import Path
 from typing import Any
 
 from brain.memory.sessions.commands import exit_code
-from brain.memory.sessions.transcripts.files import Act, ReadStats, json_records, loads, obj, text_of
+from brain.memory.sessions.transcripts.files import Act, ReadStats, TranscriptReader, json_records, loads, obj, text_of
 
 KNOWN = frozenset(
     {"session_meta", "response_item", "turn_context", "event_msg", "compacted", "token_usage_record", "world_state"}
 )
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+def codex_home(home: Path) -> Path:
+    """Codex's own folder: `$CODEX_HOME` when set, as Codex reads it, else `~/.codex`."""
+    value = os.environ.get("CODEX_HOME")
+    return Path(value).expanduser().absolute() if value else home / ".codex"
 
 
 def find_rollout(thread: str, codex_home: Path) -> Path | None:
@@ -238,3 +245,13 @@ def _request(text: str) -> str:
 
 def detects(record: dict[str, Any]) -> bool:
     return record.get("type") in KNOWN and isinstance(record.get("payload"), dict)
+
+
+READER = TranscriptReader(
+    format="codex",
+    agent="Codex",
+    label="Codex CLI",
+    detects=detects,
+    read=read,
+    store=lambda home: codex_home(home) / "sessions",
+)

@@ -2,15 +2,16 @@
 
 A transcript is JSON Lines. Claude Code writes `~/.claude/projects/<encoded-dir>/<session>.jsonl`
 (subagents in `<session>/subagents/agent-*.jsonl`, folded into their parent); Codex CLI writes
-`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`. The format is told per file from its first records
-(`--format` forces it). A line that is not a JSON object (a comment header, a line torn because the
+`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`; Gemini CLI `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
+The format is told per file from its first records (`--format` forces it). A line that is not a JSON object (a comment header, a line torn because the
 agent is still writing, one nested too deep to parse) is skipped and counted; a record type brain
 does not know is counted too; a value nested more than `brain.markdown.depth.MAX_DEPTH` levels is left
 out of the record that holds it.
 Nothing is held but the record being read, so memory stays bounded whatever the file's size.
 
-Each agent's reader (a `TranscriptReader`, in `brain.agents`) turns records into `Act`s, the few
-things an episode is made from; the callers pass the readers in, so this package knows no agent.
+Each agent's reader (a `TranscriptReader`: `claude_code`, `codex`, `gemini` beside this module, listed
+in `readers.READERS`) turns records into `Act`s, the few things an episode is made from; the
+functions here take the readers they tell apart, so this module knows no agent.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ class Act:
 @dataclass(frozen=True)
 class TranscriptReader:
     """How one agent's transcripts are read: `detects` tells its records apart (given one of a file's
-    first JSON objects), `read` streams a file's acts. `agent` names the agent in messages, `label`
+    first JSON objects), `read` streams a file's acts, `store(home)` is the folder where the agent
+    keeps its sessions' transcripts (for a backfill). `agent` names the agent in messages, `label`
     in an extracted episode's context line."""
 
     format: str
@@ -100,6 +102,7 @@ class TranscriptReader:
     label: str
     detects: Callable[[dict[str, Any]], bool]
     read: Callable[[Path, ReadStats], Iterator[Act]]
+    store: Callable[[Path], Path]
 
 
 def formats(readers: Sequence[TranscriptReader]) -> tuple[str, ...]:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.registry import READERS
 from brain.markdown.parse import parse_note
 from brain.memory.sessions.ingest import extract_transcript
 from tests.conftest import CODEX, REPO, TRANSCRIPTS, run_brain
@@ -25,7 +24,7 @@ CODEMIE = sorted((TRANSCRIPTS / "public" / "codemie").glob("rollout-*.jsonl"))
 
 
 def test_codex_rollout_episode():
-    found = extract_transcript(CODEX, READERS)
+    found = extract_transcript(CODEX)
     episode = found.episode
     assert found.format == "codex" and found.unknown_records == {"future_item": 1}
     assert episode.session == "0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
@@ -159,7 +158,7 @@ def test_codex_files_written_by_shell_redirection_are_counted(tmp_path):
     ]
     path = tmp_path / "rollout.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    episode = extract_transcript(path, READERS).episode
+    episode = extract_transcript(path).episode
     assert episode.metrics["files_changed"] == 4
     assert [e.text for e in episode.events] == [
         "Edited src/x.py",

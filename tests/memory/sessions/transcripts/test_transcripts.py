@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.registry import READERS
 from brain.errors import InvalidInput
 from brain.memory.sessions.ingest import extract_transcript
 from brain.memory.sessions.transcripts.files import detect_format
+from brain.memory.sessions.transcripts.readers import READERS
 from tests.conftest import CLAUDE, CODEX, TRANSCRIPTS
 
 PUBLIC = TRANSCRIPTS / "public"
@@ -42,16 +42,13 @@ def _files_of(folder: Path) -> dict[str, bytes]:
     ],
 )
 def test_public_samples(name, outcome, errors, events):
-    episode = extract_transcript(PUBLIC / name, READERS).episode
+    episode = extract_transcript(PUBLIC / name).episode
     assert (episode.outcome, episode.metrics["errors"], [e.type for e in episode.events]) == (outcome, errors, events)
 
 
 def test_the_real_samples_keep_their_redacted_prompt_as_the_task():
-    assert (
-        extract_transcript(PUBLIC / "kvsankar-real-claude-session-01.jsonl", READERS).episode.task
-        == "[REDACTED_PROMPT]"
-    )
-    codex = extract_transcript(PUBLIC / "kvsankar-real-codex-session-01.jsonl", READERS).episode
+    assert extract_transcript(PUBLIC / "kvsankar-real-claude-session-01.jsonl").episode.task == "[REDACTED_PROMPT]"
+    codex = extract_transcript(PUBLIC / "kvsankar-real-codex-session-01.jsonl").episode
     assert codex.task == "[REDACTED_PROMPT]" and codex.metrics["input_tokens"] == 22539 - 20864
 
 
@@ -59,9 +56,9 @@ def test_format_is_detected_per_file_and_can_be_forced(tmp_path):
     assert detect_format(CLAUDE, READERS) == "claude-code" and detect_format(CODEX, READERS) == "codex"
     renamed = tmp_path / "rollout.txt"
     shutil.copy(CODEX, renamed)
-    assert extract_transcript(renamed, READERS, "codex").episode.metrics["tool_calls"] == 4
+    assert extract_transcript(renamed, "codex").episode.metrics["tool_calls"] == 4
     with pytest.raises(InvalidInput, match=r"^format .cursor. is not one of: claude-code, codex, gemini, ai-agents$"):
-        extract_transcript(renamed, READERS, "cursor")
+        extract_transcript(renamed, "cursor")
 
 
 def test_a_forced_format_the_file_does_not_have_is_one_error_and_writes_nothing(brain, vault):
@@ -108,7 +105,7 @@ def test_not_a_transcript_is_one_error(tmp_path, content, message):
     path = tmp_path / "x.jsonl"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     with pytest.raises(InvalidInput, match=message):
-        extract_transcript(path, READERS)
+        extract_transcript(path)
 
 
 def test_cli_extract_several_transcripts(brain, vault):
@@ -273,8 +270,8 @@ def _hostile_copy(source: Path, format: str, target: Path) -> Path:
 
 @pytest.mark.parametrize(("source", "format"), [(CLAUDE, "claude-code"), (CODEX, "codex"), (GEMINI, "gemini")])
 def test_a_line_nested_too_deep_is_skipped_and_the_rest_is_read(tmp_path, source, format):
-    found = extract_transcript(_hostile_copy(source, format, tmp_path / "hostile" / source.name), READERS)
-    clean = extract_transcript(shutil.copy(source, tmp_path / source.name), READERS)  # without its subagents too
+    found = extract_transcript(_hostile_copy(source, format, tmp_path / "hostile" / source.name))
+    clean = extract_transcript(shutil.copy(source, tmp_path / source.name))  # without its subagents too
     assert found.format == format
     assert found.skipped_lines == clean.skipped_lines + 1  # the line nested 1,000 levels deep
     assert found.episode.outcome == clean.episode.outcome

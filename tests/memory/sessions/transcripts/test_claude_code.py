@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from brain.agents.registry import READERS
 from brain.markdown.parse import parse_note
 from brain.memory.sessions.ingest import extract_transcript
 from tests.conftest import CLAUDE, REPO, TRANSCRIPTS, run_brain
@@ -23,7 +22,7 @@ SPOTTER = PUBLIC / "spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
 
 
 def test_claude_code_every_record_type_is_read_or_counted():
-    found = extract_transcript(CLAUDE, READERS)
+    found = extract_transcript(CLAUDE)
     assert found.format == "claude-code"
     assert found.records == {
         "queue-operation": 2,
@@ -85,7 +84,7 @@ def test_the_record_types_claude_code_writes_now_are_read_quietly_and_a_new_one_
     later = {"type": "assistant-v2", "uuid": "v2-1", "message": {"role": "assistant", "content": "new shape"}}
     session = tmp_path / CLAUDE.name
     session.write_text("\n".join([*lines, *(json.dumps(record) for record in CLAUDE_2_1_332)]) + "\n")
-    found = extract_transcript(session, READERS)
+    found = extract_transcript(session)
     assert {kind: found.records[kind] for kind in ("api-request", "atis-latch", "cost-state")} == {
         "api-request": 1,
         "atis-latch": 1,
@@ -93,13 +92,13 @@ def test_the_record_types_claude_code_writes_now_are_read_quietly_and_a_new_one_
     }
     assert found.unknown_records == {"future-record": 1} and found.warnings == ()
     session.write_text(session.read_text() + json.dumps(later) + "\n")
-    again = extract_transcript(session, READERS)
+    again = extract_transcript(session)
     assert again.unknown_records == {"future-record": 1, "assistant-v2": 1}
     assert again.warnings == (f"{CLAUDE.name}: skipped records of types brain does not know: assistant-v2 (1)",)
 
 
 def test_claude_code_episode_values_come_from_the_transcript():
-    episode = extract_transcript(CLAUDE, READERS).episode
+    episode = extract_transcript(CLAUDE).episode
     assert episode.title == "EPISODE-2026-03-14-7f3c2a10"
     assert episode.session == "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33"
     assert episode.date == "2026-03-14T09:00:00.000Z"  # the queue-operation that started it
@@ -169,7 +168,7 @@ def test_claude_code_episode_values_come_from_the_transcript():
 def test_a_torn_last_line_and_a_comment_header_are_skipped_and_counted(tmp_path):
     torn = tmp_path / "session.jsonl"
     torn.write_text("# exported from a laptop\n" + CLAUDE.read_text() + '{"type":"assistant","message":{"con', "utf-8")
-    found = extract_transcript(torn, READERS)
+    found = extract_transcript(torn)
     assert found.skipped_lines == 2 and found.lines == 31
     assert found.episode.metrics["tool_calls"] == 7  # no subagent folder beside this copy
     assert f"{torn.name}: skipped 2 lines that are not JSON" in found.warnings
@@ -180,7 +179,7 @@ def test_subagents_are_folded_into_their_parent_not_read_alone(tmp_path):
     shutil.copytree(TRANSCRIPTS / "claude-code", copy)
     from brain.memory.sessions.ingest import extract_paths
 
-    (found,) = extract_paths([copy], READERS)
+    (found,) = extract_paths([copy])
     assert found.subagent_files == 1 and found.episode.metrics["tool_calls"] == 10
 
 
@@ -236,14 +235,13 @@ def test_a_100_mb_transcript_is_streamed_in_bounded_memory(tmp_path):
     assert path.stat().st_size > 100_000_000
     script = (
         "import resource, sys, json\n"
-        "from brain.agents.registry import READERS\n"
         "from brain.memory.sessions.ingest import extract_transcript\n"
         "def peak():  # KB; VmHWM is this image's own high-water mark (ru_maxrss keeps the forked parent's)\n"
         "    for line in open('/proc/self/status'):\n"
         "        if line.startswith('VmHWM:'):\n"
         "            return int(line.split()[1])\n"
         "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "e = extract_transcript(sys.argv[1], READERS).episode\n"
+        "e = extract_transcript(sys.argv[1]).episode\n"
         "print(json.dumps([e.metrics['tool_calls'], e.metrics['errors'], e.duration_minutes, e.session, peak()]))\n"
     )
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
@@ -313,7 +311,7 @@ def test_a_check_that_failed_and_never_passed_is_a_failure_though_a_later_call_s
         _bash("t2", later),
         _result("t2", later_output),
     )
-    assert extract_transcript(path, READERS).episode.outcome == "failure"
+    assert extract_transcript(path).episode.outcome == "failure"
 
 
 def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
@@ -329,7 +327,7 @@ def test_a_build_that_passed_again_and_a_failed_ls_leave_a_success(tmp_path):
         _bash("t4", "git status --short"),
         _result("t4", " M src/app.ts"),
     )
-    episode = extract_transcript(path, READERS).episode
+    episode = extract_transcript(path).episode
     assert (episode.outcome, episode.metrics["errors"], episode.metrics["recoveries"]) == ("success", 2, 1)
 
 
@@ -374,7 +372,7 @@ def test_a_failed_command_is_recovered_by_what_shows_it_works_now(tmp_path, fail
         _bash("t2", later),
         _result("t2", "done"),
     )
-    episode = extract_transcript(path, READERS).episode
+    episode = extract_transcript(path).episode
     recovered = int(change is not None)
     assert episode.metrics["recoveries"] == recovered
     error = next(event for event in episode.events if event.type == "error")
@@ -394,7 +392,7 @@ def test_the_task_is_the_request_not_the_file_the_ide_had_open(tmp_path):
         tmp_path / "s.jsonl",
         _user([{"type": "text", "text": ide}, {"type": "text", "text": "Rename the helper parse_x to parse_record"}]),
     )
-    assert extract_transcript(path, READERS).episode.task == "Rename the helper parse_x to parse_record"
+    assert extract_transcript(path).episode.task == "Rename the helper parse_x to parse_record"
 
 
 def test_the_task_skips_shell_output_and_takes_a_request_after_a_selection(tmp_path):
@@ -408,7 +406,7 @@ def test_the_task_skips_shell_output_and_takes_a_request_after_a_selection(tmp_p
             "</ide_selection>\nWhy does this return None for empty input?"
         ),
     )
-    assert extract_transcript(path, READERS).episode.task == "Why does this return None for empty input?"
+    assert extract_transcript(path).episode.task == "Why does this return None for empty input?"
 
 
 # ---------------------------------------------------------------- a real session, counted from its raw JSON by a reading independent of brain's readers

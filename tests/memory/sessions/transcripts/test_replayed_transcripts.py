@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from brain.agents.registry import READERS
 from brain.memory.sessions.ingest import extract_transcript
 from tests.conftest import TRANSCRIPTS
 
@@ -41,7 +40,7 @@ def write_lines(path: Path, rows: list[dict]) -> Path:
 def test_a_resumed_session_counts_each_tool_call_once_and_repeats_no_event(tmp_path: Path) -> None:
     ids = tool_use_ids(RESUMED)
     assert (len(ids), len(set(ids))) == (30, 20)  # ten calls replayed
-    episode = extract_transcript(RESUMED, READERS).episode
+    episode = extract_transcript(RESUMED).episode
     assert {key: episode.metrics[key] for key in ("tool_calls", "errors", "recoveries", "files_changed")} == {
         "tool_calls": 20,
         "errors": 4,
@@ -52,7 +51,7 @@ def test_a_resumed_session_counts_each_tool_call_once_and_repeats_no_event(tmp_p
     rows = records(RESUMED)
     again = next(n for n, row in enumerate(rows) if n and row == rows[0])  # where the session starts over
     whole = tmp_path / RESUMED.name
-    once = extract_transcript(write_lines(whole, rows[again:]), READERS).episode
+    once = extract_transcript(write_lines(whole, rows[again:])).episode
     assert again == 53
     assert episode.metrics == once.metrics
     assert episode.events == once.events and len(episode.events) == len(once.events) > 0
@@ -64,8 +63,8 @@ def test_a_call_replayed_under_new_record_ids_still_counts_once(tmp_path: Path) 
     rows = records(CLAUDE)
     forked = [{**row, "uuid": f"fork-{row['uuid']}"} if "uuid" in row else row for row in rows]
     (tmp_path / "plain").mkdir()
-    plain = extract_transcript(write_lines(tmp_path / "plain" / CLAUDE.name, rows), READERS).episode.metrics
-    metrics = extract_transcript(write_lines(tmp_path / CLAUDE.name, rows + forked), READERS).episode.metrics
+    plain = extract_transcript(write_lines(tmp_path / "plain" / CLAUDE.name, rows)).episode.metrics
+    metrics = extract_transcript(write_lines(tmp_path / CLAUDE.name, rows + forked)).episode.metrics
     assert (plain["tool_calls"], plain["errors"]) == (7, 1)  # the session without its subagent
     assert (metrics["tool_calls"], metrics["errors"]) == (7, 1)
 
@@ -74,6 +73,6 @@ def test_a_codex_rollout_that_replays_its_calls_counts_each_call_id_once(tmp_pat
     rows = records(CODEX)
     calls = [row for row in rows if row.get("type") == "response_item"]
     replayed = write_lines(tmp_path / CODEX.name, rows + calls)
-    assert extract_transcript(CODEX, READERS).episode.metrics["tool_calls"] == 102
-    metrics = extract_transcript(replayed, READERS).episode.metrics
+    assert extract_transcript(CODEX).episode.metrics["tool_calls"] == 102
+    metrics = extract_transcript(replayed).episode.metrics
     assert (metrics["tool_calls"], metrics["errors"]) == (102, 5)
