@@ -253,11 +253,15 @@ def two_projects(vault) -> Path:
 
 def test_a_project_is_answered_with_its_own_earlier_fix_before_a_newer_one_of_another(two_projects, repos):
     cross_project(two_projects)
-    assert answer(run_hook(two_projects, lock_failure(repos.shop))) == seen(
-        "EPISODE-2026-02-20-shop", "2026-02-20", "rm -f .git/index.lock && git checkout main"
+    assert (
+        answer(run_hook(two_projects, lock_failure(repos.shop)))
+        == seen("EPISODE-2026-02-20-shop", "2026-02-20", "rm -f .git/index.lock && git checkout main")
+        + "\nAlso seen in 2 other episodes: [[EPISODE-2026-02-22-billing]], [[EPISODE-2026-02-18-before-projects]]"
     )
-    assert answer(run_hook(two_projects, lock_failure(repos.billing / "src"))) == seen(
-        "EPISODE-2026-02-22-billing", "2026-02-22", BILLING_FIX
+    assert (
+        answer(run_hook(two_projects, lock_failure(repos.billing / "src")))
+        == seen("EPISODE-2026-02-22-billing", "2026-02-22", BILLING_FIX)
+        + "\nAlso seen in 2 other episodes: [[EPISODE-2026-02-20-shop]], [[EPISODE-2026-02-18-before-projects]]"
     )
     assert log_lines(two_projects)[-2:] == [
         f"tool-failure now: Bash [{LOCK}] seen before in EPISODE-2026-02-20-shop",

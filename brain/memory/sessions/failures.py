@@ -12,7 +12,7 @@ wrong "seen before" costs the agent more than silence.
 
 The answer comes from the project the agent works in (`brain.memory.projects.note` has the rule): its
 episodes only, unless the vault's `[hooks] cross_project` is true, when the other projects'
-episodes answer too (this project's first) and the answer names the project it comes from. An
+episodes answer too (the most alike first; this project's among equals) and the answer names the project it comes from. An
 episode of no recorded project (captured before projects were recorded, or from a session that did
 not say its folder) may well be of this one: it answers, after this project's own, naming none.
 
@@ -109,7 +109,9 @@ def scored(
     )
     if among is None:
         return None
-    return ranked(found.terms, among.seen, among.counts, among.total, settings)
+    # the most alike first; among equals this project's, then the newest (`ranked`'s order)
+    best_first = ranked(found.terms, among.seen, among.counts, among.total, settings)
+    return sorted(best_first, key=lambda match: (-round(match.similarity, 6), match.seen.project != (project or "")))
 
 
 def earlier_fix(
@@ -123,7 +125,7 @@ def earlier_fix(
 ) -> EarlierFix:
     """The earlier recovered failures that match the failure (`settings`, else
     `matching.DEFAULT_SETTINGS` as it is at the call), outside `session`: of `project`'s episodes,
-    and of the others' too when `cross_project` (this project's first)."""
+    and of the others' too when `cross_project` (the most alike first, this project's among equals)."""
     settings = settings or matching.DEFAULT_SETTINGS
     found = key(failure)
     if found is None:
@@ -131,9 +133,7 @@ def earlier_fix(
     every = scored(index_dir, failure, session, project, settings=settings, cross_project=cross_project)
     if every is None:
         return EarlierFix(found, project=project, readable=False)
-    matches = [match.seen for match in every if settings.accepts(match)]
-    own = [seen for seen in matches if seen.project == (project or "")]
-    return EarlierFix(found, tuple(own or matches), project)
+    return EarlierFix(found, tuple(match.seen for match in every if settings.accepts(match)), project)
 
 
 def seen_before(found: EarlierFix) -> str:

@@ -176,10 +176,10 @@ def test_a_word_every_failure_prints_weighs_little_and_a_rare_one_decides():
     assert weight("=src/a.py", counts, total, DEFAULT_SETTINGS) == pytest.approx(math.log(150 / 2) / 2)  # a name
     generic = ("exited", "with", "code", "<n>")
     similarity, shared = score(generic, generic, counts, total, DEFAULT_SETTINGS)
-    assert similarity == 1.0 and shared < DEFAULT_SETTINGS.min_shared  # the same generic line: no match
+    assert similarity == pytest.approx(1.0) and shared < DEFAULT_SETTINGS.min_shared  # the same generic line: no match
     specific = (*generic, "indentationerror", "unexpected", "indent")
     similarity, shared = score(specific, specific, counts, total, DEFAULT_SETTINGS)
-    assert similarity == 1.0 and shared >= DEFAULT_SETTINGS.min_shared
+    assert similarity == pytest.approx(1.0) and shared >= DEFAULT_SETTINGS.min_shared
 
 
 def test_a_term_never_seen_weighs_most_and_a_small_vault_takes_no_word_for_a_rare_one():
@@ -199,7 +199,7 @@ def test_the_settings_are_one_frozen_value_the_benchmark_can_vary(vault):
     live = shell("go build ./...", "go: cannot find main module, but found .git/config in /work/shop")
     every = scored(index, live, "now", PROJECT)
     assert every is not None and [match.seen.title for match in every] == ["EPISODE-2026-03-01-gomod"]
-    assert every[0].similarity == 1.0
+    assert every[0].similarity == pytest.approx(1.0)
     strict = MatchSettings(min_shared=every[0].shared + 0.01)
     assert looked_up(index, live).seen != () and looked_up(index, live, settings=strict).seen == ()
     with pytest.raises(AttributeError):
@@ -295,3 +295,21 @@ def test_the_change_and_the_commit_are_said_only_when_they_say_something():
         found.key, (FailureSeen(*[*vars(seen).values()][:8], "cat config/limits.yaml", "", True, seen.terms),), PROJECT
     )
     assert "worked: the same call, run again unchanged (flaky): cat config/limits.yaml" in seen_before(flaky)
+
+
+def test_the_most_alike_failure_comes_first_and_this_projects_among_equals(vault):
+    """Across projects the closest failure wins (the same file over another file of this project);
+    among equals, this project's comes first."""
+    line = "`go test ./internal/auth` failed: auth_test.go:12: token expired: want 3600, got 900"
+    episode(vault.root, "other-project-same", line, "`go test ./internal/auth -count=1` succeeded", project="elsewhere")
+    episode(vault.root, "this-project-same", line, "`go test ./internal/auth -run X` succeeded")
+    close = "`go test ./internal/auth` failed: auth_test.go:12: token revoked: want 3600, got 900"
+    episode(vault.root, "this-project-close", close, "`go test ./internal/auth -v` succeeded")
+    live = shell("go test ./internal/auth", "auth_test.go:12: token expired: want 3600, got 900")
+    every = scored(indexed(vault.root), live, "now", PROJECT, cross_project=True)
+    assert every is not None
+    assert [match.seen.title for match in every][:2] == [
+        "EPISODE-2026-03-01-this-project-same",
+        "EPISODE-2026-03-01-other-project-same",
+    ]
+    assert every[0].similarity == every[1].similarity > every[2].similarity
