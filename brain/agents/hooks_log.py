@@ -7,7 +7,7 @@ append: each is one `write` to a file opened with O_APPEND, so lines never inter
 written to a file just renamed lands in `hooks.log.1`. The rotation holds a lock (`.hooks.log.lock`,
 tried once, never waited for) and renames only while the path's file is still past the bound: two
 appenders that cross it together rotate once, never the new `hooks.log` over the `hooks.log.1` just
-made. `brain redact` rewrites the files holding that lock and the file's own (`brain.vault.state_files`):
+made. `brain redact` rewrites the files holding that lock and the file's own (`brain.vault.append_log`):
 a line appended meanwhile lands in the rewritten file. The only line that can be lost is one in
 flight in a process that opened the file before a rotation and writes after a second one
 (ROTATE_BYTES appended meanwhile by others).
@@ -19,13 +19,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brain.vault import state_files
-from brain.vault.state_files import rotated_path
+from brain.vault.append_log import AppendLog, lock_beside, rotated_path
+from brain.vault.atomic import PRIVATE
 
 # A line is 100 to 300 bytes: 1 MiB keeps the last 3,500 hook outcomes or more per file, months of
 # failures and session ends; `brain hooks status` reads both whole (docs/benchmarks.md).
 ROTATE_BYTES = 1024 * 1024
-PRIVATE = 0o600  # its lines name sessions and commands; without a vault it lives in the shared temporary folder
 
 
 def log_path(root: Path | None) -> Path:
@@ -38,8 +37,11 @@ def log_path(root: Path | None) -> Path:
 
 
 def append(path: Path, line: str) -> None:
-    """Append one line (a line break added), then rotate the file if it is now past ROTATE_BYTES."""
-    state_files.append(path, (line + "\n").encode("utf-8"), PRIVATE, rotate_at=ROTATE_BYTES)
+    """Append one line (a line break added), then rotate the file if it is now past ROTATE_BYTES.
+    The file is private: its lines name sessions and commands, and without a vault it lives in the
+    shared temporary folder."""
+    log = AppendLog(path, mode=PRIVATE, private=True, lock=lock_beside(path), rotate_at=ROTATE_BYTES, concurrent=True)
+    log.append((line + "\n").encode("utf-8"))
 
 
 def read_lines(path: Path) -> list[str]:

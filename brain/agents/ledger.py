@@ -11,11 +11,13 @@ The ledger keeps the last KEEP_DAYS days, at most KEEP_BYTES of them: an append 
 file past COMPACT_BYTES, or its first line older than KEEP_DAYS + 1 days, rewrites it with only
 those (a temp file renamed over it). Appends and that rewrite hold one lock (`ledger.lock`), so a
 line another hook appends meanwhile waits for the rewrite and lands in the new file. Readers take
-no lock: the rename shows them the old file or the new one, whole.
+no lock: the rename shows them the old file or the new one, whole. The appending, the lock and the
+rewrite are `brain.vault.append_log`'s.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -25,9 +27,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from brain.agents.hooks_log import PRIVATE  # not runtime's: runtime reads the ledger
 from brain.agents.settings import json_object_or_none
-from brain.vault.atomic import replace_file
+from brain.vault.append_log import AppendLog
+from brain.vault.atomic import PRIVATE
 
 CHARS_PER_TOKEN = 4  # as brain.memory.causal.neighbourhood counts them (not imported: hooks load little)
 DEFAULT_DAYS = 7
@@ -46,6 +48,11 @@ _ITEM = re.compile(r"^- (.+?) [(\[]")
 
 def ledger_path(root: Path) -> Path:
     return root / ".brain" / "hooks" / "ledger.jsonl"
+
+
+def _log(path: Path) -> AppendLog:
+    """The ledger at `path`, private (it names sessions and transcripts), under `ledger.lock`."""
+    return AppendLog(path, mode=PRIVATE, private=True, lock=path.with_suffix(".lock"))
 
 
 def estimate_tokens(text: str) -> int:
@@ -86,25 +93,11 @@ def record(
         **({"signature": signature} if signature else {}),
     }
     path = ledger_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    from filelock import FileLock
-
-    with FileLock(str(path.with_suffix(".lock")), timeout=LOCK_WAIT, mode=PRIVATE):
-        size = _append(path, (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8"))
+    log = _log(path)
+    with log.locked(LOCK_WAIT):
+        size = log.append((json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")).size
         if size > COMPACT_BYTES or _first_is_stale(path, datetime.now(UTC)):
             compact(path, datetime.now(UTC))
-
-
-def _append(path: Path, line: bytes) -> int:
-    """Append one line (after a line break when a crash left the last line without one, so that
-    line stays the only one lost); the file's size after it."""
-    handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE)  # it names sessions and transcripts
-    with os.fdopen(handle, "r+b", buffering=0) as out:
-        size = os.fstat(handle).st_size
-        if size and os.pread(handle, 1, size - 1) != b"\n":
-            line = b"\n" + line
-        out.write(line)
-    return size + len(line)
 
 
 def _first_is_stale(path: Path, now: datetime) -> bool:
@@ -121,11 +114,12 @@ def _first_is_stale(path: Path, now: datetime) -> bool:
 
 def compact(path: Path, now: datetime) -> None:
     """Rewrite the ledger with its lines of the last KEEP_DAYS days, the newest that fit in
-    KEEP_BYTES; torn and foreign lines go. Call it holding the ledger's lock (see the module doc)."""
+    KEEP_BYTES; torn and foreign lines go. It holds the ledger's lock (see the module doc)."""
     since = now - timedelta(days=KEEP_DAYS)
-    kept: list[bytes] = []
-    with path.open("rb") as lines:
-        for line in lines:
+
+    def recent(data: bytes) -> bytes:
+        kept: list[bytes] = []
+        for line in io.BytesIO(data):  # split at line feeds only, as the file reads
             try:
                 entry = json.loads(line)
             except ValueError:
@@ -133,12 +127,14 @@ def compact(path: Path, now: datetime) -> None:
             at = _instant(entry.get("at")) if isinstance(entry, dict) else None
             if at is not None and at >= since:
                 kept.append(line if line.endswith(b"\n") else line + b"\n")
-    size = 0
-    first = len(kept)
-    while first > 0 and size + len(kept[first - 1]) <= KEEP_BYTES:
-        first -= 1
-        size += len(kept[first])
-    replace_file(path, b"".join(kept[first:]), mode=PRIVATE)
+        size = 0
+        first = len(kept)
+        while first > 0 and size + len(kept[first - 1]) <= KEEP_BYTES:
+            first -= 1
+            size += len(kept[first])
+        return b"".join(kept[first:])
+
+    _log(path).rewrite(recent, wait=LOCK_WAIT)
 
 
 @dataclass(frozen=True)

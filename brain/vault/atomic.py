@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 Content = bytes | str | Callable[[BinaryIO], None]
+PRIVATE = 0o600  # brain's own files that name sessions, commands and transcripts: their owner reads them
 
 
 def replace_file(path: Path, content: Content, *, mode: int | None = None) -> None:

@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brain.errors import InvalidInput, NoteExists
-from brain.vault.atomic import replace_file
+from brain.vault.append_log import AppendLog
 from brain.vault.history_log import Actor as Actor  # who writes: re-exported for the front ends
 from brain.vault.history_log import (
     Entry,
@@ -222,7 +222,7 @@ class History:
         """Rewrite each torn log with its whole entries only (under the vault's write lock)."""
         repaired = self.torn()
         for log, _ in repaired:
-            self._rewrite_log(log, read_entries(log.read_bytes())[0])
+            AppendLog(log).repair(lambda line: read_entry(line) is not None)
         return repaired
 
     # ------------------------------------------------------------ reading
@@ -477,16 +477,7 @@ class History:
         log.parent.mkdir(parents=True, exist_ok=True)
         known = self._last_versions
         current = known is not None and known[0] == folder_stamp(log.parent)
-        with open(log, "a+b") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            cut = False
-            if size:
-                handle.seek(size - 1)
-                cut = handle.read(1) != b"\n"  # a line cut short by a crash stays a line of its own
-            handle.write((b"\n" if cut else b"") + entry.line())
-            if sync:
-                handle.flush()
-                os.fsync(handle.fileno())
+        AppendLog(log).append(entry.line(), sync=sync)  # a torn last line stays a line of its own
         if known is not None and current:  # this process's own new log: the map stays current, not read again
             if entry.sha256:
                 known[1].setdefault(entry.sha256, []).append(log)
@@ -494,7 +485,5 @@ class History:
 
     @staticmethod
     def _rewrite_log(log: Path, entries: list[Entry]) -> None:
-        if not entries:
-            log.unlink(missing_ok=True)
-            return
-        replace_file(log, b"".join(entry.line() for entry in entries))
+        """The log with these entries only (none: the log is removed)."""
+        AppendLog(log).rewrite(lambda _: b"".join(entry.line() for entry in entries), drop_empty=True)

@@ -20,27 +20,29 @@ record chains after the anchor (so the gap stays visible), never at #1 again.
 A last line that is not a whole record (a write cut short by a crash or a full disk) never
 stops a recall: the next append sets it aside in `.brain/journal/torn/` (kept, reported by
 `brain doctor`) and chains after the last good record.
+
+The appending, the lock and the rewrite are `brain.vault.append_log`'s; the chain, the anchor, the
+torn end set aside and the cached end (`_tails`) are the journal's own.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import os
-import stat
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from brain.errors import InvalidInput, UsageError, WriteFailed
 from brain.memory.facts.note import parse_time
+from brain.vault.append_log import AppendLog
+from brain.vault.atomic import replace_file
 from brain.vault.vault import Vault
 
 JOURNAL_DIR = "journal"
@@ -49,9 +51,10 @@ SWEEPS_DIR = "sweeps"  # the sweep receipts, and the journal's anchor
 REDACTIONS_DIR = "redactions"  # the receipts of `brain redact`, which may purge values holding a secret
 ANCHOR_FILE = "anchor.json"
 TORN_DIR = "torn"
-REWRITE_TEMP = ".journal-rewrite.tmp"
+OLD_REWRITE_TEMPS = ".journal-*.tmp"  # the rewrite's temp file before `vault/atomic.py` named it
 GENESIS = "0" * 64
 _TAIL = 64 * 1024
+LOCK_WAIT = 60  # seconds an append waits for another recall's append or a sweep's rewrite
 _ANCHOR_WIDTH = 127  # the anchor is one line of fixed width, overwritten in place by one pwrite
 
 
@@ -77,30 +80,23 @@ def torn_files(vault: Vault) -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
-_file_locks: dict[Path, FileLock] = {}
-_threads = threading.Lock()  # the FileLock is shared by the process's threads, so they queue here first
+def _log(vault: Vault) -> AppendLog:
+    """The journal as an append-only log: created 644 (a rewrite keeps its mode), under `journal.lock`."""
+    folder = journal_dir(vault)
+    return AppendLog(folder / JOURNAL_FILE, mode=0o644, lock=folder / "journal.lock")
 
 
 @contextmanager
-def _lock(vault: Vault) -> Iterator[None]:
+def _lock(vault: Vault) -> Iterator[AppendLog]:
     """The journal's lock, across threads and processes; a lock that cannot be made (a read-only
-    vault) is a `WriteFailed`, never a traceback."""
-    folder = journal_dir(vault)
-    with _threads:
+    vault) or had (LOCK_WAIT) is a `WriteFailed`, never a traceback."""
+    log = _log(vault)
+    with ExitStack() as held:
         try:
-            file_lock = _file_locks.get(folder)
-            if file_lock is None:
-                folder.mkdir(parents=True, exist_ok=True)
-                file_lock = _file_locks.setdefault(
-                    folder, FileLock(str(folder / "journal.lock"), timeout=60, thread_local=False)
-                )
-            file_lock.acquire()
-        except OSError as error:
-            raise _failed(vault, folder / "journal.lock", error) from None
-        try:
-            yield
-        finally:
-            file_lock.release()
+            held.enter_context(log.locked(LOCK_WAIT))
+        except OSError as error:  # filelock.Timeout is one too
+            raise _failed(vault, log.lock or log.path, error) from None
+        yield log
 
 
 @dataclass(frozen=True)
@@ -160,17 +156,16 @@ def _last_record(path: Path, size: int) -> tuple[dict[str, Any] | None, int]:
     return None, 0
 
 
-def _set_aside(vault: Vault, path: Path, good: int, size: int) -> None:
-    """Move the torn end of the journal (bytes `good`..`size`) into torn/ and cut it off."""
-    with path.open("rb") as handle:
-        handle.seek(good)
-        torn = handle.read(size - good)
-    if torn.strip():
-        folder = torn_dir(vault)
-        folder.mkdir(parents=True, exist_ok=True)
-        kept = folder / f"recall-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}-{good}.jsonl"
-        _write_file(kept, torn, 0o600)
-    os.truncate(path, good)
+def _set_aside(vault: Vault, log: AppendLog, good: int) -> None:
+    """Move the torn end of the journal (its bytes after `good`) into torn/ and cut it off."""
+
+    def keep(torn: bytes) -> None:
+        if torn.strip():
+            folder = torn_dir(vault)
+            kept = folder / f"recall-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}-{good}.jsonl"
+            replace_file(kept, torn, mode=0o600)
+
+    log.cut(good, keep)
 
 
 def read_anchor(vault: Vault) -> tuple[int, str] | None:
@@ -196,14 +191,15 @@ def write_anchor(vault: Vault, seq: int, hashed: str) -> None:
         os.close(descriptor)
 
 
-def _end(vault: Vault, path: Path) -> tuple[str, int]:
-    """The hash and seq a new record chains to (called under the lock).
+def _end(vault: Vault, log: AppendLog) -> tuple[str, int, int]:
+    """The hash and seq a new record chains to, and the journal's size (called under the lock).
 
     From this process's memory when the file is as it left it (same inode, size and mtime:
     nobody appended or rewrote it since); else from the last whole record, after setting aside
     a torn end; and never before the anchor: records removed from the end (or the whole file)
     leave a gap the next record does not hide.
     """
+    path = log.path
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -211,75 +207,47 @@ def _end(vault: Vault, path: Path) -> tuple[str, int]:
     tail = _tails.get(path)
     if info is not None and tail is not None:
         if (tail.inode, tail.size, tail.mtime_ns) == (info.st_ino, info.st_size, info.st_mtime_ns):
-            return tail.hash, tail.seq
+            return tail.hash, tail.seq, info.st_size
     last, good = _last_record(path, info.st_size) if info is not None and info.st_size else (None, 0)
     if info is not None and good < info.st_size:
-        _set_aside(vault, path, good, info.st_size)
+        _set_aside(vault, log, good)
     hashed, seq = (str(last["hash"]), int(last["seq"])) if last is not None else (GENESIS, 0)
     anchor = read_anchor(vault)
     if anchor is not None and anchor[0] > seq:
-        return anchor[1], anchor[0]
-    return hashed, seq
-
-
-def _write_all(descriptor: int, data: bytes) -> None:
-    """Write every byte or raise: a short write is retried, and no progress is an error."""
-    view = memoryview(data)
-    while view:
-        written = os.write(descriptor, view)
-        if written <= 0:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        view = view[written:]
-
-
-def _write_file(path: Path, data: bytes, mode: int) -> None:
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        _write_all(descriptor, data)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+        return anchor[1], anchor[0], good
+    return hashed, seq, good
 
 
 def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
     """Add a record (seq, prev and hash are set here); returns it as written.
 
     Durability: the line goes to the file in checked writes on an O_APPEND descriptor, under
-    the lock, without an fsync, then the anchor is updated. A write the disk refuses (full,
+    the lock, without an fsync (`brain.vault.append_log`'s policy), then the anchor is updated. A write the disk refuses (full,
     read-only) or cuts short is undone (the file is cut back to where it was) and raised as
     `WriteFailed`: a record is acknowledged only once all of it is in the file. A crash of the
     process loses nothing acknowledged (the kernel has the bytes); a power loss may lose the
     last records (the anchor then names a later one, which `verify` reports). An fsync per
     recall would cost more than the recall itself on a busy disk; the sweeper's rewrite does sync.
     """
-    path = journal_path(vault)
-    with _lock(vault):
+    with _lock(vault) as log:
+        path = log.path
         try:
-            previous, last_seq = _end(vault, path)
+            previous, last_seq, start = _end(vault, log)
         except OSError as error:  # the torn end could not be set aside
             raise _failed(vault, path, error) from None
         written = {"seq": last_seq + 1, **record, "prev": previous}
         written["hash"] = chain_hash(previous, written)
         line = (json.dumps(written, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            appended = log.append(line)
+            write_anchor(vault, written["seq"], written["hash"])
         except OSError as error:
-            raise _failed(vault, path, error) from None
-        try:
-            start = os.fstat(descriptor).st_size
             try:
-                _write_all(descriptor, line)
-                write_anchor(vault, written["seq"], written["hash"])
-            except OSError as error:
-                try:
-                    os.ftruncate(descriptor, start)
-                except OSError:
-                    pass  # left torn: the next append sets it aside
-                raise _failed(vault, path, error) from None
-            info = os.fstat(descriptor)
-        finally:
-            os.close(descriptor)
-        _tails[path] = _Tail(info.st_ino, info.st_size, info.st_mtime_ns, written["seq"], written["hash"])
+                log.cut(start)  # what was written of the line, or the line whose anchor failed
+            except OSError:
+                pass  # left torn: the next append sets it aside
+            raise _failed(vault, path, error) from None
+        _tails[path] = _Tail(appended.inode, appended.size, appended.mtime_ns, written["seq"], written["hash"])
     return written
 
 
@@ -295,9 +263,13 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     if not path.is_file():
         return
     with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                yield number, line
+        yield from _text_lines(handle)
+
+
+def _text_lines(handle: io.TextIOBase) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(handle, start=1):
+        if line.strip():
+            yield number, line
 
 
 def parse_record(line: str) -> dict[str, Any] | None:
@@ -366,10 +338,11 @@ def reanchor(vault: Vault) -> tuple[int, str] | None:
 def remove_stale_temps(vault: Vault) -> list[str]:
     """Remove journal rewrites a killed sweep left (they hold purged values); their paths."""
     folder = journal_dir(vault)
-    if not folder.is_dir() or not any(folder.glob(".journal-*.tmp")):
+    patterns = (OLD_REWRITE_TEMPS, f".{JOURNAL_FILE}.*.tmp")  # `vault/atomic.py` names its temp file so
+    if not folder.is_dir() or not any(found for pattern in patterns for found in folder.glob(pattern)):
         return []
     with _lock(vault):
-        found = sorted(path for path in folder.glob(".journal-*.tmp"))
+        found = sorted(path for pattern in patterns for path in folder.glob(pattern))
         for path in found:
             path.unlink(missing_ok=True)
     return [path.relative_to(vault.root).as_posix() for path in found]
@@ -383,10 +356,11 @@ def purge_values(vault: Vault, fact_ids: set[str], receipt: str) -> int:
     if not fact_ids or not path.is_file():
         return 0
     removed = 0
-    with _lock(vault):
-        _end(vault, path)  # a torn last line is set aside first, not kept as a bad line in the middle
+
+    def purged(data: bytes) -> bytes:
+        nonlocal removed
         out: list[str] = []
-        for _, line in _lines(path):
+        for _, line in _text_lines(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace")):
             record = parse_record(line)
             if record is None:
                 out.append(line if line.endswith("\n") else line + "\n")  # left for doctor to report
@@ -398,13 +372,10 @@ def purge_values(vault: Vault, fact_ids: set[str], receipt: str) -> int:
                     touched = True
                     removed += 1
             out.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n" if touched else line)
-        temp = path.parent / REWRITE_TEMP
-        try:
-            _write_file(temp, "".join(out).encode("utf-8"), 0o600)
-            os.chmod(temp, stat.S_IMODE(path.stat().st_mode))
-            os.replace(temp, path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        return "".join(out).encode("utf-8")
+
+    with _lock(vault) as log:
+        _end(vault, log)  # a torn last line is set aside first, not kept as a bad line in the middle
+        log.rewrite(purged)
         _tails.pop(path, None)
     return removed

@@ -22,8 +22,7 @@ from brain.memory.sessions.extract import Extracted
 from brain.memory.sessions.ingest import extract_transcript, store_extracted
 from brain.memory.sessions.redact import redactor_for
 from brain.memory.sessions.transcripts.files import TranscriptReader, obj, transcript_files
-from brain.vault.atomic import write_json
-from brain.vault.state_files import PRIVATE
+from brain.vault.atomic import PRIVATE, write_json
 
 if TYPE_CHECKING:
     from brain.memory.corpus import Corpus

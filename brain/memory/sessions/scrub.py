@@ -52,8 +52,8 @@ from brain.memory.facts.note import fact_from_note
 from brain.memory.notes.receipts import write_receipt
 from brain.memory.sessions.redact import Redactor, Span, redactor_for
 from brain.memory.tips.admit import CANDIDATES
-from brain.vault import state_files
-from brain.vault.atomic import replace_file
+from brain.vault.append_log import AppendLog, as_text, lock_beside
+from brain.vault.atomic import PRIVATE, replace_file
 from brain.vault.vault import Vault
 
 LOGS_DIR = "logs"  # under .brain/: the hooks log, and hooks.log.1 its older half
@@ -115,7 +115,7 @@ def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
     if not apply or not (places or interrupted):
         versions = len(_logged(vault, replacements)) + len(_unrecorded(vault, rewritten))
         return Redaction(False, places, rewritten, versions, reindexed, vectors, skipped, interrupted=interrupted)
-    replace_file(pending_path(vault), b"{}\n", mode=state_files.PRIVATE)
+    replace_file(pending_path(vault), b"{}\n", mode=PRIVATE)
     done = _rewrite_notes(vault, redactor, rewritten)
     with vault.locked():
         history, replacements = _history_places(vault, redactor)  # the versions the rewrites stored first too
@@ -416,9 +416,9 @@ def _scrub_summaries(vault: Vault, redactor: Redactor, reindexed: set[str]) -> N
 
 
 def _scrub_logs(vault: Vault, redactor: Redactor) -> None:
-    """Each log rewritten redacted, no line a hook appends meanwhile lost (`state_files.rewrite`)."""
+    """Each log rewritten redacted, no line a hook appends meanwhile lost (`AppendLog.rewrite`)."""
     for file in _log_files(vault):
-        state_files.rewrite(file, redactor.text)
+        _private(file).rewrite(as_text(redactor.text))
 
 
 def _scrub_candidates(vault: Vault, redactor: Redactor) -> None:
@@ -429,7 +429,12 @@ def _scrub_candidates(vault: Vault, redactor: Redactor) -> None:
         return "".join(_redacted_line(line, redactor) for line in text.splitlines(keepends=True))
 
     with vault.locked():
-        state_files.rewrite(_candidates_file(vault), redacted)
+        _private(_candidates_file(vault)).rewrite(as_text(redacted))
+
+
+def _private(file: Path) -> AppendLog:
+    """A file of brain's own that hooks append to, kept private (`agents/hooks_log.py`)."""
+    return AppendLog(file, mode=PRIVATE, private=True, lock=lock_beside(file))
 
 
 def _redacted_line(line: str, redactor: Redactor) -> str:

@@ -29,8 +29,7 @@ from typing import NamedTuple
 from brain.memory.tips.draft import Attribution, Draft
 from brain.memory.tips.note import SourceRef, Tip, combine_evidence
 from brain.memory.tips.wording import FUNCTION_WORDS, words
-from brain.vault.atomic import replace_file
-from brain.vault.state_files import PRIVATE
+from brain.vault.atomic import PRIVATE, replace_file
 
 TWIN_OVERLAP = 0.6
 CANDIDATES = "tips/candidates.jsonl"  # under .brain/

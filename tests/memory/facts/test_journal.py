@@ -116,3 +116,20 @@ def test_threads_appending_at_once_keep_one_chain(vault: Vault) -> None:
     check = journal_check.verify(vault)
     assert check.ok and check.records == 40
     assert [record["seq"] for record in fact_journal.records(vault)] == list(range(1, 41))
+
+
+def test_the_rewrites_a_killed_sweep_left_are_removed_old_name_and_new(vault: Vault) -> None:
+    """The sweep's journal rewrite goes through `vault/atomic.py`, whose temp file is
+    `.recall.jsonl.<hex>.tmp`; older versions left `.journal-rewrite.tmp`. Both may hold purged values."""
+    from brain.memory.facts import journal as fact_journal
+
+    fact_journal.append(vault, {"time": "2026-01-01T00:00:00Z", "results": []})
+    folder = _journal(vault).parent
+    for name in (".recall.jsonl.0123abcd.tmp", ".journal-rewrite.tmp"):
+        (folder / name).write_text('{"value": "a purged secret"}\n', encoding="utf-8")
+    assert fact_journal.remove_stale_temps(vault) == [
+        ".brain/journal/.journal-rewrite.tmp",
+        ".brain/journal/.recall.jsonl.0123abcd.tmp",
+    ]
+    assert sorted(path.name for path in folder.iterdir() if path.name.endswith(".tmp")) == []
+    assert fact_journal.remove_stale_temps(vault) == []
