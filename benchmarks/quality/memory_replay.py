@@ -15,7 +15,8 @@ For each session i, oldest first, each failed call goes through the failure hook
   `Bash`, the command, the output, the call id) and a rollout cut where Codex runs the hook (before
   the call's output), twice: with the call's end event (its own `exec_command_end`, else the
   `item_completed` Codex 0.171 writes, made from the output's exit code) and with every end event
-  taken out (what Codex before 0.171 writes). Up to SUCCESS_SAMPLES successful shell calls of each
+  taken out and the output handed with its head, `Process exited with code N` (what Codex before
+  0.171 writes and shows). Up to SUCCESS_SAMPLES successful shell calls of each
   Codex session go through the hook too, in both forms: an answer there is a false alarm, and
   their time is what every successful call costs. A failed `apply_patch` gets no PostToolUse from
   Codex: counted, not replayed.
@@ -258,7 +259,12 @@ def codex_rollout(lines: list[str], call: truth.Call, mode: str) -> str:
     return "\n".join(cut) + "\n"
 
 
-def _codex_payload(session: Session, call: truth.Call, rollout: Path) -> dict[str, Any]:
+def _codex_payload(session: Session, call: truth.Call, rollout: Path, mode: str) -> dict[str, Any]:
+    """What Codex hands PostToolUse. 0.171 (`with_end`) hands the command's output alone (captured:
+    tests/data/codex/post-tool-use/); before 0.171 (`without_end`) the output is handed as the
+    rollout holds it, with its head (`Process exited with code N`, `Exit code: N`), the exit-code
+    line the issue names. (Until 2026-12-07 18:30 both forms handed the output without its head:
+    then no Codex failure without its end event could be told, figures in docs/benchmarks.md.)"""
     return {
         "session_id": session.session_id,
         "turn_id": "",
@@ -269,7 +275,7 @@ def _codex_payload(session: Session, call: truth.Call, rollout: Path) -> dict[st
         "permission_mode": "bypassPermissions",
         "tool_name": "Bash",
         "tool_input": {"command": call.command or ""},
-        "tool_response": truth.body(call.output),
+        "tool_response": call.output if mode == "without_end" else truth.body(call.output),
         "tool_use_id": call.call_id,
     }
 
@@ -357,7 +363,7 @@ def replay(
                             found = {}
                             for mode in MODES:
                                 rollout.write_text(codex_rollout(lines, call, mode), encoding="utf-8")
-                                found[mode] = list(run(vault, CODEX, _codex_payload(entry, call, rollout)))
+                                found[mode] = list(run(vault, CODEX, _codex_payload(entry, call, rollout, mode)))
                             into[str(number)] = found
                         else:
                             into[str(number)] = {
