@@ -859,10 +859,13 @@ def answer_holds(answer: str, recovered: Recovery) -> bool:
 
     What the answer quotes: the commands between single backticks in its prose, and in a fenced
     record (the hook's ``` block of `failed:`, `error:`, `worked:` and `change:` lines) the
-    `worked:` line's command and what the `change:` line quotes. The `failed:` and `error:` lines
+    `worked:` line's command and what the `change:` line quotes; a `change:` line that says the fix
+    went `without `X`` holds a recovery that only dropped words when X holds half of them. The `failed:` and `error:` lines
     are the failure, not its fix: they count for nothing (a file the error names is not a file
     the answer says was changed)."""
     quoted, flat = _answer_parts(answer)
+    if _said_without(answer, recovered):
+        return True
     return _holds_fix(quoted, flat, answer, recovered)
 
 
@@ -899,6 +902,23 @@ def _answer_parts(answer: str) -> tuple[list[str], str]:
     return [" ".join(found.split()).lower() for found in quoted if found.strip()], " ".join(
         " ".join(said).split()
     ).lower()
+
+
+_WITHOUT = re.compile(r"\bwithout `([^`]+)`")
+
+
+def _said_without(answer: str, recovered: Recovery) -> bool:
+    """The record's `change:` line says the fix dropped what the recovery dropped (`without `-C
+    dir``): at least half of the words it dropped, masked, and it added nothing."""
+    if recovered.added or not recovered.dropped:
+        return False
+    said = set()
+    for block in _FENCED.findall(answer):
+        for line in block.splitlines():
+            if line.strip().lower().startswith("change:"):
+                said |= {word for found in _WITHOUT.findall(line) for word in _held(found)}
+    dropped = [word.lower() for word in recovered.dropped]
+    return bool(said) and sum(_holds(said, word) for word in dropped) >= max(1, math.ceil(len(dropped) / 2))
 
 
 def _holds_fix(quoted: list[str], flat: str, answer: str, recovered: Recovery) -> bool:

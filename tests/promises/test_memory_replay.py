@@ -213,6 +213,9 @@ def test_the_hooks_fenced_record_is_read_line_by_line() -> None:
     )
     said = "```\nfailed: go vet\nworked: go vet\nchange: it worked after editing `auth.go`\n```"
     assert truth.answer_holds(said, edited) is True
+    # the recovery dropped `rtk`: an answer saying the fix went without it holds it, whatever it ran
+    without = "```\nfailed: rtk test bun run lint\nworked: bun run lint\nchange: without `rtk test`: it worked\n```"
+    assert (truth.answer_holds(without, fixed), truth.answer_holds_v1(without, fixed)) == (True, False)
 
 
 def test_scoring_a_recorded_replay_gives_exact_figures() -> None:
