@@ -698,20 +698,22 @@ def objective(counts: dict[str, int]) -> float:
 
 
 def held_out(scored: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """For each project, the point best on the others (ties: the earlier point, today's first) and
-    the project's own figures at that point."""
+    """For each project, the point best on the others (ties: the one with fewer false alarms on the
+    others, since the objective counts none under 0.1; then the earlier point) and the project's own
+    figures at that point."""
     chosen = {}
     for project in scored:
         others = [name for name in scored if name != project]
-        best, best_value = 0, float("-inf")
+        best, best_value, best_alarms = 0, float("-inf"), float("inf")
         for point in range(len(scored[project])):
             pooled: dict[str, int] = {}
             for name in others:
                 for field, value in scored[name][point]["counts"].items():
                     pooled[field] = pooled.get(field, 0) + value
             value = objective(pooled) if others else 0.0
-            if value > best_value + 1e-12:
-                best, best_value = point, value
+            alarms = pooled.get("fresh_answered", 0) / pooled["fresh"] if pooled.get("fresh") else 0.0
+            if value > best_value + 1e-12 or (abs(value - best_value) <= 1e-12 and alarms < best_alarms):
+                best, best_value, best_alarms = point, value, alarms
         chosen[project] = {"point": best, "objective_on_others": round(best_value, 4)} | scored[project][best]
     return chosen
 

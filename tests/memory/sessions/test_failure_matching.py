@@ -173,7 +173,9 @@ def test_a_word_every_failure_prints_weighs_little_and_a_rare_one_decides():
     total = 100
     assert weight("exited", counts, total, DEFAULT_SETTINGS) == pytest.approx(math.log(150 / 91))  # 0.50
     assert weight("indentationerror", counts, total, DEFAULT_SETTINGS) == pytest.approx(math.log(150 / 2))  # 4.32
-    assert weight("=src/a.py", counts, total, DEFAULT_SETTINGS) == pytest.approx(math.log(150 / 2) / 2)  # a name
+    assert weight("=src/a.py", counts, total, DEFAULT_SETTINGS) == pytest.approx(math.log(150 / 2))  # a name
+    halved = MatchSettings(parameter_weight=0.5)
+    assert weight("=src/a.py", counts, total, halved) == pytest.approx(math.log(150 / 2) / 2)
     generic = ("exited", "with", "code", "<n>")
     similarity, shared = score(generic, generic, counts, total, DEFAULT_SETTINGS)
     assert similarity == pytest.approx(1.0) and shared < DEFAULT_SETTINGS.min_shared  # the same generic line: no match
@@ -313,3 +315,14 @@ def test_the_most_alike_failure_comes_first_and_this_projects_among_equals(vault
         "EPISODE-2026-03-01-other-project-same",
     ]
     assert every[0].similarity == every[1].similarity > every[2].similarity
+
+
+def test_a_missing_file_is_not_answered_with_another_missing_files_fix(vault):
+    """The error says nothing but the file: two missing files are two failures (at parameter
+    weight 0.5 they matched at 0.78), and the same file matches."""
+    episode(vault.root, "mig", "Read scripts/migrate.sh failed: File does not exist.", "Read scripts/migrate.sh succeeded")
+    index = indexed(vault.root)
+    other = live_failure("Read", {"file_path": "/work/shop/cmd/agent/claude.go"}, "File does not exist.", "/work/shop", str)
+    assert looked_up(index, other).seen == ()
+    same = live_failure("Read", {"file_path": "/work/shop/scripts/migrate.sh"}, "File does not exist.", "/work/shop", str)
+    assert [seen.title for seen in looked_up(index, same).seen] == ["EPISODE-2026-03-01-mig"]
