@@ -320,9 +320,15 @@ def test_the_most_alike_failure_comes_first_and_this_projects_among_equals(vault
 def test_a_missing_file_is_not_answered_with_another_missing_files_fix(vault):
     """The error says nothing but the file: two missing files are two failures (at parameter
     weight 0.5 they matched at 0.78), and the same file matches."""
-    episode(vault.root, "mig", "Read scripts/migrate.sh failed: File does not exist.", "Read scripts/migrate.sh succeeded")
+    episode(
+        vault.root, "mig", "Read scripts/migrate.sh failed: File does not exist.", "Read scripts/migrate.sh succeeded"
+    )
     index = indexed(vault.root)
-    other = live_failure("Read", {"file_path": "/work/shop/cmd/agent/claude.go"}, "File does not exist.", "/work/shop", str)
+    other = live_failure(
+        "Read", {"file_path": "/work/shop/cmd/agent/claude.go"}, "File does not exist.", "/work/shop", str
+    )
     assert looked_up(index, other).seen == ()
-    same = live_failure("Read", {"file_path": "/work/shop/scripts/migrate.sh"}, "File does not exist.", "/work/shop", str)
+    same = live_failure(
+        "Read", {"file_path": "/work/shop/scripts/migrate.sh"}, "File does not exist.", "/work/shop", str
+    )
     assert [seen.title for seen in looked_up(index, same).seen] == ["EPISODE-2026-03-01-mig"]
