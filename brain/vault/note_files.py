@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -109,7 +109,20 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
                 path = os.path.join(root_text, relative)
                 take(relative, path, os.path.islink(path))
         return found, left_out
-    stack = [(root_text, "")]
+    for entry, relative in _looked_in(root_text, templates):
+        if _is_note_name(entry.name):
+            try:
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            take(relative, entry.path, is_link)
+    return found, left_out
+
+
+def _looked_in(root: str, templates: str | None) -> Iterator[tuple[os.DirEntry[str], str]]:
+    """Every entry that is not a folder, with its vault-relative path, in the folders where notes are
+    looked for (not hidden ones, SKIPPED_DIRS or the templates folder): one listing per folder."""
+    stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -124,37 +137,21 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
                     if name not in SKIPPED_DIRS and not name.startswith(".") and not in_templates(inside, templates):
                         stack.append((entry.path, inside))
                     continue
-                is_link = entry.is_symlink()
             except OSError:
                 continue
-            if _is_note_name(name):
-                take(prefix + name, entry.path, is_link)
-    return found, left_out
+            yield entry, prefix + name
 
 
 def other_files(root: Path) -> list[str]:
     """The vault-relative paths of the files that are not notes (attachments: `diagram.png`,
     `spec.pdf`), in the folders where notes are looked for: what an embed `![[diagram.png]]` names."""
-    templates = templates_folder(root)
     found: list[str] = []
-    stack = [(str(root), "")]
-    while stack:
-        folder, prefix = stack.pop()
+    for entry, relative in _looked_in(str(root), templates_folder(root)):
         try:
-            entries = list(os.scandir(folder))
+            if not _is_note_name(entry.name) and not entry.name.startswith(".") and entry.is_file():
+                found.append(relative)
         except OSError:
             continue
-        for entry in entries:
-            name = entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    inside = f"{prefix}{name}/"
-                    if name not in SKIPPED_DIRS and not name.startswith(".") and not in_templates(inside, templates):
-                        stack.append((entry.path, inside))
-                elif not _is_note_name(name) and not name.startswith(".") and entry.is_file():
-                    found.append(prefix + name)
-            except OSError:
-                continue
     return found
 
 

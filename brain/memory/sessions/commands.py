@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from brain.memory.episodes import signature as failures
+from brain.memory.sessions.shell_steps import INTERPRETERS
 
 EDIT_TOOLS = frozenset(
     {
@@ -195,8 +196,9 @@ def never_ran(output: str) -> bool:
     """A run that stopped before its program did anything: a usage error, a program or script not
     found (`rtk: unrecognized subcommand 'bun'`, `command not found`). A test run that failed so ran
     no test: its failure is the command's, not the tests'."""
-    counted = any(_COUNTS.search(line) for line in output.splitlines())
-    return not counted and bool(_NEVER_RAN.search(output[:2000]))
+    if not _NEVER_RAN.search(output[:2000]):
+        return False
+    return not any(_COUNTS.search(line) for line in output.splitlines())
 
 
 _NEVER_RAN = re.compile(
@@ -273,9 +275,7 @@ def display_command(command: str) -> str:
 
 
 _FOLDED_LINES = 40
-_SCRIPT_GIVEN = re.compile(
-    r"\b(?:python|node|ruby|perl|bash|sh|zsh|php|deno|bun|Rscript)[\d.]*\s+(?:-\w+\s+)*(?:-c|-e|--eval)\s+['\"]"
-)
+_SCRIPT_GIVEN = re.compile(rf"\b(?:{'|'.join(sorted(INTERPRETERS))})[\d.]*\s+(?:-\w+\s+)*(?:-c|-e|--eval)\s+['\"]")
 
 
 def _open_quote(text: str) -> bool:
