@@ -41,6 +41,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.common import npm_install, run
+
 CODEX_VERSION = "0.171.0"
 BRAIN = Path(sys.executable).parent / "brain"
 PROMPT = "List the sources of the app and tell me where they live"
@@ -130,23 +132,9 @@ def text_of(body: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- the world the sessions run in
 
 
-def run(
-    *command: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None, stdin: str | None = None
-) -> str:
-    done = subprocess.run(
-        [str(part) for part in command], capture_output=True, text=True, timeout=300, env=env, cwd=cwd, input=stdin
-    )
-    assert done.returncode == 0, f"{command} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout + done.stderr
-
-
 def install_codex(folder: Path) -> Path:
     """The pinned Codex CLI from the npm registry, into `folder` (its npm cache too)."""
-    run(
-        "npm", "install", "--prefix", folder / "npm", "--cache", folder / "npm-cache", "--no-audit", "--no-fund",
-        "--no-save", "--loglevel=error", "--no-update-notifier", f"@openai/codex@{CODEX_VERSION}",
-    )  # fmt: skip
-    return folder / "npm" / "node_modules" / ".bin" / "codex"
+    return npm_install(folder, f"@openai/codex@{CODEX_VERSION}", "codex")
 
 
 def world(root: Path, model: ScriptedModel) -> tuple[Path, Path, dict[str, str]]:

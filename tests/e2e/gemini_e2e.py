@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -38,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.e2e.common import npm_install, run
 
 GEMINI_VERSION = "0.61.0"
 MODEL = "gemini-2.5-flash"
@@ -132,27 +133,9 @@ def text_of(body: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- the world the sessions run in
 
 
-def run(*command: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
-    done = subprocess.run(
-        [str(part) for part in command],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, f"{command} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout + done.stderr
-
-
 def install_gemini(folder: Path) -> Path:
     """The pinned Gemini CLI from the npm registry, into `folder` (its npm cache too)."""
-    run(
-        "npm", "install", "--prefix", folder / "npm", "--cache", folder / "npm-cache", "--no-audit", "--no-fund",
-        "--no-save", "--loglevel=error", "--no-update-notifier", f"@google/gemini-cli@{GEMINI_VERSION}",
-    )  # fmt: skip
-    return folder / "npm" / "node_modules" / ".bin" / "gemini"
+    return npm_install(folder, f"@google/gemini-cli@{GEMINI_VERSION}", "gemini")
 
 
 def world(root: Path, model: ScriptedModel) -> tuple[Path, Path, dict[str, str]]:
