@@ -860,13 +860,11 @@ def answer_holds(answer: str, recovered: Recovery) -> bool:
     What the answer quotes: the commands between single backticks in its prose, and in a fenced
     record (the hook's ``` block of `failed:`, `error:`, `worked:` and `change:` lines) the
     `worked:` line's command and what the `change:` line quotes; a `change:` line that says the fix
-    went `without `X`` holds a recovery that only dropped words when X holds half of them. The `failed:` and `error:` lines
-    are the failure, not its fix: they count for nothing (a file the error names is not a file
-    the answer says was changed)."""
-    quoted, flat = _answer_parts(answer)
-    if _said_without(answer, recovered):
-        return True
-    return _holds_fix(quoted, flat, answer, recovered)
+    went `without `X`` holds a recovery that only dropped words when X holds half of them. The
+    `failed:` and `error:` lines are the failure, not its fix: they count for nothing (a file the
+    error names is not a file the answer says was changed)."""
+    quoted, flat, without = _answer_parts(answer)
+    return _said_without(without, recovered) or _holds_fix(quoted, flat, answer, recovered)
 
 
 def answer_holds_v1(answer: str, recovered: Recovery) -> bool:
@@ -883,11 +881,13 @@ def answer_holds_v1(answer: str, recovered: Recovery) -> bool:
 _FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 
 
-def _answer_parts(answer: str) -> tuple[list[str], str]:
-    """(the commands the answer quotes, its text without the failure's own lines), lower case."""
+def _answer_parts(answer: str) -> tuple[list[str], str, set[str]]:
+    """(the commands the answer quotes, its text without the failure's own lines, the words its
+    `change:` lines say the fix went without), lower case."""
     prose = _FENCED.sub(" ", answer)
     quoted = _QUOTED.findall(prose)
     said = [prose]
+    without: set[str] = set()
     for block in _FENCED.findall(answer):
         for line in block.splitlines():
             key, _, value = line.partition(":")
@@ -898,27 +898,22 @@ def _answer_parts(answer: str) -> tuple[list[str], str]:
                 quoted.append(value.strip())
             elif key == "change":
                 quoted += _QUOTED.findall(value)
+                without |= {word for found in _WITHOUT.findall(value) for word in _held(found)}
             said.append(line)
-    return [" ".join(found.split()).lower() for found in quoted if found.strip()], " ".join(
-        " ".join(said).split()
-    ).lower()
+    quoted = [" ".join(found.split()).lower() for found in quoted if found.strip()]
+    return quoted, " ".join(" ".join(said).split()).lower(), without
 
 
 _WITHOUT = re.compile(r"\bwithout `([^`]+)`")
 
 
-def _said_without(answer: str, recovered: Recovery) -> bool:
+def _said_without(without: set[str], recovered: Recovery) -> bool:
     """The record's `change:` line says the fix dropped what the recovery dropped (`without `-C
     dir``): at least half of the words it dropped, masked, and it added nothing."""
-    if recovered.added or not recovered.dropped:
+    if recovered.added or not recovered.dropped or not without:
         return False
-    said = set()
-    for block in _FENCED.findall(answer):
-        for line in block.splitlines():
-            if line.strip().lower().startswith("change:"):
-                said |= {word for found in _WITHOUT.findall(line) for word in _held(found)}
     dropped = [word.lower() for word in recovered.dropped]
-    return bool(said) and sum(_holds(said, word) for word in dropped) >= max(1, math.ceil(len(dropped) / 2))
+    return sum(_holds(without, word) for word in dropped) >= max(1, math.ceil(len(dropped) / 2))
 
 
 def _holds_fix(quoted: list[str], flat: str, answer: str, recovered: Recovery) -> bool:
