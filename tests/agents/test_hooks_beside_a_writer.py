@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import REPO, run_brain
@@ -48,6 +49,14 @@ def _session_start(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _wait_for_warm(root: Path) -> None:
+    """Until the warm-up the first session start spawned has embedded the patterns and tips."""
+    deadline = time.monotonic() + 60
+    while not (root / ".brain" / "index" / "hooks-warm").is_file():
+        assert time.monotonic() < deadline, "the spawned warm-up never finished"
+        time.sleep(0.1)  # the marker is written once its reads (and their hold on the index lock) are over
+
+
 def _context(done: subprocess.CompletedProcess[str]) -> str:
     assert done.returncode == 0
     return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
@@ -61,6 +70,7 @@ def test_session_start_answers_from_the_catalog_as_it_was_while_another_process_
     assert run_brain("index", "--vault", str(root)).exit_code == 0
     before = _context(_session_start(root))
     assert "- ANTIPATTERN-retry-without-idempotency (0% over 2):" in before
+    _wait_for_warm(root)  # else the warm-up the first hook spawned could hold the lock when the last hook reads
 
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_THE_LOCK, str(root / ".brain" / "index" / "index.lock")],
