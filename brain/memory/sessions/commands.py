@@ -320,8 +320,13 @@ _BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint ru
 _EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
 
 
+ERROR_WINDOW = 65_536  # characters of an output searched for its error line: a failing test's name prints mid-output
+
+
 def error_line(text: str) -> str:
-    """The line of an error output that names the error, whole, like `first_line`: pytest's `E   ...`,
+    """The line of an error output (its first `ERROR_WINDOW` characters: pass the whole output, not a
+    preview cut to its head and tail, where a test runner's log lines hide which test failed) that
+    names the error, whole, like `first_line`: pytest's `E   ...`,
     else the first line that names one (`...Error: ...`, `error: ...`, `fatal: ...`, `FAILED ...`, a
     compiler's or linter's `file:line:col: message` (a task runner's `[task] ` before it or not), Go's `--- FAIL: Test...` and `panic: ...`) and
     is not a runner's wrapper around it (`[lint] ERROR task failed`, `FAIL pkg [build failed]`,
@@ -329,6 +334,7 @@ def error_line(text: str) -> str:
     line and a runner's echo of the command (`[lint] $ golangci-lint run`). Claude Code's `<tool_use_error>` tags are not part of it, and escaped line breaks (`\\n`: a
     hook's message passed on as JSON) are read as line breaks: the line holds no literal `\\n` but a
     quoted one (`rg: the literal "\\n" is not allowed`)."""
+    text = text[:ERROR_WINDOW]
     if _TOOL_ERROR_TAG.search(text):  # Claude Code's own message; Edit's echo of the text it sought follows it
         text = _ECHOED_INPUT.sub("", _TOOL_ERROR_TAG.sub("", text))
     text = _ESCAPED_BREAK.sub("\n", text)  # a hook's message passed on as JSON; a quoted "\\n" is named, kept
