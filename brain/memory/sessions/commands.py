@@ -314,6 +314,7 @@ _NAMES_AN_ERROR = re.compile(
     r"\b\w*(?:Error|Exception)\b:|^error\b|^fatal:|\bFAILED\b|\bfailed\b|No such file|not found|Permission denied"
     r"|^[\w./\\-]+\.\w+:\d+(?::\d+)?:\s+[^\s:]|^--- FAIL: |^panic: "
 )
+_GO_TEST_MESSAGE = re.compile(r"^[\w./-]+_test\.go:\d+: \S")
 _ESCAPED_BREAK = re.compile(r"(?<![\"'`])\\n(?![\"'`])")
 _TASK_PREFIX = re.compile(r"^\[[\w:.-]+\]\s+")  # a task runner's `[lint:go] ` before each line of a task
 _BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint run ./...`: the command, not its error
@@ -328,7 +329,7 @@ def error_line(text: str) -> str:
     """The line of an error output that names the error, whole, like `first_line`: pytest's `E   ...`,
     else the first line that names one (`...Error: ...`, `error: ...`, `fatal: ...`, `FAILED ...`, a
     compiler's or linter's `file:line:col: message` (a task runner's `[task] ` before it or not), Go's
-    `--- FAIL: Test...` and `panic: ...`) and is not a runner's wrapper around it (`[lint] ERROR task
+    `--- FAIL: Test...` (or the line under it that says why) and `panic: ...`) and is not a runner's wrapper around it (`[lint] ERROR task
     failed`, `FAIL pkg [build failed]`, `make: *** ...`, `npm ERR! ...`, `husky - ... failed`), else
     the first line past an `Exit code N` line and a runner's echo of the command (`[lint] $
     golangci-lint run`).
@@ -371,8 +372,12 @@ def _naming_line(text: str) -> str:
     for line in text.splitlines():
         if line.startswith("E   "):
             return line[1:].strip()
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
         stripped = line.strip()
         if _NAMES_AN_ERROR.search(_TASK_PREFIX.sub("", stripped)) and not failures.says_little(stripped):
+            following = lines[number + 1].strip() if number + 1 < len(lines) else ""
+            if stripped.startswith("--- FAIL: ") and _GO_TEST_MESSAGE.match(following):
+                return following  # Go names the test, then says on the next line what went wrong
             return stripped
     return ""

@@ -233,6 +233,12 @@ def test_session_end_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
             "list/data.go:685:2: declared and not used: repo (typecheck)\npackage list",
             "list/data.go:685:2: declared and not used: repo (typecheck)",
         ),
+        (  # Go names the failed test, then says under it what went wrong
+            "Exit code: 1\nOutput:\n--- FAIL: TestRelayClosesPack (0.00s)\n"
+            "    incremental_test.go:88: unexpected error: strategy requires CanTagRelay\nFAIL\n",
+            "incremental_test.go:88: unexpected error: strategy requires CanTagRelay",
+        ),
+        ("--- FAIL: TestRelayClosesPack (0.00s)\nFAIL\n", "--- FAIL: TestRelayClosesPack (0.00s)"),
     ],
 )
 def test_the_error_line_of_a_tool_output(output, line):
