@@ -47,6 +47,15 @@ _CHECK = re.compile(
     r"|(?:mise\s+(?:run\s+)?|just\s+|task\s+)[\w-]*(?:lint|test|build|check|typecheck)[\w:-]*)(?![\w-])",
     re.MULTILINE,
 )
+_CHECK_KINDS = (
+    ("test", re.compile(r"test")),
+    (
+        "lint",
+        re.compile(
+            r"lint|check|vet|clippy|tsc|mypy|pyright|ruff|flake8|biome|black|prettier|rubocop|fmt|format|types?\b"
+        ),
+    ),
+)
 _GIT_COMMIT = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit\b")
 _COMMIT_LINE = re.compile(r"\[([^\]\s]+)(?:\s+\(root-commit\))?\s+([0-9a-f]{7,40})\]\s*(.*)")
 _MESSAGE_FLAG = re.compile(r"""-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))""")
@@ -121,18 +130,30 @@ def is_test_run(command: str) -> bool:
 
 def is_check(command: str) -> bool:
     """A run whose failure leaves the work broken: tests, a build, a linter, a type checker."""
-    return is_test_run(command) or bool(_CHECK.search(command))
+    return check_kind(command) is not None
 
 
-def recovers(failed: str, later: str) -> bool:
-    """Whether a command that succeeded shows that an earlier failed one works now: the same command
-    (`command_key`), both are checks of one program (`go test -c ./e2e` after `go build ./e2e`
-    failed, `mise run lint` after `mise run fmt && mise run lint` did: the code builds, the lint passes),
-    or a merge, rebase or pull that conflicts is then committed or continued."""
-    before, after = command_key(failed), command_key(later)
-    if before == after or (before in _STOPPED_BY_CONFLICTS and after in {*_STOPPED_BY_CONFLICTS, "git commit"}):
-        return True
-    return is_check(failed) and is_check(later) and failures.program(failed) == failures.program(later)
+def check_kind(command: str) -> str | None:
+    """What a check checks: "test", "lint" (linters, formatters' checks, type checkers, `go vet`) or
+    "build"; None for a command that is no check."""
+    if is_test_run(command):
+        return "test"
+    found = _CHECK.search(command)
+    if found is None:
+        return None
+    said = found.group(0)
+    for kind, words in _CHECK_KINDS:
+        if words.search(said):
+            return kind
+    return "build"  # make, cmake --build, mvn package ...
+
+
+def proves_fixed(failed: str, later: str) -> bool:
+    """Whether a passing check shows a failed check works now: the same kind of check (a lint after
+    a lint, tests after tests), or tests after a build (running tests builds the code). A lint that
+    passes says nothing of the tests that failed."""
+    before, after = check_kind(failed), check_kind(later)
+    return before is not None and (before == after or (before == "build" and after == "test"))
 
 
 def redirected_files(command: str) -> list[str]:
