@@ -22,6 +22,7 @@ from brain.index.vectors.segments import clear_unused_capacity
 from tests.conftest import lexical_vault, note_text, put, run_brain
 from tests.helpers.disk_faults import brain as disk_brain
 from tests.helpers.disk_faults import small_disk, start_brain
+from tests.helpers.hnsw_files import FREED, HEADER, past_elements, plant_freed, sizes
 
 
 @pytest.fixture
@@ -176,34 +177,6 @@ def test_a_segment_grown_past_its_bound_is_reported_then_rebuilt_from_brains_vec
 
 # ---------------------------------------------------------------- what a segment holds past its elements
 
-FREED = b"what the writing process freed: token=s3cretInTheHeap "  # as malloc hands it back, unzeroed
-
-
-def _past_elements(folder: Path) -> tuple[bytes, bytes]:
-    """What `data_level0.bin` and `length.bin` hold past the elements `header.bin` counts."""
-    _, _, _, elements, element_bytes, *_ = _HEADER.unpack((folder / "header.bin").read_bytes()[: _HEADER.size])
-    return (
-        (folder / "data_level0.bin").read_bytes()[elements * element_bytes :],
-        (folder / "length.bin").read_bytes()[elements * 4 :],
-    )
-
-
-def _planted(folder: Path) -> dict[str, int]:
-    """FREED written over every byte past the elements (hnswlib's unused capacity, which Chroma
-    writes from memory it never initialised); the files' sizes."""
-    _, _, capacity, elements, element_bytes, *_ = _HEADER.unpack((folder / "header.bin").read_bytes()[: _HEADER.size])
-    sizes = {}
-    for name, used, whole in (
-        ("data_level0.bin", elements * element_bytes, capacity * element_bytes),
-        ("length.bin", elements * 4, capacity * 4),
-    ):
-        assert (folder / name).stat().st_size == whole
-        with open(folder / name, "r+b") as file:
-            file.seek(used)
-            file.write((FREED * (whole // len(FREED) + 1))[: whole - used])
-        sizes[name] = whole
-    return sizes
-
 
 def test_a_write_leaves_nothing_a_process_freed_in_a_segments_unused_capacity(vault):
     """Issue 40: hnswlib writes a new index's whole capacity from malloc'd memory, which held a
@@ -213,15 +186,13 @@ def test_a_write_leaves_nothing_a_process_freed_in_a_segments_unused_capacity(va
         put(vault, f"notes/n{number}.md", note_text(f"Note {number}", f"orchard {number} apples"))
     assert run_brain("index", "--vault", str(vault.root)).exit_code == 0
     chroma = vault.index_dir / "chroma"
-    [(segment, _, elements, _)] = _vector_segments(chroma)
-    assert elements is not None
-    sizes = _planted(chroma / segment)
+    planted = plant_freed(chroma)
+    assert len(planted) == 2 and len(past_elements(chroma)) == 2
     put(vault, "notes/n3.md", note_text("Note 3", "orchard 3 pears"))
     assert run_brain("index", "--vault", str(vault.root)).exit_code == 0
-    assert {name: (chroma / segment / name).stat().st_size for name in sizes} == sizes
-    level0, lengths = _past_elements(chroma / segment)
-    assert level0 and lengths and level0.count(0) == len(level0) and lengths.count(0) == len(lengths)
-    assert [path for path in chroma.rglob("*") if path.is_file() and b"s3cretInTheHeap" in path.read_bytes()] == []
+    assert sizes(chroma, planted) == planted
+    assert past_elements(chroma) == {}
+    assert [path for path in chroma.rglob("*") if path.is_file() and FREED in path.read_bytes()] == []
     for number in range(4):
         found = run_brain("search", f"orchard {number}", "--mode", "vector", "--limit", "1", "--vault", str(vault.root))
         assert f" 1. Note {number}  [note]  notes/n{number}.md" in found.output, found.output
@@ -241,13 +212,12 @@ def test_a_segment_whose_header_is_not_hnswlibs_is_left_as_it_is(vault, field, c
     put(vault, "notes/n0.md", note_text("Note 0", "orchard apples"))
     assert run_brain("index", "--vault", str(vault.root)).exit_code == 0
     chroma = vault.index_dir / "chroma"
-    [(segment, _, _, _)] = _vector_segments(chroma)
-    folder = chroma / segment
-    _planted(folder)
-    data = (folder / "header.bin").read_bytes()
-    fields = list(_HEADER.unpack(data[: _HEADER.size]))
+    plant_freed(chroma)
+    [header] = chroma.glob("*/header.bin")
+    data = header.read_bytes()
+    fields = list(HEADER.unpack(data[: HEADER.size]))
     fields[field] = changed(fields)
-    (folder / "header.bin").write_bytes(_HEADER.pack(*fields) + data[_HEADER.size :])
-    before = {name: (folder / name).read_bytes() for name in ("data_level0.bin", "length.bin")}
+    header.write_bytes(HEADER.pack(*fields) + data[HEADER.size :])
+    before = {path: path.read_bytes() for path in (header.parent / "data_level0.bin", header.parent / "length.bin")}
     clear_unused_capacity(chroma)
-    assert {name: (folder / name).read_bytes() for name in before} == before
+    assert {path: path.read_bytes() for path in before} == before

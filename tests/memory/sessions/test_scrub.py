@@ -6,7 +6,6 @@ applied, with a receipt that names where and never what."""
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from brain.memory.sessions.context import CANDIDATES, _candidate, _is_candidate
 from brain.memory.sessions.scrub import redact_vault
 from brain.vault.vault import Vault
 from tests.conftest import holding, run_brain, state, write
+from tests.helpers.hnsw_files import past_elements
 
 SECRETS = {  # kind -> (the line a note holds, the secret in it)
     "assignment": ('PASSWORD="correct horse battery staple"', "correct horse battery staple"),
@@ -74,21 +74,6 @@ def _leaks(vault: Vault, secrets: list[str]) -> dict[str, list[str]]:
             hits = [secret for secret in secrets if secret.encode() in data]
             if hits:
                 found[path.relative_to(vault.root).as_posix()] = hits
-    return found
-
-
-def _unused_capacity(vault: Vault) -> dict[str, int]:
-    """The bytes other than zero each vector segment's files hold past the elements its header counts
-    (hnswlib's unused capacity, which Chroma writes from memory it never initialised: issue 40)."""
-    header = struct.Struct("<iQQQQQQiIQQQdQ")  # hnswlib's header as Chroma persists it
-    found = {}
-    for folder in (vault.index_dir / "chroma").glob("*/"):
-        if (folder / "header.bin").is_file():
-            _, _, _, elements, element_bytes, *_ = header.unpack((folder / "header.bin").read_bytes()[: header.size])
-            for name, used in (("data_level0.bin", elements * element_bytes), ("length.bin", elements * 4)):
-                past = (folder / name).read_bytes()[used:]
-                if past.count(0) != len(past):
-                    found[f"{folder.name}/{name}"] = len(past) - past.count(0)
     return found
 
 
@@ -443,7 +428,7 @@ def test_a_redaction_killed_part_way_is_finished_by_the_next_one(lex, target, co
     again = _brain(lex, "redact", "--apply")
     assert again.exit_code == 0, again.output
     assert {secret: holding(lex.root, secret) for secret in secrets if holding(lex.root, secret)} == {}
-    assert _unused_capacity(lex) == {}  # not this process's memory, which held the secrets just now
+    assert past_elements(lex.index_dir / "chroma") == {}  # not this process's memory, which held the secrets just now
     assert _brain(lex, "redact").stdout == "no secrets found; nothing changed\n"
     doctor = _brain(lex, "doctor")
     assert doctor.exit_code == 0, doctor.stdout
