@@ -409,6 +409,21 @@ def test_tests_that_pass_after_a_failed_build_recover_it(tmp_path):
     )
 
 
+def test_the_error_event_names_the_failing_test_printed_mid_way_through_a_long_output(tmp_path):
+    """The extractor reads the error line from the whole output, as the failure hook does: a runner's
+    log fills the head of a long output and its packages' summary the tail."""
+    log = "\n".join(f"INFO created branch entire/sessions for session {n}" for n in range(40))
+    summary = "\n".join(f"ok  \tacme.io/shop/pkg{n}\t0.{n}s" for n in range(40))
+    output = (
+        f"Exit code 1\n{log}\n    resume_test.go:42: got 2 sessions, want 1\n--- FAIL: TestResume (0.01s)\n{summary}"
+    )
+    path = claude(
+        tmp_path / "s.jsonl", ask("Run the tests"), bash("toolu_1", "mise run test"), result("toolu_1", output, True)
+    )
+    episode, _ = extracted(path)
+    assert [e.text for e in episode.events] == ["`mise run test` failed: resume_test.go:42: got 2 sessions, want 1"]
+
+
 def test_error_texts_keep_no_escaped_line_breaks(tmp_path):
     """A hook's message passed on as JSON holds `\\n` sequences: they are line breaks, not text."""
     hook = "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix format' to fix."
