@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 
 from brain.index.engine import forget
+from brain.index.vectors.segments import clear_unused_capacity
 from tests.conftest import lexical_vault, note_text, put, run_brain
 from tests.helpers.disk_faults import brain as disk_brain
 from tests.helpers.disk_faults import small_disk, start_brain
+from tests.helpers.hnsw_files import FREED, HEADER, past_elements, plant_freed, sizes
 
 
 @pytest.fixture
@@ -171,3 +173,51 @@ def test_a_segment_grown_past_its_bound_is_reported_then_rebuilt_from_brains_vec
     found = run_brain("search", "orchard 7", "--mode", "vector", "--limit", "1", "--vault", str(vault.root))
     assert " 1. Note 7  [note]  notes/n7.md" in found.output
     assert "not in vector search yet" not in found.output
+
+
+# ---------------------------------------------------------------- what a segment holds past its elements
+
+
+def test_a_write_leaves_nothing_a_process_freed_in_a_segments_unused_capacity(vault):
+    """Issue 40: hnswlib writes a new index's whole capacity from malloc'd memory, which held a
+    secret `brain redact` was removing. After any write, each segment holds zeros past its elements,
+    its files keep their sizes, and every note is still found by its vectors."""
+    for number in range(3):
+        put(vault, f"notes/n{number}.md", note_text(f"Note {number}", f"orchard {number} apples"))
+    assert run_brain("index", "--vault", str(vault.root)).exit_code == 0
+    chroma = vault.index_dir / "chroma"
+    planted = plant_freed(chroma)
+    assert len(planted) == 2 and len(past_elements(chroma)) == 2
+    put(vault, "notes/n3.md", note_text("Note 3", "orchard 3 pears"))
+    assert run_brain("index", "--vault", str(vault.root)).exit_code == 0
+    assert sizes(chroma, planted) == planted
+    assert past_elements(chroma) == {}
+    assert [path for path in chroma.rglob("*") if path.is_file() and FREED in path.read_bytes()] == []
+    for number in range(4):
+        found = run_brain("search", f"orchard {number}", "--mode", "vector", "--limit", "1", "--vault", str(vault.root))
+        assert f" 1. Note {number}  [note]  notes/n{number}.md" in found.output, found.output
+
+
+@pytest.mark.parametrize(
+    ("field", "changed"),
+    [
+        (0, lambda fields: 2),  # a format version Chroma's hnswlib does not write
+        (3, lambda fields: fields[2] + 1),  # more elements than its capacity
+        (4, lambda fields: 0),  # elements of no size
+        (1, lambda fields: 8),  # level 0 not at the start of an element
+    ],
+    ids=["version", "elements", "size", "offset"],
+)
+def test_a_segment_whose_header_is_not_hnswlibs_is_left_as_it_is(vault, field, changed):
+    put(vault, "notes/n0.md", note_text("Note 0", "orchard apples"))
+    assert run_brain("index", "--vault", str(vault.root)).exit_code == 0
+    chroma = vault.index_dir / "chroma"
+    plant_freed(chroma)
+    [header] = chroma.glob("*/header.bin")
+    data = header.read_bytes()
+    fields = list(HEADER.unpack(data[: HEADER.size]))
+    fields[field] = changed(fields)
+    header.write_bytes(HEADER.pack(*fields) + data[HEADER.size :])
+    before = {path: path.read_bytes() for path in (header.parent / "data_level0.bin", header.parent / "length.bin")}
+    clear_unused_capacity(chroma)
+    assert {path: path.read_bytes() for path in before} == before

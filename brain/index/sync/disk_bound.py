@@ -7,6 +7,10 @@ the snapshot file, see `vectors/matrix.py`), restricted to the chunks the catalo
 a chunk that copy lacks (embedded since the snapshot was saved) waits to be embedded again. Another
 collection of the vault (the runs' query vectors) is made again, empty: its records are made from
 the notes at its next use. A folder no collection uses is deleted. Called under the index lock.
+
+Each check also zeroes what a segment's files hold past its elements (`clear_unused_capacity`):
+hnswlib writes a new index's whole capacity from memory it never initialised, which can hold
+anything the writing process had read, a secret `brain redact` is removing among them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from brain.index.engine import Index
 from brain.index.vectors.identity import collection_name
 from brain.index.vectors.segments import (
     Segment,
+    clear_unused_capacity,
     compact_store,
     rebuild_collection,
     remove_orphan_segments,
@@ -34,12 +39,12 @@ def keep_in_bounds(index: Index) -> list[Segment]:
         return []
     store = index.vectors
     over = [segment for segment in segments(store.path) if not segment.in_bounds]
-    if not over:
-        return []
     for segment in over:
         log.warning("%s; %s", segment.why(), "rebuilt from brain's vectors" if segment.collection else "deleted")
         _rebuild(index, segment.collection)
-    remove_orphan_segments(store.path)
+    if over:
+        remove_orphan_segments(store.path)
+    clear_unused_capacity(store.path)  # a segment this process created holds none of its memory
     return over
 
 
@@ -55,6 +60,7 @@ def rebuild_every_collection(index: Index) -> None:
     remove_orphan_segments(store.path)
     store._reopen()  # no connection of this process holds the file while it is compacted
     compact_store(store.path)
+    clear_unused_capacity(store.path)  # the new segments' unused slots held this process's memory: secrets
 
 
 def _rebuild(index: Index, name: str) -> None:

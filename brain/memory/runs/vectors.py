@@ -38,6 +38,7 @@ import numpy as np
 
 from brain.errors import IndexMismatch, Remedy
 from brain.index.engine import open_index
+from brain.index.vectors.segments import clear_unused_capacity
 from brain.index.vectors.vectors import DROPPED_KEY
 from brain.vault.atomic import replace_file
 from brain.vault.vault import Vault
@@ -173,7 +174,10 @@ class RunVectors:
 
     def _written(self) -> None:
         """Under the index lock, after this process wrote run vectors: renew the stamp, and the
-        snapshot if this process held every record (nobody wrote since it read them)."""
+        snapshot if this process held every record (nobody wrote since it read them). A segment
+        this write created keeps none of this process's memory in its unused room (segments.py)."""
+        if not self.index.chroma_url:
+            clear_unused_capacity(self.index.vectors.path)
         before = self._current_stamp()
         self.index.catalog.put_meta(STAMP_KEY, secrets.token_hex(8))
         stamp = self._current_stamp()

@@ -16,6 +16,7 @@ from brain.memory.runs import service as runs
 from brain.memory.runs.note import project
 from brain.vault.vault import Vault
 from tests.conftest import DATA
+from tests.helpers.hnsw_files import past_elements, plant_freed, sizes
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
 QUESTION = "why was application #42 rejected?"
@@ -193,3 +194,20 @@ def test_a_recall_in_a_new_process_reads_the_snapshot_and_never_opens_chroma(min
         brain("run", "recall", QUESTION, "--tenant", "lending", "--top-k", "5", "--threshold", "0", "--json").output
     )
     assert [hit["similarity"] for hit in again["hits"]] == [hit["similarity"] for hit in listed["hits"]]
+
+
+def test_a_run_written_leaves_nothing_a_process_freed_in_the_stores_unused_room(vault: Vault) -> None:
+    """Issue 40: the runs' collection is a segment of the same store, made by whatever process records
+    a run first; after each write of run vectors no segment holds anything past its elements."""
+    open_index(vault, embedder=LexicalFallbackEmbedder())
+    corpus = Corpus(vault)
+    first = runs.record_run(corpus, APPLICATION, tenant="lending")
+    chroma = vault.index_dir / "chroma"
+    planted = plant_freed(chroma)
+    assert planted and len(past_elements(chroma)) == len(planted)
+    runs.record_run(corpus, {**APPLICATION, "query": OTHER_QUERIES[0]}, tenant="lending", run_id="RUN-second")
+    assert sizes(chroma, planted) == planted
+    assert past_elements(chroma) == {}
+    for query, run in ((OTHER_QUERIES[0], "RUN-second"), (APPLICATION["query"], first.title)):
+        assert [hit.run for hit in runs.recall_runs(Corpus(vault), query, tenant="lending").hits] == [run]
+    forget(vault.root)

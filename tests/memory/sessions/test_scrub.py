@@ -17,6 +17,7 @@ from brain.memory.sessions.context import CANDIDATES, _candidate, _is_candidate
 from brain.memory.sessions.scrub import redact_vault
 from brain.vault.vault import Vault
 from tests.conftest import holding, run_brain, state, write
+from tests.helpers.hnsw_files import past_elements
 
 SECRETS = {  # kind -> (the line a note holds, the secret in it)
     "assignment": ('PASSWORD="correct horse battery staple"', "correct horse battery staple"),
@@ -427,6 +428,7 @@ def test_a_redaction_killed_part_way_is_finished_by_the_next_one(lex, target, co
     again = _brain(lex, "redact", "--apply")
     assert again.exit_code == 0, again.output
     assert {secret: holding(lex.root, secret) for secret in secrets if holding(lex.root, secret)} == {}
+    assert past_elements(lex.index_dir / "chroma") == {}  # not this process's memory, which held the secrets just now
     assert _brain(lex, "redact").stdout == "no secrets found; nothing changed\n"
     doctor = _brain(lex, "doctor")
     assert doctor.exit_code == 0, doctor.stdout
