@@ -606,6 +606,10 @@ def _unwrapped(words: list[str]) -> list[str]:
     return rest
 
 
+def _first_word(program: str) -> str:
+    return (program.split() or [""])[0]  # a program named by a bare `/` or `.` has no name
+
+
 def _program_of(words: list[str]) -> str | None:
     rest = _unwrapped(words)
     if not rest:
@@ -663,11 +667,11 @@ def words(call: Call, programs: frozenset[str] | None = None) -> list[str]:
     if call.command is not None:
         chosen = stages(call.command)
         if programs:  # the stages that ran another program are no part of this change
-            bases = {program.split()[0] for program in programs}
+            bases = {_first_word(program) for program in programs}
             chosen = [
                 stage
                 for stage in chosen
-                if (program := _program_of(stage)) is None or program.split()[0] in bases or program in GLUE
+                if (program := _program_of(stage)) is None or _first_word(program) in bases or program in GLUE
             ]
         found = [
             _relative(word, call.cwd)

@@ -35,7 +35,7 @@ from typing import NotRequired, TypedDict, Unpack
 
 from brain.markdown.model import Decision, Episode, Event
 from brain.memory.episodes.service import episode_title
-from brain.memory.episodes.signature import relative
+from brain.memory.episodes.signature import blanked, relative
 from brain.memory.sessions import choices, recoveries
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions.recoveries import Attempt, Found, Lack
@@ -127,7 +127,9 @@ class Builder:
     lessons: list[str] = field(default_factory=list)
     pending: dict[str, _Call] = field(default_factory=dict)
     called: set[str] = field(default_factory=set)  # every call id seen: a replayed call counts once
-    open_errors: dict[str, _Open] = field(default_factory=dict)
+    # by the failed call's key and its error line: the same call failing again the same way is one
+    # failure (the first is the one to recover); another error of the same command is another
+    open_errors: dict[tuple[str, str], _Open] = field(default_factory=dict)
     last_test_failed: bool | None = None
     failed_checks: dict[str, None] = field(default_factory=dict)  # checks whose last run failed, by command
     last_result_error: bool = False
@@ -218,12 +220,12 @@ class Builder:
             files = files or (cmd.patch_files(command) if "apply_patch" in command else cmd.redirected_files(command))
         same = cmd.command_key(command) if command else None
         read = cmd.read_file(act.name, act.args)
-        key = f"{act.agent}:{act.name}:" + (same or ",".join(files) or read)
-        plan = str(act.args.get("plan", "")) if act.name in cmd.PLAN_TOOLS else ""
-        check = same if command and cmd.is_check(command) else None
         workdir = act.args.get("workdir")
         cwd = act.cwd or (workdir if isinstance(workdir, str) else "") or self.cwd or ""
         attempt = Attempt.of(act.name, command, cwd, files, act.args)
+        key = f"{act.agent}:{act.name}:" + (same or ",".join(files) or read or attempt.target)
+        plan = str(act.args.get("plan", "")) if act.name in cmd.PLAN_TOOLS else ""
+        check = same if command and cmd.is_check(command) else None
         self.pending[act.call_id] = _Call(
             act.name, act.timestamp, command, files, key, plan, check, read, attempt, act.call_id
         )
@@ -303,7 +305,7 @@ class Builder:
             )
         else:
             done = [f"reading {call.read}"] if call.read else []
-        for key, error in self.open_errors.items():
+        for (key, _), error in self.open_errors.items():
             if key == call.key or error.call_id == call.call_id:
                 continue
             fresh = [step for step in done if step not in error.fixes]
@@ -321,11 +323,12 @@ class Builder:
         self.errors += act.is_error  # the metric counts error results; a failing run that exited 0 is an event only
         self.after_error = True
         index = self._event("error", text, act.timestamp)
-        if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
+        failure = (call.key, blanked(line))
+        if failure not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
             detail = line or "an error"
             attempt = call.attempt or Attempt(call.name, call.command)
             lack = recoveries.lack(attempt, act.text)
-            self.open_errors[call.key] = _Open(index, text, detail, [], call.command, attempt, lack, call.call_id)
+            self.open_errors[failure] = _Open(index, text, detail, [], call.command, attempt, lack, call.call_id)
 
     def _success(self, call: _Call, act: Act, kind: str | None, text: str | None) -> None:
         self.user_stopped = False

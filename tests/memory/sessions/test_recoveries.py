@@ -424,6 +424,28 @@ def test_the_error_event_names_the_failing_test_printed_mid_way_through_a_long_o
     assert [e.text for e in episode.events] == ["`mise run test` failed: resume_test.go:42: got 2 sessions, want 1"]
 
 
+def test_a_search_that_failed_is_recovered_though_an_earlier_search_elsewhere_never_was(tmp_path):
+    """Two Grep calls on two folders are two failures: the first, never recovered, does not hide the second."""
+    rejected = "Search failed: rg: regex parse error: look-around is not supported"
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Find the renderers"),
+        call("toolu_1", "Grep", {"pattern": "(?<!x)color", "path": f"{APP}/ansi"}),
+        result("toolu_1", rejected, error=True),
+        call("toolu_2", "Grep", {"pattern": "(?<!\\.)Render\\(", "path": f"{APP}/src"}),
+        result("toolu_2", rejected, error=True),
+        call("toolu_3", "Grep", {"pattern": "\\bRender\\(", "path": f"{APP}/src"}),
+        result("toolu_3", "Found 12 files"),
+    )
+    episode, _ = extracted(path)
+    assert links(episode) == [
+        ("e001", "error", (), ()),
+        ("e002", "error", (), ("e003",)),
+        ("e003", "recovery", ("e002",), ()),
+    ]
+    assert episode.lessons == (f"Grep failed ({rejected}): it worked with other pattern.",)
+
+
 def test_error_texts_keep_no_escaped_line_breaks(tmp_path):
     """A hook's message passed on as JSON holds `\\n` sequences: they are line breaks, not text."""
     hook = "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix format' to fix."
