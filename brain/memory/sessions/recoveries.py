@@ -470,10 +470,14 @@ def _matching(wanted: Sequence[Step], later: Attempt) -> tuple[Step, str] | None
 
 def _corrected(before: Sequence[str], after: Sequence[str]) -> bool:
     """Whether `after` is `before` with its first operand corrected (a pattern, a name; never a path:
-    another file is another target) and its other operands kept: `rg -n 'a\\nb' src` -> `rg -n 'a' src`."""
+    another file is another target) and its other operands kept or narrowed to a folder inside one:
+    `rg -n 'a\\nb' src` -> `rg -n 'a' src` or `rg -n 'a' src/app`."""
     if not before or not after or _PATHLIKE.match(before[0]) or _PATHLIKE.match(after[0]):
         return False
-    if set(before[1:]) != set(after[1:]):
+    kept = before[1:]
+    if bool(kept) != bool(after[1:]) or not all(
+        any(operand == old or operand.startswith(old.rstrip("/") + "/") for old in kept) for operand in after[1:]
+    ):
         return False
     one, other = before[0], after[0]
     return one in other or other in one or SequenceMatcher(None, one, other).ratio() >= SIMILAR

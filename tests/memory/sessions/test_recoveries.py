@@ -238,20 +238,40 @@ def test_the_failing_stage_of_a_pipe_is_what_counts(tmp_path):
     )
 
 
-def test_an_argument_corrected(tmp_path):
+@pytest.mark.parametrize(
+    ("where", "instead"),
+    [
+        ("src", "`func Handle` instead of `func Handle\\nreturn`"),
+        ("src/api", "`func Handle src/api` instead of `func Handle\\nreturn src`"),  # a folder inside it
+    ],
+)
+def test_an_argument_corrected(tmp_path, where, instead):
     path = claude(
         tmp_path / "s.jsonl",
         ask("Find the handlers"),
         bash("toolu_1", "rg -n 'func Handle\\nreturn' src"),
         result("toolu_1", 'Exit code 2\nrg: the literal "\\n" is not allowed in a regex', error=True),
-        bash("toolu_2", "rg -n 'func Handle' src"),
+        bash("toolu_2", f"rg -n 'func Handle' {where}"),
         result("toolu_2", "src/a.go:3:func HandleX() {"),
     )
     episode, _ = extracted(path)
     assert episode.lessons == (
         "`rg -n 'func Handle\\nreturn' src` failed (rg: the literal \"\\n\" is not allowed in a regex): "
-        "`func Handle` instead of `func Handle\\nreturn`: `rg -n 'func Handle' src` worked.",
+        f"{instead}: `rg -n 'func Handle' {where}` worked.",
     )
+
+
+def test_a_pattern_corrected_on_another_folder_is_no_recovery(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Find the handlers"),
+        bash("toolu_1", "rg -n 'func Handle\\nreturn' src"),
+        result("toolu_1", 'Exit code 2\nrg: the literal "\\n" is not allowed in a regex', error=True),
+        bash("toolu_2", "rg -n 'func Handle' docs"),
+        result("toolu_2", "docs/a.md:3:func HandleX() {"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == ()
 
 
 # ---------------------------------------------------------------- retries and what is no recovery
