@@ -33,7 +33,7 @@ from pathlib import Path
 
 from benchmarks.generate_vault import sentence
 from benchmarks.harness import CACHE, RESULTS, Timing, machine, percentile, timed, use_embedder, write_json
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.scan import scan
 from brain.index.sync.sync import index_vault
 from brain.index.watch.watch import Watcher
@@ -174,7 +174,6 @@ def main() -> int:
     with Watcher(open_index(vault), embed=False):
         result["with_watcher"] = chain_and_stats_figures(vault, random.Random(3), args.contexts)
     print(json.dumps(result["with_watcher"]), flush=True)
-    forget(root)
     watched = result["with_watcher"]
     result["targets"] = {"chain_p95_ms": 20, "stats_ms": 300}
     unwatched = result["without_watcher"]

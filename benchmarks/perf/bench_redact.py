@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.harness import RESULTS, machine, timed, write_json
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.sessions.redact import Redactor
 from brain.memory.sessions.scrub import redact_vault
@@ -63,7 +63,6 @@ def vault_with_secrets(root: Path, notes: int) -> int:
     index_vault(open_index(vault))
     for number in range(notes):
         vault.write(f"notes/Note {number:05d}.md", (vault.root / f"notes/Note {number:05d}.md").read_text() + "more\n")
-    forget(vault.root)
     return with_secrets
 
 

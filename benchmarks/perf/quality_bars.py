@@ -49,7 +49,7 @@ from benchmarks.harness import (
 )
 from benchmarks.perf.generated import RealQueries, fresh_vault, queries
 from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.vault.vault import Vault
 
 EMBED_NOTES = 60
@@ -80,7 +80,6 @@ def _cold_runs(size: str, count: int) -> tuple[int, list[float], list[float]]:
         report = index_vault(open_index(vault), embed=False)
         walls.append(report.notes / (time.perf_counter() - started))
         cpus.append(report.notes / (time.process_time() + _children_cpu() - cpu))
-        forget(root)
     return report.notes, walls, cpus
 
 
@@ -121,7 +120,6 @@ def row_rescan(size: str) -> dict:
         result = scan(index)
         times.append(time.perf_counter() - started)
         assert result.changes == 0
-    forget(root)
     return {
         "seconds_median": round(statistics.median(times), 3),
         "seconds_max": round(max(times), 3),
@@ -165,7 +163,6 @@ def row_embed(size: str) -> dict:
                 "ratio": round(pipeline / raw, 3),
             }
         )
-        forget(root)
     ratio = statistics.median(r["ratio"] for r in runs)
     return {"embedder": embedder.id, "runs": runs, "ratio": round(ratio, 3), "ok": ratio >= 0.9}
 
@@ -220,7 +217,6 @@ def row_search(size: str) -> dict:
     ):
         result[name] = p50_p95(values)
     result["ok"] = result["with_watcher"]["p95_ms"] <= 50
-    forget(root)
     return result
 
 
@@ -258,7 +254,6 @@ def row_causal(size: str) -> dict:
     result["without_watcher"] = path_and_antipatterns()
     with Watcher(open_index(vault), embed=False):
         result["with_watcher"] = watched = path_and_antipatterns()
-    forget(root)
     result["ok"] = max(watched["path_p95_ms"], watched["antipatterns_p95_ms"]) <= 100
     return result
 
@@ -342,7 +337,6 @@ def row_watch(size: str) -> dict:
     with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 20, "text")
     result[f"{size}_vault_lexical_embedder"] = seconds_p50_p95(lat)
-    forget(root)
     # the real model: its vectors must be current before a dense hit can show the new words
     small = CACHE / "work" / "watch-real"
     shutil.rmtree(small, ignore_errors=True)
@@ -353,7 +347,6 @@ def row_watch(size: str) -> dict:
     with Watcher(open_index(vault)):
         lat = _edit_latency(vault, 15, "vector")
     result["example_vault_real_model_vector_mode"] = seconds_p50_p95(lat)
-    forget(small)
     result["ok"] = all(v["p95_s"] <= 2 for k, v in result.items() if isinstance(v, dict))
     return result
 

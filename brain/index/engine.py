@@ -1,12 +1,14 @@
 """The front door to a vault's indexes: catalog, embedder, vector store, and the index lock.
 
-Front ends and services get an `Index` here and pass it on explicitly: `open_index(vault)` when
-they build or search the index (it creates one if needed), `existing_index(vault)` when they
-only use an index the vault already has (readers, brain's own writes, status); `has_index`
-answers whether there is one. The same `Index` is returned for a vault for the life of the
-process, so the model is loaded once and the catalog connection and Chroma client stay warm.
-The embedder and the Chroma location come from `.brain/config.toml`, `$BRAIN_CHROMA_URL`, or
-the arguments.
+An open vault (`brain.open`, a `Memory`) holds a `VaultIndex`: its `Index`, opened at the first
+use and kept until the vault is closed, so the catalog connection and Chroma client stay warm
+between reads; front ends and services get that `Index` passed in. `open()` when they build or
+search the index (it creates one if needed), `existing()` when they only use an index the vault
+already has (readers, brain's own writes, status); `has_index` answers whether there is one. Two
+opens of one vault are two handles, like two SQLite connections: nothing is shared between them
+but the embedder's weights (`shared_embedder`, read-only, by model). `open_index(vault)` is a
+handle of its own, for a script or a test that wants just the index. The embedder and the Chroma
+location come from `.brain/config.toml`, `$BRAIN_CHROMA_URL`, or the arguments.
 
 Locks: every write to the catalog or the vectors happens inside `Index.locked()`, a lock file
 (`.brain/index/index.lock`, via filelock) plus a thread lock, so two `brain index` processes,
@@ -22,8 +24,8 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from brain.config import load_config
 from brain.errors import READ_ONLY_HINT, IndexBusy, ReadOnlyStorage
@@ -42,15 +44,33 @@ ENV_CHROMA_URL = "BRAIN_CHROMA_URL"
 LOCK_TIMEOUT = 600.0
 log = logging.getLogger(__name__)
 
-_indexes: dict[Path, Index] = {}
-_registry_lock = threading.Lock()
-_warned: set[str] = set()
+_warned: set[str] = set()  # messages, not vaults: a warning is said once per process
 
 
 def warn_once(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
         log.warning(message)
+
+
+class Follower(Protocol):
+    """What an Index keeps of the file-event follower fresh.py starts for it (a `fresh.Tracker`)."""
+
+    def take(self) -> tuple[set[str], bool]: ...
+    def missed(self) -> None: ...
+    def alive(self) -> bool: ...
+    def stop(self) -> None: ...
+
+
+@dataclass
+class ReadHistory:
+    """The reads of one Index handle, from which index/watch/fresh.py decides to follow file events."""
+
+    count: int = 0
+    first: float | None = None  # monotonic time of the first read
+    scan_ms: float = 0.0  # how long the last full stat scan took
+    unfollowable: bool = False  # file events could not be had: not tried again for this handle
+    tracker: Follower | None = None  # following the vault's file events (stopped when the Index closes)
 
 
 class Index:
@@ -71,6 +91,7 @@ class Index:
         self._thread_lock = threading.RLock()
         self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
         self.catching_up = False  # the last read answered from the catalog as it was: another process writes it
+        self.reads = ReadHistory()  # how this handle's reads went: fresh.py decides from it whether to follow events
         if self.read_only:
             self.catalog = Catalog.for_index_dir(self.dir, read_only=True)
             return
@@ -194,6 +215,9 @@ class Index:
         return current(self.dir) and self.watcher_alive()
 
     def close(self) -> None:
+        tracker, self.reads.tracker = self.reads.tracker, None
+        if tracker is not None:
+            tracker.stop()
         if self._vectors is not None:
             self._vectors._reopen()  # stops this process's embedded Chroma for the vault
         self.catalog.close()
@@ -218,20 +242,9 @@ def shared_embedder(name: str, model_path: str | None) -> Embedder:
 
 
 def open_index(vault: Vault, *, embedder: Embedder | None = None, chroma_url: str | None = None) -> Index:
-    """The process's Index for this vault; an explicit embedder or Chroma URL replaces the cached one's."""
-    with _registry_lock:
-        found = _indexes.get(vault.root)
-        if found is not None:
-            if embedder is not None and found._embedder is not embedder:
-                found._embedder, found._vectors = embedder, None
-            if chroma_url is not None and chroma_url != found.chroma_url:
-                found.chroma_url, found._vectors = chroma_url, None
-            if has_index(vault):
-                return found
-            found.close()  # the index folder was deleted: start again
-        created = Index(vault, embedder=embedder, chroma_url=chroma_url)
-        _indexes[vault.root] = created
-        return created
+    """A new handle on the vault's index (created if needed), for a caller that wants only the index;
+    an open vault's services use its own (`Memory.index`). Close it when done."""
+    return Index(vault, embedder=embedder, chroma_url=chroma_url)
 
 
 def has_index(vault: Vault) -> bool:
@@ -240,13 +253,43 @@ def has_index(vault: Vault) -> bool:
 
 
 def existing_index(vault: Vault) -> Index | None:
-    """The process's Index for this vault if the vault has one, else None (nothing is created)."""
-    return open_index(vault) if has_index(vault) else None
+    """A new handle on the vault's index if it has one, else None (nothing is created)."""
+    return Index(vault) if has_index(vault) else None
 
 
-def forget(vault_root: Path) -> None:
-    """Close and drop the cached Index of a vault (tests, reindex from scratch)."""
-    with _registry_lock:
-        found = _indexes.pop(Path(vault_root).resolve(), None)
-    if found is not None:
-        found.close()
+class VaultIndex:
+    """The Index of one open vault: opened at its first use (most one-shot reads of a small vault
+    need none), then kept, so the model is loaded once and the catalog connection and Chroma client
+    stay warm, until `close`. Its owner (a `Memory`, or a `Corpus` made on its own) passes it on."""
+
+    def __init__(self, vault: Vault, *, embedder: Embedder | None = None, chroma_url: str | None = None):
+        self.vault = vault
+        self.embedder = embedder
+        self.chroma_url = chroma_url
+        self._index: Index | None = None
+        self._lock = threading.Lock()  # an MCP server's tool threads and its watcher open it at once
+
+    def open(self) -> Index:
+        """The vault's Index, created if the vault has none yet."""
+        with self._lock:
+            if self._index is not None:
+                if has_index(self.vault):
+                    return self._index
+                self._index.close()  # the index folder was deleted: start again
+            self._index = Index(self.vault, embedder=self.embedder, chroma_url=self.chroma_url)
+            return self._index
+
+    def existing(self) -> Index | None:
+        """The vault's Index if it has one, else None (nothing is created)."""
+        return self.open() if has_index(self.vault) else None
+
+    def is_open(self) -> Index | None:
+        """The Index if it was opened, without opening it."""
+        return self._index
+
+    def close(self) -> None:
+        """Release the Index (its catalog connection, vector store and file-event follower)."""
+        with self._lock:
+            found, self._index = self._index, None
+        if found is not None:
+            found.close()

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.search.service import search
 from brain.vault.vault import Vault
@@ -23,7 +23,6 @@ def vault(tmp_path, chroma_server):
     vault = lexical_vault(tmp_path / "vault")
     open_index(vault, chroma_url=chroma_server)
     yield vault
-    forget(vault.root)
 
 
 def test_vectors_live_on_the_server(vault, chroma_server):
@@ -51,4 +50,3 @@ def test_meaning_on_the_server_with_the_real_model(tmp_path, chroma_server):
     index_vault(open_index(vault))
     hits = search(open_index(vault), "smartphone sign-in safety", limit=2)
     assert hits[0].path == "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"
-    forget(vault.root)

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 
 from brain.errors import IndexMismatch, Remedy
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import reindex_vault
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
 from brain.memory.runs.note import project
 from brain.vault.vault import Vault
-from tests.conftest import DATA
+from tests.conftest import DATA, use_lexical
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
 QUESTION = "why was application #42 rejected?"
@@ -30,7 +29,6 @@ OTHER_QUERIES = [
 def minilm(vault: Vault, real_embedder):
     open_index(vault, embedder=real_embedder)
     yield vault
-    forget(vault.root)
 
 
 def record(vault: Vault, corpus: Corpus, query: str, tenant: str, **changes) -> runs.RecordedRun:
@@ -138,7 +136,7 @@ def test_explain_cites_stage_ids_rules_and_evidence(minilm: Vault, brain) -> Non
 
 
 def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, real_embedder) -> None:
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     corpus = Corpus(vault)
     recorded = runs.record_run(corpus, APPLICATION, tenant="lending")
     open_index(vault, embedder=real_embedder)  # the vault's embedder changed since the run was recorded
@@ -152,7 +150,6 @@ def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, re
     reindex_vault(open_index(vault, embedder=real_embedder))
     (hit,) = runs.recall_runs(Corpus(vault), QUESTION, tenant="lending").hits
     assert hit.run == recorded.title
-    forget(vault.root)
 
 
 def test_runs_written_elsewhere_are_recalled_and_deleted_ones_are_not(minilm: Vault, tmp_path: Path) -> None:
