@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.harness import RESULTS, machine, timed, write_json
-from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
+from brain.index.vault_index import existing_index, open_index
 from brain.memory.sessions.redact import Redactor
 from brain.memory.sessions.scrub import redact_vault
 from brain.vault.init import init_vault
@@ -81,9 +81,10 @@ def main() -> None:
     try:
         with_secrets = vault_with_secrets(scratch / "vault", args.notes)
         vault = Vault(scratch / "vault")
-        dry = timed(lambda: redact_vault(vault, apply=False))
-        applied = timed(lambda: redact_vault(vault, apply=True))
-        found = redact_vault(vault, apply=False)
+        index = existing_index(vault)
+        dry = timed(lambda: redact_vault(vault, index, apply=False))
+        applied = timed(lambda: redact_vault(vault, index, apply=True))
+        found = redact_vault(vault, index, apply=False)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     result = {

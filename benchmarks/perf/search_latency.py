@@ -62,7 +62,7 @@ def latency_by_mode(size: str, count: int) -> dict:
     result["no_watcher"] = {}
     for label, kwargs in modes[:3]:
         result["no_watcher"][label] = warm_p50_p95(
-            lambda q, kw=kwargs: search_module.search(open_index(vault), q, limit=10, **kw), items[:40]
+            lambda q, kw=kwargs: search_module.search(index, q, limit=10, **kw), items[:40]
         )
         print(size, "no_watcher", label, result["no_watcher"][label], flush=True)
     result["query_embedding_only"] = warm_p50_p95(lambda q: real.embed([q]), items)

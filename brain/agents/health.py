@@ -68,8 +68,8 @@ class VaultHealth:
 
 
 def vault_health(root: Path, now: datetime | None = None) -> VaultHealth:
-    from brain.index.engine import existing_index
     from brain.index.status import changed_since_index
+    from brain.index.vault_index import existing_index
     from brain.vault.vault import Vault
 
     vault = Vault(root)

@@ -1,14 +1,14 @@
 """The front door to a vault's indexes: catalog, embedder, vector store, and the index lock.
 
-An open vault (`brain.open`, a `Memory`) holds a `VaultIndex`: its `Index`, opened at the first
-use and kept until the vault is closed, so the catalog connection and Chroma client stay warm
-between reads; front ends and services get that `Index` passed in. `open()` when they build or
-search the index (it creates one if needed), `existing()` when they only use an index the vault
-already has (readers, brain's own writes, status); `has_index` answers whether there is one. Two
-opens of one vault are two handles, like two SQLite connections: nothing is shared between them
-but the embedder's weights (`shared_embedder`, read-only, by model). `open_index(vault)` is a
-handle of its own, for a script or a test that wants just the index. The embedder and the Chroma
-location come from `.brain/config.toml`, `$BRAIN_CHROMA_URL`, or the arguments.
+An open vault (`brain.open`, a `Memory`) holds a `VaultIndex` (index/vault_index.py): its `Index`,
+opened at the first use and kept until the vault is closed, so the catalog connection and Chroma
+client stay warm between reads; front ends and services get that `Index` passed in (`open()` when
+they build or search the index, creating one if needed; `existing()` when they only use an index
+the vault already has: readers, brain's own writes, status). Two opens of one vault are two
+handles, like two SQLite connections: nothing is shared between them but the embedder's weights
+(`shared_embedder`, read-only, by model). `open_index(vault)` is a handle of its own, for a script
+or a test that wants just the index. The embedder and the Chroma location come from
+`.brain/config.toml`, `$BRAIN_CHROMA_URL`, or the arguments.
 
 Locks: every write to the catalog or the vectors happens inside `Index.locked()`, a lock file
 (`.brain/index/index.lock`, via filelock) plus a thread lock, so two `brain index` processes,
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from brain.config import load_config
 from brain.errors import READ_ONLY_HINT, IndexBusy, ReadOnlyStorage
-from brain.index.catalog.catalog import CATALOG_FILE, Catalog
+from brain.index.catalog.catalog import Catalog
 from brain.index.heartbeat import BEAT_FILE, current
 from brain.index.vectors.chunking import CHUNKING_VERSION, FIRST_CHUNKING, Spans
 from brain.index.vectors.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
@@ -245,51 +245,3 @@ def open_index(vault: Vault, *, embedder: Embedder | None = None, chroma_url: st
     """A new handle on the vault's index (created if needed), for a caller that wants only the index;
     an open vault's services use its own (`Memory.index`). Close it when done."""
     return Index(vault, embedder=embedder, chroma_url=chroma_url)
-
-
-def has_index(vault: Vault) -> bool:
-    """Whether the vault has an index (its catalog). Reading or writing notes never creates one."""
-    return (vault.index_dir / CATALOG_FILE).is_file()
-
-
-def existing_index(vault: Vault) -> Index | None:
-    """A new handle on the vault's index if it has one, else None (nothing is created)."""
-    return Index(vault) if has_index(vault) else None
-
-
-class VaultIndex:
-    """The Index of one open vault: opened at its first use (most one-shot reads of a small vault
-    need none), then kept, so the model is loaded once and the catalog connection and Chroma client
-    stay warm, until `close`. Its owner (a `Memory`, or a `Corpus` made on its own) passes it on."""
-
-    def __init__(self, vault: Vault, *, embedder: Embedder | None = None, chroma_url: str | None = None):
-        self.vault = vault
-        self.embedder = embedder
-        self.chroma_url = chroma_url
-        self._index: Index | None = None
-        self._lock = threading.Lock()  # an MCP server's tool threads and its watcher open it at once
-
-    def open(self) -> Index:
-        """The vault's Index, created if the vault has none yet."""
-        with self._lock:
-            if self._index is not None:
-                if has_index(self.vault):
-                    return self._index
-                self._index.close()  # the index folder was deleted: start again
-            self._index = Index(self.vault, embedder=self.embedder, chroma_url=self.chroma_url)
-            return self._index
-
-    def existing(self) -> Index | None:
-        """The vault's Index if it has one, else None (nothing is created)."""
-        return self.open() if has_index(self.vault) else None
-
-    def is_open(self) -> Index | None:
-        """The Index if it was opened, without opening it."""
-        return self._index
-
-    def close(self) -> None:
-        """Release the Index (its catalog connection, vector store and file-event follower)."""
-        with self._lock:
-            found, self._index = self._index, None
-        if found is not None:
-            found.close()

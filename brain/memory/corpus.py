@@ -32,7 +32,8 @@ from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from brain.index.catalog.catalog import Catalog
-    from brain.index.engine import Index, VaultIndex
+    from brain.index.engine import Index
+    from brain.index.vault_index import VaultIndex
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -268,7 +269,7 @@ class Corpus:
     def vault_index(self) -> VaultIndex:
         """The vault's index as this open vault holds it (see index/engine.py)."""
         if self._vault_index is None:
-            from brain.index.engine import VaultIndex  # the index package is optional for a plain read
+            from brain.index.vault_index import VaultIndex  # the index package is optional for a plain read
 
             self._vault_index = VaultIndex(self.vault)
         return self._vault_index

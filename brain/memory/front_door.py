@@ -15,8 +15,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.index.engine import VaultIndex
 from brain.index.sync.attach import attach
+from brain.index.vault_index import VaultIndex
 from brain.vault.history import Actor, acting_as, current_actor
 from brain.vault.vault import ChangeListener, Vault
 

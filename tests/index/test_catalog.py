@@ -228,8 +228,8 @@ def test_corpus_reads_notes_from_the_catalog_without_parsing(tmp_path, monkeypat
 
 
 def test_corpus_sees_brain_writes_through_the_sync_hook(lvault):
-    from brain.index.engine import VaultIndex
     from brain.index.sync.attach import attach
+    from brain.index.vault_index import VaultIndex
 
     put(lvault, "notes/a.md", note_text("A", "a"))
     vault_index = VaultIndex(lvault)
@@ -278,7 +278,8 @@ WORKER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from brain.vault.vault import Vault
-    from brain.index.engine import VaultIndex, open_index
+    from brain.index.engine import open_index
+    from brain.index.vault_index import VaultIndex
     from brain.index.sync.attach import attach
     from brain.index.sync.sync import index_vault
     vault = Vault(Path(sys.argv[1]))

@@ -60,9 +60,7 @@ def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
     with pytest.raises(IndexMismatch) as refused:
         index_vault(index)
     assert refused.value.remedies == (Remedy("reindex"),)
-    assert [hit.path for hit in search(index, "alpha", mode="text")] == [
-        "notes/a.md"
-    ]  # words need no vectors
+    assert [hit.path for hit in search(index, "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
     report = reindex_vault(index)
     assert report.embed.embedded == 1
     assert [hit.path for hit in search(index, "alpha", mode="vector")] == ["notes/a.md"]

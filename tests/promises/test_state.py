@@ -64,7 +64,8 @@ def test_the_check_finds_a_registry_keyed_by_path(tmp_path, monkeypatch) -> None
     package = tmp_path / "brain"
     package.mkdir()
     (package / "cache.py").write_text(
-        "from pathlib import Path\n_indexes: dict[Path, object] = {}\n_seen = set()\nNAMES = {'a': 1}\n", encoding="utf-8"
+        "from pathlib import Path\n_indexes: dict[Path, object] = {}\n_seen = set()\nNAMES = {'a': 1}\n",
+        encoding="utf-8",
     )
     monkeypatch.setattr(this, "SOURCE", package)
     monkeypatch.setattr(this, "module_name", lambda path: "brain." + path.stem)

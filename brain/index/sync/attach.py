@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from brain.index.engine import VaultIndex
+    from brain.index.vault_index import VaultIndex
     from brain.vault.vault import ChangeListener, Vault
 
 
