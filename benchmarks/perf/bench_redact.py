@@ -23,8 +23,9 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.harness import RESULTS, machine, timed, write_json
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
-from brain.index.vault_index import existing_index, open_index
+from brain.index.vault_index import existing_index
 from brain.memory.sessions.redact import Redactor
 from brain.memory.sessions.scrub import redact_vault
 from brain.vault.init import init_vault

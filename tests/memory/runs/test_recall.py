@@ -139,7 +139,10 @@ def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, re
     use_lexical(vault)
     corpus = Corpus(vault)
     recorded = runs.record_run(corpus, APPLICATION, tenant="lending")
-    open_index(vault, embedder=real_embedder)  # the vault's embedder changed since the run was recorded
+    corpus.close()
+    config = vault.brain_dir / "config.toml"  # the vault's embedder changed since the run was recorded
+    config.write_text(config.read_text().replace('embedder = "lexical"', 'embedder = "default"'))
+    corpus = Corpus(vault)
     with pytest.raises(IndexMismatch, match=r"made by embedder 'lexical-hash-v1:384'") as refused:
         runs.recall_runs(corpus, QUESTION, tenant="lending")
     assert refused.value.remedies == (Remedy("reindex"),)
