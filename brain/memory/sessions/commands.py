@@ -47,6 +47,15 @@ _CHECK = re.compile(
     r"|(?:mise\s+(?:run\s+)?|just\s+|task\s+)[\w-]*(?:lint|test|build|check|typecheck)[\w:-]*)(?![\w-])",
     re.MULTILINE,
 )
+_CHECK_KINDS = (
+    ("test", re.compile(r"test")),
+    (
+        "lint",
+        re.compile(
+            r"lint|check|vet|clippy|tsc|mypy|pyright|ruff|flake8|biome|black|prettier|rubocop|fmt|format|types?\b"
+        ),
+    ),
+)
 _GIT_COMMIT = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit\b")
 _COMMIT_LINE = re.compile(r"\[([^\]\s]+)(?:\s+\(root-commit\))?\s+([0-9a-f]{7,40})\]\s*(.*)")
 _MESSAGE_FLAG = re.compile(r"""-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))""")
@@ -121,18 +130,30 @@ def is_test_run(command: str) -> bool:
 
 def is_check(command: str) -> bool:
     """A run whose failure leaves the work broken: tests, a build, a linter, a type checker."""
-    return is_test_run(command) or bool(_CHECK.search(command))
+    return check_kind(command) is not None
 
 
-def recovers(failed: str, later: str) -> bool:
-    """Whether a command that succeeded shows that an earlier failed one works now: the same command
-    (`command_key`), both are checks of one program (`go test -c ./e2e` after `go build ./e2e`
-    failed, `mise run lint` after `mise run fmt && mise run lint` did: the code builds, the lint passes),
-    or a merge, rebase or pull that conflicts is then committed or continued."""
-    before, after = command_key(failed), command_key(later)
-    if before == after or (before in _STOPPED_BY_CONFLICTS and after in {*_STOPPED_BY_CONFLICTS, "git commit"}):
-        return True
-    return is_check(failed) and is_check(later) and failures.program(failed) == failures.program(later)
+def check_kind(command: str) -> str | None:
+    """What a check checks: "test", "lint" (linters, formatters' checks, type checkers, `go vet`) or
+    "build"; None for a command that is no check."""
+    if is_test_run(command):
+        return "test"
+    found = _CHECK.search(command)
+    if found is None:
+        return None
+    said = found.group(0)
+    for kind, words in _CHECK_KINDS:
+        if words.search(said):
+            return kind
+    return "build"  # make, cmake --build, mvn package ...
+
+
+def proves_fixed(failed: str, later: str) -> bool:
+    """Whether a passing check shows a failed check works now: the same kind of check (a lint after
+    a lint, tests after tests), or tests after a build (running tests builds the code). A lint that
+    passes says nothing of the tests that failed."""
+    before, after = check_kind(failed), check_kind(later)
+    return before is not None and (before == after or (before == "build" and after == "test"))
 
 
 def redirected_files(command: str) -> list[str]:
@@ -299,18 +320,54 @@ _BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint ru
 _EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
 
 
+ERROR_WINDOW = 65_536  # characters of an output searched for its error line when its head and tail name none
+GLANCE = 1000  # characters of an output's head, and of its tail, looked at first (what a person reads first)
+
+
 def error_line(text: str) -> str:
     """The line of an error output that names the error, whole, like `first_line`: pytest's `E   ...`,
     else the first line that names one (`...Error: ...`, `error: ...`, `fatal: ...`, `FAILED ...`, a
-    compiler's or linter's `file:line:col: message` (a task runner's `[task] ` before it or not), Go's `--- FAIL: Test...` and `panic: ...`) and
-    is not a runner's wrapper around it (`[lint] ERROR task failed`, `FAIL pkg [build failed]`,
-    `make: *** ...`, `npm ERR! ...`, `husky - ... failed`), else the first line past an `Exit code N`
-    line and a runner's echo of the command (`[lint] $ golangci-lint run`). Claude Code's `<tool_use_error>` tags are not part of it, and escaped line breaks (`\\n`: a
-    hook's message passed on as JSON) are read as line breaks: the line holds no literal `\\n` but a
-    quoted one (`rg: the literal "\\n" is not allowed`)."""
+    compiler's or linter's `file:line:col: message` (a task runner's `[task] ` before it or not), Go's
+    `--- FAIL: Test...` and `panic: ...`) and is not a runner's wrapper around it (`[lint] ERROR task
+    failed`, `FAIL pkg [build failed]`, `make: *** ...`, `npm ERR! ...`, `husky - ... failed`), else
+    the first line past an `Exit code N` line and a runner's echo of the command (`[lint] $
+    golangci-lint run`).
+
+    Pass the whole output. Its head and tail (`GLANCE` characters each) are read first; only when
+    they name no error is the rest (up to `ERROR_WINDOW`) read: a test runner's log can fill the head
+    and its packages' summary the tail, with the failing test between, while in an output that names
+    its error up front a line further down is often only a log line that says "failed".
+
+    Claude Code's `<tool_use_error>` tags are not part of it, and escaped line breaks (`\\n`: a hook's
+    message passed on as JSON) are read as line breaks: the line holds no literal `\\n` but a quoted
+    one (`rg: the literal "\\n" is not allowed`)."""
+    text = text[:ERROR_WINDOW]
     if _TOOL_ERROR_TAG.search(text):  # Claude Code's own message; Edit's echo of the text it sought follows it
         text = _ECHOED_INPUT.sub("", _TOOL_ERROR_TAG.sub("", text))
     text = _ESCAPED_BREAK.sub("\n", text)  # a hook's message passed on as JSON; a quoted "\\n" is named, kept
+    glance = _head_and_tail(text)
+    found = _naming_line(glance) or _naming_line(text)
+    if found:
+        return found
+    lines = [line for line in _EXIT_LINE.sub("", glance, count=1).splitlines() if not _BANNER.match(line)]
+    said = [line for line in lines if not failures.says_little(line.strip())]
+    return first_line("\n".join(said)) or first_line("\n".join(lines)) or first_line(glance)
+
+
+def _head_and_tail(text: str) -> str:
+    """The lines `GLANCE` characters from the start and from the end reach into, whole: a line is never
+    cut (a secret cut in two would no longer be recognised and redacted)."""
+    if len(text) <= 2 * GLANCE:
+        return text
+    head_end = text.find("\n", GLANCE)
+    tail_start = text.rfind("\n", 0, len(text) - GLANCE) + 1
+    if head_end == -1 or head_end >= tail_start:
+        return text
+    return f"{text[:head_end]}\n...\n{text[tail_start:]}"
+
+
+def _naming_line(text: str) -> str:
+    """pytest's first `E   ` line, else the first line that names an error (see `error_line`), else ''."""
     for line in text.splitlines():
         if line.startswith("E   "):
             return line[1:].strip()
@@ -318,6 +375,4 @@ def error_line(text: str) -> str:
         stripped = line.strip()
         if _NAMES_AN_ERROR.search(_TASK_PREFIX.sub("", stripped)) and not failures.says_little(stripped):
             return stripped
-    lines = [line for line in _EXIT_LINE.sub("", text, count=1).splitlines() if not _BANNER.match(line)]
-    said = [line for line in lines if not failures.says_little(line.strip())]
-    return first_line("\n".join(said)) or first_line("\n".join(lines)) or first_line(text)
+    return ""

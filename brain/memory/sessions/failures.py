@@ -5,7 +5,7 @@ hands over.
 The key (what a failure is compared by) is `brain.memory.episodes.signature.key`; how two keys are compared,
 and when they match, is `brain.memory.sessions.matching`. The failure is read as the session
 extractor reads it, so a failure and its earlier twin give the same key: the error's informative
-line chosen by the same rule from the same preview of the output, paths under the working folder
+line chosen by the same rule from the same part of the output, paths under the working folder
 made relative, secrets redacted. Only a failure that was recovered is named (an earlier failure
 nobody fixed has nothing to teach), and never one from the session itself. No match, no answer: a
 wrong "seen before" costs the agent more than silence.
@@ -37,7 +37,6 @@ from brain.memory.episodes.signature import Failure, Key, key, relative
 from brain.memory.sessions import commands as cmd
 from brain.memory.sessions import matching
 from brain.memory.sessions.matching import MatchSettings, Scored, ranked
-from brain.memory.sessions.transcripts.files import preview
 
 ANSWER_CHARS = 1600  # about 400 tokens
 FIELD_CHARS = 300
@@ -73,7 +72,7 @@ def live_failure(
 ) -> Failure:
     """A failed call as the hook is told of it, read the way the extractor reads a transcript's."""
     command = cmd.shell_command(tool, tool_input) or ""
-    line = redact(cmd.error_line(preview(error, redact)))
+    line = redact(cmd.error_line(error))
     files = cmd.edited_files(tool, tool_input) or (
         cmd.patch_files(str(tool_input.get("input", ""))) if tool == "apply_patch" else []
     )

@@ -21,8 +21,9 @@ A later call that succeeded recovers it (`recovery`) when it
   operand corrected when it is no path (`rg 'a\\nb'` -> `rg 'a'`); any step naming a path that was
   missing (it is there now), the path the error suggested ("Did you mean x?"), the same file (its
   name) in a folder near the missing one's, or (a search: Grep, `ls`, `find` ...) a folder above
-  it; the same tool on the same file (or, for a tool on no file, the same tool); a check (tests,
-  build, lint) of the same program; a conflicted merge then committed or continued.
+  it; the same tool on the same file (or, for a tool on no file, the same tool); a check of the
+  same program and kind (tests after tests or after a build, a lint after a lint: never tests
+  after a lint); a conflicted merge then committed or continued.
 
 What was different (`Found.change`) is said from the two calls: what was created or installed, the
 folder the shell was already in (a `cd` that failed into the folder the call ran in), another
@@ -39,7 +40,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from brain.memory.sessions.commands import display_command, is_check
+from brain.memory.sessions.commands import display_command, proves_fixed
 from brain.memory.sessions.shell_steps import INTERPRETERS, Step, resolve, steps
 
 SIMILAR = 0.6  # how alike a corrected operand is to the one that failed (difflib's ratio)
@@ -447,9 +448,9 @@ def _same_file(one: Attempt, other: Attempt) -> bool:
 
 def _matching(wanted: Sequence[Step], later: Attempt) -> tuple[Step, str] | None:
     """The step of `later` that runs one of `wanted` again, and how: "same" (the same key), "corrected"
-    (its first operand corrected, `_corrected`), "check" (a check of the same program: the code builds
-    now), "concluded" (a merge, rebase or pull that conflicted, then committed or continued); None
-    when it has none."""
+    (its first operand corrected, `_corrected`), "check" (a check of the same program and kind,
+    `proves_fixed`: the code builds, the lint passes now), "concluded" (a merge, rebase or pull that
+    conflicted, then committed or continued); None when it has none."""
     for step in later.steps:
         for want in wanted:
             if step.key == want.key and step.program:
@@ -462,7 +463,7 @@ def _matching(wanted: Sequence[Step], later: Attempt) -> tuple[Step, str] | None
                 return step, "corrected"
     for step in later.steps:
         for want in wanted:
-            if want.program and step.family == want.family and is_check(want.said()) and is_check(step.said()):
+            if want.program and step.family == want.family and proves_fixed(want.said(), step.said()):
                 return step, "check"
     return None
 

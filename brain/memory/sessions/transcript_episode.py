@@ -238,6 +238,8 @@ class Builder:
         call = self.pending.pop(act.call_id, None)
         if call is None:
             return
+        # the error line from the whole output (a failing test's name prints mid-way), for a failure only
+        line = self.clip(cmd.error_line(act.text), 160) if act.is_error or call.check is not None else ""
         if len(act.text) > PREVIEW:
             act = replace(act, text=preview(act.text, self.redact))
         self.last_result_error = act.is_error and not call.plan
@@ -248,10 +250,11 @@ class Builder:
             self.errors += 1  # an error result all the same; the reader marked the rejection itself
             self.last_result_error = False
             return
-        self._outcome(call, act)
+        self._outcome(call, act, line)
         self._attempt(call, act)
 
-    def _outcome(self, call: _Call, act: Act) -> None:
+    def _outcome(self, call: _Call, act: Act, line: str) -> None:
+        """What the result makes of the call; `line`, the error line of its whole output."""
         tests = call.command is not None and cmd.is_test_run(call.command) and not cmd.never_ran(act.text)
         failed = cmd.tests_failed(act.text, act.is_error) if tests else act.is_error
         if call.check is not None and failed:  # the outcome's rule: a check that failed and never passed again
@@ -264,15 +267,14 @@ class Builder:
             verdict = "failed" if failed else "passed"
             text = f"Ran `{self._command(call.command)}`: tests {verdict}" + (f" ({counts})" if counts else "")
             if act.is_error or failed:
-                self._error(call, act, text)
+                self._error(call, act, text, line)
             else:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
             on = call.files or ([call.read] if call.read else [])  # the file, as the failure hook names it
             what = f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(on)}".strip()
-            line = self.clip(cmd.error_line(act.text), 160)
-            self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed")
+            self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed", line)
             return
         if call.command and cmd.is_commit(call.command):
             sha, message = cmd.commit_made(act.text)
@@ -315,12 +317,12 @@ class Builder:
 
     # ------------------------------------------------------------ rules
 
-    def _error(self, call: _Call, act: Act, text: str) -> None:
+    def _error(self, call: _Call, act: Act, text: str, line: str) -> None:
         self.errors += act.is_error  # the metric counts error results; a failing run that exited 0 is an event only
         self.after_error = True
         index = self._event("error", text, act.timestamp)
         if call.key not in self.open_errors:  # a repeat of the same failure keeps the first as the one to recover
-            detail = self.clip(cmd.error_line(act.text), 160) or "an error"
+            detail = line or "an error"
             attempt = call.attempt or Attempt(call.name, call.command)
             lack = recoveries.lack(attempt, act.text)
             self.open_errors[call.key] = _Open(index, text, detail, [], call.command, attempt, lack, call.call_id)

@@ -332,3 +332,32 @@ def test_a_missing_file_is_not_answered_with_another_missing_files_fix(vault):
         "Read", {"file_path": "/work/shop/scripts/migrate.sh"}, "File does not exist.", "/work/shop", str
     )
     assert [seen.title for seen in looked_up(index, same).seen] == ["EPISODE-2026-03-01-mig"]
+
+
+def test_a_test_run_is_known_by_the_failing_test_in_the_middle_of_its_output_not_by_its_log(vault):
+    """A test runner prints its log first and its packages' summary last: the line that tells one
+    failure from another (which test failed, and why) is in the middle, past a preview's head."""
+    log = "\n".join(f"✓ Created orphan branch 'entire/sessions' for session metadata {n}" for n in range(40))
+    summary = "\n".join(f"ok  \tacme.io/shop/pkg{n}\t0.{n}s" for n in range(30))
+
+    def output(test: str, message: str) -> str:
+        return (
+            f"[test] $ go test ./...\n{log}\n=== RUN   {test}\n    {message}\n--- FAIL: {test} (0.01s)\n"
+            f"{summary}\nFAIL\tacme.io/shop/cart\t3.1s\nFAIL\n[test] ERROR task failed"
+        )
+
+    resume = output("TestResume", "resume_test.go:42: got 2 sessions, want 1")
+    assert len(resume) > 3000  # the preview the rules read keeps 1000 characters of head and 1000 of tail
+    episode(
+        vault.root,
+        "resume",
+        "`mise run test` failed: resume_test.go:42: got 2 sessions, want 1",
+        "`mise run test` succeeded",
+    )
+    index = indexed(vault.root)
+    live = shell("mise run test", resume)
+    assert live.line == "resume_test.go:42: got 2 sessions, want 1"
+    assert [seen.title for seen in looked_up(index, live).seen] == ["EPISODE-2026-03-01-resume"]
+    other = shell("mise run test", output("TestCondense", "condense_test.go:17: attribution is 0, want 40"))
+    assert other.line == "condense_test.go:17: attribution is 0, want 40"
+    assert looked_up(index, other).seen == ()

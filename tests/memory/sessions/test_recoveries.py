@@ -374,6 +374,8 @@ def test_a_folder_flag_dropped_is_said(tmp_path):
         ("git push", "error: failed to push some refs to 'origin'", "git status"),
         ("python manage.py migrate", "django.db.utils.OperationalError: no such table: x", "python manage.py check"),
         ("npm test", "Error: Cannot find module 'vitest'", "npm install lodash"),
+        ("rtk bun run test 2>&1", "error: unrecognized subcommand 'bun'", "bun run lint 2>&1 | head -60"),
+        ("mise run test", "--- FAIL: TestResume (0.01s)", "mise run lint"),  # a lint passing says nothing of tests
     ],
 )
 def test_a_later_success_on_something_else_is_no_recovery(tmp_path, failed, output, later):
@@ -387,6 +389,39 @@ def test_a_later_success_on_something_else_is_no_recovery(tmp_path, failed, outp
     )
     episode, _ = extracted(path)
     assert (episode.metrics["recoveries"], episode.lessons) == (0, ())
+
+
+def test_tests_that_pass_after_a_failed_build_recover_it(tmp_path):
+    """Running tests builds the code: tests that pass show that the build works now."""
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Fix the build"),
+        bash("toolu_1", "go build ./..."),
+        result("toolu_1", "Exit code 1\n./main.go:3:2: undefined: Run", error=True),
+        call("toolu_2", "Edit", {"file_path": f"{APP}/main.go", "old_string": "Run", "new_string": "run"}),
+        result("toolu_2", "edited"),
+        bash("toolu_3", "go test ./..."),
+        result("toolu_3", "ok  example.com/app 0.01s"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "`go build ./...` failed (./main.go:3:2: undefined: Run): `go test ./...` passed, after editing main.go.",
+    )
+
+
+def test_the_error_event_names_the_failing_test_printed_mid_way_through_a_long_output(tmp_path):
+    """The extractor reads the error line from the whole output, as the failure hook does: a runner's
+    log fills the head of a long output and its packages' summary the tail."""
+    log = "\n".join(f"INFO created branch entire/sessions for session {n}" for n in range(40))
+    summary = "\n".join(f"ok  \tacme.io/shop/pkg{n}\t0.{n}s" for n in range(40))
+    output = (
+        f"Exit code 1\n{log}\n    resume_test.go:42: got 2 sessions, want 1\n--- FAIL: TestResume (0.01s)\n{summary}"
+    )
+    path = claude(
+        tmp_path / "s.jsonl", ask("Run the tests"), bash("toolu_1", "mise run test"), result("toolu_1", output, True)
+    )
+    episode, _ = extracted(path)
+    assert [e.text for e in episode.events] == ["`mise run test` failed: resume_test.go:42: got 2 sessions, want 1"]
 
 
 def test_error_texts_keep_no_escaped_line_breaks(tmp_path):
