@@ -53,7 +53,9 @@ _SERVICES = {
 
 
 def open(path: str | Path | Vault | None = None) -> Memory:
-    """Open the vault at `path` (default: $BRAIN_VAULT, then the current folder upwards)."""
+    """Open the vault at `path` (default: $BRAIN_VAULT, then the current folder upwards). The Memory
+    owns what brain keeps of the vault (its index, caches, the tracker of its files): `close()` it, or
+    use it in a `with` block; each open is a handle of its own."""
     from brain.memory.front_door import open_memory
 
     return open_memory(path)

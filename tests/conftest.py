@@ -11,13 +11,14 @@ import sys
 import time
 import urllib.request
 import zlib
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from brain.cli import app
-from brain.index.engine import forget, open_index
+from brain.index.engine import Index, open_index
 from brain.index.sync.sync import index_vault
 from brain.vault.init import init_vault
 from brain.vault.vault import Vault
@@ -90,16 +91,6 @@ def _model_cache(tmp_path_factory):
         os.environ["XDG_CACHE_HOME"] = previous
 
 
-@pytest.fixture(autouse=True)
-def _no_trackers_left():
-    """A read that follows file events (index/watch/fresh.py) keeps an observer per vault: stop them
-    after each test, as a process stops them when it exits."""
-    yield
-    from brain.index.watch.fresh import stop_tracking
-
-    stop_tracking()
-
-
 @pytest.fixture
 def vault(tmp_path: Path) -> Vault:
     created, _ = init_vault(tmp_path / "vault")
@@ -150,6 +141,11 @@ put = write  # the index tests' name for it
 def lexical_vault(root: Path) -> Vault:
     """A vault indexed with the deterministic lexical embedder (plumbing tests need no model)."""
     vault, _ = init_vault(root)
+    return use_lexical(vault)
+
+
+def use_lexical(vault: Vault) -> Vault:
+    """The vault's config names the lexical embedder: every open of it (the CLI's, the test's) uses it."""
     config = vault.brain_dir / "config.toml"
     config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "lexical"'))
     return vault
@@ -174,8 +170,13 @@ def note_text(title: str, body: str, **fields: str) -> str:
 
 
 def state(vault: Vault) -> dict:
-    """What the indexes hold, by path (ids differ between runs): rows, FTS, chunks, vectors."""
-    index = open_index(vault)
+    """What the indexes hold, by path (ids differ between runs): rows, FTS, chunks, vectors (read
+    through a handle of their own, closed after)."""
+    with closing(open_index(vault)) as index:
+        return _state(index)
+
+
+def _state(index: Index) -> dict:
     db = index.catalog.db
     rows = db.execute("SELECT id, path, sha256, type, title, parsed, searchable FROM notes").fetchall()
     by_id = {row[0]: row[1] for row in rows}
@@ -209,9 +210,9 @@ def example(tmp_path_factory) -> Vault:
     vault = Vault(root)
     index = open_index(vault)
     assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx", "the real model must be installed for these tests"
-    index_vault(open_index(vault))
+    index_vault(index)
+    index.close()
     yield vault
-    forget(vault.root)
 
 
 @pytest.fixture(scope="session")

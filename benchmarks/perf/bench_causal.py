@@ -33,7 +33,7 @@ from pathlib import Path
 
 from benchmarks.generate_vault import sentence
 from benchmarks.harness import CACHE, RESULTS, Timing, machine, percentile, timed, use_embedder, write_json
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.scan import scan
 from brain.index.sync.sync import index_vault
 from brain.index.watch.watch import Watcher
@@ -41,6 +41,7 @@ from brain.memory.causal.chains import build_chain, reconstruct_reasoning
 from brain.memory.causal.contexts import ACTION_TYPES
 from brain.memory.causal.stats import causality_stats
 from brain.memory.corpus import Corpus
+from brain.memory.front_door import open_memory
 from brain.vault.vault import Vault
 
 MAX_CHAIN = 50
@@ -107,8 +108,8 @@ def summary(values: list[Timing]) -> dict:
     }
 
 
-def chain_and_stats_figures(vault: Vault, rng: random.Random, count: int) -> dict:
-    corpus = Corpus(vault)
+def chain_and_stats_figures(corpus: Corpus, rng: random.Random, count: int) -> dict:
+    vault = corpus.vault
     first_build = timed(lambda: build_chain(corpus, "ctx-00010"))  # reads the catalog, builds the caused_by graph
     starts = [f"ctx-{rng.randrange(count):05d}" for _ in range(300)]
     first = [timed(lambda name=name: build_chain(corpus, name)) for name in starts]
@@ -120,13 +121,13 @@ def chain_and_stats_figures(vault: Vault, rng: random.Random, count: int) -> dic
     edited = vault.root / "contexts" / "ctx-00005.md"
     for round_ in range(5):
         edited.write_text(edited.read_text() + f"\nedit {round_}\n", encoding="utf-8")
-        if vault_has_watcher(vault):
+        if corpus.open_index().watcher_alive():
             time.sleep(1.0)  # let the watcher bring the catalog up to date, as it would between an edit and a read
         stats_after_edit.append(timed(lambda: causality_stats(corpus)))
         stats_warm += [timed(lambda: causality_stats(corpus)) for _ in range(5)]
         project_warm += [timed(lambda: causality_stats(corpus, "project-03")) for _ in range(5)]
     stats = causality_stats(corpus)
-    index = open_index(vault)
+    index = corpus.open_index()
     one_shot = [timed(lambda: scan(index)) for _ in range(20)]
     return {
         "one_shot_stat_scan": summary(one_shot),
@@ -152,10 +153,6 @@ def chain_and_stats_figures(vault: Vault, rng: random.Random, count: int) -> dic
     }
 
 
-def vault_has_watcher(vault: Vault) -> bool:
-    return open_index(vault).watcher_alive()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description="causal chain and stats benchmark")
     parser.add_argument("--contexts", type=int, default=10_000)
@@ -168,13 +165,13 @@ def main() -> int:
     index_vault(open_index(vault), embed=False)
     result = {"vault": {**shape, "index_s": round(time.perf_counter() - started, 1)}}
     print("without a watcher ...", flush=True)
-    result["without_watcher"] = chain_and_stats_figures(vault, random.Random(3), args.contexts)
+    with open_memory(vault) as memory:
+        result["without_watcher"] = chain_and_stats_figures(memory.corpus, random.Random(3), args.contexts)
     print(json.dumps(result["without_watcher"]), flush=True)
     print("with a watcher ...", flush=True)
-    with Watcher(open_index(vault), embed=False):
-        result["with_watcher"] = chain_and_stats_figures(vault, random.Random(3), args.contexts)
+    with open_memory(vault) as memory, Watcher(memory.index, embed=False):  # the watcher of the reads' own index
+        result["with_watcher"] = chain_and_stats_figures(memory.corpus, random.Random(3), args.contexts)
     print(json.dumps(result["with_watcher"]), flush=True)
-    forget(root)
     watched = result["with_watcher"]
     result["targets"] = {"chain_p95_ms": 20, "stats_ms": 300}
     unwatched = result["without_watcher"]

@@ -39,7 +39,7 @@ from benchmarks.perf.generated import fresh_vault
 from brain.index.embedders.embedders import OnnxMiniLMEmbedder
 from brain.index.embedders.int8_kernels import int8_files
 from brain.index.embedders.model_files import resolve_default_model
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault, reindex_vault
 from brain.index.vectors.chunking import chunk_note
 from brain.vault.vault import Vault
@@ -106,7 +106,6 @@ def rate(notes: int, rounds: int) -> dict:
         row["load_avg_1m"] = round(os.getloadavg()[0], 2)
         runs.append(row)
         print(row, flush=True)
-    forget(root)
     ratio = statistics.median(r["brain_vs_plain"] for r in runs)
     return {
         "notes": notes,

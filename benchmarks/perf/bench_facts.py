@@ -35,7 +35,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from benchmarks.harness import CACHE, RESULTS, load_json, machine, measure, percentile, use_embedder, write_json
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.markdown.edit import set_frontmatter
 from brain.memory.corpus import Corpus
@@ -245,7 +245,6 @@ def main() -> None:
         )
         if args.vault:
             (root / ".bench-due").write_text(str(due))
-            forget(root)  # closes the catalog and Chroma, so the copy is consistent
             shutil.rmtree(pristine, ignore_errors=True)
             subprocess.run(["cp", "-a", str(root), str(pristine)], check=True)
             (pristine / ".bench-params").write_text(params)
@@ -289,7 +288,6 @@ def main() -> None:
     result["sweep_phases_s"]["journal and receipt"] = round(ended - previous, 1)
     result["sweep"] = {"due": due, **swept.stores}
     result["load_avg_1m"] = round(os.getloadavg()[0], 2)
-    forget(root)
     name = "facts.json" if (args.facts, args.subjects) == (100_000, 5_000) else f"facts-{args.facts}.json"
     if args.only and (RESULTS / name).is_file():  # the other measures keep their last figures
         earlier = load_json(RESULTS / name)

@@ -61,14 +61,13 @@ def _episode(i: int, side: str) -> dict[str, Any]:
 
 def _search_case() -> Case | None:
     try:
-        from brain.index.engine import open_index
         from brain.memory.search.service import search
     except ImportError:
         return None
     return Case(
         "search",
         lambda i: {"query": "idempotency retries", "mode": "text", "limit": 10},
-        lambda v, c, i: search(open_index(v), "idempotency retries", mode="text", limit=10),
+        lambda v, c, i: search(c.open_index(), "idempotency retries", mode="text", limit=10),
     )
 
 

@@ -23,8 +23,9 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.harness import RESULTS, machine, timed, write_json
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
+from brain.index.vault_index import existing_index
 from brain.memory.sessions.redact import Redactor
 from brain.memory.sessions.scrub import redact_vault
 from brain.vault.init import init_vault
@@ -63,7 +64,6 @@ def vault_with_secrets(root: Path, notes: int) -> int:
     index_vault(open_index(vault))
     for number in range(notes):
         vault.write(f"notes/Note {number:05d}.md", (vault.root / f"notes/Note {number:05d}.md").read_text() + "more\n")
-    forget(vault.root)
     return with_secrets
 
 
@@ -82,9 +82,10 @@ def main() -> None:
     try:
         with_secrets = vault_with_secrets(scratch / "vault", args.notes)
         vault = Vault(scratch / "vault")
-        dry = timed(lambda: redact_vault(vault, apply=False))
-        applied = timed(lambda: redact_vault(vault, apply=True))
-        found = redact_vault(vault, apply=False)
+        index = existing_index(vault)
+        dry = timed(lambda: redact_vault(vault, index, apply=False))
+        applied = timed(lambda: redact_vault(vault, index, apply=True))
+        found = redact_vault(vault, index, apply=False)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     result = {

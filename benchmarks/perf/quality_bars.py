@@ -49,7 +49,7 @@ from benchmarks.harness import (
 )
 from benchmarks.perf.generated import RealQueries, fresh_vault, queries
 from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import Index, open_index
 from brain.vault.vault import Vault
 
 EMBED_NOTES = 60
@@ -80,7 +80,6 @@ def _cold_runs(size: str, count: int) -> tuple[int, list[float], list[float]]:
         report = index_vault(open_index(vault), embed=False)
         walls.append(report.notes / (time.perf_counter() - started))
         cpus.append(report.notes / (time.process_time() + _children_cpu() - cpu))
-        forget(root)
     return report.notes, walls, cpus
 
 
@@ -121,7 +120,6 @@ def row_rescan(size: str) -> dict:
         result = scan(index)
         times.append(time.perf_counter() - started)
         assert result.changes == 0
-    forget(root)
     return {
         "seconds_median": round(statistics.median(times), 3),
         "seconds_max": round(max(times), 3),
@@ -165,7 +163,6 @@ def row_embed(size: str) -> dict:
                 "ratio": round(pipeline / raw, 3),
             }
         )
-        forget(root)
     ratio = statistics.median(r["ratio"] for r in runs)
     return {"embedder": embedder.id, "runs": runs, "ratio": round(ratio, 3), "ok": ratio >= 0.9}
 
@@ -180,10 +177,10 @@ def raw_model_throughput(embedder, texts: list[str]) -> float:
     return len(texts) / (time.perf_counter() - start)
 
 
-def _time_searches(vault: Vault, items: list[str], **kwargs) -> list[float]:
+def _time_searches(index: Index, items: list[str], **kwargs) -> list[float]:
     from brain.memory.search.service import search
 
-    return measure(lambda query: search(open_index(vault), query, **kwargs), items, warm=5)
+    return measure(lambda query: search(index, query, **kwargs), items, warm=5)
 
 
 def row_search(size: str) -> dict:
@@ -197,18 +194,19 @@ def row_search(size: str) -> dict:
     lexical = LexicalFallbackEmbedder()
     index = open_index(vault, embedder=lexical)
     started = time.perf_counter()
-    report = index_vault(open_index(vault))
+    report = index_vault(index)
     build = time.perf_counter() - started
     real = load_embedder("default")
-    open_index(vault, embedder=RealQueries(real, lexical))
+    index.close()
+    index = open_index(vault, embedder=RealQueries(real, lexical))  # the real model's queries from now on
     items = queries(100)
     result = {"notes": report.notes, "chunks": index.catalog.chunk_count(), "build_seconds_lexical": round(build, 1)}
-    no_watch = _time_searches(vault, items)
-    filtered_no_watch = _time_searches(vault, items[:40], filters=SearchFilters(types=("episode",), since="2026-03-10"))
+    no_watch = _time_searches(index, items)
+    filtered_no_watch = _time_searches(index, items[:40], filters=SearchFilters(types=("episode",), since="2026-03-10"))
     with Watcher(index, embed=False):
-        watched = _time_searches(vault, items)
-        filtered = _time_searches(vault, items[:40], filters=SearchFilters(types=("episode",), since="2026-03-10"))
-        text_only = _time_searches(vault, items[:40], mode="text")
+        watched = _time_searches(index, items)
+        filtered = _time_searches(index, items[:40], filters=SearchFilters(types=("episode",), since="2026-03-10"))
+        text_only = _time_searches(index, items[:40], mode="text")
     query_embed = measure(lambda query: real.embed([query]), items)
     for name, values in (
         ("with_watcher", watched),
@@ -220,7 +218,6 @@ def row_search(size: str) -> dict:
     ):
         result[name] = p50_p95(values)
     result["ok"] = result["with_watcher"]["p95_ms"] <= 50
-    forget(root)
     return result
 
 
@@ -256,9 +253,8 @@ def row_causal(size: str) -> dict:
     path_and_antipatterns()  # warm
     result = {"patterns": len(nodes), "edges": len(graph.edges), "first_graph_build_s": round(cold_graph, 2)}
     result["without_watcher"] = path_and_antipatterns()
-    with Watcher(open_index(vault), embed=False):
+    with Watcher(corpus.open_index(), embed=False):  # the watcher of the reads' own index
         result["with_watcher"] = watched = path_and_antipatterns()
-    forget(root)
     result["ok"] = max(watched["path_p95_ms"], watched["antipatterns_p95_ms"]) <= 100
     return result
 
@@ -282,7 +278,7 @@ TOPICS = [
 ]
 
 
-def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
+def _edit_latency(index: Index, edits: int, mode: str) -> list[float]:
     """Seconds from appending a section with a new word to a random note until a search finds it.
 
     text: the catalog has it and the note's vectors include the new chunk (hash vectors are too
@@ -292,7 +288,7 @@ def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
     """
     from brain.memory.search.service import search
 
-    index = open_index(vault)
+    vault = index.vault
     files = sorted(p for p in vault.root.rglob("*.md") if ".brain" not in p.parts)
     rng = random.Random(11)
     latencies = []
@@ -305,7 +301,7 @@ def _edit_latency(vault: Vault, edits: int, mode: str) -> list[float]:
         with path.open("a", encoding="utf-8") as handle:  # an editor saving an edit
             handle.write(f"\n## Update {token}\n{topic.capitalize()}.\n")
         while True:
-            hits = search(open_index(vault), topic if mode == "vector" else token, mode=mode, limit=3)
+            hits = search(index, topic if mode == "vector" else token, mode=mode, limit=3)
             if hits and hits[0].path == relative:
                 if mode == "vector" and hits[0].section == f"Update {token}":
                     break
@@ -338,22 +334,22 @@ def row_watch(size: str) -> dict:
     root = fresh_vault(size, "watch")
     use_embedder(root, "lexical")
     vault = Vault(root)
-    index_vault(open_index(vault))
-    with Watcher(open_index(vault)):
-        lat = _edit_latency(vault, 20, "text")
+    index = open_index(vault)
+    index_vault(index)
+    with Watcher(index):
+        lat = _edit_latency(index, 20, "text")
     result[f"{size}_vault_lexical_embedder"] = seconds_p50_p95(lat)
-    forget(root)
     # the real model: its vectors must be current before a dense hit can show the new words
     small = CACHE / "work" / "watch-real"
     shutil.rmtree(small, ignore_errors=True)
     shutil.copytree(REPO / "vault-example", small, ignore=shutil.ignore_patterns(".brain"))
     (small / ".brain").mkdir()
     vault = Vault(small)
-    index_vault(open_index(vault))
-    with Watcher(open_index(vault)):
-        lat = _edit_latency(vault, 15, "vector")
+    index = open_index(vault)
+    index_vault(index)
+    with Watcher(index):
+        lat = _edit_latency(index, 15, "vector")
     result["example_vault_real_model_vector_mode"] = seconds_p50_p95(lat)
-    forget(small)
     result["ok"] = all(v["p95_s"] <= 2 for k, v in result.items() if isinstance(v, dict))
     return result
 

@@ -26,7 +26,7 @@ from benchmarks.harness import REPO, measure, p50_p95, use_embedder
 from benchmarks.perf.generated import RealQueries, fresh_vault, queries
 from benchmarks.retrieval import search_modes
 from brain.index.embedders.embedders import LexicalFallbackEmbedder, load_embedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.search import service as search_module
 from brain.vault.vault import Vault
@@ -62,11 +62,10 @@ def latency_by_mode(size: str, count: int) -> dict:
     result["no_watcher"] = {}
     for label, kwargs in modes[:3]:
         result["no_watcher"][label] = warm_p50_p95(
-            lambda q, kw=kwargs: search_module.search(open_index(vault), q, limit=10, **kw), items[:40]
+            lambda q, kw=kwargs: search_module.search(index, q, limit=10, **kw), items[:40]
         )
         print(size, "no_watcher", label, result["no_watcher"][label], flush=True)
     result["query_embedding_only"] = warm_p50_p95(lambda q: real.embed([q]), items)
-    forget(root)
     return result
 
 
@@ -81,7 +80,6 @@ def measure_mcp(size: str, count: int) -> dict:
     root = fresh_vault(size, "latency-mcp")
     use_embedder(root, "lexical")
     index_vault(open_index(Vault(root)))
-    forget(root)
     items = queries(count)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "brain", "mcp", "--vault", str(root)], env=env)

@@ -326,7 +326,6 @@ def replay(
     """Every hook answer of the project's replay, for every point of the grid: {"answers": {call key:
     {point: {mode: [answer, ms, logged]}}}, "episodes": {session index: episode title}}."""
     from brain.errors import BrainError
-    from brain.index.engine import open_index
     from brain.index.sync.sync import index_vault
     from brain.memory.front_door import open_memory
     from brain.memory.sessions.protocol import end_session
@@ -341,7 +340,7 @@ def replay(
     text = config.read_text(encoding="utf-8")
     config.write_text(text.replace("cross_project = false", "cross_project = true", 1), encoding="utf-8")
     memory = open_memory(vault)
-    index_vault(open_index(memory.vault), embed=False)  # the catalog the hook reads; extraction keeps it current
+    index_vault(memory.index, embed=False)  # the catalog the hook reads; extraction keeps it current
     points = grid.points()
     answers: dict[str, dict[str, dict[str, list[Any]]]] = {}
     successes: dict[str, dict[str, dict[str, list[Any]]]] = {}

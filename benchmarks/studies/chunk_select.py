@@ -43,7 +43,7 @@ import numpy as np
 from benchmarks import harness, retrieval
 from benchmarks.studies.fusion_select import minmax
 from brain.index.embedders.embedders import load_embedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.scan import scan
 from brain.index.vectors.chunking import chunk_note
 from brain.index.vectors.matrix import ChunkMatrix
@@ -219,7 +219,6 @@ def score(ranked: list[int], wanted: list[set[int]]) -> tuple[float, float]:
 
 def evaluate(name: str, embed: Embeddings) -> dict:
     vault, questions = build(name)
-    forget(vault.root)
     index = open_index(vault, embedder=embed.model)
     scan(index)
     ids = {path: stamp.id for path, stamp in index.catalog.stamps().items()}

@@ -68,7 +68,7 @@ def install(
     chosen = tuple(dict.fromkeys(check_namespace(name) for name in namespace or ()))
     commands = Commands(brain=service.brain_program(), vault=str(root), namespaces=chosen)
     changes = service.install(agent, commands, scope=scope, project_dir=_project(project_dir), home=Path.home())
-    from brain.index.engine import has_index
+    from brain.index.vault_index import has_index
 
     if agent == "claude-code" and not has_index(Vault(root)):
         # without an index every hook parses every note: fine for a few hundred, seconds for thousands

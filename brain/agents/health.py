@@ -69,11 +69,18 @@ class VaultHealth:
 
 def vault_health(root: Path, now: datetime | None = None) -> VaultHealth:
     from brain.index.status import changed_since_index
+    from brain.index.vault_index import existing_index
     from brain.vault.vault import Vault
 
     vault = Vault(root)
     runs, errors = hooks_log_summary(log_path(root))
-    return VaultHealth(str(root), changed_since_index(vault), runs, errors, _episodes(vault, now or datetime.now(UTC)))
+    index = existing_index(vault)  # a handle of its own, closed at once: one look per vault
+    try:
+        changed = changed_since_index(index)
+    finally:
+        if index is not None:
+            index.close()
+    return VaultHealth(str(root), changed, runs, errors, _episodes(vault, now or datetime.now(UTC)))
 
 
 def hooks_log_summary(path: Path) -> tuple[list[HookRun], list[str]]:

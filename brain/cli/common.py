@@ -46,12 +46,14 @@ AllProjectsOption = Annotated[
 ]
 
 
-def open_vault(vault: Path | None) -> Memory:
+def open_vault(vault: Path | None, *, chroma_url: str | None = None) -> Memory:
     """The vault of `--vault` (or $BRAIN_VAULT, or the current folder upwards), opened by the front
-    door, checked once for the whole command."""
+    door, checked once for the whole command, and closed when it ends (`--chroma-url`: its index's
+    vector store)."""
     from brain.memory.front_door import open_memory
 
-    memory = open_memory(vault)
+    memory = open_memory(vault, chroma_url=chroma_url)
+    until_the_command_ends(memory)  # entered first, left last: after the checked-once block below
     opened_vaults.append(memory.root)  # the disk a storage error is about (see group.BrainGroup)
     # One command is one answer: the vault's files are checked at its first read, not at each of
     # its reads (a stat scan each, which grows with the vault). brain's own writes still reach the

@@ -25,13 +25,12 @@ NoEmbedOption = Annotated[
 
 
 def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
-    from brain.index.engine import open_index
     from brain.index.status import embedding_progress
     from brain.index.sync.sync import index_vault, reindex_vault
     from brain.index.view import index_report_line
 
-    vault_ = open_vault(vault).vault
-    index = open_index(vault_, chroma_url=chroma_url)
+    memory = open_vault(vault, chroma_url=chroma_url)
+    vault_, index = memory.vault, memory.index
     stages = {"notes": ("scanning", "notes"), "chunking": ("chunking", "notes"), "embedding": ("embedding", "chunks")}
     try:
         with progress_bars(stages) as progress:
@@ -69,7 +68,8 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
     from brain.index.status import index_status
     from brain.index.view import status_json, status_lines
 
-    found = index_status(open_vault(vault).vault, chroma_url=chroma_url)
+    memory = open_vault(vault, chroma_url=chroma_url)
+    found = index_status(memory.vault, memory.existing_index())
     if as_json:
         emit_json(status_json(found))
         return
@@ -78,12 +78,11 @@ def status(vault: VaultOption = None, chroma_url: ChromaOption = None, as_json: 
 
 def watch(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
     """Keep the indexes current while notes change in any editor, until Ctrl-C."""
-    from brain.index.engine import open_index
     from brain.index.watch.watch import Watcher
     from brain.plain import counted
 
-    vault_ = open_vault(vault).vault
-    index = open_index(vault_, chroma_url=chroma_url)
+    memory = open_vault(vault, chroma_url=chroma_url)
+    vault_, index = memory.vault, memory.index
 
     def report(batch: Batch) -> None:
         if batch.changes or batch.errors:

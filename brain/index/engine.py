@@ -1,12 +1,14 @@
 """The front door to a vault's indexes: catalog, embedder, vector store, and the index lock.
 
-Front ends and services get an `Index` here and pass it on explicitly: `open_index(vault)` when
-they build or search the index (it creates one if needed), `existing_index(vault)` when they
-only use an index the vault already has (readers, brain's own writes, status); `has_index`
-answers whether there is one. The same `Index` is returned for a vault for the life of the
-process, so the model is loaded once and the catalog connection and Chroma client stay warm.
-The embedder and the Chroma location come from `.brain/config.toml`, `$BRAIN_CHROMA_URL`, or
-the arguments.
+An open vault (`brain.open`, a `Memory`) holds a `VaultIndex` (index/vault_index.py): its `Index`,
+opened at the first use and kept until the vault is closed, so the catalog connection and Chroma
+client stay warm between reads; front ends and services get that `Index` passed in (`open()` when
+they build or search the index, creating one if needed; `existing()` when they only use an index
+the vault already has: readers, brain's own writes, status). Two opens of one vault are two
+handles, like two SQLite connections: nothing is shared between them but the embedder's weights
+(`shared_embedder`, read-only, by model). `open_index(vault)` is a handle of its own, for a script
+or a test that wants just the index. The embedder and the Chroma location come from
+`.brain/config.toml`, `$BRAIN_CHROMA_URL`, or the arguments.
 
 Locks: every write to the catalog or the vectors happens inside `Index.locked()`, a lock file
 (`.brain/index/index.lock`, via filelock) plus a thread lock, so two `brain index` processes,
@@ -22,12 +24,12 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from brain.config import load_config
 from brain.errors import READ_ONLY_HINT, IndexBusy, ReadOnlyStorage
-from brain.index.catalog.catalog import CATALOG_FILE, Catalog
+from brain.index.catalog.catalog import Catalog
 from brain.index.heartbeat import BEAT_FILE, current
 from brain.index.vectors.chunking import CHUNKING_VERSION, FIRST_CHUNKING, Spans
 from brain.index.vectors.vectors import CHUNKING_KEY, EMBEDDER_KEY, VectorStore
@@ -42,15 +44,33 @@ ENV_CHROMA_URL = "BRAIN_CHROMA_URL"
 LOCK_TIMEOUT = 600.0
 log = logging.getLogger(__name__)
 
-_indexes: dict[Path, Index] = {}
-_registry_lock = threading.Lock()
-_warned: set[str] = set()
+_warned: set[str] = set()  # messages, not vaults: a warning is said once per process
 
 
 def warn_once(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
         log.warning(message)
+
+
+class Follower(Protocol):
+    """What an Index keeps of the file-event follower fresh.py starts for it (a `fresh.Tracker`)."""
+
+    def take(self) -> tuple[set[str], bool]: ...
+    def missed(self) -> None: ...
+    def alive(self) -> bool: ...
+    def stop(self) -> None: ...
+
+
+@dataclass
+class ReadHistory:
+    """The reads of one Index handle, from which index/watch/fresh.py decides to follow file events."""
+
+    count: int = 0
+    first: float | None = None  # monotonic time of the first read
+    scan_ms: float = 0.0  # how long the last full stat scan took
+    unfollowable: bool = False  # file events could not be had: not tried again for this handle
+    tracker: Follower | None = None  # following the vault's file events (stopped when the Index closes)
 
 
 class Index:
@@ -71,6 +91,7 @@ class Index:
         self._thread_lock = threading.RLock()
         self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
         self.catching_up = False  # the last read answered from the catalog as it was: another process writes it
+        self.reads = ReadHistory()  # how this handle's reads went: fresh.py decides from it whether to follow events
         if self.read_only:
             self.catalog = Catalog.for_index_dir(self.dir, read_only=True)
             return
@@ -194,6 +215,9 @@ class Index:
         return current(self.dir) and self.watcher_alive()
 
     def close(self) -> None:
+        tracker, self.reads.tracker = self.reads.tracker, None
+        if tracker is not None:
+            tracker.stop()
         if self._vectors is not None:
             self._vectors._reopen()  # stops this process's embedded Chroma for the vault
         self.catalog.close()
@@ -218,35 +242,6 @@ def shared_embedder(name: str, model_path: str | None) -> Embedder:
 
 
 def open_index(vault: Vault, *, embedder: Embedder | None = None, chroma_url: str | None = None) -> Index:
-    """The process's Index for this vault; an explicit embedder or Chroma URL replaces the cached one's."""
-    with _registry_lock:
-        found = _indexes.get(vault.root)
-        if found is not None:
-            if embedder is not None and found._embedder is not embedder:
-                found._embedder, found._vectors = embedder, None
-            if chroma_url is not None and chroma_url != found.chroma_url:
-                found.chroma_url, found._vectors = chroma_url, None
-            if has_index(vault):
-                return found
-            found.close()  # the index folder was deleted: start again
-        created = Index(vault, embedder=embedder, chroma_url=chroma_url)
-        _indexes[vault.root] = created
-        return created
-
-
-def has_index(vault: Vault) -> bool:
-    """Whether the vault has an index (its catalog). Reading or writing notes never creates one."""
-    return (vault.index_dir / CATALOG_FILE).is_file()
-
-
-def existing_index(vault: Vault) -> Index | None:
-    """The process's Index for this vault if the vault has one, else None (nothing is created)."""
-    return open_index(vault) if has_index(vault) else None
-
-
-def forget(vault_root: Path) -> None:
-    """Close and drop the cached Index of a vault (tests, reindex from scratch)."""
-    with _registry_lock:
-        found = _indexes.pop(Path(vault_root).resolve(), None)
-    if found is not None:
-        found.close()
+    """A new handle on the vault's index (created if needed), for a caller that wants only the index;
+    an open vault's services use its own (`Memory.index`). Close it when done."""
+    return Index(vault, embedder=embedder, chroma_url=chroma_url)

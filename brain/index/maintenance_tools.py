@@ -8,7 +8,6 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault, reindex_vault
 from brain.index.view import index_report_json, index_report_line
 from brain.mcp.common import ServerState, result, tool
@@ -35,6 +34,6 @@ def reindex(
     Other calls wait while it runs: seconds for a few changed notes, minutes for a full rebuild of a
     large vault. Returns what was added, changed, moved, removed and embedded.
     """
-    index = open_index(state.vault)
+    index = state.corpus.open_index()
     report = (reindex_vault if full else index_vault)(index)
     return result(index_report_line(report), {"full": full, **index_report_json(report)})

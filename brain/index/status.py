@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from brain.errors import IndexBusy
 from brain.index.catalog.rows import Stamp
-from brain.index.engine import Index, existing_index, open_index, warn_once
+from brain.index.engine import Index, warn_once
 from brain.index.sync.consistency import VectorCheck, check_vectors
 from brain.index.sync.embedding import PLANNED_KEY
 from brain.index.vectors.segments import Segment, segments
@@ -60,9 +60,9 @@ class IndexStatus:
         )
 
 
-def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: bool = True) -> IndexStatus:
+def index_status(vault: Vault, index: Index | None, *, with_embedder: bool = True) -> IndexStatus:
+    """The status of the vault's index (`index`: the open vault's, None when it has none)."""
     files, left_out = note_files(vault.root)
-    index = existing_index(vault)
     if index is None:
         embedder = None
         if with_embedder:  # which embedder an index would use, without creating one
@@ -79,8 +79,6 @@ def index_status(vault: Vault, *, chroma_url: str | None = None, with_embedder: 
             embedder=embedder.id if embedder else None,
             embedder_source=embedder.source if embedder else None,
         )
-    if chroma_url is not None:
-        index = open_index(vault, chroma_url=chroma_url)
     catalog = index.catalog
     changed = _changed(files, catalog.stamps())
     pending = len(catalog.pending_vectors())
@@ -129,13 +127,12 @@ def embedding_progress(index: Index) -> tuple[int, int | None]:
         return embedded, None
 
 
-def changed_since_index(vault: Vault) -> int | None:
+def changed_since_index(index: Index | None) -> int | None:
     """How many note files were added, changed or removed since the last scan; None when the vault
     has no index. A quick check (file stats against the catalog): nothing is built, embedded or waited on."""
-    index = existing_index(vault)
     if index is None:
         return None
-    files, _ = note_files(vault.root)
+    files, _ = note_files(index.vault.root)
     return _changed(files, index.catalog.stamps())
 
 
@@ -157,10 +154,9 @@ def _vector_check(index: Index) -> VectorCheck | None:
         return None
 
 
-def vector_segments(vault: Vault) -> list[Segment]:
+def vector_segments(index: Index | None) -> list[Segment]:
     """The embedded store's vector segments, their size and their bound (none on a Chroma server):
     read from the files, nothing opened or written."""
-    index = existing_index(vault)
     if index is None or index.chroma_url:
         return []
     return segments(index.dir / "chroma")

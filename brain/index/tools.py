@@ -21,5 +21,5 @@ def index_status(state: ServerState) -> CallToolResult:
     vault must be (re)indexed. Structured content holds every figure, `fresh` (true when nothing
     waits) and the files left out of the index with why.
     """
-    found = status_of(state.vault)
+    found = status_of(state.vault, state.corpus.existing_index())
     return result("\n".join(status_lines(found, state.wordings)), status_json(found))

@@ -33,6 +33,7 @@ from brain.vault.vault import Vault
 if TYPE_CHECKING:
     from brain.index.catalog.catalog import Catalog
     from brain.index.engine import Index
+    from brain.index.vault_index import VaultIndex
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -165,8 +166,9 @@ class Corpus:
     their header keeps, when that type is not loaded yet: a hook that wants the failed episodes of
     3,000 parses those alone."""
 
-    def __init__(self, vault: Vault):
+    def __init__(self, vault: Vault, vault_index: VaultIndex | None = None):
         self.vault = vault
+        self._vault_index = vault_index  # the open vault's (a Memory's), else this corpus's own, made at first use
         self._cache: dict[str, tuple[tuple[int, int] | int, Note]] = {}  # path -> (stat or catalog gen, note)
         self._signature: object = None
         self._generation: int | None = None
@@ -176,6 +178,9 @@ class Corpus:
         self._by_type: dict[str, list[Note]] = {}
         self._resolver: Resolver | None = None
         self.derived: dict[str, Any] = {}  # caches built from the notes (e.g. the causal graph)
+        # what a domain keeps for the life of the open vault, not cleared by a change (the run
+        # vectors, the facts journal's end); dropped by `close`
+        self.kept: dict[str, Any] = {}
         self._memos: dict[str, dict[str, tuple[Note, object]]] = {}  # see `memo`
         self._checks_held = 0  # inside `checked_once`
         self._checked = False
@@ -260,11 +265,33 @@ class Corpus:
             self._list = [entry[1] for _, entry in sorted(self._cache.items())]
         return self._list
 
-    def _index(self) -> Index | None:
-        from brain.index.engine import existing_index  # the index package is optional for a plain read
+    @property
+    def vault_index(self) -> VaultIndex:
+        """The vault's index as this open vault holds it (see index/engine.py)."""
+        if self._vault_index is None:
+            from brain.index.vault_index import VaultIndex  # the index package is optional for a plain read
 
+            self._vault_index = VaultIndex(self.vault)
+        return self._vault_index
+
+    def open_index(self) -> Index:
+        """The vault's Index, created if it has none (search, `brain index`)."""
+        return self.vault_index.open()
+
+    def existing_index(self) -> Index | None:
+        """The vault's Index if it has one (readers and brain's own writes never create one)."""
+        return self.vault_index.existing()
+
+    def close(self) -> None:
+        """Release what this corpus holds: its index (when it opened its own, or was given one to
+        close with it) and what the domains kept."""
+        self.kept.clear()
+        if self._vault_index is not None:
+            self._vault_index.close()
+
+    def _index(self) -> Index | None:
         try:
-            return existing_index(self.vault)
+            return self.existing_index()
         except (sqlite3.Error, OSError) as error:
             log.warning("index unusable (%s); reading the notes from their files", _why(error, self.vault))
             return None

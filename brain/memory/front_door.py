@@ -1,8 +1,10 @@
 """The one way a front end opens a vault: `open_memory(path) -> Memory` (`brain.open` for users).
 
-A `Memory` is the vault (its files), its corpus (its notes, parsed once and kept current) and its
-index attached, so brain's own writes reach search at once. The CLI, the MCP server and the agents'
-hooks all open a vault here; services take the corpus (which knows its vault), never both.
+A `Memory` is the vault (its files), its index (opened at first use), its corpus (its notes, parsed
+once and kept current) and the listener that keeps the index current on brain's own writes. It owns
+all of the vault's state in this process: `close` releases it, and two opens of one vault are two
+separate handles (like two SQLite connections). The CLI, the MCP server and the agents' hooks all
+open a vault here; services take the corpus (which knows its vault and its index), never both.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brain.index.sync.attach import attach
+from brain.index.vault_index import VaultIndex
 from brain.vault.history import Actor, acting_as, current_actor
-from brain.vault.vault import Vault
+from brain.vault.vault import ChangeListener, Vault
 
 if TYPE_CHECKING:
+    from brain.index.embedders.embedders import Embedder
+    from brain.index.engine import Index
     from brain.index.watch.watch import Watcher
     from brain.memory.corpus import Corpus
     from brain.memory.notes.move_journal import Moved
@@ -29,17 +34,29 @@ PENDING_MOVE = ("journal", "moves", "PENDING.json")
 
 @dataclass(frozen=True)
 class Memory:
-    """An open vault: `vault` for its files, `corpus` for what the services read and write (made at
-    first use: a hook that only starts an extraction never loads it)."""
+    """An open vault: `vault` for its files, `index` for its search index, `corpus` for what the
+    services read and write (the index and the corpus made at first use: a hook that only starts an
+    extraction loads neither)."""
 
     vault: Vault
+    vault_index: VaultIndex
+    _listener: ChangeListener  # the one `attach` registered on the vault
     finished_move: Moved | None = None  # a move killed part-way, finished when the vault was opened
 
     @cached_property
     def corpus(self) -> Corpus:
         from brain.memory.corpus import Corpus
 
-        return Corpus(self.vault)
+        return Corpus(self.vault, self.vault_index)
+
+    @property
+    def index(self) -> Index:
+        """The vault's index, created if it has none (`brain index`, search)."""
+        return self.vault_index.open()
+
+    def existing_index(self) -> Index | None:
+        """The vault's index if it has one, else None: reading or writing never creates one."""
+        return self.vault_index.existing()
 
     @property
     def root(self) -> Path:
@@ -57,21 +74,17 @@ class Memory:
     def index_catching_up(self) -> bool:
         """Whether this process's last read answered from the index as it was, without the changes
         another process (`brain index`) was still writing into it: reads never wait for a writer."""
-        from brain.index.engine import existing_index
-
-        index = existing_index(self.vault)
+        index = self.vault_index.is_open()
         return index is not None and index.catching_up
 
     def close(self) -> None:
-        """Release what this process holds for the vault: its index (the catalog's connection and the
-        vector store closed), the watcher's tracker, the warm run vectors. Opening it again starts anew."""
-        from brain.index.engine import forget
-        from brain.index.watch.fresh import stop_tracking
-        from brain.memory.runs.vectors import forget_run_vectors
-
-        stop_tracking(self.root)
-        forget_run_vectors(self.root)
-        forget(self.root)
+        """Release what this handle holds for the vault: its index (the catalog's connection, the
+        vector store and the file-event tracker closed), what the domains kept (the warm run vectors),
+        and the change listener. Opening it again starts anew."""
+        self.vault.remove_listener(self._listener)
+        if "corpus" in self.__dict__:  # made at first use (cached_property)
+            self.corpus.close()
+        self.vault_index.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -86,15 +99,20 @@ class Memory:
         opening the index raises."""
         from brain.index.watch.watch import follow
 
-        return follow(self.vault)
+        index = self.existing_index()
+        return None if index is None else follow(index)
 
 
-def open_memory(path: str | Path | Vault | None = None) -> Memory:
+def open_memory(
+    path: str | Path | Vault | None = None, *, embedder: Embedder | None = None, chroma_url: str | None = None
+) -> Memory:
     """Open the vault at `path` (default: $BRAIN_VAULT, then the current folder upwards) with its
-    index attached. A vault folder that does not exist is a `VaultNotFound` naming what to run."""
+    index attached; `embedder` and `chroma_url` replace the config's for its index. A vault folder
+    that does not exist is a `VaultNotFound` naming what to run."""
     vault = path if isinstance(path, Vault) else Vault.find(path)
-    attach(vault)  # brain's own writes update the index at once (when the vault has one)
-    return Memory(vault, _finish_interrupted_move(vault))
+    vault_index = VaultIndex(vault, embedder=embedder, chroma_url=chroma_url)
+    listener = attach(vault, vault_index)  # brain's own writes update the index at once (when the vault has one)
+    return Memory(vault, vault_index, listener, _finish_interrupted_move(vault))
 
 
 def _finish_interrupted_move(vault: Vault) -> Moved | None:

@@ -25,10 +25,10 @@ from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from brain.index.embedders.embedders import Embedder
+    from brain.memory.corpus import Corpus
 
 
-_CACHES: dict[tuple[str, str], TextVectors] = {}
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()  # two threads asking at once make one cache
 _PLACEHOLDER = re.compile(r"<\w+>")
 RECENT_QUERIES = 64
 
@@ -117,15 +117,17 @@ class TextVectors:
             return  # a cache: computed again next time
 
 
-def text_vectors(vault: Vault, embedder: Embedder | None = None) -> TextVectors:
-    """The vector cache of a vault for an embedder (the vault's own by default), one per process."""
-    embedder = embedder or vault_embedder(vault)
-    key = (str(vault.root), embedder.id)
+def text_vectors(corpus: Corpus, embedder: Embedder | None = None) -> TextVectors:
+    """The open vault's vector cache for an embedder (the vault's own by default), kept in
+    `corpus.kept` until the vault is closed."""
+    embedder = embedder or vault_embedder(corpus.vault)
+    key = f"text vectors:{embedder.id}"
     with _LOCK:
-        if key not in _CACHES:
+        if key not in corpus.kept:
             name = "text-vectors-" + hashlib.blake2b(embedder.id.encode(), digest_size=6).hexdigest() + ".npz"
-            _CACHES[key] = TextVectors(embedder, vault.index_dir / name)
-        return _CACHES[key]
+            corpus.kept[key] = TextVectors(embedder, corpus.vault.index_dir / name)
+        found: TextVectors = corpus.kept[key]
+        return found
 
 
 def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:

@@ -92,6 +92,11 @@ class Vault:
         """
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: ChangeListener) -> None:
+        """Stop calling a listener `on_change` registered (its owner, an open vault, was closed)."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     @contextmanager
     def batched_changes(self) -> Iterator[None]:
         """Hold change notices until the block ends, then send them as one (an import writes

@@ -196,10 +196,10 @@ def test_redact_rewriting_the_log_loses_no_line_hooks_append_meanwhile(tmp_path:
     go.touch()
     runs = 0
     while any(process.poll() is None for process in started) or runs == 0:
-        redact_vault(Vault(root), apply=True)  # each finds the lines appended since the last
+        redact_vault(Vault(root), None, apply=True)  # each finds the lines appended since the last
         runs += 1
     assert [process.wait(timeout=300) for process in started] == [0] * writers
-    redact_vault(Vault(root), apply=True)
+    redact_vault(Vault(root), None, apply=True)
     kept = kept_lines(root)
     for k in range(writers):
         assert [line for line in kept if line.startswith(f"extract w{k} ")] == [

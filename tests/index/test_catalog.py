@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from brain.errors import IndexMismatch, Remedy
 from brain.index.catalog import codec, schema
 from brain.index.catalog.catalog import SCHEMA_VERSION, Catalog
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync import reading
 from brain.index.sync.scan import scan
 from brain.index.sync.sync import index_vault, reindex_vault
@@ -38,7 +38,6 @@ EXAMPLE = REPO / "vault-example"
 def lvault(tmp_path: Path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 # ---------------------------------------------------------------- the stored parsed form
@@ -226,17 +225,18 @@ def test_corpus_reads_notes_from_the_catalog_without_parsing(tmp_path, monkeypat
     put(vault, "notes/new.md", note_text("Brand New", "text"))
     assert corpus.get("Brand New").path == "notes/new.md" and len(calls) == 1
     assert "causal_graph" not in graph
-    forget(vault.root)
 
 
 def test_corpus_sees_brain_writes_through_the_sync_hook(lvault):
     from brain.index.sync.attach import attach
+    from brain.index.vault_index import VaultIndex
 
     put(lvault, "notes/a.md", note_text("A", "a"))
-    index_vault(open_index(lvault), embed=False)
-    attach(lvault)
+    vault_index = VaultIndex(lvault)
+    index = vault_index.open()
+    index_vault(index, embed=False)
+    attach(lvault, vault_index)
     lvault.write("notes/b.md", note_text("B", "b"), create=True)
-    index = open_index(lvault)
     assert "notes/b.md" in index.catalog.stamps()  # at once, before any scan
     lvault.move("notes/b.md", "archive/b.md")
     assert "archive/b.md" in index.catalog.stamps() and "notes/b.md" not in index.catalog.stamps()
@@ -279,19 +279,21 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     from brain.vault.vault import Vault
     from brain.index.engine import open_index
+    from brain.index.vault_index import VaultIndex
     from brain.index.sync.attach import attach
     from brain.index.sync.sync import index_vault
     vault = Vault(Path(sys.argv[1]))
     role = sys.argv[2]
     if role == "writer":
-        attach(vault)
+        attach(vault, VaultIndex(vault))
         for n in range(40):
             vault.write(f"w/{sys.argv[3]}-{n}.md", f"---\\ntitle: W{sys.argv[3]}{n}\\n---\\nwords {n}\\n")
             if n % 10 == 0:
                 vault.delete(f"seed/s{n + (5 if sys.argv[3] == 'y' else 0)}.md")
     else:
+        index = open_index(vault)
         for _ in range(4):
-            index_vault(open_index(vault))
+            index_vault(index)
             time.sleep(0.05)
     """
 )

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.search.service import search
 from brain.vault.vault import Vault
@@ -18,20 +16,13 @@ from tests.conftest import REPO, lexical_vault
 EXAMPLE = REPO / "vault-example"
 
 
-@pytest.fixture
-def vault(tmp_path, chroma_server):
+def test_vectors_live_on_the_server(tmp_path, chroma_server):
     vault = lexical_vault(tmp_path / "vault")
-    open_index(vault, chroma_url=chroma_server)
-    yield vault
-    forget(vault.root)
-
-
-def test_vectors_live_on_the_server(vault, chroma_server):
+    index = open_index(vault, chroma_url=chroma_server)
     (vault.root / "notes").mkdir(exist_ok=True)
     (vault.root / "notes/a.md").write_text("---\ntitle: A\n---\nserver side words\n")
-    report = index_vault(open_index(vault))
+    report = index_vault(index)
     assert report.embed.embedded == 1
-    index = open_index(vault)
     assert index.vectors.location.startswith(chroma_server) and not (vault.index_dir / "chroma").exists()
     import chromadb
 
@@ -48,7 +39,6 @@ def test_meaning_on_the_server_with_the_real_model(tmp_path, chroma_server):
     vault = Vault(root)
     index = open_index(vault, chroma_url=chroma_server)
     assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx"
-    index_vault(open_index(vault))
-    hits = search(open_index(vault), "smartphone sign-in safety", limit=2)
+    index_vault(index)
+    hits = search(index, "smartphone sign-in safety", limit=2)
     assert hits[0].path == "decisions/ADR-002 OAuth2 Authorization Code with PKCE for Mobile.md"
-    forget(vault.root)

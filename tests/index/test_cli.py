@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from tests.conftest import REPO, lexical_vault, note_text, put, run_brain
 
 
@@ -37,7 +37,6 @@ def vault(tmp_path):
     )
     put(vault, "patterns/p.md", note_text("PATTERN-jitter", "## Action\nAdd jitter to cache expiry.", type="pattern"))
     yield vault
-    forget(vault.root)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from brain.cli.progress import Bar, clock, progress_line
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync import embedding
 from brain.index.sync.sync import index_vault
 from tests.conftest import lexical_vault, note_text, put, run_brain
@@ -31,7 +31,6 @@ class Counting(LexicalFallbackEmbedder):
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 def three_sections(vault, count: int) -> None:
@@ -42,9 +41,9 @@ def three_sections(vault, count: int) -> None:
 
 def test_progress_counts_chunks(vault):
     three_sections(vault, 4)  # 4 notes x 3 sections
-    open_index(vault, embedder=Counting())
+    index = open_index(vault, embedder=Counting())
     calls: list[tuple[str, int, int]] = []
-    index_vault(open_index(vault), progress=lambda *call: calls.append(call))
+    index_vault(index, progress=lambda *call: calls.append(call))
     assert calls == [
         ("notes", 0, 4),
         ("notes", 4, 4),
@@ -57,9 +56,9 @@ def test_progress_counts_chunks(vault):
 
 def test_progress_follows_each_batch_of_the_model(vault, real_embedder):
     three_sections(vault, 12)  # 36 chunks: batches of 32 and 4
-    open_index(vault, embedder=real_embedder)
+    index = open_index(vault, embedder=real_embedder)
     calls: list[tuple[str, int, int]] = []
-    report = index_vault(open_index(vault), progress=lambda *call: calls.append(call))
+    report = index_vault(index, progress=lambda *call: calls.append(call))
     assert report.embed.embedded == 36
     assert [call for call in calls if call[0] == "embedding"] == [
         ("embedding", 0, 36),
@@ -72,15 +71,15 @@ def test_an_interrupted_index_goes_on_where_it_stopped(vault, monkeypatch):
     monkeypatch.setattr(embedding, "WINDOW", 6)  # windows of two notes (3 chunks each)
     three_sections(vault, 10)  # 30 chunks in 5 windows
     embedder = Counting()
-    open_index(vault, embedder=embedder)
+    index = open_index(vault, embedder=embedder)
 
     def stop_in_the_third_window(stage: str, done: int, total: int) -> None:
         if stage == "embedding" and done >= 18:
             raise KeyboardInterrupt  # what Ctrl-C raises
 
     with pytest.raises(KeyboardInterrupt):
-        index_vault(open_index(vault), progress=stop_in_the_third_window)
-    catalog = open_index(vault).catalog
+        index_vault(index, progress=stop_in_the_third_window)
+    catalog = index.catalog
     assert len(embedder.texts) == 18  # the model ran three windows
     assert catalog.embedded_chunk_count() == 12  # two were written; the third was lost with the stop
     assert len(catalog.pending_vectors()) == 6
@@ -90,11 +89,11 @@ def test_an_interrupted_index_goes_on_where_it_stopped(vault, monkeypatch):
     assert "0 files changed and 6 notes without vectors since the last index" in status.output
 
     embedder.texts.clear()
-    report = index_vault(open_index(vault))
+    report = index_vault(index)
     assert report.embed.embedded == len(embedder.texts) == 18  # the rest, nothing twice
     assert report.embed.notes == 6
     assert catalog.embedded_chunk_count() == catalog.chunk_count() == 30
-    assert open_index(vault).vectors.count() == 30
+    assert index.vectors.count() == 30
     status = run_brain("status", "--vault", str(vault.root))
     assert "vectors   30 chunks in " in status.output
 

@@ -11,7 +11,7 @@ import pytest
 
 from brain.index.catalog.failures import Candidates, FailureSeen, candidates
 from brain.index.catalog.schema import CATALOG_FILE
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.index.watch.watch import Watcher
 from tests.conftest import TRANSCRIPTS, lexical_vault, run_brain
@@ -47,7 +47,6 @@ SEEN = FailureSeen(
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 def seen(vault) -> list[FailureSeen] | None:
@@ -138,7 +137,6 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
 def test_a_catalog_of_the_schema_before_gets_them_at_its_next_scan(vault):
     (vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md").write_text(EPISODE)
     index_vault(open_index(vault), embed=False)
-    forget(vault.root)
     db = sqlite3.connect(vault.index_dir / CATALOG_FILE)
     db.execute("DROP TABLE failures")
     db.execute("DROP TABLE failure_terms")

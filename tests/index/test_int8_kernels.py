@@ -15,7 +15,7 @@ from brain.index.embedders import model_files
 from brain.index.embedders.embedders import OnnxMiniLMEmbedder, load_embedder, query_vector
 from brain.index.embedders.int8_kernels import BUILD_VERSION, int8_files
 from brain.index.embedders.model_cache import file_sha256
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.search.service import search
 from tests.conftest import init_vault, note_text, put
@@ -146,7 +146,6 @@ def test_vectors_of_the_float_graph_name_both_ways_on(tmp_path: Path, cache: Pat
     put(vault, "notes/a.md", note_text("A", "retries need an idempotency key"))
     config.write_text(config.read_text().replace('embedder = "default"', 'embedder = "minilm-float"'))
     index_vault(open_index(vault))
-    forget(vault.root)
     config.write_text(config.read_text().replace('embedder = "minilm-float"', 'embedder = "default"'))
     with pytest.raises(IndexMismatch) as refused:
         search(open_index(vault), "idempotency", mode="vector")
@@ -155,4 +154,3 @@ def test_vectors_of_the_float_graph_name_both_ways_on(tmp_path: Path, cache: Pat
         "'all-MiniLM-L6-v2:int8-rows-onnx'; reindex the vault to rebuild them (or keep them: "
         'embedder = "minilm-float" under [index] in .brain/config.toml runs the model as it made them)'
     )
-    forget(vault.root)

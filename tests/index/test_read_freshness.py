@@ -4,10 +4,11 @@ paths file events report (index/watch/fresh.py). Every change made before a read
 from __future__ import annotations
 
 import os
+from contextlib import closing
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import Follower, open_index
 from brain.index.sync.sync import index_vault
 from brain.index.watch import fresh
 from brain.index.watch.watch import Watcher
@@ -21,28 +22,40 @@ def vault(tmp_path, monkeypatch):
     monkeypatch.setattr(fresh, "TRACK_AFTER_SECONDS", 0.0)  # ... and at once
     vault = lexical_vault(tmp_path / "vault")
     put(vault, "notes/first.md", note_text("First", "the first note"))
-    index_vault(open_index(vault), embed=False)
-    yield vault
-    fresh.stop_tracking()
-    forget(vault.root)
+    with closing(open_index(vault)) as index:
+        index_vault(index, embed=False)
+    return vault
+
+
+@pytest.fixture
+def corpus(vault):
+    """A long-lived reader of the vault; closing it stops its tracker (as a process's exit does)."""
+    reader = Corpus(vault)
+    yield reader
+    reader.close()
 
 
 def titles(corpus: Corpus) -> list[str]:
     return sorted(note.title for note in corpus.notes())
 
 
-def test_a_one_shot_read_starts_no_tracker_and_a_second_read_does(vault):
-    corpus = Corpus(vault)
-    assert titles(corpus) == ["First"]
-    assert str(vault.root) not in fresh._trackers
-    assert titles(corpus) == ["First"]
-    assert fresh._trackers[str(vault.root)].alive()
+def tracker(corpus: Corpus) -> Follower | None:
+    """The file-event follower the corpus's index started, if any (nothing is opened to look)."""
+    index = corpus.vault_index.is_open()
+    return index.reads.tracker if index is not None else None
 
 
-def test_every_change_made_just_before_a_tracked_read_is_seen(vault):
-    corpus = Corpus(vault)
+def test_a_one_shot_read_starts_no_tracker_and_a_second_read_does(corpus):
+    assert titles(corpus) == ["First"]
+    assert tracker(corpus) is None
+    assert titles(corpus) == ["First"]
+    found = tracker(corpus)
+    assert found is not None and found.alive()
+
+
+def test_every_change_made_just_before_a_tracked_read_is_seen(vault, corpus):
     titles(corpus), titles(corpus)  # the second read starts the tracker
-    assert str(vault.root) in fresh._trackers
+    assert tracker(corpus) is not None
     for round_ in range(30):  # no sleep between the write and the read: the marker orders them
         put(vault, "notes/first.md", note_text("First", f"body {round_}"))
         assert corpus.get("First").body.strip().endswith(f"body {round_}")
@@ -56,55 +69,54 @@ def test_every_change_made_just_before_a_tracked_read_is_seen(vault):
     assert corpus.get("Second").path == "moved/second.md"
 
 
-def test_a_one_shot_command_reading_twice_in_a_moment_starts_no_tracker(vault, monkeypatch):
+def test_a_one_shot_command_reading_twice_in_a_moment_starts_no_tracker(corpus, monkeypatch):
     """A CLI call or a hook reads its vault more than once in a fraction of a second: a tracker (watchdog,
     two threads, a kernel watch per folder) would cost it more than its stat scans."""
     monkeypatch.setattr(fresh, "TRACK_AFTER_SECONDS", 1.0)  # the default
-    corpus = Corpus(vault)
     for _ in range(3):
         titles(corpus)
-    assert str(vault.root) not in fresh._trackers
-    fresh._first_read[str(vault.root)] -= 1.0  # the process has been reading this vault for a second
+    assert tracker(corpus) is None
+    reads = corpus.open_index().reads
+    assert reads.first is not None
+    reads.first -= 1.0  # the process has been reading this vault for a second
     titles(corpus)
-    assert fresh._trackers[str(vault.root)].alive()
+    found = tracker(corpus)
+    assert found is not None and found.alive()
 
 
-def test_a_small_vault_is_not_followed(vault, monkeypatch):
+def test_a_small_vault_is_not_followed(corpus, monkeypatch):
     monkeypatch.setattr(fresh, "TRACK_FROM_SCAN_MS", 5.0)  # the default: a one-note vault scans in well under that
-    corpus = Corpus(vault)
     for _ in range(3):
         titles(corpus)
-    assert str(vault.root) not in fresh._trackers
+    assert tracker(corpus) is None
 
 
-def test_reads_stay_right_when_the_tracker_stops(vault):
-    corpus = Corpus(vault)
+def test_reads_stay_right_when_the_tracker_stops(vault, corpus):
     titles(corpus), titles(corpus)
-    fresh._trackers[str(vault.root)].stop()
+    found = tracker(corpus)
+    assert found is not None
+    found.stop()
     put(vault, "notes/third.md", note_text("Third", "after the observer stopped"))
     assert titles(corpus) == ["First", "Third"]  # a dead tracker means a full scan
 
 
-def test_a_tracker_takes_no_lock_so_brain_watch_can_start_beside_it(vault):
-    corpus = Corpus(vault)
+def test_a_tracker_takes_no_lock_so_brain_watch_can_start_beside_it(vault, corpus):
     titles(corpus), titles(corpus)
-    with Watcher(open_index(vault), embed=False) as watcher:
+    with closing(open_index(vault)) as other, Watcher(other, embed=False) as watcher:
         put(vault, "notes/fourth.md", note_text("Fourth", "while watched"))
         assert watcher.wait_idle()
         assert titles(corpus) == ["First", "Fourth"]
 
 
-def test_the_marker_files_leave_nothing_behind(vault):
-    corpus = Corpus(vault)
+def test_the_marker_files_leave_nothing_behind(vault, corpus):
     for _ in range(5):
         titles(corpus)
-    assert not [name for name in os.listdir(open_index(vault).dir) if name.startswith("fresh-")]
+    assert not [name for name in os.listdir(vault.index_dir) if name.startswith("fresh-")]
 
 
-def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
+def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault, corpus):
     """The corpus reloads only changed rows, patches its resolver, and the catalog patches its
     stamps after its own writes: each must end where a fresh start would."""
-    corpus = Corpus(vault)
     calls: list[str] = []
 
     def title_of(note):
@@ -118,7 +130,8 @@ def test_after_each_kind_of_change_a_long_lived_corpus_matches_a_new_one(vault):
         ]
         for note in fresh_corpus.notes():
             assert corpus.get(note.title).path == note.path
-        index = open_index(vault)
+        fresh_corpus.close()
+        index = corpus.open_index()
         from brain.index.catalog.catalog import Catalog
 
         assert index.catalog.stamps() == Catalog(index.catalog.path).stamps()
@@ -155,12 +168,14 @@ def test_a_following_server_sees_a_change_made_just_before_its_read(vault):
     from brain.index.watch.watch import follow
     from brain.memory.search.service import search
 
-    watcher = follow(vault, embed=False)
+    index = open_index(vault)
+    watcher = follow(index, embed=False)
     assert watcher is not None and watcher.caught_up.wait(30)
     try:
         for round_ in range(10):
             put(vault, "notes/first.md", note_text("First", f"zebra{round_} grazing"))
-            hits = search(open_index(vault), f"zebra{round_}", mode="text")
+            hits = search(index, f"zebra{round_}", mode="text")
             assert [hit.path for hit in hits] == ["notes/first.md"]
     finally:
         watcher.stop()
+        index.close()

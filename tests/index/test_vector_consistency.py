@@ -10,17 +10,16 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import update_paths
 from brain.index.vectors.identity import collection_name, is_copy, vault_identity
 from brain.index.vectors.vectors import STAMP_KEY, record_id
 from brain.memory.search.service import search
 from brain.vault.vault import Vault
-from tests.conftest import lexical_vault, note_text, put, run_brain
+from tests.conftest import REPO, lexical_vault, note_text, put, run_brain
 
 
 @pytest.fixture
@@ -30,7 +29,6 @@ def vault(tmp_path):
     put(vault, "notes/b.md", note_text("B", "gamma words"))
     assert "3 chunks embedded" in brain(vault, "index")
     yield vault
-    forget(vault.root)
 
 
 def brain(vault: Vault, *args: str) -> str:
@@ -59,7 +57,6 @@ def assert_repaired(vault: Vault, lost: int, embedded: int) -> None:
 
 
 def test_a_deleted_vector_store_is_reported_and_embedded_again(vault):
-    forget(vault.root)  # close this process's embedded Chroma before its folder goes
     shutil.rmtree(vault.index_dir / "chroma")
     assert status_line(vault).startswith(
         "index     the vector store lacks 3 of 3 chunks (2 notes); run `brain index` to repair it"
@@ -102,7 +99,6 @@ def test_records_the_catalog_does_not_know_are_dropped(vault):
 
 
 def test_a_changed_vault_id_finds_its_collection_empty_and_refills_it(vault):
-    forget(vault.root)
     (vault.brain_dir / "vault-id").write_text("someone-else-0123456789\n")
     assert status_line(vault).startswith("index     the vector store lacks 3 of 3 chunks (2 notes)")
     assert_repaired(vault, 3, 3)
@@ -130,7 +126,7 @@ client.get_collection(sys.argv[2]).delete(ids=sys.argv[3:])
 
 
 def python(script: str, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(Path(forget.__code__.co_filename).parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -170,7 +166,6 @@ def lose_a_record_elsewhere(vault: Vault) -> None:
     a_id = index.catalog.db.execute("SELECT id FROM notes WHERE path = 'notes/a.md'").fetchone()[0]
     chunk = next(chunk for note, chunk in index.catalog.chunk_ids() if note == a_id)
     name = index.vectors.name
-    forget(vault.root)  # this process's embedded Chroma is closed: the other process writes alone
     python(RAW_DELETE, str(vault.index_dir / "chroma"), name, record_id(a_id, chunk))
 
 
@@ -233,15 +228,12 @@ def test_a_copied_vault_gets_its_own_collection_and_a_moved_one_keeps_its_vector
         open_index(vault).vectors.other_collection("runs").name for vault in (original, copy)
     }  # recorded runs' vectors too
     assert runs == {collection_name(original.root, "runs"), collection_name(copy.root, "runs")} and len(runs) == 2
-    forget(copy.root)
 
-    forget(original.root)
     moved = Vault(tmp_path / "moved")
     shutil.move(original.root, moved.root)
     assert status_line(moved).startswith("index     up to date")
     assert vault_identity(moved.root) == identity
     assert "0 chunks embedded, 0 unchanged, 0 deleted" in brain(moved, "index")
-    forget(moved.root)
 
 
 def test_a_moved_vault_keeps_its_vectors(tmp_path):
@@ -250,10 +242,8 @@ def test_a_moved_vault_keeps_its_vectors(tmp_path):
     put(first, "notes/a.md", "# Alpha\n\nquartz lattice resonance\n")
     assert run_brain("index", "--vault", str(first.root)).exit_code == 0
     before = collection_name(first.root, "lexical")
-    forget(first.root)
     moved = tmp_path / "after"
     first.root.rename(moved)
     hits = search(open_index(Vault(moved)), "quartz lattice resonance", mode="vector")
-    forget(moved)
     assert [hit.path for hit in hits] == ["notes/a.md"]
     assert collection_name(moved, "lexical") == before  # the same vectors, nothing re-embedded

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from brain.index.engine import forget
 from brain.index.vectors.segments import clear_unused_capacity
 from tests.conftest import lexical_vault, note_text, put, run_brain
 from tests.helpers.disk_faults import brain as disk_brain
@@ -29,7 +28,6 @@ from tests.helpers.hnsw_files import FREED, HEADER, past_elements, plant_freed, 
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 def _disk_bytes(folder: Path) -> int:
@@ -133,7 +131,6 @@ def test_writers_killed_mid_batch_on_a_small_disk_never_grow_the_store_past_its_
         assert [segment["in_bounds"] for segment in doctor["vectors"]] == [True]
         found = disk_brain("search", "orchard 7 round 12", "--mode", "vector", "--limit", "1", "--vault", root)
         assert " 1. Note 7  [note]  notes/n7.md" in found.stdout
-        forget(vault.root)
 
 
 NOTES = 300

@@ -10,7 +10,7 @@ import pytest
 
 from brain.errors import IndexMismatch, Remedy
 from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault, reindex_vault
 from brain.index.vectors.identity import collection_name
 from brain.memory.search.service import search
@@ -33,42 +33,38 @@ class Counting(LexicalFallbackEmbedder):
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 def test_only_changed_chunks_are_embedded(vault):
     embedder = Counting()
-    open_index(vault, embedder=embedder)
+    index = open_index(vault, embedder=embedder)
     put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part\n## Three\nthird part"))
     put(vault, "notes/b.md", note_text("B", "## One\nother note"))
-    first = index_vault(open_index(vault))
+    first = index_vault(index)
     assert first.embed.embedded == len(embedder.texts) == 4  # a: One, Two, Three; b: One
     embedder.texts.clear()
-    assert index_vault(open_index(vault)).embed.embedded == 0 and embedder.texts == []
+    assert index_vault(index).embed.embedded == 0 and embedder.texts == []
     put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part, edited\n## Three\nthird part"))
-    report = index_vault(open_index(vault))
+    report = index_vault(index)
     assert report.embed.embedded == 1 and report.embed.kept == 2 and report.embed.deleted == 1
     assert len(embedder.texts) == 1 and "edited" in embedder.texts[0]
 
 
 def test_a_different_embedder_is_refused_with_a_reindex_hint(vault):
     put(vault, "notes/a.md", note_text("A", "alpha words"))
-    open_index(vault, embedder=LexicalFallbackEmbedder())
     index_vault(open_index(vault))
-    open_index(vault, embedder=LexicalFallbackEmbedder(dim=128))  # another id: lexical-hash-v1:128
+    index = open_index(vault, embedder=LexicalFallbackEmbedder(dim=128))  # another id: lexical-hash-v1:128
     with pytest.raises(IndexMismatch) as refused:
-        search(open_index(vault), "alpha", mode="vector")
+        search(index, "alpha", mode="vector")
     assert refused.value.remedies == (Remedy("reindex"),)
     with pytest.raises(IndexMismatch) as refused:
-        index_vault(open_index(vault))
+        index_vault(index)
     assert refused.value.remedies == (Remedy("reindex"),)
-    assert [hit.path for hit in search(open_index(vault), "alpha", mode="text")] == [
-        "notes/a.md"
-    ]  # words need no vectors
-    report = reindex_vault(open_index(vault))
+    assert [hit.path for hit in search(index, "alpha", mode="text")] == ["notes/a.md"]  # words need no vectors
+    report = reindex_vault(index)
     assert report.embed.embedded == 1
-    assert [hit.path for hit in search(open_index(vault), "alpha", mode="vector")] == ["notes/a.md"]
-    names = [c if isinstance(c, str) else c.name for c in open_index(vault).vectors._client.list_collections()]
+    assert [hit.path for hit in search(index, "alpha", mode="vector")] == ["notes/a.md"]
+    names = [c if isinstance(c, str) else c.name for c in index.vectors._client.list_collections()]
     assert names == [collection_name(vault.root, "lexical-hash-v1:128")]  # the old embedder's collection is gone
 
 
@@ -112,14 +108,14 @@ def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
     from brain.memory.search.service import search_report
 
     embedder = Counting()
-    open_index(vault, embedder=embedder)
+    index = open_index(vault, embedder=embedder)
     put(vault, "notes/a.md", note_text("A", "## One\nfirst part\n## Two\nsecond part"))
     put(vault, "notes/b.md", note_text("B", "## One\nother note"))
     for note in range(2, 120):  # over search's embed-at-once budget: the rest waits for `brain index`
         put(vault, f"notes/n{note}.md", note_text(f"N{note}", f"## One\nfiller {note}"))
-    index_vault(open_index(vault))
-    assert open_index(vault).catalog.get_meta(CHUNKING_KEY) == chunking.CHUNKING_VERSION
-    forget(vault.root)
+    index_vault(index)
+    assert index.catalog.get_meta(CHUNKING_KEY) == chunking.CHUNKING_VERSION
+    index.close()  # the next brain opens it anew
     later = str(int(chunking.CHUNKING_VERSION) + 1)
 
     # the next brain embeds a note's first section with a marker: only a's and b's "One" chunks change
@@ -144,5 +140,4 @@ def test_vectors_of_another_chunking_version_are_made_again(vault, monkeypatch):
     assert index.catalog.pending_vectors() == [] and report.embed.notes == 120
     assert sorted(embedder.texts) == ["v2 A: One\nfirst part", "v2 B: One\nother note"]
     assert report.embed.embedded == 2 and report.embed.deleted == 2 and report.embed.kept == 119
-    forget(vault.root)
     assert open_index(vault, embedder=embedder).catalog.pending_vectors() == []  # the version is remembered

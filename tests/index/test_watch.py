@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.heartbeat import BEAT_FILE, STALE_SECONDS, Beat, current, write_beat
 from brain.index.sync.sync import reindex_vault
 from brain.index.watch.fresh import ignored
@@ -31,7 +31,6 @@ from tests.conftest import REPO, lexical_vault, note_text, put, run_brain, state
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 @pytest.fixture

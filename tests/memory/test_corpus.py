@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from brain.index.catalog import codec
 from brain.index.catalog.summaries import has_shape, summary_path
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.patterns.service import antipatterns, list_patterns
@@ -63,10 +64,11 @@ def test_a_long_lived_corpus_reads_by_type_as_the_files_say(steps):
     edited, retyped, removed), every read equals the files parsed afresh."""
     with tempfile.TemporaryDirectory() as folder:
         vault = lexical_vault(Path(folder) / "vault")
+        _write(vault, "a.md", "pattern", "0")
+        with closing(open_index(vault)) as index:
+            index_vault(index, embed=False)
+        corpus = Corpus(vault)
         try:
-            _write(vault, "a.md", "pattern", "0")
-            index_vault(open_index(vault), embed=False)
-            corpus = Corpus(vault)
             for (action, relative, kind, mark), read in steps:
                 if action == "write":
                     _write(vault, relative, kind, str(mark))
@@ -82,7 +84,7 @@ def test_a_long_lived_corpus_reads_by_type_as_the_files_say(steps):
                     expected = [n for n in truth if n.type == kind_read and _keep(n.header)]
                     assert corpus.select(kind_read, _keep) == expected
         finally:
-            forget(vault.root)
+            corpus.close()
 
 
 @pytest.fixture
@@ -91,7 +93,6 @@ def example(tmp_path):
     shutil.copytree(EXAMPLE, vault.root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".brain"))
     index_vault(open_index(vault), embed=False)
     yield vault
-    forget(vault.root)
 
 
 def test_select_decodes_only_the_notes_it_keeps(example, monkeypatch):
@@ -300,7 +301,6 @@ def small(tmp_path):
     _write_text(vault, "p2.md", _pattern("P2", "when x"))
     index_vault(open_index(vault), embed=False)
     yield vault
-    forget(vault.root)
 
 
 def _write_text(vault, relative: str, text: str) -> None:
@@ -378,19 +378,3 @@ def test_a_note_deleted_while_its_new_version_loads_is_gone(small, monkeypatch):
 
     _once_before(monkeypatch, "load_rows", lambda paths=None, **_: paths == ["p1.md"], deleted)
     assert [n.title for n in corpus.of_type("pattern")] == ["P2"]
-
-
-def test_closing_the_open_vault_releases_its_index(tmp_path) -> None:
-    """`brain.open` gives the one owner of a vault's state in this process; closing it (or leaving
-    its `with` block) closes the index it opened, and opening again starts anew."""
-    import brain
-    from brain.index import engine
-    from tests.conftest import lexical_vault
-
-    vault = lexical_vault(tmp_path / "vault")
-    with brain.open(vault.root) as memory:
-        index = engine.open_index(memory.vault)
-        assert engine.existing_index(memory.vault) is index
-    assert vault.root.resolve() not in engine._indexes
-    with brain.open(vault.root) as again:
-        assert engine.open_index(again.vault) is not index

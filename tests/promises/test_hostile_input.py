@@ -9,8 +9,6 @@ import json
 import pytest
 
 from brain.errors import InvalidInput
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
 from brain.markdown.depth import MAX_DEPTH, deeper_than, load_json
 from brain.markdown.edit import apply_edit, section_heading
 from brain.markdown.parse import parse_note
@@ -22,7 +20,7 @@ from brain.memory.episodes.service import decision_sequence, episode_from_data, 
 from brain.memory.notes.service import edit_note
 from brain.memory.patterns.note import pattern_from_note
 from brain.memory.patterns.service import add_pattern
-from tests.conftest import write
+from tests.conftest import use_lexical, write
 
 BOMB = (
     "---\ntitle: Bomb\n"
@@ -170,9 +168,8 @@ MESSAGE = f"frontmatter not read: the frontmatter nests more than {MAX_DEPTH} le
 
 @pytest.fixture
 def lexical(vault):
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     yield vault
-    forget(vault.root)
 
 
 def test_depth_is_measured_without_recursion():

@@ -11,12 +11,11 @@ import stat
 import pytest
 
 from brain.errors import InvalidInput, WriteConflict
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.notes.service import edit_note
 from brain.memory.patterns.service import record_pattern_evidence
 from brain.vault.note_files import MAX_NOTE_BYTES
+from tests.conftest import use_lexical
 
 CRLF_NOTE = (
     "---\r\ntitle: T\r\nstatus: open\r\ntags:\r\n  - a\r\n  - b\r\naliases:\r\n  - Tee\r\nmeta:\r\n  owner: me\r\n---\r\n"
@@ -153,9 +152,8 @@ LIMIT = f"over the {MAX_NOTE_BYTES // 2**20} MiB a note may hold (brain reads no
 
 @pytest.fixture
 def lexical(vault):
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     yield vault
-    forget(vault.root)
 
 
 def one_line(result) -> str:

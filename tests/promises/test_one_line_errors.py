@@ -13,17 +13,9 @@ import pytest
 from filelock import FileLock
 
 from brain.index import engine
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
-from tests.conftest import DATA, write
+from tests.conftest import DATA, use_lexical, write
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
-
-
-@pytest.fixture(autouse=True)
-def _forget_indexes(vault):
-    yield
-    forget(vault.root)
 
 
 def _config(vault, body: str) -> None:
@@ -61,7 +53,6 @@ def test_invalid_config_values_are_one_line_errors(vault, brain, body, parts):
 
 def test_an_index_lock_held_too_long_is_a_one_line_error(vault, brain, monkeypatch):
     brain("index", "--no-embed")
-    forget(vault.root)
     monkeypatch.setattr(engine, "LOCK_TIMEOUT", 0.2)
     with FileLock(str(vault.index_dir / "index.lock")):
         write(vault, "notes/a.md", "# A\n")
@@ -72,7 +63,6 @@ def test_a_second_watcher_is_refused_at_once(vault, brain):
     """Refused before it indexes anything (it used to run a full index, then die on a lock's traceback)."""
     brain("index", "--no-embed")
     write(vault, "notes/new.md", "# New\n")
-    forget(vault.root)
     with FileLock(str(vault.index_dir / "watch.lock")):
         one_line(brain("watch", "--no-embed"), "already watching", str(vault.root))
     status = brain("status", "--json")
@@ -90,9 +80,7 @@ def test_an_unreachable_chroma_server_is_named_not_silently_empty(vault, brain):
     url = _dead_url()
     write(vault, "notes/a.md", "# Alpha\n\nsome words about alpha\n")
     one_line(brain("index", "--chroma-url", url), url, "Chroma server")
-    forget(vault.root)
     brain("index", "--no-embed")
-    forget(vault.root)
     _config(vault, f'embedder = "lexical"\nchroma_url = "{url}"')
     one_line(brain("search", "alpha", "--mode", "vector"), url)
 
@@ -141,9 +129,8 @@ def test_long_folder_names_and_line_breaks_in_titles(vault, brain):
 
 @pytest.fixture
 def lexical(vault):
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     yield vault
-    forget(vault.root)
 
 
 @pytest.mark.parametrize(

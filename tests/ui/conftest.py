@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from brain.index.engine import forget
 from tests.agents.test_hooks import brain_process
 from tests.agents.test_tool_failure import FIRST, SECOND, failure_input
 from tests.conftest import REPO, TRANSCRIPTS, lexical_vault, run_brain
@@ -32,7 +31,6 @@ def example_vault(tmp_path_factory) -> Path:
     root = lexical_copy(REPO / "vault-example", tmp_path_factory.mktemp("ui-example") / "vault-example")
     assert run_brain("index", "--vault", str(root)).exit_code == 0
     yield root
-    forget(root)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +52,6 @@ def lived_vault(tmp_path_factory) -> Path:
     assert done.exit_code == 0, done.output
     assert run_brain("index", "--vault", str(root)).exit_code == 0
     yield root
-    forget(root)
 
 
 def viewer_client(root: Path, *, token: str | None = None, host: str = "127.0.0.1", port: int = 8777) -> TestClient:

@@ -9,17 +9,10 @@ import os
 import pytest
 
 from brain.errors import NoteExists, UnsafePath
-from brain.index.engine import forget
 from brain.vault.note_files import Skip, SkipKind, note_files
 from tests.conftest import write
 
 NFC, NFD = "Caf\u00e9", "Cafe\u0301"
-
-
-@pytest.fixture(autouse=True)
-def _forget_indexes(vault):
-    yield
-    forget(vault.root)
 
 
 @pytest.mark.parametrize("on_disk, typed", [(NFD, NFC), (NFC, NFD)])

@@ -3,7 +3,7 @@ read, and brain's own writes.
 
 The work is done by the scan (`scan.py`: files -> catalog) and the embedding pipeline
 (`embedding.py`: catalog -> vectors); this module decides when each runs. Every function takes
-the `Index` to work on (see `engine.open_index` / `engine.existing_index`, the front door).
+the `Index` to work on (an open vault's, `engine.VaultIndex`: the front door).
 
 brain's own writes reach the index through `attach.py`, which calls `update_paths` here.
 """

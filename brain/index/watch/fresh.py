@@ -17,7 +17,7 @@ catalog as it is, the last state a writer committed (SQLite's WAL keeps it whole
 `Index.catching_up` says so until a read finds the lock free again. A busy watcher's batch is
 waited for at most `BUSY_WATCHER_WAIT`.
 
-A process starts a tracker at a read of a vault it has been reading for `TRACK_AFTER_SECONDS` or
+An `Index` handle starts a tracker at a read once it has been reading for `TRACK_AFTER_SECONDS` or
 more, when its stat scan took `TRACK_FROM_SCAN_MS` or more (a vault of a few thousand notes): a
 one-shot command (a CLI call, a hook) that reads twice in its fraction of a second never starts
 one, and starting one (watchdog, a kernel watch per folder, two threads) costs more than a small
@@ -26,6 +26,8 @@ stat scan per read. A tracker writes nothing and takes no lock (`brain watch` ca
 beside it); it only notes which paths changed. Events can be lost (a kernel queue overflow, a
 network file system whose other clients' writes raise no event), so a tracked vault still gets
 a full scan every `RESCAN_EVERY` seconds of reading, and at once if the observer has stopped.
+How the handle's reads went, and its tracker, live on the `Index` (`Index.reads`): closing it (or
+the open vault that holds it) stops the tracker.
 """
 
 from __future__ import annotations
@@ -36,12 +38,11 @@ import os
 import threading
 import time
 import warnings
-from collections import OrderedDict
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from brain.errors import IndexBusy
-from brain.index.engine import Index, warn_once
+from brain.index.engine import Follower, Index, ReadHistory, warn_once
 from brain.index.sync.scan import scan
 from brain.vault.note_files import is_note_path
 
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 TRACK_FROM_READ = 2  # the read of a vault (in this process) that may start following its file events
 TRACK_FROM_SCAN_MS = 5.0  # ... when its last full stat scan took this long
 TRACK_AFTER_SECONDS = 1.0  # ... and its first read was this long ago (a one-shot command is done by then)
-MAX_TRACKED = 8  # vaults followed at once; the least recently read one stops first
 RESCAN_EVERY = 60.0  # seconds: a tracked vault is still fully re-scanned this often
 MARKER_WAIT = 2.0  # seconds to wait for the marker's event before falling back to a full scan
 _TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", ".tmp", ".temp", ".part", ".crdownload", ".bak", ".orig")
@@ -164,12 +164,7 @@ class Tracker:
 
 
 BUSY_WATCHER_WAIT = 2.0  # seconds a read waits for a busy watcher's batch before answering as it is
-_reads: dict[str, int] = {}
-_first_read: dict[str, float] = {}  # monotonic time of each vault's first read in this process
-_unfollowable: set[str] = set()  # vaults whose events could not be had: not tried again in this process
-_scan_ms: dict[str, float] = {}  # how long the last full scan of each vault took
-_trackers: OrderedDict[str, Tracker] = OrderedDict()
-_registry = threading.Lock()
+_starting = threading.Lock()  # two threads reading one Index start one tracker
 
 
 def ensure_fresh(index: Index) -> bool:
@@ -184,10 +179,7 @@ def ensure_fresh(index: Index) -> bool:
         )
         return True
     root = str(index.vault.root)
-    with _registry:
-        tracker = _trackers.get(root)
-        if tracker is not None:
-            _trackers.move_to_end(root)
+    tracker = index.reads.tracker
     if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
         if not _apply(index, tracker):
             return True  # another process is writing: leave the rest (embedding) to it
@@ -212,7 +204,7 @@ def ensure_fresh(index: Index) -> bool:
         scan(index, wait=0)
     except IndexBusy:
         return _catching_up(index)
-    _scan_ms[root] = (time.perf_counter() - started) * 1000
+    index.reads.scan_ms = (time.perf_counter() - started) * 1000
     index.catching_up = False
     return False
 
@@ -230,12 +222,12 @@ def _catching_up(index: Index) -> bool:
 def track(index: Index) -> None:
     """Follow this vault's file events from now on (a long-lived process that knows it will read
     often, such as the MCP server, need not wait for its second read)."""
-    with _registry:
-        if str(index.vault.root) not in _trackers:
+    with _starting:
+        if index.reads.tracker is None:
             _start(index)
 
 
-def _apply(index: Index, tracker: Tracker) -> bool:
+def _apply(index: Index, tracker: Follower) -> bool:
     """Apply the changes the tracker saw; False when another process holds the index lock (the
     changes are applied at the next read)."""
     paths, full = tracker.take()
@@ -255,51 +247,38 @@ def _apply(index: Index, tracker: Tracker) -> bool:
     return True
 
 
-def _maybe_track(index: Index) -> Tracker | None:
-    root = str(index.vault.root)
-    with _registry:
-        _reads[root] = _reads.get(root, 0) + 1
-        reading_for = time.monotonic() - _first_read.setdefault(root, time.monotonic())
+def _maybe_track(index: Index) -> Follower | None:
+    reads = index.reads
+    with _starting:
+        reads.count += 1
+        if reads.first is None:
+            reads.first = time.monotonic()
         if (
-            root in _unfollowable
-            or _reads[root] < TRACK_FROM_READ
-            or _scan_ms.get(root, 0.0) < TRACK_FROM_SCAN_MS
-            or reading_for < TRACK_AFTER_SECONDS
+            reads.unfollowable
+            or reads.count < TRACK_FROM_READ
+            or reads.scan_ms < TRACK_FROM_SCAN_MS
+            or time.monotonic() - reads.first < TRACK_AFTER_SECONDS
         ):
             return None
-        return _start(index)
+        return reads.tracker or _start(index)
 
 
 def _start(index: Index) -> Tracker | None:
-    """A new tracker for the vault (the caller holds `_registry`), or None when events cannot be had."""
-    root = str(index.vault.root)
+    """A new tracker for the Index (the caller holds `_starting`), or None when events cannot be had."""
     try:
         tracker = Tracker(index)
     except Exception as error:
-        log.info("not following file events for %s (%s); reads re-stat the vault", root, error)
-        _unfollowable.add(root)
+        log.info("not following file events for %s (%s); reads re-stat the vault", index.vault.root, error)
+        index.reads.unfollowable = True
         return None
-    _trackers[root] = tracker
-    if len(_trackers) > MAX_TRACKED:
-        _trackers.popitem(last=False)[1].stop()
+    index.reads.tracker = tracker
     return tracker
 
 
-def stop_tracking(root: Path | None = None) -> None:
-    """Stop this process's tracker of one vault (or of every vault) and forget its read counts:
-    its next read scans, and following starts again from there."""
-    with _registry:
-        roots = list(_trackers) if root is None else [str(root)]
-        for key in roots:
-            tracker = _trackers.pop(key, None)
-            if tracker is not None:
-                tracker.stop()
-        if root is None:
-            _reads.clear()
-            _first_read.clear()
-            _scan_ms.clear()
-            _unfollowable.clear()
-        else:
-            _reads.pop(str(root), None)
-            _first_read.pop(str(root), None)
-            _scan_ms.pop(str(root), None)
+def stop_tracking(index: Index) -> None:
+    """Stop following the vault's file events for this Index and forget how its reads went: its next
+    read scans, and following starts again from there."""
+    tracker = index.reads.tracker
+    if tracker is not None:
+        tracker.stop()
+    index.reads = ReadHistory()

@@ -28,13 +28,12 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from brain.errors import IndexBusy
-from brain.index.engine import Index, existing_index
+from brain.index.engine import Index
 from brain.index.heartbeat import BEAT_SECONDS, Beat, clear_beat, write_beat
 from brain.index.sync.embedding import embed_pending
 from brain.index.sync.scan import scan
 from brain.index.sync.sync import index_vault, update_paths
 from brain.index.watch.fresh import event_paths, track
-from brain.vault.vault import Vault
 
 DEBOUNCE = 0.3
 MAX_DELAY = 2.0
@@ -240,17 +239,13 @@ class Watcher:
                     log.exception("on_batch callback failed")
 
 
-def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
-    """Keep this vault's index current from file events for the life of this process (the MCP
-    server does this), so its reads never stat every file, and track the events for this
-    process's reads (fresh.track). No watcher when the vault has no index yet or another
-    process already watches it. The catch-up index
-    run happens on a background thread: the caller never waits for it."""
+def follow(index: Index, *, embed: bool = True) -> Watcher | None:
+    """Keep this index current from file events while it is open (the MCP server does this), so
+    its reads never stat every file, and track the events for its reads (fresh.track). No watcher
+    when another process already watches the vault. The catch-up index run happens on a background
+    thread: the caller never waits for it."""
     from filelock import Timeout
 
-    index = existing_index(vault)
-    if index is None:
-        return None
     track(index)  # and reads re-check what changed before them at once, not after the watcher's debounce
     if index.watcher_alive() or index.read_only:  # a read-only index is read as it is, never kept current
         return None
@@ -263,7 +258,7 @@ def follow(vault: Vault, *, embed: bool = True) -> Watcher | None:
             watcher._observer.stop()
         except Exception as error:
             watcher._observer.stop()
-            log.warning("not following file events for %s: %s", vault.root, error)
+            log.warning("not following file events for %s: %s", index.vault.root, error)
 
     threading.Thread(target=start, name="brain-follow", daemon=True).start()
     return watcher

@@ -75,7 +75,9 @@ def doctor(
     corpus = memory.corpus
     fixed = [finished_move_line(memory.finished_move)] if memory.finished_move else []
     fixed += (fix_history(memory.vault) + fix_fact_safety(corpus)) if fix else []
-    index_findings = check_index(memory.vault)  # before reading the notes, which brings the catalog up to date
+    index_findings = check_index(
+        memory.vault, memory.existing_index()
+    )  # before reading the notes, which brings the catalog up to date
     findings = (
         check_history(memory.vault)
         + check_notes(corpus)
@@ -85,7 +87,7 @@ def doctor(
         + index_findings
     )
     usage = history_usage(memory.vault)
-    found_segments = vector_segments(memory.vault)
+    found_segments = vector_segments(memory.existing_index())
     if as_json:
         emit_json(
             {
@@ -128,7 +130,8 @@ def redact(
     from brain.memory.sessions.scrub import redact_vault
     from brain.memory.sessions.view import redaction_json, redaction_lines
 
-    found = redact_vault(open_vault(vault).vault, apply=not dry_run)
+    memory = open_vault(vault)
+    found = redact_vault(memory.vault, memory.existing_index(), apply=not dry_run)
     if as_json:
         emit_json(redaction_json(found))
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from brain.markdown.model import Note
 from brain.markdown.summary import causes_named
@@ -18,6 +19,9 @@ from brain.memory.tips.note import tip_from_note
 from brain.plain import counted
 from brain.vault.note_files import SkipKind, other_files
 from brain.vault.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.engine import Index
 
 
 class _Attachments:
@@ -125,18 +129,18 @@ _SKIP_FIXES = {
 }
 
 
-def check_index(vault: Vault) -> list[Finding]:
+def check_index(vault: Vault, index: Index | None) -> list[Finding]:
     """Files left out of the index, and an index that lags behind the files or the embedder."""
     from brain.index.status import (
         index_status,  # the index package loads only for doctor
         vector_segments,
     )
 
-    status = index_status(vault, with_embedder=False)
+    status = index_status(vault, index, with_embedder=False)
     findings = []
     for path, skip in sorted(status.skipped.items()):
         findings.append(Finding("skipped", path, skip.reason, _SKIP_FIXES[skip.kind]))
-    for segment in vector_segments(vault):
+    for segment in vector_segments(index):
         if not segment.in_bounds:
             findings.append(
                 Finding(
@@ -186,10 +190,8 @@ def check_index(vault: Vault) -> list[Finding]:
                 "run `brain index` to drop them",
             )
         )
-    if status.vectors_embedder:
-        from brain.index.engine import open_index
-
-        embedder = open_index(vault).embedder  # the vault has an index: status.indexed
+    if status.vectors_embedder and index is not None:
+        embedder = index.embedder
         if embedder.id != status.vectors_embedder:
             findings.append(
                 Finding(

@@ -1,6 +1,6 @@
 """Everything facts ask of the search index, in one place: similarity to a query, and purging swept notes.
 
-Only the index's public functions are used (`open_index`, `search.freshen`, `sync.scan`,
+Only the index's public functions are used (the open vault's `Index`, passed in; `search.freshen`, `sync.scan`,
 the catalog, lock and vector store of an `Index`, and the store's exact in-memory copy
 `matrix()`), so a change in how the index is opened touches this module alone. A vault without an index is fine: similarity falls back to word overlap,
 and a purge has only files to remove.
@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
     from brain.index.catalog.catalog import Catalog
@@ -38,22 +36,12 @@ class Purged:
     log_truncated: bool = True  # False: another process kept reading; old pages wait in the catalog's WAL
 
 
-def _index(vault: Vault) -> Index | None:
-    from brain.index.catalog.catalog import CATALOG_FILE
-
-    if not (vault.index_dir / CATALOG_FILE).is_file():
-        return None
-    from brain.index.engine import open_index
-
-    return open_index(vault)
-
-
 def words(text: str) -> set[str]:
     return {word for word in _WORD.findall(text.lower()) if len(word) > 1}
 
 
 def similarity(
-    vault: Vault, query: str, paths: Sequence[str], text_of: Callable[[int], str]
+    index: Index | None, query: str, paths: Sequence[str], text_of: Callable[[int], str]
 ) -> tuple[np.ndarray, str, int]:
     """Similarity (0..1) to the query of each candidate note (`paths[i]`), where it came from, and
     how many candidates still wait for their vectors (their similarity counts as 0).
@@ -64,7 +52,6 @@ def similarity(
     that has not embedded it) is embedded first when the notes waiting are few, as a search
     embeds a small change. Else: the share of the query's words the fact holds (`text_of(i)`).
     """
-    index = _index(vault)
     if index is not None and index.has_vectors():
         from brain.memory.search.service import freshen
 
@@ -160,7 +147,7 @@ def _best_chunks(matrix: ChunkMatrix, query: Sequence[float], ids: np.ndarray) -
 
 
 @contextmanager
-def held(vault: Vault) -> Iterator[None]:
+def held(index: Index | None) -> Iterator[None]:
     """Hold the index lock (when there is an index) across a batch of file changes and their purge:
     another process (a watcher, a reader's scan) that sees the files change waits, then finds the
     catalog already current.
@@ -173,20 +160,18 @@ def held(vault: Vault) -> Iterator[None]:
     down, both waiting on the file system's journal. They
     run beside the catalog's VACUUM instead (`purge`).
     """
-    index = _index(vault)
     if index is None:
         yield
         return
     from brain.index.watch.fresh import stop_tracking
 
-    stop_tracking(vault.root)
+    stop_tracking(index)
     with index.locked():
         yield
 
 
-def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
+def note_ids(index: Index | None, paths: Sequence[str]) -> dict[str, int]:
     """The catalog ids of these notes (taken before they are deleted, to purge what they left)."""
-    index = _index(vault)
     if index is None:
         return {}
     stamps = index.catalog.stamps()
@@ -194,7 +179,11 @@ def note_ids(vault: Vault, paths: Sequence[str]) -> dict[str, int]:
 
 
 def purge(
-    vault: Vault, deleted: Sequence[str], changed: Sequence[str], ids: dict[str, int], progress: Progress | None = None
+    index: Index | None,
+    deleted: Sequence[str],
+    changed: Sequence[str],
+    ids: dict[str, int],
+    progress: Progress | None = None,
 ) -> Purged:
     """Forget deleted notes (`ids` from `note_ids`, before the deletion) in every derived store, leaving
     no copy of their text behind, and take in notes the deletion changed (relinked neighbours).
@@ -213,7 +202,6 @@ def purge(
     Chroma's delete runs on a thread beside it (`VectorStore.deleting`; both work without
     Python's lock); not beside the file work before the purge (see `held`).
     """
-    index = _index(vault)
     if index is None or not (deleted or changed):
         return Purged(0, 0, index is not None)
     from brain.index.sync.scan import scan
@@ -277,9 +265,8 @@ def _truncate_log(catalog: Catalog) -> bool:
     return not busy
 
 
-def truncate_log(vault: Vault) -> bool:
+def truncate_log(index: Index | None) -> bool:
     """`_truncate_log` for a vault's catalog (a sweep with nothing due tries again what the last one could not)."""
-    index = _index(vault)
     if index is None:
         return True
     with index.locked():

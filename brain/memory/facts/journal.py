@@ -22,7 +22,7 @@ stops a recall: the next append sets it aside in `.brain/journal/torn/` (kept, r
 `brain doctor`) and chains after the last good record.
 
 The appending, the lock and the rewrite are `brain.vault.append_log`'s; the chain, the anchor, the
-torn end set aside and the cached end (`_tails`) are the journal's own.
+torn end set aside and the end an open vault remembers (`JournalEnd`) are the journal's own.
 """
 
 from __future__ import annotations
@@ -110,7 +110,12 @@ class _Tail:
     hash: str
 
 
-_tails: dict[Path, _Tail] = {}
+@dataclass
+class JournalEnd:
+    """Where an open vault last left its journal (kept in `corpus.kept`): its next append needs no
+    read of the file while nobody else appended or rewrote it (see `_end`)."""
+
+    tail: _Tail | None = None
 
 
 def chain_hash(previous: str, record: dict[str, Any]) -> str:
@@ -191,10 +196,10 @@ def write_anchor(vault: Vault, seq: int, hashed: str) -> None:
         os.close(descriptor)
 
 
-def _end(vault: Vault, log: AppendLog) -> tuple[str, int, int]:
+def _end(vault: Vault, log: AppendLog, end: JournalEnd | None = None) -> tuple[str, int, int]:
     """The hash and seq a new record chains to, and the journal's size (called under the lock).
 
-    From this process's memory when the file is as it left it (same inode, size and mtime:
+    From the open vault's memory (`end`) when the file is as it left it (same inode, size and mtime:
     nobody appended or rewrote it since); else from the last whole record, after setting aside
     a torn end; and never before the anchor: records removed from the end (or the whole file)
     leave a gap the next record does not hide.
@@ -204,7 +209,7 @@ def _end(vault: Vault, log: AppendLog) -> tuple[str, int, int]:
         info = path.stat()
     except FileNotFoundError:
         info = None
-    tail = _tails.get(path)
+    tail = end.tail if end is not None else None
     if info is not None and tail is not None:
         if (tail.inode, tail.size, tail.mtime_ns) == (info.st_ino, info.st_size, info.st_mtime_ns):
             return tail.hash, tail.seq, info.st_size
@@ -218,8 +223,9 @@ def _end(vault: Vault, log: AppendLog) -> tuple[str, int, int]:
     return hashed, seq, good
 
 
-def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
-    """Add a record (seq, prev and hash are set here); returns it as written.
+def append(vault: Vault, record: dict[str, Any], end: JournalEnd | None = None) -> dict[str, Any]:
+    """Add a record (seq, prev and hash are set here); returns it as written. `end`: where this
+    open vault last left the journal, updated here (without one, the end is read from the file).
 
     Durability: the line goes to the file in checked writes on an O_APPEND descriptor, under
     the lock, without an fsync (`brain.vault.append_log`'s policy), then the anchor is updated. A write the disk refuses (full,
@@ -232,7 +238,7 @@ def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
     with _lock(vault) as log:
         path = log.path
         try:
-            previous, last_seq, start = _end(vault, log)
+            previous, last_seq, start = _end(vault, log, end)
         except OSError as error:  # the torn end could not be set aside
             raise _failed(vault, path, error) from None
         written = {"seq": last_seq + 1, **record, "prev": previous}
@@ -247,7 +253,8 @@ def append(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
             except OSError:
                 pass  # left torn: the next append sets it aside
             raise _failed(vault, path, error) from None
-        _tails[path] = _Tail(appended.inode, appended.size, appended.mtime_ns, written["seq"], written["hash"])
+        if end is not None:
+            end.tail = _Tail(appended.inode, appended.size, appended.mtime_ns, written["seq"], written["hash"])
     return written
 
 
@@ -331,7 +338,6 @@ def reanchor(vault: Vault) -> tuple[int, str] | None:
         if last is None:
             return None
         write_anchor(vault, int(last["seq"]), str(last["hash"]))
-        _tails.pop(path, None)
         return int(last["seq"]), str(last["hash"])
 
 
@@ -376,6 +382,5 @@ def purge_values(vault: Vault, fact_ids: set[str], receipt: str) -> int:
 
     with _lock(vault) as log:
         _end(vault, log)  # a torn last line is set aside first, not kept as a bad line in the middle
-        log.rewrite(purged)
-        _tails.pop(path, None)
+        log.rewrite(purged)  # a new file: an open vault's JournalEnd no longer matches it
     return removed

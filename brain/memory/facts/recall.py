@@ -167,7 +167,10 @@ def recall_facts(
         if len(found.positions):
             candidates = [facts[p] for p in found.positions.tolist()]
             columns["similarity"], similarity_source, pending = fact_index.similarity(
-                vault, query, [fact.path or "" for fact in candidates], lambda i: _fact_text(candidates[i])
+                corpus.existing_index(),
+                query,
+                [fact.path or "" for fact in candidates],
+                lambda i: _fact_text(candidates[i]),
             )
         else:
             columns["similarity"], similarity_source = np.zeros(0), "no facts to compare"
@@ -196,7 +199,9 @@ def recall_facts(
         tuple(hits), query, chosen, at, known, len(found.positions), similarity_source, dict(weights), pending=pending
     )
     record = fact_journal.append(
-        vault, journal_record(recalled, kind, subject, limit, history, as_of, known_at, evaluated, caller)
+        vault,
+        journal_record(recalled, kind, subject, limit, history, as_of, known_at, evaluated, caller),
+        corpus.kept.setdefault("facts journal end", fact_journal.JournalEnd()),
     )
     return Recall(**{**recalled.__dict__, "journal": {"seq": record["seq"], "hash": record["hash"]}})
 

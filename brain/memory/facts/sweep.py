@@ -34,7 +34,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brain.errors import BrainError, IndexBusy, InvalidInput, WriteConflict, WriteFailed
 from brain.memory.corpus import Corpus
@@ -48,6 +48,9 @@ from brain.memory.facts.settings import FactSettings, load_settings
 from brain.vault.atomic import write_json
 from brain.vault.note_files import parse_bytes
 from brain.vault.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.engine import Index
 
 LOG_BUSY = (
     "another process kept reading the catalog for a minute, so its write-ahead log "
@@ -184,7 +187,7 @@ def sweep(
         registered = hold_register.register_seen(vault, facts, hold_register.held_titles(vault))
         plan = _plan(vault, facts, now, registered)
         if not plan.due:
-            if not fact_index.truncate_log(vault):  # what the last sweep could not empty
+            if not fact_index.truncate_log(corpus.existing_index()):  # what the last sweep could not empty
                 raise IndexBusy(f"{LOG_BUSY}; run `brain fact sweep` again once it is done")
             temps = vault.remove_stale_temps() + fact_journal.remove_stale_temps(vault)
             stores = {"temp_files": len(temps)} if temps else {}
@@ -195,7 +198,7 @@ def sweep(
         sweep_plan.write_plan(
             vault, {"receipt": receipt_id, "time": format_time(plan.now), "facts": entries, "held": held}
         )
-        done = _carry_out(vault, facts, entries, set(), receipt_id, plan.now, held, progress)
+        done = _carry_out(vault, corpus.existing_index(), facts, entries, set(), receipt_id, plan.now, held, progress)
     titles = {entry["id"] for entry in done.gone}
     report = SweepReport(
         False, plan.now, tuple(i for i in plan.due if i.fact.title in titles), plan.held, done.receipt, done.stores
@@ -273,7 +276,7 @@ def _resume(corpus: Corpus, progress: Progress | None) -> str | None:
             continue
         entries.append({**entry, "path": fact.path if fact is not None else entry.get("path")})
     gone_before = {entry["id"] for entry in entries if entry["id"] not in by_title}
-    done = _carry_out(vault, facts, entries, gone_before, receipt_id, time, held, progress)
+    done = _carry_out(vault, corpus.existing_index(), facts, entries, gone_before, receipt_id, time, held, progress)
     if done.error is not None:
         raise _stopped(done.error, len(done.gone), done.receipt)
     return done.receipt
@@ -304,6 +307,7 @@ class _Done:
 
 def _carry_out(
     vault: Vault,
+    index: Index | None,
     facts: tuple[Fact, ...],
     entries: list[dict[str, Any]],
     gone_before: set[str],
@@ -317,8 +321,8 @@ def _carry_out(
     remove the plan."""
     files = Vault(vault.root)  # without change listeners: the purge below updates the index
     paths = [str(entry["path"]) for entry in entries if entry["id"] not in gone_before and entry.get("path")]
-    with fact_index.held(vault):
-        ids = fact_index.note_ids(vault, [str(entry.get("path") or "") for entry in entries])
+    with fact_index.held(index):
+        ids = fact_index.note_ids(index, [str(entry.get("path") or "") for entry in entries])
         digests, error = _delete(files, paths, progress)
         gone = [
             {**entry, "file_sha256": digests.get(str(entry.get("path")))}
@@ -331,7 +335,7 @@ def _carry_out(
         os.sync()  # the deletions and the relinked notes, made durable at once (not one fsync per file)
         deleted = [str(entry.get("path") or "") for entry in gone]
         purged = fact_index.purge(
-            vault, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress
+            index, deleted, relinked, {path: ids[path] for path in deleted if path in ids}, progress
         )
     if not purged.log_truncated:
         error = error or IndexBusy(LOG_BUSY)

@@ -139,7 +139,7 @@ def record_run(
     expires = expiry(ttl, now)
     title = run_id.strip() if run_id and run_id.strip() else run_title(snapshot["query"], tenant, created)
     path = f"{RUNS_FOLDER}/{tenant}/{vault.filename_for(title)}"
-    vectors = run_vectors(vault)
+    vectors = run_vectors(corpus)
     vectors.check_embedder()  # before writing: a run whose query cannot be embedded alongside the others is not recorded
     run = Run(
         title,
@@ -297,7 +297,6 @@ def recall_runs(
 
     Run queries not embedded yet (runs written by hand or by another process, or all of them
     after `brain reindex`) are embedded first; `progress(stage, done, total)` follows that."""
-    vault = corpus.vault
     from brain.memory.runs.vectors import Indexed, run_vectors
 
     if tenant is None or (isinstance(tenant, str) and not tenant.strip()):
@@ -310,7 +309,7 @@ def recall_runs(
         raise UsageError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
     if not 0.0 <= threshold <= 1.0:
         raise UsageError(f"threshold must be between 0 and 1, got {threshold}")
-    vectors = run_vectors(vault)
+    vectors = run_vectors(corpus)
     vector = vectors.embed_later(query)
     parsed = _parsed_runs(corpus)
     if not vectors.synced(parsed.token):

@@ -37,9 +37,10 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from brain.errors import IndexMismatch, Remedy
-from brain.index.engine import open_index
+from brain.index.engine import Index
 from brain.index.vectors.segments import clear_unused_capacity
 from brain.index.vectors.vectors import DROPPED_KEY
+from brain.memory.corpus import Corpus
 from brain.vault.atomic import replace_file
 from brain.vault.vault import Vault
 
@@ -65,9 +66,9 @@ def query_key(query: str) -> str:
 class RunVectors:
     """One vault's run query vectors in this process (see the module doc)."""
 
-    def __init__(self, vault: Vault):
+    def __init__(self, vault: Vault, index: Index):
         self.vault = vault
-        self.index = open_index(vault)
+        self.index = index
         self._known: dict[str, tuple[str, str, str]] | None = None  # path -> (tenant, query key, embedder)
         self._rows: dict[str, np.ndarray] = {}  # path -> its query vector, for every record known
         self._matrices: dict[tuple[str, str], tuple[list[str], np.ndarray]] = {}
@@ -306,20 +307,15 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="brain-recall")
 
 
-_stores: dict[Path, RunVectors] = {}
-_stores_lock = threading.Lock()
+_making = threading.Lock()  # two threads asking at once make one
 
 
-def forget_run_vectors(vault_root: Path) -> None:
-    """Drop the process's RunVectors of a vault (its Memory was closed)."""
-    with _stores_lock:
-        _stores.pop(vault_root, None)
-
-
-def run_vectors(vault: Vault) -> RunVectors:
-    """The process's RunVectors for a vault (the index, its model and the records seen stay warm)."""
-    with _stores_lock:
-        found = _stores.get(vault.root)
-        if found is None or found.index is not open_index(vault):
-            found = _stores[vault.root] = RunVectors(vault)
+def run_vectors(corpus: Corpus) -> RunVectors:
+    """The open vault's RunVectors (kept in `corpus.kept`, so the index, its model and the records
+    seen stay warm until the vault is closed); made again when its index was reopened."""
+    index = corpus.open_index()
+    with _making:
+        found = corpus.kept.get("run vectors")
+        if found is None or found.index is not index:
+            found = corpus.kept["run vectors"] = RunVectors(corpus.vault, index)
         return found

@@ -64,7 +64,6 @@ def search(
     A score is the hit's relevance, from 0 to 1. Hits under a floor are not shown; when none is
     left, the closest titles are named instead."""
     from brain.cli.remedies import CLI_WORDINGS
-    from brain.index.engine import open_index
     from brain.memory.search.service import SearchFilters, search_report
     from brain.memory.search.view import pending_line, search_lines
 
@@ -74,14 +73,14 @@ def search(
         if not sep or not key.strip():
             raise UsageError(f"--field '{item}' is not key=value, e.g. --field outcome=success")
         fields.append((key.strip(), value.strip()))
-    memory = open_vault(vault)
+    memory = open_vault(vault, chroma_url=chroma_url)
     scope = project_scope(memory, project, all_projects)
     filters = SearchFilters(
         tuple(type_ or ()), tuple(folder or ()), tuple(tag or ()), tuple(fields), since, until, scope.project
     )
-    vault_ = memory.vault
-    index = open_index(vault_, chroma_url=chroma_url)
-    report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)
+    report = search_report(
+        memory.index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score
+    )
     if report.pending:
         typer.echo(pending_line(report.pending, CLI_WORDINGS), err=True)
     if as_json:

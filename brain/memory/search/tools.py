@@ -8,7 +8,6 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.index.catalog.rows import DATE_KEYS
-from brain.index.engine import open_index
 from brain.mcp.common import AllProjectsArgument, ProjectArgument, ServerState, project_scope, result, tool
 from brain.memory.search import service as index_search
 from brain.memory.search.view import pending_line, search_lines
@@ -87,7 +86,7 @@ def search(
         until=until,
     )
     report = index_search.search_report(
-        open_index(state.vault), query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score
+        state.corpus.open_index(), query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score
     )
     hits = report.hits
     shown = query if len(query) <= 80 else query[:77] + "..."

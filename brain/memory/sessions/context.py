@@ -138,7 +138,7 @@ def relevant_patterns(
     if not candidates:
         return []
     candidates.sort(key=lambda c: (-c[1], -(c[2] or 0), c[0]))  # as list_patterns orders them
-    vectors = text_vectors(corpus.vault, embedder)
+    vectors = text_vectors(corpus, embedder)
     query = vectors.query(task)
     by_trigger = cosine(query, vectors.matrix([trigger for _, _, _, trigger, _ in candidates]))
     by_name = cosine(

@@ -43,7 +43,7 @@ from typing import Any
 
 from brain.errors import InvalidInput
 from brain.index.catalog import summaries
-from brain.index.engine import Index, existing_index
+from brain.index.engine import Index
 from brain.index.vectors import segments
 from brain.markdown.edit import set_frontmatter
 from brain.markdown.parse import parse_note
@@ -93,12 +93,12 @@ def pending_path(vault: Vault) -> Path:
     return vault.brain_dir / "journal" / journal.REDACTIONS_DIR / "PENDING"
 
 
-def redact_vault(vault: Vault, *, apply: bool = False) -> Redaction:
+def redact_vault(vault: Vault, index: Index | None, *, apply: bool = False) -> Redaction:
     """Find every secret in the vault's notes, history, index, summaries cache, logs, tip candidates
     and recall journal; with `apply`, replace each with its marker and write a receipt. When nothing
-    is found and no earlier redaction was cut short, nothing is written (no receipt either)."""
+    is found and no earlier redaction was cut short, nothing is written (no receipt either).
+    `index`: the open vault's, None when it has none."""
     redactor = redactor_for(vault.brain_dir)  # a bad `[redact] pattern` is a one-line error, nothing read
-    index = existing_index(vault)
     interrupted = pending_path(vault).is_file()
     notes, skipped = _note_places(vault, redactor)
     catalog = _catalog_places(index, redactor) if index is not None else []

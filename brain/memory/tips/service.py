@@ -387,7 +387,7 @@ def tip_index(corpus: Corpus, embedder: Embedder | None) -> TipIndex:
 
     A guidelines call then costs one embedding of the task and one matrix product, however many tips
     the vault has; nothing per tip is rebuilt in Python."""
-    vectors = text_vectors(corpus.vault, embedder)
+    vectors = text_vectors(corpus, embedder)
     corpus.refresh()  # brings the loaded notes up to date (a change clears `derived`)
     key = f"tip-index:{vectors.embedder.id}"
     cached = corpus.derived.get(key)
@@ -441,7 +441,7 @@ def guidelines(
     index = tip_index(corpus, embedder)
     if not index.paths:
         return Guidelines(task, threshold, (), ())
-    best, own = index.similarity(text_vectors(corpus.vault, embedder).query(task))
+    best, own = index.similarity(text_vectors(corpus, embedder).query(task))
     similarity = np.round(best.astype(np.float64), 4)
     score = np.round(similarity + index.bonus, 4)
     scoped = index.in_scope(project)

@@ -10,7 +10,6 @@ from typing import Any
 from brain.agents.health import hooks_log_summary
 from brain.agents.hooks_log import log_path
 from brain.agents.ledger import LedgerSummary
-from brain.index.engine import existing_index
 from brain.markdown.model import OUTCOMES, Note
 from brain.memory.episodes.note import episode_agent, episode_header
 from brain.memory.projects.note import project_of
@@ -57,7 +56,7 @@ def _index(viewer: Viewer) -> dict[str, Any]:
     """How current the index is: none; catching up (another process is writing what changed); fresh
     while the viewer follows file events; else what a stat of every file finds."""
     memory = viewer.memory
-    if existing_index(memory.vault) is None:
+    if memory.existing_index() is None:
         return {"state": "none", "followed": False}
     if memory.index_catching_up():
         return {"state": "catching up", "followed": viewer.watcher is not None}

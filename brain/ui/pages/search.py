@@ -12,14 +12,12 @@ LIMIT = 20
 
 
 def search(viewer: Viewer, args: Args) -> dict[str, Any]:
-    from brain.index.engine import open_index
-
     query, mode, kind = text(args, "q"), text(args, "mode") or "hybrid", text(args, "type")
     limit = number(args, "limit", LIMIT, 1, 100)
     asked = {"q": query, "mode": mode, "type": kind, "modes": list(MODES), "limit": limit}
     if query is None:
         return {**asked, "hits": [], "closest": [], "pending": 0, "min_score": None}
-    index = open_index(viewer.memory.vault)
+    index = viewer.memory.index
     filters = SearchFilters(types=(kind,) if kind else ())
     report = search_report(index, query, mode=mode, limit=limit, filters=filters, rerank=index.config.rerank)
     return {
@@ -34,8 +32,6 @@ def search(viewer: Viewer, args: Args) -> dict[str, Any]:
 def warm(viewer: Viewer) -> None:
     """One search run (when the vault has an index): its embedder loaded, its vectors read, so the
     first search a person asks for costs what the next one does."""
-    from brain.index.engine import existing_index
-
-    index = existing_index(viewer.memory.vault)
+    index = viewer.memory.existing_index()
     if index is not None:
         search_report(index, "warm", limit=1, rerank=index.config.rerank)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
 from brain.memory.doctor.service import check_journal
@@ -186,7 +186,6 @@ def test_a_real_sweep_leaves_no_trace_of_the_value_in_any_store(vault: Vault, br
     }
 
     # No store holds the value: every file of the vault, the catalog (and its WAL), Chroma, the journal.
-    forget(vault.root)  # close the catalog and Chroma so every byte is on disk
     leftovers = [path for path, data in every_byte(vault.root).items() if SECRET.encode() in data]
     assert leftovers == []
     db = sqlite3.connect(vault.index_dir / "catalog.sqlite3")
@@ -260,7 +259,6 @@ def test_one_sweep_of_many_facts_leaves_no_trace_of_any_value(vault: Vault, brai
         "history_versions": 12,  # each fact as recorded and as closed
     }
 
-    forget(vault.root)
     for secret in secrets.values():
         assert [path for path, data in every_byte(vault.root).items() if secret.encode() in data] == [], secret
     db = sqlite3.connect(vault.index_dir / "catalog.sqlite3")
@@ -326,7 +324,6 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
     assert sorted(item["id"] for item in receipt["facts"]) == sorted(secrets)
     assert receipt["stopped_by"].startswith(f"'{stuck}' is not valid UTF-8") and stuck not in receipt["relinked"]
     assert receipt["stores_purged"] == ["files", "journal", "temp files", "catalog", "full-text", "vectors", "history"]
-    forget(vault.root)
     for secret in secrets.values():
         assert [path for path, data in every_byte(vault.root).items() if secret.encode() in data] == [], secret
     assert (vault.root / stuck).read_bytes().endswith(b"\xff\n")  # left as it was
@@ -346,7 +343,6 @@ def test_the_vectors_snapshot_is_written_again_without_the_swept_vectors(vault: 
     snapshot = index.vectors.snapshot_path
     before = ChunkMatrix.load(snapshot, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
     assert before is not None and swept_ids <= set(before.notes.tolist())
-    forget(vault.root)  # the sweep is another process: it holds no copy of the vectors yet
 
     assert brain("fact", "sweep", "--no-dry-run").exit_code == 0
     # The snapshot is current again (the next search loads it instead of rebuilding it from
@@ -363,7 +359,6 @@ def test_text_left_in_free_space_by_earlier_writes_is_gone_after_a_sweep(vault: 
     corpus = Corpus(vault)
     chain(vault, corpus, "api-token", [{"token": SECRET}, {"token": "rotated"}], days=0)
     index_vault(open_index(vault))
-    forget(vault.root)
     db = sqlite3.connect(vault.index_dir / "catalog.sqlite3")
     db.execute("PRAGMA secure_delete = OFF")  # as SQLite builds without SQLITE_SECURE_DELETE write
     db.execute("INSERT INTO meta(key, value) VALUES('left-behind', ?)", (LEFT * 50,))
@@ -375,7 +370,6 @@ def test_text_left_in_free_space_by_earlier_writes_is_gone_after_a_sweep(vault: 
     assert LEFT.encode() in (vault.index_dir / "catalog.sqlite3").read_bytes()
 
     assert brain("fact", "sweep", "--no-dry-run").exit_code == 0
-    forget(vault.root)
     for gone in (SECRET, LEFT):
         assert [path for path, data in every_byte(vault.root).items() if gone.encode() in data] == [], gone
 
@@ -414,11 +408,11 @@ def test_purge_leaves_no_copy_of_a_deleted_notes_text_after_rows_were_rewritten(
         scan(index, paths=changed)
 
     deleted = [f"notes/n{number:05d}.md" for number in range(0, count, 2)]
-    ids = fact_index.note_ids(vault, deleted)
+    ids = fact_index.note_ids(index, deleted)
     for path in deleted:
         (vault.root / path).unlink()
-    assert fact_index.purge(vault, deleted, [], ids).catalog_rows == len(deleted)
-    forget(vault.root)
+    assert fact_index.purge(index, deleted, [], ids).catalog_rows == len(deleted)
+    index.close()  # every byte on disk
 
     stored = b"".join(path.read_bytes() for path in sorted(vault.index_dir.rglob("*")) if path.is_file())
     assert [number for number in range(0, count, 2) if _mark(number).encode() in stored] == []
@@ -444,7 +438,6 @@ def test_a_sweep_that_cannot_empty_the_catalog_log_says_so_and_the_next_one_does
     reader.execute("COMMIT")
     reader.close()
     assert brain("fact", "sweep", "--no-dry-run").exit_code == 0  # nothing due: it empties the log
-    forget(vault.root)
     catalog_files = {path: data for path, data in every_byte(vault.root).items() if "catalog.sqlite3" in path}
     assert catalog_files.get(".brain/index/catalog.sqlite3-wal", b"") == b""
     assert [path for path, data in catalog_files.items() if SECRET.encode() in data] == []

@@ -10,13 +10,11 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
 from brain.memory.runs.note import RunLabels
 from brain.vault.vault import Vault
-from tests.conftest import DATA
+from tests.conftest import DATA, use_lexical
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 
@@ -119,7 +117,7 @@ def read_lines(path: Path, format: str) -> list[dict]:
 @pytest.fixture
 def labelled(vault: Vault):
     """Runs of two tenants: the same query answered well and badly, an unlabelled one, one in flight."""
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     corpus = Corpus(vault)
     day = lambda n: datetime(2026, 3, n, tzinfo=UTC)  # noqa: E731
     titles = {}
@@ -142,7 +140,6 @@ def labelled(vault: Vault):
     ):
         titles[name] = runs.record_run(corpus, {**LOAN, **changes}, tenant=tenant, labels=labels, now=when).title
     yield vault, corpus, titles
-    forget(vault.root)
 
 
 def test_sft_lines_are_chat_examples_of_good_runs_with_their_tool_calls(labelled, brain, tmp_path: Path) -> None:

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 
 from brain.errors import IndexMismatch, Remedy
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import reindex_vault
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
 from brain.memory.runs.note import project
 from brain.vault.vault import Vault
-from tests.conftest import DATA
+from tests.conftest import DATA, use_lexical
 from tests.helpers.hnsw_files import past_elements, plant_freed, sizes
 
 APPLICATION = json.loads((DATA / "runs" / "application-42.json").read_text(encoding="utf-8"))
@@ -31,7 +30,6 @@ OTHER_QUERIES = [
 def minilm(vault: Vault, real_embedder):
     open_index(vault, embedder=real_embedder)
     yield vault
-    forget(vault.root)
 
 
 def record(vault: Vault, corpus: Corpus, query: str, tenant: str, **changes) -> runs.RecordedRun:
@@ -139,10 +137,13 @@ def test_explain_cites_stage_ids_rules_and_evidence(minilm: Vault, brain) -> Non
 
 
 def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, real_embedder) -> None:
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     corpus = Corpus(vault)
     recorded = runs.record_run(corpus, APPLICATION, tenant="lending")
-    open_index(vault, embedder=real_embedder)  # the vault's embedder changed since the run was recorded
+    corpus.close()
+    config = vault.brain_dir / "config.toml"  # the vault's embedder changed since the run was recorded
+    config.write_text(config.read_text().replace('embedder = "lexical"', 'embedder = "default"'))
+    corpus = Corpus(vault)
     with pytest.raises(IndexMismatch, match=r"made by embedder 'lexical-hash-v1:384'") as refused:
         runs.recall_runs(corpus, QUESTION, tenant="lending")
     assert refused.value.remedies == (Remedy("reindex"),)
@@ -153,7 +154,6 @@ def test_vectors_of_another_embedder_are_an_error_until_reindex(vault: Vault, re
     reindex_vault(open_index(vault, embedder=real_embedder))
     (hit,) = runs.recall_runs(Corpus(vault), QUESTION, tenant="lending").hits
     assert hit.run == recorded.title
-    forget(vault.root)
 
 
 def test_runs_written_elsewhere_are_recalled_and_deleted_ones_are_not(minilm: Vault, tmp_path: Path) -> None:
@@ -199,7 +199,7 @@ def test_a_recall_in_a_new_process_reads_the_snapshot_and_never_opens_chroma(min
 def test_a_run_written_leaves_nothing_a_process_freed_in_the_stores_unused_room(vault: Vault) -> None:
     """Issue 40: the runs' collection is a segment of the same store, made by whatever process records
     a run first; after each write of run vectors no segment holds anything past its elements."""
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     corpus = Corpus(vault)
     first = runs.record_run(corpus, APPLICATION, tenant="lending")
     chroma = vault.index_dir / "chroma"
@@ -209,5 +209,5 @@ def test_a_run_written_leaves_nothing_a_process_freed_in_the_stores_unused_room(
     assert sizes(chroma, planted) == planted
     assert past_elements(chroma) == {}
     for query, run in ((OTHER_QUERIES[0], "RUN-second"), (APPLICATION["query"], first.title)):
-        assert [hit.run for hit in runs.recall_runs(Corpus(vault), query, tenant="lending").hits] == [run]
-    forget(vault.root)
+        assert [hit.run for hit in runs.recall_runs(corpus, query, tenant="lending").hits] == [run]
+    corpus.close()

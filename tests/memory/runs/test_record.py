@@ -15,8 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
 from brain.markdown.parse import parse_note
 from brain.memory.corpus import Corpus
 from brain.memory.runs import service as runs
@@ -24,7 +22,7 @@ from brain.memory.runs import validation as run_input
 from brain.memory.runs import view as run_views
 from brain.memory.runs.note import PREVIEW_LIMIT, Run, RunLabels, RunScope, render_run, run_from_note
 from brain.vault.vault import Vault
-from tests.conftest import DATA, REPO
+from tests.conftest import DATA, REPO, use_lexical
 
 LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 
@@ -32,9 +30,8 @@ LOAN = json.loads((DATA / "runs" / "loan-42.json").read_text(encoding="utf-8"))
 @pytest.fixture
 def lexical(vault: Vault):
     """The test vault with the lexical embedder (fast; similarity is not what these tests are about)."""
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     yield vault
-    forget(vault.root)
 
 
 def note_files(root: Path) -> dict[str, bytes]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from brain.errors import InvalidInput
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.memory.search.service import SearchFilters, search
 from tests.conftest import lexical_vault, note_text, put
 
@@ -25,7 +25,6 @@ def vault(tmp_path, chroma_url):
     vault = lexical_vault(tmp_path / "vault")
     open_index(vault, chroma_url=chroma_url)
     yield vault
-    forget(vault.root)
 
 
 # ---------------------------------------------------------------- plumbing (lexical embedder)

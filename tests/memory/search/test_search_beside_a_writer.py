@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.search.service import search_report
 from tests.conftest import lexical_vault, note_text, put
@@ -33,7 +33,6 @@ time.sleep(600)
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 def _brain(*args: str) -> list[str]:
@@ -48,7 +47,6 @@ def test_searches_while_brain_index_writes_the_vectors_never_fail(vault):
     for number in range(NOTES):
         put(vault, f"notes/n{number}.md", note_text(f"Note {number}", _body(number, 0)))
     index_vault(open_index(vault))
-    forget(vault.root)
     for number in range(NOTES):  # every note changed: `brain index` embeds and deletes thousands of chunks
         put(vault, f"notes/n{number}.md", note_text(f"Note {number}", _body(number, 1)))
     env = os.environ.copy()
@@ -85,7 +83,6 @@ def test_while_another_process_holds_the_index_a_search_reads_the_last_snapshot(
     put(vault, "notes/b.md", note_text("B", "apples and plums"))  # b's chunk is another text now
     index_vault(open_index(vault))
     snapshot.write_bytes(older)  # as if the writer had not saved one since
-    forget(vault.root)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_THE_LOCK, str(vault.index_dir / "index.lock")], stdout=subprocess.PIPE, text=True
     )
@@ -103,7 +100,6 @@ def test_while_another_process_holds_the_index_a_search_reads_the_last_snapshot(
     finally:
         holder.kill()
         holder.wait()
-    forget(vault.root)
     report = search_report(open_index(vault), "apples", mode="vector")  # the lock is free: read from Chroma
     assert report.pending == 0 and sorted(hit.path for hit in report.hits) == ["notes/a.md", "notes/b.md", "notes/c.md"]
     assert snapshot.is_file()

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.index.watch.watch import follow
 from brain.memory.search.service import search, search_report
@@ -24,7 +24,6 @@ from tests.conftest import REPO, lexical_vault, note_text, put, run_brain
 def vault(tmp_path):
     vault = lexical_vault(tmp_path / "vault")
     yield vault
-    forget(vault.root)
 
 
 def test_a_search_after_a_large_change_answers_with_what_is_indexed(vault):
@@ -66,7 +65,6 @@ def test_a_one_shot_search_reads_the_snapshot_without_importing_chromadb(vault):
     put(vault, "n/b.md", note_text("B", "bananas are yellow"))
     index_vault(open_index(vault))
     assert open_index(vault).vectors.snapshot_path.is_file()
-    forget(vault.root)
     script = (
         "import sys, json; from brain.vault.vault import Vault; from brain.index.engine import open_index; "
         "from brain.memory.search.service import search; "
@@ -92,7 +90,6 @@ def test_a_stale_snapshot_is_rebuilt_from_chroma(vault):
     put(vault, "n/b.md", note_text("B", "bananas are yellow"))
     index_vault(open_index(vault))
     snapshot.write_bytes(stale)  # as if another process wrote vectors after this snapshot
-    forget(vault.root)
     assert [hit.path for hit in search(open_index(vault), "yellow bananas", mode="vector", limit=1)] == ["n/b.md"]
 
 
@@ -109,13 +106,14 @@ def test_rerank_without_a_model_is_a_one_line_error(vault, monkeypatch):
 
 def test_a_long_lived_process_follows_file_events_and_skips_the_stat_scan(vault, monkeypatch):
     put(vault, "n/a.md", note_text("A", "apples"))
-    index_vault(open_index(vault))
-    watcher = follow(vault)
-    assert watcher is not None
     index = open_index(vault)
+    index_vault(index)
+    watcher = follow(index)
+    assert watcher is not None
     assert watcher.caught_up.wait(timeout=20)  # its catch-up scan of the whole vault is over
+    other = open_index(vault)
     try:
-        assert index.watcher_alive() and follow(vault) is None  # one follower per vault
+        assert index.watcher_alive() and follow(other) is None  # one follower per vault
         scans = []
         from brain.index.sync import sync
 
@@ -123,10 +121,12 @@ def test_a_long_lived_process_follows_file_events_and_skips_the_stat_scan(vault,
         monkeypatch.setattr(sync, "scan", lambda *a, **k: scans.append(k) or real_scan(*a, **k))
         put(vault, "n/b.md", note_text("B", "bananas from the editor"))
         assert watcher.wait_idle(timeout=20)
-        assert [hit.path for hit in search(open_index(vault), "bananas", mode="text")] == ["n/b.md"]
+        assert [hit.path for hit in search(index, "bananas", mode="text")] == ["n/b.md"]
         assert all(call.get("paths") is not None for call in scans)  # only the watcher's per-path updates
     finally:
         watcher.stop()
+        other.close()
+        index.close()
 
 
 def test_a_model_that_is_not_a_cross_encoder_is_refused(vault, tmp_path, monkeypatch):

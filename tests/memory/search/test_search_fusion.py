@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.search.relevance import TEXT, calibration
 from brain.memory.search.service import RRF_K, TEXT_WEIGHT, search
@@ -48,7 +48,6 @@ def sessions(tmp_path_factory, real_embedder):
     assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx", "the real model must be installed for this test"
     index_vault(index)
     yield index
-    forget(root)
 
 
 def titles(index, query: str, mode: str) -> list[str]:

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.search.service import run, search
 from brain.vault.vault import Vault
@@ -86,7 +86,6 @@ def hotpot(tmp_path_factory):
     assert index.embedder.id == "all-MiniLM-L6-v2:int8-rows-onnx", "the real model must be installed for this test"
     index_vault(index)
     yield index, paths, data["questions"]
-    forget(root)
 
 
 def recall_at_5(index, paths, questions, mode: str) -> float:

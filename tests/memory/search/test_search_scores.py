@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from brain.errors import InvalidInput
-from brain.index.engine import forget, open_index
+from brain.index.engine import open_index
 from brain.memory.search.relevance import DENSE, TEXT, Calibration, calibration, floor_for
 from brain.memory.search.service import SearchFilters, search, search_report
 from brain.vault.vault import Vault
@@ -109,7 +109,6 @@ def small(tmp_path: Path):
         put(vault, f"notes/other{number}.md", note_text(animal, f"The {animal.lower()} lives in forests."))
     open_index(vault)
     yield vault
-    forget(vault.root)
 
 
 def test_the_cli_text_and_json_show_the_same_score(small: Vault) -> None:
@@ -131,13 +130,11 @@ def test_min_score_from_the_option_and_from_the_config(small: Vault) -> None:
     assert [hit["path"] for hit in kept] == ["notes/quokka.md"]
     config = small.brain_dir / "config.toml"
     config.write_text(config.read_text() + f"\n[search]\nmin_score = {between}\n")
-    forget(small.root)
     assert [hit["path"] for hit in json.loads(run_brain(*args, "--json").output)] == ["notes/quokka.md"]
     assert len(json.loads(run_brain(*args, "--json", "--min-score", "0").output)) == 2
     refused = run_brain(*args, "--min-score", "1.5")
     assert refused.exit_code == 2 and "--min-score" in refused.output
     config.write_text(config.read_text().replace(f"min_score = {between}", 'min_score = "high"'))
-    forget(small.root)
     failed = run_brain(*args)
     assert failed.exit_code == 1
     assert failed.stderr.rstrip("\n").endswith("[search] min_score must be a number from 0 to 1 (got 'high')")

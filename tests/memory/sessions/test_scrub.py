@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from brain.index.vault_index import existing_index
 from brain.memory.corpus import Corpus
 from brain.memory.sessions.context import CANDIDATES, _candidate, _is_candidate
 from brain.memory.sessions.scrub import redact_vault
@@ -251,7 +252,7 @@ def test_a_generated_secret_of_each_kind_leaves_the_history_whole(tmp_path_facto
     secret = secret if kind not in ("sendgrid-key", "npm-token") else example
     vault.write("notes/Keys.md", f"# Keys\r\n\r\n{text}\r\nend\r\n")
     vault.write("notes/Keys.md", f"# Keys\r\n\r\n{text}\r\nend\r\nmore\r\n")
-    done = redact_vault(vault, apply=True)
+    done = redact_vault(vault, existing_index(vault), apply=True)
     assert {place.kind for place in done.places} == {kind} and done.versions == 2
     assert _leaks(vault, [secret]) == {}
     versions = [vault.history.version_bytes(entry.sha256 or "") for entry in vault.history.entries("notes/Keys.md")]
@@ -267,7 +268,7 @@ def test_a_generated_secret_of_each_kind_leaves_the_history_whole(tmp_path_facto
 
 def test_receipts_path_is_under_the_journal(lex):
     write(lex, "notes/A.md", "# A\n\ntoken=abcd1234efgh\n")
-    done = redact_vault(lex, apply=True)
+    done = redact_vault(lex, existing_index(lex), apply=True)
     assert done.receipt is not None and Path(lex.root / done.receipt).parent == lex.brain_dir / "journal" / "redactions"
 
 

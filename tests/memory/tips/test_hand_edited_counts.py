@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from brain.index.embedders.embedders import LexicalFallbackEmbedder
-from brain.index.engine import forget, open_index
 from brain.markdown.parse import parse_note
 from brain.memory.tips.note import MAX_COUNT, Tip, render_tip, tip_from_note
+from tests.conftest import use_lexical
 
 
 @pytest.fixture
 def lexical(vault):
-    open_index(vault, embedder=LexicalFallbackEmbedder())
+    use_lexical(vault)
     yield vault
-    forget(vault.root)
 
 
 def tip_text(title: str, **counts: str) -> str:
