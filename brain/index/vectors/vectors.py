@@ -151,6 +151,10 @@ class VectorStore:
             # chromadb shares one System per path in a process; closing our client (its only
             # user) stops it, so the next client reads the store from disk again.
             self._client.close()
+            if not self.chroma_url:
+                from brain.index.vectors.segments import clear_unused_capacity  # it reads this module
+
+                clear_unused_capacity(self.path)  # a segment first persisted as it stopped held this process's memory
         self._client = None
 
     def _check_fresh(self) -> None:
