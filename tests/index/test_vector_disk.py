@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.index.vectors.segments import clear_unused_capacity
+from brain.index.vectors.hnsw_files import clear_unused_capacity
 from tests.conftest import lexical_vault, note_text, put, run_brain
 from tests.helpers.disk_faults import brain as disk_brain
 from tests.helpers.disk_faults import small_disk, start_brain

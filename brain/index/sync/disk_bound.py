@@ -19,10 +19,10 @@ import logging
 import time
 
 from brain.index.engine import Index
+from brain.index.vectors.hnsw_files import clear_unused_capacity
 from brain.index.vectors.identity import collection_name
 from brain.index.vectors.segments import (
     Segment,
-    clear_unused_capacity,
     compact_store,
     rebuild_collection,
     remove_orphan_segments,

@@ -20,19 +20,16 @@ import os
 import re
 import shutil
 import sqlite3
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brain.index.vectors.hnsw_files import HEADER as _HEADER
+from brain.index.vectors.hnsw_files import header_fields as _header_fields
 from brain.index.vectors.identity import collection_name
 from brain.index.vectors.vectors import HNSW, HNSW_BATCH, Metadata, VectorStore
 
-# hnswlib's header as Chroma persists it: a format version, then offsetLevel0, max_elements,
-# cur_element_count, size_data_per_element, label_offset, offsetData, maxlevel, enterpoint_node,
-# maxM, maxM0, M, mult, ef_construction.
-_HEADER = struct.Struct("<iQQQQQQiIQQQdQ")
 SEGMENT_FILES = ("header.bin", "data_level0.bin", "length.bin", "link_lists.bin", "index_metadata.pickle")
 GARBAGE_SLACK = 1024  # elements (deleted ones included) allowed beyond twice the records held
 FILE_SLACK = 1 << 20  # bytes allowed beyond what the elements need
@@ -127,17 +124,6 @@ def _segment(folder: Path, collection: str, dimension: int, records: int) -> Seg
     return Segment(folder.name, collection, records, elements, apparent, on_disk, allowed, bound)
 
 
-def _header_fields(path: Path) -> tuple[Any, ...] | None:
-    """The header's fields (see _HEADER), or None when it is not one of the format Chroma writes."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read(_HEADER.size)
-        fields = _HEADER.unpack(data)
-    except (OSError, struct.error):
-        return None
-    return fields if fields[0] == 1 else None
-
-
 def _header(path: Path) -> tuple[int, int, int] | None:
     """(elements, bytes per element at level 0, bytes of one upper-level link list), or None."""
     fields = _header_fields(path)
@@ -145,40 +131,6 @@ def _header(path: Path) -> tuple[int, int, int] | None:
         return None
     _, _, _, elements, element_bytes, _, _, _, _, max_m, *_ = fields
     return int(elements), int(element_bytes), 4 + int(max_m) * 4
-
-
-def clear_unused_capacity(chroma_dir: Path) -> None:
-    """Zero what each segment's `data_level0.bin` and `length.bin` hold past the index's elements.
-
-    hnswlib allocates a new index's whole capacity with malloc and Chroma's fork writes all of it
-    when the index is first persisted (`initPersistentIndex`), so the slots no element uses yet
-    carry whatever this process freed there before: a note's text, or a secret `brain redact` is
-    removing (issue 40). hnswlib never reads those slots as elements (it zeroes a slot when it adds
-    one), so each file is cut at the last element and extended again to its size: the rest reads as
-    zeros. The layout comes from the segment's own header; a header of another format, or one whose
-    element count its files do not hold, is left alone. Under the index lock (no writer meanwhile)."""
-    try:
-        folders = [entry.path for entry in os.scandir(chroma_dir) if entry.is_dir(follow_symlinks=False)]
-    except OSError:
-        return
-    for folder in folders:
-        fields = _header_fields(Path(folder) / "header.bin")
-        if fields is None:
-            continue
-        _, level0_offset, capacity, elements, element_bytes, *_ = fields
-        if level0_offset != 0 or element_bytes <= 0 or not 0 <= elements <= capacity:
-            continue
-        _cut_and_extend(Path(folder) / "data_level0.bin", elements * element_bytes)
-        _cut_and_extend(Path(folder) / "length.bin", elements * 4)  # a float per element
-
-
-def _cut_and_extend(path: Path, used: int) -> None:
-    """Bytes of `path` past `used` made zeros (a sparse hole where the file system has them)."""
-    with contextlib.suppress(OSError), open(path, "r+b") as file:
-        size = os.fstat(file.fileno()).st_size
-        if size > used:
-            file.truncate(used)
-            file.truncate(size)
 
 
 def remove_orphan_segments(chroma_dir: Path) -> list[str]:

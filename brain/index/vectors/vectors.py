@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from brain.errors import IndexBusy, IndexMismatch, IndexUnavailable, Remedy
 from brain.index.catalog.catalog import Catalog
 from brain.index.vectors.chunking import CHUNKING_VERSION
+from brain.index.vectors.hnsw_files import clear_unused_capacity
 from brain.index.vectors.identity import collection_name, files_stamp, is_copy, parse_url, renew_vault_identity
 
 if TYPE_CHECKING:
@@ -152,8 +153,6 @@ class VectorStore:
             # user) stops it, so the next client reads the store from disk again.
             self._client.close()
             if not self.chroma_url:
-                from brain.index.vectors.segments import clear_unused_capacity  # it reads this module
-
                 clear_unused_capacity(self.path)  # a segment first persisted as it stopped held this process's memory
         self._client = None
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from brain.errors import IndexMismatch, Remedy
 from brain.index.engine import Index
-from brain.index.vectors.segments import clear_unused_capacity
+from brain.index.vectors.hnsw_files import clear_unused_capacity
 from brain.index.vectors.vectors import DROPPED_KEY
 from brain.memory.corpus import Corpus
 from brain.vault.atomic import replace_file
