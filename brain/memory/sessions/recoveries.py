@@ -106,6 +106,9 @@ _PROGRAM = (
 )
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|`([^`\n]+)`|\u2018([^\u2019\n]+)\u2019")
 _PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^\.?[\w@+-][\w.@+-]*\.[A-Za-z][\w]{0,7}$")
+# a program that could not be started (`spawn claude ENOENT`, `posix_spawn '/opt/.../rg'`): what is
+# missing is the program, not the file the tool was called on
+_SPAWN = re.compile(r"\b(?:posix_spawnp?|spawn|spawnSync|execvp?e?)\b")
 _SUGGESTS = re.compile(r"did you mean|perhaps you meant|maybe you meant|the most similar|similar (?:file|path)", re.I)
 # tools and programs that look for things in a folder: looking one folder up is looking at the same place
 SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS", "list_dir", "grep_search", "file_search"})
@@ -171,7 +174,14 @@ def lack(attempt: Attempt, output: str) -> Lack:
         for path in _paths_in(line)
     }
     if not attempt.command:
-        if attempt.target and _FILE_MISSING.search(text[:400]) and not modules and "://" not in attempt.target:
+        could_not_start = any(_SPAWN.search(line) for line in missing_lines)  # the tool's own program is missing
+        if (
+            attempt.target
+            and _FILE_MISSING.search(text[:400])
+            and not modules
+            and not could_not_start
+            and "://" not in attempt.target
+        ):
             paths[resolve(attempt.cwd, "", attempt.target)] = attempt.target
         suggested = {path: named for path, named in suggested.items() if path not in paths}
         return Lack(paths=paths, modules=tuple(modules), suggested=suggested)

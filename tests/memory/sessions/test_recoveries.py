@@ -466,6 +466,25 @@ def test_a_search_that_failed_is_recovered_though_an_earlier_search_elsewhere_ne
     assert episode.lessons == (f"Grep failed ({rejected}): it worked with other pattern.",)
 
 
+def test_a_tool_whose_own_program_could_not_start_lacked_no_file(tmp_path):
+    """`posix_spawn '/opt/.../claude'` failing is the tool's own program missing, not the folder it
+    searched: a file written there later is no recovery."""
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Find the strategy"),
+        call("toolu_1", "Grep", {"pattern": "Strategy", "path": f"{APP}/cmd/agent"}),
+        result(
+            "toolu_1",
+            "ENOENT: no such file or directory, posix_spawn '/opt/homebrew/Caskroom/claude-code/2.1.14/claude'",
+            error=True,
+        ),
+        call("toolu_2", "Write", {"file_path": f"{APP}/cmd/agent/registry.go", "content": "package agent\n"}),
+        result("toolu_2", "File created successfully"),
+    )
+    episode, _ = extracted(path)
+    assert (episode.metrics["recoveries"], episode.lessons) == (0, ())
+
+
 def test_error_texts_keep_no_escaped_line_breaks(tmp_path):
     """A hook's message passed on as JSON holds `\\n` sequences: they are line breaks, not text."""
     hook = "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix format' to fix."
