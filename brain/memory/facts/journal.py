@@ -34,7 +34,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -248,10 +248,8 @@ def append(vault: Vault, record: dict[str, Any], end: JournalEnd | None = None) 
             appended = log.append(line)
             write_anchor(vault, written["seq"], written["hash"])
         except OSError as error:
-            try:
+            with suppress(OSError):  # left torn if it fails: the next append sets it aside
                 log.cut(start)  # what was written of the line, or the line whose anchor failed
-            except OSError:
-                pass  # left torn: the next append sets it aside
             raise _failed(vault, path, error) from None
         if end is not None:
             end.tail = _Tail(appended.inode, appended.size, appended.mtime_ns, written["seq"], written["hash"])

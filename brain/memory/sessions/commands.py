@@ -347,7 +347,7 @@ def error_line(text: str) -> str:
         text = _ECHOED_INPUT.sub("", _TOOL_ERROR_TAG.sub("", text))
     text = _ESCAPED_BREAK.sub("\n", text)  # a hook's message passed on as JSON; a quoted "\\n" is named, kept
     glance = _head_and_tail(text)
-    found = _naming_line(glance) or _naming_line(text)
+    found = _naming_line(glance) or (_naming_line(text) if glance is not text else "")
     if found:
         return found
     lines = [line for line in _EXIT_LINE.sub("", glance, count=1).splitlines() if not _BANNER.match(line)]

@@ -240,8 +240,7 @@ class Builder:
         call = self.pending.pop(act.call_id, None)
         if call is None:
             return
-        # the error line from the whole output (a failing test's name prints mid-way), for a failure only
-        line = self.clip(cmd.error_line(act.text), 160) if act.is_error or call.check is not None else ""
+        whole = act.text  # the error line is read from it (a failing test's name prints mid-way)
         if len(act.text) > PREVIEW:
             act = replace(act, text=preview(act.text, self.redact))
         self.last_result_error = act.is_error and not call.plan
@@ -252,11 +251,11 @@ class Builder:
             self.errors += 1  # an error result all the same; the reader marked the rejection itself
             self.last_result_error = False
             return
-        self._outcome(call, act, line)
+        self._outcome(call, act, whole)
         self._attempt(call, act)
 
-    def _outcome(self, call: _Call, act: Act, line: str) -> None:
-        """What the result makes of the call; `line`, the error line of its whole output."""
+    def _outcome(self, call: _Call, act: Act, whole: str) -> None:
+        """What the result makes of the call; `whole`, its output before the preview cut it."""
         tests = call.command is not None and cmd.is_test_run(call.command) and not cmd.never_ran(act.text)
         failed = cmd.tests_failed(act.text, act.is_error) if tests else act.is_error
         if call.check is not None and failed:  # the outcome's rule: a check that failed and never passed again
@@ -269,13 +268,14 @@ class Builder:
             verdict = "failed" if failed else "passed"
             text = f"Ran `{self._command(call.command)}`: tests {verdict}" + (f" ({counts})" if counts else "")
             if act.is_error or failed:
-                self._error(call, act, text, line)
+                self._error(call, act, text, self._error_line(whole))
             else:
                 self._success(call, act, "test", text)
             return
         if act.is_error:
             on = call.files or ([call.read] if call.read else [])  # the file, as the failure hook names it
             what = f"`{self._command(call.command)}`" if call.command else f"{call.name} {', '.join(on)}".strip()
+            line = self._error_line(whole)
             self._error(call, act, f"{what} failed: {line}" if line else f"{what} failed", line)
             return
         if call.command and cmd.is_commit(call.command):
@@ -318,6 +318,9 @@ class Builder:
             self.tokens[index] += value
 
     # ------------------------------------------------------------ rules
+
+    def _error_line(self, whole: str) -> str:
+        return self.clip(cmd.error_line(whole), 160)
 
     def _error(self, call: _Call, act: Act, text: str, line: str) -> None:
         self.errors += act.is_error  # the metric counts error results; a failing run that exited 0 is an event only
