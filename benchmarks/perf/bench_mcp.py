@@ -30,11 +30,11 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from benchmarks import harness
 from benchmarks.harness import REPO, percentile
-from brain.index.sync.attach import attach as attach_index
 from brain.memory.causal import graph as causal
 from brain.memory.causal import neighbourhood as context_builder
 from brain.memory.corpus import Corpus
 from brain.memory.episodes import service as episodes
+from brain.memory.front_door import open_memory
 from brain.memory.notes import service as notes
 from brain.memory.patterns import service as patterns
 from brain.vault.vault import Vault
@@ -135,9 +135,8 @@ async def library_and_roundtrip(
     library_root: Path, server_root: Path, all_cases: list[Case], iterations: int, warmup: int
 ):
     """Per tool: library call and tool call alternate, so load on the machine hits both alike."""
-    vault = Vault(library_root)
-    attach_index(vault)  # as build_server does: writes update the catalog at once on both sides
-    corpus = Corpus(vault)
+    memory = open_memory(library_root)  # as build_server does: writes update the catalog at once on both sides
+    vault, corpus = memory.vault, memory.corpus
     env = {
         key: value for key, value in os.environ.items() if key.startswith(("PYTHON", "HF_", "XDG_", "BRAIN_EMBEDDING"))
     }
