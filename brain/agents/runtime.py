@@ -30,6 +30,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -359,6 +360,27 @@ def spawn(root: Path, args: list[str]) -> None:
         )
 
 
+SETTLE_SECONDS = 0.5  # a transcript unchanged this long is taken as written
+SETTLE_MAX_SECONDS = 5.0
+
+
+def _settled_stamp(transcript: Path) -> str:
+    """The transcript's size and mtime once they stop changing (at most `SETTLE_MAX_SECONDS`): an
+    agent can fire its end hook before it has written the session's last calls (Gemini CLI was seen
+    to), and an episode read from the file then would lack them."""
+    deadline = time.monotonic() + SETTLE_MAX_SECONDS
+    info = transcript.stat()
+    stamp = f"{info.st_size}:{info.st_mtime_ns}"
+    while time.monotonic() < deadline:
+        time.sleep(SETTLE_SECONDS)
+        info = transcript.stat()
+        again = f"{info.st_size}:{info.st_mtime_ns}"
+        if again == stamp:
+            break
+        stamp = again
+    return stamp
+
+
 def extract_session(memory: Memory, transcript: Path, session: str, format: str | None) -> None:
     """The detached worker: lock, skip an unchanged transcript, end the session, remember the stamp."""
     from filelock import FileLock
@@ -370,8 +392,7 @@ def extract_session(memory: Memory, transcript: Path, session: str, format: str 
     name = safe_name(session)
     (state / "locks").mkdir(parents=True, exist_ok=True)
     with FileLock(str(state / "locks" / f"{name}.lock"), timeout=LOCK_WAIT, mode=PRIVATE):
-        info = transcript.stat()
-        stamp = f"{info.st_size}:{info.st_mtime_ns}"
+        stamp = _settled_stamp(transcript)
         done = state / "extracted" / name
         if done.is_file() and done.read_text(encoding="utf-8") == stamp:
             log(root, "extract", f"{session}: transcript unchanged since its last extraction; nothing to do")

@@ -690,3 +690,28 @@ def test_the_first_prompt_does_not_hand_a_session_what_its_start_handed_it(examp
     assert first.startswith(f"# Context for: {prompt}\n") and fact not in first
     assert "## Patterns for this task\n" in first
     assert fact in context("first-prompt", "started-elsewhere", prompt=prompt)
+
+
+def test_the_extraction_waits_for_a_transcript_still_being_written(tmp_path):
+    """An agent can fire its end hook before it has written the session's last calls (Gemini CLI did,
+    1 run in 5): the worker reads the transcript once its size and mtime have settled."""
+    import threading
+    import time
+
+    from brain.agents.runtime import _settled_stamp
+
+    transcript = tmp_path / "chat.json"
+    transcript.write_text("{}\n")
+
+    def keep_writing() -> None:
+        for number in range(3):
+            time.sleep(0.2)
+            with transcript.open("a") as handle:
+                handle.write(f'{{"call": {number}}}\n')
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    stamp = _settled_stamp(transcript)
+    writer.join()
+    info = transcript.stat()
+    assert stamp == f"{info.st_size}:{info.st_mtime_ns}"
