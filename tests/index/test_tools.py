@@ -40,7 +40,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
         built = full.ok("reindex", {})
         assert _seconds_out(text_of(built)) == (
             "7 notes: 7 added, 0 changed, 0 moved, 0 removed (7 parsed in S s); "
-            f"vectors: 24 chunks embedded, 0 unchanged, 0 deleted ({EMBEDDER})"
+            f"vectors: 18 chunks embedded, 0 unchanged, 0 deleted ({EMBEDDER})"
         )
         assert built.structured_content == {
             "full": False,
@@ -50,7 +50,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
             "moved": 0,
             "removed": 0,
             "skipped": 0,
-            "embedded": 24,
+            "embedded": 18,
             "kept": 0,
             "deleted": 0,
             "lost_vectors": 0,
@@ -60,7 +60,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
         lines = text_of(status).splitlines()
         assert lines[1] == "notes     by type: causal 1, episode 1, note 2, pattern 3"
         assert lines[2].startswith("index     up to date (last updated ")
-        assert lines[3] == f"vectors   24 chunks in {root}/.brain/index/chroma (embedded Chroma)"
+        assert lines[3] == f"vectors   18 chunks in {root}/.brain/index/chroma (embedded Chroma)"
         assert lines[4] == f"embedder  {EMBEDDER}"
         assert status.structured_content["fresh"] is True
         assert status.structured_content["by_type"] == {"causal": 1, "episode": 1, "note": 2, "pattern": 3}
@@ -72,7 +72,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
         )
         rebuilt = full.ok("reindex", {"full": True})  # from the notes alone
         assert (rebuilt.structured_content["full"], rebuilt.structured_content["added"]) == (True, 7)
-        assert rebuilt.structured_content["embedded"] == 24
+        assert rebuilt.structured_content["embedded"] == 18
 
     with connect(root, "--tools", "maintenance") as maintenance_only:
         assert set(maintenance_only.list_tools()) == MAINTENANCE_TOOLS

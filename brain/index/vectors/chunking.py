@@ -6,6 +6,12 @@ title and the section heading. A section over the window is cut at line boundari
 single over-long line by token windows, each piece overlapping the previous one by `overlap`
 tokens. Token counts come from the embedder's own tokenizer, so no chunk is ever truncated.
 
+A section that is only a list of links (`## Relations`, a pattern's evidence episodes and causal
+relationships: `- causes [[X]] (weight: 0.5)`) is not embedded: its words are note names, which the
+catalog's lexical search already matches, and taking those sections out of the dense half changed
+nothing on vault-example's labelled queries while they are a fifth of a typical vault's chunks
+(`python -m benchmarks.studies.chunk_kinds`, docs/benchmarks.md).
+
 A chunk's id is a hash of its text and the embedder id: an unchanged chunk keeps its id, which
 is how the vector store knows not to embed it again.
 """
@@ -26,14 +32,18 @@ from brain.markdown.model import Note
 # vaults embedded with the old texts are re-chunked (engine.Index) instead of silently mixed.
 # Version 1 (title, heading, content) was never written down: a vault without one has version 1.
 # Version 2: the first chunk's line of what the note is about leaves out dates and times.
+# Version 3: sections that are only lists of links are not embedded (`is_link_list`).
 FIRST_CHUNKING = "1"
-CHUNKING_VERSION = "2"
+CHUNKING_VERSION = "3"
 MAX_TOKENS = 256
 OVERLAP = 32
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
 
 Spans = Callable[[Sequence[str]], list[list[tuple[int, int]]]]
 _REGEX_TOKEN = re.compile(r"\w+|[^\w\s]")
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+(.*)")
+_LINK_OR_ASIDE = re.compile(r"\[\[[^\[\]\n]*\]\]|\([^()\n]*\)")
+LINK_ITEM_WORDS = 3  # words an item may hold besides its link and its asides: a relation's name, an outcome
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,19 @@ def _segments(note: Note) -> list[tuple[str | None, int, int]]:
     for section in heads:
         segments.append((section.heading, at(section.start + 1), at(section.end)))
     return segments
+
+
+def is_link_list(text: str) -> bool:
+    """Whether `text` is a list whose every item is a wikilink with at most a few words beside it
+    (`- part_of [[Ledger]]`, `- [[EPISODE-3]] - partial (worked by luck)`)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    for line in lines:
+        item = _LIST_ITEM.fullmatch(line)
+        if item is None or "[[" not in item.group(1):
+            return False
+        if len(re.findall(r"\w+", _LINK_OR_ASIDE.sub(" ", item.group(1)))) > LINK_ITEM_WORDS:
+            return False
+    return bool(lines)
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -174,7 +197,7 @@ def chunk_note(
     for (heading, a, b), prefix, prefix_tokens, tokens in zip(
         segments, prefixes, prefix_spans, content_spans, strict=True
     ):
-        if b <= a:
+        if b <= a or is_link_list(text[a:b]):
             continue
         budget = max(max_tokens - SPECIAL_TOKENS - len(prefix_tokens), 16)
         if len(prefix_tokens) > max_tokens // 2:  # keep at least half the window for the content
