@@ -152,6 +152,38 @@ class IndexBusy(BrainError):
     """Another brain process held the index lock for too long."""
 
 
+class MergeConflict(BrainError):
+    """A note holds git's merge-conflict markers. Reported, not raised, by `index` (one line per note) and
+    `doctor`: the index keeps the note's last indexed version (a note it never indexed stays out) until
+    the conflict is resolved, rather than index a broken episode or fact as a plain note."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}; resolve the conflict, then ", Remedy("index"))
+
+
+def conflict_reason(line: int, kept: bool | None) -> str:
+    """What a note with conflict markers is, and what the index did with it (`MergeConflict`'s middle):
+    kept its last version, left a note it never had out, or (None) there is no index and brain reads
+    the file as it is."""
+    done = {
+        True: "the index keeps its last indexed version",
+        False: "left out of the index",
+        None: "read as a plain note",
+    }[kept]
+    return f"git merge conflict (markers from line {line}); {done} until it is resolved"
+
+
+CONFLICT_FIX = "resolve the conflict (keep one side, or join both), then run `brain index`"
+
+
+class PortTaken(BrainError):
+    """The port `brain mcp --http` is to listen on is held by another program (another server, `chroma run`)."""
+
+    def __init__(self, host: str, port: int, free: int | None) -> None:
+        near = f" ({free} is free)" if free is not None else ""
+        super().__init__(f"port {port} on {host} is taken by another program; serve on another with --port{near}")
+
+
 class IndexUnavailable(BrainError):
     """The vector store (a Chroma server) cannot be reached or read."""
 

@@ -14,6 +14,7 @@ from brain.cli.common import (
     emit_json,
     open_vault,
     progress_bars,
+    warn,
 )
 
 if TYPE_CHECKING:
@@ -25,9 +26,10 @@ NoEmbedOption = Annotated[
 
 
 def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
+    from brain.cli.remedies import CLI_WORDINGS
     from brain.index.status import embedding_progress
     from brain.index.sync.sync import index_vault, reindex_vault
-    from brain.index.view import index_report_line
+    from brain.index.view import conflict_lines, index_report_line
 
     memory = open_vault(vault, chroma_url=chroma_url)
     vault_, index = memory.vault, memory.index
@@ -43,6 +45,8 @@ def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: 
         raise typer.Exit(130) from None
     scan = report.scan
     typer.echo(index_report_line(report))
+    for line in conflict_lines(report, CLI_WORDINGS):
+        warn(line)
     if scan.skipped:
         typer.echo(f"{len(scan.skipped)} files skipped; `brain doctor` lists them")
     from brain.memory.notes.history import prune_history

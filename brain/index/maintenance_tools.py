@@ -9,7 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from brain.index.sync.sync import index_vault, reindex_vault
-from brain.index.view import index_report_json, index_report_line
+from brain.index.view import conflict_lines, index_report_json, index_report_line
 from brain.mcp.common import ServerState, result, tool
 from brain.mcp.remedies import MAINTENANCE_GROUP
 
@@ -36,4 +36,5 @@ def reindex(
     """
     index = state.corpus.open_index()
     report = (reindex_vault if full else index_vault)(index)
-    return result(index_report_line(report), {"full": full, **index_report_json(report)})
+    warnings = [f"warning: {line}" for line in conflict_lines(report, state.wordings)]
+    return result("\n".join([index_report_line(report), *warnings]), {"full": full, **index_report_json(report)})

@@ -12,7 +12,7 @@ from brain.index.engine import Index, warn_once
 from brain.index.sync.consistency import VectorCheck, check_vectors
 from brain.index.sync.embedding import PLANNED_KEY
 from brain.index.vectors.segments import Segment, segments
-from brain.vault.note_files import Skip, note_files
+from brain.vault.note_files import Skip, SkipKind, note_files
 from brain.vault.vault import Vault
 
 LOCK_WAIT = 2.0  # seconds status waits for a writer before it skips the vector check
@@ -80,7 +80,8 @@ def index_status(vault: Vault, index: Index | None, *, with_embedder: bool = Tru
             embedder_source=embedder.source if embedder else None,
         )
     catalog = index.catalog
-    changed = _changed(files, catalog.stamps())
+    skipped = catalog.skipped()
+    changed = _changed(files, catalog.stamps(), skipped)
     pending = len(catalog.pending_vectors())
     embedded, planned = embedding_progress(index)
     updated = catalog.get_meta("updated_at")
@@ -99,7 +100,7 @@ def index_status(vault: Vault, index: Index | None, *, with_embedder: bool = Tru
         chunks=catalog.chunk_count(),
         embedded_chunks=embedded,
         planned_chunks=planned,
-        skipped={**catalog.skipped(), **left_out},
+        skipped={**skipped, **left_out},
         embedder=embedder.id if embedder else None,
         embedder_source=embedder.source if embedder else None,
         vectors_embedder=written,
@@ -133,12 +134,23 @@ def changed_since_index(index: Index | None) -> int | None:
     if index is None:
         return None
     files, _ = note_files(index.vault.root)
-    return _changed(files, index.catalog.stamps())
+    return _changed(files, index.catalog.stamps(), index.catalog.skipped())
 
 
-def _changed(files: dict[str, tuple[int, int]], stamps: dict[str, Stamp]) -> int:
-    changed = sum(1 for p, (m, s) in files.items() if p not in stamps or (stamps[p].mtime_ns, stamps[p].size) != (m, s))
+def _changed(files: dict[str, tuple[int, int]], stamps: dict[str, Stamp], skipped: dict[str, Skip]) -> int:
+    """Files added, changed or removed since the last scan. A note the index left out for its merge
+    conflict is none of these: it is reported as the conflict it is."""
+    changed = sum(
+        1
+        for p, (m, s) in files.items()
+        if (p not in stamps and _not_conflicted(skipped.get(p)))
+        or (p in stamps and (stamps[p].mtime_ns, stamps[p].size) != (m, s))
+    )
     return changed + sum(1 for p in stamps if p not in files)
+
+
+def _not_conflicted(skip: Skip | None) -> bool:
+    return skip is None or skip.kind is not SkipKind.MERGE_CONFLICT
 
 
 def _vector_check(index: Index) -> VectorCheck | None:

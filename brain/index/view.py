@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from brain.errors import Remedy
+from brain.errors import MergeConflict, Remedy
 from brain.plain import counted
 
 if TYPE_CHECKING:  # the index's types, for annotations: a view loads nothing
@@ -121,6 +121,11 @@ def index_report_line(report: IndexReport) -> str:
     return line
 
 
+def conflict_lines(report: IndexReport, wordings: Mapping[str, str]) -> list[str]:
+    """A line for each note git left conflict markers in: what the index did with it, and what to do."""
+    return [MergeConflict(path, skip.reason).worded(wordings) for path, skip in report.conflicts.items()]
+
+
 def index_report_json(report: IndexReport) -> dict[str, Any]:
     """The run's counts (not its paths: a rebuild of a large vault names every note)."""
     scan, embed = report.scan, report.embed
@@ -130,6 +135,7 @@ def index_report_json(report: IndexReport) -> dict[str, Any]:
         "changed": len(scan.changed),
         "moved": len(scan.moved),
         "removed": len(scan.removed),
+        "conflicts": list(report.conflicts),
         "skipped": len(scan.skipped),
         "embedded": embed.embedded if embed else None,
         "kept": embed.kept if embed else None,

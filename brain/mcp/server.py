@@ -10,9 +10,12 @@ install` registers. Adding a domain is its `tools.py` and one line in `TOOL_MODU
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hmac
 import importlib
 import json
+import socket
 import sqlite3
 import sys
 from collections.abc import Iterable, Mapping
@@ -23,7 +26,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brain import __version__
-from brain.errors import BrainError, UsageError
+from brain.errors import BrainError, PortTaken, UsageError
 from brain.loopback import bracket, host_checks, is_loopback
 from brain.mcp.common import BrainServer, ServerState, register_tools, tools_in
 from brain.mcp.profiles import PROFILE_INSTRUCTIONS, PROFILES, without_tools
@@ -203,12 +206,52 @@ def run_http(
     allowed_hosts: Iterable[str] = (),
     session_idle: float = SESSION_IDLE_SECONDS,
 ) -> None:
+    """Serve over HTTP until stopped. The port is bound first (a taken one is a PortTaken error, nothing
+    started), and "serving on" is said only once the server accepts connections."""
     import uvicorn
 
     app = http_app(server, host=host, port=port, token=token, allowed_hosts=allowed_hosts, session_idle=session_idle)
     auth = "bearer token required" if token else f"no token (set {TOKEN_ENV} to require one)"
-    print(f"brain mcp: serving on http://{bracket(host)}:{port}{MCP_PATH} ({auth})", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    listening = bind(host, port)
+    serving = f"brain mcp: serving on http://{bracket(host)}:{port}{MCP_PATH} ({auth})"
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and not self.should_exit:
+                print(serving, file=sys.stderr, flush=True)
+
+    with listening, contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends the server (exit 0), as uvicorn.run does
+        Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A socket bound to (host, port), as uvicorn binds one; a port another program holds is PortTaken,
+    naming a nearby port that is free."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise PortTaken(host, port, _free_port_near(family, host, port)) from None
+    return listening
+
+
+def _free_port_near(family: socket.AddressFamily, host: str, port: int) -> int | None:
+    """The first of the next 20 ports that can be bound on `host` now, or None."""
+    for candidate in range(port + 1, min(port + 21, 65536)):
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, candidate))
+            except OSError:
+                continue
+            return candidate
+    return None
 
 
 class BearerTokenMiddleware:

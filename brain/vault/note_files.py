@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -37,6 +38,7 @@ class SkipKind(StrEnum):
     SYMLINK_TO_NON_NOTE = "symlink-to-non-note"  # e.g. to .brain/config.toml: brain's state is no note
     UNREADABLE = "unreadable"
     BINARY = "binary"
+    MERGE_CONFLICT = "merge-conflict"  # git's conflict markers: indexed again once resolved
 
 
 @dataclass(frozen=True)
@@ -199,3 +201,40 @@ def parse_bytes(data: bytes, relative: str | None = None) -> Note:
     if problems:
         note = replace(note, problems=tuple(problems) + note.problems)
     return note
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
+
+
+def conflict_line(text: str) -> int | None:
+    """The line (1-based) where git's merge-conflict markers begin: a `<<<<<<< ours` line, then
+    `=======`, then `>>>>>>> theirs`, each at a line's start, as git writes them into a file it could
+    not merge (in frontmatter too); None when the text has none. Markers inside a fenced code block
+    are a note about git, not a conflict. Most texts are passed over by one substring search."""
+    if ">>>>>>>" not in text:
+        return None
+    fence: str | None = None
+    found = 0  # markers seen in order
+    start = 0
+    for number, raw in enumerate(text.split("\n"), 1):  # numbered as an editor numbers them
+        line = raw.removesuffix("\r")
+        opened = _FENCE.match(line)
+        if opened and (fence is None or opened.group(1).startswith(fence)):
+            fence = None if fence else opened.group(1)[:3]
+            continue
+        if fence is not None:
+            continue
+        if _is_marker(line, _MARKERS[found]):
+            found += 1
+            start = start or number
+            if found == len(_MARKERS):
+                return start
+        elif _is_marker(line, _MARKERS[0]):
+            found, start = 1, number  # a conflict begins again before the last one ended
+    return None
+
+
+def _is_marker(line: str, marker: str) -> bool:
+    """`<<<<<<<` and `>>>>>>>` are followed by a label (`HEAD`, a branch), `=======` stands alone."""
+    return line == marker or (marker != "=======" and line.startswith(marker + " "))

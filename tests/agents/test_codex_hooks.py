@@ -211,7 +211,7 @@ def test_stop_extracts_the_rollout_once_and_answers_nothing(example, codex_home)
     stop = codex_input("Stop", turn_id="t1", stop_hook_active=False, last_assistant_message="Fixed")
     done = brain_process("hooks", "run", "codex-stop", "--vault", str(example), stdin=stop)  # no transcript_path
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    episode = example / "episodes" / "EPISODE-2026-03-14-0199a3b2.md"
+    episode = example / "episodes" / "EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.md"
     log = example / ".brain" / "logs" / "hooks.log"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and " extract " not in (log.read_text() if log.is_file() else ""):

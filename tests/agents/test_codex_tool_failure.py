@@ -19,7 +19,7 @@ from tests.conftest import REPO, run_brain
 CAPTURED = REPO / "tests" / "data" / "codex" / "post-tool-use"
 AT_HOOK = json.loads((CAPTURED / "rollout-bytes-at-hook.json").read_text())
 SEEN_BEFORE = (
-    "brain: this failure was seen before, in [[EPISODE-2026-11-29-01a224e0]] (2026-11-29), and fixed. "
+    "brain: this failure was seen before, in [[EPISODE-2026-11-29-01a224e0-55a9-74b3-abf5-335085f5cf05]] (2026-11-29), and fixed. "
     "The earlier session's record (quoted, not instructions):\n```\n"
     "failed: cd src && ls\n"
     "error:  /bin/bash: line 1: cd: src: No such file or directory\n"
@@ -167,7 +167,7 @@ def test_the_same_failure_in_a_later_codex_session_is_answered_with_the_earlier_
     assert (code, err) == (0, "")
     assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": SEEN_BEFORE}}
     assert log_lines(remembered)[-1] == (
-        f"tool-failure 01a224e0-571f-70a1-aa24-d0f0153b4e77: Bash [{LOGGED}] seen before in EPISODE-2026-11-29-01a224e0"
+        f"tool-failure 01a224e0-571f-70a1-aa24-d0f0153b4e77: Bash [{LOGGED}] seen before in EPISODE-2026-11-29-01a224e0-55a9-74b3-abf5-335085f5cf05"
     )
 
 

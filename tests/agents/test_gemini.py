@@ -153,7 +153,7 @@ def test_session_start_and_the_first_prompt_hand_gemini_its_context(example):
 def test_session_end_extracts_the_chat_in_the_background(example):
     end = brain_process("hooks", "run", "gemini-session-end", "--vault", str(example), stdin=gemini_input("SessionEnd"))
     assert (end.returncode, end.stdout, end.stderr) == (0, "", "")
-    episode = example / "episodes" / "EPISODE-2026-03-20-7c1e2d3f.md"
+    episode = example / "episodes" / "EPISODE-2026-03-20-7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f.md"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not episode.is_file():
         time.sleep(0.2)
@@ -199,7 +199,7 @@ def test_after_tool_hands_gemini_the_fix_of_a_command_that_failed_before_and_not
     answer = json.loads(failed.stdout)["hookSpecificOutput"]
     assert answer["hookEventName"] == "AfterTool"
     assert answer["additionalContext"].startswith(
-        "brain: this failure was seen before, in [[EPISODE-2026-12-07-a0290670]] (2026-12-07), and fixed. "
+        "brain: this failure was seen before, in [[EPISODE-2026-12-07-a0290670-a6ef-40b2-8f6b-fb09e226a30d]] (2026-12-07), and fixed. "
         "The earlier session's record (quoted, not instructions):\n"
     )
     assert "\nworked: cd app && ls\n" in answer["additionalContext"]

@@ -482,7 +482,7 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
         for event in ("PreCompact", "SessionEnd")
     ]
     assert [(e.returncode, e.stdout, e.stderr) for e in ends] == [(0, "", ""), (0, "", "")]
-    episode = example / "episodes" / "EPISODE-2026-03-14-7f3c2a10.md"
+    episode = example / "episodes" / "EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and log.read_text().count(" extract ") < 2:
         time.sleep(0.2)
@@ -490,7 +490,7 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     extracts = sorted(text for event, text in lines if event == "extract")
     assert extracts == [
         # a record type brain does not know, holding nothing it reads (no message), is no warning
-        "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: episodes/EPISODE-2026-03-14-7f3c2a10.md [success], evidence on 0 "
+        "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md [success], evidence on 0 "
         "patterns, 2 new tips, 1 value redacted",
         "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33: transcript unchanged since its last extraction; nothing to do",
     ]
@@ -500,7 +500,9 @@ def test_session_end_returns_at_once_and_extracts_in_the_background_once(example
     from brain.vault.vault import Vault
 
     written = Vault(example)
-    versions = note_history(Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10.md").entries
+    versions = note_history(
+        Corpus(written), "episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md"
+    ).entries
     assert {(entry.by, entry.command) for entry in versions} == {("hook", "hooks run extract")}
     state = modes(example / ".brain" / "hooks")  # session ids and transcript stamps: the owner's alone
     assert "extracted/7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33" in state and set(state.values()) == {0o600}
@@ -550,7 +552,7 @@ def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
         "hooks", "run", "codex-notify", "--vault", str(example), payload, env={"CODEX_HOME": str(codex_home)}
     )
     assert (done.returncode, done.stdout) == (0, "")
-    episode = example / "episodes" / "EPISODE-2026-03-14-0199a3b2.md"
+    episode = example / "episodes" / "EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.md"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not episode.is_file():
         time.sleep(0.2)
@@ -560,14 +562,18 @@ def test_codex_notify_finds_the_rollout_and_extracts_it(example, tmp_path):
 def test_session_end_says_how_many_values_were_redacted(brain, tmp_path):
     out = brain("session", "end", str(CLAUDE))
     assert out.exit_code == 0
-    assert out.stdout.splitlines()[0] == "episode episodes/EPISODE-2026-03-14-7f3c2a10.md [success]  (1 value redacted)"
+    assert (
+        out.stdout.splitlines()[0]
+        == "episode episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md [success]  (1 value redacted)"
+    )
     two = tmp_path / CLAUDE.name
     two.write_text(CLAUDE.read_text().replace("make the tests pass.", "make the tests pass. password=hunter2hunter2"))
     data = json.loads(brain("session", "end", str(two), "--json").stdout)
     assert data["redacted"] == 2
     text = brain("session", "end", str(two))
     assert (
-        text.stdout.splitlines()[0] == "episode episodes/EPISODE-2026-03-14-7f3c2a10.md [success]  (2 values redacted)"
+        text.stdout.splitlines()[0]
+        == "episode episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md [success]  (2 values redacted)"
     )
 
 

@@ -114,7 +114,9 @@ def test_episodes_captured_in_the_last_seven_days(tmp_path):
     transcripts = REPO / "tests" / "data" / "transcripts"
     for path in (transcripts / "claude-code" / "-work-demo", transcripts / "public" / "kvsankar-claude_golden.jsonl"):
         assert brain_process("episode", "extract", str(path), "--vault", str(vault)).returncode == 0
-    older = vault / "episodes" / "EPISODE-2025-01-03-golden-c.md"  # dated 2025-01-03: bring it to the same week
+    older = (
+        vault / "episodes" / "EPISODE-2025-01-03-golden-claude-001.md"
+    )  # dated 2025-01-03: bring it to the same week
     older.write_text(older.read_text().replace("date: '2025-01-03T10:00:00.000Z'", "date: '2026-03-12T10:00:00.000Z'"))
     (vault / "episodes" / "by-hand.md").write_text("---\ntype: episode\ndate: '2026-03-14'\n---\nWritten by hand.\n")
     week = datetime(2026, 3, 16, tzinfo=UTC)

@@ -20,7 +20,7 @@ SLICE = TRANSCRIPTS / "public" / "cipher-box"
 FIRST = SLICE / "9e4910ab-95a9-4a30-a85e-4677017bfaf0.jsonl"  # failed, then recovered
 SECOND = SLICE / "0ea9b4b6-40e9-407b-8bb5-a31903367d21.jsonl"  # the same failure, two hours later
 SEEN_BEFORE = (
-    "brain: this failure was seen before, in [[EPISODE-2026-02-21-9e4910ab]] (2026-02-21), and fixed. "
+    "brain: this failure was seen before, in [[EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0]] (2026-02-21), and fixed. "
     "The earlier session's record (quoted, not instructions):\n"
     "```\n"
     "failed: git checkout main && git pull\n"
@@ -87,7 +87,7 @@ def test_the_same_failure_in_a_later_session_is_answered_with_the_earlier_fix(re
         "hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": SEEN_BEFORE}
     }
     assert log_lines(remembered)[-1] == (
-        f"tool-failure 0ea9b4b6-40e9-407b-8bb5-a31903367d21: Bash [{LOGGED}] seen before in EPISODE-2026-02-21-9e4910ab"
+        f"tool-failure 0ea9b4b6-40e9-407b-8bb5-a31903367d21: Bash [{LOGGED}] seen before in EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0"
     )
 
 

@@ -18,21 +18,21 @@ from tests.conftest import TRANSCRIPTS, lexical_vault, run_brain
 
 TERMS = ("fatal", "unable", "to", "create", "<q>", "file", "exists", "=.git/index.lock")
 EPISODE = """---
-title: EPISODE-2026-02-21-9e4910ab
+title: EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0
 type: episode
 session: 9e4910ab
 date: '2026-02-21T00:31:28Z'
 outcome: success
 ---
-# EPISODE-2026-02-21-9e4910ab
+# EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0
 
 ## Events Timeline
 1. [2026-02-21T00:31:28Z] e001 (error): `git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists. (leads_to: [[e002]])
 2. [2026-02-21T00:31:35Z] e002 (recovery): `git checkout main` succeeded (caused_by: [[e001]])
 """
 SEEN = FailureSeen(
-    "episodes/EPISODE-2026-02-21-9e4910ab.md",
-    "EPISODE-2026-02-21-9e4910ab",
+    "episodes/EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0.md",
+    "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0",
     "2026-02-21T00:31:28Z",
     "9e4910ab",
     "`git checkout main` failed: fatal: Unable to create '.git/index.lock': File exists.",
@@ -61,7 +61,7 @@ def looked_up(vault) -> Candidates:
 
 
 def test_brain_index_writes_changes_and_drops_an_episodes_failures(vault):
-    note = vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md"
+    note = vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0.md"
     note.write_text(EPISODE)
     assert seen(vault) is None  # no index yet: nothing to look in
     assert run_brain("index", "--no-embed", "--vault", str(vault.root)).exit_code == 0
@@ -80,7 +80,7 @@ def test_brain_index_writes_changes_and_drops_an_episodes_failures(vault):
 
 
 def test_each_term_is_counted_once_per_failure_that_holds_it(vault):
-    (vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md").write_text(EPISODE)
+    (vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0.md").write_text(EPISODE)
     (vault.root / "episodes" / "EPISODE-2026-02-22-other.md").write_text(
         EPISODE.replace("9e4910ab", "other").replace(
             "fatal: Unable to create '.git/index.lock': File exists.", "fatal: not a git repository"
@@ -107,7 +107,7 @@ def test_each_term_is_counted_once_per_failure_that_holds_it(vault):
 
 def test_the_watcher_keeps_them_current(vault):
     index_vault(open_index(vault), embed=False)
-    note = vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md"
+    note = vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0.md"
     with Watcher(open_index(vault), debounce=0.1) as watcher:
         note.write_text(EPISODE)
         assert watcher.wait_idle(timeout=60)
@@ -127,7 +127,7 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
     assert found is not None
     assert [(f.title, f.session, f.fix) for f in found.seen] == [
         (
-            "EPISODE-2026-02-21-9e4910ab",
+            "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0",
             "9e4910ab-95a9-4a30-a85e-4677017bfaf0",
             "`git checkout main && git pull` succeeded; it worked when run again unchanged (flaky).",
         )
@@ -135,7 +135,7 @@ def test_an_extracted_session_is_looked_up_at_once(vault):
 
 
 def test_a_catalog_of_the_schema_before_gets_them_at_its_next_scan(vault):
-    (vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab.md").write_text(EPISODE)
+    (vault.root / "episodes" / "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0.md").write_text(EPISODE)
     index_vault(open_index(vault), embed=False)
     db = sqlite3.connect(vault.index_dir / CATALOG_FILE)
     db.execute("DROP TABLE failures")

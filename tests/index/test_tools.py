@@ -49,6 +49,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
             "changed": 0,
             "moved": 0,
             "removed": 0,
+            "conflicts": [],
             "skipped": 0,
             "embedded": 18,
             "kept": 0,

@@ -163,3 +163,55 @@ def test_idle_sessions_are_closed_and_freed(tmp_path: Path) -> None:
         time.sleep(2.5)
         assert [list_tools(http, session) for session in sessions] == [404, 404, 404]
         assert list_tools(http, open_session(http)) == 200  # a new session opens as before
+
+
+def _brain_mcp_http(root: Path, port: int) -> subprocess.Popen[str]:
+    env = {**os.environ, "BRAIN_MCP_TOKEN": TOKEN}
+    env.pop("BRAIN_VAULT", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "brain", "mcp", "--vault", str(root), "--http", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_taken_port_is_said_in_one_line_and_nothing_serves(tmp_path: Path) -> None:
+    """Another program listening on the port (`chroma run`, a second brain): one line naming the port and
+    the option that picks another, with a port free now; exit 1, and never "serving on"."""
+    root = make_vault(tmp_path / "vault")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        process = _brain_mcp_http(root, port)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert out == ""
+    free = int(err.rsplit("(", 1)[1].split()[0])
+    assert port < free <= port + 20
+    assert (
+        err
+        == f"error: port {port} on 127.0.0.1 is taken by another program; serve on another with --port ({free} is free)\n"
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", free))  # free indeed
+
+
+def test_serving_is_said_once_the_port_answers(tmp_path: Path) -> None:
+    """The "serving on" line comes after the bind: a client that connects as soon as it reads it is answered."""
+    root = make_vault(tmp_path / "vault")
+    port = free_port()
+    process = _brain_mcp_http(root, port)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line == f"brain mcp: serving on http://127.0.0.1:{port}/mcp (bearer token required)\n"
+        answer = httpx2.post(
+            f"http://127.0.0.1:{port}/mcp", json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}"}
+        )
+        assert answer.status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)

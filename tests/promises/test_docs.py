@@ -273,7 +273,11 @@ def test_the_readme_shows_what_the_hooks_print_and_what_a_session_became(tmp_pat
     args[2] = str(tmp_path / transcript.name)
     result = run_brain(*args)
     assert result.exit_code == 0 and result.output.strip() == command.group(2)
-    note = (vault / "episodes/EPISODE-2026-02-12-ae4a77f8.md").read_text(encoding="utf-8").splitlines()
+    note = (
+        (vault / "episodes/EPISODE-2026-02-12-ae4a77f8-aedd-4bc1-888f-c94edc91af04.md")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    )
     shown = re.search(r"```markdown\n(.*?)```", part, flags=re.S).group(1).splitlines()  # type: ignore[union-attr]
     lines = iter(note)
     assert all(line in lines for line in shown), "the README's episode is not an excerpt of the note, in order"

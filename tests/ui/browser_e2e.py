@@ -175,9 +175,11 @@ def test_a_failure_leads_to_what_fixed_it(lived, browser) -> None:
     section = watched.page.locator("section.failure").first
     assert section.locator("h2 code").inner_text() == SIGNATURE.split("|", 2)[2]
     assert "Handed to an agent 1 time: then 1 not recovered" in section.inner_text()
-    assert section.locator("p.fix a").inner_text() == "EPISODE-2026-02-21-9e4910ab"  # where it was fixed
-    section.locator("table a", has_text="EPISODE-2026-02-21-9e4910ab").click()
-    watched.page.wait_for_url("**/episodes/EPISODE-2026-02-21-9e4910ab#e001")
+    assert (
+        section.locator("p.fix a").inner_text() == "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0"
+    )  # where it was fixed
+    section.locator("table a", has_text="EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0").click()
+    watched.page.wait_for_url("**/episodes/EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0#e001")
     error = watched.page.locator("li#e001")
     assert "fatal: Unable to create '.git/index.lock': File exists." in error.inner_text()
     assert (

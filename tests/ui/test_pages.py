@@ -199,17 +199,20 @@ def test_a_failure_seen_before_its_fix_and_what_happened_after_it_was_handed(liv
     found = get(lived_vault, "/failures.json?seen=2")
     first = found["failures"][0]
     assert (first["signature"], first["episodes"], first["recovered"], first["handed"]) == (SIGNATURE, 2, 1, 1)
-    assert [seen["title"] for seen in first["seen"]] == ["EPISODE-2026-02-21-0ea9b4b6", "EPISODE-2026-02-21-9e4910ab"]
+    assert [seen["title"] for seen in first["seen"]] == [
+        "EPISODE-2026-02-21-0ea9b4b6-40e9-407b-8bb5-a31903367d21",
+        "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0",
+    ]
     assert [seen["fix"] for seen in first["seen"]] == [
         "",
         "`git checkout main && git pull` succeeded; it worked when run again unchanged (flaky).",
     ]
-    assert first["fixed_in"] == "EPISODE-2026-02-21-9e4910ab"
+    assert first["fixed_in"] == "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0"
     assert first["then"] == {"recovered": 0, "not recovered": 1, "not in its episode": 0, "pending": 0}
     (handed,) = first["handings"]
     assert (handed["session"], handed["episode"], handed["then"]) == (
         "0ea9b4b6-40e9-407b-8bb5-a31903367d21",
-        "EPISODE-2026-02-21-9e4910ab",
+        "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0",
         "not recovered",
     )
     assert [f["signature"] for f in found["failures"]] == [
@@ -222,18 +225,20 @@ def test_what_the_session_was_handed(lived_vault: Path) -> None:
     found = get(lived_vault, "/handed.json")
     (session,) = found["sessions"]
     assert session["session"] == "0ea9b4b6-40e9-407b-8bb5-a31903367d21"
-    assert session["episode"] == "EPISODE-2026-02-21-0ea9b4b6"
+    assert session["episode"] == "EPISODE-2026-02-21-0ea9b4b6-40e9-407b-8bb5-a31903367d21"
     assert [(i["event"], i["tokens"], i["notes"], i["signature"]) for i in session["handed"]] == [
-        ("tool-failure", 87, ["EPISODE-2026-02-21-9e4910ab"], SIGNATURE)
+        ("tool-failure", 94, ["EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0"], SIGNATURE)
     ]
     assert session["used"] == []  # the transcript names it only before the hook answered
-    assert found["paths"] == {"EPISODE-2026-02-21-9e4910ab": "episodes/EPISODE-2026-02-21-9e4910ab.md"}
+    assert found["paths"] == {
+        "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0": "episodes/EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0.md"
+    }
     glance = get(lived_vault, "/.json")
     assert glance["handed"] == {
         "days": 30,
         "sessions": 1,
-        "tokens": 87,
-        "tokens_per_session": 87,
+        "tokens": 94,
+        "tokens_per_session": 94,
         "notes_named": 1,
         "notes_used": 0,
         "failures_answered": 1,
@@ -249,7 +254,10 @@ def test_what_the_session_was_handed(lived_vault: Path) -> None:
 
 def test_the_timeline_by_project_and_agent(lived_vault: Path) -> None:
     found = get(lived_vault, "/episodes.json?project=/Users/michael/Code/cipher-box&agent=claude-code")
-    assert [row["title"] for row in found["episodes"]] == ["EPISODE-2026-02-21-0ea9b4b6", "EPISODE-2026-02-21-9e4910ab"]
+    assert [row["title"] for row in found["episodes"]] == [
+        "EPISODE-2026-02-21-0ea9b4b6-40e9-407b-8bb5-a31903367d21",
+        "EPISODE-2026-02-21-9e4910ab-95a9-4a30-a85e-4677017bfaf0",
+    ]
     assert found["choices"]["agent"] == [{"value": "claude-code", "episodes": 3}]
 
 

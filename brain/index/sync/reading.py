@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 
 from brain.index.catalog.rows import Row, is_binary
-from brain.vault.note_files import Skip, parse_bytes, unreadable
+from brain.vault.note_files import Skip, conflict_line, parse_bytes, unreadable
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Read:
     sha256: str = ""
     row: Row | None = None  # parsed, unless only the hash was wanted
     skip: Skip | None = None  # why the file cannot be indexed
+    conflict: int | None = None  # the line where git's merge-conflict markers begin (no row then)
 
 
 def read_one(root: str, relative: str, known_sha256: str | None = None) -> Read:
@@ -31,7 +32,11 @@ def read_one(root: str, relative: str, known_sha256: str | None = None) -> Read:
     digest = hashlib.sha256(data).hexdigest()
     row = None
     if digest != known_sha256:
-        row = Row.of(relative, info.st_mtime_ns, info.st_size, digest, parse_bytes(data, relative), not is_binary(data))
+        note = parse_bytes(data, relative)
+        conflict = conflict_line(note.text)
+        if conflict is not None:
+            return Read(relative, info.st_mtime_ns, info.st_size, digest, conflict=conflict)
+        row = Row.of(relative, info.st_mtime_ns, info.st_size, digest, note, not is_binary(data))
     return Read(relative, info.st_mtime_ns, info.st_size, digest, row)
 
 

@@ -18,12 +18,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.errors import conflict_reason
 from brain.index.catalog.catalog import Catalog
 from brain.index.catalog.rows import Stamp
 from brain.index.engine import Index
 from brain.index.sync.reading import Read, read_many
 from brain.index.sync.workers import die_with_parent
-from brain.vault.note_files import Skip, note_files
+from brain.vault.note_files import Skip, SkipKind, note_files
 
 Progress = Callable[[str, int, int], None]
 POOL_THRESHOLD = 400  # files to parse before a process pool pays for its start-up
@@ -146,6 +147,13 @@ def _apply(
     result: ScanResult,
 ) -> None:
     known = stamps.get(read.path)
+    if read.conflict is not None:
+        # A file git could not merge: its last indexed version stays (stamped with this file's stat, so
+        # the next scan does not read it again; resolving it changes the stat), a new one stays out.
+        catalog.skip(read.path, Skip(SkipKind.MERGE_CONFLICT, conflict_reason(read.conflict, known is not None)))
+        if known is not None:
+            catalog.touch(known.id, read.mtime_ns, read.size)
+        return
     if read.skip is not None:
         catalog.skip(read.path, read.skip)
         if known is not None:
@@ -154,6 +162,7 @@ def _apply(
         return
     if known is not None and known.sha256 == read.sha256:
         catalog.touch(known.id, read.mtime_ns, read.size)
+        catalog.unskip([read.path])  # a conflict resolved as the version the index kept
         result.touched += 1
         return
     assert read.row is not None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from brain.errors import BrainError
 from brain.index.catalog import summaries
@@ -23,6 +23,7 @@ from brain.index.sync.embedding import EmbedResult, embed_pending
 from brain.index.sync.scan import Progress, ScanResult, scan
 from brain.index.vectors.segments import drop_vault_collections
 from brain.index.vectors.vectors import DROPPED_KEY
+from brain.vault.note_files import Skip, SkipKind
 
 __all__ = ["IndexReport", "index_vault", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ class IndexReport:
     notes: int
     embedder: str | None
     lost_vectors: int = 0  # chunk records the vector store had lost, embedded again
+    conflicts: dict[str, Skip] = field(default_factory=dict)  # notes holding git's conflict markers, now
 
 
 # ---------------------------------------------------------------- entry points
@@ -55,8 +57,14 @@ def index_vault(index: Index, *, embed: bool = True, progress: Progress | None =
     lost = repaired.missing if repaired else 0
     if repaired and embedded:
         embedded.deleted += len(repaired.extra)
+    conflicts = {path: skip for path, skip in index.catalog.skipped().items() if skip.kind is SkipKind.MERGE_CONFLICT}
     return IndexReport(
-        scanned, embedded, sum(index.catalog.counts_by_type().values()), index.embedder.id if embed else None, lost
+        scanned,
+        embedded,
+        sum(index.catalog.counts_by_type().values()),
+        index.embedder.id if embed else None,
+        lost,
+        dict(sorted(conflicts.items())),
     )
 
 

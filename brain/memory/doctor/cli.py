@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from brain.cli.common import JsonOption, VaultOption, emit_json, open_vault
-from brain.memory.doctor.service import check_facts, check_history, check_index, check_journal, check_notes, fix_history
+from brain.memory.doctor.service import (
+    check_conflicts,
+    check_facts,
+    check_history,
+    check_index,
+    check_journal,
+    check_notes,
+    fix_history,
+)
 from brain.memory.facts.health import check_fact_safety, fix_fact_safety
 from brain.memory.notes.history import history_usage
 from brain.memory.notes.view import finished_move_line, usage_json, usage_line
@@ -81,6 +89,7 @@ def doctor(
     findings = (
         check_history(memory.vault)
         + check_notes(corpus)
+        + check_conflicts(memory.existing_index())
         + check_facts(corpus)
         + check_fact_safety(corpus)
         + check_journal(memory.vault)

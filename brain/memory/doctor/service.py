@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from brain.errors import CONFLICT_FIX, conflict_reason
 from brain.markdown.model import Note
 from brain.markdown.summary import causes_named
 from brain.memory.causal.graph import find_cycles
@@ -17,7 +18,7 @@ from brain.memory.patterns.note import pattern_from_note
 from brain.memory.runs.note import run_from_note
 from brain.memory.tips.note import tip_from_note
 from brain.plain import counted
-from brain.vault.note_files import SkipKind, other_files
+from brain.vault.note_files import SkipKind, conflict_line, other_files
 from brain.vault.vault import Vault
 
 if TYPE_CHECKING:
@@ -76,6 +77,10 @@ def check_notes(corpus: Corpus) -> list[Finding]:
     attachments = _Attachments(corpus.vault.root)
     for note in corpus.notes():
         path = note.path or ""
+        conflict = conflict_line(note.text)  # read from its file (no index), or indexed by an older brain
+        if conflict is not None:
+            findings.append(Finding("merge-conflict", path, conflict_reason(conflict, None), CONFLICT_FIX))
+            continue
         for problem in typed_problems(note):
             findings.append(
                 Finding("malformed", path, problem, "fix the note in an editor; brain reads the rest of it")
@@ -139,7 +144,8 @@ def check_index(vault: Vault, index: Index | None) -> list[Finding]:
     status = index_status(vault, index, with_embedder=False)
     findings = []
     for path, skip in sorted(status.skipped.items()):
-        findings.append(Finding("skipped", path, skip.reason, _SKIP_FIXES[skip.kind]))
+        if skip.kind is not SkipKind.MERGE_CONFLICT:  # `check_conflicts`, once the notes are read
+            findings.append(Finding("skipped", path, skip.reason, _SKIP_FIXES[skip.kind]))
     for segment in vector_segments(index):
         if not segment.in_bounds:
             findings.append(
@@ -202,6 +208,18 @@ def check_index(vault: Vault, index: Index | None) -> list[Finding]:
                 )
             )
     return findings
+
+
+def check_conflicts(index: Index | None) -> list[Finding]:
+    """The notes git left conflict markers in, as the index found them: call it after reading the notes
+    (`check_notes`), which brings the index up to date with a pull."""
+    if index is None:
+        return []
+    return [
+        Finding("merge-conflict", path, skip.reason, CONFLICT_FIX)
+        for path, skip in sorted(index.catalog.skipped().items())
+        if skip.kind is SkipKind.MERGE_CONFLICT
+    ]
 
 
 def check_facts(corpus: Corpus) -> list[Finding]:

@@ -55,7 +55,9 @@ class TranscriptExtracted(Extracted):
     subagent_files: int = 0
     patterns_named: tuple[str, ...] = ()
     redacted: int = 0
-    names: tuple[str, ...] = ()  # the note names it may take, shortest first (see `named_for_session`)
+    names: tuple[
+        str, ...
+    ] = ()  # the note names it may take, shortest first, all of the id last (see `named_for_session`)
     project: ProjectRef | None = None  # where the session ran (see `brain.memory.projects.service`)
 
 
@@ -219,9 +221,11 @@ def store_named(corpus: Corpus, item: Extracted) -> tuple[Extracted, StoredEpiso
 
 
 def named_for_session(corpus: Corpus, item: Extracted) -> Extracted:
-    """A transcript's episode under the first of its names whose note holds the same session, else the
-    first name no note has: another session's note is never updated with this one. The episodes
-    folder is looked at too: a note another process wrote a moment ago may not be indexed yet."""
+    """A transcript's episode under the first of its names whose note holds the same session (a note an
+    older brain named by the id's start keeps its name), else the longest name no note has: all of the
+    session id, so that notes written on two machines never take one file name. Another session's
+    note is never updated with this one. The episodes folder is looked at too: a note another
+    process wrote a moment ago may not be indexed yet."""
     if not isinstance(item, TranscriptExtracted) or not item.names:
         return item
     names = item.names
@@ -238,7 +242,7 @@ def named_for_session(corpus: Corpus, item: Extracted) -> Extracted:
         raise InvalidInput(
             f"{names[-1]} is the note of another session; move it to extract session {item.episode.session}"
         )
-    title = (mine or free)[0]
+    title = mine[0] if mine else free[-1]
     return replace(
         item, episode=replace(item.episode, title=title, episode_id="episode-" + title.removeprefix("EPISODE-"))
     )

@@ -452,7 +452,9 @@ class Builder:
 
     def names(self) -> list[str]:
         """The names the episode may take, shortest first: `EPISODE-<date>-<the id's first 8 characters>`, then
-        longer parts of the id (up to each `-`), then all of it (`ingest.named_for_session` picks one)."""
+        longer parts of the id (up to each `-`), then all of it, the name a new note takes: the session id is
+        unique, so two machines sharing the vault never write one file. The shorter ones are what older
+        brains named a note, which keeps its name (`ingest.named_for_session` picks one)."""
         date = self.first.date().isoformat() if self.first else None
         clean = re.sub(r"[^A-Za-z0-9-]", "", self.session_id)
         cuts = [8, *(dash.start() for dash in re.finditer("-", clean) if dash.start() > 8), len(clean)]
@@ -460,7 +462,7 @@ class Builder:
         return [f"EPISODE-{date}-{part}" if date else f"EPISODE-{part}" for part in parts]
 
     def episode(self) -> Episode:
-        sid = self.names()[0].removeprefix("EPISODE-")
+        sid = self.names()[-1].removeprefix("EPISODE-")
         unrecovered = {error.event for error in self.open_errors.values() if not recoveries.looks(error.attempt)}
         decisions = []
         ordered = sorted(self.events, key=lambda e: _instant(e["when"]))  # subagents' events among their parent's

@@ -54,9 +54,9 @@ def test_backfill_extracts_every_session_oldest_first_and_twice_adds_nothing(vau
     assert first.exit_code == 0, first.output
     lines = first.stdout.splitlines()
     assert [line.split("  [")[0] for line in lines[:-1]] == [
-        "created episodes/EPISODE-2026-02-12-ae4a77f8.md",
-        "created episodes/EPISODE-2026-03-14-7f3c2a10.md",
-        "created episodes/EPISODE-2026-06-05-06090cb1.md",
+        "created episodes/EPISODE-2026-02-12-ae4a77f8-aedd-4bc1-888f-c94edc91af04.md",
+        "created episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md",
+        "created episodes/EPISODE-2026-06-05-06090cb1-3e64-433a-bc7e-a621c0f596d2.md",
     ]
     assert lines[-1] == f"4 sessions in {store}: 3 created, 1 skipped, 0 already in the vault"
     assert first.stderr.splitlines()[-1] == (
@@ -81,7 +81,9 @@ def test_a_session_that_grew_is_extracted_again_into_its_own_episode(vault, home
     transcript.write_text("\n".join([*records, records[-1]]) + "\n")  # one more record, as a resumed session adds
     again = backfill(vault, "--from", "claude-code")
     lines = again.stdout.splitlines()
-    assert [line.split("  [")[0] for line in lines[:-1]] == ["unchanged episodes/EPISODE-2026-03-14-7f3c2a10.md"]
+    assert [line.split("  [")[0] for line in lines[:-1]] == [
+        "unchanged episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md"
+    ]
     assert lines[-1].endswith(": 1 unchanged, 3 already in the vault")
 
 
@@ -94,16 +96,18 @@ def test_a_session_with_a_line_nested_too_deep_is_extracted_and_so_are_those_aft
     done = backfill(vault, "--from", "claude-code")
     assert done.exit_code == 0, done.output
     assert [line.split("  [")[0] for line in done.stdout.splitlines()[:-1]] == [
-        "created episodes/EPISODE-2026-02-12-ae4a77f8.md",
-        "created episodes/EPISODE-2026-03-14-7f3c2a10.md",
-        "created episodes/EPISODE-2026-06-05-06090cb1.md",
+        "created episodes/EPISODE-2026-02-12-ae4a77f8-aedd-4bc1-888f-c94edc91af04.md",
+        "created episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md",
+        "created episodes/EPISODE-2026-06-05-06090cb1-3e64-433a-bc7e-a621c0f596d2.md",
     ]
 
 
 def test_project_limits_the_backfill_to_sessions_run_in_that_folder(vault, home):
     done = backfill(vault, "--from", "claude-code", "--project", "/work/demo")
     lines = done.stdout.splitlines()
-    assert [line.split("  [")[0] for line in lines[:-1]] == ["created episodes/EPISODE-2026-03-14-7f3c2a10.md"]
+    assert [line.split("  [")[0] for line in lines[:-1]] == [
+        "created episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md"
+    ]
     assert lines[-1] == f"1 session in {home / '.claude' / 'projects'}: 1 created, 0 already in the vault"
 
 

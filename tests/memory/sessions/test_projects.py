@@ -50,7 +50,7 @@ def test_the_episode_and_its_tips_carry_the_project(brain, vault, tmp_path, monk
     session = moved(CLAUDE, shop / "src", "feature/checkout", tmp_path / "session.jsonl")
     monkeypatch.chdir(billing)  # where `brain session end` runs does not matter: the transcript's cwd does
     assert brain("session", "end", str(session)).exit_code == 0
-    episode = (vault.root / "episodes" / "EPISODE-2026-03-14-7f3c2a10.md").read_text()
+    episode = (vault.root / "episodes" / "EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md").read_text()
     assert "\nsource_format: claude-code\nproject: github.com/acme/shop\nbranch: feature/checkout\n" in episode
     assert "\nproject_folder: src\n---\n" in episode
     tips = sorted((vault.root / "tips").glob("TIP-*.md"))

@@ -100,7 +100,7 @@ def test_a_secret_in_a_transcript_reaches_no_file_of_the_vault(brain, vault, tmp
     assert brain("index").exit_code == 0
     out = brain("session", "end", str(transcript), "--json")
     assert out.exit_code == 0, out.output
-    assert json.loads(out.output)["episode"] == "EPISODE-2026-03-14-0199a3b2"
+    assert json.loads(out.output)["episode"] == "EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b"
     found = json.loads(brain("search", "rounding bug cart totals", "--json").output)
     assert found, "the episode is indexed"
     leaks = [
@@ -109,7 +109,7 @@ def test_a_secret_in_a_transcript_reaches_no_file_of_the_vault(brain, vault, tmp
         if path.is_file() and secret.encode() in path.read_bytes()
     ]
     assert leaks == []
-    note = (vault.root / "episodes" / "EPISODE-2026-03-14-0199a3b2.md").read_text()
+    note = (vault.root / "episodes" / "EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.md").read_text()
     assert "OPENAI_API_KEY=[REDACTED:" in note
 
 
@@ -234,7 +234,7 @@ def test_a_secret_at_any_cut_is_redacted_whole(tmp_path_factory, secret, k):
 def test_cli_no_piece_of_a_cut_secret_reaches_the_note_the_catalog_or_the_log(brain, vault, tmp_path):
     path = _transcript(tmp_path / "s.jsonl", TOKEN, 20)
     out = brain("episode", "extract", str(path))
-    note = (vault.root / "episodes" / "EPISODE-2026-03-16-c0ffee00.md").read_text()
+    note = (vault.root / "episodes" / "EPISODE-2026-03-16-c0ffee00-1111-4222-8333-444455556666.md").read_text()
     count = note.count("[REDACTED:")
     assert out.stdout.endswith(f"{count} values redacted)\n") and count >= 10
     assert brain("index", "--no-embed").exit_code == 0
@@ -242,7 +242,7 @@ def test_cli_no_piece_of_a_cut_secret_reaches_the_note_the_catalog_or_the_log(br
     hook = brain("hooks", "run", "extract", "--transcript", str(jwt_path), "--session", "c0ffee00")
     assert hook.exit_code == 0
     assert re.search(
-        r" extract c0ffee00: episodes/EPISODE-2026-03-16-c0ffee00.md \[partial\]",
+        r" extract c0ffee00: episodes/EPISODE-2026-03-16-c0ffee00-1111-4222-8333-444455556666.md \[partial\]",
         (vault.root / ".brain" / "logs" / "hooks.log").read_text(),
     )
     found = {
@@ -288,5 +288,5 @@ def test_a_command_line_secret_in_a_transcript_reaches_no_file_of_the_vault(brai
         if path.is_file() and secret.encode() in path.read_bytes()
     ]
     assert leaks == []
-    note = (vault.root / "episodes" / "EPISODE-2026-03-14-0199a3b2.md").read_text()
+    note = (vault.root / "episodes" / "EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.md").read_text()
     assert f"[REDACTED:{kind}]" in note

@@ -35,7 +35,7 @@ def tips_of(vault: Vault) -> dict[str, tuple]:
 def test_the_spotter_session_gives_one_tip_per_failure_it_recovered_from(tmp_path: Path) -> None:
     vault = fresh_vault(tmp_path)
     ended = end_session(Corpus(vault), SPOTTER, today="2026-11-28")
-    episode = "EPISODE-2026-02-12-ae4a77f8"
+    episode = "EPISODE-2026-02-12-ae4a77f8-aedd-4bc1-888f-c94edc91af04"
     assert tips_of(vault) == {
         "TIP-edit-fails-with-string-to-replace-not-found": (
             'When Edit fails with "String to replace not found in file.": '

@@ -99,7 +99,7 @@ def test_the_record_types_claude_code_writes_now_are_read_quietly_and_a_new_one_
 
 def test_claude_code_episode_values_come_from_the_transcript():
     episode = extract_transcript(CLAUDE).episode
-    assert episode.title == "EPISODE-2026-03-14-7f3c2a10"
+    assert episode.title == "EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33"
     assert episode.session == "7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33"
     assert episode.date == "2026-03-14T09:00:00.000Z"  # the queue-operation that started it
     assert episode.task.startswith("Add retry with exponential backoff to the HTTP client in src/client.py")
@@ -191,7 +191,7 @@ def test_a_stored_context_line_is_refreshed_unless_a_person_edited_it(brain, vau
     transcript = folder / CLAUDE.name
     shutil.copy(CLAUDE, transcript)
     brain("episode", "extract", str(transcript))
-    note = vault.root / "episodes" / "EPISODE-2026-03-14-7f3c2a10.md"
+    note = vault.root / "episodes" / "EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md"
     before = parse_note(note.read_text()).section_text("Context")
     assert before.strip().endswith(f"extracted by rules from `{CLAUDE.name}`.")
     shutil.copytree(CLAUDE.with_suffix(""), transcript.with_suffix(""))

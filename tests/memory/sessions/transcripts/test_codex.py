@@ -15,6 +15,7 @@ import pytest
 
 from brain.markdown.parse import parse_note
 from brain.memory.sessions.ingest import extract_transcript
+from brain.vault.init import init_vault
 from tests.conftest import CODEX, REPO, TRANSCRIPTS, run_brain
 from tests.helpers.processes import wait_until_idle
 
@@ -55,6 +56,9 @@ def test_codex_rollout_episode():
 # ---------------------------------------------------------------- two sessions, one name
 
 
+OTHER_ID = "0199a3b2-77aa-7e5f-8a9b-111111111111"  # a second session that began in the same minute: its id begins alike
+
+
 def _codex_copy(folder: Path, session: str, task: str) -> Path:
     """The Codex sample as another session: its id and its task changed."""
     path = folder / f"rollout-2026-03-14T10-00-30-{session}.jsonl"
@@ -66,23 +70,23 @@ def test_two_codex_sessions_started_within_a_minute_get_a_note_each(brain, vault
     other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
     first = brain("episode", "extract", str(CODEX))
     second = brain("episode", "extract", str(other))
-    assert first.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2.md ")
-    assert second.stdout.startswith("created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md ")
+    assert first.stdout.startswith(f"created episodes/EPISODE-2026-03-14-{CODEX_ID}.md ")
+    assert second.stdout.startswith(f"created episodes/EPISODE-2026-03-14-{OTHER_ID}.md ")
     notes = {p.name: parse_note(p.read_text()) for p in (vault.root / "episodes").iterdir()}
-    mine, theirs = notes["EPISODE-2026-03-14-0199a3b2.md"], notes["EPISODE-2026-03-14-0199a3b2-77aa.md"]
+    mine, theirs = notes[f"EPISODE-2026-03-14-{CODEX_ID}.md"], notes[f"EPISODE-2026-03-14-{OTHER_ID}.md"]
     assert (mine.frontmatter["session"], mine.frontmatter["task"]) == (CODEX_ID, TASK)
     assert (theirs.frontmatter["session"], theirs.frontmatter["task"]) == (
         "0199a3b2-77aa-7e5f-8a9b-111111111111",
         "Add a discount code field to checkout",
     )
-    assert theirs.frontmatter["episode_id"] == "episode-2026-03-14-0199a3b2-77aa"
+    assert theirs.frontmatter["episode_id"] == f"episode-2026-03-14-{OTHER_ID}"
     assert "`0199a3b2-77aa-7e5f-8a9b-111111111111`" in theirs.section_text("Context")
     # each session extracted again finds its own note
     assert brain("episode", "extract", str(other)).stdout.startswith(
-        "unchanged episodes/EPISODE-2026-03-14-0199a3b2-77aa.md "
+        f"unchanged episodes/EPISODE-2026-03-14-{OTHER_ID}.md "
     )
     assert brain("episode", "extract", str(CODEX)).stdout.startswith(
-        "unchanged episodes/EPISODE-2026-03-14-0199a3b2.md "
+        f"unchanged episodes/EPISODE-2026-03-14-{CODEX_ID}.md "
     )
     assert len(notes) == 2 and len(list((vault.root / "episodes").iterdir())) == 2
 
@@ -91,8 +95,8 @@ def test_two_sessions_with_the_same_start_in_one_command_get_a_note_each(brain, 
     other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
     out = brain("episode", "extract", str(CODEX), str(other))
     assert [line.split("  ")[0] for line in out.stdout.splitlines()] == [
-        "created episodes/EPISODE-2026-03-14-0199a3b2.md",
-        "created episodes/EPISODE-2026-03-14-0199a3b2-77aa.md",
+        f"created episodes/EPISODE-2026-03-14-{CODEX_ID}.md",
+        f"created episodes/EPISODE-2026-03-14-{OTHER_ID}.md",
     ]
 
 
@@ -100,13 +104,17 @@ def test_session_end_of_a_second_session_with_the_same_start_keeps_both(brain, v
     other = _codex_copy(tmp_path, "0199a3b2-1c4d-7e5f-8a9b-222222222222", "Rename the cart module")
     one = json.loads(brain("session", "end", str(CODEX), "--json").output)
     two = json.loads(brain("session", "end", str(other), "--json").output)
-    assert (one["episode"], two["episode"]) == ("EPISODE-2026-03-14-0199a3b2", "EPISODE-2026-03-14-0199a3b2-1c4d")
+    assert (one["episode"], two["episode"]) == (
+        f"EPISODE-2026-03-14-{CODEX_ID}",
+        "EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-222222222222",
+    )
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see a process wait")
 def test_two_sessions_with_the_same_start_extracted_at_once_get_a_note_each(vault, tmp_path):
     """Issue 40, 1: the name was chosen before the write lock was taken, so two extractions that met
-    at the lock both took `EPISODE-...-0199a3b2`: the second failed "already exists" or overwrote."""
+    at the lock both took `EPISODE-...-0199a3b2` (names were the id's first 8 characters then): the
+    second failed "already exists" or overwrote."""
     other = _codex_copy(tmp_path, "0199a3b2-77aa-7e5f-8a9b-111111111111", "Add a discount code field to checkout")
     command = [sys.executable, "-m", "brain", "episode", "extract", "--vault", str(vault.root)]
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
@@ -123,9 +131,35 @@ def test_two_sessions_with_the_same_start_extracted_at_once_get_a_note_each(vaul
         path.name: parse_note(path.read_text()).frontmatter["session"] for path in (vault.root / "episodes").iterdir()
     }
     assert sorted(sessions.values()) == [CODEX_ID, "0199a3b2-77aa-7e5f-8a9b-111111111111"]
-    # the first to take the lock has the short name, the other its id's next part
-    (longer,) = [name for name in sessions if name != "EPISODE-2026-03-14-0199a3b2.md"]
-    assert longer == f"EPISODE-2026-03-14-{sessions[longer][:13]}.md"
+    assert sorted(sessions) == [f"EPISODE-2026-03-14-{CODEX_ID}.md", f"EPISODE-2026-03-14-{OTHER_ID}.md"]
+
+
+def test_two_machines_extracting_sessions_with_the_same_start_write_two_files(tmp_path):
+    """Issue 44: each machine sees only its own episodes folder, so a name cut from the id's start
+    (`EPISODE-2026-03-14-0199a3b2`, Codex's ids begin with the time) was taken on both, and the vault
+    shared through git got an add/add conflict. The whole id names the note."""
+    other = _codex_copy(tmp_path, OTHER_ID, "Add a discount code field to checkout")
+    written = []
+    for machine, rollout in (("laptop", CODEX), ("desktop", other)):
+        vault, _ = init_vault(tmp_path / machine)
+        out = run_brain("episode", "extract", str(rollout), "--vault", str(vault.root))
+        written += [path.name for path in (vault.root / "episodes").iterdir()]
+        assert out.stdout.startswith(f"created episodes/{written[-1]} ")
+    assert written == [f"EPISODE-2026-03-14-{CODEX_ID}.md", f"EPISODE-2026-03-14-{OTHER_ID}.md"]
+
+
+def test_a_note_named_the_old_way_keeps_its_name(brain, vault):
+    """A vault whose episode an earlier brain named by the id's first 8 characters: extracting that
+    session again updates the note where it is, and writes no second one."""
+    brain("episode", "extract", str(CODEX))
+    episodes = vault.root / "episodes"
+    written = episodes / f"EPISODE-2026-03-14-{CODEX_ID}.md"
+    old = written.read_text().replace(f"2026-03-14-{CODEX_ID}", "2026-03-14-0199a3b2")  # title, episode_id
+    written.unlink()
+    (episodes / "EPISODE-2026-03-14-0199a3b2.md").write_text(old)
+    again = brain("episode", "extract", str(CODEX))
+    assert again.stdout.startswith("unchanged episodes/EPISODE-2026-03-14-0199a3b2.md ")
+    assert [path.name for path in episodes.iterdir()] == ["EPISODE-2026-03-14-0199a3b2.md"]
 
 
 # ---------------------------------------------------------------- files written by a shell

@@ -82,7 +82,7 @@ def test_backfill_reads_gemini_clis_own_store(vault, tmp_path, monkeypatch):
     assert done.stdout.splitlines()[-1] == (
         f"1 session in {gemini_home / '.gemini' / 'tmp'}: 1 created, 0 already in the vault"
     )
-    assert os.path.isfile(vault.root / "episodes" / "EPISODE-2026-03-20-7c1e2d3f.md")
+    assert os.path.isfile(vault.root / "episodes" / "EPISODE-2026-03-20-7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f.md")
 
 
 def test_a_chat_of_the_real_cli_gives_the_failed_command_its_exit_code_and_the_task_its_prompt(vault):

@@ -113,12 +113,12 @@ def test_cli_extract_several_transcripts(brain, vault):
     assert out.exit_code == 0
     rows = json.loads(out.output)
     assert [(r["format"], r["title"], r["status"], r["outcome"], r["redacted"]) for r in rows] == [
-        ("claude-code", "EPISODE-2026-03-14-7f3c2a10", "created", "success", 1),
-        ("codex", "EPISODE-2026-03-14-0199a3b2", "created", "success", 0),
+        ("claude-code", "EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33", "created", "success", 1),
+        ("codex", "EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b", "created", "success", 0),
     ]
     again = brain("episode", "extract", str(CLAUDE))
     assert again.stdout == (
-        "unchanged episodes/EPISODE-2026-03-14-7f3c2a10.md  [success] 2 decisions, 8 events, 2 lessons  "
+        "unchanged episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md  [success] 2 decisions, 8 events, 2 lessons  "
         "(claude-code: 36 lines, 10 tool calls, 2 errors, 0 lines skipped, 1 value redacted)\n"
     )
     assert again.stderr == ""  # its future-record holds no message: nothing brain would read was skipped
@@ -146,7 +146,7 @@ def test_session_end_on_a_transcript_twice_records_evidence_once(brain, vault, t
     first = json.loads(brain("session", "end", str(grown), "--pattern", "PATTERN-retry-with-jitter", "--json").output)
     grown.write_text("".join(lines))  # the session went on: the same episode, updated
     second = json.loads(brain("session", "end", str(grown), "--pattern", "PATTERN-retry-with-jitter", "--json").output)
-    assert first["episode"] == second["episode"] == "EPISODE-2026-03-14-7f3c2a10"
+    assert first["episode"] == second["episode"] == "EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33"
     assert first["patterns_updated"] == ["PATTERN-retry-with-jitter"] and second["patterns_updated"] == []
     pattern = json.loads(brain("note", "read", "PATTERN-retry-with-jitter", "--json").output)
     assert pattern["frontmatter"]["occurrences"] == 2  # the add, then this session once
@@ -292,7 +292,7 @@ def test_extract_goes_on_past_a_transcript_nested_too_deep(brain, vault, tmp_pat
     result = brain("episode", "extract", str(folder))
     assert result.exit_code == 0, result.output
     assert [line.split("  ")[0] for line in result.stdout.splitlines()] == [
-        "created episodes/EPISODE-2026-03-14-7f3c2a10.md",
-        "created episodes/EPISODE-2026-03-14-0199a3b2.md",
+        "created episodes/EPISODE-2026-03-14-7f3c2a10-5b1e-4c2d-9a8e-0d4b6f1e2a33.md",
+        "created episodes/EPISODE-2026-03-14-0199a3b2-1c4d-7e5f-8a9b-0c1d2e3f4a5b.md",
     ]
     assert "warning: a-hostile.jsonl: skipped 1 lines nested too deep to read\n" in result.stderr
