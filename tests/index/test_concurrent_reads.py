@@ -1,0 +1,92 @@
+"""Reads from other threads go on beside a write of the index: the catalog's reads see the last
+committed state without waiting for an open write transaction, and the vectors' copy is read
+without the store's lock, the old copy until the write commits."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import closing
+from typing import TypeVar
+
+from brain.index.engine import open_index
+from brain.index.sync.sync import index_vault
+from brain.memory.search.service import search
+from tests.conftest import lexical_vault, note_text, put
+
+T = TypeVar("T")
+
+
+def elsewhere(call: Callable[[], T], timeout: float = 10.0) -> T:
+    """`call()` on another thread, which must finish within `timeout` seconds (a read that waited
+    for the write this thread holds would not)."""
+    found: list[T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            found.append(call())
+        except BaseException as error:
+            failed.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), "the read waited for the write"
+    if failed:
+        raise failed[0]
+    return found[0]
+
+
+def test_a_read_in_another_thread_sees_the_committed_state_during_a_write(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/a.md", note_text("Alpha", "the first words"))
+    with closing(open_index(vault)) as index:
+        index_vault(index)
+        catalog = index.catalog
+        before = catalog.generation()
+        with index.locked(), catalog.write():
+            catalog.set_meta("probe", "inside")
+            assert catalog.get_meta("probe") == "inside"  # the writing thread sees its own change
+            assert elsewhere(lambda: catalog.get_meta("probe")) is None
+            assert elsewhere(catalog.generation) == before
+            assert elsewhere(lambda: [hit.path for hit in search(index, "first words", mode="text")]) == ["notes/a.md"]
+        assert elsewhere(lambda: catalog.get_meta("probe")) == "inside"
+        assert elsewhere(catalog.generation) == before + 1
+
+
+def test_the_vectors_are_read_beside_a_write_from_the_copy_it_started_with(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/a.md", note_text("Alpha", "## One\nfirst part"))
+    with closing(open_index(vault)) as index:
+        index_vault(index)
+        store = index.vectors
+        held = store.matrix()
+        assert len(held) == 1
+        with store.writing():  # a write batch holds the store's lock
+            assert elsewhere(store.matrix) is held
+        with index.locked(), index.catalog.write():
+            store.written()  # the vectors' generation moves inside this transaction
+            # another thread still reads the committed generation: the copy stays, nothing is reloaded
+            assert elsewhere(store.matrix) is held
+        assert elsewhere(store.matrix) is held  # committed: the generation is this process's own
+        put(vault, "notes/b.md", note_text("Beta", "## Two\nsecond part"))
+        index_vault(index)
+        assert len(elsewhere(store.matrix)) == 2
+
+
+def test_a_write_rolled_back_leaves_the_vectors_generation_as_it_was(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/a.md", note_text("Alpha", "## One\nfirst part"))
+    with closing(open_index(vault)) as index:
+        index_vault(index)
+        store = index.vectors
+        held = store.matrix()
+        try:
+            with index.locked(), index.catalog.write():
+                store.written()
+                raise RuntimeError("stopped")
+        except RuntimeError:
+            pass
+        assert store._pending_generation is None
+        assert store.matrix() is held
