@@ -5,12 +5,14 @@ without the store's lock, the old copy until the write commits."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from contextlib import closing
 from typing import TypeVar
 
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
+from brain.index.watch import fresh
 from brain.memory.search.service import search
 from tests.conftest import lexical_vault, note_text, put
 
@@ -90,3 +92,35 @@ def test_a_write_rolled_back_leaves_the_vectors_generation_as_it_was(tmp_path):
             pass
         assert store._pending_generation is None
         assert store.matrix() is held
+
+
+def test_reads_in_several_threads_each_know_the_events_before_them_at_once(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/a.md", note_text("Alpha", "the first words"))
+    with closing(open_index(vault)) as index:
+        index_vault(index)
+        tracker = fresh.Tracker(index)
+        try:
+            assert tracker.take() == (set(), True)  # the first take is the baseline scan
+            put(vault, "notes/b.md", note_text("Beta", "more words"))
+            barrier = threading.Barrier(4)
+
+            def take() -> tuple[set[str], bool, float]:
+                barrier.wait()
+                started = time.perf_counter()
+                paths, full = tracker.take()
+                return paths, full, time.perf_counter() - started
+
+            results: list[tuple[set[str], bool, float]] = []
+            threads = [threading.Thread(target=lambda: results.append(take())) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(10)
+        finally:
+            tracker.stop()
+    assert len(results) == 4
+    # none waited out the marker's timeout and fell back to a full scan; the edit went to one of them
+    assert [full for _, full, _ in results] == [False] * 4
+    assert max(seconds for _, _, seconds in results) < fresh.MARKER_WAIT
+    assert sorted(path for paths, _, _ in results for path in paths) == ["notes/b.md"]
