@@ -124,3 +124,37 @@ def test_reads_in_several_threads_each_know_the_events_before_them_at_once(tmp_p
     assert [full for _, full, _ in results] == [False] * 4
     assert max(seconds for _, _, seconds in results) < fresh.MARKER_WAIT
     assert sorted(path for paths, _, _ in results for path in paths) == ["notes/b.md"]
+
+
+def test_reads_inside_one_reading_block_see_one_state(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/a.md", note_text("Alpha", "the first words"))
+    with closing(open_index(vault)) as index:
+        index_vault(index)
+        catalog = index.catalog
+        with catalog.reading():
+            before = catalog.generation()
+            stamps = catalog.stamps()  # a read that takes a snapshot of its own, inside this one
+            put(vault, "notes/b.md", note_text("Beta", "more words"))
+            elsewhere(lambda: index_vault(index))  # committed by another thread meanwhile
+            assert catalog.generation() == before
+            assert sorted(catalog.load()) == ["notes/a.md"] == sorted(stamps)
+            assert int(catalog.peek_meta("generation") or 0) > before  # the last commit: what the vector store checks
+        assert sorted(catalog.load()) == ["notes/a.md", "notes/b.md"]
+
+
+def test_a_read_that_finds_the_index_busy_leaves_its_changes_to_the_next(tmp_path):
+    vault = lexical_vault(tmp_path / "vault")
+    put(vault, "notes/a.md", note_text("Alpha", "the first words"))
+    with closing(open_index(vault)) as index:
+        index_vault(index)
+        tracker = fresh.Tracker(index)
+        try:
+            assert tracker.take() == (set(), True)
+            put(vault, "notes/b.md", note_text("Beta", "more words"))
+            with index.locked():  # a write under way: the read in another thread cannot apply its take
+                assert elsewhere(lambda: fresh._apply(index, tracker)) is False
+            # the next take has the edit again, not a scan of the whole vault
+            assert tracker.take() == ({"notes/b.md"}, False)
+        finally:
+            tracker.stop()

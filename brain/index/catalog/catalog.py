@@ -281,7 +281,7 @@ class Catalog(ChunkTable):
         """The reads inside, on the connection yielded, see one state of the catalog (one read
         transaction; inside this thread's write(), the write's own)."""
         with self._connection() as db:
-            if db is self.db:
+            if db is self.db or db.in_transaction:  # the write's own, or this thread's `reading()`
                 yield db
                 return
             db.execute("BEGIN")

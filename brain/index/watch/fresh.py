@@ -163,6 +163,12 @@ class Tracker:
         with self._cond:
             self._full = True
 
+    def put_back(self, paths: set[str], full: bool) -> None:
+        """A take's changes were not applied (the index lock was busy): the next take has them again."""
+        with self._cond:
+            self._paths |= paths
+            self._full |= full
+
     def alive(self) -> bool:
         return self._observer.is_alive() and all(emitter.is_alive() for emitter in self._observer.emitters)
 
@@ -243,8 +249,8 @@ def _apply(index: Index, tracker: Follower) -> bool:
             scan(index, wait=0)
         elif paths:
             scan(index, paths=paths, wait=0)
-    except IndexBusy:
-        tracker.missed()
+    except IndexBusy:  # another process, or another read of this one applying its own take: next time
+        tracker.put_back(paths, full)
         _catching_up(index)
         return False
     except BaseException:
