@@ -90,9 +90,9 @@ class ServerState:
     The corpus re-stats files on every call, so edits made in an editor are seen at once.
     Tool calls run on worker threads; the lock keeps them from using the corpus at the same time
     (reading the corpus brings its caches up to date: a read changes it too). A tool that reads
-    the index alone (`concurrent`, e.g. search) takes the lock only for what it asks of the
-    corpus, so searches run side by side and beside a write: the catalog and the vectors serve
-    readers at once (index/catalog/catalog.py, index/vectors/vectors.py).
+    the index alone (`concurrent`: search) takes no lock, so searches run side by side and beside
+    a write: the catalog and the vectors serve readers at once (index/catalog/catalog.py,
+    index/vectors/vectors.py).
     """
 
     vault: Vault
@@ -105,8 +105,7 @@ class ServerState:
 @dataclass(frozen=True)
 class ToolSpec:
     """How a tool presents itself to clients (its title and its behaviour hints), and whether it
-    runs beside other calls (`concurrent`: it reads the index alone, and takes `ServerState.lock`
-    itself for anything it asks of the corpus)."""
+    runs beside other calls (`concurrent`: it reads the index alone, never the corpus)."""
 
     title: str
     read_only: bool
@@ -187,7 +186,7 @@ def _bound(
 
 @contextmanager
 def serving(state: ServerState, refusal: Callable[[str], Exception], *, alone: bool = True) -> Iterator[None]:
-    """One request on the corpus at a time (`alone`; a concurrent tool takes the lock itself, see
+    """One request on the corpus at a time (`alone`; a concurrent tool uses no corpus, see
     `ServerState`); a library error leaves as `refusal(message)`, the one line an agent reads (its
     remedies in an agent's words: a tool, not a CLI command). A full or read-only disk is worded
     as a library error would be; anything else is a bug and passes as is."""

@@ -18,7 +18,8 @@ that holds the current copy uses it without the store's lock: searches in severa
 at once, and beside a write of this process, each on the copy it started with. A write's new
 generation counts as this process's own from `written()` on, but becomes the one readers check
 against only when the catalog's transaction commits (`Catalog.when_settled`): until then a reader
-in another thread still sees the old generation, and must not take it for another process's write. The embedded store is read only under the index lock, taken without waiting:
+in another thread still sees the old generation, and must not take it for another process's write.
+The embedded store is read only under the index lock, taken without waiting:
 opening it applies Chroma's write-ahead log to the vector segment, a write, and a second process
 doing so beside a writer failed its reads (`InternalError: Error finding id`) and grew the
 segment's files. While another process holds the lock, a read uses the last snapshot, restricted
