@@ -12,7 +12,9 @@ or a test that wants just the index. The embedder and the Chroma location come f
 
 Locks: every write to the catalog or the vectors happens inside `Index.locked()`, a lock file
 (`.brain/index/index.lock`, via filelock) plus a thread lock, so two `brain index` processes,
-the watcher and the MCP server never write at once. SQLite's WAL lets readers go on meanwhile.
+the watcher and the MCP server never write at once. Reads take neither: SQLite's WAL and the
+catalog's reading connections let them go on meanwhile, in any number of threads, and the
+vectors are read from an immutable copy a write swaps (vectors/vectors.py).
 `watch.lock` is held by a running watcher; while it is held, readers trust the catalog instead
 of re-statting the vault (see `watcher_alive`).
 """
@@ -58,6 +60,7 @@ class Follower(Protocol):
 
     def take(self) -> tuple[set[str], bool]: ...
     def missed(self) -> None: ...
+    def put_back(self, paths: set[str], full: bool) -> None: ...
     def alive(self) -> bool: ...
     def stop(self) -> None: ...
 
@@ -89,6 +92,7 @@ class Index:
         self._spans: tuple[Embedder, Spans] | None = None  # (the embedder, its token counter)
         self._file_lock: FileLock | None = None  # made at the first write: most one-shot reads never lock
         self._thread_lock = threading.RLock()
+        self._parts_lock = threading.Lock()  # the parts made at first use (`vectors`)
         self.watched_here = False  # a Watcher of this process holds watch.lock (set and cleared by it)
         self.catching_up = False  # the last read answered from the catalog as it was: another process writes it
         self.reads = ReadHistory()  # how this handle's reads went: fresh.py decides from it whether to follow events
@@ -133,9 +137,16 @@ class Index:
     def vectors(self) -> VectorStore:
         if self._vectors is None:
             embedder = self.embedder
-            self._vectors = VectorStore(
-                self.catalog, self.vault.root, embedder.id, embedder.dim, self.chroma_url, index_lock=self.locked
-            )
+            with self._parts_lock:  # two searches starting at once make one store, not two
+                if self._vectors is None:
+                    self._vectors = VectorStore(
+                        self.catalog,
+                        self.vault.root,
+                        embedder.id,
+                        embedder.dim,
+                        self.chroma_url,
+                        index_lock=self.locked,
+                    )
         return self._vectors
 
     @property

@@ -7,10 +7,10 @@ import inspect
 import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.context import ServerRequestContext
@@ -32,10 +32,13 @@ from brain.mcp.arguments import argument_errors
 from brain.mcp.profiles import compact_schema
 from brain.mcp.remedies import MCP_WORDINGS
 from brain.memory.corpus import Corpus
-from brain.memory.projects.service import Scope, current_folder, scope_for
+from brain.memory.projects.service import Scope, current_folder, scope_by, scope_for
 from brain.plain import plain
 from brain.vault.history import acting_as
 from brain.vault.vault import Vault
+
+if TYPE_CHECKING:
+    from brain.index.engine import Index
 
 F = TypeVar("F", bound=Callable[..., Any])
 _TOOL_SPEC = "__brain_tool__"  # the attribute `tool` gives a function it marks: its ToolSpec
@@ -85,7 +88,11 @@ class ServerState:
     """One vault and one corpus per server, so unchanged notes are parsed once for all calls.
 
     The corpus re-stats files on every call, so edits made in an editor are seen at once.
-    Tool calls run on worker threads; the lock keeps them from using the corpus at the same time.
+    Tool calls run on worker threads; the lock keeps them from using the corpus at the same time
+    (reading the corpus brings its caches up to date: a read changes it too). A tool that reads
+    the index alone (`concurrent`: search) takes no lock, so searches run side by side and beside
+    a write: the catalog and the vectors serve readers at once (index/catalog/catalog.py,
+    index/vectors/vectors.py).
     """
 
     vault: Vault
@@ -97,22 +104,26 @@ class ServerState:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """How a tool presents itself to clients: its title and its behaviour hints."""
+    """How a tool presents itself to clients (its title and its behaviour hints), and whether it
+    runs beside other calls (`concurrent`: it reads the index alone, never the corpus)."""
 
     title: str
     read_only: bool
     destructive: bool = False
     idempotent: bool = False
+    concurrent: bool = False
 
 
-def tool(*, title: str, read_only: bool, destructive: bool = False, idempotent: bool = False) -> Callable[[F], F]:
+def tool(
+    *, title: str, read_only: bool, destructive: bool = False, idempotent: bool = False, concurrent: bool = False
+) -> Callable[[F], F]:
     """Mark a module-level function `fn(state, ...)` as a tool; `register_tools` serves it.
 
     The function stays a plain function: a test can import it and call it with a `ServerState`.
     """
 
     def decorator(fn: F) -> F:
-        setattr(fn, _TOOL_SPEC, ToolSpec(title, read_only, destructive, idempotent))
+        setattr(fn, _TOOL_SPEC, ToolSpec(title, read_only, destructive, idempotent, concurrent))
         return fn
 
     return decorator
@@ -140,7 +151,7 @@ def register_tools(
             continue
         spec: ToolSpec = getattr(fn, _TOOL_SPEC)
         kept = only[fn.__name__] if only is not None else None
-        server.add_tool(_bound(fn, state, kept), title=spec.title, annotations=_annotations(spec))
+        server.add_tool(_bound(fn, state, spec, kept), title=spec.title, annotations=_annotations(spec))
         if kept is not None:
             served = server._tool_manager.get_tool(fn.__name__)
             assert served is not None
@@ -148,13 +159,16 @@ def register_tools(
             served.description = inspect.cleandoc(served.description or "")
 
 
-def _bound(fn: Callable[..., Any], state: ServerState, kept: tuple[str, ...] | None = None) -> Callable[..., Any]:
+def _bound(
+    fn: Callable[..., Any], state: ServerState, spec: ToolSpec, kept: tuple[str, ...] | None = None
+) -> Callable[..., Any]:
     """`fn` with its first argument (the state) given, and a signature without it for the SDK's schema;
     with `kept`, only those arguments are served (the others take their defaults)."""
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        with serving(state, ToolError), acting_as("mcp", fn.__name__):  # the history names who wrote each version
+        # the history names who wrote each version
+        with serving(state, ToolError, alone=not spec.concurrent), acting_as("mcp", fn.__name__):
             _check_arguments(fn.__name__, kwargs)
             return fn(state, *args, **kwargs)
 
@@ -171,11 +185,12 @@ def _bound(fn: Callable[..., Any], state: ServerState, kept: tuple[str, ...] | N
 
 
 @contextmanager
-def serving(state: ServerState, refusal: Callable[[str], Exception]) -> Iterator[None]:
-    """One request on the corpus at a time; a library error leaves as `refusal(message)`, the one
-    line an agent reads (its remedies in an agent's words: a tool, not a CLI command). A full or
-    read-only disk is worded as a library error would be; anything else is a bug and passes as is."""
-    with state.lock:
+def serving(state: ServerState, refusal: Callable[[str], Exception], *, alone: bool = True) -> Iterator[None]:
+    """One request on the corpus at a time (`alone`; a concurrent tool uses no corpus, see
+    `ServerState`); a library error leaves as `refusal(message)`, the one line an agent reads (its
+    remedies in an agent's words: a tool, not a CLI command). A full or read-only disk is worded
+    as a library error would be; anything else is a bug and passes as is."""
+    with state.lock if alone else nullcontext():
         try:
             yield
         except Exception as error:
@@ -220,10 +235,19 @@ ProjectArgument = Annotated[
 AllProjectsArgument = Annotated[bool, Field(description="Read every project's memory.")]
 
 
-def project_scope(state: ServerState, project: str | None, all_projects: bool) -> Scope:
-    """The scope of `project` / `all_projects`, else of the server's folder's project."""
+def project_scope(state: ServerState, project: str | None, all_projects: bool, *, index: Index | None = None) -> Scope:
+    """The scope of `project` / `all_projects`, else of the server's folder's project; with `index`,
+    asked of its catalog without the corpus (a concurrent tool, see `ServerState`)."""
     if project is not None and all_projects:
         raise InvalidInput("project and all_projects do not go together; give one of them")
+    if index is not None:
+        catalog = index.catalog
+        return scope_by(
+            lambda name: catalog.has_value("episode", "project", name),
+            folder=current_folder(),
+            project=project,
+            all_projects=all_projects,
+        )
     return scope_for(state.corpus, folder=current_folder(), project=project, all_projects=all_projects)
 
 

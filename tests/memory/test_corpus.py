@@ -340,7 +340,8 @@ def test_a_summary_is_never_filed_under_the_hash_of_another_version(small, monke
         command = [sys.executable, "-m", "brain", "index", "--no-embed", "--vault", str(small.root)]
         subprocess.run(command, check=True, capture_output=True)
 
-    _once_before(monkeypatch, "load_rows", lambda paths=None, **_: paths is not None, edited)
+    # between the hashes and the rows of one read (`hashed_rows` loads them through `_load_rows`)
+    _once_before(monkeypatch, "_load_rows", lambda db, paths=None, **_: paths is not None, edited)
     # the read saw the catalog before the edit: the values and their hashes are those of that state
     assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger, _is_text)) == ["alpha", "when x"]
     assert sorted(Corpus(small).summaries("test-trigger-1", "pattern", trigger, _is_text)) == ["gamma", "when x"]

@@ -8,6 +8,10 @@ vectors) and `fts`, an FTS5 table searched with `bm25()`.
 This module is the connection and its statements (reads, writes, the search queries); the
 tables are made in `schema.py` and a note's row in `rows.py`. The database runs in WAL mode, so
 readers never block the one writer; writers are serialized by the index lock (`Index.locked`).
+Reads go through connections of their own, one per reading thread at a time (`_connection`), so
+an MCP server's searches run side by side and beside a write transaction, each seeing the last
+committed state; only the thread inside `write()` reads through the writing connection (it sees
+its own changes).
 Every committed change bumps `generation`, which is how long-lived readers (a Corpus, a search
 cache) learn cheaply that something changed.
 """
@@ -40,7 +44,8 @@ _ASSIGN = ", ".join(f"{column.strip()} = ?" for column in _COLUMNS.split(","))
 
 
 class Catalog(ChunkTable):
-    """One connection to a vault's catalog, safe to share between threads (calls are serialized)."""
+    """A vault's catalog, safe to share between threads: one writing connection (writes are
+    serialized by its lock) and a pool of reading connections (reads run at once)."""
 
     def __init__(self, path: Path, *, read_only: bool = False):
         self.path = Path(path)
@@ -60,7 +65,6 @@ class Catalog(ChunkTable):
                     f"the catalog in {self.path.parent} has another schema and the vault is read-only, "
                     "so it cannot be migrated; reading the notes from their files"
                 )
-            self._reader = self._connect_read_only()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
@@ -77,18 +81,19 @@ class Catalog(ChunkTable):
                     f"the catalog {self.path} is damaged and cannot be read; ",
                     Remedy("rebuild_index", folder=str(self.path.parent)),
                 ) from None
-            # A second connection for reads that must not wait behind another thread's query or
-            # write on the first (WAL lets them run side by side): searches, freshness checks.
-            self._reader = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
-        self._reader.execute("PRAGMA busy_timeout=60000")
-        self._reader_lock = threading.Lock()
+        self._writer: int | None = None  # the thread inside write(), which reads through self.db
+        self._idle: list[sqlite3.Connection] = []  # reading connections no thread uses now
+        self._pinned = threading.local()  # .db: the connection of this thread's `reading()` block
+        self._closed = False
         self._stamps: dict[str, Stamp] | None = None
+        self._stamps_lock = threading.Lock()  # the cached stamps, shared by reading threads and the writer
         self._df: dict[str, int] = {}
         self._df_generation: str | None = None
         self._stamps_generation = -1
         self._patched_generation = -1  # the generation our own commits brought the stamps to (see _restamp)
         self._unstamped: set[str] = set()  # paths those commits wrote, not yet patched into _stamps
         self._written: set[str] | None = None  # paths the open write transaction changed (None: too many to track)
+        self._settled: list[Callable[[bool], None]] | None = None  # what to call once the write ends (when_settled)
 
     @classmethod
     def for_index_dir(cls, index_dir: Path, *, read_only: bool = False) -> Catalog:
@@ -98,11 +103,66 @@ class Catalog(ChunkTable):
         uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
         return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
 
+    def _connect_reader(self) -> sqlite3.Connection:
+        if self.read_only:
+            return self._connect_read_only()
+        reader = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
+        reader.execute("PRAGMA busy_timeout=60000")
+        return reader
+
+    @contextmanager
+    def _connection(self, *, latest: bool = False) -> Iterator[sqlite3.Connection]:
+        """The connection a read uses: inside this thread's `write()`, the writing one (the read sees
+        the transaction's own changes); else a reading connection of its own for the read's length,
+        taken from the idle ones (list.pop and append are atomic) or opened, so no read waits for
+        another thread's read or write. Inside `reading()`, its snapshot, unless `latest`."""
+        if self._writer == threading.get_ident():
+            yield self.db
+            return
+        pinned = None if latest else getattr(self._pinned, "db", None)
+        if pinned is not None:  # inside `reading()` on this thread: its snapshot
+            yield pinned
+            return
+        try:
+            reader = self._idle.pop()
+        except IndexError:
+            reader = self._connect_reader()
+        try:
+            yield reader
+        finally:
+            if reader.in_transaction:  # a read cut short inside `_snapshot`
+                reader.execute("ROLLBACK")
+            self._idle.append(reader)
+            if self._closed:  # closed meanwhile: this connection was not idle then
+                self._close_idle()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read of this thread inside sees one state of the catalog, the last committed when
+        the block began, whatever commits meanwhile (one read transaction): an answer made of
+        several reads (a search's rankings, then its hits' rows) is made from one state."""
+        if self._writer == threading.get_ident() or getattr(self._pinned, "db", None) is not None:
+            yield
+            return
+        with self._snapshot() as db:
+            self._pinned.db = db
+            try:
+                yield
+            finally:
+                self._pinned.db = None
+
+    def _close_idle(self) -> None:
+        while True:
+            try:
+                self._idle.pop().close()
+            except IndexError:
+                return
+
     def close(self) -> None:
+        self._closed = True
         with self._lock:
             self.db.close()
-        with self._reader_lock:
-            self._reader.close()
+        self._close_idle()
 
     def _migrate(self) -> None:
         with self._lock:
@@ -115,6 +175,9 @@ class Catalog(ChunkTable):
         """One write transaction; commits with a new generation number."""
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
+            outer, self._writer = self._writer, threading.get_ident()
+            settled: list[Callable[[bool], None]] = []
+            self._settled = settled
             try:
                 before = self.generation()
                 self._written = set()
@@ -128,8 +191,23 @@ class Catalog(ChunkTable):
             except BaseException:
                 self._written = None
                 self.db.execute("ROLLBACK")
+                for settle in settled:
+                    settle(False)
                 raise
+            finally:
+                self._writer, self._settled = outer, None
             self._restamp(before)
+            for settle in settled:
+                settle(True)
+
+    def when_settled(self, settle: Callable[[bool], None]) -> None:
+        """Inside `write()`: call `settle(committed)` once the transaction committed (True) or was
+        rolled back (False), still holding the catalog's lock. What a reader in another thread
+        sees changes at the commit: a cache published here changes with it."""
+        if self._settled is None or self._writer != threading.get_ident():  # not inside a write: nothing to wait for
+            settle(True)
+            return
+        self._settled.append(settle)
 
     def _restamp(self, before: int) -> None:
         """After our own commit (generation `before` -> `before + 1`): remember the paths it wrote,
@@ -137,29 +215,30 @@ class Catalog(ChunkTable):
         row (a write of one note would cost a 10k-row read). The patch waits for that call: a scan
         that commits fifty batches in a row patches once, not fifty times."""
         written, self._written = self._written, None
-        if self._stamps is None or written is None or before != self._patched_generation:
-            self._stamps, self._unstamped = None, set()  # someone else wrote in between: reload when asked
-            return
-        self._unstamped |= written
-        self._patched_generation = before + 1
-        if len(self._unstamped) > max(1000, len(self._stamps) // 4):
-            self._stamps, self._unstamped = None, set()  # most rows changed: reading them all is as quick
+        with self._stamps_lock:
+            if self._stamps is None or written is None or before != self._patched_generation:
+                self._stamps, self._unstamped = None, set()  # someone else wrote in between: reload when asked
+                return
+            self._unstamped |= written
+            self._patched_generation = before + 1
+            if len(self._unstamped) > max(1000, len(self._stamps) // 4):
+                self._stamps, self._unstamped = None, set()  # most rows changed: reading them all is as quick
 
-    def _patch_stamps(self) -> None:
+    def _patch_stamps(self, db: sqlite3.Connection) -> None:
         """Bring the cached stamps up to `_patched_generation` with the rows our commits wrote."""
         assert self._stamps is not None
         stamps = dict(self._stamps)  # callers may hold the old dict: never change it under them
         paths = sorted(self._unstamped)
         for start in range(0, len(paths), 500):
             part = paths[start : start + 500]
-            rows = self.db.execute(
+            rows = db.execute(
                 f"SELECT id, path, mtime_ns, size, sha256 FROM notes WHERE path IN ({','.join('?' * len(part))})", part
             ).fetchall()
             for path in part:
                 stamps.pop(path, None)
             stamps.update((row[1], Stamp(*row)) for row in rows)
         self._unstamped = set()
-        if self.db.execute("SELECT COUNT(*) FROM notes").fetchone()[0] != len(stamps):
+        if db.execute("SELECT COUNT(*) FROM notes").fetchone()[0] != len(stamps):
             self._stamps = None  # rows changed some other way than put/touch/remove: reload
             return
         self._stamps, self._stamps_generation = stamps, self._patched_generation
@@ -173,14 +252,15 @@ class Catalog(ChunkTable):
         return row[0] if row else None
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
-        with self._lock:
-            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self._connection() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
 
     def peek_meta(self, key: str, default: str | None = None) -> str | None:
-        """`get_meta` for readers outside any write: never waits for another thread's statement."""
-        with self._reader_lock:
-            row = self._reader.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        """The value committed last, even inside a `reading()` block (whose snapshot may be older):
+        what the vector store checks its copy against."""
+        with self._connection(latest=True) as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
 
     def set_meta(self, key: str, value: str | None) -> None:
@@ -197,14 +277,18 @@ class Catalog(ChunkTable):
             self.set_meta(key, value)
 
     @contextmanager
-    def _snapshot(self) -> Iterator[None]:
-        """The reads inside see one state of the catalog (one read transaction on the connection)."""
-        with self._lock:
-            self.db.execute("BEGIN")
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """The reads inside, on the connection yielded, see one state of the catalog (one read
+        transaction; inside this thread's write(), the write's own)."""
+        with self._connection() as db:
+            if db is self.db or db.in_transaction:  # the write's own, or this thread's `reading()`
+                yield db
+                return
+            db.execute("BEGIN")
             try:
-                yield
+                yield db
             finally:
-                self.db.execute("COMMIT")
+                db.execute("COMMIT")
 
     def generation(self) -> int:
         return int(self.get_meta("generation", "0") or 0)
@@ -213,40 +297,40 @@ class Catalog(ChunkTable):
 
     def stamps(self) -> dict[str, Stamp]:
         """path -> Stamp for every cataloged note; cached until the generation changes."""
-        with self._lock:
-            generation = self.generation()
+        with self._stamps_lock, self._snapshot() as db:
+            generation = int((db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone() or (0,))[0] or 0)
             if (
                 self._stamps is not None
                 and generation != self._stamps_generation
                 and generation == self._patched_generation
             ):
-                self._patch_stamps()
+                self._patch_stamps(db)
             if self._stamps is None or generation != self._stamps_generation:
-                rows = self.db.execute("SELECT id, path, mtime_ns, size, sha256 FROM notes").fetchall()
+                rows = db.execute("SELECT id, path, mtime_ns, size, sha256 FROM notes").fetchall()
                 self._stamps = {row[1]: Stamp(*row) for row in rows}
                 self._stamps_generation = self._patched_generation = generation
                 self._unstamped = set()
             return self._stamps
 
     def skipped(self) -> dict[str, Skip]:
-        with self._lock:
-            rows = self.db.execute("SELECT path, kind, reason FROM skipped").fetchall()
+        with self._connection() as db:
+            rows = db.execute("SELECT path, kind, reason FROM skipped").fetchall()
         return {path: Skip(SkipKind(kind), reason) for path, kind, reason in rows}
 
     def note_versions(self, types: frozenset[str] | None = None) -> dict[str, int]:
         """path -> the generation its row last changed in (of the notes of `types`, or of all)."""
         where, params = _of_types(types)
-        with self._lock:
-            return dict(self.db.execute(f"SELECT path, gen FROM notes WHERE {where}", params).fetchall())
+        with self._connection() as db:
+            return dict(db.execute(f"SELECT path, gen FROM notes WHERE {where}", params).fetchall())
 
     def hashed_rows(
         self, note_type: str, wanted: Callable[[dict[str, str]], list[str]]
     ) -> tuple[dict[str, str], dict[str, tuple[int, Note]]]:
         """path -> the sha256 of its file for the notes of a type, and `load_rows` of the paths
         `wanted(those hashes)` names, from one snapshot."""
-        with self._snapshot():
-            hashes = dict(self.db.execute("SELECT path, sha256 FROM notes WHERE type = ?", (note_type,)).fetchall())
-            return hashes, self.load_rows(wanted(hashes))
+        with self._snapshot() as db:
+            hashes = dict(db.execute("SELECT path, sha256 FROM notes WHERE type = ?", (note_type,)).fetchall())
+            return hashes, self._load_rows(db, wanted(hashes))
 
     def changes_since(self, generation: int, types: frozenset[str] | None = None) -> tuple[int, dict[str, int], int]:
         """(generation now, path -> gen of the rows changed after `generation`, how many notes there
@@ -254,11 +338,11 @@ class Catalog(ChunkTable):
         as of `generation` can tell from the count whether any was removed since (then it needs
         `note_versions`); a note whose type changed away from `types` counts as removed."""
         where, params = _of_types(types)
-        with self._snapshot():
-            now = self.generation()
+        with self._snapshot() as db:
+            now = int((db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone() or (0,))[0] or 0)
             query = f"SELECT path, gen FROM notes WHERE gen > ? AND {where}"
-            changed = dict(self.db.execute(query, (generation, *params)).fetchall())
-            count = self.db.execute(f"SELECT COUNT(*) FROM notes WHERE {where}", params).fetchone()[0]
+            changed = dict(db.execute(query, (generation, *params)).fetchall())
+            count = db.execute(f"SELECT COUNT(*) FROM notes WHERE {where}", params).fetchone()[0]
         return now, changed, count
 
     def load(self, paths: list[str] | None = None) -> dict[str, Note]:
@@ -274,19 +358,29 @@ class Catalog(ChunkTable):
     ) -> dict[str, tuple[int, Note]]:
         """path -> (the generation the row last changed in, its parsed note): the given paths, or
         the notes of `types` (None: every type) but those of `other_than`."""
+        with self._connection() as db:
+            return self._load_rows(db, paths, types=types, other_than=other_than)
+
+    def _load_rows(
+        self,
+        db: sqlite3.Connection,
+        paths: list[str] | None,
+        *,
+        types: frozenset[str] | None = None,
+        other_than: frozenset[str] = frozenset(),
+    ) -> dict[str, tuple[int, Note]]:
         query = "SELECT path, gen, parsed, frontmatter, text FROM notes"
-        with self._lock:
-            if paths is None:
-                where, params = _of_types(types)
-                if other_than:
-                    where += f" AND type NOT IN ({','.join('?' * len(other_than))})"
-                    params = [*params, *sorted(other_than)]
-                rows = self.db.execute(f"{query} WHERE {where}", params).fetchall()
-            else:
-                rows = []
-                for start in range(0, len(paths), 500):
-                    part = paths[start : start + 500]
-                    rows += self.db.execute(f"{query} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+        if paths is None:
+            where, params = _of_types(types)
+            if other_than:
+                where += f" AND type NOT IN ({','.join('?' * len(other_than))})"
+                params = [*params, *sorted(other_than)]
+            rows = db.execute(f"{query} WHERE {where}", params).fetchall()
+        else:
+            rows = []
+            for start in range(0, len(paths), 500):
+                part = paths[start : start + 500]
+                rows += db.execute(f"{query} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
         return {path: (gen, codec.decode(parsed, fm, text, path)) for path, gen, parsed, fm, text in rows}
 
     def load_where(
@@ -298,21 +392,21 @@ class Catalog(ChunkTable):
         """`load_rows` of the notes of a type whose header passes `keep` (a header is the row's path,
         title and frontmatter), by path; with `first=(key, n)`, the first n by `key`, in that order.
         The others are never decoded."""
-        with self._snapshot():
-            rows = self.db.execute(
+        with self._snapshot() as db:
+            rows = db.execute(
                 "SELECT path, title, frontmatter FROM notes WHERE type = ? ORDER BY path", (note_type,)
             ).fetchall()
             wanted = [header for header in (NoteHeader(p, t, json.loads(fm)) for p, t, fm in rows) if keep(header)]
             if first is not None:
                 key, count = first
                 wanted = sorted(wanted, key=key)[:count]
-            loaded = self.load_rows([header.path for header in wanted])
+            loaded = self._load_rows(db, [header.path for header in wanted])
             return {header.path: loaded[header.path] for header in wanted if header.path in loaded}
 
     def has_value(self, note_type: str, key: str, value: str) -> bool:
         """Whether a note of the type has `value` under the frontmatter `key`: one query, no row decoded."""
-        with self._snapshot():
-            found = self.db.execute(
+        with self._connection() as db:
+            found = db.execute(
                 "SELECT 1 FROM notes WHERE type = ? AND CAST(json_extract(frontmatter, ?) AS TEXT) = ? LIMIT 1",
                 (note_type, f'$."{key}"', value),
             ).fetchone()
@@ -320,8 +414,8 @@ class Catalog(ChunkTable):
 
     def ids_where(self, where: str, params: list[Any]) -> list[int]:
         """Ids of searchable notes meeting SQL conditions on `notes n` (see search.filter_sql)."""
-        with self._lock:
-            rows = self.db.execute(f"SELECT n.id FROM notes n WHERE n.searchable = 1 AND {where}", params).fetchall()
+        with self._connection() as db:
+            rows = db.execute(f"SELECT n.id FROM notes n WHERE n.searchable = 1 AND {where}", params).fetchall()
         return [row[0] for row in rows]
 
     def document_frequency(self, word: str) -> int:
@@ -338,8 +432,8 @@ class Catalog(ChunkTable):
             self._df, self._df_generation = {}, generation
         found = self._df.get(key)
         if found is None:
-            with self._reader_lock:
-                found = int(self._reader.execute(sql, params).fetchone()[0])
+            with self._connection() as db:
+                found = int(db.execute(sql, params).fetchone()[0])
             self._df[key] = found
         return found
 
@@ -353,11 +447,11 @@ class Catalog(ChunkTable):
         """
         columns = ", ".join(str(weight) for weight in weights)
         sql = f"SELECT rowid, -bm25(fts, {columns}) AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC"
-        with self._reader_lock:
+        with self._connection() as db:
             if allowed is None:
-                return [(row[0], float(row[1])) for row in self._reader.execute(sql + " LIMIT ?", (expression, depth))]
+                return [(row[0], float(row[1])) for row in db.execute(sql + " LIMIT ?", (expression, depth))]
             found = []
-            for note_id, score in self._reader.execute(sql, (expression,)):
+            for note_id, score in db.execute(sql, (expression,)):
                 if note_id in allowed:
                     found.append((note_id, float(score)))
                     if len(found) >= depth:
@@ -376,19 +470,19 @@ class Catalog(ChunkTable):
             f"SELECT rowid, -bm25(fts, {columns}) FROM fts WHERE fts MATCH ? "
             f"AND +rowid IN ({','.join('?' * len(note_ids))})"
         )
-        with self._reader_lock:
-            return {row[0]: float(row[1]) for row in self._reader.execute(sql, (expression, *note_ids))}
+        with self._connection() as db:
+            return {row[0]: float(row[1]) for row in db.execute(sql, (expression, *note_ids))}
 
     def counts_by_type(self) -> dict[str, int]:
-        with self._lock:
-            return dict(self.db.execute("SELECT type, COUNT(*) FROM notes GROUP BY type ORDER BY type").fetchall())
+        with self._connection() as db:
+            return dict(db.execute("SELECT type, COUNT(*) FROM notes GROUP BY type ORDER BY type").fetchall())
 
     def info(self, note_ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
         """id -> (path, title, type, text)."""
         if not note_ids:
             return {}
-        with self._lock:
-            rows = self.db.execute(
+        with self._connection() as db:
+            rows = db.execute(
                 f"SELECT id, path, title, type, text FROM notes WHERE id IN ({','.join('?' * len(note_ids))})", note_ids
             ).fetchall()
         return {row[0]: row[1:] for row in rows}
@@ -491,8 +585,8 @@ class Catalog(ChunkTable):
 
     def note_row(self, note_id: int) -> tuple[str, str, str, str, str] | None:
         """(path, type, folder, sha256, text) of a note."""
-        with self._lock:
-            row: tuple[str, str, str, str, str] | None = self.db.execute(
+        with self._connection() as db:
+            row: tuple[str, str, str, str, str] | None = db.execute(
                 "SELECT path, type, folder, sha256, text FROM notes WHERE id = ?", (note_id,)
             ).fetchone()
         return row

@@ -1,20 +1,21 @@
 """The catalog's `chunks` rows: what the vector store holds for each note, and which notes wait
-for their vectors. A part of `Catalog` (its connection and lock), kept apart by concern."""
+for their vectors. A part of `Catalog` (its connections), kept apart by concern."""
 
 from __future__ import annotations
 
 import sqlite3
-import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 
 class ChunkTable:
     db: sqlite3.Connection
-    _lock: threading.RLock
+    _connection: Callable[[], AbstractContextManager[sqlite3.Connection]]
 
     def pending_vectors(self) -> list[tuple[int, str]]:
         """(id, path) of searchable notes whose vectors are missing or older than their text."""
-        with self._lock:
-            return self.db.execute(
+        with self._connection() as db:
+            return db.execute(
                 "SELECT id, path FROM notes INDEXED BY notes_pending "
                 "WHERE searchable = 1 AND (embedded_sha IS NULL OR embedded_sha != sha256) ORDER BY id"
             ).fetchall()
@@ -24,19 +25,23 @@ class ChunkTable:
         self.db.execute("UPDATE notes SET embedded_sha = NULL WHERE embedded_sha IS NOT NULL")
 
     def chunk_rows(self, note_id: int) -> dict[str, tuple[int, str | None, int, int]]:
-        with self._lock:
-            rows = self.db.execute(
+        with self._connection() as db:
+            rows = db.execute(
                 "SELECT id, ord, section, start, end FROM chunks WHERE note_id = ?", (note_id,)
             ).fetchall()
         return {row[0]: row[1:] for row in rows}
 
     def chunk_spans(self, keys: list[tuple[int, str]]) -> dict[tuple[int, str], tuple[str | None, int, int]]:
-        """(note id, chunk id) -> (section, start, end) of the chunk's text in the note."""
+        """(note id, chunk id) -> (section, start, end) of the chunk's text in the note, for notes whose
+        chunks were made from their current text (a note changed since waits for its vectors: its
+        chunks' offsets are those of its old text)."""
         found: dict[tuple[int, str], tuple[str | None, int, int]] = {}
-        with self._lock:
+        with self._connection() as db:
             for note_id, chunk_id in keys:
-                row = self.db.execute(
-                    "SELECT section, start, end FROM chunks WHERE note_id = ? AND id = ?", (note_id, chunk_id)
+                row = db.execute(
+                    "SELECT c.section, c.start, c.end FROM chunks c JOIN notes n ON n.id = c.note_id "
+                    "WHERE c.note_id = ? AND c.id = ? AND n.embedded_sha = n.sha256",
+                    (note_id, chunk_id),
                 ).fetchone()
                 if row:
                     found[(note_id, chunk_id)] = row
@@ -44,14 +49,12 @@ class ChunkTable:
 
     def orphan_chunks(self) -> list[tuple[int, str]]:
         """Chunks of notes that were removed or became unsearchable since the vectors were updated."""
-        with self._lock:
-            return self.db.execute(
-                "SELECT c.note_id, c.id FROM gone g JOIN chunks c ON c.note_id = g.note_id"
-            ).fetchall()
+        with self._connection() as db:
+            return db.execute("SELECT c.note_id, c.id FROM gone g JOIN chunks c ON c.note_id = g.note_id").fetchall()
 
     def has_gone(self) -> bool:
-        with self._lock:
-            return self.db.execute("SELECT 1 FROM gone LIMIT 1").fetchone() is not None
+        with self._connection() as db:
+            return db.execute("SELECT 1 FROM gone LIMIT 1").fetchone() is not None
 
     def clear_gone(self) -> None:
         """Inside `write()`, once the vector store dropped their chunks."""
@@ -68,14 +71,14 @@ class ChunkTable:
         self.db.execute("UPDATE notes SET embedded_sha = ? WHERE id = ?", (sha256, note_id))
 
     def chunk_count(self) -> int:
-        with self._lock:
-            count: int = self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        with self._connection() as db:
+            count: int = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return count
 
     def embedded_chunk_count(self) -> int:
         """Chunks of the notes whose vectors are made from their current text (the others wait)."""
-        with self._lock:
-            count: int = self.db.execute(
+        with self._connection() as db:
+            count: int = db.execute(
                 "SELECT COUNT(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
                 "WHERE n.searchable = 1 AND n.embedded_sha = n.sha256"
             ).fetchone()[0]
@@ -83,13 +86,13 @@ class ChunkTable:
 
     def chunk_ids(self) -> list[tuple[int, str]]:
         """(note id, chunk id) of every chunk the vector store should hold."""
-        with self._lock:
-            return self.db.execute("SELECT note_id, id FROM chunks").fetchall()
+        with self._connection() as db:
+            return db.execute("SELECT note_id, id FROM chunks").fetchall()
 
     def chunk_records(self) -> list[tuple[int, str, int, str | None, str, str, str]]:
         """(note id, chunk id, ord, section, path, type, folder) of every chunk, what its vector's record holds."""
-        with self._lock:
-            return self.db.execute(
+        with self._connection() as db:
+            return db.execute(
                 "SELECT c.note_id, c.id, c.ord, c.section, n.path, n.type, n.folder "
                 "FROM chunks c JOIN notes n ON n.id = c.note_id ORDER BY c.note_id, c.ord"
             ).fetchall()

@@ -13,7 +13,13 @@ made under the index lock, so only one process writes at a time and always from 
 
 Reads never query Chroma: they go to an exact in-memory copy of the vectors (`matrix.ChunkMatrix`),
 loaded from a snapshot file when it is current, else from Chroma, and kept current by this
-process's own writes. The embedded store is read only under the index lock, taken without waiting:
+process's own writes. The copy is immutable (a write makes a new one and swaps it in), so a read
+that holds the current copy uses it without the store's lock: searches in several threads run
+at once, and beside a write of this process, each on the copy it started with. A write's new
+generation counts as this process's own from `written()` on, but becomes the one readers check
+against only when the catalog's transaction commits (`Catalog.when_settled`): until then a reader
+in another thread still sees the old generation, and must not take it for another process's write.
+The embedded store is read only under the index lock, taken without waiting:
 opening it applies Chroma's write-ahead log to the vector segment, a write, and a second process
 doing so beside a writer failed its reads (`InternalError: Error finding id`) and grew the
 segment's files. While another process holds the lock, a read uses the last snapshot, restricted
@@ -111,6 +117,7 @@ class VectorStore:
         self._client: Any = None
         self._collection: Any = None
         self._seen_generation: str | None = None
+        self._pending_generation: str | None = None  # written() by this process, not committed yet
         self._vouched: str | None = None  # files_stamp after this process's last use, if brain vouched for them then
         # One thread at a time per store: a client is created, reopened and used under this lock
         # (two threads creating Chroma's shared client for one path at once break it).
@@ -158,9 +165,17 @@ class VectorStore:
 
     def _check_fresh(self) -> None:
         generation = self.catalog.peek_meta(GENERATION_KEY)
-        if generation != self._seen_generation and (self._client is not None or self._matrix is not None):
+        if not self._own(generation) and (self._client is not None or self._matrix is not None):
             self._reopen()
-        self._seen_generation = generation
+        if generation != self._pending_generation:
+            self._seen_generation = generation
+
+    def _own(self, generation: str | None) -> bool:
+        """Whether the vectors' generation is one this process knows: the last it saw, or the one its
+        write under way makes (read before that write commits, or after)."""
+        return generation == self._seen_generation or (
+            self._pending_generation is not None and generation == self._pending_generation
+        )
 
     def check_embedder(self) -> None:
         """Refuse to use vectors written by another embedder."""
@@ -262,12 +277,20 @@ class VectorStore:
         self.catalog.set_meta(GENERATION_KEY, str(current))
         self.catalog.set_meta(EMBEDDER_KEY, self.embedder_id)
         self.catalog.set_meta(CHUNKING_KEY, CHUNKING_VERSION)
-        self._seen_generation = str(current)
+        self._pending_generation = str(current)
+        self.catalog.when_settled(self._settle)
         # Not under self._lock: this runs holding the catalog's lock, and `_using` takes the two the other way round.
         files = self._files()
         vouched = files if files is not None and (agreed or files == self._vouched) else None
         self._vouched = vouched
         self.catalog.set_meta(STAMP_KEY, None if vouched is None else self._stamp(vouched))
+
+    def _settle(self, committed: bool) -> None:
+        """The catalog's transaction that `written()` was part of ended: its generation is the one
+        this process holds now, or (rolled back) never was."""
+        if committed and self._pending_generation is not None:
+            self._seen_generation = self._pending_generation
+        self._pending_generation = None
 
     # ------------------------------------------------------------ the stamp (see files_stamp)
 
@@ -383,11 +406,19 @@ class VectorStore:
                 found.update(collection.get(include=[], limit=5000, offset=offset)["ids"])
         return found
 
-    @_serialized
     def matrix(self) -> ChunkMatrix:
         """This process's exact copy of the vectors: from the snapshot file when it is current,
         else from Chroma (and then saved as the snapshot for the next process); while another
-        process writes the embedded store, the last snapshot (see the module doc)."""
+        process writes the embedded store, the last snapshot (see the module doc). A copy held and
+        current is returned without the store's lock, which a write holds."""
+        held = self._matrix
+        if held is not None and self._own(self.catalog.peek_meta(GENERATION_KEY)):
+            self.check_embedder()
+            return held
+        return self._loaded_matrix()
+
+    @_serialized
+    def _loaded_matrix(self) -> ChunkMatrix:
         from brain.index.vectors.matrix import ChunkMatrix
 
         self.check_embedder()

@@ -104,7 +104,7 @@ class Tracker:
         self.root = str(index.vault.root)
         self._marker_prefix = os.path.join(str(index.dir), f"fresh-{os.getpid()}-{id(self)}-")
         self._markers = itertools.count()
-        self._marker_seen: str | None = None
+        self._marker_seen = -1  # the highest marker number whose event was handled
         self._cond = threading.Condition()
         self._paths: set[str] = set()
         self._full = True  # the first take is a full scan: the baseline the events are relative to
@@ -117,9 +117,10 @@ class Tracker:
     def _event(self, event: FileSystemEvent) -> None:
         source = event.src_path.decode() if isinstance(event.src_path, bytes) else event.src_path
         if source.startswith(self._marker_prefix):
-            if event.event_type == "created":
+            number = source[len(self._marker_prefix) :]
+            if event.event_type == "created" and number.isdigit():
                 with self._cond:
-                    self._marker_seen = source
+                    self._marker_seen = max(self._marker_seen, int(number))
                     self._cond.notify_all()
             return
         seen = event_paths(self.root, event)
@@ -129,8 +130,14 @@ class Tracker:
                 self._full |= seen[1]
 
     def _caught_up(self) -> bool:
-        """True once every event from before this call has been handled (see the module doc)."""
-        marker = f"{self._marker_prefix}{next(self._markers)}"
+        """True once every event from before this call has been handled (see the module doc).
+
+        Markers are numbered in the order the calls began, and the kernel reports events in order:
+        once a marker numbered n or more is seen, every event from before the call that took n was
+        handled. Several threads reading at once each wait for their own number or a later one (a
+        single "last marker seen" made all but one of them wait out MARKER_WAIT, then scan in full)."""
+        number = next(self._markers)
+        marker = f"{self._marker_prefix}{number}"
         try:
             with open(marker, "x"):
                 pass
@@ -138,7 +145,7 @@ class Tracker:
         except OSError:  # a read-only .brain: no marker, so no certainty
             return False
         with self._cond:
-            return self._cond.wait_for(lambda: self._marker_seen == marker, MARKER_WAIT)
+            return self._cond.wait_for(lambda: self._marker_seen >= number, MARKER_WAIT)
 
     def take(self) -> tuple[set[str], bool]:
         """The paths changed since the last take, and whether a full scan is due instead."""
@@ -155,6 +162,12 @@ class Tracker:
         """The last take's changes were not applied: the next take scans everything."""
         with self._cond:
             self._full = True
+
+    def put_back(self, paths: set[str], full: bool) -> None:
+        """A take's changes were not applied (the index lock was busy): the next take has them again."""
+        with self._cond:
+            self._paths |= paths
+            self._full |= full
 
     def alive(self) -> bool:
         return self._observer.is_alive() and all(emitter.is_alive() for emitter in self._observer.emitters)
@@ -236,8 +249,8 @@ def _apply(index: Index, tracker: Follower) -> bool:
             scan(index, wait=0)
         elif paths:
             scan(index, paths=paths, wait=0)
-    except IndexBusy:
-        tracker.missed()
+    except IndexBusy:  # another process, or another read of this one applying its own take: next time
+        tracker.put_back(paths, full)
         _catching_up(index)
         return False
     except BaseException:

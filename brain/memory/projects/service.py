@@ -15,6 +15,7 @@ project named by the user does not.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -164,6 +165,18 @@ def scope_for(
     """The scope of a reader: the whole vault (`all_projects`), the project named (strict: a remote
     or a folder of the project), or the project of `folder` (the whole vault while the vault has no
     episode of it)."""
+    return scope_by(lambda name: has_episodes(corpus, name), folder=folder, project=project, all_projects=all_projects)
+
+
+def scope_by(
+    episodes_of: Callable[[str], bool],
+    *,
+    folder: str | Path | None = None,
+    project: str | None = None,
+    all_projects: bool = False,
+) -> Scope:
+    """`scope_for`, asking `episodes_of(project)` whether the vault holds an episode of a project
+    (a search asks the index's catalog, without the corpus)."""
     if all_projects:
         return WHOLE_VAULT
     if project is not None and project.strip():
@@ -172,4 +185,4 @@ def scope_for(
     here = locate(folder) if folder else None
     if here is None:
         return WHOLE_VAULT
-    return Scope(here.project, here.project) if has_episodes(corpus, here.project) else Scope(None, here.project)
+    return Scope(here.project, here.project) if episodes_of(here.project) else Scope(None, here.project)

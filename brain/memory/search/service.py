@@ -149,7 +149,8 @@ def search_report(
     _check(query, mode, limit)
     rerank = index.config.rerank if rerank is None else rerank
     pending = freshen(index, vectors=mode != "text")
-    found = ranked(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)
+    with index.catalog.reading():  # one state of the catalog for the whole answer, whatever commits meanwhile
+        found = ranked(index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score)
     lacking = index.vectors.lacking if mode != "text" and index.has_vectors() else 0  # another process writes them
     return replace(found, pending=pending + lacking)
 
@@ -164,11 +165,11 @@ def freshen(index: Index, *, vectors: bool) -> int:
     if not vectors:
         return 0
     waiting = index.catalog.pending_vectors()
-    if not waiting:
-        return 0
+    if not waiting or watched:  # a watcher embeds them
+        return len(waiting)
     stamps = index.catalog.stamps()
     size = sum(stamps[path].size for _, path in waiting if path in stamps)
-    if not watched and len(waiting) <= SEARCH_EMBED_NOTES and size <= SEARCH_EMBED_BYTES:
+    if len(waiting) <= SEARCH_EMBED_NOTES and size <= SEARCH_EMBED_BYTES:
         try:
             embed_pending(index, wait=0)  # a read never waits for a writer: that writer embeds them
         except IndexBusy:

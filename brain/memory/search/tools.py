@@ -21,7 +21,7 @@ NOTE_DATE = (
 )
 
 
-@tool(title="Search the vault", read_only=True)
+@tool(title="Search the vault", read_only=True, concurrent=True)
 def search(
     state: ServerState,
     query: Annotated[
@@ -76,8 +76,12 @@ def search(
     floor are left out; when none is left, `closest` names the nearest notes, which are not
     matches. Read a hit in full with read_note or gather its neighbourhood with build_context.
     """
+    # Concurrent: the index serves searches at once and beside a write; the corpus (one call's at a
+    # time, see ServerState) is not used.
+    index = state.corpus.open_index()
+    scope = project_scope(state, project, all_projects, index=index)
     filters = index_search.SearchFilters(
-        project=project_scope(state, project, all_projects).project,
+        project=scope.project,
         types=tuple(types or ()),
         folders=tuple(folders or ()),
         tags=tuple(tags or ()),
@@ -86,7 +90,7 @@ def search(
         until=until,
     )
     report = index_search.search_report(
-        state.corpus.open_index(), query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score
+        index, query, mode=mode, limit=limit, filters=filters, rerank=rerank, min_score=min_score
     )
     hits = report.hits
     shown = query if len(query) <= 80 else query[:77] + "..."
