@@ -134,7 +134,13 @@ class Index:
         if self._vectors is None:
             embedder = self.embedder
             self._vectors = VectorStore(
-                self.catalog, self.vault.root, embedder.id, embedder.dim, self.chroma_url, index_lock=self.locked
+                self.catalog,
+                self.vault.root,
+                embedder.id,
+                embedder.dim,
+                self.chroma_url,
+                index_lock=self.locked,
+                vault_id=self.config.vault_id,
             )
         return self._vectors
 
