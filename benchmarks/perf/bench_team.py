@@ -11,7 +11,8 @@ a user runs it, timed whole:
 2. the second clone's first `brain index` (it should embed none: the server holds every chunk);
 3. a note edited and pushed by the first clone (after its `brain index`), pulled by the second,
    whose `brain index` then embeds nothing again;
-4. a one-shot `brain search --mode vector` in the second clone (its vectors read from the server).
+4. a one-shot `brain search --mode vector` in the second clone (its vectors read from the server),
+   and a `brain status` (which asks the server which of the clone's chunks it holds).
 
 Also recorded: the collections of the vault on the server and their records (one collection; as
 many records as the first clone embedded, plus the edit's). Results: benchmarks/results/team.json
@@ -128,6 +129,7 @@ def team(size: str, embedder: str) -> dict:
         git(second, "pull", "-q", "origin", "main")
         pull_seconds, pull_line = brain(second, "index")
         search_seconds, _ = brain(second, "search", "revisit after the load test", "--mode", "vector", "--json")
+        status_seconds, _ = brain(second, "status")
 
         import chromadb
 
@@ -147,6 +149,7 @@ def team(size: str, embedder: str) -> dict:
         "edit_then_index_first": {"seconds": edit_seconds, **counts(edit_line)},
         "pull_then_index_second": {"seconds": pull_seconds, **counts(pull_line), "report": pull_line},
         "vector_search_second_s": search_seconds,
+        "status_second_s": status_seconds,
         "server_collections": collections,
         "ok": second_counts["embedded"] == 0
         and second_counts["reused"] == first_counts["embedded"]
