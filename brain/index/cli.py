@@ -58,7 +58,11 @@ def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: 
         if not index.vectors.shared:
             typer.echo("nothing to prune: the vectors are not on a Chroma server")
         else:
-            typer.echo(f"shared vectors: {prune_shared(index)} chunks no note here uses deleted from the server")
+            from brain.plain import counted
+
+            typer.echo(
+                f"shared vectors: {counted(prune_shared(index), 'chunk')} no note here uses deleted from the server"
+            )
     from brain.memory.notes.history import prune_history
 
     pruned = prune_history(vault_)

@@ -52,6 +52,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
             "skipped": 0,
             "embedded": 24,
             "kept": 0,
+            "reused": 0,
             "deleted": 0,
             "lost_vectors": 0,
             "embedder": EMBEDDER,

@@ -476,9 +476,10 @@ class VectorStore:
             if not ids:
                 yield
                 return
-            wire = list(dict.fromkeys(chunk_of(record) for record in ids)) if self.shared else list(ids)
-            if self.shared and not purge:
-                wire = []
+            if not self.shared:
+                wire = list(ids)
+            else:  # a shared collection's record ids, for a purge only (see above)
+                wire = list(dict.fromkeys(chunk_of(record) for record in ids)) if purge else []
             with self._using(create=False) as collection:
                 failures: list[BaseException] = []
 
