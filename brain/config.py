@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,9 @@ DEFAULT_CONFIG = """\
 embedder = "default"
 # model_path = "/path/to/folder/with/model.onnx/and/tokenizer.json"
 # chroma_url = "http://127.0.0.1:8000"
+# The vault's name on a Chroma server, the same in every clone: commit this file, and clones that
+# name the same server share one set of vectors (docs/guide/team.md).
+# vault_id = "team-notes"
 
 [antipatterns]
 max_success_rate = 0.3
@@ -50,6 +54,7 @@ class Config:
     embedder: str = "default"
     model_path: str | None = None
     chroma_url: str | None = None
+    vault_id: str | None = None  # [index] vault_id: the vault's name on a Chroma server, shared by its clones
     antipattern_max_success_rate: float = 0.3  # `brain pattern antipatterns` and get_antipatterns, unless given
     antipattern_min_occurrences: int = 2
     learning_model_url: str | None = None  # [learning]: a chat endpoint `brain tip learn --model` may ask
@@ -102,6 +107,7 @@ def load_config(brain_dir: Path) -> Config:
             embedder=index.get("embedder", "default"),
             model_path=index.get("model_path") or None,
             chroma_url=index.get("chroma_url") or None,
+            vault_id=index.get("vault_id") or None,
             antipattern_max_success_rate=float(anti.get("max_success_rate", 0.3)),
             antipattern_min_occurrences=int(anti.get("min_occurrences", 2)),
             learning_model_url=str(learning["model_url"]) if learning.get("model_url") else None,
@@ -126,6 +132,12 @@ def _check(config: Config, path: Path) -> None:
         raise InvalidInput(f"{path}: embedder = {config.embedder!r} is not one of: {', '.join(EMBEDDER_NAMES)}")
     if config.chroma_url is not None:
         check_chroma_url(config.chroma_url, f"{path}: chroma_url")
+    if config.vault_id is not None and not (
+        isinstance(config.vault_id, str) and re.fullmatch(r"[a-zA-Z0-9][a-zA-Z0-9-]{0,59}", config.vault_id)
+    ):
+        raise InvalidInput(
+            f'{path}: vault_id = {config.vault_id!r} must be 1 to 60 letters, digits and dashes, such as "team-notes"'
+        )
     if config.model_path is not None:
         if not isinstance(config.model_path, str) or not Path(config.model_path).expanduser().exists():
             raise InvalidInput(

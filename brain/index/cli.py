@@ -23,9 +23,16 @@ if TYPE_CHECKING:
 NoEmbedOption = Annotated[
     bool, typer.Option("--no-embed", help="Update the catalog and full-text index only; skip embeddings.")
 ]
+PruneOption = Annotated[
+    bool,
+    typer.Option(
+        "--prune",
+        help="Then delete from the Chroma server's shared collection the chunks no note of this clone uses (run it in a clone up to date with the others).",
+    ),
+]
 
 
-def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool) -> None:
+def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool, prune: bool = False) -> None:
     from brain.cli.remedies import CLI_WORDINGS
     from brain.index.status import embedding_progress
     from brain.index.sync.sync import index_vault, reindex_vault
@@ -49,6 +56,17 @@ def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: 
         warn(line)
     if scan.skipped:
         typer.echo(f"{len(scan.skipped)} files skipped; `brain doctor` lists them")
+    if prune:
+        from brain.index.sync.sync import prune_shared
+
+        if not index.vectors.shared:
+            typer.echo("nothing to prune: the vectors are not on a Chroma server")
+        else:
+            from brain.plain import counted
+
+            typer.echo(
+                f"shared vectors: {counted(prune_shared(index), 'chunk')} no note here uses deleted from the server"
+            )
     from brain.memory.notes.history import prune_history
 
     pruned = prune_history(vault_)
@@ -56,9 +74,14 @@ def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: 
         typer.echo(f"history: {pruned.versions} old versions pruned ([history] keep_days / max_versions)")
 
 
-def index(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:
+def index(
+    vault: VaultOption = None,
+    no_embed: NoEmbedOption = False,
+    chroma_url: ChromaOption = None,
+    prune: PruneOption = False,
+) -> None:
     """Bring the indexes up to date: re-parse and re-embed only what changed."""
-    _index(vault, no_embed, chroma_url, rebuild=False)
+    _index(vault, no_embed, chroma_url, rebuild=False, prune=prune)
 
 
 def reindex(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:

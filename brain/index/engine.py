@@ -146,6 +146,7 @@ class Index:
                         embedder.dim,
                         self.chroma_url,
                         index_lock=self.locked,
+                        vault_id=self.config.vault_id,
                     )
         return self._vectors
 

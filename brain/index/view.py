@@ -116,6 +116,8 @@ def index_report_line(report: IndexReport) -> str:
         f"; vectors: {counted(embed.embedded, 'chunk')} embedded, {embed.kept} unchanged, {embed.deleted} deleted "
         f"({report.embedder})"
     )
+    if embed.reused:
+        line += f"; {counted(embed.reused, 'chunk')} taken from the shared vector store, not embedded again"
     if report.lost_vectors:
         line += f"; {report.lost_vectors} of them had been lost from the vector store"
     return line
@@ -139,6 +141,7 @@ def index_report_json(report: IndexReport) -> dict[str, Any]:
         "skipped": len(scan.skipped),
         "embedded": embed.embedded if embed else None,
         "kept": embed.kept if embed else None,
+        "reused": embed.reused if embed else None,
         "deleted": embed.deleted if embed else None,
         "lost_vectors": report.lost_vectors,
         "embedder": report.embedder,

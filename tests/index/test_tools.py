@@ -53,6 +53,7 @@ def test_index_status_by_default_reindex_only_when_asked_for(tmp_path: Path) -> 
             "skipped": 0,
             "embedded": 18,
             "kept": 0,
+            "reused": 0,
             "deleted": 0,
             "lost_vectors": 0,
             "embedder": EMBEDDER,

@@ -32,7 +32,8 @@ PLANNED_KEY = "vectors_planned"  # the chunks the vault has once the run under w
 
 
 class _Work(NamedTuple):
-    """One pending note: its chunks, and which are new (to embed), kept (unchanged) and gone (chunk ids)."""
+    """One pending note: its chunks, and which are new (to embed), kept (unchanged), gone (chunk ids)
+    and reused (new to this clone, but another clone wrote them to the shared collection)."""
 
     note_id: int
     sha: str
@@ -41,6 +42,7 @@ class _Work(NamedTuple):
     new: list[Chunk]
     kept: list[Chunk]
     gone: list[str]
+    reused: list[Chunk]
 
 
 @dataclass
@@ -48,6 +50,7 @@ class EmbedResult:
     notes: int = 0
     embedded: int = 0  # chunks sent to the model
     kept: int = 0  # chunks unchanged, not embedded again
+    reused: int = 0  # chunks another clone had written to the shared collection, not embedded here
     deleted: int = 0
     seconds: float = 0.0
 
@@ -86,7 +89,7 @@ def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None)
     pending = catalog.pending_vectors()
     if not pending:
         return
-    work = _plan(index, pending, progress)
+    work = _reuse(index, _plan(index, pending, progress))
     total = sum(len(item.new) for item in work)
     with catalog.write():  # what `brain status` counts against while the vectors fill in
         catalog.set_meta(PLANNED_KEY, str(catalog.embedded_chunk_count() + sum(len(item.chunks) for item in work)))
@@ -149,11 +152,26 @@ def _plan(index: Index, pending: list[tuple[int, str]], progress: Progress | Non
                     [chunk for chunk in chunks if chunk.id not in existing],
                     [chunk for chunk in chunks if chunk.id in existing],
                     [chunk_id for chunk_id in existing if chunk_id not in wanted],
+                    [],
                 )
             )
         if progress and (number % 100 == 0 or number == len(pending)):
             progress("chunking", number, len(pending))
     return work
+
+
+def _reuse(index: Index, work: list[_Work]) -> list[_Work]:
+    """The new chunks a shared collection already holds are taken from it, not embedded (VectorStore.held)."""
+    held = index.vectors.held(chunk.id for item in work for chunk in item.new)
+    if not held:
+        return work
+    return [
+        item._replace(
+            new=[chunk for chunk in item.new if chunk.id not in held],
+            reused=[chunk for chunk in item.new if chunk.id in held],
+        )
+        for item in work
+    ]
 
 
 def _windows(work: list[_Work]) -> list[list[_Work]]:
@@ -229,6 +247,7 @@ def _store(index: Index, window: list[_Work], vectors: Any, result: EmbedResult)
     kept_ids: list[str] = []
     kept_meta: list[Metadata] = []
     gone: list[str] = []
+    reused = [record_id(item.note_id, chunk.id) for item in window for chunk in item.reused]
     for item in window:
         for chunk in item.new:
             new_ids.append(record_id(item.note_id, chunk.id))
@@ -241,6 +260,7 @@ def _store(index: Index, window: list[_Work], vectors: Any, result: EmbedResult)
         if new_ids:
             store.upsert(new_ids, vectors, new_meta)
         store.update_metadata(kept_ids, kept_meta)
+        store.reuse(reused)
         store.delete(gone)
     with catalog.write():
         for item in window:
@@ -250,4 +270,5 @@ def _store(index: Index, window: list[_Work], vectors: Any, result: EmbedResult)
     result.notes += len(window)
     result.embedded += len(new_ids)
     result.kept += len(kept_ids)
+    result.reused += len(reused)
     result.deleted += len(gone)

@@ -25,7 +25,7 @@ from brain.index.vectors.segments import drop_vault_collections
 from brain.index.vectors.vectors import DROPPED_KEY
 from brain.vault.note_files import Skip, SkipKind
 
-__all__ = ["IndexReport", "index_vault", "reindex_vault", "update_paths"]
+__all__ = ["IndexReport", "index_vault", "prune_shared", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)
 
 
@@ -79,11 +79,19 @@ def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None
             index.catalog.set_meta("vectors_generation", dropped)
             index.catalog.set_meta(DROPPED_KEY, dropped)
         index.reset_vectors()
-        drop_vault_collections(index.dir, index.vault.root, index.chroma_url)
+        drop_vault_collections(index.dir, index.vault.root, index.chroma_url, index.config.vault_id)
         summaries.forget(index.dir)  # values a brain of another version may have computed
         if embed:  # the vault's collections are gone and the catalog expects none: they agree
             index.vectors.vouch()
     return index_vault(index, embed=embed, progress=progress)
+
+
+def prune_shared(index: Index) -> int:
+    """`brain index --prune`: the shared collection on a Chroma server loses every chunk this clone's
+    notes do not use (no index deletes one: another clone may use it); how many. Run it in a clone
+    that is up to date with the others: a clone that still uses a pruned chunk embeds it again."""
+    with index.locked():
+        return index.vectors.prune_shared()
 
 
 def update_paths(index: Index, paths: Iterable[str], *, embed: bool = True) -> ScanResult:

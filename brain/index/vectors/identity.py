@@ -12,11 +12,22 @@ from urllib.parse import urlparse
 from brain.errors import Remedy, UsageError
 from brain.vault.atomic import replace_file
 
+SHARED_SUFFIX = "-shared"  # a collection on a server whose records are chunk ids (see `shared_collection_name`)
 
-def collection_name(vault_root: Path, embedder_id: str) -> str:
-    """Stable, Chroma-valid (3-512 chars of [a-zA-Z0-9._-]) and distinct per vault and embedder."""
+
+def collection_name(vault_root: Path, embedder_id: str, vault_id: str | None = None) -> str:
+    """Stable, Chroma-valid (3-512 chars of [a-zA-Z0-9._-]) and distinct per vault and embedder;
+    `vault_id` is the id the vault's config gives it (the same in every clone), else `.brain/vault-id`'s."""
     model = re.sub(r"[^a-zA-Z0-9]+", "-", embedder_id).strip("-")[:60]
-    return f"brain-{vault_identity(Path(vault_root))}-{model}"
+    return f"brain-{vault_id or vault_identity(Path(vault_root))}-{model}"
+
+
+def shared_collection_name(vault_root: Path, embedder_id: str, vault_id: str | None = None) -> str:
+    """The chunk collection on a Chroma server: one record per chunk text, named by the chunk's id
+    alone, so every clone that names the server and the same `vault_id` reads and writes the same
+    records. The suffix keeps it apart from the collection of `<note id>:<chunk id>` records brain
+    kept on a server before (`collection_name`), which it replaces."""
+    return collection_name(vault_root, embedder_id, vault_id) + SHARED_SUFFIX
 
 
 def vault_identity(vault_root: Path) -> str:

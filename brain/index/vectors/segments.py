@@ -27,7 +27,7 @@ from typing import Any
 
 from brain.index.vectors.hnsw_files import HEADER as _HEADER
 from brain.index.vectors.hnsw_files import header_fields as _header_fields
-from brain.index.vectors.identity import collection_name
+from brain.index.vectors.identity import SHARED_SUFFIX, collection_name
 from brain.index.vectors.vectors import HNSW, HNSW_BATCH, Metadata, VectorStore
 
 SEGMENT_FILES = ("header.bin", "data_level0.bin", "length.bin", "link_lists.bin", "index_metadata.pickle")
@@ -149,19 +149,24 @@ def remove_orphan_segments(chroma_dir: Path) -> list[str]:
     return orphans
 
 
-def drop_vault_collections(index_dir: Path, vault_root: Path, chroma_url: str | None) -> int:
-    """Delete every collection of this vault, whatever embedder wrote it (reindex). Returns how many."""
+def drop_vault_collections(
+    index_dir: Path, vault_root: Path, chroma_url: str | None, vault_id: str | None = None
+) -> int:
+    """Delete every collection of this vault, whatever embedder wrote it (reindex). Returns how many.
+
+    Not a shared collection on a server (`shared_collection_name`): its records are named by their
+    text, so none is ever stale, and the vault's other clones use it."""
     store = VectorStore.__new__(VectorStore)
     store.chroma_url, store.path, store._client, store._collection = chroma_url, Path(index_dir) / "chroma", None, None
     if not chroma_url and not store.path.exists():
         return 0
     client = store._connect()
-    prefix = collection_name(vault_root, "x")[:-1]
+    prefix = collection_name(vault_root, "x", vault_id if chroma_url else None)[:-1]
     dropped = 0
     try:
         for collection in client.list_collections():
             name = collection if isinstance(collection, str) else collection.name
-            if name.startswith(prefix):
+            if name.startswith(prefix) and not name.endswith(SHARED_SUFFIX):
                 client.delete_collection(name)
                 dropped += 1
     finally:

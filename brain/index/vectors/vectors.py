@@ -30,6 +30,15 @@ Checking the vectors against the catalog (`consistency.py`) need not open Chroma
 records a stamp of the embedded store's files (`files_stamp`) whenever it knows they hold what
 the catalog says, after its own writes and after a check that found them so. Files that still
 match the stamp are trusted; any other change, made by anyone, means a full check.
+
+On a Chroma server the collection is shared (`shared`): every clone of the vault that names the
+server and the same `vault_id` (its committed config) uses one collection, whose records are
+named by chunk id alone (a hash of the chunk's text and the embedder) and carry no note's
+metadata, as note ids differ from clone to clone. Callers still speak `<note id>:<chunk id>`;
+the store translates. A clone's first index embeds only the chunks the server lacks (`held`),
+and no index deletes a record from the server: another clone may use it (only a purge does, and
+a clone that still has the chunk embeds it again at its next `brain index`). Records no clone
+uses any more stay until someone prunes them (`prune_shared`).
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ import hashlib
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,9 +58,18 @@ from brain.errors import IndexBusy, IndexMismatch, IndexUnavailable, Remedy
 from brain.index.catalog.catalog import Catalog
 from brain.index.vectors.chunking import CHUNKING_VERSION
 from brain.index.vectors.hnsw_files import clear_unused_capacity
-from brain.index.vectors.identity import collection_name, files_stamp, is_copy, parse_url, renew_vault_identity
+from brain.index.vectors.identity import (
+    collection_name,
+    files_stamp,
+    is_copy,
+    parse_url,
+    renew_vault_identity,
+    shared_collection_name,
+)
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from brain.index.vectors.matrix import ChunkMatrix
 
 GENERATION_KEY = "vectors_generation"
@@ -72,6 +90,7 @@ Metadata = Mapping[str, str | int | float | bool | None]  # one record's metadat
 # reported. Records not persisted yet are in Chroma's write-ahead log (durable) meanwhile.
 HNSW_BATCH, HNSW_SYNC = 256, 4096
 HNSW = {"space": "cosine", "batch_size": HNSW_BATCH, "sync_threshold": HNSW_SYNC}
+SHARED_PAGE = 1000  # chunk ids asked of a shared collection per request
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -102,6 +121,7 @@ class VectorStore:
         dim: int,
         chroma_url: str | None = None,
         index_lock: Callable[[float | None], AbstractContextManager[None]] | None = None,
+        vault_id: str | None = None,
     ):
         self.catalog = catalog
         self._index_lock = index_lock  # the index lock (engine.Index.locked): reading the embedded store takes it
@@ -111,9 +131,11 @@ class VectorStore:
         if chroma_url:
             parse_url(chroma_url)  # a bad URL is an error at once, not at the first write
         self.chroma_url = chroma_url
+        self.shared = bool(chroma_url)  # records named by chunk id, shared by the vault's clones (see the module doc)
+        self.vault_id = vault_id  # the config's: the same in every clone (else `.brain/vault-id`'s, this copy's)
         self.vault_root = Path(vault_root)
         self.path = catalog.path.parent / "chroma"
-        self.name = collection_name(vault_root, embedder_id)
+        self.name = self._name()
         self._client: Any = None
         self._collection: Any = None
         self._seen_generation: str | None = None
@@ -126,6 +148,11 @@ class VectorStore:
         self.snapshot_path = (
             catalog.path.parent / f"vectors-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder_id).strip('-')}.npz"
         )
+
+    def _name(self) -> str:
+        if self.shared:
+            return shared_collection_name(self.vault_root, self.embedder_id, self.vault_id)
+        return collection_name(self.vault_root, self.embedder_id)
 
     @property
     def location(self) -> str:
@@ -202,7 +229,7 @@ class VectorStore:
                 return None  # a reader (status) never creates the embedded store
             if self._client is None:
                 self._client = self._connect()
-            if create:
+            if create or self.shared:  # a shared collection is made at once: it may take over older vectors
                 self._collection = _with_hnsw(
                     self._client.get_or_create_collection(
                         self.name,
@@ -226,8 +253,10 @@ class VectorStore:
                     f"collection '{self.name}' holds vectors of embedder '{found}', not '{self.embedder_id}'; ",
                     Remedy("reindex"),
                 )
-            if self.chroma_url:
-                self._claim(create)
+            if self.chroma_url and self.vault_id is None:
+                self._claim(create)  # a configured vault_id is meant to be shared: no copy to tell apart
+            if self.shared and self._collection is not None:
+                self._adopt_unshared()
         return self._collection
 
     def _claim(self, create: bool) -> None:
@@ -242,7 +271,7 @@ class VectorStore:
             return
         if is_copy(metadata.get(ROOT_KEY), self.vault_root):
             renew_vault_identity(self.vault_root)
-            self.name = collection_name(self.vault_root, self.embedder_id)
+            self.name = self._name()
             self._collection = None
             self.collection(create)  # the copy's own collection (None when create=False: nothing yet)
             return
@@ -265,9 +294,41 @@ class VectorStore:
             self._client = self._connect()
         return _with_hnsw(
             self._client.get_or_create_collection(
-                collection_name(self.vault_root, kind), configuration={"hnsw": HNSW}, embedding_function=None
+                collection_name(self.vault_root, kind, self.vault_id if self.chroma_url else None),
+                configuration={"hnsw": HNSW},
+                embedding_function=None,
             )
         )
+
+    def _adopt_unshared(self) -> None:
+        """The shared collection takes the vectors of the collection of `<note id>:<chunk id>` records
+        this vault kept on the server before brain shared them (`collection_name`), those it lacks:
+        no chunk is embedded again. That collection is then deleted, when it is this folder's (not
+        the original's of a copy)."""
+        import numpy as np
+
+        old_name = collection_name(self.vault_root, self.embedder_id)
+        try:
+            old = self._client.get_collection(old_name, embedding_function=None)
+        except Exception:  # chromadb's NotFoundError (its class moved between versions): nothing to adopt
+            return
+        if (old.metadata or {}).get("embedder") != self.embedder_id:
+            return
+        for offset in range(0, old.count(), 5000):
+            page = old.get(include=["embeddings"], limit=5000, offset=offset)
+            rows = {chunk_of(record): row for row, record in enumerate(page["ids"])}
+            have = set(self._collection.get(ids=list(rows), include=[])["ids"])
+            chunks = [chunk for chunk in rows if chunk not in have]
+            vectors = np.asarray(page["embeddings"], dtype=np.float32)
+            for start in range(0, len(chunks), HNSW_BATCH):
+                batch = chunks[start : start + HNSW_BATCH]
+                self._collection.upsert(
+                    ids=batch,
+                    embeddings=vectors[[rows[chunk] for chunk in batch]],
+                    metadatas=[self._shared_meta] * len(batch),
+                )
+        if (old.metadata or {}).get(ROOT_KEY) in (None, str(self.vault_root)):
+            self._client.delete_collection(old_name)
 
     def written(self, *, agreed: bool = False) -> None:
         """Inside the catalog's write(): record that this process changed the vectors, and their
@@ -340,42 +401,115 @@ class VectorStore:
         with self._lock:
             yield
 
+    @property
+    def _shared_meta(self) -> Metadata:
+        """A shared record's metadata: the embedder, nothing of any clone's note (see the module doc)."""
+        return {"embedder": self.embedder_id}
+
     @_serialized
     def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[Metadata]) -> None:
         if ids:
             with self._using() as collection:
-                collection.upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
+                if self.shared:  # one record per chunk text, though two notes of this clone hold it
+                    import numpy as np
+
+                    unique = {chunk_of(record): row for row, record in enumerate(ids)}
+                    vectors = np.asarray(embeddings, dtype=np.float32)[list(unique.values())]
+                    collection.upsert(ids=list(unique), embeddings=vectors, metadatas=[self._shared_meta] * len(unique))
+                else:
+                    collection.upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
             if self._matrix is not None:
                 self._matrix = self._matrix.upsert(ids, embeddings)
 
     @_serialized
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
-        if ids:
+        if ids and not self.shared:  # a shared record holds no note's metadata
             with self._using() as collection:
                 collection.update(ids=list(ids), metadatas=list(metadatas))
 
-    def delete(self, ids: Sequence[str]) -> None:
-        with self.deleting(ids):
+    @_serialized
+    def held(self, chunk_ids: Iterable[str]) -> set[str]:
+        """Which of these chunks a shared collection already holds (another clone embedded them);
+        none for a store of this copy's own, which holds only what the catalog lists."""
+        wanted = list(dict.fromkeys(chunk_ids))
+        if not self.shared or not wanted:
+            return set()
+        found: set[str] = set()
+        with self._using(create=False) as collection:
+            for start in range(0, len(wanted) if collection is not None else 0, SHARED_PAGE):
+                found.update(collection.get(ids=wanted[start : start + SHARED_PAGE], include=[])["ids"])
+        return found
+
+    @_serialized
+    def reuse(self, ids: Sequence[str]) -> None:
+        """These records are in the shared collection already (`held`): this process's copy of the
+        vectors, if it holds one, takes them from there; nothing is embedded or written."""
+        if ids and self._matrix is not None:
+            import numpy as np
+
+            vectors = self._shared_vectors(chunk_of(record) for record in ids)
+            present = [record for record in ids if chunk_of(record) in vectors]
+            if present:
+                stacked = np.vstack([vectors[chunk_of(record)] for record in present])
+                self._matrix = self._matrix.upsert(present, stacked)
+
+    def _shared_vectors(self, chunk_ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """The vectors the shared collection holds for these chunks, by chunk id."""
+        import numpy as np
+
+        wanted = list(dict.fromkeys(chunk_ids))
+        found: dict[str, np.ndarray] = {}
+        with self._using(create=False) as collection:
+            for start in range(0, len(wanted) if collection is not None else 0, SHARED_PAGE):
+                page = collection.get(ids=wanted[start : start + SHARED_PAGE], include=["embeddings"])
+                found.update(zip(page["ids"], np.asarray(page["embeddings"], dtype=np.float32), strict=True))
+        return found
+
+    @_serialized
+    def prune_shared(self) -> int:
+        """Delete from a shared collection every record no chunk of this clone's catalog uses; how many.
+        Another clone that still uses one embeds it again at its next `brain index` (see the module doc)."""
+        if not self.shared:
+            return 0
+        used = {chunk for _, chunk in self.catalog.chunk_ids()}
+        stored: list[str] = []
+        with self._using(create=False) as collection:
+            for offset in range(0, collection.count() if collection is not None else 0, 5000):
+                stored += collection.get(include=[], limit=5000, offset=offset)["ids"]
+            unused = [chunk for chunk in stored if chunk not in used]
+            for start in range(0, len(unused), 5000):
+                collection.delete(ids=unused[start : start + 5000])
+        return len(unused)
+
+    def delete(self, ids: Sequence[str], *, purge: bool = False) -> None:
+        with self.deleting(ids, purge=purge):
             pass
 
     @contextmanager
-    def deleting(self, ids: Sequence[str]) -> Iterator[None]:
+    def deleting(self, ids: Sequence[str], *, purge: bool = False) -> Iterator[None]:
         """Delete these records from the store and from this process's copy of the vectors, with the
         caller's block run meanwhile: Chroma deletes in its own native code
         without holding Python's lock, so a large delete runs on a thread
         beside the block. This process's copy of the vectors loses the records after the block
-        (a copy the block loads, e.g. `load_snapshot`, included); the thread's error is raised then."""
+        (a copy the block loads, e.g. `load_snapshot`, included); the thread's error is raised then.
+
+        A shared collection keeps them (another clone may use them) unless this is a `purge`: the
+        text must leave every store (another clone that still has it embeds it again)."""
         with self._lock:
             if not ids:
                 yield
                 return
+            if not self.shared:
+                wire = list(ids)
+            else:  # a shared collection's record ids, for a purge only (see above)
+                wire = list(dict.fromkeys(chunk_of(record) for record in ids)) if purge else []
             with self._using(create=False) as collection:
                 failures: list[BaseException] = []
 
                 def run() -> None:
                     try:
-                        for start in range(0, len(ids) if collection is not None else 0, 5000):
-                            collection.delete(ids=list(ids[start : start + 5000]))
+                        for start in range(0, len(wire) if collection is not None else 0, 5000):
+                            collection.delete(ids=wire[start : start + 5000])
                     except BaseException as error:
                         failures.append(error)
 
@@ -394,12 +528,20 @@ class VectorStore:
 
     @_serialized
     def count(self) -> int:
+        """The records the collection holds; in a shared one, those of this clone's chunks."""
+        if self.shared:
+            return len(self.record_ids())
         with self._using(create=False) as collection:
             return collection.count() if collection is not None else 0
 
     @_serialized
     def record_ids(self) -> set[str]:
-        """The id of every record the collection holds (the vector check, when counts differ)."""
+        """The id of every record the collection holds (the vector check, when counts differ); in a
+        shared one, the records of this clone's chunks it holds (the rest are other clones')."""
+        if self.shared:
+            listed = self.catalog.chunk_ids()
+            held = self.held(chunk for _, chunk in listed)
+            return {record_id(note, chunk) for note, chunk in listed if chunk in held}
         found: set[str] = set()
         with self._using(create=False) as collection:
             for offset in range(0, collection.count() if collection is not None else 0, 5000):
@@ -496,6 +638,8 @@ class VectorStore:
     def _matrix_from_chroma(self) -> ChunkMatrix:
         from brain.index.vectors.matrix import ChunkMatrix
 
+        if self.shared:
+            return self._shared_matrix()
         records: list[str] = []
         parts = []
         with self._using(create=False) as collection:
@@ -507,6 +651,20 @@ class VectorStore:
 
         vectors = np.vstack([np.asarray(part, dtype=np.float32) for part in parts]) if records else None
         return ChunkMatrix.from_records(records, vectors, self.dim) if records else ChunkMatrix.empty(self.dim)
+
+    def _shared_matrix(self) -> ChunkMatrix:
+        """From a shared collection: this clone's chunks only, each under the note (or notes) holding it."""
+        import numpy as np
+
+        from brain.index.vectors.matrix import ChunkMatrix
+
+        listed = self.catalog.chunk_ids()
+        found = self._shared_vectors(chunk for _, chunk in listed)
+        present = [(note, chunk) for note, chunk in listed if chunk in found]
+        if not present:
+            return ChunkMatrix.empty(self.dim)
+        stacked = np.vstack([found[chunk] for _, chunk in present])
+        return ChunkMatrix.from_records([record_id(note, chunk) for note, chunk in present], stacked, self.dim)
 
     def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
         """The `n` chunks nearest to `vector` (exact), among the chunks of `note_ids` when given."""
@@ -531,3 +689,8 @@ def _with_hnsw(collection: Any) -> Any:
 
 def record_id(note_id: int, chunk_id: str) -> str:
     return f"{note_id}:{chunk_id}"
+
+
+def chunk_of(record: str) -> str:
+    """The chunk id of a record id `<note id>:<chunk id>`: a shared collection's record id."""
+    return record.partition(":")[2]

@@ -228,7 +228,7 @@ def purge(
             if index.has_vectors():
                 store = index.vectors
                 orphans = catalog.orphan_chunks()
-                with store.writing(), store.deleting([record_id(note, chunk) for note, chunk in orphans]):
+                with store.writing(), store.deleting([record_id(note, chunk) for note, chunk in orphans], purge=True):
                     store.load_snapshot()  # the delete takes the orphans out of this copy too; saved below
                     _compact(catalog)
                 step("purge", 2, 4)

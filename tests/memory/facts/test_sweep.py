@@ -350,7 +350,9 @@ def test_the_vectors_snapshot_is_written_again_without_the_swept_vectors(vault: 
     index = open_index(vault)
     after = ChunkMatrix.load(snapshot, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
     assert after is not None and not swept_ids & set(after.notes.tolist())
-    assert len(after) == len(before) - len(secrets)  # one chunk a fact (its ## Relations is not embedded) == index.catalog.chunk_count()
+    assert len(after) == len(before) - len(
+        secrets
+    )  # one chunk a fact (its ## Relations is not embedded) == index.catalog.chunk_count()
 
 
 def test_text_left_in_free_space_by_earlier_writes_is_gone_after_a_sweep(vault: Vault, brain) -> None:
