@@ -108,7 +108,7 @@ KINDS: tuple[Kind, ...] = (
     _valued(
         "bearer",
         "bearer token",
-        r"\b[Bb]earer[ \t]+([A-Za-z0-9._\-+/=]{16,})|\b[Tt]oken[ \t]+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
+        r"\b[Bb]earer[ \t]+([A-Za-z0-9._\-+/=]{16,})|(?<!--)\b[Tt]oken[ \t]+(?=[A-Za-z0-9._\-+/=]*\d)([A-Za-z0-9][A-Za-z0-9._\-+/=]{15,})",
     ),
     _valued(
         "authorization",

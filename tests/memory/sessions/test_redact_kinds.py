@@ -268,3 +268,10 @@ def test_ordinary_text_in_any_order_is_left_alone(parts):
 def test_redacting_twice_gives_what_redacting_once_gave(text):
     once = Redactor().text(text)
     assert Redactor().text(once) == once
+
+
+def test_a_token_option_is_an_option_secret_not_a_bearer_token():
+    # found by hypothesis: "token <value>" after "--" is the option's value, named as such
+    redactor = Redactor()
+    assert redactor.text("gh api --token a100000000000000") == "gh api --token [REDACTED:option-secret]"
+    assert redactor.kinds == {"option-secret": 1}
