@@ -16,7 +16,7 @@ import random
 import shutil
 from pathlib import Path
 
-SIZES = {"1k": 1_000, "10k": 10_000}
+SIZES = {"1k": 1_000, "10k": 10_000, "50k": 50_000}
 AREAS = [
     "payments",
     "ledger",

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from brain.index.vectors.matrix import ChunkMatrix
+    from brain.index.vectors.snapshot import Journal
 
 GENERATION_KEY = "vectors_generation"
 EMBEDDER_KEY = "embedder"
@@ -145,8 +146,9 @@ class VectorStore:
         # (two threads creating Chroma's shared client for one path at once break it).
         self._lock = threading.RLock()
         self._matrix: ChunkMatrix | None = None  # what reads use (see the module doc)
+        self._journal: Journal | None = None  # where the snapshot takes the writes made to _matrix since it was read
         self.snapshot_path = (
-            catalog.path.parent / f"vectors-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder_id).strip('-')}.npz"
+            catalog.path.parent / f"vectors-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder_id).strip('-')}.head"
         )
 
     def _name(self) -> str:
@@ -181,6 +183,7 @@ class VectorStore:
         """Drop this process's copy of the embedded store so the next use loads it from disk."""
         self._collection = None
         self._matrix = None
+        self._journal = None
         self._vouched = None
         if self._client is not None:
             # chromadb shares one System per path in a process; closing our client (its only
@@ -418,8 +421,7 @@ class VectorStore:
                     collection.upsert(ids=list(unique), embeddings=vectors, metadatas=[self._shared_meta] * len(unique))
                 else:
                     collection.upsert(ids=list(ids), embeddings=embeddings, metadatas=list(metadatas))
-            if self._matrix is not None:
-                self._matrix = self._matrix.upsert(ids, embeddings)
+            self._apply(added=(list(ids), embeddings))
 
     @_serialized
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
@@ -451,7 +453,7 @@ class VectorStore:
             present = [record for record in ids if chunk_of(record) in vectors]
             if present:
                 stacked = np.vstack([vectors[chunk_of(record)] for record in present])
-                self._matrix = self._matrix.upsert(present, stacked)
+                self._apply(added=(present, stacked))
 
     def _shared_vectors(self, chunk_ids: Iterable[str]) -> dict[str, np.ndarray]:
         """The vectors the shared collection holds for these chunks, by chunk id."""
@@ -521,8 +523,28 @@ class VectorStore:
                     thread.join()
                 if failures:
                     raise failures[0]
-            if self._matrix is not None:
-                self._matrix = self._matrix.remove(ids)
+            self._apply(removed=list(ids))
+            if purge:
+                self._journal = None  # the snapshot is written whole: its base must not keep these vectors
+
+    def _apply(self, added: tuple[list[str], Any] | None = None, removed: list[str] | None = None) -> None:
+        """A write made to the store, made to this process's copy of the vectors too, and appended to
+        its snapshot's journal (saved by `save_snapshot`); a journal that cannot be appended to is
+        dropped: the snapshot is then written whole."""
+        if self._matrix is None:
+            return
+        if added is not None:
+            self._matrix = self._matrix.upsert(*added)
+        if removed:
+            self._matrix = self._matrix.remove(removed)
+        if self._journal is not None:
+            try:
+                if added is not None:
+                    self._journal.add(*added)
+                if removed:
+                    self._journal.remove(removed)
+            except OSError:
+                self._journal = None
 
     # ------------------------------------------------------------ reading
 
@@ -561,28 +583,32 @@ class VectorStore:
 
     @_serialized
     def _loaded_matrix(self) -> ChunkMatrix:
-        from brain.index.vectors.matrix import ChunkMatrix
+        from brain.index.vectors import snapshot
 
         self.check_embedder()
         self._check_fresh()
         if self._matrix is not None:
             return self._matrix
-        loaded = ChunkMatrix.load(self.snapshot_path, self._seen_generation or "0", self.dim)
+        loaded = snapshot.load(self.snapshot_path, self._seen_generation or "0", self.dim)
         if loaded is None:
             try:
                 with self._reading():
                     self._check_fresh()  # the generation the store holds now, under the lock
                     generation = self._seen_generation or "0"
-                    loaded = ChunkMatrix.load(self.snapshot_path, generation, self.dim)
+                    loaded = snapshot.load(self.snapshot_path, generation, self.dim)
                     if loaded is None:
-                        loaded = self._matrix_from_chroma()
+                        rebuilt = self._matrix_from_chroma()
+                        journal = None
                         if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
-                            loaded.save(self.snapshot_path, generation)
+                            journal = snapshot.save(rebuilt, self.snapshot_path, generation)
+                        self.lacking = 0
+                        self._matrix, self._journal = rebuilt, journal
+                        return rebuilt
             except IndexBusy:
                 return self._last_snapshot()
         self.lacking = 0
-        self._matrix = loaded
-        return loaded
+        self._matrix, self._journal = loaded
+        return self._matrix
 
     def _reading(self) -> AbstractContextManager[None]:
         """The index lock without waiting, for reading the embedded store (a server serves its own reads)."""
@@ -593,16 +619,18 @@ class VectorStore:
     def last_copy(self) -> ChunkMatrix:
         """This process's copy of the vectors if it holds one, else the last snapshot whatever its
         generation (empty without one): brain's own vectors, never read from Chroma."""
+        from brain.index.vectors import snapshot
         from brain.index.vectors.matrix import ChunkMatrix
 
         if self._matrix is not None:
             return self._matrix
-        return ChunkMatrix.load(self.snapshot_path, None, self.dim) or ChunkMatrix.empty(self.dim)
+        loaded = snapshot.load(self.snapshot_path, None, self.dim)
+        return loaded[0] if loaded is not None else ChunkMatrix.empty(self.dim)
 
     def adopt(self, copy: ChunkMatrix) -> None:
         """After `written`: `copy` is exactly what the store holds now; keep it and save it as the snapshot."""
         with self._lock:
-            self._matrix = copy
+            self._matrix, self._journal = copy, None
             self.save_snapshot()
 
     def _last_snapshot(self) -> ChunkMatrix:
@@ -616,24 +644,43 @@ class VectorStore:
 
     @_serialized
     def load_snapshot(self) -> bool:
-        """Take this process's copy of the vectors from the snapshot file, only if it is current
-        (never from Chroma, which is slow for a large store). Whether a copy is held now."""
+        """Take this process's copy of the vectors from the snapshot, only if it is current (never
+        from Chroma, which is slow for a large store); an empty copy when the catalog lists no chunk
+        (a first index: its copy is built as it writes). Whether a copy is held now."""
+        from brain.index.vectors import snapshot
         from brain.index.vectors.matrix import ChunkMatrix
 
         self.check_embedder()
         self._check_fresh()
         if self._matrix is None:
-            self._matrix = ChunkMatrix.load(self.snapshot_path, self._seen_generation or "0", self.dim)
+            loaded = snapshot.load(self.snapshot_path, self._seen_generation or "0", self.dim)
+            if loaded is not None:
+                self._matrix, self._journal = loaded
+            elif self.catalog.chunk_count() == 0:
+                self._matrix, self._journal = ChunkMatrix.empty(self.dim), None
         return self._matrix is not None
 
     @_serialized
     def save_snapshot(self) -> None:
         """After a write (`written`): this process's copy saved as the current snapshot, or, with no
-        copy held, the snapshot removed: it would still hold the vectors just deleted."""
-        if self._matrix is not None and self.catalog.path.parent.is_dir():
-            self._matrix.save(self.snapshot_path, self._seen_generation or "0")
-        else:
-            self.snapshot_path.unlink(missing_ok=True)
+        copy held, the snapshot removed: it would still hold the vectors just deleted. The writes
+        since the snapshot was read are in its journal already: saving them names them in its head;
+        the snapshot is written whole only without a journal or when the journal has grown past its
+        share (`snapshot.COMPACT_SHARE`), and then mapped again from the file (the pages the OS keeps)."""
+        from brain.index.vectors import snapshot
+
+        if self._matrix is None or not self.catalog.path.parent.is_dir():
+            self._journal = None
+            snapshot.remove_all(self.snapshot_path)
+            return
+        generation = self._seen_generation or "0"
+        if self._journal is not None and not self._journal.worth_compacting:
+            self._journal.commit(generation)
+            return
+        snapshot.save(self._matrix, self.snapshot_path, generation)
+        loaded = snapshot.load(self.snapshot_path, generation, self.dim)
+        if loaded is not None:
+            self._matrix, self._journal = loaded
 
     def _matrix_from_chroma(self) -> ChunkMatrix:
         from brain.index.vectors.matrix import ChunkMatrix

@@ -140,7 +140,7 @@ def _best_chunks(matrix: ChunkMatrix, query: Sequence[float], ids: np.ndarray) -
     vector = np.asarray(query, dtype=np.float32)
     vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
     # einsum, not `@`: see ChunkMatrix.nearest (multi-threaded BLAS waits on a busy machine)
-    similarities = np.einsum("ij,j->i", matrix.vectors[rows.order[flat]], vector)
+    similarities = np.einsum("ij,j->i", matrix.gather(rows.order[flat]), vector)
     has = counts > 0
     best[has] = np.maximum.reduceat(similarities, offsets[has])
     return best

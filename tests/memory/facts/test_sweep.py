@@ -330,7 +330,7 @@ def test_a_sweep_stopped_by_an_error_still_purges_what_it_deleted(vault: Vault, 
 
 
 def test_the_vectors_snapshot_is_written_again_without_the_swept_vectors(vault: Vault, brain) -> None:
-    from brain.index.vectors.matrix import ChunkMatrix
+    from brain.index.vectors import snapshot
     from brain.index.vectors.vectors import GENERATION_KEY
 
     configure(vault)
@@ -340,16 +340,21 @@ def test_the_vectors_snapshot_is_written_again_without_the_swept_vectors(vault: 
     index_vault(index)  # leaves a current snapshot of the vectors, as `brain index` does
     stamps = index.catalog.stamps()
     swept_ids = {stamps[f"facts/{title}.md"].id for title in secrets}
-    snapshot = index.vectors.snapshot_path
-    before = ChunkMatrix.load(snapshot, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
-    assert before is not None and swept_ids <= set(before.notes.tolist())
+    head = index.vectors.snapshot_path
+    loaded = snapshot.load(head, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
+    assert loaded is not None
+    before = loaded[0]
+    assert swept_ids <= set(before.notes.tolist())
 
     assert brain("fact", "sweep", "--no-dry-run").exit_code == 0
     # The snapshot is current again (the next search loads it instead of rebuilding it from
     # Chroma), and holds exactly the vectors that are left.
     index = open_index(vault)
-    after = ChunkMatrix.load(snapshot, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
-    assert after is not None and not swept_ids & set(after.notes.tolist())
+    loaded = snapshot.load(head, index.catalog.get_meta(GENERATION_KEY), index.vectors.dim)
+    assert loaded is not None
+    after, journal = loaded
+    assert not swept_ids & set(after.notes.tolist())
+    assert journal.records == 0  # written whole: the swept vectors are in no file of it
     assert len(after) == len(before) - len(
         secrets
     )  # one chunk a fact (its ## Relations is not embedded) == index.catalog.chunk_count()
