@@ -74,6 +74,9 @@ class ReadHistory:
     scan_ms: float = 0.0  # how long the last full stat scan took
     unfollowable: bool = False  # file events could not be had: not tried again for this handle
     tracker: Follower | None = None  # following the vault's file events (stopped when the Index closes)
+    # Inside a command that looks at the files once (`Corpus.checked_once`), after its look: what
+    # that look answered, which every later read of the command takes (fresh.ensure_fresh)
+    checked: bool | None = None
 
 
 class Index:

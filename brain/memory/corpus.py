@@ -184,6 +184,7 @@ class Corpus:
         self._memos: dict[str, dict[str, tuple[Note, object]]] = {}  # see `memo`
         self._checks_held = 0  # inside `checked_once`
         self._checked = False
+        self._checked_index: Index | None = None  # the index whose reads took this block's look
 
     def notes(self) -> list[Note]:
         """Every note in the vault as it is on disk now (see the module doc for how that stays cheap)."""
@@ -254,6 +255,8 @@ class Corpus:
             self._checks_held -= 1
             if not self._checks_held:
                 self._checked = False
+                if self._checked_index is not None:
+                    self._checked_index.reads.checked, self._checked_index = None, None
 
     def _sync(self, types: frozenset[str] | None) -> None:
         index = self._index()
@@ -307,8 +310,10 @@ class Corpus:
             return False
         try:
             if not self._checked:
-                ensure_fresh(index)
+                watched = ensure_fresh(index)
                 self._checked = self._checks_held > 0
+                if self._checked:  # the command's other reads of this index (a search) take this look too
+                    index.reads.checked, self._checked_index = watched, index
             if self._signature != "catalog" or self._generation is None:
                 self._cache, self._types, self._generation = {}, frozenset(), -1
                 self._changed()

@@ -219,3 +219,35 @@ def test_a_reader_beside_a_writing_process_sees_one_whole_snapshot_or_the_next(t
     assert writer.returncode == 0
     assert len(snapshot.load(head, "300", 8)[0]) == 300  # type: ignore[index]
     assert len(set(seen)) > 1  # it read while the snapshot grew
+
+
+def test_the_copy_in_parts_answers_as_one_dense_matrix_through_many_writes():
+    """Random upserts and removals against a plain dict of vectors: the rows, their vectors and the
+    nearest chunks agree after every write, while the copy keeps a few parts."""
+    rng = np.random.default_rng(7)
+    dim = 6
+    matrix = ChunkMatrix.empty(dim)
+    model: dict[tuple[int, bytes], np.ndarray] = {}
+    for step in range(300):
+        keys = [(int(rng.integers(0, 40)), f"c{int(rng.integers(0, 5))}") for _ in range(int(rng.integers(1, 6)))]
+        records = list(dict.fromkeys(f"{note}:{chunk}" for note, chunk in keys))
+        if step % 3 == 2:
+            matrix = matrix.remove(records)
+            for record in records:
+                note, chunk = record.split(":")
+                model.pop((int(note), chunk.encode()), None)
+        else:
+            vectors = rng.standard_normal((len(records), dim)).astype(np.float32)
+            matrix = matrix.upsert(records, vectors)
+            for record, vector in zip(records, vectors, strict=True):
+                note, chunk = record.split(":")
+                model[(int(note), chunk.encode())] = vector / np.linalg.norm(vector)
+        held = dict(zip(zip(matrix.notes.tolist(), matrix.chunks.tolist(), strict=True), matrix.vectors, strict=True))
+        assert held.keys() == model.keys() and len(matrix) == len(model)
+        assert all(np.allclose(held[key], model[key], atol=1e-6) for key in model)
+        assert len(matrix._parts) <= 12 and matrix.held <= 2 * len(matrix) + 1024
+        query = rng.standard_normal(dim).astype(np.float32)
+        if model:
+            best = max(model, key=lambda key: float(model[key] @ query))
+            note, chunk, _ = matrix.nearest(query, 1)[0]
+            assert (note, chunk.encode()) == best

@@ -185,12 +185,16 @@ def ensure_fresh(index: Index) -> bool:
     it current, so the caller may leave further work (embedding) to that watcher.
 
     An index on a read-only disk cannot be refreshed: the caller is told it is as current as it
-    will get (True: nothing to embed either), and a warning says that answers may be stale."""
+    will get (True: nothing to embed either), and a warning says that answers may be stale. Inside
+    a command that looks at the files once (`Corpus.checked_once`), a read after that look takes
+    its answer (`ReadHistory.checked`): `brain search` reads the project scope, then searches."""
     if index.read_only:
         warn_once(
             f"the vault is read-only: the index could not be refreshed, answers come from it as it is ({index.dir})"
         )
         return True
+    if index.reads.checked is not None:  # this command has looked at the files already (Corpus.checked_once)
+        return index.reads.checked
     root = str(index.vault.root)
     tracker = index.reads.tracker
     if tracker is not None:  # exact, even beside a watcher (whose batches wait for a debounce)
