@@ -147,7 +147,7 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     assert opening.count("- app-source-folder (config, default, since ") == 1  # not handed again at the prompt
     assert "cd: src: No such file or directory" in user_text(requests[1])
     session = first["session_id"]
-    episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{session[:8]}.md")), "session 1's episode", log)[0]
+    episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{session}.md")), "session 1's episode", log)[0]
     text = episode.read_text()
     assert "outcome: failure" in text and "cd: src: No such file or directory" in text
     wait_for(lambda: f"extract {session}: " in log.read_text(), "session 1's extraction logged", log)
@@ -165,7 +165,7 @@ def test_claude_code_sessions_reach_the_vault_and_the_next_session(claude, model
     )
     print(f"session 2's first request to the model holds:\n{context}")
     recovered = wait_for(
-        lambda: sorted((vault / "episodes").glob(f"*{second['session_id'][:8]}.md")), "session 2's episode", log
+        lambda: sorted((vault / "episodes").glob(f"*{second['session_id']}.md")), "session 2's episode", log
     )[0]
     assert "outcome: success" in recovered.read_text()
 
@@ -223,7 +223,7 @@ def test_a_fix_by_another_command_is_handed_over_when_the_failure_comes_back(cla
     first = run_claude(claude, model, repo, home, prompt)
     assert "cat: config/limits.yaml: No such file or directory" in user_text(model.main_requests()[1])
     extracted(vault, first["session_id"])
-    episode = sorted((vault / "episodes").glob(f"*{first['session_id'][:8]}.md"))[0]
+    episode = sorted((vault / "episodes").glob(f"*{first['session_id']}.md"))[0]
     text = episode.read_text()
     print(f"session 1's episode:\n{text}")
     assert re.search(r"e001 \(error\): `cat config/limits\.yaml` failed: .*\(leads_to: \[\[e002\]\]\)", text)
@@ -261,7 +261,7 @@ def test_the_plugin_hands_claude_code_the_vault_and_saves_the_session(claude, mo
     assert "# Context for: this session (from brain, the team's memory)" in opening
     assert "- app-source-folder (config, default, since " in opening
     log = vault / ".brain" / "logs" / "hooks.log"
-    episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{done['session_id'][:8]}.md")), "the episode", log)
+    episode = wait_for(lambda: sorted((vault / "episodes").glob(f"*{done['session_id']}.md")), "the episode", log)
     assert f"session: {done['session_id']}" in episode[0].read_text()
 
 

@@ -108,6 +108,7 @@ _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|`([^`\n]+)`|\u2018([^\u2019\n]
 _PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^\.?[\w@+-][\w.@+-]*\.[A-Za-z][\w]{0,7}$")
 # a program that could not be started (`spawn claude ENOENT`, `posix_spawn '/opt/.../rg'`): what is
 # missing is the program, not the file the tool was called on
+_QUOTE = re.compile(r"([\"'`])([^\"'`\n]{1,40})\1")  # a short quote in an error line
 _SPAWN = re.compile(r"\b(?:posix_spawnp?|spawn|spawnSync|execvp?e?)\b")
 _SUGGESTS = re.compile(r"did you mean|perhaps you meant|maybe you meant|the most similar|similar (?:file|path)", re.I)
 # tools and programs that look for things in a folder: looking one folder up is looking at the same place
@@ -151,6 +152,7 @@ class Lack:
     modules: tuple[str, ...] = ()
     programs: tuple[str, ...] = ()
     suggested: dict[str, str] = field(default_factory=dict)  # a path the error suggests ("Did you mean x?")
+    quoted: tuple[str, ...] = ()  # what the error quotes of the failing step's words (`the literal "\\n"`)
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,23 @@ def lack(attempt: Attempt, output: str) -> Lack:
                     continue
                 paths.setdefault(resolve(attempt.cwd, step.folder, path), path)
     suggested = {path: named for path, named in suggested.items() if path not in paths}
-    return Lack(step, intended, paths, tuple(modules), tuple(programs), suggested)
+    return Lack(step, intended, paths, tuple(modules), tuple(programs), suggested, _quoted(output, step))
+
+
+def _quoted(output: str, step: Step | None) -> tuple[str, ...]:
+    """The parts of the failing step's words that its error quotes (`rg: the literal "\\n" is not
+    allowed in a regex`, `unknown flag '--short'`): what the error says is wrong, so a fix that
+    dropped it is said by it. Read from the output as written (a JSON-escaped `\\n` kept)."""
+    if step is None:
+        return ()
+    written = " ".join(step.words)
+    found = dict.fromkeys(
+        part
+        for line in output[:4000].splitlines()[:40]
+        for _, part in _QUOTE.findall(line)
+        if part.strip() and part in written
+    )
+    return tuple(found)
 
 
 def failing_step(every: Sequence[Step], output: str) -> int | None:
@@ -284,6 +302,9 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
     if how == "check":
         return Found(f"{said} {verb}{after}")
     differences = _differences(failed, step, later, match, between)
+    gone = [part for part in missing.quoted if part not in " ".join(match.words)]
+    if gone and not any(part in said for part in gone for said in differences):  # the change the error named
+        differences.insert(0, f"without `{gone[0]}`")
     if differences:
         return Found(f"{'; '.join(differences)}: {said} {verb}{after}")
     if between:

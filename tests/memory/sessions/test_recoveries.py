@@ -554,6 +554,26 @@ def test_a_text_given_another_way_is_named_when_nothing_else_changed(tmp_path):
     )
 
 
+def test_what_the_error_quoted_and_the_fix_dropped_is_the_change(tmp_path):
+    """rg's pattern (a text with spaces, not shown word by word) lost its literal `\\n` and the folder
+    changed too: the error named the `\\n`, so the change says it first."""
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Find the results settings"),
+        bash("toolu_1", 'rg -n "results:\\n  repo_path: (true|false) # sync settings" docs packages/core/src'),
+        result("toolu_1", 'Exit code 2\nrg: the literal "\\n" is not allowed in a regex', error=True),
+        bash("toolu_2", 'rg -n "  repo_path: (true|false) # sync settings" docs/guide packages/core/src'),
+        result("toolu_2", "docs/guide/a.md:3:  repo_path: true # sync settings"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        '`rg -n "results:\\n  repo_path: (true|false) # sync settings" docs packages/cor...` failed '
+        '(rg: the literal "\\n" is not allowed in a regex): '
+        "without `\\n`; `docs/guide` instead of `docs`: "
+        '`rg -n "  repo_path: (true|false) # sync settings" docs/guide packages/core/src` worked.',
+    )
+
+
 def test_the_file_the_error_suggested(tmp_path):
     path = claude(
         tmp_path / "s.jsonl",
