@@ -72,7 +72,9 @@ class Journal:
             return
         entries = np.zeros(len(notes), dtype=_record(self.dim))
         entries["note"], entries["chunk"], entries["removed"], entries["vector"] = notes, chunks, removed, vectors
-        with open(self.log, "r+b" if self.log.exists() else "wb") as handle:
+        if self.records and not self.log.exists():  # deleted under brain: the snapshot is written whole instead
+            raise FileNotFoundError(self.log)
+        with open(self.log, "r+b" if self.records else "wb") as handle:
             handle.seek(self.records * entries.itemsize)  # past a write that never finished, if any
             handle.write(entries.tobytes())
             handle.truncate()
