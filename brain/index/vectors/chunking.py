@@ -43,6 +43,7 @@ Spans = Callable[[Sequence[str]], list[list[tuple[int, int]]]]
 _REGEX_TOKEN = re.compile(r"\w+|[^\w\s]")
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+(.*)")
 _LINK_OR_ASIDE = re.compile(r"\[\[[^\[\]\n]*\]\]|\([^()\n]*\)")
+_WORD = re.compile(r"\w+")
 LINK_ITEM_WORDS = 3  # words an item may hold besides its link and its asides: a relation's name, an outcome
 
 
@@ -113,7 +114,7 @@ def is_link_list(text: str) -> bool:
         item = _LIST_ITEM.fullmatch(line)
         if item is None or "[[" not in item.group(1):
             return False
-        if len(re.findall(r"\w+", _LINK_OR_ASIDE.sub(" ", item.group(1)))) > LINK_ITEM_WORDS:
+        if len(_WORD.findall(_LINK_OR_ASIDE.sub(" ", item.group(1)))) > LINK_ITEM_WORDS:
             return False
     return bool(lines)
 

@@ -302,7 +302,8 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
     if how == "check":
         return Found(f"{said} {verb}{after}")
     differences = _differences(failed, step, later, match, between)
-    gone = [part for part in missing.quoted if part not in " ".join(match.words)]
+    worked = " ".join(match.words)
+    gone = [part for part in missing.quoted if part not in worked]
     if gone and not any(part in said for part in gone for said in differences):  # the change the error named
         differences.insert(0, f"without `{gone[0]}`")
     if differences:
