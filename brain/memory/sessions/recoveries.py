@@ -3,7 +3,8 @@
 A failed call is read for the part that failed and what it failed on (`lack`):
 
 - the failing step of a shell command (`shell_steps`): the step whose program the error names
-  (`cat: x: No such file`, `bash: line 1: cd: src: ...`), else the one whose operands it names, else
+  (`cat: x: No such file`, `bash: line 1: cd: src: ...`; the `cd` when a program that stands in for
+  it speaks: `zoxide: you are already in the only match`), else the one whose operands it names, else
   the Python step of a traceback, else the last step that is not a filter of a pipe (`| tail -5`);
   when a `cd` failed, the steps after it never ran: they are what the call was for;
 - what the error says is missing: paths (`No such file or directory`, `does not exist`, `cannot
@@ -26,7 +27,7 @@ A later call that succeeded recovers it (`recovery`) when it
   after a lint); a conflicted merge then committed or continued.
 
 What was different (`Found.change`) is said from the two calls: what was created or installed, the
-folder the shell was already in (a `cd` that failed into the folder the call ran in), another
+`cd` left out (`without `cd src``: the shell was already in that folder, or there was none), another
 folder, another program, arguments removed or added, and the steps done between (edits, commands
 that change something, never an `ls`). The same command working again with nothing done between is
 a retry, said as such (flaky).
@@ -40,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from brain.memory.episodes.signature import CD_STAND_INS
 from brain.memory.sessions.commands import display_command, proves_fixed
 from brain.memory.sessions.shell_steps import INTERPRETERS, Step, resolve, steps
 
@@ -231,6 +233,9 @@ def failing_step(every: Sequence[Step], output: str) -> int | None:
     if not real:
         return None
     head = "\n".join(output.splitlines()[:30])
+    moves = [n for n in real if every[n].program in ("cd", "pushd")]
+    if moves and any(re.search(rf"(?:^|\s){name}:\s", head) for name in CD_STAND_INS):
+        return moves[0]  # a `cd` that another program stands in for (see CD_STAND_INS)
     named = [n for n in real if re.search(rf"(?:^|[\s:(/])(?:{re.escape(every[n].program)})(?::\d+)?:\s", head)]
     if named:
         with_operand = [n for n in named if any(o in head for o in every[n].operands if len(o) > 1)]
@@ -281,9 +286,12 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
         if _matching(missing.intended, later) is None:
             return None
         folder = step.operands[0] if step.operands else "~"
+        dropped = f"{step.program} {folder}"
         where = resolve(failed.cwd, step.folder, folder)
         if failed.cwd and (failed.cwd.rstrip("/") == where or failed.cwd.rstrip("/").endswith("/" + folder.strip("/"))):
-            return Found(f"the shell was already in `{folder}`; {said} from there {verb}{after}")
+            return Found(f"without `{dropped}`: the shell was already in `{folder}`; {said} from there {verb}{after}")
+        if not any(later_step.program in ("cd", "pushd") for later_step in steps(later.command)):
+            return Found(f"without `{dropped}`: there was no folder `{folder}` there; {said} {verb}{after}")
         return Found(f"there was no folder `{folder}` there; {said} {verb}{after}")
     if step is None:
         return None
