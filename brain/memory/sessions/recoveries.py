@@ -290,7 +290,7 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
         where = resolve(failed.cwd, step.folder, folder)
         if failed.cwd and (failed.cwd.rstrip("/") == where or failed.cwd.rstrip("/").endswith("/" + folder.strip("/"))):
             return Found(f"without `{dropped}`: the shell was already in `{folder}`; {said} from there {verb}{after}")
-        if not any(later_step.program in ("cd", "pushd") for later_step in steps(later.command)):
+        if not any(later_step.program in ("cd", "pushd") for later_step in later.steps):
             return Found(f"without `{dropped}`: there was no folder `{folder}` there; {said} {verb}{after}")
         return Found(f"there was no folder `{folder}` there; {said} {verb}{after}")
     if step is None:
