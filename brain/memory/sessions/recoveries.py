@@ -112,6 +112,7 @@ _PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^\.?[\w@+-][\w.@+-]*\.[A-Za
 # missing is the program, not the file the tool was called on
 _QUOTE = re.compile(r"([\"'`])([^\"'`\n]{1,40})\1")  # a short quote in an error line
 _SPAWN = re.compile(r"\b(?:posix_spawnp?|spawn|spawnSync|execvp?e?)\b")
+_A_FOLDER = re.compile(r"\bis a directory\b|\bEISDIR\b", re.IGNORECASE)  # a folder read as a file
 _SUGGESTS = re.compile(r"did you mean|perhaps you meant|maybe you meant|the most similar|similar (?:file|path)", re.I)
 # tools and programs that look for things in a folder: looking one folder up is looking at the same place
 SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS", "list_dir", "grep_search", "file_search"})
@@ -155,6 +156,7 @@ class Lack:
     programs: tuple[str, ...] = ()
     suggested: dict[str, str] = field(default_factory=dict)  # a path the error suggests ("Did you mean x?")
     quoted: tuple[str, ...] = ()  # what the error quotes of the failing step's words (`the literal "\\n"`)
+    folders: dict[str, str] = field(default_factory=dict)  # a folder read as a file (resolved) -> as named
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,10 @@ def lack(attempt: Attempt, output: str) -> Lack:
         if _SUGGESTS.search(line)
         for path in _paths_in(line)
     }
+    folder_lines = [line for line in text.splitlines()[:40] if _A_FOLDER.search(line)]
     if not attempt.command:
+        if attempt.target and folder_lines:
+            return Lack(folders={resolve(attempt.cwd, "", attempt.target): attempt.target})
         could_not_start = any(_SPAWN.search(line) for line in missing_lines)  # the tool's own program is missing
         if (
             attempt.target
@@ -208,7 +213,16 @@ def lack(attempt: Attempt, output: str) -> Lack:
                     continue
                 paths.setdefault(resolve(attempt.cwd, step.folder, path), path)
     suggested = {path: named for path, named in suggested.items() if path not in paths}
-    return Lack(step, intended, paths, tuple(modules), tuple(programs), suggested, _quoted(output, step))
+    folders = (
+        {
+            resolve(attempt.cwd, step.folder, word): word
+            for word in step.operands
+            if any(word in line for line in folder_lines)
+        }
+        if step is not None
+        else {}
+    )
+    return Lack(step, intended, paths, tuple(modules), tuple(programs), suggested, _quoted(output, step), folders)
 
 
 def _quoted(output: str, step: Step | None) -> tuple[str, ...]:
@@ -270,6 +284,10 @@ def recovery(
     supplied = _supplied(failed, missing, later)
     if supplied:
         return Found(f"{supplied}{after}")
+    opened = _opened(missing, later)
+    if opened:
+        said = f"`{_said(later.command)}`" if later.command else f"{later.tool} of `{later.target or '.'}`"
+        return Found(f"`{opened}` is a folder, not a file: {said} {verb}{after}")
     if not failed.command:
         return _tool_recovery(failed, missing, later, between, verb)
     if not later.command:
@@ -521,6 +539,21 @@ def _corrected(before: Sequence[str], after: Sequence[str]) -> bool:
         return False
     one, other = before[0], after[0]
     return one in other or other in one or SequenceMatcher(None, one, other).ratio() >= SIMILAR
+
+
+def _opened(missing: Lack, later: Attempt) -> str:
+    """The folder a call read as a file (as it was named), when `later` lists it or reads what is in
+    it (`ls lint/`, `cat lint/*`, Glob or Read under it); '' otherwise."""
+    for folder, named in missing.folders.items():
+        inside = folder.rstrip("/") + "/"
+        if later.target and (resolve(later.cwd, "", later.target) + "/").startswith(inside):
+            return named
+        for step in later.steps:
+            for word in (*step.operands, *step.reads):
+                path = resolve(later.cwd, step.folder, word)
+                if path.startswith(inside) or (path == folder and step.program in SEARCH_PROGRAMS):
+                    return named
+    return ""
 
 
 def _uses(missing: Lack, later: Attempt) -> str | None:

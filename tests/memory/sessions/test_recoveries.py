@@ -156,6 +156,38 @@ def test_a_cd_into_the_folder_the_shell_was_already_in(tmp_path):
     assert episode_recoveries(again)[0].fix == "go test ./..."
 
 
+def test_a_folder_read_as_a_file_then_listed(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Show the lint tasks"),
+        bash("toolu_1", "cat mise-tasks/lint"),
+        result("toolu_1", "Exit code 1\ncat: mise-tasks/lint: Is a directory", error=True),
+        bash("toolu_2", "ls mise-tasks/lint && head -5 mise-tasks/lint/*"),
+        result("toolu_2", "go\nshellcheck"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "`cat mise-tasks/lint` failed (cat: mise-tasks/lint: Is a directory): `mise-tasks/lint` is a folder, not a"
+        " file: `ls mise-tasks/lint && head -5 mise-tasks/lint/*` worked.",
+    )
+
+
+def test_a_folder_the_read_tool_was_called_on_then_globbed(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Read the hooks"),
+        call("toolu_1", "Read", {"file_path": f"{APP}/hooks"}),
+        result("toolu_1", "EISDIR: illegal operation on a directory, read", error=True),
+        call("toolu_2", "Glob", {"pattern": "*.sh", "path": f"{APP}/hooks"}),
+        result("toolu_2", f"{APP}/hooks/pre-commit.sh"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "Read on hooks failed (EISDIR: illegal operation on a directory, read): `hooks` is a folder, not a file:"
+        " Glob of `hooks` worked.",
+    )
+
+
 def test_a_cd_that_zoxide_stands_in_for_failed_because_the_shell_was_already_there(tmp_path):
     """With `zoxide init --cmd cd`, zoxide speaks for the `cd`; the grep after it never ran."""
     zoxide = (
