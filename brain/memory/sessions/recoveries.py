@@ -17,6 +17,8 @@ A later call that succeeded recovers it (`recovery`) when it
 - supplies what was missing: creates the path (`mkdir`, `touch`, a redirection, `tee`, `cp`/`mv`/`ln`
   to it, `git clone`, `curl -o`, a write tool), installs the module or program (a package manager's
   install verb naming it, or naming nothing: `npm install`, `uv sync`, `pip install -r ...`);
+- lists or reads inside a folder that the failed call read as a file (`cat: lint: Is a directory`,
+  Read's `EISDIR`): `ls lint`, `cat lint/*`, a Glob in it;
 - succeeds on the same target: a step with the failed step's program and first operand (or, for a
   script, the script: `python app.py` and `python3 app.py`), run from any folder, or with that
   operand corrected when it is no path (`rg 'a\\nb'` -> `rg 'a'`); any step naming a path that was
