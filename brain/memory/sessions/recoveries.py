@@ -115,6 +115,10 @@ _PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^\.?[\w@+-][\w.@+-]*\.[A-Za
 _QUOTE = re.compile(r"([\"'`])([^\"'`\n]{1,40})\1")  # a short quote in an error line
 _SPAWN = re.compile(r"\b(?:posix_spawnp?|spawn|spawnSync|execvp?e?)\b")
 _A_FOLDER = re.compile(r"\bis a directory\b|\bEISDIR\b", re.IGNORECASE)  # a folder read as a file
+_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+_REFUSED = re.compile(  # a line that says an option of the command was not taken
+    r"unknown|unrecognized|not defined|unexpected|invalid|no such option|not allowed|unsupported", re.IGNORECASE
+)
 _SUGGESTS = re.compile(r"did you mean|perhaps you meant|maybe you meant|the most similar|similar (?:file|path)", re.I)
 # tools and programs that look for things in a folder: looking one folder up is looking at the same place
 SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS", "list_dir", "grep_search", "file_search"})
@@ -229,16 +233,18 @@ def lack(attempt: Attempt, output: str) -> Lack:
 
 def _quoted(output: str, step: Step | None) -> tuple[str, ...]:
     """The parts of the failing step's words that its error quotes (`rg: the literal "\\n" is not
-    allowed in a regex`, `unknown flag '--short'`): what the error says is wrong, so a fix that
-    dropped it is said by it. Read from the output as written (a JSON-escaped `\\n` kept)."""
+    allowed in a regex`, `unknown flag '--short'`), and its options an error line says were refused
+    unquoted (`unknown flag: --no-pager`): what the error says is wrong, so a fix that dropped it is
+    said by it. Read from the output as written (a JSON-escaped `\\n` kept)."""
     if step is None:
         return ()
     written = " ".join(step.words)
+    lines = output[:4000].splitlines()[:40]
     found = dict.fromkeys(
-        part
-        for line in output[:4000].splitlines()[:40]
-        for _, part in _QUOTE.findall(line)
-        if part.strip() and part in written
+        part for line in lines for _, part in _QUOTE.findall(line) if part.strip() and part in written
+    )
+    found |= dict.fromkeys(  # `unknown flag: --no-pager`, `flag provided but not defined: -x`: named unquoted
+        flag for line in lines if _REFUSED.search(line) for flag in _FLAG.findall(line) if flag in step.words
     )
     return tuple(found)
 
@@ -332,7 +338,7 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
     differences = _differences(failed, step, later, match, between)
     worked = " ".join(match.words)
     gone = [part for part in missing.quoted if part not in worked]
-    if gone and not any(part in said for part in gone for said in differences):  # the change the error named
+    if gone and not any(said.startswith(f"without `{gone[0]}") for said in differences):  # the error named it: first
         differences.insert(0, f"without `{gone[0]}`")
     if differences:
         return Found(f"{'; '.join(differences)}: {said} {verb}{after}")

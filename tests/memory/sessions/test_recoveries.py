@@ -312,8 +312,8 @@ def test_the_failing_stage_of_a_pipe_is_what_counts(tmp_path):
 @pytest.mark.parametrize(
     ("where", "instead"),
     [
-        ("src", "`func Handle` instead of `func Handle\\nreturn`"),
-        ("src/api", "`func Handle src/api` instead of `func Handle\\nreturn src`"),  # a folder inside it
+        ("src", "without `\\n`; `func Handle` instead of `func Handle\\nreturn`"),
+        ("src/api", "without `\\n`; `func Handle src/api` instead of `func Handle\\nreturn src`"),  # a folder inside it
     ],
 )
 def test_an_argument_corrected(tmp_path, where, instead):
@@ -443,6 +443,37 @@ def test_a_folder_flag_dropped_is_said(tmp_path):
         f"`git -C {APP} status` failed (error: unexpected argument '-C' found): "
         f"without `-C {APP}`: `git status` worked.",
     )
+
+
+@pytest.mark.parametrize(
+    ("failed", "output", "later", "change"),
+    [
+        (
+            "entire checkpoint search 'level 4' --json --no-pager",
+            "Error: Invalid usage: unknown flag: --no-pager",
+            "entire checkpoint search --help",
+            "without `--no-pager`; `--help` instead of `level 4 --json --no-pager`",
+        ),
+        ("go run ./cmd -verbose", "flag provided but not defined: -verbose", "go run ./cmd", "without `-verbose`"),
+        (  # a flag the usage text lists is no flag the error refused
+            "entire status --json",
+            "Usage:\n  entire status [flags]\nFlags:\n  --json   print JSON\nError: not a git repository",
+            "entire status",
+            "without `--json`",
+        ),
+    ],
+)
+def test_an_option_the_error_refused_unquoted_leads_the_change(tmp_path, failed, output, later, change):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Do the work"),
+        bash("toolu_1", failed),
+        result("toolu_1", f"Exit code 1\n{output}", error=True),
+        bash("toolu_2", later),
+        result("toolu_2", "done"),
+    )
+    episode, _ = extracted(path)
+    assert [lesson.split("): ", 1)[1] for lesson in episode.lessons] == [f"{change}: `{later}` worked."]
 
 
 @pytest.mark.parametrize(
