@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -138,7 +138,15 @@ def _v7(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}
+def _v8(db: sqlite3.Connection) -> None:
+    """The chunk records the embedded Chroma store lacks or holds too many of (`vectors_behind`): a
+    write to it goes to the vectors snapshot's journal at once and to Chroma later, in batches
+    (vectors/vectors.py, "written behind"). A record listed here that the catalog's `chunks` list
+    is one to upsert; any other, one to delete."""
+    db.execute("CREATE TABLE IF NOT EXISTS vectors_behind(record TEXT PRIMARY KEY) WITHOUT ROWID")
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:
