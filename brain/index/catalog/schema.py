@@ -144,10 +144,15 @@ def _v8(db: sqlite3.Connection) -> None:
     (vectors/vectors.py, "written behind"). A record listed here that the catalog's `chunks` list
     is one to upsert; any other, one to delete.
 
-    And the notes' stamps as an index of their own, which `Catalog.stamps` reads whole: a scan of
-    the `notes` table reads every note's text (at 50,000 notes: 112 ms, against 43 ms for this)."""
+    And two covering indexes, so that reads of every note's stamp (`Catalog.stamps`, each stat
+    scan) or of every note of a type's hash (`Catalog.hashed_rows`, what a hook's summaries check)
+    never read the `notes` table, whose rows hold each note's text: at 50,000 notes, 112 ms against
+    43 ms for the stamps, 25 ms against 9 ms for the 12,500 patterns' hashes (`notes_type_sha`
+    takes over `notes_type`)."""
     db.execute("CREATE TABLE IF NOT EXISTS vectors_behind(record TEXT PRIMARY KEY) WITHOUT ROWID")
     db.execute("CREATE INDEX IF NOT EXISTS notes_stamp ON notes(path, mtime_ns, size, sha256)")
+    db.execute("CREATE INDEX IF NOT EXISTS notes_type_sha ON notes(type, path, sha256)")
+    db.execute("DROP INDEX IF EXISTS notes_type")
 
 
 MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8}
