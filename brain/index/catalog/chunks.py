@@ -75,6 +75,17 @@ class ChunkTable:
             count: int = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return count
 
+    def chunk_count_of(self, note_ids: list[int]) -> int:
+        """The chunk rows of these notes."""
+        count = 0
+        with self._connection() as db:
+            for start in range(0, len(note_ids), 500):
+                part = note_ids[start : start + 500]
+                count += db.execute(
+                    f"SELECT COUNT(*) FROM chunks WHERE note_id IN ({','.join('?' * len(part))})", part
+                ).fetchone()[0]
+        return count
+
     def embedded_chunk_count(self) -> int:
         """Chunks of the notes whose vectors are made from their current text (the others wait)."""
         with self._connection() as db:
@@ -102,20 +113,31 @@ class ChunkTable:
                 found += db.execute(f"{select} WHERE c.note_id IN ({','.join('?' * len(part))})", part).fetchall()
             return found
 
-    def behind(self, limit: int = -1) -> list[str]:
-        """The chunk records the embedded Chroma store is behind on (`schema._v8`), a note's together
-        (the first `limit`; -1: all)."""
+    def behind(self) -> list[str]:
+        """The chunk records the embedded Chroma store is behind on (`schema._v8`)."""
         with self._connection() as db:
-            return [row[0] for row in db.execute("SELECT record FROM vectors_behind ORDER BY record LIMIT ?", (limit,))]
+            return [row[0] for row in db.execute("SELECT record FROM vectors_behind")]
+
+    def behind_rows(self, limit: int) -> list[tuple[str, bool]]:
+        """The first `limit` records Chroma is behind on, a note's together, each with whether its
+        vector is to be written (else its metadata only)."""
+        with self._connection() as db:
+            rows = db.execute("SELECT record, vector FROM vectors_behind ORDER BY record LIMIT ?", (limit,))
+            return [(record, bool(vector)) for record, vector in rows]
 
     def behind_count(self) -> int:
         with self._connection() as db:
             count: int = db.execute("SELECT COUNT(*) FROM vectors_behind").fetchone()[0]
         return count
 
-    def add_behind(self, records: list[str]) -> None:
-        """Inside `write()`: Chroma is to be brought up to date on these records (upsert or delete)."""
-        self.db.executemany("INSERT OR IGNORE INTO vectors_behind(record) VALUES (?)", ((r,) for r in records))
+    def add_behind(self, records: dict[str, bool]) -> None:
+        """Inside `write()`: Chroma is to be brought up to date on these records (upsert or delete;
+        False: the record's metadata only, unless its vector is waiting already)."""
+        self.db.executemany(
+            "INSERT INTO vectors_behind(record, vector) VALUES (?, ?) "
+            "ON CONFLICT(record) DO UPDATE SET vector = max(vector, excluded.vector)",
+            ((record, int(vector)) for record, vector in sorted(records.items())),
+        )
 
     def clear_behind(self, records: list[str] | None = None) -> None:
         """Inside `write()`: Chroma holds these records as the catalog says now (None: every one)."""

@@ -170,7 +170,9 @@ class VectorStore:
         # (two threads creating Chroma's shared client for one path at once break it).
         self._lock = threading.RLock()
         self._matrix: ChunkMatrix | None = None  # what reads use (see the module doc)
-        self._behind: set[str] = set()  # records written behind since the last written() (see the module doc)
+        # records written behind since the last written(), and whether their vector changed (else
+        # their metadata only; see the module doc)
+        self._behind: dict[str, bool] = {}
         self._unsettled_behind = False  # the catalog's transaction under way lists records written behind
         self._journal: Journal | None = None  # where the snapshot takes the writes made to _matrix since it was read
         self.snapshot_path = (
@@ -369,9 +371,9 @@ class VectorStore:
         self.catalog.set_meta(CHUNKING_KEY, CHUNKING_VERSION)
         self._pending_generation = str(current)
         self.catalog.when_settled(self._settle)
-        wrote_behind, self._behind = self._behind, set()
+        wrote_behind, self._behind = self._behind, {}
         if wrote_behind:
-            self.catalog.add_behind(sorted(wrote_behind))
+            self.catalog.add_behind(wrote_behind)
             self._unsettled_behind = True
         if not self.chroma_url and (wrote_behind or self._journal is not None):
             self._persist(str(current))  # durable and named before the catalog commits (see the module doc)
@@ -460,7 +462,7 @@ class VectorStore:
     def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[Metadata]) -> None:
         if ids and self._write_behind():
             self._apply(added=(list(ids), embeddings))
-            self._behind.update(ids)
+            self._behind.update(dict.fromkeys(ids, True))
         elif ids:
             with self._using() as collection:
                 if self.shared:  # one record per chunk text, though two notes of this clone hold it
@@ -476,7 +478,8 @@ class VectorStore:
     @_serialized
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         if ids and not self.shared and self._write_behind():  # the catch-up takes the catalog's metadata
-            self._behind.update(ids)
+            for record in ids:
+                self._behind.setdefault(record, False)
         elif ids and not self.shared:  # a shared record holds no note's metadata
             with self._using() as collection:
                 collection.update(ids=list(ids), metadatas=list(metadatas))
@@ -556,7 +559,7 @@ class VectorStore:
             if not purge and self._write_behind():
                 yield
                 self._apply(removed=list(ids))
-                self._behind.update(ids)
+                self._behind.update(dict.fromkeys(ids, True))
                 return
             if not self.shared:
                 wire = list(ids)
@@ -806,21 +809,25 @@ class VectorStore:
         (see the module doc), `batch` records at a time, each batch committed on its own (a catch-up
         stopped midway keeps what it wrote) and followed by `between()` (the disk bound's check, as
         after any write). A record the catalog lists is upserted with its vector from this process's
-        copy and its metadata from the catalog; any other is deleted. A listed record no copy holds
+        copy and its metadata from the catalog (its metadata only, when only that changed: a
+        moved note's unchanged chunks; Chroma never reuses a replaced vector's slot); any other is
+        deleted. A listed record no copy holds
         (its snapshot was lost) is `lost`: its note waits to be embedded again."""
         done = CaughtUp(0, 0, 0)
         if self.chroma_url:
             return done
-        while records := self.catalog.behind(limit=batch):
-            caught = self._catch_up_batch(records)
+        while rows := self.catalog.behind_rows(batch):
+            caught = self._catch_up_batch(rows)
             done = CaughtUp(done.upserted + caught.upserted, done.deleted + caught.deleted, done.lost + caught.lost)
             if between is not None:
                 between()
         return done
 
-    def _catch_up_batch(self, behind: list[str]) -> CaughtUp:
+    def _catch_up_batch(self, rows: list[tuple[str, bool]]) -> CaughtUp:
         import numpy as np
 
+        behind = [record for record, _ in rows]
+        moved = {record for record, vector in rows if not vector}  # metadata only: the vector Chroma holds is right
         notes = sorted({int(record.partition(":")[0]) for record in behind})
         listed: dict[str, Metadata] = {
             record_id(note, chunk): {
@@ -834,7 +841,8 @@ class VectorStore:
             }
             for note, chunk, order, section, path, kind, folder in self.catalog.chunk_records(notes)
         }
-        wanted = [record for record in behind if record in listed]
+        wanted = [record for record in behind if record in listed and record not in moved]
+        relabelled = [record for record in behind if record in listed and record in moved]
         held = self.matrix().only(
             [(int(note), chunk) for note, _, chunk in (record.partition(":") for record in wanted)]
         )
@@ -849,13 +857,15 @@ class VectorStore:
             if upserts:
                 vectors = held.gather(np.asarray([found[record] for record in upserts], dtype=np.int64))
                 collection.upsert(ids=upserts, embeddings=vectors, metadatas=[listed[record] for record in upserts])
+            if relabelled:
+                collection.update(ids=relabelled, metadatas=[listed[record] for record in relabelled])
             if deletes:
                 collection.delete(ids=deletes)
         with self.catalog.write():
             self.catalog.clear_behind(behind)
             self.catalog.forget_vectors(lost)
             self.written()
-        return CaughtUp(len(upserts), len(deletes), len(lost))
+        return CaughtUp(len(upserts) + len(relabelled), len(deletes), len(lost))
 
     def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
         """The `n` chunks nearest to `vector` (exact), among the chunks of `note_ids` when given."""
