@@ -67,6 +67,10 @@ def index_vault(
     if embedded is not None and (embedded.embedded or embedded.deleted or not index.vectors.snapshot_path.exists()):
         index.vectors.matrix()  # leaves a current snapshot: the next one-shot search loads one file
     caught = catch_up_vectors(index, at_least=1 if catch_up else CATCH_UP_AT) if embed else None
+    if caught is not None and caught.lost and embedded is not None:  # vectors no copy held: embedded again now
+        again = embed_pending(index, progress=progress)
+        embedded.embedded += again.embedded
+        embedded.notes += again.notes
     lost = repaired.missing if repaired else 0
     if repaired and embedded:
         embedded.deleted += len(repaired.extra)

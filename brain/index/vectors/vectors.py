@@ -661,7 +661,7 @@ class VectorStore:
                         journal = None
                         if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
                             journal = snapshot.save(rebuilt, self.snapshot_path, generation)
-                        self.lacking = 0
+                        self.lacking = self._lost_behind(rebuilt)
                         self._matrix, self._journal = rebuilt, journal
                         return rebuilt
             except IndexBusy:
@@ -759,10 +759,10 @@ class VectorStore:
         if self.shared:
             return self._shared_matrix()
         built = self._chroma_records()
-        behind = self.catalog.behind()
+        behind = [record for record, vector in self.catalog.behind_rows(-1) if vector]
         if not behind:
             return built
-        # Chroma lacks the records written behind: they come from the last snapshot (any generation:
+        # Chroma lacks the vectors written behind: they come from the last snapshot (any generation:
         # a chunk's id is its text's hash, so a vector kept for a chunk the catalog lists is exact)
         listed = {record_id(note, chunk) for note, chunk in self.catalog.chunk_ids()}
         kept = self.last_copy(trailing=True).only(
@@ -773,6 +773,22 @@ class VectorStore:
             for note, chunk in zip(kept.notes.tolist(), kept.chunks.tolist(), strict=True)
         ]
         return built.remove(behind).upsert(records, kept.vectors) if records else built.remove(behind)
+
+    def _lost_behind(self, copy: ChunkMatrix) -> int:
+        """The notes with a vector written behind that neither Chroma nor the last snapshot held
+        (`_matrix_from_chroma`): a search counts them as waiting, and the next catch-up has them
+        embedded again."""
+        if self.chroma_url:
+            return 0
+        behind = [record for record, vector in self.catalog.behind_rows(-1) if vector]
+        if not behind:
+            return 0
+        listed = {record_id(note, chunk) for note, chunk in self.catalog.chunk_ids()}
+        held = {
+            record_id(note, chunk.decode())
+            for note, chunk in zip(copy.notes.tolist(), copy.chunks.tolist(), strict=True)
+        }
+        return len({record.partition(":")[0] for record in behind if record in listed and record not in held})
 
     def _chroma_records(self) -> ChunkMatrix:
         from brain.index.vectors.matrix import ChunkMatrix
@@ -811,8 +827,8 @@ class VectorStore:
         after any write). A record the catalog lists is upserted with its vector from this process's
         copy and its metadata from the catalog (its metadata only, when only that changed: a
         moved note's unchanged chunks; Chroma never reuses a replaced vector's slot); any other is
-        deleted. A listed record no copy holds
-        (its snapshot was lost) is `lost`: its note waits to be embedded again."""
+        deleted. A listed record no copy holds (its snapshot was lost) is `lost`: its note waits to
+        be embedded again."""
         done = CaughtUp(0, 0, 0)
         if self.chroma_url:
             return done
@@ -827,7 +843,7 @@ class VectorStore:
         import numpy as np
 
         behind = [record for record, _ in rows]
-        moved = {record for record, vector in rows if not vector}  # metadata only: the vector Chroma holds is right
+        relabel = {record for record, vector in rows if not vector}  # metadata only: Chroma's vector is right
         notes = sorted({int(record.partition(":")[0]) for record in behind})
         listed: dict[str, Metadata] = {
             record_id(note, chunk): {
@@ -841,8 +857,8 @@ class VectorStore:
             }
             for note, chunk, order, section, path, kind, folder in self.catalog.chunk_records(notes)
         }
-        wanted = [record for record in behind if record in listed and record not in moved]
-        relabelled = [record for record in behind if record in listed and record in moved]
+        wanted = [record for record in behind if record in listed and record not in relabel]
+        relabelled = [record for record in behind if record in listed and record in relabel]
         held = self.matrix().only(
             [(int(note), chunk) for note, _, chunk in (record.partition(":") for record in wanted)]
         )
