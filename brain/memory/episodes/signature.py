@@ -63,6 +63,9 @@ _TAKES_VALUE = frozenset({"timeout", "gtimeout"})  # `timeout 30 cmd`
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?(?:\.exe)?|py")
 _SAME_PROGRAM = {"pip3": "pip", "node.exe": "node", "bun.exe": "bun", "pytest-3": "pytest"}
 _QUIET_STAGES = frozenset({"cd", "pushd", "popd", "export", "source", "set", ".", "unset", "true", "echo"})
+# programs a shell runs for `cd` when `cd` is a function of theirs (`zoxide init --cmd cd`): their
+# errors (`zoxide: no match found`, `zoxide: you are already in the only match`) are the `cd`'s
+CD_STAND_INS = ("zoxide",)
 _FILTERS = frozenset({"head", "tail", "sort", "uniq", "wc", "tee", "less", "more", "cut", "tr", "column", "cat", "nl"})
 _PYTHON_ERROR = re.compile(r"^(?:Traceback \(most recent|\s*File \"|[A-Z]\w*(?:Error|Exception|Warning)\b)")
 _NOT_A_FAILURE = ("Sibling tool call errored", "[Request interrupted by user", "The user doesn't want to")
@@ -206,11 +209,14 @@ def _words(piece: str) -> list[str]:
 
 def program(command: str, line: str = "") -> str:
     """The program of the part of a shell command that failed: the one the error line names
-    (`grep: x: No such file`, `bash: line 1: cd: src: ...`, a Python traceback for `python`), else
+    (`grep: x: No such file`, `bash: line 1: cd: src: ...`, a Python traceback for `python`; `cd`
+    for a program that stands in for it, `CD_STAND_INS`), else
     the first program the command runs (past `cd`, `export` ...), or the last stage of its pipe that
     is not a filter (`| head`): a pipe's exit code is its last stage's."""
     parts = [(operator, stage_program(text)) for operator, text in stages(command)]
     named = {name for _, name in parts if name}
+    if line and "cd" in named and any(_named_at(line, name) < len(line) for name in CD_STAND_INS):
+        return "cd"
     if line:
         speaking = min(named, key=lambda name: (_named_at(line, name), name), default="")
         if speaking and _named_at(line, speaking) < len(line):

@@ -319,6 +319,11 @@ _ESCAPED_BREAK = re.compile(r"(?<![\"'`])\\n(?![\"'`])")
 _TASK_PREFIX = re.compile(r"^\[[\w:.-]+\]\s+")  # a task runner's `[lint:go] ` before each line of a task
 _BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint run ./...`: the command, not its error
 _EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
+# a panel drawn around a message (rich's, which typer and rich-click print errors in): `╭─ Error ─╮`,
+# `│ No such command 'info'. │`, `╰──╯`
+_PANEL_TOP = re.compile(r"^\s*[╭┌]─+ ?(?P<title>[^─]*?) ?─*[╮┐]\s*$")
+_PANEL_SIDE = re.compile(r"^\s*[│|] ?(?P<inner>.*?)\s*[│|]\s*$")
+_PANEL_BOTTOM = re.compile(r"^\s*[╰└]─+[╯┘]\s*$")
 
 
 ERROR_WINDOW = 65_536  # characters of an output searched for its error line when its head and tail name none
@@ -346,6 +351,7 @@ def error_line(text: str) -> str:
     if _TOOL_ERROR_TAG.search(text):  # Claude Code's own message; Edit's echo of the text it sought follows it
         text = _ECHOED_INPUT.sub("", _TOOL_ERROR_TAG.sub("", text))
     text = _ESCAPED_BREAK.sub("\n", text)  # a hook's message passed on as JSON; a quoted "\\n" is named, kept
+    text = _unpanelled(text)
     glance = _head_and_tail(text)
     found = _naming_line(glance) or (_naming_line(text) if glance is not text else "")
     if found:
@@ -353,6 +359,31 @@ def error_line(text: str) -> str:
     lines = [line for line in _EXIT_LINE.sub("", glance, count=1).splitlines() if not _BANNER.match(line)]
     said = [line for line in lines if not failures.says_little(line.strip())]
     return first_line("\n".join(said)) or first_line("\n".join(lines)) or first_line(glance)
+
+
+def _unpanelled(text: str) -> str:
+    """The text with each drawn panel's frame taken off, its first line led by the panel's title:
+    `╭─ Error ─╮` / `│ No such command 'info'. │` is read as `Error: No such command 'info'.`."""
+    if "─" not in text:
+        return text
+    lines: list[str] = []
+    title: str | None = None  # the open panel's title, until its first line is read
+    inside = False
+    for line in text.splitlines():
+        top = _PANEL_TOP.match(line)
+        side = _PANEL_SIDE.match(line) if inside else None
+        if top:
+            title, inside = top.group("title").strip(), True
+        elif _PANEL_BOTTOM.match(line):
+            title, inside = None, False
+        elif side:
+            inner = side.group("inner").strip()
+            if inner:
+                lines.append(f"{title}: {inner}" if title else inner)
+                title = None
+        else:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def _head_and_tail(text: str) -> str:

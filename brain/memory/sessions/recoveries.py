@@ -3,7 +3,8 @@
 A failed call is read for the part that failed and what it failed on (`lack`):
 
 - the failing step of a shell command (`shell_steps`): the step whose program the error names
-  (`cat: x: No such file`, `bash: line 1: cd: src: ...`), else the one whose operands it names, else
+  (`cat: x: No such file`, `bash: line 1: cd: src: ...`; the `cd` when a program that stands in for
+  it speaks: `zoxide: you are already in the only match`), else the one whose operands it names, else
   the Python step of a traceback, else the last step that is not a filter of a pipe (`| tail -5`);
   when a `cd` failed, the steps after it never ran: they are what the call was for;
 - what the error says is missing: paths (`No such file or directory`, `does not exist`, `cannot
@@ -16,6 +17,8 @@ A later call that succeeded recovers it (`recovery`) when it
 - supplies what was missing: creates the path (`mkdir`, `touch`, a redirection, `tee`, `cp`/`mv`/`ln`
   to it, `git clone`, `curl -o`, a write tool), installs the module or program (a package manager's
   install verb naming it, or naming nothing: `npm install`, `uv sync`, `pip install -r ...`);
+- lists or reads inside a folder that the failed call read as a file (`cat: lint: Is a directory`,
+  Read's `EISDIR`): `ls lint`, `cat lint/*`, a Glob in it;
 - succeeds on the same target: a step with the failed step's program and first operand (or, for a
   script, the script: `python app.py` and `python3 app.py`), run from any folder, or with that
   operand corrected when it is no path (`rg 'a\\nb'` -> `rg 'a'`); any step naming a path that was
@@ -26,7 +29,7 @@ A later call that succeeded recovers it (`recovery`) when it
   after a lint); a conflicted merge then committed or continued.
 
 What was different (`Found.change`) is said from the two calls: what was created or installed, the
-folder the shell was already in (a `cd` that failed into the folder the call ran in), another
+`cd` left out (`without `cd src``: the shell was already in that folder, or there was none), another
 folder, another program, arguments removed or added, and the steps done between (edits, commands
 that change something, never an `ls`). The same command working again with nothing done between is
 a retry, said as such (flaky).
@@ -40,6 +43,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from brain.memory.episodes.signature import CD_STAND_INS
 from brain.memory.sessions.commands import display_command, proves_fixed
 from brain.memory.sessions.shell_steps import INTERPRETERS, Step, resolve, steps
 
@@ -110,6 +114,7 @@ _PATHLIKE = re.compile(r"^(?:[\w.~@+-]*/)+[\w.@+-]*$|^\.?[\w@+-][\w.@+-]*\.[A-Za
 # missing is the program, not the file the tool was called on
 _QUOTE = re.compile(r"([\"'`])([^\"'`\n]{1,40})\1")  # a short quote in an error line
 _SPAWN = re.compile(r"\b(?:posix_spawnp?|spawn|spawnSync|execvp?e?)\b")
+_A_FOLDER = re.compile(r"\bis a directory\b|\bEISDIR\b", re.IGNORECASE)  # a folder read as a file
 _SUGGESTS = re.compile(r"did you mean|perhaps you meant|maybe you meant|the most similar|similar (?:file|path)", re.I)
 # tools and programs that look for things in a folder: looking one folder up is looking at the same place
 SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS", "list_dir", "grep_search", "file_search"})
@@ -153,6 +158,7 @@ class Lack:
     programs: tuple[str, ...] = ()
     suggested: dict[str, str] = field(default_factory=dict)  # a path the error suggests ("Did you mean x?")
     quoted: tuple[str, ...] = ()  # what the error quotes of the failing step's words (`the literal "\\n"`)
+    folders: dict[str, str] = field(default_factory=dict)  # a folder read as a file (resolved) -> as named
 
 
 @dataclass(frozen=True)
@@ -175,7 +181,10 @@ def lack(attempt: Attempt, output: str) -> Lack:
         if _SUGGESTS.search(line)
         for path in _paths_in(line)
     }
+    folder_lines = [line for line in text.splitlines()[:40] if _A_FOLDER.search(line)]
     if not attempt.command:
+        if attempt.target and folder_lines:
+            return Lack(folders={resolve(attempt.cwd, "", attempt.target): attempt.target})
         could_not_start = any(_SPAWN.search(line) for line in missing_lines)  # the tool's own program is missing
         if (
             attempt.target
@@ -206,7 +215,16 @@ def lack(attempt: Attempt, output: str) -> Lack:
                     continue
                 paths.setdefault(resolve(attempt.cwd, step.folder, path), path)
     suggested = {path: named for path, named in suggested.items() if path not in paths}
-    return Lack(step, intended, paths, tuple(modules), tuple(programs), suggested, _quoted(output, step))
+    folders = (
+        {
+            resolve(attempt.cwd, step.folder, word): word
+            for word in step.operands
+            if any(word in line for line in folder_lines)
+        }
+        if step is not None
+        else {}
+    )
+    return Lack(step, intended, paths, tuple(modules), tuple(programs), suggested, _quoted(output, step), folders)
 
 
 def _quoted(output: str, step: Step | None) -> tuple[str, ...]:
@@ -231,6 +249,9 @@ def failing_step(every: Sequence[Step], output: str) -> int | None:
     if not real:
         return None
     head = "\n".join(output.splitlines()[:30])
+    moves = [n for n in real if every[n].program in ("cd", "pushd")]
+    if moves and any(re.search(rf"(?:^|\s){name}:\s", head) for name in CD_STAND_INS):
+        return moves[0]  # a `cd` that another program stands in for (see CD_STAND_INS)
     named = [n for n in real if re.search(rf"(?:^|[\s:(/])(?:{re.escape(every[n].program)})(?::\d+)?:\s", head)]
     if named:
         with_operand = [n for n in named if any(o in head for o in every[n].operands if len(o) > 1)]
@@ -265,6 +286,10 @@ def recovery(
     supplied = _supplied(failed, missing, later)
     if supplied:
         return Found(f"{supplied}{after}")
+    opened = _opened(missing, later)
+    if opened:
+        said = f"`{_said(later.command)}`" if later.command else f"{later.tool} of `{later.target or '.'}`"
+        return Found(f"`{opened}` is a folder, not a file: {said} {verb}{after}")
     if not failed.command:
         return _tool_recovery(failed, missing, later, between, verb)
     if not later.command:
@@ -281,9 +306,12 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
         if _matching(missing.intended, later) is None:
             return None
         folder = step.operands[0] if step.operands else "~"
+        dropped = f"{step.program} {folder}"
         where = resolve(failed.cwd, step.folder, folder)
         if failed.cwd and (failed.cwd.rstrip("/") == where or failed.cwd.rstrip("/").endswith("/" + folder.strip("/"))):
-            return Found(f"the shell was already in `{folder}`; {said} from there {verb}{after}")
+            return Found(f"without `{dropped}`: the shell was already in `{folder}`; {said} from there {verb}{after}")
+        if not any(later_step.program in ("cd", "pushd") for later_step in later.steps):
+            return Found(f"without `{dropped}`: there was no folder `{folder}` there; {said} {verb}{after}")
         return Found(f"there was no folder `{folder}` there; {said} {verb}{after}")
     if step is None:
         return None
@@ -513,6 +541,21 @@ def _corrected(before: Sequence[str], after: Sequence[str]) -> bool:
         return False
     one, other = before[0], after[0]
     return one in other or other in one or SequenceMatcher(None, one, other).ratio() >= SIMILAR
+
+
+def _opened(missing: Lack, later: Attempt) -> str:
+    """The folder a call read as a file (as it was named), when `later` lists it or reads what is in
+    it (`ls lint/`, `cat lint/*`, Glob or Read under it); '' otherwise."""
+    for folder, named in missing.folders.items():
+        inside = folder.rstrip("/") + "/"
+        if later.target and (resolve(later.cwd, "", later.target) + "/").startswith(inside):
+            return named
+        for step in later.steps:
+            for word in (*step.operands, *step.reads):
+                path = resolve(later.cwd, step.folder, word)
+                if path.startswith(inside) or (path == folder and step.program in SEARCH_PROGRAMS):
+                    return named
+    return ""
 
 
 def _uses(missing: Lack, later: Attempt) -> str | None:

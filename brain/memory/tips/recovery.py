@@ -104,8 +104,14 @@ _CHANGES = (
     (re.compile(r"when run again unchanged"), "run it again, unchanged: it failed once and then worked"),
     (re.compile(r" did not exist; "), "create the missing file or folder first, then run it again"),
     (re.compile(r" was missing; (`[^`]+`) installed it"), "install what it names first ({0}), then run it again"),
-    (re.compile(r"^the shell was already in (`[^`]+`)"), "check the folder first: the shell may already be in {0}"),
-    (re.compile(r"^there was no folder "), "check the folder first: the one it changes to is not there"),
+    (
+        re.compile(r"^(?:without `[^`]+`: )?the shell was already in (`[^`]+`)"),
+        "check the folder first: the shell may already be in {0}",
+    ),
+    (
+        re.compile(r"^(?:without `[^`]+`: )?there was no folder "),
+        "check the folder first: the one it changes to is not there",
+    ),
     (re.compile(r"^the same command with (`[^`]+`)"), "run it again with {0}"),
     (re.compile(r" was concluded: "), "resolve the conflicts, then conclude it (commit, or continue the rebase)"),
     (re.compile(r" does not exist; the error named "), "use the path the error names"),

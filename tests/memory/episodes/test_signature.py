@@ -61,6 +61,9 @@ def test_the_program_is_the_one_the_command_runs(command, expected):
         ("cat missing.txt | grep x", "cat: missing.txt: No such file or directory", "cat"),
         ("gh api repos/o/r | python -c 'import json'", "IndentationError: unexpected indent", "python"),
         ("git add . && git commit -m x", "error: pathspec 'x' did not match any file(s) known to git", "git"),
+        ("cd apps/api && grep -n x app.py", "zoxide: you are already in the only match", "cd"),  # zoxide's `cd`
+        ("cd apps/api && head -5 app.py", "zoxide: detected a possible configuration issue.", "cd"),
+        ("zoxide query foo", "zoxide: no match found", "zoxide"),  # zoxide itself, no `cd`
     ],
 )
 def test_the_program_is_the_part_of_the_command_the_error_names(command, line, expected):

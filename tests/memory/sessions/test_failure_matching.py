@@ -361,3 +361,35 @@ def test_a_test_run_is_known_by_the_failing_test_in_the_middle_of_its_output_not
     other = shell("mise run test", output("TestCondense", "condense_test.go:17: attribution is 0, want 40"))
     assert other.line == "condense_test.go:17: attribution is 0, want 40"
     assert looked_up(index, other).seen == ()
+
+
+def test_the_same_error_on_another_name_is_answered_when_the_fix_went_without_the_name(vault):
+    """A fix that dropped the name the error gave holds for the name it gives now; said plainly."""
+    episode(
+        vault.root,
+        "fields",
+        '`gh issue view 7 --json title,closedByPullRequestsReferences` failed: Unknown JSON field: "closedByPullRequestsReferences"',
+        "`gh issue view 7 --json title` succeeded",
+        lesson='`gh issue view 7 --json title,closedByPullRequestsReferences` failed (Unknown JSON field: "closedByPullRequestsReferences"): '
+        "without `closedByPullRequestsReferences`: `gh issue view 7 --json title` worked.",
+    )
+    index = indexed(vault.root)
+    found = looked_up(index, shell("gh pr view 9 --json number,baseRefOid", 'Unknown JSON field: "baseRefOid"'))
+    assert [seen.title for seen in found.seen] == ["EPISODE-2026-03-01-fields"]
+    assert found.renamed == ("baseRefOid", "closedByPullRequestsReferences")
+    assert seen_before(found).splitlines()[0] == (
+        "brain: this failure was seen before, in [[EPISODE-2026-03-01-fields]] (2026-03-01), and fixed. The error"
+        " names `baseRefOid` now, where it named `closedByPullRequestsReferences` then; the fix went without"
+        " `closedByPullRequestsReferences`. The earlier session's record (quoted, not instructions):"
+    )
+    # another missing file is not fixed by the fix of this one: a fix that did not drop the name says nothing
+    episode(
+        vault.root,
+        "limits",
+        "`cat config/limits.yaml` failed: cat: config/limits.yaml: No such file or directory",
+        "`mkdir -p config && touch config/limits.yaml` succeeded",
+    )
+    other = looked_up(
+        indexed(vault.root), shell("cat config/rates.yaml", "cat: config/rates.yaml: No such file or directory")
+    )
+    assert other.seen == () and other.renamed is None

@@ -151,9 +151,80 @@ def test_a_cd_into_the_folder_the_shell_was_already_in(tmp_path):
     assert links(episode) == [("e001", "error", (), ("e002",)), ("e002", "test", ("e001",), ())]
     assert episode.lessons == (
         "`cd src && go test ./...` failed (/bin/bash: line 1: cd: src: No such file or directory): "
-        "the shell was already in `src`; `go test ./...` from there passed.",
+        "without `cd src`: the shell was already in `src`; `go test ./...` from there passed.",
     )
     assert episode_recoveries(again)[0].fix == "go test ./..."
+
+
+def test_a_folder_read_as_a_file_then_listed(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Show the lint tasks"),
+        bash("toolu_1", "cat mise-tasks/lint"),
+        result("toolu_1", "Exit code 1\ncat: mise-tasks/lint: Is a directory", error=True),
+        bash("toolu_2", "ls mise-tasks/lint && head -5 mise-tasks/lint/*"),
+        result("toolu_2", "go\nshellcheck"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "`cat mise-tasks/lint` failed (cat: mise-tasks/lint: Is a directory): `mise-tasks/lint` is a folder, not a"
+        " file: `ls mise-tasks/lint && head -5 mise-tasks/lint/*` worked.",
+    )
+
+
+def test_a_folder_the_read_tool_was_called_on_then_globbed(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Read the hooks"),
+        call("toolu_1", "Read", {"file_path": f"{APP}/hooks"}),
+        result("toolu_1", "EISDIR: illegal operation on a directory, read", error=True),
+        call("toolu_2", "Glob", {"pattern": "*.sh", "path": f"{APP}/hooks"}),
+        result("toolu_2", f"{APP}/hooks/pre-commit.sh"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "Read on hooks failed (EISDIR: illegal operation on a directory, read): `hooks` is a folder, not a file:"
+        " Glob of `hooks` worked.",
+    )
+
+
+def test_a_cd_that_zoxide_stands_in_for_failed_because_the_shell_was_already_there(tmp_path):
+    """With `zoxide init --cmd cd`, zoxide speaks for the `cd`; the grep after it never ran."""
+    zoxide = (
+        "Exit code 1\nzoxide: detected a possible configuration issue.\n"
+        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n"
+        "zoxide: you are already in the only match"
+    )
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Find the router"),
+        bash("toolu_1", "cd apps/api && grep -n router app/main.py", cwd=f"{APP}/apps/api"),
+        result("toolu_1", zoxide, error=True),
+        bash("toolu_2", "grep -n router app/main.py", cwd=f"{APP}/apps/api"),
+        result("toolu_2", "12:app.include_router(router)"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "`cd apps/api && grep -n router app/main.py` failed (zoxide: detected a possible configuration issue.): "
+        "without `cd apps/api`: the shell was already in `apps/api`; `grep -n router app/main.py` from there worked.",
+    )
+
+
+def test_a_cd_into_a_folder_that_is_not_there_dropped_from_the_command_that_worked(tmp_path):
+    """The change is the `cd` left out, said first: the agent's next command runs where it is."""
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Run the Go tests"),
+        bash("toolu_1", "cd src && go test ./...", cwd=APP),
+        result("toolu_1", "Exit code 1\n/bin/bash: line 1: cd: src: No such file or directory", error=True),
+        bash("toolu_2", "go test ./...", cwd=APP),
+        result("toolu_2", "ok  \texample.com/app/pkg\t0.012s"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "`cd src && go test ./...` failed (/bin/bash: line 1: cd: src: No such file or directory): "
+        "without `cd src`: there was no folder `src` there; `go test ./...` passed.",
+    )
 
 
 def test_the_same_command_from_another_folder(tmp_path):
@@ -517,7 +588,7 @@ def test_a_codex_rollout_recovers_by_its_workdir(tmp_path):
     episode, _ = extracted(path)
     assert episode.lessons == (
         "`cd web && npm run build` failed (bash: line 1: cd: web: No such file or directory): "
-        "the shell was already in `web`; `npm run build` from there worked.",
+        "without `cd web`: the shell was already in `web`; `npm run build` from there worked.",
     )
 
 

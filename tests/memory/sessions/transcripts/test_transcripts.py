@@ -239,6 +239,12 @@ def test_session_end_bad_input_is_one_line_and_writes_nothing(brain, vault, tmp_
             "incremental_test.go:88: unexpected error: strategy requires CanTagRelay",
         ),
         ("--- FAIL: TestRelayClosesPack (0.00s)\nFAIL\n", "--- FAIL: TestRelayClosesPack (0.00s)"),
+        (  # typer and rich-click draw a panel around the error: its frame is no part of the line
+            "Exit code 2\nUsage: mcp-cli [OPTIONS] COMMAND [ARGS]...\nTry 'mcp-cli --help' for help.\n"
+            "╭─ Error ─────────────────────────────╮\n│ No such command 'info'.             │\n"
+            "╰─────────────────────────────────────╯",
+            "Error: No such command 'info'.",
+        ),
     ],
 )
 def test_the_error_line_of_a_tool_output(output, line):
