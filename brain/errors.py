@@ -26,6 +26,7 @@ PLAIN: dict[str, str] = {
     "index": "index the vault",
     "list_skipped": "IndexStatus.skipped lists them",
     "embed_pending": "indexing the vault embeds them",
+    "catch_up": "index_vault(index, catch_up=True)",
     "min_score": "min_score=0 shows every hit",
     "supersede_fact": "supersede_fact",
     "invalidate_fact": "invalidate_fact",

@@ -177,6 +177,9 @@ def state(vault: Vault) -> dict:
 
 
 def _state(index: Index) -> dict:
+    from brain.index.sync.sync import catch_up_vectors
+
+    catch_up_vectors(index)  # Chroma as the catalog says, the vectors written behind included
     db = index.catalog.db
     rows = db.execute("SELECT id, path, sha256, type, title, parsed, searchable FROM notes").fetchall()
     by_id = {row[0]: row[1] for row in rows}

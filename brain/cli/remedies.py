@@ -13,6 +13,7 @@ CLI_WORDINGS: dict[str, str] = {
     "index": "run `brain index`",
     "list_skipped": "`brain doctor` lists them",
     "embed_pending": "`brain index` (or `brain watch`) embeds them",
+    "catch_up": "`brain index --vectors` (or an idle `brain watch`)",
     "min_score": "`--min-score 0` shows every hit",
     "supersede_fact": "`brain fact supersede`",
     "invalidate_fact": "`brain fact invalidate`",

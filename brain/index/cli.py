@@ -23,6 +23,13 @@ if TYPE_CHECKING:
 NoEmbedOption = Annotated[
     bool, typer.Option("--no-embed", help="Update the catalog and full-text index only; skip embeddings.")
 ]
+VectorsOption = Annotated[
+    bool,
+    typer.Option(
+        "--vectors",
+        help="Then write to the embedded Chroma store every vector written behind (brain index does it on its own once they pile up; brain watch when idle).",
+    ),
+]
 PruneOption = Annotated[
     bool,
     typer.Option(
@@ -32,7 +39,14 @@ PruneOption = Annotated[
 ]
 
 
-def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: bool, prune: bool = False) -> None:
+def _index(
+    vault: Path | None,
+    no_embed: bool,
+    chroma_url: str | None,
+    rebuild: bool,
+    prune: bool = False,
+    catch_up: bool = False,
+) -> None:
     from brain.cli.remedies import CLI_WORDINGS
     from brain.index.status import embedding_progress
     from brain.index.sync.sync import index_vault, reindex_vault
@@ -43,8 +57,10 @@ def _index(vault: Path | None, no_embed: bool, chroma_url: str | None, rebuild: 
     stages = {"notes": ("scanning", "notes"), "chunking": ("chunking", "notes"), "embedding": ("embedding", "chunks")}
     try:
         with progress_bars(stages) as progress:
-            run = reindex_vault if rebuild else index_vault
-            report = run(index, embed=not no_embed, progress=progress)
+            if rebuild:
+                report = reindex_vault(index, embed=not no_embed, progress=progress)
+            else:
+                report = index_vault(index, embed=not no_embed, progress=progress, catch_up=catch_up)
     except KeyboardInterrupt:  # Ctrl-C: every window written so far stays; the next run goes on from there
         from brain.index.view import interrupted_line
 
@@ -79,9 +95,10 @@ def index(
     no_embed: NoEmbedOption = False,
     chroma_url: ChromaOption = None,
     prune: PruneOption = False,
+    vectors: VectorsOption = False,
 ) -> None:
     """Bring the indexes up to date: re-parse and re-embed only what changed."""
-    _index(vault, no_embed, chroma_url, rebuild=False, prune=prune)
+    _index(vault, no_embed, chroma_url, rebuild=False, prune=prune, catch_up=vectors)
 
 
 def reindex(vault: VaultOption = None, no_embed: NoEmbedOption = False, chroma_url: ChromaOption = None) -> None:

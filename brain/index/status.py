@@ -41,6 +41,7 @@ class IndexStatus:
     vectors_missing: int | None = None  # chunk records the catalog expects and the store lacks
     vectors_missing_notes: int | None = None  # notes those records belong to
     vectors_extra: int | None = None  # records no chunk of the catalog stands for
+    vectors_behind: int = 0  # chunk records written behind: the snapshot holds them, embedded Chroma not yet
     read_only: bool = False  # on a read-only disk: read as it is, never refreshed there
 
     @property
@@ -109,6 +110,7 @@ def index_status(vault: Vault, index: Index | None, *, with_embedder: bool = Tru
         vectors_missing=check.missing if check else None,
         vectors_missing_notes=len(check.missing_notes) if check else None,
         vectors_extra=len(check.extra) if check else None,
+        vectors_behind=catalog.behind_count() if not index.chroma_url else 0,
         read_only=index.read_only,
     )
 

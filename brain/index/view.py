@@ -73,6 +73,12 @@ def status_lines(found: IndexStatus, wordings: Mapping[str, str]) -> list[str]:
         f"embedder  {found.embedder}",
         f"model     {found.embedder_source}",
     ]
+    if found.vectors_behind:
+        lines.insert(
+            -2,
+            f"          Chroma lacks {counted(found.vectors_behind, 'chunk')} written since (brain's snapshot holds "
+            f"them; searches use it); {Remedy('catch_up').worded(wordings)} to write them now",
+        )
     if found.skipped:
         lines.append(f"skipped   {counted(len(found.skipped), 'file')}; {Remedy('list_skipped').worded(wordings)}")
     return lines
@@ -120,6 +126,11 @@ def index_report_line(report: IndexReport) -> str:
         line += f"; {counted(embed.reused, 'chunk')} taken from the shared vector store, not embedded again"
     if report.lost_vectors:
         line += f"; {report.lost_vectors} of them had been lost from the vector store"
+    if report.caught_up is not None:
+        caught = report.caught_up
+        line += f"; Chroma caught up: {caught.upserted} written, {caught.deleted} deleted"
+        if caught.lost:
+            line += f" ({counted(caught.lost, 'note')} to embed again: their vectors were lost)"
     return line
 
 

@@ -19,6 +19,7 @@ MCP_WORDINGS: dict[str, str] = {
     "index": "the vault's owner must index the vault (no tool served here does)",
     "list_skipped": "index_status's structured content lists them",
     "embed_pending": "they are embedded as the vault is indexed; search again shortly",
+    "catch_up": "the server writes them when it is idle",
     "min_score": "min_score: 0 shows every hit",
     "supersede_fact": "supersede_fact",
     "invalidate_fact": "invalidate_fact",

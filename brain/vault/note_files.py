@@ -111,26 +111,44 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
                 path = os.path.join(root_text, relative)
                 take(relative, path, os.path.islink(path))
         return found, left_out
-    for entry, relative in _looked_in(root_text, templates):
-        if _is_note_name(entry.name):
+    # One loop over each folder's listing, `_look` and `_is_note_name` inlined for a plain file (nearly
+    # every note): at 50,000 notes the calls per file cost as much as the stat calls themselves.
+    for entries, prefix in _listings(root_text, templates):
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or not name.lower().endswith(".md"):
+                continue
             try:
                 is_link = entry.is_symlink()
             except OSError:
                 continue
-            take(relative, entry.path, is_link)
+            if is_link:
+                take(prefix + name, entry.path, is_link)
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                left_out[prefix + name] = unreadable(error)
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found[prefix + name] = (info.st_mtime_ns, info.st_size)
     return found, left_out
 
 
-def _looked_in(root: str, templates: str | None) -> Iterator[tuple[os.DirEntry[str], str]]:
-    """Every entry that is not a folder, with its vault-relative path, in the folders where notes are
-    looked for (not hidden ones, SKIPPED_DIRS or the templates folder): one listing per folder."""
+def _listings(root: str, templates: str | None) -> Iterator[tuple[list[os.DirEntry[str]], str]]:
+    """The entries that are not folders of each folder where notes are looked for (not hidden ones,
+    SKIPPED_DIRS or the templates folder), with the folder's vault-relative prefix: one listing per folder."""
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
         try:
-            entries = list(os.scandir(folder))
+            with os.scandir(folder) as listing:
+                entries = list(listing)
         except OSError:
             continue
+        files = []
         for entry in entries:
             name = entry.name
             try:
@@ -141,7 +159,16 @@ def _looked_in(root: str, templates: str | None) -> Iterator[tuple[os.DirEntry[s
                     continue
             except OSError:
                 continue
-            yield entry, prefix + name
+            files.append(entry)
+        yield files, prefix
+
+
+def _looked_in(root: str, templates: str | None) -> Iterator[tuple[os.DirEntry[str], str]]:
+    """Every entry that is not a folder, with its vault-relative path, in the folders where notes are
+    looked for (`_listings`)."""
+    for entries, prefix in _listings(root, templates):
+        for entry in entries:
+            yield entry, prefix + entry.name
 
 
 def other_files(root: Path) -> list[str]:

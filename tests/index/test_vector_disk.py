@@ -99,7 +99,8 @@ def test_writers_killed_mid_batch_on_a_small_disk_never_grow_the_store_past_its_
     """Every note changed again and again (Chroma keeps a deleted record's slot: each change adds an
     element for good), `brain index` killed mid-batch every other time, a search beside each writer,
     on a 64 MB disk: the store stays within its bound after every run, and the last run leaves the
-    catalog and the vectors in step."""
+    catalog and the vectors in step. Each writer brings Chroma up to date (`--vectors`): a plain
+    `brain index` of this many records writes them behind, to the snapshot only."""
     rounds = random.Random(18)
     with small_disk(tmp_path, 64) as (disk, limit):
         vault = lexical_vault(disk / "vault")
@@ -112,7 +113,7 @@ def test_writers_killed_mid_batch_on_a_small_disk_never_grow_the_store_past_its_
         for round_ in range(1, 13):
             for number in range(NOTES):
                 put(vault, f"notes/n{number}.md", note_text(f"Note {number}", _text(number, round_)))
-            writer = start_brain("index", "--vault", root, file_limit=limit)
+            writer = start_brain("index", "--vectors", "--vault", root, file_limit=limit)
             search = disk_brain("search", "orchard apples", "--mode", "vector", "--vault", root, file_limit=limit)
             assert search.returncode == 0 and "Traceback" not in search.stderr, search.stderr[-500:]
             if round_ % 2:
@@ -123,7 +124,7 @@ def test_writers_killed_mid_batch_on_a_small_disk_never_grow_the_store_past_its_
             _within_bound(chroma, killed=bool(round_ % 2))
             seen |= {segment for segment, *_ in _vector_segments(chroma)}
         assert len(seen) > 1  # the segment grew out of its bound and was rebuilt, under another id
-        done = disk_brain("index", "--vault", root, file_limit=limit)
+        done = disk_brain("index", "--vectors", "--vault", root, file_limit=limit)
         assert done.returncode == 0, done.stderr
         _within_bound(chroma)
         doctor = json.loads(disk_brain("doctor", "--json", "--vault", root, file_limit=limit).stdout)

@@ -579,7 +579,18 @@ class Catalog(ChunkTable):
     def clear(self) -> None:
         """Drop every note row (for reindex); meta counters survive so readers see a change."""
         self._written = None
-        for table in ("notes", "links", "tags", "chunks", "skipped", "gone", "fts", "failures", "failure_terms"):
+        for table in (
+            "notes",
+            "links",
+            "tags",
+            "chunks",
+            "skipped",
+            "gone",
+            "fts",
+            "failures",
+            "failure_terms",
+            "vectors_behind",
+        ):
             self.db.execute(f"DELETE FROM {table}")
         self.set_meta("embedder", None)
 

@@ -75,6 +75,17 @@ class ChunkTable:
             count: int = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return count
 
+    def chunk_count_of(self, note_ids: list[int]) -> int:
+        """The chunk rows of these notes."""
+        count = 0
+        with self._connection() as db:
+            for start in range(0, len(note_ids), 500):
+                part = note_ids[start : start + 500]
+                count += db.execute(
+                    f"SELECT COUNT(*) FROM chunks WHERE note_id IN ({','.join('?' * len(part))})", part
+                ).fetchone()[0]
+        return count
+
     def embedded_chunk_count(self) -> int:
         """Chunks of the notes whose vectors are made from their current text (the others wait)."""
         with self._connection() as db:
@@ -89,13 +100,51 @@ class ChunkTable:
         with self._connection() as db:
             return db.execute("SELECT note_id, id FROM chunks").fetchall()
 
-    def chunk_records(self) -> list[tuple[int, str, int, str | None, str, str, str]]:
-        """(note id, chunk id, ord, section, path, type, folder) of every chunk, what its vector's record holds."""
+    def chunk_records(self, note_ids: list[int] | None = None) -> list[tuple[int, str, int, str | None, str, str, str]]:
+        """(note id, chunk id, ord, section, path, type, folder) of every chunk (of these notes only, when
+        given), what its vector's record holds."""
+        select = "SELECT c.note_id, c.id, c.ord, c.section, n.path, n.type, n.folder FROM chunks c JOIN notes n ON n.id = c.note_id"
         with self._connection() as db:
-            return db.execute(
-                "SELECT c.note_id, c.id, c.ord, c.section, n.path, n.type, n.folder "
-                "FROM chunks c JOIN notes n ON n.id = c.note_id ORDER BY c.note_id, c.ord"
-            ).fetchall()
+            if note_ids is None:
+                return db.execute(f"{select} ORDER BY c.note_id, c.ord").fetchall()
+            found = []
+            for start in range(0, len(note_ids), 500):
+                part = note_ids[start : start + 500]
+                found += db.execute(f"{select} WHERE c.note_id IN ({','.join('?' * len(part))})", part).fetchall()
+            return found
+
+    def behind(self) -> list[str]:
+        """The chunk records the embedded Chroma store is behind on (`schema._v8`)."""
+        with self._connection() as db:
+            return [row[0] for row in db.execute("SELECT record FROM vectors_behind")]
+
+    def behind_rows(self, limit: int) -> list[tuple[str, bool]]:
+        """The first `limit` records Chroma is behind on, a note's together, each with whether its
+        vector is to be written (else its metadata only)."""
+        with self._connection() as db:
+            rows = db.execute("SELECT record, vector FROM vectors_behind ORDER BY record LIMIT ?", (limit,))
+            return [(record, bool(vector)) for record, vector in rows]
+
+    def behind_count(self) -> int:
+        with self._connection() as db:
+            count: int = db.execute("SELECT COUNT(*) FROM vectors_behind").fetchone()[0]
+        return count
+
+    def add_behind(self, records: dict[str, bool]) -> None:
+        """Inside `write()`: Chroma is to be brought up to date on these records (upsert or delete;
+        False: the record's metadata only, unless its vector is waiting already)."""
+        self.db.executemany(
+            "INSERT INTO vectors_behind(record, vector) VALUES (?, ?) "
+            "ON CONFLICT(record) DO UPDATE SET vector = max(vector, excluded.vector)",
+            ((record, int(vector)) for record, vector in sorted(records.items())),
+        )
+
+    def clear_behind(self, records: list[str] | None = None) -> None:
+        """Inside `write()`: Chroma holds these records as the catalog says now (None: every one)."""
+        if records is None:
+            self.db.execute("DELETE FROM vectors_behind")
+        else:
+            self.db.executemany("DELETE FROM vectors_behind WHERE record = ?", ((r,) for r in records))
 
     def forget_vectors(self, note_ids: list[int]) -> None:
         """Inside `write()`: these notes' vectors are lost; their chunks wait to be embedded again."""

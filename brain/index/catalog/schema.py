@@ -12,7 +12,7 @@ from pathlib import Path
 from brain.errors import IndexMismatch, Remedy
 
 CATALOG_FILE = "catalog.sqlite3"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -138,7 +138,27 @@ def _v7(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}
+def _v8(db: sqlite3.Connection) -> None:
+    """The chunk records the embedded Chroma store lacks or holds too many of (`vectors_behind`): a
+    write to it goes to the vectors snapshot's journal at once and to Chroma later, in batches
+    (vectors/vectors.py, "written behind"). A record listed here that the catalog's `chunks` list
+    is one to upsert (`vector` 0: its metadata only, as for a moved note's unchanged chunks); any
+    other, one to delete.
+
+    And two covering indexes, so that reads of every note's stamp (`Catalog.stamps`, each stat
+    scan) or of every note of a type's hash (`Catalog.hashed_rows`, what a hook's summaries check)
+    never read the `notes` table, whose rows hold each note's text: at 50,000 notes, 112 ms against
+    43 ms for the stamps, 25 ms against 9 ms for the 12,500 patterns' hashes (`notes_type_sha`
+    takes over `notes_type`)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS vectors_behind(record TEXT PRIMARY KEY, vector INTEGER NOT NULL) WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS notes_stamp ON notes(path, mtime_ns, size, sha256)")
+    db.execute("CREATE INDEX IF NOT EXISTS notes_type_sha ON notes(type, path, sha256)")
+    db.execute("DROP INDEX IF EXISTS notes_type")
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8}
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:

@@ -14,6 +14,9 @@ client, the folder deleted or replaced) is checked in full. A Chroma server is a
 full: nothing local can vouch for it. The full check is one count on each side; only when the
 counts differ are the ids compared, to name the notes whose vectors are missing and the records
 nobody wants.
+
+Records written behind (the catalog's `vectors_behind`, see vectors/vectors.py) are known
+differences, not damage: the embedded store may lack them or still hold them until it catches up.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class VectorCheck:
     missing: int = 0  # expected records the store lacks
     missing_notes: tuple[int, ...] = ()  # notes with at least one record missing
     extra: tuple[str, ...] = ()  # records no chunk of the catalog stands for
+    behind: int = 0  # records written behind: the snapshot holds them, Chroma catches up later
 
     @property
     def consistent(self) -> bool:
@@ -49,22 +53,25 @@ def check_vectors(index: Index) -> VectorCheck | None:
         return None
     store = index.vectors
     expected = index.catalog.chunk_count()
+    behind = set(index.catalog.behind()) if not index.chroma_url else set()
     try:
         store.check_embedder()
         if store.unchanged():
-            return VectorCheck(expected, expected)
+            return VectorCheck(expected, expected, behind=len(behind))
         stored = store.count()
     except IndexMismatch:
         return None
-    if stored == expected:
+    if stored == expected and not behind:
         store.vouch()
         return VectorCheck(expected, stored)
     wanted = {record_id(note_id, chunk_id): note_id for note_id, chunk_id in index.catalog.chunk_ids()}
     held = store.record_ids()
-    missing = [record for record in wanted if record not in held]
+    missing = [record for record in wanted if record not in held and record not in behind]
     notes = tuple(sorted({wanted[record] for record in missing}))
-    extra = tuple(sorted(record for record in held if record not in wanted))
-    return VectorCheck(expected, stored, len(missing), notes, extra)
+    extra = tuple(sorted(record for record in held if record not in wanted and record not in behind))
+    if not missing and not extra:
+        store.vouch()  # Chroma and its list of what it is behind on add up to the catalog
+    return VectorCheck(expected, stored, len(missing), notes, extra, len(behind))
 
 
 def repair_vectors(index: Index) -> VectorCheck | None:

@@ -104,5 +104,6 @@ def _rebuild_chunks(index: Index) -> None:
     rebuild_collection(store, store.name, ids, copy.vectors[order], metadatas)
     with catalog.write():
         catalog.forget_vectors(sorted(lacking))
+        catalog.clear_behind()  # nothing written behind is left out of it
         store.written(agreed=True)  # the store holds exactly the chunks the catalog lists now
     store.adopt(held)

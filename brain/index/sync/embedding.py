@@ -91,8 +91,12 @@ def _embed_pending(index: Index, result: EmbedResult, progress: Progress | None)
         return
     work = _reuse(index, _plan(index, pending, progress))
     total = sum(len(item.new) for item in work)
-    with catalog.write():  # what `brain status` counts against while the vectors fill in
-        catalog.set_meta(PLANNED_KEY, str(catalog.embedded_chunk_count() + sum(len(item.chunks) for item in work)))
+    # What `brain status` counts against while the vectors fill in. Every chunk row left belongs to a
+    # searchable note (the gone ones were cleared above), so those of the notes already embedded are
+    # all but the pending notes' (at 50,000 notes, 5 ms against 114 ms for the join that says so).
+    embedded = catalog.chunk_count() - catalog.chunk_count_of([note_id for note_id, _ in pending])
+    with catalog.write():
+        catalog.set_meta(PLANNED_KEY, str(embedded + sum(len(item.chunks) for item in work)))
     embedder = index.embedder
     windows = _windows(work)
     # Three stages at once: the next window is tokenized and padded (prepare) and the previous one

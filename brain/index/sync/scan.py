@@ -27,6 +27,7 @@ from brain.index.sync.workers import die_with_parent
 from brain.vault.note_files import Skip, SkipKind, note_files
 
 Progress = Callable[[str, int, int], None]
+_NEVER_SEEN = Stamp(0, "", -1, -1, "")  # a path the catalog does not know: its stat differs from any file's
 POOL_THRESHOLD = 400  # files to parse before a process pool pays for its start-up
 WRITE_BATCH = 500
 
@@ -97,12 +98,14 @@ def scan(
 
     def differences(stamps: dict[str, Stamp]) -> tuple[list[str], list[str]]:
         known = stamps if wanted is None else {p: stamps[p] for p in wanted if p in stamps}
-        changed = [p for p, (m, s) in current.items() if p not in known or (known[p].mtime_ns, known[p].size) != (m, s)]
+        missing = _NEVER_SEEN
+        changed = [p for p, seen in current.items() if known.get(p, missing)[2:4] != seen]
         removed = [p for p in known if p not in current]
         return changed, removed
 
     catalog = index.catalog
-    changed, removed = differences(catalog.stamps())
+    looked = catalog.stamps()
+    changed, removed = differences(looked)
     skipped_before = catalog.skipped() if wanted is None else {}
     left_out_changed = wanted is None and any(skipped_before.get(p) != r for p, r in left_out.items())
     result = ScanResult(skipped=dict(left_out))
@@ -110,8 +113,10 @@ def scan(
         result.seconds = time.perf_counter() - started
         return result
     with index.locked(timeout=wait):
-        stamps = dict(catalog.stamps())  # another process may have done part of the work meanwhile
-        changed, removed = differences(stamps)
+        stamps = catalog.stamps()  # another process may have done part of the work meanwhile
+        if stamps is not looked:  # the same dict: the catalog did not change (see Catalog.stamps)
+            changed, removed = differences(stamps)
+        stamps = dict(stamps)
         vanished = {stamps[p].sha256: stamps[p] for p in removed}
         removed_set = set(removed)
         done = 0

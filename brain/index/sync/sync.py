@@ -19,14 +19,21 @@ from brain.errors import BrainError
 from brain.index.catalog import summaries
 from brain.index.engine import Index
 from brain.index.sync.consistency import repair_vectors
+from brain.index.sync.disk_bound import keep_in_bounds
 from brain.index.sync.embedding import EmbedResult, embed_pending
 from brain.index.sync.scan import Progress, ScanResult, scan
 from brain.index.vectors.segments import drop_vault_collections
-from brain.index.vectors.vectors import DROPPED_KEY
+from brain.index.vectors.vectors import DROPPED_KEY, CaughtUp
 from brain.vault.note_files import Skip, SkipKind
 
-__all__ = ["IndexReport", "index_vault", "prune_shared", "reindex_vault", "update_paths"]
+__all__ = ["IndexReport", "catch_up_vectors", "index_vault", "prune_shared", "reindex_vault", "update_paths"]
 log = logging.getLogger(__name__)
+# Records written behind (vectors/vectors.py) past which `brain index` brings the embedded Chroma
+# store up to date before it ends. A catch-up pays a fixed cost (importing chromadb and loading the
+# whole vector segment: about 6 s and 540 MB at 50,000 notes) and little per record, so it waits
+# until that cost is small beside the writes it catches up on; an edit of one note (a few records)
+# never pays it. docs/benchmarks.md has the figures.
+CATCH_UP_AT = 2048
 
 
 @dataclass
@@ -37,14 +44,19 @@ class IndexReport:
     embedder: str | None
     lost_vectors: int = 0  # chunk records the vector store had lost, embedded again
     conflicts: dict[str, Skip] = field(default_factory=dict)  # notes holding git's conflict markers, now
+    caught_up: CaughtUp | None = None  # what the embedded store was brought up to date with, if it was
 
 
 # ---------------------------------------------------------------- entry points
 
 
-def index_vault(index: Index, *, embed: bool = True, progress: Progress | None = None) -> IndexReport:
+def index_vault(
+    index: Index, *, embed: bool = True, progress: Progress | None = None, catch_up: bool = False
+) -> IndexReport:
     """`brain index`: bring the catalog (and, unless embed=False, the vectors) up to date; temp files
-    that killed writes left are removed first (they can hold a note's whole text)."""
+    that killed writes left are removed first (they can hold a note's whole text). The embedded
+    Chroma store catches up with the vectors written behind once they pass CATCH_UP_AT records, or
+    at once with `catch_up` (`brain index --vectors`)."""
     try:
         index.vault.remove_stale_temps()
     except (BrainError, OSError):  # a read-only vault or a busy write lock: `brain doctor` lists them
@@ -54,6 +66,11 @@ def index_vault(index: Index, *, embed: bool = True, progress: Progress | None =
     embedded = embed_pending(index, progress=progress) if embed else None
     if embedded is not None and (embedded.embedded or embedded.deleted or not index.vectors.snapshot_path.exists()):
         index.vectors.matrix()  # leaves a current snapshot: the next one-shot search loads one file
+    caught = catch_up_vectors(index, at_least=1 if catch_up else CATCH_UP_AT) if embed else None
+    if caught is not None and caught.lost and embedded is not None:  # vectors no copy held: embedded again now
+        again = embed_pending(index, progress=progress)
+        embedded.embedded += again.embedded
+        embedded.notes += again.notes
     lost = repaired.missing if repaired else 0
     if repaired and embedded:
         embedded.deleted += len(repaired.extra)
@@ -65,7 +82,18 @@ def index_vault(index: Index, *, embed: bool = True, progress: Progress | None =
         index.embedder.id if embed else None,
         lost,
         dict(sorted(conflicts.items())),
+        caught,
     )
+
+
+def catch_up_vectors(index: Index, *, at_least: int = 1) -> CaughtUp | None:
+    """Write to the embedded Chroma store the vectors written behind (VectorStore.catch_up), when
+    there are at least `at_least` records; None when it was not run."""
+    if index.chroma_url or index.read_only or not index.has_vectors() or index.catalog.behind_count() < at_least:
+        return None
+    with index.locked():
+        caught = index.vectors.catch_up(between=lambda: keep_in_bounds(index))
+    return caught
 
 
 def reindex_vault(index: Index, *, embed: bool = True, progress: Progress | None = None) -> IndexReport:

@@ -104,9 +104,12 @@ def save(matrix: ChunkMatrix, head: Path, generation: str) -> Journal:
     return Journal(head, base, matrix.dim, 0, len(matrix))
 
 
-def load(head: Path, generation: str | None, dim: int) -> tuple[ChunkMatrix, Journal] | None:
+def load(head: Path, generation: str | None, dim: int, *, trailing: bool = False) -> tuple[ChunkMatrix, Journal] | None:
     """The snapshot named by `head` if it stands for `generation` (None: any) with vectors of `dim`,
-    and its journal; None when there is none, or it is of another generation or dimension."""
+    and its journal; None when there is none, or it is of another generation or dimension.
+    `trailing`: with every whole record the journal holds past the head's count too (a write whose
+    head was never written: a chunk's vector there is exact, as its id is its text's hash; only a
+    caller that keeps the chunks the catalog lists may ask for them)."""
     for _ in range(_ATTEMPTS):
         named = _read_head(head)
         if named is None or named.get("dim") != dim:
@@ -118,7 +121,7 @@ def load(head: Path, generation: str | None, dim: int) -> tuple[ChunkMatrix, Jou
             notes = np.load(head.with_name(f"{base}.notes.npy"), allow_pickle=False)
             chunks = np.load(head.with_name(f"{base}.chunks.npy"), allow_pickle=False)
             vectors = _mapped(head.with_name(f"{base}.vectors.npy"))
-            journal = _read_log(head.with_name(f"{base}.log"), dim, records)
+            journal = _read_log(head.with_name(f"{base}.log"), dim, None if trailing else records)
         except FileNotFoundError:
             continue  # compacted meanwhile: the head names another base now
         except (OSError, ValueError):
@@ -203,9 +206,12 @@ def _mapped(path: Path) -> np.ndarray:
     return mapped
 
 
-def _read_log(path: Path, dim: int, records: int) -> np.ndarray | None:
-    """The first `records` records of the journal; None if it holds fewer (it was cut short)."""
+def _read_log(path: Path, dim: int, records: int | None) -> np.ndarray | None:
+    """The first `records` records of the journal (None: every whole one); None if it holds fewer
+    (it was cut short)."""
     record = _record(dim)
+    if records is None:
+        records = path.stat().st_size // record.itemsize if path.exists() else 0
     if not records:
         return np.zeros(0, dtype=record)
     entries = np.fromfile(path, dtype=record, count=records)

@@ -26,6 +26,21 @@ segment's files. While another process holds the lock, a read uses the last snap
 to the chunks the catalog lists now (a chunk's id is the hash of its text, so each vector kept is
 exact) and says how many notes it lacks (`lacking`).
 
+The embedded store is written behind. Opening it for one chunk loads its whole vector segment (at
+50,000 notes: 1.2 s to import chromadb, then 4.6 s and 540 MB to upsert one record), so once brain
+holds a snapshot with a journal, a write goes to this process's copy and the snapshot's journal
+only, and the records it touched are listed in the catalog's `vectors_behind` table. `written()`
+makes the journal durable and names it in the snapshot's head inside the catalog's transaction, so
+a process killed at any point loses nothing: the catalog's rows, the list of what Chroma lacks and
+the vectors that fill it are committed together (a head written just before a commit that never
+happened names a newer snapshot; a reader then takes the last snapshot restricted to the chunks the
+catalog lists, each exact). **The snapshot is then the authoritative copy of recent writes**, and
+Chroma the store of record for the rest. `catch_up()` brings Chroma up to date in batches, with the
+vectors from the snapshot and the metadata from the catalog: at the end of a `brain index` once the
+list passes `sync.CATCH_UP_AT` records, when a watcher (`brain watch`, the MCP server) is idle, and
+on demand (`brain index --vectors`). A first index, which has no snapshot yet, and a purge (text
+that must leave every store) write Chroma at once; so does a Chroma server (shared collection).
+
 Checking the vectors against the catalog (`consistency.py`) need not open Chroma either: brain
 records a stamp of the embedded store's files (`files_stamp`) whenever it knows they hold what
 the catalog says, after its own writes and after a check that found them so. Files that still
@@ -98,6 +113,15 @@ _R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
+class CaughtUp:
+    """What `VectorStore.catch_up` wrote to Chroma: records upserted, deleted, and lost (see there)."""
+
+    upserted: int
+    deleted: int
+    lost: int
+
+
+@dataclass(frozen=True)
 class VectorHit:
     note_id: int
     chunk_id: str
@@ -146,6 +170,10 @@ class VectorStore:
         # (two threads creating Chroma's shared client for one path at once break it).
         self._lock = threading.RLock()
         self._matrix: ChunkMatrix | None = None  # what reads use (see the module doc)
+        # records written behind since the last written(), and whether their vector changed (else
+        # their metadata only; see the module doc)
+        self._behind: dict[str, bool] = {}
+        self._unsettled_behind = False  # the catalog's transaction under way lists records written behind
         self._journal: Journal | None = None  # where the snapshot takes the writes made to _matrix since it was read
         self.snapshot_path = (
             catalog.path.parent / f"vectors-{re.sub(r'[^a-zA-Z0-9]+', '-', embedder_id).strip('-')}.head"
@@ -343,6 +371,12 @@ class VectorStore:
         self.catalog.set_meta(CHUNKING_KEY, CHUNKING_VERSION)
         self._pending_generation = str(current)
         self.catalog.when_settled(self._settle)
+        wrote_behind, self._behind = self._behind, {}
+        if wrote_behind:
+            self.catalog.add_behind(wrote_behind)
+            self._unsettled_behind = True
+        if not self.chroma_url and (wrote_behind or self._journal is not None):
+            self._persist(str(current))  # durable and named before the catalog commits (see the module doc)
         # Not under self._lock: this runs holding the catalog's lock, and `_using` takes the two the other way round.
         files = self._files()
         vouched = files if files is not None and (agreed or files == self._vouched) else None
@@ -354,7 +388,10 @@ class VectorStore:
         this process holds now, or (rolled back) never was."""
         if committed and self._pending_generation is not None:
             self._seen_generation = self._pending_generation
+        elif self._unsettled_behind:  # rolled back: this copy holds writes the catalog does not
+            self._matrix, self._journal = None, None
         self._pending_generation = None
+        self._unsettled_behind = False
 
     # ------------------------------------------------------------ the stamp (see files_stamp)
 
@@ -409,9 +446,24 @@ class VectorStore:
         """A shared record's metadata: the embedder, nothing of any clone's note (see the module doc)."""
         return {"embedder": self.embedder_id}
 
+    def _write_behind(self) -> bool:
+        """Whether this write goes to the snapshot's journal only, Chroma catching up later (see the
+        module doc): the embedded store, while this process holds the snapshot's journal."""
+        if self.chroma_url or self.catalog.read_only:
+            return False
+        self._check_fresh()
+        if self._journal is None or self._matrix is None:
+            return False
+        if self._vouched is None and not self._behind and self.unchanged():
+            self._vouched = self._files()  # Chroma is as brain left it, and stays so: written() vouches again
+        return True
+
     @_serialized
     def upsert(self, ids: Sequence[str], embeddings: Any, metadatas: Sequence[Metadata]) -> None:
-        if ids:
+        if ids and self._write_behind():
+            self._apply(added=(list(ids), embeddings))
+            self._behind.update(dict.fromkeys(ids, True))
+        elif ids:
             with self._using() as collection:
                 if self.shared:  # one record per chunk text, though two notes of this clone hold it
                     import numpy as np
@@ -425,7 +477,10 @@ class VectorStore:
 
     @_serialized
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
-        if ids and not self.shared:  # a shared record holds no note's metadata
+        if ids and not self.shared and self._write_behind():  # the catch-up takes the catalog's metadata
+            for record in ids:
+                self._behind.setdefault(record, False)
+        elif ids and not self.shared:  # a shared record holds no note's metadata
             with self._using() as collection:
                 collection.update(ids=list(ids), metadatas=list(metadatas))
 
@@ -500,6 +555,11 @@ class VectorStore:
         with self._lock:
             if not ids:
                 yield
+                return
+            if not purge and self._write_behind():
+                yield
+                self._apply(removed=list(ids))
+                self._behind.update(dict.fromkeys(ids, True))
                 return
             if not self.shared:
                 wire = list(ids)
@@ -601,7 +661,7 @@ class VectorStore:
                         journal = None
                         if self.catalog.path.parent.is_dir() and not self.catalog.read_only:
                             journal = snapshot.save(rebuilt, self.snapshot_path, generation)
-                        self.lacking = 0
+                        self.lacking = self._lost_behind(rebuilt)
                         self._matrix, self._journal = rebuilt, journal
                         return rebuilt
             except IndexBusy:
@@ -616,15 +676,16 @@ class VectorStore:
             return nullcontext()
         return self._index_lock(0)
 
-    def last_copy(self) -> ChunkMatrix:
+    def last_copy(self, *, trailing: bool = False) -> ChunkMatrix:
         """This process's copy of the vectors if it holds one, else the last snapshot whatever its
-        generation (empty without one): brain's own vectors, never read from Chroma."""
+        generation (empty without one): brain's own vectors, never read from Chroma. `trailing`: see
+        `snapshot.load` (the caller keeps only the chunks the catalog lists)."""
         from brain.index.vectors import snapshot
         from brain.index.vectors.matrix import ChunkMatrix
 
         if self._matrix is not None:
             return self._matrix
-        loaded = snapshot.load(self.snapshot_path, None, self.dim)
+        loaded = snapshot.load(self.snapshot_path, None, self.dim, trailing=trailing)
         return loaded[0] if loaded is not None else ChunkMatrix.empty(self.dim)
 
     def adopt(self, copy: ChunkMatrix) -> None:
@@ -658,6 +719,8 @@ class VectorStore:
                 self._matrix, self._journal = loaded
             elif self.catalog.chunk_count() == 0:
                 self._matrix, self._journal = ChunkMatrix.empty(self.dim), None
+            elif not self.chroma_url and self.catalog.behind_count():
+                self._loaded_matrix()  # Chroma lacks what the snapshot holds: the copy is rebuilt from both
         return self._matrix is not None
 
     @_serialized
@@ -669,11 +732,21 @@ class VectorStore:
         share (`snapshot.COMPACT_SHARE`), and then mapped again from the file (the pages the OS keeps)."""
         from brain.index.vectors import snapshot
 
+        if self._matrix is None and not self.chroma_url and self.catalog.behind_count():
+            self._loaded_matrix()  # the snapshot holds what Chroma lacks: never removed, only made current
         if self._matrix is None or not self.catalog.path.parent.is_dir():
             self._journal = None
             snapshot.remove_all(self.snapshot_path)
             return
-        generation = self._seen_generation or "0"
+        self._persist(self._seen_generation or "0")
+
+    def _persist(self, generation: str) -> None:
+        """This process's copy saved as the snapshot of `generation`: the journal named in the head,
+        or the base written whole (see `save_snapshot`)."""
+        from brain.index.vectors import snapshot
+
+        if self._matrix is None:
+            return
         if self._journal is not None and not self._journal.worth_compacting:
             self._journal.commit(generation)
             return
@@ -683,10 +756,43 @@ class VectorStore:
             self._matrix, self._journal = loaded
 
     def _matrix_from_chroma(self) -> ChunkMatrix:
-        from brain.index.vectors.matrix import ChunkMatrix
-
         if self.shared:
             return self._shared_matrix()
+        built = self._chroma_records()
+        behind = [record for record, vector in self.catalog.behind_rows(-1) if vector]
+        if not behind:
+            return built
+        # Chroma lacks the vectors written behind: they come from the last snapshot (any generation:
+        # a chunk's id is its text's hash, so a vector kept for a chunk the catalog lists is exact)
+        listed = {record_id(note, chunk) for note, chunk in self.catalog.chunk_ids()}
+        kept = self.last_copy(trailing=True).only(
+            [(int(note), chunk) for note, _, chunk in (r.partition(":") for r in behind if r in listed)]
+        )
+        records = [
+            record_id(note, chunk.decode())
+            for note, chunk in zip(kept.notes.tolist(), kept.chunks.tolist(), strict=True)
+        ]
+        return built.remove(behind).upsert(records, kept.vectors) if records else built.remove(behind)
+
+    def _lost_behind(self, copy: ChunkMatrix) -> int:
+        """The notes with a vector written behind that neither Chroma nor the last snapshot held
+        (`_matrix_from_chroma`): a search counts them as waiting, and the next catch-up has them
+        embedded again."""
+        if self.chroma_url:
+            return 0
+        behind = [record for record, vector in self.catalog.behind_rows(-1) if vector]
+        if not behind:
+            return 0
+        listed = {record_id(note, chunk) for note, chunk in self.catalog.chunk_ids()}
+        held = {
+            record_id(note, chunk.decode())
+            for note, chunk in zip(copy.notes.tolist(), copy.chunks.tolist(), strict=True)
+        }
+        return len({record.partition(":")[0] for record in behind if record in listed and record not in held})
+
+    def _chroma_records(self) -> ChunkMatrix:
+        from brain.index.vectors.matrix import ChunkMatrix
+
         records: list[str] = []
         parts = []
         with self._using(create=False) as collection:
@@ -712,6 +818,70 @@ class VectorStore:
             return ChunkMatrix.empty(self.dim)
         stacked = np.vstack([found[chunk] for _, chunk in present])
         return ChunkMatrix.from_records([record_id(note, chunk) for note, chunk in present], stacked, self.dim)
+
+    @_serialized
+    def catch_up(self, batch: int = 1024, between: Callable[[], object] | None = None) -> CaughtUp:
+        """Under the index lock: bring the embedded store up to date with the records written behind
+        (see the module doc), `batch` records at a time, each batch committed on its own (a catch-up
+        stopped midway keeps what it wrote) and followed by `between()` (the disk bound's check, as
+        after any write). A record the catalog lists is upserted with its vector from this process's
+        copy and its metadata from the catalog (its metadata only, when only that changed: a
+        moved note's unchanged chunks; Chroma never reuses a replaced vector's slot); any other is
+        deleted. A listed record no copy holds (its snapshot was lost) is `lost`: its note waits to
+        be embedded again."""
+        done = CaughtUp(0, 0, 0)
+        if self.chroma_url:
+            return done
+        while rows := self.catalog.behind_rows(batch):
+            caught = self._catch_up_batch(rows)
+            done = CaughtUp(done.upserted + caught.upserted, done.deleted + caught.deleted, done.lost + caught.lost)
+            if between is not None:
+                between()
+        return done
+
+    def _catch_up_batch(self, rows: list[tuple[str, bool]]) -> CaughtUp:
+        import numpy as np
+
+        behind = [record for record, _ in rows]
+        relabel = {record for record, vector in rows if not vector}  # metadata only: Chroma's vector is right
+        notes = sorted({int(record.partition(":")[0]) for record in behind})
+        listed: dict[str, Metadata] = {
+            record_id(note, chunk): {
+                "note_id": note,
+                "path": path,
+                "type": kind,
+                "folder": folder,
+                "embedder": self.embedder_id,
+                "section": section or "",
+                "ord": order,
+            }
+            for note, chunk, order, section, path, kind, folder in self.catalog.chunk_records(notes)
+        }
+        wanted = [record for record in behind if record in listed and record not in relabel]
+        relabelled = [record for record in behind if record in listed and record in relabel]
+        held = self.matrix().only(
+            [(int(note), chunk) for note, _, chunk in (record.partition(":") for record in wanted)]
+        )
+        found = {
+            record_id(note, chunk.decode()): row
+            for row, (note, chunk) in enumerate(zip(held.notes.tolist(), held.chunks.tolist(), strict=True))
+        }
+        upserts = [record for record in wanted if record in found]
+        deletes = [record for record in behind if record not in listed]
+        lost = sorted({int(record.partition(":")[0]) for record in wanted if record not in found})
+        with self._using() as collection:
+            if upserts:
+                vectors = held.gather(np.asarray([found[record] for record in upserts], dtype=np.int64))
+                collection.upsert(ids=upserts, embeddings=vectors, metadatas=[listed[record] for record in upserts])
+            if relabelled:
+                collection.update(ids=relabelled, metadatas=[listed[record] for record in relabelled])
+            if deletes:
+                collection.delete(ids=deletes)
+        with self.catalog.write():
+            self.catalog.clear_behind(behind)
+            self.catalog.forget_vectors(lost)
+            self.written()
+        return CaughtUp(len(upserts) + len(relabelled), len(deletes), len(lost))
 
     def query(self, vector: Sequence[float], n: int, note_ids: Sequence[int] | None = None) -> list[VectorHit]:
         """The `n` chunks nearest to `vector` (exact), among the chunks of `note_ids` when given."""

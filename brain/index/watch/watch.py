@@ -32,11 +32,12 @@ from brain.index.engine import Index
 from brain.index.heartbeat import BEAT_SECONDS, Beat, clear_beat, write_beat
 from brain.index.sync.embedding import embed_pending
 from brain.index.sync.scan import scan
-from brain.index.sync.sync import index_vault, update_paths
+from brain.index.sync.sync import catch_up_vectors, index_vault, update_paths
 from brain.index.watch.fresh import event_paths, track
 
 DEBOUNCE = 0.3
 MAX_DELAY = 2.0
+IDLE_CATCH_UP = 30.0  # seconds without file events after which the embedded store catches up (see _catch_up_due)
 log = logging.getLogger(__name__)
 
 
@@ -75,6 +76,7 @@ class Watcher:
         self._pending: set[str] = set()
         self._full = False
         self._first = self._last = 0.0
+        self._done = time.monotonic()  # when the last batch ended
         self._busy = False
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -86,6 +88,8 @@ class Watcher:
         self._caught_up_once = False
         self._applied = 0.0
         self._beater = threading.Thread(target=self._beat_loop, name="brain-watch-beat", daemon=True)
+        self.idle_catch_up = IDLE_CATCH_UP  # seconds without events before Chroma catches up (vectors written behind)
+        self._behind_checked = False  # looked for vectors written behind since the last batch
 
     # ------------------------------------------------------------ life cycle
 
@@ -203,7 +207,19 @@ class Watcher:
                     )
                 else:
                     self._cond.wait(0.5)
+                    if self._catch_up_due():
+                        self._busy = True
+                        return set(), False  # no paths: the loop brings Chroma up to date
             return None
+
+    def _catch_up_due(self) -> bool:
+        """Idle long enough after a batch, and the embedded store is behind (vectors/vectors.py)."""
+        if self._behind_checked or not self.embed:
+            return False
+        if time.monotonic() - max(self._last, self._done) < self.idle_catch_up:
+            return False
+        self._behind_checked = True
+        return not self.index.chroma_url and self.index.catalog.behind_count() > 0
 
     def _loop(self) -> None:
         while True:
@@ -211,6 +227,9 @@ class Watcher:
             if taken is None:
                 return
             paths, full = taken
+            if not paths and not full:
+                self._catch_up()
+                continue
             batch = Batch(paths=len(paths), full_scan=full)
             started = time.perf_counter()
             try:
@@ -229,6 +248,8 @@ class Watcher:
             self.batches += 1
             with self._cond:
                 self._busy = False
+                self._done = time.monotonic()
+                self._behind_checked = False
                 if not batch.errors:
                     self._applied = time.time()
                 self._cond.notify_all()
@@ -237,6 +258,15 @@ class Watcher:
                     self.on_batch(batch)
                 except Exception:
                     log.exception("on_batch callback failed")
+
+    def _catch_up(self) -> None:
+        try:
+            catch_up_vectors(self.index)
+        except Exception as error:  # Chroma stays behind; the snapshot keeps serving searches
+            log.warning("the vector store did not catch up (%s); it tries again after the next change", error)
+        with self._cond:
+            self._busy = False
+            self._cond.notify_all()
 
 
 def follow(index: Index, *, embed: bool = True) -> Watcher | None:

@@ -48,6 +48,11 @@ def pattern_from_note(note: Note) -> Pattern:
     )
 
 
+def pattern_counts(fm: dict[str, Any]) -> tuple[float | None, int | None]:
+    """(success_rate, occurrences) from a pattern's frontmatter, as `pattern_from_note` reads them."""
+    return _counts(fm, [])
+
+
 def _counts(fm: dict[str, Any], problems: list[str]) -> tuple[float | None, int | None]:
     """(success_rate, occurrences) from a pattern's frontmatter; a value out of range is None, and a problem."""
     success_rate = _number(fm.get("success_rate"), float)

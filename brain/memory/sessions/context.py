@@ -29,7 +29,7 @@ from brain.memory.causal.neighbourhood import CHARS_PER_TOKEN
 from brain.memory.corpus import Corpus
 from brain.memory.facts import naming
 from brain.memory.facts.note import Fact, canonical_json, fact_from_note, format_time
-from brain.memory.patterns.note import pattern_from_note
+from brain.memory.patterns.note import pattern_counts, pattern_from_note
 from brain.memory.projects.note import project_of
 from brain.memory.similarity import cosine, text_vectors
 from brain.memory.tips.service import Guidelines
@@ -73,7 +73,6 @@ def session_start(
     """The text for the start of a session, or '' when the vault has nothing to say."""
     from brain.memory.episodes.service import list_episodes
     from brain.memory.facts.recall import recall_facts
-    from brain.memory.patterns import service as patterns
     from brain.memory.tips.service import list_tips
 
     now = datetime.now(UTC)
@@ -83,7 +82,7 @@ def session_start(
         "Recent failures": failure_lines(
             list_episodes(corpus, outcome="failure", since=since, until=now.isoformat(), limit=10, project=project)
         ),
-        "Antipattern warnings": antipattern_lines(patterns.antipatterns(corpus, project=project)),
+        "Antipattern warnings": antipattern_warnings(corpus, project=project),
         "Facts valid now": [fact_line(hit.fact) for hit in facts.hits],
         "Core tips": [
             f"- {tip.title} [{tip.category}]: {tip.tip}" + (f" Avoid: {tip.avoid}" if tip.avoid else "")
@@ -154,6 +153,52 @@ def relevant_patterns(
         for score, (title, rate, occurrences, trigger, _) in ranked[:MAX_PATTERNS]
         if score >= PATTERN_THRESHOLD
     ]
+
+
+ANTIPATTERN_FIGURES = "session-antipattern-figures-1"  # the name of `_antipattern_figures`' values on disk
+
+
+def antipattern_warnings(corpus: Corpus, *, project: str | None = None) -> list[str]:
+    """`antipattern_lines(patterns.antipatterns(corpus, project=project))`, from the figures of each
+    pattern note kept on disk (`Corpus.summaries`): a session start decodes no pattern note (at
+    50,000 notes, decoding the 1,700 antipatterns was a third of the hook's time)."""
+    from brain.config import load_config
+
+    config = load_config(corpus.vault.brain_dir)
+    rate, least = config.antipattern_max_success_rate, config.antipattern_min_occurrences
+    found = [
+        figures
+        for figures in corpus.summaries(ANTIPATTERN_FIGURES, "pattern", _antipattern_figures, _is_antipattern_figures)
+        if figures is not None
+        and figures[1] <= rate
+        and figures[2] >= least
+        and (project is None or figures[4] in (None, project))
+    ]
+    found.sort(key=lambda figures: (figures[1], -figures[2], figures[0]))
+    return [
+        f"- {title} ({success:.0%} over {occurrences}): {trigger or ''}".rstrip(": ")
+        for title, success, occurrences, trigger, _ in found
+    ]
+
+
+def _antipattern_figures(note: Note) -> list[Any] | None:
+    """[title, success rate, occurrences, trigger, project] of a pattern note, from its frontmatter
+    alone (as `pattern_from_note` reads them); None without both numbers (never an antipattern)."""
+    success, occurrences = pattern_counts(note.frontmatter)
+    if success is None or occurrences is None:
+        return None
+    trigger = note.frontmatter.get("trigger")
+    return [
+        note.title,
+        success,
+        occurrences,
+        str(trigger) if isinstance(trigger, (str, int, float)) else None,
+        project_of(note.frontmatter),
+    ]
+
+
+def _is_antipattern_figures(value: Any) -> bool:
+    return summaries.has_shape(value, (str, float, int, str | None, str | None), or_none=True)
 
 
 CANDIDATES = "bootstrap-pattern-candidates-2"  # the name of `_candidate`'s values on disk
