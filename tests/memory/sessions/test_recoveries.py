@@ -312,8 +312,8 @@ def test_the_failing_stage_of_a_pipe_is_what_counts(tmp_path):
 @pytest.mark.parametrize(
     ("where", "instead"),
     [
-        ("src", "without `\\n`; `func Handle` instead of `func Handle\\nreturn`"),
-        ("src/api", "without `\\n`; `func Handle src/api` instead of `func Handle\\nreturn src`"),  # a folder inside it
+        ("src", "`func Handle` instead of `func Handle\\nreturn`"),
+        ("src/api", "`func Handle src/api` instead of `func Handle\\nreturn src`"),  # a folder inside it
     ],
 )
 def test_an_argument_corrected(tmp_path, where, instead):
