@@ -205,7 +205,7 @@ def test_a_cd_that_zoxide_stands_in_for_failed_because_the_shell_was_already_the
     )
     episode, _ = extracted(path)
     assert episode.lessons == (
-        "`cd apps/api && grep -n router app/main.py` failed (zoxide: detected a possible configuration issue.): "
+        "`cd apps/api && grep -n router app/main.py` failed (zoxide: you are already in the only match): "
         "without `cd apps/api`: the shell was already in `apps/api`; `grep -n router app/main.py` from there worked.",
     )
 
