@@ -100,12 +100,7 @@ _WRAPPER = re.compile(  # a task runner's or a hook manager's line saying that w
     r"|^\u25cf\s+Test suite failed to run$|^(?:x|\u2717|\u00d7|error)\s+Build failed in \d|^error during build:$"
     r"|^(?:at\s+)?\S+(?::\d+)*\s+(?:lint|format|assist|parse|organizeImports)(?:/\S+)?(?:\s+FIXABLE)?\s+\u2501+$"
 )
-_LOG_LINE = re.compile(
-    r"\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d\S*\s+(?:level=)?(?:DEBUG|INFO|TRACE|NOTICE)\b"
-    # zoxide's notice about the shell's set-up, printed before whatever its `cd` says (CD_STAND_INS)
-    r"|^zoxide: detected a possible configuration issue|^Please ensure that zoxide is initialized",
-    re.I,
-)
+_LOG_LINE = re.compile(r"\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d\S*\s+(?:level=)?(?:DEBUG|INFO|TRACE|NOTICE)\b", re.I)
 _EXIT_ONLY = re.compile(r"Exit code:? ?-?<n>", re.IGNORECASE)  # all a shell said of a command that printed nothing
 # Claude Code's own errors about how a tool was called: the same on every file, and they say what to do
 _PROTOCOL = re.compile(

@@ -75,7 +75,9 @@ def test_zoxides_notice_about_the_shell_is_no_error_line():
 
     notice = (
         "Exit code 1\nzoxide: detected a possible configuration issue.\n"
-        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n"
+        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n\n"
+        "If the issue persists, consider filing an issue at:\nhttps://github.com/ajeetdsouza/zoxide/issues\n\n"
+        "Disable this message by setting _ZO_DOCTOR=0.\n\n"
     )
     assert (
         error_line(notice + "zoxide: you are already in the only match") == "zoxide: you are already in the only match"

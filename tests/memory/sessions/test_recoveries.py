@@ -192,8 +192,9 @@ def test_a_cd_that_zoxide_stands_in_for_failed_because_the_shell_was_already_the
     """With `zoxide init --cmd cd`, zoxide speaks for the `cd`; the grep after it never ran."""
     zoxide = (
         "Exit code 1\nzoxide: detected a possible configuration issue.\n"
-        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n"
-        "zoxide: you are already in the only match"
+        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n\n"
+        "If the issue persists, consider filing an issue at:\nhttps://github.com/ajeetdsouza/zoxide/issues\n\n"
+        "Disable this message by setting _ZO_DOCTOR=0.\n\nzoxide: you are already in the only match"
     )
     path = claude(
         tmp_path / "s.jsonl",
