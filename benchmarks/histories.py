@@ -4,7 +4,9 @@ Some projects publish their agents' sessions on purpose with Entire, on the git 
 `entire/checkpoints/v1`: `<xx>/<checkpoint>/metadata.json` lists the checkpoint's sessions, each a
 `<n>/full.jsonl` transcript and a `<n>/metadata.json` (its `session_id`, `created_at`, `agent`). A
 session is in every checkpoint it reached, each copy holding the transcript so far (every shorter
-copy is a prefix of the longest), so the longest copy of each session id is the session. Claude
+copy is a prefix of the longest), so the longest copy of each session id is the session. A later
+Entire keeps each checkpoint on a ref of its own, `refs/entire/checkpoints/<xx>/<id>`, its sessions
+one folder deep (`<n>/full.jsonl`); a mirror without the branch is read that way. Claude
 Code's sessions (JSON Lines of `user` / `assistant` records) and Codex CLI's rollouts (JSON Lines of
 `{timestamp, type, payload}`, opening with `session_meta`) are kept, told apart by their content (an
 older Entire wrote `Agent` or nothing as the agent); a Gemini CLI session (one JSON document) and
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,8 +125,8 @@ def _git(mirror: Path, *args: str) -> bytes:
 
 
 def _blobs(mirror: Path, paths: list[str]) -> dict[str, bytes]:
-    """The branch's files at these paths, read through one `git cat-file --batch`."""
-    request = "".join(f"{BRANCH}:{path}\n" for path in paths).encode()
+    """The files at these `<tree-ish>:<path>`s, read through one `git cat-file --batch`."""
+    request = "".join(f"{path}\n" for path in paths).encode()
     out = subprocess.run(
         ["git", "-C", str(mirror), "cat-file", "--batch"], input=request, check=True, capture_output=True
     ).stdout
@@ -189,18 +192,29 @@ def branch_commit(mirror: Path) -> str:
     return _git(mirror, "rev-parse", BRANCH).decode().strip()
 
 
+def _checkpoint_trees(mirror: Path) -> list[tuple[str, int]]:
+    """Where the checkpoints are: the branch (its sessions' metadata 3 folders deep), else each
+    checkpoint's own ref `refs/entire/checkpoints/<xx>/<id>` (a later Entire's layout: 1 deep)."""
+    if _git(mirror, "for-each-ref", f"refs/heads/{BRANCH}").strip():
+        return [(BRANCH, 3)]
+    refs = _git(mirror, "for-each-ref", "--format=%(refname)", "refs/entire/checkpoints/").decode().split()
+    return [(ref, 1) for ref in refs if re.fullmatch(r"refs/entire/checkpoints/[0-9a-f]{2}/[0-9a-f]+", ref)]
+
+
 def materialise(mirror: Path, project: str, root: Path | None = None) -> list[Session]:
-    """Write the longest copy of each session of the mirror's checkpoint branch, and the index."""
-    files = _git(mirror, "ls-tree", "-r", "--name-only", BRANCH).decode().splitlines()
-    metadata_paths = [path for path in files if path.count("/") == 3 and path.endswith("/metadata.json")]
+    """Write the longest copy of each session of the mirror's checkpoints, and the index."""
+    sizes = {}  # `<tree-ish>:<path>` -> bytes, from `ls-tree -l`: "<mode> blob <sha> <size>\t<path>"
+    metadata_paths = []
+    for tree, depth in _checkpoint_trees(mirror):
+        for line in _git(mirror, "ls-tree", "-r", "-l", tree).decode().splitlines():
+            fields, path = line.split("\t", 1)
+            size = fields.split()[-1]
+            if size.isdigit():
+                sizes[f"{tree}:{path}"] = int(size)
+            if path.count("/") == depth and path.endswith("/metadata.json"):
+                metadata_paths.append(f"{tree}:{path}")
     metadata = _blobs(mirror, metadata_paths)
     best: dict[str, tuple[int, str, str]] = {}  # session id -> (size, transcript path, created_at)
-    sizes = {}  # path -> bytes, from `ls-tree -l`: "<mode> blob <sha> <size>\t<path>"
-    for line in _git(mirror, "ls-tree", "-r", "-l", BRANCH).decode().splitlines():
-        fields, path = line.split("\t", 1)
-        size = fields.split()[-1]
-        if size.isdigit():
-            sizes[path] = int(size)
     for path, raw in metadata.items():
         meta = json.loads(raw)
         transcript = path.rsplit("/", 1)[0] + "/full.jsonl"

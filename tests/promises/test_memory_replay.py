@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -390,6 +391,32 @@ def test_histories_keep_each_sessions_longest_copy_of_claude_code_and_codex(tmp_
     assert (tmp_path / "out" / "demo" / "cc.jsonl").read_bytes() == claude
     assert sorted(path.name for path in (tmp_path / "out" / "demo").iterdir()) == ["cc.jsonl", "cx.jsonl", "index.json"]
     assert [s.session_id for s in histories.load("demo", tmp_path / "out")] == ["cc", "cx"]
+
+
+def test_histories_read_a_later_entires_one_ref_per_checkpoint(tmp_path: Path) -> None:
+    """No branch: each checkpoint a ref `refs/entire/checkpoints/<xx>/<id>`, its sessions one folder deep."""
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    codex = (SLICE / "git-sync" / "019ed6b1-a43f-7850-b02e-60133b30a0df.jsonl").read_bytes()
+    checkpoints = {
+        "ab/0000000001": (b"".join(codex.splitlines(keepends=True)[:10]), "t1"),
+        "cd/0000000002": (codex, "t2"),  # the same session, longer
+    }
+    for name, (transcript, created) in checkpoints.items():
+        for old in repo.glob("[0-9]"):
+            shutil.rmtree(old)
+        (repo / "0").mkdir()
+        (repo / "0" / "full.jsonl").write_bytes(transcript)
+        (repo / "0" / "metadata.json").write_text(
+            f'{{"session_id": "cx", "agent": "Codex", "created_at": "{created}"}}'
+        )
+        (repo / "metadata.json").write_text("{}")
+        git(repo, "add", "-A")
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", name)
+        git(repo, "update-ref", f"refs/entire/checkpoints/{name}", "HEAD")
+    sessions = histories.materialise(repo, "later", tmp_path / "out")
+    assert [(s.session_id, s.agent, s.created_at) for s in sessions] == [("cx", "codex", "t2")]
+    assert (tmp_path / "out" / "later" / "cx.jsonl").read_bytes() == codex
 
 
 def test_one_replay_through_the_real_hooks_answers_every_asked_call(tmp_path: Path) -> None:

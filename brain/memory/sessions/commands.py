@@ -319,6 +319,8 @@ _ESCAPED_BREAK = re.compile(r"(?<![\"'`])\\n(?![\"'`])")
 _TASK_PREFIX = re.compile(r"^\[[\w:.-]+\]\s+")  # a task runner's `[lint:go] ` before each line of a task
 _BANNER = re.compile(r"^(?:\[[\w:.-]+\]\s+)?\$\s")  # `[lint] $ golangci-lint run ./...`: the command, not its error
 _EXIT_LINE = re.compile(r"^[ \t]*Exit code:?[ \t]*-?\d+[ \t]*$", re.MULTILINE)  # says only that it failed
+# zoxide's notice about the shell's set-up (`_ZO_DOCTOR`), printed before whatever its `cd` says
+_ZOXIDE_DOCTOR = re.compile(r"zoxide: detected a possible configuration issue\..*?_ZO_DOCTOR=0\.?", re.DOTALL)
 # a panel drawn around a message (rich's, which typer and rich-click print errors in): `╭─ Error ─╮`,
 # `│ No such command 'info'. │`, `╰──╯`
 _PANEL_TOP = re.compile(r"^\s*[╭┌]─+ ?(?P<title>[^─]*?) ?─*[╮┐]\s*$")
@@ -351,7 +353,7 @@ def error_line(text: str) -> str:
     if _TOOL_ERROR_TAG.search(text):  # Claude Code's own message; Edit's echo of the text it sought follows it
         text = _ECHOED_INPUT.sub("", _TOOL_ERROR_TAG.sub("", text))
     text = _ESCAPED_BREAK.sub("\n", text)  # a hook's message passed on as JSON; a quoted "\\n" is named, kept
-    text = _unpanelled(text)
+    text = _unpanelled(_ZOXIDE_DOCTOR.sub("", text))
     glance = _head_and_tail(text)
     found = _naming_line(glance) or (_naming_line(text) if glance is not text else "")
     if found:

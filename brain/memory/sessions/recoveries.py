@@ -338,7 +338,12 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
     differences = _differences(failed, step, later, match, between)
     worked = " ".join(match.words)
     gone = [part for part in missing.quoted if part not in worked]
-    if gone and not any(said.startswith(f"without `{gone[0]}") for said in differences):  # the error named it: first
+    # the part the error named, said first, unless the change already says it (`b` instead of `a`): an
+    # option the error refused leads even then (`--help` instead of `x --no-pager` buries the fix)
+    if gone and not any(
+        change.startswith(f"without `{gone[0]}") or (gone[0] in change and not gone[0].startswith("-"))
+        for change in differences
+    ):
         differences.insert(0, f"without `{gone[0]}`")
     if differences:
         return Found(f"{'; '.join(differences)}: {said} {verb}{after}")

@@ -70,6 +70,21 @@ def test_the_program_is_the_part_of_the_command_the_error_names(command, line, e
     assert program(command, line) == expected
 
 
+def test_zoxides_notice_about_the_shell_is_no_error_line():
+    from brain.memory.sessions.commands import error_line
+
+    notice = (
+        "Exit code 1\nzoxide: detected a possible configuration issue.\n"
+        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n\n"
+        "If the issue persists, consider filing an issue at:\nhttps://github.com/ajeetdsouza/zoxide/issues\n\n"
+        "Disable this message by setting _ZO_DOCTOR=0.\n\n"
+    )
+    assert (
+        error_line(notice + "zoxide: you are already in the only match") == "zoxide: you are already in the only match"
+    )
+    assert error_line(notice + "zoxide: no match found") == "zoxide: no match found"
+
+
 def test_the_issues_misses_get_one_key():
     """The failures an unseen project repeated and the earlier rule told apart."""
     cd_grep = key(Failure("Bash", "cd src && grep -rn TODO .", "/bin/bash: line 1: cd: src: No such file or directory"))

@@ -192,8 +192,9 @@ def test_a_cd_that_zoxide_stands_in_for_failed_because_the_shell_was_already_the
     """With `zoxide init --cmd cd`, zoxide speaks for the `cd`; the grep after it never ran."""
     zoxide = (
         "Exit code 1\nzoxide: detected a possible configuration issue.\n"
-        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n"
-        "zoxide: you are already in the only match"
+        "Please ensure that zoxide is initialized right at the end of your shell configuration file.\n\n"
+        "If the issue persists, consider filing an issue at:\nhttps://github.com/ajeetdsouza/zoxide/issues\n\n"
+        "Disable this message by setting _ZO_DOCTOR=0.\n\nzoxide: you are already in the only match"
     )
     path = claude(
         tmp_path / "s.jsonl",
@@ -205,7 +206,7 @@ def test_a_cd_that_zoxide_stands_in_for_failed_because_the_shell_was_already_the
     )
     episode, _ = extracted(path)
     assert episode.lessons == (
-        "`cd apps/api && grep -n router app/main.py` failed (zoxide: detected a possible configuration issue.): "
+        "`cd apps/api && grep -n router app/main.py` failed (zoxide: you are already in the only match): "
         "without `cd apps/api`: the shell was already in `apps/api`; `grep -n router app/main.py` from there worked.",
     )
 
@@ -312,8 +313,8 @@ def test_the_failing_stage_of_a_pipe_is_what_counts(tmp_path):
 @pytest.mark.parametrize(
     ("where", "instead"),
     [
-        ("src", "without `\\n`; `func Handle` instead of `func Handle\\nreturn`"),
-        ("src/api", "without `\\n`; `func Handle src/api` instead of `func Handle\\nreturn src`"),  # a folder inside it
+        ("src", "`func Handle` instead of `func Handle\\nreturn`"),
+        ("src/api", "`func Handle src/api` instead of `func Handle\\nreturn src`"),  # a folder inside it
     ],
 )
 def test_an_argument_corrected(tmp_path, where, instead):
