@@ -208,14 +208,18 @@ class Corpus:
         keep: Callable[[NoteHeader], bool],
         *,
         first: tuple[Callable[[NoteHeader], Any], int] | None = None,
+        equal: tuple[str, str] | None = None,
     ) -> list[Note]:
         """The notes of a type whose header (path, title, frontmatter) `keep` accepts, by path; with
         `first=(key, n)`, the first n of them by `key` of their header, in that order. Before that
         type is loaded from a catalog, only the notes returned are decoded, and they are not kept:
-        what a one-shot reader (a hook, a CLI command) needs of a large vault."""
+        what a one-shot reader (a hook, a CLI command) needs of a large vault. `equal=(key, value)`
+        says that `keep` accepts only notes whose frontmatter `key` reads as `value` (`str(value)`):
+        the catalog then decodes the headers of those alone (at 50,000 notes, the failed episodes
+        of 15,000)."""
         self.refresh()
         if not self.holds(note_type):  # from the catalog (a vault read from its files holds every type)
-            rows = self._catalog.load_where(note_type, keep, first)
+            rows = self._catalog.load_where(note_type, keep, first, equal)
             return [note for _, note in rows.values()]
         found = [note for note in self._held(note_type) if keep(note.header)]
         if first is not None:

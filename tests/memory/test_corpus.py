@@ -22,6 +22,7 @@ from brain.index.catalog.summaries import has_shape, summary_path
 from brain.index.engine import open_index
 from brain.index.sync.sync import index_vault
 from brain.memory.corpus import Corpus
+from brain.memory.episodes.service import list_episodes
 from brain.memory.patterns.service import antipatterns, list_patterns
 from brain.vault.note_files import parse_bytes
 from tests.conftest import REPO, lexical_vault, note_text, put
@@ -303,6 +304,36 @@ def test_select_first_n_by_a_header_key_decodes_only_those(example, monkeypatch)
     loaded = Corpus(example)
     loaded.of_type("pattern")
     assert loaded.select("pattern", lambda header: True, first=(by_rate, 3)) == worst
+
+
+def _episode(title: str, outcome: str) -> str:
+    return f"---\ntitle: {title}\ntype: episode\ndate: 2026-11-0{title[-1]}\n{outcome}task: t {title}\n---\n# {title}\n"
+
+
+def test_select_with_equal_reads_only_the_headers_holding_that_value(tmp_path):
+    """`equal=(key, value)` hands `keep` only the headers whose value reads as `value`, so the failed
+    episodes of a large vault are found without decoding the others' headers; the episodes listed
+    are those of a vault read from its files, whatever the outcome's form."""
+    vault = lexical_vault(tmp_path / "vault")
+    outcomes = {
+        "E1": "outcome: failure\n",
+        "E2": "outcome: success\n",
+        "E3": "outcome: [failure]\n",
+        "E4": "outcome: 1\n",
+        "E5": "",
+        "E6": "outcome: 'failure'\n",
+        "E7": "outcome: Failure\n",
+    }
+    for title, outcome in outcomes.items():
+        _write_text(vault, f"episodes/{title}.md", _episode(title, outcome))
+    from_files = [episode.title for episode in list_episodes(Corpus(vault), outcome="failure")]
+    index_vault(open_index(vault), embed=False)
+    seen: list[str] = []
+    found = Corpus(vault).select(
+        "episode", lambda header: seen.append(header.title) or True, equal=("outcome", "failure")
+    )
+    assert sorted(seen) == ["E1", "E6"] and [note.title for note in found] == ["E1", "E6"]
+    assert [episode.title for episode in list_episodes(Corpus(vault), outcome="failure")] == from_files == ["E6", "E1"]
 
 
 # ---------------------------------------------------------------- another writer inside a read

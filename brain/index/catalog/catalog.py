@@ -388,14 +388,18 @@ class Catalog(ChunkTable):
         note_type: str,
         keep: Callable[[NoteHeader], bool],
         first: tuple[Callable[[NoteHeader], Any], int] | None = None,
+        equal: tuple[str, str] | None = None,
     ) -> dict[str, tuple[int, Note]]:
         """`load_rows` of the notes of a type whose header passes `keep` (a header is the row's path,
         title and frontmatter), by path; with `first=(key, n)`, the first n by `key`, in that order.
-        The others are never decoded."""
+        The others are never decoded. With `equal=(key, value)`, only the rows whose frontmatter
+        `key` reads as `value` (as `has_value` compares) have their header decoded for `keep`."""
+        sql, params = "SELECT path, title, frontmatter FROM notes WHERE type = ?", [note_type]
+        if equal is not None:
+            sql += " AND CAST(json_extract(frontmatter, ?) AS TEXT) = ?"
+            params += [f'$."{equal[0]}"', equal[1]]
         with self._snapshot() as db:
-            rows = db.execute(
-                "SELECT path, title, frontmatter FROM notes WHERE type = ? ORDER BY path", (note_type,)
-            ).fetchall()
+            rows = db.execute(f"{sql} ORDER BY path", params).fetchall()
             wanted = [header for header in (NoteHeader(p, t, json.loads(fm)) for p, t, fm in rows) if keep(header)]
             if first is not None:
                 key, count = first

@@ -301,7 +301,8 @@ def list_episodes(
         return when is None or not ((start and when < start) or (end and when > end))
 
     filtered = outcome or needle or start or end or project
-    chosen = corpus.select("episode", wanted) if filtered else corpus.of_type("episode")
+    equal = ("outcome", outcome) if outcome else None  # `wanted` keeps no other outcome
+    chosen = corpus.select("episode", wanted, equal=equal) if filtered else corpus.of_type("episode")
     return [episode_from_note(note) for note in newest_first(chosen)[:limit]]
 
 
