@@ -329,6 +329,9 @@ def _shell_recovery(failed: Attempt, missing: Lack, later: Attempt, between: Seq
         moved = _elsewhere(missing, later)
         if moved is not None:
             return Found(f"`{moved[0]}` is not there: the file is at `{moved[1]}`; {said} {verb}{after}")
+        other = _other_command(step, missing, later)
+        if other is not None:
+            return Found(f"`{other}` instead of `{step.operands[0]}`, which the error refused: {said} {verb}{after}")
         return _looked_again(step, missing, later, said, verb)
     match, how = matched
     if how == "concluded":
@@ -552,6 +555,18 @@ def _corrected(before: Sequence[str], after: Sequence[str]) -> bool:
         return False
     one, other = before[0], after[0]
     return one in other or other in one or SequenceMatcher(None, one, other).ratio() >= SIMILAR
+
+
+def _other_command(step: Step, missing: Lack, later: Attempt) -> str | None:
+    """The subcommand a later run of the same program used, when the error quoted the failed one's
+    (`No such command 'info'.`, `'stat' is not a git command`): the program had no such command."""
+    if not step.operands or step.operands[0] not in missing.quoted or _PATHLIKE.match(step.operands[0]):
+        return None
+    for other in later.steps:
+        if other.family == step.family and other.operands and other.operands[0] != step.operands[0]:
+            if not other.operands[0].startswith("-") and not _PATHLIKE.match(other.operands[0]):
+                return other.operands[0]
+    return None
 
 
 def _opened(missing: Lack, later: Attempt) -> str:

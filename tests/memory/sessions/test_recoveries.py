@@ -156,6 +156,27 @@ def test_a_cd_into_the_folder_the_shell_was_already_in(tmp_path):
     assert episode_recoveries(again)[0].fix == "go test ./..."
 
 
+def test_a_subcommand_the_program_has_not_replaced_by_one_it_has(tmp_path):
+    path = claude(
+        tmp_path / "s.jsonl",
+        ask("Show the tool"),
+        bash("toolu_1", "mcp-cli info context7/resolve-library-id"),
+        result(
+            "toolu_1",
+            "Exit code 2\nUsage: mcp-cli [OPTIONS] COMMAND [ARGS]...\n╭─ Error ───────────────╮\n"
+            "│ No such command 'info'. │\n╰───────────────────────╯",
+            error=True,
+        ),
+        bash("toolu_2", "mcp-cli tools context7"),
+        result("toolu_2", "resolve-library-id\nquery-docs"),
+    )
+    episode, _ = extracted(path)
+    assert episode.lessons == (
+        "`mcp-cli info context7/resolve-library-id` failed (Error: No such command 'info'.): `tools` instead of"
+        " `info`, which the error refused: `mcp-cli tools context7` worked.",
+    )
+
+
 def test_a_folder_read_as_a_file_then_listed(tmp_path):
     path = claude(
         tmp_path / "s.jsonl",
