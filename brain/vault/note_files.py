@@ -111,12 +111,12 @@ def note_files(root: Path, paths: Iterable[str] | None = None) -> tuple[dict[str
                 path = os.path.join(root_text, relative)
                 take(relative, path, os.path.islink(path))
         return found, left_out
-    # One loop over each folder's listing, `_look` and `_is_note_name` inlined for a plain file (nearly
+    # One loop over each folder's listing, `_look` inlined for a plain file (nearly
     # every note): at 50,000 notes the calls per file cost as much as the stat calls themselves.
     for entries, prefix in _listings(root_text, templates):
         for entry in entries:
             name = entry.name
-            if name.startswith(".") or not name.lower().endswith(".md"):
+            if not _is_note_name(name):
                 continue
             try:
                 is_link = entry.is_symlink()

@@ -56,9 +56,11 @@ def failure_lines(failures: list[Episode]) -> list[str]:
 
 
 def antipattern_lines(found: list[Pattern]) -> list[str]:
-    return [
-        f"- {p.title} ({(p.success_rate or 0):.0%} over {p.occurrences}): {p.trigger or ''}".rstrip(": ") for p in found
-    ]
+    return [_antipattern_line(p.title, p.success_rate or 0, p.occurrences, p.trigger) for p in found]
+
+
+def _antipattern_line(title: str, success: float, occurrences: int | None, trigger: str | None) -> str:
+    return f"- {title} ({success:.0%} over {occurrences}): {trigger or ''}".rstrip(": ")
 
 
 def session_start(
@@ -176,8 +178,7 @@ def antipattern_warnings(corpus: Corpus, *, project: str | None = None) -> list[
     ]
     found.sort(key=lambda figures: (figures[1], -figures[2], figures[0]))
     return [
-        f"- {title} ({success:.0%} over {occurrences}): {trigger or ''}".rstrip(": ")
-        for title, success, occurrences, trigger, _ in found
+        _antipattern_line(title, success, occurrences, trigger) for title, success, occurrences, trigger, _ in found
     ]
 
 

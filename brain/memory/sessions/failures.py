@@ -136,8 +136,9 @@ def earlier_fix(
         return EarlierFix(found, project=project, readable=False)
     accepted = tuple(match.seen for match in every if settings.accepts(match))
     if not accepted:
+        values = template(failure.line)[1]
         for match in every:
-            renamed = _renamed(found, template(failure.line)[1], match.seen)
+            renamed = _renamed(found, values, match.seen)
             if renamed is not None:
                 return EarlierFix(found, (match.seen,), project, renamed=renamed)
     return EarlierFix(found, accepted, project)

@@ -256,7 +256,7 @@ def failing_step(every: Sequence[Step], output: str) -> int | None:
         return None
     head = "\n".join(output.splitlines()[:30])
     moves = [n for n in real if every[n].program in ("cd", "pushd")]
-    if moves and any(re.search(rf"(?:^|\s){name}:\s", head) for name in CD_STAND_INS):
+    if moves and any(re.search(rf"(?:^|\s){re.escape(name)}:\s", head) for name in CD_STAND_INS):
         return moves[0]  # a `cd` that another program stands in for (see CD_STAND_INS)
     named = [n for n in real if re.search(rf"(?:^|[\s:(/])(?:{re.escape(every[n].program)})(?::\d+)?:\s", head)]
     if named:
